@@ -1,0 +1,49 @@
+# Thin wrapper over CMake: `make run` and `make test` do all the set-up.
+# SPDX-License-Identifier: MIT
+BUILD      ?= build
+BUILD_SAN  ?= build-asan
+BUILD_FUZZ ?= build-fuzz
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+SCENARIO   ?= configs/scenarios/default.cfg
+
+.PHONY: all deps build run test test-unit test-asan test-fuzz bench clean format
+
+all: build
+
+deps:
+	@sh cmake/deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	@sh cmake/run-default.sh $(BUILD)/trainsim
+
+test: deps test-unit test-asan test-fuzz
+
+test-unit:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan:
+	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON
+	cmake --build $(BUILD_SAN) -j $(JOBS)
+	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) -L unit
+
+test-fuzz:
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=Debug -DTS_FUZZ=ON
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target all
+	cd $(BUILD_FUZZ) && ctest --output-on-failure -L fuzz
+
+bench:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target bench
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ)

@@ -1,0 +1,528 @@
+/* Fluid activities and weighted max-min sharing.
+ *
+ * Every activity progresses at a rate (work units/s per member) that stays
+ * constant between two changes of the set of running activities. A change
+ * (start, end, cancel) marks the resources it touches dirty. Before simulated
+ * time advances, the connected component of the activity/resource graph
+ * around the dirty resources is collected (breadth first, in list order, so
+ * the result does not depend on addresses) and re-solved by progressive
+ * filling, as in SimGrid's lmm solver:
+ *
+ *   every unfixed activity a runs at w_a * t; t grows until a resource r
+ *   saturates (R_r / U_r smallest, R_r its unused capacity, U_r the sum of
+ *   k_ar * w_a over its unfixed activities, k_ar = coeff * mult_a / count_r)
+ *   or an activity hits its bound (bound_a / w_a); those activities are fixed
+ *   at w_a * t, their load leaves R and U of every resource they touch, and
+ *   filling goes on until all are fixed.
+ *
+ * Activities outside the component keep their rates and completion events.
+ * Progress is advanced lazily: remaining work is brought to "now" only when
+ * the activity's rate is about to change. Completion times are rounded up to
+ * the next nanosecond by ts_time_from_s.
+ * SPDX-License-Identifier: MIT */
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "engine/fluid.h"
+
+enum act_state { ACT_FREE, ACT_LATENT, ACT_RUNNING };
+
+struct elem {
+	uint32_t res;
+	uint32_t pos; /* index in the resource's user list */
+	double coeff;
+	double k;     /* coeff * mult / count */
+};
+
+struct user {
+	uint32_t act;
+	uint32_t elem;
+};
+
+struct res {
+	double cap;
+	uint32_t count;
+	double load;     /* per member, units/s, as of the last solve */
+	double carried;  /* integral of load up to `last` */
+	ts_time last;
+	struct user *users;
+	size_t nusers, capusers;
+	uint64_t stamp;
+	/* solver scratch */
+	double R, U;
+	uint32_t unfixed;
+	bool saturated;
+};
+
+struct act {
+	uint8_t state;
+	bool fixed;
+	uint32_t mult;
+	double weight, bound;
+	double remaining;
+	double rate;
+	ts_time last;
+	ts_event_handle ev;
+	struct elem *elems;
+	size_t nelems, capelems;
+	ts_event_fn done;
+	void *ctx;
+	uint64_t arg;
+	uint32_t tag;
+	uint32_t next_free;
+	uint64_t stamp;
+};
+
+struct ts_fluid {
+	struct ts_evq *q;
+	struct res *res;
+	size_t nres, capres;
+	struct act *acts;
+	size_t nacts, capacts;
+	uint32_t free_act;
+	uint32_t active;
+	/* dirty resources and bound-only activities awaiting a solve */
+	uint32_t *dirty;
+	size_t ndirty, capdirty;
+	/* component scratch */
+	uint32_t *cres, *cact;
+	size_t capcres, capcact;
+	uint64_t epoch;
+	uint64_t solves;
+	struct fluid_observer obs;
+	bool has_obs;
+};
+
+#define NONE UINT32_MAX
+
+static void on_latency_over(void *ctx, uint64_t arg);
+static void on_complete(void *ctx, uint64_t arg);
+
+int fluid_create(struct ts_fluid **fp, struct ts_evq *q)
+{
+	struct ts_fluid *f = ts_calloc(1, sizeof *f);
+	*fp = NULL;
+	if (!f)
+		return TS_ENOMEM;
+	f->q = q;
+	f->free_act = NONE;
+	*fp = f;
+	return 0;
+}
+
+void fluid_destroy(struct ts_fluid *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->nres; i++)
+		ts_free(f->res[i].users, f->res[i].capusers * sizeof(struct user));
+	for (size_t i = 0; i < f->nacts; i++)
+		ts_free(f->acts[i].elems, f->acts[i].capelems * sizeof(struct elem));
+	ts_free(f->res, f->capres * sizeof *f->res);
+	ts_free(f->acts, f->capacts * sizeof *f->acts);
+	ts_free(f->dirty, f->capdirty * sizeof *f->dirty);
+	ts_free(f->cres, f->capcres * sizeof *f->cres);
+	ts_free(f->cact, f->capcact * sizeof *f->cact);
+	ts_free(f, sizeof *f);
+}
+
+struct ts_evq *fluid_evq(struct ts_fluid *f) { return f->q; }
+uint32_t fluid_resource_count(const struct ts_fluid *f) { return (uint32_t)f->nres; }
+double fluid_resource_cap(const struct ts_fluid *f, uint32_t r) { return f->res[r].cap; }
+uint32_t fluid_resource_members(const struct ts_fluid *f, uint32_t r) { return f->res[r].count; }
+uint32_t fluid_active(const struct ts_fluid *f) { return f->active; }
+uint64_t fluid_solves(const struct ts_fluid *f) { return f->solves; }
+
+void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs)
+{
+	f->has_obs = obs != NULL;
+	if (obs)
+		f->obs = *obs;
+}
+
+int fluid_resource_add(struct ts_fluid *f, double cap, uint32_t count, uint32_t *id)
+{
+	if (!(cap > 0.0) || !isfinite(cap) || count == 0)
+		return TS_ERANGE;
+	if (f->nres >= NONE - 1)
+		return TS_ELIMIT;
+	if (ts_grow((void **)&f->res, &f->capres, f->nres + 1, sizeof *f->res))
+		return TS_ENOMEM;
+	struct res *r = &f->res[f->nres];
+	memset(r, 0, sizeof *r);
+	r->cap = cap;
+	r->count = count;
+	r->last = evq_now(f->q);
+	*id = (uint32_t)f->nres++;
+	return 0;
+}
+
+static void res_account(struct ts_fluid *f, struct res *r)
+{
+	ts_time now = evq_now(f->q);
+	if (now > r->last) {
+		r->carried += r->load * ts_time_to_s(now - r->last);
+		r->last = now;
+	}
+}
+
+double fluid_resource_carried(struct ts_fluid *f, uint32_t res)
+{
+	res_account(f, &f->res[res]);
+	return f->res[res].carried;
+}
+
+double fluid_rate(const struct ts_fluid *f, uint32_t act)
+{
+	return f->acts[act].state == ACT_RUNNING ? f->acts[act].rate : 0.0;
+}
+
+static int mark_dirty(struct ts_fluid *f, uint32_t r)
+{
+	if (ts_grow((void **)&f->dirty, &f->capdirty, f->ndirty + 1, sizeof *f->dirty))
+		return TS_ENOMEM;
+	f->dirty[f->ndirty++] = r;
+	return 0;
+}
+
+static int alloc_act(struct ts_fluid *f, uint32_t *id)
+{
+	if (f->free_act != NONE) {
+		*id = f->free_act;
+		f->free_act = f->acts[*id].next_free;
+		return 0;
+	}
+	if (f->nacts >= NONE - 1)
+		return TS_ELIMIT;
+	if (ts_grow((void **)&f->acts, &f->capacts, f->nacts + 1, sizeof *f->acts))
+		return TS_ENOMEM;
+	*id = (uint32_t)f->nacts++;
+	return 0;
+}
+
+static void free_act(struct ts_fluid *f, uint32_t id)
+{
+	struct act *a = &f->acts[id];
+	a->state = ACT_FREE;
+	a->nelems = 0;
+	a->next_free = f->free_act;
+	f->free_act = id;
+	f->active--;
+}
+
+/* Put a latent activity on its resources (or straight on its bound). */
+static int attach(struct ts_fluid *f, uint32_t id)
+{
+	struct act *a = &f->acts[id];
+	a->state = ACT_RUNNING;
+	a->last = evq_now(f->q);
+	a->rate = 0.0;
+	if (f->has_obs && f->obs.on_start)
+		f->obs.on_start(f->obs.ud, id, a->tag, a->last);
+	for (size_t i = 0; i < a->nelems; i++) {
+		struct elem *e = &a->elems[i];
+		struct res *r = &f->res[e->res];
+		if (ts_grow((void **)&r->users, &r->capusers, r->nusers + 1, sizeof *r->users))
+			return TS_ENOMEM;
+		e->pos = (uint32_t)r->nusers;
+		r->users[r->nusers].act = id;
+		r->users[r->nusers].elem = (uint32_t)i;
+		r->nusers++;
+		if (mark_dirty(f, e->res))
+			return TS_ENOMEM;
+	}
+	if (a->nelems == 0 || a->remaining <= 0.0) {
+		/* No shared resource: the rate is the bound, known now. */
+		a->rate = a->bound;
+		ts_time dt = a->remaining <= 0.0 ? 0 : ts_time_from_s(a->remaining / a->rate);
+		return evq_push(f->q, a->last + dt, on_complete, f, id, &a->ev);
+	}
+	return 0;
+}
+
+static void detach(struct ts_fluid *f, uint32_t id)
+{
+	struct act *a = &f->acts[id];
+	for (size_t i = 0; i < a->nelems; i++) {
+		struct elem *e = &a->elems[i];
+		struct res *r = &f->res[e->res];
+		uint32_t last = (uint32_t)--r->nusers;
+		if (e->pos != last) {
+			r->users[e->pos] = r->users[last];
+			f->acts[r->users[e->pos].act].elems[r->users[e->pos].elem].pos = e->pos;
+		}
+		/* A detach during the event loop cannot fail to mark: the dirty
+		 * list only grows on attach, which reserved room for as many. */
+		(void)mark_dirty(f, e->res);
+	}
+}
+
+int fluid_start(struct ts_fluid *f, const struct fluid_spec *s, uint32_t *idp)
+{
+	if (!(s->work >= 0.0) || !isfinite(s->work) || s->mult == 0 ||
+	    !(s->weight > 0.0) || !(s->bound >= 0.0) || !isfinite(s->bound) ||
+	    s->latency < 0 || (s->nuses == 0 && s->bound <= 0.0) ||
+	    (s->nuses > 0 && !s->uses))
+		return TS_EINVALID;
+	for (uint32_t i = 0; i < s->nuses; i++)
+		if (s->uses[i].res >= f->nres || !(s->uses[i].coeff > 0.0) ||
+		    !isfinite(s->uses[i].coeff))
+			return TS_EINVALID;
+	uint32_t id;
+	int rc = alloc_act(f, &id);
+	if (rc)
+		return rc;
+	struct act *a = &f->acts[id];
+	struct elem *keep = a->elems;
+	size_t keepcap = a->capelems;
+	memset(a, 0, sizeof *a);
+	a->elems = keep;
+	a->capelems = keepcap;
+	f->active++;
+	if (ts_grow((void **)&a->elems, &a->capelems, s->nuses, sizeof *a->elems)) {
+		a->state = ACT_LATENT;
+		free_act(f, id);
+		return TS_ENOMEM;
+	}
+	a->nelems = s->nuses;
+	for (uint32_t i = 0; i < s->nuses; i++) {
+		struct elem *e = &a->elems[i];
+		e->res = s->uses[i].res;
+		e->coeff = s->uses[i].coeff;
+		e->k = e->coeff * ((double)s->mult / (double)f->res[e->res].count);
+	}
+	a->mult = s->mult;
+	a->weight = s->weight;
+	a->bound = s->bound;
+	a->remaining = s->work;
+	a->done = s->done;
+	a->ctx = s->ctx;
+	a->arg = s->arg;
+	a->tag = s->tag;
+	a->state = ACT_LATENT;
+	if (s->latency > 0)
+		rc = evq_push(f->q, evq_now(f->q) + s->latency, on_latency_over, f, id, &a->ev);
+	else
+		rc = attach(f, id);
+	if (rc) {
+		fluid_cancel(f, id);
+		return rc;
+	}
+	*idp = id;
+	return 0;
+}
+
+void fluid_cancel(struct ts_fluid *f, uint32_t id)
+{
+	struct act *a = &f->acts[id];
+	if (a->state == ACT_FREE)
+		return;
+	evq_cancel(f->q, a->ev);
+	if (a->state == ACT_RUNNING) {
+		detach(f, id);
+		if (f->has_obs && f->obs.on_end)
+			f->obs.on_end(f->obs.ud, id, a->tag, evq_now(f->q));
+	}
+	free_act(f, id);
+}
+
+static void on_latency_over(void *ctx, uint64_t arg)
+{
+	struct ts_fluid *f = ctx;
+	uint32_t id = (uint32_t)arg;
+	f->acts[id].ev = 0;
+	/* Resource lists were sized on earlier attaches; failure here leaves
+	 * the activity unattached, which fluid_run reports as a stall. */
+	(void)attach(f, id);
+}
+
+static void on_complete(void *ctx, uint64_t arg)
+{
+	struct ts_fluid *f = ctx;
+	uint32_t id = (uint32_t)arg;
+	struct act *a = &f->acts[id];
+	ts_event_fn done = a->done;
+	void *dctx = a->ctx;
+	uint64_t darg = a->arg;
+	a->ev = 0;
+	detach(f, id);
+	if (f->has_obs && f->obs.on_end)
+		f->obs.on_end(f->obs.ud, id, a->tag, evq_now(f->q));
+	free_act(f, id);
+	if (done)
+		done(dctx, darg);
+}
+
+/* Collect the component around the dirty resources into cres/cact. */
+static int collect(struct ts_fluid *f, size_t *nres, size_t *nact)
+{
+	uint64_t ep = ++f->epoch;
+	size_t nr = 0, na = 0;
+	if (ts_grow((void **)&f->cres, &f->capcres, f->nres, sizeof *f->cres) ||
+	    ts_grow((void **)&f->cact, &f->capcact, f->nacts, sizeof *f->cact))
+		return TS_ENOMEM;
+	for (size_t i = 0; i < f->ndirty; i++) {
+		uint32_t r = f->dirty[i];
+		if (f->res[r].stamp == ep)
+			continue;
+		f->res[r].stamp = ep;
+		f->cres[nr++] = r;
+		/* breadth first from this seed */
+		for (size_t qr = nr - 1; qr < nr; qr++) {
+			struct res *rr = &f->res[f->cres[qr]];
+			for (size_t u = 0; u < rr->nusers; u++) {
+				uint32_t ai = rr->users[u].act;
+				struct act *a = &f->acts[ai];
+				if (a->stamp == ep)
+					continue;
+				a->stamp = ep;
+				f->cact[na++] = ai;
+				for (size_t e = 0; e < a->nelems; e++) {
+					uint32_t r2 = a->elems[e].res;
+					if (f->res[r2].stamp != ep) {
+						f->res[r2].stamp = ep;
+						f->cres[nr++] = r2;
+					}
+				}
+			}
+		}
+	}
+	f->ndirty = 0;
+	*nres = nr;
+	*nact = na;
+	return 0;
+}
+
+static void fix(struct ts_fluid *f, struct act *a, double t)
+{
+	a->fixed = true;
+	a->rate = a->weight * t;
+	for (size_t e = 0; e < a->nelems; e++) {
+		struct elem *el = &a->elems[e];
+		struct res *r = &f->res[el->res];
+		r->R -= el->k * a->rate;
+		if (r->R < 0.0)
+			r->R = 0.0;
+		r->U -= el->k * a->weight;
+		r->unfixed--;
+	}
+}
+
+static int solve(struct ts_fluid *f)
+{
+	size_t nr, na;
+	int rc = collect(f, &nr, &na);
+	if (rc)
+		return rc;
+	f->solves++;
+	ts_time now = evq_now(f->q);
+	for (size_t i = 0; i < nr; i++) {
+		struct res *r = &f->res[f->cres[i]];
+		res_account(f, r);
+		r->R = r->cap;
+		r->U = 0.0;
+		r->unfixed = 0;
+		r->saturated = false;
+	}
+	for (size_t i = 0; i < na; i++) {
+		struct act *a = &f->acts[f->cact[i]];
+		if (now > a->last) {
+			a->remaining -= a->rate * ts_time_to_s(now - a->last);
+			if (a->remaining < 0.0)
+				a->remaining = 0.0;
+			a->last = now;
+		}
+		a->fixed = false;
+		for (size_t e = 0; e < a->nelems; e++) {
+			struct res *r = &f->res[a->elems[e].res];
+			r->U += a->elems[e].k * a->weight;
+			r->unfixed++;
+		}
+	}
+	size_t left = na;
+	while (left > 0) {
+		double tmin = HUGE_VAL;
+		uint32_t rmin = NONE, amin = NONE;
+		for (size_t i = 0; i < nr; i++) {
+			struct res *r = &f->res[f->cres[i]];
+			if (r->saturated || r->unfixed == 0)
+				continue;
+			double t = r->U > 0.0 ? r->R / r->U : HUGE_VAL;
+			if (t < tmin) {
+				tmin = t;
+				rmin = f->cres[i];
+			}
+		}
+		for (size_t i = 0; i < na; i++) {
+			struct act *a = &f->acts[f->cact[i]];
+			if (a->fixed || a->bound <= 0.0)
+				continue;
+			double t = a->bound / a->weight;
+			if (t < tmin) {
+				tmin = t;
+				amin = f->cact[i];
+				rmin = NONE;
+			}
+		}
+		if (rmin == NONE && amin == NONE)
+			break; /* cannot happen: every running activity has a use or a bound */
+		if (rmin != NONE) {
+			struct res *r = &f->res[rmin];
+			r->saturated = true;
+			for (size_t u = 0; u < r->nusers; u++) {
+				struct act *a = &f->acts[r->users[u].act];
+				if (!a->fixed) {
+					fix(f, a, tmin);
+					left--;
+				}
+			}
+		} else {
+			fix(f, &f->acts[amin], tmin);
+			left--;
+		}
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct res *r = &f->res[f->cres[i]];
+		r->load = r->cap - r->R;
+	}
+	for (size_t i = 0; i < na; i++) {
+		uint32_t id = f->cact[i];
+		struct act *a = &f->acts[id];
+		ts_time at = TS_TIME_MAX;
+		if (a->remaining <= 0.0)
+			at = now;
+		else if (a->rate > 0.0)
+			at = now + ts_time_from_s(a->remaining / a->rate);
+		if (at < now) /* overflow clamp */
+			at = TS_TIME_MAX;
+		evq_cancel(f->q, a->ev);
+		a->ev = 0;
+		if (at != TS_TIME_MAX) {
+			rc = evq_push(f->q, at, on_complete, f, id, &a->ev);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+uint64_t fluid_run(struct ts_fluid *f, ts_time until)
+{
+	uint64_t n = 0;
+	for (;;) {
+		ts_time next = evq_next_time(f->q);
+		if (f->ndirty && next > evq_now(f->q)) {
+			if (solve(f))
+				break;
+			continue;
+		}
+		if (next == TS_TIME_MAX || next > until)
+			break;
+		evq_step(f->q);
+		n++;
+	}
+	return n;
+}

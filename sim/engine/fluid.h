@@ -1,0 +1,102 @@
+/* Fluid activities on shared resources, with weighted max-min fair rates.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_ENGINE_FLUID_H
+#define TS_ENGINE_FLUID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/ts.h"
+#include "engine/evq.h"
+
+struct ts_fluid;
+
+/* How much of one resource an activity uses: `coeff` units of the resource's
+ * capacity per unit of the activity's progress, for one member of the
+ * activity class on one member of the resource class. For a transfer the
+ * work is bytes and coeff is the bytes the link carries per byte of progress
+ * (2(n-1)/n for a ring all-reduce); for a kernel on a GPU the work is
+ * seconds of exclusive use and coeff is 1 on a resource of capacity 1. */
+struct fluid_use {
+	uint32_t res;  /* resource id from fluid_resource_add */
+	double coeff;  /* > 0 */
+};
+
+/* What to start. Rank classes: an activity may stand for `mult` identical
+ * activities (e.g. the same transfer of every DP replica) and a resource for
+ * `count` identical resources (e.g. the uplinks of one rail); the load of a
+ * class is assumed spread evenly over the resource class, so the constraint
+ * per resource member is  sum_a mult_a/count_r * coeff_ar * rate_a <= cap_r.
+ * With every class of size one this is plain (full-mode) max-min sharing. */
+struct fluid_spec {
+	double work;          /* amount of work per member (bytes, FLOP, s); >= 0 */
+	uint32_t mult;        /* members of the activity class, >= 1 */
+	double weight;        /* max-min share weight, > 0 (1 = equal share) */
+	double bound;         /* most work per second per member, 0 = unbounded */
+	ts_time latency;      /* ns before the work starts to use resources */
+	const struct fluid_use *uses; /* copied; may be NULL if nuses is 0 */
+	uint32_t nuses;       /* a bound is required when this is 0 */
+	ts_event_fn done;     /* called once the work is done (may be NULL) */
+	void *ctx;            /* first argument of done */
+	uint64_t arg;         /* second argument of done */
+	uint32_t tag;         /* caller's label, passed to the observer */
+};
+
+/* Observer of activity lifetimes (for traces): called when an activity
+ * starts using resources and when it ends, with its tag and id. */
+struct fluid_observer {
+	void (*on_start)(void *ud, uint32_t act, uint32_t tag, ts_time t);
+	void (*on_end)(void *ud, uint32_t act, uint32_t tag, ts_time t);
+	void *ud;
+};
+
+/* Create a fluid model over queue q (not owned). Returns 0 or TS_ENOMEM. */
+int fluid_create(struct ts_fluid **f, struct ts_evq *q);
+void fluid_destroy(struct ts_fluid *f);
+
+/* The queue the model schedules on. */
+struct ts_evq *fluid_evq(struct ts_fluid *f);
+
+/* Add a resource class of `count` members with capacity `cap` units/s each
+ * (bytes/s for a link direction, 1.0 for a GPU's SMs). Writes its id.
+ * Returns 0, TS_ENOMEM, or TS_ERANGE for cap <= 0 / NaN or count == 0. */
+int fluid_resource_add(struct ts_fluid *f, double cap, uint32_t count,
+		       uint32_t *id);
+
+/* Number of resources added. */
+uint32_t fluid_resource_count(const struct ts_fluid *f);
+
+/* Capacity per member (units/s) and member count of a resource. */
+double fluid_resource_cap(const struct ts_fluid *f, uint32_t res);
+uint32_t fluid_resource_members(const struct ts_fluid *f, uint32_t res);
+
+/* Integral of the resource's load over time so far, in units (e.g. bytes a
+ * link direction carried per member). */
+double fluid_resource_carried(struct ts_fluid *f, uint32_t res);
+
+/* Start an activity now. Its rate is re-solved, with every activity it
+ * shares a resource with (transitively), before simulated time next
+ * advances. Writes its id (valid until done runs or it is cancelled).
+ * Returns 0, TS_ENOMEM, or TS_EINVALID for a malformed spec. */
+int fluid_start(struct ts_fluid *f, const struct fluid_spec *spec, uint32_t *id);
+
+/* Stop an activity without calling its done callback. */
+void fluid_cancel(struct ts_fluid *f, uint32_t act);
+
+/* Current rate per member (work units/s) of an activity; 0 while in latency. */
+double fluid_rate(const struct ts_fluid *f, uint32_t act);
+
+/* Set (or clear with NULL) the observer. */
+void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs);
+
+/* Run events (and rate solves) until no event is left or the next one is
+ * later than `until`. Returns the number of events run. */
+uint64_t fluid_run(struct ts_fluid *f, ts_time until);
+
+/* Activities started and not yet done. */
+uint32_t fluid_active(const struct ts_fluid *f);
+
+/* Number of rate solves so far (each over one connected component). */
+uint64_t fluid_solves(const struct ts_fluid *f);
+
+#endif

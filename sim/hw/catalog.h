@@ -1,0 +1,67 @@
+/* The hardware catalog: GPU and link types with a source beside every
+ * number, loaded from configs/hardware/*.cfg.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_HW_CATALOG_H
+#define TS_HW_CATALOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+enum ts_dtype { TS_FP32, TS_TF32, TS_FP16, TS_BF16, TS_FP8, TS_DTYPE_COUNT_ };
+
+/* Name of a dtype ("bf16"), and the inverse (-1 if unknown). */
+const char *ts_dtype_name(enum ts_dtype d);
+int ts_dtype_parse(const char *s);
+/* Bytes per element of a dtype (tf32 is stored as fp32). */
+double ts_dtype_bytes(enum ts_dtype d);
+
+/* A GPU type. Plain record; numbers per GPU. */
+struct hw_gpu_type {
+	char name[48];              /* "A100-SXM4-80GB" */
+	double peak_flops[TS_DTYPE_COUNT_]; /* dense tensor FLOP/s per dtype, 0 = unsupported (fp32 = non-tensor) */
+	double mamf_eff[TS_DTYPE_COUNT_];   /* max achievable matmul fraction of peak (eta_max) */
+	double mem_bytes;           /* usable device memory as nvidia-smi reports, bytes */
+	double hbm_Bps;             /* memory bandwidth, bytes/s */
+	double hbm_eff;             /* achievable fraction of hbm_Bps for streaming kernels */
+	uint32_t sms;               /* streaming multiprocessors (for waves) */
+	double tdp_w;               /* board power, W */
+	char source[512];           /* where the numbers come from */
+};
+
+/* A link type (per direction). Plain record. */
+struct hw_link_type {
+	char name[48];              /* "nvlink3", "pcie4-x16", "ib-hdr", "eth-10g" */
+	double bw_Bps;              /* line rate per direction, bytes/s */
+	double efficiency;          /* achievable fraction of line rate, 0..1 */
+	double lat_s;               /* one-way latency, s */
+	char source[512];
+};
+
+struct hw_catalog;
+
+/* Load every configs/hardware/ *.cfg file under `root` (the project's
+ * source directory, or TS_DATA_DIR). Returns 0 or an error with `err`
+ * filled (file, line, key, found, expected). */
+int hw_catalog_load(const char *root, struct hw_catalog **out, struct ts_error *err);
+void hw_catalog_destroy(struct hw_catalog *cat);
+
+/* Directory the catalog was loaded from (the project root). */
+const char *hw_catalog_root(const struct hw_catalog *cat);
+
+size_t hw_catalog_ngpus(const struct hw_catalog *cat);
+const struct hw_gpu_type *hw_catalog_gpu(const struct hw_catalog *cat, size_t i);
+size_t hw_catalog_nlinks(const struct hw_catalog *cat);
+const struct hw_link_type *hw_catalog_link(const struct hw_catalog *cat, size_t i);
+
+/* Find by exact name (case-insensitive); -1 when absent. */
+int hw_catalog_find_gpu(const struct hw_catalog *cat, const char *name);
+int hw_catalog_find_link(const struct hw_catalog *cat, const char *name);
+
+/* Up to three names of `kind` ("gpu" or "link") closest to `name` by edit
+ * distance, comma-separated, into buf. Returns buf. */
+char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind,
+			 const char *name, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,119 @@
+/* The cluster graph: a node template (GPUs, CPU sockets, PCIe switches, NICs,
+ * NVSwitches and the directed links between them) repeated `nodes` times and
+ * joined by a fabric of switches; routes between devices; link classes for
+ * class-mode simulation. Loaded from configs/clusters/NAME.cfg.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_HW_CLUSTER_H
+#define TS_HW_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+
+enum hw_dev_kind {
+	HW_DEV_GPU,
+	HW_DEV_CPU,         /* a CPU socket with its host memory */
+	HW_DEV_PCIE_SWITCH, /* a PCIe switch or root complex */
+	HW_DEV_NIC,
+	HW_DEV_NVSWITCH,
+	HW_DEV_SWITCH,      /* a network switch of the fabric (leaf, spine) */
+	HW_DEV_STORAGE,
+	HW_DEV_KIND_COUNT_
+};
+
+#define HW_FABRIC UINT32_MAX /* node index of devices that belong to no node */
+
+/* A device. Plain record. */
+struct hw_device {
+	enum hw_dev_kind kind;
+	uint32_t node;   /* node index, or HW_FABRIC */
+	uint32_t local;  /* index in the node template (or in the fabric) */
+	uint32_t type;   /* catalog index (GPU type for GPUs, link type for NICs), or UINT32_MAX */
+	uint32_t group;  /* index among devices of the same kind in its node (GPU 0..7) */
+};
+
+/* A directed link. A cable or port used in both directions is two links,
+ * each its own constraint. Plain record. */
+struct hw_link {
+	uint32_t src, dst;   /* device ids */
+	uint32_t type;       /* catalog link type */
+	double bw_Bps;       /* achievable bytes/s in this direction (line rate x efficiency) */
+	double lat_s;        /* one-way latency, seconds */
+	uint32_t cls;        /* link class: links that are alike under node symmetry */
+};
+
+/* Overrides a scenario may apply to a bundled cluster; 0 = keep the file's. */
+struct hw_cluster_opts {
+	uint32_t nodes;          /* number of nodes */
+	uint32_t gpus_per_node;  /* use only the first N GPUs of each node */
+	uint32_t nics_per_node;  /* keep only the first N NICs of each node */
+};
+
+struct hw_cluster;
+
+/* Load a cluster by name (configs/clusters/NAME.cfg under the catalog's
+ * root) or by path (anything containing '/' or ending in .cfg), resolving
+ * GPU and link types in `cat` (borrowed; must outlive the cluster). On
+ * failure returns TS_EIO, TS_ESYNTAX, TS_EUNKNOWN_NAME (with close matches),
+ * TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE, TS_EINVALID or TS_ENOMEM, fills
+ * `err` (file, line, key, found, expected), and sets *out = NULL. */
+int hw_cluster_load(const struct hw_catalog *cat, const char *name,
+		    const struct hw_cluster_opts *opts, struct hw_cluster **out,
+		    struct ts_error *err);
+
+/* Build a cluster from an already parsed libconfig group `setting` (a
+ * config_setting_t *, passed as void * to keep libconfig out of this
+ * header) of a file `file` (for messages). Same errors as hw_cluster_load. */
+int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting,
+			    const char *file, const struct hw_cluster_opts *opts,
+			    struct hw_cluster **out, struct ts_error *err);
+
+void hw_cluster_destroy(struct hw_cluster *c);
+
+const char *hw_cluster_name(const struct hw_cluster *c);
+const struct hw_catalog *hw_cluster_catalog(const struct hw_cluster *c);
+uint32_t hw_cluster_nodes(const struct hw_cluster *c);
+uint32_t hw_cluster_gpus_per_node(const struct hw_cluster *c);
+uint32_t hw_cluster_nics_per_node(const struct hw_cluster *c);
+/* GPUs in all: nodes x gpus_per_node. */
+uint32_t hw_cluster_gpus(const struct hw_cluster *c);
+
+uint32_t hw_cluster_ndevices(const struct hw_cluster *c);
+const struct hw_device *hw_cluster_device(const struct hw_cluster *c, uint32_t dev);
+uint32_t hw_cluster_nlinks(const struct hw_cluster *c);
+const struct hw_link *hw_cluster_link(const struct hw_cluster *c, uint32_t link);
+
+/* Device id of global GPU rank g (g = node * gpus_per_node + local GPU). */
+uint32_t hw_cluster_gpu(const struct hw_cluster *c, uint32_t g);
+/* Device id of NIC `nic` (0..nics_per_node-1) of node `node`. */
+uint32_t hw_cluster_nic(const struct hw_cluster *c, uint32_t node, uint32_t nic);
+/* The NIC a GPU uses by default (closest on the PCIe tree; ties broken by
+ * GPU index), as a NIC index 0..nics_per_node-1. */
+uint32_t hw_cluster_gpu_nic(const struct hw_cluster *c, uint32_t g);
+/* GPU catalog entry of the cluster's GPUs. */
+const struct hw_gpu_type *hw_cluster_gpu_type(const struct hw_cluster *c);
+
+/* The route from device `src` to device `dst` as directed link ids, in order.
+ * Inside a node: the fewest hops (ties by lowest link id), GPU peer-to-peer
+ * traffic only where the template allows it. Between nodes: src to its NIC
+ * (the NIC a GPU uses by default, or `via_nic` if not UINT32_MAX), through
+ * the fabric, to dst. Writes up to `max` ids to links and the count to *n.
+ * Returns 0, TS_ELIMIT if the route is longer than max, or TS_EINVALID if
+ * no route exists. */
+int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst,
+		     uint32_t via_nic, uint32_t *links, size_t max, size_t *n);
+
+/* Link classes: links alike under the symmetry of identical nodes (the same
+ * template link in every node; the fabric links of one rail/level). Class
+ * mode creates one fluid resource per class with `members` members. */
+uint32_t hw_cluster_nclasses(const struct hw_cluster *c);
+uint32_t hw_cluster_class_members(const struct hw_cluster *c, uint32_t cls);
+
+/* Print the cluster (devices, links with bandwidth and source) to a string
+ * buffer for --dump-config; returns the characters needed (like snprintf). */
+int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,18 @@
+/* Helpers shared by the Check suites.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_TESTUTIL_H
+#define TS_TESTUTIL_H
+
+#include <check.h>
+
+/* Project source directory (from TS_SOURCE_DIR in the environment, else the
+ * compile-time default). */
+const char *tu_root(void);
+
+/* Run a suite in fork mode; returns the number of failures. */
+int tu_run(Suite *s);
+
+/* Relative error |got - want| / |want|. */
+double tu_relerr(double got, double want);
+
+#endif
