@@ -1,0 +1,38 @@
+/* The network as fluid resources: one resource per directed link of the
+ * cluster graph (full mode) or per link class (class mode).
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_NET_NET_H
+#define TS_NET_NET_H
+
+#include <stdint.h>
+
+#include "engine/fluid.h"
+#include "hw/cluster.h"
+
+enum net_mode {
+	NET_FULL,  /* every directed link is its own resource */
+	NET_CLASS  /* links alike under node symmetry share one resource class */
+};
+
+struct ts_net;
+
+/* Create the link resources of cluster `c` in fluid model `f` (both
+ * borrowed; they must outlive the net). Each resource's capacity is the
+ * link's achievable bandwidth (bytes/s per direction). In class mode a class
+ * whose links differ in bandwidth is split by falling back to the smallest
+ * (and this is reported by net_class_mixed). Returns 0, TS_ENOMEM. */
+int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
+	       enum net_mode mode);
+void net_destroy(struct ts_net *n);
+
+enum net_mode net_mode(const struct ts_net *n);
+const struct hw_cluster *net_cluster(const struct ts_net *n);
+struct ts_fluid *net_fluid(const struct ts_net *n);
+
+/* Fluid resource of directed link `link` (its class's in class mode). */
+uint32_t net_link_res(const struct ts_net *n, uint32_t link);
+
+/* Number of link classes whose members differ in bandwidth (0 expected). */
+uint32_t net_class_mixed(const struct ts_net *n);
+
+#endif
