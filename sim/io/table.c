@@ -1,0 +1,464 @@
+/* Text tables.
+ *
+ * A table is a fixed number of columns and a growing array of rows; a row is
+ * an array of ncols owned C strings (NULL = unset, printed as ""). Nothing is
+ * laid out until printing: widths are the widest cell per column, counted in
+ * UTF-8 characters. The first failing call is remembered (table_status) and
+ * leaves the table as it was, so every later call stays safe.
+ * SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "io/table.h"
+
+struct ts_table {
+	size_t ncols;
+	char **head;              /* ncols header texts (NULL = empty) */
+	enum table_align *align;  /* ncols */
+	char ***rows;             /* nrows arrays of ncols cells */
+	size_t nrows, caprows;
+	int status;               /* first error */
+};
+
+static int fail(struct ts_table *t, int rc)
+{
+	if (t && !t->status)
+		t->status = rc;
+	return rc;
+}
+
+static void free_str(char *s)
+{
+	if (s)
+		ts_free(s, strlen(s) + 1);
+}
+
+int table_create(struct ts_table **tp, size_t ncols)
+{
+	*tp = NULL;
+	if (ncols == 0 || ncols > TABLE_MAX_COLS)
+		return TS_ERANGE;
+	struct ts_table *t = ts_calloc(1, sizeof *t);
+	if (!t)
+		return TS_ENOMEM;
+	t->ncols = ncols;
+	t->head = ts_calloc(ncols, sizeof *t->head);
+	t->align = ts_calloc(ncols, sizeof *t->align);
+	if (!t->head || !t->align) {
+		table_destroy(t);
+		return TS_ENOMEM;
+	}
+	*tp = t;
+	return 0;
+}
+
+static void free_row(const struct ts_table *t, char **row)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		free_str(row[c]);
+	ts_free(row, t->ncols * sizeof *row);
+}
+
+void table_destroy(struct ts_table *t)
+{
+	if (!t)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		free_row(t, t->rows[r]);
+	ts_free(t->rows, t->caprows * sizeof *t->rows);
+	if (t->head)
+		for (size_t c = 0; c < t->ncols; c++)
+			free_str(t->head[c]);
+	ts_free(t->head, t->ncols * sizeof *t->head);
+	ts_free(t->align, t->ncols * sizeof *t->align);
+	ts_free(t, sizeof *t);
+}
+
+int table_header(struct ts_table *t, size_t col, const char *name, enum table_align align)
+{
+	if (!t)
+		return TS_EINVALID;
+	if (col >= t->ncols || (align != TABLE_AUTO && align != TABLE_LEFT && align != TABLE_RIGHT))
+		return fail(t, TS_ERANGE);
+	char *copy = NULL;
+	if (name && *name && !(copy = ts_strdup(name)))
+		return fail(t, TS_ENOMEM);
+	free_str(t->head[col]);
+	t->head[col] = copy;
+	t->align[col] = align;
+	return 0;
+}
+
+int table_add_row(struct ts_table *t)
+{
+	if (!t)
+		return TS_EINVALID;
+	if (ts_grow((void **)&t->rows, &t->caprows, t->nrows + 1, sizeof *t->rows))
+		return fail(t, TS_ENOMEM);
+	char **row = ts_calloc(t->ncols, sizeof *row);
+	if (!row)
+		return fail(t, TS_ENOMEM);
+	t->rows[t->nrows++] = row;
+	return 0;
+}
+
+int table_cell(struct ts_table *t, size_t col, const char *fmt, ...)
+{
+	if (!t)
+		return TS_EINVALID;
+	if (t->nrows == 0 || !fmt)
+		return fail(t, TS_EINVALID);
+	if (col >= t->ncols)
+		return fail(t, TS_ERANGE);
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		va_end(ap2);
+		return fail(t, TS_EINVALID);
+	}
+	char *s = ts_malloc((size_t)n + 1);
+	if (!s) {
+		va_end(ap2);
+		return fail(t, TS_ENOMEM);
+	}
+	vsnprintf(s, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	char **row = t->rows[t->nrows - 1];
+	free_str(row[col]);
+	row[col] = s;
+	return 0;
+}
+
+int table_status(const struct ts_table *t) { return t ? t->status : TS_EINVALID; }
+size_t table_ncols(const struct ts_table *t) { return t ? t->ncols : 0; }
+size_t table_nrows(const struct ts_table *t) { return t ? t->nrows : 0; }
+
+const char *table_get(const struct ts_table *t, size_t row, size_t col)
+{
+	if (!t || row >= t->nrows || col >= t->ncols || !t->rows[row][col])
+		return "";
+	return t->rows[row][col];
+}
+
+static const char *head_text(const struct ts_table *t, size_t col)
+{
+	return t->head[col] ? t->head[col] : "";
+}
+
+static bool any_header(const struct ts_table *t)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		if (t->head[c])
+			return true;
+	return false;
+}
+
+/* UTF-8 characters in s (continuation bytes are not counted). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+/* Whether s is a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static bool is_json_number(const char *s, bool *integral)
+{
+	const char *p = s;
+	*integral = true;
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return false;
+	if (*p == '.') {
+		*integral = false;
+		p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		*integral = false;
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!(*p >= '0' && *p <= '9'))
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == '\0';
+}
+
+static bool right_aligned(const struct ts_table *t, size_t col)
+{
+	if (t->align[col] != TABLE_AUTO)
+		return t->align[col] == TABLE_RIGHT;
+	bool seen = false, integral;
+	for (size_t r = 0; r < t->nrows; r++) {
+		const char *s = t->rows[r][col];
+		if (!s || !*s)
+			continue;
+		if (!is_json_number(s, &integral))
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
+static void put_text(const char *s, FILE *out)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		fputc(c < 0x20 || c == 0x7F ? ' ' : c, out);
+	}
+}
+
+static void put_spaces(size_t n, FILE *out)
+{
+	while (n--)
+		fputc(' ', out);
+}
+
+/* One line of cells (`cells` NULL means the header line). */
+static void print_line(const struct ts_table *t, char *const *cells, const size_t *width,
+		       const bool *right, FILE *out)
+{
+	for (size_t c = 0; c < t->ncols; c++) {
+		const char *s = cells ? (cells[c] ? cells[c] : "") : head_text(t, c);
+		size_t pad = width[c] - text_width(s);
+		bool last = c + 1 == t->ncols;
+		if (c > 0)
+			fputs("  ", out);
+		if (right[c])
+			put_spaces(pad, out);
+		put_text(s, out);
+		if (!right[c] && !last)
+			put_spaces(pad, out);
+	}
+	fputc('\n', out);
+}
+
+int table_print(const struct ts_table *t, FILE *out)
+{
+	if (!t || !out)
+		return TS_EINVALID;
+	size_t *width = ts_calloc(t->ncols, sizeof *width);
+	bool *right = ts_calloc(t->ncols, sizeof *right);
+	if (!width || !right) {
+		ts_free(width, t->ncols * sizeof *width);
+		ts_free(right, t->ncols * sizeof *right);
+		return TS_ENOMEM;
+	}
+	bool header = any_header(t);
+	for (size_t c = 0; c < t->ncols; c++) {
+		right[c] = right_aligned(t, c);
+		if (header)
+			width[c] = text_width(head_text(t, c));
+		for (size_t r = 0; r < t->nrows; r++) {
+			const char *s = t->rows[r][c];
+			size_t w = s ? text_width(s) : 0;
+			if (w > width[c])
+				width[c] = w;
+		}
+	}
+	if (header) {
+		print_line(t, NULL, width, right, out);
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (c > 0)
+				fputs("  ", out);
+			for (size_t i = 0; i < width[c]; i++)
+				fputc('-', out);
+		}
+		fputc('\n', out);
+	}
+	for (size_t r = 0; r < t->nrows; r++)
+		print_line(t, t->rows[r], width, right, out);
+	ts_free(width, t->ncols * sizeof *width);
+	ts_free(right, t->ncols * sizeof *right);
+	return ferror(out) ? TS_EIO : 0;
+}
+
+/* One CSV field, quoted when RFC 4180 asks for it. */
+static void put_csv_field(const char *s, FILE *out)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+int table_print_csv(const struct ts_table *t, FILE *out)
+{
+	if (!t || !out)
+		return TS_EINVALID;
+	if (any_header(t)) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (c > 0)
+				fputc(',', out);
+			put_csv_field(head_text(t, c), out);
+		}
+		fputc('\n', out);
+	}
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			if (c > 0)
+				fputc(',', out);
+			put_csv_field(t->rows[r][c] ? t->rows[r][c] : "", out);
+		}
+		fputc('\n', out);
+	}
+	return ferror(out) ? TS_EIO : 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
+	if (c >= 0x01 && c <= 0x7F)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF) {
+		len = 3;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		len = 4;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return len;
+}
+
+json_t *table_json_string(const char *s, size_t len)
+{
+	if (!s)
+		return json_string("");
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		size_t k = utf8_seq(u + i, len - i);
+		if (!k)
+			break;
+		i += k;
+	}
+	if (i == len)
+		return json_stringn(s, len);
+	char *copy = ts_malloc(len);
+	if (!copy)
+		return NULL;
+	memcpy(copy, s, i);
+	while (i < len) {
+		size_t k = utf8_seq(u + i, len - i);
+		if (!k) {
+			copy[i++] = '?';
+			continue;
+		}
+		memcpy(copy + i, s + i, k);
+		i += k;
+	}
+	json_t *j = json_stringn(copy, len);
+	ts_free(copy, len);
+	return j;
+}
+
+static json_t *cell_json(const char *s)
+{
+	bool integral;
+	if (is_json_number(s, &integral)) {
+		if (integral) {
+			errno = 0;
+			char *end;
+			long long v = strtoll(s, &end, 10);
+			if (errno == 0 && *end == '\0')
+				return json_integer((json_int_t)v);
+		}
+		double d = strtod(s, NULL);
+		if (isfinite(d))
+			return json_real(d);
+	}
+	return table_json_string(s, strlen(s));
+}
+
+/* The key of column c: its header, or "column N". */
+static const char *col_key(const struct ts_table *t, size_t c, char *buf, size_t n)
+{
+	if (t->head[c])
+		return t->head[c];
+	snprintf(buf, n, "column %zu", c + 1);
+	return buf;
+}
+
+json_t *table_to_json(const struct ts_table *t)
+{
+	if (!t)
+		return NULL;
+	json_t *arr = json_array();
+	if (!arr)
+		return NULL;
+	for (size_t r = 0; r < t->nrows; r++) {
+		json_t *obj = json_object();
+		if (!obj || json_array_append_new(arr, obj))
+			goto fail;
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = t->rows[r][c];
+			if (!s)
+				continue;
+			char buf[32];
+			json_t *v = cell_json(s);
+			/* keys must be UTF-8 as well */
+			const char *key = col_key(t, c, buf, sizeof buf);
+			json_t *k = table_json_string(key, strlen(key));
+			if (!v || !k) {
+				json_decref(v);
+				json_decref(k);
+				goto fail;
+			}
+			int rc = json_object_set_new(obj, json_string_value(k), v);
+			json_decref(k);
+			if (rc)
+				goto fail;
+		}
+	}
+	return arr;
+fail:
+	json_decref(arr);
+	return NULL;
+}
