@@ -1,0 +1,526 @@
+/* Reports of one result.
+ *
+ * One list of fields (name, kind, offset in struct ts_result) drives both the
+ * JSON object and the CSV columns, so the two always carry the same names in
+ * the same order; a dotted name ("memory_breakdown.weights_bytes") is a
+ * nested object in JSON and a plain column name in CSV. JSON goes through
+ * jansson and CSV through the table module; nothing is quoted by hand.
+ * SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "base/ts.h"
+#include "base/units.h"
+#include "io/report.h"
+#include "io/table.h"
+
+enum field_kind { F_STR, F_U32, F_NUM, F_BOOL, F_LIST };
+
+struct field {
+	const char *name;
+	enum field_kind kind;
+	size_t off;  /* offset in struct ts_result */
+	size_t size; /* bytes of a char array field */
+};
+
+#define R_(m) offsetof(struct ts_result, m)
+#define STR(m) {#m, F_STR, R_(m), sizeof(((struct ts_result *)0)->m)}
+#define NUM(m) {#m, F_NUM, R_(m), 0}
+#define MEM(m) {"memory_breakdown." #m "_bytes", F_NUM, R_(mem.m), 0}
+
+static const struct field fields[] = {
+	STR(name),
+	{"gpus", F_U32, R_(gpus), 0},
+	NUM(iteration_time_s),
+	NUM(samples_per_s),
+	NUM(tokens_per_s),
+	NUM(model_flops_per_iteration),
+	NUM(hardware_flops_per_iteration),
+	NUM(tflops_per_gpu),
+	NUM(mfu),
+	NUM(hfu),
+	NUM(memory_per_gpu_bytes),
+	NUM(memory_capacity_bytes),
+	{"fits", F_BOOL, R_(fits), 0},
+	MEM(weights),
+	MEM(gradients),
+	MEM(optimizer),
+	MEM(activations),
+	MEM(logits),
+	MEM(buffers),
+	MEM(reserve),
+	NUM(compute_s),
+	NUM(recompute_s),
+	NUM(exposed_comm_s),
+	NUM(bubble_s),
+	NUM(data_stall_s),
+	NUM(optimizer_s),
+	NUM(other_s),
+	NUM(steps),
+	NUM(time_to_train_s),
+	NUM(gpu_hours),
+	NUM(energy_kwh),
+	NUM(cost_usd),
+	STR(bottleneck),
+	{"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
+};
+
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static const void *at(const struct ts_result *r, const struct field *f)
+{
+	return (const char *)r + f->off;
+}
+
+static double num_of(const struct ts_result *r, const struct field *f)
+{
+	double v;
+	memcpy(&v, at(r, f), sizeof v);
+	return v;
+}
+
+/* Length of a char array field that may lack its terminating NUL. */
+static size_t str_len(const struct ts_result *r, const struct field *f)
+{
+	const char *s = at(r, f);
+	const char *nul = memchr(s, '\0', f->size);
+	return nul ? (size_t)(nul - s) : f->size;
+}
+
+/* strlen bounded by n (strnlen is not C11). */
+static size_t bounded_len(const char *s, size_t n)
+{
+	const char *nul = memchr(s, '\0', n);
+	return nul ? (size_t)(nul - s) : n;
+}
+
+static json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* not_modelled "a, b,,c" -> ["a", "b", "c"]. */
+static json_t *json_list(const char *s, size_t len)
+{
+	json_t *arr = json_array();
+	size_t i = 0;
+	while (arr && i < len) {
+		size_t j = i;
+		while (j < len && s[j] != ',')
+			j++;
+		size_t b = i, e = j;
+		while (b < e && (s[b] == ' ' || s[b] == '\t'))
+			b++;
+		while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
+			e--;
+		if (e > b && json_array_append_new(arr, table_json_string(s + b, e - b))) {
+			json_decref(arr);
+			return NULL;
+		}
+		i = j + 1;
+	}
+	return arr;
+}
+
+static json_t *field_json(const struct ts_result *r, const struct field *f)
+{
+	switch (f->kind) {
+	case F_STR:
+		return table_json_string(at(r, f), str_len(r, f));
+	case F_U32: {
+		uint32_t v;
+		memcpy(&v, at(r, f), sizeof v);
+		return json_integer((json_int_t)v);
+	}
+	case F_NUM:
+		return json_num(num_of(r, f));
+	case F_BOOL:
+		return json_boolean(*(const bool *)at(r, f));
+	case F_LIST:
+		return json_list(at(r, f), str_len(r, f));
+	}
+	return NULL;
+}
+
+json_t *report_result_to_json(const struct ts_result *r)
+{
+	if (!r)
+		return NULL;
+	json_t *obj = json_object();
+	if (!obj || json_object_set_new(obj, "schema_version", json_integer(TS_SCHEMA_VERSION)))
+		goto fail;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct field *f = &fields[i];
+		json_t *into = obj;
+		const char *key = f->name;
+		const char *dot = strchr(key, '.');
+		if (dot) {
+			char group[64];
+			size_t n = (size_t)(dot - key);
+			memcpy(group, key, n);
+			group[n] = '\0';
+			into = json_object_get(obj, group);
+			if (!into) {
+				into = json_object();
+				if (json_object_set_new(obj, group, into))
+					goto fail;
+			}
+			key = dot + 1;
+		}
+		json_t *v = field_json(r, f);
+		if (!v || json_object_set_new(into, key, v))
+			goto fail;
+	}
+	return obj;
+fail:
+	json_decref(obj);
+	return NULL;
+}
+
+int report_result_json(const struct ts_result *r, FILE *out)
+{
+	if (!r || !out)
+		return TS_EINVALID;
+	json_t *obj = report_result_to_json(r);
+	if (!obj)
+		return TS_ENOMEM;
+	int rc = json_dumpf(obj, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	json_decref(obj);
+	if (rc || fputc('\n', out) == EOF || ferror(out))
+		return TS_EIO;
+	return 0;
+}
+
+size_t report_csv_ncols(void) { return NFIELDS; }
+
+int report_result_csv_header(FILE *out)
+{
+	if (!out)
+		return TS_EINVALID;
+	struct ts_table *t;
+	int rc = table_create(&t, NFIELDS);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < NFIELDS; i++)
+		table_header(t, i, fields[i].name, TABLE_LEFT);
+	rc = table_status(t);
+	if (!rc)
+		rc = table_print_csv(t, out);
+	table_destroy(t);
+	return rc;
+}
+
+/* The shortest "%.{15,16,17}g" text that reads back as v. */
+static void fmt_exact(char *buf, size_t n, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+}
+
+int report_result_csv_row(const struct ts_result *r, FILE *out)
+{
+	if (!r || !out)
+		return TS_EINVALID;
+	struct ts_table *t;
+	int rc = table_create(&t, NFIELDS);
+	if (rc)
+		return rc;
+	table_add_row(t);
+	for (size_t i = 0; i < NFIELDS; i++) {
+		const struct field *f = &fields[i];
+		char buf[40];
+		switch (f->kind) {
+		case F_STR:
+		case F_LIST:
+			table_cell(t, i, "%.*s", (int)str_len(r, f), (const char *)at(r, f));
+			break;
+		case F_U32: {
+			uint32_t v;
+			memcpy(&v, at(r, f), sizeof v);
+			table_cell(t, i, "%u", (unsigned)v);
+			break;
+		}
+		case F_NUM: {
+			double v = num_of(r, f);
+			if (isfinite(v)) {
+				fmt_exact(buf, sizeof buf, v);
+				table_cell(t, i, "%s", buf);
+			}
+			break;
+		}
+		case F_BOOL:
+			table_cell(t, i, "%s", *(const bool *)at(r, f) ? "true" : "false");
+			break;
+		}
+	}
+	rc = table_status(t);
+	if (!rc)
+		rc = table_print_csv(t, out);
+	table_destroy(t);
+	return rc;
+}
+
+/* --- the text report */
+
+#define NA "n/a (not finite)"
+
+static const char *fmt_time(char *buf, size_t n, double s)
+{
+	if (!isfinite(s))
+		snprintf(buf, n, NA);
+	else if (s == 0.0)
+		snprintf(buf, n, "0 s");
+	else if (s < 0.0) {
+		buf[0] = '-';
+		ts_units_format(-s, TS_UNIT_TIME, buf + 1, n - 1);
+	} else
+		ts_units_format(s, TS_UNIT_TIME, buf, n);
+	return buf;
+}
+
+/* A long duration in the unit people use for it. */
+static const char *fmt_duration(char *buf, size_t n, double s)
+{
+	if (!isfinite(s) || s < 120.0)
+		return fmt_time(buf, n, s);
+	if (s < 7200.0)
+		snprintf(buf, n, "%.1f min", s / 60.0);
+	else if (s < 172800.0)
+		snprintf(buf, n, "%.1f h", s / 3600.0);
+	else
+		snprintf(buf, n, "%.1f days", s / 86400.0);
+	return buf;
+}
+
+static const char *fmt_gib(char *buf, size_t n, double bytes)
+{
+	if (!isfinite(bytes))
+		snprintf(buf, n, NA);
+	else
+		snprintf(buf, n, "%.1f GiB", bytes / (double)TS_GiB);
+	return buf;
+}
+
+/* v with a decimal prefix (k, M, G, T, P) before `unit`. */
+static const char *fmt_si(char *buf, size_t n, double v, const char *unit)
+{
+	static const char *const pre[] = {"", "k", "M", "G", "T", "P"};
+	if (!isfinite(v)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	int i = 0;
+	while (fabs(v) >= 1000.0 && i < 5) {
+		v /= 1000.0;
+		i++;
+	}
+	snprintf(buf, n, "%.4g %s%s%s", v, pre[i], *pre[i] ? " " : "", unit);
+	return buf;
+}
+
+static const char *fmt_pct(char *buf, size_t n, double part, double whole)
+{
+	if (!isfinite(part) || !isfinite(whole) || whole <= 0.0)
+		snprintf(buf, n, "n/a");
+	else
+		snprintf(buf, n, "%.1f %%", 100.0 * part / whole);
+	return buf;
+}
+
+static const char *fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, NA);
+	else
+		snprintf(buf, n, fmt, v);
+	return buf;
+}
+
+/* Print a titled table and free it; keeps the first error in *rc. */
+static void emit(struct ts_table *t, const char *title, FILE *out, int *rc)
+{
+	if (!*rc)
+		*rc = table_status(t);
+	if (!*rc) {
+		if (title)
+			fprintf(out, "\n%s\n", title);
+		*rc = table_print(t, out);
+	}
+	table_destroy(t);
+}
+
+/* A two-column table of label / value lines. */
+static int kv_table(struct ts_table **t)
+{
+	int rc = table_create(t, 2);
+	if (!rc)
+		table_header(*t, 1, NULL, TABLE_LEFT);
+	return rc;
+}
+
+static void kv(struct ts_table *t, const char *label, const char *value)
+{
+	table_add_row(t);
+	table_cell(t, 0, "%s", label);
+	table_cell(t, 1, "%s", value);
+}
+
+static void headline(const struct ts_result *r, FILE *out, int *rc)
+{
+	struct ts_table *t;
+	char a[64], b[64], c[160];
+	if (*rc || (*rc = kv_table(&t)))
+		return;
+	kv(t, "iteration time", fmt_time(a, sizeof a, r->iteration_time_s));
+	snprintf(c, sizeof c, "%s, %s", fmt_si(a, sizeof a, r->samples_per_s, "samples/s"),
+		 fmt_si(b, sizeof b, r->tokens_per_s, "tokens/s"));
+	kv(t, "throughput", c);
+	kv(t, "per GPU", fmt_num(a, sizeof a, "%.1f TFLOP/s", r->tflops_per_gpu));
+	kv(t, "MFU", fmt_num(a, sizeof a, "%.1f %%", 100.0 * r->mfu));
+	kv(t, "HFU", fmt_num(a, sizeof a, "%.1f %%", 100.0 * r->hfu));
+	emit(t, NULL, out, rc);
+}
+
+static void time_table(const struct ts_result *r, FILE *out, int *rc)
+{
+	const struct {
+		const char *label;
+		double s;
+	} parts[] = {
+		{"compute", r->compute_s},
+		{"recompute", r->recompute_s},
+		{"exposed communication", r->exposed_comm_s},
+		{"pipeline bubble", r->bubble_s},
+		{"data stall", r->data_stall_s},
+		{"optimizer", r->optimizer_s},
+		{"other", r->other_s},
+	};
+	struct ts_table *t;
+	char a[64], b[32];
+	double it = r->iteration_time_s, sum = 0.0;
+	if (*rc || (*rc = table_create(&t, 3)))
+		return;
+	table_header(t, 0, "part", TABLE_LEFT);
+	table_header(t, 1, "time", TABLE_RIGHT);
+	table_header(t, 2, "share", TABLE_RIGHT);
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		table_add_row(t);
+		table_cell(t, 0, "%s", parts[i].label);
+		table_cell(t, 1, "%s", fmt_time(a, sizeof a, parts[i].s));
+		table_cell(t, 2, "%s", fmt_pct(b, sizeof b, parts[i].s, it));
+		sum += parts[i].s;
+	}
+	/* The parts sum to the iteration by construction; show a gap if not. */
+	double gap = it - sum;
+	if (isfinite(gap) && fabs(gap) > 1e-9 * fabs(it) && fabs(gap) > 0.0) {
+		table_add_row(t);
+		table_cell(t, 0, "(unattributed)");
+		table_cell(t, 1, "%s", fmt_time(a, sizeof a, gap));
+		table_cell(t, 2, "%s", fmt_pct(b, sizeof b, gap, it));
+	}
+	table_add_row(t);
+	table_cell(t, 0, "iteration");
+	table_cell(t, 1, "%s", fmt_time(a, sizeof a, it));
+	table_cell(t, 2, "%s", fmt_pct(b, sizeof b, it, it));
+	emit(t, "Time per iteration (critical path)", out, rc);
+}
+
+static void memory_table(const struct ts_result *r, FILE *out, int *rc)
+{
+	const struct ts_mem_breakdown *m = &r->mem;
+	const struct {
+		const char *label;
+		double bytes;
+	} parts[] = {
+		{"weights", m->weights},     {"gradients", m->gradients},
+		{"optimizer", m->optimizer}, {"activations", m->activations},
+		{"logits", m->logits},       {"buffers", m->buffers},
+		{"reserve", m->reserve},
+	};
+	struct ts_table *t;
+	char a[64], b[32];
+	double total = r->memory_per_gpu_bytes, cap = r->memory_capacity_bytes;
+	if (*rc || (*rc = table_create(&t, 3)))
+		return;
+	table_header(t, 0, "kind", TABLE_LEFT);
+	table_header(t, 1, "size", TABLE_RIGHT);
+	table_header(t, 2, "share", TABLE_RIGHT);
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		table_add_row(t);
+		table_cell(t, 0, "%s", parts[i].label);
+		table_cell(t, 1, "%s", fmt_gib(a, sizeof a, parts[i].bytes));
+		table_cell(t, 2, "%s", fmt_pct(b, sizeof b, parts[i].bytes, total));
+	}
+	table_add_row(t);
+	table_cell(t, 0, "total (peak)");
+	table_cell(t, 1, "%s", fmt_gib(a, sizeof a, total));
+	table_cell(t, 2, "%s", fmt_pct(b, sizeof b, total, total));
+	table_add_row(t);
+	table_cell(t, 0, "capacity");
+	table_cell(t, 1, "%s", fmt_gib(a, sizeof a, cap));
+	table_cell(t, 2, "%s", fmt_pct(b, sizeof b, total, cap));
+	emit(t, "Memory per GPU (worst rank at its peak)", out, rc);
+	if (*rc)
+		return;
+	if (r->fits)
+		fprintf(out, "fits: %s of %s\n", fmt_gib(a, sizeof a, total),
+			fmt_gib(b, sizeof b, cap));
+	else {
+		char c[64];
+		fprintf(out, "does NOT fit: needs %s of %s\n", fmt_gib(a, sizeof a, total),
+			fmt_gib(c, sizeof c, cap));
+	}
+}
+
+static void run_table(const struct ts_result *r, FILE *out, int *rc)
+{
+	struct ts_table *t;
+	char a[64];
+	if (*rc || (*rc = kv_table(&t)))
+		return;
+	kv(t, "steps", fmt_num(a, sizeof a, "%.0f", r->steps));
+	kv(t, "time to train", fmt_duration(a, sizeof a, r->time_to_train_s));
+	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));
+	kv(t, "energy", fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
+	kv(t, "cost", fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
+	emit(t, "Whole run", out, rc);
+}
+
+int report_result_text(const struct ts_result *r, FILE *out)
+{
+	if (!r || !out)
+		return TS_EINVALID;
+	int rc = 0;
+	int name_len = (int)bounded_len(r->name, sizeof r->name);
+	fprintf(out, "%.*s%s(%u GPU%s)\n\n", name_len, r->name, name_len ? "  " : "",
+		(unsigned)r->gpus, r->gpus == 1 ? "" : "s");
+	headline(r, out, &rc);
+	time_table(r, out, &rc);
+	memory_table(r, out, &rc);
+	if (!rc && r->steps > 0.0)
+		run_table(r, out, &rc);
+	if (rc)
+		return rc;
+	size_t blen = bounded_len(r->bottleneck, sizeof r->bottleneck);
+	if (blen)
+		fprintf(out, "\nbottleneck: %.*s\n", (int)blen, r->bottleneck);
+	json_t *nm = json_list(r->not_modelled, bounded_len(r->not_modelled, sizeof r->not_modelled));
+	if (!nm)
+		return TS_ENOMEM;
+	if (json_array_size(nm)) {
+		fputs("\nnot modelled (accepted, no effect on the figures):\n", out);
+		size_t i;
+		json_t *v;
+		json_array_foreach(nm, i, v) fprintf(out, "  - %s\n", json_string_value(v));
+	}
+	json_decref(nm);
+	return ferror(out) ? TS_EIO : 0;
+}

@@ -1,0 +1,50 @@
+/* Reports of one result: JSON and CSV with the stable result keys for
+ * programs, and a readable text report for people.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_IO_REPORT_H
+#define TS_IO_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "run/result.h"
+
+/* The result as one JSON object: "schema_version" (TS_SCHEMA_VERSION), then
+ * every field of struct ts_result under its stable name (DESIGN.md, "The
+ * scenario keys and the result keys"), with:
+ *   "memory_breakdown": { "weights_bytes", "gradients_bytes",
+ *       "optimizer_bytes", "activations_bytes", "logits_bytes",
+ *       "buffers_bytes", "reserve_bytes" },
+ *   "bottleneck": string, "not_modelled": array of strings (the
+ *   comma-separated list, trimmed, empty entries dropped).
+ * A number that is NaN or infinite is written as null: it is a bug of the
+ * producer, and a reader sees it. Returns a new reference, NULL on out of
+ * memory. */
+json_t *report_result_to_json(const struct ts_result *r);
+
+/* Write report_result_to_json(r), indented, and a newline. Returns 0,
+ * TS_ENOMEM, TS_EIO when writing fails, or TS_EINVALID for NULL arguments. */
+int report_result_json(const struct ts_result *r, FILE *out);
+
+/* Number of CSV columns (the same for the header and every row). */
+size_t report_csv_ncols(void);
+
+/* Write the CSV header line: the JSON keys in the same order, the memory
+ * breakdown as "memory_breakdown.weights_bytes" etc. Returns 0 or TS_EIO. */
+int report_result_csv_header(FILE *out);
+
+/* Write one CSV line of r under report_result_csv_header's columns; numbers
+ * with 17 significant digits, a non-finite number as an empty field,
+ * booleans as true/false, not_modelled as its comma-separated text (quoted).
+ * Returns 0, TS_ENOMEM, TS_EIO, or TS_EINVALID for NULL arguments. */
+int report_result_csv_row(const struct ts_result *r, FILE *out);
+
+/* Write the readable report: headline (iteration time, throughput, TFLOP/s
+ * per GPU, MFU, HFU), the time breakdown (s and % of the iteration), the
+ * memory per GPU against capacity in GiB ("fits" or "does NOT fit: needs X
+ * GiB of Y GiB"), the whole run when steps > 0, the bottleneck and what is
+ * not modelled. Returns 0, TS_ENOMEM, TS_EIO, or TS_EINVALID for NULL
+ * arguments. */
+int report_result_text(const struct ts_result *r, FILE *out);
+
+#endif

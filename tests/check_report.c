@@ -1,0 +1,267 @@
+/* Result reports: JSON keys and schema version, CSV header and row agree,
+ * non-finite numbers, the text report's breakdown and memory verdict.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "io/report.h"
+#include "testutil.h"
+
+static const char *const stable_keys[] = {
+	"schema_version", "iteration_time_s", "samples_per_s", "tokens_per_s",
+	"model_flops_per_iteration", "tflops_per_gpu", "mfu", "hfu",
+	"memory_per_gpu_bytes", "memory_capacity_bytes", "fits", "compute_s",
+	"recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s", "optimizer_s",
+	"other_s", "time_to_train_s", "gpu_hours", "energy_kwh", "cost_usd",
+	/* beyond the DESIGN.md minimum */
+	"name", "gpus", "hardware_flops_per_iteration", "memory_breakdown", "steps",
+	"bottleneck", "not_modelled"};
+
+static struct ts_result sample(void)
+{
+	struct ts_result r;
+	memset(&r, 0, sizeof r);
+	strcpy(r.name, "Llama-2-7B on one DGX A100, \"FSDP\"");
+	r.gpus = 8;
+	r.iteration_time_s = 2.0;
+	r.samples_per_s = 256.0;
+	r.tokens_per_s = 256.0 * 4096.0;
+	r.model_flops_per_iteration = 2.0e16;
+	r.hardware_flops_per_iteration = 2.5e16;
+	r.tflops_per_gpu = 1250.0;
+	r.mfu = 0.45;
+	r.hfu = 0.55;
+	r.mem.weights = 14.0 * 1073741824.0;
+	r.mem.gradients = 14.0 * 1073741824.0;
+	r.mem.optimizer = 40.0 * 1073741824.0;
+	r.mem.activations = 20.0 * 1073741824.0;
+	r.mem.logits = 2.0 * 1073741824.0;
+	r.mem.buffers = 1.0 * 1073741824.0;
+	r.mem.reserve = 2.1 * 1073741824.0;
+	r.memory_per_gpu_bytes = 93.1 * 1073741824.0;
+	r.memory_capacity_bytes = 79.3 * 1073741824.0;
+	r.fits = false;
+	r.compute_s = 1.2;
+	r.recompute_s = 0.2;
+	r.exposed_comm_s = 0.3;
+	r.bubble_s = 0.1;
+	r.data_stall_s = 0.0;
+	r.optimizer_s = 0.15;
+	r.other_s = 0.05;
+	r.steps = 1000.0;
+	r.time_to_train_s = 2000.0;
+	r.gpu_hours = 2000.0 * 8.0 / 3600.0;
+	r.energy_kwh = 30.0;
+	r.cost_usd = 8.89;
+	strcpy(r.bottleneck, "compute-bound: GEMMs on the GPUs");
+	strcpy(r.not_modelled, "data.shuffle, training.ema ,, parallel.foo");
+	return r;
+}
+
+static char *capture_r(int (*print)(const struct ts_result *, FILE *), const struct ts_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(print(r, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static json_t *parse(const char *s)
+{
+	json_error_t err;
+	json_t *j = json_loads(s, 0, &err);
+	ck_assert_msg(j != NULL, "invalid JSON: %s at line %d", err.text, err.line);
+	return j;
+}
+
+START_TEST(json_has_every_stable_key)
+{
+	struct ts_result r = sample();
+	char *s = capture_r(report_result_json, &r);
+	json_t *j = parse(s);
+	ck_assert(json_is_object(j));
+	for (size_t i = 0; i < sizeof stable_keys / sizeof stable_keys[0]; i++)
+		ck_assert_msg(json_object_get(j, stable_keys[i]), "missing %s", stable_keys[i]);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "schema_version")),
+			 TS_SCHEMA_VERSION);
+	ck_assert(json_is_false(json_object_get(j, "fits")));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "gpus")), 8);
+	ck_assert(json_real_value(json_object_get(j, "mfu")) == 0.45);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "name")), r.name);
+	json_t *mem = json_object_get(j, "memory_breakdown");
+	const char *mk[] = {"weights_bytes", "gradients_bytes", "optimizer_bytes",
+			    "activations_bytes", "logits_bytes", "buffers_bytes", "reserve_bytes"};
+	for (size_t i = 0; i < 7; i++)
+		ck_assert_msg(json_is_real(json_object_get(mem, mk[i])), "missing %s", mk[i]);
+	ck_assert(json_real_value(json_object_get(mem, "optimizer_bytes")) == r.mem.optimizer);
+	json_t *nm = json_object_get(j, "not_modelled");
+	ck_assert_uint_eq(json_array_size(nm), 3);
+	ck_assert_str_eq(json_string_value(json_array_get(nm, 1)), "training.ema");
+	ck_assert_str_eq(json_string_value(json_object_get(j, "bottleneck")), r.bottleneck);
+	json_decref(j);
+	free(s);
+}
+END_TEST
+
+START_TEST(non_finite_is_null)
+{
+	struct ts_result r = sample();
+	r.mfu = NAN;
+	r.cost_usd = INFINITY;
+	memset(r.name, 'x', sizeof r.name); /* no terminating NUL */
+	r.bottleneck[0] = (char)0xff;       /* not UTF-8 */
+	char *s = capture_r(report_result_json, &r);
+	ck_assert_ptr_null(strstr(s, "nan"));
+	ck_assert_ptr_null(strstr(s, "inf"));
+	json_t *j = parse(s);
+	ck_assert(json_is_null(json_object_get(j, "mfu")));
+	ck_assert(json_is_null(json_object_get(j, "cost_usd")));
+	ck_assert_uint_eq(strlen(json_string_value(json_object_get(j, "name"))), sizeof r.name);
+	json_decref(j);
+	free(s);
+	char *row = capture_r(report_result_csv_row, &r);
+	ck_assert_ptr_null(strstr(row, "nan"));
+	ck_assert_ptr_null(strstr(row, "inf"));
+	free(row);
+	char *text = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(strstr(text, "not finite"));
+	free(text);
+}
+END_TEST
+
+/* Split one CSV line per RFC 4180; returns the field count and the i-th
+ * field (unquoted) in *field when want == i. */
+static size_t csv_fields(const char *line, size_t want, char *field, size_t n)
+{
+	size_t count = 0, k = 0;
+	const char *p = line;
+	for (;;) {
+		bool quoted = *p == '"';
+		if (quoted)
+			p++;
+		for (;;) {
+			if (quoted && *p == '"' && p[1] == '"') {
+				if (count == want && k + 1 < n)
+					field[k++] = '"';
+				p += 2;
+			} else if (quoted && *p == '"') {
+				p++;
+				break;
+			} else if (!quoted && (*p == ',' || *p == '\n' || !*p)) {
+				break;
+			} else {
+				if (count == want && k + 1 < n)
+					field[k++] = *p;
+				p++;
+			}
+		}
+		count++;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	if (field && n)
+		field[k] = '\0';
+	return count;
+}
+
+START_TEST(csv_header_and_row_agree)
+{
+	struct ts_result r = sample();
+	char *h = NULL;
+	size_t hlen = 0;
+	FILE *f = open_memstream(&h, &hlen);
+	ck_assert_int_eq(report_result_csv_header(f), 0);
+	fclose(f);
+	char *row = capture_r(report_result_csv_row, &r);
+	char field[600];
+	size_t nh = csv_fields(h, 0, field, sizeof field);
+	ck_assert_str_eq(field, "name");
+	size_t nr = csv_fields(row, 0, field, sizeof field);
+	ck_assert_str_eq(field, r.name); /* quoted: holds a comma and quotes */
+	ck_assert_uint_eq(nh, report_csv_ncols());
+	ck_assert_uint_eq(nr, nh);
+	/* one line each */
+	ck_assert_ptr_eq(strchr(h, '\n'), h + strlen(h) - 1);
+	ck_assert_ptr_eq(strchr(row, '\n'), row + strlen(row) - 1);
+	/* same names as the JSON keys; values read back exactly */
+	for (size_t i = 0; i < nh; i++) {
+		char name[128];
+		csv_fields(h, i, name, sizeof name);
+		csv_fields(row, i, field, sizeof field);
+		if (!strcmp(name, "mfu"))
+			ck_assert(strtod(field, NULL) == 0.45);
+		if (!strcmp(name, "fits"))
+			ck_assert_str_eq(field, "false");
+		if (!strcmp(name, "memory_breakdown.reserve_bytes"))
+			ck_assert(strtod(field, NULL) == r.mem.reserve);
+		if (!strcmp(name, "not_modelled"))
+			ck_assert_str_eq(field, r.not_modelled);
+	}
+	for (size_t i = 0; i < sizeof stable_keys / sizeof stable_keys[0]; i++) {
+		if (!strcmp(stable_keys[i], "schema_version") ||
+		    !strcmp(stable_keys[i], "memory_breakdown"))
+			continue;
+		bool found = false;
+		for (size_t c = 0; c < nh && !found; c++) {
+			char name[128];
+			csv_fields(h, c, name, sizeof name);
+			found = !strcmp(name, stable_keys[i]);
+		}
+		ck_assert_msg(found, "CSV lacks %s", stable_keys[i]);
+	}
+	free(h);
+	free(row);
+}
+END_TEST
+
+START_TEST(text_report)
+{
+	struct ts_result r = sample();
+	char *s = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(strstr(s, "does NOT fit: needs 93.1 GiB of 79.3 GiB"));
+	ck_assert_ptr_nonnull(strstr(s, "2 s"));
+	/* compute 1.2 of 2.0 s */
+	ck_assert_ptr_nonnull(strstr(s, "compute                 1.2 s   60.0 %\n"));
+	ck_assert_ptr_nonnull(strstr(s, "exposed communication  300 ms   15.0 %\n"));
+	ck_assert_ptr_nonnull(strstr(s, "iteration                 2 s  100.0 %\n"));
+	ck_assert_ptr_null(strstr(s, "unattributed"));
+	ck_assert_ptr_nonnull(strstr(s, "MFU             45.0 %\n"));
+	ck_assert_ptr_nonnull(strstr(s, "256 samples/s, 1.049 M tokens/s"));
+	ck_assert_ptr_nonnull(strstr(s, "Whole run"));
+	ck_assert_ptr_nonnull(strstr(s, "33.3 min"));
+	ck_assert_ptr_nonnull(strstr(s, "bottleneck: compute-bound"));
+	ck_assert_ptr_nonnull(strstr(s, "  - parallel.foo\n"));
+	free(s);
+
+	r.fits = true;
+	r.memory_per_gpu_bytes = 45.1 * 1073741824.0;
+	r.steps = 0.0;
+	r.other_s = 0.55; /* parts no longer sum to the iteration */
+	s = capture_r(report_result_text, &r);
+	ck_assert_ptr_null(strstr(s, "NOT fit"));
+	ck_assert_ptr_nonnull(strstr(s, "fits: 45.1 GiB of 79.3 GiB"));
+	ck_assert_ptr_null(strstr(s, "Whole run"));
+	ck_assert_ptr_nonnull(strstr(s, "(unattributed)"));
+	free(s);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("report");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, json_has_every_stable_key);
+	tcase_add_test(tc, non_finite_is_null);
+	tcase_add_test(tc, csv_header_and_row_agree);
+	tcase_add_test(tc, text_report);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
