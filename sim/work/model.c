@@ -1,0 +1,804 @@
+/* Transformer model descriptions: loading, defaults, validation, parameters.
+ * SPDX-License-Identifier: MIT */
+
+/* A model is built in two steps. Loading collects the keys that are given
+ * (in a file, in an inline group, or in the chain of `base` models it starts
+ * from, outermost last so that it overrides) together with where each came
+ * from, and marks them as given. Finishing then derives what was left out
+ * (kv_heads = heads, head_dim = hidden / heads, ffn_hidden = 4h for gelu, the
+ * family's conventions for activation, norm, positions, tying and biases) and
+ * validates the result. Deriving only after all overrides are in means an
+ * inline `{ base = "gpt3-175b"; hidden = 2304; heads = 24; }` gets the
+ * head_dim of its own hidden and heads, not the base model's. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/suggest.h"
+#include "work/model.h"
+
+#define MAX_DEPTH 8              /* base chains */
+#define MAX_FILE (1u << 20)      /* bytes of one model file */
+#define MAX_DIM ((int64_t)1 << 26) /* any one size; keeps h*f*L exact in a double */
+#define MAX_LAYERS ((int64_t)100000)
+
+static const char *const key_names[TS_MK_COUNT_] = {
+	"name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
+	"ffn_hidden", "vocab", "seq_len", "activation", "norm", "position",
+	"tied_embeddings", "bias", "source"};
+
+/* Every key a model group may hold: the model keys and `base`. */
+static const char *const group_keys[TS_MK_COUNT_ + 1] = {
+	"name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
+	"ffn_hidden", "vocab", "seq_len", "activation", "norm", "position",
+	"tied_embeddings", "bias", "source", "base"};
+
+static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert"};
+static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
+static const char *const norm_names[TS_NORM_COUNT_] = {"layernorm", "rmsnorm"};
+static const char *const pos_names[TS_POS_COUNT_] = {"learned", "rope"};
+
+const char *ts_model_key_name(enum ts_model_key k)
+{
+	return (unsigned)k < TS_MK_COUNT_ ? key_names[k] : "?";
+}
+
+const char *ts_model_family_name(enum ts_model_family f)
+{
+	return (unsigned)f < TS_FAMILY_COUNT_ ? family_names[f] : "?";
+}
+
+const char *ts_model_activation_name(enum ts_activation a)
+{
+	return (unsigned)a < TS_ACT_COUNT_ ? act_names[a] : "?";
+}
+
+const char *ts_model_norm_name(enum ts_norm n)
+{
+	return (unsigned)n < TS_NORM_COUNT_ ? norm_names[n] : "?";
+}
+
+const char *ts_model_position_name(enum ts_position p)
+{
+	return (unsigned)p < TS_POS_COUNT_ ? pos_names[p] : "?";
+}
+
+/* A model being loaded: values and origins, which keys were given, and the
+ * group it is described by (for "missing key" messages). */
+struct raw {
+	struct ts_model m;
+	unsigned given;      /* bit k set: key k was given somewhere */
+	char file[200];      /* file of the outermost group */
+	int line;            /* line of the outermost group */
+	const char *prefix;  /* key prefix of the outermost group ("model.") */
+};
+
+static int load_file(const char *root, const char *name, struct raw *r, int depth,
+		     const char *efile, int eline, const char *ekey, struct ts_error *err);
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void copy(char *dst, size_t n, const char *src)
+{
+	snprintf(dst, n, "%s", src ? src : "");
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_INT: return "an integer";
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a float";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "nothing";
+	}
+}
+
+/* "\"8x\" (a string)", "2.5 (a float)", "a group". */
+static char *found(const config_setting_t *s, char *buf, size_t n)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, n, "%lld", config_setting_get_int64(s));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, n, "%g (a float)", config_setting_get_float(s));
+		break;
+	case CONFIG_TYPE_STRING:
+		snprintf(buf, n, "\"%.80s\" (a string)", config_setting_get_string(s));
+		break;
+	case CONFIG_TYPE_BOOL:
+		snprintf(buf, n, "%s (a boolean)", config_setting_get_bool(s) ? "true" : "false");
+		break;
+	default:
+		snprintf(buf, n, "%s", type_name(config_setting_type(s)));
+		break;
+	}
+	return buf;
+}
+
+/* Where a setting came from: its label (hook) or file and line. */
+static void where(const config_setting_t *s, const char *file, char *f, size_t n, int *line)
+{
+	const void *hook = config_setting_get_hook(s);
+	if (hook) {
+		copy(f, n, (const char *)hook);
+		*line = 0;
+	} else {
+		copy(f, n, file);
+		*line = (int)config_setting_source_line(s);
+	}
+}
+
+static int fail_at(struct ts_error *err, int code, const config_setting_t *s, const char *file,
+		   const char *prefix, const char *key, const char *fmt, const char *a,
+		   const char *b)
+{
+	char f[200], k[160];
+	int line;
+	where(s, file, f, sizeof f, &line);
+	snprintf(k, sizeof k, "%s%s", prefix ? prefix : "", key);
+	size_t kl = strlen(k);
+	if (kl && k[kl - 1] == '.')
+		k[kl - 1] = '\0';
+	return ts_error_set(err, code, f, line, k, fmt, a, b);
+}
+
+/* Read a whole regular file of at most MAX_FILE bytes into a NUL-terminated
+ * buffer (free with ts_free(buf, len + 1)). */
+static int read_text(const char *path, char **out, size_t *len, struct ts_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open: %s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ts_error_set(err, TS_EIO, path, 0, NULL,
+				    "found something that is not a regular file, expected a .cfg file");
+	}
+	if (st.st_size > (off_t)MAX_FILE) {
+		close(fd);
+		return ts_error_set(err, TS_ELIMIT, path, 0, NULL,
+				    "found %lld bytes, expected at most %u",
+				    (long long)st.st_size, MAX_FILE);
+	}
+	size_t n = (size_t)st.st_size;
+	char *buf = ts_malloc(n + 1);
+	if (!buf) {
+		close(fd);
+		return ts_error_set(err, TS_ENOMEM, path, 0, NULL, "out of memory reading the file");
+	}
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+/* 1-based line of the first `@include` directive in text, or 0. Includes are
+ * refused: configurations compose by name, and a file must not pull in
+ * arbitrary paths. */
+static int include_line(const char *text)
+{
+	int line = 1;
+	for (const char *p = text; *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (strncmp(p, "@include", 8) == 0)
+			return line;
+		while (*p && *p != '\n')
+			p++;
+		if (*p == '\n') {
+			p++;
+			line++;
+		}
+	}
+	return 0;
+}
+
+/* ---- reading one group ------------------------------------------------ */
+
+static int find(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void note_origin(struct raw *r, enum ts_model_key k, const config_setting_t *s,
+			const char *file)
+{
+	struct ts_model_origin *o = &r->m.origin[k];
+	where(s, file, o->file, sizeof o->file, &o->line);
+	o->note = NULL;
+	r->given |= 1u << k;
+}
+
+static int get_size(const config_setting_t *s, const char *file, const char *prefix,
+		    const char *key, int64_t max, int64_t *out, struct ts_error *err)
+{
+	char fb[128], mb[32];
+	int64_t v;
+	int t = config_setting_type(s);
+	if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+		v = config_setting_get_int64(s);
+	} else if (t == CONFIG_TYPE_FLOAT) {
+		double d = config_setting_get_float(s);
+		if (!(d >= 1.0 && d <= (double)max && d == floor(d)))
+			return fail_at(err, TS_ERANGE, s, file, prefix, key,
+				       "found %s, expected a positive whole number%s",
+				       found(s, fb, sizeof fb), "");
+		v = (int64_t)d;
+	} else {
+		return fail_at(err, TS_ETYPE, s, file, prefix, key,
+			       "found %s, expected a positive integer%s", found(s, fb, sizeof fb), "");
+	}
+	if (v < 1 || v > max) {
+		snprintf(mb, sizeof mb, "%lld", (long long)max);
+		return fail_at(err, TS_ERANGE, s, file, prefix, key,
+			       "found %s, expected a positive integer of at most %s",
+			       found(s, fb, sizeof fb), mb);
+	}
+	*out = v;
+	return 0;
+}
+
+static int get_enum(const config_setting_t *s, const char *file, const char *prefix,
+		    const char *key, const char *const *names, size_t n, int *out,
+		    struct ts_error *err)
+{
+	char fb[128], opts[128] = "";
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++)
+		off += (size_t)snprintf(opts + off, sizeof opts - off, "%s\"%s\"",
+					i == 0 ? "" : (i + 1 == n ? " or " : ", "), names[i]);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail_at(err, TS_ETYPE, s, file, prefix, key, "found %s, expected %s",
+			       found(s, fb, sizeof fb), opts);
+	int i = find(names, n, config_setting_get_string(s));
+	if (i < 0)
+		return fail_at(err, TS_EUNKNOWN_NAME, s, file, prefix, key,
+			       "found %s, expected %s", found(s, fb, sizeof fb), opts);
+	*out = i;
+	return 0;
+}
+
+static int get_text(const config_setting_t *s, const char *file, const char *prefix,
+		    const char *key, char *dst, size_t n, struct ts_error *err)
+{
+	char fb[128], lim[32];
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail_at(err, TS_ETYPE, s, file, prefix, key, "found %s, expected a string%s",
+			       found(s, fb, sizeof fb), "");
+	const char *v = config_setting_get_string(s);
+	if (strlen(v) >= n) {
+		snprintf(lim, sizeof lim, "%zu", n - 1);
+		return fail_at(err, TS_ERANGE, s, file, prefix, key,
+			       "found %s, expected at most %s characters",
+			       found(s, fb, sizeof fb), lim);
+	}
+	copy(dst, n, v);
+	return 0;
+}
+
+static int get_bool(const config_setting_t *s, const char *file, const char *prefix,
+		    const char *key, bool *out, struct ts_error *err)
+{
+	char fb[128];
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return fail_at(err, TS_ETYPE, s, file, prefix, key,
+			       "found %s, expected true or false%s", found(s, fb, sizeof fb), "");
+	*out = config_setting_get_bool(s) != 0;
+	return 0;
+}
+
+/* Apply one model group (a file's root or an inline group) to r. */
+static int apply_group(const char *root, const config_setting_t *g, const char *file,
+		       const char *prefix, struct raw *r, int depth, struct ts_error *err)
+{
+	int rc;
+	char fb[128], sugg[160];
+	if (!config_setting_is_group(g))
+		return fail_at(err, TS_ETYPE, g, file, prefix, "", "found %s, expected %s",
+			       found(g, fb, sizeof fb), "a model group { layers = ...; }");
+	int n = config_setting_length(g);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
+		const char *nm = config_setting_name(c);
+		if (find(group_keys, TS_MK_COUNT_ + 1, nm) < 0) {
+			ts_suggest(nm, group_keys, TS_MK_COUNT_ + 1, 1, sugg, sizeof sugg);
+			return fail_at(err, TS_EUNKNOWN_KEY, c, file, prefix, nm,
+				       "found an unknown model key, expected a model key%s%s",
+				       sugg[0] ? "; did you mean " : "", sugg);
+		}
+	}
+	const config_setting_t *b = config_setting_get_member(g, "base");
+	if (b) {
+		char bname[256];
+		if ((rc = get_text(b, file, prefix, "base", bname, sizeof bname, err)))
+			return rc;
+		if (depth >= MAX_DEPTH)
+			return fail_at(err, TS_ELIMIT, b, file, prefix, "base",
+				       "found \"%s\" nested too deeply (a cycle?), expected at most %s levels",
+				       bname, "8");
+		char f[200], k[160];
+		int line;
+		where(b, file, f, sizeof f, &line);
+		snprintf(k, sizeof k, "%sbase", prefix);
+		if ((rc = load_file(root, bname, r, depth + 1, f, line, k, err)))
+			return rc;
+	}
+	for (int k = 0; k < TS_MK_COUNT_; k++) {
+		const config_setting_t *s = config_setting_get_member(g, key_names[k]);
+		if (!s)
+			continue;
+		const char *kn = key_names[k];
+		int e = 0;
+		struct ts_model *m = &r->m;
+		switch ((enum ts_model_key)k) {
+		case TS_MK_NAME: rc = get_text(s, file, prefix, kn, m->name, sizeof m->name, err); break;
+		case TS_MK_SOURCE: rc = get_text(s, file, prefix, kn, m->source, sizeof m->source, err); break;
+		case TS_MK_FAMILY:
+			rc = get_enum(s, file, prefix, kn, family_names, TS_FAMILY_COUNT_, &e, err);
+			m->family = (enum ts_model_family)e;
+			break;
+		case TS_MK_ACTIVATION:
+			rc = get_enum(s, file, prefix, kn, act_names, TS_ACT_COUNT_, &e, err);
+			m->activation = (enum ts_activation)e;
+			break;
+		case TS_MK_NORM:
+			rc = get_enum(s, file, prefix, kn, norm_names, TS_NORM_COUNT_, &e, err);
+			m->norm = (enum ts_norm)e;
+			break;
+		case TS_MK_POSITION:
+			rc = get_enum(s, file, prefix, kn, pos_names, TS_POS_COUNT_, &e, err);
+			m->position = (enum ts_position)e;
+			break;
+		case TS_MK_TIED_EMBEDDINGS: rc = get_bool(s, file, prefix, kn, &m->tied_embeddings, err); break;
+		case TS_MK_BIAS: rc = get_bool(s, file, prefix, kn, &m->bias, err); break;
+		case TS_MK_LAYERS: rc = get_size(s, file, prefix, kn, MAX_LAYERS, &m->layers, err); break;
+		case TS_MK_HIDDEN: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->hidden, err); break;
+		case TS_MK_HEADS: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->heads, err); break;
+		case TS_MK_KV_HEADS: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->kv_heads, err); break;
+		case TS_MK_HEAD_DIM: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->head_dim, err); break;
+		case TS_MK_FFN_HIDDEN: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->ffn_hidden, err); break;
+		case TS_MK_VOCAB: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->vocab, err); break;
+		case TS_MK_SEQ_LEN: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->seq_len, err); break;
+		default: rc = 0; break;
+		}
+		if (rc)
+			return rc;
+		note_origin(r, (enum ts_model_key)k, s, file);
+	}
+	return 0;
+}
+
+/* ---- files and names -------------------------------------------------- */
+
+static int is_path(const char *name)
+{
+	size_t n = strlen(name);
+	return strchr(name, '/') != NULL || (n > 4 && strcmp(name + n - 4, ".cfg") == 0);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *ts_model_names(const char *root, const char *near, size_t max, char *buf, size_t n)
+{
+	char dir[4096];
+	char **names = NULL;
+	size_t cnt = 0, cap = 0;
+	if (n)
+		buf[0] = '\0';
+	snprintf(dir, sizeof dir, "%s/models", root ? root : ".");
+	DIR *d = opendir(dir);
+	if (!d)
+		return buf;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l <= 4 || strcmp(e->d_name + l - 4, ".cfg") != 0 || e->d_name[0] == '.')
+			continue;
+		if (ts_grow((void **)&names, &cap, cnt + 1, sizeof *names))
+			break;
+		char *s = ts_malloc(l - 3);
+		if (!s)
+			break;
+		memcpy(s, e->d_name, l - 4);
+		s[l - 4] = '\0';
+		names[cnt++] = s;
+	}
+	closedir(d);
+	if (cnt)
+		qsort(names, cnt, sizeof *names, cmp_str);
+	if (near) {
+		ts_suggest(near, (const char *const *)names, cnt, max, buf, n);
+	} else {
+		size_t off = 0;
+		for (size_t i = 0; i < cnt && off < n; i++) {
+			int w = snprintf(buf + off, n - off, "%s%s", i ? ", " : "", names[i]);
+			if (w < 0)
+				break;
+			off += (size_t)w;
+		}
+	}
+	for (size_t i = 0; i < cnt; i++)
+		ts_free(names[i], strlen(names[i]) + 1);
+	ts_free(names, cap * sizeof *names);
+	return buf;
+}
+
+/* Load the file of model `name` into r (which it overrides key by key).
+ * efile/eline/ekey locate the reference to the model, for "unknown name". */
+static int load_file(const char *root, const char *name, struct raw *r, int depth,
+		     const char *efile, int eline, const char *ekey, struct ts_error *err)
+{
+	char path[4096];
+	int rc;
+	if (!root)
+		root = ".";
+	if (is_path(name)) {
+		copy(path, sizeof path, name);
+	} else {
+		snprintf(path, sizeof path, "%s/models/%s.cfg", root, name);
+		struct stat st;
+		if (name[0] == '\0' || stat(path, &st) != 0) {
+			char near[256], all[512];
+			ts_model_names(root, name, 3, near, sizeof near);
+			if (!near[0])
+				ts_model_names(root, NULL, 0, all, sizeof all);
+			return ts_error_set(err, TS_EUNKNOWN_NAME, efile, eline, ekey,
+					    "found \"%.80s\", expected a model of %s/models/; %s%s",
+					    name, root, near[0] ? "closest: " : "known: ",
+					    near[0] ? near : (all[0] ? all : "none"));
+		}
+	}
+	char *text;
+	size_t len;
+	if ((rc = read_text(path, &text, &len, err)))
+		return rc;
+	int inc = include_line(text);
+	if (inc) {
+		ts_free(text, len + 1);
+		return ts_error_set(err, TS_EUNSUPPORTED, path, inc, NULL,
+				    "found @include, expected plain settings (use base = \"NAME\")");
+	}
+	config_t cfg;
+	config_init(&cfg);
+	if (!config_read_string(&cfg, text)) {
+		rc = ts_error_set(err, TS_ESYNTAX, path, config_error_line(&cfg), NULL,
+				  "found a syntax error (%s), expected libconfig settings",
+				  config_error_text(&cfg) ? config_error_text(&cfg) : "?");
+		goto out;
+	}
+	rc = apply_group(root, config_root_setting(&cfg), path, "", r, depth, err);
+	/* The model name is the file name unless the file says otherwise (this
+	 * runs after the file's base, so the outermost file names the model). */
+	if (!rc && !config_setting_get_member(config_root_setting(&cfg), "name")) {
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		size_t l = strlen(base);
+		if (l > 4 && strcmp(base + l - 4, ".cfg") == 0)
+			l -= 4;
+		snprintf(r->m.name, sizeof r->m.name, "%.*s", (int)l, base);
+		copy(r->m.origin[TS_MK_NAME].file, sizeof r->m.origin[0].file, path);
+		r->m.origin[TS_MK_NAME].line = 0;
+		r->m.origin[TS_MK_NAME].note = "file name";
+	}
+out:
+	config_destroy(&cfg);
+	ts_free(text, len + 1);
+	return rc;
+}
+
+/* ---- defaults and validation ------------------------------------------ */
+
+/* Mark key k as derived (when not given) from key `from` (its origin is
+ * copied, so messages point at the line that decided it), or from nothing
+ * when `from` is TS_MK_COUNT_ or was not given either. */
+static void derive(struct raw *r, enum ts_model_key k, enum ts_model_key from, const char *note)
+{
+	if (r->given & (1u << k))
+		return;
+	struct ts_model_origin *o = &r->m.origin[k];
+	if (from < TS_MK_COUNT_ && (r->given & (1u << from))) {
+		*o = r->m.origin[from];
+	} else {
+		o->file[0] = '\0';
+		o->line = 0;
+	}
+	o->note = note;
+}
+
+/* Fill what was not given, then validate. */
+static int finish(struct raw *r, struct ts_error *err)
+{
+	struct ts_model *m = &r->m;
+	static const enum ts_model_key required[] = {TS_MK_LAYERS, TS_MK_HIDDEN, TS_MK_HEADS,
+						     TS_MK_VOCAB, TS_MK_SEQ_LEN};
+	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
+		if (!(r->given & (1u << required[i]))) {
+			char k[160];
+			snprintf(k, sizeof k, "%s%s", r->prefix, key_names[required[i]]);
+			return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
+					    "found no value, expected a positive integer (the key is required)");
+		}
+	}
+	bool gpt = m->family != TS_FAMILY_LLAMA;
+	if (!(r->given & (1u << TS_MK_FAMILY))) {
+		m->family = TS_FAMILY_GPT;
+		gpt = true;
+	}
+	derive(r, TS_MK_FAMILY, TS_MK_COUNT_, "default");
+	if (!(r->given & (1u << TS_MK_ACTIVATION)))
+		m->activation = gpt ? TS_ACT_GELU : TS_ACT_SWIGLU;
+	derive(r, TS_MK_ACTIVATION, TS_MK_FAMILY, "family default");
+	if (!(r->given & (1u << TS_MK_NORM)))
+		m->norm = gpt ? TS_NORM_LAYERNORM : TS_NORM_RMSNORM;
+	derive(r, TS_MK_NORM, TS_MK_FAMILY, "family default");
+	if (!(r->given & (1u << TS_MK_POSITION)))
+		m->position = gpt ? TS_POS_LEARNED : TS_POS_ROPE;
+	derive(r, TS_MK_POSITION, TS_MK_FAMILY, "family default");
+	if (!(r->given & (1u << TS_MK_TIED_EMBEDDINGS)))
+		m->tied_embeddings = gpt;
+	derive(r, TS_MK_TIED_EMBEDDINGS, TS_MK_FAMILY, "family default");
+	if (!(r->given & (1u << TS_MK_BIAS)))
+		m->bias = gpt;
+	derive(r, TS_MK_BIAS, TS_MK_FAMILY, "family default");
+	if (!(r->given & (1u << TS_MK_KV_HEADS)))
+		m->kv_heads = m->heads;
+	derive(r, TS_MK_KV_HEADS, TS_MK_HEADS, "= heads");
+	if (!(r->given & (1u << TS_MK_HEAD_DIM)))
+		m->head_dim = m->hidden % m->heads == 0 ? m->hidden / m->heads : 0;
+	derive(r, TS_MK_HEAD_DIM, TS_MK_COUNT_, "= hidden / heads");
+	if (!(r->given & (1u << TS_MK_FFN_HIDDEN)))
+		m->ffn_hidden = m->activation == TS_ACT_GELU ? 4 * m->hidden : 0;
+	derive(r, TS_MK_FFN_HIDDEN, TS_MK_COUNT_, "= 4 * hidden");
+	derive(r, TS_MK_SOURCE, TS_MK_COUNT_, "not given");
+	return 0;
+}
+
+/* Where a validation error is reported: the key's own origin, or the
+ * outermost group for values that were derived. */
+struct at {
+	const char *file; /* file of the outermost group, NULL if unknown */
+	int line;         /* its line */
+	const char *prefix; /* key prefix of the outermost group ("model.") */
+};
+
+static int bad(const struct ts_model *m, enum ts_model_key k, const struct at *at,
+	       struct ts_error *err, int code, const char *fmt, long long a, long long b)
+{
+	const struct ts_model_origin *o = &m->origin[k];
+	char key[160], msg[400];
+	const char *file = o->file;
+	int line = o->line;
+	if (!file[0] && at->file) {
+		file = at->file;
+		line = at->line;
+	}
+	/* Keys of the outermost group (or set on the command line) carry its
+	 * prefix; keys of a model file are plain. */
+	bool outer = at->file && (line == 0 || strcmp(file, at->file) == 0);
+	snprintf(key, sizeof key, "%s%s", outer ? at->prefix : "", key_names[k]);
+	snprintf(msg, sizeof msg, fmt, a, b);
+	return ts_error_set(err, code, file, line, key, "%s", msg);
+}
+
+static int validate(const struct ts_model *m, const struct at *at, struct ts_error *err)
+{
+	static const enum ts_model_key sizes[] = {TS_MK_LAYERS, TS_MK_HIDDEN, TS_MK_HEADS,
+						  TS_MK_VOCAB, TS_MK_SEQ_LEN, TS_MK_KV_HEADS};
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		const int64_t *v = sizes[i] == TS_MK_LAYERS ? &m->layers
+				 : sizes[i] == TS_MK_HIDDEN ? &m->hidden
+				 : sizes[i] == TS_MK_HEADS ? &m->heads
+				 : sizes[i] == TS_MK_VOCAB ? &m->vocab
+				 : sizes[i] == TS_MK_SEQ_LEN ? &m->seq_len : &m->kv_heads;
+		int64_t max = sizes[i] == TS_MK_LAYERS ? MAX_LAYERS : MAX_DIM;
+		if (*v < 1 || *v > max)
+			return bad(m, sizes[i], at, err, TS_ERANGE,
+				   "found %lld, expected a positive integer of at most %lld",
+				   (long long)*v, (long long)max);
+	}
+	if (m->head_dim == 0)
+		return bad(m, TS_MK_HEADS, at, err, TS_EINVALID,
+			   "found %lld heads, expected a divisor of hidden = %lld (or give head_dim)",
+			   (long long)m->heads, (long long)m->hidden);
+	if (m->head_dim < 0 || m->head_dim > MAX_DIM)
+		return bad(m, TS_MK_HEAD_DIM, at, err, TS_ERANGE,
+			   "found %lld, expected a positive integer of at most %lld",
+			   (long long)m->head_dim, (long long)MAX_DIM);
+	if (m->heads > m->hidden)
+		return bad(m, TS_MK_HEADS, at, err, TS_EINVALID,
+			   "found %lld heads, expected at most hidden = %lld",
+			   (long long)m->heads, (long long)m->hidden);
+	if (m->heads * m->head_dim > MAX_DIM)
+		return bad(m, TS_MK_HEAD_DIM, at, err, TS_ERANGE,
+			   "found heads * head_dim = %lld, expected at most %lld",
+			   (long long)(m->heads * m->head_dim), (long long)MAX_DIM);
+	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
+		return bad(m, TS_MK_KV_HEADS, at, err, TS_EINVALID,
+			   "found %lld, expected a divisor of heads = %lld",
+			   (long long)m->kv_heads, (long long)m->heads);
+	if (m->ffn_hidden == 0)
+		return bad(m, TS_MK_ACTIVATION, at, err, TS_EINVALID,
+			   "found swiglu without ffn_hidden, expected ffn_hidden to be given",
+			   0, 0);
+	if (m->ffn_hidden < 0 || m->ffn_hidden > MAX_DIM)
+		return bad(m, TS_MK_FFN_HIDDEN, at, err, TS_ERANGE,
+			   "found %lld, expected a positive integer of at most %lld",
+			   (long long)m->ffn_hidden, (long long)MAX_DIM);
+	if ((unsigned)m->family >= TS_FAMILY_COUNT_ || (unsigned)m->activation >= TS_ACT_COUNT_ ||
+	    (unsigned)m->norm >= TS_NORM_COUNT_ || (unsigned)m->position >= TS_POS_COUNT_)
+		return bad(m, TS_MK_FAMILY, at, err, TS_EINVALID,
+			   "found an out-of-range enumeration value", 0, 0);
+	return 0;
+}
+
+int ts_model_validate(const struct ts_model *m, struct ts_error *err)
+{
+	const struct at at = {NULL, 0, ""};
+	return validate(m, &at, err);
+}
+
+static void raw_init(struct raw *r, const char *file, int line, const char *prefix)
+{
+	memset(r, 0, sizeof *r);
+	copy(r->file, sizeof r->file, file);
+	r->line = line;
+	r->prefix = prefix;
+}
+
+int ts_model_load(const char *root, const char *name, struct ts_model *out,
+		  struct ts_error *err)
+{
+	struct raw r;
+	raw_init(&r, "", 0, "");
+	int rc = load_file(root, name ? name : "", &r, 0, NULL, 0, "model", err);
+	if (rc)
+		return rc;
+	/* Missing keys are reported against the model file. */
+	char path[4096];
+	if (is_path(name))
+		copy(path, sizeof path, name);
+	else
+		snprintf(path, sizeof path, "%s/models/%s.cfg", root ? root : ".", name);
+	copy(r.file, sizeof r.file, path);
+	const struct at at = {NULL, 0, ""};
+	if ((rc = finish(&r, err)) || (rc = validate(&r.m, &at, err)))
+		return rc;
+	*out = r.m;
+	return 0;
+}
+
+int ts_model_from_setting(const char *root, const void *setting, const char *file,
+			  const char *key, struct ts_model *out, struct ts_error *err)
+{
+	const config_setting_t *g = setting;
+	char prefix[160];
+	snprintf(prefix, sizeof prefix, "%s%s", key && *key ? key : "", key && *key ? "." : "");
+	char f[200];
+	int line;
+	where(g, file, f, sizeof f, &line);
+	struct raw r;
+	raw_init(&r, f, line, prefix);
+	int rc = apply_group(root, g, file, prefix, &r, 0, err);
+	if (rc)
+		return rc;
+	if (!config_setting_get_member(g, "name")) {
+		/* Unnamed inline model: say what it started from. */
+		const config_setting_t *b = config_setting_get_member(g, "base");
+		char nm[sizeof r.m.name];
+		snprintf(nm, sizeof nm, "%.50s%s", b ? r.m.name : "custom", b ? " (modified)" : "");
+		copy(r.m.name, sizeof r.m.name, nm);
+		copy(r.m.origin[TS_MK_NAME].file, sizeof r.m.origin[0].file, f);
+		r.m.origin[TS_MK_NAME].line = line;
+		r.m.origin[TS_MK_NAME].note = "inline model";
+	}
+	const struct at at = {f, line, prefix};
+	if ((rc = finish(&r, err)) || (rc = validate(&r.m, &at, err)))
+		return rc;
+	*out = r.m;
+	return 0;
+}
+
+/* ---- parameters -------------------------------------------------------- */
+
+double ts_model_params(const struct ts_model *m)
+{
+	double h = (double)m->hidden, a = (double)(m->heads * m->head_dim);
+	double k = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
+	double V = (double)m->vocab, L = (double)m->layers, b = m->bias ? 1.0 : 0.0;
+	double norm = m->norm == TS_NORM_LAYERNORM ? 2.0 * h : h;
+
+	double qkv = h * (a + 2.0 * k) + b * (a + 2.0 * k);
+	double proj = a * h + b * h;
+	double mlp = m->activation == TS_ACT_SWIGLU ? 3.0 * h * f + b * (2.0 * f + h)
+						    : 2.0 * h * f + b * (f + h);
+	double layer = qkv + proj + mlp + 2.0 * norm;
+
+	double once = V * h + norm;
+	if (m->position == TS_POS_LEARNED)
+		once += (double)m->seq_len * h;
+	if (!m->tied_embeddings)
+		once += V * h;
+	if (m->family == TS_FAMILY_BERT)
+		once += 2.0 * h                    /* token-type embeddings */
+			+ h * h + h                /* pooler */
+			+ h * h + h + 2.0 * h + V  /* MLM transform, its norm, output bias */
+			+ 2.0 * h + 2.0;           /* next-sentence head */
+	return L * layer + once;
+}
+
+/* ---- dump --------------------------------------------------------------- */
+
+int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
+{
+	for (int k = 0; k < TS_MK_COUNT_; k++) {
+		char v[600], o[260];
+		switch ((enum ts_model_key)k) {
+		case TS_MK_NAME: snprintf(v, sizeof v, "\"%s\"", m->name); break;
+		case TS_MK_SOURCE: snprintf(v, sizeof v, "\"%s\"", m->source); break;
+		case TS_MK_FAMILY: snprintf(v, sizeof v, "\"%s\"", ts_model_family_name(m->family)); break;
+		case TS_MK_ACTIVATION: snprintf(v, sizeof v, "\"%s\"", ts_model_activation_name(m->activation)); break;
+		case TS_MK_NORM: snprintf(v, sizeof v, "\"%s\"", ts_model_norm_name(m->norm)); break;
+		case TS_MK_POSITION: snprintf(v, sizeof v, "\"%s\"", ts_model_position_name(m->position)); break;
+		case TS_MK_TIED_EMBEDDINGS: snprintf(v, sizeof v, "%s", m->tied_embeddings ? "true" : "false"); break;
+		case TS_MK_BIAS: snprintf(v, sizeof v, "%s", m->bias ? "true" : "false"); break;
+		case TS_MK_LAYERS: snprintf(v, sizeof v, "%lld", (long long)m->layers); break;
+		case TS_MK_HIDDEN: snprintf(v, sizeof v, "%lld", (long long)m->hidden); break;
+		case TS_MK_HEADS: snprintf(v, sizeof v, "%lld", (long long)m->heads); break;
+		case TS_MK_KV_HEADS: snprintf(v, sizeof v, "%lld", (long long)m->kv_heads); break;
+		case TS_MK_HEAD_DIM: snprintf(v, sizeof v, "%lld", (long long)m->head_dim); break;
+		case TS_MK_FFN_HIDDEN: snprintf(v, sizeof v, "%lld", (long long)m->ffn_hidden); break;
+		case TS_MK_VOCAB: snprintf(v, sizeof v, "%lld", (long long)m->vocab); break;
+		case TS_MK_SEQ_LEN: snprintf(v, sizeof v, "%lld", (long long)m->seq_len); break;
+		default: v[0] = '\0'; break;
+		}
+		const struct ts_model_origin *og = &m->origin[k];
+		if (og->file[0] && og->line > 0)
+			snprintf(o, sizeof o, "%s:%d%s%s", og->file, og->line, og->note ? ", " : "",
+				 og->note ? og->note : "");
+		else if (og->file[0])
+			snprintf(o, sizeof o, "%s%s%s", og->file, og->note ? ", " : "",
+				 og->note ? og->note : "");
+		else
+			snprintf(o, sizeof o, "default%s%s", og->note ? ": " : "",
+				 og->note ? og->note : "");
+		if (fprintf(out, "%s%s = %s  # %s\n", prefix ? prefix : "", key_names[k], v, o) < 0)
+			return TS_EIO;
+	}
+	double p = ts_model_params(m);
+	if (fprintf(out, "%sparameters = %.0f  # derived from the dimensions (%.3g)\n",
+		    prefix ? prefix : "", p, p) < 0)
+		return TS_EIO;
+	return 0;
+}

@@ -1,0 +1,137 @@
+/* Transformer model descriptions: the dimensions of a GPT, Llama or BERT
+ * model, loaded from models/NAME.cfg or an inline libconfig group, validated,
+ * and the parameter count they imply.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_WORK_MODEL_H
+#define TS_WORK_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+
+enum ts_model_family { TS_FAMILY_GPT, TS_FAMILY_LLAMA, TS_FAMILY_BERT, TS_FAMILY_COUNT_ };
+enum ts_activation { TS_ACT_GELU, TS_ACT_SWIGLU, TS_ACT_COUNT_ };
+enum ts_norm { TS_NORM_LAYERNORM, TS_NORM_RMSNORM, TS_NORM_COUNT_ };
+enum ts_position { TS_POS_LEARNED, TS_POS_ROPE, TS_POS_COUNT_ };
+
+/* The keys of a model description, in the order --dump-config prints them. */
+enum ts_model_key {
+	TS_MK_NAME,
+	TS_MK_FAMILY,
+	TS_MK_LAYERS,
+	TS_MK_HIDDEN,
+	TS_MK_HEADS,
+	TS_MK_KV_HEADS,
+	TS_MK_HEAD_DIM,
+	TS_MK_FFN_HIDDEN,
+	TS_MK_VOCAB,
+	TS_MK_SEQ_LEN,
+	TS_MK_ACTIVATION,
+	TS_MK_NORM,
+	TS_MK_POSITION,
+	TS_MK_TIED_EMBEDDINGS,
+	TS_MK_BIAS,
+	TS_MK_SOURCE,
+	TS_MK_COUNT_
+};
+
+/* Where one value of a model came from: a file and line ("file:line"), a
+ * label such as "--set model.layers=24" (line 0), or neither (a default or a
+ * value derived from others, explained by `note`). */
+struct ts_model_origin {
+	char file[200]; /* file path or label; "" for defaults */
+	int line;       /* 1-based line in file; 0 when not from a file line */
+	const char *note; /* static text for defaults ("hidden / heads"), or NULL */
+};
+
+/* A transformer model. Plain record; sizes are element counts. */
+struct ts_model {
+	char name[64];                /* "llama2-7b" (file name without .cfg, or given) */
+	enum ts_model_family family;  /* gpt | llama | bert: bias and head conventions */
+	int64_t layers;               /* transformer blocks */
+	int64_t hidden;               /* model width h, elements per token */
+	int64_t heads;                /* query heads */
+	int64_t kv_heads;             /* key/value heads (GQA/MQA); default heads */
+	int64_t head_dim;             /* elements per head; default hidden / heads */
+	int64_t ffn_hidden;           /* MLP inner width f; default 4h for gelu, explicit for swiglu */
+	int64_t vocab;                /* vocabulary size V, tokens */
+	int64_t seq_len;              /* context length the model was trained with, tokens */
+	enum ts_activation activation; /* gelu (2 MLP matrices) | swiglu (3) */
+	enum ts_norm norm;            /* layernorm (weight + bias) | rmsnorm (weight) */
+	enum ts_position position;    /* learned (a seq_len x h table) | rope (no parameters) */
+	bool tied_embeddings;         /* output layer shares the input embedding matrix */
+	bool bias;                    /* linear layers carry biases (gpt, bert: yes; llama: no) */
+	char source[512];             /* citation (paper or model card, with URL) */
+	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
+};
+
+/* Name of a key ("ffn_hidden") and of enum values ("swiglu"). */
+const char *ts_model_key_name(enum ts_model_key k);
+const char *ts_model_family_name(enum ts_model_family f);
+const char *ts_model_activation_name(enum ts_activation a);
+const char *ts_model_norm_name(enum ts_norm n);
+const char *ts_model_position_name(enum ts_position p);
+
+/* Load model `name` from ROOT/models/NAME.cfg, or from the file `name` when
+ * it contains '/' or ends in ".cfg". A file may start from another model with
+ * `base = "NAME"` (at most 8 levels). Fills *out (derived defaults applied,
+ * validated). Returns 0, or TS_EIO (missing file, or unknown name: the
+ * message lists the closest names in models/, and code is then
+ * TS_EUNKNOWN_NAME), TS_ESYNTAX, TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE,
+ * TS_EINVALID, TS_ELIMIT or TS_ENOMEM with `err` filled (file, line, key,
+ * found, expected). */
+int ts_model_load(const char *root, const char *name, struct ts_model *out,
+		  struct ts_error *err);
+
+/* Build a model from a parsed libconfig group `setting` (a
+ * config_setting_t *, passed as void * to keep libconfig out of this header)
+ * read from `file` (for messages and provenance). The group may hold
+ * `base = "NAME"` (a model of ROOT/models/) whose keys it then overrides.
+ * A setting whose libconfig hook is non-NULL is taken to carry a C string
+ * label of where it came from ("--set model.layers=24"), used instead of
+ * file:line in messages and provenance. `key` is the dotted path of the group
+ * ("model") for messages. Same errors as ts_model_load. */
+int ts_model_from_setting(const char *root, const void *setting, const char *file,
+			  const char *key, struct ts_model *out, struct ts_error *err);
+
+/* Check the dimensions: positive sizes within limits; heads divides hidden
+ * unless head_dim is given; kv_heads divides heads; swiglu needs an explicit
+ * ffn_hidden. Returns 0 or TS_ERANGE / TS_EINVALID with `err` naming the
+ * file and line the offending key came from. */
+int ts_model_validate(const struct ts_model *m, struct ts_error *err);
+
+/* Total parameter count implied by the dimensions (a count, as a double so
+ * that no size overflows). With h = hidden, a = heads * head_dim,
+ * k = kv_heads * head_dim, f = ffn_hidden, V = vocab, L = layers, and
+ * b = 1 when the model has biases (0 otherwise):
+ *
+ *   per layer  QKV          h*(a + 2k) + b*(a + 2k)
+ *              output proj  a*h + b*h
+ *              MLP          gelu: 2*h*f + b*(f + h); swiglu: 3*h*f + b*(2f + h)
+ *              norms        2 per layer: layernorm 2h each, rmsnorm h each
+ *   once       embeddings   V*h, plus seq_len*h for learned positions
+ *              final norm   one more norm (BERT's post-LN puts it on the
+ *                           embeddings instead; the count is the same)
+ *              output       V*h unless tied_embeddings
+ *   bert only  token types  2h; pooler h*h + h; MLM head transform
+ *              h*h + h + 2h and output bias V; NSP head 2h + 2 (the
+ *              pre-training model, as BertForPreTraining counts it)
+ *
+ * Matches the published counts of GPT-3, Llama 2/3 and BERT (see
+ * tests/check_model.c for the figures and their sources). */
+double ts_model_params(const struct ts_model *m);
+
+/* Write the names of the models in ROOT/models/ (file names without .cfg,
+ * sorted) to buf as "a, b, c" (size n), or the up-to-`max` names closest to
+ * `near` when it is not NULL. Returns buf ("" when the directory is empty or
+ * missing). */
+char *ts_model_names(const char *root, const char *near, size_t max, char *buf, size_t n);
+
+/* Print every key as "PREFIXkey = value  # origin" lines to `out`.
+ * Returns 0, or TS_EIO when writing fails. */
+int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out);
+
+#endif

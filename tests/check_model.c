@@ -1,0 +1,270 @@
+/* Model descriptions: bundled files load, parameter counts match the
+ * published ones, defaults are derived, bad dimensions are clear errors.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <libconfig.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "work/model.h"
+#include "testutil.h"
+
+static struct ts_model load(const char *name)
+{
+	struct ts_model m;
+	struct ts_error e;
+	ts_error_clear(&e);
+	int rc = ts_model_load(tu_root(), name, &m, &e);
+	char buf[1200];
+	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
+	return m;
+}
+
+/* Published parameter counts. Each row: the model, the expected count, its
+ * source, and the relative tolerance (0 = must be exact). */
+static const struct {
+	const char *model;
+	double want;
+	double tol;
+	const char *source;
+} published[] = {
+	/* Llama 2: exact element count of the HF checkpoint (sum of tensor
+	 * sizes in model.safetensors.index.json / 2 bytes for bf16), which the
+	 * paper rounds to 7B and 70B. */
+	{"llama2-7b", 6738415616.0, 0.0,
+	 "HF meta-llama/Llama-2-7b-hf, 6,738,415,616 (13.48 GB of bf16 weights)"},
+	{"llama2-70b", 68976648192.0, 0.0,
+	 "HF meta-llama/Llama-2-70b-hf, 68,976,648,192"},
+	/* Llama 3 8B: the model card's "8.03B". */
+	{"llama3-8b", 8.03e9, 0.001, "HF meta-llama/Meta-Llama-3-8B model card, 8.03B"},
+	/* Llama 3 70B and 405B: the paper's rounded sizes (70B, 405B). */
+	{"llama3-70b", 70e9, 0.01, "Llama Team 2024, The Llama 3 Herd of Models: 70B"},
+	{"llama3-405b", 405e9, 0.005, "Llama Team 2024, The Llama 3 Herd of Models: 405B"},
+	/* GPT-3 175B: Brown et al. report 175.0B; this count (exact value in
+	 * exact_counts) is the 174.6B usually quoted for the Megatron-style
+	 * model of the same dimensions. */
+	{"gpt3-175b", 174.6e9, 0.001, "12 l h^2 (1 + 13/(12h)) + (V + s) h = 174.6B"},
+	{"gpt3-175b", 175.0e9, 0.005, "Brown et al. 2020, Table 2.1: 175.0B"},
+	/* Table 2.1 of Brown et al. rounds the smaller models. */
+	{"gpt3-1.3b", 1.3e9, 0.02, "Brown et al. 2020, Table 2.1: 1.3B"},
+	{"gpt3-6.7b", 6.7e9, 0.01, "Brown et al. 2020, Table 2.1: 6.7B"},
+	{"gpt3-13b", 13.0e9, 0.02, "Brown et al. 2020, Table 2.1: 13.0B"},
+	{"llama2-13b", 13.0e9, 0.005, "HF meta-llama/Llama-2-13b-hf, 13,015,864,320"},
+	/* BERT-large: the pre-training model (encoder, embeddings, pooler,
+	 * MLM head with tied decoder, NSP head) is 336,226,108; the model card
+	 * says 336M, Devlin et al. round to 340M. */
+	{"bert-large", 336e6, 0.001, "HF google-bert/bert-large-uncased model card: 336M"},
+};
+
+START_TEST(published_counts)
+{
+	size_t i = (size_t)_i;
+	struct ts_model m = load(published[i].model);
+	double got = ts_model_params(&m);
+	double err = tu_relerr(got, published[i].want);
+	ck_assert_msg(err <= published[i].tol, "%s: %.0f vs %.0f (%s): relative error %.2e > %.1e",
+		      published[i].model, got, published[i].want, published[i].source, err,
+		      published[i].tol);
+}
+END_TEST
+
+/* Hand-computed from the formula in model.h (exact integers). */
+START_TEST(exact_counts)
+{
+	struct ts_model m = load("gpt3-175b");
+	/* 96 (12 h^2 + 13 h) + V h + s h + 2 h, h = 12288 */
+	ck_assert(ts_model_params(&m) == 174604259328.0);
+	m = load("llama3-8b");
+	/* 32 (h (h + 2*1024) + h^2 + 3 h f + 2h) + 2 V h + h */
+	ck_assert(ts_model_params(&m) == 8030261248.0);
+	m = load("bert-large");
+	/* BertModel (335,141,888) + MLM transform/bias (1,082,170) + NSP (2,050) */
+	ck_assert(ts_model_params(&m) == 336226108.0);
+	m = load("llama2-13b");
+	ck_assert(ts_model_params(&m) == 13015864320.0);
+}
+END_TEST
+
+START_TEST(fields_and_defaults)
+{
+	struct ts_model m = load("llama2-70b");
+	ck_assert_str_eq(m.name, "llama2-70b");
+	ck_assert_int_eq(m.family, TS_FAMILY_LLAMA);
+	ck_assert_int_eq(m.layers, 80);
+	ck_assert_int_eq(m.kv_heads, 8);
+	ck_assert_int_eq(m.head_dim, 128); /* derived: 8192 / 64 */
+	ck_assert_ptr_nonnull(m.origin[TS_MK_HEAD_DIM].note);
+	ck_assert_int_eq(m.origin[TS_MK_HEAD_DIM].line, 0);
+	ck_assert_int_gt(m.origin[TS_MK_LAYERS].line, 0);
+	ck_assert(strstr(m.origin[TS_MK_LAYERS].file, "models/llama2-70b.cfg") != NULL);
+	ck_assert(strstr(m.source, "arxiv.org") != NULL);
+	m = load("bert-large");
+	ck_assert_int_eq(m.kv_heads, 16); /* default = heads */
+	ck_assert(m.tied_embeddings);
+	/* every bundled model cites its source with a URL */
+	const char *all[] = {"gpt3-1.3b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b", "llama2-7b",
+			     "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b",
+			     "llama3-405b", "bert-large"};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		m = load(all[i]);
+		ck_assert_msg(strstr(m.source, "https://") != NULL, "%s has no URL", all[i]);
+		ck_assert_int_eq(ts_model_validate(&m, NULL), 0);
+	}
+}
+END_TEST
+
+/* Parse `text`, build the model from its `model` group. */
+static int inline_model(const char *text, struct ts_model *m, struct ts_error *e, char *msg,
+			size_t n)
+{
+	config_t cfg;
+	config_init(&cfg);
+	ck_assert_msg(config_read_string(&cfg, text), "bad test text: %s", config_error_text(&cfg));
+	ts_error_clear(e);
+	int rc = ts_model_from_setting(tu_root(), config_lookup(&cfg, "model"), "inline.cfg",
+				       "model", m, e);
+	config_destroy(&cfg);
+	ts_error_format(e, msg, n);
+	return rc;
+}
+
+START_TEST(inline_with_base)
+{
+	struct ts_model m;
+	struct ts_error e;
+	char msg[1200];
+	int rc = inline_model("model = {\n base = \"gpt3-175b\";\n layers = 24;\n"
+			      " hidden = 2304;\n heads = 24;\n};\n",
+			      &m, &e, msg, sizeof msg);
+	ck_assert_msg(rc == 0, "%s", msg);
+	ck_assert_int_eq(m.layers, 24);
+	ck_assert_int_eq(m.hidden, 2304);
+	ck_assert_int_eq(m.ffn_hidden, 4 * 2304); /* re-derived, not the base's */
+	ck_assert_int_eq(m.vocab, 50257);         /* from the base */
+	ck_assert_int_eq(m.head_dim, 96);         /* re-derived: 2304 / 24 */
+	ck_assert_str_eq(m.name, "gpt3-175b (modified)");
+	ck_assert_str_eq(m.origin[TS_MK_LAYERS].file, "inline.cfg");
+	ck_assert_int_eq(m.origin[TS_MK_LAYERS].line, 3);
+	ck_assert(strstr(m.origin[TS_MK_VOCAB].file, "gpt3-175b.cfg") != NULL);
+
+	rc = inline_model("model = { layers = 2; hidden = 64; heads = 4; vocab = 100;"
+			  " seq_len = 32; };", &m, &e, msg, sizeof msg);
+	ck_assert_msg(rc == 0, "%s", msg);
+	ck_assert_str_eq(m.name, "custom");
+	ck_assert_int_eq(m.family, TS_FAMILY_GPT);
+	ck_assert_int_eq(m.head_dim, 16);
+	/* 2 (12*64^2 + 13*64) + 100*64 + 32*64 + 2*64 */
+	ck_assert(ts_model_params(&m) == 2.0 * (12 * 4096 + 13 * 64) + 100 * 64 + 32 * 64 + 128);
+}
+END_TEST
+
+/* Each case: text, expected code, then substrings the formatted message must
+ * contain (file, line, key, found value). */
+static const struct {
+	const char *text;
+	int code;
+	const char *want[4];
+} bad_cases[] = {
+	{"model = {\n base = \"gpt3-175b\";\n heads = 100;\n};", TS_EINVALID,
+	 {"inline.cfg:3:", "model.heads", "100", "divisor of hidden"}},
+	{"model = {\n base = \"llama2-70b\";\n kv_heads = 7;\n};", TS_EINVALID,
+	 {"inline.cfg:3:", "model.kv_heads", "7", "divisor of heads"}},
+	{"model = {\n base = \"gpt3-175b\";\n layers = 0;\n};", TS_ERANGE,
+	 {"inline.cfg:3:", "model.layers", "found 0", "positive"}},
+	{"model = {\n base = \"gpt3-175b\";\n hidden = -5;\n};", TS_ERANGE,
+	 {"inline.cfg:3:", "model.hidden", "-5", "positive"}},
+	{"model = {\n base = \"gpt3-175b\";\n layers = \"many\";\n};", TS_ETYPE,
+	 {"inline.cfg:3:", "model.layers", "\"many\"", "integer"}},
+	{"model = {\n base = \"gpt3-175b\";\n laers = 3;\n};", TS_EUNKNOWN_KEY,
+	 {"inline.cfg:3:", "model.laers", "\"layers\"", "unknown"}},
+	{"model = {\n base = \"gpt3-17b\";\n};", TS_EUNKNOWN_NAME,
+	 {"inline.cfg:2:", "model.base", "\"gpt3-17b\"", "gpt3-175b"}},
+	{"model = {\n family = \"llama\";\n layers = 2; hidden = 64; heads = 4;\n"
+	 " vocab = 10; seq_len = 8;\n};", TS_EINVALID,
+	 {"inline.cfg:2:", "model.activation", "swiglu", "ffn_hidden"}},
+	{"model = {\n layers = 2;\n hidden = 64;\n heads = 4;\n vocab = 10;\n};", TS_EINVALID,
+	 {"inline.cfg:1:", "model.seq_len", "required", "no value"}},
+	{"model = {\n base = \"gpt3-175b\";\n activation = \"relu\";\n};", TS_EUNKNOWN_NAME,
+	 {"inline.cfg:3:", "model.activation", "\"relu\"", "\"swiglu\""}},
+	{"model = {\n base = \"gpt3-175b\";\n tied_embeddings = 1;\n};", TS_ETYPE,
+	 {"inline.cfg:3:", "model.tied_embeddings", "1", "true or false"}},
+	{"model = {\n base = \"gpt3-175b\";\n hidden = 4096.5;\n};", TS_ERANGE,
+	 {"inline.cfg:3:", "model.hidden", "4096.5", "whole number"}},
+};
+
+START_TEST(bad_input)
+{
+	size_t i = (size_t)_i;
+	struct ts_model m;
+	struct ts_error e;
+	char msg[1200];
+	int rc = inline_model(bad_cases[i].text, &m, &e, msg, sizeof msg);
+	ck_assert_msg(rc == bad_cases[i].code, "case %zu: code %d, want %d (%s)", i, rc,
+		      bad_cases[i].code, msg);
+	ck_assert_int_eq(e.code, rc);
+	for (int k = 0; k < 4 && bad_cases[i].want[k]; k++)
+		ck_assert_msg(strstr(msg, bad_cases[i].want[k]) != NULL,
+			      "case %zu: \"%s\" not in \"%s\"", i, bad_cases[i].want[k], msg);
+	ck_assert_msg(strchr(msg, '\n') == NULL, "case %zu: message is not one line", i);
+}
+END_TEST
+
+START_TEST(unknown_name_suggests)
+{
+	struct ts_model m;
+	struct ts_error e;
+	char msg[1200];
+	ck_assert_int_eq(ts_model_load(tu_root(), "llama2-7", &m, &e), TS_EUNKNOWN_NAME);
+	ts_error_format(&e, msg, sizeof msg);
+	ck_assert_msg(strstr(msg, "\"llama2-7b\"") != NULL, "%s", msg);
+	ck_assert_int_eq(ts_model_load(tu_root(), "/nonexistent/x.cfg", &m, &e), TS_EIO);
+	ts_error_format(&e, msg, sizeof msg);
+	ck_assert_msg(strstr(msg, "/nonexistent/x.cfg") != NULL, "%s", msg);
+	char names[512];
+	ts_model_names(tu_root(), NULL, 0, names, sizeof names);
+	ck_assert_msg(strstr(names, "bert-large, gpt3-1.3b") != NULL, "%s", names);
+}
+END_TEST
+
+START_TEST(dump_lists_every_key)
+{
+	struct ts_model m = load("llama3-8b");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(ts_model_dump(&m, "model.", f), 0);
+	fclose(f);
+	for (int k = 0; k < TS_MK_COUNT_; k++) {
+		char key[64];
+		snprintf(key, sizeof key, "model.%s = ", ts_model_key_name((enum ts_model_key)k));
+		ck_assert_msg(strstr(buf, key) != NULL, "%s missing", key);
+	}
+	ck_assert(strstr(buf, "llama3-8b.cfg:") != NULL);
+	ck_assert(strstr(buf, "hidden / heads") != NULL);
+	free(buf);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("model");
+	TCase *t = tcase_create("model");
+	tcase_add_loop_test(t, published_counts, 0,
+			    (int)(sizeof published / sizeof published[0]));
+	tcase_add_test(t, exact_counts);
+	tcase_add_test(t, fields_and_defaults);
+	tcase_add_test(t, inline_with_base);
+	tcase_add_loop_test(t, bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
+	tcase_add_test(t, unknown_name_suggests);
+	tcase_add_test(t, dump_lists_every_key);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
