@@ -1,0 +1,79 @@
+/* Timelines in the Chrome trace event format (JSON), which Perfetto and
+ * chrome://tracing open: processes (a node, "links"), tracks inside them
+ * ("GPU 0 compute"), spans on tracks and counters (memory).
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_IO_TRACE_H
+#define TS_IO_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/ts.h"
+#include "engine/fluid.h"
+
+struct ts_trace;
+
+/* Process 0 exists from the start, named "trainsim". */
+#define TRACE_DEFAULT_PROCESS 0u
+
+/* Create an empty trace. Returns 0 or TS_ENOMEM (*t = NULL). A disabled
+ * trace is simply NULL: every trace_* call below accepts t == NULL, records
+ * nothing and returns 0, so callers need no test of their own. */
+int trace_create(struct ts_trace **t);
+
+/* Free the trace and everything recorded (NULL is fine). */
+void trace_destroy(struct ts_trace *t);
+
+/* Add a process (a "pid": one per node, or one for the links) named `name`
+ * (copied). Writes its id to *process. Returns 0 or TS_ENOMEM. */
+int trace_process(struct ts_trace *t, const char *name, uint32_t *process);
+
+/* Add a track (a "tid", with its thread_name) named `name` (copied) in
+ * `process`; tracks are shown in the order they were added. Writes its id to
+ * *track. Returns 0, TS_ENOMEM, or TS_ERANGE for an unknown process. */
+int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t *track);
+
+/* Record a span [start_ns, end_ns] on `track` (a complete "X" event, written
+ * with ts and dur in microseconds, fractions keeping the nanoseconds).
+ * `name` and `category` (may be NULL) are copied. Returns 0, TS_ENOMEM, or
+ * TS_ERANGE for an unknown track or end_ns < start_ns. */
+int trace_span(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
+	       ts_time end_ns, const char *category);
+
+/* Record that counter `name` (copied; e.g. "GPU 0 memory (bytes)") of
+ * `process` takes `value` from time_ns on (a "C" event). A non-finite value
+ * is written as 0. Returns 0, TS_ENOMEM, or TS_ERANGE for an unknown process. */
+int trace_counter(struct ts_trace *t, uint32_t process, const char *name, ts_time time_ns,
+		  double value);
+
+/* The first error of any recording call, 0 if none (a recording that failed
+ * left the trace incomplete but valid). */
+int trace_status(const struct ts_trace *t);
+
+/* Number of spans and counter samples recorded. */
+size_t trace_nspans(const struct ts_trace *t);
+size_t trace_ncounters(const struct ts_trace *t);
+
+/* Write {"traceEvents": [...], "displayTimeUnit": "ns"}: process and thread
+ * metadata, then the spans and counters in the order recorded, each event
+ * encoded by jansson. Returns 0, TS_ENOMEM, or TS_EIO when writing fails. */
+int trace_write(const struct ts_trace *t, FILE *out);
+
+/* --- recording fluid activities */
+
+/* Choose where an activity with `tag` goes: set *track, *name (the span's
+ * name; read at once, not kept) and *category (may stay NULL) and return
+ * true, or return false to leave the activity out. */
+typedef bool (*trace_tag_fn)(void *ud, uint32_t tag, uint32_t *track, const char **name,
+			     const char **category);
+
+/* Fill *obs so that, once given to fluid_set_observer, every fluid activity
+ * becomes a span from when it starts using resources to when it ends, on the
+ * track `map` chooses by its tag. One adapter per trace (calling again
+ * replaces the map); t must outlive the observer's use. With t == NULL the
+ * observer is cleared (no callbacks). Returns 0. Failures while recording
+ * are kept for trace_status. */
+int trace_fluid_observer(struct ts_trace *t, trace_tag_fn map, void *ud,
+			 struct fluid_observer *obs);
+
+#endif
