@@ -1,6 +1,7 @@
 /* Event-queue benchmark: the classic hold model (pop the next event, push one
  * at now + Exp(mean)) with 1 k, 64 k and 1 M pending events.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, getrusage */
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
