@@ -1,5 +1,5 @@
 /* The hardware catalog: GPU and link types with a source beside every
- * number, loaded from configs/hardware/*.cfg.
+ * number, loaded from configs/hardware/NAME.cfg.
  * SPDX-License-Identifier: MIT */
 #ifndef TS_HW_CATALOG_H
 #define TS_HW_CATALOG_H
@@ -35,15 +35,20 @@ struct hw_link_type {
 	char name[48];              /* "nvlink3", "pcie4-x16", "ib-hdr", "eth-10g" */
 	double bw_Bps;              /* line rate per direction, bytes/s */
 	double efficiency;          /* achievable fraction of line rate, 0..1 */
-	double lat_s;               /* one-way latency, s */
-	char source[512];
+	double lat_s;               /* one-way latency of one hop, s */
+	char source[512];           /* where the numbers come from */
 };
 
 struct hw_catalog;
 
 /* Load every configs/hardware/ *.cfg file under `root` (the project's
- * source directory, or TS_DATA_DIR). Returns 0 or an error with `err`
- * filled (file, line, key, found, expected). */
+ * source directory, or TS_DATA_DIR), in byte order of the file names, so
+ * indices are the same on every machine. Each file holds a list `gpus`
+ * and/or a list `links` (format: the comments at the top of
+ * configs/hardware/gpus.cfg and links.cfg). Returns 0, or TS_EIO, TS_ESYNTAX,
+ * TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE, TS_EUNIT, TS_EINVALID (a missing key,
+ * a name defined twice) or TS_ENOMEM with `err` filled (file, line, key,
+ * found, expected) and *out = NULL. Free with hw_catalog_destroy. */
 int hw_catalog_load(const char *root, struct hw_catalog **out, struct ts_error *err);
 void hw_catalog_destroy(struct hw_catalog *cat);
 
@@ -63,5 +68,17 @@ int hw_catalog_find_link(const struct hw_catalog *cat, const char *name);
  * distance, comma-separated, into buf. Returns buf. */
 char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind,
 			 const char *name, char *buf, size_t n);
+
+/* The source of one number of GPU type i (key: "peak", "mamf_eff", "memory",
+ * "hbm_bw", "hbm_eff", "sms", "tdp") or of link type i (key: "bandwidth",
+ * "latency", "efficiency"), as its catalog file states it; NULL for an
+ * unknown key or index. Owned by the catalog. */
+const char *hw_catalog_gpu_source(const struct hw_catalog *cat, size_t i, const char *key);
+const char *hw_catalog_link_source(const struct hw_catalog *cat, size_t i, const char *key);
+
+/* The catalog file that defines GPU type i or link type i; NULL if i is out
+ * of range. Owned by the catalog. */
+const char *hw_catalog_gpu_file(const struct hw_catalog *cat, size_t i);
+const char *hw_catalog_link_file(const struct hw_catalog *cat, size_t i);
 
 #endif

@@ -1,0 +1,687 @@
+/* The hardware catalog: GPU and link types read from configs/hardware/,
+ * and the checked libconfig look-ups the whole hw layer shares.
+ * SPDX-License-Identifier: MIT */
+
+/*
+ * Files are read in byte order of their names, so the catalog (and every index
+ * into it) is the same on every machine. A file holds a list `gpus`, a list
+ * `links`, or both; anything else at the top level is an unknown key. Every
+ * entry carries a `source` summary and a `sources` group with one source per
+ * number (the format is documented at the top of configs/hardware/gpus.cfg and
+ * links.cfg). A name defined twice, in one file or in two, is an error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/alloc.h"
+#include "base/suggest.h"
+#include "hw/catalog.h"
+#include "hw/hw_int.h"
+
+/* ---------------------------------------------------------------- dtypes */
+
+/* NULL-terminated so it doubles as the allowed keys of `peak` and `mamf_eff`. */
+static const char *const dtype_names[TS_DTYPE_COUNT_ + 1] = {"fp32", "tf32", "fp16", "bf16",
+							     "fp8",  NULL};
+static const double dtype_bytes[TS_DTYPE_COUNT_] = {4.0, 4.0, 2.0, 2.0, 1.0};
+
+const char *ts_dtype_name(enum ts_dtype d)
+{
+	return (unsigned)d < TS_DTYPE_COUNT_ ? dtype_names[d] : "?";
+}
+
+int ts_dtype_parse(const char *s)
+{
+	for (int d = 0; d < TS_DTYPE_COUNT_; d++)
+		if (s && strcasecmp(s, dtype_names[d]) == 0)
+			return d;
+	return -1;
+}
+
+double ts_dtype_bytes(enum ts_dtype d)
+{
+	return (unsigned)d < TS_DTYPE_COUNT_ ? dtype_bytes[d] : 0.0;
+}
+
+/* ------------------------------------------------ shared libconfig helpers */
+
+int hw_cfg_read(config_t *cfg, const char *path, struct ts_error *err)
+{
+	config_init(cfg);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
+				    strerror(errno));
+	fclose(f);
+	if (config_read_file(cfg, path) == CONFIG_TRUE)
+		return 0;
+	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot read the file");
+	const char *ef = config_error_file(cfg);
+	return ts_error_set(err, TS_ESYNTAX, ef ? ef : path, config_error_line(cfg), NULL,
+			    "libconfig syntax error: %s", config_error_text(cfg));
+}
+
+int hw_cfg_line(const config_setting_t *s)
+{
+	return s ? (int)config_setting_source_line(s) : 0;
+}
+
+const char *hw_cfg_type_name(const config_setting_t *s)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_GROUP:
+		return "a group { }";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a floating-point number";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array [ ]";
+	case CONFIG_TYPE_LIST:
+		return "a list ( )";
+	default:
+		return "nothing";
+	}
+}
+
+char *hw_key_join(char *buf, const char *prefix, const char *key)
+{
+	if (prefix && *prefix)
+		snprintf(buf, HW_KEY_MAX, "%s.%s", prefix, key);
+	else
+		snprintf(buf, HW_KEY_MAX, "%s", key);
+	return buf;
+}
+
+int hw_cfg_check_keys(const config_setting_t *g, const char *const *allowed,
+		      const char *file, const char *path, struct ts_error *err)
+{
+	if (!config_setting_is_group(g))
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), path,
+				    "found %s, expected a group { ... }", hw_cfg_type_name(g));
+	size_t nallowed = 0;
+	while (allowed[nallowed])
+		nallowed++;
+	int n = config_setting_length(g);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
+		const char *name = config_setting_name(m);
+		bool ok = false;
+		for (size_t k = 0; k < nallowed && !ok; k++)
+			ok = strcmp(name, allowed[k]) == 0;
+		if (ok)
+			continue;
+		char close[256], key[HW_KEY_MAX];
+		ts_suggest(name, allowed, nallowed, 3, close, sizeof close);
+		return ts_error_set(err, TS_EUNKNOWN_KEY, file, hw_cfg_line(m),
+				    hw_key_join(key, path, name),
+				    "unknown key \"%s\"; did you mean %s?", name, close);
+	}
+	return 0;
+}
+
+/* Member `key` of g, or the "absent" answer (1, or the required error). */
+static int member(const config_setting_t *g, const char *key, bool required,
+		  const char *file, const char *path, const char *expected,
+		  const config_setting_t **out, struct ts_error *err)
+{
+	*out = config_setting_get_member(g, key);
+	if (*out)
+		return 0;
+	if (!required)
+		return 1;
+	char k[HW_KEY_MAX];
+	return ts_error_set(err, TS_EINVALID, file, hw_cfg_line(g), hw_key_join(k, path, key),
+			    "missing key \"%s\", expected %s", key, expected);
+}
+
+int hw_cfg_string(const config_setting_t *g, const char *key, bool required,
+		  char *out, size_t n, const char *file, const char *path,
+		  struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = member(g, key, required, file, path, "a string", &s, err);
+	if (rc)
+		return rc;
+	char k[HW_KEY_MAX];
+	hw_key_join(k, path, key);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
+				    "found %s, expected a string in double quotes",
+				    hw_cfg_type_name(s));
+	const char *v = config_setting_get_string(s);
+	size_t len = strlen(v);
+	if (len == 0)
+		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
+				    "found an empty string, expected a non-empty one");
+	if (len >= n)
+		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
+				    "found a string of %zu characters, expected at most %zu", len,
+				    n - 1);
+	memcpy(out, v, len + 1);
+	return 0;
+}
+
+int hw_cfg_quantity(const config_setting_t *g, const char *key,
+		    enum ts_unit_kind kind, bool required, bool allow_zero,
+		    double *out, const char *file, const char *path,
+		    struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = member(g, key, required, file, path, ts_unit_kind_name(kind), &s, err);
+	if (rc)
+		return rc;
+	char k[HW_KEY_MAX];
+	hw_key_join(k, path, key);
+	int type = config_setting_type(s);
+	double v;
+	if (kind == TS_UNIT_BYTES && (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64)) {
+		v = (double)config_setting_get_int64(s);
+	} else if (type == CONFIG_TYPE_STRING) {
+		char why[256];
+		rc = ts_units_parse(config_setting_get_string(s), kind, &v, why, sizeof why);
+		if (rc)
+			return ts_error_set(err, rc, file, hw_cfg_line(s), k, "%s", why);
+	} else if (config_setting_is_number(s)) {
+		return ts_error_set(err, TS_EUNIT, file, hw_cfg_line(s), k,
+				    "found the number %g without a unit, expected %s as a "
+				    "string",
+				    config_setting_get_float(s) != 0.0
+					    ? config_setting_get_float(s)
+					    : (double)config_setting_get_int64(s),
+				    ts_unit_kind_name(kind));
+	} else {
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
+				    "found %s, expected %s as a string", hw_cfg_type_name(s),
+				    ts_unit_kind_name(kind));
+	}
+	if (v < 0.0 || (!allow_zero && v <= 0.0))
+		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
+				    "found %g, expected %s greater than zero", v,
+				    ts_unit_kind_name(kind));
+	*out = v;
+	return 0;
+}
+
+int hw_cfg_uint(const config_setting_t *g, const char *key, bool required,
+		uint32_t lo, uint32_t hi, uint32_t *out, const char *file,
+		const char *path, struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = member(g, key, required, file, path, "an integer", &s, err);
+	if (rc)
+		return rc;
+	char k[HW_KEY_MAX];
+	hw_key_join(k, path, key);
+	int type = config_setting_type(s);
+	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
+				    "found %s, expected an integer (no quotes)",
+				    hw_cfg_type_name(s));
+	long long v = config_setting_get_int64(s);
+	if (v < (long long)lo || v > (long long)hi)
+		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
+				    "found %lld, expected an integer from %u to %u", v, lo, hi);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int hw_cfg_fraction(const config_setting_t *g, const char *key, bool required,
+		    double *out, const char *file, const char *path,
+		    struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = member(g, key, required, file, path, "a fraction in (0, 1]", &s, err);
+	if (rc)
+		return rc;
+	char k[HW_KEY_MAX];
+	hw_key_join(k, path, key);
+	double v;
+	if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else if (config_setting_type(s) == CONFIG_TYPE_INT ||
+		 config_setting_type(s) == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(s);
+	else
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
+				    "found %s, expected a number in (0, 1] such as 0.9",
+				    hw_cfg_type_name(s));
+	if (!(v > 0.0 && v <= 1.0))
+		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
+				    "found %g, expected a fraction greater than 0 and at most 1",
+				    v);
+	*out = v;
+	return 0;
+}
+
+int hw_cfg_bool(const config_setting_t *g, const char *key, bool required,
+		bool *out, const char *file, const char *path,
+		struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = member(g, key, required, file, path, "true or false", &s, err);
+	if (rc)
+		return rc;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+		char k[HW_KEY_MAX];
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), hw_key_join(k, path, key),
+				    "found %s, expected true or false (no quotes)",
+				    hw_cfg_type_name(s));
+	}
+	*out = config_setting_get_bool(s) != 0;
+	return 0;
+}
+
+/* --------------------------------------------------------------- catalog */
+
+enum { GPU_PEAK, GPU_MAMF, GPU_MEM, GPU_HBM_BW, GPU_HBM_EFF, GPU_SMS, GPU_TDP, GPU_NSRC };
+static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory", "hbm_bw",
+					   "hbm_eff", "sms", "tdp", NULL};
+enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_NSRC };
+static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", NULL};
+
+/* Where an entry was defined and the source of each of its numbers. */
+struct entry_meta {
+	uint32_t file; /* index into hw_catalog.files */
+	int line;
+	char *src[GPU_NSRC]; /* owned; GPU_NSRC >= LINK_NSRC */
+};
+
+struct hw_catalog {
+	char *root;
+	char **files; /* paths read, in order */
+	size_t nfiles, cap_files;
+	struct hw_gpu_type *gpus;
+	struct entry_meta *gpu_meta;
+	size_t ngpus, cap_gpus, cap_gpu_meta;
+	struct hw_link_type *links;
+	struct entry_meta *link_meta;
+	size_t nlinks, cap_links, cap_link_meta;
+	const char **gpu_names, **link_names; /* ngpus/nlinks + 1 entries, for suggestions */
+};
+
+static void free_str(char *s)
+{
+	if (s)
+		ts_free(s, strlen(s) + 1);
+}
+
+void hw_catalog_destroy(struct hw_catalog *cat)
+{
+	if (!cat)
+		return;
+	for (size_t i = 0; i < cat->ngpus; i++)
+		for (int k = 0; k < GPU_NSRC; k++)
+			free_str(cat->gpu_meta[i].src[k]);
+	for (size_t i = 0; i < cat->nlinks; i++)
+		for (int k = 0; k < GPU_NSRC; k++)
+			free_str(cat->link_meta[i].src[k]);
+	for (size_t i = 0; i < cat->nfiles; i++)
+		free_str(cat->files[i]);
+	ts_free(cat->files, cat->cap_files * sizeof *cat->files);
+	ts_free(cat->gpus, cat->cap_gpus * sizeof *cat->gpus);
+	ts_free(cat->gpu_meta, cat->cap_gpu_meta * sizeof *cat->gpu_meta);
+	ts_free(cat->links, cat->cap_links * sizeof *cat->links);
+	ts_free(cat->link_meta, cat->cap_link_meta * sizeof *cat->link_meta);
+	ts_free(cat->gpu_names, (cat->ngpus + 1) * sizeof *cat->gpu_names);
+	ts_free(cat->link_names, (cat->nlinks + 1) * sizeof *cat->link_names);
+	free_str(cat->root);
+	ts_free(cat, sizeof *cat);
+}
+
+/* The `sources` group of an entry: one non-empty string per key in `keys`. */
+static int parse_sources(const config_setting_t *e, const char *const *keys, char **out,
+			 const char *file, const char *path, struct ts_error *err)
+{
+	char p[HW_KEY_MAX];
+	hw_key_join(p, path, "sources");
+	const config_setting_t *g = config_setting_get_member(e, "sources");
+	if (!g)
+		return ts_error_set(err, TS_EINVALID, file, hw_cfg_line(e), p,
+				    "missing key \"sources\", expected a group with a source "
+				    "string for each number");
+	int rc = hw_cfg_check_keys(g, keys, file, p, err);
+	if (rc)
+		return rc;
+	char buf[2048];
+	for (int k = 0; keys[k]; k++) {
+		rc = hw_cfg_string(g, keys[k], true, buf, sizeof buf, file, p, err);
+		if (rc)
+			return rc;
+		out[k] = ts_strdup(buf);
+		if (!out[k])
+			return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory");
+	}
+	return 0;
+}
+
+static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name,
+			const char *file, int line, const char *path, struct ts_error *err)
+{
+	int i = gpu ? hw_catalog_find_gpu(cat, name) : hw_catalog_find_link(cat, name);
+	if (i < 0)
+		return 0;
+	const struct entry_meta *m = gpu ? &cat->gpu_meta[i] : &cat->link_meta[i];
+	return ts_error_set(err, TS_EINVALID, file, line, path,
+			    "%s type \"%s\" is defined twice, first at %s:%d; expected unique "
+			    "names",
+			    gpu ? "GPU" : "link", name, cat->files[m->file], m->line);
+}
+
+static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const char *file,
+		     uint32_t fidx, const char *path, struct ts_error *err)
+{
+	static const char *const keys[] = {"name",    "peak", "mamf_eff", "memory", "hbm_bw",
+					   "hbm_eff", "sms",  "tdp",      "source", "sources",
+					   NULL};
+	int rc = hw_cfg_check_keys(e, keys, file, path, err);
+	if (rc)
+		return rc;
+	if (ts_grow((void **)&cat->gpus, &cat->cap_gpus, cat->ngpus + 1, sizeof *cat->gpus) ||
+	    ts_grow((void **)&cat->gpu_meta, &cat->cap_gpu_meta, cat->ngpus + 1,
+		    sizeof *cat->gpu_meta))
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory");
+	struct hw_gpu_type *g = &cat->gpus[cat->ngpus];
+	struct entry_meta *m = &cat->gpu_meta[cat->ngpus];
+	memset(g, 0, sizeof *g);
+	memset(m, 0, sizeof *m);
+	m->file = fidx;
+	m->line = hw_cfg_line(e);
+	char p[HW_KEY_MAX];
+	if ((rc = hw_cfg_string(e, "name", true, g->name, sizeof g->name, file, path, err)) ||
+	    (rc = check_unique(cat, true, g->name, file, m->line, path, err)))
+		return rc;
+	cat->ngpus++; /* from here on the entry is owned by the catalog */
+
+	const config_setting_t *peak = config_setting_get_member(e, "peak");
+	const config_setting_t *mamf = config_setting_get_member(e, "mamf_eff");
+	hw_key_join(p, path, "peak");
+	if (!peak)
+		return ts_error_set(err, TS_EINVALID, file, m->line, p,
+				    "missing key \"peak\", expected a group of dense peaks per "
+				    "dtype, e.g. { bf16 = \"312 TFLOP/s\"; }");
+	if ((rc = hw_cfg_check_keys(peak, dtype_names, file, p, err)))
+		return rc;
+	bool any = false;
+	for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
+		rc = hw_cfg_quantity(peak, dtype_names[d], TS_UNIT_FLOPS, false, true,
+				     &g->peak_flops[d], file, p, err);
+		if (rc < 0)
+			return rc;
+		any = any || g->peak_flops[d] > 0.0;
+	}
+	if (!any)
+		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(peak), p,
+				    "found no dtype with a positive peak, expected at least one");
+	hw_key_join(p, path, "mamf_eff");
+	if (!mamf)
+		return ts_error_set(err, TS_EINVALID, file, m->line, p,
+				    "missing key \"mamf_eff\", expected a group with a fraction "
+				    "per dtype of \"peak\"");
+	if ((rc = hw_cfg_check_keys(mamf, dtype_names, file, p, err)))
+		return rc;
+	for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
+		bool supported = g->peak_flops[d] > 0.0;
+		rc = hw_cfg_fraction(mamf, dtype_names[d], supported, &g->mamf_eff[d], file, p,
+				     err);
+		if (rc < 0)
+			return rc;
+		if (rc == 0 && !supported) {
+			char k[HW_KEY_MAX];
+			return ts_error_set(
+				err, TS_EINVALID, file,
+				hw_cfg_line(config_setting_get_member(mamf, dtype_names[d])),
+				hw_key_join(k, p, dtype_names[d]),
+				"found an efficiency for %s, which has no peak; expected it only "
+				"for dtypes listed in \"peak\"",
+				dtype_names[d]);
+		}
+	}
+	uint32_t sms;
+	if ((rc = hw_cfg_quantity(e, "memory", TS_UNIT_BYTES, true, false, &g->mem_bytes, file,
+				  path, err)) ||
+	    (rc = hw_cfg_quantity(e, "hbm_bw", TS_UNIT_BANDWIDTH, true, false, &g->hbm_Bps,
+				  file, path, err)) ||
+	    (rc = hw_cfg_fraction(e, "hbm_eff", true, &g->hbm_eff, file, path, err)) ||
+	    (rc = hw_cfg_uint(e, "sms", true, 1, 100000, &sms, file, path, err)) ||
+	    (rc = hw_cfg_quantity(e, "tdp", TS_UNIT_POWER, true, false, &g->tdp_w, file, path,
+				  err)) ||
+	    (rc = hw_cfg_string(e, "source", true, g->source, sizeof g->source, file, path,
+				err)))
+		return rc;
+	g->sms = sms;
+	return parse_sources(e, gpu_src_keys, m->src, file, path, err);
+}
+
+static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const char *file,
+		      uint32_t fidx, const char *path, struct ts_error *err)
+{
+	static const char *const keys[] = {"name",   "bandwidth", "latency", "efficiency",
+					   "source", "sources",   NULL};
+	int rc = hw_cfg_check_keys(e, keys, file, path, err);
+	if (rc)
+		return rc;
+	if (ts_grow((void **)&cat->links, &cat->cap_links, cat->nlinks + 1,
+		    sizeof *cat->links) ||
+	    ts_grow((void **)&cat->link_meta, &cat->cap_link_meta, cat->nlinks + 1,
+		    sizeof *cat->link_meta))
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory");
+	struct hw_link_type *l = &cat->links[cat->nlinks];
+	struct entry_meta *m = &cat->link_meta[cat->nlinks];
+	memset(l, 0, sizeof *l);
+	memset(m, 0, sizeof *m);
+	m->file = fidx;
+	m->line = hw_cfg_line(e);
+	if ((rc = hw_cfg_string(e, "name", true, l->name, sizeof l->name, file, path, err)) ||
+	    (rc = check_unique(cat, false, l->name, file, m->line, path, err)))
+		return rc;
+	cat->nlinks++;
+	if ((rc = hw_cfg_quantity(e, "bandwidth", TS_UNIT_BANDWIDTH, true, false, &l->bw_Bps,
+				  file, path, err)) ||
+	    (rc = hw_cfg_quantity(e, "latency", TS_UNIT_TIME, true, true, &l->lat_s, file, path,
+				  err)) ||
+	    (rc = hw_cfg_fraction(e, "efficiency", true, &l->efficiency, file, path, err)) ||
+	    (rc = hw_cfg_string(e, "source", true, l->source, sizeof l->source, file, path,
+				err)))
+		return rc;
+	return parse_sources(e, link_src_keys, m->src, file, path, err);
+}
+
+static int parse_list(struct hw_catalog *cat, const config_setting_t *list, bool gpu,
+		      const char *file, uint32_t fidx, struct ts_error *err)
+{
+	const char *what = gpu ? "gpus" : "links";
+	if (!config_setting_is_list(list))
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(list), what,
+				    "found %s, expected a list ( { ... }, { ... } )",
+				    hw_cfg_type_name(list));
+	int n = config_setting_length(list);
+	for (int i = 0; i < n; i++) {
+		char path[HW_KEY_MAX];
+		snprintf(path, sizeof path, "%s[%d]", what, i);
+		const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+		int rc = gpu ? parse_gpu(cat, e, file, fidx, path, err)
+			     : parse_link(cat, e, file, fidx, path, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_file(struct hw_catalog *cat, uint32_t fidx, struct ts_error *err)
+{
+	static const char *const top[] = {"gpus", "links", NULL};
+	const char *file = cat->files[fidx];
+	config_t cfg;
+	int rc = hw_cfg_read(&cfg, file, err);
+	if (!rc)
+		rc = hw_cfg_check_keys(config_root_setting(&cfg), top, file, "", err);
+	const config_setting_t *s;
+	if (!rc && (s = config_lookup(&cfg, "gpus")))
+		rc = parse_list(cat, s, true, file, fidx, err);
+	if (!rc && (s = config_lookup(&cfg, "links")))
+		rc = parse_list(cat, s, false, file, fidx, err);
+	config_destroy(&cfg);
+	return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collect <root>/configs/hardware/ *.cfg into cat->files, sorted. */
+static int list_files(struct hw_catalog *cat, const char *root, struct ts_error *err)
+{
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/configs/hardware", root);
+	DIR *d = opendir(dir);
+	if (!d)
+		return ts_error_set(err, TS_EIO, dir, 0, NULL,
+				    "cannot open the hardware catalog directory: %s",
+				    strerror(errno));
+	int rc = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		if (len < 5 || de->d_name[0] == '.' || strcmp(de->d_name + len - 4, ".cfg") != 0)
+			continue;
+		char path[1280];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		char *copy = ts_strdup(path);
+		if (!copy || ts_grow((void **)&cat->files, &cat->cap_files, cat->nfiles + 1,
+				     sizeof *cat->files)) {
+			free_str(copy);
+			rc = ts_error_set(err, TS_ENOMEM, dir, 0, NULL, "out of memory");
+			break;
+		}
+		cat->files[cat->nfiles++] = copy;
+	}
+	closedir(d);
+	if (rc)
+		return rc;
+	if (cat->nfiles == 0)
+		return ts_error_set(err, TS_EIO, dir, 0, NULL,
+				    "found no *.cfg file, expected the GPU and link catalog");
+	qsort(cat->files, cat->nfiles, sizeof *cat->files, cmp_str);
+	return 0;
+}
+
+int hw_catalog_load(const char *root, struct hw_catalog **out, struct ts_error *err)
+{
+	*out = NULL;
+	struct hw_catalog *cat = ts_calloc(1, sizeof *cat);
+	if (!cat || !(cat->root = ts_strdup(root))) {
+		ts_free(cat, sizeof *cat);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	int rc = list_files(cat, root, err);
+	for (uint32_t f = 0; !rc && f < cat->nfiles; f++)
+		rc = parse_file(cat, f, err);
+	if (!rc) {
+		cat->gpu_names = ts_calloc(cat->ngpus + 1, sizeof *cat->gpu_names);
+		cat->link_names = ts_calloc(cat->nlinks + 1, sizeof *cat->link_names);
+		if (!cat->gpu_names || !cat->link_names) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		} else {
+			for (size_t i = 0; i < cat->ngpus; i++)
+				cat->gpu_names[i] = cat->gpus[i].name;
+			for (size_t i = 0; i < cat->nlinks; i++)
+				cat->link_names[i] = cat->links[i].name;
+		}
+	}
+	if (rc) {
+		hw_catalog_destroy(cat);
+		return rc;
+	}
+	*out = cat;
+	return 0;
+}
+
+const char *hw_catalog_root(const struct hw_catalog *cat)
+{
+	return cat->root;
+}
+
+size_t hw_catalog_ngpus(const struct hw_catalog *cat)
+{
+	return cat->ngpus;
+}
+
+const struct hw_gpu_type *hw_catalog_gpu(const struct hw_catalog *cat, size_t i)
+{
+	return i < cat->ngpus ? &cat->gpus[i] : NULL;
+}
+
+size_t hw_catalog_nlinks(const struct hw_catalog *cat)
+{
+	return cat->nlinks;
+}
+
+const struct hw_link_type *hw_catalog_link(const struct hw_catalog *cat, size_t i)
+{
+	return i < cat->nlinks ? &cat->links[i] : NULL;
+}
+
+int hw_catalog_find_gpu(const struct hw_catalog *cat, const char *name)
+{
+	for (size_t i = 0; i < cat->ngpus; i++)
+		if (strcasecmp(cat->gpus[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int hw_catalog_find_link(const struct hw_catalog *cat, const char *name)
+{
+	for (size_t i = 0; i < cat->nlinks; i++)
+		if (strcasecmp(cat->links[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind,
+			 const char *name, char *buf, size_t n)
+{
+	bool gpu = strcmp(kind, "gpu") == 0;
+	return ts_suggest(name, gpu ? cat->gpu_names : cat->link_names,
+			  gpu ? cat->ngpus : cat->nlinks, 3, buf, n);
+}
+
+static const char *find_source(const struct entry_meta *m, const char *const *keys,
+			       const char *key)
+{
+	for (int k = 0; keys[k]; k++)
+		if (strcmp(keys[k], key) == 0)
+			return m->src[k];
+	return NULL;
+}
+
+const char *hw_catalog_gpu_source(const struct hw_catalog *cat, size_t i, const char *key)
+{
+	return i < cat->ngpus ? find_source(&cat->gpu_meta[i], gpu_src_keys, key) : NULL;
+}
+
+const char *hw_catalog_link_source(const struct hw_catalog *cat, size_t i, const char *key)
+{
+	return i < cat->nlinks ? find_source(&cat->link_meta[i], link_src_keys, key) : NULL;
+}
+
+const char *hw_catalog_gpu_file(const struct hw_catalog *cat, size_t i)
+{
+	return i < cat->ngpus ? cat->files[cat->gpu_meta[i].file] : NULL;
+}
+
+const char *hw_catalog_link_file(const struct hw_catalog *cat, size_t i)
+{
+	return i < cat->nlinks ? cat->files[cat->link_meta[i].file] : NULL;
+}
