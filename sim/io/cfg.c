@@ -1,0 +1,713 @@
+/* Typed reads of libconfig settings with one-line errors, files, names, and
+ * the --set overrides applied to a parsed tree.
+ * SPDX-License-Identifier: MIT */
+
+/* --set KEY=VALUE is applied to the libconfig tree before the scenario is
+ * interpreted, so an override behaves exactly like the same line in the
+ * file. The value is parsed by libconfig itself as "v = VALUE;" in a
+ * scratch configuration and the result copied into the tree; when that does
+ * not parse and VALUE does not start like a string or an aggregate, VALUE is
+ * a bare word and becomes a string ("megatron", "25 MiB"). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "io/io_int.h"
+
+#define SET_MAX_DEPTH 32 /* nesting of a --set group value */
+
+void cfg_where(const config_setting_t *s, const char *file, char *f, size_t n, int *line)
+{
+	const void *hook = s ? config_setting_get_hook(s) : NULL;
+	if (hook) {
+		snprintf(f, n, "%s", (const char *)hook);
+		*line = 0;
+	} else {
+		snprintf(f, n, "%s", file ? file : "");
+		*line = s ? (int)config_setting_source_line(s) : 0;
+	}
+}
+
+static const char *type_name(int type)
+{
+	switch (type) {
+	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a float";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_ARRAY: return "an array";
+	case CONFIG_TYPE_LIST: return "a list";
+	default: return "nothing";
+	}
+}
+
+char *cfg_found(const config_setting_t *s, char *buf, size_t n)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, n, "%lld", config_setting_get_int64(s));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, n, "%g (a float)", config_setting_get_float(s));
+		break;
+	case CONFIG_TYPE_STRING:
+		snprintf(buf, n, "\"%.100s\" (a string)", config_setting_get_string(s));
+		break;
+	case CONFIG_TYPE_BOOL:
+		snprintf(buf, n, "%s (a boolean)", config_setting_get_bool(s) ? "true" : "false");
+		break;
+	default:
+		snprintf(buf, n, "%s", type_name(config_setting_type(s)));
+		break;
+	}
+	return buf;
+}
+
+int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const char *file,
+	     const char *key, const char *fmt, ...)
+{
+	char f[256], msg[768];
+	int line;
+	cfg_where(s, file, f, sizeof f, &line);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ts_error_set(err, code, f, line, key, "%s", msg);
+}
+
+int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min,
+	    int64_t max, int64_t *out, struct ts_error *err)
+{
+	char fb[160];
+	int64_t v;
+	int t = config_setting_type(s);
+	if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+		v = config_setting_get_int64(s);
+	} else if (t == CONFIG_TYPE_FLOAT) {
+		double d = config_setting_get_float(s);
+		if (!(d >= (double)min && d <= (double)max && d == floor(d)))
+			return cfg_fail(err, TS_ERANGE, s, file, key,
+					"found %s, expected a whole number from %lld to %lld",
+					cfg_found(s, fb, sizeof fb), (long long)min, (long long)max);
+		v = (int64_t)d;
+	} else {
+		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected an integer",
+				cfg_found(s, fb, sizeof fb));
+	}
+	if (v < min || v > max) {
+		if (min == 1 && v < 1)
+			return cfg_fail(err, TS_ERANGE, s, file, key,
+					"found %s, expected a positive integer",
+					cfg_found(s, fb, sizeof fb));
+		return cfg_fail(err, TS_ERANGE, s, file, key,
+				"found %s, expected an integer from %lld to %lld",
+				cfg_found(s, fb, sizeof fb), (long long)min, (long long)max);
+	}
+	*out = v;
+	return 0;
+}
+
+int cfg_float(const config_setting_t *s, const char *file, const char *key, double min,
+	      double max, double *out, struct ts_error *err)
+{
+	char fb[160];
+	double v;
+	int t = config_setting_type(s);
+	if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(s);
+	else if (t == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else
+		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected a number",
+				cfg_found(s, fb, sizeof fb));
+	if (!isfinite(v) || v < min || v > max)
+		return cfg_fail(err, TS_ERANGE, s, file, key,
+				"found %s, expected a number from %g to %g",
+				cfg_found(s, fb, sizeof fb), min, max);
+	*out = v;
+	return 0;
+}
+
+int cfg_bool(const config_setting_t *s, const char *file, const char *key, bool *out,
+	     struct ts_error *err)
+{
+	char fb[160];
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
+		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected true or false",
+				cfg_found(s, fb, sizeof fb));
+	*out = config_setting_get_bool(s) != 0;
+	return 0;
+}
+
+int cfg_string(const config_setting_t *s, const char *file, const char *key, char *dst,
+	       size_t n, struct ts_error *err)
+{
+	char fb[160];
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected a string",
+				cfg_found(s, fb, sizeof fb));
+	const char *v = config_setting_get_string(s);
+	if (strlen(v) >= n)
+		return cfg_fail(err, TS_ERANGE, s, file, key,
+				"found %s, expected at most %zu characters",
+				cfg_found(s, fb, sizeof fb), n - 1);
+	snprintf(dst, n, "%s", v);
+	return 0;
+}
+
+int cfg_enum(const config_setting_t *s, const char *file, const char *key,
+	     const char *const *names, size_t n, int *out, struct ts_error *err)
+{
+	char fb[160], opts[256] = "";
+	size_t off = 0;
+	for (size_t i = 0; i < n && off < sizeof opts; i++) {
+		int w = snprintf(opts + off, sizeof opts - off, "%s\"%s\"",
+				 i == 0 ? "" : (i + 1 == n ? " or " : ", "), names[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected %s",
+				cfg_found(s, fb, sizeof fb), opts);
+	const char *v = config_setting_get_string(s);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(v, names[i]) == 0) {
+			*out = (int)i;
+			return 0;
+		}
+	}
+	char near[160];
+	ts_suggest(v, names, n, 2, near, sizeof near);
+	return cfg_fail(err, TS_EUNKNOWN_NAME, s, file, key, "found %s, expected %s%s%s",
+			cfg_found(s, fb, sizeof fb), opts, near[0] ? "; closest: " : "", near);
+}
+
+int cfg_bytes(const config_setting_t *s, const char *file, const char *key, double *out,
+	      struct ts_error *err)
+{
+	char fb[160], why[256];
+	double v;
+	int t = config_setting_type(s);
+	if (t == CONFIG_TYPE_STRING) {
+		int rc = ts_units_parse(config_setting_get_string(s), TS_UNIT_BYTES, &v, why,
+					sizeof why);
+		if (rc)
+			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s",
+					config_setting_get_string(s), why);
+	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+		v = (double)config_setting_get_int64(s);
+	} else {
+		return cfg_fail(err, TS_ETYPE, s, file, key,
+				"found %s, expected a size (e.g. \"25 MiB\") or a byte count",
+				cfg_found(s, fb, sizeof fb));
+	}
+	if (!isfinite(v) || v < 1.0 || v > 0x1p60)
+		return cfg_fail(err, TS_ERANGE, s, file, key,
+				"found %s, expected a positive size of at most 1 EiB",
+				cfg_found(s, fb, sizeof fb));
+	*out = v;
+	return 0;
+}
+
+int cfg_check_keys(const config_setting_t *g, const char *file, const char *prefix,
+		   const char *const *names, size_t n, struct ts_error *err)
+{
+	if (!g)
+		return 0;
+	int len = config_setting_length(g);
+	for (int i = 0; i < len; i++) {
+		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
+		const char *nm = config_setting_name(c);
+		if (!nm)
+			continue;
+		size_t k = 0;
+		while (k < n && strcmp(names[k], nm) != 0)
+			k++;
+		if (k < n)
+			continue;
+		char near[160], key[200];
+		ts_suggest(nm, names, n, 1, near, sizeof near);
+		snprintf(key, sizeof key, "%s%s", prefix, nm);
+		return cfg_fail(err, TS_EUNKNOWN_KEY, c, file, key,
+				"found unknown key \"%s\", expected a key of %s%s%s", nm,
+				prefix[0] ? prefix : "the scenario", near[0] ? "; did you mean " : "",
+				near);
+	}
+	return 0;
+}
+
+int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
+				    strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ts_error_set(err, TS_EIO, path, 0, NULL,
+				    "found something that is not a regular file, expected a .cfg file");
+	}
+	if (st.st_size > (off_t)CFG_MAX_FILE) {
+		close(fd);
+		return ts_error_set(err, TS_ELIMIT, path, 0, NULL,
+				    "found %lld bytes, expected at most %u", (long long)st.st_size,
+				    CFG_MAX_FILE);
+	}
+	size_t n = (size_t)st.st_size;
+	char *buf = ts_malloc(n + 1);
+	if (!buf) {
+		close(fd);
+		return ts_error_set(err, TS_ENOMEM, path, 0, NULL, "out of memory reading the file");
+	}
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = read(fd, buf + got, n - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+/* Line of the first @include directive (at the start of a line), or 0. */
+static int include_line(const char *text)
+{
+	int line = 1;
+	for (const char *p = text; *p;) {
+		while (*p == ' ' || *p == '\t' || *p == '\r')
+			p++;
+		if (strncmp(p, "@include", 8) == 0)
+			return line;
+		while (*p && *p != '\n')
+			p++;
+		if (*p == '\n') {
+			p++;
+			line++;
+		}
+	}
+	return 0;
+}
+
+
+/* libconfig reads an integer literal without an L suffix as 32 bits and
+ * silently wraps larger ones (3000000000 becomes -1294967296). Copy text to
+ * *out (ts_malloc'd, size *n) with an L appended to every integer literal
+ * beyond the 32-bit range, outside strings and comments. Returns 0, or the
+ * line of a literal beyond 64 bits (*out is then NULL), or -1 without
+ * memory. */
+static int widen_ints(const char *text, char **out, size_t *n)
+{
+	size_t len = strlen(text), cap = len + len / 4 + 16, o = 0;
+	char *buf = ts_malloc(cap);
+	int line = 1;
+	*out = NULL;
+	if (!buf)
+		return -1;
+	for (const char *p = text; *p;) {
+		const char *start = p;
+		if (*p == '"') { /* string, with escapes */
+			p++;
+			while (*p && *p != '"') {
+				if (*p == '\\' && p[1])
+					p++;
+				if (*p == '\n')
+					line++;
+				p++;
+			}
+			if (*p)
+				p++;
+		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			while (*p && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			p += 2;
+			while (*p && !(p[0] == '*' && p[1] == '/')) {
+				if (*p == '\n')
+					line++;
+				p++;
+			}
+			if (*p)
+				p += 2;
+		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == '*') {
+			while (isalnum((unsigned char)*p) || *p == '_' || *p == '*' || *p == '-')
+				p++;
+		} else if (isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p) || *p == '.' ||
+			       ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E')))
+				p++;
+			/* a plain decimal or hex integer without suffix? */
+			bool hex = start[0] == '0' && (start[1] == 'x' || start[1] == 'X');
+			bool plain = true;
+			for (const char *q = start + (hex ? 2 : 0); q < p; q++)
+				if (!(hex ? isxdigit((unsigned char)*q) : isdigit((unsigned char)*q)))
+					plain = false;
+			if (plain && p - start < 40) {
+				char num[48];
+				memcpy(num, start, (size_t)(p - start));
+				num[p - start] = '\0';
+				errno = 0;
+				unsigned long long v = strtoull(num, NULL, hex ? 16 : 10);
+				if (errno == ERANGE || (!hex && v > (unsigned long long)INT64_MAX)) {
+					ts_free(buf, cap);
+					return line;
+				}
+				if (v > 0x7fffffffull) {
+					size_t k = (size_t)(p - start);
+					if (o + k + 2 >= cap) {
+						char *nb = ts_realloc(buf, cap, cap + k + 64);
+						if (!nb) {
+							ts_free(buf, cap);
+							return -1;
+						}
+						buf = nb;
+						cap += k + 64;
+					}
+					memcpy(buf + o, start, k);
+					o += k;
+					buf[o++] = 'L';
+					continue;
+				}
+			}
+		} else {
+			if (*p == '\n')
+				line++;
+			p++;
+		}
+		size_t k = (size_t)(p - start);
+		if (o + k + 1 >= cap) {
+			size_t ncap = o + k + cap;
+			char *nb = ts_realloc(buf, cap, ncap);
+			if (!nb) {
+				ts_free(buf, cap);
+				return -1;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		memcpy(buf + o, start, k);
+		o += k;
+	}
+	buf[o] = '\0';
+	*out = buf;
+	*n = cap;
+	return 0;
+}
+
+int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error *err)
+{
+	int inc = include_line(text);
+	if (inc)
+		return ts_error_set(err, TS_EUNSUPPORTED, file, inc, NULL,
+				    "found @include, expected plain settings (configurations "
+				    "compose by name: model = \"NAME\", cluster = \"NAME\")");
+	char *wide;
+	size_t n;
+	int bad = widen_ints(text, &wide, &n);
+	if (bad < 0)
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory parsing the file");
+	if (bad > 0)
+		return ts_error_set(err, TS_ERANGE, file, bad, NULL,
+				    "found an integer beyond 64 bits, expected at most %lld",
+				    (long long)INT64_MAX);
+	int ok = config_read_string(cfg, wide);
+	ts_free(wide, n);
+	if (!ok) {
+		const char *t = config_error_text(cfg);
+		return ts_error_set(err, TS_ESYNTAX, file, config_error_line(cfg), NULL,
+				    "found a syntax error (%s), expected libconfig settings "
+				    "(key = value;)", t ? t : "?");
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+char *cfg_names(const char *dir, const char *near, size_t max, char *buf, size_t n)
+{
+	char **names = NULL;
+	size_t cnt = 0, cap = 0;
+	if (n)
+		buf[0] = '\0';
+	DIR *d = opendir(dir);
+	if (!d)
+		return buf;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+		if (l <= 4 || strcmp(e->d_name + l - 4, ".cfg") != 0 || e->d_name[0] == '.')
+			continue;
+		if (ts_grow((void **)&names, &cap, cnt + 1, sizeof *names))
+			break;
+		char *s = ts_malloc(l - 3);
+		if (!s)
+			break;
+		memcpy(s, e->d_name, l - 4);
+		s[l - 4] = '\0';
+		names[cnt++] = s;
+	}
+	closedir(d);
+	if (cnt)
+		qsort(names, cnt, sizeof *names, cmp_str);
+	if (near) {
+		ts_suggest(near, (const char *const *)names, cnt, max, buf, n);
+	} else {
+		size_t off = 0;
+		for (size_t i = 0; i < cnt && off < n; i++) {
+			int w = snprintf(buf + off, n - off, "%s%s", i ? ", " : "", names[i]);
+			if (w < 0)
+				break;
+			off += (size_t)w;
+		}
+	}
+	for (size_t i = 0; i < cnt; i++)
+		ts_free(names[i], strlen(names[i]) + 1);
+	ts_free(names, cap * sizeof *names);
+	return buf;
+}
+
+/* ---- --set ----------------------------------------------------------- */
+
+/* Copy setting src as member `name` of dst (name NULL inside lists and
+ * arrays), labelling every copy. NULL on failure. */
+static config_setting_t *copy_setting(config_setting_t *dst, const char *name,
+				      const config_setting_t *src, const char *label, int depth)
+{
+	int t = config_setting_type(src);
+	if (depth > SET_MAX_DEPTH)
+		return NULL;
+	config_setting_t *d = config_setting_add(dst, name, t);
+	if (!d)
+		return NULL;
+	config_setting_set_hook(d, (void *)(uintptr_t)label);
+	int ok = CONFIG_TRUE;
+	switch (t) {
+	case CONFIG_TYPE_INT: ok = config_setting_set_int(d, config_setting_get_int(src)); break;
+	case CONFIG_TYPE_INT64: ok = config_setting_set_int64(d, config_setting_get_int64(src)); break;
+	case CONFIG_TYPE_FLOAT: ok = config_setting_set_float(d, config_setting_get_float(src)); break;
+	case CONFIG_TYPE_BOOL: ok = config_setting_set_bool(d, config_setting_get_bool(src)); break;
+	case CONFIG_TYPE_STRING: ok = config_setting_set_string(d, config_setting_get_string(src)); break;
+	case CONFIG_TYPE_GROUP:
+	case CONFIG_TYPE_LIST:
+	case CONFIG_TYPE_ARRAY: {
+		int n = config_setting_length(src);
+		for (int i = 0; i < n && ok; i++) {
+			const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+			const char *en = t == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL;
+			ok = copy_setting(d, en, e, label, depth + 1) != NULL;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return ok ? d : NULL;
+}
+
+static int valid_name(const char *s, size_t n)
+{
+	if (n == 0 || !isalpha((unsigned char)s[0]))
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+			return 0;
+	return 1;
+}
+
+static void trim(const char **b, const char **e)
+{
+	while (*b < *e && isspace((unsigned char)**b))
+		(*b)++;
+	while (*e > *b && isspace((unsigned char)(*e)[-1]))
+		(*e)--;
+}
+
+/* Parse VALUE as "v = VALUE;" into scratch; *v = the value, or NULL when
+ * VALUE is a bare word. */
+static int parse_value(config_t *scratch, const char *arg, const char *val, size_t vlen,
+		       const config_setting_t **v, struct ts_error *err)
+{
+	char *text = ts_malloc(vlen + 8);
+	if (!text)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+	memcpy(text, "v = ", 4);
+	memcpy(text + 4, val, vlen);
+	memcpy(text + 4 + vlen, ";\n", 3);
+	*v = NULL;
+	int rc = 0, wrc;
+	char *wide = NULL;
+	size_t wn = 0;
+	bool shaped = strchr("{[(\"", val[0]) != NULL;
+	if (include_line(text)) {
+		rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+				  "--set '%.200s': found @include, expected a value", arg);
+	} else if ((wrc = widen_ints(text, &wide, &wn)) != 0) {
+		rc = wrc < 0 ? ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set")
+			     : ts_error_set(err, TS_ERANGE, NULL, 0, NULL,
+					    "--set '%.200s': found an integer beyond 64 bits, "
+					    "expected at most %lld", arg, (long long)INT64_MAX);
+	} else if (config_read_string(scratch, wide)) {
+		const config_setting_t *root = config_root_setting(scratch);
+		if (config_setting_length(root) != 1) {
+			rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+					  "--set '%.200s': found more than one value, expected one",
+					  arg);
+		} else {
+			*v = config_setting_get_member(root, "v");
+			if (!*v)
+				rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+						  "--set '%.200s': found a malformed value, expected one value",
+						  arg);
+		}
+	} else if (shaped) {
+		const char *t = config_error_text(scratch);
+		rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+				  "--set '%.200s': found a malformed value (%s), expected a "
+				  "libconfig value: 8, 1.5e9, true, \"text\", { key = value; }",
+				  arg, t ? t : "?");
+	}
+	ts_free(text, vlen + 8);
+	if (wide)
+		ts_free(wide, wn);
+	return rc;
+}
+
+int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_error *err)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq)
+		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+				    "--set '%.200s': found no '=', expected key.path=value", arg);
+	const char *kb = arg, *ke = eq, *vb = eq + 1, *ve = eq + 1 + strlen(eq + 1);
+	trim(&kb, &ke);
+	trim(&vb, &ve);
+	if (kb == ke)
+		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+				    "--set '%.200s': found an empty key, expected key.path=value", arg);
+	if (vb == ve)
+		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+				    "--set '%.200s': found an empty value, expected key.path=value", arg);
+	if ((size_t)(ke - kb) >= 160)
+		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
+				    "--set '%.200s': found a key of %zu characters, expected at most 159",
+				    arg, (size_t)(ke - kb));
+	char path[160];
+	memcpy(path, kb, (size_t)(ke - kb));
+	path[ke - kb] = '\0';
+	/* every component a libconfig name */
+	for (const char *p = path;;) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		if (!valid_name(p, n))
+			return ts_error_set(err, TS_ESYNTAX, NULL, 0, path,
+					    "--set '%.200s': found \"%.*s\" in the key, expected "
+					    "names of letters, digits, '_' and '-' joined by '.'",
+					    arg, (int)n, p);
+		if (!dot)
+			break;
+		p = dot + 1;
+	}
+
+	config_t scratch;
+	config_init(&scratch);
+	const config_setting_t *v;
+	int rc = parse_value(&scratch, arg, vb, (size_t)(ve - vb), &v, err);
+	if (rc)
+		goto out;
+
+	config_setting_t *parent = config_root_setting(cfg);
+	char *p = path;
+	for (;;) {
+		char *dot = strchr(p, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+		config_setting_t *c = config_setting_get_member(parent, p);
+		if (c && config_setting_type(c) == CONFIG_TYPE_STRING &&
+		    config_setting_is_root(parent) &&
+		    (strcmp(p, "model") == 0 || strcmp(p, "cluster") == 0)) {
+			/* model = "NAME" becomes model = { base = "NAME"; } */
+			char name[256];
+			snprintf(name, sizeof name, "%s", config_setting_get_string(c));
+			config_setting_remove(parent, p);
+			c = config_setting_add(parent, p, CONFIG_TYPE_GROUP);
+			config_setting_t *b = c ? config_setting_add(c, "base", CONFIG_TYPE_STRING) : NULL;
+			if (!b || !config_setting_set_string(b, name)) {
+				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+				goto out;
+			}
+			config_setting_set_hook(c, (void *)(uintptr_t)label);
+			config_setting_set_hook(b, (void *)(uintptr_t)label);
+		} else if (!c) {
+			c = config_setting_add(parent, p, CONFIG_TYPE_GROUP);
+			if (!c) {
+				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+				goto out;
+			}
+			config_setting_set_hook(c, (void *)(uintptr_t)label);
+		} else if (!config_setting_is_group(c)) {
+			char fb[160], f[256];
+			int line;
+			cfg_where(c, NULL, f, sizeof f, &line);
+			rc = ts_error_set(err, TS_ETYPE, NULL, 0, path,
+					  "--set '%.200s': found %s (line %d), expected a group to "
+					  "set a key inside", arg, cfg_found(c, fb, sizeof fb), line);
+			goto out;
+		}
+		*dot = '.';
+		parent = c;
+		p = dot + 1;
+	}
+	if (config_setting_get_member(parent, p))
+		config_setting_remove(parent, p);
+	if (v) {
+		if (!copy_setting(parent, p, v, label, 0))
+			rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, path,
+					  "--set '%.200s': found a value nested too deeply or "
+					  "mixed-type array, expected at most %d levels",
+					  arg, SET_MAX_DEPTH);
+	} else {
+		/* a bare word: the value text as a string */
+		size_t n = (size_t)(ve - vb);
+		char *s = ts_malloc(n + 1);
+		config_setting_t *d = s ? config_setting_add(parent, p, CONFIG_TYPE_STRING) : NULL;
+		if (s) {
+			memcpy(s, vb, n);
+			s[n] = '\0';
+		}
+		if (!d || !config_setting_set_string(d, s))
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+		else
+			config_setting_set_hook(d, (void *)(uintptr_t)label);
+		if (s)
+			ts_free(s, n + 1);
+	}
+out:
+	config_destroy(&scratch);
+	return rc;
+}

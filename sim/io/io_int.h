@@ -1,0 +1,82 @@
+/* Private helpers of the configuration layer (sim/io): typed reads of
+ * libconfig settings with one-line errors, files, names, and --set.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_IO_INT_H
+#define TS_IO_INT_H
+
+#include <libconfig.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+
+/* Largest configuration file read, bytes. */
+#define CFG_MAX_FILE (1u << 20)
+
+/* Settings created by --set carry a label ("--set parallel.tp=8", a C string
+ * owned by the loader) in their libconfig hook; messages and provenance use
+ * it instead of file:line. cfg_where gives either. */
+void cfg_where(const config_setting_t *s, const char *file, char *f, size_t n, int *line);
+
+/* "8", "2.5 (a float)", "\"8x\" (a string)", "a group": what a setting
+ * holds, for "found ..." messages. Returns buf. */
+char *cfg_found(const config_setting_t *s, char *buf, size_t n);
+
+/* Fill err for setting s (file:line or --set label) and key path `key`;
+ * returns code. */
+int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const char *file,
+	     const char *key, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Typed reads. Each checks the libconfig type and the range and fails with
+ * TS_ETYPE or TS_ERANGE naming file, line, key, found and expected. */
+int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min,
+	    int64_t max, int64_t *out, struct ts_error *err);
+/* A finite number (int or float) in [min, max]. */
+int cfg_float(const config_setting_t *s, const char *file, const char *key, double min,
+	      double max, double *out, struct ts_error *err);
+int cfg_bool(const config_setting_t *s, const char *file, const char *key, bool *out,
+	     struct ts_error *err);
+/* A string of fewer than n bytes copied to dst. */
+int cfg_string(const config_setting_t *s, const char *file, const char *key, char *dst,
+	       size_t n, struct ts_error *err);
+/* A string that must be one of names[0..n): *out = its index; else
+ * TS_EUNKNOWN_NAME listing the choices (closest first). */
+int cfg_enum(const config_setting_t *s, const char *file, const char *key,
+	     const char *const *names, size_t n, int *out, struct ts_error *err);
+/* A size in bytes: a positive integer, or a string with a unit ("25 MiB");
+ * TS_EUNIT for an unknown unit. */
+int cfg_bytes(const config_setting_t *s, const char *file, const char *key, double *out,
+	      struct ts_error *err);
+
+/* Fail with TS_EUNKNOWN_KEY on the first member of group g whose name is not
+ * in names[0..n), suggesting the closest. `prefix` is the group's path with
+ * a trailing dot ("training.") or "". A NULL group has no keys. */
+int cfg_check_keys(const config_setting_t *g, const char *file, const char *prefix,
+		   const char *const *names, size_t n, struct ts_error *err);
+
+/* Read a regular file of at most CFG_MAX_FILE bytes into a NUL-terminated
+ * buffer owned by the caller (ts_free(*text, *len + 1)). TS_EIO, TS_ELIMIT
+ * or TS_ENOMEM. */
+int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *err);
+
+/* Parse `text` (read from `file`, for messages) into cfg, which the caller
+ * has initialised. `@include` is refused (TS_EUNSUPPORTED); a libconfig
+ * error is TS_ESYNTAX with its line and text. */
+int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error *err);
+
+/* Names of the *.cfg files of directory `dir` (sorted, without .cfg): all of
+ * them as "a, b, c", or the up to `max` closest to `near` when not NULL.
+ * Returns buf ("" when none). */
+char *cfg_names(const char *dir, const char *near, size_t max, char *buf, size_t n);
+
+/* Apply one --set argument "key.path=value" to the tree of cfg: the value
+ * parses as a libconfig scalar, a "string", a { group }, a [ array ] or a
+ * ( list ); anything else that does not parse is taken as a bare-word string.
+ * Missing intermediate groups are created; a string `model` or `cluster` that
+ * a path goes through becomes a group { base = "that name"; }. Every setting
+ * created is labelled with `label` (borrowed; must outlive cfg). Returns 0 or
+ * TS_ESYNTAX / TS_ETYPE / TS_ENOMEM with a message that names the argument. */
+int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_error *err);
+
+#endif

@@ -1,0 +1,832 @@
+/* Scenario loading: parse, apply --set, resolve model and cluster, read the
+ * training, parallel, data, cost and sim groups, validate, and record where
+ * every value came from.
+ * SPDX-License-Identifier: MIT */
+
+/* Loading runs in four steps over one libconfig tree: parse the text; apply
+ * the --set arguments to the tree (each created setting labelled with its
+ * argument, so provenance and messages can name it); interpret the tree
+ * into a struct ts_scenario, checking every key against the known ones and
+ * every value's type and range; then cross-check (parallel degrees against
+ * the GPU count, batch sizes against dp) and record, key by key in a fixed
+ * order, the value and where it came from. A value that is not given gets a
+ * default, a value derived from others, or TS_UNSET where the training code
+ * applies the framework's default. Nothing is printed; every failure is one
+ * error record. To add a key: list it in its group's key table, read it in
+ * that group's function, and note it in note_all(). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/alloc.h"
+#include "base/units.h"
+#include "io/io_int.h"
+#include "io/scenario.h"
+
+#define MAX_NODES 65536
+#define MAX_GPUS_PER_NODE 1024
+#define MAX_DEGREE 65536
+#define MAX_ITERATIONS 100000
+
+static const char *const fw_names[TS_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
+static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd"};
+static const char *const rc_names[TS_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
+static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
+static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
+static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage"};
+static const char *const mode_names[TS_MODE_COUNT_] = {"class", "full"};
+static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs", "steps"};
+
+#define NAME_FN(fn, type, table, count)                                      \
+	const char *fn(type v) { return (unsigned)v < (count) ? table[v] : "?"; }
+NAME_FN(ts_framework_name, enum ts_framework, fw_names, TS_FW_COUNT_)
+NAME_FN(ts_optimizer_name, enum ts_optimizer, opt_names, TS_OPT_COUNT_)
+NAME_FN(ts_recompute_name, enum ts_recompute, rc_names, TS_RECOMPUTE_COUNT_)
+NAME_FN(ts_offload_name, enum ts_offload, off_names, TS_OFFLOAD_COUNT_)
+NAME_FN(ts_schedule_name, enum ts_schedule, sched_names, TS_SCHED_COUNT_)
+NAME_FN(ts_granularity_name, enum ts_granularity, gran_names, TS_GRAN_COUNT_)
+NAME_FN(ts_sim_mode_name, enum ts_sim_mode, mode_names, TS_MODE_COUNT_)
+NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
+
+/* ---- known keys ------------------------------------------------------- */
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const root_keys[] = {
+	"name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node",
+	"training", "parallel", "data", "cost", "sim", "seed"};
+static const char *const training_keys[] = {
+	"framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
+	"recompute", "iterations", "tokens", "samples", "epochs", "steps"};
+static const char *const parallel_keys[] = {
+	"tp", "pp", "dp", "cp", "ep", "sp", "zero", "offload", "schedule", "interleave",
+	"bucket", "overlap_grad_reduce"};
+static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch"};
+static const char *const cost_keys[] = {"usd_per_gpu_hour"};
+static const char *const sim_keys[] = {"granularity", "mode"};
+
+/* One load in progress. */
+struct ld {
+	const struct hw_catalog *cat;
+	const char *root;              /* project root: models/, configs/clusters/ */
+	const char *file;              /* scenario file (or label) for messages */
+	char dir[1024];                /* its directory, for relative paths; "" = cwd */
+	config_setting_t *top;         /* root setting of the tree */
+	struct ts_scenario *s;
+	struct ts_error *err;
+	const config_setting_t *g_training, *g_parallel, *g_data, *g_cost, *g_sim;
+};
+
+static const config_setting_t *member(const config_setting_t *g, const char *name)
+{
+	return g ? config_setting_get_member(g, name) : NULL;
+}
+
+/* Fetch group `name` of the root: NULL if absent, TS_ETYPE if not a group. */
+static int group(struct ld *l, const char *name, const config_setting_t **out)
+{
+	const config_setting_t *g = member(l->top, name);
+	*out = NULL;
+	if (!g)
+		return 0;
+	if (!config_setting_is_group(g)) {
+		char fb[160];
+		return cfg_fail(l->err, TS_ETYPE, g, l->file, name,
+				"found %s, expected a group %s = { ... };",
+				cfg_found(g, fb, sizeof fb), name);
+	}
+	*out = g;
+	return 0;
+}
+
+static int get_int(struct ld *l, const config_setting_t *g, const char *prefix,
+		   const char *name, int64_t min, int64_t max, int64_t def, int64_t *out)
+{
+	char key[96];
+	const config_setting_t *s = member(g, name);
+	snprintf(key, sizeof key, "%s%s", prefix, name);
+	if (!s) {
+		*out = def;
+		return 0;
+	}
+	return cfg_int(s, l->file, key, min, max, out, l->err);
+}
+
+static int get_u32(struct ld *l, const config_setting_t *g, const char *prefix,
+		   const char *name, int64_t min, int64_t max, int64_t def, uint32_t *out)
+{
+	int64_t v;
+	int rc = get_int(l, g, prefix, name, min, max, def, &v);
+	if (!rc)
+		*out = (uint32_t)v;
+	return rc;
+}
+
+static int get_enum(struct ld *l, const config_setting_t *g, const char *prefix,
+		    const char *name, const char *const *names, size_t n, int def, int *out)
+{
+	char key[96];
+	const config_setting_t *s = member(g, name);
+	snprintf(key, sizeof key, "%s%s", prefix, name);
+	if (!s) {
+		*out = def;
+		return 0;
+	}
+	return cfg_enum(s, l->file, key, names, n, out, l->err);
+}
+
+static int not_modelled(struct ts_scenario *s, struct ts_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int not_modelled(struct ts_scenario *s, struct ts_error *err, const char *fmt, ...)
+{
+	char buf[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	size_t cap = s->n_not_modelled;
+	char **a = ts_realloc(s->not_modelled, cap * sizeof *a, (cap + 1) * sizeof *a);
+	if (!a)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	s->not_modelled = a;
+	if (!(a[cap] = ts_strdup(buf)))
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	s->n_not_modelled++;
+	return 0;
+}
+
+/* ---- model and cluster ------------------------------------------------- */
+
+static int is_path(const char *name)
+{
+	size_t n = strlen(name);
+	return strchr(name, '/') != NULL || (n > 4 && strcmp(name + n - 4, ".cfg") == 0);
+}
+
+/* A path relative to the scenario's directory. */
+static void resolve_path(const struct ld *l, const char *name, char *buf, size_t n)
+{
+	if (name[0] != '/' && l->dir[0])
+		snprintf(buf, n, "%s/%s", l->dir, name);
+	else
+		snprintf(buf, n, "%s", name);
+}
+
+static int load_model(struct ld *l)
+{
+	const config_setting_t *ms = member(l->top, "model");
+	char fb[160];
+	int rc;
+	if (!ms)
+		return ts_error_set(l->err, TS_EINVALID, l->file, 0, "model",
+				    "found no model, expected model = \"NAME\" (a file of %s/models/) "
+				    "or an inline group", l->root);
+	if (config_setting_is_group(ms))
+		return ts_model_from_setting(l->root, ms, l->file, "model", &l->s->model, l->err);
+	if (config_setting_type(ms) != CONFIG_TYPE_STRING)
+		return cfg_fail(l->err, TS_ETYPE, ms, l->file, "model",
+				"found %s, expected a model name or a group { base = \"NAME\"; ... }",
+				cfg_found(ms, fb, sizeof fb));
+	const char *name = config_setting_get_string(ms);
+	char path[2048];
+	if (is_path(name))
+		resolve_path(l, name, path, sizeof path);
+	else
+		snprintf(path, sizeof path, "%s", name);
+	rc = ts_model_load(l->root, path, &l->s->model, l->err);
+	if (rc == TS_EUNKNOWN_NAME && l->err && !l->err->file[0]) {
+		/* name the scenario line that asked for the model */
+		char msg[sizeof l->err->msg];
+		snprintf(msg, sizeof msg, "%s", l->err->msg);
+		return cfg_fail(l->err, rc, ms, l->file, "model", "%s", msg);
+	}
+	if (rc == TS_EIO && is_path(name) && l->err) {
+		char msg[sizeof l->err->msg];
+		snprintf(msg, sizeof msg, "found \"%.200s\": %.400s", path, l->err->msg);
+		return cfg_fail(l->err, rc, ms, l->file, "model", "%s", msg);
+	}
+	return rc;
+}
+
+static int load_cluster(struct ld *l)
+{
+	struct ts_scenario *s = l->s;
+	struct hw_cluster_opts opts = {0, 0, 0};
+	int rc;
+	char fb[160];
+	if ((rc = get_u32(l, l->top, "", "nodes", 1, MAX_NODES, 0, &opts.nodes)) ||
+	    (rc = get_u32(l, l->top, "", "gpus_per_node", 1, MAX_GPUS_PER_NODE, 0,
+			  &opts.gpus_per_node)) ||
+	    (rc = get_u32(l, l->top, "", "nics_per_node", 1, MAX_GPUS_PER_NODE, 0,
+			  &opts.nics_per_node)))
+		return rc;
+	const config_setting_t *cs = member(l->top, "cluster");
+	if (!cs)
+		return ts_error_set(l->err, TS_EINVALID, l->file, 0, "cluster",
+				    "found no cluster, expected cluster = \"NAME\" (a file of "
+				    "%s/configs/clusters/) or an inline group", l->root);
+	if (config_setting_is_group(cs)) {
+		rc = hw_cluster_from_setting(l->cat, cs, l->file, &opts, &s->cluster, l->err);
+	} else if (config_setting_type(cs) == CONFIG_TYPE_STRING) {
+		const char *name = config_setting_get_string(cs);
+		char path[2048];
+		struct stat st;
+		if (is_path(name)) {
+			resolve_path(l, name, path, sizeof path);
+			if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+				return cfg_fail(l->err, TS_EIO, cs, l->file, "cluster",
+						"found \"%.200s\", expected an existing cluster file",
+						path);
+		} else {
+			snprintf(path, sizeof path, "%s/configs/clusters/%s.cfg", l->root, name);
+			if (!name[0] || stat(path, &st) != 0) {
+				char dir[1100], near[256], all[512];
+				snprintf(dir, sizeof dir, "%s/configs/clusters", l->root);
+				cfg_names(dir, name, 3, near, sizeof near);
+				if (!near[0])
+					cfg_names(dir, NULL, 0, all, sizeof all);
+				return cfg_fail(l->err, TS_EUNKNOWN_NAME, cs, l->file, "cluster",
+						"found \"%.100s\", expected a cluster of %s; %s%s",
+						name, dir, near[0] ? "closest: " : "known: ",
+						near[0] ? near : (all[0] ? all : "none"));
+			}
+		}
+		rc = hw_cluster_load(l->cat, path, &opts, &s->cluster, l->err);
+	} else {
+		return cfg_fail(l->err, TS_ETYPE, cs, l->file, "cluster",
+				"found %s, expected a cluster name or a group { base = \"NAME\"; ... }",
+				cfg_found(cs, fb, sizeof fb));
+	}
+	if (rc) {
+		s->cluster = NULL;
+		return rc;
+	}
+	s->nodes = hw_cluster_nodes(s->cluster);
+	s->gpus_per_node = hw_cluster_gpus_per_node(s->cluster);
+	s->nics_per_node = hw_cluster_nics_per_node(s->cluster);
+	s->gpus = hw_cluster_gpus(s->cluster);
+	if (s->gpus == 0)
+		return cfg_fail(l->err, TS_EINVALID, cs, l->file, "cluster",
+				"found a cluster without GPUs, expected at least one GPU");
+	return 0;
+}
+
+/* ---- groups ------------------------------------------------------------ */
+
+static int read_training(struct ld *l)
+{
+	struct ts_training *t = &l->s->training;
+	const config_setting_t *g = l->g_training;
+	const char *p = "training.";
+	int rc, e;
+	if ((rc = cfg_check_keys(g, l->file, p, training_keys, COUNT(training_keys), l->err)))
+		return rc;
+	if ((rc = get_enum(l, g, p, "framework", fw_names, TS_FW_COUNT_, TS_FW_MEGATRON, &e)))
+		return rc;
+	t->framework = (enum ts_framework)e;
+	if ((rc = get_int(l, g, p, "global_batch", 1, (int64_t)1 << 40, 0, &t->global_batch)) ||
+	    (rc = get_int(l, g, p, "micro_batch", 1, (int64_t)1 << 30, 1, &t->micro_batch)) ||
+	    (rc = get_int(l, g, p, "seq_len", 1, (int64_t)1 << 26, l->s->model.seq_len,
+			  &t->seq_len)) ||
+	    (rc = get_int(l, g, p, "iterations", 2, MAX_ITERATIONS, 3, &t->iterations)))
+		return rc;
+	const char *dt[TS_DTYPE_COUNT_];
+	for (int i = 0; i < TS_DTYPE_COUNT_; i++)
+		dt[i] = ts_dtype_name((enum ts_dtype)i);
+	if ((rc = get_enum(l, g, p, "precision", dt, TS_DTYPE_COUNT_, TS_UNSET, &t->precision)))
+		return rc;
+	if ((rc = get_enum(l, g, p, "optimizer", opt_names, TS_OPT_COUNT_, TS_OPT_ADAM, &e)))
+		return rc;
+	t->optimizer = (enum ts_optimizer)e;
+	if ((rc = get_enum(l, g, p, "recompute", rc_names, TS_RECOMPUTE_COUNT_,
+			   TS_RECOMPUTE_NONE, &e)))
+		return rc;
+	t->recompute = (enum ts_recompute)e;
+
+	t->run_unit = TS_RUN_NONE;
+	t->run_length = 0.0;
+	const config_setting_t *first = NULL;
+	for (int u = TS_RUN_TOKENS; u < TS_RUN_COUNT_; u++) {
+		const config_setting_t *s = member(g, run_names[u]);
+		char key[64];
+		if (!s)
+			continue;
+		snprintf(key, sizeof key, "training.%s", run_names[u]);
+		if (first)
+			return cfg_fail(l->err, TS_EINVALID, s, l->file, key,
+					"found both %s and %s, expected one run length (tokens, "
+					"samples, epochs or steps)", config_setting_name(first),
+					run_names[u]);
+		double v;
+		if ((rc = cfg_float(s, l->file, key, 0.0, 1e30, &v, l->err)))
+			return rc;
+		if (!(v > 0.0))
+			return cfg_fail(l->err, TS_ERANGE, s, l->file, key,
+					"found %g, expected a positive number", v);
+		t->run_unit = (enum ts_run_unit)u;
+		t->run_length = v;
+		first = s;
+	}
+	if (t->run_unit == TS_RUN_EPOCHS &&
+	    (rc = not_modelled(l->s, l->err, "training.epochs (needs the dataset size)")))
+		return rc;
+	return 0;
+}
+
+static int read_parallel(struct ld *l)
+{
+	struct ts_parallel *q = &l->s->parallel;
+	const config_setting_t *g = l->g_parallel;
+	const char *p = "parallel.";
+	int rc, e;
+	int64_t z;
+	bool b;
+	if ((rc = cfg_check_keys(g, l->file, p, parallel_keys, COUNT(parallel_keys), l->err)))
+		return rc;
+	if ((rc = get_u32(l, g, p, "tp", 1, MAX_DEGREE, 1, &q->tp)) ||
+	    (rc = get_u32(l, g, p, "pp", 1, MAX_DEGREE, 1, &q->pp)) ||
+	    (rc = get_u32(l, g, p, "cp", 1, MAX_DEGREE, 1, &q->cp)) ||
+	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
+	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
+	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
+	    (rc = get_int(l, g, p, "zero", 0, 3, 0, &z)))
+		return rc;
+	q->zero = (int)z;
+	q->sp = false;
+	if (member(g, "sp") && (rc = cfg_bool(member(g, "sp"), l->file, "parallel.sp", &q->sp, l->err)))
+		return rc;
+	if ((rc = get_enum(l, g, p, "offload", off_names, TS_OFFLOAD_COUNT_, TS_OFFLOAD_NONE, &e)))
+		return rc;
+	q->offload = (enum ts_offload)e;
+	if ((rc = get_enum(l, g, p, "schedule", sched_names, TS_SCHED_COUNT_, TS_SCHED_1F1B, &e)))
+		return rc;
+	q->schedule = (enum ts_schedule)e;
+
+	q->bucket_bytes = TS_UNSET;
+	const config_setting_t *bs = member(g, "bucket");
+	if (bs && config_setting_type(bs) == CONFIG_TYPE_STRING &&
+	    strcmp(config_setting_get_string(bs), "none") == 0) {
+		q->bucket_bytes = 0;
+	} else if (bs) {
+		double v;
+		if ((rc = cfg_bytes(bs, l->file, "parallel.bucket", &v, l->err)))
+			return rc;
+		q->bucket_bytes = (int64_t)ceil(v);
+	}
+	q->overlap_grad_reduce = TS_UNSET;
+	if (member(g, "overlap_grad_reduce")) {
+		if ((rc = cfg_bool(member(g, "overlap_grad_reduce"), l->file,
+				   "parallel.overlap_grad_reduce", &b, l->err)))
+			return rc;
+		q->overlap_grad_reduce = b ? 1 : 0;
+	}
+	return 0;
+}
+
+static int read_data(struct ld *l)
+{
+	struct ts_data *d = &l->s->data;
+	const config_setting_t *g = l->g_data;
+	const char *p = "data.";
+	int rc;
+	if ((rc = cfg_check_keys(g, l->file, p, data_keys, COUNT(data_keys), l->err)))
+		return rc;
+	d->dataset[0] = d->storage[0] = '\0';
+	if (member(g, "dataset") &&
+	    (rc = cfg_string(member(g, "dataset"), l->file, "data.dataset", d->dataset,
+			     sizeof d->dataset, l->err)))
+		return rc;
+	if (member(g, "storage") &&
+	    (rc = cfg_string(member(g, "storage"), l->file, "data.storage", d->storage,
+			     sizeof d->storage, l->err)))
+		return rc;
+	if ((rc = get_u32(l, g, p, "workers_per_gpu", 1, 1024, 4, &d->workers_per_gpu)) ||
+	    (rc = get_u32(l, g, p, "prefetch", 0, 1024, 2, &d->prefetch)))
+		return rc;
+	for (size_t i = 0; i < COUNT(data_keys); i++)
+		if (member(g, data_keys[i]) &&
+		    (rc = not_modelled(l->s, l->err, "data.%s (data loading)", data_keys[i])))
+			return rc;
+	return 0;
+}
+
+static int read_rest(struct ld *l)
+{
+	struct ts_scenario *s = l->s;
+	int rc, e;
+	int64_t v;
+	if ((rc = cfg_check_keys(l->g_cost, l->file, "cost.", cost_keys, COUNT(cost_keys), l->err)) ||
+	    (rc = cfg_check_keys(l->g_sim, l->file, "sim.", sim_keys, COUNT(sim_keys), l->err)))
+		return rc;
+	s->cost.usd_per_gpu_hour = 0.0;
+	if (member(l->g_cost, "usd_per_gpu_hour") &&
+	    (rc = cfg_float(member(l->g_cost, "usd_per_gpu_hour"), l->file,
+			    "cost.usd_per_gpu_hour", 0.0, 1e6, &s->cost.usd_per_gpu_hour, l->err)))
+		return rc;
+	if ((rc = get_enum(l, l->g_sim, "sim.", "granularity", gran_names, TS_GRAN_COUNT_,
+			   TS_GRAN_LAYER, &e)))
+		return rc;
+	s->sim.granularity = (enum ts_granularity)e;
+	if ((rc = get_enum(l, l->g_sim, "sim.", "mode", mode_names, TS_MODE_COUNT_,
+			   TS_MODE_CLASS, &e)))
+		return rc;
+	s->sim.mode = (enum ts_sim_mode)e;
+	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
+		return rc;
+	s->seed = (uint64_t)v;
+	if (member(l->top, "name") &&
+	    (rc = cfg_string(member(l->top, "name"), l->file, "name", s->name, sizeof s->name,
+			     l->err)))
+		return rc;
+	if (!member(l->top, "name"))
+		snprintf(s->name, sizeof s->name, "%.60s on %.60s", s->model.name,
+			 hw_cluster_name(s->cluster));
+	return 0;
+}
+
+/* ---- cross-checks ------------------------------------------------------ */
+
+/* The setting a cross-check error points at: the first of the named keys of
+ * group g that is given, else the group itself, else nothing. */
+static const config_setting_t *culprit(const config_setting_t *g, const char *a, const char *b,
+				       const char *c, const char **key)
+{
+	const char *names[3] = {a, b, c};
+	for (int i = 0; i < 3; i++) {
+		if (names[i] && member(g, names[i])) {
+			*key = names[i];
+			return member(g, names[i]);
+		}
+	}
+	*key = a;
+	return g;
+}
+
+static int check(struct ld *l)
+{
+	struct ts_scenario *s = l->s;
+	struct ts_parallel *q = &s->parallel;
+	struct ts_training *t = &s->training;
+	const config_setting_t *gp = l->g_parallel, *gt = l->g_training, *c;
+	const char *k;
+	char key[64];
+	int rc;
+
+	uint64_t mp = (uint64_t)q->tp * q->pp * q->cp;
+	if (q->dp) {
+		if (mp * q->dp != s->gpus) {
+			c = member(gp, "dp");
+			return cfg_fail(l->err, TS_EINVALID, c, l->file, "parallel.dp",
+					"found tp x pp x cp x dp = %u x %u x %u x %u = %llu, "
+					"expected the job's %u GPUs (%u nodes x %u)", q->tp, q->pp,
+					q->cp, q->dp, (unsigned long long)(mp * q->dp), s->gpus,
+					s->nodes, s->gpus_per_node);
+		}
+	} else {
+		if (mp > s->gpus || s->gpus % mp != 0) {
+			c = culprit(gp, "tp", "pp", "cp", &k);
+			snprintf(key, sizeof key, "parallel.%s", k);
+			return cfg_fail(l->err, TS_EINVALID, c, l->file, key,
+					"found tp x pp x cp = %u x %u x %u = %llu, expected a "
+					"divisor of the job's %u GPUs (%u nodes x %u) to derive dp",
+					q->tp, q->pp, q->cp, (unsigned long long)mp, s->gpus,
+					s->nodes, s->gpus_per_node);
+		}
+		q->dp = (uint32_t)(s->gpus / mp);
+	}
+	if (q->dp % q->ep != 0)
+		return cfg_fail(l->err, TS_EINVALID, member(gp, "ep"), l->file, "parallel.ep",
+				"found %u, expected a divisor of dp = %u (experts are sharded "
+				"inside data parallelism)", q->ep, q->dp);
+	if (s->model.heads % q->tp != 0)
+		return cfg_fail(l->err, TS_EINVALID, member(gp, "tp"), l->file, "parallel.tp",
+				"found %u, expected a divisor of the %lld attention heads of %s",
+				q->tp, (long long)s->model.heads, s->model.name);
+	if ((int64_t)q->pp > s->model.layers)
+		return cfg_fail(l->err, TS_EINVALID, member(gp, "pp"), l->file, "parallel.pp",
+				"found %u, expected at most the %lld layers of %s", q->pp,
+				(long long)s->model.layers, s->model.name);
+	if (q->interleave > 1 && q->schedule != TS_SCHED_INTERLEAVED)
+		return cfg_fail(l->err, TS_EINVALID, member(gp, "interleave"), l->file,
+				"parallel.interleave",
+				"found %u with schedule \"%s\", expected 1 (or schedule = \"interleaved\")",
+				q->interleave, sched_names[q->schedule]);
+	if (q->schedule == TS_SCHED_INTERLEAVED && (q->pp < 2 || q->interleave < 2))
+		return cfg_fail(l->err, TS_EINVALID, member(gp, "schedule"), l->file,
+				"parallel.schedule",
+				"found \"interleaved\" with pp = %u and interleave = %u, expected "
+				"pp >= 2 and interleave >= 2", q->pp, q->interleave);
+	if ((int64_t)q->pp * q->interleave > s->model.layers)
+		return cfg_fail(l->err, TS_EINVALID, member(gp, "interleave"), l->file,
+				"parallel.interleave",
+				"found pp x interleave = %u x %u, expected at most the %lld layers",
+				q->pp, q->interleave, (long long)s->model.layers);
+
+	if (t->global_batch == 0) {
+		t->global_batch = t->micro_batch * (int64_t)q->dp;
+	} else {
+		if (t->global_batch % q->dp != 0)
+			return cfg_fail(l->err, TS_EINVALID, member(gt, "global_batch"), l->file,
+					"training.global_batch",
+					"found %lld, expected a multiple of dp = %u",
+					(long long)t->global_batch, q->dp);
+		int64_t per = t->global_batch / q->dp;
+		if (per % t->micro_batch != 0) {
+			c = culprit(gt, "micro_batch", "global_batch", NULL, &k);
+			snprintf(key, sizeof key, "training.%s", k);
+			return cfg_fail(l->err, TS_EINVALID, c, l->file, key,
+					"found micro_batch = %lld, expected a divisor of "
+					"global_batch / dp = %lld / %u = %lld",
+					(long long)t->micro_batch, (long long)t->global_batch, q->dp,
+					(long long)per);
+		}
+	}
+	if (t->seq_len > s->model.seq_len && s->model.position == TS_POS_LEARNED)
+		return cfg_fail(l->err, TS_ERANGE, member(gt, "seq_len"), l->file,
+				"training.seq_len",
+				"found %lld, expected at most the %lld learned positions of %s",
+				(long long)t->seq_len, (long long)s->model.seq_len, s->model.name);
+
+	if (q->cp > 1 && (rc = not_modelled(s, l->err, "parallel.cp = %u", q->cp)))
+		return rc;
+	if (q->ep > 1 && (rc = not_modelled(s, l->err, "parallel.ep = %u", q->ep)))
+		return rc;
+	if (q->offload != TS_OFFLOAD_NONE &&
+	    (rc = not_modelled(s, l->err, "parallel.offload = \"%s\"", off_names[q->offload])))
+		return rc;
+	return 0;
+}
+
+/* ---- provenance ---------------------------------------------------------- */
+
+static int note(struct ld *l, const char *key, const char *dflt, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Record key = value (printf-formatted) with the origin of the setting at
+ * `key` in the tree, or `dflt` when the key was not given. */
+static int note(struct ld *l, const char *key, const char *dflt, const char *fmt, ...)
+{
+	struct ts_scenario *s = l->s;
+	if (ts_grow((void **)&s->origins, &s->cap_origins, s->n_origins + 1, sizeof *s->origins))
+		return ts_error_set(l->err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	struct ts_scenario_origin *o = &s->origins[s->n_origins++];
+	snprintf(o->key, sizeof o->key, "%s", key);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(o->value, sizeof o->value, fmt, ap);
+	va_end(ap);
+	const config_setting_t *set = config_setting_lookup(l->top, key);
+	if (set) {
+		char f[256];
+		int line;
+		cfg_where(set, l->file, f, sizeof f, &line);
+		if (line > 0)
+			snprintf(o->where, sizeof o->where, "%s:%d", f, line);
+		else
+			snprintf(o->where, sizeof o->where, "%s", f);
+	} else {
+		snprintf(o->where, sizeof o->where, "%s", dflt);
+	}
+	return 0;
+}
+
+static int note_all(struct ld *l)
+{
+	const struct ts_scenario *s = l->s;
+	const struct ts_training *t = &s->training;
+	const struct ts_parallel *q = &s->parallel;
+	char cl[160], md[160], size[64];
+	snprintf(cl, sizeof cl, "cluster %s", hw_cluster_name(s->cluster));
+	snprintf(md, sizeof md, "model %s", s->model.name);
+	if (q->bucket_bytes > 0)
+		ts_units_format((double)q->bucket_bytes, TS_UNIT_BYTES, size, sizeof size);
+	int rc = 0;
+#define N(...)                                  \
+	do {                                    \
+		if ((rc = note(l, __VA_ARGS__)))  \
+			return rc;              \
+	} while (0)
+	N("name", "derived: MODEL on CLUSTER", "\"%s\"", s->name);
+	N("model", "", "\"%s\"", s->model.name);
+	N("cluster", "", "\"%s\"", hw_cluster_name(s->cluster));
+	N("nodes", cl, "%u", s->nodes);
+	N("gpus_per_node", cl, "%u", s->gpus_per_node);
+	N("nics_per_node", cl, "%u", s->nics_per_node);
+	N("training.framework", "default", "\"%s\"", fw_names[t->framework]);
+	N("training.global_batch", "derived: micro_batch x dp", "%lld", (long long)t->global_batch);
+	N("training.micro_batch", "default", "%lld", (long long)t->micro_batch);
+	N("training.seq_len", md, "%lld", (long long)t->seq_len);
+	if (t->precision == TS_UNSET)
+		N("training.precision", "default: unset, the framework's", "unset");
+	else
+		N("training.precision", "", "\"%s\"", ts_dtype_name((enum ts_dtype)t->precision));
+	N("training.optimizer", "default", "\"%s\"", opt_names[t->optimizer]);
+	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
+	N("training.iterations", "default", "%lld", (long long)t->iterations);
+	if (t->run_unit != TS_RUN_NONE) {
+		char key[64];
+		snprintf(key, sizeof key, "training.%s", run_names[t->run_unit]);
+		N(key, "", "%.17g", t->run_length);
+	}
+	N("parallel.tp", "default", "%u", q->tp);
+	N("parallel.pp", "default", "%u", q->pp);
+	N("parallel.dp", "derived: GPUs / (tp x pp x cp)", "%u", q->dp);
+	N("parallel.cp", "default", "%u", q->cp);
+	N("parallel.ep", "default", "%u", q->ep);
+	N("parallel.sp", "default", "%s", q->sp ? "true" : "false");
+	N("parallel.zero", "default", "%d", q->zero);
+	N("parallel.offload", "default", "\"%s\"", off_names[q->offload]);
+	N("parallel.schedule", "default", "\"%s\"", sched_names[q->schedule]);
+	N("parallel.interleave", "default", "%u", q->interleave);
+	if (q->bucket_bytes == TS_UNSET)
+		N("parallel.bucket", "default: unset, the framework's", "unset");
+	else if (q->bucket_bytes == 0)
+		N("parallel.bucket", "", "\"none\"");
+	else
+		N("parallel.bucket", "", "\"%s\"  (%lld bytes)", size, (long long)q->bucket_bytes);
+	if (q->overlap_grad_reduce == TS_UNSET)
+		N("parallel.overlap_grad_reduce", "default: unset, the framework's", "unset");
+	else
+		N("parallel.overlap_grad_reduce", "", "%s", q->overlap_grad_reduce ? "true" : "false");
+	N("data.dataset", "default: none", "\"%s\"", s->data.dataset);
+	N("data.storage", "default: none", "\"%s\"", s->data.storage);
+	N("data.workers_per_gpu", "default", "%u", s->data.workers_per_gpu);
+	N("data.prefetch", "default", "%u", s->data.prefetch);
+	N("cost.usd_per_gpu_hour", "default: not given", "%g", s->cost.usd_per_gpu_hour);
+	N("sim.granularity", "default", "\"%s\"", gran_names[s->sim.granularity]);
+	N("sim.mode", "default", "\"%s\"", mode_names[s->sim.mode]);
+	N("seed", "default", "%llu", (unsigned long long)s->seed);
+#undef N
+	return 0;
+}
+
+/* ---- load ---------------------------------------------------------------- */
+
+static int interpret(struct ld *l)
+{
+	int rc;
+	if ((rc = cfg_check_keys(l->top, l->file, "", root_keys, COUNT(root_keys), l->err)) ||
+	    (rc = group(l, "training", &l->g_training)) ||
+	    (rc = group(l, "parallel", &l->g_parallel)) || (rc = group(l, "data", &l->g_data)) ||
+	    (rc = group(l, "cost", &l->g_cost)) || (rc = group(l, "sim", &l->g_sim)) ||
+	    (rc = load_model(l)) || (rc = load_cluster(l)) || (rc = read_training(l)) ||
+	    (rc = read_parallel(l)) || (rc = read_data(l)) || (rc = read_rest(l)) ||
+	    (rc = check(l)) || (rc = note_all(l)))
+		return rc;
+	return 0;
+}
+
+static int load(const struct hw_catalog *cat, const char *text, const char *file,
+		const char *dir, const char *const *sets, size_t nsets, struct ts_scenario **out,
+		struct ts_error *err)
+{
+	int rc;
+	*out = NULL;
+	ts_error_clear(err);
+	struct ts_scenario *s = ts_calloc(1, sizeof *s);
+	char **labels = nsets ? ts_calloc(nsets, sizeof *labels) : NULL;
+	if (!s || (nsets && !labels)) {
+		ts_free(s, s ? sizeof *s : 0);
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory");
+	}
+	snprintf(s->file, sizeof s->file, "%s", file);
+	struct ld l = {.cat = cat, .root = hw_catalog_root(cat), .file = file, .s = s, .err = err};
+	if (!l.root)
+		l.root = ".";
+	snprintf(l.dir, sizeof l.dir, "%s", dir);
+
+	config_t cfg;
+	config_init(&cfg);
+	if ((rc = cfg_parse(&cfg, text, file, err)))
+		goto done;
+	for (size_t i = 0; i < nsets; i++) {
+		const char *a = sets[i] ? sets[i] : "";
+		size_t n = strlen(a) + 8;
+		if (!(labels[i] = ts_malloc(n))) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			goto done;
+		}
+		snprintf(labels[i], n, "--set %s", a);
+		if ((rc = cfg_apply_set(&cfg, a, labels[i], err)))
+			goto done;
+	}
+	l.top = config_root_setting(&cfg);
+	rc = interpret(&l);
+done:
+	config_destroy(&cfg);
+	for (size_t i = 0; i < nsets; i++)
+		if (labels[i])
+			ts_free(labels[i], strlen(labels[i]) + 1);
+	ts_free(labels, nsets * sizeof *labels);
+	if (rc) {
+		ts_scenario_destroy(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int ts_scenario_load(const struct hw_catalog *cat, const char *path, const char *const *sets,
+		     size_t nsets, struct ts_scenario **out, struct ts_error *err)
+{
+	char *text;
+	size_t len;
+	*out = NULL;
+	ts_error_clear(err);
+	if (!path)
+		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "no scenario file given");
+	int rc = cfg_read_text(path, &text, &len, err);
+	if (rc)
+		return rc;
+	char dir[1024] = "";
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	rc = load(cat, text, path, dir, sets, nsets, out, err);
+	ts_free(text, len + 1);
+	return rc;
+}
+
+int ts_scenario_load_string(const struct hw_catalog *cat, const char *text, const char *label,
+			    const char *const *sets, size_t nsets, struct ts_scenario **out,
+			    struct ts_error *err)
+{
+	*out = NULL;
+	if (!text)
+		return ts_error_set(err, TS_EIO, label, 0, NULL, "no scenario text given");
+	return load(cat, text, label ? label : "<string>", "", sets, nsets, out, err);
+}
+
+void ts_scenario_destroy(struct ts_scenario *s)
+{
+	if (!s)
+		return;
+	if (s->cluster)
+		hw_cluster_destroy(s->cluster);
+	for (size_t i = 0; i < s->n_not_modelled; i++)
+		ts_free(s->not_modelled[i], strlen(s->not_modelled[i]) + 1);
+	ts_free(s->not_modelled, s->n_not_modelled * sizeof *s->not_modelled);
+	ts_free(s->origins, s->cap_origins * sizeof *s->origins);
+	ts_free(s, sizeof *s);
+}
+
+char *ts_scenario_not_modelled(const struct ts_scenario *s, char *buf, size_t n)
+{
+	size_t off = 0;
+	if (n)
+		buf[0] = '\0';
+	for (size_t i = 0; i < s->n_not_modelled && off < n; i++) {
+		int w = snprintf(buf + off, n - off, "%s%s", i ? ", " : "", s->not_modelled[i]);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	return buf;
+}
+
+int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
+{
+	if (fprintf(out, "# trainsim scenario \"%s\" resolved from %s\n", s->name, s->file) < 0)
+		return TS_EIO;
+	for (size_t i = 0; i < s->n_origins; i++) {
+		const struct ts_scenario_origin *o = &s->origins[i];
+		if (fprintf(out, "%s = %s  # %s\n", o->key, o->value, o->where) < 0)
+			return TS_EIO;
+		if (strcmp(o->key, "model") == 0 && ts_model_dump(&s->model, "model.", out))
+			return TS_EIO;
+	}
+	char nm[1024];
+	ts_scenario_not_modelled(s, nm, sizeof nm);
+	if (fprintf(out, "# not modelled: %s\n", nm[0] ? nm : "(none)") < 0)
+		return TS_EIO;
+	if (!s->cluster)
+		return 0;
+	int need = hw_cluster_describe(s->cluster, NULL, 0);
+	if (need <= 0)
+		return 0;
+	size_t n = (size_t)need + 1;
+	char *buf = ts_malloc(n);
+	if (!buf)
+		return TS_ENOMEM;
+	hw_cluster_describe(s->cluster, buf, n);
+	int rc = 0;
+	if (fprintf(out, "# cluster %s:\n", hw_cluster_name(s->cluster)) < 0)
+		rc = TS_EIO;
+	for (char *p = buf; !rc && *p;) {
+		char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (fprintf(out, "#   %.*s\n", (int)len, p) < 0)
+			rc = TS_EIO;
+		p += len + (e ? 1 : 0);
+	}
+	ts_free(buf, n);
+	return rc;
+}
