@@ -55,7 +55,9 @@ struct hw_cluster_opts {
 struct hw_cluster;
 
 /* Load a cluster by name (configs/clusters/NAME.cfg under the catalog's
- * root) or by path (anything containing '/' or ending in .cfg), resolving
+ * root) or by path (anything containing '/' or ending in .cfg; the format is
+ * documented at the top of sim/hw/cluster.c and in
+ * configs/clusters/dgx-a100-80gb.cfg), resolving
  * GPU and link types in `cat` (borrowed; must outlive the cluster). On
  * failure returns TS_EIO, TS_ESYNTAX, TS_EUNKNOWN_NAME (with close matches),
  * TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE, TS_EINVALID or TS_ENOMEM, fills
@@ -66,7 +68,10 @@ int hw_cluster_load(const struct hw_catalog *cat, const char *name,
 
 /* Build a cluster from an already parsed libconfig group `setting` (a
  * config_setting_t *, passed as void * to keep libconfig out of this
- * header) of a file `file` (for messages). Same errors as hw_cluster_load. */
+ * header) of a file `file` (for messages). The group may hold
+ * `base = "NAME"`: start from that cluster and override the keys given
+ * (node.devices and node.links replace whole lists). Same errors as
+ * hw_cluster_load. */
 int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting,
 			    const char *file, const struct hw_cluster_opts *opts,
 			    struct hw_cluster **out, struct ts_error *err);
@@ -86,12 +91,18 @@ const struct hw_device *hw_cluster_device(const struct hw_cluster *c, uint32_t d
 uint32_t hw_cluster_nlinks(const struct hw_cluster *c);
 const struct hw_link *hw_cluster_link(const struct hw_cluster *c, uint32_t link);
 
-/* Device id of global GPU rank g (g = node * gpus_per_node + local GPU). */
+/* Device id of global GPU rank g (g = node * gpus_per_node + local GPU);
+ * UINT32_MAX if g is out of range. Devices are numbered node by node in node
+ * template order, the fabric devices last. */
 uint32_t hw_cluster_gpu(const struct hw_cluster *c, uint32_t g);
-/* Device id of NIC `nic` (0..nics_per_node-1) of node `node`. */
+/* Device id of NIC `nic` (0..nics_per_node-1) of node `node`; UINT32_MAX if
+ * out of range. */
 uint32_t hw_cluster_nic(const struct hw_cluster *c, uint32_t node, uint32_t nic);
-/* The NIC a GPU uses by default (closest on the PCIe tree; ties broken by
- * GPU index), as a NIC index 0..nics_per_node-1. */
+/* The NIC a GPU uses by default, as a NIC index 0..nics_per_node-1
+ * (UINT32_MAX if it reaches none). GPUs are taken in index order; each picks
+ * the NIC with the fewest hops on the PCIe tree, then the one fewest GPUs
+ * already use, then the lowest index: on a DGX A100 GPU i gets NIC i, and with
+ * nics_per_node = 4 GPUs 4..7 spread over NICs 0..3. */
 uint32_t hw_cluster_gpu_nic(const struct hw_cluster *c, uint32_t g);
 /* GPU catalog entry of the cluster's GPUs. */
 const struct hw_gpu_type *hw_cluster_gpu_type(const struct hw_cluster *c);
@@ -100,20 +111,34 @@ const struct hw_gpu_type *hw_cluster_gpu_type(const struct hw_cluster *c);
  * Inside a node: the fewest hops (ties by lowest link id), GPU peer-to-peer
  * traffic only where the template allows it. Between nodes: src to its NIC
  * (the NIC a GPU uses by default, or `via_nic` if not UINT32_MAX), through
- * the fabric, to dst. Writes up to `max` ids to links and the count to *n.
- * Returns 0, TS_ELIMIT if the route is longer than max, or TS_EINVALID if
- * no route exists. */
+ * the fabric, to dst. At the far end the route enters through dst's default
+ * NIC, or through NIC `via_nic` of dst's node when given (same rail). Writes
+ * up to `max` ids to links and the count to *n (on TS_ELIMIT, the length
+ * needed). Never allocates. Returns 0, TS_ELIMIT if the route is longer than
+ * max, or TS_EINVALID if no route exists (bad ids, no fabric, via_nic out of
+ * range). */
 int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst,
 		     uint32_t via_nic, uint32_t *links, size_t max, size_t *n);
 
 /* Link classes: links alike under the symmetry of identical nodes (the same
  * template link in every node; the fabric links of one rail/level). Class
- * mode creates one fluid resource per class with `members` members. */
+ * mode creates one fluid resource per class with `members` members. Classes
+ * 0..L-1 are the node template's links (members = nodes); then, per NIC index
+ * i, the fabric uplinks (L + 2i) and downlinks (L + 2i + 1), members = nodes.
+ * hw_cluster_class_members returns 0 for a class out of range. */
 uint32_t hw_cluster_nclasses(const struct hw_cluster *c);
 uint32_t hw_cluster_class_members(const struct hw_cluster *c, uint32_t cls);
 
 /* Print the cluster (devices, links with bandwidth and source) to a string
  * buffer for --dump-config; returns the characters needed (like snprintf). */
 int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n);
+
+/* Whether GPUs of a node may talk peer to peer (false: through host memory). */
+bool hw_cluster_p2p(const struct hw_cluster *c);
+/* The file the cluster was read from (the outermost one for an inline group
+ * with `base`), its description and its source ("" when not given). */
+const char *hw_cluster_file(const struct hw_cluster *c);
+const char *hw_cluster_description(const struct hw_cluster *c);
+const char *hw_cluster_source(const struct hw_cluster *c);
 
 #endif
