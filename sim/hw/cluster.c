@@ -98,6 +98,7 @@
 #define MAX_DEPTH 4       /* base chains */
 #define MAX_COUNT 4096u   /* members of one device group */
 #define MAX_NODES 1000000u
+#define MAX_TEMPLATE 4096u /* devices in one node template */
 #define NAME_MAX_ 48
 #define NO_ROUTE UINT16_MAX
 
@@ -995,16 +996,19 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	c->nics = opts && opts->nics_per_node ? opts->nics_per_node
 		  : sp->nics_per_node         ? sp->nics_per_node
 					      : nnic_all;
+	/* a value from opts has no line in the file */
+	int gpn_line = opts && opts->gpus_per_node ? 0 : sp->top_line;
+	int nics_line = opts && opts->nics_per_node ? 0 : sp->top_line;
 	if (c->gpn > ngpu_all)
-		FAIL(TS_ERANGE, file, sp->top_line, "gpus_per_node",
+		FAIL(TS_ERANGE, file, gpn_line, "gpus_per_node",
 		     "found %u, expected at most the %u GPUs of a node of \"%s\"", c->gpn, ngpu_all,
 		     c->name);
 	if (c->nics > nnic_all)
-		FAIL(TS_ERANGE, file, sp->top_line, "nics_per_node",
+		FAIL(TS_ERANGE, file, nics_line, "nics_per_node",
 		     "found %u, expected at most the %u NICs of a node of \"%s\"", c->nics,
 		     nnic_all, c->name);
 	if (c->nics > MAX_COUNT)
-		FAIL(TS_ERANGE, file, sp->top_line, "nics_per_node",
+		FAIL(TS_ERANGE, file, nics_line, "nics_per_node",
 		     "found %u NICs per node, expected at most %u", c->nics, MAX_COUNT);
 	if (c->nodes > 1 && (c->topology == TOPO_NONE || c->nics == 0))
 		FAIL(TS_EINVALID, file, sp->top_line, "cluster.fabric.topology",
@@ -1039,6 +1043,9 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	}
 	c->T = T;
 	b.T = T;
+	if (T > MAX_TEMPLATE) /* the route table holds T * T entries */
+		FAIL(TS_ERANGE, file, sp->top_line, "cluster.node.devices",
+		     "found %u devices in a node, expected at most %u", T, MAX_TEMPLATE);
 	if ((uint64_t)c->nodes * T + 1 >= NONE)
 		FAIL(TS_ERANGE, file, 0, "nodes",
 		     "found %u nodes of %u devices, expected fewer than 2^32 devices", c->nodes, T);
