@@ -5,7 +5,25 @@
 
 enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BADINPUT = 2 };
 
+struct hw_catalog;
+struct work_calib;
+struct ts_error;
+
 /* trainsim collective ... (argv[0] is "collective"). */
 int cli_collective(int argc, char **argv);
+/* trainsim run SCENARIO.cfg ... */
+int cli_run(int argc, char **argv);
+/* trainsim list gpus|links|clusters|models */
+int cli_list(int argc, char **argv);
+/* trainsim validate */
+int cli_validate(int argc, char **argv);
+
+/* Directory holding configs/ and models/: $TS_DATA_DIR, else the source tree. */
+const char *cli_data_root(void);
+/* Print "trainsim CMD: file:line: key: message" and return CLI_BADINPUT. */
+int cli_print_error(const char *cmd, const struct ts_error *err);
+/* Load the hardware catalog (and the compute calibration when calib is not
+ * NULL); prints the error and returns CLI_BADINPUT on failure. */
+int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib);
 
 #endif
