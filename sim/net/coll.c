@@ -75,6 +75,9 @@ struct ts_coll {
 	size_t caporder;
 	uint32_t *nics;          /* distinct NICs of the first node's ranks */
 	size_t capnics;
+	uint32_t *seen_gpu, *seen_node; /* validation stamps */
+	size_t capseen_gpu, capseen_node;
+	uint32_t epoch;
 };
 
 #define NONE UINT32_MAX
@@ -148,6 +151,8 @@ void coll_destroy(struct ts_coll *cc)
 	ts_free(cc->chan_off, cc->capchan * sizeof *cc->chan_off);
 	ts_free(cc->order, cc->caporder * sizeof *cc->order);
 	ts_free(cc->nics, cc->capnics * sizeof *cc->nics);
+	ts_free(cc->seen_gpu, cc->capseen_gpu * sizeof *cc->seen_gpu);
+	ts_free(cc->seen_node, cc->capseen_node * sizeof *cc->seen_node);
 	ts_free(cc, sizeof *cc);
 }
 
@@ -179,30 +184,34 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "mult",
 				    "found %u, expected 1 in full mode and >= 1 in class mode",
 				    s->mult);
-	for (uint32_t i = 0; i < s->nranks; i++) {
-		if (s->ranks[i] >= ngpu)
-			return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
-					    "found rank %u, expected 0..%u", s->ranks[i], ngpu - 1);
-		if (i > 0 && node_of(c, s->ranks[i]) != node_of(c, s->ranks[i - 1])) {
-			/* node-local ranks must be contiguous: the node must not appear before */
-			uint32_t nd = node_of(c, s->ranks[i]);
-			for (uint32_t j = 0; j + 1 < i; j++)
-				if (node_of(c, s->ranks[j]) == nd)
-					return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
-							    "found node %u's ranks split apart, expected "
-							    "node-local ranks to be contiguous", nd);
-		}
+	/* ranks in range, distinct, and node-local ranks contiguous: one pass
+	 * with epoch stamps per GPU and per node */
+	uint32_t nnodes = hw_cluster_nodes(c);
+	if (ts_grow((void **)&cc->seen_gpu, &cc->capseen_gpu, ngpu, sizeof *cc->seen_gpu) ||
+	    ts_grow((void **)&cc->seen_node, &cc->capseen_node, nnodes, sizeof *cc->seen_node))
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	uint32_t ep = ++cc->epoch;
+	if (ep == 0) { /* wrapped: clear the stamps */
+		memset(cc->seen_gpu, 0, cc->capseen_gpu * sizeof *cc->seen_gpu);
+		memset(cc->seen_node, 0, cc->capseen_node * sizeof *cc->seen_node);
+		ep = cc->epoch = 1;
 	}
-	/* repeated ranks: small groups are checked pairwise, large ones are
-	 * trusted to come from the layout code */
-	if (s->nranks <= 4096)
-		for (uint32_t i = 0; i < s->nranks; i++)
-			for (uint32_t j = i + 1; j < s->nranks && node_of(c, s->ranks[j]) ==
-								  node_of(c, s->ranks[i]); j++)
-				if (s->ranks[i] == s->ranks[j])
-					return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
-							    "found rank %u twice, expected distinct ranks",
-							    s->ranks[i]);
+	for (uint32_t i = 0; i < s->nranks; i++) {
+		uint32_t r = s->ranks[i];
+		if (r >= ngpu)
+			return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
+					    "found rank %u, expected 0..%u", r, ngpu - 1);
+		if (cc->seen_gpu[r] == ep)
+			return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
+					    "found rank %u twice, expected distinct ranks", r);
+		cc->seen_gpu[r] = ep;
+		uint32_t nd = node_of(c, r);
+		if (i > 0 && nd != node_of(c, s->ranks[i - 1]) && cc->seen_node[nd] == ep)
+			return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
+					    "found node %u's ranks split apart, expected "
+					    "node-local ranks to be contiguous", nd);
+		cc->seen_node[nd] = ep;
+	}
 	return 0;
 }
 
