@@ -1,0 +1,460 @@
+/* The ops of a transformer block, its embedding and its head on one rank:
+ * FLOPs, bytes, GEMM shapes, parameters and saved activations.
+ * SPDX-License-Identifier: MIT */
+
+/*
+ * Notation (all element counts): b micro-batch, s sequence, T = b·s tokens,
+ * h hidden, H query heads, d head_dim, q = H·d, f ffn_hidden, V vocabulary,
+ * t tensor-parallel degree. On one rank: query width q/t, KV width kv/t
+ * (one KV head when kv_heads < t: Megatron replicates them), MLP width f/t.
+ * The "sequence region" (norms, residual dropout-adds, the saved inputs of the
+ * column-parallel GEMMs) holds T/t tokens with sequence parallelism and all T
+ * without; Korthikanti et al. 2022 (https://arxiv.org/abs/2205.05198) §4.2
+ * is the reference for which tensors each op keeps.
+ *
+ * Invariants the tests pin: the layer ops' fwd_flops sum to
+ * work_layer_flops_per_token · T / t when t divides kv_heads; their params at
+ * t = 1 plus the embedding's and the head's sum to ts_model_params; their
+ * saved bytes for GPT with MHA and no flash sum to Korthikanti's
+ * s·b·h·(34 + 5·a·s/h) family of formulas.
+ *
+ * HBM bytes of element-wise kernels count one read of each input and one
+ * write of each output; backward reads the saved input and the incoming
+ * gradient and writes the outgoing one. Kernel counts are those of
+ * Megatron-LM's fused kernels (bias-GeLU, bias-dropout-add,
+ * scale-mask-softmax, fused LayerNorm); they feed the host launch model.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "work/ops.h"
+
+/* Bytes per logit of Megatron's vocab-parallel cross-entropy forward, pass by
+ * pass: cast fp16->fp32 (2 read + 4 write), max (4), subtract max (4 + 4),
+ * exp (4 + 4), sum (4), divide by the sum into the saved softmax (4 + 4):
+ * 38. Backward: softmax - one-hot (4 + 4), scale by the loss gradient
+ * (4 + 4), cast to the GEMM dtype (4 + 2): 22. Estimates from the kernel
+ * sequence, not measured. */
+#define XENT_FWD_BYTES_PER_LOGIT 38.0
+#define XENT_BWD_BYTES_PER_LOGIT 22.0
+#define XENT_FWD_KERNELS 8u
+#define XENT_BWD_KERNELS 3u
+/* FlashAttention-2's backward FLOPs are 2.5 x its forward: 5 matmuls
+ * (QK^T recomputed, dV, dP, dQ, dK) against 2 (Dao 2023, "FlashAttention-2",
+ * https://arxiv.org/abs/2307.08691, §4.1). */
+#define FLASH_BWD_FLOP_RATIO 2.5
+/* Bytes of a dropout mask element (Megatron keeps a byte mask). */
+#define MASK_BYTES 1.0
+/* Bytes of the fp32 log-sum-exp flash attention keeps per row. */
+#define LSE_BYTES 4.0
+
+/* Everything the op builders need, derived once from model and shape. */
+struct dims {
+	double b, s, T, h, q, d, f, V, t;
+	double heads_l; /* query heads on this rank */
+	double ql, kvl; /* query and KV widths on this rank */
+	double fl;      /* MLP width on this rank */
+	double Ts;      /* tokens in the sequence region on this rank */
+	double e;       /* activation bytes */
+	double bias;    /* 1 with biases */
+	bool drop;      /* dropout layers present */
+	bool swiglu;
+	bool rope;
+	bool bert;
+	bool flash;
+	bool causal;
+	double norm_params; /* parameters of one norm */
+};
+
+/* An op list under construction. */
+struct list {
+	struct work_op *ops;
+	size_t max, n;
+	int rc;
+};
+
+/* --------------------------------------------------------------- names */
+
+static const char *const kind_names[WORK_OP_KIND_COUNT_] = {"gemm", "attn_flash", "attn_core",
+							     "membound", "embed"};
+static const char *const phase_names[WORK_PHASE_COUNT_] = {"fwd", "dgrad", "wgrad"};
+static const char *const recompute_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
+
+const char *work_op_kind_name(enum work_op_kind k)
+{
+	return (unsigned)k < WORK_OP_KIND_COUNT_ ? kind_names[k] : "?";
+}
+
+const char *work_phase_name(enum work_phase p)
+{
+	return (unsigned)p < WORK_PHASE_COUNT_ ? phase_names[p] : "?";
+}
+
+const char *work_recompute_name(enum work_recompute r)
+{
+	return (unsigned)r < WORK_RECOMPUTE_COUNT_ ? recompute_names[r] : "?";
+}
+
+int work_recompute_parse(const char *s)
+{
+	for (int i = 0; i < WORK_RECOMPUTE_COUNT_; i++)
+		if (s && strcasecmp(s, recompute_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+double work_act_bytes(enum ts_dtype d)
+{
+	if (d == TS_FP8)
+		return ts_dtype_bytes(TS_BF16);
+	return ts_dtype_bytes(d);
+}
+
+/* ---------------------------------------------------------- model FLOPs */
+
+double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len)
+{
+	double h = (double)m->hidden;
+	double q = (double)m->heads * (double)m->head_dim;
+	double kv = (double)m->kv_heads * (double)m->head_dim;
+	double f = (double)m->ffn_hidden;
+	double mlp = m->activation == TS_ACT_SWIGLU ? 2.0 * 3.0 * h * f : 2.0 * 2.0 * h * f;
+	return 2.0 * h * (q + 2.0 * kv) + 2.0 * q * h + mlp + 4.0 * (double)seq_len * q;
+}
+
+double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
+{
+	double h = (double)m->hidden;
+	double head = 2.0 * h * (double)m->vocab;
+	if (m->family == TS_FAMILY_BERT)
+		head += 2.0 * h * h; /* MLM transform dense */
+	double fwd = (double)m->layers * work_layer_flops_per_token(m, seq_len) + head;
+	return 3.0 * fwd;
+}
+
+/* ------------------------------------------------------------ checking */
+
+static int dims_init(const struct ts_model *m, const struct work_shape *s, struct dims *g,
+		     struct ts_error *err)
+{
+	if (s->micro_batch < 1 || s->seq_len < 1 || s->tp < 1)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "work_shape",
+				    "micro_batch %lld, seq_len %lld, tp %lld: expected each >= 1",
+				    (long long)s->micro_batch, (long long)s->seq_len,
+				    (long long)s->tp);
+	if ((unsigned)s->dtype >= TS_DTYPE_COUNT_)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "work_shape.dtype",
+				    "dtype %d: expected one of fp32, tf32, fp16, bf16, fp8",
+				    (int)s->dtype);
+	if (m->hidden < 1 || m->heads < 1 || m->kv_heads < 1 || m->head_dim < 1 ||
+	    m->ffn_hidden < 1 || m->vocab < 1 || m->layers < 1)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "model",
+				    "model '%s' has a dimension < 1", m->name);
+	int64_t t = s->tp;
+	if (m->heads % t != 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
+				    "tp = %lld does not divide the %lld heads of %s",
+				    (long long)t, (long long)m->heads, m->name);
+	if (m->ffn_hidden % t != 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
+				    "tp = %lld does not divide ffn_hidden = %lld of %s",
+				    (long long)t, (long long)m->ffn_hidden, m->name);
+	if (m->kv_heads % t != 0 && t % m->kv_heads != 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
+				    "tp = %lld and kv_heads = %lld of %s: expected one to divide "
+				    "the other",
+				    (long long)t, (long long)m->kv_heads, m->name);
+	if (s->flash && (s->dtype == TS_FP32 || s->dtype == TS_TF32))
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "training.precision",
+				    "flash attention runs in fp16 or bf16, found %s",
+				    ts_dtype_name(s->dtype));
+
+	memset(g, 0, sizeof *g);
+	g->b = (double)s->micro_batch;
+	g->s = (double)s->seq_len;
+	g->T = g->b * g->s;
+	g->h = (double)m->hidden;
+	g->d = (double)m->head_dim;
+	g->q = (double)m->heads * g->d;
+	g->f = (double)m->ffn_hidden;
+	g->V = (double)m->vocab;
+	g->t = (double)t;
+	g->heads_l = (double)(m->heads / t);
+	g->ql = g->heads_l * g->d;
+	int64_t kv_l = m->kv_heads >= t ? m->kv_heads / t : 1;
+	g->kvl = (double)kv_l * g->d;
+	g->fl = (double)(m->ffn_hidden / t);
+	g->Ts = s->sp ? g->T / g->t : g->T;
+	g->e = work_act_bytes(s->dtype);
+	g->bias = m->bias ? 1.0 : 0.0;
+	g->drop = m->family != TS_FAMILY_LLAMA;
+	g->swiglu = m->activation == TS_ACT_SWIGLU;
+	g->rope = m->position == TS_POS_ROPE;
+	g->bert = m->family == TS_FAMILY_BERT;
+	g->flash = s->flash;
+	g->causal = s->causal;
+	g->norm_params = m->norm == TS_NORM_RMSNORM ? g->h : 2.0 * g->h;
+	return 0;
+}
+
+/* ------------------------------------------------------------- builders */
+
+static struct work_op *add(struct list *L, const char *name, enum work_op_kind kind)
+{
+	if (L->rc)
+		return NULL;
+	if (L->n >= L->max) {
+		L->rc = TS_ELIMIT;
+		return NULL;
+	}
+	struct work_op *op = &L->ops[L->n++];
+	memset(op, 0, sizeof *op);
+	snprintf(op->name, sizeof op->name, "%s", name);
+	op->kind = kind;
+	op->batch = 1.0;
+	return op;
+}
+
+/* A weight GEMM Y[m x n] = X[m x k]·W[k x n]; dgrad and wgrad have the
+ * forward's FLOPs and touch the same three matrices. */
+static void gemm(struct list *L, const char *name, const struct dims *g, double m, double n,
+		 double k, double params, double saved)
+{
+	struct work_op *op = add(L, name, WORK_GEMM);
+	if (!op)
+		return;
+	op->m = m;
+	op->n = n;
+	op->k = k;
+	op->fwd_flops = 2.0 * m * n * k;
+	op->dgrad_flops = op->fwd_flops;
+	op->wgrad_flops = op->fwd_flops;
+	op->fwd_bytes = g->e * (m * k + k * n + m * n);
+	op->dgrad_bytes = op->fwd_bytes;
+	op->wgrad_bytes = op->fwd_bytes;
+	op->params = params;
+	op->saved_bytes = saved;
+	op->kernels = 1;
+	op->bwd_kernels = 2;
+}
+
+/* An element-wise or reduction kernel timed by its bytes. */
+static void membound(struct list *L, const char *name, double fwd_bytes, double bwd_bytes,
+		     double params, double saved, uint32_t kernels, uint32_t bwd_kernels)
+{
+	struct work_op *op = add(L, name, WORK_MEMBOUND);
+	if (!op)
+		return;
+	op->fwd_bytes = fwd_bytes;
+	op->dgrad_bytes = bwd_bytes;
+	op->params = params;
+	op->saved_bytes = saved;
+	op->kernels = kernels;
+	op->bwd_kernels = bwd_kernels;
+}
+
+/* A norm over `tokens` rows of h: reads x, writes y, keeps x; backward reads
+ * x and dy and writes dx (the parameter gradients are a second kernel). */
+static void norm(struct list *L, const char *name, const struct dims *g, double tokens)
+{
+	double x = g->e * tokens * g->h;
+	membound(L, name, 2.0 * x, 3.0 * x, g->norm_params, x, 1, 2);
+}
+
+/* The residual add after a sublayer on the sequence region: Megatron's fused
+ * bias-dropout-add when the model has dropout (keeps the byte mask), a plain
+ * add otherwise (its backward passes the gradient through unchanged). */
+static void residual(struct list *L, const char *name, const struct dims *g)
+{
+	double n = g->Ts * g->h;
+	if (g->drop)
+		membound(L, name, (3.0 * g->e + MASK_BYTES) * n, (2.0 * g->e + MASK_BYTES) * n, 0.0,
+			 MASK_BYTES * n, 1, 1);
+	else
+		membound(L, name, 3.0 * g->e * n, 0.0, 0.0, 0.0, 1, 0);
+}
+
+static void attention(struct list *L, const struct dims *g)
+{
+	double B = g->b * g->heads_l;   /* batched heads */
+	double S2 = B * g->s * g->s;    /* score elements */
+	double qkv = g->e * g->T * (g->ql + 2.0 * g->kvl);
+	struct work_op *op = add(L, "attn", g->flash ? WORK_ATTN_FLASH : WORK_ATTN_CORE);
+	if (!op)
+		return;
+	op->m = g->s;
+	op->n = g->s;
+	op->k = g->d;
+	op->batch = B;
+	op->causal = g->causal;
+	op->fwd_flops = 4.0 * g->s * g->T * g->ql; /* QK^T and AV: 2 x 2·s·d per head and token */
+	if (g->flash) {
+		double lse = LSE_BYTES * B * g->s;
+		double o = g->e * g->T * g->ql;
+		op->dgrad_flops = FLASH_BWD_FLOP_RATIO * op->fwd_flops;
+		op->fwd_bytes = qkv + o + lse;
+		op->dgrad_bytes = 2.0 * qkv + 2.0 * o + lse;
+		op->saved_bytes = qkv + lse; /* O is kept as the projection's input */
+		op->kernels = 1;
+		op->bwd_kernels = 3; /* dot(dO, O) preprocessing, main kernel, dQ conversion */
+	} else {
+		/* Forward: scale-mask-softmax reads the scores and writes the
+		 * probabilities; dropout reads them and writes its output and mask.
+		 * Backward: dropout's reads the gradient and mask and writes one;
+		 * softmax's reads y and dy and writes dx. */
+		double drop = g->drop ? 1.0 : 0.0;
+		op->dgrad_flops = 2.0 * op->fwd_flops;
+		op->fwd_bytes = S2 * (2.0 * g->e + drop * (2.0 * g->e + MASK_BYTES));
+		op->dgrad_bytes = S2 * (3.0 * g->e + drop * (2.0 * g->e + MASK_BYTES));
+		/* Korthikanti §4.2: Q, K (for QK^T), V and the dropout output (for AV),
+		 * the softmax output, the dropout mask: 6sbh + 5as^2b in fp16 for MHA. */
+		op->selective_bytes = S2 * (g->e + drop * (g->e + MASK_BYTES));
+		op->saved_bytes = qkv + op->selective_bytes;
+		op->kernels = g->drop ? 4u : 3u; /* QK^T, softmax, [dropout,] AV */
+		op->bwd_kernels = g->drop ? 6u : 5u; /* 4 batched GEMMs, softmax, [dropout] */
+	}
+}
+
+/* -------------------------------------------------------------- layers */
+
+static int finish(struct list *L, size_t *n, struct ts_error *err, const char *what)
+{
+	if (L->rc)
+		return ts_error_set(err, L->rc, NULL, 0, NULL,
+				    "%s needs more than the %zu op slots given (WORK_MAX_OPS = %d)",
+				    what, L->max, WORK_MAX_OPS);
+	*n = L->n;
+	return 0;
+}
+
+int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
+		   size_t max, size_t *n, struct ts_error *err)
+{
+	struct dims g;
+	int rc = dims_init(m, s, &g, err);
+	if (rc)
+		return rc;
+	struct list L = {ops, max, 0, 0};
+	double x_in = g.e * g.Ts * g.h; /* a sequence-region activation */
+	double qkv_n = g.ql + 2.0 * g.kvl;
+	double fc1_n = (g.swiglu ? 2.0 : 1.0) * g.fl;
+	double mlp_bias = g.bias * (g.swiglu ? 2.0 * g.fl : g.fl);
+
+	/* BERT is post-LN: the norms follow the residual adds. */
+	if (!g.bert)
+		norm(&L, "norm1", &g, g.Ts);
+	gemm(&L, "qkv", &g, g.T, qkv_n, g.h, g.h * qkv_n + g.bias * qkv_n, x_in);
+	if (g.rope) {
+		double qk = g.e * g.T * (g.ql + g.kvl);
+		membound(&L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
+	}
+	attention(&L, &g);
+	gemm(&L, "proj", &g, g.T, g.h, g.ql, g.ql * g.h + g.bias * g.h, g.e * g.T * g.ql);
+	residual(&L, "resid1", &g);
+	norm(&L, g.bert ? "norm1" : "norm2", &g, g.Ts);
+	gemm(&L, "fc1", &g, g.T, fc1_n, g.h, g.h * fc1_n + mlp_bias, x_in);
+	if (g.swiglu) {
+		double u = g.e * g.T * g.fl;
+		membound(&L, "swiglu", 3.0 * u, 5.0 * u, 0.0, 2.0 * u, 1, 1);
+	} else {
+		double u = g.e * g.T * g.fl;
+		membound(&L, "gelu", 2.0 * u, 3.0 * u, 0.0, u, 1, 1);
+	}
+	gemm(&L, "fc2", &g, g.T, g.h, g.fl, g.fl * g.h + g.bias * g.h, g.e * g.T * g.fl);
+	residual(&L, "resid2", &g);
+	if (g.bert)
+		norm(&L, "norm2", &g, g.Ts);
+	return finish(&L, n, err, "a transformer layer");
+}
+
+/* A gathered table of `rows` x h: forward reads the rows and writes them;
+ * the weight gradient reads dY and read-modify-writes fp32 gradient rows. */
+static void gather(struct list *L, const char *name, const struct dims *g, double params,
+		   uint32_t kernels)
+{
+	struct work_op *op = add(L, name, WORK_EMBED);
+	if (!op)
+		return;
+	op->m = g->T;
+	op->n = g->h;
+	op->fwd_bytes = 2.0 * g->e * g->T * g->h;
+	op->wgrad_bytes = (g->e + 8.0) * g->T * g->h;
+	op->params = params;
+	op->kernels = kernels;
+	op->bwd_kernels = 3; /* index sort, segment sums, scatter into the table */
+}
+
+int work_embed_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
+		   size_t max, size_t *n, struct ts_error *err)
+{
+	struct dims g;
+	int rc = dims_init(m, s, &g, err);
+	if (rc)
+		return rc;
+	struct list L = {ops, max, 0, 0};
+	/* Vocab-parallel gather: mask out-of-range ids, gather, zero the masked rows. */
+	gather(&L, "embed", &g, g.V * g.h / g.t, g.t > 1.0 ? 3u : 1u);
+	if (m->position == TS_POS_LEARNED || g.bert) {
+		double table = m->position == TS_POS_LEARNED
+				       ? (double)(s->seq_len > m->seq_len ? s->seq_len : m->seq_len)
+				       : 0.0;
+		double tables = (table > 0.0 ? 1.0 : 0.0) + (g.bert ? 1.0 : 0.0);
+		double params = table * g.h + (g.bert ? 2.0 * g.h : 0.0); /* BERT: 2 token types */
+		double x = g.e * g.T * g.h;
+		struct work_op *op = add(&L, "pos", WORK_MEMBOUND);
+		if (op) {
+			op->fwd_bytes = x * (1.0 + 2.0 * tables); /* read tables and word rows, write */
+			op->wgrad_bytes = tables * (g.e + 8.0) * g.T * g.h;
+			op->params = params;
+			op->kernels = 2u * (uint32_t)tables;
+			op->bwd_kernels = 3u * (uint32_t)tables;
+		}
+	}
+	if (g.bert)
+		norm(&L, "embed_norm", &g, g.Ts);
+	if (g.drop) {
+		double n2 = g.Ts * g.h;
+		membound(&L, "embed_drop", (2.0 * g.e + MASK_BYTES) * n2,
+			 (2.0 * g.e + MASK_BYTES) * n2, 0.0, MASK_BYTES * n2, 1, 1);
+	}
+	return finish(&L, n, err, "the embedding");
+}
+
+double work_head_tied_params(const struct ts_model *m, const struct work_shape *s)
+{
+	double t = s->tp > 0 ? (double)s->tp : 1.0;
+	return m->tied_embeddings ? (double)m->vocab * (double)m->hidden / t : 0.0;
+}
+
+int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
+		  size_t max, size_t *n, struct ts_error *err)
+{
+	struct dims g;
+	int rc = dims_init(m, s, &g, err);
+	if (rc)
+		return rc;
+	struct list L = {ops, max, 0, 0};
+	double x_in = g.e * g.Ts * g.h;
+	double Vl = g.V / g.t;
+	if (g.bert) {
+		/* MLM transform (dense h x h, GeLU, LayerNorm), replicated on TP ranks. */
+		double x = g.e * g.T * g.h;
+		gemm(&L, "mlm_dense", &g, g.T, g.h, g.h, g.h * g.h + g.h, x_in);
+		membound(&L, "mlm_gelu", 2.0 * x, 3.0 * x, 0.0, x, 1, 1);
+		norm(&L, "mlm_norm", &g, g.T);
+	} else {
+		norm(&L, "final_norm", &g, g.Ts);
+	}
+	double out_params = (m->tied_embeddings ? 0.0 : g.h * Vl) + (g.bert ? Vl : 0.0);
+	gemm(&L, "logits", &g, g.T, Vl, g.h, out_params, x_in);
+	membound(&L, "xent", XENT_FWD_BYTES_PER_LOGIT * g.T * Vl,
+		 XENT_BWD_BYTES_PER_LOGIT * g.T * Vl, 0.0, 4.0 * g.T * Vl, XENT_FWD_KERNELS,
+		 XENT_BWD_KERNELS);
+	if (g.bert) {
+		/* Pooler (dense h x h + tanh on the first token) and the 2-way
+		 * next-sentence classifier: b rows only. */
+		gemm(&L, "pooler", &g, g.b, g.h, g.h, g.h * g.h + g.h + 2.0 * g.h + 2.0, g.e * g.b * g.h);
+	}
+	return finish(&L, n, err, "the head");
+}

@@ -1,0 +1,151 @@
+/* What a transformer computes: the ops of one block, of the embedding and of
+ * the output head on one rank, each with its FLOPs, HBM bytes, GEMM shape,
+ * parameters and saved activations; and the model FLOPs per token.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_WORK_OPS_H
+#define TS_WORK_OPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "work/model.h"
+
+/* Most ops one call fills: a block has at most 11, the head 7, the
+ * embedding 4. */
+#define WORK_MAX_OPS 16
+
+enum work_op_kind {
+	WORK_GEMM,       /* dense matmul with weights: batch x (m x k)·(k x n) */
+	WORK_ATTN_FLASH, /* fused attention (FlashAttention): softmax(QK^T)V in one kernel */
+	WORK_ATTN_CORE,  /* unfused softmax(QK^T)V: two batched GEMMs + softmax (+ dropout) */
+	WORK_MEMBOUND,   /* norms, activations, residual adds, dropout, rotary, softmax, loss */
+	WORK_EMBED,      /* table gather */
+	WORK_OP_KIND_COUNT_
+};
+
+/* The phases an op runs in: forward, input gradient, weight gradient. */
+enum work_phase { WORK_FWD, WORK_DGRAD, WORK_WGRAD, WORK_PHASE_COUNT_ };
+
+/* Activation recomputation (Korthikanti et al. 2022, "Reducing Activation
+ * Recomputation in Large Transformer Models", https://arxiv.org/abs/2205.05198):
+ * none keeps every saved tensor; selective drops the attention scores,
+ * softmax and dropout tensors and recomputes them in backward; full keeps
+ * only each block's input and reruns the block's forward in backward. */
+enum work_recompute {
+	WORK_RECOMPUTE_NONE,
+	WORK_RECOMPUTE_SELECTIVE,
+	WORK_RECOMPUTE_FULL,
+	WORK_RECOMPUTE_COUNT_
+};
+
+/* One op on one rank for one micro-batch. Plain record.
+ *
+ * GEMM shape: Y[m x n] = X[m x k] · W[k x n], `batch` times; m is the token
+ * dimension (micro_batch · seq_len) for weight GEMMs. For WORK_ATTN_CORE and
+ * WORK_ATTN_FLASH, m x n x k = s x s x head_dim describes QK^T, batch =
+ * micro_batch · heads on this rank (AV is s x head_dim x s).
+ *
+ * Bytes: for a GEMM, its operands and result; for WORK_ATTN_CORE, the
+ * element-wise kernels between the two batched GEMMs (scale-mask-softmax,
+ * dropout), whose GEMMs are timed by FLOPs; for flash, Q, K, V and O; for
+ * memory-bound ops and gathers, everything they read and write.
+ *
+ * FLOPs are matmul FLOPs only (2 per multiply-add), as the standard model
+ * FLOPs count them: element-wise ops carry 0 FLOPs and are timed by bytes.
+ * fwd_flops of attention is the full 4·s·(heads·head_dim) per token even
+ * when causal; the compute model executes half with flash. */
+struct work_op {
+	char name[24];          /* "qkv", "attn", "fc1", ... */
+	enum work_op_kind kind;
+	double m, n, k, batch;  /* GEMM shape, elements (see above) */
+	double fwd_flops;       /* forward FLOPs (standard count) */
+	double fwd_bytes;       /* HBM bytes moved forward */
+	double dgrad_flops;     /* input-gradient FLOPs (flash: 2.5 x fwd, recompute included) */
+	double wgrad_flops;     /* weight-gradient FLOPs */
+	double dgrad_bytes;     /* HBM bytes of the input-gradient kernels */
+	double wgrad_bytes;     /* HBM bytes of the weight-gradient kernels */
+	double params;          /* weight elements of this op on this rank */
+	double saved_bytes;     /* activation bytes kept for backward, per micro-batch, on this rank */
+	double selective_bytes; /* the part of saved_bytes that selective recompute drops */
+	uint32_t kernels;       /* kernel launches forward */
+	uint32_t bwd_kernels;   /* kernel launches backward (dgrad + wgrad) */
+	bool causal;            /* attention with a causal mask (flash executes half the FLOPs) */
+};
+
+/* The work one rank does for one micro-batch. Plain record. */
+struct work_shape {
+	int64_t micro_batch;  /* sequences per micro-batch, b */
+	int64_t seq_len;      /* tokens per sequence, s */
+	int64_t tp;           /* tensor-parallel degree t (1 = none) */
+	bool sp;              /* sequence parallelism: norms and dropout split over s */
+	enum ts_dtype dtype;  /* compute precision of the GEMMs (fp8: activations stay bf16) */
+	bool flash;           /* flash attention (needs fp16, bf16 or fp8 precision) */
+	bool causal;          /* causal mask (decoders); BERT is bidirectional */
+};
+
+/* Fill ops[0..*n) with one transformer block on one rank, in execution
+ * order. TP splits heads and the MLP's inner width Megatron-style (QKV and
+ * fc1 column-parallel, output projection and fc2 row-parallel; KV heads fewer
+ * than tp are replicated, one per rank); with sp the norms, dropouts and the
+ * inputs of the column-parallel GEMMs are split over the sequence. TP
+ * communication is not an op here (the schedule adds it).
+ *
+ * Saved bytes follow Korthikanti et al. 2022 §4 (per layer, 2-byte
+ * activations, 1-byte dropout masks): with multi-head attention, GeLU,
+ * dropout and no flash they sum to s·b·h·(34 + 5·a·s/h) for t = 1,
+ * s·b·h·(10 + 24/t + 5·a·s/(h·t)) with TP and s·b·h/t·(34 + 5·a·s/h) with
+ * sequence parallelism. Per-token norm statistics are left out as they are.
+ * Dropout is present for the GPT and BERT families (their published training
+ * used it) and absent for Llama.
+ *
+ * Returns 0, TS_EINVALID (a shape size < 1, tp not dividing heads, kv_heads
+ * or ffn_hidden evenly, flash with fp32/tf32) or TS_ELIMIT (max too small),
+ * with `err` filled (it may be NULL). */
+int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
+		   size_t max, size_t *n, struct ts_error *err);
+
+/* The embedding on the first stage: vocab-parallel word gather (V/t rows per
+ * rank), learned positions (and BERT's token types and embedding LayerNorm),
+ * dropout. Same errors as work_layer_ops. */
+int work_embed_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
+		   size_t max, size_t *n, struct ts_error *err);
+
+/* The head on the last stage: final norm (BERT: the MLM transform dense +
+ * GeLU + LayerNorm), the vocab-parallel logits GEMM (2·h·V FLOPs per token)
+ * and softmax/cross-entropy in fp32, whose fp32 softmax is saved (4·s·b·V/t
+ * bytes, Korthikanti et al. 2022 §4.3). The output weight counts as params
+ * only when not tied; when tied its size is in the logits op's `params` of
+ * work_head_tied_params. Same errors as work_layer_ops. */
+int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
+		  size_t max, size_t *n, struct ts_error *err);
+
+/* Elements of the output matrix a last stage holds when embeddings are tied
+ * (a copy of the word embedding, V·h/t on this rank); 0 when untied. */
+double work_head_tied_params(const struct ts_model *m, const struct work_shape *s);
+
+/* Model FLOPs of one layer's forward per token, from the dimensions:
+ * QKV 2·h·(q + 2·kv_heads·head_dim), output projection 2·q·h, MLP 2·3·h·f
+ * (SwiGLU) or 2·2·h·f (GeLU), attention core 4·s·q, with q = heads·head_dim. */
+double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len);
+
+/* Model FLOPs per token of one training step, forward and backward, no
+ * recomputation: 3 x (layers x work_layer_flops_per_token + 2·h·V logits
+ * [+ 2·h·h BERT MLM transform]). For GPT models this equals the per-token
+ * form of Korthikanti et al. 2022's 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)). */
+double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len);
+
+/* Bytes of one activation element at compute precision `d` (fp8 keeps
+ * activations in bf16, tf32 in fp32). */
+double work_act_bytes(enum ts_dtype d);
+
+/* Name of a kind ("gemm"), phase ("dgrad") or recompute mode ("selective");
+ * "?" when out of range. work_recompute_parse returns -1 when unknown. */
+const char *work_op_kind_name(enum work_op_kind k);
+const char *work_phase_name(enum work_phase p);
+const char *work_recompute_name(enum work_recompute r);
+int work_recompute_parse(const char *s);
+
+#endif

@@ -1,0 +1,339 @@
+/* Ops of a transformer: model FLOPs per token against published and
+ * hand-counted figures, op lists that agree with them and with the
+ * parameter count, tensor-parallel splits, and bad shapes.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "work/model.h"
+#include "work/ops.h"
+#include "testutil.h"
+
+static struct ts_model load(const char *name)
+{
+	struct ts_model m;
+	struct ts_error e;
+	ts_error_clear(&e);
+	int rc = ts_model_load(tu_root(), name, &m, &e);
+	char buf[1200];
+	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
+	return m;
+}
+
+static struct work_shape shape(int64_t b, int64_t s, int64_t tp, bool sp)
+{
+	struct work_shape w = {.micro_batch = b,
+			       .seq_len = s,
+			       .tp = tp,
+			       .sp = sp,
+			       .dtype = TS_BF16,
+			       .flash = false,
+			       .causal = true};
+	return w;
+}
+
+static size_t layer(const struct ts_model *m, const struct work_shape *s, struct work_op *ops)
+{
+	size_t n = 0;
+	struct ts_error e;
+	char buf[1200];
+	int rc = work_layer_ops(m, s, ops, WORK_MAX_OPS, &n, &e);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
+	return n;
+}
+
+static const struct work_op *find(const struct work_op *ops, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ops[i].name, name) == 0)
+			return &ops[i];
+	ck_abort_msg("no op %s", name);
+	return NULL;
+}
+
+/* GPT-3 175B: Korthikanti et al. 2022 (https://arxiv.org/abs/2205.05198,
+ * §6 / Appendix) count 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)) model FLOPs per
+ * iteration without recomputation; per token divide by B·s. Same dimensions,
+ * same terms: must agree to rounding (relative 1e-12). */
+START_TEST(flops_gpt3_korthikanti)
+{
+	struct ts_model m = load("gpt3-175b");
+	double l = 96, h = 12288, s = 2048, V = 50257;
+	double want = 72.0 * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * h * l));
+	double got = work_model_flops_per_token(&m, 2048);
+	ck_assert_msg(tu_relerr(got, want) < 1e-12, "%.6e vs %.6e", got, want);
+	/* and at another sequence length, where the s/(6h) term changes */
+	s = 8192;
+	want = 72.0 * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * h * l));
+	ck_assert(tu_relerr(work_model_flops_per_token(&m, 8192), want) < 1e-12);
+}
+END_TEST
+
+/* Llama-2-70B, seq 4096, by hand: h = 8192, 64 query heads of 128, 8 KV
+ * heads (KV width 1024), f = 28672 (SwiGLU), V = 32000, 80 layers.
+ *   QKV   2·8192·(8192 + 2·1024)   =   167,772,160
+ *   proj  2·8192·8192              =   134,217,728
+ *   MLP   2·3·8192·28672           = 1,409,286,144
+ *   attn  4·4096·8192              =   134,217,728
+ *   layer                          = 1,845,493,760  x 80 = 147,639,500,800
+ *   logits 2·8192·32000            =       524,288,000
+ *   forward 148,163,788,800; x 3 (fwd + bwd) = 444,491,366,400 per token.
+ * (6·N with N = 68.98e9 would give 4.14e11: the difference is attention.) */
+START_TEST(flops_llama2_70b)
+{
+	struct ts_model m = load("llama2-70b");
+	ck_assert(work_layer_flops_per_token(&m, 4096) == 1845493760.0);
+	ck_assert(work_model_flops_per_token(&m, 4096) == 444491366400.0);
+}
+END_TEST
+
+/* BERT-large, seq 512, by hand: h = 1024, 16 heads, f = 4096 (GeLU),
+ * V = 30522, 24 layers.
+ *   layer 6h² + 2h² + 16h² + 4·512·h = 27,262,976  x 24 = 654,311,424
+ *   head  MLM transform 2h² = 2,097,152; logits 2·h·V = 62,509,056
+ *   forward 718,917,632; x 3 = 2,156,752,896 per token. */
+START_TEST(flops_bert_large)
+{
+	struct ts_model m = load("bert-large");
+	ck_assert(work_layer_flops_per_token(&m, 512) == 27262976.0);
+	ck_assert(work_model_flops_per_token(&m, 512) == 2156752896.0);
+}
+END_TEST
+
+/* The ops of one layer sum to the model FLOPs per layer x tokens / tp. */
+static const struct {
+	const char *model;
+	int64_t b, s, tp;
+	bool sp, flash;
+} split_cases[] = {
+	{"gpt3-175b", 1, 2048, 1, false, false}, {"gpt3-175b", 2, 2048, 8, true, true},
+	{"llama2-70b", 1, 4096, 8, true, true},  {"llama3-8b", 4, 8192, 4, false, true},
+	{"bert-large", 8, 512, 2, false, false}, {"llama2-7b", 1, 4096, 1, false, true},
+};
+
+START_TEST(layer_ops_sum_to_model_flops)
+{
+	size_t i = (size_t)_i;
+	struct ts_model m = load(split_cases[i].model);
+	struct work_shape s = shape(split_cases[i].b, split_cases[i].s, split_cases[i].tp,
+				    split_cases[i].sp);
+	s.flash = split_cases[i].flash;
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&m, &s, ops);
+	double sum = 0.0;
+	for (size_t j = 0; j < n; j++)
+		sum += ops[j].fwd_flops;
+	double want = work_layer_flops_per_token(&m, s.seq_len) * (double)(s.micro_batch * s.seq_len) /
+		      (double)s.tp;
+	ck_assert_msg(tu_relerr(sum, want) < 1e-12, "%s: %.6e vs %.6e", split_cases[i].model, sum,
+		      want);
+	/* backward GEMMs: dgrad = wgrad = forward */
+	const struct work_op *fc1 = find(ops, n, "fc1");
+	ck_assert(fc1->dgrad_flops == fc1->fwd_flops && fc1->wgrad_flops == fc1->fwd_flops);
+	const struct work_op *attn = find(ops, n, "attn");
+	ck_assert(attn->wgrad_flops == 0.0);
+	/* flash backward 2.5 x forward (Dao 2023, §4.1); unfused 2 x */
+	ck_assert(attn->dgrad_flops == (s.flash ? 2.5 : 2.0) * attn->fwd_flops);
+}
+END_TEST
+
+/* Layer, embedding and head parameters at tp = 1 add up to the model's
+ * parameter count (ts_model_params, pinned to published counts in
+ * check_model.c), with the output matrix counted once when tied. */
+START_TEST(params_add_up)
+{
+	const char *all[] = {"gpt3-1.3b", "gpt3-175b", "llama2-7b", "llama2-70b",
+			     "llama3-8b", "llama3-405b", "bert-large"};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		struct ts_model m = load(all[i]);
+		struct work_shape s = shape(1, m.seq_len, 1, false);
+		struct work_op ops[WORK_MAX_OPS];
+		size_t n;
+		double lp = 0, ep = 0, hp = 0;
+		n = layer(&m, &s, ops);
+		for (size_t j = 0; j < n; j++)
+			lp += ops[j].params;
+		ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		for (size_t j = 0; j < n; j++)
+			ep += ops[j].params;
+		ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		for (size_t j = 0; j < n; j++)
+			hp += ops[j].params;
+		double got = (double)m.layers * lp + ep + hp;
+		double want = ts_model_params(&m);
+		ck_assert_msg(got == want, "%s: %.0f vs %.0f", all[i], got, want);
+		ck_assert(work_head_tied_params(&m, &s) ==
+			  (m.tied_embeddings ? (double)m.vocab * (double)m.hidden : 0.0));
+	}
+}
+END_TEST
+
+/* GPT-3 175B layer on tp = 8, by hand (Megatron: column-parallel QKV and fc1
+ * split weights and biases, row-parallel proj and fc2 split weights and keep
+ * the full bias, norms replicated):
+ *   (3h² + 3h + h² + 4h² + 4h + 4h²)/8 + 2h + 2·2h = 12h²/8 + 7h/8 + 6h. */
+START_TEST(tp_splits_params)
+{
+	struct ts_model m = load("gpt3-175b");
+	struct work_shape s = shape(1, 2048, 8, true);
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&m, &s, ops);
+	double h = 12288, p = 0;
+	for (size_t j = 0; j < n; j++)
+		p += ops[j].params;
+	ck_assert(p == 12.0 * h * h / 8.0 + 7.0 * h / 8.0 + 6.0 * h);
+	const struct work_op *qkv = find(ops, n, "qkv");
+	ck_assert(qkv->m == 2048.0 && qkv->n == 3.0 * h / 8.0 && qkv->k == h);
+	const struct work_op *fc2 = find(ops, n, "fc2");
+	ck_assert(fc2->m == 2048.0 && fc2->n == h && fc2->k == 4.0 * h / 8.0);
+}
+END_TEST
+
+/* Llama-2-70B on tp = 16: 8 KV heads cannot be split 16 ways, so each rank
+ * holds one (replicated twice, as Megatron does): QKV width per rank is
+ * 64/16·128 + 2·128 = 768 columns, more than the model's share 10240/16 = 640. */
+START_TEST(gqa_replicates_kv_heads)
+{
+	struct ts_model m = load("llama2-70b");
+	struct work_shape s = shape(1, 4096, 16, true);
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&m, &s, ops);
+	const struct work_op *qkv = find(ops, n, "qkv");
+	ck_assert(qkv->n == 768.0);
+	ck_assert(qkv->fwd_flops == 2.0 * 4096.0 * 8192.0 * 768.0);
+	/* SwiGLU: fc1 holds gate and up, 2 x 28672/16 columns */
+	ck_assert(find(ops, n, "fc1")->n == 2.0 * 1792.0);
+	ck_assert(find(ops, n, "rope")->kind == WORK_MEMBOUND);
+}
+END_TEST
+
+/* Korthikanti et al. 2022 §4.3, with sequence parallelism: the final norm
+ * and the output projection keep 2sbh/t each and the cross-entropy the fp32
+ * logits 4sbv/t, together 4sbh/t·(1 + v/h); the embedding keeps its dropout
+ * mask, sbh/t. GPT-3 175B, b = 1, s = 2048, t = 8. */
+START_TEST(head_and_embed_saved)
+{
+	struct ts_model m = load("gpt3-175b");
+	struct work_shape s = shape(1, 2048, 8, true);
+	s.dtype = TS_FP16;
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	double sb = 2048.0, h = 12288, V = 50257, t = 8, sum = 0;
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	for (size_t j = 0; j < n; j++)
+		sum += ops[j].saved_bytes;
+	ck_assert(tu_relerr(sum, 4.0 * sb * h / t * (1.0 + V / h)) < 1e-12);
+	const struct work_op *lg = find(ops, n, "logits");
+	ck_assert(lg->params == 0.0); /* tied */
+	ck_assert(lg->fwd_flops == 2.0 * sb * h * V / t);
+	ck_assert(find(ops, n, "xent")->saved_bytes == 4.0 * sb * V / t);
+	sum = 0;
+	ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	for (size_t j = 0; j < n; j++)
+		sum += ops[j].saved_bytes;
+	ck_assert(sum == sb * h / t);
+}
+END_TEST
+
+/* Flash attention keeps Q, K, V and the fp32 log-sum-exp (4 bytes per row
+ * and head) instead of the s x s tensors: a GPT layer without TP keeps
+ * 34·s·b·h + 4·a·s·b bytes. GPT-3 1.3B: h = 2048, a = 16 (models/gpt3-1.3b.cfg). */
+START_TEST(flash_saved)
+{
+	struct ts_model m = load("gpt3-1.3b");
+	struct work_shape s = shape(2, 2048, 1, false);
+	s.flash = true;
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&m, &s, ops);
+	double sum = 0, sel = 0;
+	for (size_t j = 0; j < n; j++) {
+		sum += ops[j].saved_bytes;
+		sel += ops[j].selective_bytes;
+	}
+	double sbh = 2.0 * 2048.0 * (double)m.hidden;
+	ck_assert(tu_relerr(sum, 34.0 * sbh + 4.0 * (double)m.heads * 2048.0 * 2.0) < 1e-12);
+	ck_assert(sel == 0.0);
+	const struct work_op *a = find(ops, n, "attn");
+	ck_assert_int_eq(a->kind, WORK_ATTN_FLASH);
+	ck_assert(a->causal);
+	ck_assert(a->batch == 2.0 * (double)m.heads && a->m == 2048.0 && a->k == 128.0);
+}
+END_TEST
+
+START_TEST(bad_shapes)
+{
+	struct ts_model m = load("gpt3-175b");
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	struct ts_error e;
+	struct work_shape s = shape(1, 2048, 5, false); /* 96 heads on 5 ranks */
+	ck_assert_int_eq(work_layer_ops(&m, &s, ops, WORK_MAX_OPS, &n, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "parallel.tp");
+	ck_assert(strstr(e.msg, "96 heads") != NULL);
+	s = shape(0, 2048, 1, false);
+	ck_assert_int_eq(work_layer_ops(&m, &s, ops, WORK_MAX_OPS, &n, &e), TS_EINVALID);
+	s = shape(1, 2048, 1, false);
+	s.dtype = TS_FP32;
+	s.flash = true;
+	ck_assert_int_eq(work_layer_ops(&m, &s, ops, WORK_MAX_OPS, &n, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "training.precision");
+	s.dtype = TS_BF16;
+	ck_assert_int_eq(work_layer_ops(&m, &s, ops, 3, &n, &e), TS_ELIMIT);
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, 1, &n, NULL), TS_ELIMIT);
+	/* names */
+	ck_assert_str_eq(work_recompute_name(WORK_RECOMPUTE_SELECTIVE), "selective");
+	ck_assert_int_eq(work_recompute_parse("FULL"), WORK_RECOMPUTE_FULL);
+	ck_assert_int_eq(work_recompute_parse("some"), -1);
+	ck_assert_str_eq(work_op_kind_name(WORK_ATTN_FLASH), "attn_flash");
+	ck_assert_str_eq(work_phase_name(WORK_WGRAD), "wgrad");
+}
+END_TEST
+
+/* Every bundled model and layout fits in WORK_MAX_OPS; kernels are counted. */
+START_TEST(op_lists_fit)
+{
+	const char *all[] = {"gpt3-175b", "llama2-70b", "bert-large"};
+	for (size_t i = 0; i < 3; i++) {
+		struct ts_model m = load(all[i]);
+		for (int fl = 0; fl < 2; fl++) {
+			struct work_shape s = shape(1, 1024, 1, false);
+			s.flash = fl;
+			struct work_op ops[WORK_MAX_OPS];
+			size_t n = layer(&m, &s, ops);
+			ck_assert_uint_le(n, WORK_MAX_OPS);
+			for (size_t j = 0; j < n; j++)
+				ck_assert_uint_ge(ops[j].kernels, 1);
+			ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+			ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		}
+	}
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("ops");
+	TCase *t = tcase_create("ops");
+	tcase_add_test(t, flops_gpt3_korthikanti);
+	tcase_add_test(t, flops_llama2_70b);
+	tcase_add_test(t, flops_bert_large);
+	tcase_add_loop_test(t, layer_ops_sum_to_model_flops, 0,
+			    (int)(sizeof split_cases / sizeof split_cases[0]));
+	tcase_add_test(t, params_add_up);
+	tcase_add_test(t, tp_splits_params);
+	tcase_add_test(t, gqa_replicates_kv_heads);
+	tcase_add_test(t, head_and_embed_saved);
+	tcase_add_test(t, flash_saved);
+	tcase_add_test(t, bad_shapes);
+	tcase_add_test(t, op_lists_fit);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
