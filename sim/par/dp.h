@@ -1,0 +1,83 @@
+/* Data-parallel training as a task graph: forward and backward of every
+ * micro-batch on each rank's compute stream, gradient buckets reduced on the
+ * communicator's stream as soon as they are ready, the optimizer step, and
+ * the memory each task takes and gives back.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_PAR_DP_H
+#define TS_PAR_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "net/coll.h"
+#include "par/graph.h"
+
+/* How coarse the tasks are (DESIGN.md, "Granularity"). */
+enum dp_granularity { DP_GRAN_OP, DP_GRAN_LAYER, DP_GRAN_STAGE };
+
+/* One piece of a micro-batch's work on one rank, in forward order (the
+ * embedding, each op or layer, the head). Times are seconds on one GPU for
+ * one micro-batch. */
+struct dp_unit {
+	const char *label;       /* static, for traces */
+	double fwd_s;            /* forward */
+	double dgrad_s, wgrad_s; /* backward: input gradient, weight gradient */
+	double recompute_s;      /* forward re-run before this unit's backward */
+	uint32_t kernels_fwd;    /* kernel launches of the forward */
+	uint32_t kernels_bwd;    /* kernel launches of the backward (and recompute) */
+	double grad_bytes;       /* gradient bytes this unit's weights produce, as reduced */
+	double act_bytes;        /* bytes kept from forward to backward */
+	enum graph_mem act_cat;  /* category of act_bytes (activations, or logits) */
+	uint16_t layer;          /* which layer it belongs to (0 for embed, L+1 for head) */
+};
+
+/* A data-parallel job for the graph builder. */
+struct dp_job {
+	const struct dp_unit *units; /* forward order */
+	uint32_t nunits;
+	enum dp_granularity gran;    /* op/layer units as given; stage merges them */
+	uint32_t accum;              /* micro-batches per rank per iteration, >= 1 */
+	uint32_t iterations;         /* >= 1; the first is a warm-up */
+	double bucket_bytes;         /* gradient bucket; 0 = one reduction after backward */
+	double first_bucket_bytes;   /* PyTorch DDP's smaller first bucket; 0 = same */
+	bool overlap;                /* reduce buckets during backward */
+	double optimizer_s;          /* optimizer step, s */
+	uint32_t optimizer_kernels;
+	double launch_s;             /* host time per kernel launch, s */
+	/* ranks and placement */
+	const uint32_t *ranks;       /* the DP group, global GPU ranks, node-contiguous */
+	uint32_t dp;                 /* ranks in the group */
+	bool class_mode;             /* one rank class of dp members, or dp classes of one */
+	uint32_t coll_mult;          /* class mode: node-local pieces of the group (nodes spanned) */
+	/* memory held throughout, per rank, bytes */
+	double weights_bytes, grads_bytes, optimizer_bytes;
+};
+
+/* What the builder made, for measuring. */
+struct dp_built {
+	uint32_t compute_stream;     /* the compute stream of rank class 0 */
+	uint32_t pool;               /* memory pool of rank class 0 */
+	uint32_t *iter_end;          /* per iteration: the optimizer task of class 0 (owned) */
+	uint32_t niter;
+	uint32_t buckets;            /* gradient buckets per iteration */
+	uint32_t gpu_res;            /* fluid resource of class 0's GPUs */
+};
+
+/* Add the job's tasks to graph g. `cat` fluid resources for the GPUs are
+ * created in `f`. Returns 0, TS_ENOMEM, or TS_EINVALID (empty job) with err
+ * filled. Free `out` with dp_built_free. */
+int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *job,
+	     struct dp_built *out, struct ts_error *err);
+void dp_built_free(struct dp_built *b);
+
+/* Bucket assignment in reverse parameter order, as PyTorch DDP does it:
+ * tensors (here: units with gradients, last unit first) fill a bucket until
+ * it holds at least `cap` bytes (the first bucket at least `first`); a unit
+ * bigger than the cap ends up alone in its bucket. Writes, per unit, its
+ * bucket index (0 = first reduced), and returns the number of buckets
+ * (0 when no unit has gradients). cap == 0 puts everything in one bucket. */
+uint32_t dp_assign_buckets(const struct dp_unit *units, uint32_t n, double cap, double first,
+			   uint32_t *bucket_of);
+
+#endif

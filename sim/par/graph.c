@@ -1,0 +1,361 @@
+/* Task graph execution.
+ *
+ * A stream is a chain of dependencies: each task added to a stream depends
+ * on the previous task of that stream. A task starts when its count of
+ * unfinished dependencies reaches zero; it then becomes one fluid activity
+ * (compute on a GPU's SMs, or a bound-only delay) or one collective. When it
+ * ends, its memory is returned and its successors are released, in the
+ * order the dependencies were added. The dependency that released a task
+ * last is its "blocker": the time-breakdown charges an idle stream to the
+ * kind of task it was waiting for. Edges are kept in CSR form built once
+ * before the run, so the run itself does not allocate beyond the fluid
+ * engine's pools.
+ * SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "par/graph.h"
+
+enum { T_WAIT, T_RUNNING, T_DONE };
+
+struct gtask {
+	struct graph_rec rec;
+	uint8_t state;
+	uint32_t left;       /* unfinished dependencies */
+	uint32_t succ_off, nsucc;
+	uint32_t next_in_stream;
+	double seconds;
+	uint32_t res, mult;
+	uint32_t coll;       /* index in colls, or GRAPH_NONE */
+	uint32_t pool;
+	uint8_t alloc_cat, free_cat;
+	double alloc, free;
+};
+
+struct gcoll {
+	struct coll_spec spec;
+	uint32_t ranks_off;
+};
+
+struct gstream {
+	const char *name;
+	uint32_t first, last;
+};
+
+struct gpool {
+	const char *name;
+	double cur[GRAPH_MEM_COUNT_];
+	double total, peak;
+	double at_peak[GRAPH_MEM_COUNT_];
+};
+
+struct edge {
+	uint32_t from, to;
+};
+
+struct ts_graph {
+	struct ts_fluid *f;
+	struct ts_coll *cc;
+	struct gtask *t;
+	size_t nt, capt;
+	struct gstream *s;
+	size_t ns, caps;
+	struct gpool *p;
+	size_t np, capp;
+	struct gcoll *c;
+	size_t nc, capc;
+	uint32_t *ranks;
+	size_t nranks, capranks;
+	struct edge *e;
+	size_t ne, cape;
+	uint32_t *succ;      /* CSR targets */
+	size_t capsucc;
+	uint32_t ndone;
+	int fail;
+	bool ran;
+};
+
+int graph_create(struct ts_graph **out, struct ts_fluid *f, struct ts_coll *cc)
+{
+	struct ts_graph *g = ts_calloc(1, sizeof *g);
+	*out = NULL;
+	if (!g)
+		return TS_ENOMEM;
+	g->f = f;
+	g->cc = cc;
+	*out = g;
+	return 0;
+}
+
+void graph_destroy(struct ts_graph *g)
+{
+	if (!g)
+		return;
+	ts_free(g->t, g->capt * sizeof *g->t);
+	ts_free(g->s, g->caps * sizeof *g->s);
+	ts_free(g->p, g->capp * sizeof *g->p);
+	ts_free(g->c, g->capc * sizeof *g->c);
+	ts_free(g->ranks, g->capranks * sizeof *g->ranks);
+	ts_free(g->e, g->cape * sizeof *g->e);
+	ts_free(g->succ, g->capsucc * sizeof *g->succ);
+	ts_free(g, sizeof *g);
+}
+
+int graph_stream(struct ts_graph *g, const char *name, uint32_t *id)
+{
+	if (ts_grow((void **)&g->s, &g->caps, g->ns + 1, sizeof *g->s))
+		return TS_ENOMEM;
+	g->s[g->ns] = (struct gstream){.name = name, .first = GRAPH_NONE, .last = GRAPH_NONE};
+	*id = (uint32_t)g->ns++;
+	return 0;
+}
+
+const char *graph_stream_name(const struct ts_graph *g, uint32_t s) { return g->s[s].name; }
+uint32_t graph_nstreams(const struct ts_graph *g) { return (uint32_t)g->ns; }
+uint32_t graph_ntasks(const struct ts_graph *g) { return (uint32_t)g->nt; }
+const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t t) { return &g->t[t].rec; }
+
+int graph_pool(struct ts_graph *g, const char *name, uint32_t *id)
+{
+	if (ts_grow((void **)&g->p, &g->capp, g->np + 1, sizeof *g->p))
+		return TS_ENOMEM;
+	memset(&g->p[g->np], 0, sizeof g->p[g->np]);
+	g->p[g->np].name = name;
+	*id = (uint32_t)g->np++;
+	return 0;
+}
+
+static void pool_change(struct gpool *p, unsigned cat, double bytes)
+{
+	p->cur[cat] += bytes;
+	p->total += bytes;
+	if (p->total > p->peak) {
+		p->peak = p->total;
+		memcpy(p->at_peak, p->cur, sizeof p->at_peak);
+	}
+}
+
+int graph_pool_add(struct ts_graph *g, uint32_t pool, enum graph_mem cat, double bytes)
+{
+	if (pool >= g->np || (unsigned)cat >= GRAPH_MEM_COUNT_ || !(bytes >= 0.0))
+		return TS_EINVALID;
+	pool_change(&g->p[pool], cat, bytes);
+	return 0;
+}
+
+double graph_pool_peak(const struct ts_graph *g, uint32_t pool, double at_peak[GRAPH_MEM_COUNT_])
+{
+	if (at_peak)
+		memcpy(at_peak, g->p[pool].at_peak, sizeof g->p[pool].at_peak);
+	return g->p[pool].peak;
+}
+
+int graph_dep(struct ts_graph *g, uint32_t before, uint32_t after)
+{
+	if (before >= g->nt || after >= g->nt || before == after || g->ran)
+		return TS_EINVALID;
+	if (ts_grow((void **)&g->e, &g->cape, g->ne + 1, sizeof *g->e))
+		return TS_ENOMEM;
+	g->e[g->ne++] = (struct edge){before, after};
+	g->t[after].left++;
+	return 0;
+}
+
+int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id)
+{
+	if ((unsigned)s->kind >= GRAPH_KIND_COUNT_ || !(s->seconds >= 0.0) || s->mult == 0 ||
+	    (s->stream != GRAPH_NONE && s->stream >= g->ns) ||
+	    (s->pool != GRAPH_NONE && s->pool >= g->np) ||
+	    (unsigned)s->alloc_cat >= GRAPH_MEM_COUNT_ || (unsigned)s->free_cat >= GRAPH_MEM_COUNT_ ||
+	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran)
+		return TS_EINVALID;
+	if (ts_grow((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
+		return TS_ENOMEM;
+	uint32_t tid = (uint32_t)g->nt;
+	struct gtask *t = &g->t[tid];
+	memset(t, 0, sizeof *t);
+	t->rec.kind = s->kind;
+	t->rec.label = s->label ? s->label : "";
+	t->rec.stream = s->stream;
+	t->rec.tag = s->tag;
+	t->rec.blocker = GRAPH_NONE;
+	t->rec.start = t->rec.end = t->rec.ready = -1;
+	t->seconds = s->seconds;
+	t->res = s->res;
+	t->mult = s->mult;
+	t->coll = GRAPH_NONE;
+	t->pool = s->pool;
+	t->alloc_cat = (uint8_t)s->alloc_cat;
+	t->free_cat = (uint8_t)s->free_cat;
+	t->alloc = s->alloc;
+	t->free = s->free;
+	t->next_in_stream = GRAPH_NONE;
+	if (s->coll) {
+		if (ts_grow((void **)&g->c, &g->capc, g->nc + 1, sizeof *g->c) ||
+		    ts_grow((void **)&g->ranks, &g->capranks, g->nranks + s->coll->nranks,
+			    sizeof *g->ranks))
+			return TS_ENOMEM;
+		struct gcoll *gc = &g->c[g->nc];
+		gc->spec = *s->coll;
+		gc->ranks_off = (uint32_t)g->nranks;
+		memcpy(g->ranks + g->nranks, s->coll->ranks, s->coll->nranks * sizeof *g->ranks);
+		g->nranks += s->coll->nranks;
+		t = &g->t[tid];
+		t->coll = (uint32_t)g->nc++;
+	}
+	g->nt++;
+	if (s->stream != GRAPH_NONE) {
+		struct gstream *st = &g->s[s->stream];
+		if (st->last != GRAPH_NONE) {
+			g->t[st->last].next_in_stream = tid;
+			int rc = graph_dep(g, st->last, tid);
+			if (rc) {
+				g->nt--;
+				return rc;
+			}
+		} else {
+			st->first = tid;
+		}
+		st->last = tid;
+	}
+	*id = tid;
+	return 0;
+}
+
+static void task_done(void *ctx, uint64_t arg);
+
+static void start_task(struct ts_graph *g, uint32_t id)
+{
+	struct gtask *t = &g->t[id];
+	ts_time now = evq_now(fluid_evq(g->f));
+	t->state = T_RUNNING;
+	t->rec.start = now;
+	if (t->pool != GRAPH_NONE && t->alloc != 0.0)
+		pool_change(&g->p[t->pool], t->alloc_cat, t->alloc);
+	int rc;
+	if (t->coll != GRAPH_NONE) {
+		struct gcoll *gc = &g->c[t->coll];
+		struct coll_spec s = gc->spec;
+		s.ranks = g->ranks + gc->ranks_off;
+		s.done = task_done;
+		s.ctx = g;
+		s.arg = id;
+		rc = coll_start(g->cc, &s, NULL, NULL);
+	} else {
+		struct fluid_use u = {t->res, 1.0};
+		struct fluid_spec fs = {.work = t->seconds, .mult = t->mult, .weight = 1.0,
+					.done = task_done, .ctx = g, .arg = id, .tag = id};
+		if (t->res != GRAPH_NONE) {
+			fs.uses = &u;
+			fs.nuses = 1;
+		} else {
+			fs.bound = 1.0;
+		}
+		uint32_t act;
+		rc = fluid_start(g->f, &fs, &act);
+	}
+	if (rc && !g->fail)
+		g->fail = rc;
+}
+
+static void task_done(void *ctx, uint64_t arg)
+{
+	struct ts_graph *g = ctx;
+	uint32_t id = (uint32_t)arg;
+	struct gtask *t = &g->t[id];
+	ts_time now = evq_now(fluid_evq(g->f));
+	t->state = T_DONE;
+	t->rec.end = now;
+	g->ndone++;
+	if (t->pool != GRAPH_NONE && t->free != 0.0)
+		pool_change(&g->p[t->pool], t->free_cat, -t->free);
+	for (uint32_t k = 0; k < t->nsucc; k++) {
+		uint32_t s = g->succ[t->succ_off + k];
+		struct gtask *st = &g->t[s];
+		if (--st->left == 0) {
+			st->rec.ready = now;
+			st->rec.blocker = id;
+			start_task(g, s);
+		}
+	}
+}
+
+/* Build the successor lists (CSR, in the order edges were added). */
+static int finalize(struct ts_graph *g)
+{
+	if (ts_grow((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
+		return TS_ENOMEM;
+	for (size_t i = 0; i < g->nt; i++)
+		g->t[i].nsucc = 0;
+	for (size_t i = 0; i < g->ne; i++)
+		g->t[g->e[i].from].nsucc++;
+	uint32_t off = 0;
+	for (size_t i = 0; i < g->nt; i++) {
+		g->t[i].succ_off = off;
+		off += g->t[i].nsucc;
+		g->t[i].nsucc = 0;
+	}
+	for (size_t i = 0; i < g->ne; i++) {
+		struct gtask *t = &g->t[g->e[i].from];
+		g->succ[t->succ_off + t->nsucc++] = g->e[i].to;
+	}
+	return 0;
+}
+
+int graph_run(struct ts_graph *g, struct ts_error *err)
+{
+	if (g->ran)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL, "graph already run");
+	g->ran = true;
+	int rc = finalize(g);
+	if (rc)
+		return rc;
+	ts_time now = evq_now(fluid_evq(g->f));
+	for (uint32_t i = 0; i < g->nt; i++)
+		if (g->t[i].left == 0 && g->t[i].state == T_WAIT) {
+			g->t[i].rec.ready = now;
+			start_task(g, i);
+		}
+	fluid_run(g->f, TS_TIME_MAX);
+	if (g->fail)
+		return ts_error_set(err, g->fail, NULL, 0, NULL,
+				    "a task could not start (%s)", ts_strerror(g->fail));
+	if (g->ndone != g->nt) {
+		for (uint32_t i = 0; i < g->nt; i++)
+			if (g->t[i].state != T_DONE)
+				return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+						    "%zu of %zu tasks never ran; first: \"%s\" (a "
+						    "dependency cycle)", g->nt - g->ndone, g->nt,
+						    g->t[i].rec.label);
+	}
+	return 0;
+}
+
+void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_time t1,
+		     struct graph_breakdown *out)
+{
+	memset(out, 0, sizeof *out);
+	ts_time cursor = t0;
+	for (uint32_t id = g->s[stream].first; id != GRAPH_NONE && cursor < t1;
+	     id = g->t[id].next_in_stream) {
+		const struct graph_rec *r = &g->t[id].rec;
+		if (r->end <= cursor)
+			continue;
+		ts_time s = r->start > cursor ? r->start : cursor;
+		if (s > t1)
+			s = t1;
+		if (s > cursor) {
+			enum graph_kind why = r->blocker != GRAPH_NONE ? g->t[r->blocker].rec.kind
+								      : GRAPH_MARK;
+			out->wait[why] += s - cursor;
+			cursor = s;
+		}
+		ts_time e = r->end < t1 ? r->end : t1;
+		if (e > cursor) {
+			out->busy[r->kind] += e - cursor;
+			cursor = e;
+		}
+	}
+	if (cursor < t1)
+		out->idle += t1 - cursor;
+}

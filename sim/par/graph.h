@@ -1,0 +1,123 @@
+/* The task graph of a training iteration and its execution on the fluid
+ * engine: tasks on streams (FIFO per GPU stream or communicator), explicit
+ * dependencies, memory counters, and the record of what ran when.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_PAR_GRAPH_H
+#define TS_PAR_GRAPH_H
+
+#include <stdint.h>
+
+#include "base/err.h"
+#include "base/ts.h"
+#include "engine/fluid.h"
+#include "net/coll.h"
+
+/* What a task is, for the time breakdown. */
+enum graph_kind {
+	GRAPH_COMPUTE,   /* forward / backward kernels */
+	GRAPH_RECOMPUTE, /* forward re-run inside backward */
+	GRAPH_OPTIMIZER, /* optimizer step */
+	GRAPH_COMM,      /* a collective (gradient reduction, parameter gather) */
+	GRAPH_P2P,       /* pipeline send/receive */
+	GRAPH_DATA,      /* waiting for the input pipeline */
+	GRAPH_HOST,      /* kernel launches on the host thread */
+	GRAPH_MARK,      /* zero-time synchronisation point */
+	GRAPH_KIND_COUNT_
+};
+
+/* Memory categories of a pool (as in struct ts_mem_breakdown). */
+enum graph_mem {
+	GRAPH_MEM_WEIGHTS,
+	GRAPH_MEM_GRADIENTS,
+	GRAPH_MEM_OPTIMIZER,
+	GRAPH_MEM_ACTIVATIONS,
+	GRAPH_MEM_LOGITS,
+	GRAPH_MEM_BUFFERS,
+	GRAPH_MEM_COUNT_
+};
+
+#define GRAPH_NONE UINT32_MAX
+
+/* A task to add. Exactly one of: a compute/delay task (coll == NULL) whose
+ * work is `seconds` of exclusive use of resource `res` (a GPU's SMs, capacity
+ * 1 per member) by `mult` members, or of nothing when res is GRAPH_NONE (a
+ * pure delay); or a collective (coll != NULL; its ranks are copied and its
+ * done/ctx/arg are the graph's). */
+struct graph_task_spec {
+	enum graph_kind kind;
+	uint32_t stream;        /* GRAPH_NONE: runs as soon as its dependencies are done */
+	const char *label;      /* static string, for traces ("fwd L3") */
+	double seconds;         /* >= 0 */
+	uint32_t res;           /* fluid resource or GRAPH_NONE */
+	uint32_t mult;          /* members of the rank class, >= 1 */
+	const struct coll_spec *coll;
+	/* memory: `alloc` bytes of category alloc_cat are taken from `pool` when
+	 * the task starts; `free` bytes of free_cat go back when it ends */
+	uint32_t pool;          /* GRAPH_NONE for no memory effect */
+	enum graph_mem alloc_cat, free_cat;
+	double alloc, free;
+	uint32_t tag;           /* caller's tag, kept in the record */
+};
+
+/* What happened to a task. Times in ns. */
+struct graph_rec {
+	enum graph_kind kind;
+	const char *label;
+	uint32_t stream;
+	uint32_t tag;
+	ts_time ready;    /* when its last dependency was done */
+	ts_time start, end;
+	uint32_t blocker; /* the dependency that was done last, or GRAPH_NONE */
+};
+
+/* Time of one stream in a window, split by what it was doing or waiting
+ * for: busy by the kind of the running task; idle by the kind of the task
+ * that the next one waited for. The entries sum to the window. */
+struct graph_breakdown {
+	ts_time busy[GRAPH_KIND_COUNT_];
+	ts_time wait[GRAPH_KIND_COUNT_];
+	ts_time idle; /* after the stream's last task in the window */
+};
+
+struct ts_graph;
+
+/* Create an empty graph over fluid model f and collective launcher cc (both
+ * borrowed; cc may be NULL if no collective is added). Returns 0/TS_ENOMEM. */
+int graph_create(struct ts_graph **out, struct ts_fluid *f, struct ts_coll *cc);
+void graph_destroy(struct ts_graph *g);
+
+/* Add a stream (FIFO: its tasks start one at a time, in the order added).
+ * `name` is static. */
+int graph_stream(struct ts_graph *g, const char *name, uint32_t *id);
+const char *graph_stream_name(const struct ts_graph *g, uint32_t stream);
+uint32_t graph_nstreams(const struct ts_graph *g);
+
+/* Add a memory pool (one rank's device memory, or one rank class's, per
+ * member), starting at `base` bytes of category `cat` (static state such as
+ * weights held from the start). */
+int graph_pool(struct ts_graph *g, const char *name, uint32_t *id);
+int graph_pool_add(struct ts_graph *g, uint32_t pool, enum graph_mem cat, double bytes);
+
+/* Add a task. Returns 0, TS_ENOMEM, or TS_EINVALID for a malformed spec. */
+int graph_task(struct ts_graph *g, const struct graph_task_spec *spec, uint32_t *id);
+
+/* `after` may start only once `before` is done. */
+int graph_dep(struct ts_graph *g, uint32_t before, uint32_t after);
+
+/* Run every task to completion. Returns 0, TS_ENOMEM, or TS_EINVALID if
+ * some tasks never ran (a cycle, or a collective that could not start);
+ * `err` names the first such task. May be called once. */
+int graph_run(struct ts_graph *g, struct ts_error *err);
+
+uint32_t graph_ntasks(const struct ts_graph *g);
+const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t task);
+
+/* Peak bytes of a pool and the split by category at that moment. */
+double graph_pool_peak(const struct ts_graph *g, uint32_t pool,
+		       double at_peak[GRAPH_MEM_COUNT_]);
+
+/* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */
+void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_time t1,
+		     struct graph_breakdown *out);
+
+#endif

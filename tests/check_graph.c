@@ -1,0 +1,157 @@
+/* Task graph: stream order, dependencies, overlap, memory peak from the
+ * schedule, the time breakdown, and cycles reported instead of hanging.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <stdlib.h>
+
+#include "base/err.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "par/graph.h"
+#include "testutil.h"
+
+struct gx {
+	struct ts_evq *q;
+	struct ts_fluid *f;
+	struct ts_graph *g;
+	uint32_t gpu;
+};
+
+static void gx_init(struct gx *x)
+{
+	ck_assert_int_eq(evq_create(&x->q, 64), 0);
+	ck_assert_int_eq(fluid_create(&x->f, x->q), 0);
+	ck_assert_int_eq(graph_create(&x->g, x->f, NULL), 0);
+	ck_assert_int_eq(fluid_resource_add(x->f, 1.0, 1, &x->gpu), 0);
+}
+
+static void gx_fini(struct gx *x)
+{
+	graph_destroy(x->g);
+	fluid_destroy(x->f);
+	evq_destroy(x->q);
+}
+
+static uint32_t task(struct gx *x, uint32_t stream, enum graph_kind k, double s, uint32_t res)
+{
+	struct graph_task_spec sp = {.kind = k, .stream = stream, .label = "t", .seconds = s,
+				     .res = res, .mult = 1, .pool = GRAPH_NONE};
+	uint32_t id;
+	ck_assert_int_eq(graph_task(x->g, &sp, &id), 0);
+	return id;
+}
+
+#define NS(s) ((ts_time)((s) * 1e9 + 0.5))
+
+/* compute stream: A(1 s) B(2 s) C(1 s); comm stream: X(2.5 s) after A;
+ * C also waits for X. C starts at max(3, 3.5) = 3.5, ends 4.5; the 0.5 s
+ * gap is charged to communication. */
+START_TEST(streams_deps_breakdown)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t cs, ms;
+	graph_stream(x.g, "compute", &cs);
+	graph_stream(x.g, "comm", &ms);
+	uint32_t a = task(&x, cs, GRAPH_COMPUTE, 1.0, x.gpu);
+	uint32_t b = task(&x, cs, GRAPH_COMPUTE, 2.0, x.gpu);
+	uint32_t c = task(&x, cs, GRAPH_OPTIMIZER, 1.0, x.gpu);
+	uint32_t m = task(&x, ms, GRAPH_COMM, 2.5, GRAPH_NONE);
+	ck_assert_int_eq(graph_dep(x.g, a, m), 0);
+	ck_assert_int_eq(graph_dep(x.g, m, c), 0);
+	struct ts_error err;
+	ck_assert_int_eq(graph_run(x.g, &err), 0);
+	ck_assert_int_eq(graph_rec(x.g, b)->start, NS(1));
+	ck_assert_int_eq(graph_rec(x.g, m)->end, NS(3.5));
+	ck_assert_int_eq(graph_rec(x.g, c)->start, NS(3.5));
+	ck_assert_int_eq(graph_rec(x.g, c)->end, NS(4.5));
+	ck_assert_uint_eq(graph_rec(x.g, c)->blocker, m);
+	struct graph_breakdown bd;
+	graph_breakdown(x.g, cs, 0, NS(4.5), &bd);
+	ck_assert_int_eq(bd.busy[GRAPH_COMPUTE], NS(3));
+	ck_assert_int_eq(bd.busy[GRAPH_OPTIMIZER], NS(1));
+	ck_assert_int_eq(bd.wait[GRAPH_COMM], NS(0.5));
+	ts_time sum = bd.idle;
+	for (int k = 0; k < GRAPH_KIND_COUNT_; k++)
+		sum += bd.busy[k] + bd.wait[k];
+	ck_assert_int_eq(sum, NS(4.5));
+	gx_fini(&x);
+}
+END_TEST
+
+/* Two tasks on different streams sharing one GPU run at half speed each. */
+START_TEST(shared_gpu_slows_both)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t s1, s2;
+	graph_stream(x.g, "a", &s1);
+	graph_stream(x.g, "b", &s2);
+	uint32_t a = task(&x, s1, GRAPH_COMPUTE, 1.0, x.gpu);
+	uint32_t b = task(&x, s2, GRAPH_COMPUTE, 1.0, x.gpu);
+	ck_assert_int_eq(graph_run(x.g, NULL), 0);
+	ck_assert_int_eq(graph_rec(x.g, a)->end, NS(2));
+	ck_assert_int_eq(graph_rec(x.g, b)->end, NS(2));
+	gx_fini(&x);
+}
+END_TEST
+
+/* Memory: three forward tasks each keep 10 B of activations that their
+ * backward frees; the peak is 30 B on top of 100 B of weights. */
+START_TEST(memory_peak_from_schedule)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t cs, pool;
+	graph_stream(x.g, "compute", &cs);
+	graph_pool(x.g, "gpu0", &pool);
+	graph_pool_add(x.g, pool, GRAPH_MEM_WEIGHTS, 100.0);
+	for (int i = 0; i < 3; i++) {
+		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE, .stream = cs, .seconds = 1.0,
+					     .res = x.gpu, .mult = 1, .pool = pool,
+					     .alloc_cat = GRAPH_MEM_ACTIVATIONS, .alloc = 10.0};
+		uint32_t id;
+		ck_assert_int_eq(graph_task(x.g, &sp, &id), 0);
+	}
+	for (int i = 0; i < 3; i++) {
+		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE, .stream = cs, .seconds = 1.0,
+					     .res = x.gpu, .mult = 1, .pool = pool,
+					     .free_cat = GRAPH_MEM_ACTIVATIONS, .free = 10.0};
+		uint32_t id;
+		ck_assert_int_eq(graph_task(x.g, &sp, &id), 0);
+	}
+	ck_assert_int_eq(graph_run(x.g, NULL), 0);
+	double at[GRAPH_MEM_COUNT_];
+	ck_assert_double_eq(graph_pool_peak(x.g, pool, at), 130.0);
+	ck_assert_double_eq(at[GRAPH_MEM_ACTIVATIONS], 30.0);
+	ck_assert_double_eq(at[GRAPH_MEM_WEIGHTS], 100.0);
+	gx_fini(&x);
+}
+END_TEST
+
+START_TEST(cycle_is_an_error)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t a = task(&x, GRAPH_NONE, GRAPH_COMPUTE, 1.0, x.gpu);
+	uint32_t b = task(&x, GRAPH_NONE, GRAPH_COMPUTE, 1.0, x.gpu);
+	graph_dep(x.g, a, b);
+	graph_dep(x.g, b, a);
+	struct ts_error err;
+	ck_assert_int_eq(graph_run(x.g, &err), TS_EINVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "never ran"));
+	gx_fini(&x);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("graph");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, streams_deps_breakdown);
+	tcase_add_test(tc, shared_gpu_slows_both);
+	tcase_add_test(tc, memory_peak_from_schedule);
+	tcase_add_test(tc, cycle_is_an_error);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
