@@ -1,0 +1,235 @@
+/* Memory per GPU: activation bytes against Korthikanti et al. 2022, bytes
+ * per parameter by framework, ZeRO sharding against the ZeRO paper, and a
+ * static-plus-activation fit check on an 80 GB A100.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "work/memory.h"
+#include "work/model.h"
+#include "work/ops.h"
+#include "testutil.h"
+
+static struct ts_model load(const char *name)
+{
+	struct ts_model m;
+	struct ts_error e;
+	char buf[1200];
+	int rc = ts_model_load(tu_root(), name, &m, &e);
+	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
+	return m;
+}
+
+/* Saved bytes of one layer of model m under shape s and recompute mode r. */
+static double act(const struct ts_model *m, const struct work_shape *s, enum work_recompute r)
+{
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	ck_assert_int_eq(work_layer_ops(m, s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	double T = (double)(s->micro_batch * s->seq_len);
+	double input = work_act_bytes(s->dtype) * (s->sp ? T / (double)s->tp : T) *
+		       (double)m->hidden;
+	return work_activation_bytes(ops, n, input, r);
+}
+
+/* Korthikanti et al. 2022 (https://arxiv.org/abs/2205.05198), eq. 1-4 and
+ * Table 2: activation bytes per layer of a GPT layer with multi-head
+ * attention, fp16, dropout, no flash attention:
+ *   no parallelism                     s·b·h·(34 + 5·a·s/h)
+ *   tensor parallel t                  s·b·h·(10 + 24/t + 5·a·s/(h·t))
+ *   tensor + sequence parallel         s·b·h/t·(34 + 5·a·s/h)
+ *   selective recompute (+ t, sp)      34·s·b·h/t
+ *   full recompute                     2·s·b·h (the layer input; /t with sp)
+ * GPT-3 175B dimensions (h = 12288, a = 96), s = 2048, b = 1 and 2, t = 8.
+ * The decomposition is exact (no per-token norm statistics), so the
+ * tolerance is rounding only (1e-12). */
+START_TEST(korthikanti_activations)
+{
+	struct ts_model m = load("gpt3-175b");
+	for (int64_t b = 1; b <= 2; b++) {
+		double s = 2048, h = 12288, a = 96, t = 8, sbh = s * (double)b * h;
+		struct work_shape w = {.micro_batch = b,
+				       .seq_len = 2048,
+				       .tp = 1,
+				       .sp = false,
+				       .dtype = TS_FP16,
+				       .flash = false,
+				       .causal = true};
+		double want = sbh * (34.0 + 5.0 * a * s / h);
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_NONE), want) < 1e-12);
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_FULL), 2.0 * sbh) < 1e-12);
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_SELECTIVE), 34.0 * sbh) < 1e-12);
+		w.tp = 8;
+		want = sbh * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_NONE), want) < 1e-12);
+		w.sp = true;
+		want = sbh / t * (34.0 + 5.0 * a * s / h);
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_NONE), want) < 1e-12);
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_SELECTIVE), 34.0 * sbh / t) < 1e-12);
+		ck_assert(tu_relerr(act(&m, &w, WORK_RECOMPUTE_FULL), 2.0 * sbh / t) < 1e-12);
+	}
+}
+END_TEST
+
+/* Bytes per parameter before ZeRO, bf16 training: Megatron 18 (Megatron
+ * Core distributed-optimizer guide: "float16 param, fp32 grads 18"),
+ * DeepSpeed 16 (Rajbhandari et al. 2020 §3.1: 2 + 2 + 12), DDP with AMP 16
+ * (fp32 weights 4 + grads 4 + Adam 8), FSDP 16. Megatron with fp16 keeps
+ * fp16 grads and an fp32 copy: 20 (same guide). */
+START_TEST(bytes_per_param)
+{
+	static const struct {
+		enum work_framework fw;
+		enum ts_dtype d;
+		double total, w, g, o;
+	} rows[] = {
+		{WORK_FW_MEGATRON, TS_BF16, 18, 2, 4, 12}, {WORK_FW_DEEPSPEED, TS_BF16, 16, 2, 2, 12},
+		{WORK_FW_DDP, TS_BF16, 16, 4, 4, 8},       {WORK_FW_FSDP, TS_BF16, 16, 4, 4, 8},
+		{WORK_FW_MEGATRON, TS_FP16, 20, 2, 2, 16}, {WORK_FW_MEGATRON, TS_FP32, 16, 4, 4, 8},
+		{WORK_FW_DEEPSPEED, TS_FP16, 16, 2, 2, 12},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		struct work_fw_conventions c;
+		ck_assert_int_eq(work_fw_conventions(rows[i].fw, rows[i].d, &c), 0);
+		ck_assert_msg(c.bytes_per_param == rows[i].total, "%s %s: %g",
+			      work_framework_name(rows[i].fw), ts_dtype_name(rows[i].d),
+			      c.bytes_per_param);
+		ck_assert(c.weight_bytes == rows[i].w && c.grad_bytes == rows[i].g &&
+			  c.optim_bytes == rows[i].o);
+		ck_assert(c.source && strlen(c.source) > 20);
+		ck_assert(c.optim_bytes_touched >= c.optim_bytes);
+	}
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
+	/* PyTorch DDP docs: bucket_cap_mb = 25, first bucket 1 MiB, overlapped */
+	ck_assert(c.bucket_bytes == 25.0 * 1024 * 1024 && c.first_bucket_bytes == 1024.0 * 1024);
+	ck_assert(c.overlap_grad_reduce);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	ck_assert_int_eq(c.grad_dtype, TS_FP32);
+	ck_assert_int_eq(work_fw_conventions((enum work_framework)9, TS_BF16, &c), TS_EINVALID);
+	ck_assert_int_eq(work_framework_parse("DeepSpeed"), WORK_FW_DEEPSPEED);
+	ck_assert_int_eq(work_framework_parse("jax"), -1);
+	ck_assert_str_eq(work_framework_name(WORK_FW_FSDP), "fsdp");
+}
+END_TEST
+
+/* Rajbhandari et al. 2020 (https://arxiv.org/abs/1910.02054), Figure 1:
+ * Psi = 7.5B parameters, N_d = 64, K = 12: baseline 120 GB, P_os 31.4 GB,
+ * P_os+g 16.6 GB, P_os+g+p 1.9 GB per device. Exact values by hand:
+ * 16·Psi; 4·Psi + 12·Psi/64; 2·Psi + 14·Psi/64; 16·Psi/64. The paper's
+ * rounding is within 1.4 % (1.875 printed as 1.9). */
+START_TEST(zero_paper_figure1)
+{
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DEEPSPEED, TS_FP16, &c), 0);
+	double psi = 7.5e9;
+	static const double exact[4] = {120e9, 31.40625e9, 16.640625e9, 1.875e9};
+	static const double paper[4] = {120e9, 31.4e9, 16.6e9, 1.9e9};
+	for (int z = 0; z <= 3; z++) {
+		struct work_static st;
+		ck_assert_int_eq(work_static_bytes(&c, psi, z, 64, &st, NULL), 0);
+		ck_assert_msg(tu_relerr(st.total_bytes, exact[z]) < 1e-12, "stage %d: %.6e", z,
+			      st.total_bytes);
+		ck_assert(tu_relerr(st.total_bytes, paper[z]) < 0.014);
+		ck_assert(st.weight_bytes + st.grad_bytes + st.optim_bytes == st.total_bytes);
+	}
+	/* Megatron's distributed optimizer (ZeRO-1), bf16: 6 + 12/d bytes per
+	 * parameter (Megatron Core guide); d = 8 gives 7.5. */
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	struct work_static st;
+	ck_assert_int_eq(work_static_bytes(&c, 1.0, 1, 8, &st, NULL), 0);
+	ck_assert(st.total_bytes == 7.5);
+	/* bad input */
+	struct ts_error e;
+	ck_assert_int_eq(work_static_bytes(&c, 1.0, 4, 8, &st, &e), TS_ERANGE);
+	ck_assert_str_eq(e.key, "parallel.zero");
+	ck_assert_int_eq(work_static_bytes(&c, 1.0, 1, 0, &st, &e), TS_ERANGE);
+	ck_assert_str_eq(e.key, "parallel.dp");
+}
+END_TEST
+
+/* Usable bytes of the A100 80GB from the catalog (85,198,045,184 B as
+ * torch.cuda reports it, configs/hardware/gpus.cfg). */
+static double a100_80gb_capacity(void)
+{
+	struct hw_catalog *cat;
+	struct ts_error e;
+	char buf[1200];
+	int rc = hw_catalog_load(tu_root(), &cat, &e);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
+	int i = hw_catalog_find_gpu(cat, "A100-SXM4-80GB");
+	ck_assert_int_ge(i, 0);
+	double cap = hw_catalog_gpu(cat, (size_t)i)->mem_bytes;
+	hw_catalog_destroy(cat);
+	ck_assert(cap == 85198045184.0);
+	return cap;
+}
+
+/* Bytes of plain DDP training of model m, micro-batch 1, seq 4096, bf16,
+ * flash attention, no recompute, one GPU's share with no ZeRO: static +
+ * layers x activations + embedding and head activations + reserve. */
+static double ddp_bytes(const char *name, double cap)
+{
+	struct ts_model m = load(name);
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
+	struct work_static st;
+	ck_assert_int_eq(work_static_bytes(&c, ts_model_params(&m), 0, 8, &st, NULL), 0);
+	struct work_shape s = {.micro_batch = 1,
+			       .seq_len = 4096,
+			       .tp = 1,
+			       .sp = false,
+			       .dtype = TS_BF16,
+			       .flash = true,
+			       .causal = true};
+	double total = st.total_bytes + (double)m.layers * act(&m, &s, WORK_RECOMPUTE_NONE);
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		total += ops[i].saved_bytes;
+	ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		total += ops[i].saved_bytes;
+	return total + work_reserve_bytes(&c, cap);
+}
+
+/* Llama-2-7B under plain DDP holds 16 x 6.74e9 = 107.8 GB of weights, grads
+ * and Adam state alone: it cannot fit in 80 GB. GPT-3 1.3B holds 16 x 1.32e9
+ * = 21 GB plus 24 x 34·s·h bytes (6.8 GB) of activations, 0.8 GB of fp32
+ * logits and a 5 GiB reserve: it fits. (The schedule redoes this with the
+ * simulated peak.) */
+START_TEST(ddp_fit_check)
+{
+	double cap = a100_80gb_capacity();
+	double llama = ddp_bytes("llama2-7b", cap);
+	double gpt = ddp_bytes("gpt3-1.3b", cap);
+	ck_assert_msg(llama > cap, "llama2-7b needs %.1f GB of %.1f", llama / 1e9, cap / 1e9);
+	ck_assert_msg(gpt < cap, "gpt3-1.3b needs %.1f GB of %.1f", gpt / 1e9, cap / 1e9);
+	ck_assert(gpt > 30e9 && gpt < 40e9); /* the hand estimate above: about 34 GB */
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
+	ck_assert(work_reserve_bytes(&c, cap) == 1073741824.0 + 0.05 * cap);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("memory");
+	TCase *t = tcase_create("memory");
+	tcase_add_test(t, korthikanti_activations);
+	tcase_add_test(t, bytes_per_param);
+	tcase_add_test(t, zero_paper_figure1);
+	tcase_add_test(t, ddp_fit_check);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
