@@ -1,0 +1,444 @@
+/* Compute time of the ops on a GPU, the calibration constants it depends on,
+ * and the per-micro-batch cost memo.
+ * SPDX-License-Identifier: MIT */
+
+/*
+ * Three regimes (DESIGN.md, "Models of the hardware and the work"):
+ * - GEMMs run at the dtype's dense peak times eta, where eta is the maximum
+ *   achievable matmul fraction (a measured catalog figure) reduced by wave
+ *   quantisation (the last wave of output tiles leaves SMs idle) and by a
+ *   fixed per-tile cost worth K0 elements of reduction (pipeline fill and
+ *   epilogue), which makes short-K GEMMs slow. Thin GEMMs are held to the
+ *   roofline: never faster than their bytes at achievable HBM bandwidth.
+ * - Flash attention runs at a fixed fraction of the peak, executing half its
+ *   FLOPs when causal (FlashAttention-2 skips fully masked blocks).
+ * - Everything else streams bytes at achievable HBM bandwidth.
+ * Nothing here knows about launches, streams or communication: a kernel's
+ * time is its device time, and the host model adds launch costs.
+ *
+ * work_costs_compute fills a fixed-size record from stack arrays: no
+ * allocation, a few dozen divisions, so a fitter can re-run it for every
+ * trial value of the constants.
+ */
+#include <errno.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/suggest.h"
+#include "base/units.h"
+#include "work/compute.h"
+#include "work/memory.h"
+
+/* ------------------------------------------------------------ constants */
+
+static const char *const calib_keys[WORK_CALIB_COUNT] = {
+	"gemm_k0", "tile_m", "tile_n", "flash_eff", "hbm_eff", "launch_s",
+};
+
+const char *work_calib_key(size_t i)
+{
+	return i < WORK_CALIB_COUNT ? calib_keys[i] : NULL;
+}
+
+double *work_calib_field(struct work_calib *c, size_t i)
+{
+	switch (i) {
+	case 0:
+		return &c->gemm_k0;
+	case 1:
+		return &c->tile_m;
+	case 2:
+		return &c->tile_n;
+	case 3:
+		return &c->flash_eff;
+	case 4:
+		return &c->hbm_eff;
+	case 5:
+		return &c->launch_s;
+	default:
+		return NULL;
+	}
+}
+
+/* Keep in step with configs/calibration/compute.cfg (a test compares them);
+ * the sources are there. */
+struct work_calib work_calib_defaults(void)
+{
+	struct work_calib c = {
+		.gemm_k0 = 128.0,
+		.tile_m = 128.0,
+		.tile_n = 256.0,
+		.flash_eff = 0.60,
+		.hbm_eff = 0.88,
+		.launch_s = 10e-6,
+	};
+	return c;
+}
+
+/* Allowed range of constant i, inclusive unless noted. */
+static int calib_check(size_t i, double v, char *why, size_t n)
+{
+	static const double lo[WORK_CALIB_COUNT] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0};
+	static const double hi[WORK_CALIB_COUNT] = {1e6, 4096.0, 4096.0, 1.0, 1.0, 1.0};
+	static const int lo_open[WORK_CALIB_COUNT] = {0, 0, 0, 1, 1, 0};
+	if (!isfinite(v) || v < lo[i] || (lo_open[i] && v == lo[i]) || v > hi[i]) {
+		snprintf(why, n, "found %g, expected a number in %s%g, %g]", v,
+			 lo_open[i] ? "(" : "[", lo[i], hi[i]);
+		return TS_ERANGE;
+	}
+	return 0;
+}
+
+static int calib_validate(const struct work_calib *c, struct ts_error *err)
+{
+	struct work_calib tmp = *c;
+	for (size_t i = 0; i < WORK_CALIB_COUNT; i++) {
+		char why[160];
+		int rc = calib_check(i, *work_calib_field(&tmp, i), why, sizeof why);
+		if (rc)
+			return ts_error_set(err, TS_EINVALID, NULL, 0, calib_keys[i], "%s", why);
+	}
+	return 0;
+}
+
+/* -------------------------------------------------------------- loading */
+
+static int fail_at(struct ts_error *err, int code, const char *file,
+		   const config_setting_t *s, const char *key, const char *fmt, const char *a,
+		   const char *b)
+{
+	return ts_error_set(err, code, file, s ? (int)config_setting_source_line(s) : 0, key, fmt,
+			    a, b);
+}
+
+static int find_key(const char *name)
+{
+	for (int i = 0; i < WORK_CALIB_COUNT; i++)
+		if (strcmp(name, calib_keys[i]) == 0)
+			return i;
+	return -1;
+}
+
+/* Read one `{ value = ...; source = "..."; [fitted_on = "...";] }` group. */
+static int load_one(const char *file, const config_setting_t *grp, size_t i, double *out,
+		    struct ts_error *err)
+{
+	char key[96], why[200];
+	snprintf(key, sizeof key, "%s", calib_keys[i]);
+	if (!config_setting_is_group(grp))
+		return fail_at(err, TS_ETYPE, file, grp, key, "%s%s",
+			       "found a scalar or list, expected a group "
+			       "{ value = ...; source = \"...\"; }",
+			       "");
+	static const char *const inner[] = {"value", "source", "fitted_on"};
+	int nin = config_setting_length(grp);
+	for (int j = 0; j < nin; j++) {
+		const config_setting_t *c = config_setting_get_elem(grp, (unsigned)j);
+		const char *nm = config_setting_name(c);
+		if (strcmp(nm, "value") && strcmp(nm, "source") && strcmp(nm, "fitted_on")) {
+			char sug[120];
+			ts_suggest(nm, inner, 3, 1, sug, sizeof sug);
+			snprintf(key, sizeof key, "%s.%s", calib_keys[i], nm);
+			return fail_at(err, TS_EUNKNOWN_KEY, file, c, key,
+				       "unknown key, expected value, source or fitted_on%s%s",
+				       *sug ? "; did you mean " : "", sug);
+		}
+		if (strcmp(nm, "value") && config_setting_type(c) != CONFIG_TYPE_STRING) {
+			snprintf(key, sizeof key, "%s.%s", calib_keys[i], nm);
+			return fail_at(err, TS_ETYPE, file, c, key, "%s%s",
+				       "expected a string", "");
+		}
+	}
+	const config_setting_t *src = config_setting_get_member(grp, "source");
+	if (!src || !*config_setting_get_string(src))
+		return fail_at(err, TS_EINVALID, file, grp, key, "%s%s",
+			       "no `source`: every constant says where its value comes from", "");
+	const config_setting_t *v = config_setting_get_member(grp, "value");
+	if (!v)
+		return fail_at(err, TS_EINVALID, file, grp, key, "%s%s", "no `value`", "");
+	snprintf(key, sizeof key, "%s.value", calib_keys[i]);
+	double x;
+	switch (config_setting_type(v)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		x = (double)config_setting_get_int64(v);
+		break;
+	case CONFIG_TYPE_FLOAT:
+		x = config_setting_get_float(v);
+		break;
+	case CONFIG_TYPE_STRING:
+		if (i != 5)
+			return fail_at(err, TS_ETYPE, file, v, key, "found \"%s\", %s",
+				       config_setting_get_string(v), "expected a plain number");
+		{
+			int rc = ts_units_parse(config_setting_get_string(v), TS_UNIT_TIME, &x, why,
+						sizeof why);
+			if (rc)
+				return fail_at(err, rc, file, v, key, "%s%s", why, "");
+		}
+		break;
+	default:
+		return fail_at(err, TS_ETYPE, file, v, key, "%s%s", "expected a number", "");
+	}
+	int rc = calib_check(i, x, why, sizeof why);
+	if (rc)
+		return fail_at(err, rc, file, v, key, "%s%s", why, "");
+	*out = x;
+	return 0;
+}
+
+int work_calib_load(const char *root, struct work_calib *out, struct ts_error *err)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/configs/calibration/compute.cfg", root ? root : ".");
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
+				    strerror(errno));
+	fclose(f);
+	config_t cfg;
+	config_init(&cfg);
+	int rc = 0;
+	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
+		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
+			rc = ts_error_set(err, TS_EIO, path, 0, NULL, "cannot read the file");
+		else
+			rc = ts_error_set(err, TS_ESYNTAX, path, config_error_line(&cfg), NULL,
+					  "libconfig syntax error: %s",
+					  config_error_text(&cfg) ? config_error_text(&cfg) : "?");
+		goto done;
+	}
+	const config_setting_t *top = config_root_setting(&cfg);
+	int n = config_setting_length(top);
+	for (int j = 0; j < n; j++) {
+		const config_setting_t *c = config_setting_get_elem(top, (unsigned)j);
+		const char *nm = config_setting_name(c);
+		if (find_key(nm) < 0) {
+			char sug[200];
+			ts_suggest(nm, calib_keys, WORK_CALIB_COUNT, 2, sug, sizeof sug);
+			rc = fail_at(err, TS_EUNKNOWN_KEY, path, c, nm, "unknown constant%s%s",
+				     *sug ? "; did you mean " : "", sug);
+			goto done;
+		}
+	}
+	struct work_calib tmp;
+	for (size_t i = 0; i < WORK_CALIB_COUNT; i++) {
+		const config_setting_t *grp = config_setting_get_member(top, calib_keys[i]);
+		if (!grp) {
+			rc = ts_error_set(err, TS_EINVALID, path, 0, calib_keys[i],
+					  "missing constant, expected a group "
+					  "{ value = ...; source = \"...\"; }");
+			goto done;
+		}
+		rc = load_one(path, grp, i, work_calib_field(&tmp, i), err);
+		if (rc)
+			goto done;
+	}
+	*out = tmp;
+done:
+	config_destroy(&cfg);
+	return rc;
+}
+
+/* ------------------------------------------------------------- the model */
+
+double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
+			     const struct work_calib *c, double m, double n, double k,
+			     double batch)
+{
+	if ((unsigned)d >= TS_DTYPE_COUNT_ || g->peak_flops[d] <= 0.0 || g->mamf_eff[d] <= 0.0)
+		return 0.0;
+	if (!(m > 0.0 && n > 0.0 && k > 0.0 && batch > 0.0) || g->sms == 0)
+		return 0.0;
+	double sms = (double)g->sms;
+	double tiles = ceil(m / c->tile_m) * ceil(n / c->tile_n) * ceil(batch);
+	double waves = ceil(tiles / sms);
+	double eta = g->mamf_eff[d] * (tiles / (waves * sms)) * (k / (k + c->gemm_k0));
+	return eta > 1.0 ? 1.0 : eta;
+}
+
+double work_gemm_eff(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+		     double m, double n, double k)
+{
+	return work_gemm_eff_batched(g, d, c, m, n, k, 1.0);
+}
+
+double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c)
+{
+	double eff = g->hbm_eff > 0.0 ? g->hbm_eff : c->hbm_eff;
+	return g->hbm_Bps * eff;
+}
+
+/* Seconds of `flops` of batched GEMMs of one shape. */
+static double gemm_s(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+		     double flops, double m, double n, double k, double batch)
+{
+	if (flops <= 0.0)
+		return 0.0;
+	double eta = work_gemm_eff_batched(g, d, c, m, n, k, batch);
+	return eta > 0.0 ? flops / (g->peak_flops[d] * eta) : HUGE_VAL;
+}
+
+static double bytes_s(const struct hw_gpu_type *g, const struct work_calib *c, double bytes)
+{
+	if (bytes <= 0.0)
+		return 0.0;
+	double bw = work_hbm_Bps(g, c);
+	return bw > 0.0 ? bytes / bw : HUGE_VAL;
+}
+
+double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+		    const struct work_op *op, enum work_phase ph)
+{
+	if ((unsigned)d >= TS_DTYPE_COUNT_ || (unsigned)ph >= WORK_PHASE_COUNT_)
+		return HUGE_VAL;
+	double flops = ph == WORK_FWD ? op->fwd_flops
+		       : ph == WORK_DGRAD ? op->dgrad_flops
+					  : op->wgrad_flops;
+	double bytes = ph == WORK_FWD ? op->fwd_bytes
+		       : ph == WORK_DGRAD ? op->dgrad_bytes
+					  : op->wgrad_bytes;
+	enum ts_dtype da = d == TS_FP8 ? TS_BF16 : d; /* attention stays in bf16 under fp8 */
+	switch (op->kind) {
+	case WORK_GEMM: {
+		double t;
+		if (ph == WORK_FWD)
+			t = gemm_s(g, d, c, flops, op->m, op->n, op->k, op->batch);
+		else if (ph == WORK_DGRAD)
+			t = gemm_s(g, d, c, flops, op->m, op->k, op->n, op->batch);
+		else
+			t = gemm_s(g, d, c, flops, op->k, op->n, op->m, op->batch);
+		double tb = bytes_s(g, c, bytes);
+		return t > tb ? t : tb;
+	}
+	case WORK_ATTN_CORE: {
+		double s = op->m, hd = op->k, B = op->batch;
+		double t = bytes_s(g, c, bytes);
+		if (ph == WORK_FWD) /* QK^T (s x s x d), AV (s x d x s) */
+			t += gemm_s(g, da, c, flops / 2.0, s, s, hd, B) +
+			     gemm_s(g, da, c, flops / 2.0, s, hd, s, B);
+		else if (ph == WORK_DGRAD) /* dP (s x s x d); dV, dQ, dK (s x d x s) */
+			t += gemm_s(g, da, c, flops / 4.0, s, s, hd, B) +
+			     gemm_s(g, da, c, 3.0 * flops / 4.0, s, hd, s, B);
+		return t;
+	}
+	case WORK_ATTN_FLASH: {
+		if (flops <= 0.0)
+			return 0.0;
+		double peak = g->peak_flops[da] * c->flash_eff;
+		if (!(peak > 0.0))
+			return HUGE_VAL;
+		return (op->causal ? 0.5 : 1.0) * flops / peak;
+	}
+	case WORK_MEMBOUND:
+	case WORK_EMBED:
+	default:
+		return bytes_s(g, c, bytes);
+	}
+}
+
+double work_optimizer_time(const struct hw_gpu_type *g, const struct work_calib *c,
+			   double params_on_rank, double bytes_per_param_touched)
+{
+	return bytes_s(g, c, params_on_rank * bytes_per_param_touched);
+}
+
+/* ------------------------------------------------------------------ memo */
+
+/* Time every op of ops[0..n) into costs[]; sum phases and kernels. */
+static void cost_ops(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+		     const struct work_op *ops, size_t n, struct work_op_cost *costs, double *fwd,
+		     double *dgrad, double *wgrad, uint32_t *kf, uint32_t *kb, double *params)
+{
+	*fwd = *dgrad = *wgrad = *params = 0.0;
+	*kf = *kb = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct work_op_cost *oc = &costs[i];
+		oc->op = ops[i];
+		oc->fwd_s = work_op_time(g, d, c, &ops[i], WORK_FWD);
+		oc->dgrad_s = work_op_time(g, d, c, &ops[i], WORK_DGRAD);
+		oc->wgrad_s = work_op_time(g, d, c, &ops[i], WORK_WGRAD);
+		*fwd += oc->fwd_s;
+		*dgrad += oc->dgrad_s;
+		*wgrad += oc->wgrad_s;
+		*kf += ops[i].kernels;
+		*kb += ops[i].bwd_kernels;
+		*params += ops[i].params;
+	}
+}
+
+int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
+		       const struct hw_gpu_type *g, const struct work_calib *c,
+		       struct work_costs *out, struct ts_error *err)
+{
+	int rc = calib_validate(c, err);
+	if (rc)
+		return rc;
+	if ((unsigned)s->dtype >= TS_DTYPE_COUNT_ || g->peak_flops[s->dtype] <= 0.0 ||
+	    g->mamf_eff[s->dtype] <= 0.0)
+		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "training.precision",
+				    "GPU %s has no %s tensor-core peak in the catalog", g->name,
+				    ts_dtype_name(s->dtype));
+	if (s->dtype == TS_FP8 && g->peak_flops[TS_BF16] <= 0.0)
+		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "training.precision",
+				    "fp8 on %s: attention needs a bf16 peak, the catalog has none",
+				    g->name);
+	if (!(g->hbm_Bps > 0.0) || g->sms == 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "gpu",
+				    "GPU %s has no memory bandwidth or SM count", g->name);
+
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	memset(out, 0, sizeof *out);
+
+	rc = work_layer_ops(m, s, ops, WORK_MAX_OPS, &n, err);
+	if (rc)
+		return rc;
+	cost_ops(g, s->dtype, c, ops, n, out->ops, &out->layer_fwd_s, &out->layer_dgrad_s,
+		 &out->layer_wgrad_s, &out->layer_kernels_fwd, &out->layer_kernels_bwd,
+		 &out->layer_params);
+	out->nops = n;
+	double T = (double)s->micro_batch * (double)s->seq_len;
+	double t = (double)s->tp;
+	double e = work_act_bytes(s->dtype);
+	out->layer_fwd_flops = work_layer_flops_per_token(m, s->seq_len) * T / t;
+	for (size_t i = 0; i < n; i++)
+		out->layer_exec_fwd_flops += ops[i].fwd_flops;
+	out->layer_input_bytes = e * (s->sp ? T / t : T) * (double)m->hidden;
+	for (int r = 0; r < WORK_RECOMPUTE_COUNT_; r++)
+		out->layer_act_bytes[r] = work_activation_bytes(ops, n, out->layer_input_bytes,
+								(enum work_recompute)r);
+	out->layer_recompute_s[WORK_RECOMPUTE_FULL] = out->layer_fwd_s;
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].selective_bytes > 0.0)
+			out->layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] += out->ops[i].fwd_s;
+
+	rc = work_embed_ops(m, s, ops, WORK_MAX_OPS, &n, err);
+	if (rc)
+		return rc;
+	double dg, wg;
+	cost_ops(g, s->dtype, c, ops, n, out->embed_ops, &out->embed_fwd_s, &dg, &wg,
+		 &out->embed_kernels_fwd, &out->embed_kernels_bwd, &out->embed_params);
+	out->embed_bwd_s = dg + wg;
+	out->nembed_ops = n;
+	for (size_t i = 0; i < n; i++)
+		out->embed_saved_bytes += ops[i].saved_bytes;
+
+	rc = work_head_ops(m, s, ops, WORK_MAX_OPS, &n, err);
+	if (rc)
+		return rc;
+	cost_ops(g, s->dtype, c, ops, n, out->head_ops, &out->head_fwd_s, &out->head_dgrad_s,
+		 &out->head_wgrad_s, &out->head_kernels_fwd, &out->head_kernels_bwd,
+		 &out->head_params);
+	out->nhead_ops = n;
+	out->head_tied_params = work_head_tied_params(m, s);
+	double h = (double)m->hidden;
+	out->head_fwd_flops = T * 2.0 * h * (double)m->vocab / t;
+	if (m->family == TS_FAMILY_BERT)
+		out->head_fwd_flops += T * 2.0 * h * h;
+	for (size_t i = 0; i < n; i++)
+		out->head_saved_bytes += ops[i].saved_bytes;
+	return 0;
+}

@@ -1,0 +1,138 @@
+/* How long the work takes on a GPU: GEMM efficiency from tiles and waves,
+ * flash attention and memory-bound ops, the named calibration constants, and
+ * a memo of per-micro-batch costs for one (model, shape, GPU).
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_WORK_COMPUTE_H
+#define TS_WORK_COMPUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "work/model.h"
+#include "work/ops.h"
+
+/* The efficiency constants of the compute model. Plain record: a fitter may
+ * change any field in memory and call work_costs_compute again. The values,
+ * their sources and the rows they were fitted on live in
+ * configs/calibration/compute.cfg; work_calib_defaults holds the same values. */
+struct work_calib {
+	double gemm_k0;   /* K0 of the K/(K + K0) factor, elements of the reduction */
+	double tile_m;    /* GEMM output tile rows (along M), elements */
+	double tile_n;    /* GEMM output tile columns (along N), elements */
+	double flash_eff; /* flash attention: fraction of the dtype's dense peak, 0..1 */
+	double hbm_eff;   /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
+	double launch_s;  /* host time per kernel launch in eager PyTorch/Megatron, s */
+};
+
+/* Number of constants in struct work_calib and their keys in compute.cfg
+ * ("gemm_k0", ..., in field order); for fitters and --dump-config. */
+#define WORK_CALIB_COUNT 6
+const char *work_calib_key(size_t i);
+/* Pointer to the field of key i (NULL when i is out of range). */
+double *work_calib_field(struct work_calib *c, size_t i);
+
+/* The constants of configs/calibration/compute.cfg as compiled in. */
+struct work_calib work_calib_defaults(void);
+
+/* Load ROOT/configs/calibration/compute.cfg into *out. Each key is a group
+ * `{ value = ...; source = "..."; }`; launch takes a time with a unit
+ * ("4 us"), the others plain numbers. Every key is required. Returns 0, or
+ * TS_EIO, TS_ESYNTAX, TS_EUNKNOWN_KEY (with the closest key suggested),
+ * TS_ETYPE, TS_EUNIT, TS_ERANGE or TS_EINVALID (a missing key or source),
+ * with `err` naming the file, line and key; *out is untouched on failure. */
+int work_calib_load(const char *root, struct work_calib *out, struct ts_error *err);
+
+/* Fraction of the dense peak of dtype d that a GEMM of M x N (reduction K)
+ * reaches (DESIGN.md, "Models of the hardware and the work"):
+ *   eta = mamf_eff[d] · tiles/(ceil(tiles/SMs)·SMs) · K/(K + K0),
+ *   tiles = ceil(M/tile_m) · ceil(N/tile_n).
+ * mamf_eff is the maximum achievable matmul fraction of the catalog. Returns
+ * 0..1; 0 when the GPU lacks dtype d or a size is not positive. */
+double work_gemm_eff(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+		     double m, double n, double k);
+/* The same for `batch` independent GEMMs launched together (their tiles share
+ * the waves). */
+double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
+			     const struct work_calib *c, double m, double n, double k,
+			     double batch);
+
+/* Achievable HBM bandwidth of g, bytes/s: hbm_Bps x (the GPU's hbm_eff, or
+ * the calibration's when the GPU gives none). */
+double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
+
+/* Seconds op takes on g at precision d in phase ph, launches excluded:
+ * - WORK_GEMM: FLOPs / (peak[d] · eta), eta of the phase's own shape
+ *   (fwd M,N,K = m,n,k; dgrad dX = dY·W^T is m x k reducing over n; wgrad
+ *   dW = X^T·dY is k x n reducing over m, the tokens), but never less than
+ *   its bytes at achievable HBM bandwidth (a roofline);
+ * - WORK_ATTN_CORE: its batched GEMMs at their eta (forward QK^T s x s x d
+ *   and AV s x d x s; backward dP s x s x d and dQ, dK, dV s x d x s) plus
+ *   its element-wise bytes at HBM bandwidth; all of the FLOPs even when
+ *   causal (the unfused path masks, it does not skip);
+ * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff), half of them when causal;
+ * - WORK_MEMBOUND, WORK_EMBED: bytes / (hbm_Bps · hbm_eff).
+ * Attention runs in bf16 when d is fp8. Returns INFINITY when g lacks the
+ * dtype, 0 for a phase with no work. */
+double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+		    const struct work_op *op, enum work_phase ph);
+
+/* An op with its times precomputed. */
+struct work_op_cost {
+	struct work_op op;
+	double fwd_s, dgrad_s, wgrad_s; /* work_op_time per phase, s */
+};
+
+/* Costs of one micro-batch on one rank for one (model, shape, GPU, calib).
+ * Plain record, no pointers: copy it freely. Seconds exclude kernel launches
+ * (the host model adds kernels x launch_s) and all communication. */
+struct work_costs {
+	/* one transformer layer */
+	double layer_fwd_s, layer_dgrad_s, layer_wgrad_s;
+	uint32_t layer_kernels_fwd, layer_kernels_bwd;
+	double layer_params;       /* weight elements on this rank */
+	double layer_fwd_flops;    /* model FLOPs forward on this rank (work_layer_flops_per_token · T / t) */
+	double layer_exec_fwd_flops; /* FLOPs the kernels execute forward (replicated KV heads included) */
+	double layer_input_bytes;  /* the layer's input, what full recompute keeps */
+	double layer_act_bytes[WORK_RECOMPUTE_COUNT_]; /* saved activations by recompute mode */
+	double layer_recompute_s[WORK_RECOMPUTE_COUNT_]; /* forward rerun in backward by mode */
+	/* embedding (first stage) */
+	double embed_fwd_s, embed_bwd_s;
+	uint32_t embed_kernels_fwd, embed_kernels_bwd;
+	double embed_params;
+	double embed_saved_bytes;
+	/* head (last stage) */
+	double head_fwd_s, head_dgrad_s, head_wgrad_s;
+	uint32_t head_kernels_fwd, head_kernels_bwd;
+	double head_params;      /* final norm (+ BERT heads) + output weights when untied */
+	double head_tied_params; /* the output matrix when tied (a copy if on another rank) */
+	double head_fwd_flops;   /* model FLOPs forward on this rank */
+	double head_saved_bytes; /* including the fp32 softmax of the logits */
+	/* the ops, for op-granularity simulation */
+	struct work_op_cost ops[WORK_MAX_OPS]; /* one layer */
+	size_t nops;
+	struct work_op_cost embed_ops[WORK_MAX_OPS];
+	size_t nembed_ops;
+	struct work_op_cost head_ops[WORK_MAX_OPS];
+	size_t nhead_ops;
+};
+
+/* Fill *out for model m, shape s on GPU g with constants c. No allocation;
+ * microseconds. Returns 0, or the errors of work_layer_ops, or
+ * TS_EUNSUPPORTED when g has no peak for s->dtype, TS_EINVALID for a
+ * calibration constant out of range; `err` filled (it may be NULL). */
+int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
+		       const struct hw_gpu_type *g, const struct work_calib *c,
+		       struct work_costs *out, struct ts_error *err);
+
+/* Seconds of one optimizer step over params_on_rank parameters, each
+ * touching bytes_per_param_touched bytes of HBM (mixed-precision Adam reads
+ * and writes master weights and two moments, reads the gradient and writes
+ * the low-precision weight: see work_fw_conventions' optim_bytes_touched).
+ * Memory-bound: params · bytes / work_hbm_Bps; launches excluded (fused
+ * multi-tensor kernels launch a handful). */
+double work_optimizer_time(const struct hw_gpu_type *g, const struct work_calib *c,
+			   double params_on_rank, double bytes_per_param_touched);
+
+#endif

@@ -1,0 +1,437 @@
+/* Compute time: GEMM efficiency by tiles, waves and K, the shapes of the
+ * backward GEMMs, flash attention, memory-bound ops, the calibration file and
+ * the cost memo, against hand-computed values.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "work/compute.h"
+#include "work/memory.h"
+#include "work/model.h"
+#include "work/ops.h"
+#include "testutil.h"
+
+/* An A100 SXM4 80GB by hand (hardware.md §1 and §7): 312 TFLOP/s dense
+ * fp16/bf16, MAMF 267.9/312 = 0.8587, 108 SMs, 2,039 GB/s, hbm_eff 0.88. */
+static struct hw_gpu_type a100(void)
+{
+	struct hw_gpu_type g;
+	memset(&g, 0, sizeof g);
+	snprintf(g.name, sizeof g.name, "A100-by-hand");
+	g.peak_flops[TS_FP16] = g.peak_flops[TS_BF16] = 312e12;
+	g.mamf_eff[TS_FP16] = g.mamf_eff[TS_BF16] = 0.8587;
+	g.sms = 108;
+	g.hbm_Bps = 2039e9;
+	g.hbm_eff = 0.88;
+	g.mem_bytes = 85198045184.0;
+	return g;
+}
+
+static struct ts_model load(const char *name)
+{
+	struct ts_model m;
+	struct ts_error e;
+	char buf[1200];
+	int rc = ts_model_load(tu_root(), name, &m, &e);
+	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
+	return m;
+}
+
+/* M = N = K = 16384 with 128 x 256 tiles: 128 x 64 = 8192 tiles in
+ * ceil(8192/108) = 76 waves, wave factor 8192/8208 = 0.99805; K factor
+ * 16384/(16384 + 128) = 0.99225. eta = 0.8587 x both = 0.85038, within 0.2 %
+ * of eta_max·K/(K + K0). */
+START_TEST(gemm_large_square)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	double eta = work_gemm_eff(&g, TS_BF16, &c, 16384, 16384, 16384);
+	double want = 0.8587 * (8192.0 / 8208.0) * (16384.0 / 16512.0);
+	ck_assert(tu_relerr(eta, want) < 1e-12);
+	ck_assert(tu_relerr(eta, 0.8587 * 16384.0 / 16512.0) < 0.002);
+	ck_assert(fabs(eta - 0.85038) < 1e-5);
+	/* time of a GEMM op = FLOPs / (peak x eta) */
+	struct work_op op = {.kind = WORK_GEMM, .m = 16384, .n = 16384, .k = 16384, .batch = 1};
+	op.fwd_flops = 2.0 * 16384.0 * 16384.0 * 16384.0;
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD),
+			    op.fwd_flops / (312e12 * want)) < 1e-12);
+}
+END_TEST
+
+/* Fewer tiles than SMs: M = N = 1024, K = 4096 gives 8 x 4 = 32 tiles on
+ * 108 SMs, one wave at 32/108; eta = 0.8587 x 32/108 x 4096/4224 = 0.24672.
+ * One tile more than the SMs (M = 109·128, N = 256) needs two waves:
+ * 109/216. */
+START_TEST(gemm_wave_penalty)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	double eta = work_gemm_eff(&g, TS_BF16, &c, 1024, 1024, 4096);
+	ck_assert(tu_relerr(eta, 0.8587 * 32.0 / 108.0 * 4096.0 / 4224.0) < 1e-12);
+	ck_assert(fabs(eta - 0.24672) < 1e-5);
+	eta = work_gemm_eff(&g, TS_BF16, &c, 109.0 * 128.0, 256, 4096);
+	ck_assert(tu_relerr(eta, 0.8587 * 109.0 / 216.0 * 4096.0 / 4224.0) < 1e-12);
+	/* batched: 4 x 27 tiles fill 108 SMs exactly */
+	eta = work_gemm_eff_batched(&g, TS_BF16, &c, 128.0 * 27.0, 256, 4096, 4);
+	ck_assert(tu_relerr(eta, 0.8587 * 4096.0 / 4224.0) < 1e-12);
+	/* a dtype the GPU lacks */
+	ck_assert(work_gemm_eff(&g, TS_FP8, &c, 4096, 4096, 4096) == 0.0);
+}
+END_TEST
+
+/* Backward shapes of Y[m x n] = X[m x k]·W[k x n] with m = 4096 tokens,
+ * n = 128, k = 8192: dgrad dX = dY·W^T is 4096 x 8192 reducing over 128
+ * (32 x 32 = 1024 tiles, 10 waves: 1024/1080; K factor 128/256); wgrad
+ * dW = X^T·dY is 8192 x 128 reducing over the 4096 tokens (64 tiles: 64/108;
+ * K factor 4096/4224). */
+START_TEST(gemm_backward_shapes)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	struct work_op op = {.kind = WORK_GEMM, .m = 4096, .n = 128, .k = 8192, .batch = 1};
+	op.fwd_flops = op.dgrad_flops = op.wgrad_flops = 2.0 * 4096.0 * 128.0 * 8192.0;
+	double f = op.fwd_flops;
+	double dg = f / (312e12 * 0.8587 * (1024.0 / 1080.0) * (128.0 / 256.0));
+	double wg = f / (312e12 * 0.8587 * (64.0 / 108.0) * (4096.0 / 4224.0));
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_DGRAD), dg) < 1e-12);
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_WGRAD), wg) < 1e-12);
+	/* a thin GEMM is held to the roofline: 1 token through a 8192 x 8192
+	 * weight moves 128 MiB and cannot beat bytes / (2039e9 x 0.88) */
+	struct work_op thin = {.kind = WORK_GEMM, .m = 1, .n = 8192, .k = 8192, .batch = 1};
+	thin.fwd_flops = 2.0 * 8192.0 * 8192.0;
+	thin.fwd_bytes = 2.0 * (8192.0 + 8192.0 * 8192.0 + 8192.0);
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &thin, WORK_FWD),
+			    thin.fwd_bytes / (2039e9 * 0.88)) < 1e-12);
+}
+END_TEST
+
+/* Memory-bound op: time = bytes / (hbm_Bps x hbm_eff) = 1e9 / (2039e9 x
+ * 0.88) = 0.5573 ms; with no hbm_eff in the GPU record the calibration's
+ * default applies; the optimizer step likewise (1e9 params x 30 bytes). */
+START_TEST(membound_time)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	struct work_op op = {.kind = WORK_MEMBOUND, .fwd_bytes = 1e9, .dgrad_bytes = 3e9};
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD), 1e9 / (2039e9 * 0.88)) <
+		  1e-12);
+	ck_assert(fabs(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD) - 0.5573e-3) < 1e-7);
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_DGRAD), 3e9 / (2039e9 * 0.88)) <
+		  1e-12);
+	ck_assert(work_op_time(&g, TS_BF16, &c, &op, WORK_WGRAD) == 0.0);
+	g.hbm_eff = 0.0;
+	c.hbm_eff = 0.5;
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD), 1e9 / (2039e9 * 0.5)) <
+		  1e-12);
+	g.hbm_eff = 0.88;
+	ck_assert(tu_relerr(work_optimizer_time(&g, &c, 1e9, 30.0), 30e9 / (2039e9 * 0.88)) < 1e-12);
+}
+END_TEST
+
+/* Flash attention: FLOPs / (peak x flash_eff), half of them when causal;
+ * backward 2.5 x the forward FLOPs at the same rate. fp8 runs attention on
+ * the bf16 peak. */
+START_TEST(flash_time)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	struct work_op op = {.kind = WORK_ATTN_FLASH, .m = 2048, .n = 2048, .k = 128, .batch = 96};
+	op.fwd_flops = 4.0 * 2048.0 * 2048.0 * 128.0 * 96.0;
+	op.dgrad_flops = 2.5 * op.fwd_flops;
+	double full = op.fwd_flops / (312e12 * 0.60);
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD), full) < 1e-12);
+	op.causal = true;
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD), full / 2.0) < 1e-12);
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_DGRAD), 2.5 * full / 2.0) <
+		  1e-12);
+	ck_assert(work_op_time(&g, TS_BF16, &c, &op, WORK_WGRAD) == 0.0);
+	g.peak_flops[TS_FP8] = 624e12;
+	g.mamf_eff[TS_FP8] = 0.8587;
+	ck_assert(tu_relerr(work_op_time(&g, TS_FP8, &c, &op, WORK_FWD), full / 2.0) < 1e-12);
+	/* a GEMM in a dtype the GPU lacks never finishes */
+	struct hw_gpu_type h = a100();
+	struct work_op gm = {.kind = WORK_GEMM, .m = 64, .n = 64, .k = 64, .batch = 1,
+			     .fwd_flops = 1.0};
+	ck_assert(isinf(work_op_time(&h, TS_FP8, &c, &gm, WORK_FWD)));
+}
+END_TEST
+
+/* GPT-3 175B, tp = 8, sp, micro-batch 1, s = 2048, bf16, flash, A100.
+ * The QKV GEMM by hand: M = 2048, N = 3·12288/8 = 4608, K = 12288:
+ * 16 x 18 = 288 tiles in 3 waves (288/324), K factor 12288/12416,
+ * eta = 0.8587 x 0.88889 x 0.98969 = 0.75542; 2·2048·4608·12288 =
+ * 2.3193e11 FLOPs take 0.98404 ms. */
+START_TEST(costs_gpt3_layer)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	struct ts_model m = load("gpt3-175b");
+	struct work_shape s = {.micro_batch = 1,
+			       .seq_len = 2048,
+			       .tp = 8,
+			       .sp = true,
+			       .dtype = TS_BF16,
+			       .flash = true,
+			       .causal = true};
+	struct work_costs k;
+	struct ts_error e;
+	char buf[1200];
+	int rc = work_costs_compute(&m, &s, &g, &c, &k, &e);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
+	ck_assert_str_eq(k.ops[1].op.name, "qkv");
+	double eta = 0.8587 * (288.0 / 324.0) * (12288.0 / 12416.0);
+	double qkv = 2.0 * 2048.0 * 4608.0 * 12288.0 / (312e12 * eta);
+	ck_assert(tu_relerr(k.ops[1].fwd_s, qkv) < 1e-12);
+	ck_assert(fabs(k.ops[1].fwd_s - 0.98404e-3) < 1e-8);
+	/* the memo agrees with its op list, and with the model FLOPs */
+	double f = 0, d = 0, w = 0, gemm_fwd = 0, gemm_bwd = 0;
+	for (size_t i = 0; i < k.nops; i++) {
+		f += k.ops[i].fwd_s;
+		d += k.ops[i].dgrad_s;
+		w += k.ops[i].wgrad_s;
+		if (k.ops[i].op.kind == WORK_GEMM) {
+			gemm_fwd += k.ops[i].fwd_s;
+			gemm_bwd += k.ops[i].dgrad_s + k.ops[i].wgrad_s;
+		}
+	}
+	ck_assert(f == k.layer_fwd_s && d == k.layer_dgrad_s && w == k.layer_wgrad_s);
+	ck_assert(k.layer_fwd_flops == work_layer_flops_per_token(&m, 2048) * 2048.0 / 8.0);
+	ck_assert(k.layer_exec_fwd_flops == k.layer_fwd_flops);
+	/* nothing beats the MAMF: the layer's GEMMs take at least FLOPs/(peak x 0.8587) */
+	double gemm_flops = 2048.0 * 24.0 * 12288.0 * 12288.0 / 8.0;
+	ck_assert(gemm_fwd >= gemm_flops / (312e12 * 0.8587));
+	/* backward GEMMs: twice the FLOPs; their shapes differ, within 15 % of 2x */
+	ck_assert(gemm_bwd > 1.7 * gemm_fwd && gemm_bwd < 2.3 * gemm_fwd);
+	/* pre-LN GPT: norm, qkv, attn, proj, resid, norm, fc1, gelu, fc2, resid */
+	ck_assert_uint_eq(k.nops, 10);
+	ck_assert_uint_eq(k.layer_kernels_fwd, 10);
+	/* activations by recompute mode: Korthikanti's 34·s·b·h/t with flash
+	 * (no s² terms) plus the fp32 log-sum-exp, 4·(a/t)·s·b bytes */
+	double sbh_t = 2048.0 * 12288.0 / 8.0;
+	ck_assert(tu_relerr(k.layer_act_bytes[WORK_RECOMPUTE_NONE],
+			    34.0 * sbh_t + 4.0 * 12.0 * 2048.0) < 1e-12);
+	ck_assert(k.layer_act_bytes[WORK_RECOMPUTE_FULL] == 2.0 * sbh_t);
+	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_FULL] == k.layer_fwd_s);
+	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] == 0.0); /* flash: nothing to drop */
+	ck_assert(k.head_saved_bytes > 4.0 * 2048.0 * 50257.0 / 8.0);
+	ck_assert(k.head_tied_params == 50257.0 * 12288.0 / 8.0);
+	ck_assert(k.head_fwd_flops == 2048.0 * 2.0 * 12288.0 * 50257.0 / 8.0);
+	ck_assert(k.embed_params == 50257.0 * 12288.0 / 8.0 + 2048.0 * 12288.0);
+	ck_assert(k.embed_fwd_s > 0.0 && k.embed_bwd_s > 0.0 && k.head_wgrad_s > 0.0);
+}
+END_TEST
+
+/* Unfused attention pays for the s x s tensors; selective recompute reruns
+ * only the attention op. fp8 on an A100 is a clear error. */
+START_TEST(costs_unfused_and_errors)
+{
+	struct hw_gpu_type g = a100();
+	struct work_calib c = work_calib_defaults();
+	struct ts_model m = load("gpt3-1.3b");
+	struct work_shape s = {.micro_batch = 4,
+			       .seq_len = 2048,
+			       .tp = 1,
+			       .sp = false,
+			       .dtype = TS_FP16,
+			       .flash = false,
+			       .causal = true};
+	struct work_costs k;
+	ck_assert_int_eq(work_costs_compute(&m, &s, &g, &c, &k, NULL), 0);
+	size_t ia = 2;
+	ck_assert_int_eq(k.ops[ia].op.kind, WORK_ATTN_CORE);
+	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] == k.ops[ia].fwd_s);
+	/* unfused attention time: GEMMs at their eta plus the element-wise
+	 * bytes; B = 4·16 = 64 heads of 2048 x 2048 x 128 */
+	double B = 64.0, f2 = 2.0 * B * 2048.0 * 2048.0 * 128.0;
+	double t = f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 2048, 128, B)) +
+		   f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 128, 2048, B)) +
+		   k.ops[ia].op.fwd_bytes / (2039e9 * 0.88);
+	ck_assert(tu_relerr(k.ops[ia].fwd_s, t) < 1e-12);
+	ck_assert(k.layer_act_bytes[WORK_RECOMPUTE_SELECTIVE] < k.layer_act_bytes[WORK_RECOMPUTE_NONE]);
+
+	struct ts_error e;
+	s.dtype = TS_FP8;
+	ck_assert_int_eq(work_costs_compute(&m, &s, &g, &c, &k, &e), TS_EUNSUPPORTED);
+	ck_assert(strstr(e.msg, "fp8") != NULL);
+	s.dtype = TS_FP16;
+	c.flash_eff = 1.5;
+	ck_assert_int_eq(work_costs_compute(&m, &s, &g, &c, &k, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "flash_eff");
+}
+END_TEST
+
+/* The catalog's A100 gives the same numbers as the hand-built one. */
+START_TEST(catalog_a100)
+{
+	struct hw_catalog *cat;
+	struct ts_error e;
+	char buf[1200];
+	int rc = hw_catalog_load(tu_root(), &cat, &e);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
+	int i = hw_catalog_find_gpu(cat, "A100-SXM4-80GB");
+	ck_assert_int_ge(i, 0);
+	const struct hw_gpu_type *g = hw_catalog_gpu(cat, (size_t)i);
+	struct hw_gpu_type h = a100();
+	ck_assert(tu_relerr(g->peak_flops[TS_BF16], h.peak_flops[TS_BF16]) < 1e-9);
+	ck_assert(tu_relerr(g->mamf_eff[TS_BF16], h.mamf_eff[TS_BF16]) < 1e-9);
+	ck_assert(tu_relerr(g->hbm_Bps, h.hbm_Bps) < 1e-9);
+	ck_assert_uint_eq(g->sms, h.sms);
+	struct work_calib c = work_calib_defaults();
+	ck_assert(tu_relerr(work_gemm_eff(g, TS_BF16, &c, 1024, 1024, 4096),
+			    work_gemm_eff(&h, TS_BF16, &c, 1024, 1024, 4096)) < 1e-9);
+	/* every GPU of the catalog costs a Llama layer in bf16 or fp16 */
+	struct ts_model m = load("llama2-7b");
+	for (size_t j = 0; j < hw_catalog_ngpus(cat); j++) {
+		const struct hw_gpu_type *x = hw_catalog_gpu(cat, j);
+		struct work_shape s = {.micro_batch = 1, .seq_len = 4096, .tp = 1,
+				       .dtype = x->peak_flops[TS_BF16] > 0 ? TS_BF16 : TS_FP16,
+				       .flash = true, .causal = true};
+		struct work_costs k;
+		if (x->peak_flops[s.dtype] <= 0.0)
+			continue;
+		ck_assert_int_eq(work_costs_compute(&m, &s, x, &c, &k, NULL), 0);
+		ck_assert_msg(k.layer_fwd_s > 0.0 && isfinite(k.layer_fwd_s), "%s", x->name);
+	}
+	hw_catalog_destroy(cat);
+}
+END_TEST
+
+/* The calibration file loads and equals the compiled-in defaults (to
+ * rounding: a time with a unit is parsed as number x unit). */
+START_TEST(calib_file)
+{
+	struct work_calib f, d = work_calib_defaults();
+	struct ts_error e;
+	char buf[1200];
+	int rc = work_calib_load(tu_root(), &f, &e);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
+	for (size_t i = 0; i < WORK_CALIB_COUNT; i++)
+		ck_assert_msg(tu_relerr(*work_calib_field(&f, i), *work_calib_field(&d, i)) < 1e-12,
+			      "%s: file %g, defaults %g", work_calib_key(i),
+			      *work_calib_field(&f, i), *work_calib_field(&d, i));
+	ck_assert(tu_relerr(f.launch_s, 10e-6) < 1e-12); /* "10 us" parses to 10 x 1e-6 */
+	ck_assert_ptr_null(work_calib_key(WORK_CALIB_COUNT));
+	ck_assert_ptr_null(work_calib_field(&f, WORK_CALIB_COUNT));
+}
+END_TEST
+
+/* Write `text` as DIR/configs/calibration/compute.cfg and load it. */
+static int load_text(const char *text, struct ts_error *e)
+{
+	char dir[] = "/tmp/ts_calib_XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char p1[256], p2[256], p3[256];
+	snprintf(p1, sizeof p1, "%s/configs", dir);
+	snprintf(p2, sizeof p2, "%s/configs/calibration", dir);
+	snprintf(p3, sizeof p3, "%s/configs/calibration/compute.cfg", dir);
+	mkdir(p1, 0700);
+	mkdir(p2, 0700);
+	FILE *f = fopen(p3, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	struct work_calib c = work_calib_defaults();
+	ts_error_clear(e);
+	int rc = work_calib_load(dir, &c, e);
+	unlink(p3);
+	rmdir(p2);
+	rmdir(p1);
+	rmdir(dir);
+	return rc;
+}
+
+#define GOOD_REST                                                                                  \
+	"tile_m = { value = 128; source = \"s\"; };\n"                                             \
+	"tile_n = { value = 256; source = \"s\"; };\n"                                             \
+	"flash_eff = { value = 0.6; source = \"s\"; };\n"                                          \
+	"hbm_eff = { value = 0.88; source = \"s\"; };\n"
+
+START_TEST(calib_errors)
+{
+	struct ts_error e;
+	/* unknown constant, with a suggestion and its line */
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; source = \"s\"; };\n" GOOD_REST
+				   "launch = { value = \"10 us\"; source = \"s\"; };\n",
+				   &e),
+			 TS_EUNKNOWN_KEY);
+	ck_assert_str_eq(e.key, "launch");
+	ck_assert_int_eq(e.line, 6);
+	ck_assert(strstr(e.msg, "launch_s") != NULL);
+	ck_assert(strstr(e.file, "compute.cfg") != NULL);
+	/* out of range */
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; source = \"s\"; };\n"
+				   "tile_m = { value = 128; source = \"s\"; };\n"
+				   "tile_n = { value = 256; source = \"s\"; };\n"
+				   "flash_eff = { value = 1.6; source = \"s\"; };\n"
+				   "hbm_eff = { value = 0.88; source = \"s\"; };\n"
+				   "launch_s = { value = \"10 us\"; source = \"s\"; };\n",
+				   &e),
+			 TS_ERANGE);
+	ck_assert_str_eq(e.key, "flash_eff.value");
+	ck_assert_int_eq(e.line, 4);
+	/* a time without a unit */
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; source = \"s\"; };\n" GOOD_REST
+				   "launch_s = { value = \"10 parsecs\"; source = \"s\"; };\n",
+				   &e),
+			 TS_EUNIT);
+	ck_assert_str_eq(e.key, "launch_s.value");
+	/* no source */
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; };\n" GOOD_REST
+				   "launch_s = { value = 1e-5; source = \"s\"; };\n",
+				   &e),
+			 TS_EINVALID);
+	ck_assert_str_eq(e.key, "gemm_k0");
+	/* a missing constant */
+	ck_assert_int_eq(load_text(GOOD_REST "launch_s = { value = 1e-5; source = \"s\"; };\n", &e),
+			 TS_EINVALID);
+	ck_assert_str_eq(e.key, "gemm_k0");
+	/* a misspelt inner key */
+	ck_assert_int_eq(load_text("gemm_k0 = { valeu = 128.0; source = \"s\"; };\n" GOOD_REST
+				   "launch_s = { value = 1e-5; source = \"s\"; };\n",
+				   &e),
+			 TS_EUNKNOWN_KEY);
+	ck_assert_str_eq(e.key, "gemm_k0.valeu");
+	ck_assert(strstr(e.msg, "value") != NULL);
+	/* a string where a number belongs, and a syntax error */
+	ck_assert_int_eq(load_text("gemm_k0 = { value = \"128\"; source = \"s\"; };\n" GOOD_REST
+				   "launch_s = { value = 1e-5; source = \"s\"; };\n",
+				   &e),
+			 TS_ETYPE);
+	ck_assert_int_eq(load_text("gemm_k0 = { value = ; };\n", &e), TS_ESYNTAX);
+	ck_assert_int_eq(e.line, 1);
+	/* no file */
+	struct work_calib c;
+	ck_assert_int_eq(work_calib_load("/nonexistent-dir", &c, &e), TS_EIO);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("compute");
+	TCase *t = tcase_create("compute");
+	tcase_add_test(t, gemm_large_square);
+	tcase_add_test(t, gemm_wave_penalty);
+	tcase_add_test(t, gemm_backward_shapes);
+	tcase_add_test(t, membound_time);
+	tcase_add_test(t, flash_time);
+	tcase_add_test(t, costs_gpt3_layer);
+	tcase_add_test(t, costs_unfused_and_errors);
+	tcase_add_test(t, catalog_a100);
+	tcase_add_test(t, calib_file);
+	tcase_add_test(t, calib_errors);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
