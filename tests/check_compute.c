@@ -132,7 +132,8 @@ START_TEST(membound_time)
 	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD), 1e9 / (2039e9 * 0.5)) <
 		  1e-12);
 	g.hbm_eff = 0.88;
-	ck_assert(tu_relerr(work_optimizer_time(&g, &c, 1e9, 30.0), 30e9 / (2039e9 * 0.88)) < 1e-12);
+	ck_assert(tu_relerr(work_optimizer_time(&g, &c, 1e9, 30.0), 30e9 / (2039e9 * 0.88)) <
+		  1e-12);
 }
 END_TEST
 
@@ -158,8 +159,8 @@ START_TEST(flash_time)
 	ck_assert(tu_relerr(work_op_time(&g, TS_FP8, &c, &op, WORK_FWD), full / 2.0) < 1e-12);
 	/* a GEMM in a dtype the GPU lacks never finishes */
 	struct hw_gpu_type h = a100();
-	struct work_op gm = {.kind = WORK_GEMM, .m = 64, .n = 64, .k = 64, .batch = 1,
-			     .fwd_flops = 1.0};
+	struct work_op gm = {
+	    .kind = WORK_GEMM, .m = 64, .n = 64, .k = 64, .batch = 1, .fwd_flops = 1.0};
 	ck_assert(isinf(work_op_time(&h, TS_FP8, &c, &gm, WORK_FWD)));
 }
 END_TEST
@@ -220,7 +221,8 @@ START_TEST(costs_gpt3_layer)
 			    34.0 * sbh_t + 4.0 * 12.0 * 2048.0) < 1e-12);
 	ck_assert(k.layer_act_bytes[WORK_RECOMPUTE_FULL] == 2.0 * sbh_t);
 	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_FULL] == k.layer_fwd_s);
-	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] == 0.0); /* flash: nothing to drop */
+	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] ==
+		  0.0); /* flash: nothing to drop */
 	ck_assert(k.head_saved_bytes > 4.0 * 2048.0 * 50257.0 / 8.0);
 	ck_assert(k.head_tied_params == 50257.0 * 12288.0 / 8.0);
 	ck_assert(k.head_fwd_flops == 2048.0 * 2.0 * 12288.0 * 50257.0 / 8.0);
@@ -255,7 +257,8 @@ START_TEST(costs_unfused_and_errors)
 		   f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 128, 2048, B)) +
 		   k.ops[ia].op.fwd_bytes / (2039e9 * 0.88);
 	ck_assert(tu_relerr(k.ops[ia].fwd_s, t) < 1e-12);
-	ck_assert(k.layer_act_bytes[WORK_RECOMPUTE_SELECTIVE] < k.layer_act_bytes[WORK_RECOMPUTE_NONE]);
+	ck_assert(k.layer_act_bytes[WORK_RECOMPUTE_SELECTIVE] <
+		  k.layer_act_bytes[WORK_RECOMPUTE_NONE]);
 
 	struct ts_error e;
 	s.dtype = TS_FP8;
@@ -291,9 +294,12 @@ START_TEST(catalog_a100)
 	struct ts_model m = load("llama2-7b");
 	for (size_t j = 0; j < hw_catalog_ngpus(cat); j++) {
 		const struct hw_gpu_type *x = hw_catalog_gpu(cat, j);
-		struct work_shape s = {.micro_batch = 1, .seq_len = 4096, .tp = 1,
+		struct work_shape s = {.micro_batch = 1,
+				       .seq_len = 4096,
+				       .tp = 1,
 				       .dtype = x->peak_flops[TS_BF16] > 0 ? TS_BF16 : TS_FP16,
-				       .flash = true, .causal = true};
+				       .flash = true,
+				       .causal = true};
 		struct work_costs k;
 		if (x->peak_flops[s.dtype] <= 0.0)
 			continue;

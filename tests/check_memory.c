@@ -31,8 +31,8 @@ static double act(const struct ts_model *m, const struct work_shape *s, enum wor
 	size_t n;
 	ck_assert_int_eq(work_layer_ops(m, s, ops, WORK_MAX_OPS, &n, NULL), 0);
 	double T = (double)(s->micro_batch * s->seq_len);
-	double input = work_act_bytes(s->dtype) * (s->sp ? T / (double)s->tp : T) *
-		       (double)m->hidden;
+	double input =
+	    work_act_bytes(s->dtype) * (s->sp ? T / (double)s->tp : T) * (double)m->hidden;
 	return work_activation_bytes(ops, n, input, r);
 }
 
@@ -87,10 +87,10 @@ START_TEST(bytes_per_param)
 		enum ts_dtype d;
 		double total, w, g, o;
 	} rows[] = {
-		{WORK_FW_MEGATRON, TS_BF16, 18, 2, 4, 12}, {WORK_FW_DEEPSPEED, TS_BF16, 16, 2, 2, 12},
-		{WORK_FW_DDP, TS_BF16, 16, 4, 4, 8},       {WORK_FW_FSDP, TS_BF16, 16, 4, 4, 8},
-		{WORK_FW_MEGATRON, TS_FP16, 20, 2, 2, 16}, {WORK_FW_MEGATRON, TS_FP32, 16, 4, 4, 8},
-		{WORK_FW_DEEPSPEED, TS_FP16, 16, 2, 2, 12},
+	    {WORK_FW_MEGATRON, TS_BF16, 18, 2, 4, 12},	{WORK_FW_DEEPSPEED, TS_BF16, 16, 2, 2, 12},
+	    {WORK_FW_DDP, TS_BF16, 16, 4, 4, 8},	{WORK_FW_FSDP, TS_BF16, 16, 4, 4, 8},
+	    {WORK_FW_MEGATRON, TS_FP16, 20, 2, 2, 16},	{WORK_FW_MEGATRON, TS_FP32, 16, 4, 4, 8},
+	    {WORK_FW_DEEPSPEED, TS_FP16, 16, 2, 2, 12},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		struct work_fw_conventions c;

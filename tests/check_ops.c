@@ -109,25 +109,25 @@ static const struct {
 	int64_t b, s, tp;
 	bool sp, flash;
 } split_cases[] = {
-	{"gpt3-175b", 1, 2048, 1, false, false}, {"gpt3-175b", 2, 2048, 8, true, true},
-	{"llama2-70b", 1, 4096, 8, true, true},  {"llama3-8b", 4, 8192, 4, false, true},
-	{"bert-large", 8, 512, 2, false, false}, {"llama2-7b", 1, 4096, 1, false, true},
+    {"gpt3-175b", 1, 2048, 1, false, false}, {"gpt3-175b", 2, 2048, 8, true, true},
+    {"llama2-70b", 1, 4096, 8, true, true},  {"llama3-8b", 4, 8192, 4, false, true},
+    {"bert-large", 8, 512, 2, false, false}, {"llama2-7b", 1, 4096, 1, false, true},
 };
 
 START_TEST(layer_ops_sum_to_model_flops)
 {
 	size_t i = (size_t)_i;
 	struct ts_model m = load(split_cases[i].model);
-	struct work_shape s = shape(split_cases[i].b, split_cases[i].s, split_cases[i].tp,
-				    split_cases[i].sp);
+	struct work_shape s =
+	    shape(split_cases[i].b, split_cases[i].s, split_cases[i].tp, split_cases[i].sp);
 	s.flash = split_cases[i].flash;
 	struct work_op ops[WORK_MAX_OPS];
 	size_t n = layer(&m, &s, ops);
 	double sum = 0.0;
 	for (size_t j = 0; j < n; j++)
 		sum += ops[j].fwd_flops;
-	double want = work_layer_flops_per_token(&m, s.seq_len) * (double)(s.micro_batch * s.seq_len) /
-		      (double)s.tp;
+	double want = work_layer_flops_per_token(&m, s.seq_len) *
+		      (double)(s.micro_batch * s.seq_len) / (double)s.tp;
 	ck_assert_msg(tu_relerr(sum, want) < 1e-12, "%s: %.6e vs %.6e", split_cases[i].model, sum,
 		      want);
 	/* backward GEMMs: dgrad = wgrad = forward */
@@ -145,7 +145,7 @@ END_TEST
  * check_model.c), with the output matrix counted once when tied. */
 START_TEST(params_add_up)
 {
-	const char *all[] = {"gpt3-1.3b", "gpt3-175b", "llama2-7b", "llama2-70b",
+	const char *all[] = {"gpt3-1.3b", "gpt3-175b",	 "llama2-7b", "llama2-70b",
 			     "llama3-8b", "llama3-405b", "bert-large"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		struct ts_model m = load(all[i]);

@@ -34,7 +34,7 @@
 /* ------------------------------------------------------------ constants */
 
 static const char *const calib_keys[WORK_CALIB_COUNT] = {
-	"gemm_k0", "tile_m", "tile_n", "flash_eff", "hbm_eff", "launch_s",
+    "gemm_k0", "tile_m", "tile_n", "flash_eff", "hbm_eff", "launch_s",
 };
 
 const char *work_calib_key(size_t i)
@@ -67,12 +67,12 @@ double *work_calib_field(struct work_calib *c, size_t i)
 struct work_calib work_calib_defaults(void)
 {
 	struct work_calib c = {
-		.gemm_k0 = 128.0,
-		.tile_m = 128.0,
-		.tile_n = 256.0,
-		.flash_eff = 0.60,
-		.hbm_eff = 0.88,
-		.launch_s = 10e-6,
+	    .gemm_k0 = 128.0,
+	    .tile_m = 128.0,
+	    .tile_n = 256.0,
+	    .flash_eff = 0.60,
+	    .hbm_eff = 0.88,
+	    .launch_s = 10e-6,
 	};
 	return c;
 }
@@ -105,9 +105,8 @@ static int calib_validate(const struct work_calib *c, struct ts_error *err)
 
 /* -------------------------------------------------------------- loading */
 
-static int fail_at(struct ts_error *err, int code, const char *file,
-		   const config_setting_t *s, const char *key, const char *fmt, const char *a,
-		   const char *b)
+static int fail_at(struct ts_error *err, int code, const char *file, const config_setting_t *s,
+		   const char *key, const char *fmt, const char *a, const char *b)
 {
 	return ts_error_set(err, code, file, s ? (int)config_setting_source_line(s) : 0, key, fmt,
 			    a, b);
@@ -147,8 +146,8 @@ static int load_one(const char *file, const config_setting_t *grp, size_t i, dou
 		}
 		if (strcmp(nm, "value") && config_setting_type(c) != CONFIG_TYPE_STRING) {
 			snprintf(key, sizeof key, "%s.%s", calib_keys[i], nm);
-			return fail_at(err, TS_ETYPE, file, c, key, "%s%s",
-				       "expected a string", "");
+			return fail_at(err, TS_ETYPE, file, c, key, "%s%s", "expected a string",
+				       "");
 		}
 	}
 	const config_setting_t *src = config_setting_get_member(grp, "source");
@@ -245,8 +244,7 @@ done:
 /* ------------------------------------------------------------- the model */
 
 double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
-			     const struct work_calib *c, double m, double n, double k,
-			     double batch)
+			     const struct work_calib *c, double m, double n, double k, double batch)
 {
 	if ((unsigned)d >= TS_DTYPE_COUNT_ || g->peak_flops[d] <= 0.0 || g->mamf_eff[d] <= 0.0)
 		return 0.0;
@@ -294,10 +292,10 @@ double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
 {
 	if ((unsigned)d >= TS_DTYPE_COUNT_ || (unsigned)ph >= WORK_PHASE_COUNT_)
 		return HUGE_VAL;
-	double flops = ph == WORK_FWD ? op->fwd_flops
+	double flops = ph == WORK_FWD	  ? op->fwd_flops
 		       : ph == WORK_DGRAD ? op->dgrad_flops
 					  : op->wgrad_flops;
-	double bytes = ph == WORK_FWD ? op->fwd_bytes
+	double bytes = ph == WORK_FWD	  ? op->fwd_bytes
 		       : ph == WORK_DGRAD ? op->dgrad_bytes
 					  : op->wgrad_bytes;
 	enum ts_dtype da = d == TS_FP8 ? TS_BF16 : d; /* attention stays in bf16 under fp8 */
@@ -408,8 +406,9 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 		out->layer_exec_fwd_flops += ops[i].fwd_flops;
 	out->layer_input_bytes = e * (s->sp ? T / t : T) * (double)m->hidden;
 	for (int r = 0; r < WORK_RECOMPUTE_COUNT_; r++)
-		out->layer_act_bytes[r] = work_activation_bytes(ops, n, out->layer_input_bytes,
-								(enum work_recompute)r);
+		out->layer_act_bytes[r] =
+		    work_activation_bytes(ops, n, out->layer_input_bytes, (enum work_recompute)r);
+	out->layer_saved_bytes = out->layer_act_bytes[WORK_RECOMPUTE_NONE];
 	out->layer_recompute_s[WORK_RECOMPUTE_FULL] = out->layer_fwd_s;
 	for (size_t i = 0; i < n; i++)
 		if (ops[i].selective_bytes > 0.0)

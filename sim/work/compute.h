@@ -18,11 +18,11 @@
  * their sources and the rows they were fitted on live in
  * configs/calibration/compute.cfg; work_calib_defaults holds the same values. */
 struct work_calib {
-	double gemm_k0;   /* K0 of the K/(K + K0) factor, elements of the reduction */
-	double tile_m;    /* GEMM output tile rows (along M), elements */
-	double tile_n;    /* GEMM output tile columns (along N), elements */
+	double gemm_k0;	  /* K0 of the K/(K + K0) factor, elements of the reduction */
+	double tile_m;	  /* GEMM output tile rows (along M), elements */
+	double tile_n;	  /* GEMM output tile columns (along N), elements */
 	double flash_eff; /* flash attention: fraction of the dtype's dense peak, 0..1 */
-	double hbm_eff;   /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
+	double hbm_eff;	  /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
 	double launch_s;  /* host time per kernel launch in eager PyTorch/Megatron, s */
 };
 
@@ -88,29 +88,43 @@ struct work_op_cost {
  * Plain record, no pointers: copy it freely. Seconds exclude kernel launches
  * (the host model adds kernels x launch_s) and all communication. */
 struct work_costs {
-	/* one transformer layer */
+	/* One transformer layer: seconds per phase, kernel launches, weight
+	 * elements on this rank. */
 	double layer_fwd_s, layer_dgrad_s, layer_wgrad_s;
 	uint32_t layer_kernels_fwd, layer_kernels_bwd;
-	double layer_params;       /* weight elements on this rank */
-	double layer_fwd_flops;    /* model FLOPs forward on this rank (work_layer_flops_per_token · T / t) */
-	double layer_exec_fwd_flops; /* FLOPs the kernels execute forward (replicated KV heads included) */
-	double layer_input_bytes;  /* the layer's input, what full recompute keeps */
-	double layer_act_bytes[WORK_RECOMPUTE_COUNT_]; /* saved activations by recompute mode */
-	double layer_recompute_s[WORK_RECOMPUTE_COUNT_]; /* forward rerun in backward by mode */
-	/* embedding (first stage) */
+	double layer_params;
+	/* Model FLOPs forward on this rank, work_layer_flops_per_token · T / t,
+	 * and the FLOPs the ops execute (more when KV heads are replicated). */
+	double layer_fwd_flops;
+	double layer_exec_fwd_flops;
+	/* Activations, bytes per micro-batch: the layer input (what full
+	 * recompute keeps), the saved tensors without recompute, and by mode. */
+	double layer_input_bytes;
+	double layer_saved_bytes;
+	double layer_act_bytes[WORK_RECOMPUTE_COUNT_];
+	/* Seconds of forward rerun in backward, by recompute mode. */
+	double layer_recompute_s[WORK_RECOMPUTE_COUNT_];
+
+	/* Embedding (first stage); backward is its weight gradient. */
 	double embed_fwd_s, embed_bwd_s;
 	uint32_t embed_kernels_fwd, embed_kernels_bwd;
 	double embed_params;
 	double embed_saved_bytes;
-	/* head (last stage) */
+
+	/* Head (last stage). head_params: final norm (BERT: MLM transform,
+	 * pooler) and the output weight when untied; head_tied_params: the
+	 * output matrix when tied (a copy when the embedding is on another rank).
+	 * head_saved_bytes includes the fp32 softmax of the logits. */
 	double head_fwd_s, head_dgrad_s, head_wgrad_s;
 	uint32_t head_kernels_fwd, head_kernels_bwd;
-	double head_params;      /* final norm (+ BERT heads) + output weights when untied */
-	double head_tied_params; /* the output matrix when tied (a copy if on another rank) */
-	double head_fwd_flops;   /* model FLOPs forward on this rank */
-	double head_saved_bytes; /* including the fp32 softmax of the logits */
-	/* the ops, for op-granularity simulation */
-	struct work_op_cost ops[WORK_MAX_OPS]; /* one layer */
+	double head_params;
+	double head_tied_params;
+	double head_fwd_flops;
+	double head_saved_bytes;
+
+	/* The ops with their times, for op-granularity simulation: one layer,
+	 * the embedding, the head. */
+	struct work_op_cost ops[WORK_MAX_OPS];
 	size_t nops;
 	struct work_op_cost embed_ops[WORK_MAX_OPS];
 	size_t nembed_ops;

@@ -101,9 +101,10 @@ int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 		}
 		out->bucket_bytes = 40e6 * ts_dtype_bytes(out->grad_dtype);
 		out->first_bucket_bytes = out->bucket_bytes;
-		out->source = "Megatron Core distributed optimizer guide (20/18/16 bytes per "
-			      "parameter; 4+16/d, 6+12/d, 8+8/d sharded); buckets of "
-			      "max(40M, 1M x dp) elements when --overlap-grad-reduce, off by default";
+		out->source =
+		    "Megatron Core distributed optimizer guide (20/18/16 bytes per "
+		    "parameter; 4+16/d, 6+12/d, 8+8/d sharded); buckets of "
+		    "max(40M, 1M x dp) elements when --overlap-grad-reduce, off by default";
 		return 0;
 	case WORK_FW_DEEPSPEED:
 		/* Buckets: reduce_bucket_size defaults to 5e8 elements; overlap_comm
@@ -132,9 +133,10 @@ int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 		out->bucket_bytes = 25.0 * MiB;
 		out->first_bucket_bytes = 1.0 * MiB;
 		out->overlap_grad_reduce = true;
-		out->source = "PyTorch AMP keeps fp32 weights and grads (4 + 4) and Adam's two fp32 "
-			      "moments (8); PyTorch DDP docs: bucket_cap_mb = 25, first bucket 1 MiB "
-			      "(_DEFAULT_FIRST_BUCKET_BYTES), reductions overlap backward";
+		out->source =
+		    "PyTorch AMP keeps fp32 weights and grads (4 + 4) and Adam's two fp32 "
+		    "moments (8); PyTorch DDP docs: bucket_cap_mb = 25, first bucket 1 MiB "
+		    "(_DEFAULT_FIRST_BUCKET_BYTES), reductions overlap backward";
 		return 0;
 	case WORK_FW_FSDP:
 		out->param_dtype = lowp;

@@ -16,26 +16,26 @@
 enum work_framework {
 	WORK_FW_MEGATRON,  /* Megatron-LM / Megatron-Core, Adam in mixed precision */
 	WORK_FW_DEEPSPEED, /* DeepSpeed with ZeRO */
-	WORK_FW_DDP,       /* PyTorch DistributedDataParallel with AMP autocast */
-	WORK_FW_FSDP,      /* PyTorch FullyShardedDataParallel with MixedPrecision */
+	WORK_FW_DDP,	   /* PyTorch DistributedDataParallel with AMP autocast */
+	WORK_FW_FSDP,	   /* PyTorch FullyShardedDataParallel with MixedPrecision */
 	WORK_FW_COUNT_
 };
 
 /* What a framework keeps per parameter and how it reduces gradients, with
  * Adam. Plain record; `source` is static text. */
 struct work_fw_conventions {
-	enum ts_dtype param_dtype;  /* dtype of the weights the GEMMs read */
-	enum ts_dtype grad_dtype;   /* dtype gradients accumulate in */
-	enum ts_dtype reduce_dtype; /* dtype of the data-parallel reduction */
-	double bytes_per_param;     /* weights + grads + optimizer before ZeRO */
+	enum ts_dtype param_dtype;		      /* dtype of the weights the GEMMs read */
+	enum ts_dtype grad_dtype;		      /* dtype gradients accumulate in */
+	enum ts_dtype reduce_dtype;		      /* dtype of the data-parallel reduction */
+	double bytes_per_param;			      /* weights + grads + optimizer before ZeRO */
 	double weight_bytes, grad_bytes, optim_bytes; /* the split of bytes_per_param */
-	double optim_bytes_touched; /* HBM bytes the optimizer step reads and writes per parameter */
-	double bucket_bytes;        /* default gradient bucket; 0 = one reduction per wrapped unit */
-	double first_bucket_bytes;  /* the first (last-layer) bucket */
-	bool overlap_grad_reduce;   /* reductions overlap backward by default */
-	double reserve_bytes;       /* CUDA context, library workspaces, communication buffers */
-	double reserve_fraction;    /* allocator fragmentation, fraction of capacity */
-	const char *source;         /* where these conventions come from */
+	double optim_bytes_touched; /* HBM bytes the Adam step moves per parameter */
+	double bucket_bytes;	   /* default gradient bucket; 0 = one reduction per wrapped unit */
+	double first_bucket_bytes; /* the first (last-layer) bucket */
+	bool overlap_grad_reduce;  /* reductions overlap backward by default */
+	double reserve_bytes;	   /* CUDA context, library workspaces, communication buffers */
+	double reserve_fraction;   /* allocator fragmentation, fraction of capacity */
+	const char *source;	   /* where these conventions come from */
 };
 
 /* Name of a framework ("megatron") and the inverse (-1 if unknown). */

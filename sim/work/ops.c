@@ -54,11 +54,11 @@ struct dims {
 	double b, s, T, h, q, d, f, V, t;
 	double heads_l; /* query heads on this rank */
 	double ql, kvl; /* query and KV widths on this rank */
-	double fl;      /* MLP width on this rank */
-	double Ts;      /* tokens in the sequence region on this rank */
-	double e;       /* activation bytes */
-	double bias;    /* 1 with biases */
-	bool drop;      /* dropout layers present */
+	double fl;	/* MLP width on this rank */
+	double Ts;	/* tokens in the sequence region on this rank */
+	double e;	/* activation bytes */
+	double bias;	/* 1 with biases */
+	bool drop;	/* dropout layers present */
 	bool swiglu;
 	bool rope;
 	bool bert;
@@ -77,7 +77,7 @@ struct list {
 /* --------------------------------------------------------------- names */
 
 static const char *const kind_names[WORK_OP_KIND_COUNT_] = {"gemm", "attn_flash", "attn_core",
-							     "membound", "embed"};
+							    "membound", "embed"};
 static const char *const phase_names[WORK_PHASE_COUNT_] = {"fwd", "dgrad", "wgrad"};
 static const char *const recompute_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
 
@@ -154,8 +154,8 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 	int64_t t = s->tp;
 	if (m->heads % t != 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
-				    "tp = %lld does not divide the %lld heads of %s",
-				    (long long)t, (long long)m->heads, m->name);
+				    "tp = %lld does not divide the %lld heads of %s", (long long)t,
+				    (long long)m->heads, m->name);
 	if (m->ffn_hidden % t != 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
 				    "tp = %lld does not divide ffn_hidden = %lld of %s",
@@ -277,8 +277,8 @@ static void residual(struct list *L, const char *name, const struct dims *g)
 
 static void attention(struct list *L, const struct dims *g)
 {
-	double B = g->b * g->heads_l;   /* batched heads */
-	double S2 = B * g->s * g->s;    /* score elements */
+	double B = g->b * g->heads_l; /* batched heads */
+	double S2 = B * g->s * g->s;  /* score elements */
 	double qkv = g->e * g->T * (g->ql + 2.0 * g->kvl);
 	struct work_op *op = add(L, "attn", g->flash ? WORK_ATTN_FLASH : WORK_ATTN_CORE);
 	if (!op)
@@ -311,7 +311,7 @@ static void attention(struct list *L, const struct dims *g)
 		 * the softmax output, the dropout mask: 6sbh + 5as^2b in fp16 for MHA. */
 		op->selective_bytes = S2 * (g->e + drop * (g->e + MASK_BYTES));
 		op->saved_bytes = qkv + op->selective_bytes;
-		op->kernels = g->drop ? 4u : 3u; /* QK^T, softmax, [dropout,] AV */
+		op->kernels = g->drop ? 4u : 3u;     /* QK^T, softmax, [dropout,] AV */
 		op->bwd_kernels = g->drop ? 6u : 5u; /* 4 batched GEMMs, softmax, [dropout] */
 	}
 }
@@ -397,14 +397,15 @@ int work_embed_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	gather(&L, "embed", &g, g.V * g.h / g.t, g.t > 1.0 ? 3u : 1u);
 	if (m->position == TS_POS_LEARNED || g.bert) {
 		double table = m->position == TS_POS_LEARNED
-				       ? (double)(s->seq_len > m->seq_len ? s->seq_len : m->seq_len)
-				       : 0.0;
+				   ? (double)(s->seq_len > m->seq_len ? s->seq_len : m->seq_len)
+				   : 0.0;
 		double tables = (table > 0.0 ? 1.0 : 0.0) + (g.bert ? 1.0 : 0.0);
 		double params = table * g.h + (g.bert ? 2.0 * g.h : 0.0); /* BERT: 2 token types */
 		double x = g.e * g.T * g.h;
 		struct work_op *op = add(&L, "pos", WORK_MEMBOUND);
 		if (op) {
-			op->fwd_bytes = x * (1.0 + 2.0 * tables); /* read tables and word rows, write */
+			op->fwd_bytes =
+			    x * (1.0 + 2.0 * tables); /* read tables and word rows, write */
 			op->wgrad_bytes = tables * (g.e + 8.0) * g.T * g.h;
 			op->params = params;
 			op->kernels = 2u * (uint32_t)tables;
@@ -454,7 +455,8 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 	if (g.bert) {
 		/* Pooler (dense h x h + tanh on the first token) and the 2-way
 		 * next-sentence classifier: b rows only. */
-		gemm(&L, "pooler", &g, g.b, g.h, g.h, g.h * g.h + g.h + 2.0 * g.h + 2.0, g.e * g.b * g.h);
+		gemm(&L, "pooler", &g, g.b, g.h, g.h, g.h * g.h + g.h + 2.0 * g.h + 2.0,
+		     g.e * g.b * g.h);
 	}
 	return finish(&L, n, err, "the head");
 }

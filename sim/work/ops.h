@@ -13,16 +13,16 @@
 #include "hw/catalog.h"
 #include "work/model.h"
 
-/* Most ops one call fills: a block has at most 11, the head 7, the
+/* Most ops one call fills: a block has at most 11, the head 6, the
  * embedding 4. */
 #define WORK_MAX_OPS 16
 
 enum work_op_kind {
-	WORK_GEMM,       /* dense matmul with weights: batch x (m x k)·(k x n) */
+	WORK_GEMM,	 /* dense matmul with weights: batch x (m x k)·(k x n) */
 	WORK_ATTN_FLASH, /* fused attention (FlashAttention): softmax(QK^T)V in one kernel */
-	WORK_ATTN_CORE,  /* unfused softmax(QK^T)V: two batched GEMMs + softmax (+ dropout) */
-	WORK_MEMBOUND,   /* norms, activations, residual adds, dropout, rotary, softmax, loss */
-	WORK_EMBED,      /* table gather */
+	WORK_ATTN_CORE,	 /* unfused softmax(QK^T)V: two batched GEMMs + softmax (+ dropout) */
+	WORK_MEMBOUND,	 /* norms, activations, residual adds, dropout, rotary, softmax, loss */
+	WORK_EMBED,	 /* table gather */
 	WORK_OP_KIND_COUNT_
 };
 
@@ -58,32 +58,32 @@ enum work_recompute {
  * fwd_flops of attention is the full 4·s·(heads·head_dim) per token even
  * when causal; the compute model executes half with flash. */
 struct work_op {
-	char name[24];          /* "qkv", "attn", "fc1", ... */
+	char name[24]; /* "qkv", "attn", "fc1", ... */
 	enum work_op_kind kind;
-	double m, n, k, batch;  /* GEMM shape, elements (see above) */
-	double fwd_flops;       /* forward FLOPs (standard count) */
-	double fwd_bytes;       /* HBM bytes moved forward */
-	double dgrad_flops;     /* input-gradient FLOPs (flash: 2.5 x fwd, recompute included) */
-	double wgrad_flops;     /* weight-gradient FLOPs */
-	double dgrad_bytes;     /* HBM bytes of the input-gradient kernels */
-	double wgrad_bytes;     /* HBM bytes of the weight-gradient kernels */
-	double params;          /* weight elements of this op on this rank */
-	double saved_bytes;     /* activation bytes kept for backward, per micro-batch, on this rank */
+	double m, n, k, batch;	/* GEMM shape, elements (see above) */
+	double fwd_flops;	/* forward FLOPs (standard count) */
+	double fwd_bytes;	/* HBM bytes moved forward */
+	double dgrad_flops;	/* input-gradient FLOPs (flash: 2.5 x fwd, recompute included) */
+	double wgrad_flops;	/* weight-gradient FLOPs */
+	double dgrad_bytes;	/* HBM bytes of the input-gradient kernels */
+	double wgrad_bytes;	/* HBM bytes of the weight-gradient kernels */
+	double params;		/* weight elements of this op on this rank */
+	double saved_bytes;	/* activation bytes kept for backward per micro-batch */
 	double selective_bytes; /* the part of saved_bytes that selective recompute drops */
-	uint32_t kernels;       /* kernel launches forward */
-	uint32_t bwd_kernels;   /* kernel launches backward (dgrad + wgrad) */
-	bool causal;            /* attention with a causal mask (flash executes half the FLOPs) */
+	uint32_t kernels;	/* kernel launches forward */
+	uint32_t bwd_kernels;	/* kernel launches backward (dgrad + wgrad) */
+	bool causal;		/* attention with a causal mask (flash executes half the FLOPs) */
 };
 
 /* The work one rank does for one micro-batch. Plain record. */
 struct work_shape {
-	int64_t micro_batch;  /* sequences per micro-batch, b */
-	int64_t seq_len;      /* tokens per sequence, s */
-	int64_t tp;           /* tensor-parallel degree t (1 = none) */
-	bool sp;              /* sequence parallelism: norms and dropout split over s */
-	enum ts_dtype dtype;  /* compute precision of the GEMMs (fp8: activations stay bf16) */
-	bool flash;           /* flash attention (needs fp16, bf16 or fp8 precision) */
-	bool causal;          /* causal mask (decoders); BERT is bidirectional */
+	int64_t micro_batch; /* sequences per micro-batch, b */
+	int64_t seq_len;     /* tokens per sequence, s */
+	int64_t tp;	     /* tensor-parallel degree t (1 = none) */
+	bool sp;	     /* sequence parallelism: norms and dropout split over s */
+	enum ts_dtype dtype; /* compute precision of the GEMMs (fp8: activations stay bf16) */
+	bool flash;	     /* flash attention (needs fp16, bf16 or fp8 precision) */
+	bool causal;	     /* causal mask (decoders); BERT is bidirectional */
 };
 
 /* Fill ops[0..*n) with one transformer block on one rank, in execution
@@ -116,9 +116,9 @@ int work_embed_ops(const struct ts_model *m, const struct work_shape *s, struct 
 /* The head on the last stage: final norm (BERT: the MLM transform dense +
  * GeLU + LayerNorm), the vocab-parallel logits GEMM (2·h·V FLOPs per token)
  * and softmax/cross-entropy in fp32, whose fp32 softmax is saved (4·s·b·V/t
- * bytes, Korthikanti et al. 2022 §4.3). The output weight counts as params
- * only when not tied; when tied its size is in the logits op's `params` of
- * work_head_tied_params. Same errors as work_layer_ops. */
+ * bytes, Korthikanti et al. 2022 §4.3). The output weight counts in the
+ * logits op's `params` only when not tied; when tied, work_head_tied_params
+ * gives its size. Same errors as work_layer_ops. */
 int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
 		  size_t max, size_t *n, struct ts_error *err);
 
