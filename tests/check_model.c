@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "work/model.h"
@@ -223,6 +224,17 @@ START_TEST(unknown_name_suggests)
 	ck_assert_int_eq(ts_model_load(tu_root(), "/nonexistent/x.cfg", &m, &e), TS_EIO);
 	ts_error_format(&e, msg, sizeof msg);
 	ck_assert_msg(strstr(msg, "/nonexistent/x.cfg") != NULL, "%s", msg);
+	/* a size beyond 32 bits is refused, not wrapped by libconfig */
+	char tmp[] = "/tmp/ts_model_XXXXXX";
+	int fd = mkstemp(tmp);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	fputs("# big\nlayers = 2; hidden = 64; heads = 4; seq_len = 8;\nvocab = 4294967306;\n", f);
+	fclose(f);
+	ck_assert_int_eq(ts_model_load(tu_root(), tmp, &m, &e), TS_ERANGE);
+	ts_error_format(&e, msg, sizeof msg);
+	ck_assert_msg(strstr(msg, ":3:") && strstr(msg, "beyond 32 bits"), "%s", msg);
+	remove(tmp);
 	char names[512];
 	ts_model_names(tu_root(), NULL, 0, names, sizeof names);
 	ck_assert_msg(strstr(names, "bert-large, gpt3-1.3b") != NULL, "%s", names);

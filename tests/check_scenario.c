@@ -172,6 +172,7 @@ START_TEST(set_scalars)
 		"training.tokens=1e9",           /* new path in an existing group */
 		"sim.mode=full",                 /* new group */
 		"seed=12345678901",              /* int64 */
+		"training.iterations=0x10",      /* hex */
 	};
 	struct ts_scenario *s = ok(BASE "training = { micro_batch = 2; };\n", sets,
 				   sizeof sets / sizeof sets[0]);
@@ -189,8 +190,15 @@ START_TEST(set_scalars)
 	ck_assert(s->training.run_length == 1e9);
 	ck_assert_int_eq(s->sim.mode, TS_MODE_FULL);
 	ck_assert_uint_eq(s->seed, 12345678901ull);
+	ck_assert_int_eq(s->training.iterations, 16);
 	ck_assert_str_eq(origin(s, "parallel.tp")->where, "--set parallel.tp=2");
 	ck_assert_str_eq(origin(s, "training.micro_batch")->where, "t.cfg:3");
+	ts_scenario_destroy(s);
+
+	/* big integer literals in the file: 64-bit, not wrapped */
+	s = ok(BASE "training = { tokens = 2000000000000; };\nseed = 3000000000;\n", NULL, 0);
+	ck_assert(s->training.run_length == 2e12);
+	ck_assert_uint_eq(s->seed, 3000000000ull);
 	ts_scenario_destroy(s);
 
 	/* later --set wins; "none" bucket */
@@ -314,6 +322,11 @@ static const struct {
 	 {"bad.cfg:3:", "training.iterations", "found 1", "2 to"}},
 	{BASE "training = { tokens = 0.0; };\n", NULL, TS_ERANGE,
 	 {"bad.cfg:3:", "training.tokens", "found 0", "positive"}},
+	/* integers beyond 32 bits are read as 64-bit, never wrapped */
+	{BASE "parallel = { tp = 4294967304; };\n", NULL, TS_ERANGE,
+	 {"bad.cfg:3:", "parallel.tp", "4294967304", NULL}},
+	{BASE "seed = 99999999999999999999;\n", NULL, TS_ERANGE, {"bad.cfg:3:", "beyond 64 bits", NULL}},
+	{BASE, "parallel.tp=4294967298", TS_ERANGE, {"--set parallel.tp=4294967298", "4294967298", NULL}},
 	/* divisibility */
 	{BASE "training = {\n global_batch = 512;\n micro_batch = 3;\n};\n", NULL, TS_EINVALID,
 	 {"bad.cfg:5:", "training.micro_batch", "micro_batch = 3", "= 64"}},

@@ -682,6 +682,18 @@ static int interpret(struct ld *l)
 	return 0;
 }
 
+/* Keep a message on one line whatever the input held. */
+static void one_line(struct ts_error *err)
+{
+	if (!err)
+		return;
+	char *f[3] = {err->file, err->key, err->msg};
+	for (int i = 0; i < 3; i++)
+		for (char *p = f[i]; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+}
+
 static int load(const struct hw_catalog *cat, const char *text, const char *file,
 		const char *dir, const char *const *sets, size_t nsets, struct ts_scenario **out,
 		struct ts_error *err)
@@ -726,6 +738,7 @@ done:
 	ts_free(labels, nsets * sizeof *labels);
 	if (rc) {
 		ts_scenario_destroy(s);
+		one_line(err);
 		return rc;
 	}
 	*out = s;
@@ -742,8 +755,10 @@ int ts_scenario_load(const struct hw_catalog *cat, const char *path, const char 
 	if (!path)
 		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "no scenario file given");
 	int rc = cfg_read_text(path, &text, &len, err);
-	if (rc)
+	if (rc) {
+		one_line(err);
 		return rc;
+	}
 	char dir[1024] = "";
 	const char *slash = strrchr(path, '/');
 	if (slash)

@@ -12,6 +12,7 @@
  * head_dim of its own hidden and heads, not the base model's. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -214,6 +215,57 @@ static int include_line(const char *text)
 		if (*p == '\n') {
 			p++;
 			line++;
+		}
+	}
+	return 0;
+}
+
+/* 1-based line of the first integer literal beyond 32 bits (outside strings
+ * and comments), or 0. libconfig would wrap it silently (4294967320 reads as
+ * 24); no model size is that large, so it is refused. */
+static int wide_int_line(const char *text)
+{
+	int line = 1;
+	for (const char *p = text; *p;) {
+		const char *start = p;
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && p[1])
+					p++;
+				if (*p == '\n')
+					line++;
+			}
+			if (*p)
+				p++;
+		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
+			while (*p && *p != '\n')
+				p++;
+		} else if (p[0] == '/' && p[1] == '*') {
+			for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
+				if (*p == '\n')
+					line++;
+			if (*p)
+				p += 2;
+		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == '*') {
+			while (isalnum((unsigned char)*p) || *p == '_' || *p == '*' || *p == '-')
+				p++;
+		} else if (isdigit((unsigned char)*p)) {
+			bool plain = true;
+			while (isalnum((unsigned char)*p) || *p == '.' ||
+			       ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E'))) {
+				if (!isdigit((unsigned char)*p))
+					plain = false;
+				p++;
+			}
+			bool hex = start[0] == '0' && (start[1] == 'x' || start[1] == 'X');
+			if (plain && (p - start > 10 || (p - start == 10 && strncmp(start, "2147483647", 10) > 0)))
+				return line;
+			if (hex && p - start > 10)
+				return line;
+		} else {
+			if (*p == '\n')
+				line++;
+			p++;
 		}
 	}
 	return 0;
@@ -490,6 +542,13 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 		return ts_error_set(err, TS_EUNSUPPORTED, path, inc, NULL,
 				    "found @include, expected plain settings (use base = \"NAME\")");
 	}
+	int wide = wide_int_line(text);
+	if (wide) {
+		ts_free(text, len + 1);
+		return ts_error_set(err, TS_ERANGE, path, wide, NULL,
+				    "found an integer beyond 32 bits, expected sizes of at most %lld",
+				    (long long)MAX_DIM);
+	}
 	config_t cfg;
 	config_init(&cfg);
 	if (!config_read_string(&cfg, text)) {
@@ -669,6 +728,19 @@ int ts_model_validate(const struct ts_model *m, struct ts_error *err)
 	return validate(m, &at, err);
 }
 
+/* Keep a message on one line whatever the input held. */
+static int one_line(struct ts_error *err, int rc)
+{
+	if (!err || !rc)
+		return rc;
+	char *f[3] = {err->file, err->key, err->msg};
+	for (int i = 0; i < 3; i++)
+		for (char *p = f[i]; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+	return rc;
+}
+
 static void raw_init(struct raw *r, const char *file, int line, const char *prefix)
 {
 	memset(r, 0, sizeof *r);
@@ -677,7 +749,7 @@ static void raw_init(struct raw *r, const char *file, int line, const char *pref
 	r->prefix = prefix;
 }
 
-int ts_model_load(const char *root, const char *name, struct ts_model *out,
+static int model_load(const char *root, const char *name, struct ts_model *out,
 		  struct ts_error *err)
 {
 	struct raw r;
@@ -699,7 +771,7 @@ int ts_model_load(const char *root, const char *name, struct ts_model *out,
 	return 0;
 }
 
-int ts_model_from_setting(const char *root, const void *setting, const char *file,
+static int model_from_setting(const char *root, const void *setting, const char *file,
 			  const char *key, struct ts_model *out, struct ts_error *err)
 {
 	const config_setting_t *g = setting;
@@ -728,6 +800,18 @@ int ts_model_from_setting(const char *root, const void *setting, const char *fil
 		return rc;
 	*out = r.m;
 	return 0;
+}
+
+int ts_model_load(const char *root, const char *name, struct ts_model *out,
+		  struct ts_error *err)
+{
+	return one_line(err, model_load(root, name, out, err));
+}
+
+int ts_model_from_setting(const char *root, const void *setting, const char *file,
+			  const char *key, struct ts_model *out, struct ts_error *err)
+{
+	return one_line(err, model_from_setting(root, setting, file, key, out, err));
 }
 
 /* ---- parameters -------------------------------------------------------- */
