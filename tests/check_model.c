@@ -32,32 +32,31 @@ static const struct {
 	double tol;
 	const char *source;
 } published[] = {
-	/* Llama 2: exact element count of the HF checkpoint (sum of tensor
-	 * sizes in model.safetensors.index.json / 2 bytes for bf16), which the
-	 * paper rounds to 7B and 70B. */
-	{"llama2-7b", 6738415616.0, 0.0,
-	 "HF meta-llama/Llama-2-7b-hf, 6,738,415,616 (13.48 GB of bf16 weights)"},
-	{"llama2-70b", 68976648192.0, 0.0,
-	 "HF meta-llama/Llama-2-70b-hf, 68,976,648,192"},
-	/* Llama 3 8B: the model card's "8.03B". */
-	{"llama3-8b", 8.03e9, 0.001, "HF meta-llama/Meta-Llama-3-8B model card, 8.03B"},
-	/* Llama 3 70B and 405B: the paper's rounded sizes (70B, 405B). */
-	{"llama3-70b", 70e9, 0.01, "Llama Team 2024, The Llama 3 Herd of Models: 70B"},
-	{"llama3-405b", 405e9, 0.005, "Llama Team 2024, The Llama 3 Herd of Models: 405B"},
-	/* GPT-3 175B: Brown et al. report 175.0B; this count (exact value in
-	 * exact_counts) is the 174.6B usually quoted for the Megatron-style
-	 * model of the same dimensions. */
-	{"gpt3-175b", 174.6e9, 0.001, "12 l h^2 (1 + 13/(12h)) + (V + s) h = 174.6B"},
-	{"gpt3-175b", 175.0e9, 0.005, "Brown et al. 2020, Table 2.1: 175.0B"},
-	/* Table 2.1 of Brown et al. rounds the smaller models. */
-	{"gpt3-1.3b", 1.3e9, 0.02, "Brown et al. 2020, Table 2.1: 1.3B"},
-	{"gpt3-6.7b", 6.7e9, 0.01, "Brown et al. 2020, Table 2.1: 6.7B"},
-	{"gpt3-13b", 13.0e9, 0.02, "Brown et al. 2020, Table 2.1: 13.0B"},
-	{"llama2-13b", 13.0e9, 0.005, "HF meta-llama/Llama-2-13b-hf, 13,015,864,320"},
-	/* BERT-large: the pre-training model (encoder, embeddings, pooler,
-	 * MLM head with tied decoder, NSP head) is 336,226,108; the model card
-	 * says 336M, Devlin et al. round to 340M. */
-	{"bert-large", 336e6, 0.001, "HF google-bert/bert-large-uncased model card: 336M"},
+    /* Llama 2: exact element count of the HF checkpoint (sum of tensor
+     * sizes in model.safetensors.index.json / 2 bytes for bf16), which the
+     * paper rounds to 7B and 70B. */
+    {"llama2-7b", 6738415616.0, 0.0,
+     "HF meta-llama/Llama-2-7b-hf, 6,738,415,616 (13.48 GB of bf16 weights)"},
+    {"llama2-70b", 68976648192.0, 0.0, "HF meta-llama/Llama-2-70b-hf, 68,976,648,192"},
+    /* Llama 3 8B: the model card's "8.03B". */
+    {"llama3-8b", 8.03e9, 0.001, "HF meta-llama/Meta-Llama-3-8B model card, 8.03B"},
+    /* Llama 3 70B and 405B: the paper's rounded sizes (70B, 405B). */
+    {"llama3-70b", 70e9, 0.01, "Llama Team 2024, The Llama 3 Herd of Models: 70B"},
+    {"llama3-405b", 405e9, 0.005, "Llama Team 2024, The Llama 3 Herd of Models: 405B"},
+    /* GPT-3 175B: Brown et al. report 175.0B; this count (exact value in
+     * exact_counts) is the 174.6B usually quoted for the Megatron-style
+     * model of the same dimensions. */
+    {"gpt3-175b", 174.6e9, 0.001, "12 l h^2 (1 + 13/(12h)) + (V + s) h = 174.6B"},
+    {"gpt3-175b", 175.0e9, 0.005, "Brown et al. 2020, Table 2.1: 175.0B"},
+    /* Table 2.1 of Brown et al. rounds the smaller models. */
+    {"gpt3-1.3b", 1.3e9, 0.02, "Brown et al. 2020, Table 2.1: 1.3B"},
+    {"gpt3-6.7b", 6.7e9, 0.01, "Brown et al. 2020, Table 2.1: 6.7B"},
+    {"gpt3-13b", 13.0e9, 0.02, "Brown et al. 2020, Table 2.1: 13.0B"},
+    {"llama2-13b", 13.0e9, 0.005, "HF meta-llama/Llama-2-13b-hf, 13,015,864,320"},
+    /* BERT-large: the pre-training model (encoder, embeddings, pooler,
+     * MLM head with tied decoder, NSP head) is 336,226,108; the model card
+     * says 336M, Devlin et al. round to 340M. */
+    {"bert-large", 336e6, 0.001, "HF google-bert/bert-large-uncased model card: 336M"},
 };
 
 START_TEST(published_counts)
@@ -106,9 +105,9 @@ START_TEST(fields_and_defaults)
 	ck_assert_int_eq(m.kv_heads, 16); /* default = heads */
 	ck_assert(m.tied_embeddings);
 	/* every bundled model cites its source with a URL */
-	const char *all[] = {"gpt3-1.3b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b", "llama2-7b",
-			     "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b",
-			     "llama3-405b", "bert-large"};
+	const char *all[] = {"gpt3-1.3b",  "gpt3-6.7b",	  "gpt3-13b",	"gpt3-175b",
+			     "llama2-7b",  "llama2-13b",  "llama2-70b", "llama3-8b",
+			     "llama3-70b", "llama3-405b", "bert-large"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		m = load(all[i]);
 		ck_assert_msg(strstr(m.source, "https://") != NULL, "%s has no URL", all[i]);
@@ -144,15 +143,16 @@ START_TEST(inline_with_base)
 	ck_assert_int_eq(m.layers, 24);
 	ck_assert_int_eq(m.hidden, 2304);
 	ck_assert_int_eq(m.ffn_hidden, 4 * 2304); /* re-derived, not the base's */
-	ck_assert_int_eq(m.vocab, 50257);         /* from the base */
-	ck_assert_int_eq(m.head_dim, 96);         /* re-derived: 2304 / 24 */
+	ck_assert_int_eq(m.vocab, 50257);	  /* from the base */
+	ck_assert_int_eq(m.head_dim, 96);	  /* re-derived: 2304 / 24 */
 	ck_assert_str_eq(m.name, "gpt3-175b (modified)");
 	ck_assert_str_eq(m.origin[TS_MK_LAYERS].file, "inline.cfg");
 	ck_assert_int_eq(m.origin[TS_MK_LAYERS].line, 3);
 	ck_assert(strstr(m.origin[TS_MK_VOCAB].file, "gpt3-175b.cfg") != NULL);
 
 	rc = inline_model("model = { layers = 2; hidden = 64; heads = 4; vocab = 100;"
-			  " seq_len = 32; };", &m, &e, msg, sizeof msg);
+			  " seq_len = 32; };",
+			  &m, &e, msg, sizeof msg);
 	ck_assert_msg(rc == 0, "%s", msg);
 	ck_assert_str_eq(m.name, "custom");
 	ck_assert_int_eq(m.family, TS_FAMILY_GPT);
@@ -169,31 +169,43 @@ static const struct {
 	int code;
 	const char *want[4];
 } bad_cases[] = {
-	{"model = {\n base = \"gpt3-175b\";\n heads = 100;\n};", TS_EINVALID,
-	 {"inline.cfg:3:", "model.heads", "100", "divisor of hidden"}},
-	{"model = {\n base = \"llama2-70b\";\n kv_heads = 7;\n};", TS_EINVALID,
-	 {"inline.cfg:3:", "model.kv_heads", "7", "divisor of heads"}},
-	{"model = {\n base = \"gpt3-175b\";\n layers = 0;\n};", TS_ERANGE,
-	 {"inline.cfg:3:", "model.layers", "found 0", "positive"}},
-	{"model = {\n base = \"gpt3-175b\";\n hidden = -5;\n};", TS_ERANGE,
-	 {"inline.cfg:3:", "model.hidden", "-5", "positive"}},
-	{"model = {\n base = \"gpt3-175b\";\n layers = \"many\";\n};", TS_ETYPE,
-	 {"inline.cfg:3:", "model.layers", "\"many\"", "integer"}},
-	{"model = {\n base = \"gpt3-175b\";\n laers = 3;\n};", TS_EUNKNOWN_KEY,
-	 {"inline.cfg:3:", "model.laers", "\"layers\"", "unknown"}},
-	{"model = {\n base = \"gpt3-17b\";\n};", TS_EUNKNOWN_NAME,
-	 {"inline.cfg:2:", "model.base", "\"gpt3-17b\"", "gpt3-175b"}},
-	{"model = {\n family = \"llama\";\n layers = 2; hidden = 64; heads = 4;\n"
-	 " vocab = 10; seq_len = 8;\n};", TS_EINVALID,
-	 {"inline.cfg:2:", "model.activation", "swiglu", "ffn_hidden"}},
-	{"model = {\n layers = 2;\n hidden = 64;\n heads = 4;\n vocab = 10;\n};", TS_EINVALID,
-	 {"inline.cfg:1:", "model.seq_len", "required", "no value"}},
-	{"model = {\n base = \"gpt3-175b\";\n activation = \"relu\";\n};", TS_EUNKNOWN_NAME,
-	 {"inline.cfg:3:", "model.activation", "\"relu\"", "\"swiglu\""}},
-	{"model = {\n base = \"gpt3-175b\";\n tied_embeddings = 1;\n};", TS_ETYPE,
-	 {"inline.cfg:3:", "model.tied_embeddings", "1", "true or false"}},
-	{"model = {\n base = \"gpt3-175b\";\n hidden = 4096.5;\n};", TS_ERANGE,
-	 {"inline.cfg:3:", "model.hidden", "4096.5", "whole number"}},
+    {"model = {\n base = \"gpt3-175b\";\n heads = 100;\n};",
+     TS_EINVALID,
+     {"inline.cfg:3:", "model.heads", "100", "divisor of hidden"}},
+    {"model = {\n base = \"llama2-70b\";\n kv_heads = 7;\n};",
+     TS_EINVALID,
+     {"inline.cfg:3:", "model.kv_heads", "7", "divisor of heads"}},
+    {"model = {\n base = \"gpt3-175b\";\n layers = 0;\n};",
+     TS_ERANGE,
+     {"inline.cfg:3:", "model.layers", "found 0", "positive"}},
+    {"model = {\n base = \"gpt3-175b\";\n hidden = -5;\n};",
+     TS_ERANGE,
+     {"inline.cfg:3:", "model.hidden", "-5", "positive"}},
+    {"model = {\n base = \"gpt3-175b\";\n layers = \"many\";\n};",
+     TS_ETYPE,
+     {"inline.cfg:3:", "model.layers", "\"many\"", "integer"}},
+    {"model = {\n base = \"gpt3-175b\";\n laers = 3;\n};",
+     TS_EUNKNOWN_KEY,
+     {"inline.cfg:3:", "model.laers", "\"layers\"", "unknown"}},
+    {"model = {\n base = \"gpt3-17b\";\n};",
+     TS_EUNKNOWN_NAME,
+     {"inline.cfg:2:", "model.base", "\"gpt3-17b\"", "gpt3-175b"}},
+    {"model = {\n family = \"llama\";\n layers = 2; hidden = 64; heads = 4;\n"
+     " vocab = 10; seq_len = 8;\n};",
+     TS_EINVALID,
+     {"inline.cfg:2:", "model.activation", "swiglu", "ffn_hidden"}},
+    {"model = {\n layers = 2;\n hidden = 64;\n heads = 4;\n vocab = 10;\n};",
+     TS_EINVALID,
+     {"inline.cfg:1:", "model.seq_len", "required", "no value"}},
+    {"model = {\n base = \"gpt3-175b\";\n activation = \"relu\";\n};",
+     TS_EUNKNOWN_NAME,
+     {"inline.cfg:3:", "model.activation", "\"relu\"", "\"swiglu\""}},
+    {"model = {\n base = \"gpt3-175b\";\n tied_embeddings = 1;\n};",
+     TS_ETYPE,
+     {"inline.cfg:3:", "model.tied_embeddings", "1", "true or false"}},
+    {"model = {\n base = \"gpt3-175b\";\n hidden = 4096.5;\n};",
+     TS_ERANGE,
+     {"inline.cfg:3:", "model.hidden", "4096.5", "whole number"}},
 };
 
 START_TEST(bad_input)
@@ -264,8 +276,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("model");
 	TCase *t = tcase_create("model");
-	tcase_add_loop_test(t, published_counts, 0,
-			    (int)(sizeof published / sizeof published[0]));
+	tcase_add_loop_test(t, published_counts, 0, (int)(sizeof published / sizeof published[0]));
 	tcase_add_test(t, exact_counts);
 	tcase_add_test(t, fields_and_defaults);
 	tcase_add_test(t, inline_with_base);

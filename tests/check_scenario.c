@@ -86,7 +86,8 @@ START_TEST(default_cfg_loads)
 	ck_assert(s->cost.usd_per_gpu_hour == 2.0);
 	ck_assert_uint_eq(s->n_not_modelled, 0);
 	char *d = dump(s);
-	ck_assert_msg(strstr(d, "parallel.dp = 8  # derived: GPUs / (tp x pp x cp)") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "parallel.dp = 8  # derived: GPUs / (tp x pp x cp)") != NULL, "%s",
+		      d);
 	ck_assert_msg(strstr(d, "training.micro_batch = 4  # ") != NULL, "%s", d);
 	ck_assert_msg(strstr(d, "default.cfg:13") != NULL, "%s", d);
 	ck_assert_msg(strstr(d, "model.layers = 24  # ") != NULL, "%s", d);
@@ -148,7 +149,8 @@ START_TEST(dp_derived)
 	ck_assert_uint_eq(s->gpus, 32);
 	ck_assert_uint_eq(s->parallel.dp, 4);
 	ts_scenario_destroy(s);
-	s = ok(BASE "gpus_per_node = 4;\ntraining = { global_batch = 64; micro_batch = 2; };", NULL, 0);
+	s = ok(BASE "gpus_per_node = 4;\ntraining = { global_batch = 64; micro_batch = 2; };", NULL,
+	       0);
 	ck_assert_uint_eq(s->gpus, 4);
 	ck_assert_uint_eq(s->parallel.dp, 4);
 	ts_scenario_destroy(s);
@@ -162,20 +164,20 @@ END_TEST
 START_TEST(set_scalars)
 {
 	const char *sets[] = {
-		"parallel.tp=2",                 /* int */
-		"training.framework=deepspeed",  /* bare word */
-		"parallel.bucket=25 MiB",        /* bare word with a space */
-		"parallel.sp=true",              /* bool */
-		"cost.usd_per_gpu_hour=1.5",     /* float */
-		"training.precision=\"fp16\"",   /* quoted string */
-		"nodes = 2",                     /* spaces around '=' */
-		"training.tokens=1e9",           /* new path in an existing group */
-		"sim.mode=full",                 /* new group */
-		"seed=12345678901",              /* int64 */
-		"training.iterations=0x10",      /* hex */
+	    "parallel.tp=2",		    /* int */
+	    "training.framework=deepspeed", /* bare word */
+	    "parallel.bucket=25 MiB",	    /* bare word with a space */
+	    "parallel.sp=true",		    /* bool */
+	    "cost.usd_per_gpu_hour=1.5",    /* float */
+	    "training.precision=\"fp16\"",  /* quoted string */
+	    "nodes = 2",		    /* spaces around '=' */
+	    "training.tokens=1e9",	    /* new path in an existing group */
+	    "sim.mode=full",		    /* new group */
+	    "seed=12345678901",		    /* int64 */
+	    "training.iterations=0x10",	    /* hex */
 	};
-	struct ts_scenario *s = ok(BASE "training = { micro_batch = 2; };\n", sets,
-				   sizeof sets / sizeof sets[0]);
+	struct ts_scenario *s =
+	    ok(BASE "training = { micro_batch = 2; };\n", sets, sizeof sets / sizeof sets[0]);
 	ck_assert_uint_eq(s->parallel.tp, 2);
 	ck_assert_int_eq(s->training.framework, TS_FW_DEEPSPEED);
 	ck_assert_int_eq(s->parallel.bucket_bytes, 25 * 1024 * 1024);
@@ -212,13 +214,15 @@ END_TEST
 
 START_TEST(set_groups_and_models)
 {
-	const char *g[] = {"model={ base = \"gpt3-175b\"; layers = 24; hidden = 2304; heads = 24; }"};
+	const char *g[] = {
+	    "model={ base = \"gpt3-175b\"; layers = 24; hidden = 2304; heads = 24; }"};
 	struct ts_scenario *s = ok(BASE, g, 1);
 	ck_assert_int_eq(s->model.layers, 24);
 	ck_assert_int_eq(s->model.hidden, 2304);
 	ck_assert_int_eq(s->model.vocab, 50257);
 	ck_assert_str_eq(s->model.name, "gpt3-175b (modified)");
-	ck_assert(strstr(s->model.origin[TS_MK_LAYERS].file, "--set model=") == s->model.origin[TS_MK_LAYERS].file);
+	ck_assert(strstr(s->model.origin[TS_MK_LAYERS].file, "--set model=") ==
+		  s->model.origin[TS_MK_LAYERS].file);
 	ts_scenario_destroy(s);
 
 	const char *bare[] = {"model=llama2-7b"};
@@ -251,7 +255,8 @@ START_TEST(inline_model_and_not_modelled)
 {
 	struct ts_scenario *s = ok("model = {\n  base = \"llama2-7b\";\n  layers = 8;\n};\n"
 				   "cluster = \"dgx-a100-80gb\";\n"
-				   "parallel = { tp = 2; cp = 2; offload = \"cpu\"; };\n", NULL, 0);
+				   "parallel = { tp = 2; cp = 2; offload = \"cpu\"; };\n",
+				   NULL, 0);
 	ck_assert_int_eq(s->model.layers, 8);
 	ck_assert_int_eq(s->model.ffn_hidden, 11008);
 	ck_assert_uint_eq(s->parallel.dp, 2);
@@ -262,7 +267,8 @@ START_TEST(inline_model_and_not_modelled)
 	ck_assert_int_eq(s->model.origin[TS_MK_LAYERS].line, 3);
 	char *d = dump(s);
 	ck_assert_msg(strstr(d, "model.layers = 8  # t.cfg:3") != NULL, "%s", d);
-	ck_assert_msg(strstr(d, "# not modelled: parallel.cp = 2, parallel.offload") != NULL, "%s", d);
+	ck_assert_msg(strstr(d, "# not modelled: parallel.cp = 2, parallel.offload") != NULL, "%s",
+		      d);
 	free(d);
 	ts_scenario_destroy(s);
 }
@@ -276,99 +282,184 @@ static const struct {
 	int code;
 	const char *want[4];
 } bad[] = {
-	/* syntax error: libconfig's line and text */
-	{BASE "training = {\n micro_batch = ;\n};\n", NULL, TS_ESYNTAX,
-	 {"bad.cfg:4:", "syntax error", NULL}},
-	/* unknown keys, with the closest known one */
-	{BASE "trainig = { micro_batch = 2; };\n", NULL, TS_EUNKNOWN_KEY,
-	 {"bad.cfg:3:", "trainig", "\"training\""}},
-	{BASE "training = {\n micro_bach = 2;\n};\n", NULL, TS_EUNKNOWN_KEY,
-	 {"bad.cfg:4:", "training.micro_bach", "\"micro_batch\""}},
-	{BASE "parallel = { tpp = 2; };\n", NULL, TS_EUNKNOWN_KEY,
-	 {"bad.cfg:3:", "parallel.tpp", "\"tp\""}},
-	/* wrong types */
-	{BASE "parallel = {\n tp = \"two\";\n};\n", NULL, TS_ETYPE,
-	 {"bad.cfg:4:", "parallel.tp", "\"two\"", "integer"}},
-	{BASE "training = 5;\n", NULL, TS_ETYPE, {"bad.cfg:3:", "training", "5", "group"}},
-	{BASE "parallel = { sp = 1; };\n", NULL, TS_ETYPE, {"bad.cfg:3:", "parallel.sp", "1", "true or false"}},
-	/* unknown names, with close matches */
-	{"model = \"gpt3-1.3\";\ncluster = \"dgx-a100-80gb\";\n", NULL, TS_EUNKNOWN_NAME,
-	 {"bad.cfg:1:", "model", "\"gpt3-1.3\"", "\"gpt3-1.3b\""}},
-	{"model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80g\";\n", NULL, TS_EUNKNOWN_NAME,
-	 {"bad.cfg:2:", "cluster", "\"dgx-a100-80g\"", "\"dgx-a100-80gb\""}},
-	{BASE "training = { framework = \"megatronn\"; };\n", NULL, TS_EUNKNOWN_NAME,
-	 {"bad.cfg:3:", "training.framework", "\"megatronn\"", "\"megatron\""}},
-	{BASE "training = { precision = \"bf61\"; };\n", NULL, TS_EUNKNOWN_NAME,
-	 {"bad.cfg:3:", "training.precision", "\"bf61\"", "\"bf16\""}},
-	{BASE "parallel = { schedule = \"1f1f\"; };\n", NULL, TS_EUNKNOWN_NAME,
-	 {"bad.cfg:3:", "parallel.schedule", "\"1f1f\"", "\"1f1b\""}},
-	/* units */
-	{BASE "parallel = { bucket = \"25 MiBs\"; };\n", NULL, TS_EUNIT,
-	 {"bad.cfg:3:", "parallel.bucket", "25 MiBs", "size"}},
-	{BASE "parallel = { bucket = \"25 GB/s\"; };\n", NULL, TS_EUNIT,
-	 {"bad.cfg:3:", "parallel.bucket", "25 GB/s", NULL}},
-	/* zero and negative sizes */
-	{BASE "training = { micro_batch = 0; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "training.micro_batch", "found 0", "positive"}},
-	{BASE "training = { global_batch = -8; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "training.global_batch", "-8", "positive"}},
-	{BASE "nodes = 0;\n", NULL, TS_ERANGE, {"bad.cfg:3:", "nodes", "found 0", "positive"}},
-	{BASE "parallel = { zero = 4; };\n", NULL, TS_ERANGE, {"bad.cfg:3:", "parallel.zero", "4", "0 to 3"}},
-	{BASE "cost = { usd_per_gpu_hour = -1.0; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "cost.usd_per_gpu_hour", "-1", NULL}},
-	{BASE "cost = { usd_per_gpu_hour = 1e999; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "cost.usd_per_gpu_hour", "inf", NULL}},
-	{BASE "training = { iterations = 1; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "training.iterations", "found 1", "2 to"}},
-	{BASE "training = { tokens = 0.0; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "training.tokens", "found 0", "positive"}},
-	/* integers beyond 32 bits are read as 64-bit, never wrapped */
-	{BASE "parallel = { tp = 4294967304; };\n", NULL, TS_ERANGE,
-	 {"bad.cfg:3:", "parallel.tp", "4294967304", NULL}},
-	{BASE "seed = 99999999999999999999;\n", NULL, TS_ERANGE, {"bad.cfg:3:", "beyond 64 bits", NULL}},
-	{BASE, "parallel.tp=4294967298", TS_ERANGE, {"--set parallel.tp=4294967298", "4294967298", NULL}},
-	/* divisibility */
-	{BASE "training = {\n global_batch = 512;\n micro_batch = 3;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:5:", "training.micro_batch", "micro_batch = 3", "= 64"}},
-	{BASE "training = {\n global_batch = 100;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:4:", "training.global_batch", "found 100", "dp = 8"}},
-	{BASE "parallel = {\n tp = 3;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:4:", "parallel.tp", "= 3", "8 GPUs"}},
-	{BASE "parallel = {\n dp = 4;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:4:", "parallel.dp", "x 4 = 4", "8 GPUs"}},
-	{"model = { base = \"gpt3-1.3b\"; hidden = 1536; heads = 12; };\n"
-	 "cluster = \"dgx-a100-80gb\";\nparallel = {\n tp = 8;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:4:", "parallel.tp", "found 8", "12 attention heads"}},
-	{BASE "parallel = {\n ep = 16;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:4:", "parallel.ep", "found 16", "dp = 8"}},
-	{BASE "parallel = {\n interleave = 2;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:4:", "parallel.interleave", "found 2", "interleaved"}},
-	{BASE "training = {\n tokens = 1e9;\n steps = 10;\n};\n", NULL, TS_EINVALID,
-	 {"bad.cfg:5:", "training.steps", "tokens and steps", NULL}},
-	{BASE "training = {\n seq_len = 4096;\n};\n", NULL, TS_ERANGE,
-	 {"bad.cfg:4:", "training.seq_len", "found 4096", "2048 learned positions"}},
-	/* model errors inside a scenario */
-	{"model = {\n base = \"llama2-70b\";\n kv_heads = 7;\n};\ncluster = \"dgx-a100-80gb\";\n",
-	 NULL, TS_EINVALID, {"bad.cfg:3:", "model.kv_heads", "found 7", "divisor of heads"}},
-	{"cluster = \"dgx-a100-80gb\";\n", NULL, TS_EINVALID, {"bad.cfg", "model", "found no model", NULL}},
-	{"model = \"gpt3-1.3b\";\n", NULL, TS_EINVALID, {"bad.cfg", "cluster", "found no cluster", NULL}},
-	{"@include \"/etc/passwd\"\n" BASE, NULL, TS_EUNSUPPORTED, {"bad.cfg:1:", "@include", NULL}},
-	/* malformed --set arguments name the argument */
-	{BASE, "parallel.tp", TS_ESYNTAX, {"--set 'parallel.tp'", "no '='", NULL}},
-	{BASE, "parallel.tp=", TS_ESYNTAX, {"--set 'parallel.tp='", "empty value", NULL}},
-	{BASE, "=4", TS_ESYNTAX, {"--set '=4'", "empty key", NULL}},
-	{BASE, "parallel..tp=4", TS_ESYNTAX, {"--set 'parallel..tp=4'", "in the key", NULL}},
-	{BASE, "model={ base = \"gpt3-175b\"; layers = ", TS_ESYNTAX,
-	 {"--set 'model={ base", "malformed value", NULL}},
-	{BASE, "parallel.tp=\"2", TS_ESYNTAX, {"--set 'parallel.tp=\"2'", "malformed", NULL}},
-	{BASE "nodes = 1;\n", "nodes.x=1", TS_ETYPE, {"nodes", "found 1", "group", NULL}},
-	/* --set values are checked like file values, and say where they came from */
-	{BASE, "trainig.micro_batch=2", TS_EUNKNOWN_KEY,
-	 {"--set trainig.micro_batch=2", "trainig", "\"training\""}},
-	{BASE, "parallel.tp=8x", TS_ETYPE, {"--set parallel.tp=8x", "parallel.tp", "\"8x\"", "integer"}},
-	{BASE, "training.framework=megatorn", TS_EUNKNOWN_NAME,
-	 {"--set training.framework=megatorn", "\"megatorn\"", "\"megatron\""}},
-	{BASE, "model=gpt3-175", TS_EUNKNOWN_NAME, {"--set model=gpt3-175", "\"gpt3-175b\"", NULL}},
+    /* syntax error: libconfig's line and text */
+    {BASE "training = {\n micro_batch = ;\n};\n",
+     NULL,
+     TS_ESYNTAX,
+     {"bad.cfg:4:", "syntax error", NULL}},
+    /* unknown keys, with the closest known one */
+    {BASE "trainig = { micro_batch = 2; };\n",
+     NULL,
+     TS_EUNKNOWN_KEY,
+     {"bad.cfg:3:", "trainig", "\"training\""}},
+    {BASE "training = {\n micro_bach = 2;\n};\n",
+     NULL,
+     TS_EUNKNOWN_KEY,
+     {"bad.cfg:4:", "training.micro_bach", "\"micro_batch\""}},
+    {BASE "parallel = { tpp = 2; };\n",
+     NULL,
+     TS_EUNKNOWN_KEY,
+     {"bad.cfg:3:", "parallel.tpp", "\"tp\""}},
+    /* wrong types */
+    {BASE "parallel = {\n tp = \"two\";\n};\n",
+     NULL,
+     TS_ETYPE,
+     {"bad.cfg:4:", "parallel.tp", "\"two\"", "integer"}},
+    {BASE "training = 5;\n", NULL, TS_ETYPE, {"bad.cfg:3:", "training", "5", "group"}},
+    {BASE "parallel = { sp = 1; };\n",
+     NULL,
+     TS_ETYPE,
+     {"bad.cfg:3:", "parallel.sp", "1", "true or false"}},
+    /* unknown names, with close matches */
+    {"model = \"gpt3-1.3\";\ncluster = \"dgx-a100-80gb\";\n",
+     NULL,
+     TS_EUNKNOWN_NAME,
+     {"bad.cfg:1:", "model", "\"gpt3-1.3\"", "\"gpt3-1.3b\""}},
+    {"model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80g\";\n",
+     NULL,
+     TS_EUNKNOWN_NAME,
+     {"bad.cfg:2:", "cluster", "\"dgx-a100-80g\"", "\"dgx-a100-80gb\""}},
+    {BASE "training = { framework = \"megatronn\"; };\n",
+     NULL,
+     TS_EUNKNOWN_NAME,
+     {"bad.cfg:3:", "training.framework", "\"megatronn\"", "\"megatron\""}},
+    {BASE "training = { precision = \"bf61\"; };\n",
+     NULL,
+     TS_EUNKNOWN_NAME,
+     {"bad.cfg:3:", "training.precision", "\"bf61\"", "\"bf16\""}},
+    {BASE "parallel = { schedule = \"1f1f\"; };\n",
+     NULL,
+     TS_EUNKNOWN_NAME,
+     {"bad.cfg:3:", "parallel.schedule", "\"1f1f\"", "\"1f1b\""}},
+    /* units */
+    {BASE "parallel = { bucket = \"25 MiBs\"; };\n",
+     NULL,
+     TS_EUNIT,
+     {"bad.cfg:3:", "parallel.bucket", "25 MiBs", "size"}},
+    {BASE "parallel = { bucket = \"25 GB/s\"; };\n",
+     NULL,
+     TS_EUNIT,
+     {"bad.cfg:3:", "parallel.bucket", "25 GB/s", NULL}},
+    /* zero and negative sizes */
+    {BASE "training = { micro_batch = 0; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "training.micro_batch", "found 0", "positive"}},
+    {BASE "training = { global_batch = -8; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "training.global_batch", "-8", "positive"}},
+    {BASE "nodes = 0;\n", NULL, TS_ERANGE, {"bad.cfg:3:", "nodes", "found 0", "positive"}},
+    {BASE "parallel = { zero = 4; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "parallel.zero", "4", "0 to 3"}},
+    {BASE "cost = { usd_per_gpu_hour = -1.0; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "cost.usd_per_gpu_hour", "-1", NULL}},
+    {BASE "cost = { usd_per_gpu_hour = 1e999; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "cost.usd_per_gpu_hour", "inf", NULL}},
+    {BASE "training = { iterations = 1; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "training.iterations", "found 1", "2 to"}},
+    {BASE "training = { tokens = 0.0; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "training.tokens", "found 0", "positive"}},
+    /* integers beyond 32 bits are read as 64-bit, never wrapped */
+    {BASE "parallel = { tp = 4294967304; };\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "parallel.tp", "4294967304", NULL}},
+    {BASE "seed = 99999999999999999999;\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:3:", "beyond 64 bits", NULL}},
+    {BASE,
+     "parallel.tp=4294967298",
+     TS_ERANGE,
+     {"--set parallel.tp=4294967298", "4294967298", NULL}},
+    /* divisibility */
+    {BASE "training = {\n global_batch = 512;\n micro_batch = 3;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:5:", "training.micro_batch", "micro_batch = 3", "= 64"}},
+    {BASE "training = {\n global_batch = 100;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.global_batch", "found 100", "dp = 8"}},
+    {BASE "parallel = {\n tp = 3;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "parallel.tp", "= 3", "8 GPUs"}},
+    {BASE "parallel = {\n dp = 4;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "parallel.dp", "x 4 = 4", "8 GPUs"}},
+    {"model = { base = \"gpt3-1.3b\"; hidden = 1536; heads = 12; };\n"
+     "cluster = \"dgx-a100-80gb\";\nparallel = {\n tp = 8;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "parallel.tp", "found 8", "12 attention heads"}},
+    {BASE "parallel = {\n ep = 16;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "parallel.ep", "found 16", "dp = 8"}},
+    {BASE "parallel = {\n interleave = 2;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "parallel.interleave", "found 2", "interleaved"}},
+    {BASE "training = {\n tokens = 1e9;\n steps = 10;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:5:", "training.steps", "tokens and steps", NULL}},
+    {BASE "training = {\n seq_len = 4096;\n};\n",
+     NULL,
+     TS_ERANGE,
+     {"bad.cfg:4:", "training.seq_len", "found 4096", "2048 learned positions"}},
+    /* model errors inside a scenario */
+    {"model = {\n base = \"llama2-70b\";\n kv_heads = 7;\n};\ncluster = \"dgx-a100-80gb\";\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:3:", "model.kv_heads", "found 7", "divisor of heads"}},
+    {"cluster = \"dgx-a100-80gb\";\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg", "model", "found no model", NULL}},
+    {"model = \"gpt3-1.3b\";\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg", "cluster", "found no cluster", NULL}},
+    {"@include \"/etc/passwd\"\n" BASE, NULL, TS_EUNSUPPORTED, {"bad.cfg:1:", "@include", NULL}},
+    /* malformed --set arguments name the argument */
+    {BASE, "parallel.tp", TS_ESYNTAX, {"--set 'parallel.tp'", "no '='", NULL}},
+    {BASE, "parallel.tp=", TS_ESYNTAX, {"--set 'parallel.tp='", "empty value", NULL}},
+    {BASE, "=4", TS_ESYNTAX, {"--set '=4'", "empty key", NULL}},
+    {BASE, "parallel..tp=4", TS_ESYNTAX, {"--set 'parallel..tp=4'", "in the key", NULL}},
+    {BASE,
+     "model={ base = \"gpt3-175b\"; layers = ",
+     TS_ESYNTAX,
+     {"--set 'model={ base", "malformed value", NULL}},
+    {BASE, "parallel.tp=\"2", TS_ESYNTAX, {"--set 'parallel.tp=\"2'", "malformed", NULL}},
+    {BASE "nodes = 1;\n", "nodes.x=1", TS_ETYPE, {"nodes", "found 1", "group", NULL}},
+    /* --set values are checked like file values, and say where they came from */
+    {BASE,
+     "trainig.micro_batch=2",
+     TS_EUNKNOWN_KEY,
+     {"--set trainig.micro_batch=2", "trainig", "\"training\""}},
+    {BASE,
+     "parallel.tp=8x",
+     TS_ETYPE,
+     {"--set parallel.tp=8x", "parallel.tp", "\"8x\"", "integer"}},
+    {BASE,
+     "training.framework=megatorn",
+     TS_EUNKNOWN_NAME,
+     {"--set training.framework=megatorn", "\"megatorn\"", "\"megatron\""}},
+    {BASE, "model=gpt3-175", TS_EUNKNOWN_NAME, {"--set model=gpt3-175", "\"gpt3-175b\"", NULL}},
 };
 
 START_TEST(bad_input)
@@ -378,8 +469,8 @@ START_TEST(bad_input)
 	struct ts_error e;
 	char msg[1200];
 	const char *sets[1] = {bad[i].set};
-	int rc = ts_scenario_load_string(cat, bad[i].text, "bad.cfg", sets, bad[i].set ? 1 : 0,
-					 &s, &e);
+	int rc =
+	    ts_scenario_load_string(cat, bad[i].text, "bad.cfg", sets, bad[i].set ? 1 : 0, &s, &e);
 	ts_error_format(&e, msg, sizeof msg);
 	ck_assert_msg(rc == bad[i].code, "case %zu: code %d (%s), want %d; message: %s", i, rc,
 		      ts_strerror(rc), bad[i].code, msg);
@@ -400,7 +491,8 @@ START_TEST(missing_file)
 	ck_assert_int_eq(ts_scenario_load(cat, "/nonexistent/dir/s.cfg", NULL, 0, &s, &e), TS_EIO);
 	ck_assert_ptr_null(s);
 	ts_error_format(&e, msg, sizeof msg);
-	ck_assert_msg(strstr(msg, "/nonexistent/dir/s.cfg") && strstr(msg, "No such file"), "%s", msg);
+	ck_assert_msg(strstr(msg, "/nonexistent/dir/s.cfg") && strstr(msg, "No such file"), "%s",
+		      msg);
 	/* a directory is not a scenario */
 	ck_assert_int_eq(ts_scenario_load(cat, tu_root(), NULL, 0, &s, &e), TS_EIO);
 }

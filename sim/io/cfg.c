@@ -44,15 +44,23 @@ void cfg_where(const config_setting_t *s, const char *file, char *f, size_t n, i
 static const char *type_name(int type)
 {
 	switch (type) {
-	case CONFIG_TYPE_GROUP: return "a group";
+	case CONFIG_TYPE_GROUP:
+		return "a group";
 	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64: return "an integer";
-	case CONFIG_TYPE_FLOAT: return "a float";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "a boolean";
-	case CONFIG_TYPE_ARRAY: return "an array";
-	case CONFIG_TYPE_LIST: return "a list";
-	default: return "nothing";
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array";
+	case CONFIG_TYPE_LIST:
+		return "a list";
+	default:
+		return "nothing";
 	}
 }
 
@@ -92,8 +100,8 @@ int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const ch
 	return ts_error_set(err, code, f, line, key, "%s", msg);
 }
 
-int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min,
-	    int64_t max, int64_t *out, struct ts_error *err)
+int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min, int64_t max,
+	    int64_t *out, struct ts_error *err)
 {
 	char fb[160];
 	int64_t v;
@@ -105,7 +113,8 @@ int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_
 		if (!(d >= (double)min && d <= (double)max && d == floor(d)))
 			return cfg_fail(err, TS_ERANGE, s, file, key,
 					"found %s, expected a whole number from %lld to %lld",
-					cfg_found(s, fb, sizeof fb), (long long)min, (long long)max);
+					cfg_found(s, fb, sizeof fb), (long long)min,
+					(long long)max);
 		v = (int64_t)d;
 	} else {
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected an integer",
@@ -124,8 +133,8 @@ int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_
 	return 0;
 }
 
-int cfg_float(const config_setting_t *s, const char *file, const char *key, double min,
-	      double max, double *out, struct ts_error *err)
+int cfg_float(const config_setting_t *s, const char *file, const char *key, double min, double max,
+	      double *out, struct ts_error *err)
 {
 	char fb[160];
 	double v;
@@ -156,8 +165,8 @@ int cfg_bool(const config_setting_t *s, const char *file, const char *key, bool 
 	return 0;
 }
 
-int cfg_string(const config_setting_t *s, const char *file, const char *key, char *dst,
-	       size_t n, struct ts_error *err)
+int cfg_string(const config_setting_t *s, const char *file, const char *key, char *dst, size_t n,
+	       struct ts_error *err)
 {
 	char fb[160];
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
@@ -172,8 +181,8 @@ int cfg_string(const config_setting_t *s, const char *file, const char *key, cha
 	return 0;
 }
 
-int cfg_enum(const config_setting_t *s, const char *file, const char *key,
-	     const char *const *names, size_t n, int *out, struct ts_error *err)
+int cfg_enum(const config_setting_t *s, const char *file, const char *key, const char *const *names,
+	     size_t n, int *out, struct ts_error *err)
 {
 	char fb[160], opts[256] = "";
 	size_t off = 0;
@@ -248,8 +257,8 @@ int cfg_check_keys(const config_setting_t *g, const char *file, const char *pref
 		snprintf(key, sizeof key, "%s%s", prefix, nm);
 		return cfg_fail(err, TS_EUNKNOWN_KEY, c, file, key,
 				"found unknown key \"%s\", expected a key of %s%s%s", nm,
-				prefix[0] ? prefix : "the scenario", near[0] ? "; did you mean " : "",
-				near);
+				prefix[0] ? prefix : "the scenario",
+				near[0] ? "; did you mean " : "", near);
 	}
 	return 0;
 }
@@ -263,8 +272,9 @@ int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *e
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return ts_error_set(err, TS_EIO, path, 0, NULL,
-				    "found something that is not a regular file, expected a .cfg file");
+		return ts_error_set(
+		    err, TS_EIO, path, 0, NULL,
+		    "found something that is not a regular file, expected a .cfg file");
 	}
 	if (st.st_size > (off_t)CFG_MAX_FILE) {
 		close(fd);
@@ -276,7 +286,8 @@ int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *e
 	char *buf = ts_malloc(n + 1);
 	if (!buf) {
 		close(fd);
-		return ts_error_set(err, TS_ENOMEM, path, 0, NULL, "out of memory reading the file");
+		return ts_error_set(err, TS_ENOMEM, path, 0, NULL,
+				    "out of memory reading the file");
 	}
 	size_t got = 0;
 	while (got < n) {
@@ -310,7 +321,6 @@ static int include_line(const char *text)
 	}
 	return 0;
 }
-
 
 /* libconfig reads an integer literal without an L suffix as 32 bits and
  * silently wraps larger ones (3000000000 becomes -1294967296). Copy text to
@@ -362,7 +372,8 @@ static int widen_ints(const char *text, char **out, size_t *n)
 			bool hex = start[0] == '0' && (start[1] == 'x' || start[1] == 'X');
 			bool plain = true;
 			for (const char *q = start + (hex ? 2 : 0); q < p; q++)
-				if (!(hex ? isxdigit((unsigned char)*q) : isdigit((unsigned char)*q)))
+				if (!(hex ? isxdigit((unsigned char)*q)
+					  : isdigit((unsigned char)*q)))
 					plain = false;
 			if (plain && p - start < 40) {
 				char num[48];
@@ -370,7 +381,8 @@ static int widen_ints(const char *text, char **out, size_t *n)
 				num[p - start] = '\0';
 				errno = 0;
 				unsigned long long v = strtoull(num, NULL, hex ? 16 : 10);
-				if (errno == ERANGE || (!hex && v > (unsigned long long)INT64_MAX)) {
+				if (errno == ERANGE ||
+				    (!hex && v > (unsigned long long)INT64_MAX)) {
 					ts_free(buf, cap);
 					return line;
 				}
@@ -427,7 +439,8 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 	size_t n;
 	int bad = widen_ints(text, &wide, &n);
 	if (bad < 0)
-		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory parsing the file");
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL,
+				    "out of memory parsing the file");
 	if (bad > 0)
 		return ts_error_set(err, TS_ERANGE, file, bad, NULL,
 				    "found an integer beyond 64 bits, expected at most %lld",
@@ -438,7 +451,8 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 		const char *t = config_error_text(cfg);
 		return ts_error_set(err, TS_ESYNTAX, file, config_error_line(cfg), NULL,
 				    "found a syntax error (%s), expected libconfig settings "
-				    "(key = value;)", t ? t : "?");
+				    "(key = value;)",
+				    t ? t : "?");
 	}
 	return 0;
 }
@@ -507,11 +521,21 @@ static config_setting_t *copy_setting(config_setting_t *dst, const char *name,
 	config_setting_set_hook(d, (void *)(uintptr_t)label);
 	int ok = CONFIG_TRUE;
 	switch (t) {
-	case CONFIG_TYPE_INT: ok = config_setting_set_int(d, config_setting_get_int(src)); break;
-	case CONFIG_TYPE_INT64: ok = config_setting_set_int64(d, config_setting_get_int64(src)); break;
-	case CONFIG_TYPE_FLOAT: ok = config_setting_set_float(d, config_setting_get_float(src)); break;
-	case CONFIG_TYPE_BOOL: ok = config_setting_set_bool(d, config_setting_get_bool(src)); break;
-	case CONFIG_TYPE_STRING: ok = config_setting_set_string(d, config_setting_get_string(src)); break;
+	case CONFIG_TYPE_INT:
+		ok = config_setting_set_int(d, config_setting_get_int(src));
+		break;
+	case CONFIG_TYPE_INT64:
+		ok = config_setting_set_int64(d, config_setting_get_int64(src));
+		break;
+	case CONFIG_TYPE_FLOAT:
+		ok = config_setting_set_float(d, config_setting_get_float(src));
+		break;
+	case CONFIG_TYPE_BOOL:
+		ok = config_setting_set_bool(d, config_setting_get_bool(src));
+		break;
+	case CONFIG_TYPE_STRING:
+		ok = config_setting_set_string(d, config_setting_get_string(src));
+		break;
 	case CONFIG_TYPE_GROUP:
 	case CONFIG_TYPE_LIST:
 	case CONFIG_TYPE_ARRAY: {
@@ -567,10 +591,12 @@ static int parse_value(config_t *scratch, const char *arg, const char *val, size
 		rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
 				  "--set '%.200s': found @include, expected a value", arg);
 	} else if ((wrc = widen_ints(text, &wide, &wn)) != 0) {
-		rc = wrc < 0 ? ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set")
-			     : ts_error_set(err, TS_ERANGE, NULL, 0, NULL,
-					    "--set '%.200s': found an integer beyond 64 bits, "
-					    "expected at most %lld", arg, (long long)INT64_MAX);
+		rc = wrc < 0
+			 ? ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set")
+			 : ts_error_set(err, TS_ERANGE, NULL, 0, NULL,
+					"--set '%.200s': found an integer beyond 64 bits, "
+					"expected at most %lld",
+					arg, (long long)INT64_MAX);
 	} else if (config_read_string(scratch, wide)) {
 		const config_setting_t *root = config_root_setting(scratch);
 		if (config_setting_length(root) != 1) {
@@ -580,9 +606,10 @@ static int parse_value(config_t *scratch, const char *arg, const char *val, size
 		} else {
 			*v = config_setting_get_member(root, "v");
 			if (!*v)
-				rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
-						  "--set '%.200s': found a malformed value, expected one value",
-						  arg);
+				rc = ts_error_set(
+				    err, TS_ESYNTAX, NULL, 0, NULL,
+				    "--set '%.200s': found a malformed value, expected one value",
+				    arg);
 		}
 	} else if (shaped) {
 		const char *t = config_error_text(scratch);
@@ -608,14 +635,17 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 	trim(&vb, &ve);
 	if (kb == ke)
 		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
-				    "--set '%.200s': found an empty key, expected key.path=value", arg);
+				    "--set '%.200s': found an empty key, expected key.path=value",
+				    arg);
 	if (vb == ve)
 		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
-				    "--set '%.200s': found an empty value, expected key.path=value", arg);
+				    "--set '%.200s': found an empty value, expected key.path=value",
+				    arg);
 	if ((size_t)(ke - kb) >= 160)
-		return ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
-				    "--set '%.200s': found a key of %zu characters, expected at most 159",
-				    arg, (size_t)(ke - kb));
+		return ts_error_set(
+		    err, TS_ESYNTAX, NULL, 0, NULL,
+		    "--set '%.200s': found a key of %zu characters, expected at most 159", arg,
+		    (size_t)(ke - kb));
 	char path[160];
 	memcpy(path, kb, (size_t)(ke - kb));
 	path[ke - kb] = '\0';
@@ -656,9 +686,11 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 			snprintf(name, sizeof name, "%s", config_setting_get_string(c));
 			config_setting_remove(parent, p);
 			c = config_setting_add(parent, p, CONFIG_TYPE_GROUP);
-			config_setting_t *b = c ? config_setting_add(c, "base", CONFIG_TYPE_STRING) : NULL;
+			config_setting_t *b =
+			    c ? config_setting_add(c, "base", CONFIG_TYPE_STRING) : NULL;
 			if (!b || !config_setting_set_string(b, name)) {
-				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL,
+						  "out of memory for --set");
 				goto out;
 			}
 			config_setting_set_hook(c, (void *)(uintptr_t)label);
@@ -666,7 +698,8 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 		} else if (!c) {
 			c = config_setting_add(parent, p, CONFIG_TYPE_GROUP);
 			if (!c) {
-				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL,
+						  "out of memory for --set");
 				goto out;
 			}
 			config_setting_set_hook(c, (void *)(uintptr_t)label);
@@ -676,7 +709,8 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 			cfg_where(c, NULL, f, sizeof f, &line);
 			rc = ts_error_set(err, TS_ETYPE, NULL, 0, path,
 					  "--set '%.200s': found %s (line %d), expected a group to "
-					  "set a key inside", arg, cfg_found(c, fb, sizeof fb), line);
+					  "set a key inside",
+					  arg, cfg_found(c, fb, sizeof fb), line);
 			goto out;
 		}
 		*dot = '.';

@@ -30,20 +30,20 @@ int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const ch
 
 /* Typed reads. Each checks the libconfig type and the range and fails with
  * TS_ETYPE or TS_ERANGE naming file, line, key, found and expected. */
-int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min,
-	    int64_t max, int64_t *out, struct ts_error *err);
+int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min, int64_t max,
+	    int64_t *out, struct ts_error *err);
 /* A finite number (int or float) in [min, max]. */
-int cfg_float(const config_setting_t *s, const char *file, const char *key, double min,
-	      double max, double *out, struct ts_error *err);
+int cfg_float(const config_setting_t *s, const char *file, const char *key, double min, double max,
+	      double *out, struct ts_error *err);
 int cfg_bool(const config_setting_t *s, const char *file, const char *key, bool *out,
 	     struct ts_error *err);
 /* A string of fewer than n bytes copied to dst. */
-int cfg_string(const config_setting_t *s, const char *file, const char *key, char *dst,
-	       size_t n, struct ts_error *err);
+int cfg_string(const config_setting_t *s, const char *file, const char *key, char *dst, size_t n,
+	       struct ts_error *err);
 /* A string that must be one of names[0..n): *out = its index; else
  * TS_EUNKNOWN_NAME listing the choices (closest first). */
-int cfg_enum(const config_setting_t *s, const char *file, const char *key,
-	     const char *const *names, size_t n, int *out, struct ts_error *err);
+int cfg_enum(const config_setting_t *s, const char *file, const char *key, const char *const *names,
+	     size_t n, int *out, struct ts_error *err);
 /* A size in bytes: a positive integer, or a string with a unit ("25 MiB");
  * TS_EUNIT for an unknown unit. */
 int cfg_bytes(const config_setting_t *s, const char *file, const char *key, double *out,

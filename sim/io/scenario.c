@@ -40,10 +40,14 @@ static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
 static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage"};
 static const char *const mode_names[TS_MODE_COUNT_] = {"class", "full"};
-static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs", "steps"};
+static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs",
+						     "steps"};
 
-#define NAME_FN(fn, type, table, count)                                      \
-	const char *fn(type v) { return (unsigned)v < (count) ? table[v] : "?"; }
+#define NAME_FN(fn, type, table, count)                                                            \
+	const char *fn(type v)                                                                     \
+	{                                                                                          \
+		return (unsigned)v < (count) ? table[v] : "?";                                     \
+	}
 NAME_FN(ts_framework_name, enum ts_framework, fw_names, TS_FW_COUNT_)
 NAME_FN(ts_optimizer_name, enum ts_optimizer, opt_names, TS_OPT_COUNT_)
 NAME_FN(ts_recompute_name, enum ts_recompute, rc_names, TS_RECOMPUTE_COUNT_)
@@ -57,15 +61,15 @@ NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const root_keys[] = {
-	"name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node",
-	"training", "parallel", "data", "cost", "sim", "seed"};
+static const char *const root_keys[] = {"name",		 "model",	  "cluster",  "nodes",
+					"gpus_per_node", "nics_per_node", "training", "parallel",
+					"data",		 "cost",	  "sim",      "seed"};
 static const char *const training_keys[] = {
-	"framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
-	"recompute", "iterations", "tokens", "samples", "epochs", "steps"};
+    "framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
+    "recompute", "iterations",	 "tokens",	"samples", "epochs",	"steps"};
 static const char *const parallel_keys[] = {
-	"tp", "pp", "dp", "cp", "ep", "sp", "zero", "offload", "schedule", "interleave",
-	"bucket", "overlap_grad_reduce"};
+    "tp",   "pp",      "dp",	   "cp",	 "ep",	   "sp",
+    "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch"};
 static const char *const cost_keys[] = {"usd_per_gpu_hour"};
 static const char *const sim_keys[] = {"granularity", "mode"};
@@ -73,10 +77,10 @@ static const char *const sim_keys[] = {"granularity", "mode"};
 /* One load in progress. */
 struct ld {
 	const struct hw_catalog *cat;
-	const char *root;              /* project root: models/, configs/clusters/ */
-	const char *file;              /* scenario file (or label) for messages */
-	char dir[1024];                /* its directory, for relative paths; "" = cwd */
-	config_setting_t *top;         /* root setting of the tree */
+	const char *root;      /* project root: models/, configs/clusters/ */
+	const char *file;      /* scenario file (or label) for messages */
+	char dir[1024];	       /* its directory, for relative paths; "" = cwd */
+	config_setting_t *top; /* root setting of the tree */
 	struct ts_scenario *s;
 	struct ts_error *err;
 	const config_setting_t *g_training, *g_parallel, *g_data, *g_cost, *g_sim;
@@ -104,8 +108,8 @@ static int group(struct ld *l, const char *name, const config_setting_t **out)
 	return 0;
 }
 
-static int get_int(struct ld *l, const config_setting_t *g, const char *prefix,
-		   const char *name, int64_t min, int64_t max, int64_t def, int64_t *out)
+static int get_int(struct ld *l, const config_setting_t *g, const char *prefix, const char *name,
+		   int64_t min, int64_t max, int64_t def, int64_t *out)
 {
 	char key[96];
 	const config_setting_t *s = member(g, name);
@@ -117,8 +121,8 @@ static int get_int(struct ld *l, const config_setting_t *g, const char *prefix,
 	return cfg_int(s, l->file, key, min, max, out, l->err);
 }
 
-static int get_u32(struct ld *l, const config_setting_t *g, const char *prefix,
-		   const char *name, int64_t min, int64_t max, int64_t def, uint32_t *out)
+static int get_u32(struct ld *l, const config_setting_t *g, const char *prefix, const char *name,
+		   int64_t min, int64_t max, int64_t def, uint32_t *out)
 {
 	int64_t v;
 	int rc = get_int(l, g, prefix, name, min, max, def, &v);
@@ -127,8 +131,8 @@ static int get_u32(struct ld *l, const config_setting_t *g, const char *prefix,
 	return rc;
 }
 
-static int get_enum(struct ld *l, const config_setting_t *g, const char *prefix,
-		    const char *name, const char *const *names, size_t n, int def, int *out)
+static int get_enum(struct ld *l, const config_setting_t *g, const char *prefix, const char *name,
+		    const char *const *names, size_t n, int def, int *out)
 {
 	char key[96];
 	const config_setting_t *s = member(g, name);
@@ -141,7 +145,7 @@ static int get_enum(struct ld *l, const config_setting_t *g, const char *prefix,
 }
 
 static int not_modelled(struct ts_scenario *s, struct ts_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int not_modelled(struct ts_scenario *s, struct ts_error *err, const char *fmt, ...)
 {
@@ -184,15 +188,18 @@ static int load_model(struct ld *l)
 	char fb[160];
 	int rc;
 	if (!ms)
-		return ts_error_set(l->err, TS_EINVALID, l->file, 0, "model",
-				    "found no model, expected model = \"NAME\" (a file of %s/models/) "
-				    "or an inline group", l->root);
+		return ts_error_set(
+		    l->err, TS_EINVALID, l->file, 0, "model",
+		    "found no model, expected model = \"NAME\" (a file of %s/models/) "
+		    "or an inline group",
+		    l->root);
 	if (config_setting_is_group(ms))
 		return ts_model_from_setting(l->root, ms, l->file, "model", &l->s->model, l->err);
 	if (config_setting_type(ms) != CONFIG_TYPE_STRING)
-		return cfg_fail(l->err, TS_ETYPE, ms, l->file, "model",
-				"found %s, expected a model name or a group { base = \"NAME\"; ... }",
-				cfg_found(ms, fb, sizeof fb));
+		return cfg_fail(
+		    l->err, TS_ETYPE, ms, l->file, "model",
+		    "found %s, expected a model name or a group { base = \"NAME\"; ... }",
+		    cfg_found(ms, fb, sizeof fb));
 	const char *name = config_setting_get_string(ms);
 	char path[2048];
 	if (is_path(name))
@@ -230,7 +237,8 @@ static int load_cluster(struct ld *l)
 	if (!cs)
 		return ts_error_set(l->err, TS_EINVALID, l->file, 0, "cluster",
 				    "found no cluster, expected cluster = \"NAME\" (a file of "
-				    "%s/configs/clusters/) or an inline group", l->root);
+				    "%s/configs/clusters/) or an inline group",
+				    l->root);
 	if (config_setting_is_group(cs)) {
 		rc = hw_cluster_from_setting(l->cat, cs, l->file, &opts, &s->cluster, l->err);
 	} else if (config_setting_type(cs) == CONFIG_TYPE_STRING) {
@@ -240,9 +248,9 @@ static int load_cluster(struct ld *l)
 		if (is_path(name)) {
 			resolve_path(l, name, path, sizeof path);
 			if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-				return cfg_fail(l->err, TS_EIO, cs, l->file, "cluster",
-						"found \"%.200s\", expected an existing cluster file",
-						path);
+				return cfg_fail(
+				    l->err, TS_EIO, cs, l->file, "cluster",
+				    "found \"%.200s\", expected an existing cluster file", path);
 		} else {
 			snprintf(path, sizeof path, "%s/configs/clusters/%s.cfg", l->root, name);
 			if (!name[0] || stat(path, &st) != 0) {
@@ -259,9 +267,10 @@ static int load_cluster(struct ld *l)
 		}
 		rc = hw_cluster_load(l->cat, path, &opts, &s->cluster, l->err);
 	} else {
-		return cfg_fail(l->err, TS_ETYPE, cs, l->file, "cluster",
-				"found %s, expected a cluster name or a group { base = \"NAME\"; ... }",
-				cfg_found(cs, fb, sizeof fb));
+		return cfg_fail(
+		    l->err, TS_ETYPE, cs, l->file, "cluster",
+		    "found %s, expected a cluster name or a group { base = \"NAME\"; ... }",
+		    cfg_found(cs, fb, sizeof fb));
 	}
 	if (rc) {
 		s->cluster = NULL;
@@ -304,8 +313,8 @@ static int read_training(struct ld *l)
 	if ((rc = get_enum(l, g, p, "optimizer", opt_names, TS_OPT_COUNT_, TS_OPT_ADAM, &e)))
 		return rc;
 	t->optimizer = (enum ts_optimizer)e;
-	if ((rc = get_enum(l, g, p, "recompute", rc_names, TS_RECOMPUTE_COUNT_,
-			   TS_RECOMPUTE_NONE, &e)))
+	if ((rc = get_enum(l, g, p, "recompute", rc_names, TS_RECOMPUTE_COUNT_, TS_RECOMPUTE_NONE,
+			   &e)))
 		return rc;
 	t->recompute = (enum ts_recompute)e;
 
@@ -321,8 +330,8 @@ static int read_training(struct ld *l)
 		if (first)
 			return cfg_fail(l->err, TS_EINVALID, s, l->file, key,
 					"found both %s and %s, expected one run length (tokens, "
-					"samples, epochs or steps)", config_setting_name(first),
-					run_names[u]);
+					"samples, epochs or steps)",
+					config_setting_name(first), run_names[u]);
 		double v;
 		if ((rc = cfg_float(s, l->file, key, 0.0, 1e30, &v, l->err)))
 			return rc;
@@ -359,7 +368,8 @@ static int read_parallel(struct ld *l)
 		return rc;
 	q->zero = (int)z;
 	q->sp = false;
-	if (member(g, "sp") && (rc = cfg_bool(member(g, "sp"), l->file, "parallel.sp", &q->sp, l->err)))
+	if (member(g, "sp") &&
+	    (rc = cfg_bool(member(g, "sp"), l->file, "parallel.sp", &q->sp, l->err)))
 		return rc;
 	if ((rc = get_enum(l, g, p, "offload", off_names, TS_OFFLOAD_COUNT_, TS_OFFLOAD_NONE, &e)))
 		return rc;
@@ -398,13 +408,11 @@ static int read_data(struct ld *l)
 	if ((rc = cfg_check_keys(g, l->file, p, data_keys, COUNT(data_keys), l->err)))
 		return rc;
 	d->dataset[0] = d->storage[0] = '\0';
-	if (member(g, "dataset") &&
-	    (rc = cfg_string(member(g, "dataset"), l->file, "data.dataset", d->dataset,
-			     sizeof d->dataset, l->err)))
+	if (member(g, "dataset") && (rc = cfg_string(member(g, "dataset"), l->file, "data.dataset",
+						     d->dataset, sizeof d->dataset, l->err)))
 		return rc;
-	if (member(g, "storage") &&
-	    (rc = cfg_string(member(g, "storage"), l->file, "data.storage", d->storage,
-			     sizeof d->storage, l->err)))
+	if (member(g, "storage") && (rc = cfg_string(member(g, "storage"), l->file, "data.storage",
+						     d->storage, sizeof d->storage, l->err)))
 		return rc;
 	if ((rc = get_u32(l, g, p, "workers_per_gpu", 1, 1024, 4, &d->workers_per_gpu)) ||
 	    (rc = get_u32(l, g, p, "prefetch", 0, 1024, 2, &d->prefetch)))
@@ -421,28 +429,28 @@ static int read_rest(struct ld *l)
 	struct ts_scenario *s = l->s;
 	int rc, e;
 	int64_t v;
-	if ((rc = cfg_check_keys(l->g_cost, l->file, "cost.", cost_keys, COUNT(cost_keys), l->err)) ||
+	if ((rc = cfg_check_keys(l->g_cost, l->file, "cost.", cost_keys, COUNT(cost_keys),
+				 l->err)) ||
 	    (rc = cfg_check_keys(l->g_sim, l->file, "sim.", sim_keys, COUNT(sim_keys), l->err)))
 		return rc;
 	s->cost.usd_per_gpu_hour = 0.0;
 	if (member(l->g_cost, "usd_per_gpu_hour") &&
-	    (rc = cfg_float(member(l->g_cost, "usd_per_gpu_hour"), l->file,
-			    "cost.usd_per_gpu_hour", 0.0, 1e6, &s->cost.usd_per_gpu_hour, l->err)))
+	    (rc = cfg_float(member(l->g_cost, "usd_per_gpu_hour"), l->file, "cost.usd_per_gpu_hour",
+			    0.0, 1e6, &s->cost.usd_per_gpu_hour, l->err)))
 		return rc;
 	if ((rc = get_enum(l, l->g_sim, "sim.", "granularity", gran_names, TS_GRAN_COUNT_,
 			   TS_GRAN_LAYER, &e)))
 		return rc;
 	s->sim.granularity = (enum ts_granularity)e;
-	if ((rc = get_enum(l, l->g_sim, "sim.", "mode", mode_names, TS_MODE_COUNT_,
-			   TS_MODE_CLASS, &e)))
+	if ((rc = get_enum(l, l->g_sim, "sim.", "mode", mode_names, TS_MODE_COUNT_, TS_MODE_CLASS,
+			   &e)))
 		return rc;
 	s->sim.mode = (enum ts_sim_mode)e;
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
-	if (member(l->top, "name") &&
-	    (rc = cfg_string(member(l->top, "name"), l->file, "name", s->name, sizeof s->name,
-			     l->err)))
+	if (member(l->top, "name") && (rc = cfg_string(member(l->top, "name"), l->file, "name",
+						       s->name, sizeof s->name, l->err)))
 		return rc;
 	if (!member(l->top, "name"))
 		snprintf(s->name, sizeof s->name, "%.60s on %.60s", s->model.name,
@@ -484,9 +492,10 @@ static int check(struct ld *l)
 			c = member(gp, "dp");
 			return cfg_fail(l->err, TS_EINVALID, c, l->file, "parallel.dp",
 					"found tp x pp x cp x dp = %u x %u x %u x %u = %llu, "
-					"expected the job's %u GPUs (%u nodes x %u)", q->tp, q->pp,
-					q->cp, q->dp, (unsigned long long)(mp * q->dp), s->gpus,
-					s->nodes, s->gpus_per_node);
+					"expected the job's %u GPUs (%u nodes x %u)",
+					q->tp, q->pp, q->cp, q->dp,
+					(unsigned long long)(mp * q->dp), s->gpus, s->nodes,
+					s->gpus_per_node);
 		}
 	} else {
 		if (mp > s->gpus || s->gpus % mp != 0) {
@@ -503,7 +512,8 @@ static int check(struct ld *l)
 	if (q->dp % q->ep != 0)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "ep"), l->file, "parallel.ep",
 				"found %u, expected a divisor of dp = %u (experts are sharded "
-				"inside data parallelism)", q->ep, q->dp);
+				"inside data parallelism)",
+				q->ep, q->dp);
 	if (s->model.heads % q->tp != 0)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "tp"), l->file, "parallel.tp",
 				"found %u, expected a divisor of the %lld attention heads of %s",
@@ -513,15 +523,16 @@ static int check(struct ld *l)
 				"found %u, expected at most the %lld layers of %s", q->pp,
 				(long long)s->model.layers, s->model.name);
 	if (q->interleave > 1 && q->schedule != TS_SCHED_INTERLEAVED)
-		return cfg_fail(l->err, TS_EINVALID, member(gp, "interleave"), l->file,
-				"parallel.interleave",
-				"found %u with schedule \"%s\", expected 1 (or schedule = \"interleaved\")",
-				q->interleave, sched_names[q->schedule]);
+		return cfg_fail(
+		    l->err, TS_EINVALID, member(gp, "interleave"), l->file, "parallel.interleave",
+		    "found %u with schedule \"%s\", expected 1 (or schedule = \"interleaved\")",
+		    q->interleave, sched_names[q->schedule]);
 	if (q->schedule == TS_SCHED_INTERLEAVED && (q->pp < 2 || q->interleave < 2))
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "schedule"), l->file,
 				"parallel.schedule",
 				"found \"interleaved\" with pp = %u and interleave = %u, expected "
-				"pp >= 2 and interleave >= 2", q->pp, q->interleave);
+				"pp >= 2 and interleave >= 2",
+				q->pp, q->interleave);
 	if ((int64_t)q->pp * q->interleave > s->model.layers)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "interleave"), l->file,
 				"parallel.interleave",
@@ -543,8 +554,8 @@ static int check(struct ld *l)
 			return cfg_fail(l->err, TS_EINVALID, c, l->file, key,
 					"found micro_batch = %lld, expected a divisor of "
 					"global_batch / dp = %lld / %u = %lld",
-					(long long)t->micro_batch, (long long)t->global_batch, q->dp,
-					(long long)per);
+					(long long)t->micro_batch, (long long)t->global_batch,
+					q->dp, (long long)per);
 		}
 	}
 	if (t->seq_len > s->model.seq_len && s->model.position == TS_POS_LEARNED)
@@ -566,7 +577,7 @@ static int check(struct ld *l)
 /* ---- provenance ---------------------------------------------------------- */
 
 static int note(struct ld *l, const char *key, const char *dflt, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Record key = value (printf-formatted) with the origin of the setting at
  * `key` in the tree, or `dflt` when the key was not given. */
@@ -607,10 +618,10 @@ static int note_all(struct ld *l)
 	if (q->bucket_bytes > 0)
 		ts_units_format((double)q->bucket_bytes, TS_UNIT_BYTES, size, sizeof size);
 	int rc = 0;
-#define N(...)                                  \
-	do {                                    \
-		if ((rc = note(l, __VA_ARGS__)))  \
-			return rc;              \
+#define N(...)                                                                                     \
+	do {                                                                                       \
+		if ((rc = note(l, __VA_ARGS__)))                                                   \
+			return rc;                                                                 \
 	} while (0)
 	N("name", "derived: MODEL on CLUSTER", "\"%s\"", s->name);
 	N("model", "", "\"%s\"", s->model.name);
@@ -653,7 +664,8 @@ static int note_all(struct ld *l)
 	if (q->overlap_grad_reduce == TS_UNSET)
 		N("parallel.overlap_grad_reduce", "default: unset, the framework's", "unset");
 	else
-		N("parallel.overlap_grad_reduce", "", "%s", q->overlap_grad_reduce ? "true" : "false");
+		N("parallel.overlap_grad_reduce", "", "%s",
+		  q->overlap_grad_reduce ? "true" : "false");
 	N("data.dataset", "default: none", "\"%s\"", s->data.dataset);
 	N("data.storage", "default: none", "\"%s\"", s->data.storage);
 	N("data.workers_per_gpu", "default", "%u", s->data.workers_per_gpu);
@@ -694,8 +706,8 @@ static void one_line(struct ts_error *err)
 				*p = '?';
 }
 
-static int load(const struct hw_catalog *cat, const char *text, const char *file,
-		const char *dir, const char *const *sets, size_t nsets, struct ts_scenario **out,
+static int load(const struct hw_catalog *cat, const char *text, const char *file, const char *dir,
+		const char *const *sets, size_t nsets, struct ts_scenario **out,
 		struct ts_error *err)
 {
 	int rc;

@@ -21,13 +21,25 @@
 
 enum ts_framework { TS_FW_MEGATRON, TS_FW_DEEPSPEED, TS_FW_DDP, TS_FW_FSDP, TS_FW_COUNT_ };
 enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_COUNT_ };
-enum ts_recompute { TS_RECOMPUTE_NONE, TS_RECOMPUTE_SELECTIVE, TS_RECOMPUTE_FULL, TS_RECOMPUTE_COUNT_ };
+enum ts_recompute {
+	TS_RECOMPUTE_NONE,
+	TS_RECOMPUTE_SELECTIVE,
+	TS_RECOMPUTE_FULL,
+	TS_RECOMPUTE_COUNT_
+};
 enum ts_offload { TS_OFFLOAD_NONE, TS_OFFLOAD_CPU, TS_OFFLOAD_NVME, TS_OFFLOAD_COUNT_ };
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT_ };
 enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_COUNT_ };
 enum ts_sim_mode { TS_MODE_CLASS, TS_MODE_FULL, TS_MODE_COUNT_ };
 /* Which run length was given (at most one of them). */
-enum ts_run_unit { TS_RUN_NONE, TS_RUN_TOKENS, TS_RUN_SAMPLES, TS_RUN_EPOCHS, TS_RUN_STEPS, TS_RUN_COUNT_ };
+enum ts_run_unit {
+	TS_RUN_NONE,
+	TS_RUN_TOKENS,
+	TS_RUN_SAMPLES,
+	TS_RUN_EPOCHS,
+	TS_RUN_STEPS,
+	TS_RUN_COUNT_
+};
 
 /* Names as written in scenario files ("megatron", "1f1b", ...). */
 const char *ts_framework_name(enum ts_framework f);
@@ -41,84 +53,85 @@ const char *ts_run_unit_name(enum ts_run_unit u);
 
 /* training = { ... } */
 struct ts_training {
-	enum ts_framework framework;  /* default megatron */
-	int64_t global_batch;         /* sequences (samples) per iteration; default micro_batch x dp */
-	int64_t micro_batch;          /* sequences per micro-batch per DP rank; default 1 */
-	int64_t seq_len;              /* tokens per sequence; default the model's seq_len */
-	int precision;                /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
-	enum ts_optimizer optimizer;  /* default adam */
-	enum ts_recompute recompute;  /* default none */
-	int64_t iterations;           /* simulated iterations, the first a warm-up; default 3 */
-	enum ts_run_unit run_unit;    /* which of tokens | samples | epochs | steps was given */
-	double run_length;            /* amount of run_unit (tokens, samples, epochs or steps); 0 if none */
+	enum ts_framework framework; /* default megatron */
+	int64_t global_batch; /* sequences (samples) per iteration; default micro_batch x dp */
+	int64_t micro_batch;  /* sequences per micro-batch per DP rank; default 1 */
+	int64_t seq_len;      /* tokens per sequence; default the model's seq_len */
+	int precision;	      /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
+	enum ts_optimizer optimizer; /* default adam */
+	enum ts_recompute recompute; /* default none */
+	int64_t iterations;	     /* simulated iterations, the first a warm-up; default 3 */
+	enum ts_run_unit run_unit;   /* which of tokens | samples | epochs | steps was given */
+	double run_length; /* amount of run_unit (tokens, samples, epochs or steps); 0 if none */
 };
 
 /* parallel = { ... } */
 struct ts_parallel {
-	uint32_t tp;                  /* tensor-parallel degree; default 1 */
-	uint32_t pp;                  /* pipeline stages; default 1 */
-	uint32_t dp;                  /* data-parallel degree; default GPUs / (tp x pp x cp) */
-	uint32_t cp;                  /* context-parallel degree; default 1 (>1 not modelled) */
-	uint32_t ep;                  /* expert-parallel degree, inside DP; default 1 (>1 not modelled) */
-	bool sp;                      /* sequence parallelism with TP; default false */
-	int zero;                     /* ZeRO stage 0..3 (3 = fully sharded); default 0 */
-	enum ts_offload offload;      /* default none (others not modelled) */
-	enum ts_schedule schedule;    /* pipeline schedule; default 1f1b */
-	uint32_t interleave;          /* virtual stages per GPU; default 1 */
-	int64_t bucket_bytes;         /* gradient bucket, bytes; 0 = "none" (one reduction after
-				       * backward); TS_UNSET = framework default */
-	int overlap_grad_reduce;      /* 1, 0, or TS_UNSET = framework default */
+	uint32_t tp; /* tensor-parallel degree; default 1 */
+	uint32_t pp; /* pipeline stages; default 1 */
+	uint32_t dp; /* data-parallel degree; default GPUs / (tp x pp x cp) */
+	uint32_t cp; /* context-parallel degree; default 1 (>1 not modelled) */
+	uint32_t ep; /* expert-parallel degree, inside DP; default 1 (>1 not modelled) */
+	bool sp;     /* sequence parallelism with TP; default false */
+	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0 */
+	enum ts_offload offload;   /* default none (others not modelled) */
+	enum ts_schedule schedule; /* pipeline schedule; default 1f1b */
+	uint32_t interleave;	   /* virtual stages per GPU; default 1 */
+	int64_t bucket_bytes;	   /* gradient bucket, bytes; 0 = "none" (one reduction after
+				    * backward); TS_UNSET = framework default */
+	int overlap_grad_reduce;   /* 1, 0, or TS_UNSET = framework default */
 };
 
 /* data = { ... } (accepted, not modelled yet) */
 struct ts_data {
-	char dataset[64];             /* dataset name, "" if none */
-	char storage[64];             /* storage name, "" if none */
-	uint32_t workers_per_gpu;     /* CPU decode workers per GPU; default 4 */
-	uint32_t prefetch;            /* batches prefetched per worker; default 2 */
+	char dataset[64];	  /* dataset name, "" if none */
+	char storage[64];	  /* storage name, "" if none */
+	uint32_t workers_per_gpu; /* CPU decode workers per GPU; default 4 */
+	uint32_t prefetch;	  /* batches prefetched per worker; default 2 */
 };
 
 /* cost = { ... } */
 struct ts_cost {
-	double usd_per_gpu_hour;      /* cloud price, US$ per GPU-hour; 0 = not given */
+	double usd_per_gpu_hour; /* cloud price, US$ per GPU-hour; 0 = not given */
 };
 
 /* sim = { ... } */
 struct ts_simopts {
 	enum ts_granularity granularity; /* task size; default layer */
-	enum ts_sim_mode mode;        /* rank classes or every rank; default class */
+	enum ts_sim_mode mode;		 /* rank classes or every rank; default class */
 };
 
 /* Where one resolved value came from. */
 struct ts_scenario_origin {
-	char key[64];                 /* dotted key ("parallel.dp") */
-	char value[200];              /* the value as a scenario file would write it */
-	char where[300];              /* "file:line", "--set ...", "default", "derived: ...",
-				       * or the cluster/model it came from */
+	char key[64];	 /* dotted key ("parallel.dp") */
+	char value[200]; /* the value as a scenario file would write it */
+	char where[300]; /* "file:line", "--set ...", "default", "derived: ...",
+			  * or the cluster/model it came from */
 };
 
 /* A resolved scenario. Plain record, owned (with the cluster and the arrays)
  * by whoever loaded it; free with ts_scenario_destroy. */
 struct ts_scenario {
-	char name[160];               /* default "MODEL on CLUSTER" */
-	char file[256];               /* file it was read from, or the label of a string */
-	struct ts_model model;        /* resolved model */
-	struct hw_cluster *cluster;   /* resolved cluster, owned */
-	uint32_t nodes;               /* nodes in the job (the cluster's unless overridden) */
-	uint32_t gpus_per_node;       /* GPUs used per node */
-	uint32_t nics_per_node;       /* NICs per node */
-	uint32_t gpus;                /* nodes x gpus_per_node */
+	char name[160];		    /* default "MODEL on CLUSTER" */
+	char file[256];		    /* file it was read from, or the label of a string */
+	struct ts_model model;	    /* resolved model */
+	struct hw_cluster *cluster; /* resolved cluster, owned */
+	uint32_t nodes;		    /* nodes in the job (the cluster's unless overridden) */
+	uint32_t gpus_per_node;	    /* GPUs used per node */
+	uint32_t nics_per_node;	    /* NICs per node */
+	uint32_t gpus;		    /* nodes x gpus_per_node */
 	struct ts_training training;
 	struct ts_parallel parallel;
 	struct ts_data data;
 	struct ts_cost cost;
 	struct ts_simopts sim;
-	uint64_t seed;                /* master seed of the random streams; default 1 */
-	char **not_modelled;          /* "parallel.cp = 2", ...: accepted, not modelled (owned) */
+	uint64_t seed;	     /* master seed of the random streams; default 1 */
+	char **not_modelled; /* "parallel.cp = 2", ...: accepted, not modelled (owned) */
 	size_t n_not_modelled;
-	struct ts_scenario_origin *origins; /* every resolved top-level value, in file order (owned) */
+	struct ts_scenario_origin
+	    *origins; /* every resolved top-level value, in file order (owned) */
 	size_t n_origins;
-	size_t cap_origins;           /* allocated slots of origins */
+	size_t cap_origins; /* allocated slots of origins */
 };
 
 /* Load a scenario file and resolve it against the hardware catalog `cat`

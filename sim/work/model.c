@@ -28,21 +28,21 @@
 #include "base/suggest.h"
 #include "work/model.h"
 
-#define MAX_DEPTH 8              /* base chains */
-#define MAX_FILE (1u << 20)      /* bytes of one model file */
+#define MAX_DEPTH 8		   /* base chains */
+#define MAX_FILE (1u << 20)	   /* bytes of one model file */
 #define MAX_DIM ((int64_t)1 << 26) /* any one size; keeps h*f*L exact in a double */
 #define MAX_LAYERS ((int64_t)100000)
 
 static const char *const key_names[TS_MK_COUNT_] = {
-	"name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
-	"ffn_hidden", "vocab", "seq_len", "activation", "norm", "position",
-	"tied_embeddings", "bias", "source"};
+    "name",	"family",	   "layers", "hidden",	"heads",      "kv_heads",
+    "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
+    "position", "tied_embeddings", "bias",   "source"};
 
 /* Every key a model group may hold: the model keys and `base`. */
 static const char *const group_keys[TS_MK_COUNT_ + 1] = {
-	"name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
-	"ffn_hidden", "vocab", "seq_len", "activation", "norm", "position",
-	"tied_embeddings", "bias", "source", "base"};
+    "name",	"family",	   "layers", "hidden",	"heads",      "kv_heads",
+    "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
+    "position", "tied_embeddings", "bias",   "source",	"base"};
 
 static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert"};
 static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
@@ -78,10 +78,10 @@ const char *ts_model_position_name(enum ts_position p)
  * group it is described by (for "missing key" messages). */
 struct raw {
 	struct ts_model m;
-	unsigned given;      /* bit k set: key k was given somewhere */
-	char file[200];      /* file of the outermost group */
-	int line;            /* line of the outermost group */
-	const char *prefix;  /* key prefix of the outermost group ("model.") */
+	unsigned given;	    /* bit k set: key k was given somewhere */
+	char file[200];	    /* file of the outermost group */
+	int line;	    /* line of the outermost group */
+	const char *prefix; /* key prefix of the outermost group ("model.") */
 };
 
 static int load_file(const char *root, const char *name, struct raw *r, int depth,
@@ -97,15 +97,24 @@ static void copy(char *dst, size_t n, const char *src)
 static const char *type_name(int type)
 {
 	switch (type) {
-	case CONFIG_TYPE_GROUP: return "a group";
-	case CONFIG_TYPE_INT: return "an integer";
-	case CONFIG_TYPE_INT64: return "an integer";
-	case CONFIG_TYPE_FLOAT: return "a float";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "a boolean";
-	case CONFIG_TYPE_ARRAY: return "an array";
-	case CONFIG_TYPE_LIST: return "a list";
-	default: return "nothing";
+	case CONFIG_TYPE_GROUP:
+		return "a group";
+	case CONFIG_TYPE_INT:
+		return "an integer";
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a float";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array";
+	case CONFIG_TYPE_LIST:
+		return "a list";
+	default:
+		return "nothing";
 	}
 }
 
@@ -170,20 +179,22 @@ static int read_text(const char *path, char **out, size_t *len, struct ts_error 
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return ts_error_set(err, TS_EIO, path, 0, NULL,
-				    "found something that is not a regular file, expected a .cfg file");
+		return ts_error_set(
+		    err, TS_EIO, path, 0, NULL,
+		    "found something that is not a regular file, expected a .cfg file");
 	}
 	if (st.st_size > (off_t)MAX_FILE) {
 		close(fd);
 		return ts_error_set(err, TS_ELIMIT, path, 0, NULL,
-				    "found %lld bytes, expected at most %u",
-				    (long long)st.st_size, MAX_FILE);
+				    "found %lld bytes, expected at most %u", (long long)st.st_size,
+				    MAX_FILE);
 	}
 	size_t n = (size_t)st.st_size;
 	char *buf = ts_malloc(n + 1);
 	if (!buf) {
 		close(fd);
-		return ts_error_set(err, TS_ENOMEM, path, 0, NULL, "out of memory reading the file");
+		return ts_error_set(err, TS_ENOMEM, path, 0, NULL,
+				    "out of memory reading the file");
 	}
 	size_t got = 0;
 	while (got < n) {
@@ -258,7 +269,8 @@ static int wide_int_line(const char *text)
 				p++;
 			}
 			bool hex = start[0] == '0' && (start[1] == 'x' || start[1] == 'X');
-			if (plain && (p - start > 10 || (p - start == 10 && strncmp(start, "2147483647", 10) > 0)))
+			if (plain && (p - start > 10 ||
+				      (p - start == 10 && strncmp(start, "2147483647", 10) > 0)))
 				return line;
 			if (hex && p - start > 10)
 				return line;
@@ -307,7 +319,8 @@ static int get_size(const config_setting_t *s, const char *file, const char *pre
 		v = (int64_t)d;
 	} else {
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive integer%s", found(s, fb, sizeof fb), "");
+			       "found %s, expected a positive integer%s", found(s, fb, sizeof fb),
+			       "");
 	}
 	if (v < 1 || v > max) {
 		snprintf(mb, sizeof mb, "%lld", (long long)max);
@@ -333,8 +346,8 @@ static int get_enum(const config_setting_t *s, const char *file, const char *pre
 			       found(s, fb, sizeof fb), opts);
 	int i = find(names, n, config_setting_get_string(s));
 	if (i < 0)
-		return fail_at(err, TS_EUNKNOWN_NAME, s, file, prefix, key,
-			       "found %s, expected %s", found(s, fb, sizeof fb), opts);
+		return fail_at(err, TS_EUNKNOWN_NAME, s, file, prefix, key, "found %s, expected %s",
+			       found(s, fb, sizeof fb), opts);
 	*out = i;
 	return 0;
 }
@@ -350,8 +363,8 @@ static int get_text(const config_setting_t *s, const char *file, const char *pre
 	if (strlen(v) >= n) {
 		snprintf(lim, sizeof lim, "%zu", n - 1);
 		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected at most %s characters",
-			       found(s, fb, sizeof fb), lim);
+			       "found %s, expected at most %s characters", found(s, fb, sizeof fb),
+			       lim);
 	}
 	copy(dst, n, v);
 	return 0;
@@ -394,9 +407,10 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		if ((rc = get_text(b, file, prefix, "base", bname, sizeof bname, err)))
 			return rc;
 		if (depth >= MAX_DEPTH)
-			return fail_at(err, TS_ELIMIT, b, file, prefix, "base",
-				       "found \"%s\" nested too deeply (a cycle?), expected at most %s levels",
-				       bname, "8");
+			return fail_at(
+			    err, TS_ELIMIT, b, file, prefix, "base",
+			    "found \"%s\" nested too deeply (a cycle?), expected at most %s levels",
+			    bname, "8");
 		char f[200], k[160];
 		int line;
 		where(b, file, f, sizeof f, &line);
@@ -412,8 +426,12 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		int e = 0;
 		struct ts_model *m = &r->m;
 		switch ((enum ts_model_key)k) {
-		case TS_MK_NAME: rc = get_text(s, file, prefix, kn, m->name, sizeof m->name, err); break;
-		case TS_MK_SOURCE: rc = get_text(s, file, prefix, kn, m->source, sizeof m->source, err); break;
+		case TS_MK_NAME:
+			rc = get_text(s, file, prefix, kn, m->name, sizeof m->name, err);
+			break;
+		case TS_MK_SOURCE:
+			rc = get_text(s, file, prefix, kn, m->source, sizeof m->source, err);
+			break;
 		case TS_MK_FAMILY:
 			rc = get_enum(s, file, prefix, kn, family_names, TS_FAMILY_COUNT_, &e, err);
 			m->family = (enum ts_model_family)e;
@@ -430,17 +448,39 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			rc = get_enum(s, file, prefix, kn, pos_names, TS_POS_COUNT_, &e, err);
 			m->position = (enum ts_position)e;
 			break;
-		case TS_MK_TIED_EMBEDDINGS: rc = get_bool(s, file, prefix, kn, &m->tied_embeddings, err); break;
-		case TS_MK_BIAS: rc = get_bool(s, file, prefix, kn, &m->bias, err); break;
-		case TS_MK_LAYERS: rc = get_size(s, file, prefix, kn, MAX_LAYERS, &m->layers, err); break;
-		case TS_MK_HIDDEN: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->hidden, err); break;
-		case TS_MK_HEADS: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->heads, err); break;
-		case TS_MK_KV_HEADS: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->kv_heads, err); break;
-		case TS_MK_HEAD_DIM: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->head_dim, err); break;
-		case TS_MK_FFN_HIDDEN: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->ffn_hidden, err); break;
-		case TS_MK_VOCAB: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->vocab, err); break;
-		case TS_MK_SEQ_LEN: rc = get_size(s, file, prefix, kn, MAX_DIM, &m->seq_len, err); break;
-		default: rc = 0; break;
+		case TS_MK_TIED_EMBEDDINGS:
+			rc = get_bool(s, file, prefix, kn, &m->tied_embeddings, err);
+			break;
+		case TS_MK_BIAS:
+			rc = get_bool(s, file, prefix, kn, &m->bias, err);
+			break;
+		case TS_MK_LAYERS:
+			rc = get_size(s, file, prefix, kn, MAX_LAYERS, &m->layers, err);
+			break;
+		case TS_MK_HIDDEN:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->hidden, err);
+			break;
+		case TS_MK_HEADS:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->heads, err);
+			break;
+		case TS_MK_KV_HEADS:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->kv_heads, err);
+			break;
+		case TS_MK_HEAD_DIM:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->head_dim, err);
+			break;
+		case TS_MK_FFN_HIDDEN:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->ffn_hidden, err);
+			break;
+		case TS_MK_VOCAB:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->vocab, err);
+			break;
+		case TS_MK_SEQ_LEN:
+			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->seq_len, err);
+			break;
+		default:
+			rc = 0;
+			break;
 		}
 		if (rc)
 			return rc;
@@ -539,15 +579,17 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 	int inc = include_line(text);
 	if (inc) {
 		ts_free(text, len + 1);
-		return ts_error_set(err, TS_EUNSUPPORTED, path, inc, NULL,
-				    "found @include, expected plain settings (use base = \"NAME\")");
+		return ts_error_set(
+		    err, TS_EUNSUPPORTED, path, inc, NULL,
+		    "found @include, expected plain settings (use base = \"NAME\")");
 	}
 	int wide = wide_int_line(text);
 	if (wide) {
 		ts_free(text, len + 1);
-		return ts_error_set(err, TS_ERANGE, path, wide, NULL,
-				    "found an integer beyond 32 bits, expected sizes of at most %lld",
-				    (long long)MAX_DIM);
+		return ts_error_set(
+		    err, TS_ERANGE, path, wide, NULL,
+		    "found an integer beyond 32 bits, expected sizes of at most %lld",
+		    (long long)MAX_DIM);
 	}
 	config_t cfg;
 	config_init(&cfg);
@@ -606,8 +648,9 @@ static int finish(struct raw *r, struct ts_error *err)
 		if (!(r->given & (1u << required[i]))) {
 			char k[160];
 			snprintf(k, sizeof k, "%s%s", r->prefix, key_names[required[i]]);
-			return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
-					    "found no value, expected a positive integer (the key is required)");
+			return ts_error_set(
+			    err, TS_EINVALID, r->file, r->line, k,
+			    "found no value, expected a positive integer (the key is required)");
 		}
 	}
 	bool gpt = m->family != TS_FAMILY_LLAMA;
@@ -647,8 +690,8 @@ static int finish(struct raw *r, struct ts_error *err)
 /* Where a validation error is reported: the key's own origin, or the
  * outermost group for values that were derived. */
 struct at {
-	const char *file; /* file of the outermost group, NULL if unknown */
-	int line;         /* its line */
+	const char *file;   /* file of the outermost group, NULL if unknown */
+	int line;	    /* its line */
 	const char *prefix; /* key prefix of the outermost group ("model.") */
 };
 
@@ -673,14 +716,15 @@ static int bad(const struct ts_model *m, enum ts_model_key k, const struct at *a
 
 static int validate(const struct ts_model *m, const struct at *at, struct ts_error *err)
 {
-	static const enum ts_model_key sizes[] = {TS_MK_LAYERS, TS_MK_HIDDEN, TS_MK_HEADS,
-						  TS_MK_VOCAB, TS_MK_SEQ_LEN, TS_MK_KV_HEADS};
+	static const enum ts_model_key sizes[] = {TS_MK_LAYERS, TS_MK_HIDDEN,  TS_MK_HEADS,
+						  TS_MK_VOCAB,	TS_MK_SEQ_LEN, TS_MK_KV_HEADS};
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
-		const int64_t *v = sizes[i] == TS_MK_LAYERS ? &m->layers
-				 : sizes[i] == TS_MK_HIDDEN ? &m->hidden
-				 : sizes[i] == TS_MK_HEADS ? &m->heads
-				 : sizes[i] == TS_MK_VOCAB ? &m->vocab
-				 : sizes[i] == TS_MK_SEQ_LEN ? &m->seq_len : &m->kv_heads;
+		const int64_t *v = sizes[i] == TS_MK_LAYERS    ? &m->layers
+				   : sizes[i] == TS_MK_HIDDEN  ? &m->hidden
+				   : sizes[i] == TS_MK_HEADS   ? &m->heads
+				   : sizes[i] == TS_MK_VOCAB   ? &m->vocab
+				   : sizes[i] == TS_MK_SEQ_LEN ? &m->seq_len
+							       : &m->kv_heads;
 		int64_t max = sizes[i] == TS_MK_LAYERS ? MAX_LAYERS : MAX_DIM;
 		if (*v < 1 || *v > max)
 			return bad(m, sizes[i], at, err, TS_ERANGE,
@@ -688,29 +732,30 @@ static int validate(const struct ts_model *m, const struct at *at, struct ts_err
 				   (long long)*v, (long long)max);
 	}
 	if (m->head_dim == 0)
-		return bad(m, TS_MK_HEADS, at, err, TS_EINVALID,
-			   "found %lld heads, expected a divisor of hidden = %lld (or give head_dim)",
-			   (long long)m->heads, (long long)m->hidden);
+		return bad(
+		    m, TS_MK_HEADS, at, err, TS_EINVALID,
+		    "found %lld heads, expected a divisor of hidden = %lld (or give head_dim)",
+		    (long long)m->heads, (long long)m->hidden);
 	if (m->head_dim < 0 || m->head_dim > MAX_DIM)
 		return bad(m, TS_MK_HEAD_DIM, at, err, TS_ERANGE,
 			   "found %lld, expected a positive integer of at most %lld",
 			   (long long)m->head_dim, (long long)MAX_DIM);
 	if (m->heads > m->hidden)
 		return bad(m, TS_MK_HEADS, at, err, TS_EINVALID,
-			   "found %lld heads, expected at most hidden = %lld",
-			   (long long)m->heads, (long long)m->hidden);
+			   "found %lld heads, expected at most hidden = %lld", (long long)m->heads,
+			   (long long)m->hidden);
 	if (m->heads * m->head_dim > MAX_DIM)
 		return bad(m, TS_MK_HEAD_DIM, at, err, TS_ERANGE,
 			   "found heads * head_dim = %lld, expected at most %lld",
 			   (long long)(m->heads * m->head_dim), (long long)MAX_DIM);
 	if (m->kv_heads > m->heads || m->heads % m->kv_heads != 0)
 		return bad(m, TS_MK_KV_HEADS, at, err, TS_EINVALID,
-			   "found %lld, expected a divisor of heads = %lld",
-			   (long long)m->kv_heads, (long long)m->heads);
+			   "found %lld, expected a divisor of heads = %lld", (long long)m->kv_heads,
+			   (long long)m->heads);
 	if (m->ffn_hidden == 0)
 		return bad(m, TS_MK_ACTIVATION, at, err, TS_EINVALID,
-			   "found swiglu without ffn_hidden, expected ffn_hidden to be given",
-			   0, 0);
+			   "found swiglu without ffn_hidden, expected ffn_hidden to be given", 0,
+			   0);
 	if (m->ffn_hidden < 0 || m->ffn_hidden > MAX_DIM)
 		return bad(m, TS_MK_FFN_HIDDEN, at, err, TS_ERANGE,
 			   "found %lld, expected a positive integer of at most %lld",
@@ -750,7 +795,7 @@ static void raw_init(struct raw *r, const char *file, int line, const char *pref
 }
 
 static int model_load(const char *root, const char *name, struct ts_model *out,
-		  struct ts_error *err)
+		      struct ts_error *err)
 {
 	struct raw r;
 	raw_init(&r, "", 0, "");
@@ -772,7 +817,7 @@ static int model_load(const char *root, const char *name, struct ts_model *out,
 }
 
 static int model_from_setting(const char *root, const void *setting, const char *file,
-			  const char *key, struct ts_model *out, struct ts_error *err)
+			      const char *key, struct ts_model *out, struct ts_error *err)
 {
 	const config_setting_t *g = setting;
 	char prefix[160];
@@ -802,14 +847,13 @@ static int model_from_setting(const char *root, const void *setting, const char 
 	return 0;
 }
 
-int ts_model_load(const char *root, const char *name, struct ts_model *out,
-		  struct ts_error *err)
+int ts_model_load(const char *root, const char *name, struct ts_model *out, struct ts_error *err)
 {
 	return one_line(err, model_load(root, name, out, err));
 }
 
-int ts_model_from_setting(const char *root, const void *setting, const char *file,
-			  const char *key, struct ts_model *out, struct ts_error *err)
+int ts_model_from_setting(const char *root, const void *setting, const char *file, const char *key,
+			  struct ts_model *out, struct ts_error *err)
 {
 	return one_line(err, model_from_setting(root, setting, file, key, out, err));
 }
@@ -835,10 +879,10 @@ double ts_model_params(const struct ts_model *m)
 	if (!m->tied_embeddings)
 		once += V * h;
 	if (m->family == TS_FAMILY_BERT)
-		once += 2.0 * h                    /* token-type embeddings */
-			+ h * h + h                /* pooler */
-			+ h * h + h + 2.0 * h + V  /* MLM transform, its norm, output bias */
-			+ 2.0 * h + 2.0;           /* next-sentence head */
+		once += 2.0 * h			  /* token-type embeddings */
+			+ h * h + h		  /* pooler */
+			+ h * h + h + 2.0 * h + V /* MLM transform, its norm, output bias */
+			+ 2.0 * h + 2.0;	  /* next-sentence head */
 	return L * layer + once;
 }
 
@@ -849,23 +893,57 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 	for (int k = 0; k < TS_MK_COUNT_; k++) {
 		char v[600], o[260];
 		switch ((enum ts_model_key)k) {
-		case TS_MK_NAME: snprintf(v, sizeof v, "\"%s\"", m->name); break;
-		case TS_MK_SOURCE: snprintf(v, sizeof v, "\"%s\"", m->source); break;
-		case TS_MK_FAMILY: snprintf(v, sizeof v, "\"%s\"", ts_model_family_name(m->family)); break;
-		case TS_MK_ACTIVATION: snprintf(v, sizeof v, "\"%s\"", ts_model_activation_name(m->activation)); break;
-		case TS_MK_NORM: snprintf(v, sizeof v, "\"%s\"", ts_model_norm_name(m->norm)); break;
-		case TS_MK_POSITION: snprintf(v, sizeof v, "\"%s\"", ts_model_position_name(m->position)); break;
-		case TS_MK_TIED_EMBEDDINGS: snprintf(v, sizeof v, "%s", m->tied_embeddings ? "true" : "false"); break;
-		case TS_MK_BIAS: snprintf(v, sizeof v, "%s", m->bias ? "true" : "false"); break;
-		case TS_MK_LAYERS: snprintf(v, sizeof v, "%lld", (long long)m->layers); break;
-		case TS_MK_HIDDEN: snprintf(v, sizeof v, "%lld", (long long)m->hidden); break;
-		case TS_MK_HEADS: snprintf(v, sizeof v, "%lld", (long long)m->heads); break;
-		case TS_MK_KV_HEADS: snprintf(v, sizeof v, "%lld", (long long)m->kv_heads); break;
-		case TS_MK_HEAD_DIM: snprintf(v, sizeof v, "%lld", (long long)m->head_dim); break;
-		case TS_MK_FFN_HIDDEN: snprintf(v, sizeof v, "%lld", (long long)m->ffn_hidden); break;
-		case TS_MK_VOCAB: snprintf(v, sizeof v, "%lld", (long long)m->vocab); break;
-		case TS_MK_SEQ_LEN: snprintf(v, sizeof v, "%lld", (long long)m->seq_len); break;
-		default: v[0] = '\0'; break;
+		case TS_MK_NAME:
+			snprintf(v, sizeof v, "\"%s\"", m->name);
+			break;
+		case TS_MK_SOURCE:
+			snprintf(v, sizeof v, "\"%s\"", m->source);
+			break;
+		case TS_MK_FAMILY:
+			snprintf(v, sizeof v, "\"%s\"", ts_model_family_name(m->family));
+			break;
+		case TS_MK_ACTIVATION:
+			snprintf(v, sizeof v, "\"%s\"", ts_model_activation_name(m->activation));
+			break;
+		case TS_MK_NORM:
+			snprintf(v, sizeof v, "\"%s\"", ts_model_norm_name(m->norm));
+			break;
+		case TS_MK_POSITION:
+			snprintf(v, sizeof v, "\"%s\"", ts_model_position_name(m->position));
+			break;
+		case TS_MK_TIED_EMBEDDINGS:
+			snprintf(v, sizeof v, "%s", m->tied_embeddings ? "true" : "false");
+			break;
+		case TS_MK_BIAS:
+			snprintf(v, sizeof v, "%s", m->bias ? "true" : "false");
+			break;
+		case TS_MK_LAYERS:
+			snprintf(v, sizeof v, "%lld", (long long)m->layers);
+			break;
+		case TS_MK_HIDDEN:
+			snprintf(v, sizeof v, "%lld", (long long)m->hidden);
+			break;
+		case TS_MK_HEADS:
+			snprintf(v, sizeof v, "%lld", (long long)m->heads);
+			break;
+		case TS_MK_KV_HEADS:
+			snprintf(v, sizeof v, "%lld", (long long)m->kv_heads);
+			break;
+		case TS_MK_HEAD_DIM:
+			snprintf(v, sizeof v, "%lld", (long long)m->head_dim);
+			break;
+		case TS_MK_FFN_HIDDEN:
+			snprintf(v, sizeof v, "%lld", (long long)m->ffn_hidden);
+			break;
+		case TS_MK_VOCAB:
+			snprintf(v, sizeof v, "%lld", (long long)m->vocab);
+			break;
+		case TS_MK_SEQ_LEN:
+			snprintf(v, sizeof v, "%lld", (long long)m->seq_len);
+			break;
+		default:
+			v[0] = '\0';
+			break;
 		}
 		const struct ts_model_origin *og = &m->origin[k];
 		if (og->file[0] && og->line > 0)

@@ -42,29 +42,29 @@ enum ts_model_key {
  * label such as "--set model.layers=24" (line 0), or neither (a default or a
  * value derived from others, explained by `note`). */
 struct ts_model_origin {
-	char file[200]; /* file path or label; "" for defaults */
-	int line;       /* 1-based line in file; 0 when not from a file line */
+	char file[200];	  /* file path or label; "" for defaults */
+	int line;	  /* 1-based line in file; 0 when not from a file line */
 	const char *note; /* static text for defaults ("hidden / heads"), or NULL */
 };
 
 /* A transformer model. Plain record; sizes are element counts. */
 struct ts_model {
-	char name[64];                /* "llama2-7b" (file name without .cfg, or given) */
-	enum ts_model_family family;  /* gpt | llama | bert: bias and head conventions */
-	int64_t layers;               /* transformer blocks */
-	int64_t hidden;               /* model width h, elements per token */
-	int64_t heads;                /* query heads */
-	int64_t kv_heads;             /* key/value heads (GQA/MQA); default heads */
-	int64_t head_dim;             /* elements per head; default hidden / heads */
-	int64_t ffn_hidden;           /* MLP inner width f; default 4h for gelu, explicit for swiglu */
-	int64_t vocab;                /* vocabulary size V, tokens */
-	int64_t seq_len;              /* context length the model was trained with, tokens */
+	char name[64];		     /* "llama2-7b" (file name without .cfg, or given) */
+	enum ts_model_family family; /* gpt | llama | bert: bias and head conventions */
+	int64_t layers;		     /* transformer blocks */
+	int64_t hidden;		     /* model width h, elements per token */
+	int64_t heads;		     /* query heads */
+	int64_t kv_heads;	     /* key/value heads (GQA/MQA); default heads */
+	int64_t head_dim;	     /* elements per head; default hidden / heads */
+	int64_t ffn_hidden; /* MLP inner width f; default 4h for gelu, explicit for swiglu */
+	int64_t vocab;	    /* vocabulary size V, tokens */
+	int64_t seq_len;    /* context length the model was trained with, tokens */
 	enum ts_activation activation; /* gelu (2 MLP matrices) | swiglu (3) */
-	enum ts_norm norm;            /* layernorm (weight + bias) | rmsnorm (weight) */
-	enum ts_position position;    /* learned (a seq_len x h table) | rope (no parameters) */
-	bool tied_embeddings;         /* output layer shares the input embedding matrix */
-	bool bias;                    /* linear layers carry biases (gpt, bert: yes; llama: no) */
-	char source[512];             /* citation (paper or model card, with URL) */
+	enum ts_norm norm;	       /* layernorm (weight + bias) | rmsnorm (weight) */
+	enum ts_position position;     /* learned (a seq_len x h table) | rope (no parameters) */
+	bool tied_embeddings;	       /* output layer shares the input embedding matrix */
+	bool bias;		       /* linear layers carry biases (gpt, bert: yes; llama: no) */
+	char source[512];	       /* citation (paper or model card, with URL) */
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
 };
 
@@ -83,8 +83,7 @@ const char *ts_model_position_name(enum ts_position p);
  * TS_EUNKNOWN_NAME), TS_ESYNTAX, TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE,
  * TS_EINVALID, TS_ELIMIT or TS_ENOMEM with `err` filled (file, line, key,
  * found, expected). */
-int ts_model_load(const char *root, const char *name, struct ts_model *out,
-		  struct ts_error *err);
+int ts_model_load(const char *root, const char *name, struct ts_model *out, struct ts_error *err);
 
 /* Build a model from a parsed libconfig group `setting` (a
  * config_setting_t *, passed as void * to keep libconfig out of this header)
@@ -94,8 +93,8 @@ int ts_model_load(const char *root, const char *name, struct ts_model *out,
  * label of where it came from ("--set model.layers=24"), used instead of
  * file:line in messages and provenance. `key` is the dotted path of the group
  * ("model") for messages. Same errors as ts_model_load. */
-int ts_model_from_setting(const char *root, const void *setting, const char *file,
-			  const char *key, struct ts_model *out, struct ts_error *err);
+int ts_model_from_setting(const char *root, const void *setting, const char *file, const char *key,
+			  struct ts_model *out, struct ts_error *err);
 
 /* Check the dimensions: positive sizes within limits; heads divides hidden
  * unless head_dim is given; kv_heads divides heads; swiglu needs an explicit

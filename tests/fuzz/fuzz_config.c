@@ -47,15 +47,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *sets[1] = {set};
 	struct ts_scenario *s = NULL;
 	struct ts_error e;
-	int rc = ts_scenario_load_string(cat, text, "fuzz.cfg", sets, set && *set ? 1 : 0, &s,
-					 &e);
+	int rc = ts_scenario_load_string(cat, text, "fuzz.cfg", sets, set && *set ? 1 : 0, &s, &e);
 	char msg[1200];
 	if (rc == 0) {
 		/* a loaded scenario must be complete and consistent */
 		if (!s || !s->cluster || s->parallel.dp == 0 || s->gpus == 0 ||
 		    (uint64_t)s->parallel.tp * s->parallel.pp * s->parallel.cp * s->parallel.dp !=
-			    s->gpus ||
-		    s->training.global_batch % ((int64_t)s->parallel.dp * s->training.micro_batch) != 0)
+			s->gpus ||
+		    s->training.global_batch %
+			    ((int64_t)s->parallel.dp * s->training.micro_batch) !=
+			0)
 			abort();
 		static FILE *devnull;
 		if (!devnull)
