@@ -11,6 +11,8 @@ static void usage(FILE *out)
 		"usage: trainsim COMMAND [ARGS]\n"
 		"\n"
 		"commands:\n"
+		"  run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json] [--trace OUT.json]\n"
+		"                                                              simulate one scenario\n"
 		"  collective --cluster NAME --op OP -b MIN -e MAX -f FACTOR   nccl-tests-style table\n"
 		"  help                                                        this text\n"
 		"\n"
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return CLI_OK;
 	}
+	if (!strcmp(cmd, "run"))
+		return cli_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collective"))
 		return cli_collective(argc - 1, argv + 1);
 	fprintf(stderr, "trainsim: unknown command \"%s\"\n", cmd);

@@ -66,7 +66,8 @@ static const char *const root_keys[] = {"name",		 "model",	  "cluster",  "nodes"
 					"data",		 "cost",	  "sim",      "seed"};
 static const char *const training_keys[] = {
     "framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
-    "recompute", "iterations",	 "tokens",	"samples", "epochs",	"steps"};
+    "recompute", "iterations",	 "tokens",	"samples", "epochs",	"steps", "attention"};
+static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {
     "tp",   "pp",      "dp",	   "cp",	 "ep",	   "sp",
     "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce"};
@@ -317,6 +318,9 @@ static int read_training(struct ld *l)
 			   &e)))
 		return rc;
 	t->recompute = (enum ts_recompute)e;
+	if ((rc = get_enum(l, g, p, "attention", attn_names, 2, 1, &e)))
+		return rc;
+	t->flash_attention = e == 1;
 
 	t->run_unit = TS_RUN_NONE;
 	t->run_length = 0.0;
@@ -639,6 +643,7 @@ static int note_all(struct ld *l)
 		N("training.precision", "", "\"%s\"", ts_dtype_name((enum ts_dtype)t->precision));
 	N("training.optimizer", "default", "\"%s\"", opt_names[t->optimizer]);
 	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
+	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {
 		char key[64];

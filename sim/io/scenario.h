@@ -60,6 +60,8 @@ struct ts_training {
 	int precision;	      /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
 	enum ts_optimizer optimizer; /* default adam */
 	enum ts_recompute recompute; /* default none */
+	bool flash_attention;        /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
+	                              * batched GEMMs, as Megatron ran before FlashAttention) */
 	int64_t iterations;	     /* simulated iterations, the first a warm-up; default 3 */
 	enum ts_run_unit run_unit;   /* which of tokens | samples | epochs | steps was given */
 	double run_length; /* amount of run_unit (tokens, samples, epochs or steps); 0 if none */

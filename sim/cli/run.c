@@ -1,0 +1,165 @@
+/* trainsim run: simulate one scenario and report it.
+ * SPDX-License-Identifier: MIT */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "cli/cli.h"
+#include "hw/catalog.h"
+#include "io/report.h"
+#include "io/scenario.h"
+#include "io/trace.h"
+#include "run/run.h"
+#include "work/compute.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
+		     "                    [--trace OUT.json] [--dump-config]\n");
+}
+
+const char *cli_data_root(void)
+{
+	const char *r = getenv("TS_DATA_DIR");
+	return r && *r ? r : TS_SOURCE_DIR;
+}
+
+int cli_print_error(const char *cmd, const struct ts_error *err)
+{
+	char buf[1400];
+	fprintf(stderr, "trainsim %s: %s\n", cmd, ts_error_format(err, buf, sizeof buf));
+	return CLI_BADINPUT;
+}
+
+int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	*cat = NULL;
+	if (hw_catalog_load(cli_data_root(), cat, &err))
+		return cli_print_error(cmd, &err);
+	if (calib && work_calib_load(cli_data_root(), calib, &err)) {
+		hw_catalog_destroy(*cat);
+		*cat = NULL;
+		return cli_print_error(cmd, &err);
+	}
+	return CLI_OK;
+}
+
+int cli_run(int argc, char **argv)
+{
+	const char *path = NULL, *format = "text", *trace_path = NULL;
+	bool dump = false;
+	const char **sets = calloc((size_t)argc, sizeof *sets);
+	size_t nsets = 0;
+	int rc = CLI_USAGE;
+	if (!sets)
+		return CLI_BADINPUT;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			free(sets);
+			return CLI_OK;
+		} else if (!strcmp(a, "--dump-config")) {
+			dump = true;
+		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--trace")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "trainsim run: %s: found nothing, expected a value\n", a);
+				goto out;
+			}
+			const char *v = argv[++i];
+			if (!strcmp(a, "--set"))
+				sets[nsets++] = v;
+			else if (!strcmp(a, "--trace"))
+				trace_path = v;
+			else
+				format = v;
+		} else if (!strncmp(a, "--set=", 6)) {
+			sets[nsets++] = a + 6;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "trainsim run: unknown option \"%s\"\n", a);
+			goto out;
+		} else if (!path) {
+			path = a;
+		} else {
+			fprintf(stderr, "trainsim run: found a second scenario \"%s\", expected one "
+				"(use trainsim compare for several)\n", a);
+			goto out;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "trainsim run: found no scenario file, expected SCENARIO.cfg\n");
+		goto out;
+	}
+	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
+		fprintf(stderr, "trainsim run: --format: found \"%s\", expected text, csv or json\n",
+			format);
+		goto out;
+	}
+	struct hw_catalog *cat = NULL;
+	struct work_calib calib;
+	rc = cli_load_common("run", &cat, &calib);
+	if (rc)
+		goto out;
+	struct ts_scenario *sc = NULL;
+	struct ts_error err;
+	ts_error_clear(&err);
+	if (ts_scenario_load(cat, path, sets, nsets, &sc, &err)) {
+		rc = cli_print_error("run", &err);
+		hw_catalog_destroy(cat);
+		goto out;
+	}
+	if (dump) {
+		ts_scenario_dump(sc, stdout);
+		rc = CLI_OK;
+		goto done;
+	}
+	struct ts_trace *tr = NULL;
+	FILE *tf = NULL;
+	if (trace_path) {
+		tf = fopen(trace_path, "w");
+		if (!tf) {
+			fprintf(stderr, "trainsim run: --trace: cannot write \"%s\"\n", trace_path);
+			rc = CLI_BADINPUT;
+			goto done;
+		}
+		if (trace_create(&tr)) {
+			fclose(tf);
+			rc = CLI_BADINPUT;
+			goto done;
+		}
+	}
+	struct ts_result res;
+	if (ts_run(sc, &calib, &res, tr, &err)) {
+		rc = cli_print_error("run", &err);
+	} else {
+		if (!strcmp(format, "json")) {
+			report_result_json(&res, stdout);
+		} else if (!strcmp(format, "csv")) {
+			report_result_csv_header(stdout);
+			report_result_csv_row(&res, stdout);
+		} else {
+			report_result_text(&res, stdout);
+		}
+		rc = CLI_OK;
+	}
+	if (tr) {
+		if (trace_write(tr, tf) || trace_status(tr)) {
+			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
+			rc = CLI_BADINPUT;
+		}
+		trace_destroy(tr);
+	}
+	if (tf)
+		fclose(tf);
+done:
+	ts_scenario_destroy(sc);
+	hw_catalog_destroy(cat);
+out:
+	free(sets);
+	if (rc == CLI_USAGE)
+		usage(stderr);
+	return rc;
+}

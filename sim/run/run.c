@@ -1,0 +1,400 @@
+/* Simulating a scenario end to end.
+ *
+ * plan: the DP group and the rank classes; the framework's conventions
+ * (dtypes, bytes per parameter, buckets, overlap, reserve); per-op costs on
+ * the cluster's GPU, memoised once per (model, shape, GPU) by
+ * work_costs_compute. build: the units of one micro-batch (ops, layers, or
+ * the whole model cut at bucket milestones) into the data-parallel task
+ * graph. simulate: the graph on the event engine, collectives on the
+ * cluster's links. measure: iteration time between optimizer steps after
+ * the warm-up, the critical-path breakdown of the compute stream of rank
+ * class 0 (all DP ranks are alike), the memory peak of its pool, FLOPs, MFU
+ * and the whole run.
+ * SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "net/coll.h"
+#include "net/net.h"
+#include "par/dp.h"
+#include "par/graph.h"
+#include "run/run.h"
+#include "work/memory.h"
+#include "work/ops.h"
+
+struct plan {
+	const struct ts_scenario *sc;
+	const struct hw_gpu_type *gpu;
+	enum ts_dtype dtype;
+	struct work_fw_conventions conv;
+	struct work_shape shape;
+	enum work_recompute rc;
+	struct work_costs costs;
+	uint32_t dp, accum;
+	double params;
+};
+
+static enum work_framework fw_of(enum ts_framework f)
+{
+	switch (f) {
+	case TS_FW_DEEPSPEED: return WORK_FW_DEEPSPEED;
+	case TS_FW_DDP: return WORK_FW_DDP;
+	case TS_FW_FSDP: return WORK_FW_FSDP;
+	default: return WORK_FW_MEGATRON;
+	}
+}
+
+static enum work_recompute rc_of(enum ts_recompute r)
+{
+	switch (r) {
+	case TS_RECOMPUTE_FULL: return WORK_RECOMPUTE_FULL;
+	case TS_RECOMPUTE_SELECTIVE: return WORK_RECOMPUTE_SELECTIVE;
+	default: return WORK_RECOMPUTE_NONE;
+	}
+}
+
+static int unsupported(struct ts_error *err, const char *key, const char *found,
+		       const char *expected)
+{
+	return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, key,
+			    "found %s, which is not modelled yet; expected %s", found, expected);
+}
+
+static int make_plan(const struct ts_scenario *sc, const struct work_calib *calib,
+		     struct plan *p, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	char buf[64];
+	memset(p, 0, sizeof *p);
+	p->sc = sc;
+	if (par->tp > 1 || par->pp > 1 || par->cp > 1 || par->ep > 1) {
+		snprintf(buf, sizeof buf, "tp %u, pp %u, cp %u, ep %u", par->tp, par->pp, par->cp,
+			 par->ep);
+		return unsupported(err, "parallel", buf, "1 each (data parallelism only)");
+	}
+	if (par->zero != 0) {
+		snprintf(buf, sizeof buf, "%d", par->zero);
+		return unsupported(err, "parallel.zero", buf, "0 (ZeRO comes with sharding)");
+	}
+	p->gpu = hw_cluster_gpu_type(sc->cluster);
+	int prec = sc->training.precision;
+	if (prec == TS_UNSET)
+		prec = p->gpu->peak_flops[TS_BF16] > 0.0 ? TS_BF16 : TS_FP16;
+	p->dtype = (enum ts_dtype)prec;
+	if (!(p->gpu->peak_flops[p->dtype] > 0.0))
+		return ts_error_set(err, TS_EINVALID, sc->file, 0, "training.precision",
+				    "found %s, but %s has no %s tensor cores; expected one of "
+				    "the GPU's precisions", ts_dtype_name(p->dtype), p->gpu->name,
+				    ts_dtype_name(p->dtype));
+	if (work_fw_conventions(fw_of(sc->training.framework), p->dtype, &p->conv))
+		return ts_error_set(err, TS_EINVALID, sc->file, 0, "training.framework",
+				    "found an unusable framework/precision pair");
+	p->dp = par->dp;
+	p->accum = (uint32_t)(sc->training.global_batch /
+			      (sc->training.micro_batch * (int64_t)p->dp));
+	if (p->accum == 0)
+		return ts_error_set(err, TS_EINVALID, sc->file, 0, "training.global_batch",
+				    "found %lld, expected at least micro_batch x dp = %lld",
+				    (long long)sc->training.global_batch,
+				    (long long)(sc->training.micro_batch * p->dp));
+	p->rc = rc_of(sc->training.recompute);
+	p->shape = (struct work_shape){
+		.micro_batch = sc->training.micro_batch,
+		.seq_len = sc->training.seq_len,
+		.tp = 1,
+		.sp = false,
+		.dtype = p->dtype,
+		.flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
+		.causal = sc->model.family != TS_FAMILY_BERT,
+	};
+	int rc = work_costs_compute(&sc->model, &p->shape, p->gpu, calib, &p->costs, err);
+	if (rc)
+		return rc;
+	p->params = ts_model_params(&sc->model);
+	return 0;
+}
+
+/* The units of one micro-batch in forward order. */
+static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_unit **out,
+		      uint32_t *n)
+{
+	const struct work_costs *c = &p->costs;
+	const struct ts_model *m = &p->sc->model;
+	double gb = ts_dtype_bytes(p->conv.reduce_dtype);
+	uint32_t L = (uint32_t)m->layers;
+	size_t cnt = gran == DP_GRAN_OP ? c->nembed_ops + L * c->nops + c->nhead_ops : L + 2u;
+	struct dp_unit *u = ts_calloc(cnt, sizeof *u);
+	if (!u)
+		return TS_ENOMEM;
+	size_t k = 0;
+	if (gran == DP_GRAN_OP) {
+		for (size_t i = 0; i < c->nembed_ops; i++, k++) {
+			const struct work_op_cost *o = &c->embed_ops[i];
+			u[k] = (struct dp_unit){.label = "embed", .fwd_s = o->fwd_s,
+						.dgrad_s = o->dgrad_s, .wgrad_s = o->wgrad_s,
+						.kernels_fwd = o->op.kernels,
+						.kernels_bwd = o->op.bwd_kernels,
+						.grad_bytes = o->op.params * gb,
+						.act_bytes = o->op.saved_bytes,
+						.act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 0};
+		}
+		for (uint32_t l = 0; l < L; l++)
+			for (size_t i = 0; i < c->nops; i++, k++) {
+				const struct work_op_cost *o = &c->ops[i];
+				double act = o->op.saved_bytes, rs = 0.0;
+				if (p->rc == WORK_RECOMPUTE_FULL) {
+					act = i == 0 ? c->layer_input_bytes : 0.0;
+					rs = o->fwd_s;
+				} else if (p->rc == WORK_RECOMPUTE_SELECTIVE &&
+					   o->op.selective_bytes > 0.0) {
+					act -= o->op.selective_bytes;
+					rs = o->fwd_s;
+				}
+				u[k] = (struct dp_unit){.label = o->op.name, .fwd_s = o->fwd_s,
+							.dgrad_s = o->dgrad_s,
+							.wgrad_s = o->wgrad_s, .recompute_s = rs,
+							.kernels_fwd = o->op.kernels,
+							.kernels_bwd = o->op.bwd_kernels,
+							.grad_bytes = o->op.params * gb,
+							.act_bytes = act,
+							.act_cat = GRAPH_MEM_ACTIVATIONS,
+							.layer = (uint16_t)(l + 1)};
+			}
+		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
+			const struct work_op_cost *o = &c->head_ops[i];
+			u[k] = (struct dp_unit){.label = o->op.name, .fwd_s = o->fwd_s,
+						.dgrad_s = o->dgrad_s, .wgrad_s = o->wgrad_s,
+						.kernels_fwd = o->op.kernels,
+						.kernels_bwd = o->op.bwd_kernels,
+						.grad_bytes = o->op.params * gb,
+						.act_bytes = o->op.saved_bytes,
+						.act_cat = GRAPH_MEM_LOGITS,
+						.layer = (uint16_t)(L + 1)};
+		}
+	} else {
+		u[k++] = (struct dp_unit){.label = "embed", .fwd_s = c->embed_fwd_s,
+					  .dgrad_s = 0.0, .wgrad_s = c->embed_bwd_s,
+					  .kernels_fwd = c->embed_kernels_fwd,
+					  .kernels_bwd = c->embed_kernels_bwd,
+					  .grad_bytes = c->embed_params * gb,
+					  .act_bytes = c->embed_saved_bytes,
+					  .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 0};
+		for (uint32_t l = 0; l < L; l++)
+			u[k++] = (struct dp_unit){.label = "layer", .fwd_s = c->layer_fwd_s,
+						  .dgrad_s = c->layer_dgrad_s,
+						  .wgrad_s = c->layer_wgrad_s,
+						  .recompute_s = c->layer_recompute_s[p->rc],
+						  .kernels_fwd = c->layer_kernels_fwd,
+						  .kernels_bwd = c->layer_kernels_bwd,
+						  .grad_bytes = c->layer_params * gb,
+						  .act_bytes = c->layer_act_bytes[p->rc],
+						  .act_cat = GRAPH_MEM_ACTIVATIONS,
+						  .layer = (uint16_t)(l + 1)};
+		u[k++] = (struct dp_unit){.label = "head", .fwd_s = c->head_fwd_s,
+					  .dgrad_s = c->head_dgrad_s, .wgrad_s = c->head_wgrad_s,
+					  .kernels_fwd = c->head_kernels_fwd,
+					  .kernels_bwd = c->head_kernels_bwd,
+					  .grad_bytes = c->head_params * gb,
+					  .act_bytes = c->head_saved_bytes,
+					  .act_cat = GRAPH_MEM_LOGITS, .layer = (uint16_t)(L + 1)};
+	}
+	*out = u;
+	*n = (uint32_t)k;
+	return 0;
+}
+
+static double secs(ts_time t, double per) { return ts_time_to_s(t) / per; }
+
+static void trace_tasks(struct ts_trace *tr, const struct ts_graph *g)
+{
+	uint32_t ns = graph_nstreams(g);
+	uint32_t proc, tracks[64];
+	if (trace_process(tr, "rank class 0", &proc))
+		return;
+	for (uint32_t s = 0; s < ns && s < 64; s++)
+		trace_track(tr, proc, graph_stream_name(g, s), &tracks[s]);
+	static const char *const cats[GRAPH_KIND_COUNT_] = {
+		"compute", "recompute", "optimizer", "comm", "p2p", "data", "host", "mark"};
+	for (uint32_t t = 0; t < graph_ntasks(g); t++) {
+		const struct graph_rec *r = graph_rec(g, t);
+		if (r->stream == GRAPH_NONE || r->stream >= 64 || r->kind == GRAPH_MARK)
+			continue;
+		trace_span(tr, tracks[r->stream], r->label, r->start, r->end, cats[r->kind]);
+	}
+}
+
+static void bottleneck(struct ts_result *r)
+{
+	double T = r->iteration_time_s;
+	if (!r->fits) {
+		snprintf(r->bottleneck, sizeof r->bottleneck,
+			 "memory: needs %.1f GiB of %.1f GiB per GPU",
+			 r->memory_per_gpu_bytes / 1073741824.0,
+			 r->memory_capacity_bytes / 1073741824.0);
+		return;
+	}
+	struct { const char *what; double s; } parts[] = {
+		{"compute (forward and backward kernels)", r->compute_s + r->recompute_s},
+		{"exposed communication (gradient reduction not hidden by backward)", r->exposed_comm_s},
+		{"pipeline bubble", r->bubble_s},
+		{"data loading", r->data_stall_s},
+		{"optimizer step", r->optimizer_s},
+		{"host (kernel launches) and other waits", r->other_s},
+	};
+	size_t best = 0;
+	for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
+		if (parts[i].s > parts[best].s)
+			best = i;
+	snprintf(r->bottleneck, sizeof r->bottleneck, "%s: %.0f%% of the iteration",
+		 parts[best].what, T > 0.0 ? 100.0 * parts[best].s / T : 0.0);
+}
+
+int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
+	   struct ts_trace *trace, struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct plan *p = ts_calloc(1, sizeof *p);
+	if (!p)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	int rc = make_plan(sc, calib, p, err);
+	struct ts_evq *q = NULL;
+	struct ts_fluid *f = NULL;
+	struct ts_net *net = NULL;
+	struct ts_coll *cc = NULL;
+	struct ts_graph *g = NULL;
+	struct dp_unit *units = NULL;
+	uint32_t nunits = 0, *ranks = NULL;
+	struct dp_built built = {0};
+	if (rc)
+		goto out;
+	enum dp_granularity gran = sc->sim.granularity == TS_GRAN_OP      ? DP_GRAN_OP
+				   : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
+									  : DP_GRAN_LAYER;
+	rc = TS_ENOMEM;
+	if (make_units(p, gran, &units, &nunits) ||
+	    !(ranks = ts_calloc(p->dp, sizeof *ranks)))
+		goto nomem;
+	for (uint32_t i = 0; i < p->dp; i++)
+		ranks[i] = i;
+	bool class_mode = sc->sim.mode == TS_MODE_CLASS;
+	if (evq_create(&q, 4096) || fluid_create(&f, q) ||
+	    net_create(&net, sc->cluster, f, class_mode ? NET_CLASS : NET_FULL) ||
+	    coll_create(&cc, net) || graph_create(&g, f, cc))
+		goto nomem;
+	struct work_static st;
+	rc = work_static_bytes(&p->conv, p->params, 0, p->dp, &st, err);
+	if (rc)
+		goto out;
+	double bucket = sc->parallel.bucket_bytes == TS_UNSET ? p->conv.bucket_bytes
+							      : (double)sc->parallel.bucket_bytes;
+	double first = sc->parallel.bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
+	bool overlap = sc->parallel.overlap_grad_reduce == TS_UNSET
+			       ? p->conv.overlap_grad_reduce
+			       : sc->parallel.overlap_grad_reduce != 0;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	struct dp_job job = {
+		.units = units, .nunits = nunits, .gran = gran, .accum = p->accum,
+		.iterations = (uint32_t)sc->training.iterations, .bucket_bytes = bucket,
+		.first_bucket_bytes = first, .overlap = overlap,
+		.optimizer_s = work_optimizer_time(p->gpu, calib, p->params,
+						   p->conv.optim_bytes_touched),
+		.optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48),
+		.launch_s = calib->launch_s, .ranks = ranks, .dp = p->dp,
+		.class_mode = class_mode, .coll_mult = (p->dp + gpn - 1) / gpn,
+		.weights_bytes = st.weight_bytes, .grads_bytes = st.grad_bytes,
+		.optimizer_bytes = st.optim_bytes,
+	};
+	rc = dp_build(g, f, &job, &built, err);
+	if (rc)
+		goto out;
+	rc = graph_run(g, err);
+	if (rc)
+		goto out;
+
+	/* --- measure */
+	uint32_t ni = built.niter;
+	ts_time t_first = graph_rec(g, built.iter_end[0])->end;
+	ts_time t_last = graph_rec(g, built.iter_end[ni - 1])->end;
+	ts_time w0 = ni >= 2 ? t_first : 0, w1 = t_last;
+	double per = ni >= 2 ? (double)(ni - 1) : 1.0;
+	struct graph_breakdown bd;
+	graph_breakdown(g, built.compute_stream, w0, w1, &bd);
+	const struct ts_training *tr = &sc->training;
+	snprintf(out->name, sizeof out->name, "%s", sc->name);
+	out->gpus = sc->gpus;
+	out->iteration_time_s = secs(w1 - w0, per);
+	double T = out->iteration_time_s;
+	double tokens = (double)tr->global_batch * (double)tr->seq_len;
+	out->samples_per_s = (double)tr->global_batch / T;
+	out->tokens_per_s = tokens / T;
+	out->model_flops_per_iteration = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
+	double recompute_flops = 0.0;
+	if (p->rc == WORK_RECOMPUTE_FULL)
+		recompute_flops = work_layer_flops_per_token(&sc->model, tr->seq_len) *
+				  (double)sc->model.layers * tokens;
+	else if (p->rc == WORK_RECOMPUTE_SELECTIVE)
+		recompute_flops = 4.0 * (double)tr->seq_len * (double)sc->model.heads *
+				  (double)sc->model.head_dim * (double)sc->model.layers * tokens;
+	out->hardware_flops_per_iteration = out->model_flops_per_iteration + recompute_flops;
+	double peak = p->gpu->peak_flops[TS_BF16] > 0.0 ? p->gpu->peak_flops[TS_BF16]
+							: p->gpu->peak_flops[TS_FP16];
+	out->tflops_per_gpu = out->model_flops_per_iteration / T / sc->gpus / 1e12;
+	out->mfu = out->model_flops_per_iteration / (T * sc->gpus * peak);
+	out->hfu = out->hardware_flops_per_iteration / (T * sc->gpus * peak);
+	out->compute_s = secs(bd.busy[GRAPH_COMPUTE], per);
+	out->recompute_s = secs(bd.busy[GRAPH_RECOMPUTE], per);
+	out->optimizer_s = secs(bd.busy[GRAPH_OPTIMIZER], per);
+	out->exposed_comm_s = secs(bd.wait[GRAPH_COMM], per);
+	out->bubble_s = secs(bd.wait[GRAPH_P2P], per);
+	out->data_stall_s = secs(bd.wait[GRAPH_DATA], per);
+	out->other_s = T - (out->compute_s + out->recompute_s + out->exposed_comm_s +
+			    out->bubble_s + out->data_stall_s + out->optimizer_s);
+	double at[GRAPH_MEM_COUNT_];
+	double peak_bytes = graph_pool_peak(g, built.pool, at);
+	double cap = p->gpu->mem_bytes;
+	out->mem.weights = at[GRAPH_MEM_WEIGHTS];
+	out->mem.gradients = at[GRAPH_MEM_GRADIENTS];
+	out->mem.optimizer = at[GRAPH_MEM_OPTIMIZER];
+	out->mem.activations = at[GRAPH_MEM_ACTIVATIONS];
+	out->mem.logits = at[GRAPH_MEM_LOGITS];
+	out->mem.buffers = at[GRAPH_MEM_BUFFERS];
+	out->mem.reserve = work_reserve_bytes(&p->conv, cap);
+	out->memory_per_gpu_bytes = peak_bytes + out->mem.reserve;
+	out->memory_capacity_bytes = cap;
+	out->fits = out->memory_per_gpu_bytes <= cap;
+	/* whole run */
+	double steps = 0.0;
+	switch (tr->run_unit) {
+	case TS_RUN_TOKENS: steps = ceil(tr->run_length / tokens); break;
+	case TS_RUN_SAMPLES: steps = ceil(tr->run_length / (double)tr->global_batch); break;
+	case TS_RUN_STEPS: steps = tr->run_length; break;
+	default: break; /* epochs need a dataset size: the data issue */
+	}
+	out->steps = steps;
+	out->time_to_train_s = steps * T;
+	out->gpu_hours = out->time_to_train_s * sc->gpus / 3600.0;
+	out->cost_usd = out->gpu_hours * sc->cost.usd_per_gpu_hour;
+	bottleneck(out);
+	ts_scenario_not_modelled(sc, out->not_modelled, sizeof out->not_modelled);
+	if (trace)
+		trace_tasks(trace, g);
+	rc = 0;
+	goto out;
+nomem:
+	rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+out:
+	dp_built_free(&built);
+	graph_destroy(g);
+	coll_destroy(cc);
+	net_destroy(net);
+	fluid_destroy(f);
+	evq_destroy(q);
+	ts_free(ranks, p->dp * sizeof *ranks);
+	ts_free(units, nunits * sizeof *units);
+	ts_free(p, sizeof *p);
+	return rc;
+}
