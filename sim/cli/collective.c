@@ -155,9 +155,7 @@ static int parse_args(int argc, char **argv, struct copts *o)
 			if ((o->algo = coll_algo_parse(v)) < 0)
 				return bad("--algo", v, "auto or ring");
 		} else if (!strcmp(a, "--proto")) {
-			if (!strcasecmp(v, "auto"))
-				o->proto = COLL_PROTO_AUTO;
-			else if ((o->proto = coll_proto_parse(v)) < 0)
+			if ((o->proto = coll_proto_parse(v)) < 0)
 				return bad("--proto", v, "auto, LL, LL128 or Simple");
 		} else if (!strcmp(a, "--mode")) {
 			if (!strcmp(v, "class"))

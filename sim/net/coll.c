@@ -31,11 +31,11 @@
 #include "net/coll.h"
 
 /* NCCL tuning.cc: ring base latency per protocol (LL, LL128, Simple), us. */
-static const double ring_base_lat_us[COLL_PROTO_COUNT_] = {3.6, 10.0, 8.4};
+static const double ring_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 3.6, 10.0, 8.4};
 /* NCCL tuning.cc hwLat[hw][RING][proto], us per step: NVLink, PCI, network. */
 enum { HW_NVLINK, HW_PCI, HW_NET };
 static const double ring_hw_lat_us[3][COLL_PROTO_COUNT_] = {
-	{0.47, 1.9, 3.4}, {1.0, 2.5, 5.7}, {2.7, 4.0, 9.6}};
+	{0.0, 0.47, 1.9, 3.4}, {0.0, 1.0, 2.5, 5.7}, {0.0, 2.7, 4.0, 9.6}};
 /* NCCL tuning.cc: LL moves 8-byte lines holding 4 data bytes plus flags and
  * is modelled at 1/4 of the bus bandwidth for all-reduce or across nodes,
  * 1/3 otherwise; LL128 at 0.92 (120 of 128 bytes), 0.7 with one GPU per
@@ -84,7 +84,7 @@ struct ts_coll {
 
 static const char *const op_names[COLL_OP_COUNT_] = {
 	"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
-static const char *const proto_names[COLL_PROTO_COUNT_] = {"LL", "LL128", "Simple"};
+static const char *const proto_names[COLL_PROTO_COUNT_] = {"auto", "LL", "LL128", "Simple"};
 static const char *const algo_names[COLL_ALGO_COUNT_] = {"auto", "ring"};
 
 const char *coll_op_name(enum coll_op op)
@@ -103,7 +103,7 @@ static int parse_name(const char *s, const char *const *names, int n)
 int coll_op_parse(const char *s) { return parse_name(s, op_names, COLL_OP_COUNT_); }
 const char *coll_proto_name(int p)
 {
-	return p >= 0 && p < COLL_PROTO_COUNT_ ? proto_names[p] : "auto";
+	return p >= 0 && p < COLL_PROTO_COUNT_ ? proto_names[p] : "?";
 }
 int coll_proto_parse(const char *s) { return parse_name(s, proto_names, COLL_PROTO_COUNT_); }
 const char *coll_algo_name(enum coll_algo a)
@@ -174,10 +174,10 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 	if (!(s->bytes >= 0.0) || !isfinite(s->bytes))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "bytes",
 				    "found %g, expected a finite size >= 0", s->bytes);
-	if (s->proto != COLL_PROTO_AUTO && (s->proto < 0 || s->proto >= COLL_PROTO_COUNT_))
+	if (s->proto < 0 || s->proto >= COLL_PROTO_COUNT_)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "proto",
-				    "found %d, expected LL, LL128 or Simple", s->proto);
-	if (s->algo != COLL_ALGO_AUTO && s->algo != COLL_ALGO_RING)
+				    "found %d, expected auto, LL, LL128 or Simple", s->proto);
+	if (s->algo < 0 || s->algo >= COLL_ALGO_COUNT_)
 		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
 				    "found algorithm %d, expected auto or ring", s->algo);
 	if (s->mult == 0 || (net_mode(cc->net) == NET_FULL && s->mult != 1))
@@ -459,7 +459,7 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 	double algbw = p->channels * rho;
 	p->bus_Bps = algbw * factor;
 	double best = HUGE_VAL;
-	for (int pr = 0; pr < COLL_PROTO_COUNT_; pr++) {
+	for (int pr = COLL_PROTO_LL; pr < COLL_PROTO_COUNT_; pr++) {
 		if (s->proto != COLL_PROTO_AUTO && pr != s->proto)
 			continue;
 		/* NCCL enables LL128 by default only where the ring stays on NVLink */

@@ -18,12 +18,20 @@ enum coll_op {
 	COLL_OP_COUNT_
 };
 
-enum coll_proto { COLL_PROTO_LL, COLL_PROTO_LL128, COLL_PROTO_SIMPLE, COLL_PROTO_COUNT_ };
-#define COLL_PROTO_AUTO (-1)
+/* NCCL's protocols; AUTO (0, what a zeroed spec holds) lets the tuning model
+ * choose by size. */
+enum coll_proto {
+	COLL_PROTO_AUTO,
+	COLL_PROTO_LL,
+	COLL_PROTO_LL128,
+	COLL_PROTO_SIMPLE,
+	COLL_PROTO_COUNT_
+};
 
 enum coll_algo { COLL_ALGO_AUTO, COLL_ALGO_RING, COLL_ALGO_COUNT_ };
 
-/* Names ("all_reduce", "LL128", "ring") and their inverses (-1 if unknown). */
+/* Names ("all_reduce", "LL128", "auto", "ring") and their inverses (-1 if
+ * unknown). */
 const char *coll_op_name(enum coll_op op);
 int coll_op_parse(const char *s);
 const char *coll_proto_name(int proto);
@@ -52,8 +60,8 @@ struct coll_spec {
 	 * engine spreads their load evenly over each link class. Must be 1 in
 	 * full mode. */
 	uint32_t mult;
-	int algo;               /* COLL_ALGO_AUTO or a forced enum coll_algo */
-	int proto;              /* COLL_PROTO_AUTO or a forced enum coll_proto */
+	int algo;               /* enum coll_algo: COLL_ALGO_AUTO (0) or a forced one */
+	int proto;              /* enum coll_proto: COLL_PROTO_AUTO (0) or a forced one */
 	ts_event_fn done;       /* called once every channel is done (may be NULL) */
 	void *ctx;
 	uint64_t arg;

@@ -1,0 +1,279 @@
+/* Data-parallel training: bucket order, overlap (only the tail bucket is
+ * exposed when backward outlasts communication), no overlap (every bucket
+ * exposed), gradient accumulation, granularity levels, class mode equal to
+ * full mode, memory fit, and the breakdown summing to the iteration time.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/err.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "hw/catalog.h"
+#include "hw/cluster.h"
+#include "io/scenario.h"
+#include "net/coll.h"
+#include "net/net.h"
+#include "par/dp.h"
+#include "par/graph.h"
+#include "run/run.h"
+#include "testutil.h"
+#include "work/compute.h"
+
+static struct hw_catalog *cat;
+static struct work_calib calib;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
+	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
+}
+
+static void teardown(void) { hw_catalog_destroy(cat); }
+
+/* PyTorch DDP's rule on units of 10, 30, 5, 40 and 20 bytes (forward
+ * order) with a 25-byte cap and a 10-byte first bucket: reverse order gives
+ * [20] (>= 10 closes the first), [40] (alone: bigger than the cap), [5, 30]
+ * (35 >= 25), [10] (left over). */
+START_TEST(bucket_order)
+{
+	struct dp_unit u[5] = {{.grad_bytes = 10}, {.grad_bytes = 30}, {.grad_bytes = 5},
+			       {.grad_bytes = 40}, {.grad_bytes = 20}};
+	uint32_t b[5];
+	ck_assert_uint_eq(dp_assign_buckets(u, 5, 25.0, 10.0, b), 4);
+	uint32_t want[5] = {3, 2, 2, 1, 0};
+	for (int i = 0; i < 5; i++)
+		ck_assert_uint_eq(b[i], want[i]);
+	/* cap 0: one bucket */
+	ck_assert_uint_eq(dp_assign_buckets(u, 5, 0.0, 0.0, b), 1);
+	for (int i = 0; i < 5; i++)
+		ck_assert_uint_eq(b[i], 0);
+}
+END_TEST
+
+/* A synthetic DP job on one DGX A100: 8 layers of 10 ms forward, dgrad and
+ * wgrad each, 64 MiB of gradients per layer, one bucket per layer. */
+struct synth {
+	struct hw_cluster *c;
+	struct ts_evq *q;
+	struct ts_fluid *f;
+	struct ts_net *net;
+	struct ts_coll *cc;
+	struct ts_graph *g;
+	struct dp_built b;
+};
+
+static void synth_run(struct synth *s, bool overlap, uint32_t accum)
+{
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s->c, &err), 0);
+	ck_assert_int_eq(evq_create(&s->q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s->f, s->q), 0);
+	ck_assert_int_eq(net_create(&s->net, s->c, s->f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s->cc, s->net), 0);
+	ck_assert_int_eq(graph_create(&s->g, s->f, s->cc), 0);
+	static struct dp_unit u[8];
+	for (int i = 0; i < 8; i++)
+		u[i] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
+					.wgrad_s = 0.010, .grad_bytes = 67108864.0,
+					.act_bytes = 1e6, .act_cat = GRAPH_MEM_ACTIVATIONS};
+	static uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	struct dp_job j = {.units = u, .nunits = 8, .gran = DP_GRAN_LAYER, .accum = accum,
+			   .iterations = 3, .bucket_bytes = 67108864.0, .overlap = overlap,
+			   .optimizer_s = 0.001, .ranks = ranks, .dp = 8, .class_mode = true,
+			   .coll_mult = 1};
+	ck_assert_int_eq(dp_build(s->g, s->f, &j, &s->b, &err), 0);
+	ck_assert_uint_eq(s->b.buckets, 8);
+	ck_assert_int_eq(graph_run(s->g, &err), 0);
+}
+
+static void synth_fini(struct synth *s)
+{
+	dp_built_free(&s->b);
+	graph_destroy(s->g);
+	coll_destroy(s->cc);
+	net_destroy(s->net);
+	fluid_destroy(s->f);
+	evq_destroy(s->q);
+	hw_cluster_destroy(s->c);
+}
+
+/* Duration of one 64 MiB all-reduce over the 8 GPUs alone, ns. */
+static ts_time one_bucket_ns(void)
+{
+	struct synth s;
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s.c, &err), 0);
+	ck_assert_int_eq(evq_create(&s.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s.f, s.q), 0);
+	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
+	uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	struct coll_spec cs = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = 8,
+			       .bytes = 67108864.0, .mult = 1};
+	ck_assert_int_eq(coll_start(s.cc, &cs, NULL, &err), 0);
+	fluid_run(s.f, TS_TIME_MAX);
+	ts_time t = evq_now(s.q);
+	coll_destroy(s.cc);
+	net_destroy(s.net);
+	fluid_destroy(s.f);
+	evq_destroy(s.q);
+	hw_cluster_destroy(s.c);
+	return t;
+}
+
+static void window(struct synth *s, ts_time *w0, ts_time *w1)
+{
+	*w0 = graph_rec(s->g, s->b.iter_end[1])->end;
+	*w1 = graph_rec(s->g, s->b.iter_end[2])->end;
+}
+
+/* Backward per layer (20 ms) outlasts a bucket's all-reduce (well under a
+ * millisecond), so every bucket but the last hides behind backward: the
+ * exposed communication is exactly one bucket's all-reduce. */
+START_TEST(overlap_exposes_only_tail_bucket)
+{
+	ts_time one = one_bucket_ns();
+	ck_assert_int_lt(one, 20000000);
+	struct synth s;
+	synth_run(&s, true, 1);
+	ts_time w0, w1;
+	window(&s, &w0, &w1);
+	struct graph_breakdown bd;
+	graph_breakdown(s.g, s.b.compute_stream, w0, w1, &bd);
+	ck_assert_int_eq(bd.wait[GRAPH_COMM], one);
+	/* 8 x 30 ms of compute + 1 ms optimizer + the tail bucket */
+	ck_assert_int_eq(w1 - w0, 240000000 + 1000000 + one);
+	synth_fini(&s);
+}
+END_TEST
+
+/* Without overlap the eight all-reduces run back to back after backward. */
+START_TEST(no_overlap_exposes_every_bucket)
+{
+	ts_time one = one_bucket_ns();
+	struct synth s;
+	synth_run(&s, false, 1);
+	ts_time w0, w1;
+	window(&s, &w0, &w1);
+	struct graph_breakdown bd;
+	graph_breakdown(s.g, s.b.compute_stream, w0, w1, &bd);
+	ck_assert_int_eq(bd.wait[GRAPH_COMM], 8 * one);
+	synth_fini(&s);
+}
+END_TEST
+
+/* Gradient accumulation over 4 micro-batches: 4x the compute, gradients
+ * reduced once (on the last micro-batch), so still one tail bucket. */
+START_TEST(accumulation_syncs_once)
+{
+	ts_time one = one_bucket_ns();
+	struct synth s;
+	synth_run(&s, true, 4);
+	ts_time w0, w1;
+	window(&s, &w0, &w1);
+	ck_assert_int_eq(w1 - w0, 4 * 240000000 + 1000000 + one);
+	uint32_t comms = 0;
+	for (uint32_t t = 0; t < graph_ntasks(s.g); t++)
+		comms += graph_rec(s.g, t)->kind == GRAPH_COMM;
+	ck_assert_uint_eq(comms, 3 * 8); /* 3 iterations x 8 buckets */
+	synth_fini(&s);
+}
+END_TEST
+
+static struct ts_result run_text(const char *text, const char *const *sets, size_t nsets)
+{
+	struct ts_scenario *sc;
+	struct ts_error err;
+	char buf[1400];
+	if (ts_scenario_load_string(cat, text, "test", sets, nsets, &sc, &err))
+		ck_abort_msg("scenario: %s", ts_error_format(&err, buf, sizeof buf));
+	struct ts_result r;
+	if (ts_run(sc, &calib, &r, NULL, &err))
+		ck_abort_msg("run: %s", ts_error_format(&err, buf, sizeof buf));
+	ts_scenario_destroy(sc);
+	return r;
+}
+
+static const char *gpt13 =
+	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+	"training = { framework = \"megatron\"; global_batch = 512; micro_batch = 4;"
+	" seq_len = 2048; precision = \"bf16\"; };\n"
+	"parallel = { bucket = \"40 MiB\"; overlap_grad_reduce = true; };\n";
+
+static double sum_parts(const struct ts_result *r)
+{
+	return r->compute_s + r->recompute_s + r->exposed_comm_s + r->bubble_s +
+	       r->data_stall_s + r->optimizer_s + r->other_s;
+}
+
+/* The three granularities agree within 1 %: they differ only in where a
+ * bucket's readiness is placed (op end vs layer end vs cut point) and in
+ * how launches are grouped, both small next to a layer's compute. */
+START_TEST(granularities_agree)
+{
+	const char *g[3] = {"sim.granularity = \"op\"", "sim.granularity = \"layer\"",
+			    "sim.granularity = \"stage\""};
+	double t[3];
+	for (int i = 0; i < 3; i++) {
+		const char *sets[1] = {g[i]};
+		struct ts_result r = run_text(gpt13, sets, 1);
+		t[i] = r.iteration_time_s;
+		ck_assert(fabs(sum_parts(&r) - r.iteration_time_s) <= 1e-12 * r.iteration_time_s);
+	}
+	ck_assert_msg(tu_relerr(t[0], t[1]) < 0.01 && tu_relerr(t[2], t[1]) < 0.01,
+		      "op %.6f layer %.6f stage %.6f s", t[0], t[1], t[2]);
+}
+END_TEST
+
+/* Class mode equals full mode to the nanosecond for DP on 64 GPUs. */
+START_TEST(class_equals_full_64)
+{
+	const char *full[2] = {"nodes = 8", "sim.mode = \"full\""};
+	const char *cls[2] = {"nodes = 8", "sim.mode = \"class\""};
+	struct ts_result a = run_text(gpt13, full, 2);
+	struct ts_result b = run_text(gpt13, cls, 2);
+	ck_assert_uint_eq(a.gpus, 64);
+	ck_assert_int_eq(ts_time_from_s(a.iteration_time_s), ts_time_from_s(b.iteration_time_s));
+	ck_assert_double_eq(a.memory_per_gpu_bytes, b.memory_per_gpu_bytes);
+}
+END_TEST
+
+/* Llama-2-7B with plain DDP (16 bytes per parameter: 108 GB of static
+ * state) does not fit in an 80 GB A100; GPT-3 1.3B (21 GB) does. */
+START_TEST(memory_fit)
+{
+	const char *llama =
+		"model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\";\n"
+		"training = { framework = \"ddp\"; micro_batch = 1; seq_len = 4096; };\n";
+	struct ts_result r = run_text(llama, NULL, 0);
+	ck_assert(!r.fits);
+	ck_assert(r.memory_per_gpu_bytes > 6.7e9 * 16.0);
+	const char *gpt = "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+			  "training = { framework = \"ddp\"; micro_batch = 1; };\n";
+	r = run_text(gpt, NULL, 0);
+	ck_assert(r.fits);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("dp");
+	TCase *tc = tcase_create("core");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, bucket_order);
+	tcase_add_test(tc, overlap_exposes_only_tail_bucket);
+	tcase_add_test(tc, no_overlap_exposes_every_bucket);
+	tcase_add_test(tc, accumulation_syncs_once);
+	tcase_add_test(tc, granularities_agree);
+	tcase_add_test(tc, class_equals_full_64);
+	tcase_add_test(tc, memory_fit);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
