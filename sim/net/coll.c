@@ -78,6 +78,20 @@ struct ts_coll {
 	uint32_t *seen_gpu, *seen_node; /* validation stamps */
 	size_t capseen_gpu, capseen_node;
 	uint32_t epoch;
+	struct fluid_use *scaled;        /* one channel's uses scaled by the protocol */
+	size_t capscaled;
+	/* the structure of the last group planned (uses, chan_off, and these),
+	 * reused while the next collective has the same op, ranks and mult:
+	 * the buckets of one iteration all reduce over one group */
+	bool have_last;
+	enum coll_op last_op;
+	uint32_t last_mult, last_n;
+	uint64_t last_hash;
+	uint32_t *last_ranks;
+	size_t caplast;
+	uint32_t last_channels, last_nodes;
+	bool last_pci;
+	double last_rho;
 };
 
 #define NONE UINT32_MAX
@@ -153,6 +167,8 @@ void coll_destroy(struct ts_coll *cc)
 	ts_free(cc->nics, cc->capnics * sizeof *cc->nics);
 	ts_free(cc->seen_gpu, cc->capseen_gpu * sizeof *cc->seen_gpu);
 	ts_free(cc->seen_node, cc->capseen_node * sizeof *cc->seen_node);
+	ts_free(cc->scaled, cc->capscaled * sizeof *cc->scaled);
+	ts_free(cc->last_ranks, cc->caplast * sizeof *cc->last_ranks);
 	ts_free(cc, sizeof *cc);
 }
 
@@ -163,8 +179,6 @@ static uint32_t node_of(const struct hw_cluster *c, uint32_t rank)
 
 static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err)
 {
-	const struct hw_cluster *c = net_cluster(cc->net);
-	uint32_t ngpu = hw_cluster_gpus(c);
 	if (s->nranks == 0 || !s->ranks)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
 				    "found an empty rank group, expected at least one GPU");
@@ -184,8 +198,15 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "mult",
 				    "found %u, expected 1 in full mode and >= 1 in class mode",
 				    s->mult);
-	/* ranks in range, distinct, and node-local ranks contiguous: one pass
-	 * with epoch stamps per GPU and per node */
+	return 0;
+}
+
+/* Ranks in range, distinct, and node-local ranks contiguous: one pass with
+ * epoch stamps per GPU and per node. */
+static int validate_ranks(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err)
+{
+	const struct hw_cluster *c = net_cluster(cc->net);
+	uint32_t ngpu = hw_cluster_gpus(c);
 	uint32_t nnodes = hw_cluster_nodes(c);
 	if (ts_grow((void **)&cc->seen_gpu, &cc->capseen_gpu, ngpu, sizeof *cc->seen_gpu) ||
 	    ts_grow((void **)&cc->seen_node, &cc->capseen_node, nnodes, sizeof *cc->seen_node))
@@ -419,6 +440,23 @@ static double proto_latency_s(const struct coll_spec *s, int proto, uint32_t nod
 	return lat * 1e-6;
 }
 
+static uint64_t ranks_hash(const uint32_t *r, uint32_t n)
+{
+	uint64_t h = UINT64_C(14695981039346656037);
+	for (uint32_t i = 0; i < n; i++) {
+		h ^= r[i];
+		h *= UINT64_C(1099511628211);
+	}
+	return h;
+}
+
+static bool same_group(const struct ts_coll *cc, const struct coll_spec *s, uint64_t h)
+{
+	return cc->have_last && cc->last_op == s->op && cc->last_mult == s->mult &&
+	       cc->last_n == s->nranks && cc->last_hash == h &&
+	       memcmp(cc->last_ranks, s->ranks, s->nranks * sizeof *s->ranks) == 0;
+}
+
 static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *p,
 			 struct ts_error *err)
 {
@@ -430,31 +468,53 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 	p->proto = COLL_PROTO_SIMPLE;
 	if (s->nranks == 1) {
 		p->nodes = 1;
-		return 0;
+		return validate_ranks(cc, s, err);
 	}
-	bool intra_pci;
-	rc = build(cc, s, p, &intra_pci, err);
-	if (rc)
-		return rc;
-	/* Bottleneck estimate: per resource member, the load of all channels
-	 * at a common channel rate rho; algbw = channels x rho. */
-	struct ts_fluid *f = net_fluid(cc->net);
-	cc->ntouched = 0;
-	for (uint32_t u = 0; u < cc->chan_off[p->channels]; u++) {
-		uint32_t r = cc->uses[u].res;
-		if (cc->acc[r] == 0.0)
-			cc->touched[cc->ntouched++] = r;
-		cc->acc[r] += cc->uses[u].coeff * ((double)s->mult /
-						   (double)fluid_resource_members(f, r));
+	uint64_t h = ranks_hash(s->ranks, s->nranks);
+	if (!same_group(cc, s, h)) {
+		cc->have_last = false;
+		if ((rc = validate_ranks(cc, s, err)))
+			return rc;
+		bool pci;
+		if ((rc = build(cc, s, p, &pci, err)))
+			return rc;
+		/* Bottleneck estimate: per resource member, the load of all
+		 * channels at a common channel rate rho; algbw = channels x rho. */
+		struct ts_fluid *f = net_fluid(cc->net);
+		cc->ntouched = 0;
+		for (uint32_t u = 0; u < cc->chan_off[p->channels]; u++) {
+			uint32_t r = cc->uses[u].res;
+			if (cc->acc[r] == 0.0)
+				cc->touched[cc->ntouched++] = r;
+			cc->acc[r] += cc->uses[u].coeff * ((double)s->mult /
+							   (double)fluid_resource_members(f, r));
+		}
+		double rho = HUGE_VAL;
+		for (size_t t = 0; t < cc->ntouched; t++) {
+			uint32_t r = cc->touched[t];
+			double lim = fluid_resource_cap(f, r) / cc->acc[r];
+			if (lim < rho)
+				rho = lim;
+			cc->acc[r] = 0.0;
+		}
+		if (ts_grow((void **)&cc->last_ranks, &cc->caplast, s->nranks,
+			    sizeof *cc->last_ranks))
+			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		memcpy(cc->last_ranks, s->ranks, s->nranks * sizeof *s->ranks);
+		cc->last_op = s->op;
+		cc->last_mult = s->mult;
+		cc->last_n = s->nranks;
+		cc->last_hash = h;
+		cc->last_channels = p->channels;
+		cc->last_nodes = p->nodes;
+		cc->last_pci = pci;
+		cc->last_rho = rho;
+		cc->have_last = true;
 	}
-	double rho = HUGE_VAL;
-	for (size_t t = 0; t < cc->ntouched; t++) {
-		uint32_t r = cc->touched[t];
-		double lim = fluid_resource_cap(f, r) / cc->acc[r];
-		if (lim < rho)
-			rho = lim;
-		cc->acc[r] = 0.0;
-	}
+	p->channels = cc->last_channels;
+	p->nodes = cc->last_nodes;
+	bool intra_pci = cc->last_pci;
+	double rho = cc->last_rho;
 	double factor = coll_bus_factor(s->op, s->nranks);
 	double algbw = p->channels * rho;
 	p->bus_Bps = algbw * factor;
@@ -538,12 +598,17 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 	pd->left = p->channels;
 	double pf = proto_factor(s, p->proto, p->nodes, s->nranks);
 	ts_time lat = ts_time_from_s(p->latency_s);
+	if (ts_grow((void **)&cc->scaled, &cc->capscaled, cc->chan_off[p->channels] + 1,
+		    sizeof *cc->scaled))
+		return TS_ENOMEM;
 	for (uint32_t ch = 0; ch < p->channels; ch++) {
 		uint32_t lo = cc->chan_off[ch], hi = cc->chan_off[ch + 1];
-		for (uint32_t u = lo; u < hi; u++)
-			cc->uses[u].coeff /= pf;
+		for (uint32_t u = lo; u < hi; u++) {
+			cc->scaled[u - lo].res = cc->uses[u].res;
+			cc->scaled[u - lo].coeff = cc->uses[u].coeff / pf;
+		}
 		struct fluid_spec fs = {.work = s->bytes / p->channels, .mult = s->mult,
-					.weight = 1.0, .latency = lat, .uses = cc->uses + lo,
+					.weight = 1.0, .latency = lat, .uses = cc->scaled,
 					.nuses = hi - lo, .done = channel_done, .ctx = cc,
 					.arg = id, .tag = s->tag};
 		if (hi == lo) { /* class mode edge case: no edge leaves the home node */
