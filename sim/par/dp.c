@@ -242,8 +242,9 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 			bool last_mb = mb + 1 == j->accum;
 			for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
 				forward(&b, k);
+				/* no buckets (dp = 1): nothing waits for gradients */
 				bucket_last[k] = backward(&b, k, bucket_of, last_mb,
-							  ready + (size_t)k * (nb ? nb : 1));
+							  nb ? ready + (size_t)k * nb : NULL);
 			}
 		}
 		for (uint32_t bk = 0; bk < nb && !b.rc; bk++) {
