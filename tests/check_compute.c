@@ -250,13 +250,25 @@ START_TEST(costs_unfused_and_errors)
 	size_t ia = 2;
 	ck_assert_int_eq(k.ops[ia].op.kind, WORK_ATTN_CORE);
 	ck_assert(k.layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] == k.ops[ia].fwd_s);
-	/* unfused attention time: GEMMs at their eta plus the element-wise
-	 * bytes; B = 4·16 = 64 heads of 2048 x 2048 x 128 */
-	double B = 64.0, f2 = 2.0 * B * 2048.0 * 2048.0 * 128.0;
-	double t = f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 2048, 128, B)) +
-		   f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 128, 2048, B)) +
-		   k.ops[ia].op.fwd_bytes / (2039e9 * 0.88);
+	/* unfused attention time: GEMMs at their eta, each no faster than its
+	 * operands (2 bytes x (s·d + d·s + s·s) per head) at HBM bandwidth, plus
+	 * the element-wise bytes; B = 4·16 = 64 heads of 2048 x 2048 x 128 */
+	double B = 64.0, f2 = 2.0 * B * 2048.0 * 2048.0 * 128.0, bw = 2039e9 * 0.88;
+	double roof = B * 2.0 * (2.0 * 2048.0 * 128.0 + 2048.0 * 2048.0) / bw;
+	double t1 = f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 2048, 128, B));
+	double t2 = f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c, 2048, 128, 2048, B));
+	double t = (t1 > roof ? t1 : roof) + (t2 > roof ? t2 : roof) + k.ops[ia].op.fwd_bytes / bw;
 	ck_assert(tu_relerr(k.ops[ia].fwd_s, t) < 1e-12);
+	/* with no per-tile cost the short-K QK^T is held to its roofline */
+	struct work_calib c0 = c;
+	c0.gemm_k0 = 0.0;
+	ck_assert_int_eq(work_costs_compute(&m, &s, &g, &c0, &k, NULL), 0);
+	t1 = f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c0, 2048, 2048, 128, B));
+	t2 = f2 / (312e12 * work_gemm_eff_batched(&g, TS_FP16, &c0, 2048, 128, 2048, B));
+	ck_assert(t1 < roof);
+	t = roof + (t2 > roof ? t2 : roof) + k.ops[ia].op.fwd_bytes / bw;
+	ck_assert(tu_relerr(k.ops[ia].fwd_s, t) < 1e-12);
+	ck_assert_int_eq(work_costs_compute(&m, &s, &g, &c, &k, NULL), 0);
 	ck_assert(k.layer_act_bytes[WORK_RECOMPUTE_SELECTIVE] <
 		  k.layer_act_bytes[WORK_RECOMPUTE_NONE]);
 

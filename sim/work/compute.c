@@ -287,6 +287,19 @@ static double bytes_s(const struct hw_gpu_type *g, const struct work_calib *c, d
 	return bw > 0.0 ? bytes / bw : HUGE_VAL;
 }
 
+/* Seconds of `count` batched attention GEMMs of one shape sharing `flops`,
+ * held to the roofline of their operands: each reads an s x s score (or
+ * probability) matrix and writes or reads the s x d ones, so with head_dim
+ * 64-128 they are as much memory- as compute-bound. */
+static double attn_gemm_s(const struct hw_gpu_type *g, enum ts_dtype d,
+			  const struct work_calib *c, double flops, double m, double n, double k,
+			  double batch, double count)
+{
+	double t = gemm_s(g, d, c, flops, m, n, k, batch);
+	double tb = bytes_s(g, c, count * batch * work_act_bytes(d) * (m * k + k * n + m * n));
+	return t > tb ? t : tb;
+}
+
 double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
 		    const struct work_op *op, enum work_phase ph)
 {
@@ -315,11 +328,11 @@ double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
 		double s = op->m, hd = op->k, B = op->batch;
 		double t = bytes_s(g, c, bytes);
 		if (ph == WORK_FWD) /* QK^T (s x s x d), AV (s x d x s) */
-			t += gemm_s(g, da, c, flops / 2.0, s, s, hd, B) +
-			     gemm_s(g, da, c, flops / 2.0, s, hd, s, B);
+			t += attn_gemm_s(g, da, c, flops / 2.0, s, s, hd, B, 1.0) +
+			     attn_gemm_s(g, da, c, flops / 2.0, s, hd, s, B, 1.0);
 		else if (ph == WORK_DGRAD) /* dP (s x s x d); dV, dQ, dK (s x d x s) */
-			t += gemm_s(g, da, c, flops / 4.0, s, s, hd, B) +
-			     gemm_s(g, da, c, 3.0 * flops / 4.0, s, hd, s, B);
+			t += attn_gemm_s(g, da, c, flops / 4.0, s, s, hd, B, 1.0) +
+			     attn_gemm_s(g, da, c, 3.0 * flops / 4.0, s, hd, s, B, 3.0);
 		return t;
 	}
 	case WORK_ATTN_FLASH: {

@@ -68,9 +68,10 @@ double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
  *   dW = X^T·dY is k x n reducing over m, the tokens), but never less than
  *   its bytes at achievable HBM bandwidth (a roofline);
  * - WORK_ATTN_CORE: its batched GEMMs at their eta (forward QK^T s x s x d
- *   and AV s x d x s; backward dP s x s x d and dQ, dK, dV s x d x s) plus
- *   its element-wise bytes at HBM bandwidth; all of the FLOPs even when
- *   causal (the unfused path masks, it does not skip);
+ *   and AV s x d x s; backward dP s x s x d and dQ, dK, dV s x d x s), each
+ *   never faster than its operands at achievable HBM bandwidth, plus its
+ *   element-wise bytes at HBM bandwidth; all of the FLOPs even when causal
+ *   (the unfused path masks, it does not skip);
  * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff), half of them when causal;
  * - WORK_MEMBOUND, WORK_EMBED: bytes / (hbm_Bps · hbm_eff).
  * Attention runs in bf16 when d is fp8. Returns INFINITY when g lacks the
