@@ -12,7 +12,9 @@
  * and the whole run.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -25,6 +27,9 @@
 #include "run/run.h"
 #include "work/memory.h"
 #include "work/ops.h"
+
+/* Most micro-batches per iteration and rank (gradient accumulation steps). */
+#define RUN_MAX_ACCUM (1 << 16)
 
 struct plan {
 	const struct ts_scenario *sc;
@@ -57,50 +62,90 @@ static enum work_recompute rc_of(enum ts_recompute r)
 	}
 }
 
-static int unsupported(struct ts_error *err, const char *key, const char *found,
-		       const char *expected)
+/* Fail naming where scenario key `key` was set ("file:line", or the --set
+ * argument), so messages of the plan point at the scenario like those of
+ * the loader do. */
+static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code,
+		     const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code,
+		     const char *key, const char *fmt, ...)
 {
-	return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, key,
-			    "found %s, which is not modelled yet; expected %s", found, expected);
+	char file[300], msg[sizeof err->msg];
+	int line = 0;
+	snprintf(file, sizeof file, "%s", sc->file);
+	for (size_t i = 0; i < sc->n_origins; i++) {
+		const char *w = sc->origins[i].where;
+		if (strcmp(sc->origins[i].key, key))
+			continue;
+		if (!strncmp(w, "--set", 5)) {
+			snprintf(file, sizeof file, "%s", w);
+			break;
+		}
+		const char *colon = strrchr(w, ':');
+		if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - w), w);
+			line = atoi(colon + 1);
+		}
+		break;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ts_error_set(err, code, file, line, key, "%s", msg);
 }
 
 static int make_plan(const struct ts_scenario *sc, const struct work_calib *calib,
 		     struct plan *p, struct ts_error *err)
 {
 	const struct ts_parallel *par = &sc->parallel;
-	char buf[64];
 	memset(p, 0, sizeof *p);
 	p->sc = sc;
-	if (par->tp > 1 || par->pp > 1 || par->cp > 1 || par->ep > 1) {
-		snprintf(buf, sizeof buf, "tp %u, pp %u, cp %u, ep %u", par->tp, par->pp, par->cp,
-			 par->ep);
-		return unsupported(err, "parallel", buf, "1 each (data parallelism only)");
-	}
-	if (par->zero != 0) {
-		snprintf(buf, sizeof buf, "%d", par->zero);
-		return unsupported(err, "parallel.zero", buf, "0 (ZeRO comes with sharding)");
-	}
+	const struct {
+		const char *key, *what;
+		uint32_t v;
+	} degrees[] = {{"parallel.tp", "tensor", par->tp}, {"parallel.pp", "pipeline", par->pp},
+		       {"parallel.cp", "context", par->cp}, {"parallel.ep", "expert", par->ep}};
+	for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++)
+		if (degrees[i].v > 1)
+			return plan_fail(sc, err, TS_EUNSUPPORTED, degrees[i].key,
+					 "found %u, but %s parallelism is not modelled yet; "
+					 "expected 1 (data parallelism only)",
+					 (unsigned)degrees[i].v, degrees[i].what);
+	if (par->zero != 0)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
+				 "found %d, but ZeRO sharding is not modelled yet; expected 0",
+				 par->zero);
 	p->gpu = hw_cluster_gpu_type(sc->cluster);
 	int prec = sc->training.precision;
 	if (prec == TS_UNSET)
 		prec = p->gpu->peak_flops[TS_BF16] > 0.0 ? TS_BF16 : TS_FP16;
 	p->dtype = (enum ts_dtype)prec;
 	if (!(p->gpu->peak_flops[p->dtype] > 0.0))
-		return ts_error_set(err, TS_EINVALID, sc->file, 0, "training.precision",
-				    "found %s, but %s has no %s tensor cores; expected one of "
-				    "the GPU's precisions", ts_dtype_name(p->dtype), p->gpu->name,
-				    ts_dtype_name(p->dtype));
+		return plan_fail(sc, err, TS_EINVALID, "training.precision",
+				 "found %s, but %s has no %s tensor cores; expected one of "
+				 "the GPU's precisions", ts_dtype_name(p->dtype), p->gpu->name,
+				 ts_dtype_name(p->dtype));
 	if (work_fw_conventions(fw_of(sc->training.framework), p->dtype, &p->conv))
-		return ts_error_set(err, TS_EINVALID, sc->file, 0, "training.framework",
-				    "found an unusable framework/precision pair");
+		return plan_fail(sc, err, TS_EINVALID, "training.framework",
+				 "found %s with %s, expected a framework/precision pair it supports",
+				 ts_framework_name(sc->training.framework),
+				 ts_dtype_name(p->dtype));
 	p->dp = par->dp;
-	p->accum = (uint32_t)(sc->training.global_batch /
-			      (sc->training.micro_batch * (int64_t)p->dp));
-	if (p->accum == 0)
-		return ts_error_set(err, TS_EINVALID, sc->file, 0, "training.global_batch",
-				    "found %lld, expected at least micro_batch x dp = %lld",
-				    (long long)sc->training.global_batch,
-				    (long long)(sc->training.micro_batch * p->dp));
+	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
+	int64_t accum = sc->training.global_batch / per_step;
+	if (accum < 1)
+		return plan_fail(sc, err, TS_EINVALID, "training.global_batch",
+				 "found %lld, expected at least micro_batch x dp = %lld",
+				 (long long)sc->training.global_batch, (long long)per_step);
+	if (accum > RUN_MAX_ACCUM)
+		return plan_fail(sc, err, TS_ELIMIT, "training.global_batch",
+				 "found %lld = %lld micro-batches of micro_batch x dp = %lld, "
+				 "expected at most %d micro-batches per iteration",
+				 (long long)sc->training.global_batch, (long long)accum,
+				 (long long)per_step, RUN_MAX_ACCUM);
+	p->accum = (uint32_t)accum;
 	p->rc = rc_of(sc->training.recompute);
 	p->shape = (struct work_shape){
 		.micro_batch = sc->training.micro_batch,
