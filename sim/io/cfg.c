@@ -218,6 +218,8 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 	if (t == CONFIG_TYPE_STRING) {
 		int rc = ts_units_parse(config_setting_get_string(s), TS_UNIT_BYTES, &v, why,
 					sizeof why);
+		if (rc && !strncmp(why, "found ", 6)) /* the reason names the value */
+			return cfg_fail(err, rc, s, file, key, "%s", why);
 		if (rc)
 			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s",
 					config_setting_get_string(s), why);
@@ -255,9 +257,12 @@ int cfg_check_keys(const config_setting_t *g, const char *file, const char *pref
 		char near[160], key[200];
 		ts_suggest(nm, names, n, 1, near, sizeof near);
 		snprintf(key, sizeof key, "%s%s", prefix, nm);
+		size_t plen = strlen(prefix);
+		if (plen && prefix[plen - 1] == '.')
+			plen--; /* "training." names the group "training" */
 		return cfg_fail(err, TS_EUNKNOWN_KEY, c, file, key,
-				"found unknown key \"%s\", expected a key of %s%s%s", nm,
-				prefix[0] ? prefix : "the scenario",
+				"found unknown key \"%s\", expected a key of %.*s%s%s", nm,
+				plen ? (int)plen : 12, plen ? prefix : "the scenario",
 				near[0] ? "; did you mean " : "", near);
 	}
 	return 0;

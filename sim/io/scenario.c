@@ -275,6 +275,16 @@ static int load_cluster(struct ld *l)
 	}
 	if (rc) {
 		s->cluster = NULL;
+		/* an override the cluster refuses: name the scenario line that set it */
+		const config_setting_t *o = l->err && !l->err->line ? member(l->top, l->err->key)
+								    : NULL;
+		if (o && (!strcmp(l->err->key, "nodes") || !strcmp(l->err->key, "gpus_per_node") ||
+			  !strcmp(l->err->key, "nics_per_node"))) {
+			char msg[sizeof l->err->msg], key[sizeof l->err->key];
+			snprintf(msg, sizeof msg, "%s", l->err->msg);
+			snprintf(key, sizeof key, "%s", l->err->key);
+			return cfg_fail(l->err, rc, o, l->file, key, "%s", msg);
+		}
 		return rc;
 	}
 	s->nodes = hw_cluster_nodes(s->cluster);
