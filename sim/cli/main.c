@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/suggest.h"
 #include "cli/cli.h"
 
 static void usage(FILE *out)
@@ -14,7 +15,11 @@ static void usage(FILE *out)
 		"  run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json] [--trace OUT.json]\n"
 		"                                                              simulate one scenario\n"
 		"  collective --cluster NAME --op OP -b MIN -e MAX -f FACTOR   nccl-tests-style table\n"
+		"  list gpus|links|clusters|models [--format text|csv|json]    the bundled hardware,\n"
+		"                                                              clusters and models\n"
 		"  help                                                        this text\n"
+		"\n"
+		"COMMAND --help describes one command.\n"
 		"\n"
 		"exit codes: 0 ok, 1 usage, 2 bad input\n");
 }
@@ -34,7 +39,12 @@ int main(int argc, char **argv)
 		return cli_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collective"))
 		return cli_collective(argc - 1, argv + 1);
-	fprintf(stderr, "trainsim: unknown command \"%s\"\n", cmd);
-	usage(stderr);
+	if (!strcmp(cmd, "list"))
+		return cli_list(argc - 1, argv + 1);
+	static const char *const cmds[] = {"run", "collective", "list", "help"};
+	char near[160];
+	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
+	fprintf(stderr, "trainsim: found unknown command \"%s\", expected run, collective, list or "
+			"help%s%s\n", cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }
