@@ -1,5 +1,6 @@
 /* trainsim run: simulate one scenario and report it.
  * SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,10 @@ int cli_run(int argc, char **argv)
 			dump = true;
 		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--trace")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim run: %s: found nothing, expected a value\n", a);
+				fprintf(stderr, "trainsim run: %s: found nothing, expected %s after it\n",
+					a, !strcmp(a, "--set")      ? "KEY=VALUE"
+					    : !strcmp(a, "--trace") ? "an output file"
+								    : "text, csv or json");
 				goto out;
 			}
 			const char *v = argv[++i];
@@ -78,8 +82,13 @@ int cli_run(int argc, char **argv)
 				format = v;
 		} else if (!strncmp(a, "--set=", 6)) {
 			sets[nsets++] = a + 6;
+		} else if (!strncmp(a, "--format=", 9)) {
+			format = a + 9;
+		} else if (!strncmp(a, "--trace=", 8)) {
+			trace_path = a + 8;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "trainsim run: unknown option \"%s\"\n", a);
+			fprintf(stderr, "trainsim run: found unknown option \"%s\", expected --set, "
+					"--format, --trace or --dump-config (see trainsim run --help)\n", a);
 			goto out;
 		} else if (!path) {
 			path = a;
@@ -112,8 +121,11 @@ int cli_run(int argc, char **argv)
 		goto out;
 	}
 	if (dump) {
-		ts_scenario_dump(sc, stdout);
 		rc = CLI_OK;
+		if (ts_scenario_dump(sc, stdout) || fflush(stdout)) {
+			fprintf(stderr, "trainsim run: writing the scenario failed\n");
+			rc = CLI_BADINPUT;
+		}
 		goto done;
 	}
 	struct ts_trace *tr = NULL;
@@ -121,45 +133,55 @@ int cli_run(int argc, char **argv)
 	if (trace_path) {
 		tf = fopen(trace_path, "w");
 		if (!tf) {
-			fprintf(stderr, "trainsim run: --trace: cannot write \"%s\"\n", trace_path);
+			fprintf(stderr, "trainsim run: --trace: found \"%s\", which cannot be "
+					"written (%s), expected a writable file\n",
+				trace_path, strerror(errno));
 			rc = CLI_BADINPUT;
 			goto done;
 		}
 		if (trace_create(&tr)) {
 			fclose(tf);
+			remove(trace_path);
+			fprintf(stderr, "trainsim run: --trace: out of memory\n");
 			rc = CLI_BADINPUT;
 			goto done;
 		}
 	}
 	struct ts_result res;
-	if (ts_run(sc, &calib, &res, tr, &err)) {
+	rc = CLI_OK;
+	if (ts_run(sc, &calib, &res, tr, &err))
 		rc = cli_print_error("run", &err);
-	} else {
-		if (!strcmp(format, "json")) {
-			report_result_json(&res, stdout);
-		} else if (!strcmp(format, "csv")) {
-			report_result_csv_header(stdout);
-			report_result_csv_row(&res, stdout);
-		} else {
-			report_result_text(&res, stdout);
-		}
-		rc = CLI_OK;
-	}
+	/* the trace first, so that a failure leaves nothing on stdout */
 	if (tr) {
-		if (trace_write(tr, tf) || trace_status(tr)) {
+		if (!rc && (trace_write(tr, tf) || trace_status(tr))) {
 			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
 			rc = CLI_BADINPUT;
 		}
 		trace_destroy(tr);
 	}
-	if (tf)
-		fclose(tf);
+	if (tf && fclose(tf) && !rc) {
+		fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
+		rc = CLI_BADINPUT;
+	}
+	if (tf && rc)
+		remove(trace_path);
+	if (!rc) {
+		int e;
+		if (!strcmp(format, "json"))
+			e = report_result_json(&res, stdout);
+		else if (!strcmp(format, "csv"))
+			e = report_result_csv_header(stdout) || report_result_csv_row(&res, stdout);
+		else
+			e = report_result_text(&res, stdout);
+		if (e || fflush(stdout)) {
+			fprintf(stderr, "trainsim run: writing the report failed\n");
+			rc = CLI_BADINPUT;
+		}
+	}
 done:
 	ts_scenario_destroy(sc);
 	hw_catalog_destroy(cat);
 out:
 	free(sets);
-	if (rc == CLI_USAGE)
-		usage(stderr);
 	return rc;
 }
