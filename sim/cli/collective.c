@@ -45,6 +45,15 @@ static void usage(FILE *out)
 		"  -g: use only the first GPUS GPUs of the cluster (default all)\n");
 }
 
+/* Largest message size, bytes (1 PiB): the time of one collective stays
+ * far inside the integer nanosecond clock. */
+#define COLL_MAX_BYTES 1125899906842624.0
+/* Most sizes in one sweep (nccl-tests' -b 8 -e 8G -f 2 has 31). */
+#define COLL_MAX_ROWS 1000
+/* Most nodes (as a scenario's nodes). */
+#define COLL_MAX_NODES 65536
+
+/* A malformed command line: exit 1. */
 static int bad(const char *what, const char *found, const char *expected)
 {
 	fprintf(stderr, "trainsim collective: %s: found \"%s\", expected %s\n", what, found,
@@ -52,13 +61,28 @@ static int bad(const char *what, const char *found, const char *expected)
 	return CLI_USAGE;
 }
 
-/* nccl-tests size: a number with an optional K/M/G/T suffix (x1024). */
+/* A value the command line gives that trainsim cannot use: exit 2. */
+static int bad_value(const char *what, const char *found, const char *expected)
+{
+	fprintf(stderr, "trainsim collective: %s: found \"%s\", expected %s\n", what, found,
+		expected);
+	return CLI_BADINPUT;
+}
+
+/* The next size of the sweep: b x factor rounded down, at least b + 1. */
+static double next_size(double b, double factor)
+{
+	double n = floor(b * factor);
+	return n > b ? n : b + 1.0;
+}
+
+/* nccl-tests size: a number with an optional K/M/G/T/P suffix (x1024). */
 static int parse_size(const char *s, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0.0)
+	if (end == s || errno || !isfinite(v) || v < 0.0 || s[0] == '-')
 		return -1;
 	double mul = 1.0;
 	if (*end) {
@@ -68,6 +92,7 @@ static int parse_size(const char *s, double *out)
 			case 'M': mul = 1048576.0; break;
 			case 'G': mul = 1073741824.0; break;
 			case 'T': mul = 1099511627776.0; break;
+			case 'P': mul = 1125899906842624.0; break;
 			default: mul = 0.0;
 			}
 			if (mul == 0.0)
@@ -77,15 +102,15 @@ static int parse_size(const char *s, double *out)
 		}
 	}
 	*out = floor(v * mul);
-	return 0;
+	return *out <= COLL_MAX_BYTES ? 0 : -1;
 }
 
-static int parse_u32(const char *s, uint32_t lo, uint32_t *out)
+static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	char *end;
 	errno = 0;
 	unsigned long v = strtoul(s, &end, 10);
-	if (end == s || *end || errno || v < lo || v > 1000000UL || s[0] == '-')
+	if (end == s || *end || errno || v < lo || v > hi || s[0] == '-')
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -95,7 +120,7 @@ static int apply_set(struct copts *o, const char *kv)
 {
 	const char *eq = strchr(kv, '=');
 	if (!eq)
-		return bad("--set", kv, "KEY=VALUE");
+		return bad_value("--set", kv, "KEY=VALUE");
 	size_t kl = (size_t)(eq - kv);
 	uint32_t *dst = NULL;
 	if (kl == 5 && !strncmp(kv, "nodes", kl))
@@ -105,9 +130,11 @@ static int apply_set(struct copts *o, const char *kv)
 	else if (kl == 13 && !strncmp(kv, "nics_per_node", kl))
 		dst = &o->hw.nics_per_node;
 	if (!dst)
-		return bad("--set key", kv, "one of nodes, gpus_per_node, nics_per_node");
-	if (parse_u32(eq + 1, 1, dst))
-		return bad("--set value", kv, "a whole number >= 1");
+		return bad_value("--set", kv, "a key of nodes, gpus_per_node, nics_per_node");
+	if (parse_u32(eq + 1, 1, dst == &o->hw.nodes ? COLL_MAX_NODES : 1024, dst))
+		return bad_value("--set", kv,
+				 dst == &o->hw.nodes ? "a whole number from 1 to 65536"
+						     : "a whole number from 1 to 1024");
 	return 0;
 }
 
@@ -123,34 +150,38 @@ static int parse_args(int argc, char **argv, struct copts *o)
 			usage(stdout);
 			return -1;
 		}
-		if (!v)
-			return bad("option", a, "a value after it (see --help)");
+		if (!v) {
+			fprintf(stderr, "trainsim collective: %s: found nothing, expected a value "
+					"after it (see trainsim collective --help)\n", a);
+			return CLI_USAGE;
+		}
 		i++;
 		if (!strcmp(a, "--cluster")) {
 			o->cluster = v;
 		} else if (!strcmp(a, "--nodes")) {
-			if (parse_u32(v, 1, &o->hw.nodes))
-				return bad("--nodes", v, "a whole number >= 1");
+			if (parse_u32(v, 1, COLL_MAX_NODES, &o->hw.nodes))
+				return bad_value("--nodes", v, "a whole number from 1 to 65536");
 		} else if (!strcmp(a, "--set")) {
-			if (apply_set(o, v))
-				return CLI_USAGE;
+			int rc = apply_set(o, v);
+			if (rc)
+				return rc;
 		} else if (!strcmp(a, "--op") || !strcmp(a, "-o")) {
 			if ((o->op = coll_op_parse(v)) < 0)
 				return bad("--op", v, "all_reduce, all_gather, reduce_scatter or broadcast");
 		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
 			if (parse_size(v, &o->min_b))
-				return bad("-b", v, "a size such as 8, 64K, 1M or 8G");
+				return bad_value("-b", v, "a size from 0 to 1P such as 8, 64K, 1M or 8G");
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
 			if (parse_size(v, &o->max_b))
-				return bad("-e", v, "a size such as 8, 64K, 1M or 8G");
+				return bad_value("-e", v, "a size from 0 to 1P such as 8, 64K, 1M or 8G");
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
 			char *end;
 			o->factor = strtod(v, &end);
 			if (end == v || *end || !(o->factor > 1.0) || !isfinite(o->factor))
-				return bad("-f", v, "a factor > 1");
+				return bad_value("-f", v, "a factor > 1");
 		} else if (!strcmp(a, "-g") || !strcmp(a, "--gpus")) {
-			if (parse_u32(v, 1, &o->ngpus))
-				return bad("-g", v, "a whole number >= 1");
+			if (parse_u32(v, 1, UINT32_MAX, &o->ngpus))
+				return bad_value("-g", v, "a whole number >= 1");
 		} else if (!strcmp(a, "--algo")) {
 			if ((o->algo = coll_algo_parse(v)) < 0)
 				return bad("--algo", v, "auto or ring");
@@ -169,13 +200,30 @@ static int parse_args(int argc, char **argv, struct copts *o)
 				return bad("--format", v, "text, csv or json");
 			o->format = v;
 		} else {
-			return bad("option", a, "one of the options in --help");
+			return bad("unknown option", a,
+				   "one of the options of trainsim collective --help");
 		}
 	}
-	if (!o->cluster)
-		return bad("--cluster", "(nothing)", "a cluster name such as dgx-a100-80gb");
-	if (o->min_b > o->max_b)
-		return bad("-b", "a minimum above -e", "-b <= -e");
+	if (!o->cluster) {
+		fprintf(stderr, "trainsim collective: --cluster: found none, expected a cluster "
+				"name such as dgx-a100-80gb (trainsim list clusters)\n");
+		return CLI_USAGE;
+	}
+	if (o->min_b > o->max_b) {
+		fprintf(stderr, "trainsim collective: -b: found %.0f bytes, above -e %.0f, "
+				"expected -b <= -e\n", o->min_b, o->max_b);
+		return CLI_BADINPUT;
+	}
+	int rows = 0;
+	for (double b = o->min_b; b <= o->max_b && rows <= COLL_MAX_ROWS;
+	     b = next_size(b, o->factor))
+		rows++;
+	if (rows > COLL_MAX_ROWS) {
+		fprintf(stderr, "trainsim collective: -f: found %.10g, which makes more than %d sizes "
+				"from -b %.0f to -e %.0f, expected a larger factor or a narrower "
+				"range\n", o->factor, COLL_MAX_ROWS, o->min_b, o->max_b);
+		return CLI_BADINPUT;
+	}
 	return 0;
 }
 
@@ -232,7 +280,7 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 	struct timing tm = {.q = q};
 	double sum_bus = 0.0;
 	int nrows = 0;
-	for (double b = o->min_b; b <= o->max_b; b = floor(b * o->factor)) {
+	for (double b = o->min_b; b <= o->max_b; b = next_size(b, o->factor)) {
 		double bytes = b;
 		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER)
 			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
@@ -268,8 +316,6 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		table_cell(tab, 7, "%s", coll_algo_name((enum coll_algo)p.algo));
 		table_cell(tab, 8, "%s", coll_proto_name(p.proto));
 		table_cell(tab, 9, "%u", p.channels);
-		if (o->factor * b < b + 1.0)
-			break;
 	}
 	*avg_bus = nrows ? sum_bus / nrows : 0.0;
 	rc = table_status(tab) ? CLI_BADINPUT : CLI_OK;
@@ -282,39 +328,34 @@ out:
 	return rc;
 }
 
-static const char *data_root(void)
-{
-	const char *r = getenv("TS_DATA_DIR");
-	return r && *r ? r : TS_SOURCE_DIR;
-}
-
 int cli_collective(int argc, char **argv)
 {
 	struct copts o;
 	int rc = parse_args(argc, argv, &o);
 	if (rc < 0)
 		return CLI_OK;
-	if (rc) {
-		usage(stderr);
+	if (rc)
 		return rc;
-	}
 	struct hw_catalog *cat = NULL;
 	struct hw_cluster *c = NULL;
 	struct ts_table *tab = NULL;
 	struct ts_error err;
-	char buf[1200];
 	ts_error_clear(&err);
+	rc = cli_load_common("collective", &cat, NULL);
+	if (rc)
+		return rc;
 	rc = CLI_BADINPUT;
-	if (hw_catalog_load(data_root(), &cat, &err) ||
-	    hw_cluster_load(cat, o.cluster, &o.hw, &c, &err)) {
-		fprintf(stderr, "trainsim: %s\n", ts_error_format(&err, buf, sizeof buf));
+	if (hw_cluster_load(cat, o.cluster, &o.hw, &c, &err)) {
+		cli_print_error("collective", &err);
 		goto out;
 	}
 	static const char *const heads[] = {"size(B)", "count(elements)", "type", "redop",
 					    "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algo",
 					    "proto", "channels"};
-	if (table_create(&tab, 10))
+	if (table_create(&tab, 10)) {
+		fprintf(stderr, "trainsim collective: out of memory\n");
 		goto out;
+	}
 	for (size_t i = 0; i < 10; i++)
 		table_header(tab, i, heads[i], i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
 	double avg_bus = 0.0;
@@ -346,6 +387,10 @@ int cli_collective(int argc, char **argv)
 		printf("# Avg bus bandwidth    : %.3f GB/s\n", avg_bus / 1e9);
 	}
 	rc = CLI_OK;
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "trainsim collective: writing the table failed\n");
+		rc = CLI_BADINPUT;
+	}
 out:
 	table_destroy(tab);
 	hw_cluster_destroy(c);
