@@ -254,6 +254,24 @@ START_TEST(text_report)
 }
 END_TEST
 
+START_TEST(text_report_noise_and_unmodelled)
+{
+	struct ts_result r = sample();
+	r.compute_s += r.other_s;
+	r.other_s = 8.881784197001252e-16; /* what is left after subtracting six parts */
+	r.energy_kwh = 0.0;
+	r.cost_usd = 0.0;
+	char *s = capture_r(report_result_text, &r);
+	ck_assert_msg(strstr(s, "other                     0 s    0.0 %\n"), "%s", s);
+	ck_assert_ptr_null(strstr(s, "e-16"));
+	ck_assert_ptr_null(strstr(s, "e-07"));
+	ck_assert_ptr_nonnull(strstr(s, "energy         not modelled\n"));
+	ck_assert_ptr_nonnull(strstr(s, "no price given"));
+	ck_assert_ptr_null(strstr(s, "unattributed"));
+	free(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("report");
@@ -262,6 +280,7 @@ int main(void)
 	tcase_add_test(tc, non_finite_is_null);
 	tcase_add_test(tc, csv_header_and_row_agree);
 	tcase_add_test(tc, text_report);
+	tcase_add_test(tc, text_report_noise_and_unmodelled);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

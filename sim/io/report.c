@@ -412,10 +412,12 @@ static void time_table(const struct ts_result *r, FILE *out, int *rc)
 	table_header(t, 1, "time", TABLE_RIGHT);
 	table_header(t, 2, "share", TABLE_RIGHT);
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		/* a remainder of floating-point rounding (1e-16 s) is shown as 0 */
+		double shown = fabs(parts[i].s) <= 1e-9 * fabs(it) ? 0.0 : parts[i].s;
 		table_add_row(t);
 		table_cell(t, 0, "%s", parts[i].label);
-		table_cell(t, 1, "%s", fmt_time(a, sizeof a, parts[i].s));
-		table_cell(t, 2, "%s", fmt_pct(b, sizeof b, parts[i].s, it));
+		table_cell(t, 1, "%s", fmt_time(a, sizeof a, shown));
+		table_cell(t, 2, "%s", fmt_pct(b, sizeof b, shown, it));
 		sum += parts[i].s;
 	}
 	/* The parts sum to the iteration by construction; show a gap if not. */
@@ -489,8 +491,12 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	kv(t, "steps", fmt_num(a, sizeof a, "%.0f", r->steps));
 	kv(t, "time to train", fmt_duration(a, sizeof a, r->time_to_train_s));
 	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));
-	kv(t, "energy", fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
-	kv(t, "cost", fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
+	/* zero for a run of GPU-hours: energy is not modelled yet, no price given */
+	bool run = isfinite(r->gpu_hours) && r->gpu_hours > 0.0;
+	kv(t, "energy", run && r->energy_kwh == 0.0 ? "not modelled"
+						: fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
+	kv(t, "cost", run && r->cost_usd == 0.0 ? "no price given (cost.usd_per_gpu_hour)"
+					      : fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
 	emit(t, "Whole run", out, rc);
 }
 
