@@ -72,7 +72,10 @@ char *cfg_found(const config_setting_t *s, char *buf, size_t n)
 		snprintf(buf, n, "%lld", config_setting_get_int64(s));
 		break;
 	case CONFIG_TYPE_FLOAT:
-		snprintf(buf, n, "%g (a float)", config_setting_get_float(s));
+		if (isfinite(config_setting_get_float(s)))
+			snprintf(buf, n, "%g (a float)", config_setting_get_float(s));
+		else /* 1e400 reads as infinite: say so in words */
+			snprintf(buf, n, "a float beyond the range of a double");
 		break;
 	case CONFIG_TYPE_STRING:
 		snprintf(buf, n, "\"%.100s\" (a string)", config_setting_get_string(s));
