@@ -15,6 +15,8 @@ static void usage(FILE *out)
 		"  run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json] [--trace OUT.json]\n"
 		"                                                              simulate one scenario\n"
 		"  collective --cluster NAME --op OP -b MIN -e MAX -f FACTOR   nccl-tests-style table\n"
+		"  validate [--source vtrain|bert|all] [--fit] [--format text|csv]\n"
+		"                                                              predictions against measurements\n"
 		"  list gpus|links|clusters|models [--format text|csv|json]    the bundled hardware,\n"
 		"                                                              clusters and models\n"
 		"  help                                                        this text\n"
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
 		return cli_run(argc - 1, argv + 1);
 	if (!strcmp(cmd, "collective"))
 		return cli_collective(argc - 1, argv + 1);
+	if (!strcmp(cmd, "validate"))
+		return cli_validate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return cli_list(argc - 1, argv + 1);
 	static const char *const cmds[] = {"run", "collective", "list", "help"};

@@ -1,0 +1,663 @@
+/* Validation rows as scenarios, their predictions, error statistics and the
+ * calibration fit.
+ * SPDX-License-Identifier: MIT */
+
+/*
+ * Each measured run becomes a scenario text with the settings its source
+ * states, and assumptions where the source is silent:
+ *
+ * vTrain (tests/validation/vtrain/README.md): Megatron-DeepSpeed GPT runs in
+ * one node of A100s. Stated: full activation checkpointing, no gradient
+ * bucketing. Assumed: fp16 (the Megatron-DeepSpeed GPT default), vocabulary
+ * 50,257, unfused attention (Megatron before FlashAttention), one all-reduce
+ * after backward, the first `GPUs` GPUs of a DGX A100 40GB (vTrain says A100,
+ * 8 per node). Compared on iteration time. Rows are numbered by data line,
+ * 1-based, so odd (fitting) and even (held-out) rows are well defined.
+ *
+ * DLE-BERT (tests/validation/measurements.csv): NVIDIA DeepLearningExamples
+ * BERT-Large pre-training in PyTorch on a DGX A100 80GB, 1 or 8 GPUs, as the
+ * README's tables state them: sequence length, per-GPU batch, gradient
+ * accumulation, tf32 or fp16. Assumed: PyTorch DDP conventions, unfused
+ * attention (2021 containers), and LAMB treated as Adam-like (the same
+ * per-parameter state and a memory-bound step). Compared on samples/s.
+ *
+ * All scenarios run at layer granularity in rank-class mode with two
+ * iterations (one warm-up, one measured: the schedule is deterministic, so
+ * later iterations repeat the second).
+ *
+ * The fit minimises the mean absolute percentage error over the fitting rows
+ * with GSL's Nelder-Mead simplex (nmsimplex2): the objective is a sum of
+ * maxima (host launch stream against GPU stream, wave quantisation), so it
+ * has kinks where gradients would mislead, and three constants are few
+ * enough for a simplex. Coordinates are normalised by a typical step per
+ * constant; a point outside a constant's bounds is evaluated at the bound
+ * plus a penalty growing with the distance, so the simplex stays inside.
+ */
+#include <errno.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_multimin.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "io/scenario.h"
+#include "run/run.h"
+#include "run/validate.h"
+
+static const char *const source_names[VAL_SOURCE_COUNT_] = {"vtrain", "bert"};
+static const char *const metric_names[VAL_METRIC_COUNT_] = {"iteration_s", "samples_per_s"};
+
+const char *val_source_name(enum val_source s)
+{
+	return (unsigned)s < VAL_SOURCE_COUNT_ ? source_names[s] : "?";
+}
+
+const char *val_metric_name(enum val_metric m)
+{
+	return (unsigned)m < VAL_METRIC_COUNT_ ? metric_names[m] : "?";
+}
+
+/* ------------------------------------------------------------- reading */
+
+/* Most fields of one CSV line we read. */
+#define MAX_FIELDS 24
+#define LINE_MAX_ 4096
+
+/* Split a CSV line in place (RFC 4180 double quotes, no embedded line
+ * breaks); returns the number of fields, or -1 when there are more than max. */
+static int split_csv(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+	size_t len = strcspn(line, "\r\n");
+	line[len] = '\0';
+	for (;;) {
+		if (n >= max)
+			return -1;
+		if (*p == '"') {
+			char *w = ++p;
+			f[n++] = w;
+			while (*p) {
+				if (*p == '"' && p[1] == '"') {
+					*w++ = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					*w++ = *p++;
+				}
+			}
+			*w = '\0';
+			p += strcspn(p, ",");
+		} else {
+			f[n++] = p;
+			p += strcspn(p, ",");
+		}
+		if (*p != ',') {
+			*p = '\0';
+			return n;
+		}
+		*p++ = '\0';
+	}
+}
+
+static int parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = (int64_t)v;
+	return 0;
+}
+
+static int parse_f64(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+struct rows {
+	struct val_row *r;
+	size_t n, cap;
+};
+
+static struct val_row *push(struct rows *v)
+{
+	if (ts_grow((void **)&v->r, &v->cap, v->n + 1, sizeof *v->r))
+		return NULL;
+	struct val_row *r = &v->r[v->n++];
+	memset(r, 0, sizeof *r);
+	return r;
+}
+
+static int scenario_text(struct val_row *r, struct ts_error *err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int scenario_text(struct val_row *r, struct ts_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(r->scenario, sizeof r->scenario, fmt, ap);
+	va_end(ap);
+	if (k < 0 || (size_t)k >= sizeof r->scenario)
+		return ts_error_set(err, TS_ELIMIT, NULL, 0, NULL,
+				    "row %s: scenario text longer than %zu bytes", r->id,
+				    sizeof r->scenario);
+	return 0;
+}
+
+/* GPUs, global batch, micro batch, hidden, heads, layers, seq, tp, dp, pp, ms */
+static int load_vtrain(const char *path, struct rows *v, struct ts_error *err)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
+				    strerror(errno));
+	char line[LINE_MAX_];
+	int rc = 0, lineno = 0;
+	while (fgets(line, sizeof line, fp)) {
+		lineno++;
+		if (lineno == 1)
+			continue; /* header */
+		char *f[MAX_FIELDS];
+		int nf = split_csv(line, f, MAX_FIELDS);
+		int64_t x[10];
+		double ms;
+		bool ok = nf == 11;
+		for (int i = 0; ok && i < 10; i++)
+			ok = parse_i64(f[i], &x[i]) == 0 && x[i] > 0;
+		if (ok)
+			ok = parse_f64(f[10], &ms) == 0 && ms > 0.0;
+		if (!ok) {
+			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
+					  "expected 11 positive numbers (GPUs, global batch, "
+					  "micro batch, hidden, heads, layers, sequence, tp, dp, "
+					  "pp, iteration ms)");
+			break;
+		}
+		int64_t gpus = x[0], gb = x[1], mb = x[2], h = x[3], a = x[4], L = x[5], s = x[6];
+		if (x[7] != 1 || x[9] != 1)
+			continue; /* tensor or pipeline parallel: not modelled yet */
+		struct val_row *r = push(v);
+		if (!r) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			break;
+		}
+		r->index = lineno - 1;
+		snprintf(r->id, sizeof r->id, "vtrain-%04d", r->index);
+		snprintf(r->source, sizeof r->source, "%s", source_names[VAL_VTRAIN]);
+		r->src = VAL_VTRAIN;
+		r->measured = ms / 1000.0;
+		r->metric = VAL_ITERATION_S;
+		r->fitting = r->index % 2 == 1;
+		r->hidden = h;
+		r->micro_batch = mb;
+		r->gpus = gpus;
+		rc = scenario_text(
+		    r, err,
+		    "name = \"%s\";\n"
+		    "model = { family = \"gpt\"; layers = %lld; hidden = %lld; heads = %lld;"
+		    " vocab = 50257; seq_len = %lld; };\n"
+		    "cluster = \"dgx-a100-40gb\";\n"
+		    "gpus_per_node = %lld;\n"
+		    "training = { framework = \"megatron\"; global_batch = %lld;"
+		    " micro_batch = %lld; seq_len = %lld; precision = \"fp16\";"
+		    " recompute = \"full\"; attention = \"unfused\"; iterations = 2; };\n"
+		    "parallel = { tp = 1; pp = 1; bucket = \"none\";"
+		    " overlap_grad_reduce = false; };\n"
+		    "sim = { granularity = \"layer\"; mode = \"class\"; };\n",
+		    r->id, (long long)L, (long long)h, (long long)a, (long long)s,
+		    (long long)gpus, (long long)gb, (long long)mb, (long long)s);
+		if (rc)
+			break;
+	}
+	fclose(fp);
+	return rc;
+}
+
+/* Columns of measurements.csv that we read, by header name. */
+enum { M_ID, M_GPUS, M_PREC, M_SEQ, M_MB, M_ACC, M_GB, M_METRIC, M_VALUE, M_NCOLS };
+static const char *const mcols[M_NCOLS] = {
+    "id", "gpus", "precision", "seq_len", "micro_batch_per_gpu", "accumulation_steps",
+    "global_batch", "metric", "value"};
+
+static int load_measurements(const char *path, struct rows *v, struct ts_error *err)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
+				    strerror(errno));
+	char line[LINE_MAX_];
+	int rc = 0, lineno = 0, col[M_NCOLS];
+	while (fgets(line, sizeof line, fp)) {
+		lineno++;
+		char *f[MAX_FIELDS];
+		int nf = split_csv(line, f, MAX_FIELDS);
+		if (nf < 0) {
+			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
+					  "more than %d fields", MAX_FIELDS);
+			break;
+		}
+		if (lineno == 1) {
+			for (int c = 0; c < M_NCOLS; c++) {
+				col[c] = -1;
+				for (int i = 0; i < nf; i++)
+					if (!strcmp(f[i], mcols[c]))
+						col[c] = i;
+				if (col[c] < 0) {
+					rc = ts_error_set(err, TS_ESYNTAX, path, 1, mcols[c],
+							  "missing column in the header");
+					break;
+				}
+			}
+			if (rc)
+				break;
+			continue;
+		}
+		if (nf == 1 && !*f[0])
+			continue; /* blank line */
+		int64_t gpus = 0, seq = 0, mb = 0, acc = 0, gb = 0;
+		double value = 0.0;
+		bool ok = true;
+		for (int c = 0; ok && c < M_NCOLS; c++)
+			ok = col[c] < nf;
+		ok = ok && parse_i64(f[col[M_GPUS]], &gpus) == 0 && gpus > 0 &&
+		     parse_i64(f[col[M_SEQ]], &seq) == 0 && seq > 0 &&
+		     parse_i64(f[col[M_MB]], &mb) == 0 && mb > 0 &&
+		     parse_i64(f[col[M_ACC]], &acc) == 0 && acc > 0 &&
+		     parse_i64(f[col[M_GB]], &gb) == 0 && gb == gpus * mb * acc &&
+		     parse_f64(f[col[M_VALUE]], &value) == 0 && value > 0.0 &&
+		     !strcmp(f[col[M_METRIC]], "samples_per_s") &&
+		     (!strcmp(f[col[M_PREC]], "tf32") || !strcmp(f[col[M_PREC]], "fp16")) &&
+		     strlen(f[col[M_ID]]) < sizeof v->r->id && strlen(f[col[M_ID]]) > 0;
+		if (!ok) {
+			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
+					  "expected positive gpus, seq_len, micro_batch_per_gpu, "
+					  "accumulation_steps, value; global_batch = gpus x "
+					  "micro-batch x accumulation; precision tf32 or fp16; "
+					  "metric samples_per_s");
+			break;
+		}
+		struct val_row *r = push(v);
+		if (!r) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			break;
+		}
+		snprintf(r->id, sizeof r->id, "%s", f[col[M_ID]]);
+		snprintf(r->source, sizeof r->source, "%s", source_names[VAL_BERT]);
+		r->src = VAL_BERT;
+		r->index = lineno - 1;
+		r->measured = value;
+		r->metric = VAL_SAMPLES_PER_S;
+		r->fitting = false;
+		r->hidden = 1024; /* models/bert-large.cfg */
+		r->micro_batch = mb;
+		r->gpus = gpus;
+		rc = scenario_text(r, err,
+				   "name = \"%s\";\n"
+				   "model = \"bert-large\";\n"
+				   "cluster = \"dgx-a100-80gb\";\n"
+				   "gpus_per_node = %lld;\n"
+				   "training = { framework = \"ddp\"; global_batch = %lld;"
+				   " micro_batch = %lld; seq_len = %lld; precision = \"%s\";"
+				   " optimizer = \"adam\"; recompute = \"none\";"
+				   " attention = \"unfused\"; iterations = 2; };\n"
+				   "parallel = { tp = 1; pp = 1; };\n"
+				   "sim = { granularity = \"layer\"; mode = \"class\"; };\n",
+				   r->id, (long long)gpus, (long long)gb, (long long)mb,
+				   (long long)seq, f[col[M_PREC]]);
+		if (rc)
+			break;
+	}
+	fclose(fp);
+	return rc;
+}
+
+int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
+{
+	struct rows v = {0};
+	char path[1024];
+	*rows = NULL;
+	*n = 0;
+	snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_VTRAIN_CSV);
+	int rc = load_vtrain(path, &v, err);
+	if (!rc) {
+		snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_MEASUREMENTS_CSV);
+		rc = load_measurements(path, &v, err);
+	}
+	if (rc) {
+		ts_free(v.r, v.cap * sizeof *v.r);
+		return rc;
+	}
+	/* hand back an exactly sized array so val_rows_free needs only n */
+	struct val_row *out = v.n ? ts_realloc(v.r, v.cap * sizeof *v.r, v.n * sizeof *v.r) : NULL;
+	if (v.n && !out) {
+		ts_free(v.r, v.cap * sizeof *v.r);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	if (!v.n)
+		ts_free(v.r, v.cap * sizeof *v.r);
+	*rows = out;
+	*n = v.n;
+	return 0;
+}
+
+void val_rows_free(struct val_row *rows, size_t n)
+{
+	ts_free(rows, n * sizeof *rows);
+}
+
+/* ---------------------------------------------------------- predicting */
+
+int val_predict(const struct hw_catalog *cat, const struct work_calib *c,
+		const struct val_row *r, double *predicted, struct ts_error *err)
+{
+	struct ts_scenario *sc = NULL;
+	int rc = ts_scenario_load_string(cat, r->scenario, r->id, NULL, 0, &sc, err);
+	if (rc)
+		return rc;
+	struct ts_result res;
+	rc = ts_run(sc, c, &res, NULL, err);
+	ts_scenario_destroy(sc);
+	if (rc)
+		return rc;
+	*predicted = r->metric == VAL_SAMPLES_PER_S ? res.samples_per_s : res.iteration_time_s;
+	return 0;
+}
+
+int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
+		    const struct val_row *rows, size_t n, const bool *use, double *pred,
+		    struct ts_error *err)
+{
+	int *rcs = ts_calloc(n ? n : 1, sizeof *rcs);
+	if (!rcs)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	long nn = (long)n;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic)
+#endif
+	for (long i = 0; i < nn; i++) {
+		if (use && !use[i])
+			continue;
+		rcs[i] = val_predict(cat, c, &rows[i], &pred[i], NULL);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (rcs[i]) /* again, single-threaded, for the message */
+			rc = val_predict(cat, c, &rows[i], &pred[i], err);
+	ts_free(rcs, (n ? n : 1) * sizeof *rcs);
+	return rc;
+}
+
+double val_error(const struct val_row *r, double predicted)
+{
+	return (predicted - r->measured) / r->measured;
+}
+
+/* ---------------------------------------------------------- statistics */
+
+static void acc_add(struct val_err_stats *s, double e)
+{
+	double a = fabs(e);
+	s->mean += e;
+	s->mape += a;
+	if (a > s->worst)
+		s->worst = a;
+	s->n++;
+}
+
+static void acc_done(struct val_err_stats *s)
+{
+	if (s->n) {
+		s->mean /= (double)s->n;
+		s->mape /= (double)s->n;
+	}
+}
+
+static void group_add(struct val_group *g, size_t *ng, int64_t key, double e)
+{
+	size_t i = 0;
+	while (i < *ng && g[i].key < key)
+		i++;
+	if (i == *ng || g[i].key != key) {
+		if (*ng == VAL_MAX_GROUPS)
+			return;
+		memmove(&g[i + 1], &g[i], (*ng - i) * sizeof *g);
+		memset(&g[i], 0, sizeof *g);
+		g[i].key = key;
+		(*ng)++;
+	}
+	acc_add(&g[i].e, e);
+}
+
+void val_summarize(const struct val_row *rows, size_t n, const bool *use, const double *pred,
+		   struct val_summary *out)
+{
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i < n; i++) {
+		if (use && !use[i])
+			continue;
+		const struct val_row *r = &rows[i];
+		double e = val_error(r, pred[i]);
+		if ((unsigned)r->src < VAL_SOURCE_COUNT_)
+			acc_add(&out->by_source[r->src], e);
+		if (r->src != VAL_VTRAIN)
+			continue;
+		acc_add(r->fitting ? &out->fitting : &out->held_out, e);
+		group_add(out->by_hidden, &out->n_hidden, r->hidden, e);
+		group_add(out->by_micro_batch, &out->n_micro_batch, r->micro_batch, e);
+	}
+	for (int s = 0; s < VAL_SOURCE_COUNT_; s++)
+		acc_done(&out->by_source[s]);
+	acc_done(&out->fitting);
+	acc_done(&out->held_out);
+	for (size_t i = 0; i < out->n_hidden; i++)
+		acc_done(&out->by_hidden[i].e);
+	for (size_t i = 0; i < out->n_micro_batch; i++)
+		acc_done(&out->by_micro_batch[i].e);
+}
+
+/* ---------------------------------------------------------------- fit */
+
+const size_t val_fit_keys[VAL_FIT_COUNT] = {0 /* gemm_k0 */, 5 /* launch_s */, 2 /* tile_n */};
+
+/* The continuous constants are the first VAL_FIT_CONT of val_fit_keys; the
+ * last is a tile width, discrete (CUTLASS SM80 tensor-op tiles are 64, 128
+ * or 256 wide), searched over fit_tiles. */
+#define VAL_FIT_CONT 2
+static const double fit_tiles[] = {64.0, 128.0, 256.0};
+
+/* Bounds and normalising step of each constant of struct work_calib, in
+ * work_calib_field order: wide enough to hold every physically sensible
+ * value, narrow enough that the simplex cannot wander into nonsense. */
+static const double fit_lo[WORK_CALIB_COUNT] = {0.0, 16.0, 16.0, 0.05, 0.3, 0.0};
+static const double fit_hi[WORK_CALIB_COUNT] = {2048.0, 512.0, 512.0, 1.0, 1.0, 500e-6};
+static const double fit_step[WORK_CALIB_COUNT] = {64.0, 64.0, 64.0, 0.1, 0.05, 10e-6};
+
+/* The start grid: GRID_N + 1 points per continuous constant from its lower
+ * bound to a quarter of its upper bound (the bounds are generous). */
+#define GRID_N 12
+
+struct fit_ctx {
+	const struct hw_catalog *cat;
+	struct work_calib base; /* centre of the normalised coordinates */
+	const struct val_row *rows;
+	size_t n;
+	const bool *use;
+	double *pred;
+	size_t evals;
+	int rc;
+	struct ts_error *err;
+};
+
+/* Constants of point x (normalised) into *c; returns the distance outside
+ * the bounds (0 inside). */
+static double point_calib(const struct fit_ctx *f, const gsl_vector *x, struct work_calib *c)
+{
+	double out = 0.0;
+	struct work_calib b = f->base;
+	*c = f->base;
+	for (size_t i = 0; i < VAL_FIT_CONT; i++) {
+		size_t k = val_fit_keys[i];
+		double v = *work_calib_field(&b, k) + fit_step[k] * gsl_vector_get(x, i);
+		if (v < fit_lo[k]) {
+			out += (fit_lo[k] - v) / fit_step[k];
+			v = fit_lo[k];
+		} else if (v > fit_hi[k]) {
+			out += (v - fit_hi[k]) / fit_step[k];
+			v = fit_hi[k];
+		}
+		*work_calib_field(c, k) = v;
+	}
+	return out;
+}
+
+static double fit_mape(struct fit_ctx *f, const struct work_calib *c)
+{
+	if (f->rc)
+		return GSL_POSINF;
+	f->evals++;
+	f->rc = val_predict_all(f->cat, c, f->rows, f->n, f->use, f->pred, f->err);
+	if (f->rc)
+		return GSL_POSINF;
+	struct val_summary s;
+	val_summarize(f->rows, f->n, f->use, f->pred, &s);
+	return s.fitting.mape;
+}
+
+static double fit_objective(const gsl_vector *x, void *params)
+{
+	struct fit_ctx *f = params;
+	struct work_calib c;
+	double outside = point_calib(f, x, &c);
+	return fit_mape(f, &c) + outside;
+}
+
+/* Fit the continuous constants from f->base: the best point of the start
+ * grid, then the simplex from there. The result goes to *best with its MAPE
+ * in *best_m. Returns 0 or the first error. */
+static int fit_continuous(struct fit_ctx *f, struct work_calib *best, double *best_m)
+{
+	/* The host floor (launch_s) makes the objective flat in places; the
+	 * grid keeps the simplex from settling in the first valley it finds. */
+	struct work_calib c = f->base;
+	*best = f->base;
+	*best_m = GSL_POSINF;
+	size_t k0 = val_fit_keys[0], k1 = val_fit_keys[1];
+	for (int a = 0; a <= GRID_N && !f->rc; a++)
+		for (int b = 0; b <= GRID_N && !f->rc; b++) {
+			*work_calib_field(&c, k0) =
+			    fit_lo[k0] + (fit_hi[k0] - fit_lo[k0]) / 4.0 * a / GRID_N;
+			*work_calib_field(&c, k1) =
+			    fit_lo[k1] + (fit_hi[k1] - fit_lo[k1]) / 4.0 * b / GRID_N;
+			double m = fit_mape(f, &c);
+			if (m < *best_m) {
+				*best_m = m;
+				*best = c;
+			}
+		}
+	if (f->rc)
+		return f->rc;
+	f->base = *best;
+
+	gsl_multimin_function fn = {.f = fit_objective, .n = VAL_FIT_CONT, .params = f};
+	gsl_vector *x = gsl_vector_calloc(VAL_FIT_CONT);
+	gsl_vector *step = gsl_vector_alloc(VAL_FIT_CONT);
+	gsl_multimin_fminimizer *m =
+	    gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, VAL_FIT_CONT);
+	int rc = 0;
+	if (!x || !step || !m) {
+		rc = ts_error_set(f->err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	/* a grid cell wide, so the simplex starts by looking at the neighbours */
+	for (size_t i = 0; i < VAL_FIT_CONT; i++) {
+		size_t k = val_fit_keys[i];
+		gsl_vector_set(step, i, (fit_hi[k] - fit_lo[k]) / 4.0 / GRID_N / fit_step[k]);
+	}
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	int status = gsl_multimin_fminimizer_set(m, &fn, x, step);
+	for (int it = 0; status == GSL_SUCCESS && it < 200 && !f->rc; it++) {
+		if (gsl_multimin_fminimizer_iterate(m))
+			break;
+		/* stop when the simplex is smaller than 1 % of a step */
+		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-2) == GSL_SUCCESS)
+			break;
+	}
+	gsl_set_error_handler(old);
+	if (f->rc) {
+		rc = f->rc;
+		goto out;
+	}
+	if (gsl_multimin_fminimizer_minimum(m) < *best_m) {
+		point_calib(f, gsl_multimin_fminimizer_x(m), best);
+		*best_m = fit_mape(f, best);
+		rc = f->rc;
+	}
+out:
+	if (m)
+		gsl_multimin_fminimizer_free(m);
+	gsl_vector_free(x);
+	gsl_vector_free(step);
+	return rc;
+}
+
+int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
+	    const struct val_row *rows, size_t n, struct val_fit_result *out,
+	    struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->calib = *start;
+	bool *use = ts_calloc(n ? n : 1, sizeof *use);
+	double *pred = ts_calloc(n ? n : 1, sizeof *pred);
+	int rc = 0;
+	if (!use || !pred) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) {
+		use[i] = rows[i].src == VAL_VTRAIN && rows[i].fitting;
+		out->rows += use[i];
+	}
+	if (!out->rows) {
+		rc = ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+				  "no fitting rows (odd-numbered vTrain rows) to fit on");
+		goto done;
+	}
+	struct fit_ctx f = {.cat = cat, .base = *start, .rows = rows, .n = n, .use = use,
+			    .pred = pred, .err = err};
+	out->mape_before = fit_mape(&f, start);
+	double best_m = GSL_POSINF;
+	size_t kt = val_fit_keys[VAL_FIT_CONT];
+	for (size_t t = 0; t < sizeof fit_tiles / sizeof fit_tiles[0] && !f.rc; t++) {
+		struct work_calib c;
+		double m;
+		f.base = *start;
+		*work_calib_field(&f.base, kt) = fit_tiles[t];
+		if ((rc = fit_continuous(&f, &c, &m)))
+			break;
+		if (m < best_m) { /* ties keep the earlier, smaller tile */
+			best_m = m;
+			out->calib = c;
+		}
+	}
+	if (!rc)
+		rc = f.rc;
+	out->mape_after = best_m;
+	out->evaluations = f.evals;
+done:
+	ts_free(use, (n ? n : 1) * sizeof *use);
+	ts_free(pred, (n ? n : 1) * sizeof *pred);
+	return rc;
+}

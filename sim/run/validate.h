@@ -1,0 +1,143 @@
+/* Validation against published measurements: the rows of
+ * tests/validation/ as scenarios, their predictions and errors, the summary
+ * statistics, and the fit of calibration constants on the fitting rows.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_RUN_VALIDATE_H
+#define TS_RUN_VALIDATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "work/compute.h"
+
+/* Files under the data root. */
+#define VAL_VTRAIN_CSV "tests/validation/vtrain/ground_truth_single.csv"
+#define VAL_MEASUREMENTS_CSV "tests/validation/measurements.csv"
+
+/* Where a row comes from. */
+enum val_source {
+	VAL_VTRAIN, /* vTrain single-node Megatron-DeepSpeed runs (Bang et al. 2024) */
+	VAL_BERT,   /* NVIDIA DeepLearningExamples BERT-Large pre-training, one node */
+	VAL_SOURCE_COUNT_
+};
+
+/* What a row measures. */
+enum val_metric {
+	VAL_ITERATION_S,   /* seconds per training iteration */
+	VAL_SAMPLES_PER_S, /* sequences per second, whole job */
+	VAL_METRIC_COUNT_
+};
+
+/* One measured run turned into a scenario. Plain record. */
+struct val_row {
+	char id[32];		/* "vtrain-0071", "DLE-BERT-001" */
+	char source[32];	/* "vtrain" or "bert" (val_source_name) */
+	enum val_source src;	/* the same as an enum */
+	int index;		/* vTrain: data line number in the CSV, 1-based (header
+				 * excluded); BERT: data line number in measurements.csv */
+	double measured;	/* the measurement in the metric's unit (s, samples/s) */
+	enum val_metric metric; /* what measured and the prediction are */
+	bool fitting;		/* an odd-numbered vTrain row: calibration may use it */
+	int64_t hidden;		/* model hidden size (for grouping errors) */
+	int64_t micro_batch;	/* sequences per micro-batch (for grouping errors) */
+	int64_t gpus;		/* GPUs of the run */
+	char scenario[1024];	/* scenario text for ts_scenario_load_string */
+};
+
+/* "vtrain" / "bert"; "?" out of range. */
+const char *val_source_name(enum val_source s);
+/* "iteration_s" / "samples_per_s"; "?" out of range. */
+const char *val_metric_name(enum val_metric m);
+
+/* Read ROOT/VAL_VTRAIN_CSV (rows with tensor and pipeline parallel size 1)
+ * and ROOT/VAL_MEASUREMENTS_CSV (the DLE-BERT rows) into a new array *rows of
+ * *n rows, vTrain rows first in file order. Every row's scenario states the
+ * source's settings (see validate.c). The caller frees *rows with
+ * val_rows_free. Returns 0, or TS_EIO (a file missing), TS_ESYNTAX (a line
+ * that does not parse; `err` names file and line), TS_ELIMIT (a scenario text
+ * too long) or TS_ENOMEM; *rows is NULL and *n 0 on failure. */
+int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error *err);
+
+/* Free what val_load returned (NULL is fine). */
+void val_rows_free(struct val_row *rows, size_t n);
+
+/* Simulate row r with the constants c on catalog cat and put the predicted
+ * value of r->metric in *predicted. Returns 0 or the errors of
+ * ts_scenario_load_string and ts_run, with `err` filled (may be NULL). */
+int val_predict(const struct hw_catalog *cat, const struct work_calib *c,
+		const struct val_row *r, double *predicted, struct ts_error *err);
+
+/* val_predict for rows[i] with use == NULL or use[i] true, into pred[i] (the
+ * others are left alone). Rows run in parallel (OpenMP); results do not
+ * depend on the thread count. On failure returns the error of the first
+ * failing row by index. */
+int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
+		    const struct val_row *rows, size_t n, const bool *use, double *pred,
+		    struct ts_error *err);
+
+/* Signed relative error of a prediction, (predicted - measured) / measured. */
+double val_error(const struct val_row *r, double predicted);
+
+/* Errors of a set of rows: count, mean signed and mean absolute error
+ * (fractions, not percent; MAPE = mape x 100 %), the worst absolute error. */
+struct val_err_stats {
+	size_t n;
+	double mean;  /* mean signed relative error */
+	double mape;  /* mean absolute relative error */
+	double worst; /* largest absolute relative error */
+};
+
+/* Most distinct values of a grouping key kept by val_summarize. */
+#define VAL_MAX_GROUPS 16
+
+/* A group of vTrain rows sharing one value of a key. */
+struct val_group {
+	int64_t key; /* hidden size or micro-batch */
+	struct val_err_stats e;
+};
+
+/* What the validation report prints after the rows. Plain record. */
+struct val_summary {
+	struct val_err_stats by_source[VAL_SOURCE_COUNT_];
+	struct val_err_stats fitting;  /* odd-numbered vTrain rows */
+	struct val_err_stats held_out; /* even-numbered vTrain rows */
+	struct val_group by_hidden[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
+	size_t n_hidden;
+	struct val_group by_micro_batch[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
+	size_t n_micro_batch;
+};
+
+/* Summarise the errors of rows[i] against pred[i] for the rows with
+ * use == NULL or use[i] true. Groups beyond VAL_MAX_GROUPS distinct keys are
+ * dropped (not the case for the bundled data). */
+void val_summarize(const struct val_row *rows, size_t n, const bool *use, const double *pred,
+		   struct val_summary *out);
+
+/* The constants the fit adjusts, as work_calib_field indices, and their
+ * count. */
+#define VAL_FIT_COUNT 3
+extern const size_t val_fit_keys[VAL_FIT_COUNT];
+
+/* Result of val_fit. */
+struct val_fit_result {
+	struct work_calib calib; /* the start with the fitted constants replaced */
+	double mape_before;	 /* MAPE on the fitting rows at the start, fraction */
+	double mape_after;	 /* ... with the fitted constants */
+	size_t evaluations;	 /* objective evaluations (each simulates every fitting row) */
+	size_t rows;		 /* fitting rows used */
+};
+
+/* Fit the VAL_FIT_COUNT constants of val_fit_keys, starting from *start, by
+ * minimising the MAPE of the iteration time over the fitting rows (odd
+ * vTrain rows) with GSL's Nelder-Mead simplex (nmsimplex2) in normalised
+ * coordinates, each constant kept inside its bounds (validate.c). Only the
+ * fitting rows are simulated. Deterministic. Returns 0, TS_EINVALID (no
+ * fitting rows), TS_ENOMEM or the errors of val_predict. */
+int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
+	    const struct val_row *rows, size_t n, struct val_fit_result *out,
+	    struct ts_error *err);
+
+#endif
