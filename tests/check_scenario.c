@@ -361,7 +361,7 @@ static const struct {
     {BASE "cost = { usd_per_gpu_hour = 1e999; };\n",
      NULL,
      TS_ERANGE,
-     {"bad.cfg:3:", "cost.usd_per_gpu_hour", "inf", NULL}},
+     {"bad.cfg:3:", "cost.usd_per_gpu_hour", "beyond the range of a double", NULL}},
     {BASE "training = { iterations = 1; };\n",
      NULL,
      TS_ERANGE,

@@ -218,8 +218,9 @@ static int parse_type(const struct hw_catalog *cat, bool gpu, const config_setti
 	hw_catalog_suggest(cat, gpu ? "gpu" : "link", v, close, sizeof close);
 	return ts_error_set(err, TS_EUNKNOWN_NAME, file,
 			    hw_cfg_line(config_setting_get_member(g, key)), hw_key_join(k, path, key),
-			    "unknown %s type \"%s\"; close matches in the catalog: %s",
-			    gpu ? "GPU" : "link", v, close[0] ? close : "(none)");
+			    "found unknown %s type \"%s\", expected a %s type of the catalog; "
+			    "close matches: %s",
+			    gpu ? "GPU" : "link", v, gpu ? "GPU" : "link", close[0] ? close : "(none)");
 }
 
 static int parse_device(struct spec *sp, const struct hw_catalog *cat,
@@ -1249,9 +1250,9 @@ int hw_cluster_load(const struct hw_catalog *cat, const char *name,
 		int e = errno;
 		suggest_cluster(cat, name, close, sizeof close);
 		rc = ts_error_set(err, TS_EIO, path, 0, "cluster",
-				  "cannot open the cluster file (%s), expected a bundled cluster "
-				  "name or a path; close matches: %s",
-				  strerror(e), close[0] ? close : "(none)");
+				  "found \"%s\", which cannot be opened (%s), expected a bundled "
+				  "cluster name or a path; close matches: %s",
+				  name, strerror(e), close[0] ? close : "(none)");
 	}
 	if (!rc)
 		rc = from_setting(cat, g, path, opts, out, err);

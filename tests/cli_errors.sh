@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# Bad input to the trainsim command line: exit 2 (1 for usage), one line on
+# stderr naming file, line, key, found and expected, nothing on stdout, no
+# crash and no NaN. Usage: bash cli_errors.sh TRAINSIM_BINARY SOURCE_DIR
+# SPDX-License-Identifier: MIT
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
+export TS_DATA_DIR=$SRC
+# a sanitizer report must count as a crash, not as exit 1
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+checks=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# expect CODE 'NEEDLE|NEEDLE|...' ARGS...: run trainsim ARGS in $TMP and
+# check the exit code, that stdout is empty, that stderr is one line holding
+# every needle, and that nothing printed is a NaN or an infinity.
+expect() {
+	local code=$1 needles=$2 rc n s
+	shift 2
+	local what="trainsim $*"
+	checks=$((checks + 1))
+	(cd "$TMP" && "$BIN" "$@") >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ "$rc" -ge 128 ] || [ "$rc" -eq 199 ]; then
+		fail "$what: crashed (exit $rc): $(head -c 600 "$TMP/err")"
+		return
+	fi
+	if [ "$rc" -ne "$code" ]; then
+		fail "$what: exit $rc, expected $code: $(head -c 400 "$TMP/err")"
+		return
+	fi
+	if [ -s "$TMP/out" ]; then
+		fail "$what: printed on stdout: $(head -c 200 "$TMP/out")"
+		return
+	fi
+	n=$(wc -l <"$TMP/err")
+	if [ "$n" -ne 1 ]; then
+		fail "$what: $n lines on stderr, expected 1: $(head -c 600 "$TMP/err")"
+		return
+	fi
+	IFS='|' read -ra ns <<<"$needles"
+	for s in "${ns[@]}"; do
+		if ! grep -qF -- "$s" "$TMP/err"; then
+			fail "$what: message lacks '$s': $(cat "$TMP/err")"
+			return
+		fi
+	done
+	if grep -qEiw -- 'nan|inf|infinity' "$TMP/out" "$TMP/err"; then
+		fail "$what: printed a NaN or an infinity: $(head -c 400 "$TMP/err")"
+	fi
+}
+
+# A scenario whose line numbers the cases below rely on.
+cat >"$TMP/base.cfg" <<'EOF'
+# scenario for the command-line error tests
+name = "cli errors";
+model = "gpt3-1.3b";
+cluster = "dgx-a100-80gb";
+nodes = 1;
+gpus_per_node = 8;
+training = {
+  framework = "megatron";
+  global_batch = 64;
+  micro_batch = 4;
+  seq_len = 2048;
+  precision = "bf16";
+  iterations = 2;
+  tokens = 1.0e9;
+};
+parallel = {
+  tp = 1;
+  pp = 1;
+  zero = 0;
+  bucket = "40 MiB";
+};
+cost = { usd_per_gpu_hour = 2.0; };
+EOF
+
+# variant NAME SED-EXPRESSION: base.cfg edited, as NAME.cfg
+variant() {
+	sed -e "$2" "$TMP/base.cfg" >"$TMP/$1.cfg"
+	cmp -s "$TMP/base.cfg" "$TMP/$1.cfg" && fail "variant $1: '$2' changed nothing"
+}
+
+# --- the base scenario itself runs (otherwise every case below is moot)
+checks=$((checks + 1))
+(cd "$TMP" && "$BIN" run base.cfg) >"$TMP/out" 2>"$TMP/err" ||
+	fail "trainsim run base.cfg: exit $?: $(head -c 400 "$TMP/err")"
+
+# --- trainsim, help, unknown command
+checks=$((checks + 1))
+"$BIN" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "trainsim (no arguments): exit $rc, expected 1"
+[ -s "$TMP/out" ] && fail "trainsim (no arguments): printed on stdout"
+grep -q '^usage: trainsim' "$TMP/err" || fail "trainsim (no arguments): no usage on stderr"
+for a in help --help -h; do
+	checks=$((checks + 1))
+	"$BIN" $a >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "trainsim $a: exit $rc, expected 0"
+	grep -q '^usage: trainsim' "$TMP/out" || fail "trainsim $a: no usage on stdout"
+	grep -q 'list' "$TMP/out" || fail "trainsim $a: usage does not mention list"
+done
+for c in run collective list; do
+	checks=$((checks + 1))
+	"$BIN" $c --help >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "trainsim $c --help: exit $rc, expected 0"
+	grep -q "^usage: trainsim $c" "$TMP/out" || fail "trainsim $c --help: no usage on stdout"
+	[ -s "$TMP/err" ] && fail "trainsim $c --help: printed on stderr"
+done
+expect 1 'unknown command|"bogus"|run, collective, list' bogus
+expect 1 'unknown command|"lst"|did you mean "list"' lst
+
+# --- trainsim run: the command line
+expect 1 'SCENARIO' run
+expect 1 'unknown option|--bogus|expected' run base.cfg --bogus
+expect 1 '--format|"bogus"|text, csv or json' run base.cfg --format bogus
+expect 1 '--format|found nothing' run base.cfg --format
+expect 1 '--set|found nothing|KEY=VALUE' run base.cfg --set
+expect 1 'second scenario|other.cfg' run base.cfg other.cfg
+expect 2 '--trace|/nonexistent/dir/t.json|expected a writable file' \
+	run base.cfg --trace /nonexistent/dir/t.json
+[ -e "$TMP/t.json" ] && fail "a failed run left a trace file"
+
+# --- trainsim run: files
+expect 2 'missing.cfg|cannot open' run missing.cfg
+mkdir "$TMP/adir.cfg"
+expect 2 'adir.cfg|not a regular file|expected' run adir.cfg
+variant syntax 's/micro_batch = 4;/micro_batch = = 4;/'
+expect 2 'syntax.cfg:10|syntax error' run syntax.cfg
+variant unkkey 's/^training = {/trainig = {/'
+expect 2 'unkkey.cfg:7|trainig|unknown key|did you mean "training"' run unkkey.cfg
+variant unkkey2 's/micro_batch = 4;/micro_bach = 4;/'
+expect 2 'unkkey2.cfg:10|training.micro_bach|did you mean "micro_batch"' run unkkey2.cfg
+variant type 's/micro_batch = 4;/micro_batch = "four";/'
+expect 2 'type.cfg:10|training.micro_batch|found "four"|expected an integer' run type.cfg
+variant type2 's/^nodes = 1;/nodes = 1.5;/'
+expect 2 'type2.cfg:5|nodes|found 1.5|expected' run type2.cfg
+variant model 's/"gpt3-1.3b"/"gpt3-1.3"/'
+expect 2 'model.cfg:3|model|found "gpt3-1.3"|closest|"gpt3-1.3b"' run model.cfg
+variant cluster 's/"dgx-a100-80gb"/"dgx-a100-80"/'
+expect 2 'cluster.cfg:4|cluster|found "dgx-a100-80"|closest|"dgx-a100-80gb"' run cluster.cfg
+variant fw 's/"megatron"/"megatorn"/'
+expect 2 'fw.cfg:8|training.framework|found "megatorn"|expected|closest: "megatron"' run fw.cfg
+variant prec 's/"bf16"/"bf17"/'
+expect 2 'prec.cfg:12|training.precision|found "bf17"|expected|closest: "bf16"' run prec.cfg
+variant unit 's/"40 MiB"/"25 MiBs"/'
+expect 2 'unit.cfg:20|parallel.bucket|"25 MiBs"|unknown unit "MiBs"|expected a size' run unit.cfg
+variant zerosize 's/"40 MiB"/"0 MiB"/'
+expect 2 'zerosize.cfg:20|parallel.bucket|found "0 MiB"|expected a positive size' run zerosize.cfg
+variant negsize 's/"40 MiB"/"-5 MiB"/'
+expect 2 'negsize.cfg:20|parallel.bucket|found "-5 MiB"|expected' run negsize.cfg
+variant gb0 's/global_batch = 64;/global_batch = 0;/'
+expect 2 'gb0.cfg:9|training.global_batch|found 0|expected a positive integer' run gb0.cfg
+variant mbneg 's/micro_batch = 4;/micro_batch = -4;/'
+expect 2 'mbneg.cfg:10|training.micro_batch|found -4|expected a positive integer' run mbneg.cfg
+variant mbdiv 's/micro_batch = 4;/micro_batch = 3;/'
+expect 2 'mbdiv.cfg:10|training.micro_batch|found micro_batch = 3|expected a divisor' run mbdiv.cfg
+variant gbdiv 's/global_batch = 64;/global_batch = 60;/'
+expect 2 'gbdiv.cfg:9|training.global_batch|found 60|expected a multiple' run gbdiv.cfg
+variant tp 's/tp = 1;/tp = 2;/'
+expect 2 'tp.cfg:17|parallel.tp|found 2|not modelled yet|expected 1' run tp.cfg
+variant pp 's/pp = 1;/pp = 2;/'
+expect 2 'pp.cfg:18|parallel.pp|found 2|not modelled yet|expected 1' run pp.cfg
+variant zero 's/zero = 0;/zero = 1;/'
+expect 2 'zero.cfg:19|parallel.zero|found 1|not modelled yet|expected 0' run zero.cfg
+variant gpn 's/gpus_per_node = 8;/gpus_per_node = 16;/'
+expect 2 'gpn.cfg:6|gpus_per_node|found 16|expected at most' run gpn.cfg
+variant iters 's/iterations = 2;/iterations = 1;/'
+expect 2 'iters.cfg:13|training.iterations|found 1|expected' run iters.cfg
+variant tokinf 's/tokens = 1.0e9;/tokens = 1e400;/'
+expect 2 'tokinf.cfg:14|training.tokens|expected' run tokinf.cfg
+variant cost 's/usd_per_gpu_hour = 2.0;/usd_per_gpu_hour = -2.0;/'
+expect 2 'cost.cfg:22|cost.usd_per_gpu_hour|found -2|expected' run cost.cfg
+variant bigbatch 's/global_batch = 64;/global_batch = 1099511627776;/'
+expect 2 'bigbatch.cfg:9|training.global_batch|found 1099511627776|expected at most' run bigbatch.cfg
+: >"$TMP/empty.cfg"
+expect 2 'empty.cfg|model|found no model|expected' run empty.cfg
+
+# --- trainsim run: --set
+expect 2 "--set 'foo'|found no '='|key.path=value" run base.cfg --set foo
+expect 2 "found an empty key|key.path=value" run base.cfg --set =3
+expect 2 '--set trainig.micro_batch=2|trainig|did you mean "training"' \
+	run base.cfg --set trainig.micro_batch=2
+expect 2 '--set training.foo=1|training.foo|unknown key' run base.cfg --set training.foo=1
+expect 2 '--set training=3|training|found 3|expected a group' run base.cfg --set training=3
+expect 2 'training.micro_batch|found a group|expected an integer' \
+	run base.cfg --set 'training.micro_batch={ a = 1; }'
+expect 2 '--set training.micro_batch=0|found 0|expected a positive integer' \
+	run base.cfg --set training.micro_batch=0
+expect 2 '--set nodes=-1|nodes|found -1|expected' run base.cfg --set nodes=-1
+expect 2 '--set parallel.tp=8|parallel.tp|found 8|not modelled yet' run base.cfg --set parallel.tp=8
+expect 2 '--set model=llama9|model|"llama9"|closest' run base.cfg --set model=llama9
+expect 2 '--set parallel.bucket="1 KiBs"|unknown unit "KiBs"' \
+	run base.cfg --set 'parallel.bucket="1 KiBs"'
+expect 2 '--set training.precision=fp8|training.precision|found fp8|expected' \
+	run base.cfg --set training.precision=fp8
+expect 2 'base.cfg:6|gpus_per_node|found 8|expected at most the 4' \
+	run base.cfg --set 'cluster="rtx4090-x4"'
+
+# --- trainsim collective
+C=(collective --cluster dgx-a100-80gb)
+expect 1 '--cluster|found none|expected' collective
+expect 2 'cluster|dgx-a100|expected|"dgx-a100-80gb"' collective --cluster dgx-a100
+expect 2 '-b|"x"|expected a size' "${C[@]}" -b x
+expect 2 '-b|"-8"|expected a size' "${C[@]}" -b -8
+expect 2 '-e|"1Q"|expected a size' "${C[@]}" -e 1Q
+expect 2 '-e|"1e300"|expected a size' "${C[@]}" -e 1e300
+expect 2 '-b|above -e|expected' "${C[@]}" -b 1G -e 8
+expect 2 '-f|"1"|expected a factor > 1' "${C[@]}" -f 1
+expect 2 '-f|"abc"|expected a factor' "${C[@]}" -f abc
+expect 2 '-f|1.0000001|more than' "${C[@]}" -b 1 -e 1T -f 1.0000001
+expect 1 '--op|"all_reduc"|expected all_reduce' "${C[@]}" --op all_reduc
+expect 2 '-g|found 9|expected at most|8' "${C[@]}" -g 9
+expect 2 '-g|"0"|expected' "${C[@]}" -g 0
+expect 2 '--set|"foo=2"|expected a key of nodes' "${C[@]}" --set foo=2
+expect 2 '--set|"nodes"|KEY=VALUE' "${C[@]}" --set nodes
+expect 2 '--set|"nodes=0"|expected a whole number' "${C[@]}" --set nodes=0
+expect 2 'gpus_per_node|found 16|expected at most' "${C[@]}" --set gpus_per_node=16
+expect 2 '--nodes|"100000"|expected' "${C[@]}" --nodes 100000
+expect 1 '--format|"x"|text, csv or json' "${C[@]}" --format x
+expect 1 'unknown option|"--bogus"|expected' "${C[@]}" --bogus 1
+expect 1 '-b|found nothing|expected a value' "${C[@]}" -b
+
+# --- trainsim list
+expect 1 '"bogus"|gpus, links, clusters or models' list bogus
+expect 1 '"gpu"|did you mean "gpus"' list gpu
+expect 1 'found no kind|gpus, links, clusters or models' list
+expect 1 '--format|"x"|text, csv or json' list gpus --format x
+expect 1 'unknown option|"--bogus"' list gpus --bogus
+
+# A broken bundled file: exit 2 with the file's own message.
+mkdir -p "$TMP/data/configs"
+cp -r "$SRC/configs/hardware" "$SRC/configs/clusters" "$TMP/data/configs/"
+cp -r "$SRC/models" "$TMP/data/"
+sed -i 's/^layers = 24;/layers = "24";/' "$TMP/data/models/gpt3-1.3b.cfg"
+TS_DATA_DIR=$TMP/data expect 2 'gpt3-1.3b.cfg:10|layers|found "24"|expected' list models
+sed -i 's/type = "A100-SXM4-80GB"/type = "A100-SXM4-8GB"/' "$TMP/data/configs/clusters/dgx-a100-80gb.cfg"
+TS_DATA_DIR=$TMP/data expect 2 'dgx-a100-80gb.cfg|A100-SXM4-8GB|expected' list clusters
+printf 'gpus = ( { name = "X"; } \n' >"$TMP/data/configs/hardware/zz-broken.cfg"
+TS_DATA_DIR=$TMP/data expect 2 'zz-broken.cfg' list gpus
+TS_DATA_DIR=$TMP/nothing expect 2 'configs/hardware|cannot open' list links
+
+echo "cli_errors: $checks checks, $fails failed"
+[ "$fails" -eq 0 ]
