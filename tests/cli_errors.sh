@@ -55,7 +55,7 @@ expect() {
 			return
 		fi
 	done
-	if grep -qEiw -- 'nan|inf|infinity' "$TMP/out" "$TMP/err"; then
+	if grep -qEw -- '-?(nan|NaN|NAN|inf|INF)' "$TMP/out" "$TMP/err"; then
 		fail "$what: printed a NaN or an infinity: $(head -c 400 "$TMP/err")"
 	fi
 }

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# trainsim run as a user meets it: the text report, JSON with the stable
+# result keys and a breakdown that sums to the iteration, CSV, --trace,
+# --dump-config, --set, and a scenario that does not fit in memory.
+# Usage: bash cli_run.sh TRAINSIM_BINARY SOURCE_DIR
+# SPDX-License-Identifier: MIT
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
+export TS_DATA_DIR=$SRC
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+SCEN=$SRC/configs/scenarios/default.cfg
+fails=0
+checks=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# ok NAME ARGS...: trainsim ARGS exits 0 with nothing on stderr; stdout in $TMP/NAME
+ok() {
+	local name=$1 rc
+	shift
+	checks=$((checks + 1))
+	"$BIN" "$@" >"$TMP/$name" 2>"$TMP/$name.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "trainsim $*: exit $rc: $(head -c 600 "$TMP/$name.err")"
+	[ -s "$TMP/$name.err" ] && fail "trainsim $*: printed on stderr: $(head -c 300 "$TMP/$name.err")"
+	if grep -qEw -- '-?(nan|NaN|NAN|inf|INF)' "$TMP/$name"; then
+		fail "trainsim $*: printed a NaN or an infinity"
+	fi
+	return "$rc"
+}
+
+# py NAME SCRIPT: run a python check on $TMP/NAME (argv[1]); it prints the failure
+py() {
+	local msg
+	checks=$((checks + 1))
+	if ! msg=$(python3 -c "$2" "$TMP/$1" 2>&1); then
+		fail "$1: $msg"
+	fi
+}
+
+# --- the text report
+if ok text run "$SCEN"; then
+	for s in 'iteration time' 'throughput' 'MFU' 'Time per iteration (critical path)' \
+		'Memory per GPU' 'fits: ' 'Whole run' 'energy         not modelled' 'bottleneck: '; do
+		grep -qF "$s" "$TMP/text" || fail "text report lacks '$s'"
+	done
+	# rounding remainders print as 0, not as 8.9e-07 ns
+	grep -qE '[0-9]e-[0-9]' "$TMP/text" && fail "text report prints rounding noise: $(grep -E '[0-9]e-[0-9]' "$TMP/text")"
+fi
+
+# --- JSON: schema_version, every stable key, and the breakdown sums exactly
+if ok json run "$SCEN" --format json; then
+	py json '
+import json, sys
+d = json.load(open(sys.argv[1]))
+keys = ["schema_version", "iteration_time_s", "samples_per_s", "tokens_per_s",
+        "model_flops_per_iteration", "tflops_per_gpu", "mfu", "hfu",
+        "memory_per_gpu_bytes", "memory_capacity_bytes", "fits", "compute_s",
+        "recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s", "optimizer_s",
+        "other_s", "time_to_train_s", "gpu_hours", "energy_kwh", "cost_usd"]
+missing = [k for k in keys if k not in d]
+assert not missing, "JSON lacks %s" % missing
+assert isinstance(d["schema_version"], int) and d["schema_version"] >= 1, "schema_version %r" % d["schema_version"]
+assert d["fits"] is True, "default scenario does not fit"
+for k in keys[1:]:
+    if k != "fits":
+        assert isinstance(d[k], (int, float)), "%s is %r, expected a number" % (k, d[k])
+parts = ["compute_s", "recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s", "optimizer_s", "other_s"]
+T = d["iteration_time_s"]
+s = sum(d[p] for p in parts)
+assert T > 0, "iteration_time_s %r" % T
+assert abs(s - T) <= 1e-9 * T, "breakdown sums to %r, iteration_time_s %r" % (s, T)
+assert 0 < d["mfu"] <= 1, "mfu %r" % d["mfu"]
+assert d["gpus"] == 8, "gpus %r" % d["gpus"]
+'
+fi
+
+# --- CSV: a header and one row of as many fields, the same names as JSON
+if ok csv run "$SCEN" --format csv; then
+	py csv '
+import csv, json, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert len(rows) == 2, "%d CSV lines, expected a header and one row" % len(rows)
+h, r = rows
+assert len(h) == len(r), "header has %d fields, row %d" % (len(h), len(r))
+for k in ["iteration_time_s", "mfu", "fits", "compute_s", "other_s", "cost_usd"]:
+    assert k in h, "CSV header lacks " + k
+row = dict(zip(h, r))
+assert float(row["iteration_time_s"]) > 0
+assert row["fits"] == "true", "fits %r" % row["fits"]
+'
+fi
+
+# --- --trace: valid JSON with traceEvents, and the report still on stdout
+if ok traced run "$SCEN" --trace "$TMP/trace.json"; then
+	grep -qF 'iteration time' "$TMP/traced" || fail "--trace: no report on stdout"
+	cp "$TMP/trace.json" "$TMP/trace"
+	py trace '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"]
+assert isinstance(ev, list) and len(ev) > 10, "traceEvents has %d events" % len(ev)
+assert any(e.get("ph") == "X" for e in ev), "no complete (X) events"
+'
+fi
+
+# --- --dump-config: every key with where it came from
+if ok dump run "$SCEN" --dump-config; then
+	for s in 'model = "gpt3-1.3b"  # ' 'default.cfg:' 'training.micro_batch = 4  # ' \
+		'parallel.dp = 8  # derived' '# default' 'cluster dgx-a100-80gb'; do
+		grep -qF "$s" "$TMP/dump" || fail "--dump-config lacks '$s'"
+	done
+fi
+if ok dumpset run "$SCEN" --dump-config --set training.micro_batch=2; then
+	grep -qF 'training.micro_batch = 2  # --set training.micro_batch=2' "$TMP/dumpset" ||
+		fail "--dump-config does not name --set as the origin"
+fi
+
+# --- --set nodes=2 doubles the GPUs
+if ok nodes2 run "$SCEN" --set nodes=2 --format json; then
+	py nodes2 '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpus"] == 16, "gpus %r with nodes=2, expected 16" % d["gpus"]
+'
+fi
+
+# --- one GPU (no data-parallel reduction at all)
+if ok one run "$SCEN" --set gpus_per_node=1 --set training.global_batch=8 --format json; then
+	py one '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpus"] == 1 and d["exposed_comm_s"] == 0, "gpus %r, exposed_comm_s %r" % (d["gpus"], d["exposed_comm_s"])
+'
+fi
+
+# --- a scenario that does not fit is a result, not an error
+NOFIT=(run "$SCEN" --set model=llama2-7b --set training.framework=ddp --set training.micro_batch=8)
+if ok nofit "${NOFIT[@]}" --format json; then
+	py nofit '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["fits"] is False, "fits %r, expected false" % d["fits"]
+assert d["memory_per_gpu_bytes"] > d["memory_capacity_bytes"]
+assert d["bottleneck"].startswith("memory"), "bottleneck %r" % d["bottleneck"]
+'
+fi
+if ok nofittext "${NOFIT[@]}"; then
+	grep -qE 'does NOT fit: needs [0-9.]+ GiB of 79\.3 GiB' "$TMP/nofittext" ||
+		fail "text report of a scenario that does not fit lacks 'does NOT fit: needs ...'"
+fi
+
+# --- the same scenario twice gives the same bytes
+if ok again run "$SCEN" --format json; then
+	checks=$((checks + 1))
+	cmp -s "$TMP/json" "$TMP/again" || fail "two runs of the default scenario differ"
+fi
+
+echo "cli_run: $checks checks, $fails failed"
+[ "$fails" -eq 0 ]
