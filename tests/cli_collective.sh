@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# trainsim collective as a user meets it: the nccl-tests columns, JSON and
+# CSV, busbw of a large all-reduce on a DGX A100 inside what NVLink3 allows,
+# and time that grows with size. Usage: bash cli_collective.sh TRAINSIM_BINARY SOURCE_DIR
+# SPDX-License-Identifier: MIT
+set -u
+BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
+export TS_DATA_DIR=$SRC
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+checks=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+ok() {
+	local name=$1 rc
+	shift
+	checks=$((checks + 1))
+	"$BIN" "$@" >"$TMP/$name" 2>"$TMP/$name.err"
+	rc=$?
+	[ "$rc" -eq 0 ] || fail "trainsim $*: exit $rc: $(head -c 600 "$TMP/$name.err")"
+	[ -s "$TMP/$name.err" ] && fail "trainsim $*: printed on stderr: $(head -c 300 "$TMP/$name.err")"
+	if grep -qEw -- '-?(nan|NaN|NAN|inf|INF)' "$TMP/$name"; then
+		fail "trainsim $*: printed a NaN or an infinity"
+	fi
+	return "$rc"
+}
+
+py() {
+	local msg
+	checks=$((checks + 1))
+	if ! msg=$(python3 -c "$2" "$TMP/$1" 2>&1); then
+		fail "$1: $msg"
+	fi
+}
+
+DGX=(collective --cluster dgx-a100-80gb)
+
+# --- the text table carries the nccl-tests columns, one row per size
+if ok text "${DGX[@]}" -b 8 -e 1G -f 4; then
+	for col in 'size(B)' 'count(elements)' 'type' 'redop' 'time(us)' 'algbw(GB/s)' 'busbw(GB/s)'; do
+		grep -qF -- "$col" "$TMP/text" || fail "table lacks the column $col"
+	done
+	grep -qF '# Avg bus bandwidth' "$TMP/text" || fail "table lacks the average bus bandwidth line"
+	# 2^3, 2^5, ..., 2^29: 14 sizes
+	n=$(grep -cE '^ *[0-9]+ +[0-9]+ +float' "$TMP/text")
+	[ "$n" -eq 14 ] || fail "-b 8 -e 1G -f 4: $n rows, expected 14"
+fi
+
+# --- JSON: rows with the same columns; busbw at 8 GiB within NVLink3; time grows
+if ok json "${DGX[@]}" -b 1M -e 8G -f 2 --format json; then
+	py json '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema_version"] >= 1 and d["cluster"] == "dgx-a100-80gb" and d["gpus"] == 8, d
+rows = d["rows"]
+assert len(rows) == 14, "%d rows from 1M to 8G by 2, expected 14" % len(rows)
+sizes = [r["size(B)"] for r in rows]
+assert sizes == [2**20 * 2**i for i in range(14)], sizes
+t = [r["time(us)"] for r in rows]
+assert all(b > a for a, b in zip(t, t[1:])), "time does not grow with size: %s" % t
+big = rows[-1]
+assert big["size(B)"] == 8 * 2**30
+# a ring cannot move more than one NVLink3 direction (300 GB/s) per GPU
+assert 150 <= big["busbw(GB/s)"] <= 300, "busbw at 8 GiB is %r GB/s, expected 150-300" % big["busbw(GB/s)"]
+# algbw = size / time, busbw = algbw x 2(n-1)/n for all-reduce on 8 ranks
+alg = big["size(B)"] / (big["time(us)"] * 1e-6) / 1e9
+assert abs(alg - big["algbw(GB/s)"]) <= 0.01 * alg, (alg, big["algbw(GB/s)"])
+assert abs(big["busbw(GB/s)"] - big["algbw(GB/s)"] * 14 / 8) <= 0.02, big
+for r in rows:
+    for k in ("time(us)", "algbw(GB/s)", "busbw(GB/s)"):
+        assert isinstance(r[k], (int, float)) and r[k] >= 0, (k, r)
+'
+fi
+
+# --- CSV: header and rows of the same width
+if ok csv "${DGX[@]}" -b 8 -e 64M -f 8 --format csv; then
+	py csv '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+assert rows[0][:7] == ["size(B)", "count(elements)", "type", "redop", "time(us)", "algbw(GB/s)", "busbw(GB/s)"], rows[0]
+assert len(rows) == 9, "%d lines, expected a header and 8 sizes (2^3 .. 2^24)" % len(rows)
+assert all(len(r) == len(rows[0]) for r in rows), "ragged CSV"
+'
+fi
+
+# --- other operations, a factor below 2, part of the cluster, two nodes
+for op in all_gather reduce_scatter broadcast; do
+	ok "op_$op" "${DGX[@]}" --op "$op" -b 1K -e 64M -f 8 || true
+done
+if ok slow "${DGX[@]}" -b 1 -e 64 -f 1.5; then
+	n=$(grep -cE '^ *[0-9]+ +[0-9]+ +float' "$TMP/slow")
+	# 1 2 3 4 6 9 13 19 28 42 63
+	[ "$n" -eq 11 ] || fail "-b 1 -e 64 -f 1.5: $n rows, expected 11"
+fi
+ok part "${DGX[@]}" -g 3 -e 1M || true
+if ok nodes "${DGX[@]}" --nodes 2 -b 1G -e 1G --format json; then
+	py nodes '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpus"] == 16 and d["nodes"] == 2, d
+bw = d["rows"][0]["busbw(GB/s)"]
+# between nodes the rings run over eight 200 Gb/s HDR NICs per node: at
+# most 8 x 25 GB/s (nccl-tests on two DGX A100 report about 180-190)
+assert 100 < bw <= 200, "busbw %r GB/s on two nodes, expected 100-200" % bw
+'
+fi
+ok pcie collective --cluster rtx4090-x4 -e 1M || true
+ok zero "${DGX[@]}" -b 0 -e 0 || true
+
+echo "cli_collective: $checks checks, $fails failed"
+[ "$fails" -eq 0 ]
