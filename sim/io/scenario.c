@@ -216,7 +216,10 @@ static int load_model(struct ld *l)
 	}
 	if (rc == TS_EIO && is_path(name) && l->err) {
 		char msg[sizeof l->err->msg];
-		snprintf(msg, sizeof msg, "found \"%.200s\": %.400s", path, l->err->msg);
+		const char *why = l->err->msg;
+		if (!strncmp(why, "found ", 6)) /* "found something that is not a ..." */
+			why += 6;
+		snprintf(msg, sizeof msg, "found \"%.200s\": %.400s", path, why);
 		return cfg_fail(l->err, rc, ms, l->file, "model", "%s", msg);
 	}
 	return rc;
