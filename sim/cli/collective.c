@@ -248,7 +248,7 @@ static double count_of(int op, double bytes, uint32_t n)
 }
 
 static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts_table *tab,
-		    double *avg_bus)
+		    double *avg_bus, enum net_mode *used)
 {
 	struct ts_evq *q = NULL;
 	struct ts_fluid *f = NULL;
@@ -269,6 +269,7 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 	/* class mode needs a group that looks the same from every node */
 	if (n % hw_cluster_gpus_per_node(c) != 0)
 		mode = NET_FULL;
+	*used = mode;
 	if (evq_create(&q, 1024) || fluid_create(&f, q) || net_create(&net, c, f, mode) ||
 	    coll_create(&cc, net) || !(ranks = ts_calloc(n, sizeof *ranks))) {
 		fprintf(stderr, "trainsim collective: out of memory\n");
@@ -359,7 +360,8 @@ int cli_collective(int argc, char **argv)
 	for (size_t i = 0; i < 10; i++)
 		table_header(tab, i, heads[i], i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
 	double avg_bus = 0.0;
-	rc = simulate(&o, c, tab, &avg_bus);
+	enum net_mode used = o.mode;
+	rc = simulate(&o, c, tab, &avg_bus, &used);
 	if (rc)
 		goto out;
 	uint32_t n = o.ngpus ? o.ngpus : hw_cluster_gpus(c);
@@ -382,7 +384,7 @@ int cli_collective(int argc, char **argv)
 		       coll_op_name((enum coll_op)o.op), hw_cluster_name(c), hw_cluster_nodes(c),
 		       hw_cluster_gpus_per_node(c), hw_cluster_gpu_type(c)->name, n);
 		printf("# simulated (%s mode); time is one collective, busbw as nccl-tests defines it\n",
-		       o.mode == NET_CLASS ? "class" : "full");
+		       used == NET_CLASS ? "class" : "full");
 		table_print(tab, stdout);
 		printf("# Avg bus bandwidth    : %.3f GB/s\n", avg_bus / 1e9);
 	}
