@@ -40,7 +40,8 @@ static void usage(FILE *out)
 		"         [--op all_reduce|all_gather|reduce_scatter|broadcast] [-b MIN] [-e MAX]\n"
 		"         [-f FACTOR] [-g GPUS] [--algo auto|ring] [--proto auto|LL|LL128|Simple]\n"
 		"         [--mode class|full] [--format text|csv|json]\n"
-		"  sizes take nccl-tests suffixes (8, 64K, 1M, 8G: powers of 1024) or units (\"1 GiB\")\n"
+		"  sizes take nccl-tests suffixes (8, 64K, 1M, 8G: powers of 1024) or units (\"1 "
+		"GiB\")\n"
 		"  --set keys: nodes, gpus_per_node, nics_per_node\n"
 		"  -g: use only the first GPUS GPUs of the cluster (default all)\n");
 }
@@ -88,12 +89,23 @@ static int parse_size(const char *s, double *out)
 	if (*end) {
 		if (end[1] == '\0') {
 			switch (toupper((unsigned char)*end)) {
-			case 'K': mul = 1024.0; break;
-			case 'M': mul = 1048576.0; break;
-			case 'G': mul = 1073741824.0; break;
-			case 'T': mul = 1099511627776.0; break;
-			case 'P': mul = 1125899906842624.0; break;
-			default: mul = 0.0;
+			case 'K':
+				mul = 1024.0;
+				break;
+			case 'M':
+				mul = 1048576.0;
+				break;
+			case 'G':
+				mul = 1073741824.0;
+				break;
+			case 'T':
+				mul = 1099511627776.0;
+				break;
+			case 'P':
+				mul = 1125899906842624.0;
+				break;
+			default:
+				mul = 0.0;
 			}
 			if (mul == 0.0)
 				return -1;
@@ -140,9 +152,14 @@ static int apply_set(struct copts *o, const char *kv)
 
 static int parse_args(int argc, char **argv, struct copts *o)
 {
-	*o = (struct copts){.op = COLL_ALL_REDUCE, .algo = COLL_ALGO_AUTO,
-			    .proto = COLL_PROTO_AUTO, .min_b = 8, .max_b = 1 << 27,
-			    .factor = 2.0, .format = "text", .mode = NET_CLASS};
+	*o = (struct copts){.op = COLL_ALL_REDUCE,
+			    .algo = COLL_ALGO_AUTO,
+			    .proto = COLL_PROTO_AUTO,
+			    .min_b = 8,
+			    .max_b = 1 << 27,
+			    .factor = 2.0,
+			    .format = "text",
+			    .mode = NET_CLASS};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -151,8 +168,10 @@ static int parse_args(int argc, char **argv, struct copts *o)
 			return -1;
 		}
 		if (!v) {
-			fprintf(stderr, "trainsim collective: %s: found nothing, expected a value "
-					"after it (see trainsim collective --help)\n", a);
+			fprintf(stderr,
+				"trainsim collective: %s: found nothing, expected a value "
+				"after it (see trainsim collective --help)\n",
+				a);
 			return CLI_USAGE;
 		}
 		i++;
@@ -167,13 +186,16 @@ static int parse_args(int argc, char **argv, struct copts *o)
 				return rc;
 		} else if (!strcmp(a, "--op") || !strcmp(a, "-o")) {
 			if ((o->op = coll_op_parse(v)) < 0)
-				return bad("--op", v, "all_reduce, all_gather, reduce_scatter or broadcast");
+				return bad("--op", v,
+					   "all_reduce, all_gather, reduce_scatter or broadcast");
 		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
 			if (parse_size(v, &o->min_b))
-				return bad_value("-b", v, "a size from 0 to 1P such as 8, 64K, 1M or 8G");
+				return bad_value("-b", v,
+						 "a size from 0 to 1P such as 8, 64K, 1M or 8G");
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
 			if (parse_size(v, &o->max_b))
-				return bad_value("-e", v, "a size from 0 to 1P such as 8, 64K, 1M or 8G");
+				return bad_value("-e", v,
+						 "a size from 0 to 1P such as 8, 64K, 1M or 8G");
 		} else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
 			char *end;
 			o->factor = strtod(v, &end);
@@ -210,8 +232,10 @@ static int parse_args(int argc, char **argv, struct copts *o)
 		return CLI_USAGE;
 	}
 	if (o->min_b > o->max_b) {
-		fprintf(stderr, "trainsim collective: -b: found %.0f bytes, above -e %.0f, "
-				"expected -b <= -e\n", o->min_b, o->max_b);
+		fprintf(stderr,
+			"trainsim collective: -b: found %.0f bytes, above -e %.0f, "
+			"expected -b <= -e\n",
+			o->min_b, o->max_b);
 		return CLI_BADINPUT;
 	}
 	int rows = 0;
@@ -219,9 +243,11 @@ static int parse_args(int argc, char **argv, struct copts *o)
 	     b = next_size(b, o->factor))
 		rows++;
 	if (rows > COLL_MAX_ROWS) {
-		fprintf(stderr, "trainsim collective: -f: found %.10g, which makes more than %d sizes "
-				"from -b %.0f to -e %.0f, expected a larger factor or a narrower "
-				"range\n", o->factor, COLL_MAX_ROWS, o->min_b, o->max_b);
+		fprintf(stderr,
+			"trainsim collective: -f: found %.10g, which makes more than %d sizes "
+			"from -b %.0f to -e %.0f, expected a larger factor or a narrower "
+			"range\n",
+			o->factor, COLL_MAX_ROWS, o->min_b, o->max_b);
 		return CLI_BADINPUT;
 	}
 	return 0;
@@ -259,8 +285,10 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 	uint32_t n = hw_cluster_gpus(c);
 	if (o->ngpus) {
 		if (o->ngpus > n) {
-			fprintf(stderr, "trainsim collective: -g: found %u GPUs, expected at most the "
-				"cluster's %u\n", o->ngpus, n);
+			fprintf(stderr,
+				"trainsim collective: -g: found %u GPUs, expected at most the "
+				"cluster's %u\n",
+				o->ngpus, n);
 			return CLI_BADINPUT;
 		}
 		n = o->ngpus;
@@ -285,9 +313,14 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		double bytes = b;
 		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER)
 			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
-		struct coll_spec s = {.op = (enum coll_op)o->op, .ranks = ranks, .nranks = n,
-				      .bytes = bytes, .mult = mode == NET_CLASS ? nodes : 1,
-				      .algo = o->algo, .proto = o->proto, .done = coll_done,
+		struct coll_spec s = {.op = (enum coll_op)o->op,
+				      .ranks = ranks,
+				      .nranks = n,
+				      .bytes = bytes,
+				      .mult = mode == NET_CLASS ? nodes : 1,
+				      .algo = o->algo,
+				      .proto = o->proto,
+				      .done = coll_done,
 				      .ctx = &tm};
 		struct coll_plan p;
 		struct ts_error err;
@@ -310,7 +343,8 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		table_cell(tab, 0, "%.0f", bytes);
 		table_cell(tab, 1, "%.0f", count_of(o->op, bytes, n));
 		table_cell(tab, 2, "float");
-		table_cell(tab, 3, "%s", o->op == COLL_ALL_GATHER || o->op == COLL_BROADCAST ? "none" : "sum");
+		table_cell(tab, 3, "%s",
+			   o->op == COLL_ALL_GATHER || o->op == COLL_BROADCAST ? "none" : "sum");
 		table_cell(tab, 4, "%.2f", t * 1e6);
 		table_cell(tab, 5, "%.2f", algbw / 1e9);
 		table_cell(tab, 6, "%.2f", bus / 1e9);
@@ -350,15 +384,16 @@ int cli_collective(int argc, char **argv)
 		cli_print_error("collective", &err);
 		goto out;
 	}
-	static const char *const heads[] = {"size(B)", "count(elements)", "type", "redop",
-					    "time(us)", "algbw(GB/s)", "busbw(GB/s)", "algo",
-					    "proto", "channels"};
+	static const char *const heads[] = {"size(B)",	"count(elements)", "type",	  "redop",
+					    "time(us)", "algbw(GB/s)",	   "busbw(GB/s)", "algo",
+					    "proto",	"channels"};
 	if (table_create(&tab, 10)) {
 		fprintf(stderr, "trainsim collective: out of memory\n");
 		goto out;
 	}
 	for (size_t i = 0; i < 10; i++)
-		table_header(tab, i, heads[i], i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
+		table_header(tab, i, heads[i],
+			     i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
 	double avg_bus = 0.0;
 	enum net_mode used = o.mode;
 	rc = simulate(&o, c, tab, &avg_bus, &used);
@@ -383,7 +418,8 @@ int cli_collective(int argc, char **argv)
 		printf("# trainsim collective: %s on %s, %u node(s) x %u GPU(s) of %s, %u ranks\n",
 		       coll_op_name((enum coll_op)o.op), hw_cluster_name(c), hw_cluster_nodes(c),
 		       hw_cluster_gpus_per_node(c), hw_cluster_gpu_type(c)->name, n);
-		printf("# simulated (%s mode); time is one collective, busbw as nccl-tests defines it\n",
+		printf("# simulated (%s mode); time is one collective, busbw as nccl-tests defines "
+		       "it\n",
 		       used == NET_CLASS ? "class" : "full");
 		table_print(tab, stdout);
 		printf("# Avg bus bandwidth    : %.3f GB/s\n", avg_bus / 1e9);

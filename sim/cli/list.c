@@ -39,9 +39,8 @@ static void cell_none(struct ts_table *t, size_t col, bool people)
 
 static int list_gpus(const struct hw_catalog *cat, struct ts_table **out, bool people)
 {
-	static const char *const heads[] = {"name",	   "bf16(TFLOP/s)", "fp16(TFLOP/s)",
-					    "memory(GiB)", "hbm(GB/s)",	    "sms",
-					    "tdp(W)"};
+	static const char *const heads[] = {
+	    "name", "bf16(TFLOP/s)", "fp16(TFLOP/s)", "memory(GiB)", "hbm(GB/s)", "sms", "tdp(W)"};
 	struct ts_table *t;
 	if (table_create(&t, 7))
 		return TS_ENOMEM;
@@ -158,8 +157,10 @@ static int list_clusters(const struct hw_catalog *cat, struct ts_table **out, bo
 	snprintf(dir, sizeof dir, "%s/configs/clusters", cli_data_root());
 	int rc = names_of(dir, &nm);
 	if (rc)
-		return ts_error_set(err, rc, dir, 0, NULL, "found more than %d files or no memory, "
-				    "expected a directory of cluster files", LIST_MAX_FILES);
+		return ts_error_set(err, rc, dir, 0, NULL,
+				    "found more than %d files or no memory, "
+				    "expected a directory of cluster files",
+				    LIST_MAX_FILES);
 	struct ts_table *t;
 	if (table_create(&t, 7)) {
 		names_free(&nm);
@@ -200,15 +201,17 @@ static int list_clusters(const struct hw_catalog *cat, struct ts_table **out, bo
 
 static int list_models(struct ts_table **out, struct ts_error *err)
 {
-	static const char *const heads[] = {"name",	"family", "layers", "hidden", "heads",
+	static const char *const heads[] = {"name",	"family", "layers", "hidden",	"heads",
 					    "kv_heads", "ffn",	  "vocab",  "params(B)"};
 	char dir[1100];
 	struct names nm;
 	snprintf(dir, sizeof dir, "%s/models", cli_data_root());
 	int rc = names_of(dir, &nm);
 	if (rc)
-		return ts_error_set(err, rc, dir, 0, NULL, "found more than %d files or no memory, "
-				    "expected a directory of model files", LIST_MAX_FILES);
+		return ts_error_set(err, rc, dir, 0, NULL,
+				    "found more than %d files or no memory, "
+				    "expected a directory of model files",
+				    LIST_MAX_FILES);
 	struct ts_table *t;
 	struct ts_model *m = ts_calloc(1, sizeof *m);
 	if (!m || table_create(&t, 9)) {
@@ -256,9 +259,9 @@ static int print(const struct ts_table *t, const char *kind, const char *format)
 	    !json_object_set_new(root, "kind", json_string(kind)) &&
 	    !json_object_set(root, "rows", rows)) {
 		rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
-				     fputc('\n', stdout) == EOF
-			     ? TS_EIO
-			     : 0;
+			     fputc('\n', stdout) == EOF
+			 ? TS_EIO
+			 : 0;
 	}
 	json_decref(rows);
 	json_decref(root);
@@ -281,20 +284,26 @@ int cli_list(int argc, char **argv)
 				return CLI_USAGE;
 			}
 			if (strcmp(v, "text") && strcmp(v, "csv") && strcmp(v, "json")) {
-				fprintf(stderr, "trainsim list: --format: found \"%s\", expected "
-						"text, csv or json\n", v);
+				fprintf(stderr,
+					"trainsim list: --format: found \"%s\", expected "
+					"text, csv or json\n",
+					v);
 				return CLI_USAGE;
 			}
 			format = v;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "trainsim list: found unknown option \"%s\", expected "
-					"--format (see trainsim list --help)\n", a);
+			fprintf(stderr,
+				"trainsim list: found unknown option \"%s\", expected "
+				"--format (see trainsim list --help)\n",
+				a);
 			return CLI_USAGE;
 		} else if (!kind) {
 			kind = a;
 		} else {
-			fprintf(stderr, "trainsim list: found a second kind \"%s\", expected one of "
-					"gpus, links, clusters, models\n", a);
+			fprintf(stderr,
+				"trainsim list: found a second kind \"%s\", expected one of "
+				"gpus, links, clusters, models\n",
+				a);
 			return CLI_USAGE;
 		}
 	}
@@ -306,9 +315,11 @@ int cli_list(int argc, char **argv)
 		near[0] = '\0';
 		if (kind)
 			ts_suggest(kind, kinds, NKINDS, 1, near, sizeof near);
-		fprintf(stderr, "trainsim list: found %s%s%s, expected gpus, links, clusters or "
-				"models%s%s\n", kind ? "\"" : "no kind", kind ? kind : "",
-			kind ? "\"" : "", near[0] ? "; did you mean " : "", near);
+		fprintf(stderr,
+			"trainsim list: found %s%s%s, expected gpus, links, clusters or "
+			"models%s%s\n",
+			kind ? "\"" : "no kind", kind ? kind : "", kind ? "\"" : "",
+			near[0] ? "; did you mean " : "", near);
 		return CLI_USAGE;
 	}
 	bool people = !strcmp(format, "text");
@@ -320,10 +331,18 @@ int cli_list(int argc, char **argv)
 	struct ts_error err;
 	ts_error_clear(&err);
 	switch (k) {
-	case 0: rc = list_gpus(cat, &t, people); break;
-	case 1: rc = list_links(cat, &t); break;
-	case 2: rc = list_clusters(cat, &t, people, &err); break;
-	default: rc = list_models(&t, &err); break;
+	case 0:
+		rc = list_gpus(cat, &t, people);
+		break;
+	case 1:
+		rc = list_links(cat, &t);
+		break;
+	case 2:
+		rc = list_clusters(cat, &t, people, &err);
+		break;
+	default:
+		rc = list_models(&t, &err);
+		break;
 	}
 	if (rc) {
 		if (!err.code)

@@ -16,8 +16,9 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
-		     "                    [--trace OUT.json] [--dump-config]\n");
+	fprintf(out,
+		"usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
+		"                    [--trace OUT.json] [--dump-config]\n");
 }
 
 const char *cli_data_root(void)
@@ -67,10 +68,12 @@ int cli_run(int argc, char **argv)
 			dump = true;
 		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--trace")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim run: %s: found nothing, expected %s after it\n",
-					a, !strcmp(a, "--set")      ? "KEY=VALUE"
-					    : !strcmp(a, "--trace") ? "an output file"
-								    : "text, csv or json");
+				fprintf(stderr,
+					"trainsim run: %s: found nothing, expected %s after it\n",
+					a,
+					!strcmp(a, "--set")	? "KEY=VALUE"
+					: !strcmp(a, "--trace") ? "an output file"
+								: "text, csv or json");
 				goto out;
 			}
 			const char *v = argv[++i];
@@ -87,14 +90,18 @@ int cli_run(int argc, char **argv)
 		} else if (!strncmp(a, "--trace=", 8)) {
 			trace_path = a + 8;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "trainsim run: found unknown option \"%s\", expected --set, "
-					"--format, --trace or --dump-config (see trainsim run --help)\n", a);
+			fprintf(stderr,
+				"trainsim run: found unknown option \"%s\", expected --set, "
+				"--format, --trace or --dump-config (see trainsim run --help)\n",
+				a);
 			goto out;
 		} else if (!path) {
 			path = a;
 		} else {
-			fprintf(stderr, "trainsim run: found a second scenario \"%s\", expected one "
-				"(use trainsim compare for several)\n", a);
+			fprintf(stderr,
+				"trainsim run: found a second scenario \"%s\", expected one "
+				"(use trainsim compare for several)\n",
+				a);
 			goto out;
 		}
 	}
@@ -103,7 +110,8 @@ int cli_run(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr, "trainsim run: --format: found \"%s\", expected text, csv or json\n",
+		fprintf(stderr,
+			"trainsim run: --format: found \"%s\", expected text, csv or json\n",
 			format);
 		goto out;
 	}
@@ -133,8 +141,9 @@ int cli_run(int argc, char **argv)
 	if (trace_path) {
 		tf = fopen(trace_path, "w");
 		if (!tf) {
-			fprintf(stderr, "trainsim run: --trace: found \"%s\", which cannot be "
-					"written (%s), expected a writable file\n",
+			fprintf(stderr,
+				"trainsim run: --trace: found \"%s\", which cannot be "
+				"written (%s), expected a writable file\n",
 				trace_path, strerror(errno));
 			rc = CLI_BADINPUT;
 			goto done;
@@ -154,7 +163,8 @@ int cli_run(int argc, char **argv)
 	/* the trace first, so that a failure leaves nothing on stdout */
 	if (tr) {
 		if (!rc && (trace_write(tr, tf) || trace_status(tr))) {
-			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
+			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n",
+				trace_path);
 			rc = CLI_BADINPUT;
 		}
 		trace_destroy(tr);
