@@ -125,6 +125,7 @@ expect 1 'unknown command|"lst"|did you mean "list"' lst
 
 # --- trainsim run: the command line
 expect 1 'SCENARIO' run
+expect 1 'empty file name|SCENARIO' run ''
 expect 1 'unknown option|--bogus|expected' run base.cfg --bogus
 expect 1 '--format|"bogus"|text, csv or json' run base.cfg --format bogus
 expect 1 '--format|found nothing' run base.cfg --format

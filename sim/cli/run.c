@@ -105,8 +105,9 @@ int cli_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!path) {
-		fprintf(stderr, "trainsim run: found no scenario file, expected SCENARIO.cfg\n");
+	if (!path || !*path) {
+		fprintf(stderr, "trainsim run: found %s, expected SCENARIO.cfg\n",
+			path ? "an empty file name" : "no scenario file");
 		goto out;
 	}
 	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
