@@ -120,7 +120,7 @@ for c in run collective list; do
 	grep -q "^usage: trainsim $c" "$TMP/out" || fail "trainsim $c --help: no usage on stdout"
 	[ -s "$TMP/err" ] && fail "trainsim $c --help: printed on stderr"
 done
-expect 1 'unknown command|"bogus"|run, collective, list' bogus
+expect 1 'unknown command|"bogus"|run, collective, validate, list' bogus
 expect 1 'unknown command|"lst"|did you mean "list"' lst
 
 # --- trainsim run: the command line

@@ -45,10 +45,10 @@ int main(int argc, char **argv)
 		return cli_validate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return cli_list(argc - 1, argv + 1);
-	static const char *const cmds[] = {"run", "collective", "list", "help"};
+	static const char *const cmds[] = {"run", "collective", "validate", "list", "help"};
 	char near[160];
 	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
-	fprintf(stderr, "trainsim: found unknown command \"%s\", expected run, collective, list or "
-			"help%s%s\n", cmd, near[0] ? "; did you mean " : "", near);
+	fprintf(stderr, "trainsim: found unknown command \"%s\", expected run, collective, "
+			"validate, list or help%s%s\n", cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }
