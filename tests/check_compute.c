@@ -346,7 +346,7 @@ START_TEST(calib_file)
 		ck_assert_msg(tu_relerr(*work_calib_field(&f, i), *work_calib_field(&d, i)) < 1e-12,
 			      "%s: file %g, defaults %g", work_calib_key(i),
 			      *work_calib_field(&f, i), *work_calib_field(&d, i));
-	ck_assert(tu_relerr(f.launch_s, 78.5e-6) < 1e-12); /* "78.50 us" parses to 78.5 x 1e-6 */
+	ck_assert(tu_relerr(f.launch_s, 78.47e-6) < 1e-12); /* "78.47 us" parses to 78.47 x 1e-6 */
 	ck_assert_ptr_null(work_calib_key(WORK_CALIB_COUNT));
 	ck_assert_ptr_null(work_calib_field(&f, WORK_CALIB_COUNT));
 }

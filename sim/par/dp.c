@@ -62,21 +62,31 @@ struct builder {
 	int rc;
 };
 
-/* Add a GPU task on class k's compute stream, preceded by its launches on
- * the host stream. Returns the task id (GRAPH_NONE after an error). */
+/* Add a GPU task on class k's compute stream with its kernel launches on
+ * the host stream. The launches of a task interleave with its kernels: the
+ * GPU can start once the first kernel is launched, and the task is not over
+ * before the last launch is (a zero-time mark on the compute stream waits
+ * for it). So a task lasts max(GPU time, launch time) once the host is not
+ * ahead, at every granularity, and a host-bound wait is charged to the host.
+ * Returns the id of the task's end (GRAPH_NONE after an error). */
 static uint32_t gpu_task(struct builder *b, uint32_t k, enum graph_kind kind, const char *label,
 			 double s, uint32_t kernels, enum graph_mem acat, double alloc,
 			 enum graph_mem fcat, double freeb)
 {
 	if (b->rc)
 		return GRAPH_NONE;
-	uint32_t host = GRAPH_NONE, id;
+	uint32_t first = GRAPH_NONE, rest = GRAPH_NONE, id;
 	if (kernels > 0 && b->j->launch_s > 0.0) {
 		struct graph_task_spec hs = {.kind = GRAPH_HOST, .stream = b->c[k].host,
-					     .label = "launch", .seconds = kernels * b->j->launch_s,
+					     .label = "launch", .seconds = b->j->launch_s,
 					     .res = GRAPH_NONE, .mult = b->mult, .pool = GRAPH_NONE};
-		if ((b->rc = graph_task(b->g, &hs, &host)))
+		if ((b->rc = graph_task(b->g, &hs, &first)))
 			return GRAPH_NONE;
+		if (kernels > 1) {
+			hs.seconds = (kernels - 1) * b->j->launch_s;
+			if ((b->rc = graph_task(b->g, &hs, &rest)))
+				return GRAPH_NONE;
+		}
 	}
 	struct graph_task_spec ts = {.kind = kind, .stream = b->c[k].compute, .label = label,
 				     .seconds = s, .res = b->c[k].gpu, .mult = b->mult,
@@ -84,8 +94,15 @@ static uint32_t gpu_task(struct builder *b, uint32_t k, enum graph_kind kind, co
 				     .free_cat = fcat, .free = freeb};
 	if ((b->rc = graph_task(b->g, &ts, &id)))
 		return GRAPH_NONE;
-	if (host != GRAPH_NONE && (b->rc = graph_dep(b->g, host, id)))
+	if (first != GRAPH_NONE && (b->rc = graph_dep(b->g, first, id)))
 		return GRAPH_NONE;
+	if (rest != GRAPH_NONE) {
+		struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = b->c[k].compute,
+					     .label = "launched", .res = GRAPH_NONE,
+					     .mult = b->mult, .pool = GRAPH_NONE};
+		if ((b->rc = graph_task(b->g, &ms, &id)) || (b->rc = graph_dep(b->g, rest, id)))
+			return GRAPH_NONE;
+	}
 	return id;
 }
 
@@ -140,10 +157,12 @@ static uint32_t backward(struct builder *b, uint32_t k, const uint32_t *bucket_o
 	if (j->gran == DP_GRAN_STAGE) {
 		/* segments: cut after a unit that completes its bucket */
 		double rs = 0.0, bs = 0.0, act = 0.0, logits = 0.0;
-		uint32_t kern = 0;
+		uint32_t kern = 0, rkern = 0;
 		for (uint32_t u = j->nunits; u-- > 0;) {
 			const struct dp_unit *x = &j->units[u];
 			rs += x->recompute_s;
+			if (x->recompute_s > 0.0)
+				rkern += x->kernels_fwd;
 			bs += x->dgrad_s + x->wgrad_s;
 			kern += x->kernels_bwd;
 			if (x->act_cat == GRAPH_MEM_LOGITS)
@@ -154,7 +173,7 @@ static uint32_t backward(struct builder *b, uint32_t k, const uint32_t *bucket_o
 			if (!cut)
 				continue;
 			if (rs > 0.0)
-				gpu_task(b, k, GRAPH_RECOMPUTE, "recompute", rs, 0,
+				gpu_task(b, k, GRAPH_RECOMPUTE, "recompute", rs, rkern,
 					 GRAPH_MEM_ACTIVATIONS, 0.0, GRAPH_MEM_ACTIVATIONS, 0.0);
 			lastt = gpu_task(b, k, GRAPH_COMPUTE, "backward", bs, kern,
 					 GRAPH_MEM_ACTIVATIONS, 0.0, GRAPH_MEM_ACTIVATIONS, act);
@@ -171,7 +190,7 @@ static uint32_t backward(struct builder *b, uint32_t k, const uint32_t *bucket_o
 			if (last_mb && ready)
 				ready[bucket_of[u]] = lastt;
 			rs = bs = act = logits = 0.0;
-			kern = 0;
+			kern = rkern = 0;
 		}
 		return lastt;
 	}

@@ -67,12 +67,12 @@ double *work_calib_field(struct work_calib *c, size_t i)
 struct work_calib work_calib_defaults(void)
 {
 	struct work_calib c = {
-	    .gemm_k0 = 37.35,
+	    .gemm_k0 = 126.4,
 	    .tile_m = 128.0,
 	    .tile_n = 128.0,
 	    .flash_eff = 0.60,
 	    .hbm_eff = 0.88,
-	    .launch_s = 78.5e-6,
+	    .launch_s = 78.47e-6,
 	};
 	return c;
 }
