@@ -3,44 +3,7 @@
 # CSV, busbw of a large all-reduce on a DGX A100 inside what NVLink3 allows,
 # and time that grows with size. Usage: bash cli_collective.sh TRAINSIM_BINARY SOURCE_DIR
 # SPDX-License-Identifier: MIT
-set -u
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$2
-[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
-export TS_DATA_DIR=$SRC
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-checks=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-ok() {
-	local name=$1 rc
-	shift
-	checks=$((checks + 1))
-	"$BIN" "$@" >"$TMP/$name" 2>"$TMP/$name.err"
-	rc=$?
-	[ "$rc" -eq 0 ] || fail "trainsim $*: exit $rc: $(head -c 600 "$TMP/$name.err")"
-	[ -s "$TMP/$name.err" ] && fail "trainsim $*: printed on stderr: $(head -c 300 "$TMP/$name.err")"
-	if grep -qEw -- '-?(nan|NaN|NAN|inf|INF)' "$TMP/$name"; then
-		fail "trainsim $*: printed a NaN or an infinity"
-	fi
-	return "$rc"
-}
-
-py() {
-	local msg
-	checks=$((checks + 1))
-	if ! msg=$(python3 -c "$2" "$TMP/$1" 2>&1); then
-		fail "$1: $msg"
-	fi
-}
+. "$(dirname "$0")/clilib.bash" "$@"
 
 DGX=(collective --cluster dgx-a100-80gb)
 
@@ -116,5 +79,4 @@ fi
 ok pcie collective --cluster rtx4090-x4 -e 1M || true
 ok zero "${DGX[@]}" -b 0 -e 0 || true
 
-echo "cli_collective: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -3,23 +3,7 @@
 # stderr naming file, line, key, found and expected, nothing on stdout, no
 # crash and no NaN. Usage: bash cli_errors.sh TRAINSIM_BINARY SOURCE_DIR
 # SPDX-License-Identifier: MIT
-set -u
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$2
-[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
-export TS_DATA_DIR=$SRC
-# a sanitizer report must count as a crash, not as exit 1
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-checks=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+. "$(dirname "$0")/clilib.bash" "$@"
 
 # expect CODE 'NEEDLE|NEEDLE|...' ARGS...: run trainsim ARGS in $TMP and
 # check the exit code, that stdout is empty, that stderr is one line holding
@@ -254,5 +238,4 @@ printf 'gpus = ( { name = "X"; } \n' >"$TMP/data/configs/hardware/zz-broken.cfg"
 TS_DATA_DIR=$TMP/data expect 2 'zz-broken.cfg' list gpus
 TS_DATA_DIR=$TMP/nothing expect 2 'configs/hardware|cannot open' list links
 
-echo "cli_errors: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish

@@ -3,42 +3,7 @@
 # models all listed, sorted, with the figures of their files.
 # Usage: bash cli_list.sh TRAINSIM_BINARY SOURCE_DIR
 # SPDX-License-Identifier: MIT
-set -u
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$2
-[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
-export TS_DATA_DIR=$SRC
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-fails=0
-checks=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-ok() {
-	local name=$1 rc
-	shift
-	checks=$((checks + 1))
-	"$BIN" "$@" >"$TMP/$name" 2>"$TMP/$name.err"
-	rc=$?
-	[ "$rc" -eq 0 ] || fail "trainsim $*: exit $rc: $(head -c 600 "$TMP/$name.err")"
-	[ -s "$TMP/$name.err" ] && fail "trainsim $*: printed on stderr: $(head -c 300 "$TMP/$name.err")"
-	[ -s "$TMP/$name" ] || fail "trainsim $*: printed nothing"
-	return "$rc"
-}
-
-py() {
-	local msg
-	checks=$((checks + 1))
-	if ! msg=$(python3 -c "$2" "$TMP/$1" "${@:3}" 2>&1); then
-		fail "$1: $msg"
-	fi
-}
+. "$(dirname "$0")/clilib.bash" "$@"
 
 # every kind in every format; JSON and CSV agree on rows and columns
 for k in gpus links clusters models; do
@@ -101,5 +66,4 @@ assert abs(m["gpt3-175b"]["params(B)"] - 174.6) < 0.1, m["gpt3-175b"]
 checks=$((checks + 1))
 grep -qE '^V100-SXM2-32GB +- +125\.0 ' "$TMP/gpus.txt" || fail "list gpus: V100 row does not show '-' for bf16"
 
-echo "cli_list: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish

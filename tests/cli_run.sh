@@ -4,47 +4,8 @@
 # --dump-config, --set, and a scenario that does not fit in memory.
 # Usage: bash cli_run.sh TRAINSIM_BINARY SOURCE_DIR
 # SPDX-License-Identifier: MIT
-set -u
-BIN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-SRC=$2
-[ -x "$BIN" ] || { echo "FAIL: no trainsim binary at $1"; exit 1; }
-export TS_DATA_DIR=$SRC
-export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=199"
-export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=199:halt_on_error=1"
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/clilib.bash" "$@"
 SCEN=$SRC/configs/scenarios/default.cfg
-fails=0
-checks=0
-
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-
-# ok NAME ARGS...: trainsim ARGS exits 0 with nothing on stderr; stdout in $TMP/NAME
-ok() {
-	local name=$1 rc
-	shift
-	checks=$((checks + 1))
-	"$BIN" "$@" >"$TMP/$name" 2>"$TMP/$name.err"
-	rc=$?
-	[ "$rc" -eq 0 ] || fail "trainsim $*: exit $rc: $(head -c 600 "$TMP/$name.err")"
-	[ -s "$TMP/$name.err" ] && fail "trainsim $*: printed on stderr: $(head -c 300 "$TMP/$name.err")"
-	if grep -qEw -- '-?(nan|NaN|NAN|inf|INF)' "$TMP/$name"; then
-		fail "trainsim $*: printed a NaN or an infinity"
-	fi
-	return "$rc"
-}
-
-# py NAME SCRIPT: run a python check on $TMP/NAME (argv[1]); it prints the failure
-py() {
-	local msg
-	checks=$((checks + 1))
-	if ! msg=$(python3 -c "$2" "$TMP/$1" 2>&1); then
-		fail "$1: $msg"
-	fi
-}
 
 # --- the text report
 if ok text run "$SCEN"; then
@@ -164,5 +125,4 @@ if ok again run "$SCEN" --format json; then
 	cmp -s "$TMP/json" "$TMP/again" || fail "two runs of the default scenario differ"
 fi
 
-echo "cli_run: $checks checks, $fails failed"
-[ "$fails" -eq 0 ]
+finish
