@@ -175,6 +175,16 @@ double fluid_resource_carried(struct ts_fluid *f, uint32_t res)
 	return f->res[res].carried;
 }
 
+uint32_t fluid_activity_nuses(const struct ts_fluid *f, uint32_t act)
+{
+	return (uint32_t)f->acts[act].nelems;
+}
+
+uint32_t fluid_activity_res(const struct ts_fluid *f, uint32_t act, uint32_t i)
+{
+	return f->acts[act].elems[i].res;
+}
+
 double fluid_rate(const struct ts_fluid *f, uint32_t act)
 {
 	return f->acts[act].state == ACT_RUNNING ? f->acts[act].rate : 0.0;

@@ -83,6 +83,11 @@ int fluid_start(struct ts_fluid *f, const struct fluid_spec *spec, uint32_t *id)
 /* Stop an activity without calling its done callback. */
 void fluid_cancel(struct ts_fluid *f, uint32_t act);
 
+/* Resources an activity uses: the number, and the i-th resource id. Valid
+ * while the activity exists, including inside the observer's on_end. */
+uint32_t fluid_activity_nuses(const struct ts_fluid *f, uint32_t act);
+uint32_t fluid_activity_res(const struct ts_fluid *f, uint32_t act, uint32_t i);
+
 /* Current rate per member (work units/s) of an activity; 0 while in latency. */
 double fluid_rate(const struct ts_fluid *f, uint32_t act);
 

@@ -1,5 +1,7 @@
 /* Link resources for the fluid model.
  * SPDX-License-Identifier: MIT */
+#include <stdio.h>
+
 #include "base/alloc.h"
 #include "base/err.h"
 #include "net/net.h"
@@ -11,6 +13,8 @@ struct ts_net {
 	uint32_t *link_res; /* per directed link */
 	uint32_t nlinks;
 	uint32_t mixed;
+	uint32_t first_res, nres; /* the net's resources are ids first_res .. + nres */
+	uint32_t *res_link;       /* per resource: the first link mapped to it */
 };
 
 int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
@@ -61,6 +65,15 @@ int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid 
 		if (rc)
 			goto fail;
 	}
+	n->first_res = n->nlinks ? n->link_res[0] : 0;
+	n->nres = fluid_resource_count(f) - n->first_res;
+	n->res_link = ts_calloc(n->nres ? n->nres : 1, sizeof *n->res_link);
+	if (!n->res_link)
+		goto fail;
+	for (uint32_t r = 0; r < n->nres; r++)
+		n->res_link[r] = UINT32_MAX;
+	for (uint32_t l = n->nlinks; l-- > 0;)
+		n->res_link[n->link_res[l] - n->first_res] = l;
 	*out = n;
 	return 0;
 fail:
@@ -73,6 +86,7 @@ void net_destroy(struct ts_net *n)
 	if (!n)
 		return;
 	ts_free(n->link_res, (n->nlinks ? n->nlinks : 1) * sizeof *n->link_res);
+	ts_free(n->res_link, (n->nres ? n->nres : 1) * sizeof *n->res_link);
 	ts_free(n, sizeof *n);
 }
 
@@ -81,3 +95,37 @@ const struct hw_cluster *net_cluster(const struct ts_net *n) { return n->c; }
 struct ts_fluid *net_fluid(const struct ts_net *n) { return n->f; }
 uint32_t net_link_res(const struct ts_net *n, uint32_t link) { return n->link_res[link]; }
 uint32_t net_class_mixed(const struct ts_net *n) { return n->mixed; }
+
+static const char *const kind_names[HW_DEV_KIND_COUNT_] = {
+	"gpu", "cpu", "pcie", "nic", "nvswitch", "switch", "storage"};
+
+static int dev_name(const struct hw_cluster *c, uint32_t dev, bool with_node, char *buf,
+		    size_t size)
+{
+	const struct hw_device *d = hw_cluster_device(c, dev);
+	const char *k = (unsigned)d->kind < HW_DEV_KIND_COUNT_ ? kind_names[d->kind] : "?";
+	if (with_node && d->node != HW_FABRIC)
+		return snprintf(buf, size, "node %u %s %u", d->node, k, d->group);
+	return snprintf(buf, size, "%s %u", k, d->group);
+}
+
+bool net_res_name(const struct ts_net *n, uint32_t res, char *buf, size_t size)
+{
+	/* the first link mapped to res stands for its class */
+	if (!n->res_link || res < n->first_res || res - n->first_res >= n->nres || size == 0)
+		return false;
+	uint32_t l = n->res_link[res - n->first_res];
+	if (l == UINT32_MAX)
+		return false;
+	const struct hw_link *lk = hw_cluster_link(n->c, l);
+	bool full = n->mode == NET_FULL;
+	char a[64], b[64];
+	dev_name(n->c, lk->src, full, a, sizeof a);
+	dev_name(n->c, lk->dst, full, b, sizeof b);
+	if (full)
+		snprintf(buf, size, "%s -> %s", a, b);
+	else
+		snprintf(buf, size, "%s -> %s, each of %u", a, b,
+			 hw_cluster_class_members(n->c, lk->cls));
+	return true;
+}

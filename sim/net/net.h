@@ -4,6 +4,8 @@
 #ifndef TS_NET_NET_H
 #define TS_NET_NET_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine/fluid.h"
@@ -31,6 +33,13 @@ struct ts_fluid *net_fluid(const struct ts_net *n);
 
 /* Fluid resource of directed link `link` (its class's in class mode). */
 uint32_t net_link_res(const struct ts_net *n, uint32_t link);
+
+/* A readable name of fluid resource `res` if it is a link (or link class):
+ * "node 0 gpu 3 -> nvswitch 0" in full mode, "gpu 3 -> nvswitch 0, each
+ * of 16 nodes" in class mode, "nic 2 -> switch 0" for the fabric. Writes
+ * to buf (size n) and returns true, or returns false when res is not a link
+ * of this net. */
+bool net_res_name(const struct ts_net *n, uint32_t res, char *buf, size_t size);
 
 /* Number of link classes whose members differ in bandwidth (0 expected). */
 uint32_t net_class_mixed(const struct ts_net *n);

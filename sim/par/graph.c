@@ -240,6 +240,7 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		s.done = task_done;
 		s.ctx = g;
 		s.arg = id;
+		s.tag = id;
 		rc = coll_start(g->cc, &s, NULL, NULL);
 	} else {
 		struct fluid_use u = {t->res, 1.0};

@@ -254,6 +254,67 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 
 static double secs(ts_time t, double per) { return ts_time_to_s(t) / per; }
 
+/* Tracing: every task of every simulated iteration on a track per stream
+ * of rank class 0, and every transfer on a track per busy link (or link
+ * class), recorded through the fluid observer as activities end. */
+struct tracer {
+	struct ts_trace *tr;
+	struct ts_fluid *f;
+	const struct ts_net *net;
+	const struct ts_graph *g;
+	uint32_t links_proc;
+	uint32_t *track;   /* per fluid resource: trace track, or UNSEEN / NOT_LINK */
+	size_t captrack;
+	ts_time *start;    /* per activity id: when it started using resources */
+	size_t capstart;
+	int rc;
+};
+
+#define UNSEEN UINT32_MAX
+#define NOT_LINK (UINT32_MAX - 1)
+
+static void tr_start(void *ud, uint32_t act, uint32_t tag, ts_time t)
+{
+	(void)tag;
+	struct tracer *x = ud;
+	size_t old = x->capstart;
+	if (ts_grow((void **)&x->start, &x->capstart, (size_t)act + 1, sizeof *x->start)) {
+		x->rc = TS_ENOMEM;
+		return;
+	}
+	(void)old;
+	x->start[act] = t;
+}
+
+static void tr_end(void *ud, uint32_t act, uint32_t tag, ts_time t)
+{
+	struct tracer *x = ud;
+	if (x->rc || act >= x->capstart)
+		return;
+	uint32_t n = fluid_activity_nuses(x->f, act);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t r = fluid_activity_res(x->f, act, i);
+		size_t old = x->captrack;
+		if (ts_grow((void **)&x->track, &x->captrack, (size_t)r + 1, sizeof *x->track)) {
+			x->rc = TS_ENOMEM;
+			return;
+		}
+		for (size_t k = old; k < x->captrack; k++)
+			x->track[k] = UNSEEN;
+		if (x->track[r] == UNSEEN) {
+			char name[200];
+			x->track[r] = NOT_LINK;
+			if (net_res_name(x->net, r, name, sizeof name) &&
+			    trace_track(x->tr, x->links_proc, name, &x->track[r]))
+				x->track[r] = NOT_LINK;
+		}
+		if (x->track[r] == NOT_LINK)
+			continue;
+		const char *label = tag < graph_ntasks(x->g) ? graph_rec(x->g, tag)->label : "transfer";
+		trace_span(x->tr, x->track[r], label, x->start[act], t, "link");
+	}
+}
+
 static void trace_tasks(struct ts_trace *tr, const struct ts_graph *g)
 {
 	uint32_t ns = graph_nstreams(g);
@@ -356,7 +417,19 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	rc = dp_build(g, f, &job, &built, err);
 	if (rc)
 		goto out;
+	struct tracer tx = {.tr = trace, .f = f, .net = net, .g = g};
+	if (trace) {
+		struct fluid_observer obs = {.on_start = tr_start, .on_end = tr_end, .ud = &tx};
+		if (trace_process(trace, "links", &tx.links_proc))
+			goto nomem;
+		fluid_set_observer(f, &obs);
+	}
 	rc = graph_run(g, err);
+	fluid_set_observer(f, NULL);
+	ts_free(tx.track, tx.captrack * sizeof *tx.track);
+	ts_free(tx.start, tx.capstart * sizeof *tx.start);
+	if (!rc && tx.rc)
+		rc = ts_error_set(err, tx.rc, NULL, 0, NULL, "out of memory while tracing");
 	if (rc)
 		goto out;
 
