@@ -70,6 +70,12 @@ d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
 assert isinstance(ev, list) and len(ev) > 10, "traceEvents has %d events" % len(ev)
 assert any(e.get("ph") == "X" for e in ev), "no complete (X) events"
+tracks = [e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"]
+assert "compute" in tracks, "no compute stream track: %s" % tracks[:5]
+links = [t for t in tracks if "nvswitch" in t and "->" in t]
+assert links, "no NVLink track among %s" % tracks[:10]
+spans = [e for e in ev if e.get("cat") == "link"]
+assert spans and all(e["dur"] > 0 for e in spans), "no link spans with a duration"
 '
 fi
 
