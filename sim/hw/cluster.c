@@ -34,7 +34,9 @@
  *   };
  *
  * Device kinds: gpu and nic need a `type` (a GPU type, a link type: the NIC's
- * port), cpu, pcie_switch, nvswitch and storage take none. `a`/`b` name a
+ * port), cpu, pcie_switch, nvswitch and storage take none. A cpu may give
+ * `cores = 64;` and `memory = "512 GB";` per socket (the input pipeline's
+ * worker cores and page cache; optional). `a`/`b` name a
  * device group, or one member as "group[i]". A link entry connects a to b in
  * both directions: two directed links, each its own constraint. When the
  * groups differ in size, member i of the larger connects to member
@@ -124,6 +126,8 @@ struct sdev {
 	enum hw_dev_kind kind;
 	uint32_t type; /* GPU type (gpu), link type (nic), NONE otherwise */
 	uint32_t count;
+	uint32_t cores;   /* cpu: cores per socket; 0 = not given */
+	double mem_bytes; /* cpu: host memory per socket, bytes; 0 = not given */
 	unsigned file;
 	int line;
 };
@@ -227,7 +231,7 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 			const config_setting_t *e, unsigned fidx, const char *path,
 			struct ts_error *err)
 {
-	static const char *const keys[] = {"name", "kind", "type", "count", NULL};
+	static const char *const keys[] = {"name", "kind", "type", "count", "cores", "memory", NULL};
 	const char *file = sp->files[fidx];
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
@@ -260,6 +264,23 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 	rc = hw_cfg_uint(e, "count", false, 1, MAX_COUNT, &d.count, file, path, err);
 	if (rc < 0)
 		return rc;
+	/* host resources of a cpu socket, for the input pipeline (sim/data/) */
+	for (int h = 0; h < 2; h++) {
+		const char *hk = h ? "memory" : "cores";
+		const config_setting_t *hs = config_setting_get_member(e, hk);
+		if (!hs)
+			continue;
+		if (d.kind != HW_DEV_CPU)
+			return ts_error_set(err, TS_EINVALID, file, hw_cfg_line(hs),
+					    hw_key_join(k, path, hk),
+					    "found %s on a %s device, expected it only on cpu devices",
+					    hk, kind_names[d.kind]);
+		rc = h ? hw_cfg_quantity(e, hk, TS_UNIT_BYTES, false, false, &d.mem_bytes, file,
+					 path, err)
+		       : hw_cfg_uint(e, hk, false, 1, 1u << 20, &d.cores, file, path, err);
+		if (rc < 0)
+			return rc;
+	}
 	for (size_t i = 0; i < sp->ndevs; i++)
 		if (strcmp(sp->devs[i].name, d.name) == 0)
 			return ts_error_set(err, TS_EINVALID, file, d.line,
@@ -610,6 +631,8 @@ struct hw_cluster {
 	char description[512];
 	char source[512];
 	uint32_t nodes, T, L, gpn, nics;
+	uint32_t cpu_cores;  /* per node, 0 = not given */
+	double host_mem;     /* bytes per node, 0 = not given */
 	bool p2p;
 	enum topology topology;
 	uint32_t gpu_type;
@@ -986,6 +1009,9 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 			c->gpu_type = d->type;
 		} else if (d->kind == HW_DEV_NIC) {
 			nnic_all += d->count;
+		} else if (d->kind == HW_DEV_CPU) {
+			c->cpu_cores += d->cores * d->count;
+			c->host_mem += d->mem_bytes * d->count;
 		}
 	}
 	if (ngpu_all == 0)
@@ -1336,6 +1362,16 @@ uint32_t hw_cluster_gpu_nic(const struct hw_cluster *c, uint32_t g)
 const struct hw_gpu_type *hw_cluster_gpu_type(const struct hw_cluster *c)
 {
 	return hw_catalog_gpu(c->cat, c->gpu_type);
+}
+
+uint32_t hw_cluster_cpu_cores(const struct hw_cluster *c)
+{
+	return c->cpu_cores;
+}
+
+double hw_cluster_host_memory(const struct hw_cluster *c)
+{
+	return c->host_mem;
 }
 
 bool hw_cluster_p2p(const struct hw_cluster *c)

@@ -133,6 +133,13 @@ uint32_t hw_cluster_class_members(const struct hw_cluster *c, uint32_t cls);
  * buffer for --dump-config; returns the characters needed (like snprintf). */
 int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n);
 
+/* Host resources of one node, the sums over its cpu devices of their
+ * optional `cores` and `memory` keys: CPU cores (0 when no cpu gives it) and
+ * host memory in bytes (0 when not given). The input pipeline (sim/data/)
+ * bounds its workers by the cores and its page cache by the memory. */
+uint32_t hw_cluster_cpu_cores(const struct hw_cluster *c);
+double hw_cluster_host_memory(const struct hw_cluster *c);
+
 /* Whether GPUs of a node may talk peer to peer (false: through host memory). */
 bool hw_cluster_p2p(const struct hw_cluster *c);
 /* The file the cluster was read from (the outermost one for an inline group
