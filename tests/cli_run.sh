@@ -10,7 +10,7 @@ SCEN=$SRC/configs/scenarios/default.cfg
 # --- the text report
 if ok text run "$SCEN"; then
 	for s in 'iteration time' 'throughput' 'MFU' 'Time per iteration (critical path)' \
-		'Memory per GPU' 'fits: ' 'Whole run' 'energy         not modelled' 'bottleneck: '; do
+		'Memory per GPU' 'fits: ' 'Whole run' 'kWh' 'cost per million tokens' 'bottleneck: '; do
 		grep -qF "$s" "$TMP/text" || fail "text report lacks '$s'"
 	done
 	# rounding remainders print as 0, not as 8.9e-07 ns

@@ -66,6 +66,13 @@ static const struct field fields[] = {
 	NUM(gpu_hours),
 	NUM(energy_kwh),
 	NUM(cost_usd),
+	NUM(checkpoints),
+	NUM(checkpoint_bytes),
+	NUM(checkpoint_s),
+	NUM(node_hours),
+	NUM(avg_power_kw),
+	NUM(usd_per_mtokens),
+	NUM(breakeven_months),
 	STR(bottleneck),
 	{"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
 };
@@ -489,14 +496,30 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	if (*rc || (*rc = kv_table(&t)))
 		return;
 	kv(t, "steps", fmt_num(a, sizeof a, "%.0f", r->steps));
+	if (r->checkpoints > 0.0) {
+		char b[64], c[200];
+		snprintf(c, sizeof c, "%.0f of %s, %s in all", r->checkpoints,
+			 fmt_gib(a, sizeof a, r->checkpoint_bytes),
+			 fmt_duration(b, sizeof b, r->checkpoint_s));
+		kv(t, "checkpoints", c);
+	}
 	kv(t, "time to train", fmt_duration(a, sizeof a, r->time_to_train_s));
 	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));
 	/* zero for a run of GPU-hours: energy is not modelled yet, no price given */
 	bool run = isfinite(r->gpu_hours) && r->gpu_hours > 0.0;
 	kv(t, "energy", run && r->energy_kwh == 0.0 ? "not modelled"
 						: fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
+	if (run && r->energy_kwh > 0.0)
+		kv(t, "mean power", fmt_num(a, sizeof a, "%.1f kW (PUE included)", r->avg_power_kw));
 	kv(t, "cost", run && r->cost_usd == 0.0 ? "no price given (cost.usd_per_gpu_hour)"
 					      : fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
+	if (run && r->cost_usd > 0.0)
+		kv(t, "cost per million tokens", fmt_num(a, sizeof a, "$%.4g", r->usd_per_mtokens));
+	if (r->breakeven_months > 0.0)
+		kv(t, "buying breaks even after",
+		   fmt_num(a, sizeof a, "%.1f months of use", r->breakeven_months));
+	else if (r->breakeven_months < 0.0)
+		kv(t, "buying breaks even", "never (the cloud costs less than running costs)");
 	emit(t, "Whole run", out, rc);
 }
 

@@ -25,6 +25,7 @@
 
 #include "base/alloc.h"
 #include "base/units.h"
+#include "io/costcfg.h"
 #include "io/io_int.h"
 #include "io/scenario.h"
 
@@ -63,7 +64,8 @@ NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
 
 static const char *const root_keys[] = {"name",		 "model",	  "cluster",  "nodes",
 					"gpus_per_node", "nics_per_node", "training", "parallel",
-					"data",		 "cost",	  "sim",      "seed"};
+					"data",		 "cost",	  "sim",      "seed",
+					"checkpoint",	 "power"};
 static const char *const training_keys[] = {
     "framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
     "recompute", "iterations",	 "tokens",	"samples", "epochs",	"steps", "attention"};
@@ -72,7 +74,6 @@ static const char *const parallel_keys[] = {
     "tp",   "pp",      "dp",	   "cp",	 "ep",	   "sp",
     "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch"};
-static const char *const cost_keys[] = {"usd_per_gpu_hour"};
 static const char *const sim_keys[] = {"granularity", "mode"};
 
 /* One load in progress. */
@@ -446,14 +447,8 @@ static int read_rest(struct ld *l)
 	struct ts_scenario *s = l->s;
 	int rc, e;
 	int64_t v;
-	if ((rc = cfg_check_keys(l->g_cost, l->file, "cost.", cost_keys, COUNT(cost_keys),
-				 l->err)) ||
+	if ((rc = costcfg_read(l->top, l->file, &s->cost, &s->checkpoint, &s->power, l->err)) ||
 	    (rc = cfg_check_keys(l->g_sim, l->file, "sim.", sim_keys, COUNT(sim_keys), l->err)))
-		return rc;
-	s->cost.usd_per_gpu_hour = 0.0;
-	if (member(l->g_cost, "usd_per_gpu_hour") &&
-	    (rc = cfg_float(member(l->g_cost, "usd_per_gpu_hour"), l->file, "cost.usd_per_gpu_hour",
-			    0.0, 1e6, &s->cost.usd_per_gpu_hour, l->err)))
 		return rc;
 	if ((rc = get_enum(l, l->g_sim, "sim.", "granularity", gran_names, TS_GRAN_COUNT_,
 			   TS_GRAN_LAYER, &e)))
@@ -689,6 +684,31 @@ static int note_all(struct ld *l)
 	N("data.workers_per_gpu", "default", "%u", s->data.workers_per_gpu);
 	N("data.prefetch", "default", "%u", s->data.prefetch);
 	N("cost.usd_per_gpu_hour", "default: not given", "%g", s->cost.usd_per_gpu_hour);
+	N("cost.usd_per_node_hour", "default: not given", "%g", s->cost.usd_per_node_hour);
+	N("cost.usd_per_kwh", "default: EIA 2023 US industrial", "%g", s->cost.usd_per_kwh);
+	N("cost.pue", "default: Uptime Institute 2023 average", "%g", s->cost.pue);
+	if (s->cost.owned) {
+		N("cost.owned.server_usd", "", "%g", s->cost.server_usd);
+		N("cost.owned.network_usd", "default", "%g", s->cost.network_usd);
+		N("cost.owned.storage_usd", "default", "%g", s->cost.storage_usd);
+		N("cost.owned.years", "default", "%g", s->cost.years);
+		N("cost.owned.upkeep_usd_per_year", "default", "%g", s->cost.upkeep_usd_per_year);
+	}
+	if (s->checkpoint.interval_steps > 0.0)
+		N("checkpoint.interval", "", "%.0f", s->checkpoint.interval_steps);
+	else if (s->checkpoint.interval_s > 0.0)
+		N("checkpoint.interval", "", "\"%g s\"", s->checkpoint.interval_s);
+	else
+		N("checkpoint.interval", "default: no checkpoints", "none");
+	N("checkpoint.write_bandwidth", "default: not given", "\"%g B/s\"", s->checkpoint.write_Bps);
+	if (s->power.node_max_w > 0.0)
+		N("power.node_max", "", "\"%g W\"", s->power.node_max_w);
+	else
+		N("power.node_max", "default: GPUs x (TDP + 412.5 W host share)", "derived");
+	N("power.gpu_comm_fraction", "default: assumption", "%g", s->power.gpu_comm_frac);
+	N("power.gpu_idle_fraction", "default: assumption", "%g", s->power.gpu_idle_frac);
+	N("power.nic", "default: assumption", "\"%g W\"", s->power.nic_w);
+	N("power.switch_port", "default: assumption", "\"%g W\"", s->power.switch_port_w);
 	N("sim.granularity", "default", "\"%s\"", gran_names[s->sim.granularity]);
 	N("sim.mode", "default", "\"%s\"", mode_names[s->sim.mode]);
 	N("seed", "default", "%llu", (unsigned long long)s->seed);

@@ -92,9 +92,34 @@ struct ts_data {
 	uint32_t prefetch;	  /* batches prefetched per worker; default 2 */
 };
 
-/* cost = { ... } */
+/* cost = { ... } (read by sim/io/costcfg.c; sources in configs/README.md) */
 struct ts_cost {
-	double usd_per_gpu_hour; /* cloud price, US$ per GPU-hour; 0 = not given */
+	double usd_per_gpu_hour;  /* cloud price, US$ per GPU-hour; 0 = not given */
+	double usd_per_node_hour; /* cloud price, US$ per node-hour (added to the GPU price) */
+	bool owned;		  /* cost.owned given: the hardware is bought */
+	double server_usd;	  /* owned: purchase price of one node, US$ */
+	double network_usd;	  /* owned: network per node (NICs, cables, switch share), US$ */
+	double storage_usd;	  /* owned: storage for the whole job, US$ */
+	double years;		  /* owned: amortisation period, years (default 4) */
+	double upkeep_usd_per_year; /* owned: support, space, staff for the job's hardware */
+	double usd_per_kwh;	  /* electricity, US$/kWh (default 0.0806, EIA 2023) */
+	double pue;		  /* power usage effectiveness (default 1.58, Uptime 2023) */
+};
+
+/* checkpoint = { ... }: written during the run, size from the model. */
+struct ts_checkpoint {
+	double interval_steps; /* a checkpoint every N iterations; 0 = none or by time */
+	double interval_s;     /* a checkpoint every N seconds of training; 0 = none or by steps */
+	double write_Bps;      /* bandwidth the job writes a checkpoint at, bytes/s; 0 = not given */
+};
+
+/* power = { ... }: node-level power by state (sim/run/cost.h). */
+struct ts_power {
+	double node_max_w;     /* rated power of one node, W; 0 = GPUs x (TDP + host per GPU) */
+	double gpu_comm_frac;  /* GPU draw while only communicating, fraction of TDP */
+	double gpu_idle_frac;  /* GPU draw while idle (bubble, stall), fraction of TDP */
+	double nic_w;	       /* one NIC, W */
+	double switch_port_w;  /* one fabric switch port, W */
 };
 
 /* sim = { ... } */
@@ -126,6 +151,8 @@ struct ts_scenario {
 	struct ts_parallel parallel;
 	struct ts_data data;
 	struct ts_cost cost;
+	struct ts_checkpoint checkpoint;
+	struct ts_power power;
 	struct ts_simopts sim;
 	uint64_t seed;	     /* master seed of the random streams; default 1 */
 	char **not_modelled; /* "parallel.cp = 2", ...: accepted, not modelled (owned) */

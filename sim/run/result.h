@@ -43,6 +43,15 @@ struct ts_result {
 	/* whole run (0 when the scenario gives no run length) */
 	double steps;                     /* iterations in the run */
 	double time_to_train_s, gpu_hours, energy_kwh, cost_usd;
+	/* whole run, continued (sim/run/cost.h) */
+	double checkpoints;	 /* checkpoints written in the run */
+	double checkpoint_bytes; /* one checkpoint (weights and optimizer state), bytes */
+	double checkpoint_s;	 /* time writing checkpoints, s (part of time_to_train_s) */
+	double node_hours;	 /* nodes x time to train, h */
+	double avg_power_kw;	 /* mean facility power while training (PUE included), kW */
+	double usd_per_mtokens;	 /* cost_usd per million training tokens, US$ */
+	double breakeven_months; /* owned: months of use after which buying is cheaper than the
+				  * cloud price; 0 = not applicable, -1 = never */
 	char bottleneck[160];             /* one line: what sets the pace */
 	char not_modelled[512];           /* keys accepted but not modelled, comma-separated */
 };

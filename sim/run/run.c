@@ -24,6 +24,7 @@
 #include "net/net.h"
 #include "par/dp.h"
 #include "par/graph.h"
+#include "run/cost.h"
 #include "run/run.h"
 #include "work/memory.h"
 #include "work/ops.h"
@@ -493,9 +494,8 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	default: break; /* epochs need a dataset size: the data issue */
 	}
 	out->steps = steps;
-	out->time_to_train_s = steps * T;
-	out->gpu_hours = out->time_to_train_s * sc->gpus / 3600.0;
-	out->cost_usd = out->gpu_hours * sc->cost.usd_per_gpu_hour;
+	/* a checkpoint holds the weights and the optimizer state (not gradients) */
+	cost_whole_run(sc, p->gpu, p->params * (p->conv.weight_bytes + p->conv.optim_bytes), out);
 	bottleneck(out);
 	ts_scenario_not_modelled(sc, out->not_modelled, sizeof out->not_modelled);
 	if (trace)

@@ -1,0 +1,165 @@
+/* Reading the cost, checkpoint and power groups of a scenario. Every key is
+ * optional; prices default to "not given" (0), the facility figures to the
+ * sourced averages of costcfg.h. Quantities with units go through
+ * sim/base/units (power in W, bandwidth in bytes/s, time in s).
+ * SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "base/units.h"
+#include "io/costcfg.h"
+#include "io/io_int.h"
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const cost_keys[] = {"usd_per_gpu_hour", "usd_per_node_hour", "owned",
+					"usd_per_kwh", "pue"};
+static const char *const owned_keys[] = {"server_usd", "network_usd", "storage_usd", "years",
+					 "upkeep_usd_per_year"};
+static const char *const ck_keys[] = {"interval", "write_bandwidth"};
+static const char *const power_keys[] = {"node_max", "gpu_comm_fraction", "gpu_idle_fraction",
+					 "nic", "switch_port"};
+
+static const config_setting_t *member(const config_setting_t *g, const char *name)
+{
+	return g ? config_setting_get_member(g, name) : NULL;
+}
+
+/* Group `name` of g, NULL when absent; TS_ETYPE when not a group. */
+static int sub(const config_setting_t *g, const char *name, const char *key, const char *file,
+	       const config_setting_t **out, struct ts_error *err)
+{
+	*out = member(g, name);
+	if (*out && !config_setting_is_group(*out)) {
+		char fb[160];
+		return cfg_fail(err, TS_ETYPE, *out, file, key, "found %s, expected a group { ... }",
+				cfg_found(*out, fb, sizeof fb));
+	}
+	return 0;
+}
+
+/* Optional number in [lo, hi] into *v (left alone when absent). */
+static int num(const config_setting_t *g, const char *name, const char *prefix, const char *file,
+	       double lo, double hi, double *v, struct ts_error *err)
+{
+	const config_setting_t *s = member(g, name);
+	char key[96];
+	snprintf(key, sizeof key, "%s%s", prefix, name);
+	return s ? cfg_float(s, file, key, lo, hi, v, err) : 0;
+}
+
+/* Optional quantity of `kind` given as a string with a unit into *v. */
+static int qty(const config_setting_t *g, const char *name, const char *prefix, const char *file,
+	       enum ts_unit_kind kind, bool positive, double *v, struct ts_error *err)
+{
+	const config_setting_t *s = member(g, name);
+	char key[96], why[200], fb[160];
+	snprintf(key, sizeof key, "%s%s", prefix, name);
+	if (!s)
+		return 0;
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected %s with a unit",
+				cfg_found(s, fb, sizeof fb), ts_unit_kind_name(kind));
+	int rc = ts_units_parse(config_setting_get_string(s), kind, v, why, sizeof why);
+	if (rc)
+		return cfg_fail(err, rc, s, file, key, "%s", why);
+	if (positive && !(*v > 0.0))
+		return cfg_fail(err, TS_ERANGE, s, file, key, "found %s, expected a positive %s",
+				cfg_found(s, fb, sizeof fb), ts_unit_kind_name(kind));
+	return 0;
+}
+
+static int read_cost(const config_setting_t *g, const char *file, struct ts_cost *c,
+		     struct ts_error *err)
+{
+	const char *p = "cost.";
+	const config_setting_t *o;
+	int rc;
+	if ((rc = cfg_check_keys(g, file, p, cost_keys, COUNT(cost_keys), err)) ||
+	    (rc = num(g, "usd_per_gpu_hour", p, file, 0.0, 1e6, &c->usd_per_gpu_hour, err)) ||
+	    (rc = num(g, "usd_per_node_hour", p, file, 0.0, 1e7, &c->usd_per_node_hour, err)) ||
+	    (rc = num(g, "usd_per_kwh", p, file, 0.0, 100.0, &c->usd_per_kwh, err)) ||
+	    (rc = num(g, "pue", p, file, 1.0, 10.0, &c->pue, err)) ||
+	    (rc = sub(g, "owned", "cost.owned", file, &o, err)))
+		return rc;
+	if (!o)
+		return 0;
+	p = "cost.owned.";
+	c->owned = true;
+	if ((rc = cfg_check_keys(o, file, p, owned_keys, COUNT(owned_keys), err)) ||
+	    (rc = num(o, "server_usd", p, file, 0.0, 1e12, &c->server_usd, err)) ||
+	    (rc = num(o, "network_usd", p, file, 0.0, 1e12, &c->network_usd, err)) ||
+	    (rc = num(o, "storage_usd", p, file, 0.0, 1e12, &c->storage_usd, err)) ||
+	    (rc = num(o, "years", p, file, 0.1, 100.0, &c->years, err)) ||
+	    (rc = num(o, "upkeep_usd_per_year", p, file, 0.0, 1e12, &c->upkeep_usd_per_year,
+		      err)))
+		return rc;
+	if (!member(o, "server_usd"))
+		return cfg_fail(err, TS_EINVALID, o, file, "cost.owned.server_usd",
+				"found nothing, expected the purchase price of one node "
+				"(server_usd = 199000;)");
+	return 0;
+}
+
+static int read_checkpoint(const config_setting_t *g, const char *file, struct ts_checkpoint *k,
+			   struct ts_error *err)
+{
+	const char *p = "checkpoint.";
+	int rc;
+	if ((rc = cfg_check_keys(g, file, p, ck_keys, COUNT(ck_keys), err)) ||
+	    (rc = qty(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, true, &k->write_Bps, err)))
+		return rc;
+	const config_setting_t *iv = member(g, "interval");
+	if (!iv)
+		return 0;
+	if (config_setting_type(iv) == CONFIG_TYPE_STRING) {
+		if ((rc = qty(g, "interval", p, file, TS_UNIT_TIME, true, &k->interval_s, err)))
+			return rc;
+	} else {
+		int64_t n;
+		if ((rc = cfg_int(iv, file, "checkpoint.interval", 1, (int64_t)1 << 50, &n, err)))
+			return rc;
+		k->interval_steps = (double)n;
+	}
+	if (!(k->write_Bps > 0.0))
+		return cfg_fail(err, TS_EINVALID, iv, file, "checkpoint.write_bandwidth",
+				"found no write bandwidth, expected checkpoint.write_bandwidth "
+				"(\"2 GB/s\") with checkpoint.interval (the cluster has no "
+				"storage model)");
+	return 0;
+}
+
+static int read_power(const config_setting_t *g, const char *file, struct ts_power *w,
+		      struct ts_error *err)
+{
+	const char *p = "power.";
+	int rc;
+	if ((rc = cfg_check_keys(g, file, p, power_keys, COUNT(power_keys), err)) ||
+	    (rc = qty(g, "node_max", p, file, TS_UNIT_POWER, true, &w->node_max_w, err)) ||
+	    (rc = num(g, "gpu_comm_fraction", p, file, 0.0, 1.0, &w->gpu_comm_frac, err)) ||
+	    (rc = num(g, "gpu_idle_fraction", p, file, 0.0, 1.0, &w->gpu_idle_frac, err)) ||
+	    (rc = qty(g, "nic", p, file, TS_UNIT_POWER, false, &w->nic_w, err)) ||
+	    (rc = qty(g, "switch_port", p, file, TS_UNIT_POWER, false, &w->switch_port_w, err)))
+		return rc;
+	return 0;
+}
+
+int costcfg_read(const void *top_, const char *file, struct ts_cost *cost,
+		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_error *err)
+{
+	const config_setting_t *top = top_, *gc, *gk, *gp;
+	int rc;
+	*cost = (struct ts_cost){.years = COSTCFG_YEARS, .usd_per_kwh = COSTCFG_USD_PER_KWH,
+				 .pue = COSTCFG_PUE};
+	*ck = (struct ts_checkpoint){0};
+	*pw = (struct ts_power){.gpu_comm_frac = COSTCFG_GPU_COMM_FRAC,
+				.gpu_idle_frac = COSTCFG_GPU_IDLE_FRAC,
+				.nic_w = COSTCFG_NIC_W,
+				.switch_port_w = COSTCFG_SWITCH_PORT_W};
+	if ((rc = sub(top, "cost", "cost", file, &gc, err)) ||
+	    (rc = sub(top, "checkpoint", "checkpoint", file, &gk, err)) ||
+	    (rc = sub(top, "power", "power", file, &gp, err)) ||
+	    (rc = read_cost(gc, file, cost, err)) || (rc = read_checkpoint(gk, file, ck, err)) ||
+	    (rc = read_power(gp, file, pw, err)))
+		return rc;
+	return 0;
+}

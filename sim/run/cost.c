@@ -1,0 +1,81 @@
+/* Whole-run extrapolation: checkpoints, energy by state, cost.
+ *
+ * The iteration's critical-path breakdown says how long the GPUs compute,
+ * wait on exposed communication, or idle; each state draws the node power
+ * of cost_node_power, so a job that hides its communication spends its
+ * energy computing and one that waits on a slow network spends it idling.
+ * Checkpoint writes stop training (synchronous save) with GPUs idle.
+ * SPDX-License-Identifier: MIT */
+#include <math.h>
+#include <string.h>
+
+#include "run/cost.h"
+
+void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+		     struct cost_power *out)
+{
+	const struct ts_power *p = &sc->power;
+	double G = (double)sc->gpus_per_node, tdp = g->tdp_w;
+	double node_max = p->node_max_w > 0.0 ? p->node_max_w : G * (tdp + COST_HOST_W_PER_GPU);
+	double host = fmax(0.0, node_max - G * tdp);
+	out->host_w = host;
+	out->busy_w = host + G * tdp;
+	out->comm_w = host + G * tdp * p->gpu_comm_frac;
+	out->idle_w = host + G * tdp * p->gpu_idle_frac;
+	double nics = (double)sc->nodes * (double)sc->nics_per_node;
+	out->net_w = nics * p->nic_w + (sc->nodes > 1 ? nics * p->switch_port_w : 0.0);
+}
+
+void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
+		    struct ts_result *r)
+{
+	const struct ts_checkpoint *ck = &sc->checkpoint;
+	const struct ts_cost *c = &sc->cost;
+	double T = r->iteration_time_s, steps = r->steps;
+	r->checkpoint_bytes = ckpt_bytes;
+	if (!(steps > 0.0) || !(T > 0.0) || !isfinite(T))
+		return;
+	double train_s = steps * T, n = 0.0;
+	if (ck->interval_steps > 0.0)
+		n = floor(steps / ck->interval_steps);
+	else if (ck->interval_s > 0.0)
+		n = floor(train_s / ck->interval_s);
+	double each = n > 0.0 && ck->write_Bps > 0.0 ? ckpt_bytes / ck->write_Bps : 0.0;
+	r->checkpoints = n;
+	r->checkpoint_s = n * each;
+	r->time_to_train_s = train_s + r->checkpoint_s;
+	double hours = r->time_to_train_s / 3600.0;
+	r->gpu_hours = hours * (double)sc->gpus;
+	r->node_hours = hours * (double)sc->nodes;
+
+	struct cost_power pw;
+	cost_node_power(sc, g, &pw);
+	double nodes = (double)sc->nodes;
+	double busy = r->compute_s + r->recompute_s + r->optimizer_s;
+	double comm = r->exposed_comm_s;
+	double idle = fmax(0.0, T - busy - comm);
+	double iter_J = nodes * (pw.busy_w * busy + pw.comm_w * comm + pw.idle_w * idle) +
+			pw.net_w * T;
+	double ckpt_J = (nodes * pw.idle_w + pw.net_w) * r->checkpoint_s;
+	double J = (steps * iter_J + ckpt_J) * c->pue;
+	r->energy_kwh = J / 3.6e6;
+	r->avg_power_kw = J / r->time_to_train_s / 1000.0;
+
+	double cloud_per_h = (double)sc->gpus * c->usd_per_gpu_hour + nodes * c->usd_per_node_hour;
+	r->breakeven_months = 0.0;
+	if (c->owned) {
+		double capital = nodes * (c->server_usd + c->network_usd) + c->storage_usd;
+		double per_h = capital / (c->years * 8766.0) + c->upkeep_usd_per_year / 8766.0;
+		r->cost_usd = per_h * hours + r->energy_kwh * c->usd_per_kwh;
+		if (cloud_per_h > 0.0) {
+			double opex = c->upkeep_usd_per_year / 12.0 +
+				      r->avg_power_kw * COST_HOURS_PER_MONTH * c->usd_per_kwh;
+			double cloud = cloud_per_h * COST_HOURS_PER_MONTH;
+			r->breakeven_months = cloud > opex ? capital / (cloud - opex) : -1.0;
+		}
+	} else {
+		r->cost_usd = cloud_per_h * hours;
+	}
+	double tokens = steps * (double)sc->training.global_batch * (double)sc->training.seq_len;
+	r->usd_per_mtokens = tokens > 0.0 ? r->cost_usd / (tokens / 1e6) : 0.0;
+}

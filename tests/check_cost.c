@@ -1,0 +1,245 @@
+/* Whole run, energy and cost: node power by state, checkpoints added to the
+ * time to train, energy from the breakdown, cloud and owned cost, break-even,
+ * and the keys' errors. Every expected value is worked out in the comment
+ * beside it from the formulas of sim/run/cost.h.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "io/scenario.h"
+#include "run/cost.h"
+#include "testutil.h"
+
+static struct hw_catalog *cat;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
+}
+
+static void teardown(void) { hw_catalog_destroy(cat); }
+
+#define BASE                                                                                       \
+	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                       \
+	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+
+static struct ts_scenario *load(const char *text, struct ts_error *e)
+{
+	struct ts_scenario *s = NULL;
+	int rc = ts_scenario_load_string(cat, text, "c.cfg", NULL, 0, &s, e);
+	ck_assert_msg(rc == 0, "%s", e->msg);
+	return s;
+}
+
+/* A result with a 10 s iteration: 6 s compute, 1 s recompute, 1 s optimizer
+ * (busy 8 s), 1 s exposed communication, 1 s bubble (idle). */
+static struct ts_result sample(void)
+{
+	struct ts_result r;
+	memset(&r, 0, sizeof r);
+	r.iteration_time_s = 10.0;
+	r.compute_s = 6.0;
+	r.recompute_s = 1.0;
+	r.optimizer_s = 1.0;
+	r.exposed_comm_s = 1.0;
+	r.bubble_s = 1.0;
+	r.steps = 1000.0;
+	return r;
+}
+
+START_TEST(test_node_power_default)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(BASE, &e);
+	const struct hw_gpu_type *g = hw_cluster_gpu_type(s->cluster);
+	struct cost_power p;
+	cost_node_power(s, g, &p);
+	/* A100 TDP 400 W, 8 GPUs: node_max = 8 x (400 + 412.5) = 6500 W, the
+	 * DGX A100 rating; host 6500 - 3200 = 3300 W */
+	ck_assert_double_eq_tol(g->tdp_w, 400.0, 1e-9);
+	ck_assert_double_eq_tol(p.busy_w, 6500.0, 1e-9);
+	ck_assert_double_eq_tol(p.host_w, 3300.0, 1e-9);
+	/* comm: 3300 + 3200 x 0.5 = 4900; idle: 3300 + 3200 x 0.15 = 3780 */
+	ck_assert_double_eq_tol(p.comm_w, 4900.0, 1e-9);
+	ck_assert_double_eq_tol(p.idle_w, 3780.0, 1e-9);
+	/* 2 nodes x 8 NICs = 16 x (20 W + 15 W switch port) = 560 W */
+	ck_assert_double_eq_tol(p.net_w, 560.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+START_TEST(test_node_power_given)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\npower = { node_max = \"10.2 kW\"; "
+					   "gpu_idle_fraction = 0.0; nic = \"0 W\"; };\n",
+				     &e);
+	struct cost_power p;
+	cost_node_power(s, hw_cluster_gpu_type(s->cluster), &p);
+	/* host 10200 - 3200 = 7000; idle = host; one node: no switch ports */
+	ck_assert_double_eq_tol(p.busy_w, 10200.0, 1e-9);
+	ck_assert_double_eq_tol(p.idle_w, 7000.0, 1e-9);
+	ck_assert_double_eq_tol(p.net_w, 0.0, 1e-12);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+START_TEST(test_cloud_run)
+{
+	struct ts_error e;
+	struct ts_scenario *s =
+	    load(BASE "cost = { usd_per_gpu_hour = 2.0; usd_per_node_hour = 4.0; pue = 1.5; };\n"
+		      "checkpoint = { interval = 300; write_bandwidth = \"1 GB/s\"; };\n",
+		 &e);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, &r);
+	/* floor(1000 / 300) = 3 checkpoints of 20 GB at 1 GB/s = 60 s */
+	ck_assert_double_eq_tol(r.checkpoints, 3.0, 1e-12);
+	ck_assert_double_eq_tol(r.checkpoint_s, 60.0, 1e-9);
+	ck_assert_double_eq_tol(r.time_to_train_s, 10060.0, 1e-9);
+	/* 10060 s = 2.79444 h; x 16 GPUs; x 2 nodes */
+	ck_assert_double_eq_tol(r.gpu_hours, 10060.0 / 3600.0 * 16.0, 1e-9);
+	ck_assert_double_eq_tol(r.node_hours, 10060.0 / 3600.0 * 2.0, 1e-9);
+	/* per iteration: 2 x (6500 x 8 + 4900 x 1 + 3780 x 1) + 560 x 10
+	 *   = 2 x 60680 + 5600 = 126960 J; x 1000 = 126.96 MJ;
+	 * checkpoints: (2 x 3780 + 560) x 60 = 487200 J;
+	 * x 1.5 = 191170800 J = 53.103 kWh */
+	ck_assert_double_eq_tol(r.energy_kwh, 191170800.0 / 3.6e6, 1e-9);
+	ck_assert_double_eq_tol(r.avg_power_kw, 191170800.0 / 10060.0 / 1000.0, 1e-9);
+	/* (16 x 2 + 2 x 4) $/h x 2.79444 h = $111.78 */
+	ck_assert_double_eq_tol(r.cost_usd, 40.0 * 10060.0 / 3600.0, 1e-9);
+	/* 1000 x 512 x 2048 = 1048.576 M tokens */
+	ck_assert_double_eq_tol(r.usd_per_mtokens, r.cost_usd / 1048.576, 1e-12);
+	ck_assert_double_eq_tol(r.breakeven_months, 0.0, 1e-300);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+START_TEST(test_checkpoint_by_time)
+{
+	struct ts_error e;
+	struct ts_scenario *s =
+	    load(BASE "checkpoint = { interval = \"1 h\"; write_bandwidth = \"8 Gbit/s\"; };\n", &e);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 3e9, &r);
+	/* 10000 s of training: floor(10000 / 3600) = 2; 3 GB at 1 GB/s = 3 s */
+	ck_assert_double_eq_tol(r.checkpoints, 2.0, 1e-12);
+	ck_assert_double_eq_tol(r.checkpoint_s, 6.0, 1e-9);
+	/* no price: cost 0, PUE 1.58 by default */
+	ck_assert_double_eq_tol(r.cost_usd, 0.0, 1e-300);
+	ck_assert_double_eq_tol(s->cost.pue, 1.58, 1e-12);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+START_TEST(test_owned)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    BASE "cost = { usd_per_gpu_hour = 2.0; usd_per_kwh = 0.1; pue = 1.0;\n"
+		 "  owned = { server_usd = 200000.0; network_usd = 25000.0; storage_usd = 50000.0;\n"
+		 "            years = 5.0; upkeep_usd_per_year = 87660.0; }; };\n",
+	    &e);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, &r);
+	/* capital = 2 x 225000 + 50000 = 500000; per hour 500000 / (5 x 8766)
+	 * + 87660 / 8766 = 11.4077 + 10 = 21.4077 $/h; 10000 s = 2.7778 h */
+	double per_h = 500000.0 / (5.0 * 8766.0) + 10.0;
+	double kwh = r.energy_kwh;
+	/* energy at PUE 1: 1000 x 126960 J = 35.2667 kWh */
+	ck_assert_double_eq_tol(kwh, 126960000.0 / 3.6e6, 1e-9);
+	ck_assert_double_eq_tol(r.cost_usd, per_h * 10000.0 / 3600.0 + kwh * 0.1, 1e-9);
+	/* mean power 12.696 kW; opex/month = 87660 / 12 + 12.696 x 730.5 x 0.1
+	 * = 7305 + 927.44 = 8232.44; cloud = 32 $/h x 730.5 = 23376 $/month;
+	 * 500000 / (23376 - 8232.44) = 33.02 months */
+	double opex = 7305.0 + 12.696 * 730.5 * 0.1;
+	ck_assert_double_eq_tol(r.breakeven_months, 500000.0 / (23376.0 - opex), 1e-9);
+	ck_assert(fabs(r.breakeven_months - 33.02) < 0.01);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+START_TEST(test_owned_never)
+{
+	struct ts_error e;
+	struct ts_scenario *s =
+	    load(BASE "cost = { usd_per_gpu_hour = 0.01; owned = { server_usd = 1.0e5; }; };\n", &e);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, &r);
+	/* 16 x 0.01 $/h = 0.16 $/h is below the electricity alone */
+	ck_assert_double_eq_tol(r.breakeven_months, -1.0, 1e-300);
+	ck_assert_double_eq_tol(s->cost.years, 4.0, 1e-300);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+START_TEST(test_no_run)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(BASE "cost = { usd_per_gpu_hour = 2.0; };\n", &e);
+	struct ts_result r = sample();
+	r.steps = 0.0;
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 1e9, &r);
+	ck_assert_double_eq_tol(r.energy_kwh, 0.0, 1e-300);
+	ck_assert_double_eq_tol(r.cost_usd, 0.0, 1e-300);
+	ck_assert_double_eq_tol(r.checkpoint_bytes, 1e9, 1e-300);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	int code;
+	const char *need[3];
+} bad[] = {
+    {BASE "checkpoint = { interval = 100; };\n", TS_EINVALID,
+     {"checkpoint.write_bandwidth", "c.cfg", "expected"}},
+    {BASE "checkpoint = { interval = \"2 parsecs\"; write_bandwidth = \"1 GB/s\"; };\n", TS_EUNIT,
+     {"checkpoint.interval", "c.cfg:3", "parsecs"}},
+    {BASE "checkpoint = { interval = 0; write_bandwidth = \"1 GB/s\"; };\n", TS_ERANGE,
+     {"checkpoint.interval", "found 0", "expected"}},
+    {BASE "cost = { pue = 0.5; };\n", TS_ERANGE, {"cost.pue", "0.5", "expected"}},
+    {BASE "cost = { owned = { years = 3.0; }; };\n", TS_EINVALID,
+     {"cost.owned.server_usd", "found nothing", "expected"}},
+    {BASE "cost = { owned = { server = 3.0; }; };\n", TS_EUNKNOWN_KEY,
+     {"cost.owned.server", "server_usd", NULL}},
+    {BASE "power = { node_max = 6500; };\n", TS_ETYPE, {"power.node_max", "6500", "unit"}},
+    {BASE "power = { gpu_idle_fraction = 1.5; };\n", TS_ERANGE,
+     {"power.gpu_idle_fraction", "1.5", "expected"}},
+};
+
+START_TEST(test_bad_keys)
+{
+	struct ts_scenario *s = NULL;
+	struct ts_error e;
+	int rc = ts_scenario_load_string(cat, bad[_i].text, "c.cfg", NULL, 0, &s, &e);
+	char line[1400];
+	ts_error_format(&e, line, sizeof line);
+	ck_assert_msg(rc == bad[_i].code, "case %d: rc %d: %s", _i, rc, line);
+	ck_assert_ptr_null(s);
+	for (int k = 0; k < 3 && bad[_i].need[k]; k++)
+		ck_assert_msg(strstr(line, bad[_i].need[k]), "case %d lacks '%s': %s", _i,
+			      bad[_i].need[k], line);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cost");
+	TCase *tc = tcase_create("cost");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_node_power_default);
+	tcase_add_test(tc, test_node_power_given);
+	tcase_add_test(tc, test_cloud_run);
+	tcase_add_test(tc, test_checkpoint_by_time);
+	tcase_add_test(tc, test_owned);
+	tcase_add_test(tc, test_owned_never);
+	tcase_add_test(tc, test_no_run);
+	tcase_add_loop_test(tc, test_bad_keys, 0, (int)(sizeof bad / sizeof bad[0]));
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? 1 : 0;
+}
