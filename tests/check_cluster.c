@@ -555,8 +555,9 @@ START_TEST(bad_overrides_out_of_range)
 	/* several nodes need a fabric */
 	e = load_bad(15, "  fabric = { topology = \"none\"; };\n", TS_EINVALID);
 	ck_assert_str_eq(e.key, "cluster.fabric.topology");
-	e = load_bad(15, "  fabric = { topology = \"fat-tree\"; };\n", TS_EUNSUPPORTED);
-	assert_error(&e, TS_EUNSUPPORTED, "bad.cfg", 15, "cluster.fabric.topology");
+	/* a tree needs its leaves sized */
+	e = load_bad(15, "  fabric = { topology = \"fat-tree\"; };\n", TS_EINVALID);
+	assert_error(&e, TS_EINVALID, "bad.cfg", 15, "cluster.fabric.nodes_per_leaf");
 }
 END_TEST
 

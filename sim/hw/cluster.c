@@ -30,7 +30,7 @@
  *         ...
  *       );
  *     };
- *     fabric = { topology = "switch"; };   # "switch" | "none"
+ *     fabric = { topology = "switch"; };   # see "Fabrics" below
  *   };
  *
  * Device kinds: gpu and nic need a `type` (a GPU type, a link type: the NIC's
@@ -44,12 +44,37 @@
  * switches give 0,0,1,1,2,2,3,3); `map = [...]` (one index into the smaller
  * group per member of the larger, or of a when equal) replaces that. Optional
  * `bandwidth` (line rate), `latency` and `efficiency` override the link
- * type's. Only switch-like devices (cpu, pcie_switch, nvswitch, a fabric
- * switch) forward traffic; a GPU, NIC or storage device is an endpoint.
+ * type's; `count = n` bonds n parallel links of the type into one link of n
+ * times its line rate (nvidia-smi's NV#: "gpu[0]" to "gpu[3]" with two
+ * NVLink2 links is count = 2). GPUs may be linked to each other directly
+ * (NVLink meshes and pair bridges); a GPU does not forward, so GPUs without a
+ * direct link talk over the PCIe tree. An nvswitch may say `sharp = true`:
+ * it reduces in the switch (NVLink SHARP, NVSwitch gen3 and later). Only
+ * switch-like devices (cpu, pcie_switch, nvswitch, a fabric switch) forward
+ * traffic; a GPU, NIC or storage device is an endpoint.
  * With p2p = false, GPU-to-GPU routes bounce through a cpu (host memory).
- * Fabric "switch": one non-blocking switch; every NIC of every node links to
- * it with the NIC's type. "none": no fabric (one node only). Fat-tree, rail
- * and torus topologies are known names, not modelled yet.
+ * Since only switch-like devices forward, a GPU reaches a NIC under its own
+ * PCIe switch through that switch (GPUDirect RDMA) and any other NIC through
+ * the cpu (host memory).
+ *
+ * Fabrics (cluster.fabric; geometry, routes and classes in sim/hw/fabric.c):
+ *   topology = "switch"       one non-blocking switch; every NIC of every node
+ *                              links to it with the NIC's type
+ *            | "fat-tree"     2- or 3-level Clos, all NICs of a node on a leaf
+ *            | "rail"         rail-optimized: NIC i of every node on rail i
+ *            | "torus2d" | "torus3d"   per-node routers in a torus
+ *            | "none"         no network (one node only)
+ *   levels = 2;               trees: 2 (leaf-spine) or 3 (leaf-aggregation-core)
+ *   radix = 64;               ports per switch (sizes leaves and pods), or
+ *   nodes_per_leaf = 4;       nodes on one leaf
+ *   oversubscription = 2.0;   down:up at the leaves (2.0 = 2:1), default 1
+ *   spines = 16;              uplinks per leaf (default ceil(ports down / ratio))
+ *   leaves_per_pod = 8;       3 levels (default radix / 2)
+ *   link = "ib-hdr";          switch-to-switch link type (default the NICs')
+ *   routing = "dmodk";        "dmodk" (default) or "ecmp" (seeded hash)
+ *   seed = 1;                 ECMP hash seed
+ *   sharp = true;             the switches reduce in the network (SHARP)
+ *   dims = [4, 4, 4];         torus sizes, multiplying to nodes
  *
  * An inline group (a scenario's `cluster = { base = "dgx-a100-80gb"; ... }`)
  * starts from the named file and overrides the keys it gives: scalars
@@ -61,9 +86,11 @@
  * then keep the first gpus_per_node GPUs and nics_per_node NICs (the block
  * mapping is computed on the file's counts, so the kept devices keep their
  * wiring) and drop links that touch removed devices. Device id =
- * node * T + local for T template devices, the fabric switch last. Link id =
- * node * L + template link for L template links, then the fabric links:
- * nodes * L + (node * nics + nic) * 2 + (0 up NIC->switch, 1 down).
+ * node * T + local for T template devices, the fabric switches last (leaves,
+ * then spines or aggregation switches, then cores; a torus: one router per
+ * node). Link id = node * L + template link for L template links, then the
+ * fabric links: nodes * L + (node * nics + nic) * 2 + (0 up NIC->switch, 1
+ * down), then switch-to-switch links (sim/hw/fabric.c).
  *
  * Routes. Inside the template all pairs are computed once at load: a
  * breadth-first search from each destination over reversed links gives hop
@@ -71,8 +98,9 @@
  * each step the lowest-id link that gets one hop closer gives the fewest-hop
  * route whose link ids are lexicographically smallest (so a file lists
  * NVLink before PCIe to prefer it among equal hop counts). Inter-node routes
- * are composed at call time from template routes and two fabric links, so
- * hw_cluster_route never allocates.
+ * are composed at call time from template routes and the fabric's route
+ * between the two NICs (sim/hw/fabric.c), so hw_cluster_route never
+ * allocates.
  *
  * NIC affinity. GPUs are taken in order; each picks the NIC with the fewest
  * hops, then the fewest GPUs already assigned, then the lowest index. On a
@@ -82,7 +110,8 @@
  *
  * Classes. Template link k is class k in every node (members = nodes); the
  * fabric links of NIC index i (rail i) are class L + 2i (up) and L + 2i + 1
- * (down), members = nodes.
+ * (down), members = nodes; switch-to-switch classes follow (per level and
+ * direction, per rail in a rail-optimized tree; see sim/hw/fabric.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -104,7 +133,6 @@
 #define NAME_MAX_ 48
 #define NO_ROUTE UINT16_MAX
 
-enum topology { TOPO_NONE, TOPO_SWITCH };
 
 static const char *const kind_names[HW_DEV_KIND_COUNT_] = {
 	"gpu", "cpu", "pcie_switch", "nic", "nvswitch", "switch", "storage"};
@@ -126,6 +154,7 @@ struct sdev {
 	enum hw_dev_kind kind;
 	uint32_t type; /* GPU type (gpu), link type (nic), NONE otherwise */
 	uint32_t count;
+	bool sharp;       /* nvswitch: reduces in the switch (NVLink SHARP) */
 	uint32_t cores;   /* cpu: cores per socket; 0 = not given */
 	double mem_bytes; /* cpu: host memory per socket, bytes; 0 = not given */
 	unsigned file;
@@ -140,6 +169,7 @@ struct slink {
 	double bw_line; /* line rate override, bytes/s; < 0 = the type's */
 	double lat_s;   /* < 0 = the type's */
 	double eff;     /* < 0 = the type's */
+	uint32_t count; /* parallel links bonded into one */
 	uint32_t *map;
 	uint32_t nmap;
 	unsigned file;
@@ -153,7 +183,7 @@ struct spec {
 	char source[512];
 	uint32_t nodes, gpus_per_node, nics_per_node; /* 0 = not given */
 	bool p2p;
-	enum topology topology;
+	struct hw_fabric_spec fabric;
 	struct sdev *devs;
 	size_t ndevs, cap_devs;
 	struct slink *links;
@@ -231,7 +261,8 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 			const config_setting_t *e, unsigned fidx, const char *path,
 			struct ts_error *err)
 {
-	static const char *const keys[] = {"name", "kind", "type", "count", "cores", "memory", NULL};
+	static const char *const keys[] = {"name",  "kind",   "type",  "count",
+					   "cores", "memory", "sharp", NULL};
 	const char *file = sp->files[fidx];
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
@@ -264,6 +295,17 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 	rc = hw_cfg_uint(e, "count", false, 1, MAX_COUNT, &d.count, file, path, err);
 	if (rc < 0)
 		return rc;
+	if (config_setting_get_member(e, "sharp")) {
+		if (d.kind != HW_DEV_NVSWITCH)
+			return ts_error_set(err, TS_EINVALID, file,
+					    hw_cfg_line(config_setting_get_member(e, "sharp")),
+					    hw_key_join(k, path, "sharp"),
+					    "found sharp on a %s device, expected it only on nvswitch "
+					    "devices (in-switch reduction)",
+					    kind_names[d.kind]);
+		if ((rc = hw_cfg_bool(e, "sharp", true, &d.sharp, file, path, err)))
+			return rc;
+	}
 	/* host resources of a cpu socket, for the input pipeline (sim/data/) */
 	for (int h = 0; h < 2; h++) {
 		const char *hk = h ? "memory" : "cores";
@@ -372,8 +414,8 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat,
 		      const config_setting_t *e, unsigned fidx, uint32_t index,
 		      const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"a",   "b",       "type",       "map",
-					   "bandwidth", "latency", "efficiency", NULL};
+	static const char *const keys[] = {"a",       "b",          "type",  "map",
+					   "bandwidth", "latency", "efficiency", "count", NULL};
 	const char *file = sp->files[fidx];
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
@@ -386,6 +428,7 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat,
 	l->line = hw_cfg_line(e);
 	l->index = index;
 	l->bw_line = l->lat_s = l->eff = -1.0;
+	l->count = 1;
 	if ((rc = parse_ref(e, "a", l->a, &l->ai, file, path, err)) ||
 	    (rc = parse_ref(e, "b", l->b, &l->bi, file, path, err)) ||
 	    (rc = parse_type(cat, false, e, "type", &l->type, file, path, err)) ||
@@ -395,7 +438,8 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat,
 				  file, path, err)) < 0 ||
 	    (rc = hw_cfg_quantity(e, "latency", TS_UNIT_TIME, false, true, &l->lat_s, file, path,
 				  err)) < 0 ||
-	    (rc = hw_cfg_fraction(e, "efficiency", false, &l->eff, file, path, err)) < 0)
+	    (rc = hw_cfg_fraction(e, "efficiency", false, &l->eff, file, path, err)) < 0 ||
+	    (rc = hw_cfg_uint(e, "count", false, 1, 1024, &l->count, file, path, err)) < 0)
 		return rc;
 	return 0;
 }
@@ -448,31 +492,6 @@ static int parse_node(struct spec *sp, const struct hw_catalog *cat,
 				return rc;
 		}
 	}
-	return 0;
-}
-
-static int parse_fabric(struct spec *sp, const config_setting_t *g, unsigned fidx,
-			struct ts_error *err)
-{
-	static const char *const keys[] = {"topology", NULL};
-	static const char *const topos[] = {"none", "switch", "fat-tree", "rail", "torus", NULL};
-	const char *file = sp->files[fidx];
-	int rc = hw_cfg_check_keys(g, keys, file, "cluster.fabric", err);
-	if (rc)
-		return rc;
-	if (!config_setting_get_member(g, "topology"))
-		return 0;
-	int t;
-	if ((rc = parse_choice(g, "topology", topos, &t, file, "cluster.fabric", err)))
-		return rc;
-	if (t > 1)
-		return ts_error_set(err, TS_EUNSUPPORTED, file,
-				    hw_cfg_line(config_setting_get_member(g, "topology")),
-				    "cluster.fabric.topology",
-				    "topology \"%s\" is not modelled yet, expected \"switch\" or "
-				    "\"none\"",
-				    topos[t]);
-	sp->topology = t == 1 ? TOPO_SWITCH : TOPO_NONE;
 	return 0;
 }
 
@@ -610,7 +629,8 @@ static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const confi
 			if (sp->devs[i].kind == (gpu ? HW_DEV_GPU : HW_DEV_NIC))
 				sp->devs[i].type = t;
 	}
-	if ((s = config_setting_get_member(g, "fabric")) && (rc = parse_fabric(sp, s, fidx, err)))
+	if ((s = config_setting_get_member(g, "fabric")) &&
+	    (rc = hw_fabric_parse(&sp->fabric, cat, s, file, err)))
 		return rc;
 	return 0;
 }
@@ -622,6 +642,7 @@ struct tgroup {
 	enum hw_dev_kind kind;
 	uint32_t type;
 	uint32_t first, count; /* template devices first .. first+count-1 */
+	bool sharp;            /* nvswitch with in-switch reduction */
 };
 
 struct hw_cluster {
@@ -634,7 +655,8 @@ struct hw_cluster {
 	uint32_t cpu_cores;  /* per node, 0 = not given */
 	double host_mem;     /* bytes per node, 0 = not given */
 	bool p2p;
-	enum topology topology;
+	struct hw_fabric fab;    /* the fabric between nodes (sim/hw/fabric.c) */
+	uint32_t nvls_local;     /* template index of the SHARP NVSwitch every GPU joins, or NONE */
 	uint32_t gpu_type;
 	struct tgroup *groups;
 	uint32_t ngroups;
@@ -776,7 +798,7 @@ static int expand_links(const struct spec *sp, const struct hw_catalog *cat, str
 		    (rc = resolve_side(sp, b, l, false, &fb, &nb, err)))
 			return rc;
 		const struct hw_link_type *t = hw_catalog_link(cat, l->type);
-		double bw = (l->bw_line > 0.0 ? l->bw_line : t->bw_Bps) *
+		double bw = (l->bw_line > 0.0 ? l->bw_line : t->bw_Bps) * l->count *
 			    (l->eff > 0.0 ? l->eff : t->efficiency);
 		double lat = l->lat_s >= 0.0 ? l->lat_s : t->lat_s;
 		uint32_t nbig = na >= nb ? na : nb, nsmall = na >= nb ? nb : na;
@@ -977,7 +999,6 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	memcpy(c->source, sp->source, sizeof c->source);
 	c->cat = cat;
 	c->p2p = sp->p2p;
-	c->topology = sp->topology;
 	c->nodes = opts && opts->nodes ? opts->nodes : sp->nodes ? sp->nodes : 1;
 	if (c->nodes > MAX_NODES)
 		FAIL(TS_ERANGE, file, 0, "nodes", "found %u nodes, expected at most %u", c->nodes,
@@ -1037,11 +1058,11 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	if (c->nics > MAX_COUNT)
 		FAIL(TS_ERANGE, file, nics_line, "nics_per_node",
 		     "found %u NICs per node, expected at most %u", c->nics, MAX_COUNT);
-	if (c->nodes > 1 && (c->topology == TOPO_NONE || c->nics == 0))
+	if (c->nodes > 1 && (sp->fabric.topology == HW_TOPO_NONE || c->nics == 0))
 		FAIL(TS_EINVALID, file, sp->top_line, "cluster.fabric.topology",
-		     "found %u nodes with %s, expected fabric.topology = \"switch\" and at least "
+		     "found %u nodes with %s, expected a fabric.topology and at least "
 		     "one nic per node",
-		     c->nodes, c->topology == TOPO_NONE ? "no fabric" : "no NIC");
+		     c->nodes, sp->fabric.topology == HW_TOPO_NONE ? "no fabric" : "no NIC");
 
 	if ((rc = expand_links(sp, cat, &b, err)))
 		goto out;
@@ -1059,6 +1080,7 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 		memcpy(tg->name, d->name, sizeof tg->name);
 		tg->kind = d->kind;
 		tg->type = d->type;
+		tg->sharp = d->sharp;
 		tg->first = T;
 		for (uint32_t m = 0; m < d->count; m++) {
 			bool keep = d->kind == HW_DEV_GPU   ? seen_gpu++ < c->gpn
@@ -1118,8 +1140,14 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 		}
 		c->L = (uint32_t)L;
 	}
-	bool fabric = c->topology == TOPO_SWITCH && c->nics > 0;
-	uint64_t nlinks = (uint64_t)c->nodes * c->L + (fabric ? 2ull * c->nodes * c->nics : 0);
+	if ((uint64_t)c->nodes * c->L >= NONE)
+		FAIL(TS_ERANGE, file, 0, "nodes",
+		     "found %u nodes of %u links, expected fewer than 2^32 links", c->nodes, c->L);
+	if ((rc = hw_fabric_plan(&c->fab, &sp->fabric, cat, c->nodes, c->nics,
+				 c->nics ? c->tdevs[c->nic_local[0]].type : NONE, c->nodes * T,
+				 (uint64_t)c->nodes * c->L, c->L, err)))
+		goto out;
+	uint64_t nlinks = (uint64_t)c->nodes * c->L + c->fab.nlinks;
 	if (nlinks >= NONE)
 		FAIL(TS_ERANGE, file, 0, "nodes",
 		     "found %u nodes of %u links, expected fewer than 2^32 links", c->nodes, c->L);
@@ -1167,7 +1195,7 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 			     k);
 
 	/* materialise devices and links */
-	c->ndevs = c->nodes * T + (fabric ? 1u : 0u);
+	c->ndevs = c->nodes * T + c->fab.nsw;
 	c->nlinks = (uint32_t)nlinks;
 	c->devs = ts_calloc(c->ndevs, sizeof *c->devs);
 	c->links = ts_calloc(c->nlinks ? c->nlinks : 1, sizeof *c->links);
@@ -1188,25 +1216,37 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 						 b.tl[k].type,     b.tl[k].bw_Bps,
 						 b.tl[k].lat_s,    k};
 	}
-	c->nclasses = c->L;
-	if (fabric) {
-		uint32_t sw = c->nodes * T;
-		c->devs[sw] = (struct hw_device){HW_DEV_SWITCH, HW_FABRIC, 0, NONE, 0};
-		size_t base = (size_t)c->nodes * c->L;
-		for (uint32_t n = 0; n < c->nodes; n++) {
-			for (uint32_t i = 0; i < c->nics; i++) {
-				uint32_t nic = n * T + c->nic_local[i];
-				uint32_t type = c->tdevs[c->nic_local[i]].type;
-				const struct hw_link_type *t = hw_catalog_link(cat, type);
-				double bw = t->bw_Bps * t->efficiency;
-				size_t id = base + ((size_t)n * c->nics + i) * 2;
-				c->links[id] = (struct hw_link){nic, sw, type, bw, t->lat_s,
-								c->L + 2 * i};
-				c->links[id + 1] = (struct hw_link){sw, nic, type, bw, t->lat_s,
-								    c->L + 2 * i + 1};
+	c->nclasses = c->L + c->fab.ncls;
+	if (c->fab.topo != HW_TOPO_NONE) {
+		uint32_t *ntype = ts_calloc(c->nics, sizeof *ntype);
+		if (!ntype)
+			goto nomem;
+		for (uint32_t i = 0; i < c->nics; i++)
+			ntype[i] = c->tdevs[c->nic_local[i]].type;
+		hw_fabric_materialise(&c->fab, cat, T, c->nic_local, ntype,
+				      &c->devs[(size_t)c->nodes * T],
+				      &c->links[(size_t)c->nodes * c->L]);
+		ts_free(ntype, c->nics * sizeof *ntype);
+	}
+	/* NVLink SHARP: every kept GPU has a link of its own to one nvswitch
+	 * that reduces in the switch */
+	c->nvls_local = NONE;
+	for (uint32_t k = 0; k < c->gpn; k++) {
+		uint32_t sw = NONE;
+		for (uint32_t l = b.out_start[c->gpu_local[k]];
+		     l < b.out_start[c->gpu_local[k] + 1]; l++) {
+			uint32_t y = b.tl[b.out_link[l]].dst;
+			if (c->tdevs[y].kind == HW_DEV_NVSWITCH && c->groups[c->tdev_group[y]].sharp &&
+			    (k == 0 || y == c->nvls_local)) {
+				sw = y;
+				break;
 			}
 		}
-		c->nclasses += 2 * c->nics;
+		if (sw == NONE) {
+			c->nvls_local = NONE;
+			break;
+		}
+		c->nvls_local = sw;
 	}
 	goto out;
 nomem:
@@ -1230,7 +1270,9 @@ static int from_setting(const struct hw_catalog *cat, const config_setting_t *g,
 		goto fail;
 	}
 	sp->p2p = true;
-	sp->topology = TOPO_NONE;
+	sp->fabric.topology = HW_TOPO_NONE;
+	sp->fabric.link_type = NONE;
+	sp->fabric.routing = -1;
 	add_file(sp, file, &sp->top_file);
 	sp->top_line = hw_cfg_line(g);
 	if (!g || !config_setting_is_group(g)) {
@@ -1401,7 +1443,39 @@ uint32_t hw_cluster_nclasses(const struct hw_cluster *c)
 
 uint32_t hw_cluster_class_members(const struct hw_cluster *c, uint32_t cls)
 {
-	return cls < c->nclasses ? c->nodes : 0;
+	if (cls >= c->nclasses)
+		return 0;
+	return cls < c->L ? c->nodes : hw_fabric_class_members(&c->fab, cls);
+}
+
+bool hw_cluster_symmetric(const struct hw_cluster *c)
+{
+	return c->fab.symmetric;
+}
+
+bool hw_cluster_nvls(const struct hw_cluster *c)
+{
+	return c->nvls_local != NONE;
+}
+
+uint32_t hw_cluster_nvls_switch(const struct hw_cluster *c, uint32_t node)
+{
+	if (c->nvls_local == NONE || node >= c->nodes)
+		return NONE;
+	return node * c->T + c->nvls_local;
+}
+
+bool hw_cluster_collnet(const struct hw_cluster *c)
+{
+	return c->fab.sharp && c->fab.topo != HW_TOPO_NONE && c->fab.topo != HW_TOPO_TORUS2D &&
+	       c->fab.topo != HW_TOPO_TORUS3D;
+}
+
+const char *hw_cluster_topology(const struct hw_cluster *c)
+{
+	static const char *const names[HW_TOPO_COUNT_] = {"none",  "switch",  "fat-tree",
+							  "rail",  "torus2d", "torus3d"};
+	return names[c->fab.topo];
 }
 
 /* --------------------------------------------------------------- routes */
@@ -1440,12 +1514,24 @@ int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst,
 	const struct hw_device *s = &c->devs[src], *d = &c->devs[dst];
 	int rc;
 	if (s->node == d->node && s->node == HW_FABRIC)
-		return TS_EINVALID; /* one fabric switch only: src == dst handled above */
+		return TS_EINVALID; /* between fabric switches: not a route anyone needs */
 	if (s->node == d->node) {
 		rc = put_local(c, s->node, s->local, d->local, links, max, n);
+	} else if (s->node != HW_FABRIC && d->node != HW_FABRIC) {
+		if (c->fab.topo == HW_TOPO_NONE || (via_nic != NONE && via_nic >= c->nics))
+			return TS_EINVALID;
+		uint32_t ns = via_nic != NONE ? via_nic : c->dev_nic[s->local];
+		uint32_t nd = via_nic != NONE ? via_nic : c->dev_nic[d->local];
+		if (ns == NONE || nd == NONE)
+			return TS_EINVALID;
+		rc = put_local(c, s->node, s->local, c->nic_local[ns], links, max, n);
+		if (!rc) {
+			hw_fabric_route(&c->fab, s->node, ns, d->node, nd, links, max, n);
+			rc = put_local(c, d->node, c->nic_local[nd], d->local, links, max, n);
+		}
 	} else {
-		if (c->topology != TOPO_SWITCH || c->nics == 0 ||
-		    (via_nic != NONE && via_nic >= c->nics))
+		/* a node device to or from the switch of a one-switch fabric */
+		if (c->fab.topo != HW_TOPO_SWITCH || (via_nic != NONE && via_nic >= c->nics))
 			return TS_EINVALID;
 		uint32_t fabric_base = c->nodes * c->L;
 		rc = 0;
@@ -1511,9 +1597,15 @@ int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n)
 		sb_printf(&sb, "  %s\n", c->description);
 	if (c->source[0])
 		sb_printf(&sb, "  source: %s\n", c->source);
+	char fab[512];
+	hw_fabric_summary(&c->fab, c->cat, fab, sizeof fab);
 	sb_printf(&sb, "  %u node(s) x %u GPU(s) %s, %u NIC(s) per node, GPU p2p %s, fabric %s\n",
 		  c->nodes, c->gpn, gt->name, c->nics, c->p2p ? "yes" : "no (through host)",
-		  c->topology == TOPO_SWITCH ? "one non-blocking switch" : "none");
+		  fab);
+	if (c->nvls_local != NONE)
+		sb_printf(&sb, "  NVLink SHARP: every GPU joins nvswitch %u, which reduces in the "
+			       "switch\n",
+			  c->nvls_local);
 	sb_printf(&sb, "  %u devices, %u directed links, %u link classes\n", c->ndevs,
 		  c->nlinks, c->nclasses);
 	sb_printf(&sb, "node devices:\n");
@@ -1547,7 +1639,7 @@ int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n)
 		if (l->type < 1024)
 			used[l->type] = true;
 	}
-	if (c->topology == TOPO_SWITCH && c->nics) {
+	if (c->fab.topo != HW_TOPO_NONE && c->nics) {
 		sb_printf(&sb, "fabric links (per node, per direction):\n");
 		for (uint32_t i = 0; i < c->nics; i++) {
 			const struct hw_link *l = &c->links[(size_t)c->nodes * c->L + 2 * i];
@@ -1556,6 +1648,17 @@ int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n)
 				  ts_units_format(l->bw_Bps, TS_UNIT_BANDWIDTH, q1, sizeof q1),
 				  ts_units_format(l->lat_s, TS_UNIT_TIME, q2, sizeof q2), l->cls,
 				  l->cls + 1);
+			if (l->type < 1024)
+				used[l->type] = true;
+		}
+		uint32_t first = (uint32_t)c->nodes * c->L + 2 * c->nodes * c->nics;
+		if (first < c->nlinks) {
+			const struct hw_link *l = &c->links[first];
+			sb_printf(&sb, "  switch <-> switch  %s  %s  %s  classes %u..%u\n",
+				  hw_catalog_link(c->cat, l->type)->name,
+				  ts_units_format(l->bw_Bps, TS_UNIT_BANDWIDTH, q1, sizeof q1),
+				  ts_units_format(l->lat_s, TS_UNIT_TIME, q2, sizeof q2),
+				  c->L + 2 * c->nics, c->nclasses - 1);
 			if (l->type < 1024)
 				used[l->type] = true;
 		}

@@ -30,9 +30,11 @@ enum hw_dev_kind {
 struct hw_device {
 	enum hw_dev_kind kind;
 	uint32_t node;   /* node index, or HW_FABRIC */
-	uint32_t local;  /* index in the node template (or in the fabric) */
+	uint32_t local;  /* index in the node template (or among the fabric's switches) */
 	uint32_t type;   /* catalog index (GPU type for GPUs, link type for NICs), or UINT32_MAX */
-	uint32_t group;  /* index among devices of the same kind in its node (GPU 0..7) */
+	uint32_t group;  /* index among devices of the same kind in its node (GPU 0..7);
+			    for a fabric switch its level: 0 leaf (or torus router),
+			    1 spine or aggregation, 2 core */
 };
 
 /* A directed link. A cable or port used in both directions is two links,
@@ -111,8 +113,11 @@ const struct hw_gpu_type *hw_cluster_gpu_type(const struct hw_cluster *c);
  * Inside a node: the fewest hops (ties by lowest link id), GPU peer-to-peer
  * traffic only where the template allows it. Between nodes: src to its NIC
  * (the NIC a GPU uses by default, or `via_nic` if not UINT32_MAX), through
- * the fabric, to dst. At the far end the route enters through dst's default
- * NIC, or through NIC `via_nic` of dst's node when given (same rail). Writes
+ * the fabric (leaf, spines or aggregation and core switches chosen by the
+ * fabric's routing, torus routers in dimension order), to dst. At the far
+ * end the route enters through dst's default NIC, or through NIC `via_nic`
+ * of dst's node when given (same rail). A fabric switch is a valid end only
+ * in a one-switch fabric. Writes
  * up to `max` ids to links and the count to *n (on TS_ELIMIT, the length
  * needed). Never allocates. Returns 0, TS_ELIMIT if the route is longer than
  * max, or TS_EINVALID if no route exists (bad ids, no fabric, via_nic out of
@@ -124,10 +129,35 @@ int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst,
  * template link in every node; the fabric links of one rail/level). Class
  * mode creates one fluid resource per class with `members` members. Classes
  * 0..L-1 are the node template's links (members = nodes); then, per NIC index
- * i, the fabric uplinks (L + 2i) and downlinks (L + 2i + 1), members = nodes.
+ * i, the NIC uplinks (L + 2i) and downlinks (L + 2i + 1), members = nodes;
+ * then the switch-to-switch links of the fabric per level and direction
+ * (per rail in a rail-optimized tree, per dimension and direction in a
+ * torus), members = the links in the class (sim/hw/fabric.c).
  * hw_cluster_class_members returns 0 for a class out of range. */
 uint32_t hw_cluster_nclasses(const struct hw_cluster *c);
 uint32_t hw_cluster_class_members(const struct hw_cluster *c, uint32_t cls);
+
+/* Whether the fabric is symmetric: every leaf holds as many nodes and every
+ * pod as many leaves (always true for one switch and a torus). Class mode
+ * spreads a class's load evenly over its members, which is exact for traffic
+ * that is alike on every node only when this holds. */
+bool hw_cluster_symmetric(const struct hw_cluster *c);
+
+/* NVLink SHARP (NVLS): true when every GPU of a node has a link of its own to
+ * one NVSwitch declared `sharp = true` (in-switch reduction and multicast,
+ * NVSwitch gen3 and later). hw_cluster_nvls_switch gives that NVSwitch's
+ * device id in `node`, UINT32_MAX when there is none or node is out of
+ * range. */
+bool hw_cluster_nvls(const struct hw_cluster *c);
+uint32_t hw_cluster_nvls_switch(const struct hw_cluster *c, uint32_t node);
+
+/* Whether the fabric's switches reduce in the network (fabric.sharp = true,
+ * e.g. InfiniBand SHARP): collnet-style algorithms may use it. */
+bool hw_cluster_collnet(const struct hw_cluster *c);
+
+/* The fabric topology's name: "none", "switch", "fat-tree", "rail",
+ * "torus2d" or "torus3d". Static string. */
+const char *hw_cluster_topology(const struct hw_cluster *c);
 
 /* Print the cluster (devices, links with bandwidth and source) to a string
  * buffer for --dump-config; returns the characters needed (like snprintf). */
