@@ -37,8 +37,9 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: trainsim collective --cluster NAME [--nodes N] [--set KEY=VALUE]...\n"
-		"         [--op all_reduce|all_gather|reduce_scatter|broadcast] [-b MIN] [-e MAX]\n"
-		"         [-f FACTOR] [-g GPUS] [--algo auto|ring] [--proto auto|LL|LL128|Simple]\n"
+		"         [--op all_reduce|all_gather|reduce_scatter|broadcast|reduce|all_to_all|\n"
+		"               send_recv] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS]\n"
+		"         [--algo auto|ring|tree|nvls|collnet] [--proto auto|LL|LL128|Simple]\n"
 		"         [--mode class|full] [--format text|csv|json]\n"
 		"  sizes take nccl-tests suffixes (8, 64K, 1M, 8G: powers of 1024) or units (\"1 "
 		"GiB\")\n"
@@ -187,7 +188,8 @@ static int parse_args(int argc, char **argv, struct copts *o)
 		} else if (!strcmp(a, "--op") || !strcmp(a, "-o")) {
 			if ((o->op = coll_op_parse(v)) < 0)
 				return bad("--op", v,
-					   "all_reduce, all_gather, reduce_scatter or broadcast");
+					   "all_reduce, all_gather, reduce_scatter, broadcast, "
+					   "reduce, all_to_all or send_recv");
 		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
 			if (parse_size(v, &o->min_b))
 				return bad_value("-b", v,
@@ -205,8 +207,8 @@ static int parse_args(int argc, char **argv, struct copts *o)
 			if (parse_u32(v, 1, UINT32_MAX, &o->ngpus))
 				return bad_value("-g", v, "a whole number >= 1");
 		} else if (!strcmp(a, "--algo")) {
-			if ((o->algo = coll_algo_parse(v)) < 0)
-				return bad("--algo", v, "auto or ring");
+			if ((o->algo = coll_algo_parse(v)) < 0 || o->algo == COLL_ALGO_P2P)
+				return bad("--algo", v, "auto, ring, tree, nvls or collnet");
 		} else if (!strcmp(a, "--proto")) {
 			if ((o->proto = coll_proto_parse(v)) < 0)
 				return bad("--proto", v, "auto, LL, LL128 or Simple");
@@ -268,7 +270,7 @@ static void coll_done(void *ctx, uint64_t arg)
 /* Elements per rank as nccl-tests prints them ("count", float). */
 static double count_of(int op, double bytes, uint32_t n)
 {
-	if (op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER)
+	if (op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER || op == COLL_ALL_TO_ALL)
 		return floor(bytes / 4.0 / n);
 	return floor(bytes / 4.0);
 }
@@ -311,7 +313,8 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 	int nrows = 0;
 	for (double b = o->min_b; b <= o->max_b; b = next_size(b, o->factor)) {
 		double bytes = b;
-		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER)
+		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
+		    o->op == COLL_ALL_TO_ALL)
 			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
 		struct coll_spec s = {.op = (enum coll_op)o->op,
 				      .ranks = ranks,
@@ -344,7 +347,10 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		table_cell(tab, 1, "%.0f", count_of(o->op, bytes, n));
 		table_cell(tab, 2, "float");
 		table_cell(tab, 3, "%s",
-			   o->op == COLL_ALL_GATHER || o->op == COLL_BROADCAST ? "none" : "sum");
+			   o->op == COLL_ALL_GATHER || o->op == COLL_BROADCAST ||
+				   o->op == COLL_ALL_TO_ALL || o->op == COLL_SEND_RECV
+			       ? "none"
+			       : "sum");
 		table_cell(tab, 4, "%.2f", t * 1e6);
 		table_cell(tab, 5, "%.2f", algbw / 1e9);
 		table_cell(tab, 6, "%.2f", bus / 1e9);

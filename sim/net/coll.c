@@ -23,12 +23,61 @@
  * bytes / bw, with the per-protocol bandwidth factors below, and the
  * protocol of least predicted time chosen unless one is forced.
  * SPDX-License-Identifier: MIT */
+/* Collectives: validation, NCCL's tuning model, and the start of the fluid
+ * activities that coll_build.c lays out.
+ *
+ * A pipelined collective keeps every link it uses busy at once, so it is
+ * one fluid activity per channel (ring, tree) or one in all (NVLS, point to
+ * point) rather than 2(n-1) steps of n flows: the activity's work is its
+ * share of the collective's bytes, and its coefficient on each link is the
+ * bytes that link carries per byte of progress, divided by the wire
+ * efficiency of the algorithm and protocol. The activity then runs at the
+ * pace of its most loaded link, and concurrent traffic on any of its links
+ * slows it through max-min sharing. The step-by-step ring expansion lives in
+ * the tests as an oracle.
+ *
+ * Channels: a group that crosses nodes gets one channel per distinct NIC
+ * that its first node's GPUs use by default; channel c crosses nodes on NIC
+ * c of every node (rail-aligned), as NCCL's ring and tree searches arrange
+ * it. Inside one node there is one channel (its links are per GPU, so
+ * splitting it changes nothing in a fluid model).
+ *
+ * Choice of algorithm and protocol (NCCL src/graph/tuning.cc,
+ * ncclTopoTuneModel and ncclTopoGetAlgoTime): time = latency + bytes /
+ * algbw, least among enabled (algorithm, protocol) pairs. NCCL's graph
+ * bandwidth nChannels x bw is taken as the ring's bottleneck busbw B from
+ * the fluid model (the ring's own algbw is the fluid one times the protocol
+ * factor, as before). Constants of the ring, tree and collnet are those of
+ * the tuning.cc revision whose ring constants trainsim has used since the
+ * ring model (NCCL 2.7-2.8: ring base latency 3.6/10/8.4 us); NVLS, which
+ * that revision predates, takes NCCL 2.19's (hwLat NVLS 23 us on NVLink,
+ * algbw = 5/6 x bus bandwidth, Simple only) and NCCL's nvlsEfficiency for
+ * Hopper, 0.85 (src/tuning/nvls.cc), as its wire efficiency.
+ *   ring:  latency = base + (nsteps - ninter) x intra + ninter x inter
+ *          (x1.9 for a multi-node Simple all-reduce from n/16 x 64 KiB on);
+ *          algbw = fluid algbw x protocol factor (LL 1/4 or 1/3, LL128 0.92
+ *          or 0.7 with one GPU per node, Simple 1).
+ *   tree:  latency = base + 2 ((ppn - 1) intra + log2(nodes) inter);
+ *          algbw = 0.5 x min(0.9 B, 110 GB/s for <= 2 nodes else 80 GB/s)
+ *          x (LL 1/3.8, LL128 7/9 on one node else 0.915) x NCCL's tree
+ *          correction by size (64 B .. 128 MiB).
+ *   nvls:  latency = 23 us; algbw = 5/6 B; one node with NVLink SHARP.
+ * LL128 is left out where a node-local ring edge leaves NVLink, as NCCL
+ * enables it by default only on NVLink. The simulated activity divides its
+ * coefficients by the efficiency of the pair chosen: the ring's protocol
+ * factor; 0.9 x the tree's protocol factor for the tree; 0.85 for NVLS; 1
+ * for point to point. The per-channel caps of later NCCL versions and the
+ * 110/80 GB/s tree cap enter the choice only, not the simulated rate.
+ * Point to point (all-to-all, send/recv) has no tuning model in NCCL: it
+ * runs Simple, with the ring's base latency plus one step (assumption).
+ * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/alloc.h"
 #include "net/coll.h"
+#include "net/net_int.h"
 
 /* NCCL tuning.cc: ring base latency per protocol (LL, LL128, Simple), us. */
 static const double ring_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 3.6, 10.0, 8.4};
@@ -36,10 +85,39 @@ static const double ring_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 3.6, 10.0, 8.4};
 enum { HW_NVLINK, HW_PCI, HW_NET };
 static const double ring_hw_lat_us[3][COLL_PROTO_COUNT_] = {
 	{0.0, 0.47, 1.9, 3.4}, {0.0, 1.0, 2.5, 5.7}, {0.0, 2.7, 4.0, 9.6}};
+/* NCCL tuning.cc, tree: base latency and hwLat[hw][TREE][proto], us. */
+static const double tree_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 4.4, 4.4, 0.0};
+static const double tree_hw_lat_us[3][COLL_PROTO_COUNT_] = {
+	{0.0, 0.52, 1.2, 28.0}, {0.0, 1.0, 1.9, 28.0}, {0.0, 5.0, 8.5, 50.0}};
+/* NCCL tuning.cc: tree busBw = min(0.9 busBw, maxTreeBw), maxTreeBw 110
+ * GB/s up to two nodes and 80 GB/s beyond; LL x 1/3.8; LL128 x 7/9 on one
+ * node, x 0.915 across nodes; algbw = 0.5 busBw. */
+#define TREE_FACTOR 0.9
+#define TREE_MAX_BW_2NODES 110e9
+#define TREE_MAX_BW 80e9
+#define TREE_LL_FACTOR (1.0 / 3.8)
+#define TREE_LL128_FACTOR_1NODE (7.0 / 9.0)
+#define TREE_LL128_FACTOR 0.915
+#define TREE_RATIO 0.5
+/* NCCL tuning.cc treeCorrectionFactor[proto][log2(bytes / 64)], 64 B to
+ * 128 MiB (1 beyond). */
+static const double tree_corr[COLL_PROTO_COUNT_][22] = {
+	{0},
+	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0,
+	 1.0},
+	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9,
+	 1.0},
+	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+/* NCCL 2.19 tuning.cc: NVLS latency hwLat[NVLINK][NVLS][Simple] (base 0),
+ * us, and the busBw-to-algbw ratio 5/6; NCCL src/tuning/nvls.cc
+ * nvlsEfficiency for Hopper. */
+#define NVLS_LAT_US 23.0
+#define NVLS_RATIO (5.0 / 6.0)
+#define NVLS_EFFICIENCY 0.85
 /* NCCL tuning.cc: LL moves 8-byte lines holding 4 data bytes plus flags and
- * is modelled at 1/4 of the bus bandwidth for all-reduce or across nodes,
- * 1/3 otherwise; LL128 at 0.92 (120 of 128 bytes), 0.7 with one GPU per
- * node; Simple at full bandwidth. */
+ * is modelled at 1/4 of the bus bandwidth for all-reduce, reduce or across
+ * nodes, 1/3 otherwise; LL128 at 0.92 (120 of 128 bytes), 0.7 with one GPU
+ * per node; Simple at full bandwidth. */
 #define LL_FACTOR_AR 0.25
 #define LL_FACTOR_OTHER (1.0 / 3.0)
 #define LL128_FACTOR 0.92
@@ -48,58 +126,14 @@ static const double ring_hw_lat_us[3][COLL_PROTO_COUNT_] = {
  * message reaches nRanks/16 x 64 KiB ("plateau effect of ring"). */
 #define RING_PLATEAU 1.9
 
-#define MAX_ROUTE 64
-
-struct pending {
-	uint32_t left;
-	uint32_t next_free;
-	ts_event_fn done;
-	void *ctx;
-	uint64_t arg;
-};
-
-struct ts_coll {
-	struct ts_net *net;
-	struct pending *pend;
-	size_t npend, cappend;
-	uint32_t free_pend;
-	double *acc;          /* per fluid resource: coefficient being built */
-	size_t capacc;
-	uint32_t *touched;
-	size_t ntouched, captouched;
-	struct fluid_use *uses;  /* all channels' uses, back to back */
-	size_t capuses;
-	uint32_t *chan_off;      /* channel c's uses: [chan_off[c], chan_off[c+1]) */
-	size_t capchan;
-	uint32_t *order;         /* one channel's ring order */
-	size_t caporder;
-	uint32_t *nics;          /* distinct NICs of the first node's ranks */
-	size_t capnics;
-	uint32_t *seen_gpu, *seen_node; /* validation stamps */
-	size_t capseen_gpu, capseen_node;
-	uint32_t epoch;
-	struct fluid_use *scaled;        /* one channel's uses scaled by the protocol */
-	size_t capscaled;
-	/* the structure of the last group planned (uses, chan_off, and these),
-	 * reused while the next collective has the same op, ranks and mult:
-	 * the buckets of one iteration all reduce over one group */
-	bool have_last;
-	enum coll_op last_op;
-	uint32_t last_mult, last_n;
-	uint64_t last_hash;
-	uint32_t *last_ranks;
-	size_t caplast;
-	uint32_t last_channels, last_nodes;
-	bool last_pci;
-	double last_rho;
-};
-
-#define NONE UINT32_MAX
+#define NONE COLL_NONE
 
 static const char *const op_names[COLL_OP_COUNT_] = {
-	"all_reduce", "all_gather", "reduce_scatter", "broadcast"};
+	"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all",
+	"send_recv"};
 static const char *const proto_names[COLL_PROTO_COUNT_] = {"auto", "LL", "LL128", "Simple"};
-static const char *const algo_names[COLL_ALGO_COUNT_] = {"auto", "ring"};
+static const char *const algo_names[COLL_ALGO_COUNT_] = {"auto", "ring", "tree",
+							 "nvls", "collnet", "p2p"};
 
 const char *coll_op_name(enum coll_op op)
 {
@@ -136,11 +170,14 @@ double coll_bus_factor(enum coll_op op, uint32_t n)
 		return 2.0 * (dn - 1.0) / dn;
 	case COLL_ALL_GATHER:
 	case COLL_REDUCE_SCATTER:
+	case COLL_ALL_TO_ALL:
 		return (dn - 1.0) / dn;
 	default:
 		return 1.0;
 	}
 }
+
+static bool is_p2p(enum coll_op op) { return op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV; }
 
 int coll_create(struct ts_coll **out, struct ts_net *net)
 {
@@ -161,14 +198,17 @@ void coll_destroy(struct ts_coll *cc)
 	ts_free(cc->pend, cc->cappend * sizeof *cc->pend);
 	ts_free(cc->acc, cc->capacc * sizeof *cc->acc);
 	ts_free(cc->touched, cc->captouched * sizeof *cc->touched);
-	ts_free(cc->uses, cc->capuses * sizeof *cc->uses);
-	ts_free(cc->chan_off, cc->capchan * sizeof *cc->chan_off);
 	ts_free(cc->order, cc->caporder * sizeof *cc->order);
 	ts_free(cc->nics, cc->capnics * sizeof *cc->nics);
+	ts_free(cc->blk, cc->capblk * sizeof *cc->blk);
 	ts_free(cc->seen_gpu, cc->capseen_gpu * sizeof *cc->seen_gpu);
 	ts_free(cc->seen_node, cc->capseen_node * sizeof *cc->seen_node);
 	ts_free(cc->scaled, cc->capscaled * sizeof *cc->scaled);
 	ts_free(cc->last_ranks, cc->caplast * sizeof *cc->last_ranks);
+	for (int a = 0; a < COLL_ALGO_COUNT_; a++) {
+		ts_free(cc->shape[a].uses, cc->shape[a].capuses * sizeof *cc->shape[a].uses);
+		ts_free(cc->shape[a].off, cc->shape[a].capoff * sizeof *cc->shape[a].off);
+	}
 	ts_free(cc, sizeof *cc);
 }
 
@@ -192,12 +232,53 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "proto",
 				    "found %d, expected auto, LL, LL128 or Simple", s->proto);
 	if (s->algo < 0 || s->algo >= COLL_ALGO_COUNT_)
-		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
-				    "found algorithm %d, expected auto or ring", s->algo);
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "algo",
+				    "found algorithm %d, expected auto, ring, tree, nvls or "
+				    "collnet", s->algo);
 	if (s->mult == 0 || (net_mode(cc->net) == NET_FULL && s->mult != 1))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "mult",
 				    "found %u, expected 1 in full mode and >= 1 in class mode",
 				    s->mult);
+	const char *op = coll_op_name(s->op);
+	if (is_p2p(s->op)) {
+		if (s->algo != COLL_ALGO_AUTO && s->algo != COLL_ALGO_P2P)
+			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
+					    "found %s for %s, expected auto (%s runs as "
+					    "point-to-point transfers)",
+					    coll_algo_name((enum coll_algo)s->algo), op, op);
+		if (s->proto != COLL_PROTO_AUTO && s->proto != COLL_PROTO_SIMPLE)
+			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "proto",
+					    "found %s for %s, expected auto or Simple",
+					    coll_proto_name(s->proto), op);
+		return 0;
+	}
+	switch (s->algo) {
+	case COLL_ALGO_P2P:
+		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
+				    "found p2p for %s, expected auto, ring, tree, nvls or collnet",
+				    op);
+	case COLL_ALGO_TREE:
+	case COLL_ALGO_NVLS:
+		if (s->op != COLL_ALL_REDUCE)
+			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
+					    "found %s for %s, expected ring (NCCL runs %s for "
+					    "all_reduce only)",
+					    coll_algo_name((enum coll_algo)s->algo), op,
+					    coll_algo_name((enum coll_algo)s->algo));
+		if (s->algo == COLL_ALGO_NVLS && s->proto != COLL_PROTO_AUTO &&
+		    s->proto != COLL_PROTO_SIMPLE)
+			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "proto",
+					    "found %s with nvls, expected auto or Simple (NVLS "
+					    "runs Simple only)", coll_proto_name(s->proto));
+		break;
+	case COLL_ALGO_COLLNET:
+		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
+				    "found collnet on cluster %s, expected a fabric switch with "
+				    "in-network reduction (SHARP), which no cluster describes yet",
+				    hw_cluster_name(net_cluster(cc->net)));
+	default:
+		break;
+	}
 	return 0;
 }
 
@@ -236,82 +317,8 @@ static int validate_ranks(struct ts_coll *cc, const struct coll_spec *s, struct 
 	return 0;
 }
 
-static int hops(const struct hw_cluster *c, uint32_t a, uint32_t b)
-{
-	uint32_t r[MAX_ROUTE];
-	size_t n = 0;
-	if (hw_cluster_route(c, a, b, NONE, r, MAX_ROUTE, &n))
-		return 1 << 20;
-	return (int)n;
-}
-
-/* Ring order of channel `ch` into cc->order: node blocks in the given
- * order; inside a block that crosses nodes, start at the GPU closest to the
- * channel's NIC (other than the exit GPU) and end at the GPU attached to it. */
-static void channel_order(struct ts_coll *cc, const struct coll_spec *s, uint32_t nodes,
-			  uint32_t nic)
-{
-	const struct hw_cluster *c = net_cluster(cc->net);
-	uint32_t n = s->nranks;
-	if (nodes == 1) {
-		memcpy(cc->order, s->ranks, n * sizeof *cc->order);
-		return;
-	}
-	uint32_t out = 0;
-	for (uint32_t b = 0; b < n;) {
-		uint32_t e = b;
-		while (e < n && node_of(c, s->ranks[e]) == node_of(c, s->ranks[b]))
-			e++;
-		uint32_t len = e - b;
-		uint32_t exit_i = b;
-		for (uint32_t i = b; i < e; i++)
-			if (hw_cluster_gpu_nic(c, s->ranks[i]) == nic) {
-				exit_i = i;
-				break;
-			}
-		uint32_t entry_i = exit_i;
-		if (len > 1) {
-			uint32_t nicdev = hw_cluster_nic(c, node_of(c, s->ranks[b]), nic);
-			int best = 1 << 30;
-			for (uint32_t i = b; i < e; i++) {
-				if (i == exit_i)
-					continue;
-				int h = hops(c, nicdev, hw_cluster_gpu(c, s->ranks[i]));
-				if (h < best) {
-					best = h;
-					entry_i = i;
-				}
-			}
-		}
-		cc->order[out++] = s->ranks[entry_i];
-		for (uint32_t k = 1; k < len; k++) {
-			uint32_t i = b + (entry_i - b + k) % len;
-			if (i != exit_i)
-				cc->order[out++] = s->ranks[i];
-		}
-		if (exit_i != entry_i)
-			cc->order[out++] = s->ranks[exit_i];
-		b = e;
-	}
-}
-
-static int reserve(struct ts_coll *cc, const struct coll_spec *s, uint32_t maxch)
-{
-	size_t nres = fluid_resource_count(net_fluid(cc->net));
-	if (ts_grow((void **)&cc->acc, &cc->capacc, nres, sizeof *cc->acc) ||
-	    ts_grow((void **)&cc->touched, &cc->captouched, nres, sizeof *cc->touched) ||
-	    ts_grow((void **)&cc->order, &cc->caporder, s->nranks, sizeof *cc->order) ||
-	    ts_grow((void **)&cc->chan_off, &cc->capchan, maxch + 1, sizeof *cc->chan_off) ||
-	    ts_grow((void **)&cc->nics, &cc->capnics, maxch, sizeof *cc->nics))
-		return TS_ENOMEM;
-	return 0;
-}
-
-/* Build every channel's uses into cc->uses (coefficients per byte of the
- * channel's progress, before protocol scaling) and fill the plan's
- * structural part. */
-static int build(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *p,
-		 bool *intra_pci, struct ts_error *err)
+/* Node blocks, channels and their NICs of a validated group. */
+static int group_setup(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err)
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
 	uint32_t n = s->nranks;
@@ -319,77 +326,36 @@ static int build(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan
 	for (uint32_t i = 1; i < n; i++)
 		if (node_of(c, s->ranks[i]) != node_of(c, s->ranks[i - 1]))
 			nodes++;
-	p->nodes = nodes;
 	uint32_t nnic = hw_cluster_nics_per_node(c);
-	if (reserve(cc, s, nnic + 1))
-		return TS_ENOMEM;
-	uint32_t nch = 1;
+	size_t nres = fluid_resource_count(net_fluid(cc->net));
+	if (ts_grow((void **)&cc->acc, &cc->capacc, nres, sizeof *cc->acc) ||
+	    ts_grow((void **)&cc->touched, &cc->captouched, nres, sizeof *cc->touched) ||
+	    ts_grow((void **)&cc->order, &cc->caporder, n, sizeof *cc->order) ||
+	    ts_grow((void **)&cc->nics, &cc->capnics, nnic + 1, sizeof *cc->nics) ||
+	    ts_grow((void **)&cc->blk, &cc->capblk, nodes + 1, sizeof *cc->blk))
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	cc->nodes = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (i == 0 || node_of(c, s->ranks[i]) != node_of(c, s->ranks[i - 1]))
+			cc->blk[cc->nodes++] = i;
+	cc->blk[cc->nodes] = n;
+	cc->nch = 1;
 	cc->nics[0] = NONE;
 	if (nodes > 1) {
-		nch = 0;
-		uint32_t node0 = node_of(c, s->ranks[0]);
-		for (uint32_t i = 0; i < n && node_of(c, s->ranks[i]) == node0; i++) {
+		cc->nch = 0;
+		for (uint32_t i = 0; i < cc->blk[1]; i++) {
 			uint32_t nic = hw_cluster_gpu_nic(c, s->ranks[i]);
 			bool seen = false;
-			for (uint32_t k = 0; k < nch; k++)
+			for (uint32_t k = 0; k < cc->nch; k++)
 				seen |= cc->nics[k] == nic;
-			if (!seen && nch < nnic + 1)
-				cc->nics[nch++] = nic;
+			if (!seen && nic != NONE && cc->nch < nnic + 1)
+				cc->nics[cc->nch++] = nic;
 		}
-		if (nch == 0)
+		if (cc->nch == 0)
 			return ts_error_set(err, TS_EINVALID, NULL, 0, "cluster",
-					    "found no NIC for a ring across %u nodes, expected "
+					    "found no NIC for a group across %u nodes, expected "
 					    "at least one NIC per node", nodes);
 	}
-	p->channels = n > 1 ? nch : 0;
-	*intra_pci = false;
-	double factor = coll_bus_factor(s->op, n);
-	size_t nuses = 0;
-	uint32_t home = node_of(c, s->ranks[0]);
-	bool class_mode = net_mode(cc->net) == NET_CLASS;
-	for (uint32_t ch = 0; ch < p->channels; ch++) {
-		cc->chan_off[ch] = (uint32_t)nuses;
-		channel_order(cc, s, nodes, cc->nics[ch]);
-		cc->ntouched = 0;
-		uint32_t nedges = s->op == COLL_BROADCAST ? n - 1 : n;
-		for (uint32_t i = 0; i < nedges; i++) {
-			uint32_t a = cc->order[i], b = cc->order[(i + 1) % n];
-			bool cross = node_of(c, a) != node_of(c, b);
-			if (class_mode && node_of(c, a) != home)
-				continue;
-			uint32_t route[MAX_ROUTE];
-			size_t len = 0;
-			int rc = hw_cluster_route(c, hw_cluster_gpu(c, a), hw_cluster_gpu(c, b),
-						  cross ? cc->nics[ch] : NONE, route, MAX_ROUTE, &len);
-			if (rc)
-				return ts_error_set(err, TS_EINVALID, NULL, 0, "cluster",
-						    "found no route from GPU %u to GPU %u, expected "
-						    "a connected cluster", a, b);
-			for (size_t k = 0; k < len; k++) {
-				const struct hw_link *lk = hw_cluster_link(c, route[k]);
-				if (!cross) {
-					enum hw_dev_kind kd = hw_cluster_device(c, lk->dst)->kind;
-					if (kd == HW_DEV_PCIE_SWITCH || kd == HW_DEV_CPU)
-						*intra_pci = true;
-				}
-				uint32_t r = net_link_res(cc->net, route[k]);
-				if (cc->acc[r] == 0.0)
-					cc->touched[cc->ntouched++] = r;
-				cc->acc[r] += factor;
-			}
-		}
-		if (ts_grow((void **)&cc->uses, &cc->capuses, nuses + cc->ntouched,
-			    sizeof *cc->uses))
-			return TS_ENOMEM;
-		for (size_t t = 0; t < cc->ntouched; t++) {
-			uint32_t r = cc->touched[t];
-			cc->uses[nuses].res = r;
-			cc->uses[nuses].coeff = cc->acc[r];
-			cc->acc[r] = 0.0;
-			nuses++;
-		}
-	}
-	cc->chan_off[p->channels] = (uint32_t)nuses;
 	return 0;
 }
 
@@ -397,7 +363,9 @@ static double proto_factor(const struct coll_spec *s, int proto, uint32_t nodes,
 {
 	switch (proto) {
 	case COLL_PROTO_LL:
-		return (nodes > 1 || s->op == COLL_ALL_REDUCE) ? LL_FACTOR_AR : LL_FACTOR_OTHER;
+		return (nodes > 1 || s->op == COLL_ALL_REDUCE || s->op == COLL_REDUCE)
+			       ? LL_FACTOR_AR
+			       : LL_FACTOR_OTHER;
 	case COLL_PROTO_LL128:
 		return n / nodes < 2 ? LL128_FACTOR_PPN1 : LL128_FACTOR;
 	default:
@@ -405,8 +373,36 @@ static double proto_factor(const struct coll_spec *s, int proto, uint32_t nodes,
 	}
 }
 
-static double proto_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
-			      bool intra_pci)
+static double tree_proto_factor(int proto, uint32_t nodes)
+{
+	switch (proto) {
+	case COLL_PROTO_LL:
+		return TREE_LL_FACTOR;
+	case COLL_PROTO_LL128:
+		return nodes == 1 ? TREE_LL128_FACTOR_1NODE : TREE_LL128_FACTOR;
+	default:
+		return 1.0;
+	}
+}
+
+/* Wire efficiency of the simulated activity: its coefficients are divided
+ * by this. */
+static double efficiency(const struct coll_spec *s, int algo, int proto, uint32_t nodes)
+{
+	switch (algo) {
+	case COLL_ALGO_TREE:
+		return TREE_FACTOR * tree_proto_factor(proto, nodes);
+	case COLL_ALGO_NVLS:
+		return NVLS_EFFICIENCY;
+	case COLL_ALGO_P2P:
+		return 1.0;
+	default:
+		return proto_factor(s, proto, nodes, s->nranks);
+	}
+}
+
+static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
+			     bool intra_pci)
 {
 	uint32_t n = s->nranks;
 	double nsteps, ninter;
@@ -430,7 +426,7 @@ static double proto_latency_s(const struct coll_spec *s, int proto, uint32_t nod
 		intra *= 1.8;
 	double inter = ring_hw_lat_us[HW_NET][proto];
 	double lat = ring_base_lat_us[proto];
-	if (s->op == COLL_BROADCAST)
+	if (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)
 		lat += nsteps * ring_hw_lat_us[nodes > 1 ? HW_NET : intra_pci ? HW_PCI : HW_NVLINK][proto];
 	else
 		lat += (nsteps - ninter) * intra + ninter * inter;
@@ -438,6 +434,39 @@ static double proto_latency_s(const struct coll_spec *s, int proto, uint32_t nod
 	    s->bytes >= n / 16.0 * 65536.0)
 		lat *= RING_PLATEAU;
 	return lat * 1e-6;
+}
+
+static uint32_t log2_floor(uint64_t v)
+{
+	uint32_t l = 0;
+	while (v >>= 1)
+		l++;
+	return l;
+}
+
+static double tree_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
+			     bool intra_pci)
+{
+	double intra = tree_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto];
+	if (nodes > 1 && proto == COLL_PROTO_LL)
+		intra *= 1.8;
+	double ppn = (double)(s->nranks / nodes);
+	double lat = tree_base_lat_us[proto] +
+		     2.0 * ((ppn - 1.0) * intra + log2_floor(nodes) * tree_hw_lat_us[HW_NET][proto]);
+	return lat * 1e-6;
+}
+
+/* NCCL's tree algbw estimate for `bytes` from the ring busbw B. */
+static double tree_model_algbw(double B, int proto, uint32_t nodes, double bytes)
+{
+	double bus = fmin(TREE_FACTOR * B, nodes <= 2 ? TREE_MAX_BW_2NODES : TREE_MAX_BW);
+	bus *= tree_proto_factor(proto, nodes);
+	double alg = bus * TREE_RATIO;
+	double chunks = floor(bytes / 64.0);
+	uint32_t lg = chunks >= 1.0 ? log2_floor((uint64_t)fmin(chunks, 1e18)) : 0;
+	if (lg < 22)
+		alg *= tree_corr[proto][lg];
+	return alg;
 }
 
 static uint64_t ranks_hash(const uint32_t *r, uint32_t n)
@@ -457,6 +486,39 @@ static bool same_group(const struct ts_coll *cc, const struct coll_spec *s, uint
 	       memcmp(cc->last_ranks, s->ranks, s->nranks * sizeof *s->ranks) == 0;
 }
 
+static int build_shape(struct ts_coll *cc, const struct coll_spec *s, int algo,
+		       struct ts_error *err)
+{
+	if (cc->shape[algo].built)
+		return 0;
+	switch (algo) {
+	case COLL_ALGO_TREE:
+		return coll_build_tree(cc, s, err);
+	case COLL_ALGO_NVLS:
+		return coll_build_nvls(cc, s, err);
+	case COLL_ALGO_P2P:
+		return coll_build_p2p(cc, s, err);
+	default:
+		return coll_build_ring(cc, s, err);
+	}
+}
+
+/* Whether the tuning model may pick `algo` for this group (auto mode). */
+static bool algo_enabled(struct ts_coll *cc, const struct coll_spec *s, int algo)
+{
+	switch (algo) {
+	case COLL_ALGO_RING:
+		return true;
+	case COLL_ALGO_TREE:
+		return s->op == COLL_ALL_REDUCE;
+	case COLL_ALGO_NVLS:
+		return s->op == COLL_ALL_REDUCE && cc->nodes == 1 &&
+		       coll_nvls_capable(net_cluster(cc->net));
+	default:
+		return false;
+	}
+}
+
 static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *p,
 			 struct ts_error *err)
 {
@@ -464,7 +526,8 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 	int rc = validate(cc, s, err);
 	if (rc)
 		return rc;
-	p->algo = COLL_ALGO_RING;
+	bool p2p = is_p2p(s->op);
+	p->algo = p2p ? COLL_ALGO_P2P : COLL_ALGO_RING;
 	p->proto = COLL_PROTO_SIMPLE;
 	if (s->nranks == 1) {
 		p->nodes = 1;
@@ -473,30 +536,10 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 	uint64_t h = ranks_hash(s->ranks, s->nranks);
 	if (!same_group(cc, s, h)) {
 		cc->have_last = false;
-		if ((rc = validate_ranks(cc, s, err)))
+		for (int a = 0; a < COLL_ALGO_COUNT_; a++)
+			cc->shape[a].built = false;
+		if ((rc = validate_ranks(cc, s, err)) || (rc = group_setup(cc, s, err)))
 			return rc;
-		bool pci;
-		if ((rc = build(cc, s, p, &pci, err)))
-			return rc;
-		/* Bottleneck estimate: per resource member, the load of all
-		 * channels at a common channel rate rho; algbw = channels x rho. */
-		struct ts_fluid *f = net_fluid(cc->net);
-		cc->ntouched = 0;
-		for (uint32_t u = 0; u < cc->chan_off[p->channels]; u++) {
-			uint32_t r = cc->uses[u].res;
-			if (cc->acc[r] == 0.0)
-				cc->touched[cc->ntouched++] = r;
-			cc->acc[r] += cc->uses[u].coeff * ((double)s->mult /
-							   (double)fluid_resource_members(f, r));
-		}
-		double rho = HUGE_VAL;
-		for (size_t t = 0; t < cc->ntouched; t++) {
-			uint32_t r = cc->touched[t];
-			double lim = fluid_resource_cap(f, r) / cc->acc[r];
-			if (lim < rho)
-				rho = lim;
-			cc->acc[r] = 0.0;
-		}
 		if (ts_grow((void **)&cc->last_ranks, &cc->caplast, s->nranks,
 			    sizeof *cc->last_ranks))
 			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -505,35 +548,65 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 		cc->last_mult = s->mult;
 		cc->last_n = s->nranks;
 		cc->last_hash = h;
-		cc->last_channels = p->channels;
-		cc->last_nodes = p->nodes;
-		cc->last_pci = pci;
-		cc->last_rho = rho;
 		cc->have_last = true;
 	}
-	p->channels = cc->last_channels;
-	p->nodes = cc->last_nodes;
-	bool intra_pci = cc->last_pci;
-	double rho = cc->last_rho;
+	p->nodes = cc->nodes;
 	double factor = coll_bus_factor(s->op, s->nranks);
-	double algbw = p->channels * rho;
-	p->bus_Bps = algbw * factor;
+	if (p2p) {
+		if ((rc = build_shape(cc, s, COLL_ALGO_P2P, err)))
+			return rc;
+		int hw = cc->nodes > 1 ? HW_NET : cc->intra_pci ? HW_PCI : HW_NVLINK;
+		p->latency_s = (ring_base_lat_us[COLL_PROTO_SIMPLE] +
+				ring_hw_lat_us[hw][COLL_PROTO_SIMPLE]) * 1e-6;
+		p->channels = cc->shape[COLL_ALGO_P2P].nact;
+		p->bus_Bps = cc->shape[COLL_ALGO_P2P].algbw_Bps * factor;
+		p->est_s = p->latency_s + s->bytes / cc->shape[COLL_ALGO_P2P].algbw_Bps;
+		return 0;
+	}
+	/* the ring's bottleneck busbw is the tuning model's bus bandwidth */
+	if ((rc = build_shape(cc, s, COLL_ALGO_RING, err)))
+		return rc;
+	double ring_alg = cc->shape[COLL_ALGO_RING].algbw_Bps;
+	double B = ring_alg * factor;
+	bool intra_pci = cc->intra_pci;
 	double best = HUGE_VAL;
-	for (int pr = COLL_PROTO_LL; pr < COLL_PROTO_COUNT_; pr++) {
-		if (s->proto != COLL_PROTO_AUTO && pr != s->proto)
+	for (int a = COLL_ALGO_RING; a <= COLL_ALGO_NVLS; a++) {
+		if (s->algo != COLL_ALGO_AUTO ? a != s->algo : !algo_enabled(cc, s, a))
 			continue;
-		/* NCCL enables LL128 by default only where the ring stays on NVLink */
-		if (s->proto == COLL_PROTO_AUTO && pr == COLL_PROTO_LL128 && intra_pci)
-			continue;
-		double lat = proto_latency_s(s, pr, p->nodes, intra_pci);
-		double t = lat + s->bytes / (algbw * proto_factor(s, pr, p->nodes, s->nranks));
-		if (t < best) {
-			best = t;
-			p->proto = pr;
-			p->latency_s = lat;
-			p->est_s = t;
+		for (int pr = COLL_PROTO_LL; pr < COLL_PROTO_COUNT_; pr++) {
+			if (s->proto != COLL_PROTO_AUTO && pr != s->proto)
+				continue;
+			/* NCCL enables LL128 by default only on NVLink */
+			if (s->proto == COLL_PROTO_AUTO && pr == COLL_PROTO_LL128 && intra_pci)
+				continue;
+			double lat, alg;
+			if (a == COLL_ALGO_RING) {
+				lat = ring_latency_s(s, pr, cc->nodes, intra_pci);
+				alg = ring_alg * proto_factor(s, pr, cc->nodes, s->nranks);
+			} else if (a == COLL_ALGO_TREE) {
+				lat = tree_latency_s(s, pr, cc->nodes, intra_pci);
+				alg = tree_model_algbw(B, pr, cc->nodes, s->bytes);
+			} else {
+				if (pr != COLL_PROTO_SIMPLE)
+					continue;
+				lat = NVLS_LAT_US * 1e-6;
+				alg = NVLS_RATIO * B;
+			}
+			double t = lat + s->bytes / alg;
+			if (t < best) {
+				best = t;
+				p->algo = a;
+				p->proto = pr;
+				p->latency_s = lat;
+				p->est_s = t;
+			}
 		}
 	}
+	if ((rc = build_shape(cc, s, p->algo, err)))
+		return rc;
+	const struct coll_shape *sh = &cc->shape[p->algo];
+	p->channels = sh->nact;
+	p->bus_Bps = sh->algbw_Bps * efficiency(s, p->algo, p->proto, cc->nodes) * factor;
 	return 0;
 }
 
@@ -546,7 +619,7 @@ int coll_plan(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *p
 static void channel_done(void *ctx, uint64_t arg)
 {
 	struct ts_coll *cc = ctx;
-	struct pending *pd = &cc->pend[arg];
+	struct coll_pending *pd = &cc->pend[arg];
 	if (--pd->left > 0)
 		return;
 	ts_event_fn done = pd->done;
@@ -581,8 +654,8 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 		return rc;
 	uint32_t id;
 	if (alloc_pending(cc, &id))
-		return TS_ENOMEM;
-	struct pending *pd = &cc->pend[id];
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	struct coll_pending *pd = &cc->pend[id];
 	pd->done = s->done;
 	pd->ctx = s->ctx;
 	pd->arg = s->arg;
@@ -595,25 +668,25 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 		uint32_t act;
 		return fluid_start(f, &fs, &act);
 	}
-	pd->left = p->channels;
-	double pf = proto_factor(s, p->proto, p->nodes, s->nranks);
+	const struct coll_shape *sh = &cc->shape[p->algo];
+	pd->left = sh->nact;
+	double eff = efficiency(s, p->algo, p->proto, p->nodes);
 	ts_time lat = ts_time_from_s(p->latency_s);
-	if (ts_grow((void **)&cc->scaled, &cc->capscaled, cc->chan_off[p->channels] + 1,
+	if (ts_grow((void **)&cc->scaled, &cc->capscaled, sh->off[sh->nact] + 1,
 		    sizeof *cc->scaled))
-		return TS_ENOMEM;
-	for (uint32_t ch = 0; ch < p->channels; ch++) {
-		uint32_t lo = cc->chan_off[ch], hi = cc->chan_off[ch + 1];
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	for (uint32_t k = 0; k < sh->nact; k++) {
+		uint32_t lo = sh->off[k], hi = sh->off[k + 1];
 		for (uint32_t u = lo; u < hi; u++) {
-			cc->scaled[u - lo].res = cc->uses[u].res;
-			cc->scaled[u - lo].coeff = cc->uses[u].coeff / pf;
+			cc->scaled[u - lo].res = sh->uses[u].res;
+			cc->scaled[u - lo].coeff = sh->uses[u].coeff / eff;
 		}
-		struct fluid_spec fs = {.work = s->bytes / p->channels, .mult = s->mult,
+		struct fluid_spec fs = {.work = s->bytes / sh->nact, .mult = s->mult,
 					.weight = 1.0, .latency = lat, .uses = cc->scaled,
 					.nuses = hi - lo, .done = channel_done, .ctx = cc,
 					.arg = id, .tag = s->tag};
-		if (hi == lo) { /* class mode edge case: no edge leaves the home node */
+		if (hi == lo) /* class mode edge case: nothing leaves the home node */
 			fs.bound = 1e30;
-		}
 		uint32_t act;
 		rc = fluid_start(f, &fs, &act);
 		if (rc)
