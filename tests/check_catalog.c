@@ -218,11 +218,11 @@ START_TEST(find_and_suggest)
 	ck_assert_int_eq(hw_catalog_find_gpu(cat, "a100-sxm4-80gb"),
 			 hw_catalog_find_gpu(cat, "A100-SXM4-80GB"));
 	ck_assert_int_eq(hw_catalog_find_gpu(cat, "A100"), -1);
-	ck_assert_int_eq(hw_catalog_find_link(cat, "nvlink5"), -1);
+	ck_assert_int_eq(hw_catalog_find_link(cat, "nvlink6"), -1);
 	char buf[256];
 	ck_assert_ptr_nonnull(strstr(hw_catalog_suggest(cat, "gpu", "A100-SXM4-80G", buf, sizeof buf),
 				     "\"A100-SXM4-80GB\""));
-	ck_assert_ptr_nonnull(strstr(hw_catalog_suggest(cat, "link", "nvlink5", buf, sizeof buf),
+	ck_assert_ptr_nonnull(strstr(hw_catalog_suggest(cat, "link", "nvlink6", buf, sizeof buf),
 				     "nvlink"));
 	hw_catalog_destroy(cat);
 }
