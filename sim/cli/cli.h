@@ -18,6 +18,21 @@ int cli_list(int argc, char **argv);
 /* trainsim validate */
 int cli_validate(int argc, char **argv);
 
+/* trainsim sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--resume] [--calib FILE] */
+int cli_sweep(int argc, char **argv);
+/* trainsim compare A.cfg B.cfg ... */
+int cli_compare(int argc, char **argv);
+/* trainsim search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N] */
+int cli_search(int argc, char **argv);
+/* trainsim calibrate SCENARIO.cfg --measured-iteration-s X [-o OVERRIDES.cfg] */
+int cli_calibrate(int argc, char **argv);
+/* trainsim plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg */
+int cli_plot(int argc, char **argv);
+
+/* Apply the calibration overrides file `path` (NULL: nothing) to *calib;
+ * prints the error and returns CLI_BADINPUT on failure. */
+int cli_apply_calib(const char *cmd, const char *path, struct work_calib *calib);
+
 /* Directory holding configs/ and models/: $TS_DATA_DIR, else the source tree. */
 const char *cli_data_root(void);
 /* Print "trainsim CMD: file:line: key: message" and return CLI_BADINPUT. */

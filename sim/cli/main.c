@@ -19,6 +19,14 @@ static void usage(FILE *out)
 		"                                                              predictions against measurements\n"
 		"  list gpus|links|clusters|models [--format text|csv|json]    the bundled hardware,\n"
 		"                                                              clusters and models\n"
+		"  compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]... [--format text|csv|json]\n"
+		"                                                              scenarios side by side\n"
+		"  sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--resume]          a sweep as CSV rows\n"
+		"  search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N]\n"
+		"                                                              the best settings that fit\n"
+		"  calibrate SCENARIO.cfg --measured-iteration-s X [-o FILE]   fit constants to a measurement\n"
+		"  plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg\n"
+		"                                                              gnuplot charts of results\n"
 		"  help                                                        this text\n"
 		"\n"
 		"COMMAND --help describes one command.\n"
@@ -45,10 +53,22 @@ int main(int argc, char **argv)
 		return cli_validate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return cli_list(argc - 1, argv + 1);
-	static const char *const cmds[] = {"run", "collective", "validate", "list", "help"};
+	if (!strcmp(cmd, "compare"))
+		return cli_compare(argc - 1, argv + 1);
+	if (!strcmp(cmd, "sweep"))
+		return cli_sweep(argc - 1, argv + 1);
+	if (!strcmp(cmd, "search"))
+		return cli_search(argc - 1, argv + 1);
+	if (!strcmp(cmd, "calibrate"))
+		return cli_calibrate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "plot"))
+		return cli_plot(argc - 1, argv + 1);
+	static const char *const cmds[] = {"run",   "collective", "validate", "list",
+					   "compare", "sweep", "search", "calibrate",
+					   "plot", "help"};
 	char near[160];
 	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
 	fprintf(stderr, "trainsim: found unknown command \"%s\", expected run, collective, "
-			"validate, list or help%s%s\n", cmd, near[0] ? "; did you mean " : "", near);
+			"validate, list, compare, sweep, search, calibrate, plot or help%s%s\n", cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }

@@ -18,7 +18,7 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
-		"                    [--trace OUT.json] [--dump-config]\n");
+		"                    [--trace OUT.json] [--dump-config] [--calib OVERRIDES.cfg]\n");
 }
 
 const char *cli_data_root(void)
@@ -51,7 +51,7 @@ int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib 
 
 int cli_run(int argc, char **argv)
 {
-	const char *path = NULL, *format = "text", *trace_path = NULL;
+	const char *path = NULL, *format = "text", *trace_path = NULL, *calib_path = NULL;
 	bool dump = false;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
@@ -83,6 +83,8 @@ int cli_run(int argc, char **argv)
 				trace_path = v;
 			else
 				format = v;
+		} else if (!strcmp(a, "--calib") && i + 1 < argc) {
+			calib_path = argv[++i];
 		} else if (!strncmp(a, "--set=", 6)) {
 			sets[nsets++] = a + 6;
 		} else if (!strncmp(a, "--format=", 9)) {
@@ -119,6 +121,8 @@ int cli_run(int argc, char **argv)
 	struct hw_catalog *cat = NULL;
 	struct work_calib calib;
 	rc = cli_load_common("run", &cat, &calib);
+	if (!rc && (rc = cli_apply_calib("run", calib_path, &calib)))
+		hw_catalog_destroy(cat);
 	if (rc)
 		goto out;
 	struct ts_scenario *sc = NULL;

@@ -1,0 +1,437 @@
+/* Loading sweep files. libconfig 1.5 takes no quoted setting names, so a
+ * quoted axis name ("parallel.bucket" = ...) is rewritten before parsing to
+ * a name libconfig accepts, with each dot as '*' kept on the same line
+ * (so line numbers hold) and turned back when the axes are read. An inline
+ * base group is written back as libconfig text, so every point is loaded by
+ * the same scenario loader as `trainsim run` with the axes as --set values.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "io/io_int.h"
+#include "io/sweepcfg.h"
+
+static const char *const sweep_keys[] = {"base", "axes", "zip"};
+
+/* A growing string. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	int rc;
+};
+
+static void sb_add(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->rc)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *q = ts_realloc(b->p, b->cap, cap);
+		if (!q) {
+			b->rc = TS_ENOMEM;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_str(struct sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+
+/* The text as a string of exactly strlen + 1 bytes (freed with that size),
+ * NULL on out of memory; the buffer is emptied. */
+static char *sb_take(struct sbuf *b)
+{
+	char *r = NULL;
+	if (!b->rc && !b->p)
+		sb_add(b, "", 0);
+	if (!b->rc)
+		r = ts_realloc(b->p, b->cap, b->len + 1);
+	if (!r)
+		ts_free(b->p, b->cap);
+	*b = (struct sbuf){0};
+	return r;
+}
+
+/* A string as a libconfig literal. */
+static void sb_quoted(struct sbuf *b, const char *s)
+{
+	sb_add(b, "\"", 1);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_add(b, "\\", 1);
+		sb_add(b, s, 1);
+	}
+	sb_add(b, "\"", 1);
+}
+
+/* Shortest text of v that reads back as v; "%.1f"-like when integral so
+ * that libconfig keeps it a float. */
+static void fmt_float(char *buf, size_t n, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".eEn"))
+		strncat(buf, ".0", n - strlen(buf) - 1);
+}
+
+/* A scalar setting as libconfig text (set) and as CSV text (shown); 0 or
+ * TS_ETYPE for an aggregate. */
+static int scalar_text(const config_setting_t *s, struct sbuf *set, struct sbuf *shown)
+{
+	char buf[64];
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, sizeof buf, "%lld", (long long)config_setting_get_int64(s));
+		sb_str(set, buf);
+		sb_str(shown, buf);
+		return 0;
+	case CONFIG_TYPE_FLOAT:
+		fmt_float(buf, sizeof buf, config_setting_get_float(s));
+		sb_str(set, buf);
+		sb_str(shown, buf);
+		return 0;
+	case CONFIG_TYPE_BOOL:
+		sb_str(set, config_setting_get_bool(s) ? "true" : "false");
+		sb_str(shown, config_setting_get_bool(s) ? "true" : "false");
+		return 0;
+	case CONFIG_TYPE_STRING:
+		sb_quoted(set, config_setting_get_string(s));
+		sb_str(shown, config_setting_get_string(s));
+		return 0;
+	default:
+		return TS_ETYPE;
+	}
+}
+
+/* Write setting s (not the root) back as libconfig text. */
+static void write_setting(struct sbuf *b, const config_setting_t *s, int depth)
+{
+	struct sbuf dummy = {0};
+	int t = config_setting_type(s);
+	if (t == CONFIG_TYPE_GROUP || t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
+		const char *open = t == CONFIG_TYPE_GROUP ? "{ " : t == CONFIG_TYPE_ARRAY ? "[" : "(";
+		const char *close = t == CONFIG_TYPE_GROUP ? "}" : t == CONFIG_TYPE_ARRAY ? "]" : ")";
+		sb_str(b, open);
+		int n = config_setting_length(s);
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
+			if (t == CONFIG_TYPE_GROUP) {
+				sb_str(b, config_setting_name(c));
+				sb_str(b, " = ");
+				write_setting(b, c, depth + 1);
+				sb_str(b, "; ");
+			} else {
+				if (i)
+					sb_str(b, ", ");
+				write_setting(b, c, depth + 1);
+			}
+		}
+		sb_str(b, close);
+		return;
+	}
+	scalar_text(s, b, &dummy);
+	ts_free(dummy.p, dummy.cap);
+}
+
+/* Rewrite "a.b" = / "a.b" : into a*b = (see the top of the file). */
+static int unquote_names(const char *text, char **out, size_t *cap)
+{
+	struct sbuf b = {0};
+	const char *p = text;
+	while (*p) {
+		if (*p == '#' || (p[0] == '/' && p[1] == '/')) { /* comment to end of line */
+			const char *e = strchr(p, '\n');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			sb_add(&b, p, n);
+			p += n;
+			continue;
+		}
+		if (*p == '"') {
+			const char *q = p + 1;
+			while (*q && *q != '"' && *q != '\n') {
+				if (*q == '\\' && q[1])
+					q++;
+				q++;
+			}
+			if (*q != '"') {
+				sb_add(&b, p, (size_t)(q - p));
+				p = q;
+				continue;
+			}
+			const char *r = q + 1;
+			while (*r == ' ' || *r == '\t')
+				r++;
+			bool name = (*r == '=' || *r == ':') && q > p + 1 &&
+				    (isalpha((unsigned char)p[1]) || p[1] == '_');
+			for (const char *c = p + 1; name && c < q; c++)
+				if (!isalnum((unsigned char)*c) && *c != '_' && *c != '.')
+					name = false;
+			if (name) {
+				for (const char *c = p + 1; c < q; c++)
+					sb_add(&b, *c == '.' ? "*" : c, 1);
+			} else {
+				sb_add(&b, p, (size_t)(q + 1 - p));
+			}
+			p = q + 1;
+			continue;
+		}
+		sb_add(&b, p, 1);
+		p++;
+	}
+	if (b.rc) {
+		ts_free(b.p, b.cap);
+		return b.rc;
+	}
+	if (!b.p)
+		sb_add(&b, "", 0);
+	*out = b.p;
+	*cap = b.cap;
+	return b.rc;
+}
+
+struct ld {
+	struct sweep_spec *sp;
+	const char *file;
+	struct ts_error *err;
+};
+
+static int add_axis(struct ld *l, const config_setting_t *s, const char *key)
+{
+	struct sweep_spec *sp = l->sp;
+	char fb[160];
+	if (sp->naxes >= SWEEP_MAX_AXES)
+		return cfg_fail(l->err, TS_ELIMIT, s, l->file, "axes",
+				"found more than %d axes, expected at most %d", SWEEP_MAX_AXES,
+				SWEEP_MAX_AXES);
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST)
+		return cfg_fail(l->err, TS_ETYPE, s, l->file, key,
+				"found %s, expected an array of values [a, b, ...]",
+				cfg_found(s, fb, sizeof fb));
+	int n = config_setting_length(s);
+	if (n < 1)
+		return cfg_fail(l->err, TS_EINVALID, s, l->file, key,
+				"found an empty axis, expected at least one value");
+	struct sweep_axis *a = &sp->axes[sp->naxes++];
+	snprintf(a->key, sizeof a->key, "%s", key);
+	a->set = ts_calloc((size_t)n, sizeof *a->set);
+	a->shown = ts_calloc((size_t)n, sizeof *a->shown);
+	a->n = (size_t)n; /* destroy frees the arrays with this count */
+	if (!a->set || !a->shown)
+		return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *v = config_setting_get_elem(s, (unsigned)i);
+		struct sbuf set = {0}, shown = {0};
+		int rc = scalar_text(v, &set, &shown);
+		a->set[i] = sb_take(&set);
+		a->shown[i] = sb_take(&shown);
+		if (!rc && (!a->set[i] || !a->shown[i]))
+			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
+		if (rc)
+			return cfg_fail(l->err, TS_ETYPE, v, l->file, key,
+					"found %s as value %d, expected a number, string or "
+					"boolean",
+					cfg_found(v, fb, sizeof fb), i + 1);
+	}
+	return 0;
+}
+
+/* Axes of group g under dotted prefix `prefix`. */
+static int read_axes(struct ld *l, const config_setting_t *g, const char *prefix)
+{
+	int n = config_setting_length(g);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+		char key[128], name[128];
+		const char *nm = config_setting_name(s);
+		size_t k = 0;
+		for (; *nm && k + 1 < sizeof name; nm++) /* "a*b" back to "a.b" */
+			name[k++] = *nm == '*' ? '.' : *nm;
+		name[k] = '\0';
+		snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", name);
+		int rc = config_setting_is_group(s) ? read_axes(l, s, key) : add_axis(l, s, key);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int interpret(struct ld *l, config_setting_t *top, const char *dir)
+{
+	struct sweep_spec *sp = l->sp;
+	int rc;
+	if ((rc = cfg_check_keys(top, l->file, "", sweep_keys, 3, l->err)))
+		return rc;
+	const config_setting_t *base = config_setting_get_member(top, "base");
+	const config_setting_t *axes = config_setting_get_member(top, "axes");
+	const config_setting_t *zip = config_setting_get_member(top, "zip");
+	char fb[160];
+	if (!base)
+		return ts_error_set(l->err, TS_EINVALID, l->file, 0, "base",
+				    "found no base scenario, expected base = \"scenario.cfg\"; "
+				    "or base = { ... };");
+	if (config_setting_type(base) == CONFIG_TYPE_STRING) {
+		const char *p = config_setting_get_string(base);
+		size_t n = strlen(dir) + strlen(p) + 2;
+		if (!(sp->base_path = ts_malloc(n)))
+			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
+		if (p[0] == '/' || !dir[0])
+			snprintf(sp->base_path, n, "%s", p);
+		else
+			snprintf(sp->base_path, n, "%s/%s", dir, p);
+	} else if (config_setting_is_group(base)) {
+		struct sbuf b = {0};
+		int m = config_setting_length(base);
+		for (int i = 0; i < m; i++) {
+			const config_setting_t *c = config_setting_get_elem(base, (unsigned)i);
+			sb_str(&b, config_setting_name(c));
+			sb_str(&b, " = ");
+			write_setting(&b, c, 1);
+			sb_str(&b, ";\n");
+		}
+		if (!(sp->base_text = sb_take(&b)))
+			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
+	} else {
+		return cfg_fail(l->err, TS_ETYPE, base, l->file, "base",
+				"found %s, expected a scenario file name or a group { ... }",
+				cfg_found(base, fb, sizeof fb));
+	}
+	if (zip && (rc = cfg_bool(zip, l->file, "zip", &sp->zip, l->err)))
+		return rc;
+	if (!axes || !config_setting_is_group(axes))
+		return axes ? cfg_fail(l->err, TS_ETYPE, axes, l->file, "axes",
+				       "found %s, expected a group axes = { key = [values]; };",
+				       cfg_found(axes, fb, sizeof fb))
+			    : ts_error_set(l->err, TS_EINVALID, l->file, 0, "axes",
+					   "found no axes, expected axes = { key = [values]; };");
+	if ((rc = read_axes(l, axes, "")))
+		return rc;
+	if (!sp->naxes)
+		return cfg_fail(l->err, TS_EINVALID, axes, l->file, "axes",
+				"found an empty group, expected at least one axis");
+	double points = sp->zip ? (double)sp->axes[0].n : 1.0;
+	for (size_t a = 0; a < sp->naxes; a++) {
+		if (sp->zip && sp->axes[a].n != sp->axes[0].n)
+			return cfg_fail(l->err, TS_EINVALID, axes, l->file, sp->axes[a].key,
+					"found %zu values with zip = true, expected %zu as on "
+					"axis %s",
+					sp->axes[a].n, sp->axes[0].n, sp->axes[0].key);
+		if (!sp->zip)
+			points *= (double)sp->axes[a].n;
+	}
+	if (points > SWEEP_MAX_POINTS)
+		return cfg_fail(l->err, TS_ELIMIT, axes, l->file, "axes",
+				"found %.0f points, expected at most %d", points, SWEEP_MAX_POINTS);
+	sp->npoints = (size_t)points;
+	return 0;
+}
+
+static int load(const char *text, const char *label, const char *dir, struct sweep_spec **out,
+		struct ts_error *err)
+{
+	*out = NULL;
+	ts_error_clear(err);
+	struct sweep_spec *sp = ts_calloc(1, sizeof *sp);
+	if (!sp)
+		return ts_error_set(err, TS_ENOMEM, label, 0, NULL, "out of memory");
+	snprintf(sp->file, sizeof sp->file, "%s", label);
+	char *clean = NULL;
+	size_t cap = 0;
+	int rc = unquote_names(text, &clean, &cap);
+	if (rc) {
+		sweepcfg_destroy(sp);
+		return ts_error_set(err, rc, label, 0, NULL, "out of memory");
+	}
+	config_t cfg;
+	config_init(&cfg);
+	struct ld l = {.sp = sp, .file = label, .err = err};
+	rc = cfg_parse(&cfg, clean, label, err);
+	if (!rc)
+		rc = interpret(&l, config_root_setting(&cfg), dir);
+	config_destroy(&cfg);
+	ts_free(clean, cap);
+	if (rc) {
+		sweepcfg_destroy(sp);
+		return rc;
+	}
+	*out = sp;
+	return 0;
+}
+
+int sweepcfg_load(const char *path, struct sweep_spec **out, struct ts_error *err)
+{
+	char *text;
+	size_t len;
+	*out = NULL;
+	ts_error_clear(err);
+	if (!path)
+		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "no sweep file given");
+	int rc = cfg_read_text(path, &text, &len, err);
+	if (rc)
+		return rc;
+	char dir[1024] = "";
+	const char *slash = strrchr(path, '/');
+	if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	rc = load(text, path, dir, out, err);
+	ts_free(text, len + 1);
+	return rc;
+}
+
+int sweepcfg_load_string(const char *text, const char *label, struct sweep_spec **out,
+			 struct ts_error *err)
+{
+	*out = NULL;
+	if (!text)
+		return ts_error_set(err, TS_EIO, label, 0, NULL, "no sweep text given");
+	return load(text, label ? label : "<string>", "", out, err);
+}
+
+void sweepcfg_destroy(struct sweep_spec *sp)
+{
+	if (!sp)
+		return;
+	for (size_t a = 0; a < sp->naxes; a++) {
+		struct sweep_axis *x = &sp->axes[a];
+		for (size_t i = 0; i < x->n; i++) {
+			if (x->set && x->set[i])
+				ts_free(x->set[i], strlen(x->set[i]) + 1);
+			if (x->shown && x->shown[i])
+				ts_free(x->shown[i], strlen(x->shown[i]) + 1);
+		}
+		ts_free(x->set, x->n * sizeof *x->set);
+		ts_free(x->shown, x->n * sizeof *x->shown);
+	}
+	if (sp->base_path)
+		ts_free(sp->base_path, strlen(sp->base_path) + 1);
+	if (sp->base_text)
+		ts_free(sp->base_text, strlen(sp->base_text) + 1);
+	ts_free(sp, sizeof *sp);
+}
+
+size_t sweepcfg_value_index(const struct sweep_spec *sp, size_t i, size_t a)
+{
+	if (sp->zip)
+		return i;
+	for (size_t b = sp->naxes; b-- > a + 1;)
+		i /= sp->axes[b].n;
+	return i % sp->axes[a].n;
+}

@@ -1,0 +1,297 @@
+/* Running sweeps.
+ *
+ * Every point is loaded from the base scenario with its axis values applied
+ * as --set arguments, so any key can be an axis, a value that the loader or
+ * the plan refuses is a row that says why, and no two points share a
+ * scenario or a cluster: each OpenMP iteration owns everything it touches
+ * (its scenario, the simulation inside ts_run, its row buffer); the catalog
+ * and the calibration are read-only. Rows are written inside an `ordered`
+ * region, so they reach the file in point order whatever thread finished
+ * first, and each is flushed before the next: an interrupted sweep leaves a
+ * prefix of whole rows that sweep_resume_scan finds.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "base/alloc.h"
+#include "io/report.h"
+#include "run/run.h"
+#include "sweep/sweep.h"
+
+uint64_t sweep_point_seed(uint64_t seed, uint64_t i)
+{
+	uint64_t z = seed ^ (i * 0x9e3779b97f4a7c15ull);
+	z += 0x9e3779b97f4a7c15ull;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, size_t i,
+		     struct ts_scenario **out, struct ts_error *err)
+{
+	char sets[SWEEP_MAX_AXES][512];
+	const char *argv[SWEEP_MAX_AXES];
+	for (size_t a = 0; a < sp->naxes; a++) {
+		const struct sweep_axis *x = &sp->axes[a];
+		snprintf(sets[a], sizeof sets[a], "%s=%s", x->key,
+			 x->set[sweepcfg_value_index(sp, i, a)]);
+		argv[a] = sets[a];
+	}
+	int rc = sp->base_path
+		     ? ts_scenario_load(cat, sp->base_path, argv, sp->naxes, out, err)
+		     : ts_scenario_load_string(cat, sp->base_text, sp->file, argv, sp->naxes, out,
+					       err);
+	if (!rc)
+		(*out)->seed = sweep_point_seed((*out)->seed, (uint64_t)i);
+	return rc;
+}
+
+/* Append field s to buf at *off with RFC 4180 quoting; TS_ELIMIT when full. */
+static int csv_field(char *buf, size_t n, size_t *off, const char *s, bool comma)
+{
+	bool quote = strpbrk(s, ",\"\r\n") != NULL;
+	size_t need = strlen(s) * 2 + 4;
+	if (*off + need >= n)
+		return TS_ELIMIT;
+	char *p = buf + *off;
+	if (comma)
+		*p++ = ',';
+	if (quote)
+		*p++ = '"';
+	for (; *s; s++) {
+		if (*s == '"')
+			*p++ = '"';
+		*p++ = *s;
+	}
+	if (quote)
+		*p++ = '"';
+	*p = '\0';
+	*off = (size_t)(p - buf);
+	return 0;
+}
+
+/* Write print(arg, f) into buf at *off through fmemopen. */
+static int capture(char *buf, size_t n, size_t *off, int (*print)(const void *, FILE *),
+		   const void *arg)
+{
+	if (*off + 2 >= n)
+		return TS_ELIMIT;
+	FILE *f = fmemopen(buf + *off, n - *off, "w");
+	if (!f)
+		return TS_ENOMEM;
+	int rc = print(arg, f);
+	long pos = ftell(f);
+	if (fclose(f) && !rc)
+		rc = TS_EIO;
+	if (!rc && (pos < 0 || (size_t)pos + 1 >= n - *off))
+		rc = TS_ELIMIT;
+	if (!rc) {
+		*off += (size_t)pos;
+		buf[*off] = '\0';
+	}
+	return rc;
+}
+
+static int print_header(const void *arg, FILE *f)
+{
+	(void)arg;
+	return report_result_csv_header(f);
+}
+
+static int print_row(const void *arg, FILE *f) { return report_result_csv_row(arg, f); }
+
+int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
+{
+	size_t off = 0;
+	int rc = csv_field(buf, n, &off, "point", false);
+	for (size_t a = 0; a < sp->naxes && !rc; a++)
+		rc = csv_field(buf, n, &off, sp->axes[a].key, true);
+	if (!rc)
+		rc = csv_field(buf, n, &off, "status", true);
+	if (!rc)
+		rc = csv_field(buf, n, &off, "", true); /* the comma before the result columns */
+	if (!rc)
+		rc = capture(buf, n, &off, print_header, NULL);
+	return rc;
+}
+
+int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		    const struct work_calib *calib, size_t i, char *buf, size_t n,
+		    struct ts_result *res)
+{
+	struct ts_scenario *sc = NULL;
+	struct ts_error err;
+	struct ts_result r;
+	char idx[32], msg[1400], status[1500];
+	ts_error_clear(&err);
+	int prc = sweep_point_load(sp, cat, i, &sc, &err);
+	if (!prc)
+		prc = ts_run(sc, calib, &r, NULL, &err);
+	ts_scenario_destroy(sc);
+	if (prc == TS_ENOMEM)
+		return TS_ENOMEM;
+	if (prc)
+		snprintf(status, sizeof status, "invalid: %s",
+			 ts_error_format(&err, msg, sizeof msg));
+	else
+		snprintf(status, sizeof status, "ok");
+	size_t off = 0;
+	snprintf(idx, sizeof idx, "%zu", i);
+	int rc = csv_field(buf, n, &off, idx, false);
+	for (size_t a = 0; a < sp->naxes && !rc; a++)
+		rc = csv_field(buf, n, &off, sp->axes[a].shown[sweepcfg_value_index(sp, i, a)],
+			       true);
+	if (!rc)
+		rc = csv_field(buf, n, &off, status, true);
+	if (rc)
+		return rc;
+	if (prc) {
+		size_t cols = report_csv_ncols();
+		if (off + cols + 2 >= n)
+			return TS_ELIMIT;
+		memset(buf + off, ',', cols);
+		off += cols;
+		buf[off++] = '\n';
+		buf[off] = '\0';
+		if (res)
+			memset(res, 0, sizeof *res);
+		return 0;
+	}
+	buf[off++] = ',';
+	buf[off] = '\0';
+	if (res)
+		*res = r;
+	return capture(buf, n, &off, print_row, &r);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
+	      const struct work_calib *calib, size_t first, int threads, FILE *out,
+	      sweep_progress_fn progress, void *ud, struct ts_error *err)
+{
+	long n = (long)sp->npoints, from = (long)first;
+	int stop = 0;
+	double t0 = now_s();
+#ifdef _OPENMP
+	int nt = threads > 0 ? threads : omp_get_max_threads();
+#pragma omp parallel num_threads(nt)
+#else
+	(void)threads;
+#endif
+	{
+		char *buf = ts_malloc(SWEEP_ROW_MAX);
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1) ordered
+#endif
+		for (long i = from; i < n; i++) {
+			int halted;
+#ifdef _OPENMP
+#pragma omp atomic read
+#endif
+			halted = stop;
+			int rc = halted ? 0
+				 : buf	? sweep_point_row(sp, cat, calib, (size_t)i, buf,
+							  SWEEP_ROW_MAX, NULL)
+					: TS_ENOMEM;
+#ifdef _OPENMP
+#pragma omp ordered
+#endif
+			{
+				if (!stop && rc) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+					stop = rc;
+				} else if (!stop) {
+					if (fputs(buf, out) == EOF || fflush(out)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+						stop = TS_EIO;
+					} else if (progress) {
+						progress(ud, (size_t)(i + 1), (size_t)n,
+							 now_s() - t0);
+					}
+				}
+			}
+		}
+		ts_free(buf, SWEEP_ROW_MAX);
+	}
+	if (stop == TS_EIO)
+		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "writing the sweep output failed");
+	if (stop == TS_ENOMEM)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	if (stop)
+		return ts_error_set(err, stop, sp->file, 0, NULL,
+				    "a row is longer than %d bytes", SWEEP_ROW_MAX);
+	return 0;
+}
+
+int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *done, long *keep,
+		      struct ts_error *err)
+{
+	*done = 0;
+	*keep = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0; /* nothing yet */
+	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX);
+	int rc = 0;
+	if (!head || !line) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	if ((rc = sweep_csv_header(sp, head, SWEEP_ROW_MAX))) {
+		rc = ts_error_set(err, rc, sp->file, 0, NULL, "the CSV header is too long");
+		goto out;
+	}
+	if (!fgets(line, SWEEP_ROW_MAX, f))
+		goto out; /* empty: start afresh */
+	if (strcmp(line, head)) {
+		size_t len = strcspn(line, "\n");
+		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
+				  "found the header \"%.80s%s\", expected the header of sweep "
+				  "%s (another sweep's output?)",
+				  line, len > 80 ? "..." : "", sp->file);
+		goto out;
+	}
+	long pos = ftell(f);
+	*keep = pos;
+	for (size_t lineno = 2; fgets(line, SWEEP_ROW_MAX, f); lineno++) {
+		size_t len = strlen(line);
+		if (!len || line[len - 1] != '\n')
+			break; /* a partial last row: computed again */
+		char *end;
+		unsigned long long k = strtoull(line, &end, 10);
+		if (end == line || *end != ',' || k != *done || *done >= sp->npoints) {
+			rc = ts_error_set(err, TS_EINVALID, path, (int)lineno, NULL,
+					  "found a row that is not point %zu of %zu, expected "
+					  "the rows of an interrupted run of %s",
+					  *done, sp->npoints, sp->file);
+			goto out;
+		}
+		(*done)++;
+		*keep = ftell(f);
+	}
+	if (ferror(f))
+		rc = ts_error_set(err, TS_EIO, path, 0, NULL, "reading failed");
+out:
+	ts_free(head, SWEEP_ROW_MAX);
+	ts_free(line, SWEEP_ROW_MAX);
+	fclose(f);
+	return rc;
+}

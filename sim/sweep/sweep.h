@@ -1,0 +1,71 @@
+/* Running sweeps: each point of a sweep file loaded as the base scenario
+ * with the axis values as --set overrides, simulated in parallel (OpenMP),
+ * written as CSV rows in point order; resuming an interrupted output.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_SWEEP_SWEEP_H
+#define TS_SWEEP_SWEEP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "io/scenario.h"
+#include "io/sweepcfg.h"
+#include "run/result.h"
+#include "work/compute.h"
+
+/* Longest CSV row of one point, bytes. */
+#define SWEEP_ROW_MAX 16384
+
+/* Seed of the random streams of point i of a sweep whose scenario seed is
+ * `seed`: splitmix64 of seed ^ (i x golden ratio), so points get unrelated
+ * streams that do not depend on which thread runs them (STYLE.md, "Parallel
+ * sweeps"). */
+uint64_t sweep_point_seed(uint64_t seed, uint64_t i);
+
+/* Load point i of sp: the base scenario with one --set "key=value" per axis,
+ * its seed replaced by sweep_point_seed. Same errors as ts_scenario_load
+ * (the message names the --set argument of an invalid value). */
+int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, size_t i,
+		     struct ts_scenario **out, struct ts_error *err);
+
+/* Write the CSV header into buf (size n, NUL-terminated, ending in "\n"):
+ * "point", the axis keys, "status", then the columns of
+ * report_result_csv_header. Returns 0, TS_ELIMIT (too long) or TS_EIO. */
+int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n);
+
+/* Simulate point i and write its CSV row into buf (size n): the index, the
+ * axis values, "ok" and the result, or "invalid: MESSAGE" and empty result
+ * columns when the point does not load or run (not an error of the sweep).
+ * `res` (may be NULL) receives the result. Returns 0, or TS_ENOMEM / TS_ELIMIT
+ * / TS_EIO when the row itself cannot be made. */
+int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		    const struct work_calib *calib, size_t i, char *buf, size_t n,
+		    struct ts_result *res);
+
+/* Called after each row is written, in point order, from one thread at a
+ * time: `done` rows of `total` written, `elapsed_s` seconds since the start. */
+typedef void (*sweep_progress_fn)(void *ud, size_t done, size_t total, double elapsed_s);
+
+/* Simulate points first..npoints-1 on `threads` OpenMP threads (0: the
+ * default) and append their rows to `out` in point order, each row written
+ * and flushed as soon as it and every earlier row are done, so an
+ * interrupted sweep leaves a prefix of whole rows (and at most one partial
+ * row). Each point has its own scenario, cluster and simulation; the output
+ * is the same bytes for any thread count. Returns 0, TS_EIO when writing
+ * fails, or the error of sweep_point_row. Never prints. */
+int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
+	      const struct work_calib *calib, size_t first, int threads, FILE *out,
+	      sweep_progress_fn progress, void *ud, struct ts_error *err);
+
+/* Look at an existing output file `path` of sweep sp: when it is missing or
+ * empty, *done = 0 and *keep = 0; when it starts with sp's header, *done is
+ * the number of whole rows that follow in order (point 0, 1, ...) and *keep
+ * the byte offset just after the last of them (a partial last row is not
+ * counted). Returns 0, TS_EINVALID when the header is another sweep's or a
+ * row is out of order (the message says which line), or TS_EIO. */
+int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *done, long *keep,
+		      struct ts_error *err);
+
+#endif
