@@ -1,0 +1,112 @@
+#!/bin/bash
+# trainsim sweep: the CSV is byte-identical on 1 and 2 threads; invalid points
+# are rows, not failures; a sweep killed mid-way and resumed (and an output cut
+# inside a row) equals an uninterrupted run; bad sweep files exit 2.
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/clilib.bash" "$@"
+
+# 4 x 2 x 3 = 24 points, the last value of parallel.bucket invalid
+cat >"$TMP/sw.cfg" <<EOF
+base = "$SRC/configs/scenarios/default.cfg";
+axes = { nodes = [1, 2, 4, 8]; training = { micro_batch = [2, 4]; };
+         "parallel.bucket" = ["25 MiB", "none", "bogus"]; };
+EOF
+ok one sweep "$TMP/sw.cfg" -j 1
+ok two sweep "$TMP/sw.cfg" -j 2
+checks=$((checks + 1))
+cmp -s "$TMP/one" "$TMP/two" || fail "sweep on 1 and 2 threads differ"
+py one '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 24, len(rows)
+assert [int(r["point"]) for r in rows] == list(range(24))
+# product order: the last axis fastest
+assert [r["parallel.bucket"] for r in rows[:3]] == ["25 MiB", "none", "bogus"], rows[:3]
+assert [r["nodes"] for r in rows[::6]] == ["1", "2", "4", "8"]
+bad = [r for r in rows if r["parallel.bucket"] == "bogus"]
+assert len(bad) == 8 and all(r["status"].startswith("invalid:") and "parallel.bucket" in r["status"] for r in bad)
+assert all(r["iteration_time_s"] == "" for r in bad)
+good = [r for r in rows if r["status"] == "ok"]
+assert len(good) == 16
+# nodes x 8 GPUs
+assert all(int(r["gpus"]) == 8 * int(r["nodes"]) for r in good)
+'
+
+# zip: point i takes value i of every axis
+cat >"$TMP/zip.cfg" <<EOF
+base = { model = "gpt3-1.3b"; cluster = "dgx-a100-80gb"; training = { global_batch = 512; micro_batch = 4; }; };
+axes = { nodes = [1, 2]; gpus_per_node = [4, 8]; };
+zip = true;
+EOF
+ok zip sweep "$TMP/zip.cfg"
+py zip '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [(r["nodes"], r["gpus"]) for r in rows] == [("1", "4"), ("2", "16")], rows
+'
+
+# kill a longer sweep mid-way, resume, compare with the uninterrupted run
+cat >"$TMP/long.cfg" <<EOF
+base = "$SRC/configs/scenarios/default.cfg";
+axes = { nodes = [1, 2, 3, 4, 5, 6, 7, 8]; training = { micro_batch = [1, 2, 4, 8]; };
+         sim = { granularity = ["op"]; }; "parallel.bucket" = ["25 MiB", "100 MiB", "none"]; };
+EOF
+"$BIN" sweep "$TMP/long.cfg" -o "$TMP/full.csv" -j 2 2>/dev/null
+"$BIN" sweep "$TMP/long.cfg" -o "$TMP/part.csv" -j 2 2>/dev/null &
+pid=$!
+for _ in $(seq 1 400); do
+	[ -f "$TMP/part.csv" ] && [ "$(wc -l <"$TMP/part.csv")" -ge 6 ] && break
+	sleep 0.01
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+checks=$((checks + 1))
+lines=$(wc -l <"$TMP/part.csv")
+full=$(wc -l <"$TMP/full.csv")
+[ "$lines" -lt "$full" ] || echo "note: the sweep finished before it was killed ($lines lines)"
+"$BIN" sweep "$TMP/long.cfg" -o "$TMP/part.csv" -j 2 --resume 2>"$TMP/resume.err" ||
+	fail "resume exited $?: $(cat "$TMP/resume.err")"
+cmp -s "$TMP/full.csv" "$TMP/part.csv" || fail "a killed and resumed sweep differs from an uninterrupted one"
+
+# an output cut inside a row (as a kill during a write leaves it)
+checks=$((checks + 1))
+size=$(wc -c <"$TMP/full.csv")
+head -c $((size / 2 + 17)) "$TMP/full.csv" >"$TMP/cut.csv"
+"$BIN" sweep "$TMP/long.cfg" -o "$TMP/cut.csv" -j 1 --resume 2>/dev/null || fail "resume of a cut file failed"
+cmp -s "$TMP/full.csv" "$TMP/cut.csv" || fail "resuming a file cut inside a row differs"
+# resuming a complete file computes nothing and changes nothing
+checks=$((checks + 1))
+cp "$TMP/full.csv" "$TMP/again.csv"
+"$BIN" sweep "$TMP/long.cfg" -o "$TMP/again.csv" --resume 2>/dev/null || fail "resume of a complete file failed"
+cmp -s "$TMP/full.csv" "$TMP/again.csv" || fail "resuming a complete file changed it"
+
+# another sweep's output is refused, not overwritten
+checks=$((checks + 1))
+"$BIN" sweep "$TMP/sw.cfg" -o "$TMP/full.csv" --resume 2>"$TMP/other.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "expected the header of sweep" "$TMP/other.err" ||
+	fail "resume on another sweep's output: exit $rc: $(cat "$TMP/other.err")"
+cmp -s "$TMP/full.csv" "$TMP/part.csv" || fail "a refused resume changed the file"
+
+# bad sweep files: one line naming file, line, key; exit 2
+bad() {
+	local name=$1 want=$2 text=$3 rc
+	checks=$((checks + 1))
+	printf '%s\n' "$text" >"$TMP/$name.cfg"
+	"$BIN" sweep "$TMP/$name.cfg" >/dev/null 2>"$TMP/$name.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "$name: exit $rc, expected 2"
+	[ "$(wc -l <"$TMP/$name.err")" -eq 1 ] || fail "$name: not one line: $(cat "$TMP/$name.err")"
+	grep -qF -- "$want" "$TMP/$name.err" || fail "$name: lacks '$want': $(cat "$TMP/$name.err")"
+}
+bad nobase "found no base scenario" 'axes = { nodes = [1]; };'
+bad noaxes "found no axes" 'base = "x.cfg";'
+bad empty "empty.cfg:1" 'base = "x.cfg"; axes = { nodes = []; };'
+bad zipn "expected 2 as on axis nodes" 'base = "x.cfg"; zip = true; axes = { nodes = [1, 2]; gpus_per_node = [1, 2, 4]; };'
+bad unknown "axis" 'base = "x.cfg"; axis = { nodes = [1]; };'
+bad scalar "found 1" 'base = "x.cfg"; axes = { nodes = 1; };'
+bad syntax "syntax.cfg:1" 'base = "x.cfg"; axes = { nodes = [1, 2; };'
+checks=$((checks + 1))
+"$BIN" sweep "$TMP/sw.cfg" -j 0 >/dev/null 2>&1
+[ $? -eq 1 ] || fail "-j 0 is not a usage error"
+finish
