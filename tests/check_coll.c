@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/err.h"
 #include "engine/evq.h"
@@ -333,6 +334,282 @@ START_TEST(nccl_tests_rows)
 }
 END_TEST
 
+
+/* Forced algorithm on the first n GPUs, alone; returns the time, s. */
+static double time_algo(const char *cluster, uint32_t nodes, uint32_t nics, enum net_mode mode,
+			enum coll_op op, uint32_t n, double bytes, int algo, int proto,
+			struct coll_plan *pl)
+{
+	struct world w;
+	world_init(&w, cluster, nodes, nics, mode);
+	uint32_t ranks[1024];
+	for (uint32_t i = 0; i < n; i++)
+		ranks[i] = i;
+	uint32_t gpn = hw_cluster_gpus_per_node(w.c);
+	struct coll_spec s = {.op = op, .ranks = ranks, .nranks = n, .bytes = bytes,
+			      .mult = mode == NET_CLASS ? (n + gpn - 1) / gpn : 1, .algo = algo,
+			      .proto = proto, .done = on_done, .ctx = &w};
+	struct ts_error err;
+	struct coll_plan p;
+	int rc = coll_start(w.cc, &s, &p, &err);
+	ck_assert_msg(rc == 0, "%s: %s", cluster, err.msg);
+	fluid_run(w.f, TS_TIME_MAX);
+	ck_assert_int_eq(w.ndone, 1);
+	double t = ts_time_to_s(w.end[0]);
+	if (pl)
+		*pl = p;
+	world_fini(&w);
+	return t;
+}
+
+/* The tree, all-to-all and send/recv in class mode equal full mode to the
+ * nanosecond, on 2, 3, 5 and 8 nodes (odd counts shift the second tree,
+ * even ones mirror it, so node degrees differ). */
+START_TEST(class_equals_full_other_algos)
+{
+	const uint32_t nodes[] = {2, 3, 5, 8};
+	const double sizes[] = {8.0, 1048576.0, 4294967296.0};
+	for (int ni = 0; ni < 4; ni++)
+		for (int si = 0; si < 3; si++) {
+			uint32_t n = nodes[ni] * 8;
+			struct {
+				enum coll_op op;
+				int algo;
+			} runs[] = {{COLL_ALL_REDUCE, COLL_ALGO_TREE},
+				    {COLL_ALL_TO_ALL, COLL_ALGO_AUTO},
+				    {COLL_SEND_RECV, COLL_ALGO_AUTO},
+				    {COLL_REDUCE, COLL_ALGO_RING}};
+			for (int r = 0; r < 4; r++) {
+				double a = time_algo("dgx-a100-80gb", nodes[ni], 0, NET_FULL,
+						     runs[r].op, n, sizes[si], runs[r].algo,
+						     COLL_PROTO_AUTO, NULL);
+				double b = time_algo("dgx-a100-80gb", nodes[ni], 0, NET_CLASS,
+						     runs[r].op, n, sizes[si], runs[r].algo,
+						     COLL_PROTO_AUTO, NULL);
+				ck_assert_msg(ts_time_from_s(a) == ts_time_from_s(b),
+					      "%u GPUs %s %.0f B: full %.9f class %.9f", n,
+					      coll_op_name(runs[r].op), sizes[si], a, b);
+			}
+		}
+}
+END_TEST
+
+/* Tree on two DGX A100 nodes, Simple: every node has one tree neighbour in
+ * each tree, so a NIC carries 1 byte per byte of its channel (8 channels,
+ * 24.25 GB/s each); inside the node, GPU c heads channel c's chain and the
+ * chain runs c, c+1, ..., c-1, so a GPU's NVLink carries 1 byte per channel
+ * byte as head and as tail and 2 in the 6 channels where it is inside:
+ * 14/8 = 1.75 per byte. algbw = 0.9 (NCCL's tree factor) x min(8 x NIC,
+ * NVLink / 1.75). */
+START_TEST(tree_two_nodes_closed_form)
+{
+	const double S = 4294967296.0;
+	struct world w;
+	world_init(&w, "dgx-a100-80gb", 2, 0, NET_FULL);
+	uint32_t route[64];
+	size_t len;
+	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 1),
+					  UINT32_MAX, route, 64, &len), 0);
+	double nvl = hw_cluster_link(w.c, route[0])->bw_Bps;
+	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 8),
+					  0, route, 64, &len), 0);
+	double nic = HUGE_VAL;
+	for (size_t k = 0; k < len; k++)
+		nic = fmin(nic, hw_cluster_link(w.c, route[k])->bw_Bps);
+	world_fini(&w);
+	struct coll_plan p;
+	double t = time_algo("dgx-a100-80gb", 2, 0, NET_FULL, COLL_ALL_REDUCE, 16, S,
+			     COLL_ALGO_TREE, COLL_PROTO_SIMPLE, &p);
+	ck_assert_int_eq(p.algo, COLL_ALGO_TREE);
+	ck_assert_uint_eq(p.channels, 8);
+	double alg = 0.9 * fmin(8.0 * nic, nvl / 1.75);
+	double want = ts_time_to_s(ts_time_from_s(p.latency_s)) + S / alg;
+	/* rounded up to the ns once per channel at most */
+	ck_assert_msg(fabs(t - want) <= 2e-9, "%.12f vs %.12f", t, want);
+}
+END_TEST
+
+/* NVLS on one DGX H100: each GPU's link to the switch and back carries the
+ * buffer once, at NCCL's NVLS efficiency 0.85: t = latency + S / (0.85 B),
+ * and busbw = 2(n-1)/n x 0.85 B exceeds the link rate B. */
+START_TEST(nvls_closed_form)
+{
+	struct world w;
+	world_init(&w, "dgx-h100", 1, 0, NET_FULL);
+	bool nvls = hw_cluster_nvls(w.c);
+	uint32_t route[8];
+	size_t len;
+	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 1),
+					  UINT32_MAX, route, 8, &len), 0);
+	double B = hw_cluster_link(w.c, route[0])->bw_Bps;
+	world_fini(&w);
+	if (!nvls) {
+		printf("nvls_closed_form SKIP: dgx-h100 does not declare an NVLink SHARP "
+		       "NVSwitch yet\n");
+		return;
+	}
+	const double S = 4294967296.0;
+	for (int m = 0; m < 2; m++) {
+		struct coll_plan p;
+		double t = time_algo("dgx-h100", 1, 0, m ? NET_CLASS : NET_FULL, COLL_ALL_REDUCE,
+				     8, S, COLL_ALGO_NVLS, COLL_PROTO_AUTO, &p);
+		ck_assert_int_eq(p.algo, COLL_ALGO_NVLS);
+		ck_assert_int_eq(p.proto, COLL_PROTO_SIMPLE);
+		double want = ts_time_to_s(ts_time_from_s(p.latency_s)) + S / (0.85 * B);
+		ck_assert_msg(fabs(t - want) <= 2e-9, "%.12f vs %.12f", t, want);
+		double bus = S / t * coll_bus_factor(COLL_ALL_REDUCE, 8);
+		ck_assert_msg(bus > B, "NVLS busbw %.3g not above the link rate %.3g", bus, B);
+	}
+}
+END_TEST
+
+/* Choices by size on one node and across nodes, as NCCL's tuning model
+ * makes them with the constants in sim/net/coll.c: tiny all-reduces on 16
+ * DGX A100 nodes are latency-bound and take the tree (2 log2(16) network
+ * hops instead of 2 x 15 ring steps), 8 GiB takes the ring; on one DGX H100
+ * with NVLink SHARP large all-reduces take NVLS. */
+START_TEST(algorithm_by_size)
+{
+	struct coll_plan p;
+	time_algo("dgx-a100-80gb", 16, 0, NET_CLASS, COLL_ALL_REDUCE, 128, 8.0, COLL_ALGO_AUTO,
+		  COLL_PROTO_AUTO, &p);
+	ck_assert_int_eq(p.algo, COLL_ALGO_TREE);
+	ck_assert_int_eq(p.proto, COLL_PROTO_LL);
+	/* NCCL model: 4.4 + 2 (7 x 0.52 x 1.8 + 4 x 5.0) us */
+	ck_assert_double_eq_tol(p.latency_s, (4.4 + 2.0 * (7 * 0.52 * 1.8 + 4 * 5.0)) * 1e-6,
+				1e-12);
+	time_algo("dgx-a100-80gb", 16, 0, NET_CLASS, COLL_ALL_REDUCE, 128, 8589934592.0,
+		  COLL_ALGO_AUTO, COLL_PROTO_AUTO, &p);
+	ck_assert_int_eq(p.algo, COLL_ALGO_RING);
+	ck_assert_int_eq(p.proto, COLL_PROTO_SIMPLE);
+	/* one node, no NVLS on A100: always the ring */
+	time_algo("dgx-a100-80gb", 1, 0, NET_CLASS, COLL_ALL_REDUCE, 8, 8589934592.0,
+		  COLL_ALGO_AUTO, COLL_PROTO_AUTO, &p);
+	ck_assert_int_eq(p.algo, COLL_ALGO_RING);
+	struct world w;
+	world_init(&w, "dgx-h100", 1, 0, NET_CLASS);
+	bool nvls = hw_cluster_nvls(w.c);
+	world_fini(&w);
+	if (nvls) {
+		time_algo("dgx-h100", 1, 0, NET_CLASS, COLL_ALL_REDUCE, 8, 8589934592.0,
+			  COLL_ALGO_AUTO, COLL_PROTO_AUTO, &p);
+		ck_assert_int_eq(p.algo, COLL_ALGO_NVLS);
+		time_algo("dgx-h100", 1, 0, NET_CLASS, COLL_ALL_REDUCE, 8, 8.0, COLL_ALGO_AUTO,
+			  COLL_PROTO_AUTO, &p);
+		ck_assert_int_eq(p.algo, COLL_ALGO_RING);
+		ck_assert_int_eq(p.proto, COLL_PROTO_LL);
+	}
+}
+END_TEST
+
+/* Forced algorithms that cannot run say why. */
+START_TEST(forced_algo_errors)
+{
+	struct world w;
+	world_init(&w, "dgx-a100-80gb", 2, 0, NET_FULL);
+	uint32_t r[16];
+	for (uint32_t i = 0; i < 16; i++)
+		r[i] = i;
+	struct ts_error err;
+	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = r, .nranks = 16, .bytes = 8,
+			      .mult = 1, .algo = COLL_ALGO_NVLS};
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(err.msg, "nvls"));
+	s.nranks = 8;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(err.msg, "SHARP"));
+	s.nranks = 16;
+	s.algo = COLL_ALGO_COLLNET;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(err.msg, "collnet"));
+	s.algo = COLL_ALGO_TREE;
+	s.op = COLL_ALL_GATHER;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
+	ck_assert_ptr_nonnull(strstr(err.msg, "all_reduce only"));
+	s.op = COLL_ALL_TO_ALL;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
+	s.algo = COLL_ALGO_AUTO;
+	s.proto = COLL_PROTO_LL;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
+	world_fini(&w);
+}
+END_TEST
+
+/* Issue 4 item 6: two all-reduces on disjoint GPUs of the same two nodes
+ * (GPUs 0-3 and 4-7 of each) with one NIC per node, which both rings cross
+ * (its 24.25 GB/s is below every PCIe hop on the way): each takes about
+ * twice as long as alone (bandwidth-bound: 1 GiB, Simple). */
+START_TEST(contention_shared_nics)
+{
+	const double S = 1073741824.0;
+	uint32_t ga[8] = {0, 1, 2, 3, 8, 9, 10, 11}, gb[8] = {4, 5, 6, 7, 12, 13, 14, 15};
+	struct world w;
+	world_init(&w, "dgx-a100-80gb", 2, 1, NET_FULL);
+	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ga, .nranks = 8, .bytes = S,
+			      .mult = 1, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done, .ctx = &w, .arg = 0};
+	struct ts_error err;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), 0);
+	fluid_run(w.f, TS_TIME_MAX);
+	double alone = ts_time_to_s(w.end[0]);
+	world_fini(&w);
+	world_init(&w, "dgx-a100-80gb", 2, 1, NET_FULL);
+	s.ctx = &w;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), 0);
+	s.ranks = gb;
+	s.arg = 1;
+	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), 0);
+	fluid_run(w.f, TS_TIME_MAX);
+	for (int i = 0; i < 2; i++) {
+		double ratio = ts_time_to_s(w.end[i]) / alone;
+		printf("contention_shared_nics: all-reduce %d takes %.3f x its time alone\n", i,
+		       ratio);
+		ck_assert_msg(ratio > 1.9 && ratio < 2.1, "ratio %.3f", ratio);
+	}
+	world_fini(&w);
+}
+END_TEST
+
+/* Issue 4 item 6: a send/recv between GPU 0 of two nodes with one NIC each
+ * runs during a data-parallel all-reduce over all 16 GPUs. On the NIC the
+ * ring carries 2(n-1)/n = 1.875 bytes per byte and the send/recv 1; max-min
+ * sharing gives both the same rate r, 2.875 r = NIC rate, so the all-reduce
+ * takes 2.875 / 1.875 of its time alone (the NIC is its bottleneck). */
+START_TEST(contention_nic_share)
+{
+	const double S = 1073741824.0;
+	uint32_t all[16], pair[2] = {0, 8};
+	for (uint32_t i = 0; i < 16; i++)
+		all[i] = i;
+	struct coll_plan p;
+	double alone = time_algo("dgx-a100-80gb", 2, 1, NET_FULL, COLL_ALL_REDUCE, 16, S,
+				 COLL_ALGO_RING, COLL_PROTO_SIMPLE, &p);
+	double lat = ts_time_to_s(ts_time_from_s(p.latency_s));
+	struct world w;
+	world_init(&w, "dgx-a100-80gb", 2, 1, NET_FULL);
+	struct coll_spec s = {.op = COLL_SEND_RECV, .ranks = pair, .nranks = 2, .bytes = 8.0 * S,
+			      .mult = 1, .done = on_done, .ctx = &w, .arg = 1};
+	struct ts_error err;
+	struct coll_plan ps;
+	ck_assert_int_eq(coll_start(w.cc, &s, &ps, &err), 0);
+	/* start the all-reduce once the send/recv's latency is over */
+	fluid_run(w.f, ts_time_from_s(ps.latency_s));
+	ts_time t0 = evq_now(w.q);
+	struct coll_spec a = {.op = COLL_ALL_REDUCE, .ranks = all, .nranks = 16, .bytes = S,
+			      .mult = 1, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done, .ctx = &w, .arg = 0};
+	ck_assert_int_eq(coll_start(w.cc, &a, NULL, &err), 0);
+	fluid_run(w.f, TS_TIME_MAX);
+	double shared = ts_time_to_s(w.end[0] - t0);
+	double ratio = (shared - lat) / (alone - lat);
+	printf("contention_nic_share: the all-reduce takes %.4f x its time alone (want %.4f)\n",
+	       ratio, 2.875 / 1.875);
+	ck_assert_double_eq_tol(ratio, 2.875 / 1.875, 1e-3);
+	ck_assert_int_gt(w.end[1], w.end[0]);
+	world_fini(&w);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("coll");
@@ -347,6 +624,13 @@ int main(void)
 	tcase_add_test(tc, protocol_by_size);
 	tcase_add_test(tc, bad_specs);
 	tcase_add_test(tc, nccl_tests_rows);
+	tcase_add_test(tc, class_equals_full_other_algos);
+	tcase_add_test(tc, tree_two_nodes_closed_form);
+	tcase_add_test(tc, nvls_closed_form);
+	tcase_add_test(tc, algorithm_by_size);
+	tcase_add_test(tc, forced_algo_errors);
+	tcase_add_test(tc, contention_shared_nics);
+	tcase_add_test(tc, contention_nic_share);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -62,11 +62,15 @@
  *          x (LL 1/3.8, LL128 7/9 on one node else 0.915) x NCCL's tree
  *          correction by size (64 B .. 128 MiB).
  *   nvls:  latency = 23 us; algbw = 5/6 B; one node with NVLink SHARP.
+ *   collnet: latency = base + 2 (ppn - 1) intra + inter; algbw = 0.9 x
+ *          (LL 1/6) x the fluid algbw of the in-network reduction (NCCL
+ *          takes the intra-node bandwidth here, the network being off the
+ *          critical path by design); across nodes on a fabric with SHARP.
  * LL128 is left out where a node-local ring edge leaves NVLink, as NCCL
  * enables it by default only on NVLink. The simulated activity divides its
  * coefficients by the efficiency of the pair chosen: the ring's protocol
- * factor; 0.9 x the tree's protocol factor for the tree; 0.85 for NVLS; 1
- * for point to point. The per-channel caps of later NCCL versions and the
+ * factor; 0.9 x the tree's protocol factor for the tree; 0.85 for NVLS;
+ * 0.9 (LL 0.15) for collnet; 1 for point to point. The per-channel caps of later NCCL versions and the
  * 110/80 GB/s tree cap enter the choice only, not the simulated rate.
  * Point to point (all-to-all, send/recv) has no tuning model in NCCL: it
  * runs Simple, with the ring's base latency plus one step (assumption).
@@ -122,6 +126,13 @@ static const double tree_corr[COLL_PROTO_COUNT_][22] = {
 #define LL_FACTOR_OTHER (1.0 / 3.0)
 #define LL128_FACTOR 0.92
 #define LL128_FACTOR_PPN1 0.7
+/* NCCL tuning.cc, collnet: base latency, hwLat[hw][COLLNET][proto] (us),
+ * busBw x 0.9, LL x 1/6, no LL128. */
+static const double collnet_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 4.4, 4.4, 0.0};
+static const double collnet_hw_lat_us[3][COLL_PROTO_COUNT_] = {
+	{0.0, 0.5, 1.2, 4.0}, {0.0, 1.0, 1.9, 5.5}, {0.0, 5.0, 5.0, 10.7}};
+#define COLLNET_FACTOR 0.9
+#define COLLNET_LL_FACTOR (1.0 / 6.0)
 /* NCCL tuning.cc: multi-node Simple ring all-reduce latency x1.9 once the
  * message reaches nRanks/16 x 64 KiB ("plateau effect of ring"). */
 #define RING_PLATEAU 1.9
@@ -272,10 +283,15 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 					    "runs Simple only)", coll_proto_name(s->proto));
 		break;
 	case COLL_ALGO_COLLNET:
-		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
-				    "found collnet on cluster %s, expected a fabric switch with "
-				    "in-network reduction (SHARP), which no cluster describes yet",
-				    hw_cluster_name(net_cluster(cc->net)));
+		if (s->op != COLL_ALL_REDUCE)
+			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
+					    "found collnet for %s, expected ring (collnet is "
+					    "modelled for all_reduce only)", op);
+		if (s->proto == COLL_PROTO_LL128)
+			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "proto",
+					    "found LL128 with collnet, expected auto, LL or "
+					    "Simple (NCCL's collnet has no LL128)");
+		break;
 	default:
 		break;
 	}
@@ -394,6 +410,8 @@ static double efficiency(const struct coll_spec *s, int algo, int proto, uint32_
 		return TREE_FACTOR * tree_proto_factor(proto, nodes);
 	case COLL_ALGO_NVLS:
 		return NVLS_EFFICIENCY;
+	case COLL_ALGO_COLLNET:
+		return COLLNET_FACTOR * (proto == COLL_PROTO_LL ? COLLNET_LL_FACTOR : 1.0);
 	case COLL_ALGO_P2P:
 		return 1.0;
 	default:
@@ -456,6 +474,17 @@ static double tree_latency_s(const struct coll_spec *s, int proto, uint32_t node
 	return lat * 1e-6;
 }
 
+static double collnet_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
+				bool intra_pci)
+{
+	double intra = collnet_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto];
+	if (nodes > 1 && proto == COLL_PROTO_LL)
+		intra *= 1.8;
+	double ppn = (double)(s->nranks / nodes);
+	return (collnet_base_lat_us[proto] + 2.0 * (ppn - 1.0) * intra +
+		collnet_hw_lat_us[HW_NET][proto]) * 1e-6;
+}
+
 /* NCCL's tree algbw estimate for `bytes` from the ring busbw B. */
 static double tree_model_algbw(double B, int proto, uint32_t nodes, double bytes)
 {
@@ -496,6 +525,8 @@ static int build_shape(struct ts_coll *cc, const struct coll_spec *s, int algo,
 		return coll_build_tree(cc, s, err);
 	case COLL_ALGO_NVLS:
 		return coll_build_nvls(cc, s, err);
+	case COLL_ALGO_COLLNET:
+		return coll_build_collnet(cc, s, err);
 	case COLL_ALGO_P2P:
 		return coll_build_p2p(cc, s, err);
 	default:
@@ -513,7 +544,10 @@ static bool algo_enabled(struct ts_coll *cc, const struct coll_spec *s, int algo
 		return s->op == COLL_ALL_REDUCE;
 	case COLL_ALGO_NVLS:
 		return s->op == COLL_ALL_REDUCE && cc->nodes == 1 &&
-		       coll_nvls_capable(net_cluster(cc->net));
+		       hw_cluster_nvls(net_cluster(cc->net));
+	case COLL_ALGO_COLLNET:
+		return s->op == COLL_ALL_REDUCE && cc->nodes > 1 &&
+		       hw_cluster_collnet(net_cluster(cc->net));
 	default:
 		return false;
 	}
@@ -570,7 +604,7 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 	double B = ring_alg * factor;
 	bool intra_pci = cc->intra_pci;
 	double best = HUGE_VAL;
-	for (int a = COLL_ALGO_RING; a <= COLL_ALGO_NVLS; a++) {
+	for (int a = COLL_ALGO_RING; a <= COLL_ALGO_COLLNET; a++) {
 		if (s->algo != COLL_ALGO_AUTO ? a != s->algo : !algo_enabled(cc, s, a))
 			continue;
 		for (int pr = COLL_PROTO_LL; pr < COLL_PROTO_COUNT_; pr++) {
@@ -586,11 +620,18 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 			} else if (a == COLL_ALGO_TREE) {
 				lat = tree_latency_s(s, pr, cc->nodes, intra_pci);
 				alg = tree_model_algbw(B, pr, cc->nodes, s->bytes);
-			} else {
+			} else if (a == COLL_ALGO_NVLS) {
 				if (pr != COLL_PROTO_SIMPLE)
 					continue;
 				lat = NVLS_LAT_US * 1e-6;
 				alg = NVLS_RATIO * B;
+			} else {
+				if (pr == COLL_PROTO_LL128)
+					continue;
+				if ((rc = build_shape(cc, s, a, err)))
+					return rc;
+				lat = collnet_latency_s(s, pr, cc->nodes, intra_pci);
+				alg = cc->shape[a].algbw_Bps * efficiency(s, a, pr, cc->nodes);
 			}
 			double t = lat + s->bytes / alg;
 			if (t < best) {

@@ -34,8 +34,8 @@ enum coll_proto {
 
 /* NCCL's algorithms; AUTO (0) lets the tuning model choose. TREE and NVLS
  * serve all-reduce only (as in NCCL 2.12-2.18), NVLS inside one node on an
- * NVLink SHARP switch; COLLNET needs in-network reduction in the fabric
- * switch, which no cluster has yet, so it is an error. P2P is what
+ * NVLink SHARP switch (hw_cluster_nvls); COLLNET across nodes on a fabric
+ * whose switches reduce in the network (hw_cluster_collnet). P2P is what
  * all-to-all and send/recv run as (not a choice). */
 enum coll_algo {
 	COLL_ALGO_AUTO,

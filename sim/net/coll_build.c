@@ -28,6 +28,12 @@
  *   GPU's link to the switch and 1 on the switch's link back. A GPU's link
  *   therefore carries S each way where a ring carries 2(n-1)/n S, and the
  *   nccl-tests busbw (algbw x 2(n-1)/n) exceeds the link rate.
+ * Collnet (in-network reduction in the fabric switches, all-reduce across
+ *   nodes): per channel, the tree's chain inside each node, and the head
+ *   sends its node's partial result once up its NIC and receives the
+ *   reduced result once down it: one byte per byte each way on every NIC
+ *   port and fabric link on the way, built as a rail-aligned route from
+ *   each head to the next node's (where a ring carries 2(n-1)/n).
  * Point to point (all-to-all, send/recv): one activity; all-to-all sends
  *   1/n of the buffer from every rank to every other rank, send/recv the
  *   whole buffer from rank i to rank i+1 (mod n), as nccl-tests'
@@ -140,6 +146,120 @@ static void shape_finish(struct ts_coll *cc, const struct coll_spec *s, struct c
 	sh->built = true;
 }
 
+/* Node-local order search (NCCL's ring and tree searches keep rings on
+ * NVLink where the GPUs allow it: a DGX-1 cube-mesh ring runs
+ * 0-1-2-3-7-6-5-4, not 0..7 through PCIe). Among the GPUs of one node block
+ * (at most PATH_MAX_GPUS; larger blocks keep rank order) find the order,
+ * with a fixed first GPU and optionally a fixed last one or a closing edge
+ * back to the first, whose slowest hop (route bottleneck bandwidth) is the
+ * fastest: thresholds from the fastest hop down, a depth-first search for a
+ * Hamiltonian path at each, candidates in rank order after the current GPU
+ * so that a node where every hop is alike keeps rank order. */
+#define PATH_MAX_GPUS 16
+#define PATH_MAX_STEPS 200000
+
+struct path_search {
+	uint32_t len;
+	double bw[PATH_MAX_GPUS][PATH_MAX_GPUS];
+	uint32_t first, last; /* positions; last = COLL_NONE for a free end */
+	bool cycle;           /* the last must reach the first */
+	double thr;
+	uint32_t path[PATH_MAX_GPUS];
+	bool used[PATH_MAX_GPUS];
+	long steps;
+};
+
+static bool path_dfs(struct path_search *ps, uint32_t depth)
+{
+	if (++ps->steps > PATH_MAX_STEPS)
+		return false;
+	uint32_t cur = ps->path[depth - 1];
+	if (depth == ps->len)
+		return (ps->last == COLL_NONE || cur == ps->last) &&
+		       (!ps->cycle || ps->len < 3 || ps->bw[cur][ps->first] >= ps->thr);
+	for (uint32_t k = 1; k < ps->len; k++) {
+		uint32_t nx = (cur + k) % ps->len;
+		if (ps->used[nx] || ps->bw[cur][nx] < ps->thr)
+			continue;
+		if (nx == ps->last && depth + 1 < ps->len)
+			continue;
+		ps->used[nx] = true;
+		ps->path[depth] = nx;
+		if (path_dfs(ps, depth + 1))
+			return true;
+		ps->used[nx] = false;
+	}
+	return false;
+}
+
+/* Order the ranks of block [b, b + len) into out[0..len): start at position
+ * `first`, end at `last` (COLL_NONE: anywhere), closing back to the start
+ * when `cycle`. Falls back to rank order from `first`. */
+static void block_path(struct ts_coll *cc, const struct coll_spec *s, uint32_t b, uint32_t len,
+		       uint32_t first, uint32_t last, bool cycle, uint32_t *out)
+{
+	const struct hw_cluster *c = net_cluster(cc->net);
+	struct path_search ps;
+	bool found = false;
+	if (len > 2 && len <= PATH_MAX_GPUS) {
+		ps.len = len;
+		ps.first = first;
+		ps.last = last;
+		ps.cycle = cycle;
+		double cand[PATH_MAX_GPUS * PATH_MAX_GPUS];
+		uint32_t ncand = 0;
+		for (uint32_t i = 0; i < len; i++)
+			for (uint32_t j = 0; j < len; j++) {
+				double bw = 0.0;
+				uint32_t route[COLL_MAX_ROUTE];
+				size_t rl = 0;
+				if (i != j && !hw_cluster_route(c, hw_cluster_gpu(c, s->ranks[b + i]),
+								hw_cluster_gpu(c, s->ranks[b + j]),
+								COLL_NONE, route, COLL_MAX_ROUTE,
+								&rl)) {
+					bw = HUGE_VAL;
+					for (size_t k = 0; k < rl; k++)
+						bw = fmin(bw, hw_cluster_link(c, route[k])->bw_Bps);
+					cand[ncand++] = bw;
+				}
+				ps.bw[i][j] = bw;
+			}
+		/* thresholds, fastest first */
+		for (;;) {
+			double thr = -1.0;
+			for (uint32_t k = 0; k < ncand; k++)
+				if (cand[k] > thr)
+					thr = cand[k];
+			if (thr <= 0.0)
+				break;
+			ps.thr = thr;
+			memset(ps.used, 0, sizeof ps.used);
+			ps.path[0] = first;
+			ps.used[first] = true;
+			ps.steps = 0;
+			if (path_dfs(&ps, 1)) {
+				found = true;
+				break;
+			}
+			for (uint32_t k = 0; k < ncand; k++)
+				if (cand[k] >= thr)
+					cand[k] = 0.0;
+		}
+	}
+	for (uint32_t k = 0; k < len; k++)
+		out[k] = s->ranks[b + (found ? ps.path[k] : (first + k) % len)];
+	if (!found && last != COLL_NONE && len > 1) {
+		/* rank order from first, with `last` moved to the end */
+		uint32_t o = 0;
+		for (uint32_t k = 0; k < len; k++) {
+			uint32_t i = (first + k) % len;
+			if (i != last)
+				out[o++] = s->ranks[b + i];
+		}
+		out[len - 1] = s->ranks[b + last];
+	}
+}
+
 /* Ring order of channel `ch` into cc->order: node blocks in the given
  * order; inside a block that crosses nodes, start at the GPU closest to the
  * channel's NIC (other than the exit GPU) and end at the GPU attached to it. */
@@ -148,10 +268,9 @@ static void channel_order(struct ts_coll *cc, const struct coll_spec *s, uint32_
 	const struct hw_cluster *c = net_cluster(cc->net);
 	uint32_t n = s->nranks;
 	if (cc->nodes == 1) {
-		memcpy(cc->order, s->ranks, n * sizeof *cc->order);
+		block_path(cc, s, 0, n, 0, COLL_NONE, true, cc->order);
 		return;
 	}
-	uint32_t out = 0;
 	for (uint32_t bk = 0; bk < cc->nodes; bk++) {
 		uint32_t b = cc->blk[bk], e = cc->blk[bk + 1];
 		uint32_t len = e - b;
@@ -175,14 +294,19 @@ static void channel_order(struct ts_coll *cc, const struct coll_spec *s, uint32_
 				}
 			}
 		}
-		cc->order[out++] = s->ranks[entry_i];
-		for (uint32_t k = 1; k < len; k++) {
-			uint32_t i = b + (entry_i - b + k) % len;
-			if (i != exit_i)
-				cc->order[out++] = s->ranks[i];
+		/* blocks alike (same local GPUs) take block 0's order */
+		bool same = bk > 0 && len == cc->blk[1];
+		for (uint32_t k = 0; same && k < len; k++)
+			same = s->ranks[b + k] % hw_cluster_gpus_per_node(c) ==
+			       s->ranks[k] % hw_cluster_gpus_per_node(c);
+		if (same) {
+			uint32_t shift = s->ranks[b] - s->ranks[0];
+			for (uint32_t k = 0; k < len; k++)
+				cc->order[b + k] = cc->order[k] + shift;
+			continue;
 		}
-		if (exit_i != entry_i)
-			cc->order[out++] = s->ranks[exit_i];
+		block_path(cc, s, b, len, entry_i - b, len > 1 ? exit_i - b : COLL_NONE, false,
+			   cc->order + b);
 	}
 }
 
@@ -257,18 +381,18 @@ static uint32_t block_head(struct ts_coll *cc, const struct coll_spec *s, uint32
 	return cc->blk[bk];
 }
 
-/* The chain of block bk from its head: head, then the block's other GPUs in
- * rank order after it; one byte per byte each way on every edge. */
+/* The chain of block bk from its head (the fastest order, free end); one
+ * byte per byte each way on every edge. */
 static int add_chain(struct ts_coll *cc, const struct coll_spec *s, uint32_t bk, uint32_t head,
 		     struct ts_error *err)
 {
 	uint32_t b = cc->blk[bk], len = cc->blk[bk + 1] - b;
+	uint32_t *ord = cc->order + b;
+	block_path(cc, s, b, len, head - b, COLL_NONE, false, ord);
 	for (uint32_t k = 0; k + 1 < len; k++) {
-		uint32_t x = s->ranks[b + (head - b + k) % len];
-		uint32_t y = s->ranks[b + (head - b + k + 1) % len];
-		int rc = add_route(cc, x, y, COLL_NONE, 1.0, NULL, err);
+		int rc = add_route(cc, ord[k], ord[k + 1], COLL_NONE, 1.0, NULL, err);
 		if (!rc)
-			rc = add_route(cc, y, x, COLL_NONE, 1.0, NULL, err);
+			rc = add_route(cc, ord[k + 1], ord[k], COLL_NONE, 1.0, NULL, err);
 		if (rc)
 			return rc;
 	}
@@ -336,26 +460,6 @@ int coll_build_tree(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 	return 0;
 }
 
-bool coll_nvls_capable(const struct hw_cluster *c)
-{
-	/* NVLink SHARP arrives with the third-generation NVSwitch (NVLink 4,
-	 * Hopper). Until the cluster graph says so itself, a node qualifies
-	 * when GPU 0 reaches GPU 1 in two hops through an NVSwitch over an
-	 * NVLink 4 or later link. */
-	if (hw_cluster_gpus_per_node(c) < 2)
-		return false;
-	uint32_t route[COLL_MAX_ROUTE];
-	size_t len = 0;
-	if (hw_cluster_route(c, hw_cluster_gpu(c, 0), hw_cluster_gpu(c, 1), COLL_NONE, route,
-			     COLL_MAX_ROUTE, &len) || len != 2)
-		return false;
-	const struct hw_link *lk = hw_cluster_link(c, route[0]);
-	if (hw_cluster_device(c, lk->dst)->kind != HW_DEV_NVSWITCH)
-		return false;
-	const char *name = hw_catalog_link(hw_cluster_catalog(c), lk->type)->name;
-	return !strncmp(name, "nvlink", 6) && name[6] >= '4' && name[6] <= '9';
-}
-
 int coll_build_nvls(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err)
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
@@ -366,10 +470,11 @@ int coll_build_nvls(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 				    "found nvls for a group across %u nodes, expected a group "
 				    "inside one node (NVLS tree across nodes is not modelled)",
 				    cc->nodes);
-	if (!coll_nvls_capable(c))
+	if (!hw_cluster_nvls(c))
 		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
 				    "found nvls on cluster %s, expected GPUs on an NVSwitch with "
-				    "NVLink SHARP (NVLink 4 or later)", hw_cluster_name(c));
+				    "NVLink SHARP (sharp = true in the cluster file)",
+				    hw_cluster_name(c));
 	uint32_t n = s->nranks;
 	cc->ntouched = 0;
 	for (uint32_t i = 0; i < n; i++) {
@@ -396,6 +501,38 @@ int coll_build_nvls(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 	}
 	if (shape_flush(cc, sh))
 		return TS_ENOMEM;
+	shape_finish(cc, s, sh);
+	return 0;
+}
+
+int coll_build_collnet(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err)
+{
+	const struct hw_cluster *c = net_cluster(cc->net);
+	struct coll_shape *sh = &cc->shape[COLL_ALGO_COLLNET];
+	shape_reset(sh);
+	if (!hw_cluster_collnet(c) || cc->nodes < 2)
+		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
+				    "found collnet for a group of %u node(s) on cluster %s, "
+				    "expected a group across nodes on a fabric whose switches "
+				    "reduce in the network (fabric.sharp = true)",
+				    cc->nodes, hw_cluster_name(c));
+	bool class_mode = net_mode(cc->net) == NET_CLASS;
+	for (uint32_t ch = 0; ch < cc->nch; ch++) {
+		uint32_t nic = cc->nics[ch];
+		uint32_t nblk = class_mode ? 1 : cc->nodes;
+		for (uint32_t bk = 0; bk < nblk; bk++) {
+			uint32_t head = block_head(cc, s, bk, nic);
+			uint32_t next = block_head(cc, s, (bk + 1) % cc->nodes, nic);
+			int rc = add_chain(cc, s, bk, head, err);
+			if (!rc)
+				rc = add_route(cc, s->ranks[head], s->ranks[next], nic, 1.0, NULL,
+					       err);
+			if (rc)
+				return rc;
+		}
+		if (shape_flush(cc, sh))
+			return TS_ENOMEM;
+	}
 	shape_finish(cc, s, sh);
 	return 0;
 }

@@ -77,10 +77,7 @@ struct ts_coll {
 int coll_build_ring(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err);
 int coll_build_tree(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err);
 int coll_build_nvls(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err);
+int coll_build_collnet(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err);
 int coll_build_p2p(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err);
-
-/* Whether the GPUs of a node reach each other through an NVSwitch that
- * reduces in the switch (NVLink SHARP). */
-bool coll_nvls_capable(const struct hw_cluster *c);
 
 #endif

@@ -1,0 +1,197 @@
+/* Validation of the collectives against nccl-tests numbers people measured:
+ * every collective case of shared/data/field-reports.md and every busbw row
+ * of shared/data/measurements.csv, each within 15 %.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "hw/catalog.h"
+#include "hw/cluster.h"
+#include "net/coll.h"
+#include "net/net.h"
+#include "testutil.h"
+
+#define GiB 1073741824.0
+
+/* One measured case. Rows marked "fitted" check a fit, not the model: the
+ * NVLink efficiency in configs/hardware/links.cfg was fitted on NCCL-002 and
+ * NCCL-007, InfiniBand's on field report 9 (one EDR NIC), Ethernet's on
+ * field report 11. NVLS rows (NCCL-005, NCCL-006) fit nothing: their busbw
+ * comes from the NVLink rate, the NVLS coefficients and NCCL's own
+ * nvlsEfficiency (sim/net/coll.c). */
+struct vcase {
+	const char *id;       /* field report or measurements.csv row */
+	const char *cluster;  /* configs/clusters/NAME.cfg */
+	uint32_t nodes, gpn, nics; /* cluster overrides, 0 = the file's */
+	int algo, proto;      /* forced where the run forced them (NCCL_ALGO/PROTO) */
+	bool nvls;            /* the row ran NVLink SHARP */
+	double bytes;         /* nccl-tests size of the row */
+	double busbw_GBps;    /* measured */
+	const char *note;     /* fitted or validation; the assumptions */
+	const char *gap;      /* a known gap above 15 % and its cause, or NULL */
+};
+
+/* Known gaps: the cluster files' link rates, not the collective model, set
+ * these (the ring runs at its slowest hop). They print as KNOWN GAP and
+ * fail once they come within 15 %, so that they move to the rows above. */
+#define GAP_FR3 "the PCIe hop between bridged pairs runs at 0.89 x PCIe 4 (28 GB/s) in the " \
+		"cluster file; the reporter's host bridge gave 20"
+#define GAP_FR4 "the cluster file gives the H100 PCIe bridge 300 GB/s per direction x 0.72; " \
+		"the measured pair reaches 116 GB/s"
+#define GAP_FR6 "4 GPUs behind one PCIe 4 switch run at the same 28 GB/s hop as 8 in the " \
+		"cluster file; the reporter's PCIe 5 cards reached 35"
+
+static const struct vcase cases[] = {
+	{"FR 1 / NCCL-007 (nccl-tests#149)", "dgx-a100-80gb", 1, 0, 0, 0, 0, false, 1.0 * GiB,
+	 200.0, "fitted (NVLink): 8x A100-SXM4-80GB on NVSwitch, 1 GiB, about 200 GB/s", NULL},
+	{"FR 7 / NCCL-002 one node (nccl-tests#175)", "dgx-a100-80gb", 1, 0, 0, 0, 0, false,
+	 4.0 * GiB, 232.54, "fitted (NVLink): 8x A100 on NVSwitch, 4 GiB, peak", NULL},
+	{"FR 7 two nodes (nccl-tests#175)", "dgx-a100-80gb", 2, 0, 4, 0, 0, false, 4.0 * GiB,
+	 86.0,
+	 "validation; assumed: DGX A100 PCIe tree, the four dual-port 200 Gb/s HCAs as four "
+	 "HDR ports (a second port adds nothing beyond the PCIe slot)", NULL},
+	{"FR 3 NVLink pair (nccl-tests#178)", "a100-pcie-8x-bridged", 1, 2, 0, 0, 0, false,
+	 8.0 * GiB, 208.0, "validation; GPUs 0-1, bridged by NVLink (NV12), 8 GiB", NULL},
+	{"FR 3 three GPUs (nccl-tests#178)", "a100-pcie-8x-bridged", 1, 3, 0, 0, 0, false,
+	 8.0 * GiB, 20.0, "validation; GPUs 0-2: the ring crosses PCIe between pairs, 8 GiB",
+	 GAP_FR3},
+	{"FR 4 / NCCL-001 (nccl-tests#194)", "h100-pcie-bridged", 1, 2, 0, 0, 0, false,
+	 4.0 * GiB, 116.26, "validation; 2 H100 PCIe joined by an NVLink bridge, 4 GiB", GAP_FR4},
+	{"FR 6 eight GPUs (nccl#1639)", "pcie-8gpu", 1, 0, 0, 0, 0, false, 8.0 * GiB, 28.0,
+	 "validation; assumed: the bundled 8-GPU PCIe box (two switches per socket) stands "
+	 "for the reporter's 8x RTX 5090 server, peak at 8 GiB", NULL},
+	{"FR 6 four GPUs (nccl#1639)", "pcie-8gpu", 1, 4, 0, 0, 0, false, 8.0 * GiB, 35.0,
+	 "validation; the first 4 GPUs of the same box, 8 GiB", GAP_FR6},
+	{"FR 9 one EDR NIC (nccl-tests#29)", "dgx1-v100", 2, 0, 1, 0, 0, false, 4.0 * GiB, 12.2,
+	 "fitted (InfiniBand); assumed: two DGX-1 V100 nodes keeping one EDR NIC each (the "
+	 "GPUs are not stated), 4 GiB", NULL},
+	{"FR 9 four EDR NICs (nccl-tests#29)", "dgx1-v100", 2, 0, 4, 0, 0, false, 4.0 * GiB,
+	 48.0, "validation; two DGX-1 V100 nodes with four EDR NICs each, 4 GiB", NULL},
+	{"FR 11 (nccl-tests#83)", "azure-v100-25g", 2, 0, 0, COLL_ALGO_RING, COLL_PROTO_SIMPLE,
+	 false, 2.0 * GiB, 1.7,
+	 "fitted (Ethernet): 2 x 4 V100-PCIe over 25 Gb/s TCP, NCCL_ALGO=Ring PROTO=Simple, "
+	 "2 GiB", NULL},
+	{"NCCL-005 (nccl-tests#290)", "dgx-h100", 1, 0, 0, 0, 0, true, 4.0 * GiB, 476.0,
+	 "validation (NVLS); assumed 4 GiB, the size is not stated", NULL},
+	{"NCCL-006 (nccl-tests#272)", "dgx-h200", 1, 0, 0, 0, 0, true, 4.0 * GiB, 475.0,
+	 "validation (NVLS); -e 4G, peak at 4 GiB", NULL},
+};
+
+#define NCASES (sizeof cases / sizeof cases[0])
+
+static struct hw_catalog *cat;
+
+static void setup(void)
+{
+	struct ts_error err;
+	if (hw_catalog_load(tu_root(), &cat, &err)) {
+		char buf[1200];
+		ck_abort_msg("catalog: %s", ts_error_format(&err, buf, sizeof buf));
+	}
+}
+
+static void teardown(void) { hw_catalog_destroy(cat); }
+
+struct timing {
+	struct ts_evq *q;
+	ts_time end;
+};
+
+static void on_done(void *ctx, uint64_t arg)
+{
+	(void)arg;
+	struct timing *t = ctx;
+	t->end = evq_now(t->q);
+}
+
+static bool cluster_file_exists(const char *name)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/configs/clusters/%s.cfg", tu_root(), name);
+	return access(path, R_OK) == 0;
+}
+
+START_TEST(measured_case)
+{
+	const struct vcase *m = &cases[_i];
+	if (!cluster_file_exists(m->cluster)) {
+		printf("%-44s SKIP: configs/clusters/%s.cfg does not exist yet\n", m->id,
+		       m->cluster);
+		return;
+	}
+	struct hw_cluster_opts o = {.nodes = m->nodes, .gpus_per_node = m->gpn,
+				    .nics_per_node = m->nics};
+	struct hw_cluster *c;
+	struct ts_error err;
+	if (hw_cluster_load(cat, m->cluster, &o, &c, &err)) {
+		char buf[1200];
+		ck_abort_msg("%s: %s", m->id, ts_error_format(&err, buf, sizeof buf));
+	}
+	if (m->nvls && !hw_cluster_nvls(c)) {
+		printf("%-44s SKIP: %s does not declare an NVLink SHARP NVSwitch yet\n", m->id,
+		       m->cluster);
+		hw_cluster_destroy(c);
+		return;
+	}
+	uint32_t n = hw_cluster_gpus(c);
+	struct ts_evq *q;
+	struct ts_fluid *f;
+	struct ts_net *net;
+	struct ts_coll *cc;
+	ck_assert_int_eq(evq_create(&q, 64), 0);
+	ck_assert_int_eq(fluid_create(&f, q), 0);
+	ck_assert_int_eq(net_create(&net, c, f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&cc, net), 0);
+	uint32_t ranks[64];
+	ck_assert_uint_le(n, 64);
+	for (uint32_t i = 0; i < n; i++)
+		ranks[i] = i;
+	struct timing tm = {.q = q};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = n,
+			      .bytes = m->bytes, .mult = hw_cluster_nodes(c), .algo = m->algo,
+			      .proto = m->proto, .done = on_done, .ctx = &tm};
+	struct coll_plan p;
+	ck_assert_int_eq(coll_start(cc, &s, &p, &err), 0);
+	fluid_run(f, TS_TIME_MAX);
+	double t = ts_time_to_s(tm.end);
+	double bus = m->bytes / t * coll_bus_factor(COLL_ALL_REDUCE, n) / 1e9;
+	double e = tu_relerr(bus, m->busbw_GBps);
+	printf("%-44s predicted %7.2f GB/s measured %7.2f GB/s error %5.1f%%  %s/%s, %u GPUs"
+	       "  (%s)\n",
+	       m->id, bus, m->busbw_GBps, 100.0 * e, coll_algo_name((enum coll_algo)p.algo),
+	       coll_proto_name(p.proto), n, m->note);
+	if (m->nvls)
+		ck_assert_int_eq(p.algo, COLL_ALGO_NVLS);
+	coll_destroy(cc);
+	net_destroy(net);
+	fluid_destroy(f);
+	evq_destroy(q);
+	hw_cluster_destroy(c);
+	if (m->gap) {
+		printf("%-44s KNOWN GAP: %s\n", m->id, m->gap);
+		ck_assert_msg(e > 0.15, "%s: now within 15 %% (%.2f vs %.2f GB/s), expected the "
+			      "known gap: make it a validated row", m->id, bus, m->busbw_GBps);
+		return;
+	}
+	ck_assert_msg(e <= 0.15, "%s: predicted %.2f GB/s, measured %.2f GB/s", m->id, bus,
+		      m->busbw_GBps);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("nccl");
+	TCase *tc = tcase_create("measured");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, measured_case, 0, (int)NCASES);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
