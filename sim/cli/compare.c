@@ -84,7 +84,6 @@ static void fmt_duration(char *b, size_t n, double s)
 
 static void text_cell(char *b, size_t n, const struct ts_result *r, double v, size_t row)
 {
-	char u[64];
 	switch (row) {
 	case 0: snprintf(b, n, "%u", (unsigned)r->gpus); break;
 	case 1: ts_units_format(v, TS_UNIT_TIME, b, n); break;
@@ -105,9 +104,18 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 	case 8: snprintf(b, n, v > 0.0 ? "%.4g kWh" : "-", v); break;
 	case 9: snprintf(b, n, v > 0.0 ? "$%.0f" : "-", v); break;
 	case 10: snprintf(b, n, v > 0.0 ? "$%.3g" : "-", v); break;
-	default: snprintf(b, n, "%s", r->bottleneck); break;
+	default: { /* "what (why): share" without the parenthesis */
+		const char *par = strstr(r->bottleneck, " ("), *colon = strchr(r->bottleneck, ':');
+		if (par && colon && par < colon) {
+			const char *close = strchr(par, ')');
+			snprintf(b, n, "%.*s%s", (int)(par - r->bottleneck), r->bottleneck,
+				 close ? close + 1 : "");
+		} else {
+			snprintf(b, n, "%s", r->bottleneck);
+		}
+		break;
 	}
-	(void)u;
+	}
 }
 
 int cli_compare(int argc, char **argv)
