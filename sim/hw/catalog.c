@@ -520,7 +520,8 @@ static int parse_list(struct hw_catalog *cat, const config_setting_t *list, bool
 
 static int parse_file(struct hw_catalog *cat, uint32_t fidx, struct ts_error *err)
 {
-	static const char *const top[] = {"gpus", "links", NULL};
+	/* "storage" is read by sim/data/catalog.c */
+	static const char *const top[] = {"gpus", "links", "storage", NULL};
 	const char *file = cat->files[fidx];
 	config_t cfg;
 	int rc = hw_cfg_read(&cfg, file, err);

@@ -73,7 +73,8 @@ static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {
     "tp",   "pp",      "dp",	   "cp",	 "ep",	   "sp",
     "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce"};
-static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch"};
+static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
+					"pinned"};
 static const char *const sim_keys[] = {"granularity", "mode"};
 
 /* One load in progress. */
@@ -435,10 +436,10 @@ static int read_data(struct ld *l)
 	if ((rc = get_u32(l, g, p, "workers_per_gpu", 1, 1024, 4, &d->workers_per_gpu)) ||
 	    (rc = get_u32(l, g, p, "prefetch", 0, 1024, 2, &d->prefetch)))
 		return rc;
-	for (size_t i = 0; i < COUNT(data_keys); i++)
-		if (member(g, data_keys[i]) &&
-		    (rc = not_modelled(l->s, l->err, "data.%s (data loading)", data_keys[i])))
-			return rc;
+	d->pinned = true;
+	if (member(g, "pinned") &&
+	    (rc = cfg_bool(member(g, "pinned"), l->file, "data.pinned", &d->pinned, l->err)))
+		return rc;
 	return 0;
 }
 
@@ -683,6 +684,7 @@ static int note_all(struct ld *l)
 	N("data.storage", "default: none", "\"%s\"", s->data.storage);
 	N("data.workers_per_gpu", "default", "%u", s->data.workers_per_gpu);
 	N("data.prefetch", "default", "%u", s->data.prefetch);
+	N("data.pinned", "default", "%s", s->data.pinned ? "true" : "false");
 	N("cost.usd_per_gpu_hour", "default: not given", "%g", s->cost.usd_per_gpu_hour);
 	N("cost.usd_per_node_hour", "default: not given", "%g", s->cost.usd_per_node_hour);
 	N("cost.usd_per_kwh", "default: EIA 2023 US industrial", "%g", s->cost.usd_per_kwh);

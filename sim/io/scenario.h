@@ -84,12 +84,14 @@ struct ts_parallel {
 	int overlap_grad_reduce;   /* 1, 0, or TS_UNSET = framework default */
 };
 
-/* data = { ... } (accepted, not modelled yet) */
+/* data = { ... }: the input pipeline (sim/data/loader.h) */
 struct ts_data {
-	char dataset[64];	  /* dataset name, "" if none */
-	char storage[64];	  /* storage name, "" if none */
+	char dataset[64];	  /* configs/datasets/NAME.cfg; "" = the default (c4-tokens for
+				   * transformers, synthetic for layer-list models) */
+	char storage[64];	  /* storage of configs/hardware/storage.cfg; "" = local-nvme */
 	uint32_t workers_per_gpu; /* CPU decode workers per GPU; default 4 */
 	uint32_t prefetch;	  /* batches prefetched per worker; default 2 */
+	bool pinned;		  /* batches in pinned host memory; default true */
 };
 
 /* cost = { ... } (read by sim/io/costcfg.c; sources in configs/README.md) */

@@ -13,6 +13,13 @@
  * At stage granularity the forward of a micro-batch is one task and its
  * backward is cut only where a bucket becomes ready: the cut points are the
  * milestones that keep overlap intact in a coarse task.
+ *
+ * Input pipeline (job->data): per class one stream per stage; each batch's
+ * stages follow one another, the first waits for a free slot of the
+ * prefetch queue (the batch `queue` places earlier taken by the GPU), and a
+ * zero-time "batch ready" mark on the compute stream before the batch's
+ * first forward task waits for the last stage, so a late batch shows as a
+ * wait for GRAPH_DATA in the compute stream's breakdown.
  * SPDX-License-Identifier: MIT */
 #include <string.h>
 
@@ -52,6 +59,7 @@ uint32_t dp_assign_buckets(const struct dp_unit *units, uint32_t n, double cap, 
 
 struct cls {
 	uint32_t host, compute, pool, gpu;
+	uint32_t data[DP_DATA_MAX_STAGES]; /* input-pipeline streams */
 };
 
 struct builder {
@@ -59,6 +67,8 @@ struct builder {
 	const struct dp_job *j;
 	struct cls *c;
 	uint32_t ncls, mult;
+	uint32_t *taken;  /* per class, ring of the last `queue` "batch ready" marks */
+	uint32_t qlen;    /* ring length: min(queue, batches) */
 	int rc;
 };
 
@@ -211,6 +221,40 @@ static uint32_t backward(struct builder *b, uint32_t k, const uint32_t *bucket_o
 	return lastt;
 }
 
+/* The input pipeline of batch `i` (0-based over the whole run) of class k,
+ * and the mark the batch's first forward waits on. Returns the id of the
+ * last stage (the task the host thread waits for), GRAPH_NONE on error. */
+static uint32_t load_batch(struct builder *b, uint32_t k, uint64_t i)
+{
+	const struct dp_data *d = b->j->data;
+	uint32_t prev = GRAPH_NONE, id;
+	for (uint32_t s = 0; s < d->nstages && !b->rc; s++) {
+		const struct dp_data_stage *st = &d->stages[(size_t)k * d->nstages + s];
+		struct graph_task_spec ts = {.kind = GRAPH_DATA, .stream = b->c[k].data[s],
+					     .label = st->label, .res = GRAPH_NONE,
+					     .mult = b->mult, .pool = GRAPH_NONE,
+					     .uses = st->uses, .nuses = st->nuses,
+					     .work = st->work, .bound = st->bound,
+					     .latency = st->latency};
+		if ((b->rc = graph_task(b->g, &ts, &id)))
+			return GRAPH_NONE;
+		if (s == 0 && i >= d->queue &&
+		    (b->rc = graph_dep(b->g, b->taken[(size_t)k * b->qlen + (i - d->queue) % b->qlen],
+				       id)))
+			return GRAPH_NONE;
+		if (prev != GRAPH_NONE && (b->rc = graph_dep(b->g, prev, id)))
+			return GRAPH_NONE;
+		prev = id;
+	}
+	struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = b->c[k].compute,
+				     .label = "batch ready", .res = GRAPH_NONE, .mult = b->mult,
+				     .pool = GRAPH_NONE};
+	if (b->rc || (b->rc = graph_task(b->g, &ms, &id)) || (b->rc = graph_dep(b->g, prev, id)))
+		return GRAPH_NONE;
+	b->taken[(size_t)k * b->qlen + i % b->qlen] = id;
+	return prev;
+}
+
 int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 	     struct dp_built *out, struct ts_error *err)
 {
@@ -219,9 +263,20 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
 				    "empty data-parallel job (units %u, micro-batches %u, "
 				    "iterations %u, dp %u)", j->nunits, j->accum, j->iterations, j->dp);
+	if (j->data && (j->data->nstages == 0 || j->data->nstages > DP_DATA_MAX_STAGES ||
+			j->data->queue == 0 || !j->data->stages))
+		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+				    "malformed input pipeline (%u stages, queue %u)",
+				    j->data->nstages, j->data->queue);
 	struct builder b = {.g = g, .j = j};
 	b.ncls = j->class_mode ? 1 : j->dp;
 	b.mult = j->class_mode ? j->dp : 1;
+	uint64_t batches = (uint64_t)j->iterations * j->accum;
+	if (j->data) {
+		b.qlen = j->data->queue < batches ? j->data->queue : (uint32_t)batches;
+		if (!(b.taken = ts_calloc((size_t)b.qlen * b.ncls, sizeof *b.taken)))
+			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
 	uint32_t *bucket_of = ts_calloc(j->nunits, sizeof *bucket_of);
 	b.c = ts_calloc(b.ncls, sizeof *b.c);
 	out->iter_end = ts_calloc(j->iterations, sizeof *out->iter_end);
@@ -251,6 +306,8 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 		graph_pool_add(g, b.c[k].pool, GRAPH_MEM_WEIGHTS, j->weights_bytes);
 		graph_pool_add(g, b.c[k].pool, GRAPH_MEM_GRADIENTS, j->grads_bytes);
 		graph_pool_add(g, b.c[k].pool, GRAPH_MEM_OPTIMIZER, j->optimizer_bytes);
+		for (uint32_t s = 0; j->data && s < j->data->nstages && !b.rc; s++)
+			b.rc = graph_stream(g, j->data->stages[s].label, &b.c[k].data[s]);
 	}
 	uint32_t comm = GRAPH_NONE;
 	if (!b.rc && nb)
@@ -260,7 +317,16 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 		for (uint32_t mb = 0; mb < j->accum && !b.rc; mb++) {
 			bool last_mb = mb + 1 == j->accum;
 			for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
+				uint32_t ready_id = GRAPH_NONE, first = graph_ntasks(g);
+				if (j->data)
+					ready_id = load_batch(&b, k, (uint64_t)it * j->accum + mb);
+				if (j->data && !b.rc)
+					first = graph_ntasks(g);
 				forward(&b, k);
+				/* the host thread takes the batch before it launches */
+				if (ready_id != GRAPH_NONE && !b.rc && first < graph_ntasks(g) &&
+				    graph_rec(g, first)->kind == GRAPH_HOST)
+					b.rc = graph_dep(g, ready_id, first);
 				/* no buckets (dp = 1): nothing waits for gradients */
 				bucket_last[k] = backward(&b, k, bucket_of, last_mb,
 							  nb ? ready + (size_t)k * nb : NULL);
@@ -294,11 +360,13 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 	out->compute_stream = b.c[0].compute;
 	out->pool = b.c[0].pool;
 	out->gpu_res = b.c[0].gpu;
+	memcpy(out->data_streams, b.c[0].data, sizeof out->data_streams);
 	ts_free(bucket_of, j->nunits * sizeof *bucket_of);
 	ts_free(b.c, b.ncls * sizeof *b.c);
 	ts_free(ready, (size_t)(nb ? nb : 1) * b.ncls * sizeof *ready);
 	ts_free(bucket_bytes, (nb ? nb : 1) * sizeof *bucket_bytes);
 	ts_free(bucket_last, b.ncls * sizeof *bucket_last);
+	ts_free(b.taken, (size_t)b.qlen * b.ncls * sizeof *b.taken);
 	if (b.rc) {
 		dp_built_free(out);
 		return ts_error_set(err, b.rc, NULL, 0, NULL, "building the data-parallel "
@@ -311,6 +379,7 @@ nomem:
 	ts_free(ready, (size_t)(nb ? nb : 1) * b.ncls * sizeof *ready);
 	ts_free(bucket_bytes, (nb ? nb : 1) * sizeof *bucket_bytes);
 	ts_free(bucket_last, b.ncls * sizeof *bucket_last);
+	ts_free(b.taken, (size_t)b.qlen * b.ncls * sizeof *b.taken);
 	dp_built_free(out);
 	return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 }

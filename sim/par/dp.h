@@ -32,6 +32,33 @@ struct dp_unit {
 	uint16_t layer;          /* which layer it belongs to (0 for embed, L+1 for head) */
 };
 
+/* Most stages of an input pipeline (read, decode, host-to-device copy). */
+#define DP_DATA_MAX_STAGES 4
+
+/* One stage of the input pipeline of a rank class, for one batch: a task on
+ * several fluid resources at once (graph_task_spec.uses). */
+struct dp_data_stage {
+	const char *label;            /* static: names the stage's stream ("data read") */
+	double work;                  /* units per batch per member (bytes, core-seconds) */
+	double bound;                 /* most units/s per member, 0 = none */
+	ts_time latency;              /* ns before the work starts (request latency) */
+	const struct fluid_use *uses; /* resources and coefficients (borrowed) */
+	uint32_t nuses;               /* >= 1 unless bound > 0 */
+};
+
+/* The input pipeline of every rank class (sim/data/loader.h builds it).
+ * Each stage has its own stream per class, so stage s of batch i+1 overlaps
+ * stage s+1 of batch i (the workers of a PyTorch DataLoader read, decode and
+ * copy different batches at once). Batch i's first stage may start once
+ * batch i - queue has been taken by the GPU (the prefetch queue); the first
+ * forward task of batch i, and the host thread that launches it, wait for
+ * its last stage; the wait is charged to GRAPH_DATA. */
+struct dp_data {
+	const struct dp_data_stage *stages; /* stage s of class k at [k * nstages + s] */
+	uint32_t nstages;                   /* 1..DP_DATA_MAX_STAGES */
+	uint32_t queue;                     /* batches loaded ahead, >= 1 */
+};
+
 /* A data-parallel job for the graph builder. */
 struct dp_job {
 	const struct dp_unit *units; /* forward order */
@@ -52,6 +79,8 @@ struct dp_job {
 	uint32_t coll_mult;          /* class mode: node-local pieces of the group (nodes spanned) */
 	/* memory held throughout, per rank, bytes */
 	double weights_bytes, grads_bytes, optimizer_bytes;
+	/* input pipeline; NULL: every batch is ready when the GPU wants it */
+	const struct dp_data *data;
 };
 
 /* What the builder made, for measuring. */
@@ -62,6 +91,7 @@ struct dp_built {
 	uint32_t niter;
 	uint32_t buckets;            /* gradient buckets per iteration */
 	uint32_t gpu_res;            /* fluid resource of class 0's GPUs */
+	uint32_t data_streams[DP_DATA_MAX_STAGES]; /* input-pipeline streams of class 0 */
 };
 
 /* Add the job's tasks to graph g. `cat` fluid resources for the GPUs are

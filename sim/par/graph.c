@@ -3,7 +3,8 @@
  * A stream is a chain of dependencies: each task added to a stream depends
  * on the previous task of that stream. A task starts when its count of
  * unfinished dependencies reaches zero; it then becomes one fluid activity
- * (compute on a GPU's SMs, or a bound-only delay) or one collective. When it
+ * (compute on a GPU's SMs, a bound-only delay, or an input-pipeline stage on
+ * several resources at once) or one collective. When it
  * ends, its memory is returned and its successors are released, in the
  * order the dependencies were added. The dependency that released a task
  * last is its "blocker": the time-breakdown charges an idle stream to the
@@ -26,6 +27,9 @@ struct gtask {
 	uint32_t next_in_stream;
 	double seconds;
 	uint32_t res, mult;
+	uint32_t uses_off, nuses; /* multi-resource task: its uses in g->uses */
+	double bound;
+	ts_time latency;
 	uint32_t coll;       /* index in colls, or GRAPH_NONE */
 	uint32_t pool;
 	uint8_t alloc_cat, free_cat;
@@ -66,6 +70,8 @@ struct ts_graph {
 	size_t nc, capc;
 	uint32_t *ranks;
 	size_t nranks, capranks;
+	struct fluid_use *uses; /* of multi-resource tasks */
+	size_t nuses, capuses;
 	struct edge *e;
 	size_t ne, cape;
 	uint32_t *succ;      /* CSR targets */
@@ -96,6 +102,7 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g->p, g->capp * sizeof *g->p);
 	ts_free(g->c, g->capc * sizeof *g->c);
 	ts_free(g->ranks, g->capranks * sizeof *g->ranks);
+	ts_free(g->uses, g->capuses * sizeof *g->uses);
 	ts_free(g->e, g->cape * sizeof *g->e);
 	ts_free(g->succ, g->capsucc * sizeof *g->succ);
 	ts_free(g, sizeof *g);
@@ -167,8 +174,13 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	    (s->stream != GRAPH_NONE && s->stream >= g->ns) ||
 	    (s->pool != GRAPH_NONE && s->pool >= g->np) ||
 	    (unsigned)s->alloc_cat >= GRAPH_MEM_COUNT_ || (unsigned)s->free_cat >= GRAPH_MEM_COUNT_ ||
-	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran)
+	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran ||
+	    (s->nuses && (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) ||
+			  s->latency < 0)))
 		return TS_EINVALID;
+	if (s->nuses && ts_grow((void **)&g->uses, &g->capuses, g->nuses + s->nuses,
+				sizeof *g->uses))
+		return TS_ENOMEM;
 	if (ts_grow((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
 		return TS_ENOMEM;
 	uint32_t tid = (uint32_t)g->nt;
@@ -184,6 +196,15 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->res = s->res;
 	t->mult = s->mult;
 	t->coll = GRAPH_NONE;
+	if (s->nuses) {
+		t->uses_off = (uint32_t)g->nuses;
+		t->nuses = s->nuses;
+		memcpy(g->uses + g->nuses, s->uses, s->nuses * sizeof *g->uses);
+		g->nuses += s->nuses;
+		t->seconds = s->work;
+		t->bound = s->bound;
+		t->latency = s->latency;
+	}
 	t->pool = s->pool;
 	t->alloc_cat = (uint8_t)s->alloc_cat;
 	t->free_cat = (uint8_t)s->free_cat;
@@ -246,7 +267,12 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		struct fluid_use u = {t->res, 1.0};
 		struct fluid_spec fs = {.work = t->seconds, .mult = t->mult, .weight = 1.0,
 					.done = task_done, .ctx = g, .arg = id, .tag = id};
-		if (t->res != GRAPH_NONE) {
+		if (t->nuses) {
+			fs.uses = g->uses + t->uses_off;
+			fs.nuses = t->nuses;
+			fs.bound = t->bound;
+			fs.latency = t->latency;
+		} else if (t->res != GRAPH_NONE) {
 			fs.uses = &u;
 			fs.nuses = 1;
 		} else {

@@ -57,6 +57,16 @@ struct graph_task_spec {
 	enum graph_mem alloc_cat, free_cat;
 	double alloc, free;
 	uint32_t tag;           /* caller's tag, kept in the record */
+	/* A task on several resources at once (an input-pipeline stage: a
+	 * storage read on a device and network links, a decode on a CPU pool, a
+	 * copy over PCIe). When nuses > 0 the task is `work` units (bytes,
+	 * core-seconds) on uses[0..nuses) (copied), at most `bound` units/s per
+	 * member (0 = no bound), starting `latency` ns after it is released;
+	 * `res` and `seconds` are then ignored. */
+	const struct fluid_use *uses;
+	uint32_t nuses;
+	double work, bound;
+	ts_time latency;
 };
 
 /* What happened to a task. Times in ns. */

@@ -24,6 +24,8 @@
 #include "net/net.h"
 #include "par/dp.h"
 #include "par/graph.h"
+#include "data/loader.h"
+#include "run/lnet_units.h"
 #include "run/cost.h"
 #include "run/run.h"
 #include "work/memory.h"
@@ -42,6 +44,7 @@ struct plan {
 	struct work_costs costs;
 	uint32_t dp, accum;
 	double params;
+	const struct work_calib *calib;
 };
 
 static enum work_framework fw_of(enum ts_framework f)
@@ -157,7 +160,10 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 		.flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
 		.causal = sc->model.family != TS_FAMILY_BERT,
 	};
-	int rc = work_costs_compute(&sc->model, &p->shape, p->gpu, calib, &p->costs, err);
+	p->calib = calib;
+	int rc = sc->model.family == TS_FAMILY_LAYERS
+		     ? 0 /* layer lists: run_lnet_units */
+		     : work_costs_compute(&sc->model, &p->shape, p->gpu, calib, &p->costs, err);
 	if (rc)
 		return rc;
 	p->params = ts_model_params(&sc->model);
@@ -376,13 +382,18 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	struct dp_unit *units = NULL;
 	uint32_t nunits = 0, *ranks = NULL;
 	struct dp_built built = {0};
+	struct data_loader *ld = NULL;
 	if (rc)
 		goto out;
 	enum dp_granularity gran = sc->sim.granularity == TS_GRAN_OP      ? DP_GRAN_OP
 				   : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
 									  : DP_GRAN_LAYER;
+	if (sc->model.family == TS_FAMILY_LAYERS &&
+	    (rc = run_lnet_units(&sc->model, sc->training.micro_batch, p->dtype, p->gpu, calib, gran,
+				 ts_dtype_bytes(p->conv.reduce_dtype), &units, &nunits, err)))
+		goto out;
 	rc = TS_ENOMEM;
-	if (make_units(p, gran, &units, &nunits) ||
+	if ((!units && make_units(p, gran, &units, &nunits)) ||
 	    !(ranks = ts_calloc(p->dp, sizeof *ranks)))
 		goto nomem;
 	for (uint32_t i = 0; i < p->dp; i++)
@@ -392,6 +403,8 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	    net_create(&net, sc->cluster, f, class_mode ? NET_CLASS : NET_FULL) ||
 	    coll_create(&cc, net) || graph_create(&g, f, cc))
 		goto nomem;
+	if ((rc = data_loader_create(sc, net, f, p->dp, class_mode, &ld, err)))
+		goto out;
 	struct work_static st;
 	rc = work_static_bytes(&p->conv, p->params, 0, p->dp, &st, err);
 	if (rc)
@@ -413,7 +426,7 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 		.launch_s = calib->launch_s, .ranks = ranks, .dp = p->dp,
 		.class_mode = class_mode, .coll_mult = (p->dp + gpn - 1) / gpn,
 		.weights_bytes = st.weight_bytes, .grads_bytes = st.grad_bytes,
-		.optimizer_bytes = st.optim_bytes,
+		.optimizer_bytes = st.optim_bytes, .data = data_loader_job(ld),
 	};
 	rc = dp_build(g, f, &job, &built, err);
 	if (rc)
@@ -497,6 +510,12 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */
 	cost_whole_run(sc, p->gpu, p->params * (p->conv.weight_bytes + p->conv.optim_bytes), out);
 	bottleneck(out);
+	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
+		double busy[DATA_STAGE_COUNT_];
+		data_loader_busy(ld, g, built.data_streams, w0, w1, busy);
+		data_loader_explain(ld, busy, out->data_stall_s, T, out->bottleneck,
+				    sizeof out->bottleneck);
+	}
 	ts_scenario_not_modelled(sc, out->not_modelled, sizeof out->not_modelled);
 	if (trace)
 		trace_tasks(trace, g);
@@ -506,6 +525,7 @@ nomem:
 	rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 out:
 	dp_built_free(&built);
+	data_loader_destroy(ld);
 	graph_destroy(g);
 	coll_destroy(cc);
 	net_destroy(net);

@@ -26,6 +26,7 @@
 
 #include "base/alloc.h"
 #include "base/suggest.h"
+#include "work/lnet.h"
 #include "work/model.h"
 
 #define MAX_DEPTH 8		   /* base chains */
@@ -44,7 +45,7 @@ static const char *const group_keys[TS_MK_COUNT_ + 1] = {
     "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
     "position", "tied_embeddings", "bias",   "source",	"base"};
 
-static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert"};
+static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert", "layers"};
 static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
 static const char *const norm_names[TS_NORM_COUNT_] = {"layernorm", "rmsnorm"};
 static const char *const pos_names[TS_POS_COUNT_] = {"learned", "rope"};
@@ -394,6 +395,8 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
 		const char *nm = config_setting_name(c);
+		if (!strcmp(nm, "input") || !strcmp(nm, "layer_list"))
+			continue; /* a layer-list model's (work_lnet_parse) */
 		if (find(group_keys, TS_MK_COUNT_ + 1, nm) < 0) {
 			ts_suggest(nm, group_keys, TS_MK_COUNT_ + 1, 1, sugg, sizeof sugg);
 			return fail_at(err, TS_EUNKNOWN_KEY, c, file, prefix, nm,
@@ -486,6 +489,8 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			return rc;
 		note_origin(r, (enum ts_model_key)k, s, file);
 	}
+	if (config_setting_get_member(g, "input") || config_setting_get_member(g, "layer_list"))
+		return work_lnet_parse(g, file, prefix, &r->m, err);
 	return 0;
 }
 
@@ -642,6 +647,25 @@ static void derive(struct raw *r, enum ts_model_key k, enum ts_model_key from, c
 static int finish(struct raw *r, struct ts_error *err)
 {
 	struct ts_model *m = &r->m;
+	if ((r->given & (1u << TS_MK_FAMILY)) && m->family == TS_FAMILY_LAYERS) {
+		if (m->nlnet == 0)
+			return ts_error_set(err, TS_EINVALID, r->file, r->line, "layer_list",
+					    "found no layer list, expected family = \"layers\" to "
+					    "come with input = { ... } and layer_list = ( ... )");
+		/* the transformer dimensions do not apply: 1 keeps their checks true */
+		m->layers = (int64_t)m->nlnet;
+		m->hidden = m->heads = m->kv_heads = m->head_dim = m->ffn_hidden = 1;
+		m->vocab = m->seq_len = 1;
+		m->tied_embeddings = m->bias = false;
+		for (int k = TS_MK_LAYERS; k <= TS_MK_BIAS; k++)
+			derive(r, (enum ts_model_key)k, TS_MK_COUNT_, "not used by a layer list");
+		derive(r, TS_MK_SOURCE, TS_MK_COUNT_, "not given");
+		return 0;
+	}
+	if (m->nlnet)
+		return ts_error_set(err, TS_EINVALID, r->file, r->line, "family",
+				    "found a layer list in a %s model, expected family = "
+				    "\"layers\"", family_names[m->family]);
 	static const enum ts_model_key required[] = {TS_MK_LAYERS, TS_MK_HIDDEN, TS_MK_HEADS,
 						     TS_MK_VOCAB, TS_MK_SEQ_LEN};
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
@@ -862,6 +886,8 @@ int ts_model_from_setting(const char *root, const void *setting, const char *fil
 
 double ts_model_params(const struct ts_model *m)
 {
+	if (m->family == TS_FAMILY_LAYERS)
+		return work_lnet_params(m);
 	double h = (double)m->hidden, a = (double)(m->heads * m->head_dim);
 	double k = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
 	double V = (double)m->vocab, L = (double)m->layers, b = m->bias ? 1.0 : 0.0;

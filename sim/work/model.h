@@ -12,7 +12,45 @@
 
 #include "base/err.h"
 
-enum ts_model_family { TS_FAMILY_GPT, TS_FAMILY_LLAMA, TS_FAMILY_BERT, TS_FAMILY_COUNT_ };
+/* gpt | llama | bert: transformers from their dimensions; layers: a layer
+ * list (sim/work/lnet.h), for CNNs, ViTs and detectors. */
+enum ts_model_family {
+	TS_FAMILY_GPT,
+	TS_FAMILY_LLAMA,
+	TS_FAMILY_BERT,
+	TS_FAMILY_LAYERS,
+	TS_FAMILY_COUNT_
+};
+
+/* Entries of a layer list (sim/work/lnet.h describes each). */
+enum ts_layer_op {
+	TS_LOP_CONV,	   /* convolution: out channels, kernel, stride */
+	TS_LOP_BN,	   /* batch normalisation */
+	TS_LOP_RELU,	   /* ReLU */
+	TS_LOP_MAXPOOL,	   /* max pooling: kernel, stride */
+	TS_LOP_AVGPOOL,	   /* global average pooling */
+	TS_LOP_LINEAR,	   /* fully connected: out features */
+	TS_LOP_BOTTLENECK, /* ResNet v1.5 bottleneck blocks: mid, out, stride, repeat */
+	TS_LOP_PATCH,	   /* ViT patch embedding: kernel (patch), out (width), class token */
+	TS_LOP_ENCODER,	   /* pre-LN transformer encoder blocks: heads, mid (MLP), repeat */
+	TS_LOP_LAYERNORM,  /* layer normalisation */
+	TS_LOP_COUNT_
+};
+
+/* One entry of a layer list. Plain record; unused fields are 0. */
+struct ts_layer {
+	enum ts_layer_op op;
+	int32_t out;	/* output channels or features */
+	int32_t mid;	/* bottleneck inner width; encoder MLP width */
+	int32_t kernel; /* square kernel (patch size for patch) */
+	int32_t stride; /* stride (bottleneck: of its first block's 3x3 conv) */
+	int32_t heads;	/* encoder attention heads */
+	int32_t repeat; /* blocks (bottleneck, encoder); 1 otherwise */
+	int line;	/* line of the entry in its file, for messages */
+};
+
+/* Most entries of a layer list (blocks repeat, so a ResNet-50 takes 11). */
+#define TS_MAX_LAYER_ENTRIES 64
 enum ts_activation { TS_ACT_GELU, TS_ACT_SWIGLU, TS_ACT_COUNT_ };
 enum ts_norm { TS_NORM_LAYERNORM, TS_NORM_RMSNORM, TS_NORM_COUNT_ };
 enum ts_position { TS_POS_LEARNED, TS_POS_ROPE, TS_POS_COUNT_ };
@@ -66,6 +104,11 @@ struct ts_model {
 	bool bias;		       /* linear layers carry biases (gpt, bert: yes; llama: no) */
 	char source[512];	       /* citation (paper or model card, with URL) */
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
+	/* family "layers" only: the input (channels x height x width per
+	 * sample) and the layer list; the transformer keys are then 1 */
+	int32_t in_c, in_h, in_w;
+	struct ts_layer lnet[TS_MAX_LAYER_ENTRIES];
+	uint32_t nlnet;
 };
 
 /* Name of a key ("ffn_hidden") and of enum values ("swiglu"). */

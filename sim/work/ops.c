@@ -28,6 +28,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "work/lnet.h"
 #include "work/ops.h"
 
 /* Bytes per logit of Megatron's vocab-parallel cross-entropy forward, pass by
@@ -125,6 +126,8 @@ double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len)
 
 double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
 {
+	if (m->family == TS_FAMILY_LAYERS) /* a sample is one "token" */
+		return 3.0 * work_lnet_fwd_flops(m);
 	double h = (double)m->hidden;
 	double head = 2.0 * h * (double)m->vocab;
 	if (m->family == TS_FAMILY_BERT)

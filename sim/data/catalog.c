@@ -1,0 +1,425 @@
+/* The input pipeline's catalog: storage types and datasets from libconfig
+ * files, every value checked (type, unit, range) and every error naming the
+ * file, line and key, what was found and what was expected.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/alloc.h"
+#include "base/suggest.h"
+#include "base/units.h"
+#include "data/catalog.h"
+
+#define MAX_STORAGE 256
+
+static const char *const kind_names[DATA_STORAGE_KIND_COUNT_] = {"local", "shared", "memory"};
+static const char *const layout_names[DATA_LAYOUT_COUNT_] = {"files", "packed", "none"};
+
+const char *data_storage_kind_name(enum data_storage_kind k)
+{
+	return (unsigned)k < DATA_STORAGE_KIND_COUNT_ ? kind_names[k] : "?";
+}
+
+const char *data_layout_name(enum data_layout l)
+{
+	return (unsigned)l < DATA_LAYOUT_COUNT_ ? layout_names[l] : "?";
+}
+
+struct data_catalog {
+	struct data_storage *st;
+	size_t n, cap; /* entries read, entries allocated */
+};
+
+/* ---- checked reads of one group's members ------------------------------ */
+
+struct rd {
+	const char *file;
+	const char *prefix; /* "storage.[2]." or "dataset." */
+	struct ts_error *err;
+};
+
+static int line_of(const config_setting_t *s)
+{
+	return s ? (int)config_setting_source_line(s) : 0;
+}
+
+static int fail(const struct rd *r, int code, const config_setting_t *s, const char *key,
+		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int fail(const struct rd *r, int code, const config_setting_t *s, const char *key,
+		const char *fmt, ...)
+{
+	char k[160], msg[400];
+	va_list ap;
+	snprintf(k, sizeof k, "%s%s", r->prefix, key);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ts_error_set(r->err, code, r->file, line_of(s), k, "%s", msg);
+}
+
+static const char *type_name(const config_setting_t *s)
+{
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64: return "an integer";
+	case CONFIG_TYPE_FLOAT: return "a number";
+	case CONFIG_TYPE_STRING: return "a string";
+	case CONFIG_TYPE_BOOL: return "a boolean";
+	case CONFIG_TYPE_GROUP: return "a group";
+	default: return "a list";
+	}
+}
+
+static int check_keys(const struct rd *r, const config_setting_t *g, const char *const *keys,
+		      size_t nkeys)
+{
+	for (int i = 0; i < config_setting_length(g); i++) {
+		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
+		const char *nm = config_setting_name(c);
+		size_t k = 0;
+		while (k < nkeys && strcmp(keys[k], nm))
+			k++;
+		if (k < nkeys)
+			continue;
+		char sugg[160];
+		ts_suggest(nm, keys, nkeys, 1, sugg, sizeof sugg);
+		return fail(r, TS_EUNKNOWN_KEY, c, nm, "found an unknown key, expected %s%s",
+			    sugg[0] ? "e.g. " : "a known key", sugg);
+	}
+	return 0;
+}
+
+/* A string member: 0, 1 when absent and optional, or an error. */
+static int get_str(const struct rd *r, const config_setting_t *g, const char *key, bool required,
+		   char *out, size_t n)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	if (!s) {
+		if (required)
+			return fail(r, TS_EINVALID, g, key,
+				    "found no value, expected a string (the key is required)");
+		return 1;
+	}
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return fail(r, TS_ETYPE, s, key, "found %s, expected a string", type_name(s));
+	const char *v = config_setting_get_string(s);
+	if (!v[0] || strlen(v) >= n)
+		return fail(r, TS_ERANGE, s, key,
+			    "found a string of %zu characters, expected 1 to %zu", strlen(v),
+			    n - 1);
+	snprintf(out, n, "%s", v);
+	return 0;
+}
+
+/* A quantity with a unit (or a bare number when kind is TS_UNIT_COUNT_),
+ * in [lo, hi]: 0, 1 when absent and optional, or an error. */
+static int get_num(const struct rd *r, const config_setting_t *g, const char *key, int kind,
+		   bool required, double lo, double hi, double *out)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	double v;
+	if (!s) {
+		if (required)
+			return fail(r, TS_EINVALID, g, key,
+				    "found no value, expected %s (the key is required)",
+				    kind == TS_UNIT_COUNT_ ? "a number"
+							   : ts_unit_kind_name((enum ts_unit_kind)kind));
+		return 1;
+	}
+	int t = config_setting_type(s);
+	if (kind != TS_UNIT_COUNT_ && t == CONFIG_TYPE_STRING) {
+		char why[200];
+		int rc = ts_units_parse(config_setting_get_string(s), (enum ts_unit_kind)kind, &v,
+					why, sizeof why);
+		if (rc)
+			return fail(r, rc, s, key, "%s", why);
+	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT) {
+		if (kind != TS_UNIT_COUNT_ && kind != TS_UNIT_BYTES)
+			return fail(r, TS_EUNIT, s, key, "found a number without a unit, expected %s",
+				    ts_unit_kind_name((enum ts_unit_kind)kind));
+		v = config_setting_get_float(s);
+		if (t != CONFIG_TYPE_FLOAT)
+			v = (double)config_setting_get_int64(s);
+	} else {
+		return fail(r, TS_ETYPE, s, key, "found %s, expected %s", type_name(s),
+			    kind == TS_UNIT_COUNT_ ? "a number"
+						   : ts_unit_kind_name((enum ts_unit_kind)kind));
+	}
+	if (!isfinite(v) || v < lo || v > hi)
+		return fail(r, TS_ERANGE, s, key, "found %g, expected a value in [%g, %g]", v, lo,
+			    hi);
+	*out = v;
+	return 0;
+}
+
+static int get_choice(const struct rd *r, const config_setting_t *g, const char *key,
+		      const char *const *names, size_t n, int *out)
+{
+	char v[48];
+	int rc = get_str(r, g, key, true, v, sizeof v);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v, names[i])) {
+			*out = (int)i;
+			return 0;
+		}
+	char all[160] = "";
+	for (size_t i = 0; i < n; i++)
+		snprintf(all + strlen(all), sizeof all - strlen(all), "%s\"%s\"", i ? " | " : "",
+			 names[i]);
+	return fail(r, TS_EUNKNOWN_NAME, config_setting_get_member(g, key), key,
+		    "found \"%s\", expected %s", v, all);
+}
+
+static int read_file(config_t *cfg, const char *path, struct ts_error *err)
+{
+	FILE *fp = fopen(path, "r");
+	if (!fp)
+		return ts_error_set(err, TS_EIO, path, 0, NULL,
+				    "found no readable file, expected %s to exist", path);
+	int ok = config_read(cfg, fp);
+	fclose(fp);
+	if (!ok)
+		return ts_error_set(err, TS_ESYNTAX, path, config_error_line(cfg), NULL,
+				    "found a syntax error (%s), expected libconfig settings",
+				    config_error_text(cfg) ? config_error_text(cfg) : "?");
+	return 0;
+}
+
+/* ---- storage ------------------------------------------------------------ */
+
+static int read_storage(const struct rd *r, const config_setting_t *e, struct data_storage *d)
+{
+	static const char *const keys[] = {"name",    "kind",	"read",	  "iops",
+					   "latency", "devices", "client", "source"};
+	int rc, k;
+	double v;
+	memset(d, 0, sizeof *d);
+	if (!config_setting_is_group(e))
+		return fail(r, TS_ETYPE, e, "", "found %s, expected a group { name = ...; }",
+			    type_name(e));
+	if ((rc = check_keys(r, e, keys, sizeof keys / sizeof keys[0])) ||
+	    (rc = get_str(r, e, "name", true, d->name, sizeof d->name)) ||
+	    (rc = get_choice(r, e, "kind", kind_names, DATA_STORAGE_KIND_COUNT_, &k)) ||
+	    (rc = get_num(r, e, "read", TS_UNIT_BANDWIDTH, true, 1.0, 1e16, &d->read_Bps)) ||
+	    (rc = get_num(r, e, "latency", TS_UNIT_TIME, true, 0.0, 10.0, &d->lat_s)) ||
+	    (rc = get_str(r, e, "source", true, d->source, sizeof d->source)))
+		return rc;
+	d->kind = (enum data_storage_kind)k;
+	if ((rc = get_num(r, e, "iops", TS_UNIT_COUNT_, false, 1.0, 1e12, &d->iops)) < 0)
+		return rc;
+	d->devices = 1;
+	if ((rc = get_num(r, e, "devices", TS_UNIT_COUNT_, false, 1.0, 1024.0, &v)) < 0)
+		return rc;
+	if (rc == 0) {
+		if (d->kind != DATA_STORAGE_LOCAL || v != floor(v))
+			return fail(r, TS_EINVALID, config_setting_get_member(e, "devices"),
+				    "devices", "found %g on a %s storage, expected a whole number of "
+				    "drives on a local storage only", v, kind_names[d->kind]);
+		d->devices = (uint32_t)v;
+	}
+	if ((rc = get_num(r, e, "client", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->client_Bps)) < 0)
+		return rc;
+	if (rc == 0 && d->kind != DATA_STORAGE_SHARED)
+		return fail(r, TS_EINVALID, config_setting_get_member(e, "client"), "client",
+			    "found a per-client cap on a %s storage, expected it only on a shared "
+			    "file system", kind_names[d->kind]);
+	return 0;
+}
+
+int data_catalog_load(const char *root, struct data_catalog **out, struct ts_error *err)
+{
+	char path[1200];
+	config_t cfg;
+	*out = NULL;
+	snprintf(path, sizeof path, "%s/configs/hardware/storage.cfg", root ? root : ".");
+	config_init(&cfg);
+	struct data_catalog *c = ts_calloc(1, sizeof *c);
+	int rc = c ? read_file(&cfg, path, err) : TS_ENOMEM;
+	if (rc)
+		goto done;
+	const config_setting_t *list = config_lookup(&cfg, "storage");
+	struct rd r = {.file = path, .prefix = "", .err = err};
+	if (!list || !config_setting_is_list(list)) {
+		rc = fail(&r, list ? TS_ETYPE : TS_EINVALID, list, "storage",
+			  "found %s, expected a list storage = ( { ... }, ... );",
+			  list ? type_name(list) : "nothing");
+		goto done;
+	}
+	int n = config_setting_length(list);
+	if (n < 1 || n > MAX_STORAGE) {
+		rc = fail(&r, TS_ERANGE, list, "storage", "found %d entries, expected 1 to %d", n,
+			  MAX_STORAGE);
+		goto done;
+	}
+	if (!(c->st = ts_calloc((size_t)n, sizeof *c->st))) {
+		rc = TS_ENOMEM;
+		goto done;
+	}
+	c->cap = (size_t)n;
+	for (int i = 0; i < n && !rc; i++) {
+		char pre[48];
+		snprintf(pre, sizeof pre, "storage.[%d].", i);
+		r.prefix = pre;
+		const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
+		if ((rc = read_storage(&r, e, &c->st[i])))
+			break;
+		for (int j = 0; j < i; j++)
+			if (!strcmp(c->st[j].name, c->st[i].name)) {
+				rc = fail(&r, TS_EINVALID, e, "name",
+					  "found \"%s\" a second time, expected unique names",
+					  c->st[i].name);
+				break;
+			}
+		c->n = (size_t)i + 1;
+	}
+done:
+	config_destroy(&cfg);
+	if (rc == TS_ENOMEM)
+		ts_error_set(err, rc, NULL, 0, NULL, "out of memory");
+	if (rc) {
+		data_catalog_destroy(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void data_catalog_destroy(struct data_catalog *c)
+{
+	if (!c)
+		return;
+	ts_free(c->st, c->cap * sizeof *c->st);
+	ts_free(c, sizeof *c);
+}
+
+size_t data_catalog_nstorage(const struct data_catalog *c)
+{
+	return c->n;
+}
+
+const struct data_storage *data_catalog_storage(const struct data_catalog *c, size_t i)
+{
+	return i < c->n ? &c->st[i] : NULL;
+}
+
+const struct data_storage *data_catalog_find_storage(const struct data_catalog *c,
+						     const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->st[i].name, name))
+			return &c->st[i];
+	return NULL;
+}
+
+char *data_catalog_suggest_storage(const struct data_catalog *c, const char *name, char *buf,
+				   size_t n)
+{
+	const char *names[MAX_STORAGE];
+	for (size_t i = 0; i < c->n; i++)
+		names[i] = c->st[i].name;
+	return ts_suggest(name, names, c->n, 3, buf, n);
+}
+
+/* ---- datasets ----------------------------------------------------------- */
+
+/* Dataset names of ROOT/configs/datasets closest to `name`, into buf. */
+static void dataset_names(const char *dir, const char *name, char *buf, size_t n)
+{
+	char store[32][48];
+	const char *names[32];
+	size_t k = 0;
+	DIR *d = opendir(dir);
+	buf[0] = '\0';
+	if (!d)
+		return;
+	for (struct dirent *e; (e = readdir(d)) && k < 32;) {
+		size_t l = strlen(e->d_name);
+		if (l > 4 && l < 48 && !strcmp(e->d_name + l - 4, ".cfg")) {
+			snprintf(store[k], sizeof store[k], "%.*s", (int)(l - 4), e->d_name);
+			names[k] = store[k];
+			k++;
+		}
+	}
+	closedir(d);
+	ts_suggest(name, names, k, 3, buf, n);
+}
+
+static int read_dataset(const struct rd *r, const config_setting_t *g, struct data_dataset *d)
+{
+	static const char *const keys[] = {
+	    "name",	       "layout",		  "samples",		 "bytes_per_sample",
+	    "bytes_per_token", "device_bytes_per_sample", "device_bytes_per_token", "decode_per_sample",
+	    "decode_per_token", "source"};
+	int rc, k;
+	if ((rc = check_keys(r, g, keys, sizeof keys / sizeof keys[0])) ||
+	    (rc = get_str(r, g, "name", false, d->name, sizeof d->name)) < 0 ||
+	    (rc = get_choice(r, g, "layout", layout_names, DATA_LAYOUT_COUNT_, &k)) ||
+	    (rc = get_num(r, g, "samples", TS_UNIT_COUNT_, true, 1.0, 1e15, &d->samples)) ||
+	    (rc = get_str(r, g, "source", true, d->source, sizeof d->source)))
+		return rc;
+	d->layout = (enum data_layout)k;
+	d->per_token = config_setting_get_member(g, "bytes_per_token") != NULL;
+	const char *unit = d->per_token ? "token" : "sample";
+	static const char *const pairs[3][2] = {
+	    {"bytes_per_sample", "bytes_per_token"},
+	    {"device_bytes_per_sample", "device_bytes_per_token"},
+	    {"decode_per_sample", "decode_per_token"}};
+	double *dst[3] = {&d->disk_bytes, &d->device_bytes, &d->decode_core_s};
+	for (int i = 0; i < 3; i++) {
+		const char *want = pairs[i][d->per_token], *other = pairs[i][!d->per_token];
+		if (config_setting_get_member(g, other))
+			return fail(r, TS_EINVALID, config_setting_get_member(g, other), other,
+				    "found a per-%s key in a per-%s dataset, expected %s "
+				    "(bytes_per_token makes every size and cost per token)",
+				    d->per_token ? "sample" : "token", unit, want);
+		if ((rc = get_num(r, g, want, i == 2 ? TS_UNIT_TIME : TS_UNIT_BYTES, true, 0.0,
+				  i == 2 ? 3600.0 : 1e12, dst[i])))
+			return rc;
+	}
+	(void)unit;
+	return 0;
+}
+
+int data_dataset_load(const char *root, const char *name, struct data_dataset *out,
+		      struct ts_error *err)
+{
+	char dir[1100], path[1300];
+	struct stat st;
+	snprintf(dir, sizeof dir, "%s/configs/datasets", root ? root : ".");
+	snprintf(path, sizeof path, "%s/%s.cfg", dir, name);
+	memset(out, 0, sizeof *out);
+	if (!name[0] || strchr(name, '/') || stat(path, &st) != 0) {
+		char near[200];
+		dataset_names(dir, name, near, sizeof near);
+		return ts_error_set(err, TS_EUNKNOWN_NAME, NULL, 0, "data.dataset",
+				    "found \"%.60s\", expected a dataset of %s%s%s", name, dir,
+				    near[0] ? "; closest: " : "", near);
+	}
+	config_t cfg;
+	config_init(&cfg);
+	int rc = read_file(&cfg, path, err);
+	if (!rc) {
+		const config_setting_t *g = config_lookup(&cfg, "dataset");
+		struct rd r = {.file = path, .prefix = "dataset.", .err = err};
+		if (!g || !config_setting_is_group(g))
+			rc = fail(&r, g ? TS_ETYPE : TS_EINVALID, g, "",
+				  "found %s, expected a group dataset = { ... };",
+				  g ? type_name(g) : "nothing");
+		else
+			rc = read_dataset(&r, g, out);
+	}
+	config_destroy(&cfg);
+	if (!rc && !out->name[0])
+		snprintf(out->name, sizeof out->name, "%.47s", name);
+	return rc;
+}

@@ -1,0 +1,93 @@
+/* The input pipeline of a data-parallel job: storage reads, CPU workers
+ * that decode and batch, the host-to-device copy, as fluid tasks of the DP
+ * task graph on the cluster's storage, CPU and link resources; and, after
+ * the run, which stage limits it and what would fix it.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_DATA_LOADER_H
+#define TS_DATA_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "data/catalog.h"
+#include "io/scenario.h"
+#include "net/net.h"
+#include "par/dp.h"
+#include "par/graph.h"
+
+/* Share of a node's RAM the page cache may hold: an assumption (the OS, the
+ * training processes and their workers' copies of the model and batches
+ * keep the rest). A dataset no larger is read from memory after the first
+ * epoch. */
+#define DATA_PAGE_CACHE_FRACTION 0.75
+/* A pageable (not pinned) host buffer is copied by the CUDA driver through
+ * a pinned staging buffer, one extra host copy per transfer: an assumption
+ * that this halves the rate the PCIe path would give a pinned copy. */
+#define DATA_PAGEABLE_FRACTION 0.5
+/* Data stall above this fraction of the iteration makes a run loader-bound
+ * (the verdict of data_loader_explain and of the validation tests). */
+#define DATA_LOADER_BOUND_FRACTION 0.05
+
+/* Stages of the pipeline, in order (absent stages are skipped). */
+enum data_stage { DATA_READ, DATA_DECODE, DATA_H2D, DATA_STAGE_COUNT_ };
+
+/* What the pipeline does per batch on one GPU. Plain record. */
+struct data_plan {
+	struct data_dataset dataset;	 /* the dataset */
+	struct data_storage storage;	 /* where batches are read from (page-cache when cached) */
+	char storage_name[48];		 /* the storage the scenario names (before caching) */
+	bool cached;			 /* the dataset fits in the page cache: reads from memory */
+	bool pinned;			 /* host batches in pinned memory */
+	double samples_per_batch;	 /* samples per micro-batch per GPU */
+	double read_bytes;		 /* bytes read per batch */
+	double decode_core_s;		 /* CPU core-seconds per batch */
+	double h2d_bytes;		 /* bytes copied to the GPU per batch */
+	uint32_t workers;		 /* workers per GPU */
+	uint32_t cores;			 /* cores of a node for workers, 0 = not given (unbounded) */
+	double dataset_bytes;		 /* the whole dataset on disk */
+	double cache_bytes;		 /* page cache of a node (0 when its RAM is not given) */
+	uint32_t queue;			 /* batches loaded ahead */
+	bool active;			 /* false: nothing to load (synthetic data) */
+};
+
+struct data_loader;
+
+/* Plan the input pipeline of scenario sc (borrowed; its cluster, catalog
+ * root and data group) for `dp` GPUs, one rank class (class_mode) or one per
+ * GPU, and create its resources in f (storage, CPU pools; the links come
+ * from net). The dataset is sc->data.dataset, by default "c4-tokens" for
+ * transformers and "synthetic" for layer-list models; the storage is
+ * sc->data.storage, by default "local-nvme". Returns 0, or TS_EUNKNOWN_NAME
+ * (dataset or storage, with the closest names), the errors of
+ * data_catalog_load and data_dataset_load, or TS_ENOMEM, with `err` naming
+ * the scenario line of the key. Free with data_loader_destroy. */
+int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, struct ts_fluid *f,
+		       uint32_t dp, bool class_mode, struct data_loader **out,
+		       struct ts_error *err);
+void data_loader_destroy(struct data_loader *l);
+
+/* The pipeline for dp_job.data; NULL when nothing is loaded. Owned by l. */
+const struct dp_data *data_loader_job(const struct data_loader *l);
+const struct data_plan *data_loader_plan(const struct data_loader *l);
+
+/* After graph_run: the busy fraction of each stage's stream of rank class 0
+ * in the window (t0, t1] (the stage nearest 1 limits the loader). `streams`
+ * are the data streams dp_build made (dp_built.data_streams). */
+void data_loader_busy(const struct data_loader *l, const struct ts_graph *g,
+		      const uint32_t *streams, ts_time t0, ts_time t1,
+		      double busy[DATA_STAGE_COUNT_]);
+
+/* Whether a run with this data stall per iteration is loader-bound (stall
+ * above DATA_LOADER_BOUND_FRACTION of the iteration). */
+bool data_loader_bound(double data_stall_s, double iteration_s);
+
+/* One line for the report when the run is loader-bound: the share of the
+ * iteration lost, the stage that limits (from `busy`) and what would fix it
+ * (more workers while cores are left, faster storage or caching, pinned
+ * memory). Writes to buf (size n). */
+void data_loader_explain(const struct data_loader *l, const double busy[DATA_STAGE_COUNT_],
+			 double data_stall_s, double iteration_s, char *buf, size_t n);
+
+#endif

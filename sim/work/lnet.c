@@ -1,0 +1,525 @@
+/* Layer-list models: parsing, and one walk over the list that yields every
+ * op with its shape, FLOPs, bytes, parameters and saved activations.
+ * SPDX-License-Identifier: MIT */
+
+/* The walk keeps the shape of one sample: channels x height x width in
+ * the convolutional part, tokens x width after a patch embedding. Each
+ * entry turns into ops (a bottleneck block into its three convolutions,
+ * norms, activations, the projection shortcut of its first block and the
+ * residual add); the same walk counts parameters and FLOPs (batch 1, not
+ * stored), checks that an entry fits the shape before it (at parse time),
+ * and fills the op list of a micro-batch. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <libconfig.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/suggest.h"
+#include "work/lnet.h"
+
+static const char *const op_names[TS_LOP_COUNT_] = {
+    "conv", "bn", "relu", "maxpool", "avgpool", "linear", "bottleneck", "patch", "encoder",
+    "layernorm"};
+
+/* ---- the walk ------------------------------------------------------------ */
+
+struct walk {
+	const struct ts_model *m;
+	double b;		/* samples */
+	double e, ew;		/* activation and weight bytes per element */
+	bool flash;		/* attention as flash */
+	bool tokens;		/* after a patch embedding */
+	double C, H, W;		/* image shape per sample */
+	double T, D;		/* tokens and width per sample */
+	bool first_conv;	/* no conv seen yet: no input gradient */
+	uint32_t block;
+	/* sinks */
+	struct work_lnet_op *ops;
+	size_t n, cap;
+	bool store;
+	int rc;
+	double params, flops;
+	const struct ts_layer *bad; /* entry that does not fit */
+	char why[160];
+};
+
+static void emit(struct walk *w, const struct work_op *op)
+{
+	w->params += op->params;
+	w->flops += op->fwd_flops;
+	if (!w->store || w->rc)
+		return;
+	if (ts_grow((void **)&w->ops, &w->cap, w->n + 1, sizeof *w->ops)) {
+		w->rc = TS_ENOMEM;
+		return;
+	}
+	memset(&w->ops[w->n], 0, sizeof w->ops[w->n]);
+	w->ops[w->n].c.op = *op;
+	w->ops[w->n].block = w->block;
+	w->n++;
+}
+
+/* A GEMM with weights: Y[m x n] = X[m x k] W[k x n]; in/out elements of its
+ * activations. */
+static void gemm(struct walk *w, const char *name, double m, double n, double k, double params,
+		 double in, double out)
+{
+	struct work_op op = {.kind = WORK_GEMM, .m = m, .n = n, .k = k, .batch = 1.0};
+	snprintf(op.name, sizeof op.name, "%s", name);
+	double f = 2.0 * m * n * k;
+	op.fwd_flops = f;
+	op.dgrad_flops = w->first_conv ? 0.0 : f;
+	op.wgrad_flops = f;
+	op.fwd_bytes = (in + out) * w->e + params * w->ew;
+	op.dgrad_bytes = w->first_conv ? 0.0 : (in + out) * w->e + params * w->ew;
+	op.wgrad_bytes = (in + out) * w->e + params * w->ew;
+	op.params = params;
+	op.saved_bytes = in * w->e;
+	op.kernels = 1;
+	op.bwd_kernels = w->first_conv ? 1 : 2;
+	emit(w, &op);
+}
+
+/* A memory-bound op over `elems` elements: fwd and bwd passes over them. */
+static void mem(struct walk *w, const char *name, double elems, double fwd, double bwd,
+		double params, double saved)
+{
+	struct work_op op = {.kind = WORK_MEMBOUND, .batch = 1.0};
+	snprintf(op.name, sizeof op.name, "%s", name);
+	op.fwd_bytes = fwd * elems * w->e;
+	op.dgrad_bytes = bwd * elems * w->e;
+	op.params = params;
+	op.saved_bytes = saved * w->e;
+	op.kernels = 1;
+	op.bwd_kernels = 1;
+	emit(w, &op);
+}
+
+static double img(const struct walk *w)
+{
+	return w->b * w->C * w->H * w->W;
+}
+
+static void conv(struct walk *w, double out, double k, double s)
+{
+	double Ho = ceil(w->H / s), Wo = ceil(w->W / s);
+	double in = img(w), params = w->C * k * k * out;
+	gemm(w, "conv", w->b * Ho * Wo, out, w->C * k * k, params, in, w->b * out * Ho * Wo);
+	w->first_conv = false;
+	w->C = out;
+	w->H = Ho;
+	w->W = Wo;
+}
+
+static void bn(struct walk *w)
+{
+	/* statistics pass + normalise pass forward; two passes over x and dy
+	 * backward plus the write of dx */
+	mem(w, "bn", img(w), 3.0, 5.0, 2.0 * w->C, img(w));
+}
+
+static void relu(struct walk *w)
+{
+	mem(w, "relu", img(w), 2.0, 3.0, 0.0, img(w));
+}
+
+static void bottleneck(struct walk *w, double mid, double out, double stride)
+{
+	double C0 = w->C, H0 = w->H, W0 = w->W;
+	conv(w, mid, 1.0, 1.0);
+	bn(w);
+	relu(w);
+	conv(w, mid, 3.0, stride); /* v1.5: the stride sits in the 3x3 conv */
+	bn(w);
+	relu(w);
+	conv(w, out, 1.0, 1.0);
+	bn(w);
+	if (C0 != out || stride != 1.0) { /* projection shortcut */
+		double C1 = w->C, H1 = w->H, W1 = w->W;
+		w->C = C0;
+		w->H = H0;
+		w->W = W0;
+		conv(w, out, 1.0, stride);
+		bn(w);
+		w->C = C1;
+		w->H = H1;
+		w->W = W1;
+	}
+	mem(w, "add", img(w), 3.0, 0.0, 0.0, 0.0);
+	relu(w);
+}
+
+static void encoder(struct walk *w, double heads, double f)
+{
+	double b = w->b, T = w->T, D = w->D, x = b * T * D;
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+	gemm(w, "qkv", b * T, 3.0 * D, D, 3.0 * D * D + 3.0 * D, x, 3.0 * x);
+	struct work_op a = {.m = T, .n = T, .k = D / heads, .batch = b * heads};
+	snprintf(a.name, sizeof a.name, "attn");
+	a.fwd_flops = 4.0 * b * T * T * D;
+	if (w->flash) {
+		a.kind = WORK_ATTN_FLASH;
+		a.dgrad_flops = 2.5 * a.fwd_flops;
+		a.fwd_bytes = 4.0 * x * w->e;
+		a.dgrad_bytes = 8.0 * x * w->e;
+		a.saved_bytes = 4.0 * x * w->e;
+	} else {
+		double sc = b * heads * T * T;
+		a.kind = WORK_ATTN_CORE;
+		a.dgrad_flops = 2.0 * a.fwd_flops;
+		a.fwd_bytes = 2.0 * sc * w->e;
+		a.dgrad_bytes = 3.0 * sc * w->e;
+		a.saved_bytes = (sc + 3.0 * x) * w->e;
+	}
+	a.kernels = w->flash ? 1 : 3;
+	a.bwd_kernels = w->flash ? 1 : 4;
+	emit(w, &a);
+	gemm(w, "proj", b * T, D, D, D * D + D, x, x);
+	mem(w, "add", x, 3.0, 0.0, 0.0, 0.0);
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+	gemm(w, "fc1", b * T, f, D, D * f + f, x, b * T * f);
+	mem(w, "gelu", b * T * f, 2.0, 3.0, 0.0, b * T * f);
+	gemm(w, "fc2", b * T, D, f, f * D + D, b * T * f, x);
+	mem(w, "add", x, 3.0, 0.0, 0.0, 0.0);
+}
+
+static bool fail_fit(struct walk *w, const struct ts_layer *l, const char *why)
+{
+	w->bad = l;
+	snprintf(w->why, sizeof w->why, "%s", why);
+	return false;
+}
+
+/* Walk the whole list; false (w->bad, w->why) when an entry does not fit. */
+static bool walk_all(struct walk *w)
+{
+	const struct ts_model *m = w->m;
+	w->C = m->in_c;
+	w->H = m->in_h;
+	w->W = m->in_w;
+	w->tokens = false;
+	w->first_conv = true;
+	for (uint32_t i = 0; i < m->nlnet && !w->rc; i++) {
+		const struct ts_layer *l = &m->lnet[i];
+		bool image = l->op == TS_LOP_CONV || l->op == TS_LOP_BN || l->op == TS_LOP_MAXPOOL ||
+			     l->op == TS_LOP_AVGPOOL || l->op == TS_LOP_BOTTLENECK ||
+			     l->op == TS_LOP_PATCH;
+		if (image && w->tokens)
+			return fail_fit(w, l, "an image op after the patch embedding");
+		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM) && !w->tokens)
+			return fail_fit(w, l, "a token op before a patch embedding");
+		for (int32_t r = 0; r < (l->repeat > 0 ? l->repeat : 1); r++) {
+			w->block++;
+			switch (l->op) {
+			case TS_LOP_CONV: conv(w, l->out, l->kernel, l->stride); break;
+			case TS_LOP_BN: bn(w); break;
+			case TS_LOP_RELU:
+				if (w->tokens)
+					mem(w, "relu", w->b * w->T * w->D, 2.0, 3.0, 0.0,
+					    w->b * w->T * w->D);
+				else
+					relu(w);
+				break;
+			case TS_LOP_LAYERNORM:
+				mem(w, "ln", w->b * w->T * w->D, 3.0, 5.0, 2.0 * w->D,
+				    w->b * w->T * w->D);
+				break;
+			case TS_LOP_MAXPOOL: {
+				double in = img(w);
+				w->H = ceil(w->H / l->stride);
+				w->W = ceil(w->W / l->stride);
+				mem(w, "maxpool", in + img(w), 1.0, 1.0, 0.0, in);
+				break;
+			}
+			case TS_LOP_AVGPOOL: {
+				double in = img(w);
+				w->H = w->W = 1.0;
+				mem(w, "avgpool", in + img(w), 1.0, 1.0, 0.0, 0.0);
+				break;
+			}
+			case TS_LOP_LINEAR: {
+				double k = w->tokens ? w->D : w->C * w->H * w->W;
+				gemm(w, "linear", w->b, l->out, k, k * l->out + l->out, w->b * k,
+				     w->b * l->out);
+				w->tokens = false;
+				w->C = l->out;
+				w->H = w->W = 1.0;
+				break;
+			}
+			case TS_LOP_BOTTLENECK:
+				bottleneck(w, l->mid, l->out, r == 0 ? l->stride : 1.0);
+				break;
+			case TS_LOP_PATCH: {
+				double p = l->kernel;
+				if (fmod(w->H, p) != 0.0 || fmod(w->W, p) != 0.0)
+					return fail_fit(w, l, "a patch size that does not divide the image");
+				double np = (w->H / p) * (w->W / p), D = l->out;
+				gemm(w, "patch", w->b * np, D, w->C * p * p,
+				     w->C * p * p * D + D + (np + 2.0) * D, img(w), w->b * np * D);
+				w->first_conv = false;
+				w->tokens = true;
+				w->T = np + 1.0;
+				w->D = D;
+				mem(w, "pos", w->b * w->T * w->D, 3.0, 1.0, 0.0, 0.0);
+				break;
+			}
+			case TS_LOP_ENCODER:
+				if (fmod(w->D, l->heads) != 0.0)
+					return fail_fit(w, l, "heads that do not divide the width");
+				encoder(w, l->heads, l->mid);
+				break;
+			default: break;
+			}
+		}
+	}
+	return true;
+}
+
+static void walk_init(struct walk *w, const struct ts_model *m, double b, enum ts_dtype d)
+{
+	memset(w, 0, sizeof *w);
+	w->m = m;
+	w->b = b;
+	w->e = work_act_bytes(d);
+	w->ew = ts_dtype_bytes(d);
+	w->flash = d == TS_FP16 || d == TS_BF16 || d == TS_FP8;
+}
+
+double work_lnet_params(const struct ts_model *m)
+{
+	struct walk w;
+	walk_init(&w, m, 1.0, TS_BF16);
+	walk_all(&w);
+	return w.params;
+}
+
+double work_lnet_fwd_flops(const struct ts_model *m)
+{
+	struct walk w;
+	walk_init(&w, m, 1.0, TS_BF16);
+	walk_all(&w);
+	return w.flops;
+}
+
+/* Weight gradient of a convolution with split-K: dW = X^T dY is a small
+ * K x N output reduced over M = batch x pixels, far fewer output tiles than
+ * SMs; cuDNN and cuBLAS split such a reduction into S chunks computed side
+ * by side and summed. S = ceil(SMs / tiles), keeping each chunk at least
+ * 4 x K0 long (so K/(K+K0) stays at 0.8 or more); each chunk is timed by
+ * work_gemm_eff_batched and the whole never faster than its bytes at HBM
+ * bandwidth. A modelling choice, not fitted to any measurement. */
+static double split_k_wgrad_s(const struct hw_gpu_type *g, enum ts_dtype d,
+			      const struct work_calib *c, const struct work_op *op)
+{
+	double tiles = ceil(op->k / c->tile_m) * ceil(op->n / c->tile_n);
+	double S = fmin(ceil((double)g->sms / tiles), floor(op->m / (4.0 * c->gemm_k0)));
+	if (!(S > 1.0) || !(op->wgrad_flops > 0.0))
+		return INFINITY;
+	double eff = work_gemm_eff_batched(g, d, c, op->k, op->n, op->m / S, S);
+	if (!(eff > 0.0))
+		return INFINITY;
+	return fmax(op->wgrad_flops / (g->peak_flops[d] * eff), op->wgrad_bytes / work_hbm_Bps(g, c));
+}
+
+int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d,
+		  const struct hw_gpu_type *g, const struct work_calib *c,
+		  struct work_lnet_op **ops, size_t *n, struct ts_error *err)
+{
+	*ops = NULL;
+	*n = 0;
+	if ((unsigned)d >= TS_DTYPE_COUNT_ || !(g->peak_flops[d] > 0.0))
+		return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "training.precision",
+				    "GPU %s has no %s peak in the catalog", g->name,
+				    ts_dtype_name(d));
+	struct walk w;
+	walk_init(&w, m, (double)micro_batch, d);
+	w.store = true;
+	walk_all(&w);
+	if (w.rc) {
+		ts_free(w.ops, w.cap * sizeof *w.ops);
+		return ts_error_set(err, w.rc, NULL, 0, NULL, "out of memory");
+	}
+	for (size_t i = 0; i < w.n; i++) {
+		struct work_op_cost *oc = &w.ops[i].c;
+		oc->fwd_s = work_op_time(g, d, c, &oc->op, WORK_FWD);
+		oc->dgrad_s = work_op_time(g, d, c, &oc->op, WORK_DGRAD);
+		oc->wgrad_s = work_op_time(g, d, c, &oc->op, WORK_WGRAD);
+		if (oc->op.kind == WORK_GEMM)
+			oc->wgrad_s = fmin(oc->wgrad_s, split_k_wgrad_s(g, d, c, &oc->op));
+	}
+	/* hand over an array of exactly n */
+	if (w.n < w.cap) {
+		struct work_lnet_op *a = ts_realloc(w.ops, w.cap * sizeof *a, w.n * sizeof *a);
+		if (a || w.n == 0) {
+			w.ops = a;
+			w.cap = w.n;
+		}
+	}
+	if (w.cap != w.n) {
+		ts_free(w.ops, w.cap * sizeof *w.ops);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	*ops = w.ops;
+	*n = w.n;
+	return 0;
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+static int pfail(struct ts_error *err, const char *file, const config_setting_t *s,
+		 const char *prefix, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static int pfail(struct ts_error *err, const char *file, const config_setting_t *s,
+		 const char *prefix, const char *key, const char *fmt, ...)
+{
+	char k[200], msg[400];
+	va_list ap;
+	snprintf(k, sizeof k, "%s%s", prefix, key);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ts_error_set(err, TS_EINVALID, file, s ? (int)config_setting_source_line(s) : 0, k,
+			    "%s", msg);
+}
+
+/* A positive integer member (0 when absent and not required). */
+static int pint(const config_setting_t *g, const char *name, bool required, int32_t max,
+		const char *file, const char *prefix, int32_t *out, struct ts_error *err)
+{
+	const config_setting_t *s = config_setting_get_member(g, name);
+	*out = 0;
+	if (!s) {
+		if (!required)
+			return 0;
+		int rc = pfail(err, file, g, prefix, name,
+			       "found no value, expected a positive integer (required here)");
+		return rc;
+	}
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
+		pfail(err, file, s, prefix, name, "found a value that is not an integer, expected "
+						  "a positive integer");
+		return err ? (err->code = TS_ETYPE) : TS_ETYPE;
+	}
+	long long v = config_setting_get_int64(s);
+	if (v < 1 || v > max) {
+		pfail(err, file, s, prefix, name, "found %lld, expected 1 to %d", v, (int)max);
+		return err ? (err->code = TS_ERANGE) : TS_ERANGE;
+	}
+	*out = (int32_t)v;
+	return 0;
+}
+
+int work_lnet_parse(const void *setting, const char *file, const char *prefix, struct ts_model *m,
+		    struct ts_error *err)
+{
+	const config_setting_t *g = setting;
+	const config_setting_t *in = config_setting_get_member(g, "input");
+	const config_setting_t *ll = config_setting_get_member(g, "layer_list");
+	char pre[200];
+	int rc;
+	if (in) {
+		snprintf(pre, sizeof pre, "%sinput.", prefix);
+		if (!config_setting_is_group(in))
+			return pfail(err, file, in, prefix, "input",
+				     "found a value that is not a group, expected input = { "
+				     "channels = 3; height = 224; width = 224; }");
+		if ((rc = pint(in, "channels", true, 1 << 20, file, pre, &m->in_c, err)) ||
+		    (rc = pint(in, "height", true, 1 << 20, file, pre, &m->in_h, err)) ||
+		    (rc = pint(in, "width", true, 1 << 20, file, pre, &m->in_w, err)))
+			return rc;
+	}
+	if (!ll)
+		return m->in_c ? 0 : pfail(err, file, g, prefix, "layer_list",
+					   "found input without a layer list, expected layer_list");
+	if (!config_setting_is_list(ll))
+		return pfail(err, file, ll, prefix, "layer_list",
+			     "found a value that is not a list, expected layer_list = ( { op = "
+			     "\"conv\"; ... }, ... )");
+	int n = config_setting_length(ll);
+	if (n < 1 || n > TS_MAX_LAYER_ENTRIES) {
+		pfail(err, file, ll, prefix, "layer_list", "found %d entries, expected 1 to %d", n,
+		      TS_MAX_LAYER_ENTRIES);
+		return err ? (err->code = TS_ELIMIT) : TS_ELIMIT;
+	}
+	static const char *const keys[] = {"op",     "out",   "mid",   "kernel",
+					   "stride", "heads", "repeat"};
+	m->nlnet = 0;
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(ll, (unsigned)i);
+		snprintf(pre, sizeof pre, "%slayer_list.[%d].", prefix, i);
+		if (!config_setting_is_group(e))
+			return pfail(err, file, e, pre, "", "found a value that is not a group, "
+							    "expected { op = \"conv\"; ... }");
+		for (int j = 0; j < config_setting_length(e); j++) {
+			const char *nm = config_setting_name(config_setting_get_elem(e, (unsigned)j));
+			size_t k = 0;
+			while (k < 7 && strcmp(keys[k], nm))
+				k++;
+			if (k == 7) {
+				char sugg[100];
+				ts_suggest(nm, keys, 7, 1, sugg, sizeof sugg);
+				pfail(err, file, config_setting_get_elem(e, (unsigned)j), pre, nm,
+				      "found an unknown key, expected a layer key%s%s",
+				      sugg[0] ? "; did you mean " : "", sugg);
+				return err ? (err->code = TS_EUNKNOWN_KEY) : TS_EUNKNOWN_KEY;
+			}
+		}
+		const char *op = NULL;
+		if (!config_setting_lookup_string(e, "op", &op))
+			return pfail(err, file, e, pre, "op",
+				     "found no op string, expected one of conv, bn, relu, maxpool, "
+				     "avgpool, linear, bottleneck, patch, encoder, layernorm");
+		struct ts_layer *l = &m->lnet[m->nlnet];
+		memset(l, 0, sizeof *l);
+		l->line = (int)config_setting_source_line(e);
+		int k = 0;
+		while (k < TS_LOP_COUNT_ && strcmp(op_names[k], op))
+			k++;
+		if (k == TS_LOP_COUNT_) {
+			char sugg[100];
+			ts_suggest(op, op_names, TS_LOP_COUNT_, 1, sugg, sizeof sugg);
+			pfail(err, file, config_setting_get_member(e, "op"), pre, "op",
+			      "found \"%s\", expected a layer op%s%s", op,
+			      sugg[0] ? "; did you mean " : "", sugg);
+			return err ? (err->code = TS_EUNKNOWN_NAME) : TS_EUNKNOWN_NAME;
+		}
+		l->op = (enum ts_layer_op)k;
+		bool need_out = k == TS_LOP_CONV || k == TS_LOP_LINEAR || k == TS_LOP_BOTTLENECK ||
+				k == TS_LOP_PATCH;
+		bool need_kernel = k == TS_LOP_CONV || k == TS_LOP_MAXPOOL || k == TS_LOP_PATCH;
+		bool need_mid = k == TS_LOP_BOTTLENECK || k == TS_LOP_ENCODER;
+		if ((rc = pint(e, "out", need_out, 1 << 20, file, pre, &l->out, err)) ||
+		    (rc = pint(e, "kernel", need_kernel, 64, file, pre, &l->kernel, err)) ||
+		    (rc = pint(e, "mid", need_mid, 1 << 20, file, pre, &l->mid, err)) ||
+		    (rc = pint(e, "heads", k == TS_LOP_ENCODER, 4096, file, pre, &l->heads, err)) ||
+		    (rc = pint(e, "stride", false, 64, file, pre, &l->stride, err)) ||
+		    (rc = pint(e, "repeat", false, 1000, file, pre, &l->repeat, err)))
+			return rc;
+		if (!l->stride)
+			l->stride = k == TS_LOP_MAXPOOL ? l->kernel : 1;
+		if (!l->repeat)
+			l->repeat = 1;
+		m->nlnet++;
+	}
+	if (!m->in_c)
+		return pfail(err, file, g, prefix, "input",
+			     "found a layer list without input, expected input = { channels; "
+			     "height; width; }");
+	struct walk w;
+	walk_init(&w, m, 1.0, TS_BF16);
+	if (!walk_all(&w)) {
+		char k[200];
+		snprintf(k, sizeof k, "%slayer_list", prefix);
+		return ts_error_set(err, TS_EINVALID, file, w.bad->line, k,
+				    "found %s (entry %s), expected a list whose entries fit the "
+				    "shape before them",
+				    w.why, op_names[w.bad->op]);
+	}
+	return 0;
+}

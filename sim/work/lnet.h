@@ -1,0 +1,68 @@
+/* Layer-list models (family = "layers"): CNNs, vision transformers and
+ * detectors as a list of convolutions, norms, pools, linear layers and
+ * blocks, from which parameters, FLOPs, activation bytes and ops follow.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_WORK_LNET_H
+#define TS_WORK_LNET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "work/compute.h"
+#include "work/model.h"
+#include "work/ops.h"
+
+/* Parse `input = { channels; height; width; }` and `layer_list = ( ... )` of
+ * model group `setting` (a config_setting_t *, as void * to keep libconfig
+ * out of this header) of `file` into m->in_* and m->lnet. Entries:
+ *   { op = "conv"; out = 64; kernel = 7; stride = 2; }   same padding
+ *   { op = "bn"; }  { op = "relu"; }  { op = "layernorm"; }
+ *   { op = "maxpool"; kernel = 3; stride = 2; }  { op = "avgpool"; }  (global)
+ *   { op = "linear"; out = 1000; }  (on the pooled features, or the class token)
+ *   { op = "bottleneck"; mid = 64; out = 256; stride = 1; repeat = 3; }
+ *   { op = "patch"; kernel = 16; out = 768; }  (ViT patches plus a class token)
+ *   { op = "encoder"; heads = 12; mid = 3072; repeat = 12; }
+ * Returns 0 or TS_ETYPE, TS_ERANGE, TS_EUNKNOWN_KEY, TS_EUNKNOWN_NAME,
+ * TS_EINVALID (an entry that does not fit the shape before it) or
+ * TS_ELIMIT (more than TS_MAX_LAYER_ENTRIES), with `err` naming file, line
+ * and key. */
+int work_lnet_parse(const void *setting, const char *file, const char *prefix, struct ts_model *m,
+		    struct ts_error *err);
+
+/* Parameters of a layer-list model: conv C_in·k²·C_out (no bias, followed
+ * by batch norm), batch norm 2C, linear F·out + out, patch embedding
+ * p²·C·D + D plus (T+1)·D positions and a class token D, encoder block
+ * 4D² + 4D (QKV, projection) + 2·D·f + f + D (MLP) + 4D (two LayerNorms),
+ * layernorm 2D. ResNet-50 gives 25.6 M and ViT-B/16 86.6 M, the published
+ * counts (tests/check_lnet.c). */
+double work_lnet_params(const struct ts_model *m);
+
+/* Forward FLOPs of one sample (2 per multiply-add; convolutions and linear
+ * layers as GEMMs, attention 4·T²·D per encoder block). */
+double work_lnet_fwd_flops(const struct ts_model *m);
+
+/* One op of a layer-list model with the index of the layer-list block it
+ * belongs to (for layer-granularity units). */
+struct work_lnet_op {
+	struct work_op_cost c;
+	uint32_t block;	 /* index of the entry (and repeat) it comes from */
+};
+
+/* The ops of one micro-batch of `micro_batch` samples at precision d with
+ * their times on GPU g (work_op_time), in forward order, into a new array
+ * *ops of *n (free with ts_free(*ops, *n * sizeof **ops)). Convolutions are
+ * implicit GEMMs, M = batch·H_out·W_out, N = C_out, K = C_in·k², timed with
+ * work_gemm_eff; norms, activations, pools and residual adds are
+ * memory-bound (bytes at achievable HBM bandwidth: batch norm reads its
+ * input twice and writes once forward, reads input and gradient twice and
+ * writes once backward); attention is flash for fp16/bf16, unfused
+ * otherwise. The first convolution computes no input gradient. Saved
+ * bytes are each op's input at activation precision. Returns 0, TS_ENOMEM,
+ * or TS_EUNSUPPORTED when g lacks dtype d. */
+int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d,
+		  const struct hw_gpu_type *g, const struct work_calib *c,
+		  struct work_lnet_op **ops, size_t *n, struct ts_error *err);
+
+#endif
