@@ -4,6 +4,7 @@
 # SPDX-License-Identifier: MIT
 load plotdir.'/common.gp'
 set title 'Time per iteration: '.title_in noenhanced
+set yrange [0:*]
 set ylabel 'time per iteration (s)'
 set xlabel 'configuration'
 set style data histograms

@@ -5,6 +5,7 @@
 # SPDX-License-Identifier: MIT
 load plotdir.'/common.gp'
 set title 'Memory per GPU: '.title_in noenhanced
+set yrange [0:*]
 set ylabel 'memory per GPU (GiB)'
 set xlabel 'configuration'
 set style data histograms
