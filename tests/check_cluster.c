@@ -561,6 +561,48 @@ START_TEST(bad_overrides_out_of_range)
 }
 END_TEST
 
+/* Fabric keys: each bad value names cluster.fabric.KEY at the fabric's line. */
+START_TEST(bad_fabric_keys)
+{
+	struct ts_error e;
+	e = load_bad(15, "  fabric = { topology = \"fattree\"; };\n", TS_EUNKNOWN_NAME);
+	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 15, "cluster.fabric.topology");
+	ck_assert_ptr_nonnull(strstr(e.msg, "fat-tree"));
+	e = load_bad(15, "  fabric = { topology = \"rail\"; nodes_per_leaf = 2; levels = 4; };\n",
+		     TS_ERANGE);
+	assert_error(&e, TS_ERANGE, "bad.cfg", 15, "cluster.fabric.levels");
+	e = load_bad(15,
+		     "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; "
+		     "oversubscription = 0.5; };\n",
+		     TS_ERANGE);
+	assert_error(&e, TS_ERANGE, "bad.cfg", 15, "cluster.fabric.oversubscription");
+	e = load_bad(15,
+		     "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; routing = \"hash\"; "
+		     "};\n",
+		     TS_EUNKNOWN_NAME);
+	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 15, "cluster.fabric.routing");
+	/* 3 nodes of one port per leaf and 3 uplinks do not fit 3 ports */
+	e = load_bad(15, "  fabric = { topology = \"fat-tree\"; radix = 3; nodes_per_leaf = 3; };\n",
+		     TS_ERANGE);
+	assert_error(&e, TS_ERANGE, "bad.cfg", 15, "cluster.fabric.radix");
+	/* 2 nodes, one per leaf (1 down, 1 up): 2 leaves fit a radix of 2 */
+	load_bad(15, "  fabric = { topology = \"fat-tree\"; radix = 2; };\n", 0);
+	e = load_bad(15, "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; link = \"ib-hdx\"; };\n",
+		     TS_EUNKNOWN_NAME);
+	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 15, "cluster.fabric.link");
+	e = load_bad(15, "  fabric = { topology = \"torus2d\"; dims = [2, 2, 2]; };\n", TS_EINVALID);
+	assert_error(&e, TS_EINVALID, "bad.cfg", 15, "cluster.fabric.dims");
+	e = load_bad(15, "  fabric = { topology = \"torus2d\"; dims = \"2x1\"; };\n", TS_ETYPE);
+	assert_error(&e, TS_ETYPE, "bad.cfg", 15, "cluster.fabric.dims");
+	e = load_bad(15, "  fabric = { topology = \"switch\"; spine = 2; };\n", TS_EUNKNOWN_KEY);
+	ck_assert_ptr_nonnull(strstr(e.msg, "spines"));
+	/* link count bonds parallel links */
+	e = load_bad(11, "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; count = -1; },\n",
+		     TS_ERANGE);
+	assert_error(&e, TS_ERANGE, "bad.cfg", 11, "cluster.node.links[0].count");
+}
+END_TEST
+
 static Suite *cluster_suite(void)
 {
 	Suite *s = suite_create("cluster");
@@ -586,6 +628,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, bad_zero_or_negative_bandwidth);
 	tcase_add_test(tc, bad_link_to_unknown_group);
 	tcase_add_test(tc, bad_overrides_out_of_range);
+	tcase_add_test(tc, bad_fabric_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
