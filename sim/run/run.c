@@ -512,7 +512,8 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	bottleneck(out);
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
 		double busy[DATA_STAGE_COUNT_];
-		data_loader_busy(ld, g, built.data_streams, w0, w1, busy);
+		/* over the whole run: the loader may have run ahead of the window */
+		data_loader_busy(ld, g, built.data_streams, 0, w1, busy);
 		data_loader_explain(ld, busy, out->data_stall_s, T, out->bottleneck,
 				    sizeof out->bottleneck);
 	}
