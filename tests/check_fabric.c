@@ -56,8 +56,8 @@ static int load_text(const char *text, struct hw_cluster **c, struct ts_error *e
 	config_init(&cfg);
 	ck_assert_msg(config_read_string(&cfg, text) == CONFIG_TRUE, "syntax: %s line %d",
 		      config_error_text(&cfg), config_error_line(&cfg));
-	int rc = hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "inline.cfg", NULL,
-					 c, e);
+	int rc =
+	    hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "inline.cfg", NULL, c, e);
 	config_destroy(&cfg);
 	return rc;
 }
@@ -121,29 +121,29 @@ START_TEST(bundled_counts)
 		uint32_t nodes, gpus, nics, devs, links, classes;
 		bool nvls;
 	} want[] = {
-		/* 8 GPU + 4 PCIe + 2 CPU + 4 NIC + switch; 16 NVLink pairs x 2 + 8
-		 * GPU-PCIe x 2 + 4 NIC-PCIe x 2 + 4 PCIe-CPU x 2 + QPI x 2 = 66 per
-		 * node, + 4 NICs x 2 */
-		{"dgx1-v100", "V100-SXM2-32GB", 1, 8, 4, 19, 74, 74, false},
-		/* 8 GPU + 2 CPU + 2 NIC + switch; 4 bridges, 8 GPU-CPU, 2 NIC-CPU,
-		 * xGMI (x 2 directions) = 30, + 2 x 2 fabric */
-		{"a100-pcie-8x-bridged", "A100-PCIe-80GB", 1, 8, 2, 13, 34, 34, false},
-		/* 8 GPU + 4 PCIe + 2 CPU + NIC + switch; (8 + 4 + 1 + 1) x 2 = 28 + 2 */
-		{"pcie-8gpu", "RTX-5090", 1, 8, 1, 16, 30, 30, false},
-		/* 2 GPU + CPU + NIC + switch; (1 + 2 + 1) x 2 + 2 */
-		{"h100-pcie-bridged", "H100-PCIe-80GB", 1, 2, 1, 5, 10, 10, false},
-		{"dgx-h100", "H100-SXM5-80GB", 1, 8, 8, 24, 74, 74, true},
-		{"dgx-h200", "H200-SXM", 1, 8, 8, 24, 74, 74, true},
-		{"dgx-b200", "B200", 1, 8, 8, 24, 74, 74, true},
-		{"dgx-a100-80gb", "A100-SXM4-80GB", 1, 8, 8, 24, 74, 74, false},
-		/* 2 nodes x (4 GPU + CPU + NIC) + switch; 2 x 10 + 2 x 2; 10 + 2 */
-		{"azure-v100-25g", "V100-PCIe-16GB", 2, 8, 1, 13, 24, 12, false},
-		/* 8 DGX A100 (23 devices, 58 links) + 4 leaves + 8 spines; 8 x 58 +
-		 * 8 x 8 x 2 NIC links + 4 leaves x 8 uplinks x 2; 58 + 16 + 2 */
-		{"fat-tree-a100", "A100-SXM4-80GB", 8, 64, 8, 196, 656, 76, false},
-		/* 32 DGX H100 + 8 rail leaves + 32 spines; 32 x 58 + 32 x 8 x 2 + 8 x
-		 * 32 x 2; 58 + 16 + 8 rails x 2 */
-		{"rail-h100", "H100-SXM5-80GB", 32, 256, 8, 776, 2880, 90, true},
+	    /* 8 GPU + 4 PCIe + 2 CPU + 4 NIC + switch; 16 NVLink pairs x 2 + 8
+	     * GPU-PCIe x 2 + 4 NIC-PCIe x 2 + 4 PCIe-CPU x 2 + QPI x 2 = 66 per
+	     * node, + 4 NICs x 2 */
+	    {"dgx1-v100", "V100-SXM2-32GB", 1, 8, 4, 19, 74, 74, false},
+	    /* 8 GPU + 2 CPU + 2 NIC + switch; 4 bridges, 8 GPU-CPU, 2 NIC-CPU,
+	     * xGMI (x 2 directions) = 30, + 2 x 2 fabric */
+	    {"a100-pcie-8x-bridged", "A100-PCIe-80GB", 1, 8, 2, 13, 34, 34, false},
+	    /* 8 GPU + 4 PCIe + 2 CPU + NIC + switch; (8 + 4 + 1 + 1) x 2 = 28 + 2 */
+	    {"pcie-8gpu", "RTX-5090", 1, 8, 1, 16, 30, 30, false},
+	    /* 2 GPU + CPU + NIC + switch; (1 + 2 + 1) x 2 + 2 */
+	    {"h100-pcie-bridged", "H100-PCIe-80GB", 1, 2, 1, 5, 10, 10, false},
+	    {"dgx-h100", "H100-SXM5-80GB", 1, 8, 8, 24, 74, 74, true},
+	    {"dgx-h200", "H200-SXM", 1, 8, 8, 24, 74, 74, true},
+	    {"dgx-b200", "B200", 1, 8, 8, 24, 74, 74, true},
+	    {"dgx-a100-80gb", "A100-SXM4-80GB", 1, 8, 8, 24, 74, 74, false},
+	    /* 2 nodes x (4 GPU + CPU + NIC) + switch; 2 x 10 + 2 x 2; 10 + 2 */
+	    {"azure-v100-25g", "V100-PCIe-16GB", 2, 8, 1, 13, 24, 12, false},
+	    /* 8 DGX A100 (23 devices, 58 links) + 4 leaves + 8 spines; 8 x 58 +
+	     * 8 x 8 x 2 NIC links + 4 leaves x 8 uplinks x 2; 58 + 16 + 2 */
+	    {"fat-tree-a100", "A100-SXM4-80GB", 8, 64, 8, 196, 656, 76, false},
+	    /* 32 DGX H100 + 8 rail leaves + 32 spines; 32 x 58 + 32 x 8 x 2 + 8 x
+	     * 32 x 2; 58 + 16 + 8 rails x 2 */
+	    {"rail-h100", "H100-SXM5-80GB", 32, 256, 8, 776, 2880, 90, true},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
 		struct hw_cluster *c = load(want[i].name, 0, 0);
@@ -178,11 +178,11 @@ START_TEST(dgx1_hybrid_cube_mesh)
 	struct hw_cluster *c = load("dgx1-v100", 0, 0);
 	uint32_t r[64];
 	const double nv = 25e9 * 0.72;
-	static const int nv2[8][8] = {
-		/* links per pair as nvidia-smi topo -m shows on a DGX-1V */
-		{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
-		{2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
-		{0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+	static const int nv2[8][8] = {/* links per pair as nvidia-smi topo -m shows on a DGX-1V */
+				      {0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0},
+				      {1, 2, 0, 2, 0, 0, 1, 0}, {2, 1, 2, 0, 0, 0, 0, 1},
+				      {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
+				      {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
 	for (uint32_t a = 0; a < 8; a++) {
 		uint32_t total = 0;
 		for (uint32_t b = 0; b < 8; b++) {
@@ -230,12 +230,12 @@ START_TEST(a100_pcie_bridges_in_pairs)
 			if (a / 2 == b / 2) {
 				ck_assert_uint_eq(n, 1);
 				ck_assert_uint_eq(hw_cluster_link(c, r[0])->type, (uint32_t)br);
-				ck_assert(tu_relerr(hw_cluster_link(c, r[0])->bw_Bps, 300e9 * 0.72) <
-					  1e-12);
+				ck_assert(tu_relerr(hw_cluster_link(c, r[0])->bw_Bps,
+						    300e9 * 0.72) < 1e-12);
 			} else {
 				ck_assert_uint_eq(n, a / 4 == b / 4 ? 2 : 3);
-				ck_assert(tu_relerr(hw_cluster_link(c, r[0])->bw_Bps, 31.5e9 * 0.89) <
-					  1e-12);
+				ck_assert(tu_relerr(hw_cluster_link(c, r[0])->bw_Bps,
+						    31.5e9 * 0.89) < 1e-12);
 			}
 		}
 	hw_cluster_destroy(c);
@@ -345,14 +345,14 @@ START_TEST(fat_tree_routes)
 END_TEST
 
 static const char *const tree3 =
-	"cluster = { name = \"t3\"; nodes = 16; node = { devices = ("
-	"{ name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = 2; },"
-	"{ name = \"sw\"; kind = \"pcie_switch\"; },"
-	"{ name = \"nic\"; kind = \"nic\"; type = \"ib-hdr\"; count = 2; } );"
-	"links = ( { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; },"
-	"{ a = \"nic\"; b = \"sw\"; type = \"pcie4-x16\"; } ); };"
-	"fabric = { topology = \"fat-tree\"; levels = 3; nodes_per_leaf = 2;"
-	" leaves_per_pod = 2; oversubscription = 2.0; link = \"ib-ndr\"; }; };";
+    "cluster = { name = \"t3\"; nodes = 16; node = { devices = ("
+    "{ name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = 2; },"
+    "{ name = \"sw\"; kind = \"pcie_switch\"; },"
+    "{ name = \"nic\"; kind = \"nic\"; type = \"ib-hdr\"; count = 2; } );"
+    "links = ( { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; },"
+    "{ a = \"nic\"; b = \"sw\"; type = \"pcie4-x16\"; } ); };"
+    "fabric = { topology = \"fat-tree\"; levels = 3; nodes_per_leaf = 2;"
+    " leaves_per_pod = 2; oversubscription = 2.0; link = \"ib-ndr\"; }; };";
 
 /* A 3-level tree: 16 nodes of 2 NICs, 2 nodes (4 ports) per leaf and 2
  * uplinks (2:1), 2 leaves per pod: 8 leaves, 4 pods of 2 aggregation
@@ -384,9 +384,8 @@ START_TEST(three_level_fat_tree)
 	config_init(&cfg);
 	ck_assert(config_read_string(&cfg, tree3) == CONFIG_TRUE);
 	struct ts_error e;
-	ck_assert_int_eq(hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "t3", &o,
-						 &c, &e),
-			 0);
+	ck_assert_int_eq(
+	    hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "t3", &o, &c, &e), 0);
 	config_destroy(&cfg);
 	ck_assert(!hw_cluster_symmetric(c));
 	check_class_members(c);
@@ -407,7 +406,7 @@ START_TEST(rail_optimized)
 		size_t n = route(c, a, b, NONE, r); /* same rail, same leaf */
 		ck_assert_uint_eq(n, 6);
 		uint32_t leaf = hw_cluster_link(c, r[2])->dst;
-		ck_assert_uint_eq(leaf, 64 * 23 + i * 2); /* rail i's first leaf */
+		ck_assert_uint_eq(leaf, 64 * 23 + i * 2);		 /* rail i's first leaf */
 		n = route(c, a, hw_cluster_gpu(c, 40 * 8 + i), NONE, r); /* other leaf */
 		ck_assert_uint_eq(n, 8);
 		ck_assert_uint_eq(dst_dev(c, r[3])->group, 1);
@@ -428,12 +427,12 @@ END_TEST
  * shorter way round. */
 START_TEST(torus_routes)
 {
-	struct hw_cluster *c = text(
-		"cluster = { nodes = 16; node = { devices = ("
-		"{ name = \"tpu\"; kind = \"gpu\"; type = \"TPU-v4\"; },"
-		"{ name = \"ici\"; kind = \"nic\"; type = \"tpu-ici-v4\"; } );"
-		"links = ( { a = \"tpu\"; b = \"ici\"; type = \"tpu-ici-v4\"; count = 6; } ); };"
-		"fabric = { topology = \"torus3d\"; dims = [2, 2, 4]; }; };");
+	struct hw_cluster *c =
+	    text("cluster = { nodes = 16; node = { devices = ("
+		 "{ name = \"tpu\"; kind = \"gpu\"; type = \"TPU-v4\"; },"
+		 "{ name = \"ici\"; kind = \"nic\"; type = \"tpu-ici-v4\"; } );"
+		 "links = ( { a = \"tpu\"; b = \"ici\"; type = \"tpu-ici-v4\"; count = 6; } ); };"
+		 "fabric = { topology = \"torus3d\"; dims = [2, 2, 4]; }; };");
 	ck_assert_str_eq(hw_cluster_topology(c), "torus3d");
 	/* 16 x 2 devices + 16 routers; 16 x 2 node links + 16 x 2 NIC links +
 	 * 16 x 6 router links; classes 2 + 2 + 6 */
@@ -453,13 +452,13 @@ START_TEST(torus_routes)
 	struct hw_cluster *bad = NULL;
 	struct ts_error e = {0};
 	ck_assert_int_eq(
-		load_text("cluster = { nodes = 12; node = { devices = ("
-			  "{ name = \"tpu\"; kind = \"gpu\"; type = \"TPU-v4\"; },"
-			  "{ name = \"ici\"; kind = \"nic\"; type = \"tpu-ici-v4\"; } );"
-			  "links = ( { a = \"tpu\"; b = \"ici\"; type = \"tpu-ici-v4\"; } ); };"
-			  "fabric = { topology = \"torus2d\"; dims = [4, 4]; }; };",
-			  &bad, &e),
-		TS_ERANGE);
+	    load_text("cluster = { nodes = 12; node = { devices = ("
+		      "{ name = \"tpu\"; kind = \"gpu\"; type = \"TPU-v4\"; },"
+		      "{ name = \"ici\"; kind = \"nic\"; type = \"tpu-ici-v4\"; } );"
+		      "links = ( { a = \"tpu\"; b = \"ici\"; type = \"tpu-ici-v4\"; } ); };"
+		      "fabric = { topology = \"torus2d\"; dims = [4, 4]; }; };",
+		      &bad, &e),
+	    TS_ERANGE);
 	ck_assert_str_eq(e.key, "cluster.fabric.dims");
 }
 END_TEST
@@ -600,9 +599,16 @@ static void on_done(void *ctx, uint64_t arg)
 static struct coll_plan start_ring(struct world *w, enum coll_op op, const uint32_t *ranks,
 				   uint32_t n, double bytes, uint32_t mult, uint64_t slot)
 {
-	struct coll_spec s = {.op = op, .ranks = ranks, .nranks = n, .bytes = bytes,
-			      .mult = mult, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
-			      .done = on_done, .ctx = w, .arg = slot};
+	struct coll_spec s = {.op = op,
+			      .ranks = ranks,
+			      .nranks = n,
+			      .bytes = bytes,
+			      .mult = mult,
+			      .algo = COLL_ALGO_RING,
+			      .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done,
+			      .ctx = w,
+			      .arg = slot};
 	struct coll_plan p;
 	struct ts_error err;
 	char buf[1200];
@@ -620,8 +626,14 @@ static void start_flow(struct world *w, uint32_t a, uint32_t b, uint32_t via, do
 	struct fluid_use u[64];
 	for (size_t k = 0; k < n; k++)
 		u[k] = (struct fluid_use){net_link_res(w->net, r[k]), 1.0};
-	struct fluid_spec fs = {.work = bytes, .mult = 1, .weight = 1.0, .uses = u,
-				.nuses = (uint32_t)n, .done = on_done, .ctx = w, .arg = slot};
+	struct fluid_spec fs = {.work = bytes,
+				.mult = 1,
+				.weight = 1.0,
+				.uses = u,
+				.nuses = (uint32_t)n,
+				.done = on_done,
+				.ctx = w,
+				.arg = slot};
 	uint32_t id;
 	ck_assert_int_eq(fluid_start(w->f, &fs, &id), 0);
 }
@@ -694,8 +706,8 @@ START_TEST(oversubscribed_spine_halves_cross_pod_bandwidth)
 		for (uint32_t src = 0; src < 2; src++)
 			for (uint32_t i = 0; i < 8; i++) {
 				uint32_t dst = v == 1 ? 1 - src : src + 2;
-				start_flow(&w, hw_cluster_nic(c, src, i), hw_cluster_nic(c, dst, i), i,
-					   S, (uint64_t)slot++);
+				start_flow(&w, hw_cluster_nic(c, src, i), hw_cluster_nic(c, dst, i),
+					   i, S, (uint64_t)slot++);
 			}
 		fluid_run(w.f, TS_TIME_MAX);
 		ck_assert_int_eq(w.ndone, 16);
@@ -762,8 +774,8 @@ START_TEST(class_equals_full_on_fabrics)
 						uint32_t n = nodes[ni] * 8, ranks[64];
 						for (uint32_t i = 0; i < n; i++)
 							ranks[i] = i;
-						start_ring(&w, (enum coll_op)op, ranks, n, sizes[si],
-							   m ? nodes[ni] : 1, 0);
+						start_ring(&w, (enum coll_op)op, ranks, n,
+							   sizes[si], m ? nodes[ni] : 1, 0);
 						fluid_run(w.f, TS_TIME_MAX);
 						t[m] = ts_time_to_s(w.end[0]);
 						world_fini(&w);
@@ -771,8 +783,8 @@ START_TEST(class_equals_full_on_fabrics)
 					ck_assert_msg(ts_time_from_s(t[0]) == ts_time_from_s(t[1]),
 						      "%s %u nodes %s %.0f B: full %.9f class %.9f",
 						      clusters[ci], nodes[ni],
-						      coll_op_name((enum coll_op)op), sizes[si], t[0],
-						      t[1]);
+						      coll_op_name((enum coll_op)op), sizes[si],
+						      t[0], t[1]);
 				}
 }
 END_TEST

@@ -61,14 +61,14 @@
 #define NONE UINT32_MAX
 #define MAX_RADIX 4096u
 
-static const char *const topo_names[] = {"none",     "switch",  "fat-tree", "rail",
+static const char *const topo_names[] = {"none",    "switch",  "fat-tree", "rail",
 					 "torus2d", "torus3d", NULL};
 static const char *const routing_names[] = {"dmodk", "ecmp", NULL};
 
 /* ------------------------------------------------------------- parsing */
 
-static int choice(const config_setting_t *g, const char *key, const char *const *names,
-		  int *out, const char *file, struct ts_error *err)
+static int choice(const config_setting_t *g, const char *key, const char *const *names, int *out,
+		  const char *file, struct ts_error *err)
 {
 	char v[64], k[HW_KEY_MAX];
 	int rc = hw_cfg_string(g, key, true, v, sizeof v, file, "cluster.fabric", err);
@@ -82,23 +82,21 @@ static int choice(const config_setting_t *g, const char *key, const char *const 
 		}
 	char close[256];
 	ts_suggest(v, names, n, 3, close, sizeof close);
-	return ts_error_set(err, TS_EUNKNOWN_NAME, file,
-			    hw_cfg_line(config_setting_get_member(g, key)),
-			    hw_key_join(k, "cluster.fabric", key),
-			    "found unknown %s \"%s\", expected one of %s; did you mean %s?", key, v,
-			    key[0] == 't' ? "none, switch, fat-tree, rail, torus2d, torus3d"
-					  : "dmodk, ecmp",
-			    close);
+	return ts_error_set(
+	    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(config_setting_get_member(g, key)),
+	    hw_key_join(k, "cluster.fabric", key),
+	    "found unknown %s \"%s\", expected one of %s; did you mean %s?", key, v,
+	    key[0] == 't' ? "none, switch, fat-tree, rail, torus2d, torus3d" : "dmodk, ecmp",
+	    close);
 }
 
 int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 		    const config_setting_t *g, const char *file, struct ts_error *err)
 {
-	static const char *const keys[] = {"topology", "levels",         "radix",
-					   "oversubscription", "nodes_per_leaf", "spines",
-					   "leaves_per_pod",   "link",           "routing",
-					   "seed",             "sharp",          "dims",
-					   NULL};
+	static const char *const keys[] = {
+	    "topology", "levels",	  "radix", "oversubscription", "nodes_per_leaf",
+	    "spines",	"leaves_per_pod", "link",  "routing",	       "seed",
+	    "sharp",	"dims",		  NULL};
 	const char *path = "cluster.fabric";
 	char k[HW_KEY_MAX];
 	int rc = hw_cfg_check_keys(g, keys, file, path, err);
@@ -113,22 +111,21 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 	    (rc = choice(g, "routing", routing_names, &fs->routing, file, err)))
 		return rc;
 	if ((rc = hw_cfg_uint(g, "levels", false, 2, 3, &fs->levels, file, path, err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "radix", false, 2, MAX_RADIX, &fs->radix, file, path, err)) <
-		    0 ||
-	    (rc = hw_cfg_uint(g, "nodes_per_leaf", false, 1, MAX_RADIX, &fs->nodes_per_leaf,
-			      file, path, err)) < 0 ||
+	    (rc = hw_cfg_uint(g, "radix", false, 2, MAX_RADIX, &fs->radix, file, path, err)) < 0 ||
+	    (rc = hw_cfg_uint(g, "nodes_per_leaf", false, 1, MAX_RADIX, &fs->nodes_per_leaf, file,
+			      path, err)) < 0 ||
 	    (rc = hw_cfg_uint(g, "spines", false, 1, MAX_RADIX, &fs->spines, file, path, err)) <
-		    0 ||
-	    (rc = hw_cfg_uint(g, "leaves_per_pod", false, 1, MAX_RADIX, &fs->leaves_per_pod,
-			      file, path, err)) < 0)
+		0 ||
+	    (rc = hw_cfg_uint(g, "leaves_per_pod", false, 1, MAX_RADIX, &fs->leaves_per_pod, file,
+			      path, err)) < 0)
 		return rc;
 	const config_setting_t *s;
 	if ((s = config_setting_get_member(g, "oversubscription"))) {
 		int t = config_setting_type(s);
 		double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
 			   : (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-				   ? (double)config_setting_get_int64(s)
-				   : -1.0;
+			       ? (double)config_setting_get_int64(s)
+			       : -1.0;
 		if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
 			return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s),
 					    hw_key_join(k, path, "oversubscription"),
@@ -136,11 +133,12 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 					    "leaf uplinks)",
 					    hw_cfg_type_name(s));
 		if (!(v >= 1.0) || v > 1024.0)
-			return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s),
-					    hw_key_join(k, path, "oversubscription"),
-					    "found %g, expected a down:up ratio from 1 (non-blocking) "
-					    "to 1024",
-					    v);
+			return ts_error_set(
+			    err, TS_ERANGE, file, hw_cfg_line(s),
+			    hw_key_join(k, path, "oversubscription"),
+			    "found %g, expected a down:up ratio from 1 (non-blocking) "
+			    "to 1024",
+			    v);
 		fs->oversub = v;
 	}
 	if ((s = config_setting_get_member(g, "link"))) {
@@ -151,11 +149,12 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 		if (i < 0) {
 			char close[256];
 			hw_catalog_suggest(cat, "link", v, close, sizeof close);
-			return ts_error_set(err, TS_EUNKNOWN_NAME, file, hw_cfg_line(s),
-					    hw_key_join(k, path, "link"),
-					    "found unknown link type \"%s\", expected a link type of "
-					    "the catalog; close matches: %s",
-					    v, close[0] ? close : "(none)");
+			return ts_error_set(
+			    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(s),
+			    hw_key_join(k, path, "link"),
+			    "found unknown link type \"%s\", expected a link type of "
+			    "the catalog; close matches: %s",
+			    v, close[0] ? close : "(none)");
 		}
 		fs->link_type = (uint32_t)i;
 	}
@@ -163,10 +162,9 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 		int t = config_setting_type(s);
 		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
 		    config_setting_get_int64(s) < 0)
-			return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s),
-					    hw_key_join(k, path, "seed"),
-					    "found %s, expected a non-negative integer",
-					    hw_cfg_type_name(s));
+			return ts_error_set(
+			    err, TS_ETYPE, file, hw_cfg_line(s), hw_key_join(k, path, "seed"),
+			    "found %s, expected a non-negative integer", hw_cfg_type_name(s));
 		fs->seed = (uint64_t)config_setting_get_int64(s);
 		fs->has_seed = true;
 	}
@@ -177,20 +175,20 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 	}
 	if ((s = config_setting_get_member(g, "dims"))) {
 		int n = (config_setting_is_array(s) || config_setting_is_list(s))
-				? config_setting_length(s)
-				: -1;
+			    ? config_setting_length(s)
+			    : -1;
 		if (n < 2 || n > 3)
-			return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s),
-					    hw_key_join(k, path, "dims"),
-					    "found %s, expected an array of 2 or 3 sizes such as [4, "
-					    "4, 8]",
-					    n < 0 ? hw_cfg_type_name(s) : "a different length");
+			return ts_error_set(
+			    err, TS_ETYPE, file, hw_cfg_line(s), hw_key_join(k, path, "dims"),
+			    "found %s, expected an array of 2 or 3 sizes such as [4, "
+			    "4, 8]",
+			    n < 0 ? hw_cfg_type_name(s) : "a different length");
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *x = config_setting_get_elem(s, (unsigned)i);
 			int t = config_setting_type(x);
 			long long v = (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-					      ? config_setting_get_int64(x)
-					      : -1;
+					  ? config_setting_get_int64(x)
+					  : -1;
 			if (v < 2 || v > 65536)
 				return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s),
 						    hw_key_join(k, path, "dims"),
@@ -209,9 +207,9 @@ static uint32_t ceil_div(uint64_t a, uint64_t b)
 	return (uint32_t)((a + b - 1) / b);
 }
 
-__attribute__((format(printf, 5, 6))) static int
-plan_err(const struct hw_fabric_spec *fs, int code, const char *key, struct ts_error *err,
-	 const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int plan_err(const struct hw_fabric_spec *fs, int code,
+							  const char *key, struct ts_error *err,
+							  const char *fmt, ...)
 {
 	char k[HW_KEY_MAX], msg[400];
 	va_list ap;
@@ -233,9 +231,8 @@ static bool is_torus(int t)
 }
 
 int hw_fabric_plan(struct hw_fabric *fb, const struct hw_fabric_spec *fs,
-		   const struct hw_catalog *cat, uint32_t nodes, uint32_t nics,
-		   uint32_t nic_type, uint32_t sw_base, uint64_t link_base, uint32_t cls_base,
-		   struct ts_error *err)
+		   const struct hw_catalog *cat, uint32_t nodes, uint32_t nics, uint32_t nic_type,
+		   uint32_t sw_base, uint64_t link_base, uint32_t cls_base, struct ts_error *err)
 {
 	memset(fb, 0, sizeof *fb);
 	fb->topo = fs->topology;
@@ -434,15 +431,15 @@ static uint32_t neighbour(const struct hw_fabric *fb, uint32_t n, uint32_t d, ui
 	return node_at(fb, x);
 }
 
-void hw_fabric_materialise(const struct hw_fabric *fb, const struct hw_catalog *cat,
-			   uint32_t T, const uint32_t *nic_local, const uint32_t *nic_type,
+void hw_fabric_materialise(const struct hw_fabric *fb, const struct hw_catalog *cat, uint32_t T,
+			   const uint32_t *nic_local, const uint32_t *nic_type,
 			   struct hw_device *devs, struct hw_link *links)
 {
 	if (fb->topo == HW_TOPO_NONE)
 		return;
 	uint32_t naggs = fb->npods * fb->u;
 	for (uint32_t x = 0; x < fb->nsw; x++) {
-		uint32_t level = x < fb->nleaves || is_torus(fb->topo) ? 0
+		uint32_t level = x < fb->nleaves || is_torus(fb->topo)		       ? 0
 				 : x < fb->nleaves + (fb->levels == 2 ? fb->u : naggs) ? 1
 										       : 2;
 		devs[x] = (struct hw_device){HW_DEV_SWITCH, HW_FABRIC, x, NONE, level};
@@ -455,10 +452,10 @@ void hw_fabric_materialise(const struct hw_fabric *fb, const struct hw_catalog *
 			uint32_t nic = n * T + nic_local[i];
 			uint32_t sw = fb->sw_base + leaf_of(fb, n, i);
 			size_t id = ((size_t)n * fb->nics + i) * 2;
-			nl[id] = (struct hw_link){nic, sw, nic_type[i], bw, t->lat_s,
-						  class_nic(fb, i, 0)};
-			nl[id + 1] = (struct hw_link){sw, nic, nic_type[i], bw, t->lat_s,
-						      class_nic(fb, i, 1)};
+			nl[id] = (struct hw_link){nic, sw,	 nic_type[i],
+						  bw,  t->lat_s, class_nic(fb, i, 0)};
+			nl[id + 1] = (struct hw_link){sw, nic,	    nic_type[i],
+						      bw, t->lat_s, class_nic(fb, i, 1)};
 		}
 	struct hw_link *ul = links + (fb->up_base - fb->link_base);
 	if (is_tree(fb->topo)) {
@@ -468,33 +465,38 @@ void hw_fabric_materialise(const struct hw_fabric *fb, const struct hw_catalog *
 				uint32_t up = fb->sw_base + fb->nleaves +
 					      (fb->levels == 2 ? s : (j / fb->P) * fb->u + s);
 				size_t id = ((size_t)j * fb->u + s) * 2;
-				ul[id] = (struct hw_link){leaf, up, fb->up_type, fb->up_bw, fb->up_lat,
-							  class_leaf(fb, j, 0)};
-				ul[id + 1] = (struct hw_link){up, leaf, fb->up_type, fb->up_bw,
-							      fb->up_lat, class_leaf(fb, j, 1)};
+				ul[id] =
+				    (struct hw_link){leaf,	up,	    fb->up_type,
+						     fb->up_bw, fb->up_lat, class_leaf(fb, j, 0)};
+				ul[id + 1] =
+				    (struct hw_link){up,	leaf,	    fb->up_type,
+						     fb->up_bw, fb->up_lat, class_leaf(fb, j, 1)};
 			}
 		struct hw_link *cl = links + (fb->core_base - fb->link_base);
 		for (uint32_t a = 0; a < naggs; a++)
 			for (uint32_t c = 0; c < fb->C; c++) {
 				uint32_t agg = fb->sw_base + fb->nleaves + a;
-				uint32_t core = fb->sw_base + fb->nleaves + naggs + (a % fb->u) * fb->C + c;
+				uint32_t core =
+				    fb->sw_base + fb->nleaves + naggs + (a % fb->u) * fb->C + c;
 				size_t id = ((size_t)a * fb->C + c) * 2;
-				cl[id] = (struct hw_link){agg, core, fb->up_type, fb->up_bw, fb->up_lat,
-							  class_core(fb, 0)};
-				cl[id + 1] = (struct hw_link){core, agg, fb->up_type, fb->up_bw,
-							      fb->up_lat, class_core(fb, 1)};
+				cl[id] = (struct hw_link){agg,	     core,	 fb->up_type,
+							  fb->up_bw, fb->up_lat, class_core(fb, 0)};
+				cl[id + 1] =
+				    (struct hw_link){core,	agg,	    fb->up_type,
+						     fb->up_bw, fb->up_lat, class_core(fb, 1)};
 			}
 	} else if (is_torus(fb->topo)) {
 		for (uint32_t n = 0; n < fb->nodes; n++)
 			for (uint32_t d = 0; d < fb->ndims; d++)
 				for (uint32_t neg = 0; neg < 2; neg++) {
 					size_t id = (size_t)n * 2 * fb->ndims + 2 * d + neg;
-					ul[id] = (struct hw_link){fb->sw_base + n,
-								  fb->sw_base + neighbour(fb, n, d, neg),
-								  fb->up_type,
-								  fb->up_bw,
-								  fb->up_lat,
-								  fb->cls_base + 2 * fb->nics + 2 * d + neg};
+					ul[id] = (struct hw_link){
+					    fb->sw_base + n,
+					    fb->sw_base + neighbour(fb, n, d, neg),
+					    fb->up_type,
+					    fb->up_bw,
+					    fb->up_lat,
+					    fb->cls_base + 2 * fb->nics + 2 * d + neg};
 				}
 	}
 }
@@ -517,8 +519,8 @@ static void put(uint32_t id, uint32_t *links, size_t max, size_t *n)
 	(*n)++;
 }
 
-void hw_fabric_route(const struct hw_fabric *fb, uint32_t a, uint32_t ns, uint32_t b,
-		     uint32_t nd, uint32_t *links, size_t max, size_t *n)
+void hw_fabric_route(const struct hw_fabric *fb, uint32_t a, uint32_t ns, uint32_t b, uint32_t nd,
+		     uint32_t *links, size_t max, size_t *n)
 {
 	put(fb->link_base + (a * fb->nics + ns) * 2, links, max, n);
 	if (is_tree(fb->topo)) {
@@ -526,8 +528,9 @@ void hw_fabric_route(const struct hw_fabric *fb, uint32_t a, uint32_t ns, uint32
 		if (la != lb) {
 			uint32_t j, c;
 			if (fb->routing == HW_ROUTE_ECMP) {
-				uint64_t h = mix64(mix64(mix64(fb->seed) ^ ((uint64_t)a * fb->nics + ns)) ^
-						   ((uint64_t)b * fb->nics + nd));
+				uint64_t h =
+				    mix64(mix64(mix64(fb->seed) ^ ((uint64_t)a * fb->nics + ns)) ^
+					  ((uint64_t)b * fb->nics + nd));
 				j = (uint32_t)(h % fb->u);
 				c = fb->C ? (uint32_t)(mix64(h) % fb->C) : 0;
 			} else {
@@ -537,7 +540,8 @@ void hw_fabric_route(const struct hw_fabric *fb, uint32_t a, uint32_t ns, uint32
 			}
 			put(fb->up_base + (la * fb->u + j) * 2, links, max, n);
 			if (fb->levels == 3 && la / fb->P != lb / fb->P) {
-				uint32_t aa = (la / fb->P) * fb->u + j, ab = (lb / fb->P) * fb->u + j;
+				uint32_t aa = (la / fb->P) * fb->u + j,
+					 ab = (lb / fb->P) * fb->u + j;
 				put(fb->core_base + (aa * fb->C + c) * 2, links, max, n);
 				put(fb->core_base + (ab * fb->C + c) * 2 + 1, links, max, n);
 			}
@@ -575,8 +579,7 @@ uint32_t hw_fabric_class_members(const struct hw_fabric *fb, uint32_t cls)
 	return fb->npods * fb->u * fb->C;
 }
 
-int hw_fabric_summary(const struct hw_fabric *fb, const struct hw_catalog *cat, char *buf,
-		      size_t n)
+int hw_fabric_summary(const struct hw_fabric *fb, const struct hw_catalog *cat, char *buf, size_t n)
 {
 	const char *route = fb->routing == HW_ROUTE_ECMP ? "ECMP hash" : "destination-mod-k";
 	const char *lt = fb->topo != HW_TOPO_NONE ? hw_catalog_link(cat, fb->up_type)->name : "";
