@@ -170,8 +170,8 @@ int cli_search(int argc, char **argv)
 		printf("; %zu GPU counts skipped (dp does not divide the global batch)",
 		       sr.layouts_skipped);
 	printf("\n");
-	fprintf(stderr, "trainsim search: %zu simulated in %.3f s (%.0f configurations per "
-			"second)\n", sr.simulated, sr.seconds,
+	printf("simulated %zu in %.3f s: %.0f configurations per second\n", sr.simulated,
+	       sr.seconds,
 		sr.seconds > 0.0 ? (double)sr.simulated / sr.seconds : 0.0);
 	if (fflush(stdout))
 		rc = CLI_BADINPUT;

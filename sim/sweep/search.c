@@ -183,6 +183,7 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		sc.training.micro_batch = c->micro_batch;
 		sc.training.recompute = c->recompute;
 		sc.parallel.bucket_bytes = c->bucket_bytes;
+		sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
 		c->rc = ts_run(&sc, calib, &c->res, NULL, NULL);
 	}
 	out->seconds = now_s() - t0;

@@ -58,8 +58,8 @@ struct search_result {
  * backward. The global batch is the scenario's. Candidates whose static
  * estimate (work_static_bytes + layers x saved activations + embedding and
  * head + reserve, sim/work/memory.h) exceeds the GPU are pruned; the rest
- * are simulated on `threads` OpenMP threads (0: the default), each on a
- * copy of its layout's scenario. Ranked by time to train (iteration time
+ * are simulated at stage granularity on `threads` OpenMP threads (0: the
+ * default), each on a copy of its layout's scenario. Ranked by time to train (iteration time
  * without a run length) or cost (GPU-seconds per iteration without a
  * price); ties keep enumeration order. Returns 0, or the errors of
  * ts_scenario_load for the base scenario, TS_ENOMEM. */

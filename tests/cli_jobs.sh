@@ -1,0 +1,104 @@
+#!/bin/bash
+# trainsim compare, search, calibrate and plot: tables and formats, the best
+# of a row, search ranking and pruning, calibration overrides used by run,
+# plots through gnuplot and a clear message without it, usage errors.
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/clilib.bash" "$@"
+EX="$SRC/examples/4gpu-vs-16node"
+SCEN="$SRC/configs/scenarios/default.cfg"
+
+# compare: JSON rows with a best column; 16 IB nodes are faster, the box cheaper
+ok cmpjson compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" "$EX/dgx16-10gbe.cfg" --format json
+py cmpjson '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["metric"]: r for r in d["rows"]}
+assert rows["gpus"]["4x A100 box"] == 4 and rows["gpus"]["16 DGX A100 on InfiniBand"] == 128
+assert rows["iteration_time_s"]["best"] == "16 DGX A100 on InfiniBand", rows["iteration_time_s"]
+assert rows["cost_usd"]["best"] == "4x A100 box", rows["cost_usd"]
+# scaling efficiency: tokens/s per GPU relative to the first column
+t = rows["tokens_per_s"]
+e = (t["16 nodes on 10 GbE"] / 128) / (t["4x A100 box"] / 4)
+assert abs(rows["scaling_efficiency"]["16 nodes on 10 GbE"] - e) < 1e-12 * e
+assert rows["scaling_efficiency"]["4x A100 box"] == 1.0
+assert "best" not in rows["gpus"]
+'
+ok cmpcsv compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" --format csv
+py cmpcsv '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["metric", "4x A100 box", "16 DGX A100 on InfiniBand", "best"], rows[0]
+assert len(rows) == 13
+'
+ok cmptext compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" --set training.tokens=1e9
+checks=$((checks + 1))
+grep -q "iteration time .* \*" "$TMP/cmptext" || fail "compare text marks no best iteration time"
+
+# search: every candidate ranked is at most --max-gpus, the best first
+ok search search "$SCEN" --max-gpus 16 --top 5
+checks=$((checks + 1))
+grep -q "configurations: .* pruned by the memory estimate, .* simulated" "$TMP/search" ||
+	fail "search lacks its summary: $(tail -2 "$TMP/search")"
+py search '
+import sys, re
+lines = open(sys.argv[1]).read().splitlines()
+rows = [l.split() for l in lines if re.match(r"^\s*\d+\s+\d+\s+\d+", l)]
+assert 1 <= len(rows) <= 5, rows
+assert all(int(r[1]) <= 16 for r in rows)
+# ranked by time to train: the 16-GPU layouts come first
+assert rows[0][1] == "16", rows[0]
+'
+# the search prunes micro-batches that cannot fit (GPT-3 1.3B, micro-batch 64 is > 80 GB)
+ok prune search "$SCEN" --max-gpus 8 --set training.global_batch=512
+checks=$((checks + 1))
+grep -qE "[1-9][0-9]* pruned" "$TMP/prune" || fail "nothing pruned: $(tail -1 "$TMP/prune")"
+
+# calibrate, then run with the overrides: the measured time comes back
+CAL="$TMP/cal.cfg"
+cat >"$TMP/node.cfg" <<EOF
+model = "gpt3-1.3b"; cluster = "dgx-a100-80gb";
+training = { global_batch = 64; micro_batch = 4; };
+EOF
+ok calib calibrate "$TMP/node.cfg" --measured-iteration-s 0.9 -o "$CAL"
+ok runcal run "$TMP/node.cfg" --calib "$CAL" --format json
+py runcal '
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert abs(r["iteration_time_s"] - 0.9) < 0.009, r["iteration_time_s"]   # within 1 %
+'
+checks=$((checks + 1))
+printf 'gemm_k0 = { value = -3.0; };\n' >"$TMP/badcal.cfg"
+"$BIN" run "$TMP/node.cfg" --calib "$TMP/badcal.cfg" >/dev/null 2>"$TMP/badcal.err"
+[ $? -eq 2 ] && grep -q "badcal.cfg:1.*gemm_k0.value.*-3" "$TMP/badcal.err" ||
+	fail "a negative constant: $(cat "$TMP/badcal.err")"
+checks=$((checks + 1))
+"$BIN" calibrate "$TMP/node.cfg" --measured-iteration-s -1 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a negative measurement is not exit 2"
+
+# plot: an image from a sweep CSV; without gnuplot a one-line message, exit 2
+"$BIN" run "$SCEN" --format csv >"$TMP/r.csv"
+if command -v gnuplot >/dev/null; then
+	for k in scaling breakdown frontier memory; do
+		checks=$((checks + 1))
+		"$BIN" plot $k "$TMP/r.csv" -o "$TMP/$k.svg" 2>"$TMP/plot.err" || fail "plot $k: $(cat "$TMP/plot.err")"
+		grep -q "<svg" "$TMP/$k.svg" || fail "plot $k wrote no SVG"
+	done
+	checks=$((checks + 1))
+	grep -q "time to train (hours)" "$TMP/frontier.svg" || fail "frontier lacks its axis label"
+fi
+checks=$((checks + 1))
+PATH=/nonexistent "$BIN" plot scaling "$TMP/r.csv" -o "$TMP/x.png" 2>"$TMP/nognu.err"
+[ $? -eq 2 ] && grep -q "found no gnuplot" "$TMP/nognu.err" ||
+	fail "without gnuplot: $(cat "$TMP/nognu.err")"
+checks=$((checks + 1))
+"$BIN" plot pie "$TMP/r.csv" -o "$TMP/x.png" 2>/dev/null
+[ $? -eq 1 ] || fail "an unknown plot kind is not a usage error"
+
+# usage errors
+for args in "compare $SCEN" "search $SCEN --objective speed" "sweep" "calibrate $SCEN"; do
+	checks=$((checks + 1))
+	# shellcheck disable=SC2086
+	"$BIN" $args >/dev/null 2>&1
+	[ $? -eq 1 ] || fail "trainsim $args is not a usage error"
+done
+finish
