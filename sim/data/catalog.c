@@ -201,7 +201,7 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 {
 	static const char *const keys[] = {"name",    "kind",	"read",	  "iops",
 					   "latency", "devices", "client", "source"};
-	int rc, k;
+	int rc, k = 0;
 	double v;
 	memset(d, 0, sizeof *d);
 	if (!config_setting_is_group(e))
@@ -360,7 +360,7 @@ static int read_dataset(const struct rd *r, const config_setting_t *g, struct da
 	    "name",	       "layout",		  "samples",		 "bytes_per_sample",
 	    "bytes_per_token", "device_bytes_per_sample", "device_bytes_per_token", "decode_per_sample",
 	    "decode_per_token", "source"};
-	int rc, k;
+	int rc, k = 0;
 	if ((rc = check_keys(r, g, keys, sizeof keys / sizeof keys[0])) ||
 	    (rc = get_str(r, g, "name", false, d->name, sizeof d->name)) < 0 ||
 	    (rc = get_choice(r, g, "layout", layout_names, DATA_LAYOUT_COUNT_, &k)) ||

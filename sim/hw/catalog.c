@@ -96,10 +96,10 @@ const char *hw_cfg_type_name(const config_setting_t *s)
 
 char *hw_key_join(char *buf, const char *prefix, const char *key)
 {
-	if (prefix && *prefix)
-		snprintf(buf, HW_KEY_MAX, "%s.%s", prefix, key);
-	else
-		snprintf(buf, HW_KEY_MAX, "%s", key);
+	int w = prefix && *prefix ? snprintf(buf, HW_KEY_MAX, "%s.%s", prefix, key)
+				  : snprintf(buf, HW_KEY_MAX, "%s", key);
+	if (w >= HW_KEY_MAX) /* cut: a long key still names its place */
+		buf[HW_KEY_MAX - 1] = '\0';
 	return buf;
 }
 

@@ -268,7 +268,7 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 	if (rc)
 		return rc;
 	struct sdev d = {.type = NONE, .count = 1, .file = fidx, .line = hw_cfg_line(e)};
-	int kind;
+	int kind = 0;
 	char k[HW_KEY_MAX];
 	if ((rc = hw_cfg_string(e, "name", true, d.name, sizeof d.name, file, path, err)) ||
 	    (rc = parse_choice(e, "kind", node_kinds, &kind, file, path, err)))
@@ -558,7 +558,11 @@ static int add_file(struct spec *sp, const char *file, unsigned *fidx)
 {
 	if (sp->nfiles > MAX_DEPTH)
 		return -1;
-	snprintf(sp->files[sp->nfiles], sizeof sp->files[0], "%s", file ? file : "");
+	size_t cap = sizeof sp->files[0];
+	const char *z = file ? memchr(file, '\0', cap - 1) : NULL;
+	size_t l = !file ? 0 : z ? (size_t)(z - file) : cap - 1; /* a longer path is cut */
+	memcpy(sp->files[sp->nfiles], file ? file : "", l);
+	sp->files[sp->nfiles][l] = '\0';
 	*fidx = sp->nfiles++;
 	return 0;
 }

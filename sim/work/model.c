@@ -90,9 +90,15 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 
 /* ---- small helpers ---------------------------------------------------- */
 
+/* Copy src into dst (size n), cut to fit: names and paths are bounded. */
 static void copy(char *dst, size_t n, const char *src)
 {
-	snprintf(dst, n, "%s", src ? src : "");
+	if (n == 0)
+		return;
+	size_t l = src ? strnlen(src, n - 1) : 0;
+	if (l)
+		memcpy(dst, src, l);
+	dst[l] = '\0';
 }
 
 static const char *type_name(int type)
@@ -577,8 +583,8 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 					    near[0] ? near : (all[0] ? all : "none"));
 		}
 	}
-	char *text;
-	size_t len;
+	char *text = NULL;
+	size_t len = 0;
 	if ((rc = read_text(path, &text, &len, err)))
 		return rc;
 	int inc = include_line(text);
