@@ -307,8 +307,15 @@ int cli_plot(int argc, char **argv)
 		return CLI_BADINPUT;
 	}
 	char expr[8192];
-	snprintf(expr, sizeof expr, "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'", tmp,
-		 outp, fmt, in);
+	char plotdir[4096];
+	snprintf(plotdir, sizeof plotdir, "%s/plots", cli_data_root());
+	const char *base = strrchr(in, '/');
+	snprintf(expr, sizeof expr,
+		 "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'; plotdir='%s'", tmp, outp,
+		 fmt, base ? base + 1 : in, plotdir);
+	for (char *p = expr; *p; p++) /* gnuplot single-quoted strings take no escapes */
+		if (*p == '\\')
+			*p = '/';
 	pid_t pid = fork();
 	if (pid == 0) {
 		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);

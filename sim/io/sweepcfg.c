@@ -264,7 +264,14 @@ static int read_axes(struct ld *l, const config_setting_t *g, const char *prefix
 		for (; *nm && k + 1 < sizeof name; nm++) /* "a*b" back to "a.b" */
 			name[k++] = *nm == '*' ? '.' : *nm;
 		name[k] = '\0';
-		snprintf(key, sizeof key, "%s%s%s", prefix, *prefix ? "." : "", name);
+		if (strlen(prefix) + strlen(name) + 2 > sizeof key)
+			return cfg_fail(l->err, TS_ELIMIT, s, l->file, "axes",
+					"found a key of more than %zu characters, expected a "
+					"scenario key", sizeof key - 1);
+		memcpy(key, prefix, strlen(prefix) + 1);
+		if (*prefix)
+			strcat(key, ".");
+		strcat(key, name);
 		int rc = config_setting_is_group(s) ? read_axes(l, s, key) : add_axis(l, s, key);
 		if (rc)
 			return rc;
