@@ -14,8 +14,11 @@ deps:
 	@sh cmake/deps.sh
 
 build: deps
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
-	@cmake --build $(BUILD) -j $(JOBS)
+	@echo "trainsim: building in $(BUILD)/ (log: $(BUILD)/build.log)"
+	@mkdir -p $(BUILD)
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >$(BUILD)/build.log 2>&1 && \
+	 cmake --build $(BUILD) -j $(JOBS) >>$(BUILD)/build.log 2>&1 || \
+	 { tail -n 40 $(BUILD)/build.log; echo "trainsim: build failed, see $(BUILD)/build.log"; exit 1; }
 
 run: build
 	@sh cmake/run-default.sh $(BUILD)/trainsim
