@@ -133,25 +133,7 @@ static uint32_t fabric_downlink(const struct hw_cluster *c, uint32_t nic)
 static int key_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
 		    const char *msg)
 {
-	char file[300];
-	int line = 0;
-	snprintf(file, sizeof file, "%s", sc->file);
-	for (size_t i = 0; i < sc->n_origins; i++) {
-		const char *w = sc->origins[i].where;
-		if (strcmp(sc->origins[i].key, key))
-			continue;
-		if (!strncmp(w, "--set", 5)) {
-			snprintf(file, sizeof file, "%s", w);
-			break;
-		}
-		const char *colon = strrchr(w, ':');
-		if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
-			snprintf(file, sizeof file, "%.*s", (int)(colon - w), w);
-			line = atoi(colon + 1);
-		}
-		break;
-	}
-	return ts_error_set(err, code, file, line, key, "%s", msg);
+	return ts_scenario_error(sc, err, code, key, "%s", msg);
 }
 
 static int make_plan(const struct ts_scenario *sc, const char *root, struct data_plan *p,

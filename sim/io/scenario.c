@@ -897,3 +897,31 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 	ts_free(buf, n);
 	return rc;
 }
+
+int ts_scenario_error(const struct ts_scenario *s, struct ts_error *err, int code,
+		      const char *key, const char *fmt, ...)
+{
+	char file[300], msg[sizeof err->msg];
+	int line = 0;
+	snprintf(file, sizeof file, "%s", s->file);
+	for (size_t i = 0; i < s->n_origins; i++) {
+		const char *w = s->origins[i].where;
+		if (strcmp(s->origins[i].key, key))
+			continue;
+		if (!strncmp(w, "--set", 5)) {
+			snprintf(file, sizeof file, "%s", w);
+			break;
+		}
+		const char *colon = strrchr(w, ':');
+		if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+			snprintf(file, sizeof file, "%.*s", (int)(colon - w), w);
+			line = atoi(colon + 1);
+		}
+		break;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ts_error_set(err, code, file, line, key, "%s", msg);
+}

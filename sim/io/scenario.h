@@ -194,6 +194,14 @@ void ts_scenario_destroy(struct ts_scenario *s);
  * description, for --dump-config. Returns 0 or TS_EIO (write failed). */
 int ts_scenario_dump(const struct ts_scenario *s, FILE *out);
 
+/* Fill `err` with an error about scenario key `key` (dotted, as in
+ * origins[]), placed where that key was set: its file and line, or the
+ * --set argument that set it, else the scenario file. For checks made after
+ * loading (by the planner, the input pipeline) so their messages point at
+ * the scenario like the loader's do. Returns `code`. */
+int ts_scenario_error(const struct ts_scenario *s, struct ts_error *err, int code,
+		      const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* The keys not modelled, joined by ", ", into buf (size n). Returns buf. */
 char *ts_scenario_not_modelled(const struct ts_scenario *s, char *buf, size_t n);
 
