@@ -57,6 +57,9 @@ static const struct {
      * MLM head with tied decoder, NSP head) is 336,226,108; the model card
      * says 336M, Devlin et al. round to 340M. */
     {"bert-large", 336e6, 0.001, "HF google-bert/bert-large-uncased model card: 336M"},
+    /* Mixtral: 8 experts of a SwiGLU MLP per layer and the router. */
+    {"mixtral-8x7b", 46.7e9, 0.002,
+     "Jiang et al. 2024 (Mixtral of Experts) and the model card: 46.7B total"},
 };
 
 START_TEST(published_counts)
@@ -107,7 +110,8 @@ START_TEST(fields_and_defaults)
 	/* every bundled model cites its source with a URL */
 	const char *all[] = {"gpt3-1.3b",  "gpt3-6.7b",	  "gpt3-13b",	"gpt3-175b",
 			     "llama2-7b",  "llama2-13b",  "llama2-70b", "llama3-8b",
-			     "llama3-70b", "llama3-405b", "bert-large"};
+			     "llama3-70b", "llama3-405b", "bert-large", "mixtral-8x7b",
+			     "falcon-7b"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		m = load(all[i]);
 		ck_assert_msg(strstr(m.source, "https://") != NULL, "%s has no URL", all[i]);
@@ -249,7 +253,7 @@ START_TEST(unknown_name_suggests)
 	remove(tmp);
 	char names[512];
 	ts_model_names(tu_root(), NULL, 0, names, sizeof names);
-	ck_assert_msg(strstr(names, "bert-large, gpt3-1.3b") != NULL, "%s", names);
+	ck_assert_msg(strstr(names, "bert-large, falcon-7b, gpt3-1.3b") != NULL, "%s", names);
 }
 END_TEST
 
@@ -264,11 +268,64 @@ START_TEST(dump_lists_every_key)
 	for (int k = 0; k < TS_MK_COUNT_; k++) {
 		char key[64];
 		snprintf(key, sizeof key, "model.%s = ", ts_model_key_name((enum ts_model_key)k));
-		ck_assert_msg(strstr(buf, key) != NULL, "%s missing", key);
+		/* a dense model prints no mixture-of-experts keys */
+		if (k >= TS_MK_NUM_EXPERTS)
+			ck_assert_msg(strstr(buf, key) == NULL, "%s printed", key);
+		else
+			ck_assert_msg(strstr(buf, key) != NULL, "%s missing", key);
 	}
 	ck_assert(strstr(buf, "llama3-8b.cfg:") != NULL);
 	ck_assert(strstr(buf, "hidden / heads") != NULL);
 	free(buf);
+}
+END_TEST
+
+START_TEST(moe_keys)
+{
+	struct ts_model m = load("mixtral-8x7b");
+	ck_assert_int_eq(m.num_experts, 8);
+	ck_assert_int_eq(m.top_k, 2);
+	ck_assert(m.capacity_factor == 1.0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(ts_model_dump(&m, "model.", f), 0);
+	fclose(f);
+	ck_assert(strstr(buf, "model.num_experts = 8") != NULL);
+	ck_assert(strstr(buf, "model.top_k = 2") != NULL);
+	ck_assert(strstr(buf, "model.capacity_factor = 1") != NULL);
+	free(buf);
+	/* defaults: top-2, capacity 1.0 */
+	struct ts_error e;
+	char msg[512];
+	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; num_experts = 4; };", &m,
+				      &e, msg, sizeof msg),
+			 0);
+	ck_assert_int_eq(m.top_k, 2);
+	ck_assert(m.capacity_factor == 1.0);
+	/* a dense model has none: params unchanged */
+	struct ts_model d = load("llama2-7b");
+	ck_assert_int_eq(d.num_experts, 0);
+	/* 4 experts: the MLP 4 times plus a 4096 x 4 router, per layer:
+	 * 6,738,415,616 + 32 x (3 x 3 x 4096 x 11008 + 4 x 4096) */
+	ck_assert_double_eq_tol(ts_model_params(&m),
+				6738415616.0 + 32.0 * (3.0 * 3.0 * 4096.0 * 11008.0 + 4.0 * 4096.0),
+				0.5);
+	/* bad input: one line naming the key */
+	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; top_k = 2; };", &m, &e,
+				      msg, sizeof msg),
+			 TS_EINVALID);
+	ck_assert_msg(strstr(msg, "top_k") && strstr(msg, "num_experts"), "%s", msg);
+	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; num_experts = 4; "
+				      "top_k = 5; };",
+				      &m, &e, msg, sizeof msg),
+			 TS_EINVALID);
+	ck_assert_msg(strstr(msg, "top_k") && strstr(msg, "found 5"), "%s", msg);
+	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; num_experts = 4; "
+				      "capacity_factor = -1.0; };",
+				      &m, &e, msg, sizeof msg),
+			 TS_ERANGE);
+	ck_assert_msg(strstr(msg, "capacity_factor"), "%s", msg);
 }
 END_TEST
 
@@ -283,6 +340,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(t, bad_input, 0, (int)(sizeof bad_cases / sizeof bad_cases[0]));
 	tcase_add_test(t, unknown_name_suggests);
 	tcase_add_test(t, dump_lists_every_key);
+	tcase_add_test(t, moe_keys);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -284,9 +284,20 @@ int hw_cfg_bool(const config_setting_t *g, const char *key, bool required,
 
 /* --------------------------------------------------------------- catalog */
 
-enum { GPU_PEAK, GPU_MAMF, GPU_MEM, GPU_HBM_BW, GPU_HBM_EFF, GPU_SMS, GPU_TDP, GPU_NSRC };
-static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory", "hbm_bw",
-					   "hbm_eff", "sms", "tdp", NULL};
+enum {
+	GPU_PEAK,
+	GPU_MAMF,
+	GPU_MEM,
+	GPU_HBM_BW,
+	GPU_HBM_EFF,
+	GPU_SMS,
+	GPU_TDP,
+	GPU_FLASH_EFF, /* optional: its source is required only with the number */
+	GPU_NSRC
+};
+static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw",
+					   "hbm_eff", "sms",	  "tdp",       "flash_eff",
+					   NULL};
 enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_NSRC };
 static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", NULL};
 
@@ -340,8 +351,10 @@ void hw_catalog_destroy(struct hw_catalog *cat)
 }
 
 /* The `sources` group of an entry: one non-empty string per key in `keys`. */
-static int parse_sources(const config_setting_t *e, const char *const *keys, char **out,
-			 const char *file, const char *path, struct ts_error *err)
+/* Read the `sources` group: a string for each of keys[]; keys at index >=
+ * nreq are required only when `e` itself has that key. */
+static int parse_sources(const config_setting_t *e, const char *const *keys, int nreq,
+			 char **out, const char *file, const char *path, struct ts_error *err)
 {
 	char p[HW_KEY_MAX];
 	hw_key_join(p, path, "sources");
@@ -355,6 +368,9 @@ static int parse_sources(const config_setting_t *e, const char *const *keys, cha
 		return rc;
 	char buf[2048];
 	for (int k = 0; keys[k]; k++) {
+		bool req = k < nreq || config_setting_get_member(e, keys[k]) != NULL;
+		if (!req && !config_setting_get_member(g, keys[k]))
+			continue;
 		rc = hw_cfg_string(g, keys[k], true, buf, sizeof buf, file, p, err);
 		if (rc)
 			return rc;
@@ -381,9 +397,9 @@ static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name
 static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const char *file,
 		     uint32_t fidx, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"name",    "peak", "mamf_eff", "memory", "hbm_bw",
-					   "hbm_eff", "sms",  "tdp",      "source", "sources",
-					   NULL};
+	static const char *const keys[] = {"name", "peak",   "mamf_eff", "memory",	"hbm_bw",
+					   "hbm_eff", "sms", "tdp", "flash_eff", "source",
+					   "sources", NULL};
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
 		return rc;
@@ -453,6 +469,7 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 	    (rc = hw_cfg_quantity(e, "hbm_bw", TS_UNIT_BANDWIDTH, true, false, &g->hbm_Bps,
 				  file, path, err)) ||
 	    (rc = hw_cfg_fraction(e, "hbm_eff", true, &g->hbm_eff, file, path, err)) ||
+	    (rc = hw_cfg_fraction(e, "flash_eff", false, &g->flash_eff, file, path, err)) < 0 ||
 	    (rc = hw_cfg_uint(e, "sms", true, 1, 100000, &sms, file, path, err)) ||
 	    (rc = hw_cfg_quantity(e, "tdp", TS_UNIT_POWER, true, false, &g->tdp_w, file, path,
 				  err)) ||
@@ -460,7 +477,7 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 				err)))
 		return rc;
 	g->sms = sms;
-	return parse_sources(e, gpu_src_keys, m->src, file, path, err);
+	return parse_sources(e, gpu_src_keys, GPU_FLASH_EFF, m->src, file, path, err);
 }
 
 static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const char *file,
@@ -494,7 +511,7 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 	    (rc = hw_cfg_string(e, "source", true, l->source, sizeof l->source, file, path,
 				err)))
 		return rc;
-	return parse_sources(e, link_src_keys, m->src, file, path, err);
+	return parse_sources(e, link_src_keys, LINK_NSRC, m->src, file, path, err);
 }
 
 static int parse_list(struct hw_catalog *cat, const config_setting_t *list, bool gpu,

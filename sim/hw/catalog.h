@@ -25,6 +25,8 @@ struct hw_gpu_type {
 	double mem_bytes;           /* usable device memory as nvidia-smi reports, bytes */
 	double hbm_Bps;             /* memory bandwidth, bytes/s */
 	double hbm_eff;             /* achievable fraction of hbm_Bps for streaming kernels */
+	double flash_eff;           /* flash attention: fraction of the bf16/fp16 dense peak, 0..1;
+	                             * 0 = not given (the calibration's flash_eff applies) */
 	uint32_t sms;               /* streaming multiprocessors (for waves) */
 	double tdp_w;               /* board power, W */
 	char source[512];           /* where the numbers come from */

@@ -447,13 +447,11 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	out->samples_per_s = (double)tr->global_batch / T;
 	out->tokens_per_s = tokens / T;
 	out->model_flops_per_iteration = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
-	double recompute_flops = 0.0;
-	if (p->rc == WORK_RECOMPUTE_FULL)
-		recompute_flops = work_layer_flops_per_token(&sc->model, tr->seq_len) *
-				  (double)sc->model.layers * tokens;
-	else if (p->rc == WORK_RECOMPUTE_SELECTIVE)
-		recompute_flops = 4.0 * (double)tr->seq_len * (double)sc->model.heads *
-				  (double)sc->model.head_dim * (double)sc->model.layers * tokens;
+	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
+	 * per rank and micro-batch) over every layer and micro-batch of the job */
+	double recompute_flops = p->costs.layer_recompute_flops[p->rc] * (double)sc->model.layers *
+				 tokens / ((double)tr->micro_batch * (double)tr->seq_len) *
+				 (double)p->shape.tp * (double)(p->shape.cp > 1 ? p->shape.cp : 1);
 	out->hardware_flops_per_iteration = out->model_flops_per_iteration + recompute_flops;
 	double peak = p->gpu->peak_flops[TS_BF16] > 0.0 ? p->gpu->peak_flops[TS_BF16]
 							: p->gpu->peak_flops[TS_FP16];
@@ -491,7 +489,11 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	}
 	out->steps = steps;
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */
-	cost_whole_run(sc, p->gpu, p->params * (p->conv.weight_bytes + p->conv.optim_bytes), out);
+	double ckpt_bytes = p->params * (p->conv.weight_bytes + p->conv.optim_bytes);
+	struct cost_ckpt ckw;
+	if ((rc = cost_checkpoint(sc, ckpt_bytes, &ckw, err)))
+		goto out;
+	cost_whole_run(sc, p->gpu, ckpt_bytes, ckw.each_s, out);
 	bottleneck(out);
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
 		double busy[DATA_STAGE_COUNT_];

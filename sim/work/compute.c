@@ -338,7 +338,8 @@ double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
 	case WORK_ATTN_FLASH: {
 		if (flops <= 0.0)
 			return 0.0;
-		double peak = g->peak_flops[da] * c->flash_eff;
+		double eff = g->flash_eff > 0.0 ? g->flash_eff : c->flash_eff;
+		double peak = g->peak_flops[da] * eff;
 		if (!(peak > 0.0))
 			return HUGE_VAL;
 		return (op->causal ? 0.5 : 1.0) * flops / peak;
@@ -411,7 +412,8 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 		 &out->layer_wgrad_s, &out->layer_kernels_fwd, &out->layer_kernels_bwd,
 		 &out->layer_params);
 	out->nops = n;
-	double T = (double)s->micro_batch * (double)s->seq_len;
+	double cp = s->cp > 1 ? (double)s->cp : 1.0;
+	double T = (double)s->micro_batch * (double)s->seq_len / cp; /* tokens on this rank */
 	double t = (double)s->tp;
 	double e = work_act_bytes(s->dtype);
 	out->layer_fwd_flops = work_layer_flops_per_token(m, s->seq_len) * T / t;
@@ -423,9 +425,24 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 		    work_activation_bytes(ops, n, out->layer_input_bytes, (enum work_recompute)r);
 	out->layer_saved_bytes = out->layer_act_bytes[WORK_RECOMPUTE_NONE];
 	out->layer_recompute_s[WORK_RECOMPUTE_FULL] = out->layer_fwd_s;
+	out->layer_recompute_flops[WORK_RECOMPUTE_FULL] = out->layer_exec_fwd_flops;
 	for (size_t i = 0; i < n; i++)
-		if (ops[i].selective_bytes > 0.0)
+		if (ops[i].selective_bytes > 0.0) {
 			out->layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] += out->ops[i].fwd_s;
+			out->layer_recompute_flops[WORK_RECOMPUTE_SELECTIVE] += ops[i].fwd_flops;
+		}
+	if (m->num_experts > 0) {
+		out->layer_a2a_bytes =
+		    e * T * (double)m->top_k * m->capacity_factor * (double)m->hidden;
+		out->layer_a2a_fwd = 2;
+		out->layer_a2a_bwd = 2;
+	}
+	if (cp > 1.0) {
+		int64_t kv_l = m->kv_heads >= s->tp ? m->kv_heads / s->tp : 1;
+		out->layer_cp_kv_bytes = e * T * 2.0 * (double)(kv_l * m->head_dim);
+		out->layer_cp_steps = (uint32_t)(cp - 1.0);
+		out->layer_cp_bwd_bytes = 2.0 * out->layer_cp_kv_bytes;
+	}
 
 	rc = work_embed_ops(m, s, ops, WORK_MAX_OPS, &n, err);
 	if (rc)

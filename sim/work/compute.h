@@ -73,6 +73,9 @@ double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
  *   element-wise bytes at HBM bandwidth; all of the FLOPs even when causal
  *   (the unfused path masks, it does not skip);
  * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff), half of them when causal;
+ *   flash_eff is the GPU's catalog value when it gives one (it differs by
+ *   generation: FlashAttention-2 reaches 50-73 % of A100 but 35 % of H100),
+ *   else the calibration's;
  * - WORK_MEMBOUND, WORK_EMBED: bytes / (hbm_Bps · hbm_eff).
  * Attention runs in bf16 when d is fp8. Returns INFINITY when g lacks the
  * dtype, 0 for a phase with no work. */
@@ -103,8 +106,28 @@ struct work_costs {
 	double layer_input_bytes;
 	double layer_saved_bytes;
 	double layer_act_bytes[WORK_RECOMPUTE_COUNT_];
-	/* Seconds of forward rerun in backward, by recompute mode. */
+	/* Seconds of forward rerun in backward, by recompute mode, and the
+	 * FLOPs of the ops rerun (standard count, the sum of their fwd_flops:
+	 * none 0; selective the unfused attention core, 0 with flash, which
+	 * saves no scores; full every op of the layer). HFU counts these. */
 	double layer_recompute_s[WORK_RECOMPUTE_COUNT_];
+	double layer_recompute_flops[WORK_RECOMPUTE_COUNT_];
+
+	/* Expert parallelism (MoE models): bytes one rank puts into one
+	 * all-to-all of one layer (dispatch or combine, T·top_k·cf·h
+	 * activations of which (ep-1)/ep leave the rank) and the all-to-alls
+	 * per layer forward (dispatch, combine) and backward (their
+	 * gradients); 0 for dense models. The schedule runs them over the
+	 * parallel.ep group inside DP. */
+	double layer_a2a_bytes;
+	uint32_t layer_a2a_fwd, layer_a2a_bwd;
+	/* Context parallelism (ring attention): bytes of the K and V chunk one
+	 * rank sends per ring step, steps per layer forward (cp - 1), and
+	 * backward (cp - 1 steps of K, V plus their gradients, 2 x the bytes);
+	 * 0 without cp. */
+	double layer_cp_kv_bytes;
+	uint32_t layer_cp_steps;
+	double layer_cp_bwd_bytes;
 
 	/* Embedding (first stage); backward is its weight gradient. */
 	double embed_fwd_s, embed_bwd_s;

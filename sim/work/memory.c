@@ -6,7 +6,8 @@
  * Bytes per parameter before ZeRO, Adam in mixed precision:
  *
  *   framework  precision      weights grads optimizer               total
- *   megatron   bf16 (or fp8)  2       4     12 (fp32 master, m, v)  18
+ *   megatron   bf16           2       4     12 (fp32 master, m, v)  18
+ *   megatron   fp8            2+2     4     12                      20
  *   megatron   fp16           2       2     16 (+ fp32 main grads)  20
  *   megatron   fp32/tf32      4       4      8 (m, v)               16
  *   deepspeed  fp16/bf16      2       2     12                      16
@@ -22,7 +23,8 @@
  * DeepSpeed: 2Ψ + 2Ψ + KΨ with K = 12 (Rajbhandari et al. 2020, §3.1).
  * DDP: AMP keeps fp32 weights and gradients; autocast's low-precision weight
  * copies are transient. FSDP: the same 16 bytes, all of them sharded when
- * the schedule passes ZeRO stage 3.
+ * the schedule passes ZeRO stage 3. With fp8 every framework adds 2 bytes
+ * of fp8 weight copies (see FP8_WEIGHT_COPY_BYTES).
  */
 #include <string.h>
 #include <strings.h>
@@ -64,8 +66,8 @@ static void split(struct work_fw_conventions *c, double w, double g, double o)
 	c->bytes_per_param = w + g + o;
 }
 
-int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
-			struct work_fw_conventions *out)
+static int conventions(enum work_framework fw, enum ts_dtype precision,
+		       struct work_fw_conventions *out)
 {
 	if ((unsigned)precision >= TS_DTYPE_COUNT_ || (unsigned)fw >= WORK_FW_COUNT_)
 		return TS_EINVALID;
@@ -155,6 +157,25 @@ int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 	default:
 		return TS_EINVALID;
 	}
+}
+
+/* fp8 (Transformer Engine): the GEMMs read fp8 copies of the bf16 weights
+ * and their transposes (1 + 1 bytes per parameter, kept across the
+ * micro-batches of an iteration, as Megatron's is_first_microbatch caching
+ * does), cast once per iteration after the optimizer step: read 2, write
+ * 1 + 1 bytes per parameter more for the step. */
+#define FP8_WEIGHT_COPY_BYTES 2.0
+#define FP8_WEIGHT_CAST_BYTES 4.0
+
+int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
+			struct work_fw_conventions *out)
+{
+	int rc = conventions(fw, precision, out);
+	if (rc || precision != TS_FP8)
+		return rc;
+	split(out, out->weight_bytes + FP8_WEIGHT_COPY_BYTES, out->grad_bytes, out->optim_bytes);
+	out->optim_bytes_touched += FP8_WEIGHT_CAST_BYTES;
+	return 0;
 }
 
 int work_static_bytes(const struct work_fw_conventions *c, double params, int zero, int64_t dp,

@@ -43,8 +43,10 @@ const char *work_framework_name(enum work_framework fw);
 int work_framework_parse(const char *s);
 
 /* Fill *out with the defaults of framework fw training at precision
- * `precision` (the GEMM dtype of the scenario). Each figure's source is in
- * memory.c and in out->source. Returns 0 or TS_EINVALID (unknown framework
+ * `precision` (the GEMM dtype of the scenario). fp8 trains with bf16
+ * weights plus 2 bytes per parameter of fp8 weight copies (weight_bytes)
+ * and 4 more bytes per parameter touched by the step (the weight cast).
+ * Each figure's source is in memory.c and in out->source. Returns 0 or TS_EINVALID (unknown framework
  * or dtype). */
 int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 			struct work_fw_conventions *out);

@@ -33,17 +33,20 @@
 #define MAX_FILE (1u << 20)	   /* bytes of one model file */
 #define MAX_DIM ((int64_t)1 << 26) /* any one size; keeps h*f*L exact in a double */
 #define MAX_LAYERS ((int64_t)100000)
+#define MAX_EXPERTS ((int64_t)4096)
 
 static const char *const key_names[TS_MK_COUNT_] = {
     "name",	"family",	   "layers", "hidden",	"heads",      "kv_heads",
     "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
-    "position", "tied_embeddings", "bias",   "source"};
+    "position", "tied_embeddings", "bias",   "source",	"num_experts", "top_k",
+    "capacity_factor"};
 
 /* Every key a model group may hold: the model keys and `base`. */
 static const char *const group_keys[TS_MK_COUNT_ + 1] = {
     "name",	"family",	   "layers", "hidden",	"heads",      "kv_heads",
     "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
-    "position", "tied_embeddings", "bias",   "source",	"base"};
+    "position", "tied_embeddings", "bias",   "source",	"num_experts", "top_k",
+    "capacity_factor", "base"};
 
 static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert", "layers"};
 static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
@@ -388,6 +391,28 @@ static int get_bool(const config_setting_t *s, const char *file, const char *pre
 	return 0;
 }
 
+/* A positive real of at most 64 (MoE capacity factor). */
+static int get_factor(const config_setting_t *s, const char *file, const char *prefix,
+		      const char *key, double *out, struct ts_error *err)
+{
+	char fb[128];
+	int t = config_setting_type(s);
+	double v;
+	if (t == CONFIG_TYPE_FLOAT)
+		v = config_setting_get_float(s);
+	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
+		v = (double)config_setting_get_int64(s);
+	else
+		return fail_at(err, TS_ETYPE, s, file, prefix, key,
+			       "found %s, expected a positive number%s", found(s, fb, sizeof fb), "");
+	if (!(v > 0.0 && v <= 64.0))
+		return fail_at(err, TS_ERANGE, s, file, prefix, key,
+			       "found %s, expected a number in (0, 64]%s", found(s, fb, sizeof fb),
+			       "");
+	*out = v;
+	return 0;
+}
+
 /* Apply one model group (a file's root or an inline group) to r. */
 static int apply_group(const char *root, const config_setting_t *g, const char *file,
 		       const char *prefix, struct raw *r, int depth, struct ts_error *err)
@@ -486,6 +511,15 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			break;
 		case TS_MK_SEQ_LEN:
 			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->seq_len, err);
+			break;
+		case TS_MK_NUM_EXPERTS:
+			rc = get_size(s, file, prefix, kn, MAX_EXPERTS, &m->num_experts, err);
+			break;
+		case TS_MK_TOP_K:
+			rc = get_size(s, file, prefix, kn, MAX_EXPERTS, &m->top_k, err);
+			break;
+		case TS_MK_CAPACITY_FACTOR:
+			rc = get_factor(s, file, prefix, kn, &m->capacity_factor, err);
 			break;
 		default:
 			rc = 0;
@@ -714,6 +748,25 @@ static int finish(struct raw *r, struct ts_error *err)
 		m->ffn_hidden = m->activation == TS_ACT_GELU ? 4 * m->hidden : 0;
 	derive(r, TS_MK_FFN_HIDDEN, TS_MK_COUNT_, "= 4 * hidden");
 	derive(r, TS_MK_SOURCE, TS_MK_COUNT_, "not given");
+	if (!(r->given & (1u << TS_MK_NUM_EXPERTS)) &&
+	    (r->given & (1u << TS_MK_TOP_K | 1u << TS_MK_CAPACITY_FACTOR))) {
+		char k[160];
+		snprintf(k, sizeof k, "%s%s", r->prefix,
+			 key_names[(r->given & (1u << TS_MK_TOP_K)) ? TS_MK_TOP_K
+								     : TS_MK_CAPACITY_FACTOR]);
+		return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
+				    "found a mixture-of-experts key without num_experts, expected "
+				    "num_experts = N with it");
+	}
+	if (m->num_experts > 0) {
+		if (!(r->given & (1u << TS_MK_TOP_K)))
+			m->top_k = m->num_experts < 2 ? m->num_experts : 2;
+		if (!(r->given & (1u << TS_MK_CAPACITY_FACTOR)))
+			m->capacity_factor = 1.0;
+	}
+	derive(r, TS_MK_NUM_EXPERTS, TS_MK_COUNT_, "dense MLP");
+	derive(r, TS_MK_TOP_K, TS_MK_NUM_EXPERTS, "default 2");
+	derive(r, TS_MK_CAPACITY_FACTOR, TS_MK_NUM_EXPERTS, "default 1.0 (balanced, no drops)");
 	return 0;
 }
 
@@ -790,6 +843,13 @@ static int validate(const struct ts_model *m, const struct at *at, struct ts_err
 		return bad(m, TS_MK_FFN_HIDDEN, at, err, TS_ERANGE,
 			   "found %lld, expected a positive integer of at most %lld",
 			   (long long)m->ffn_hidden, (long long)MAX_DIM);
+	if (m->num_experts > 0 && (m->top_k < 1 || m->top_k > m->num_experts))
+		return bad(m, TS_MK_TOP_K, at, err, TS_EINVALID,
+			   "found %lld, expected 1 to num_experts = %lld", (long long)m->top_k,
+			   (long long)m->num_experts);
+	if (m->num_experts > 0 && !(m->capacity_factor > 0.0))
+		return bad(m, TS_MK_CAPACITY_FACTOR, at, err, TS_ERANGE,
+			   "found a capacity factor <= 0, expected a positive number", 0, 0);
 	if ((unsigned)m->family >= TS_FAMILY_COUNT_ || (unsigned)m->activation >= TS_ACT_COUNT_ ||
 	    (unsigned)m->norm >= TS_NORM_COUNT_ || (unsigned)m->position >= TS_POS_COUNT_)
 		return bad(m, TS_MK_FAMILY, at, err, TS_EINVALID,
@@ -903,6 +963,8 @@ double ts_model_params(const struct ts_model *m)
 	double proj = a * h + b * h;
 	double mlp = m->activation == TS_ACT_SWIGLU ? 3.0 * h * f + b * (2.0 * f + h)
 						    : 2.0 * h * f + b * (f + h);
+	if (m->num_experts > 0) /* every expert's MLP and the router */
+		mlp = (double)m->num_experts * mlp + h * (double)m->num_experts;
 	double layer = qkv + proj + mlp + 2.0 * norm;
 
 	double once = V * h + norm;
@@ -924,6 +986,8 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 {
 	for (int k = 0; k < TS_MK_COUNT_; k++) {
 		char v[600], o[260];
+		if (k >= TS_MK_NUM_EXPERTS && m->num_experts == 0)
+			continue; /* dense models print no MoE keys */
 		switch ((enum ts_model_key)k) {
 		case TS_MK_NAME:
 			snprintf(v, sizeof v, "\"%s\"", m->name);
@@ -972,6 +1036,15 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 			break;
 		case TS_MK_SEQ_LEN:
 			snprintf(v, sizeof v, "%lld", (long long)m->seq_len);
+			break;
+		case TS_MK_NUM_EXPERTS:
+			snprintf(v, sizeof v, "%lld", (long long)m->num_experts);
+			break;
+		case TS_MK_TOP_K:
+			snprintf(v, sizeof v, "%lld", (long long)m->top_k);
+			break;
+		case TS_MK_CAPACITY_FACTOR:
+			snprintf(v, sizeof v, "%g", m->capacity_factor);
 			break;
 		default:
 			v[0] = '\0';

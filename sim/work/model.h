@@ -73,6 +73,9 @@ enum ts_model_key {
 	TS_MK_TIED_EMBEDDINGS,
 	TS_MK_BIAS,
 	TS_MK_SOURCE,
+	TS_MK_NUM_EXPERTS,     /* mixture of experts (printed only when num_experts > 0) */
+	TS_MK_TOP_K,
+	TS_MK_CAPACITY_FACTOR,
 	TS_MK_COUNT_
 };
 
@@ -103,6 +106,14 @@ struct ts_model {
 	bool tied_embeddings;	       /* output layer shares the input embedding matrix */
 	bool bias;		       /* linear layers carry biases (gpt, bert: yes; llama: no) */
 	char source[512];	       /* citation (paper or model card, with URL) */
+	/* Mixture of experts (a GShard/Switch-style MoE MLP in every layer):
+	 * num_experts expert MLPs of ffn_hidden each, a router of h x num_experts,
+	 * each token sent to top_k experts; an expert takes at most
+	 * capacity_factor x tokens x top_k / num_experts tokens (1.0 = balanced,
+	 * no drops). num_experts 0 = a dense MLP (top_k and capacity_factor 0). */
+	int64_t num_experts;
+	int64_t top_k;		/* default 2 with experts */
+	double capacity_factor; /* default 1.0 with experts, > 0 */
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
 	/* family "layers" only: the input (channels x height x width per
 	 * sample) and the layer list; the transformer keys are then 1 */
@@ -154,6 +165,7 @@ int ts_model_validate(const struct ts_model *m, struct ts_error *err);
  *              output proj  a*h + b*h
  *              MLP          gelu: 2*h*f + b*(f + h); swiglu: 3*h*f + b*(2f + h)
  *              norms        2 per layer: layernorm 2h each, rmsnorm h each
+ *   MoE        the MLP above times num_experts, plus the router h*num_experts
  *   once       embeddings   V*h, plus seq_len*h for learned positions
  *              final norm   one more norm (BERT's post-LN puts it on the
  *                           embeddings instead; the count is the same)

@@ -53,6 +53,11 @@
 /* Everything the op builders need, derived once from model and shape. */
 struct dims {
 	double b, s, T, h, q, d, f, V, t;
+	double sq;	/* query tokens per sequence on this rank: s / cp */
+	double cp;	/* context-parallel degree */
+	double E, ep;	/* experts (0 = dense MLP) and expert-parallel degree */
+	double topk, cf; /* experts per token, capacity factor */
+	bool fp8;	/* GEMM inputs cast to fp8 */
 	double heads_l; /* query heads on this rank */
 	double ql, kvl; /* query and KV widths on this rank */
 	double fl;	/* MLP width on this rank */
@@ -121,6 +126,8 @@ double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len)
 	double kv = (double)m->kv_heads * (double)m->head_dim;
 	double f = (double)m->ffn_hidden;
 	double mlp = m->activation == TS_ACT_SWIGLU ? 2.0 * 3.0 * h * f : 2.0 * 2.0 * h * f;
+	if (m->num_experts > 0) /* top_k experts per token and the router */
+		mlp = (double)m->top_k * mlp + 2.0 * h * (double)m->num_experts;
 	return 2.0 * h * (q + 2.0 * kv) + 2.0 * q * h + mlp + 4.0 * (double)seq_len * q;
 }
 
@@ -141,11 +148,26 @@ double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
 static int dims_init(const struct ts_model *m, const struct work_shape *s, struct dims *g,
 		     struct ts_error *err)
 {
-	if (s->micro_batch < 1 || s->seq_len < 1 || s->tp < 1)
+	if (s->micro_batch < 1 || s->seq_len < 1 || s->tp < 1 || s->cp < 0 || s->ep < 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "work_shape",
-				    "micro_batch %lld, seq_len %lld, tp %lld: expected each >= 1",
+				    "micro_batch %lld, seq_len %lld, tp %lld, cp %lld, ep %lld: "
+				    "expected each >= 1 (cp, ep: 0 means 1)",
 				    (long long)s->micro_batch, (long long)s->seq_len,
-				    (long long)s->tp);
+				    (long long)s->tp, (long long)s->cp, (long long)s->ep);
+	int64_t cp = s->cp > 1 ? s->cp : 1, ep = s->ep > 1 ? s->ep : 1;
+	if (s->seq_len % (s->causal && cp > 1 ? 2 * cp : cp) != 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.cp",
+				    "cp = %lld does not split seq_len = %lld into %s chunks",
+				    (long long)cp, (long long)s->seq_len,
+				    s->causal ? "2 x cp equal (load-balanced causal)" : "cp equal");
+	if (ep > 1 && m->num_experts == 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
+				    "ep = %lld with %s, which has no experts; expected ep = 1",
+				    (long long)ep, m->name);
+	if (ep > 1 && m->num_experts % ep != 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
+				    "ep = %lld does not divide the %lld experts of %s", (long long)ep,
+				    (long long)m->num_experts, m->name);
 	if ((unsigned)s->dtype >= TS_DTYPE_COUNT_)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "work_shape.dtype",
 				    "dtype %d: expected one of fp32, tf32, fp16, bf16, fp8",
@@ -176,7 +198,14 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 	memset(g, 0, sizeof *g);
 	g->b = (double)s->micro_batch;
 	g->s = (double)s->seq_len;
-	g->T = g->b * g->s;
+	g->cp = (double)cp;
+	g->sq = g->s / g->cp;
+	g->T = g->b * g->sq;
+	g->E = (double)m->num_experts;
+	g->ep = (double)ep;
+	g->topk = (double)m->top_k;
+	g->cf = m->capacity_factor;
+	g->fp8 = s->dtype == TS_FP8;
 	g->h = (double)m->hidden;
 	g->d = (double)m->head_dim;
 	g->q = (double)m->heads * g->d;
@@ -242,6 +271,29 @@ static void gemm(struct list *L, const char *name, const struct dims *g, double 
 	op->bwd_kernels = 2;
 }
 
+/* `batch` GEMMs of one shape launched together (grouped expert GEMMs); the
+ * caller sets params and saved bytes. */
+static struct work_op *batched(struct list *L, const char *name, const struct dims *g, double m,
+			       double n, double k, double batch)
+{
+	struct work_op *op = add(L, name, WORK_GEMM);
+	if (!op)
+		return NULL;
+	op->m = m;
+	op->n = n;
+	op->k = k;
+	op->batch = batch;
+	op->fwd_flops = 2.0 * m * n * k * batch;
+	op->dgrad_flops = op->fwd_flops;
+	op->wgrad_flops = op->fwd_flops;
+	op->fwd_bytes = g->e * (m * k + k * n + m * n) * batch;
+	op->dgrad_bytes = op->fwd_bytes;
+	op->wgrad_bytes = op->fwd_bytes;
+	op->kernels = 1;
+	op->bwd_kernels = 2;
+	return op;
+}
+
 /* An element-wise or reduction kernel timed by its bytes. */
 static void membound(struct list *L, const char *name, double fwd_bytes, double bwd_bytes,
 		     double params, double saved, uint32_t kernels, uint32_t bwd_kernels)
@@ -281,26 +333,29 @@ static void residual(struct list *L, const char *name, const struct dims *g)
 static void attention(struct list *L, const struct dims *g)
 {
 	double B = g->b * g->heads_l; /* batched heads */
-	double S2 = B * g->s * g->s;  /* score elements */
+	double S2 = B * g->sq * g->s; /* score elements: local queries x all keys */
 	double qkv = g->e * g->T * (g->ql + 2.0 * g->kvl);
 	struct work_op *op = add(L, "attn", g->flash ? WORK_ATTN_FLASH : WORK_ATTN_CORE);
 	if (!op)
 		return;
-	op->m = g->s;
+	op->m = g->sq;
 	op->n = g->s;
 	op->k = g->d;
 	op->batch = B;
 	op->causal = g->causal;
 	op->fwd_flops = 4.0 * g->s * g->T * g->ql; /* QK^T and AV: 2 x 2·s·d per head and token */
 	if (g->flash) {
-		double lse = LSE_BYTES * B * g->s;
+		double lse = LSE_BYTES * B * g->sq;
 		double o = g->e * g->T * g->ql;
 		op->dgrad_flops = FLASH_BWD_FLOP_RATIO * op->fwd_flops;
-		op->fwd_bytes = qkv + o + lse;
-		op->dgrad_bytes = 2.0 * qkv + 2.0 * o + lse;
+		/* ring attention reads the other ranks' K and V chunks as they arrive */
+		double kv_remote = g->e * g->b * (g->s - g->sq) * 2.0 * g->kvl;
+		op->fwd_bytes = qkv + o + lse + kv_remote;
+		op->dgrad_bytes = 2.0 * qkv + 2.0 * o + lse + 2.0 * kv_remote;
 		op->saved_bytes = qkv + lse; /* O is kept as the projection's input */
-		op->kernels = 1;
-		op->bwd_kernels = 3; /* dot(dO, O) preprocessing, main kernel, dQ conversion */
+		op->kernels = (uint32_t)g->cp; /* one per ring step */
+		/* dot(dO, O) preprocessing, main kernel per ring step, dQ conversion */
+		op->bwd_kernels = 2u + (uint32_t)g->cp;
 	} else {
 		/* Forward: scale-mask-softmax reads the scores and writes the
 		 * probabilities; dropout reads them and writes its output and mask.
@@ -317,6 +372,83 @@ static void attention(struct list *L, const struct dims *g)
 		op->kernels = g->drop ? 4u : 3u;     /* QK^T, softmax, [dropout,] AV */
 		op->bwd_kernels = g->drop ? 6u : 5u; /* 4 batched GEMMs, softmax, [dropout] */
 	}
+}
+
+/* The MLP's activation over `tokens` rows of the local width. */
+static void activation(struct list *L, const struct dims *g, double tokens)
+{
+	double u = g->e * tokens * g->fl;
+	if (g->swiglu)
+		membound(L, "swiglu", 3.0 * u, 5.0 * u, 0.0, 2.0 * u, 1, 1);
+	else
+		membound(L, "gelu", 2.0 * u, 3.0 * u, 0.0, u, 1, 1);
+}
+
+/* A mixture-of-experts MLP (GShard, Lepikhin et al. 2020,
+ * https://arxiv.org/abs/2006.16668; Switch, Fedus et al. 2021,
+ * https://arxiv.org/abs/2101.03961): a router GEMM (h x E, replicated on TP
+ * ranks) with its softmax/top-k, the permutation of token copies into
+ * expert order and back, and E/ep local experts as batched GEMMs. With
+ * expert parallelism inside data parallelism each of the ep ranks routes
+ * its T tokens to all E experts, so a rank's experts receive
+ * T·top_k·cf tokens in all (cf·T·top_k·ep/E each): the expert FLOPs per
+ * rank equal those without ep, and the all-to-all (the schedule's) moves
+ * T·top_k·cf·h activations per rank each way. */
+static void moe_mlp(struct list *L, const struct dims *g, double x_in)
+{
+	double El = g->E / g->ep;		       /* experts on this rank */
+	double Tr = g->T * g->topk * g->cf;	       /* token copies this rank's experts take */
+	double Te = Tr / El;			       /* tokens per local expert */
+	double fc1_n = (g->swiglu ? 2.0 : 1.0) * g->fl;
+	double mlp_bias = g->bias * (g->swiglu ? 2.0 * g->fl : g->fl);
+	gemm(L, "router", g, g->T, g->E, g->h, g->h * g->E, x_in);
+	/* softmax over E logits, top-k and the gate weights: fp32 logits read
+	 * and probabilities written, indices and gates kept for backward */
+	membound(L, "topk", 8.0 * g->T * g->E, 8.0 * g->T * g->E, 0.0, 8.0 * g->T * g->topk, 2,
+		 2);
+	/* dispatch: gather T·h into Tr·h rows; combine: read Tr·h and the gates,
+	 * write T·h (backward: the same traffic in reverse) */
+	double perm = g->e * g->h * (g->T + Tr);
+	membound(L, "permute", 2.0 * perm, 2.0 * perm, 0.0, 0.0, 2, 2);
+	struct work_op *op = batched(L, "expert_fc1", g, Te, fc1_n, g->h, El);
+	if (op) {
+		op->params = El * (g->h * fc1_n + mlp_bias);
+		op->saved_bytes = g->e * Tr * g->h;
+	}
+	activation(L, g, Tr);
+	op = batched(L, "expert_fc2", g, Te, g->h, g->fl, El);
+	if (op) {
+		op->params = El * (g->fl * g->h + g->bias * g->h);
+		op->saved_bytes = g->e * Tr * g->fl + g->e * Tr * g->h; /* input, output for gates */
+	}
+}
+
+/* Transformer Engine's fp8 casts of one layer (Micikevicius et al. 2022,
+ * "FP8 Formats for Deep Learning", https://arxiv.org/abs/2209.05433; TE's
+ * fused cast-transpose): forward, each GEMM input read in bf16 and written
+ * as fp8 and as its fp8 transpose for the weight gradient (2 + 1 + 1 bytes
+ * per element, the amax reduction fused in); backward, each GEMM's output
+ * gradient the same. Weight casts happen once per iteration and are
+ * counted with the optimizer step (memory.c). The ops' saved tensors stay
+ * at bf16 size (an upper bound: TE may keep the fp8 copies instead). */
+static void fp8_casts(struct list *L, const struct dims *g, double qkv_n, double fc1_n)
+{
+	double mlp_in, mlp_mid, mlp_out1, mlp_out2;
+	if (g->E > 0.0) {
+		double Tr = g->T * g->topk * g->cf;
+		mlp_in = Tr * g->h + g->T * g->h; /* experts' input, router's input */
+		mlp_mid = Tr * g->fl;
+		mlp_out1 = Tr * fc1_n + g->T * g->E;
+		mlp_out2 = Tr * g->h;
+	} else {
+		mlp_in = g->T * g->h;
+		mlp_mid = g->T * g->fl;
+		mlp_out1 = g->T * fc1_n;
+		mlp_out2 = g->T * g->h;
+	}
+	double fwd = g->T * g->h + g->T * g->ql + mlp_in + mlp_mid;	 /* GEMM inputs */
+	double bwd = g->T * qkv_n + g->T * g->h + mlp_out1 + mlp_out2; /* output grads */
+	membound(L, "fp8_cast", 4.0 * fwd, 4.0 * bwd, 0.0, 0.0, 4, 4);
 }
 
 /* -------------------------------------------------------------- layers */
@@ -356,15 +488,15 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	gemm(&L, "proj", &g, g.T, g.h, g.ql, g.ql * g.h + g.bias * g.h, g.e * g.T * g.ql);
 	residual(&L, "resid1", &g);
 	norm(&L, g.bert ? "norm1" : "norm2", &g, g.Ts);
-	gemm(&L, "fc1", &g, g.T, fc1_n, g.h, g.h * fc1_n + mlp_bias, x_in);
-	if (g.swiglu) {
-		double u = g.e * g.T * g.fl;
-		membound(&L, "swiglu", 3.0 * u, 5.0 * u, 0.0, 2.0 * u, 1, 1);
+	if (g.E > 0.0) {
+		moe_mlp(&L, &g, x_in);
 	} else {
-		double u = g.e * g.T * g.fl;
-		membound(&L, "gelu", 2.0 * u, 3.0 * u, 0.0, u, 1, 1);
+		gemm(&L, "fc1", &g, g.T, fc1_n, g.h, g.h * fc1_n + mlp_bias, x_in);
+		activation(&L, &g, g.T);
+		gemm(&L, "fc2", &g, g.T, g.h, g.fl, g.fl * g.h + g.bias * g.h, g.e * g.T * g.fl);
 	}
-	gemm(&L, "fc2", &g, g.T, g.h, g.fl, g.fl * g.h + g.bias * g.h, g.e * g.T * g.fl);
+	if (g.fp8)
+		fp8_casts(&L, &g, qkv_n, fc1_n);
 	residual(&L, "resid2", &g);
 	if (g.bert)
 		norm(&L, "norm2", &g, g.Ts);

@@ -13,7 +13,7 @@
 #include "hw/catalog.h"
 #include "work/model.h"
 
-/* Most ops one call fills: a block has at most 11, the head 6, the
+/* Most ops one call fills: a block has at most 15 (MoE with fp8), the head 6, the
  * embedding 4. */
 #define WORK_MAX_OPS 16
 
@@ -84,6 +84,8 @@ struct work_shape {
 	enum ts_dtype dtype; /* compute precision of the GEMMs (fp8: activations stay bf16) */
 	bool flash;	     /* flash attention (needs fp16, bf16 or fp8 precision) */
 	bool causal;	     /* causal mask (decoders); BERT is bidirectional */
+	int64_t cp;	     /* context-parallel degree (ring attention); 0 or 1 = none */
+	int64_t ep;	     /* expert-parallel degree (MoE models only); 0 or 1 = none */
 };
 
 /* Fill ops[0..*n) with one transformer block on one rank, in execution
@@ -92,6 +94,19 @@ struct work_shape {
  * than tp are replicated, one per rank); with sp the norms, dropouts and the
  * inputs of the column-parallel GEMMs are split over the sequence. TP
  * communication is not an op here (the schedule adds it).
+ *
+ * Context parallelism (cp > 1, ring attention: Liu et al. 2023,
+ * https://arxiv.org/abs/2310.01889; Megatron-Core's load-balanced causal
+ * split) gives each rank s/cp query tokens of every sequence: every op runs
+ * on b·s/cp tokens, and attention computes its s/cp queries against all s
+ * keys (op m = s/cp, n = s), reading the other ranks' K and V chunks; the
+ * KV exchange itself is the schedule's (work_costs.layer_cp_*).
+ *
+ * A model with experts replaces the MLP by a router, a top-k, a permutation
+ * and E/ep batched expert GEMMs of cf·T·top_k·ep/E tokens each (see
+ * moe_mlp in ops.c); the all-to-all is the schedule's (work_costs.layer_a2a_*).
+ * With fp8 a "fp8_cast" op carries Transformer Engine's cast-transposes of
+ * the GEMM inputs (forward) and output gradients (backward).
  *
  * Saved bytes follow Korthikanti et al. 2022 §4 (per layer, 2-byte
  * activations, 1-byte dropout masks): with multi-head attention, GeLU,
@@ -102,7 +117,8 @@ struct work_shape {
  * used it) and absent for Llama.
  *
  * Returns 0, TS_EINVALID (a shape size < 1, tp not dividing heads, kv_heads
- * or ffn_hidden evenly, flash with fp32/tf32) or TS_ELIMIT (max too small),
+ * or ffn_hidden evenly, cp not splitting seq_len into cp (causal: 2·cp)
+ * chunks, ep > 1 without experts or not dividing them, flash with fp32/tf32) or TS_ELIMIT (max too small),
  * with `err` filled (it may be NULL). */
 int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
 		   size_t max, size_t *n, struct ts_error *err);
@@ -128,7 +144,9 @@ double work_head_tied_params(const struct ts_model *m, const struct work_shape *
 
 /* Model FLOPs of one layer's forward per token, from the dimensions:
  * QKV 2·h·(q + 2·kv_heads·head_dim), output projection 2·q·h, MLP 2·3·h·f
- * (SwiGLU) or 2·2·h·f (GeLU), attention core 4·s·q, with q = heads·head_dim. */
+ * (SwiGLU) or 2·2·h·f (GeLU), attention core 4·s·q, with q = heads·head_dim.
+ * With experts the MLP counts top_k times plus the router's 2·h·E (the
+ * capacity factor's padding is not model FLOPs). */
 double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len);
 
 /* Model FLOPs per token of one training step, forward and backward, no
