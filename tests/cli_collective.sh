@@ -79,4 +79,49 @@ fi
 ok pcie collective --cluster rtx4090-x4 -e 1M || true
 ok zero "${DGX[@]}" -b 0 -e 0 || true
 
+# --- --set takes any cluster key, laid over the file like a scenario's inline
+# cluster. 8 RTX 5090 bouncing through host memory run at half of one PCIe 5
+# x16 direction (63 GB/s x 0.89 / 2 = 28.0: two ring edges per switch uplink);
+# with peer-to-peer the edges stay under their switch or cross each uplink
+# once: 63 x 0.89 = 56.1.
+BUS='import json, sys; d = json.load(open(sys.argv[1])); bw = d["rows"][0]["busbw(GB/s)"]'
+if ok p2p_off collective --cluster pcie-8gpu -b 8G -e 8G --format json; then
+	py p2p_off "$BUS"'
+assert abs(bw - 28.04) <= 0.3, "busbw %r GB/s, expected 63 x 0.89 / 2 = 28.0" % bw'
+fi
+if ok p2p_on collective --cluster pcie-8gpu -b 8G -e 8G --set node.p2p=true --format json; then
+	py p2p_on "$BUS"'
+assert abs(bw - 56.07) <= 0.6, "busbw %r GB/s with node.p2p=true, expected 63 x 0.89 = 56.1" % bw'
+fi
+# "cluster." in front is accepted as in trainsim run --set; a count key still works
+ok p2p_prefix collective --cluster pcie-8gpu -b 8G -e 8G --set cluster.node.p2p=true \
+	--set gpus_per_node=4 --format json &&
+	py p2p_prefix "$BUS"'
+assert d["gpus"] == 4, d["gpus"]
+assert abs(bw - 56.07) <= 0.6, "busbw %r GB/s, expected 56.1" % bw'
+# 4 DGX A100 on a fat-tree, two nodes per leaf: a ring crosses the spine from
+# 8 NICs per leaf. 4:1 leaves 4 uplinks for those 8 rings, which halves them
+# against 1:1 (full mode: class mode does not split an oversubscribed leaf).
+FT=(--nodes 4 -b 1G -e 1G --mode full --format json --set fabric.topology=fat-tree
+	--set fabric.nodes_per_leaf=2)
+if ok ft1 "${DGX[@]}" "${FT[@]}" --set fabric.oversubscription=1 &&
+	ok ft4 "${DGX[@]}" "${FT[@]}" --set fabric.oversubscription=4; then
+	py ft4 '
+import json, sys
+one = json.load(open(sys.argv[1].replace("ft4", "ft1")))["rows"][0]["busbw(GB/s)"]
+four = json.load(open(sys.argv[1]))["rows"][0]["busbw(GB/s)"]
+assert abs(four / one - 0.5) <= 0.05, "4:1 gives %r of 1:1 (%r vs %r GB/s), expected 0.5" % (four / one, four, one)'
+fi
+# bad keys and values: one line naming the key, exit 2
+for bad in fabric.oversubscriptoin=2 'node.p2p="yes"' 'fabric=(' gpus_per_node=0; do
+	checks=$((checks + 1))
+	"$BIN" "${DGX[@]}" --set "$bad" >"$TMP/badset" 2>"$TMP/badset.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "--set $bad: exit $rc, expected 2"
+	[ "$(wc -l <"$TMP/badset.err")" -eq 1 ] || fail "--set $bad: not one line: $(cat "$TMP/badset.err")"
+	grep -q -- '--set' "$TMP/badset.err" || fail "--set $bad: the message does not name --set"
+done
+grep -q 'oversubscription' <("$BIN" "${DGX[@]}" --set fabric.oversubscriptoin=2 2>&1) ||
+	fail "--set fabric.oversubscriptoin=2: no suggestion of oversubscription"
+
 finish

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
+#include <libconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,8 @@ struct copts {
 	const char *format;
 	enum net_mode mode;
 	uint32_t ngpus; /* 0 = all */
+	const char *sets[16]; /* other --set KEY=VALUE of the cluster (argv, borrowed) */
+	size_t nsets;
 };
 
 static void usage(FILE *out)
@@ -43,7 +46,8 @@ static void usage(FILE *out)
 		"         [--mode class|full] [--format text|csv|json]\n"
 		"  sizes take nccl-tests suffixes (8, 64K, 1M, 8G: powers of 1024) or units (\"1 "
 		"GiB\")\n"
-		"  --set keys: nodes, gpus_per_node, nics_per_node\n"
+		"  --set: any key of the cluster file, with or without \"cluster.\" in front\n"
+		"         (nodes=2, fabric.oversubscription=2, node.p2p=false, nic=\"ib-ndr\")\n"
 		"  -g: use only the first GPUS GPUs of the cluster (default all)\n");
 }
 
@@ -129,11 +133,16 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
+/* A --set of the cluster's counts lands in the load options (as --nodes
+ * does); any other key is kept for cluster_load, which lays it over the
+ * cluster file like a scenario's inline cluster group. */
 static int apply_set(struct copts *o, const char *kv)
 {
 	const char *eq = strchr(kv, '=');
-	if (!eq)
+	if (!eq || eq == kv || !eq[1])
 		return bad_value("--set", kv, "KEY=VALUE");
+	if (!strncmp(kv, "cluster.", 8))
+		kv += 8;
 	size_t kl = (size_t)(eq - kv);
 	uint32_t *dst = NULL;
 	if (kl == 5 && !strncmp(kv, "nodes", kl))
@@ -142,13 +151,149 @@ static int apply_set(struct copts *o, const char *kv)
 		dst = &o->hw.gpus_per_node;
 	else if (kl == 13 && !strncmp(kv, "nics_per_node", kl))
 		dst = &o->hw.nics_per_node;
-	if (!dst)
-		return bad_value("--set", kv, "a key of nodes, gpus_per_node, nics_per_node");
+	if (!dst) {
+		if (o->nsets == sizeof o->sets / sizeof o->sets[0])
+			return bad_value("--set", kv, "at most 16 cluster keys");
+		o->sets[o->nsets++] = kv;
+		return 0;
+	}
 	if (parse_u32(eq + 1, 1, dst == &o->hw.nodes ? COLL_MAX_NODES : 1024, dst))
 		return bad_value("--set", kv,
 				 dst == &o->hw.nodes ? "a whole number from 1 to 65536"
 						     : "a whole number from 1 to 1024");
 	return 0;
+}
+
+/* Copy libconfig setting `src` into group, array or list `dst` as `name`
+ * (NULL inside arrays and lists). */
+static int copy_setting(config_setting_t *dst, const char *name, const config_setting_t *src)
+{
+	int type = config_setting_type(src);
+	config_setting_t *d = config_setting_add(dst, name, type);
+	if (!d)
+		return -1;
+	switch (type) {
+	case CONFIG_TYPE_INT:
+		return config_setting_set_int(d, config_setting_get_int(src)) ? 0 : -1;
+	case CONFIG_TYPE_INT64:
+		return config_setting_set_int64(d, config_setting_get_int64(src)) ? 0 : -1;
+	case CONFIG_TYPE_FLOAT:
+		return config_setting_set_float(d, config_setting_get_float(src)) ? 0 : -1;
+	case CONFIG_TYPE_BOOL:
+		return config_setting_set_bool(d, config_setting_get_bool(src)) ? 0 : -1;
+	case CONFIG_TYPE_STRING:
+		return config_setting_set_string(d, config_setting_get_string(src)) ? 0 : -1;
+	default:
+		for (int i = 0; i < config_setting_length(src); i++) {
+			const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+			if (copy_setting(d, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL,
+					 e))
+				return -1;
+		}
+		return 0;
+	}
+}
+
+/* Lay "key.path=value" over group g: the value is a libconfig value (8,
+ * 2.5, false, "text", { ... }, ( ... )) or else a bare word taken as a
+ * string; missing groups on the path are created. */
+static int set_one(config_setting_t *g, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	char path[160];
+	size_t kl = (size_t)(eq - kv);
+	if (kl >= sizeof path)
+		return bad_value("--set", kv, "a key of at most 159 characters");
+	memcpy(path, kv, kl);
+	path[kl] = '\0';
+	const char *val = eq + 1;
+	size_t vl = strlen(val);
+	char *text = ts_malloc(vl + 8);
+	if (!text) {
+		fprintf(stderr, "trainsim collective: out of memory\n");
+		return CLI_BADINPUT;
+	}
+	snprintf(text, vl + 8, "v = %s;", val);
+	config_t scratch;
+	config_init(&scratch);
+	int rc = 0;
+	if (!config_read_string(&scratch, text)) {
+		if (strpbrk(val, "\"{}[]();=")) {
+			rc = bad_value("--set", kv,
+				       "a libconfig value: 8, 1.5, true, \"text\", { key = value; }");
+			goto out;
+		}
+		config_destroy(&scratch);
+		config_init(&scratch);
+		config_setting_t *sv =
+		    config_setting_add(config_root_setting(&scratch), "v", CONFIG_TYPE_STRING);
+		if (!sv || !config_setting_set_string(sv, val)) {
+			rc = bad_value("--set", kv, "a value that fits in memory");
+			goto out;
+		}
+	}
+	config_setting_t *parent = g;
+	char *p = path;
+	for (char *dot; (dot = strchr(p, '.')); p = dot + 1) {
+		*dot = '\0';
+		config_setting_t *m = config_setting_get_member(parent, p);
+		if (!m)
+			m = config_setting_add(parent, p, CONFIG_TYPE_GROUP);
+		if (!m || !config_setting_is_group(m)) {
+			rc = bad_value("--set", kv, "a key path through groups of the cluster");
+			goto out;
+		}
+		parent = m;
+	}
+	if (!*p || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+		       strlen(p)) {
+		rc = bad_value("--set", kv, "names of letters, digits, '_' and '-' joined by '.'");
+		goto out;
+	}
+	if (config_setting_get_member(parent, p))
+		config_setting_remove(parent, p);
+	if (copy_setting(parent, p, config_setting_get_member(config_root_setting(&scratch), "v")))
+		rc = bad_value("--set", kv, "a key of letters, digits, '_' and '-'");
+out:
+	config_destroy(&scratch);
+	ts_free(text, vl + 8);
+	return rc;
+}
+
+/* The cluster --cluster names, with the --set keys laid over it through
+ * the inline-cluster path (cluster = { base = NAME; ... }). Returns 0 or a
+ * CLI exit code, the message printed. */
+static int cluster_load(const struct hw_catalog *cat, const struct copts *o,
+			struct hw_cluster **out)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	*out = NULL;
+	if (!o->nsets) {
+		if (hw_cluster_load(cat, o->cluster, &o->hw, out, &err)) {
+			cli_print_error("collective", &err);
+			return CLI_BADINPUT;
+		}
+		return 0;
+	}
+	config_t cfg;
+	config_init(&cfg);
+	int rc = 0;
+	config_setting_t *g =
+	    config_setting_add(config_root_setting(&cfg), "cluster", CONFIG_TYPE_GROUP);
+	config_setting_t *b = g ? config_setting_add(g, "base", CONFIG_TYPE_STRING) : NULL;
+	if (!b || !config_setting_set_string(b, o->cluster)) {
+		fprintf(stderr, "trainsim collective: out of memory\n");
+		rc = CLI_BADINPUT;
+	}
+	for (size_t i = 0; !rc && i < o->nsets; i++)
+		rc = set_one(g, o->sets[i]);
+	if (!rc && hw_cluster_from_setting(cat, g, "--set", &o->hw, out, &err)) {
+		cli_print_error("collective", &err);
+		rc = CLI_BADINPUT;
+	}
+	config_destroy(&cfg);
+	return rc;
 }
 
 static int parse_args(int argc, char **argv, struct copts *o)
@@ -380,16 +525,12 @@ int cli_collective(int argc, char **argv)
 	struct hw_catalog *cat = NULL;
 	struct hw_cluster *c = NULL;
 	struct ts_table *tab = NULL;
-	struct ts_error err;
-	ts_error_clear(&err);
 	rc = cli_load_common("collective", &cat, NULL);
 	if (rc)
 		return rc;
-	rc = CLI_BADINPUT;
-	if (hw_cluster_load(cat, o.cluster, &o.hw, &c, &err)) {
-		cli_print_error("collective", &err);
+	if ((rc = cluster_load(cat, &o, &c)))
 		goto out;
-	}
+	rc = CLI_BADINPUT;
 	static const char *const heads[] = {"size(B)",	"count(elements)", "type",	  "redop",
 					    "time(us)", "algbw(GB/s)",	   "busbw(GB/s)", "algo",
 					    "proto",	"channels"};
