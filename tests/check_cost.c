@@ -9,6 +9,7 @@
 
 #include "base/err.h"
 #include "hw/catalog.h"
+#include "hw/cluster.h"
 #include "io/scenario.h"
 #include "run/cost.h"
 #include "testutil.h"
@@ -51,10 +52,14 @@ static struct ts_result sample(void)
 	return r;
 }
 
+/* The cluster file's power section: DGX A100 6.5 kW (hardware.md section 5,
+ * X1), so the formula's estimate and the rating agree. */
 START_TEST(test_node_power_default)
 {
 	struct ts_error e;
 	struct ts_scenario *s = load(BASE, &e);
+	ck_assert_double_eq_tol(hw_cluster_node_power_w(s->cluster), 6500.0, 1e-9);
+	ck_assert(strstr(hw_cluster_power_source(s->cluster), "X1") != NULL);
 	const struct hw_gpu_type *g = hw_cluster_gpu_type(s->cluster);
 	struct cost_power p;
 	cost_node_power(s, g, &p);
@@ -68,6 +73,140 @@ START_TEST(test_node_power_default)
 	ck_assert_double_eq_tol(p.idle_w, 3780.0, 1e-9);
 	/* 2 nodes x 8 NICs = 16 x (20 W + 15 W switch port) = 560 W */
 	ck_assert_double_eq_tol(p.net_w, 560.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* DGX H100: 10.2 kW from its cluster file (X4), not the formula's
+ * 8 x (700 + 412.5) = 8900 W; host 10200 - 8 x 700 = 4600 W,
+ * idle 4600 + 5600 x 0.15 = 5440 W. */
+START_TEST(test_node_power_cluster)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-h100\";\n", &e);
+	struct cost_power p;
+	const struct hw_gpu_type *g = hw_cluster_gpu_type(s->cluster);
+	ck_assert_double_eq_tol(g->tdp_w, 700.0, 1e-9);
+	cost_node_power(s, g, &p);
+	ck_assert_double_eq_tol(p.busy_w, 10200.0, 1e-9);
+	ck_assert_double_eq_tol(p.host_w, 4600.0, 1e-9);
+	ck_assert_double_eq_tol(p.idle_w, 5440.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* The fallback formula without a power section (ethernet-10g has none):
+ * 8 x A100 400 W: 8 x (400 + 412.5) = 6500 W; 2 nodes x 1 NIC x (20 + 15)
+ * = 70 W. */
+START_TEST(test_node_power_formula)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"ethernet-10g\";\n", &e);
+	ck_assert_double_eq_tol(hw_cluster_node_power_w(s->cluster), 0.0, 1e-300);
+	struct cost_power p;
+	cost_node_power(s, hw_cluster_gpu_type(s->cluster), &p);
+	ck_assert_double_eq_tol(p.busy_w, 6500.0, 1e-9);
+	ck_assert_double_eq_tol(p.host_w, 3300.0, 1e-9);
+	ck_assert_double_eq_tol(p.net_w, 70.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* Checkpoint writes through the storage model (sim/run/cost.h: shard =
+ * bytes / nodes, write = 0.5 x the storage's read figure). */
+static double ckpt_each(const char *text, double bytes)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(text, &e);
+	struct cost_ckpt c;
+	int rc = cost_checkpoint(s, bytes, &c, &e);
+	ck_assert_msg(rc == 0, "%s", e.msg);
+	ts_scenario_destroy(s);
+	return c.each_s;
+}
+
+#define CK "checkpoint = { interval = 100; "
+
+START_TEST(test_ckpt_local)
+{
+	/* default local-nvme, 7000 MB/s read: each of 2 nodes writes 10 GB of
+	 * 20 GB at 3.5 GB/s = 2.857142857 s, + 80 us latency */
+	ck_assert_double_eq_tol(ckpt_each(BASE CK "};\n", 20e9), 10.0 / 3.5 + 80e-6, 1e-9);
+	/* data.storage is the default target: SATA SSD 500 MB/s -> 250 MB/s,
+	 * 10 GB in 40 s + 100 us */
+	ck_assert_double_eq_tol(
+	    ckpt_each(BASE "data = { storage = \"local-sata-ssd\"; };\n" CK "};\n", 20e9),
+	    40.0 + 100e-6, 1e-9);
+	/* checkpoint.storage wins over data.storage: RAID 0 of 8 NVMe drives,
+	 * 8 x 3.5 GB/s = 28 GB/s, 10 GB in 0.357142857 s + 80 us */
+	ck_assert_double_eq_tol(
+	    ckpt_each(BASE "data = { storage = \"local-sata-ssd\"; };\n" CK
+			   "storage = \"local-nvme-raid8\"; };\n",
+		      20e9),
+	    10.0 / 28.0 + 80e-6, 1e-9);
+}
+END_TEST
+
+START_TEST(test_ckpt_shared)
+{
+	/* Lustre on 64 DGX A100: aggregate 100 GB/s -> 50 GB/s written, 1/64
+	 * each = 0.78125 GB/s (below the 5 GB/s client cap and 8 x 24.25 GB/s
+	 * of HDR NICs): 1 TB in 1e12 / 50e9 = 20 s, + 500 us */
+	ck_assert_double_eq_tol(
+	    ckpt_each("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 64;\n"
+		      "training = { global_batch = 512; micro_batch = 1; seq_len = 2048; };\n" CK
+		      "storage = \"lustre\"; };\n",
+		      1e12),
+	    20.0 + 500e-6, 1e-9);
+	/* Ceph on 2 nodes: 20 GB/s -> 10 GB/s / 2 = 5 GB/s each, but the client
+	 * cap 2.5 GB/s -> 1.25 GB/s: 10 GB in 8 s, + 1 ms */
+	ck_assert_double_eq_tol(ckpt_each(BASE CK "storage = \"ceph\"; };\n", 20e9), 8.001,
+				1e-9);
+	/* Lustre over one 10 GbE NIC per node: 10 Gbit/s x 0.54 = 0.675 GB/s
+	 * limits (client 5 GB/s, aggregate 25 GB/s each): 10 GB / 0.675 GB/s
+	 * = 14.8148 s, + 500 us */
+	ck_assert_double_eq_tol(
+	    ckpt_each("model = \"gpt3-1.3b\"; cluster = \"ethernet-10g\"; nodes = 2;\n"
+		      "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; };\n" CK
+		      "storage = \"lustre\"; };\n",
+		      20e9),
+	    10e9 / 0.675e9 + 500e-6, 1e-9);
+	/* the explicit override: the job's rate, 20 GB at 2 GB/s = 10 s */
+	ck_assert_double_eq_tol(
+	    ckpt_each(BASE CK "storage = \"ceph\"; write_bandwidth = \"2 GB/s\"; };\n", 20e9),
+	    10.0, 1e-9);
+}
+END_TEST
+
+START_TEST(test_ckpt_limits)
+{
+	struct data_storage st = {.kind = DATA_STORAGE_SHARED, .read_Bps = 1e12, .devices = 1};
+	struct cost_ckpt c;
+	/* 4 nodes, no client cap, 1 GB/s NICs: 500 GB/s / 4 each, NICs limit:
+	 * 4 GB / 4 = 1 GB at 1 GB/s = 1 s */
+	cost_ckpt_write(&st, 4e9, 4, 1e9, &c);
+	ck_assert_int_eq(c.limit, COST_CKPT_NICS);
+	ck_assert_double_eq_tol(c.each_s, 1.0, 1e-12);
+	/* 4000 nodes: 500 GB/s / 4000 = 0.125 GB/s each, the aggregate limits:
+	 * 4 TB / 500 GB/s = 8 s */
+	cost_ckpt_write(&st, 4e12, 4000, 1e9, &c);
+	ck_assert_int_eq(c.limit, COST_CKPT_AGGREGATE);
+	ck_assert_double_eq_tol(c.each_s, 8.0, 1e-12);
+	/* no checkpoints without an interval */
+	struct ts_error e;
+	struct ts_scenario *s = load(BASE, &e);
+	ck_assert_int_eq(cost_checkpoint(s, 1e9, &c, &e), 0);
+	ck_assert_int_eq(c.limit, COST_CKPT_NONE);
+	ck_assert_double_eq_tol(c.each_s, 0.0, 1e-300);
+	ts_scenario_destroy(s);
+	/* an unknown storage names the key and the closest name */
+	s = load(BASE CK "storage = \"lustr\"; };\n", &e);
+	ck_assert_int_eq(cost_checkpoint(s, 1e9, &c, &e), TS_EUNKNOWN_NAME);
+	char line[1400];
+	ts_error_format(&e, line, sizeof line);
+	ck_assert_msg(strstr(line, "checkpoint.storage") && strstr(line, "lustre") &&
+			  strstr(line, "c.cfg"),
+		      "%s", line);
 	ts_scenario_destroy(s);
 }
 END_TEST
@@ -96,7 +235,9 @@ START_TEST(test_cloud_run)
 		      "checkpoint = { interval = 300; write_bandwidth = \"1 GB/s\"; };\n",
 		 &e);
 	struct ts_result r = sample();
-	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, &r);
+	struct cost_ckpt c;
+	ck_assert_int_eq(cost_checkpoint(s, 20e9, &c, &e), 0);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, c.each_s, &r);
 	/* floor(1000 / 300) = 3 checkpoints of 20 GB at 1 GB/s = 60 s */
 	ck_assert_double_eq_tol(r.checkpoints, 3.0, 1e-12);
 	ck_assert_double_eq_tol(r.checkpoint_s, 60.0, 1e-9);
@@ -125,7 +266,9 @@ START_TEST(test_checkpoint_by_time)
 	struct ts_scenario *s =
 	    load(BASE "checkpoint = { interval = \"1 h\"; write_bandwidth = \"8 Gbit/s\"; };\n", &e);
 	struct ts_result r = sample();
-	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 3e9, &r);
+	struct cost_ckpt c;
+	ck_assert_int_eq(cost_checkpoint(s, 3e9, &c, &e), 0);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 3e9, c.each_s, &r);
 	/* 10000 s of training: floor(10000 / 3600) = 2; 3 GB at 1 GB/s = 3 s */
 	ck_assert_double_eq_tol(r.checkpoints, 2.0, 1e-12);
 	ck_assert_double_eq_tol(r.checkpoint_s, 6.0, 1e-9);
@@ -145,7 +288,7 @@ START_TEST(test_owned)
 		 "            years = 5.0; upkeep_usd_per_year = 87660.0; }; };\n",
 	    &e);
 	struct ts_result r = sample();
-	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, &r);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
 	/* capital = 2 x 225000 + 50000 = 500000; per hour 500000 / (5 x 8766)
 	 * + 87660 / 8766 = 11.4077 + 10 = 21.4077 $/h; 10000 s = 2.7778 h */
 	double per_h = 500000.0 / (5.0 * 8766.0) + 10.0;
@@ -169,7 +312,7 @@ START_TEST(test_owned_never)
 	struct ts_scenario *s =
 	    load(BASE "cost = { usd_per_gpu_hour = 0.01; owned = { server_usd = 1.0e5; }; };\n", &e);
 	struct ts_result r = sample();
-	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, &r);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
 	/* 16 x 0.01 $/h = 0.16 $/h is below the electricity alone */
 	ck_assert_double_eq_tol(r.breakeven_months, -1.0, 1e-300);
 	ck_assert_double_eq_tol(s->cost.years, 4.0, 1e-300);
@@ -183,7 +326,7 @@ START_TEST(test_no_run)
 	struct ts_scenario *s = load(BASE "cost = { usd_per_gpu_hour = 2.0; };\n", &e);
 	struct ts_result r = sample();
 	r.steps = 0.0;
-	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 1e9, &r);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 1e9, 0.5, &r);
 	ck_assert_double_eq_tol(r.energy_kwh, 0.0, 1e-300);
 	ck_assert_double_eq_tol(r.cost_usd, 0.0, 1e-300);
 	ck_assert_double_eq_tol(r.checkpoint_bytes, 1e9, 1e-300);
@@ -196,8 +339,8 @@ static const struct {
 	int code;
 	const char *need[3];
 } bad[] = {
-    {BASE "checkpoint = { interval = 100; };\n", TS_EINVALID,
-     {"checkpoint.write_bandwidth", "c.cfg", "expected"}},
+    {BASE "checkpoint = { interval = 100; storage = 7; };\n", TS_ETYPE,
+     {"checkpoint.storage", "c.cfg:3", "storage.cfg"}},
     {BASE "checkpoint = { interval = \"2 parsecs\"; write_bandwidth = \"1 GB/s\"; };\n", TS_EUNIT,
      {"checkpoint.interval", "c.cfg:3", "parsecs"}},
     {BASE "checkpoint = { interval = 0; write_bandwidth = \"1 GB/s\"; };\n", TS_ERANGE,
@@ -233,6 +376,11 @@ int main(void)
 	TCase *tc = tcase_create("cost");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_node_power_default);
+	tcase_add_test(tc, test_node_power_cluster);
+	tcase_add_test(tc, test_node_power_formula);
+	tcase_add_test(tc, test_ckpt_local);
+	tcase_add_test(tc, test_ckpt_shared);
+	tcase_add_test(tc, test_ckpt_limits);
 	tcase_add_test(tc, test_node_power_given);
 	tcase_add_test(tc, test_cloud_run);
 	tcase_add_test(tc, test_checkpoint_by_time);

@@ -181,6 +181,8 @@ struct spec {
 	char name[64];
 	char description[512];
 	char source[512];
+	double power_w;          /* power.node_max, W; 0 = not given */
+	char power_source[512];  /* power.source */
 	uint32_t nodes, gpus_per_node, nics_per_node; /* 0 = not given */
 	bool p2p;
 	struct hw_fabric_spec fabric;
@@ -567,13 +569,35 @@ static int add_file(struct spec *sp, const char *file, unsigned *fidx)
 	return 0;
 }
 
+/* power = { node_max = "6.5 kW"; source = "..."; }: the node's rated power
+ * (sim/run/cost.h uses it for energy); both keys required. */
+static int parse_power(struct spec *sp, const config_setting_t *g, const char *file,
+		       struct ts_error *err)
+{
+	static const char *const keys[] = {"node_max", "source", NULL};
+	const char *path = "cluster.power";
+	int rc;
+	if (!config_setting_is_group(g))
+		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), path,
+				    "found %s, expected a group { node_max = \"6.5 kW\"; "
+				    "source = \"...\"; }", hw_cfg_type_name(g));
+	if ((rc = hw_cfg_check_keys(g, keys, file, path, err)) ||
+	    (rc = hw_cfg_quantity(g, "node_max", TS_UNIT_POWER, true, false, &sp->power_w, file,
+				  path, err)) < 0 ||
+	    (rc = hw_cfg_string(g, "source", true, sp->power_source, sizeof sp->power_source,
+				file, path, err)) < 0)
+		return rc;
+	return 0;
+}
+
 static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *g,
 		      unsigned fidx, struct ts_error *err)
 {
 	static const char *const keys[] = {"base",          "name",          "description",
 					   "source",        "nodes",         "gpus_per_node",
 					   "nics_per_node", "gpu",           "nic",
-					   "node",          "fabric",        NULL};
+					   "node",          "fabric",        "power",
+					   NULL};
 	const char *file = sp->files[fidx];
 	const char *path = "cluster";
 	int rc = hw_cfg_check_keys(g, keys, file, path, err);
@@ -622,6 +646,8 @@ static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const confi
 		return rc;
 	if ((s = config_setting_get_member(g, "node")) && (rc = parse_node(sp, cat, s, fidx, err)))
 		return rc;
+	if ((s = config_setting_get_member(g, "power")) && (rc = parse_power(sp, s, file, err)))
+		return rc;
 	for (int gpu = 1; gpu >= 0; gpu--) {
 		const char *key = gpu ? "gpu" : "nic";
 		if (!config_setting_get_member(g, key))
@@ -655,6 +681,8 @@ struct hw_cluster {
 	char file[256];
 	char description[512];
 	char source[512];
+	double power_w;          /* rated node power, W; 0 = not given */
+	char power_source[512];
 	uint32_t nodes, T, L, gpn, nics;
 	uint32_t cpu_cores;  /* per node, 0 = not given */
 	double host_mem;     /* bytes per node, 0 = not given */
@@ -1001,6 +1029,8 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	snprintf(c->file, sizeof c->file, "%s", file);
 	memcpy(c->description, sp->description, sizeof c->description);
 	memcpy(c->source, sp->source, sizeof c->source);
+	c->power_w = sp->power_w;
+	memcpy(c->power_source, sp->power_source, sizeof c->power_source);
 	c->cat = cat;
 	c->p2p = sp->p2p;
 	c->nodes = opts && opts->nodes ? opts->nodes : sp->nodes ? sp->nodes : 1;
@@ -1438,6 +1468,16 @@ const char *hw_cluster_description(const struct hw_cluster *c)
 const char *hw_cluster_source(const struct hw_cluster *c)
 {
 	return c->source;
+}
+
+double hw_cluster_node_power_w(const struct hw_cluster *c)
+{
+	return c->power_w;
+}
+
+const char *hw_cluster_power_source(const struct hw_cluster *c)
+{
+	return c->power_source;
 }
 
 uint32_t hw_cluster_nclasses(const struct hw_cluster *c)

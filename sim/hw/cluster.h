@@ -177,5 +177,10 @@ bool hw_cluster_p2p(const struct hw_cluster *c);
 const char *hw_cluster_file(const struct hw_cluster *c);
 const char *hw_cluster_description(const struct hw_cluster *c);
 const char *hw_cluster_source(const struct hw_cluster *c);
+/* Rated power of one node (power.node_max of the cluster file), W, and its
+ * source; 0 and "" when the file gives none (sim/run/cost.h then estimates
+ * it from the GPUs' TDP). */
+double hw_cluster_node_power_w(const struct hw_cluster *c);
+const char *hw_cluster_power_source(const struct hw_cluster *c);
 
 #endif

@@ -15,7 +15,7 @@ static const char *const cost_keys[] = {"usd_per_gpu_hour", "usd_per_node_hour",
 					"usd_per_kwh", "pue"};
 static const char *const owned_keys[] = {"server_usd", "network_usd", "storage_usd", "years",
 					 "upkeep_usd_per_year"};
-static const char *const ck_keys[] = {"interval", "write_bandwidth"};
+static const char *const ck_keys[] = {"interval", "write_bandwidth", "storage"};
 static const char *const power_keys[] = {"node_max", "gpu_comm_fraction", "gpu_idle_fraction",
 					 "nic", "switch_port"};
 
@@ -108,23 +108,29 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 	if ((rc = cfg_check_keys(g, file, p, ck_keys, COUNT(ck_keys), err)) ||
 	    (rc = qty(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, true, &k->write_Bps, err)))
 		return rc;
+	const config_setting_t *st = member(g, "storage");
+	if (st) {
+		char fb[160];
+		const char *v = config_setting_type(st) == CONFIG_TYPE_STRING
+					? config_setting_get_string(st)
+					: NULL;
+		if (!v || !*v || strlen(v) >= sizeof k->storage)
+			return cfg_fail(err, v ? TS_ERANGE : TS_ETYPE, st, file,
+					"checkpoint.storage",
+					"found %s, expected the name of a storage type of "
+					"configs/hardware/storage.cfg (\"local-nvme\")",
+					cfg_found(st, fb, sizeof fb));
+		memcpy(k->storage, v, strlen(v) + 1);
+	}
 	const config_setting_t *iv = member(g, "interval");
 	if (!iv)
 		return 0;
-	if (config_setting_type(iv) == CONFIG_TYPE_STRING) {
-		if ((rc = qty(g, "interval", p, file, TS_UNIT_TIME, true, &k->interval_s, err)))
-			return rc;
-	} else {
-		int64_t n;
-		if ((rc = cfg_int(iv, file, "checkpoint.interval", 1, (int64_t)1 << 50, &n, err)))
-			return rc;
-		k->interval_steps = (double)n;
-	}
-	if (!(k->write_Bps > 0.0))
-		return cfg_fail(err, TS_EINVALID, iv, file, "checkpoint.write_bandwidth",
-				"found no write bandwidth, expected checkpoint.write_bandwidth "
-				"(\"2 GB/s\") with checkpoint.interval (the cluster has no "
-				"storage model)");
+	if (config_setting_type(iv) == CONFIG_TYPE_STRING)
+		return qty(g, "interval", p, file, TS_UNIT_TIME, true, &k->interval_s, err);
+	int64_t n;
+	if ((rc = cfg_int(iv, file, "checkpoint.interval", 1, (int64_t)1 << 50, &n, err)))
+		return rc;
+	k->interval_steps = (double)n;
 	return 0;
 }
 

@@ -22,12 +22,13 @@
  *   cost = { usd_per_gpu_hour; usd_per_node_hour; usd_per_kwh; pue;
  *            owned = { server_usd; network_usd; storage_usd; years;
  *                      upkeep_usd_per_year; }; };
- *   checkpoint = { interval = 1000 | "2 h"; write_bandwidth = "2 GB/s"; };
+ *   checkpoint = { interval = 1000 | "2 h"; storage = "lustre";
+ *                  write_bandwidth = "2 GB/s"; };
  *   power = { node_max = "6.5 kW"; gpu_comm_fraction; gpu_idle_fraction;
  *             nic = "20 W"; switch_port = "15 W"; };
  * Returns 0, or TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE, TS_EUNIT or
- * TS_EINVALID (an interval without a bandwidth, server_usd missing from
- * owned) with `err` naming file, line, key, found and expected. */
+ * TS_EINVALID (server_usd missing from owned) with `err` naming file, line,
+ * key, found and expected. */
 int costcfg_read(const void *top, const char *file, struct ts_cost *cost,
 		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_error *err);
 

@@ -112,7 +112,9 @@ struct ts_cost {
 struct ts_checkpoint {
 	double interval_steps; /* a checkpoint every N iterations; 0 = none or by time */
 	double interval_s;     /* a checkpoint every N seconds of training; 0 = none or by steps */
-	double write_Bps;      /* bandwidth the job writes a checkpoint at, bytes/s; 0 = not given */
+	double write_Bps;      /* bandwidth the job writes a checkpoint at, bytes/s; 0 = through
+				* the storage model (sim/run/cost.h) */
+	char storage[64];      /* storage type written to; "" = data.storage (or local-nvme) */
 };
 
 /* power = { ... }: node-level power by state (sim/run/cost.h). */

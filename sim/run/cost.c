@@ -7,7 +7,10 @@
  * Checkpoint writes stop training (synchronous save) with GPUs idle.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "hw/cluster.h"
 
 #include "run/cost.h"
 
@@ -16,7 +19,10 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 {
 	const struct ts_power *p = &sc->power;
 	double G = (double)sc->gpus_per_node, tdp = g->tdp_w;
-	double node_max = p->node_max_w > 0.0 ? p->node_max_w : G * (tdp + COST_HOST_W_PER_GPU);
+	double rated = hw_cluster_node_power_w(sc->cluster);
+	double node_max = p->node_max_w > 0.0 ? p->node_max_w
+			  : rated > 0.0	       ? rated
+					       : G * (tdp + COST_HOST_W_PER_GPU);
 	double host = fmax(0.0, node_max - G * tdp);
 	out->host_w = host;
 	out->busy_w = host + G * tdp;
@@ -26,8 +32,84 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 	out->net_w = nics * p->nic_w + (sc->nodes > 1 ? nics * p->switch_port_w : 0.0);
 }
 
+void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t nodes,
+		     double nic_Bps, struct cost_ckpt *out)
+{
+	double n = nodes > 0 ? (double)nodes : 1.0, w = COST_CKPT_WRITE_FRACTION * st->read_Bps;
+	memset(out, 0, sizeof *out);
+	snprintf(out->storage, sizeof out->storage, "%s", st->name);
+	if (st->kind == DATA_STORAGE_SHARED) {
+		out->node_Bps = w / n;
+		out->limit = COST_CKPT_AGGREGATE;
+		if (st->client_Bps > 0.0 && COST_CKPT_WRITE_FRACTION * st->client_Bps < out->node_Bps) {
+			out->node_Bps = COST_CKPT_WRITE_FRACTION * st->client_Bps;
+			out->limit = COST_CKPT_CLIENT;
+		}
+		if (nic_Bps > 0.0 && nic_Bps < out->node_Bps) {
+			out->node_Bps = nic_Bps;
+			out->limit = COST_CKPT_NICS;
+		}
+	} else {
+		out->node_Bps = w * (double)(st->devices > 0 ? st->devices : 1);
+		out->limit = COST_CKPT_DRIVES;
+	}
+	out->each_s = st->lat_s + ckpt_bytes / n / out->node_Bps;
+}
+
+/* Summed rate of node 0's links into the fabric (the node's NICs), bytes/s;
+ * 0 when the cluster has no fabric. */
+static double cost_nic_Bps(const struct hw_cluster *c)
+{
+	double s = 0.0;
+	for (uint32_t l = 0; l < hw_cluster_nlinks(c); l++) {
+		const struct hw_link *k = hw_cluster_link(c, l);
+		const struct hw_device *a = hw_cluster_device(c, k->src);
+		if (a->node == 0 && a->kind == HW_DEV_NIC &&
+		    hw_cluster_device(c, k->dst)->node == HW_FABRIC)
+			s += k->bw_Bps;
+	}
+	return s;
+}
+
+int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost_ckpt *out,
+		    struct ts_error *err)
+{
+	const struct ts_checkpoint *ck = &sc->checkpoint;
+	memset(out, 0, sizeof *out);
+	if (!(ck->interval_steps > 0.0) && !(ck->interval_s > 0.0))
+		return 0;
+	if (ck->write_Bps > 0.0) {
+		out->node_Bps = ck->write_Bps / (double)(sc->nodes > 0 ? sc->nodes : 1);
+		out->each_s = ckpt_bytes / ck->write_Bps;
+		out->limit = COST_CKPT_OVERRIDE;
+		return 0;
+	}
+	const char *key = ck->storage[0] ? "checkpoint.storage" : "data.storage";
+	const char *name = ck->storage[0]	? ck->storage
+			   : sc->data.storage[0] ? sc->data.storage
+						 : "local-nvme";
+	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
+	struct data_catalog *dc = NULL;
+	int rc = data_catalog_load(root ? root : ".", &dc, err);
+	if (rc)
+		return rc;
+	const struct data_storage *st = data_catalog_find_storage(dc, name);
+	if (!st) {
+		char close[200];
+		data_catalog_suggest_storage(dc, name, close, sizeof close);
+		rc = ts_scenario_error(sc, err, TS_EUNKNOWN_NAME, key,
+				       "found \"%s\", expected a storage type of "
+				       "configs/hardware/storage.cfg; close matches: %s",
+				       name, close[0] ? close : "(none)");
+	} else {
+		cost_ckpt_write(st, ckpt_bytes, sc->nodes, cost_nic_Bps(sc->cluster), out);
+	}
+	data_catalog_destroy(dc);
+	return rc;
+}
+
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
-		    struct ts_result *r)
+		    double each_s, struct ts_result *r)
 {
 	const struct ts_checkpoint *ck = &sc->checkpoint;
 	const struct ts_cost *c = &sc->cost;
@@ -40,7 +122,7 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 		n = floor(steps / ck->interval_steps);
 	else if (ck->interval_s > 0.0)
 		n = floor(train_s / ck->interval_s);
-	double each = n > 0.0 && ck->write_Bps > 0.0 ? ckpt_bytes / ck->write_Bps : 0.0;
+	double each = n > 0.0 ? each_s : 0.0;
 	r->checkpoints = n;
 	r->checkpoint_s = n * each;
 	r->time_to_train_s = train_s + r->checkpoint_s;

@@ -4,15 +4,18 @@
 #ifndef TS_RUN_COST_H
 #define TS_RUN_COST_H
 
+#include "base/err.h"
+#include "data/catalog.h"
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "run/result.h"
 
-/* Host share of a node's rated power per GPU when power.node_max is not
- * given, W: a DGX A100 is rated 6.5 kW with 8 x 400 W GPUs (hardware.md
- * section 5, X1, May 2020), (6500 - 3200) / 8 = 412.5 W. For a DGX H100 the
- * formula gives 8 x (700 + 412.5) = 8.9 kW of the rated 10.2 kW (X4): its
- * scenarios set power.node_max. */
+/* Host share of a node's rated power per GPU, the fallback when neither the
+ * scenario's power.node_max nor the cluster file's power section gives the
+ * node's rating, W: a DGX A100 is rated 6.5 kW with 8 x 400 W GPUs
+ * (hardware.md section 5, X1, May 2020), (6500 - 3200) / 8 = 412.5 W. The
+ * formula is only an estimate: for a DGX H100 it gives 8 x (700 + 412.5) =
+ * 8.9 kW of the rated 10.2 kW (X4), which its cluster file states. */
 #define COST_HOST_W_PER_GPU 412.5
 
 /* Hours per month of continuous use (8766 h / 12). */
@@ -28,8 +31,10 @@ struct cost_power {
 };
 
 /* Node power of scenario sc whose GPU type is g:
- *   node_max = power.node_max, or G x (TDP + COST_HOST_W_PER_GPU), G = GPUs
- *   used per node; host = max(0, node_max - G x TDP);
+ *   node_max = the scenario's power.node_max, else the cluster file's
+ *   power.node_max (hw_cluster_node_power_w), else G x (TDP +
+ *   COST_HOST_W_PER_GPU), G = GPUs used per node;
+ *   host = max(0, node_max - G x TDP);
  *   busy = host + G x TDP; comm = host + G x TDP x f_comm;
  *   idle = host + G x TDP x f_idle;
  *   net = nodes x NICs x nic + (nodes > 1 ? nodes x NICs x switch_port : 0)
@@ -37,11 +42,58 @@ struct cost_power {
 void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 		     struct cost_power *out);
 
+/* Sequential write rate of a storage type as a share of its read figure
+ * (storage.cfg gives reads): hardware.md section 3 gives 2,300 of 3,500 MB/s
+ * for NVMe Gen3 (T1) and 6,600 of 13,000 MB/s for Gen5 (T2, T3), 0.66 and
+ * 0.51; the lower is taken for every type, an assumption where no write
+ * figure is given (SATA, HDD, shared file systems). */
+#define COST_CKPT_WRITE_FRACTION 0.5
+
+/* What limits a checkpoint write. */
+enum cost_ckpt_limit {
+	COST_CKPT_NONE,	     /* no checkpoints */
+	COST_CKPT_OVERRIDE,  /* checkpoint.write_bandwidth */
+	COST_CKPT_DRIVES,    /* the node's own drives (local, memory) */
+	COST_CKPT_AGGREGATE, /* a shared file system's aggregate, divided among nodes */
+	COST_CKPT_CLIENT,    /* a shared file system's per-client cap */
+	COST_CKPT_NICS,	     /* the node's links to the fabric */
+};
+
+/* One checkpoint write. Plain record. */
+struct cost_ckpt {
+	char storage[48];	    /* storage type written to ("" with the override) */
+	double node_Bps;	    /* rate each node writes its shard at, bytes/s */
+	double each_s;		    /* one checkpoint, s */
+	enum cost_ckpt_limit limit; /* what sets node_Bps */
+};
+
+/* A checkpoint of ckpt_bytes written by `nodes` nodes at once, each its
+ * shard ckpt_bytes / nodes (distributed checkpointing: Megatron-Core's
+ * fully parallel save, PyTorch DCP), to storage st (write rate =
+ * COST_CKPT_WRITE_FRACTION x its read figure, w below) from nodes whose
+ * links to the fabric carry nic_Bps each (0 = no fabric):
+ *   local or memory: node rate = devices x w;
+ *   shared: node rate = min(w / nodes, client cap x FRACTION, nic_Bps) --
+ *   the max-min fair share of identical nodes (the fluid solver's answer);
+ *   each_s = latency + shard / node rate. */
+void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t nodes,
+		     double nic_Bps, struct cost_ckpt *out);
+
+/* The checkpoint write of scenario sc with checkpoints of ckpt_bytes:
+ * nothing without checkpoint.interval; ckpt_bytes / checkpoint.write_bandwidth
+ * when that is given (the job's aggregate rate, an explicit override);
+ * otherwise cost_ckpt_write on checkpoint.storage, else data.storage, else
+ * "local-nvme", and the summed rate of the node's links into the fabric.
+ * Returns 0, or TS_EUNKNOWN_NAME (no such storage: the closest names, the
+ * scenario line of the key) and the errors of data_catalog_load. */
+int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost_ckpt *out,
+		    struct ts_error *err);
+
 /* Complete the whole run of r, whose steps, iteration_time_s and time
  * breakdown are set, for scenario sc on GPU type g with checkpoints of
- * ckpt_bytes each:
+ * ckpt_bytes each taking each_s (cost_checkpoint):
  * - checkpoints: every checkpoint.interval steps (or seconds of training),
- *   floor(steps / interval); each takes ckpt_bytes / write_bandwidth;
+ *   floor(steps / interval), each each_s;
  *   time_to_train_s = steps x iteration + checkpoints x that;
  * - energy: per iteration, nodes x (busy x (compute + recompute + optimizer)
  *   + comm x exposed_comm + idle x (bubble + data stall + other)) + net x
@@ -54,6 +106,6 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
  *   -1 when the cloud costs less per month than the running costs.
  * Leaves the run fields at 0 when r->steps is 0. */
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
-		    struct ts_result *r);
+		    double each_s, struct ts_result *r);
 
 #endif

@@ -489,7 +489,11 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	}
 	out->steps = steps;
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */
-	cost_whole_run(sc, p->gpu, p->params * (p->conv.weight_bytes + p->conv.optim_bytes), out);
+	double ckpt_bytes = p->params * (p->conv.weight_bytes + p->conv.optim_bytes);
+	struct cost_ckpt ckw;
+	if ((rc = cost_checkpoint(sc, ckpt_bytes, &ckw, err)))
+		goto out;
+	cost_whole_run(sc, p->gpu, ckpt_bytes, ckw.each_s, out);
 	bottleneck(out);
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
 		double busy[DATA_STAGE_COUNT_];
