@@ -7,12 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "cli/cli.h"
 #include "hw/catalog.h"
 #include "io/calibcfg.h"
 #include "io/scenario.h"
-#include "run/run.h"
 #include "sweep/calibrate.h"
 #include "work/compute.h"
 
@@ -33,21 +31,6 @@ static void usage(FILE *out)
 		     "  writes the fitted constants to OVERRIDES.cfg (default "
 		     "calibration.cfg);\n"
 		     "  trainsim run|sweep|compare --calib OVERRIDES.cfg use them\n");
-}
-
-/* Simulated iteration time of scenario `path` with constants c. */
-static int predict(const struct hw_catalog *cat, const char *path, const char *const *sets,
-		   size_t nsets, const struct work_calib *c, double *t, struct ts_error *err)
-{
-	struct ts_scenario *sc = NULL;
-	struct ts_result r;
-	int rc = ts_scenario_load(cat, path, sets, nsets, &sc, err);
-	if (!rc)
-		rc = ts_run(sc, c, &r, NULL, err);
-	ts_scenario_destroy(sc);
-	if (!rc)
-		*t = r.iteration_time_s;
-	return rc;
 }
 
 int cli_calibrate(int argc, char **argv)
@@ -106,51 +89,40 @@ int cli_calibrate(int argc, char **argv)
 		goto out;
 	}
 	struct hw_catalog *cat = NULL;
+	struct ts_scenario *sc = NULL;
 	struct work_calib calib;
 	if ((rc = cli_load_common("calibrate", &cat, &calib)))
 		goto out;
 	struct ts_error err;
 	ts_error_clear(&err);
-	/* the scenario as text with the --set values applied, for one row */
-	struct val_fit_result fit;
-	double before = 0.0, after = 0.0;
-	char *text = NULL;
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		rc = predict(cat, path, sets, nsets, &calib, &before, &err); /* names the error */
-		rc = rc ? cli_print_error("calibrate", &err) : CLI_BADINPUT;
-		goto done;
-	}
-	size_t cap = 1u << 20, len = fread(text = ts_malloc(cap + 1), 1, cap, f);
-	fclose(f);
-	if (!text) {
-		rc = CLI_BADINPUT;
-		goto done;
-	}
-	text[len] = '\0';
-	if ((rc = predict(cat, path, sets, nsets, &calib, &before, &err)) ||
-	    (rc = calib_fit_iteration(cat, &calib, text, path, measured, &fit, &err)) ||
-	    (rc = predict(cat, path, sets, nsets, &fit.calib, &after, &err))) {
+	struct calib_fit fit;
+	if (ts_scenario_load(cat, path, sets, nsets, &sc, &err) ||
+	    calib_fit_iteration(sc, &calib, measured, &fit, &err)) {
 		rc = cli_print_error("calibrate", &err);
 		goto done;
 	}
 	printf("Calibration of %s to a measured iteration of %.6g s\n\n", path, measured);
-	printf("%-10s %14s %14s\n", "constant", "before", "fitted");
-	for (size_t i = 0; i < VAL_FIT_COUNT; i++) {
-		size_t k = val_fit_keys[i];
-		printf("%-10s %14.6g %14.6g\n", work_calib_key(k), *work_calib_field(&calib, k),
-		       *work_calib_field(&fit.calib, k));
+	printf("%-10s %14s %14s %12s\n", "constant", "before", "fitted", "elasticity");
+	for (size_t i = 0; i < CALIB_NKEYS; i++) {
+		size_t k = calib_key(i);
+		printf("%-10s %14.6g %14.6g %12.3f%s\n", work_calib_key(k),
+		       *work_calib_field(&calib, k), *work_calib_field(&fit.calib, k),
+		       fit.elasticity[i], k == fit.key ? "  fitted" : "");
 	}
-	printf("\niteration time  before %.6g s (%+.1f %%), fitted %.6g s (%+.1f %%)\n", before,
-	       100.0 * (before - measured) / measured, after,
-	       100.0 * (after - measured) / measured);
-	printf("fit: %zu evaluations; one measurement fixes one combination of the "
-	       "constants\n", fit.evaluations);
+	printf("\niteration time  before %.6g s (%+.1f %%), fitted %.6g s (%+.1f %%)\n",
+	       fit.before_s, 100.0 * (fit.before_s - measured) / measured, fit.after_s,
+	       100.0 * (fit.after_s - measured) / measured);
+	printf("fit: %zu simulations; one measurement moves one constant, the one the time "
+	       "depends on most (elasticity = d ln T / d ln c)\n", fit.evaluations);
+	if (fit.at_bound)
+		printf("note: %s stopped at %g, %g times its committed value: the measurement is "
+		       "beyond what this constant explains\n", work_calib_key(fit.key),
+		       *work_calib_field(&fit.calib, fit.key), CALIB_RANGE);
 	FILE *o = fopen(out_path, "w");
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
 		 measured);
-	if (!o || calibcfg_write(o, &fit.calib, val_fit_keys, VAL_FIT_COUNT,
+	if (!o || calibcfg_write(o, &fit.calib, &fit.key, 1,
 				 "trainsim calibration overrides: use with --calib", src) ||
 	    fclose(o)) {
 		fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n", out_path);
@@ -161,7 +133,7 @@ int cli_calibrate(int argc, char **argv)
 	       out_path);
 	rc = fflush(stdout) ? CLI_BADINPUT : CLI_OK;
 done:
-	ts_free(text, (1u << 20) + 1);
+	ts_scenario_destroy(sc);
 	hw_catalog_destroy(cat);
 out:
 	return rc;

@@ -1,33 +1,60 @@
-/* Calibrating the efficiency constants to a user's own measurement: one
- * measured iteration time of one scenario, fitted with validate's fitter.
+/* Calibrating the compute constants to a user's own measurement: one
+ * measured iteration time of one scenario moves the one constant that time
+ * depends on most, and leaves the others at their committed values.
  * SPDX-License-Identifier: MIT */
 #ifndef TS_SWEEP_CALIBRATE_H
 #define TS_SWEEP_CALIBRATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/err.h"
-#include "hw/catalog.h"
-#include "run/validate.h"
+#include "io/scenario.h"
 #include "work/compute.h"
 
-/* The scenario text `text` (a scenario file's content) without comments and
- * with runs of blank space collapsed, into buf (size n). Returns 0 or
- * TS_ELIMIT when it does not fit. */
-int calib_compact(const char *text, char *buf, size_t n);
+/* Constants one measurement may move: gemm_k0 and launch_s (tile_n, the
+ * third constant `trainsim validate --fit` fits, is a GEMM tile width, a
+ * discrete kernel choice that one number cannot pin). */
+#define CALIB_NKEYS 2
+/* Index into work_calib_key/work_calib_field of candidate i < CALIB_NKEYS. */
+size_t calib_key(size_t i);
 
-/* Fit the constants of val_fit_keys (gemm_k0, launch_s, tile_n) so that
- * scenario `text` (labelled `label` in messages; named models and clusters
- * resolve in the catalog, relative paths from the working directory)
- * simulates an iteration of `measured_s` seconds, starting from *start,
- * with val_fit (GSL Nelder-Mead after a grid; deterministic). One
- * measurement fixes one combination of the constants: the fit matches the
- * time, and among the constants that do, it keeps the first the search
- * reaches. Returns 0, TS_ERANGE (measured_s not positive), TS_ELIMIT (the
- * scenario longer than a validation row holds without comments), or the
- * errors of ts_scenario_load_string and ts_run, with `err` filled. */
-int calib_fit_iteration(const struct hw_catalog *cat, const struct work_calib *start,
-			const char *text, const char *label, double measured_s,
-			struct val_fit_result *out, struct ts_error *err);
+/* The fitted constant stays within [c0 / CALIB_RANGE, c0 x CALIB_RANGE] of
+ * its committed value c0: beyond that a measurement says more about what
+ * trainsim does not model than about the constant. */
+#define CALIB_RANGE 64.0
+
+/* Result of calib_fit_iteration. Plain record. */
+struct calib_fit {
+	struct work_calib calib;	 /* the start with the fitted constant replaced */
+	size_t key;			 /* work_calib index of the constant fitted */
+	double elasticity[CALIB_NKEYS];	 /* d ln T / d ln c of candidate i at the start */
+	double before_s;		 /* predicted iteration time at the start, s */
+	double after_s;			 /* ... with the fitted constants, s */
+	size_t evaluations;		 /* simulations run */
+	bool at_bound;			 /* the measurement lies beyond CALIB_RANGE: the
+					  * constant stops at the nearer bound */
+};
+
+/* Fit scenario sc (borrowed) to a measured iteration of measured_s seconds,
+ * starting from the committed constants *start.
+ *
+ * One number fixes one degree of freedom: with three free constants every
+ * point of a two-dimensional surface of equal time fits, and a simplex
+ * lands anywhere on it (on GPT-3 1.3B, launch_s went from 78 us to 2.7 us).
+ * So the fit moves one constant, the candidate of largest elasticity
+ * e = |d ln T / d ln c| (central difference over c x 1.1 and c / 1.1): a
+ * relative time error dT/T asks for dc/c = (dT/T) / e, smallest where e is
+ * largest, so this is the single-constant solution nearest the committed
+ * constants. T(c) is monotone in each candidate (a larger K0 lowers GEMM
+ * efficiency, a longer launch delays every kernel); the root of
+ * ln T(c0 e^x) = ln measured is found with GSL's Brent solver on x in
+ * [-ln CALIB_RANGE, ln CALIB_RANGE] to 1e-9 in x. A measurement equal to
+ * the prediction returns *start unchanged. Deterministic.
+ * Returns 0, TS_ERANGE (measured_s not positive), TS_EINVALID (the
+ * iteration depends on none of the candidates) or the errors of ts_run,
+ * with `err` filled. */
+int calib_fit_iteration(const struct ts_scenario *sc, const struct work_calib *start,
+			double measured_s, struct calib_fit *out, struct ts_error *err);
 
 #endif
