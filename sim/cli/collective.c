@@ -289,7 +289,24 @@ static int cluster_load(const struct hw_catalog *cat, const struct copts *o,
 	for (size_t i = 0; !rc && i < o->nsets; i++)
 		rc = set_one(g, o->sets[i]);
 	if (!rc && hw_cluster_from_setting(cat, g, "--set", &o->hw, out, &err)) {
-		cli_print_error("collective", &err);
+		/* name the --set argument whose key the loader refused */
+		const char *arg = NULL;
+		for (size_t i = 0; i < o->nsets && !arg; i++) {
+			size_t kl = (size_t)(strchr(o->sets[i], '=') - o->sets[i]);
+			if (!strncmp(err.key, "cluster.", 8) && !strncmp(err.key + 8, o->sets[i], kl) &&
+			    (err.key[8 + kl] == '\0' || err.key[8 + kl] == '.'))
+				arg = o->sets[i];
+		}
+		if (arg && err.code == TS_EUNKNOWN_KEY)
+			fprintf(stderr,
+				"trainsim collective: --set: found \"%s\", expected a key of nodes, "
+				"gpus_per_node, nics_per_node or the cluster file (%s: %s)\n",
+				arg, err.key, err.msg);
+		else if (arg)
+			fprintf(stderr, "trainsim collective: --set \"%s\": %s: %s\n", arg, err.key,
+				err.msg);
+		else
+			cli_print_error("collective", &err);
 		rc = CLI_BADINPUT;
 	}
 	config_destroy(&cfg);
