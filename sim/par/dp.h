@@ -30,6 +30,10 @@ struct dp_unit {
 	double act_bytes;        /* bytes kept from forward to backward */
 	enum graph_mem act_cat;  /* category of act_bytes (activations, or logits) */
 	uint16_t layer;          /* which layer it belongs to (0 for embed, L+1 for head) */
+	double params;           /* weight elements on this rank (ZeRO, pipeline stages) */
+	uint8_t tp_fwd, tp_bwd;  /* tensor-parallel collectives after its forward, after
+				  * its backward (Megatron-LM: 2 and 2 per layer); 0 for
+				  * dp_build */
 };
 
 /* Most stages of an input pipeline (read, decode, host-to-device copy). */

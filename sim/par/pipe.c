@@ -1,0 +1,737 @@
+/* Model-parallel schedule.
+ *
+ * Per rank class (sim/par/layout.h): a host stream issuing kernel launches,
+ * a compute stream, a memory pool, a GPU resource, a stream for its DP
+ * communicator and one for ZeRO-3 parameter gathers. Each pipeline stage
+ * runs its schedule (pipe_stage_order) of forward and backward passes of
+ * (micro-batch, chunk); each pass is a chain of segments (a unit, or at
+ * stage granularity the whole chunk cut where a gradient bucket completes),
+ * each a compute task followed by its tensor-parallel collectives.
+ *
+ * Every class of a stage runs the same passes, so the builder emits a
+ * segment for all of them and then each collective once per group (issued
+ * by the group's first class, waiting on every member class, and awaited by
+ * every member's next task). In class mode a stage is one class and a group
+ * one collective with a multiplicity; in full mode the same loops run over
+ * ranks. Pipeline transfers are added once all passes exist: a one-way
+ * transfer (a two-rank broadcast, which NCCL runs as a send) from the end
+ * of a pass to the first task of the next chunk's pass; the receiving
+ * compute stream's wait for it is charged to GRAPH_P2P, which is what
+ * bubble_s reports.
+ *
+ * ZeRO (Rajbhandari et al. 2020): stage 1 reduce-scatters the gradients of
+ * the last micro-batch and all-gathers each chunk's weights after the step
+ * (the next iteration's first forward of a chunk waits for its gather, so
+ * later chunks' gathers overlap earlier chunks' forwards, as Megatron's
+ * distributed optimizer overlaps its parameter gather); stage 2 reduces
+ * after every micro-batch (the gradients are sharded, DeepSpeed reduces
+ * each micro-batch); stage 3 (FSDP full shard, Zhao et al. 2023) also
+ * all-gathers a unit's weights before its forward and again before its
+ * backward, one unit ahead (prefetch), the gathered weights taken from the
+ * pool when the unit starts and given back when it ends.
+ * SPDX-License-Identifier: MIT */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "par/pipe.h"
+
+/* Layers of chunk c of `chunks` for L layers (see pipe_split). */
+static uint32_t chunk_layers(uint32_t L, uint32_t chunks, uint32_t c)
+{
+	uint32_t base = L / chunks, extra = L % chunks;
+	if (chunks == 1)
+		return L;
+	uint32_t mid = chunks - 2, to_mid = extra < mid ? extra : mid;
+	extra -= to_mid;
+	if (c == chunks - 1)
+		return base + (extra >= 1 ? 1u : 0u);
+	if (c == 0)
+		return base + (extra >= 2 ? 1u : 0u);
+	return base + (c - 1 < to_mid ? 1u : 0u);
+}
+
+int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, uint32_t *first)
+{
+	uint32_t maxl = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (units[i].layer > maxl)
+			maxl = units[i].layer;
+	uint32_t L = maxl >= 1 ? maxl - 1 : 0; /* the head is layer L + 1 */
+	if (chunks == 0 || L < chunks)
+		return TS_EINVALID;
+	first[0] = 0;
+	uint32_t end = 0, i = 0;
+	for (uint32_t c = 0; c + 1 < chunks; c++) {
+		end += chunk_layers(L, chunks, c);
+		while (i < n && units[i].layer <= end)
+			i++;
+		first[c + 1] = i;
+	}
+	first[chunks] = n;
+	return 0;
+}
+
+/* One pass of a stage's schedule. */
+struct pass {
+	uint8_t bwd;
+	uint32_t mb, chunk; /* chunk: local index 0..v-1 */
+};
+
+struct pcls {
+	uint32_t host, compute, pool, gpu, dpcomm, gather, tpcomm;
+	uint32_t pending;   /* a collective the next compute task waits for */
+	uint32_t red_last;  /* the last gradient reduction this class takes part in */
+	uint32_t tp_last;   /* overlapped TP collective the pass end waits for */
+	uint32_t opt;       /* this iteration's optimizer task */
+	uint32_t prev_alloc; /* ZeRO-3: the last gathered-weights mark */
+	double params;      /* weight elements of its stage */
+};
+
+struct pb {
+	struct ts_graph *g;
+	const struct pipe_job *j;
+	const struct layout *lay;
+	struct pcls *c;
+	uint32_t ncls, p, v, V, m, niter;
+	uint32_t *first;     /* chunk unit offsets, V + 1 */
+	uint32_t *scls;      /* classes by stage: stage s at [s * per, (s + 1) * per) */
+	uint32_t per;
+	uint32_t *ids;       /* [it][k][mb][j][4]: fwd first, fwd last, bwd first, bwd last */
+	uint32_t *gate;      /* [k][j]: ZeRO-1 weight gather the next forward waits for */
+	uint32_t *ranks;     /* scratch, gpus entries */
+	uint32_t *bucket_of; /* per unit, within its chunk */
+	uint32_t *nbk;       /* buckets per chunk */
+	struct pass *order;  /* scratch, 2 m v */
+	int rc;
+};
+
+static uint32_t *idp(struct pb *b, uint32_t it, uint32_t k, uint32_t mb, uint32_t jj)
+{
+	return b->ids + ((((size_t)it * b->ncls + k) * b->m + mb) * b->v + jj) * 4;
+}
+
+/* The passes of stage s in order; returns their number (2 m v). */
+static uint32_t stage_order(const struct pb *b, uint32_t s, struct pass *o)
+{
+	uint32_t p = b->p, v = b->v, total = b->m * v, w;
+	if (b->j->sched == PIPE_GPIPE)
+		w = total;
+	else if (v == 1)
+		w = p - s - 1;
+	else
+		w = (p - s - 1) * 2 + (v - 1) * p;
+	if (w > total)
+		w = total;
+	uint32_t n = 0, f = 0, bk = 0;
+#define FWD(k) ((struct pass){0, ((k) / (p * v)) * p + (k) % p, ((k) / p) % v})
+#define BWD(k) ((struct pass){1, ((k) / (p * v)) * p + (k) % p, v - 1 - ((k) / p) % v})
+	for (; f < w; f++)
+		o[n++] = FWD(f);
+	while (f < total) {
+		o[n++] = FWD(f);
+		f++;
+		o[n++] = BWD(bk);
+		bk++;
+	}
+	while (bk < total) {
+		o[n++] = BWD(bk);
+		bk++;
+	}
+#undef FWD
+#undef BWD
+	return n;
+}
+
+static uint32_t task(struct pb *b, const struct graph_task_spec *s)
+{
+	uint32_t id = GRAPH_NONE;
+	if (!b->rc)
+		b->rc = graph_task(b->g, s, &id);
+	return b->rc ? GRAPH_NONE : id;
+}
+
+static void dep(struct pb *b, uint32_t before, uint32_t after)
+{
+	if (!b->rc && before != GRAPH_NONE && after != GRAPH_NONE)
+		b->rc = graph_dep(b->g, before, after);
+}
+
+/* A compute task on class k with its launches (as dp.c's gpu_task: the
+ * launches interleave with the kernels). Returns the id of its end; *start
+ * receives the id of the compute task itself. */
+static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *label, double s,
+		    uint32_t kernels, double alloc, double freeb, uint32_t *start)
+{
+	struct pcls *c = &b->c[k];
+	uint32_t mult = layout_class_members(b->lay, k), first = GRAPH_NONE, rest = GRAPH_NONE;
+	if (kernels > 0 && b->j->launch_s > 0.0) {
+		struct graph_task_spec hs = {.kind = GRAPH_HOST, .stream = c->host, .label = "launch",
+					     .seconds = b->j->launch_s, .res = GRAPH_NONE,
+					     .mult = mult, .pool = GRAPH_NONE};
+		first = task(b, &hs);
+		if (kernels > 1) {
+			hs.seconds = (kernels - 1) * b->j->launch_s;
+			rest = task(b, &hs);
+		}
+	}
+	struct graph_task_spec ts = {.kind = kind, .stream = c->compute, .label = label,
+				     .seconds = s, .res = c->gpu, .mult = mult, .pool = c->pool,
+				     .alloc_cat = GRAPH_MEM_ACTIVATIONS, .alloc = alloc,
+				     .free_cat = GRAPH_MEM_ACTIVATIONS, .free = freeb};
+	uint32_t id = task(b, &ts);
+	if (start)
+		*start = id;
+	dep(b, first, id);
+	if (c->pending != GRAPH_NONE) {
+		dep(b, c->pending, id);
+		c->pending = GRAPH_NONE;
+	}
+	if (rest != GRAPH_NONE) {
+		struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = c->compute,
+					     .label = "launched", .res = GRAPH_NONE, .mult = mult,
+					     .pool = GRAPH_NONE};
+		id = task(b, &ms);
+		dep(b, rest, id);
+	}
+	return id;
+}
+
+static uint32_t mark(struct pb *b, uint32_t k, const char *label, enum graph_mem cat,
+		     double alloc, double freeb)
+{
+	struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = b->c[k].compute, .label = label,
+				     .res = GRAPH_NONE, .mult = layout_class_members(b->lay, k),
+				     .pool = b->c[k].pool, .alloc_cat = cat, .alloc = alloc,
+				     .free_cat = cat, .free = freeb};
+	return task(b, &ms);
+}
+
+/* Is class k the first of its group along d? */
+static bool leads(const struct pb *b, uint32_t k, enum layout_dim d)
+{
+	return b->lay->class_mode || layout_coord(b->lay, layout_class_rep(b->lay, k), d) == 0;
+}
+
+/* A collective over k's group along d (k leads it), after each member
+ * class's task last[member] (GRAPH_NONE: its latest compute task). Returns
+ * its id. Members' ids in b->ranks. */
+static uint32_t group_coll(struct pb *b, uint32_t k, enum layout_dim d, enum coll_op op,
+			   double bytes, enum graph_kind kind, uint32_t stream, const char *label,
+			   const uint32_t *after)
+{
+	const struct layout *l = b->lay;
+	uint32_t n = l->deg[d];
+	layout_group(l, layout_class_rep(l, k), d, b->ranks);
+	struct coll_spec cs = {.op = op, .ranks = b->ranks, .nranks = n, .bytes = bytes,
+			       .mult = layout_coll_mult(l, k, d)};
+	struct graph_task_spec ts = {.kind = kind, .stream = stream, .label = label,
+				     .res = GRAPH_NONE, .mult = 1, .coll = &cs,
+				     .pool = GRAPH_NONE};
+	uint32_t id = task(b, &ts);
+	uint32_t prev = UINT32_MAX;
+	for (uint32_t i = 0; i < n && !b->rc; i++) {
+		uint32_t mk = layout_class_of(l, b->ranks[i]);
+		if (mk == prev)
+			continue;
+		prev = mk;
+		dep(b, after ? after[mk] : GRAPH_NONE, id);
+	}
+	return id;
+}
+
+/* Call fn(b, member, id) for each member class of k's group along d. */
+static void each_member(struct pb *b, uint32_t k, enum layout_dim d, uint32_t id,
+			void (*fn)(struct pb *, uint32_t, uint32_t))
+{
+	const struct layout *l = b->lay;
+	uint32_t prev = UINT32_MAX;
+	for (uint32_t c = 0; c < l->deg[d] && !b->rc; c++) {
+		uint32_t mk = layout_class_of(l, layout_move(l, layout_class_rep(l, k), d, c));
+		if (mk != prev)
+			fn(b, mk, id);
+		prev = mk;
+	}
+}
+
+static void set_pending(struct pb *b, uint32_t k, uint32_t id) { b->c[k].pending = id; }
+static void set_tp_last(struct pb *b, uint32_t k, uint32_t id) { b->c[k].tp_last = id; }
+static void set_red(struct pb *b, uint32_t k, uint32_t id) { b->c[k].red_last = id; }
+static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
+{
+	dep(b, b->c[k].prev_alloc, id);
+}
+
+/* Scratch per class: the task each member waits behind. */
+struct seg {
+	const char *label;
+	enum graph_kind kind;
+	double s;
+	uint32_t kernels;
+	double alloc, freeb, logits_alloc, logits_free;
+	uint32_t tp;        /* tensor-parallel collectives after it */
+	double gather;      /* ZeRO-3: weight elements gathered before it */
+};
+
+/* Emit segment `sg` on every class of stage st; lastv[k] gets each class's
+ * last task, firstv[k] (if not GRAPH_NONE yet) its first. */
+static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *firstv,
+		     uint32_t *lastv)
+{
+	const struct pipe_job *j = b->j;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	/* ZeRO-3: gather the weights over DP, one segment ahead */
+	if (sg->gather > 0.0 && b->lay->deg[LAYOUT_DP] > 1) {
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			if (!leads(b, k, LAYOUT_DP))
+				continue;
+			uint32_t id = group_coll(b, k, LAYOUT_DP, COLL_ALL_GATHER,
+						 sg->gather * j->weight_bpp, GRAPH_COMM,
+						 b->c[k].gather, "param all-gather", NULL);
+			each_member(b, k, LAYOUT_DP, id, set_prev_alloc_dep);
+			each_member(b, k, LAYOUT_DP, id, set_pending);
+		}
+		double held = sg->gather * j->weight_bpp *
+			      (1.0 - 1.0 / (double)b->lay->deg[LAYOUT_DP]);
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS, held, 0.0);
+			dep(b, b->c[k].pending, id);
+			b->c[k].pending = GRAPH_NONE;
+			b->c[k].prev_alloc = id;
+			if (firstv[k] == GRAPH_NONE)
+				firstv[k] = id;
+		}
+	}
+	double slow = j->tp_overlap && sg->tp ? 1.0 + j->comm_slowdown : 1.0;
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i], start;
+		if (sg->logits_alloc > 0.0) {
+			uint32_t id = mark(b, k, "logits", GRAPH_MEM_LOGITS, sg->logits_alloc, 0.0);
+			if (firstv[k] == GRAPH_NONE)
+				firstv[k] = id;
+		}
+		lastv[k] = gpu(b, k, sg->kind, sg->label, sg->s * slow, sg->kernels, sg->alloc,
+			       sg->freeb, &start);
+		if (firstv[k] == GRAPH_NONE)
+			firstv[k] = start;
+		if (sg->logits_free > 0.0)
+			lastv[k] = mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
+		if (sg->gather > 0.0 && b->lay->deg[LAYOUT_DP] > 1)
+			lastv[k] = mark(b, k, "free gathered", GRAPH_MEM_WEIGHTS, 0.0,
+					sg->gather * j->weight_bpp *
+					    (1.0 - 1.0 / (double)b->lay->deg[LAYOUT_DP]));
+	}
+	if (!sg->tp || b->lay->deg[LAYOUT_TP] == 1 || j->tp_bytes <= 0.0)
+		return;
+	/* Megatron-LM's f and g operators: all-reduce, or with sequence
+	 * parallelism reduce-scatter then all-gather of the same size */
+	double bytes = j->tp_bytes * sg->tp;
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
+		if (!leads(b, k, LAYOUT_TP))
+			continue;
+		uint32_t stream = j->tp_overlap ? b->c[k].tpcomm : GRAPH_NONE;
+		uint32_t id = group_coll(b, k, LAYOUT_TP,
+					 j->sp ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes,
+					 GRAPH_COMM, stream, "tp collective", lastv);
+		if (j->sp) {
+			uint32_t id2 = group_coll(b, k, LAYOUT_TP, COLL_ALL_GATHER, bytes,
+						  GRAPH_COMM, stream, "tp collective", NULL);
+			dep(b, id, id2);
+			id = id2;
+		}
+		each_member(b, k, LAYOUT_TP, id, j->tp_overlap ? set_tp_last : set_pending);
+	}
+}
+
+/* Gradient reduction of bucket `bytes` after lastv[] on every DP group of
+ * stage st. */
+static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *lastv)
+{
+	if (b->lay->deg[LAYOUT_DP] == 1 || bytes <= 0.0)
+		return;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
+		if (!leads(b, k, LAYOUT_DP))
+			continue;
+		uint32_t id = group_coll(b, k, LAYOUT_DP,
+					 b->j->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE,
+					 bytes, GRAPH_COMM, b->c[k].dpcomm, "grad reduction",
+					 lastv);
+		each_member(b, k, LAYOUT_DP, id, set_red);
+	}
+}
+
+static void add_seg(struct seg *a, const struct seg *x)
+{
+	a->s += x->s;
+	a->kernels += x->kernels;
+	a->alloc += x->alloc;
+	a->freeb += x->freeb;
+	a->logits_alloc += x->logits_alloc;
+	a->logits_free += x->logits_free;
+	a->tp += x->tp;
+	a->gather += x->gather;
+}
+
+static bool seg_any(const struct seg *x)
+{
+	return x->s > 0.0 || x->kernels || x->alloc > 0.0 || x->freeb > 0.0 || x->tp ||
+	       x->logits_alloc > 0.0 || x->logits_free > 0.0 || x->gather > 0.0;
+}
+
+/* One pass of stage st for every class of it. */
+static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass *ps,
+		      uint32_t *firstv, uint32_t *lastv, const double *bb)
+{
+	const struct pipe_job *j = b->j;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	uint32_t vs = ps->chunk * b->p + st, u0 = b->first[vs], u1 = b->first[vs + 1];
+	bool coarse = j->gran == DP_GRAN_STAGE, z3 = j->zero == 3;
+	for (uint32_t i = 0; i < b->per; i++) {
+		uint32_t k = cls[i];
+		firstv[k] = lastv[k] = GRAPH_NONE;
+		b->c[k].tp_last = GRAPH_NONE;
+		if (!ps->bwd && ps->mb == 0 && b->gate) {
+			uint32_t *gt = &b->gate[(size_t)k * b->v + ps->chunk];
+			b->c[k].pending = *gt;
+			*gt = GRAPH_NONE;
+		}
+	}
+	struct seg acc = {.label = ps->bwd ? "backward" : "forward", .kind = GRAPH_COMPUTE};
+	if (!ps->bwd) {
+		for (uint32_t u = u0; u < u1 && !b->rc; u++) {
+			const struct dp_unit *x = &j->units[u];
+			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
+			struct seg sg = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->fwd_s,
+					 .kernels = x->kernels_fwd, .alloc = lg ? 0.0 : x->act_bytes,
+					 .logits_alloc = lg ? x->act_bytes : 0.0, .tp = x->tp_fwd,
+					 .gather = z3 ? x->params : 0.0};
+			if (coarse)
+				add_seg(&acc, &sg);
+			else
+				emit_seg(b, st, &sg, firstv, lastv);
+		}
+		if (coarse)
+			emit_seg(b, st, &acc, firstv, lastv);
+	} else {
+		bool red = ps->mb + 1 == b->m || j->zero >= 2;
+		struct seg rec = {.label = "recompute", .kind = GRAPH_RECOMPUTE};
+		for (uint32_t u = u1; u-- > u0 && !b->rc;) {
+			const struct dp_unit *x = &j->units[u];
+			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
+			uint32_t kr = x->kernels_bwd / 2, kd = x->kernels_bwd - kr;
+			double gth = z3 ? x->params : 0.0;
+			struct seg r = {.label = x->label, .kind = GRAPH_RECOMPUTE,
+					.s = x->recompute_s,
+					.kernels = x->recompute_s > 0.0 ? x->kernels_fwd : 0};
+			struct seg d = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->dgrad_s,
+					.kernels = kd};
+			struct seg w = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->wgrad_s,
+					.kernels = kr, .freeb = lg ? 0.0 : x->act_bytes,
+					.logits_free = lg ? x->act_bytes : 0.0, .tp = x->tp_bwd};
+			if (coarse) {
+				add_seg(&rec, &r);
+				rec.gather += gth;
+				add_seg(&acc, &d);
+				add_seg(&acc, &w);
+			} else {
+				if (r.s > 0.0) {
+					r.gather = gth;
+					gth = 0.0;
+					emit_seg(b, st, &r, firstv, lastv);
+				}
+				d.gather = gth;
+				emit_seg(b, st, &d, firstv, lastv);
+				emit_seg(b, st, &w, firstv, lastv);
+			}
+			bool cut = u == u0 || (red && j->overlap && b->bucket_of[u - 1] !=
+								   b->bucket_of[u]);
+			if (coarse && cut) {
+				if (seg_any(&rec))
+					emit_seg(b, st, &rec, firstv, lastv);
+				emit_seg(b, st, &acc, firstv, lastv);
+				rec = (struct seg){.label = "recompute", .kind = GRAPH_RECOMPUTE};
+				acc = (struct seg){.label = "backward", .kind = GRAPH_COMPUTE};
+			}
+			bool boundary = u == u0 || b->bucket_of[u - 1] != b->bucket_of[u];
+			if (red && j->overlap && boundary)
+				reduce(b, st, bb[u0 + b->bucket_of[u]], lastv);
+		}
+		if (red && !j->overlap)
+			for (uint32_t bk = 0; bk < b->nbk[vs]; bk++)
+				reduce(b, st, bb[u0 + bk], lastv);
+	}
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
+		if (b->c[k].tp_last != GRAPH_NONE) {
+			uint32_t id = mark(b, k, "tp done", GRAPH_MEM_BUFFERS, 0.0, 0.0);
+			dep(b, b->c[k].tp_last, id);
+			lastv[k] = id;
+		}
+		if (b->c[k].pending != GRAPH_NONE) { /* a trailing on-path collective */
+			uint32_t id = mark(b, k, "tp done", GRAPH_MEM_BUFFERS, 0.0, 0.0);
+			dep(b, b->c[k].pending, id);
+			b->c[k].pending = GRAPH_NONE;
+			lastv[k] = id;
+		}
+		uint32_t *x = idp(b, it, k, ps->mb, ps->chunk) + (ps->bwd ? 2 : 0);
+		x[0] = firstv[k];
+		x[1] = lastv[k];
+	}
+}
+
+/* The optimizer step of every class of stage st, and ZeRO-1/2's weight
+ * gathers after it. */
+static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
+{
+	const struct pipe_job *j = b->j;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	double dp = (double)b->lay->deg[LAYOUT_DP];
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
+		struct pcls *c = &b->c[k];
+		double params = j->zero >= 1 ? c->params / dp : c->params;
+		uint32_t mult = layout_class_members(b->lay, k), id;
+		c->pending = c->red_last;
+		if (j->pcie_Bps > 0.0 && j->zero >= 1) {
+			/* DeepSpeed ZeRO-Offload: gradients down, CPU Adam, weights up */
+			double s = params * j->reduce_bpp / j->pcie_Bps +
+				   params / j->cpu_adam_params_per_s +
+				   params * j->weight_bpp / j->pcie_Bps;
+			struct graph_task_spec ts = {.kind = GRAPH_OPTIMIZER, .stream = c->compute,
+						     .label = "cpu optimizer", .seconds = s,
+						     .res = GRAPH_NONE, .mult = mult,
+						     .pool = GRAPH_NONE};
+			id = task(b, &ts);
+			dep(b, c->pending, id);
+			c->pending = GRAPH_NONE;
+		} else {
+			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer", params * j->optimizer_s_per_param,
+				 j->optimizer_kernels, 0.0, 0.0, NULL);
+		}
+		c->opt = lastv[k] = id;
+	}
+	if (j->zero < 1 || j->zero > 2 || b->lay->deg[LAYOUT_DP] == 1)
+		return;
+	for (uint32_t jj = 0; jj < b->v && !b->rc; jj++) {
+		uint32_t vs = jj * b->p + st;
+		double params = 0.0;
+		for (uint32_t u = b->first[vs]; u < b->first[vs + 1]; u++)
+			params += j->units[u].params;
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			if (!leads(b, k, LAYOUT_DP))
+				continue;
+			uint32_t id = group_coll(b, k, LAYOUT_DP, COLL_ALL_GATHER,
+						 params * j->weight_bpp, GRAPH_COMM, b->c[k].dpcomm,
+						 "param all-gather", lastv);
+			const struct layout *l = b->lay;
+			uint32_t prev = UINT32_MAX;
+			for (uint32_t c = 0; c < l->deg[LAYOUT_DP]; c++) {
+				uint32_t mk = layout_class_of(
+				    l, layout_move(l, layout_class_rep(l, k), LAYOUT_DP, c));
+				if (mk != prev)
+					b->gate[(size_t)mk * b->v + jj] = id;
+				prev = mk;
+			}
+		}
+	}
+}
+
+/* The transfers between chunks of iteration it. */
+static void emit_p2p(struct pb *b, uint32_t it)
+{
+	const struct pipe_job *j = b->j;
+	const struct layout *l = b->lay;
+	double bytes = j->tp_bytes / (j->sp ? (double)l->deg[LAYOUT_TP] : 1.0);
+	uint32_t n2[2];
+	for (uint32_t st = 0; st < b->p && !b->rc; st++) {
+		uint32_t n = stage_order(b, st, b->order);
+		uint32_t *cls = b->scls + (size_t)st * b->per;
+		for (uint32_t q = 0; q < n && !b->rc; q++) {
+			const struct pass *ps = &b->order[q];
+			uint32_t vs = ps->chunk * b->p + st;
+			if ((!ps->bwd && vs + 1 == b->V) || (ps->bwd && vs == 0))
+				continue;
+			uint32_t to = ps->bwd ? vs - 1 : vs + 1;
+			for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+				uint32_t k = cls[i];
+				n2[0] = layout_class_rep(l, k);
+				n2[1] = layout_move(l, n2[0], LAYOUT_PP, to % b->p);
+				uint32_t peer = layout_class_of(l, n2[1]);
+				struct coll_spec cs = {.op = COLL_BROADCAST, .ranks = n2, .nranks = 2,
+						       .bytes = bytes,
+						       .mult = layout_p2p_mult(l, k)};
+				struct graph_task_spec ts = {
+				    .kind = GRAPH_P2P, .stream = GRAPH_NONE,
+				    .label = ps->bwd ? "send grad" : "send act", .res = GRAPH_NONE,
+				    .mult = 1, .coll = bytes > 0.0 ? &cs : NULL,
+				    .pool = GRAPH_NONE};
+				uint32_t id = task(b, &ts);
+				dep(b, idp(b, it, k, ps->mb, ps->chunk)[ps->bwd ? 3 : 1], id);
+				dep(b, id, idp(b, it, peer, ps->mb, to / b->p)[ps->bwd ? 2 : 0]);
+			}
+		}
+	}
+}
+
+static void pb_free(struct pb *b, size_t nids)
+{
+	ts_free(b->c, b->ncls * sizeof *b->c);
+	ts_free(b->first, (b->V + 1) * sizeof *b->first);
+	ts_free(b->scls, (size_t)b->p * b->per * sizeof *b->scls);
+	ts_free(b->ids, nids * sizeof *b->ids);
+	if (b->gate)
+		ts_free(b->gate, (size_t)b->ncls * b->v * sizeof *b->gate);
+	ts_free(b->ranks, b->lay->gpus * sizeof *b->ranks);
+	ts_free(b->bucket_of, b->j->nunits * sizeof *b->bucket_of);
+	ts_free(b->nbk, b->V * sizeof *b->nbk);
+	ts_free(b->order, 2 * (size_t)b->m * b->v * sizeof *b->order);
+}
+
+int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
+	       struct pipe_built *out, struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const struct layout *l = j->lay;
+	if (!j->nunits || !j->m || !j->iterations || !j->interleave || !l)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+				    "empty model-parallel job (units %u, micro-batches %u, "
+				    "iterations %u)", j->nunits, j->m, j->iterations);
+	uint32_t p = l->deg[LAYOUT_PP], v = j->interleave;
+	if (j->sched == PIPE_INTERLEAVED && v > 1 && j->m % p)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "training.global_batch",
+				    "found %u micro-batches per pipeline, expected a multiple of "
+				    "the %u pipeline stages for the interleaved schedule "
+				    "(Megatron-LM requires it)", j->m, p);
+	if (j->sched != PIPE_INTERLEAVED)
+		v = 1;
+	struct pb b = {.g = g, .j = j, .lay = l, .p = p, .v = v, .V = p * v, .m = j->m,
+		       .niter = j->iterations, .ncls = l->nclasses};
+	b.per = b.ncls / p;
+	size_t nids = (size_t)b.niter * b.ncls * b.m * v * 4;
+	double *bb = NULL;
+	b.c = ts_calloc(b.ncls, sizeof *b.c);
+	b.first = ts_calloc(b.V + 1, sizeof *b.first);
+	b.scls = ts_calloc((size_t)p * b.per, sizeof *b.scls);
+	b.ids = ts_malloc(nids * sizeof *b.ids);
+	b.ranks = ts_calloc(l->gpus, sizeof *b.ranks);
+	b.bucket_of = ts_calloc(j->nunits, sizeof *b.bucket_of);
+	b.nbk = ts_calloc(b.V, sizeof *b.nbk);
+	b.order = ts_calloc(2 * (size_t)b.m * v, sizeof *b.order);
+	bb = ts_calloc(j->nunits, sizeof *bb);
+	uint32_t *firstv = ts_calloc(b.ncls, sizeof *firstv);
+	uint32_t *lastv = ts_calloc(b.ncls, sizeof *lastv);
+	out->nclasses = b.ncls;
+	out->niter = b.niter;
+	out->compute = ts_calloc(b.ncls, sizeof *out->compute);
+	out->pool = ts_calloc(b.ncls, sizeof *out->pool);
+	out->opt = ts_calloc(b.ncls, sizeof *out->opt);
+	out->iter_end = ts_calloc(b.niter, sizeof *out->iter_end);
+	if (j->zero >= 1 && j->zero <= 2)
+		b.gate = ts_calloc((size_t)b.ncls * v, sizeof *b.gate);
+	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
+	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
+	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
+		b.rc = TS_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < nids; i++)
+		b.ids[i] = GRAPH_NONE;
+	for (size_t i = 0; b.gate && i < (size_t)b.ncls * v; i++)
+		b.gate[i] = GRAPH_NONE;
+	if (pipe_split(j->units, j->nunits, b.V, b.first)) {
+		pb_free(&b, nids);
+		ts_free(bb, j->nunits * sizeof *bb);
+		ts_free(firstv, b.ncls * sizeof *firstv);
+		ts_free(lastv, b.ncls * sizeof *lastv);
+		pipe_built_free(out);
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.pp",
+				    "found pp x interleave = %u chunks, expected at most one "
+				    "chunk per layer", b.V);
+	}
+	/* buckets per chunk (ZeRO-3: one per unit, as FSDP wraps each layer) */
+	double cap = j->zero == 3 ? 1e-300 : j->bucket_bytes;
+	for (uint32_t vs = 0; vs < b.V; vs++) {
+		uint32_t u0 = b.first[vs], n = b.first[vs + 1] - u0;
+		b.nbk[vs] = dp_assign_buckets(j->units + u0, n, cap, 0.0, b.bucket_of + u0);
+		for (uint32_t u = u0; u < u0 + n; u++)
+			bb[u0 + b.bucket_of[u]] += j->units[u].grad_bytes;
+	}
+	{
+		uint32_t *fill = firstv;
+		memset(fill, 0, b.ncls * sizeof *fill);
+		uint32_t *cnt = lastv;
+		memset(cnt, 0, b.ncls * sizeof *cnt);
+		for (uint32_t k = 0; k < b.ncls; k++) {
+			uint32_t s = layout_class_stage(l, k);
+			b.scls[(size_t)s * b.per + cnt[s]++] = k;
+		}
+	}
+	double dp = (double)l->deg[LAYOUT_DP];
+	for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
+		struct pcls *c = &b.c[k];
+		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);
+		c->pending = c->red_last = c->tp_last = c->prev_alloc = GRAPH_NONE;
+		for (uint32_t jj = 0; jj < v; jj++)
+			for (uint32_t u = b.first[jj * p + s]; u < b.first[jj * p + s + 1]; u++)
+				c->params += j->units[u].params;
+		if ((b.rc = graph_stream(g, "host", &c->host)) ||
+		    (b.rc = graph_stream(g, "compute", &c->compute)) ||
+		    (b.rc = graph_stream(g, "dp comm", &c->dpcomm)) ||
+		    (b.rc = graph_stream(g, "zero gather", &c->gather)) ||
+		    (b.rc = graph_stream(g, "tp comm", &c->tpcomm)) ||
+		    (b.rc = graph_pool(g, "gpu", &c->pool)) ||
+		    (b.rc = fluid_resource_add(f, 1.0, mult, &c->gpu)))
+			break;
+		bool off = j->pcie_Bps > 0.0 && j->zero >= 1;
+		graph_pool_add(g, c->pool, GRAPH_MEM_WEIGHTS,
+			       c->params * j->weight_bpp / (j->zero >= 3 ? dp : 1.0));
+		graph_pool_add(g, c->pool, GRAPH_MEM_GRADIENTS,
+			       c->params * j->grad_bpp / (j->zero >= 2 ? dp : 1.0));
+		graph_pool_add(g, c->pool, GRAPH_MEM_OPTIMIZER,
+			       off ? 0.0 : c->params * j->optim_bpp / (j->zero >= 1 ? dp : 1.0));
+		out->compute[k] = c->compute;
+		out->pool[k] = c->pool;
+	}
+	for (uint32_t it = 0; it < b.niter && !b.rc; it++) {
+		for (uint32_t st = 0; st < p && !b.rc; st++) {
+			uint32_t n = stage_order(&b, st, b.order);
+			for (uint32_t q = 0; q < n && !b.rc; q++)
+				emit_pass(&b, it, st, &b.order[q], firstv, lastv, bb);
+			emit_step(&b, st, lastv);
+		}
+		struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = GRAPH_NONE,
+					     .label = "iteration end", .res = GRAPH_NONE, .mult = 1,
+					     .pool = GRAPH_NONE};
+		out->iter_end[it] = task(&b, &ms);
+		for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
+			dep(&b, b.c[k].opt, out->iter_end[it]);
+			out->opt[k] = b.c[k].opt;
+		}
+		emit_p2p(&b, it);
+	}
+done:
+	pb_free(&b, nids);
+	ts_free(bb, j->nunits * sizeof *bb);
+	ts_free(firstv, b.ncls * sizeof *firstv);
+	ts_free(lastv, b.ncls * sizeof *lastv);
+	if (b.rc) {
+		pipe_built_free(out);
+		return ts_error_set(err, b.rc, NULL, 0, NULL, "building the model-parallel "
+				    "schedule failed (%s)", ts_strerror(b.rc));
+	}
+	return 0;
+}
+
+void pipe_built_free(struct pipe_built *b)
+{
+	ts_free(b->compute, b->nclasses * sizeof *b->compute);
+	ts_free(b->pool, b->nclasses * sizeof *b->pool);
+	ts_free(b->opt, b->nclasses * sizeof *b->opt);
+	ts_free(b->iter_end, b->niter * sizeof *b->iter_end);
+	memset(b, 0, sizeof *b);
+}

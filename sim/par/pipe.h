@@ -1,0 +1,95 @@
+/* Model-parallel training as a task graph: pipeline schedules (GPipe, 1F1B,
+ * interleaved 1F1B) over stages, Megatron-LM tensor-parallel collectives on
+ * the compute path, data-parallel gradient reduction with ZeRO sharding, on
+ * the rank classes of a placement (sim/par/layout.h).
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_PAR_PIPE_H
+#define TS_PAR_PIPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "net/coll.h"
+#include "par/dp.h"
+#include "par/graph.h"
+#include "par/layout.h"
+
+enum pipe_schedule { PIPE_GPIPE, PIPE_1F1B, PIPE_INTERLEAVED };
+
+/* A model-parallel job. Units are those of the whole model in forward order
+ * (embedding, layers, head), as for dp_build, with their times on one rank
+ * of a tensor-parallel group (already split by tp); the builder cuts them
+ * into pp x interleave chunks by pipe_split. */
+struct pipe_job {
+	const struct dp_unit *units;
+	uint32_t nunits;
+	enum dp_granularity gran;
+	enum pipe_schedule sched;
+	uint32_t interleave;        /* model chunks per stage, v >= 1 (> 1: interleaved) */
+	uint32_t m;                 /* micro-batches per pipeline and iteration, >= 1 */
+	uint32_t iterations;        /* >= 1; the first is a warm-up */
+	const struct layout *lay;   /* placement (borrowed) */
+	/* tensor parallelism: bytes of one activation b x s x h at its dtype;
+	 * each unit's tp_fwd / tp_bwd collectives move this many */
+	double tp_bytes;
+	bool sp;                    /* reduce-scatter + all-gather instead of all-reduce */
+	bool tp_overlap;            /* collectives beside the GEMMs (Megatron-Core tp_comm_overlap) */
+	double comm_slowdown;       /* compute slowdown while a collective runs beside it, >= 0 */
+	/* data parallelism and ZeRO */
+	int zero;                   /* 0..3 */
+	double bucket_bytes;        /* 0 = one reduction per chunk */
+	bool overlap;               /* reduce during backward */
+	double weight_bpp, grad_bpp, optim_bpp; /* bytes per parameter (framework) */
+	double reduce_bpp;          /* bytes per parameter of the gradient reduction */
+	double optimizer_s_per_param; /* optimizer step seconds per parameter on a rank */
+	uint32_t optimizer_kernels;
+	double launch_s;            /* host time per kernel launch, s */
+	/* offload of the optimizer state to CPU (zero >= 1): the step runs on the
+	 * host at cpu_adam_params_per_s, gradients go down and weights come back
+	 * over PCIe at pcie_Bps (0: no offload) */
+	double pcie_Bps;
+	double cpu_adam_params_per_s;
+};
+
+/* What the builder made, for measuring. Arrays owned; free with
+ * pipe_built_free. */
+struct pipe_built {
+	uint32_t nclasses;
+	uint32_t *compute;   /* per class: compute stream */
+	uint32_t *pool;      /* per class: memory pool */
+	uint32_t *opt;       /* per class: optimizer task of the last iteration */
+	uint32_t *iter_end;  /* per iteration: a mark after every class's optimizer */
+	uint32_t niter;
+};
+
+/* First unit of each chunk: chunk c (virtual stage c, held by stage c mod
+ * pp) is units [first[c], first[c+1]); first has chunks + 1 entries. The
+ * embedding units join chunk 0 and the head units the last chunk
+ * (Megatron-LM places them so). L layers (units with 1 <= layer <= L) are
+ * dealt out as evenly as possible: every chunk gets floor(L / chunks), and
+ * the L mod chunks extra layers go to the middle chunks 1, 2, ... first,
+ * then to the last and the first, which also carry the head and the
+ * embedding. Llama 3 405B's 126 layers on 16 stages so get 7 layers on
+ * the first and last stages and 8 on the others, as Meta ran it (Llama
+ * Team 2024, "The Llama 3 Herd of Models", §3.3.2). Returns 0 or
+ * TS_EINVALID when there are fewer layers than chunks. */
+int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, uint32_t *first);
+
+/* Add the job's tasks to g; GPU resources are created in f. Returns 0,
+ * TS_ENOMEM, or TS_EINVALID (empty job, micro-batches not a multiple of pp
+ * for the interleaved schedule, fewer layers than chunks) with err filled.
+ *
+ * Schedules, per stage s of p, m micro-batches (Narayanan et al. 2021,
+ * §2.2): GPipe runs every forward, then every backward; 1F1B runs
+ * min(p - s - 1, m) forwards, then alternates one forward and one backward,
+ * then the remaining backwards, so that at most p - s micro-batches hold
+ * activations; interleaved runs Megatron-LM's order over v chunks
+ * (warm-up (p - s - 1) x 2 + (v - 1) x p forwards). Activations and their
+ * gradients go from chunk to chunk as one-way transfers (GRAPH_P2P) over
+ * the links between the two stages' GPUs. */
+int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *job,
+	       struct pipe_built *out, struct ts_error *err);
+void pipe_built_free(struct pipe_built *b);
+
+#endif

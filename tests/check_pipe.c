@@ -1,0 +1,221 @@
+/* Pipeline, tensor and sharded data parallelism: rank placement and groups,
+ * the layer split, the pipeline bubble of GPipe, 1F1B and interleaved 1F1B
+ * against (p-1)/m and (p-1)/(v m) of the ideal time, activations in flight
+ * per stage, and class mode equal to full mode on 64 GPUs.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/err.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "hw/catalog.h"
+#include "hw/cluster.h"
+#include "io/scenario.h"
+#include "net/coll.h"
+#include "net/net.h"
+#include "par/graph.h"
+#include "par/layout.h"
+#include "par/pipe.h"
+#include "run/run.h"
+#include "testutil.h"
+#include "work/compute.h"
+
+static struct hw_catalog *cat;
+static struct work_calib calib;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
+	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
+}
+
+static void teardown(void) { hw_catalog_destroy(cat); }
+
+/* TP8 PP16 DP128 on 16,384 GPUs of 8 per node, default order tp-cp-dp-pp:
+ * rank = t + 8 d + 1024 s. Rank 1234 = 2 + 8 x 26 + 1024 x 1. */
+START_TEST(layout_groups)
+{
+	struct layout l;
+	struct ts_error err;
+	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, NULL, 8, true, &err), 0);
+	ck_assert_uint_eq(l.gpus, 16384);
+	ck_assert_uint_eq(layout_coord(&l, 1234, LAYOUT_TP), 2);
+	ck_assert_uint_eq(layout_coord(&l, 1234, LAYOUT_DP), 26);
+	ck_assert_uint_eq(layout_coord(&l, 1234, LAYOUT_PP), 1);
+	uint32_t grp[128];
+	layout_group(&l, 1234, LAYOUT_TP, grp);
+	ck_assert_uint_eq(grp[0], 1232);
+	ck_assert_uint_eq(grp[7], 1239);
+	layout_group(&l, 1234, LAYOUT_DP, grp);
+	ck_assert_uint_eq(grp[0], 1026);
+	ck_assert_uint_eq(grp[127], 1026 + 8 * 127);
+	/* classes: one per stage of 1024 members; the TP group is one node,
+	 * 128 of them per class; the DP group spans 128 nodes, 8 per class */
+	ck_assert_uint_eq(l.nclasses, 16);
+	ck_assert_uint_eq(layout_class_of(&l, 1234), 1);
+	ck_assert_uint_eq(layout_class_members(&l, 1), 1024);
+	ck_assert_uint_eq(layout_coll_mult(&l, 1, LAYOUT_TP), 128);
+	ck_assert_uint_eq(layout_coll_mult(&l, 1, LAYOUT_DP), 8 * 128);
+	ck_assert_uint_eq(layout_p2p_mult(&l, 1), 1024);
+	/* another order: dp innermost */
+	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, "dp-tp-cp-pp", 8, false, &err), 0);
+	ck_assert_uint_eq(layout_coord(&l, 1234, LAYOUT_DP), 1234 % 128);
+	ck_assert_uint_eq(l.nclasses, 16384);
+	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, "tp-dp-pp", 8, false, &err),
+			 TS_EINVALID);
+	ck_assert_str_eq(err.key, "parallel.order");
+}
+END_TEST
+
+/* Llama 3 405B: 126 layers on 16 stages, 7 on the first and the last. */
+START_TEST(split_uneven)
+{
+	static struct dp_unit u[128];
+	for (int i = 0; i < 128; i++)
+		u[i].layer = (uint16_t)i; /* embed 0, layers 1..126, head 127 */
+	uint32_t first[17];
+	ck_assert_int_eq(pipe_split(u, 128, 16, first), 0);
+	ck_assert_uint_eq(first[1] - first[0], 1 + 7); /* embedding + 7 layers */
+	for (int c = 1; c < 15; c++)
+		ck_assert_uint_eq(first[c + 1] - first[c], 8);
+	ck_assert_uint_eq(first[16] - first[15], 7 + 1); /* 7 layers + head */
+	ck_assert_int_eq(pipe_split(u, 128, 127, first), TS_EINVALID);
+}
+END_TEST
+
+struct psim {
+	struct hw_cluster *c;
+	struct ts_evq *q;
+	struct ts_fluid *f;
+	struct ts_net *net;
+	struct ts_coll *cc;
+	struct ts_graph *g;
+	struct layout l;
+	struct pipe_built b;
+};
+
+/* 8 layers of forward 10 ms, input and weight gradients 10 ms each, 1 MB of
+ * activations per layer, no embedding or head work, free transfers, on pp
+ * stages of one DGX A100. */
+static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+		     uint32_t m)
+{
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s->c, &err), 0);
+	ck_assert_int_eq(evq_create(&s->q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s->f, s->q), 0);
+	ck_assert_int_eq(net_create(&s->net, s->c, s->f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s->cc, s->net), 0);
+	ck_assert_int_eq(graph_create(&s->g, s->f, s->cc), 0);
+	ck_assert_int_eq(layout_init(&s->l, 1, 1, 1, pp, NULL, 8, true, &err), 0);
+	static struct dp_unit u[10];
+	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
+	for (int i = 1; i <= 8; i++)
+		u[i] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
+					.wgrad_s = 0.010, .act_bytes = 1e6,
+					.act_cat = GRAPH_MEM_ACTIVATIONS, .layer = (uint16_t)i};
+	u[9] = (struct dp_unit){.label = "head", .layer = 9, .act_cat = GRAPH_MEM_LOGITS};
+	struct pipe_job j = {.units = u, .nunits = 10, .gran = DP_GRAN_LAYER, .sched = sched,
+			     .interleave = v, .m = m, .iterations = 2, .lay = &s->l};
+	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
+	ck_assert_int_eq(graph_run(s->g, &err), 0);
+}
+
+static void psim_free(struct psim *s)
+{
+	pipe_built_free(&s->b);
+	graph_destroy(s->g);
+	coll_destroy(s->cc);
+	net_destroy(s->net);
+	fluid_destroy(s->f);
+	evq_destroy(s->q);
+	hw_cluster_destroy(s->c);
+}
+
+static double iter_s(const struct psim *s)
+{
+	return ts_time_to_s(graph_rec(s->g, s->b.iter_end[1])->end -
+			    graph_rec(s->g, s->b.iter_end[0])->end);
+}
+
+/* Ideal time m x (8 layers x 30 ms) / p; the schedule adds (p - 1)/m of it
+ * (Narayanan et al. 2021, §2.2.1: bubble fraction (p-1)/m for GPipe and
+ * 1F1B, (p-1)/(v m) interleaved). To the nanosecond up to rounding. */
+START_TEST(bubble_fraction)
+{
+	struct {
+		uint32_t p, v, m;
+		enum pipe_schedule s;
+		double want;
+	} cs[] = {
+	    {4, 1, 8, PIPE_1F1B, 8 * 0.060 * (1.0 + 3.0 / 8.0)},
+	    {4, 1, 8, PIPE_GPIPE, 8 * 0.060 * (1.0 + 3.0 / 8.0)},
+	    {2, 1, 4, PIPE_1F1B, 4 * 0.120 * (1.0 + 1.0 / 4.0)},
+	    {4, 2, 8, PIPE_INTERLEAVED, 8 * 0.060 * (1.0 + 3.0 / 16.0)},
+	    {2, 4, 4, PIPE_INTERLEAVED, 4 * 0.120 * (1.0 + 1.0 / 16.0)},
+	};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		struct psim s = {0};
+		psim_run(&s, cs[i].p, cs[i].s, cs[i].v, cs[i].m);
+		double t = iter_s(&s);
+		ck_assert_msg(fabs(t - cs[i].want) < 1e-8, "case %zu: %.9f s, want %.9f s", i, t,
+			      cs[i].want);
+		/* the bubble is charged to pipeline transfers on stage 0 */
+		struct graph_breakdown bd;
+		graph_breakdown(s.g, s.b.compute[0], graph_rec(s.g, s.b.iter_end[0])->end,
+				graph_rec(s.g, s.b.iter_end[1])->end, &bd);
+		double bub = ts_time_to_s(bd.wait[GRAPH_P2P]);
+		ck_assert_msg(fabs(bub - (cs[i].want - cs[i].m * 0.240 / cs[i].p)) < 1e-8,
+			      "case %zu: bubble %.9f", i, bub);
+		psim_free(&s);
+	}
+}
+END_TEST
+
+/* Activations in flight: stage s of 1F1B holds min(p - s, m) micro-batches
+ * of its 2 layers x 1 MB; GPipe holds all m. */
+START_TEST(memory_in_flight)
+{
+	for (int sched = 0; sched < 2; sched++) {
+		struct psim s = {0};
+		psim_run(&s, 4, sched ? PIPE_1F1B : PIPE_GPIPE, 1, 8);
+		for (uint32_t st = 0; st < 4; st++) {
+			double at[GRAPH_MEM_COUNT_];
+			graph_pool_peak(s.g, s.b.pool[st], at);
+			double want = (sched ? (double)(4 - st) : 8.0) * 2e6;
+			ck_assert_msg(fabs(at[GRAPH_MEM_ACTIVATIONS] - want) < 1.0,
+				      "%s stage %u: %.0f bytes, want %.0f", sched ? "1f1b" : "gpipe",
+				      st, at[GRAPH_MEM_ACTIVATIONS], want);
+		}
+		psim_free(&s);
+	}
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("pipe");
+	TCase *tc = tcase_create("pipe");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, layout_groups);
+	tcase_add_test(tc, split_uneven);
+	tcase_add_test(tc, bubble_fraction);
+	tcase_add_test(tc, memory_in_flight);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
