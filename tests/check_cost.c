@@ -95,6 +95,23 @@ START_TEST(test_node_power_cluster)
 }
 END_TEST
 
+/* Four GPUs of a DGX A100 draw 4/8 of its host share: (6500 - 8 x 400) x
+ * 4 / 8 = 1650 W, busy 1650 + 4 x 400 = 3250 W (what the formula gives). */
+START_TEST(test_node_power_partial)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+				     "gpus_per_node = 4;\n",
+				     &e);
+	struct cost_power p;
+	cost_node_power(s, hw_cluster_gpu_type(s->cluster), &p);
+	ck_assert_uint_eq(hw_cluster_power_gpus(s->cluster), 8);
+	ck_assert_double_eq_tol(p.host_w, 1650.0, 1e-9);
+	ck_assert_double_eq_tol(p.busy_w, 3250.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
 /* The fallback formula without a power section (ethernet-10g has none):
  * 8 x A100 400 W: 8 x (400 + 412.5) = 6500 W; 2 nodes x 1 NIC x (20 + 15)
  * = 70 W. */
@@ -378,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, test_node_power_default);
 	tcase_add_test(tc, test_node_power_cluster);
 	tcase_add_test(tc, test_node_power_formula);
+	tcase_add_test(tc, test_node_power_partial);
 	tcase_add_test(tc, test_ckpt_local);
 	tcase_add_test(tc, test_ckpt_shared);
 	tcase_add_test(tc, test_ckpt_limits);

@@ -683,6 +683,7 @@ struct hw_cluster {
 	char source[512];
 	double power_w;          /* rated node power, W; 0 = not given */
 	char power_source[512];
+	uint32_t power_gpus;     /* GPUs of the node that rating is for */
 	uint32_t nodes, T, L, gpn, nics;
 	uint32_t cpu_cores;  /* per node, 0 = not given */
 	double host_mem;     /* bytes per node, 0 = not given */
@@ -1072,6 +1073,7 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	if (ngpu_all == 0)
 		FAIL(TS_EINVALID, file, sp->top_line, "cluster.node.devices",
 		     "found no gpu device, expected at least one group of kind \"gpu\"");
+	c->power_gpus = ngpu_all;
 	c->gpn = opts && opts->gpus_per_node ? opts->gpus_per_node
 		 : sp->gpus_per_node         ? sp->gpus_per_node
 					     : ngpu_all;
@@ -1473,6 +1475,11 @@ const char *hw_cluster_source(const struct hw_cluster *c)
 double hw_cluster_node_power_w(const struct hw_cluster *c)
 {
 	return c->power_w;
+}
+
+uint32_t hw_cluster_power_gpus(const struct hw_cluster *c)
+{
+	return c->power_gpus;
 }
 
 const char *hw_cluster_power_source(const struct hw_cluster *c)

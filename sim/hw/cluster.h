@@ -181,6 +181,9 @@ const char *hw_cluster_source(const struct hw_cluster *c);
  * source; 0 and "" when the file gives none (sim/run/cost.h then estimates
  * it from the GPUs' TDP). */
 double hw_cluster_node_power_w(const struct hw_cluster *c);
+/* GPUs of a whole node of the file (before gpus_per_node): the node the
+ * rating is for. */
+uint32_t hw_cluster_power_gpus(const struct hw_cluster *c);
 const char *hw_cluster_power_source(const struct hw_cluster *c);
 
 #endif

@@ -20,10 +20,13 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 	const struct ts_power *p = &sc->power;
 	double G = (double)sc->gpus_per_node, tdp = g->tdp_w;
 	double rated = hw_cluster_node_power_w(sc->cluster);
-	double node_max = p->node_max_w > 0.0 ? p->node_max_w
-			  : rated > 0.0	       ? rated
-					       : G * (tdp + COST_HOST_W_PER_GPU);
-	double host = fmax(0.0, node_max - G * tdp);
+	double Gf = (double)hw_cluster_power_gpus(sc->cluster), host;
+	if (p->node_max_w > 0.0)
+		host = fmax(0.0, p->node_max_w - G * tdp);
+	else if (rated > 0.0 && Gf > 0.0) /* a share of the rated node's host */
+		host = fmax(0.0, rated - Gf * tdp) * G / Gf;
+	else
+		host = G * COST_HOST_W_PER_GPU;
 	out->host_w = host;
 	out->busy_w = host + G * tdp;
 	out->comm_w = host + G * tdp * p->gpu_comm_frac;

@@ -31,10 +31,11 @@ struct cost_power {
 };
 
 /* Node power of scenario sc whose GPU type is g:
- *   node_max = the scenario's power.node_max, else the cluster file's
- *   power.node_max (hw_cluster_node_power_w), else G x (TDP +
- *   COST_HOST_W_PER_GPU), G = GPUs used per node;
- *   host = max(0, node_max - G x TDP);
+ *   host = max(0, power.node_max - G x TDP) with the scenario's
+ *   power.node_max; else the share G / Gf of the cluster file's rated node,
+ *   max(0, rated - Gf x TDP) x G / Gf (hw_cluster_node_power_w, Gf = the
+ *   file's GPUs per node: four GPUs of a DGX A100 draw half its host);
+ *   else G x COST_HOST_W_PER_GPU; G = GPUs used per node;
  *   busy = host + G x TDP; comm = host + G x TDP x f_comm;
  *   idle = host + G x TDP x f_idle;
  *   net = nodes x NICs x nic + (nodes > 1 ? nodes x NICs x switch_port : 0)
