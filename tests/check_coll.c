@@ -2,10 +2,12 @@
  * to full mode, contention, protocol choice, and the nccl-tests
  * measurements the ring model covers.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -231,6 +233,33 @@ START_TEST(class_equals_full)
 					      "%u GPUs %s %.0f B: full %.9f class %.9f", n,
 					      coll_op_name((enum coll_op)op), sizes[si], a, b);
 			}
+}
+END_TEST
+
+/* On a fat-tree a ring's node-to-node edges are not alike (inside a leaf or
+ * across the spine): class mode must still see the oversubscribed uplinks.
+ * 4 DGX A100 nodes, 2 per leaf, 4:1 at the leaf: class mode equals full mode
+ * to the nanosecond. */
+START_TEST(class_equals_full_oversubscribed_tree)
+{
+	char path[] = "/tmp/ts_tree_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *fp = fdopen(fd, "w");
+	fputs("cluster = { base = \"fat-tree-a100\"; nodes = 4;\n"
+	      "  fabric = { nodes_per_leaf = 2; oversubscription = 4.0; }; };\n", fp);
+	fclose(fp);
+	ts_time t[2];
+	for (int m = 0; m < 2; m++) {
+		struct world w;
+		world_init(&w, path, 4, 0, m ? NET_FULL : NET_CLASS);
+		start(&w, COLL_ALL_REDUCE, 32, 1073741824.0, COLL_PROTO_SIMPLE, 0, NULL);
+		fluid_run(w.f, TS_TIME_MAX);
+		t[m] = w.end[0];
+		world_fini(&w);
+	}
+	unlink(path);
+	ck_assert_int_eq(t[0], t[1]);
 }
 END_TEST
 
@@ -620,6 +649,7 @@ int main(void)
 	tcase_add_test(tc, ring_allreduce_closed_form);
 	tcase_add_test(tc, ring_matches_step_oracle);
 	tcase_add_test(tc, class_equals_full);
+	tcase_add_test(tc, class_equals_full_oversubscribed_tree);
 	tcase_add_test(tc, contention_doubles);
 	tcase_add_test(tc, protocol_by_size);
 	tcase_add_test(tc, bad_specs);

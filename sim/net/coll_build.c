@@ -310,6 +310,20 @@ static void channel_order(struct ts_coll *cc, const struct coll_spec *s, uint32_
 	}
 }
 
+/* Class mode builds only the home node's ring edges when every node's edges
+ * load the same link classes, which holds on one switch (and with no
+ * fabric). On a tree or torus a ring's node-to-node edges differ (inside a
+ * leaf or across the spine), so there every edge is built and each class
+ * gets the average load of one node: edge counts are summed exactly and
+ * divided by the nodes the group spans, which equals the home node's count
+ * whenever the nodes are alike (so class mode still equals full mode
+ * there) and spreads the uplink traffic evenly over the class otherwise. */
+static bool ring_home_only(const struct hw_cluster *c)
+{
+	const char *t = hw_cluster_topology(c);
+	return !strcmp(t, "switch") || !strcmp(t, "none");
+}
+
 int coll_build_ring(struct ts_coll *cc, const struct coll_spec *s, struct ts_error *err)
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
@@ -319,6 +333,11 @@ int coll_build_ring(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 	double factor = coll_bus_factor(s->op, n);
 	uint32_t home = node_of(c, s->ranks[0]);
 	bool class_mode = net_mode(cc->net) == NET_CLASS;
+	bool home_only = class_mode && ring_home_only(c);
+	double div = 1.0;
+	if (class_mode && !home_only)
+		for (uint32_t i = 0; i < n; i++)
+			div += i > 0 && node_of(c, s->ranks[i]) != node_of(c, s->ranks[i - 1]);
 	cc->intra_pci = false;
 	cc->ntouched = 0;
 	for (uint32_t ch = 0; ch < cc->nch; ch++) {
@@ -328,15 +347,19 @@ int coll_build_ring(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 		 * order[n-1] -> order[0] */
 		uint32_t first = s->op == COLL_REDUCE ? 1 : 0;
 		uint32_t nedges = s->op == COLL_BROADCAST || s->op == COLL_REDUCE ? n - 1 : n;
+		size_t t0 = cc->ntouched;
 		for (uint32_t k = 0; k < nedges; k++) {
 			uint32_t i = (first + k) % n;
 			uint32_t a = cc->order[i], b = cc->order[(i + 1) % n];
-			if (class_mode && node_of(c, a) != home)
+			if (home_only && node_of(c, a) != home)
 				continue;
-			int rc = add_route(cc, a, b, cc->nics[ch], factor, &cc->intra_pci, err);
+			/* count the edges on each link (exact), scale below */
+			int rc = add_route(cc, a, b, cc->nics[ch], 1.0, &cc->intra_pci, err);
 			if (rc)
 				return rc;
 		}
+		for (size_t t = t0; t < cc->ntouched; t++)
+			cc->acc[cc->touched[t]] = factor * (cc->acc[cc->touched[t]] / div);
 		if (shape_flush(cc, sh))
 			return TS_ENOMEM;
 	}
