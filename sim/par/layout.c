@@ -58,6 +58,15 @@ int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_
 	l->gpus_per_node = gpus_per_node;
 	l->class_mode = class_mode;
 	l->nclasses = class_mode ? pp : l->gpus;
+	/* ranks of stage 0 are those with pp coordinate 0 */
+	for (uint32_t r = 0; r < l->gpus; r++) {
+		if (layout_coord(l, r, LAYOUT_PP) || r % gpus_per_node)
+			continue;
+		l->alike[LAYOUT_PP]++;
+		for (int d = 0; d < LAYOUT_PP; d++)
+			if (layout_coord(l, r, (enum layout_dim)d) == 0)
+				l->alike[d]++;
+	}
 	return 0;
 }
 
@@ -133,11 +142,11 @@ uint32_t layout_coll_mult(const struct layout *l, uint32_t k, enum layout_dim d)
 {
 	if (!l->class_mode)
 		return 1;
-	uint32_t groups = layout_class_members(l, k) / (d == LAYOUT_PP ? 1 : l->deg[d]);
-	return groups * layout_group_nodes(l, layout_class_rep(l, k), d);
+	return l->alike[d] * layout_group_nodes(l, layout_class_rep(l, k), d);
 }
 
 uint32_t layout_p2p_mult(const struct layout *l, uint32_t k)
 {
-	return layout_class_members(l, k);
+	(void)k;
+	return l->class_mode ? l->alike[LAYOUT_PP] : 1;
 }

@@ -35,6 +35,10 @@ struct layout {
 	uint32_t gpus_per_node;             /* >= 1 */
 	bool class_mode;                    /* classes = stages (true) or ranks */
 	uint32_t nclasses;                  /* pp in class mode, gpus in full mode */
+	/* class mode: groups along d in one class that sit on the same local
+	 * GPUs of their nodes as the class's first group (so on the same link
+	 * classes), and the same count for the members (index LAYOUT_PP) */
+	uint32_t alike[LAYOUT_DIM_COUNT_];
 };
 
 /* Fill *l. `order` is NULL or "" for the default, else the four names
@@ -73,14 +77,18 @@ uint32_t layout_class_members(const struct layout *l, uint32_t k);
 uint32_t layout_class_stage(const struct layout *l, uint32_t k);
 
 /* struct coll_spec's `mult` for a collective over dimension d issued by
- * class k: in class mode the groups along d inside the class (members /
- * deg[d]) times the nodes each spans (only ranks[0]'s node is built, see
- * sim/net/coll.h); 1 in full mode. For a send between pipeline stages
- * (a two-rank chain with one edge) use layout_p2p_mult. */
+ * class k: in class mode the groups along d inside the class that use the
+ * same local GPUs as the class's first group (alike[d]: groups on other
+ * local GPUs load other link classes, which class mode leaves unbuilt, as
+ * they would not meet the first group's traffic in full mode either) times
+ * the nodes each spans (only ranks[0]'s node is built, see
+ * sim/net/coll.h); 1 in full mode. For a send between pipeline stages (a
+ * two-rank chain with one edge) use layout_p2p_mult. */
 uint32_t layout_coll_mult(const struct layout *l, uint32_t k, enum layout_dim d);
 
 /* mult of a one-way transfer from each member of class k to its peer: the
- * members in class mode (one edge each), 1 in full mode. */
+ * members on the same local GPU as the class's first rank in class mode
+ * (one edge each), 1 in full mode. */
 uint32_t layout_p2p_mult(const struct layout *l, uint32_t k);
 
 #endif

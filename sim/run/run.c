@@ -24,6 +24,8 @@
 #include "net/net.h"
 #include "par/dp.h"
 #include "par/graph.h"
+#include "par/layout.h"
+#include "par/pipe.h"
 #include "data/loader.h"
 #include "run/lnet_units.h"
 #include "run/cost.h"
@@ -92,18 +94,21 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	const struct {
 		const char *key, *what;
 		uint32_t v;
-	} degrees[] = {{"parallel.tp", "tensor", par->tp}, {"parallel.pp", "pipeline", par->pp},
-		       {"parallel.cp", "context", par->cp}, {"parallel.ep", "expert", par->ep}};
+	} degrees[] = {{"parallel.cp", "context", par->cp}, {"parallel.ep", "expert", par->ep}};
 	for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++)
 		if (degrees[i].v > 1)
 			return plan_fail(sc, err, TS_EUNSUPPORTED, degrees[i].key,
 					 "found %u, but %s parallelism is not modelled yet; "
 					 "expected 1 (data parallelism only)",
 					 (unsigned)degrees[i].v, degrees[i].what);
-	if (par->zero != 0)
+	if (par->zero != 0 && sc->model.family == TS_FAMILY_LAYERS)
 		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
-				 "found %d, but ZeRO sharding is not modelled yet; expected 0",
-				 par->zero);
+				 "found %d for a layer-list model, but ZeRO is modelled for "
+				 "transformers only; expected 0", par->zero);
+	if ((par->tp > 1 || par->pp > 1) && sc->model.family == TS_FAMILY_LAYERS)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, par->tp > 1 ? "parallel.tp" : "parallel.pp",
+				 "found %u, but tensor and pipeline parallelism are modelled for "
+				 "transformers only; expected 1", par->tp > 1 ? par->tp : par->pp);
 	p->gpu = hw_cluster_gpu_type(sc->cluster);
 	int prec = sc->training.precision;
 	if (prec == TS_UNSET)
@@ -137,8 +142,8 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	p->shape = (struct work_shape){
 		.micro_batch = sc->training.micro_batch,
 		.seq_len = sc->training.seq_len,
-		.tp = 1,
-		.sp = false,
+		.tp = par->tp,
+		.sp = par->sp && par->tp > 1,
 		.dtype = p->dtype,
 		.flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
 		.causal = sc->model.family != TS_FAMILY_BERT,
@@ -236,6 +241,28 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 					  .grad_bytes = c->head_params * gb,
 					  .act_bytes = c->head_saved_bytes,
 					  .act_cat = GRAPH_MEM_LOGITS, .layer = (uint16_t)(L + 1)};
+	}
+	/* weights per unit, and Megatron-LM's tensor-parallel collectives
+	 * (Shoeybi et al. 2019, §3, Fig. 3): per layer g (all-reduce) after the
+	 * attention output projection and after fc2 in forward, f after the
+	 * input gradients of qkv and fc1 in backward; the vocab-parallel
+	 * embedding all-reduces its output, the head's input gradient is
+	 * all-reduced */
+	for (size_t i = 0; i < k; i++) {
+		struct dp_unit *x = &u[i];
+		x->params = gb > 0.0 ? x->grad_bytes / gb : 0.0;
+		if (x->layer >= 1 && x->layer <= L) {
+			if (gran != DP_GRAN_OP) {
+				x->tp_fwd = x->tp_bwd = 2;
+			} else {
+				x->tp_fwd = !strcmp(x->label, "proj") || !strcmp(x->label, "fc2");
+				x->tp_bwd = !strcmp(x->label, "qkv") || !strcmp(x->label, "fc1");
+			}
+		} else if (x->layer == 0 && (i + 1 == k || u[i + 1].layer != 0)) {
+			x->tp_fwd = 1;
+		} else if (x->layer == L + 1 && i > 0 && u[i - 1].layer != L + 1) {
+			x->tp_bwd = 1;
+		}
 	}
 	*out = u;
 	*n = (uint32_t)k;
@@ -365,6 +392,8 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	struct dp_unit *units = NULL;
 	uint32_t nunits = 0, *ranks = NULL;
 	struct dp_built built = {0};
+	struct pipe_built pbuilt = {0};
+	struct layout lay;
 	struct data_loader *ld = NULL;
 	if (rc)
 		goto out;
@@ -411,7 +440,36 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 		.weights_bytes = st.weight_bytes, .grads_bytes = st.grad_bytes,
 		.optimizer_bytes = st.optim_bytes, .data = data_loader_job(ld),
 	};
-	rc = dp_build(g, f, &job, &built, err);
+	const struct ts_parallel *par = &sc->parallel;
+	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0;
+	if (mp) {
+		/* tensor, pipeline or sharded data parallelism: the model-parallel
+		 * schedule over the rank classes of the placement */
+		if ((rc = layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, class_mode,
+				      err)))
+			goto out;
+		double ab = work_act_bytes(p->dtype);
+		struct pipe_job pj = {
+			.units = units, .nunits = nunits, .gran = gran,
+			.sched = par->schedule == TS_SCHED_GPIPE	 ? PIPE_GPIPE
+				 : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
+									 : PIPE_1F1B,
+			.interleave = par->interleave, .m = p->accum,
+			.iterations = (uint32_t)sc->training.iterations, .lay = &lay,
+			.tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len *
+				    (double)sc->model.hidden * ab,
+			.sp = par->sp, .zero = par->zero, .bucket_bytes = bucket, .overlap = overlap,
+			.weight_bpp = p->conv.weight_bytes, .grad_bpp = p->conv.grad_bytes,
+			.optim_bpp = p->conv.optim_bytes,
+			.reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
+			.optimizer_s_per_param = work_optimizer_time(p->gpu, calib, 1.0,
+								     p->conv.optim_bytes_touched),
+			.optimizer_kernels = job.optimizer_kernels, .launch_s = calib->launch_s,
+		};
+		rc = pipe_build(g, f, &pj, &pbuilt, err);
+	} else {
+		rc = dp_build(g, f, &job, &built, err);
+	}
 	if (rc)
 		goto out;
 	struct tracer tx = {.tr = trace, .f = f, .net = net, .g = g};
@@ -431,13 +489,29 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 		goto out;
 
 	/* --- measure */
-	uint32_t ni = built.niter;
-	ts_time t_first = graph_rec(g, built.iter_end[0])->end;
-	ts_time t_last = graph_rec(g, built.iter_end[ni - 1])->end;
+	uint32_t ni = mp ? pbuilt.niter : built.niter;
+	const uint32_t *iter_end = mp ? pbuilt.iter_end : built.iter_end;
+	uint32_t meas_stream = built.compute_stream, meas_pool = built.pool;
+	if (mp) {
+		/* the breakdown of the class whose step ends last, the memory of
+		 * the fullest class */
+		uint32_t lastk = 0, fullk = 0;
+		for (uint32_t k = 1; k < pbuilt.nclasses; k++) {
+			if (graph_rec(g, pbuilt.opt[k])->end > graph_rec(g, pbuilt.opt[lastk])->end)
+				lastk = k;
+			if (graph_pool_peak(g, pbuilt.pool[k], NULL) >
+			    graph_pool_peak(g, pbuilt.pool[fullk], NULL))
+				fullk = k;
+		}
+		meas_stream = pbuilt.compute[lastk];
+		meas_pool = pbuilt.pool[fullk];
+	}
+	ts_time t_first = graph_rec(g, iter_end[0])->end;
+	ts_time t_last = graph_rec(g, iter_end[ni - 1])->end;
 	ts_time w0 = ni >= 2 ? t_first : 0, w1 = t_last;
 	double per = ni >= 2 ? (double)(ni - 1) : 1.0;
 	struct graph_breakdown bd;
-	graph_breakdown(g, built.compute_stream, w0, w1, &bd);
+	graph_breakdown(g, meas_stream, w0, w1, &bd);
 	const struct ts_training *tr = &sc->training;
 	snprintf(out->name, sizeof out->name, "%s", sc->name);
 	out->gpus = sc->gpus;
@@ -467,7 +541,7 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	out->other_s = T - (out->compute_s + out->recompute_s + out->exposed_comm_s +
 			    out->bubble_s + out->data_stall_s + out->optimizer_s);
 	double at[GRAPH_MEM_COUNT_];
-	double peak_bytes = graph_pool_peak(g, built.pool, at);
+	double peak_bytes = graph_pool_peak(g, meas_pool, at);
 	double cap = p->gpu->mem_bytes;
 	out->mem.weights = at[GRAPH_MEM_WEIGHTS];
 	out->mem.gradients = at[GRAPH_MEM_GRADIENTS];
@@ -511,6 +585,7 @@ nomem:
 	rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 out:
 	dp_built_free(&built);
+	pipe_built_free(&pbuilt);
 	data_loader_destroy(ld);
 	graph_destroy(g);
 	coll_destroy(cc);
