@@ -1,6 +1,7 @@
 /* trainsim validate: predictions against the published measurements of
  * tests/validation/, per row and summarised; --fit refits the constants.
  * SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,8 +14,8 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim validate [--source vtrain|bert|all] [--fit] "
-		     "[--format text|csv]\n");
+	fprintf(out, "usage: trainsim validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|"
+		     "all] [--fit] [--format text|csv]\n");
 }
 
 /* A value in the unit people read: ms for iteration times. */
@@ -41,8 +42,8 @@ static int print_rows(const struct val_row *rows, size_t n, const bool *use, con
 	struct ts_table *t;
 	if (table_create(&t, 8))
 		return TS_ENOMEM;
-	static const char *const hd[8] = {"id", "source", "row", "half", "metric",
-					  "predicted", "measured", "error_pct"};
+	static const char *const hd[8] = {"id",	    "source",	 "row",	     "half",
+					  "metric", "predicted", "measured", "error_pct"};
 	for (size_t c = 0; c < 8; c++)
 		table_header(t, c, hd[c], c < 2 || c == 3 || c == 4 ? TABLE_LEFT : TABLE_RIGHT);
 	for (size_t i = 0; i < n; i++) {
@@ -54,11 +55,21 @@ static int print_rows(const struct val_row *rows, size_t n, const bool *use, con
 		table_cell(t, 1, "%s", r->source);
 		table_cell(t, 2, "%d", r->index);
 		table_cell(t, 3, "%s",
-			   r->src != VAL_VTRAIN ? "check" : r->fitting ? "fit" : "held-out");
-		table_cell(t, 4, "%s", r->metric == VAL_ITERATION_S ? "iteration_ms" : "samples_per_s");
-		cell_value(t, 5, r->metric, pred[i]);
+			   r->src != VAL_VTRAIN ? "check"
+			   : r->fitting		? "fit"
+						: "held-out");
+		table_cell(t, 4, "%s",
+			   r->metric == VAL_ITERATION_S ? "iteration_ms"
+							: val_metric_name(r->metric));
+		if (isnan(pred[i]))
+			table_cell(t, 5, "needs %s (not modelled)", r->needs[0] ? r->needs : "?");
+		else
+			cell_value(t, 5, r->metric, pred[i]);
 		cell_value(t, 6, r->metric, r->measured);
-		table_cell(t, 7, "%+.1f", 100.0 * val_error(r, pred[i]));
+		if (isnan(pred[i]))
+			table_cell(t, 7, "-");
+		else
+			table_cell(t, 7, "%+.1f", 100.0 * val_error(r, pred[i]));
 	}
 	return print_table(t, csv);
 }
@@ -66,12 +77,21 @@ static int print_rows(const struct val_row *rows, size_t n, const bool *use, con
 static void stat_row(struct ts_table *t, const char *what, const char *set,
 		     const struct val_err_stats *e)
 {
-	if (!e->n)
+	if (!e->n && !e->not_run)
 		return;
 	table_add_row(t);
 	table_cell(t, 0, "%s", what);
 	table_cell(t, 1, "%s", set);
-	table_cell(t, 2, "%zu", e->n);
+	if (!e->n) {
+		table_cell(t, 2, "0 (%zu not modelled yet)", e->not_run);
+		for (size_t c = 3; c < 6; c++)
+			table_cell(t, c, "-");
+		return;
+	}
+	if (e->not_run)
+		table_cell(t, 2, "%zu (%zu not modelled yet)", e->n, e->not_run);
+	else
+		table_cell(t, 2, "%zu", e->n);
 	table_cell(t, 3, "%.2f", 100.0 * e->mape);
 	table_cell(t, 4, "%+.2f", 100.0 * e->mean);
 	table_cell(t, 5, "%.1f", 100.0 * e->worst);
@@ -82,8 +102,8 @@ static int print_summary(const struct val_summary *s, bool csv)
 	struct ts_table *t;
 	if (table_create(&t, 6))
 		return TS_ENOMEM;
-	static const char *const hd[6] = {"group", "set", "rows", "mape_pct", "mean_error_pct",
-					  "worst_pct"};
+	static const char *const hd[6] = {"group",	    "set",	"rows", "mape_pct",
+					  "mean_error_pct", "worst_pct"};
 	for (size_t c = 0; c < 6; c++)
 		table_header(t, c, hd[c], c < 2 ? TABLE_LEFT : TABLE_RIGHT);
 	for (int k = 0; k < VAL_SOURCE_COUNT_; k++)
@@ -105,19 +125,48 @@ static int print_summary(const struct val_summary *s, bool csv)
 static void print_fit(FILE *out, const struct val_fit_result *fr, const struct work_calib *start)
 {
 	struct work_calib a = *start, b = fr->calib;
-	fprintf(out, "fit on %zu odd-numbered vTrain rows (Nelder-Mead, %zu evaluations): "
-	       "MAPE %.2f %% -> %.2f %%\n",
-	       fr->rows, fr->evaluations, 100.0 * fr->mape_before, 100.0 * fr->mape_after);
+	fprintf(out,
+		"fit on %zu odd-numbered vTrain rows (Nelder-Mead, %zu evaluations): "
+		"MAPE %.2f %% -> %.2f %%\n",
+		fr->rows, fr->evaluations, 100.0 * fr->mape_before, 100.0 * fr->mape_after);
 	for (size_t i = 0; i < VAL_FIT_COUNT; i++) {
 		size_t k = val_fit_keys[i];
 		double v0 = *work_calib_field(&a, k), v1 = *work_calib_field(&b, k);
 		if (k == 5) /* launch_s: a time */
 			fprintf(out, "  %-9s = \"%.2f us\";   # was %.2f us\n", work_calib_key(k),
-			       v1 * 1e6, v0 * 1e6);
+				v1 * 1e6, v0 * 1e6);
 		else
 			fprintf(out, "  %-9s = %.4g;   # was %.4g\n", work_calib_key(k), v1, v0);
 	}
 	fprintf(out, "\n");
+}
+
+/* The single-node rows (val_load) then the multi-GPU ones (val_load_multi),
+ * in one array that val_rows_free releases. */
+static int load_all(struct val_row **rows, size_t *n, struct ts_error *err)
+{
+	struct val_row *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0;
+	int rc = val_load(cli_data_root(), &a, &na, err);
+	if (!rc)
+		rc = val_load_multi(cli_data_root(), &b, &nb, err);
+	struct val_row *all = NULL;
+	if (!rc && na + nb) {
+		all = ts_malloc((na + nb) * sizeof *all);
+		if (!all)
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		else {
+			if (na)
+				memcpy(all, a, na * sizeof *all);
+			if (nb)
+				memcpy(all + na, b, nb * sizeof *all);
+		}
+	}
+	val_rows_free(a, na);
+	val_rows_free(b, nb);
+	*rows = rc ? NULL : all;
+	*n = rc ? 0 : na + nb;
+	return rc;
 }
 
 int cli_validate(int argc, char **argv)
@@ -133,7 +182,8 @@ int cli_validate(int argc, char **argv)
 			fit = true;
 		} else if (!strcmp(a, "--source") || !strcmp(a, "--format")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim validate: %s: found nothing, expected a value\n",
+				fprintf(stderr,
+					"trainsim validate: %s: found nothing, expected a value\n",
 					a);
 				usage(stderr);
 				return CLI_USAGE;
@@ -148,9 +198,14 @@ int cli_validate(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (strcmp(source, "vtrain") && strcmp(source, "bert") && strcmp(source, "all")) {
-		fprintf(stderr, "trainsim validate: --source: found \"%s\", expected vtrain, bert "
-			"or all\n", source);
+	bool known = !strcmp(source, "all");
+	for (int k = 0; k < VAL_SOURCE_COUNT_; k++)
+		known = known || !strcmp(source, val_source_name((enum val_source)k));
+	if (!known) {
+		fprintf(stderr,
+			"trainsim validate: --source: found \"%s\", expected vtrain, bert, "
+			"meg24, mpt, titan, vtrain-multi or all\n",
+			source);
 		usage(stderr);
 		return CLI_USAGE;
 	}
@@ -173,7 +228,7 @@ int cli_validate(int argc, char **argv)
 	size_t n = 0;
 	bool *use = NULL;
 	double *pred = NULL;
-	if (val_load(cli_data_root(), &rows, &n, &err)) {
+	if (load_all(&rows, &n, &err)) {
 		rc = cli_print_error("validate", &err);
 		goto out;
 	}

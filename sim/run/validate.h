@@ -16,18 +16,27 @@
 /* Files under the data root. */
 #define VAL_VTRAIN_CSV "tests/validation/vtrain/ground_truth_single.csv"
 #define VAL_MEASUREMENTS_CSV "tests/validation/measurements.csv"
+#define VAL_VTRAIN_MULTI_CSV "tests/validation/vtrain/ground_truth_multi.csv"
+#define VAL_MULTI_CSV "tests/validation/measurements_multi.csv"
 
 /* Where a row comes from. */
 enum val_source {
-	VAL_VTRAIN, /* vTrain single-node Megatron-DeepSpeed runs (Bang et al. 2024) */
-	VAL_BERT,   /* NVIDIA DeepLearningExamples BERT-Large pre-training, one node */
+	VAL_VTRAIN,	  /* vTrain single-node Megatron-DeepSpeed runs (Bang et al. 2024) */
+	VAL_BERT,	  /* NVIDIA DeepLearningExamples BERT-Large pre-training, one node */
+	VAL_MEG24,	  /* Megatron-LM README, Megatron-Core r0.8.0 on H100 (2024) */
+	VAL_MPT,	  /* MosaicML llm-foundry MPT benchmarks, PyTorch FSDP */
+	VAL_TITAN,	  /* PyTorch torchtitan docs/performance.md, FSDP2 on 64 A100 */
+	VAL_VTRAIN_MULTI, /* vTrain multi-node Megatron-DeepSpeed runs, 64-512 A100 */
 	VAL_SOURCE_COUNT_
 };
 
 /* What a row measures. */
 enum val_metric {
-	VAL_ITERATION_S,   /* seconds per training iteration */
-	VAL_SAMPLES_PER_S, /* sequences per second, whole job */
+	VAL_ITERATION_S,	  /* seconds per training iteration */
+	VAL_SAMPLES_PER_S,	  /* sequences per second, whole job */
+	VAL_TFLOPS_PER_GPU,	  /* the source's model FLOPs per iteration / time / GPUs, 1e12/s */
+	VAL_MFU_PERCENT,	  /* the source's model FLOPs / (time x GPUs x its peak), percent */
+	VAL_TOKENS_PER_S_PER_GPU, /* tokens per second per GPU */
 	VAL_METRIC_COUNT_
 };
 
@@ -45,11 +54,17 @@ struct val_row {
 	int64_t micro_batch;	/* sequences per micro-batch (for grouping errors) */
 	int64_t gpus;		/* GPUs of the run */
 	char scenario[1024];	/* scenario text for ts_scenario_load_string */
+	/* Multi-GPU sources (val_load_multi) only: */
+	char needs[24];	     /* "tp/pp/zero" parts the row needs beyond data parallelism */
+	double source_flops; /* model FLOPs per iteration by the source's own formula */
+	double source_peak;  /* the dense peak the source's MFU divides by, FLOP/s */
+	const char *formula; /* that formula as text (static) */
 };
 
-/* "vtrain" / "bert"; "?" out of range. */
+/* "vtrain", "bert", "meg24", "mpt", "titan", "vtrain-multi"; "?" out of range. */
 const char *val_source_name(enum val_source s);
-/* "iteration_s" / "samples_per_s"; "?" out of range. */
+/* "iteration_s", "samples_per_s", "tflops_per_gpu", "mfu_percent",
+ * "tokens_per_s_per_gpu"; "?" out of range. */
 const char *val_metric_name(enum val_metric m);
 
 /* Read ROOT/VAL_VTRAIN_CSV (rows with tensor and pipeline parallel size 1)
@@ -61,19 +76,30 @@ const char *val_metric_name(enum val_metric m);
  * too long) or TS_ENOMEM; *rows is NULL and *n 0 on failure. */
 int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error *err);
 
+/* Read the multi-GPU sources: ROOT/VAL_MULTI_CSV (the MEG24, MPT and TITAN
+ * rows of the shared measurements, in file order) and ROOT/VAL_VTRAIN_MULTI_CSV
+ * (every row), into a new array as val_load does. Each row's scenario states
+ * its source's settings and the assumptions where the source is silent
+ * (validate.c); `needs` names the tp, pp and zero it uses; source_flops is
+ * the source's own FLOP formula for the row (`formula`). Same errors as
+ * val_load. */
+int val_load_multi(const char *root, struct val_row **rows, size_t *n, struct ts_error *err);
+
 /* Free what val_load returned (NULL is fine). */
 void val_rows_free(struct val_row *rows, size_t n);
 
 /* Simulate row r with the constants c on catalog cat and put the predicted
  * value of r->metric in *predicted. Returns 0 or the errors of
  * ts_scenario_load_string and ts_run, with `err` filled (may be NULL). */
-int val_predict(const struct hw_catalog *cat, const struct work_calib *c,
-		const struct val_row *r, double *predicted, struct ts_error *err);
+int val_predict(const struct hw_catalog *cat, const struct work_calib *c, const struct val_row *r,
+		double *predicted, struct ts_error *err);
 
 /* val_predict for rows[i] with use == NULL or use[i] true, into pred[i] (the
  * others are left alone). Rows run in parallel (OpenMP); results do not
- * depend on the thread count. On failure returns the error of the first
- * failing row by index. */
+ * depend on the thread count. A row whose parallelism trainsim does not
+ * model yet (ts_run's TS_EUNSUPPORTED on a parallel.* key) gets pred[i] =
+ * NAN and is no failure (val_summarize counts it as not run). On failure
+ * returns the error of the first failing row by index. */
 int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
 		    const struct val_row *rows, size_t n, const bool *use, double *pred,
 		    struct ts_error *err);
@@ -85,9 +111,10 @@ double val_error(const struct val_row *r, double predicted);
  * (fractions, not percent; MAPE = mape x 100 %), the worst absolute error. */
 struct val_err_stats {
 	size_t n;
-	double mean;  /* mean signed relative error */
-	double mape;  /* mean absolute relative error */
-	double worst; /* largest absolute relative error */
+	double mean;	/* mean signed relative error */
+	double mape;	/* mean absolute relative error */
+	double worst;	/* largest absolute relative error */
+	size_t not_run; /* rows without a prediction (NAN: not modelled yet) */
 };
 
 /* Most distinct values of a grouping key kept by val_summarize. */
@@ -102,8 +129,8 @@ struct val_group {
 /* What the validation report prints after the rows. Plain record. */
 struct val_summary {
 	struct val_err_stats by_source[VAL_SOURCE_COUNT_];
-	struct val_err_stats fitting;  /* odd-numbered vTrain rows */
-	struct val_err_stats held_out; /* even-numbered vTrain rows */
+	struct val_err_stats fitting;		    /* odd-numbered vTrain rows */
+	struct val_err_stats held_out;		    /* even-numbered vTrain rows */
 	struct val_group by_hidden[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
 	size_t n_hidden;
 	struct val_group by_micro_batch[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
@@ -111,8 +138,8 @@ struct val_summary {
 };
 
 /* Summarise the errors of rows[i] against pred[i] for the rows with
- * use == NULL or use[i] true. Groups beyond VAL_MAX_GROUPS distinct keys are
- * dropped (not the case for the bundled data). */
+ * use == NULL or use[i] true (a NAN prediction counts in not_run only). Groups beyond
+ * VAL_MAX_GROUPS distinct keys are dropped (not the case for the bundled data). */
 void val_summarize(const struct val_row *rows, size_t n, const bool *use, const double *pred,
 		   struct val_summary *out);
 
@@ -137,7 +164,6 @@ struct val_fit_result {
  * fitting rows are simulated. Deterministic. Returns 0, TS_EINVALID (no
  * fitting rows), TS_ENOMEM or the errors of val_predict. */
 int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
-	    const struct val_row *rows, size_t n, struct val_fit_result *out,
-	    struct ts_error *err);
+	    const struct val_row *rows, size_t n, struct val_fit_result *out, struct ts_error *err);
 
 #endif

