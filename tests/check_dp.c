@@ -244,6 +244,27 @@ START_TEST(class_equals_full_64)
 }
 END_TEST
 
+/* Pipeline stages on different nodes carry different traffic; class mode
+ * keeps their links in separate classes, so it equals full mode to the
+ * nanosecond with PP 2 over 2 nodes and PP 4 over 8 nodes (64 GPUs). */
+START_TEST(class_equals_full_pipeline_across_nodes)
+{
+	const char *cases[2][2] = {{"nodes = 2", "parallel = { pp = 2; }"},
+				   {"nodes = 8", "parallel = { pp = 4; }"}};
+	for (int c = 0; c < 2; c++) {
+		const char *full[4] = {cases[c][0], cases[c][1], "sim.mode = \"full\"",
+				       "training.global_batch = 64"};
+		const char *cls[4] = {cases[c][0], cases[c][1], "sim.mode = \"class\"",
+				      "training.global_batch = 64"};
+		struct ts_result a = run_text(gpt13, full, 4);
+		struct ts_result b = run_text(gpt13, cls, 4);
+		ck_assert_int_eq(ts_time_from_s(a.iteration_time_s),
+				 ts_time_from_s(b.iteration_time_s));
+		ck_assert(a.bubble_s > 0.0);
+	}
+}
+END_TEST
+
 /* Llama-2-7B with plain DDP (16 bytes per parameter: 108 GB of static
  * state) does not fit in an 80 GB A100; GPT-3 1.3B (21 GB) does. */
 START_TEST(memory_fit)
@@ -273,6 +294,7 @@ int main(void)
 	tcase_add_test(tc, accumulation_syncs_once);
 	tcase_add_test(tc, granularities_agree);
 	tcase_add_test(tc, class_equals_full_64);
+	tcase_add_test(tc, class_equals_full_pipeline_across_nodes);
 	tcase_add_test(tc, memory_fit);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

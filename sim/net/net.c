@@ -20,6 +20,20 @@ struct ts_net {
 int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
 	       enum net_mode mode)
 {
+	return net_create_grouped(out, c, f, mode, NULL);
+}
+
+/* The node a link belongs to: its source's, else its destination's, else
+ * HW_FABRIC (a link between two fabric switches). */
+static uint32_t link_node(const struct hw_cluster *c, const struct hw_link *lk)
+{
+	uint32_t a = hw_cluster_device(c, lk->src)->node;
+	return a != HW_FABRIC ? a : hw_cluster_device(c, lk->dst)->node;
+}
+
+int net_create_grouped(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
+		       enum net_mode mode, const uint32_t *node_group)
+{
 	*out = NULL;
 	struct ts_net *n = ts_calloc(1, sizeof *n);
 	if (!n)
@@ -36,36 +50,48 @@ int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid 
 			if (fluid_resource_add(f, hw_cluster_link(c, l)->bw_Bps, 1, &n->link_res[l]))
 				goto fail;
 	} else {
-		uint32_t ncls = hw_cluster_nclasses(c);
+		/* a class is (link class, node group): node groups split the
+		 * classes of links attached to nodes that play different roles */
+		uint32_t ngroups = 1;
+		if (node_group)
+			for (uint32_t nd = 0; nd < hw_cluster_nodes(c); nd++)
+				if (node_group[nd] + 1 > ngroups)
+					ngroups = node_group[nd] + 1;
+		size_t ncls = (size_t)hw_cluster_nclasses(c) * (ngroups + 1);
 		double *bw = ts_calloc(ncls ? ncls : 1, sizeof *bw);
 		uint32_t *res = ts_calloc(ncls ? ncls : 1, sizeof *res);
-		if (!bw || !res) {
-			ts_free(bw, ncls * sizeof *bw);
-			ts_free(res, ncls * sizeof *res);
-			goto fail;
-		}
-		for (uint32_t l = 0; l < n->nlinks; l++) {
+		uint32_t *members = ts_calloc(ncls ? ncls : 1, sizeof *members);
+		int rc = (!bw || !res || !members) ? TS_ENOMEM : 0;
+		for (uint32_t l = 0; l < n->nlinks && !rc; l++) {
 			const struct hw_link *lk = hw_cluster_link(c, l);
-			if (bw[lk->cls] == 0.0) {
-				bw[lk->cls] = lk->bw_Bps;
-			} else if (bw[lk->cls] != lk->bw_Bps) {
+			uint32_t nd = link_node(c, lk);
+			uint32_t gi = nd == HW_FABRIC ? ngroups : node_group ? node_group[nd] : 0;
+			size_t key = (size_t)lk->cls * (ngroups + 1) + gi;
+			members[key]++;
+			n->link_res[l] = (uint32_t)key; /* the key for now, the resource below */
+			if (bw[key] == 0.0) {
+				bw[key] = lk->bw_Bps;
+			} else if (bw[key] != lk->bw_Bps) {
 				n->mixed++;
-				if (lk->bw_Bps < bw[lk->cls])
-					bw[lk->cls] = lk->bw_Bps;
+				if (lk->bw_Bps < bw[key])
+					bw[key] = lk->bw_Bps;
 			}
 		}
-		int rc = 0;
-		for (uint32_t k = 0; k < ncls && !rc; k++)
-			rc = fluid_resource_add(f, bw[k] > 0.0 ? bw[k] : 1.0,
-						hw_cluster_class_members(c, k), &res[k]);
+		for (size_t k = 0; k < ncls && !rc; k++)
+			if (members[k])
+				rc = fluid_resource_add(f, bw[k], members[k], &res[k]);
 		for (uint32_t l = 0; l < n->nlinks && !rc; l++)
-			n->link_res[l] = res[hw_cluster_link(c, l)->cls];
+			n->link_res[l] = res[n->link_res[l]];
 		ts_free(bw, ncls * sizeof *bw);
 		ts_free(res, ncls * sizeof *res);
+		ts_free(members, ncls * sizeof *members);
 		if (rc)
 			goto fail;
 	}
 	n->first_res = n->nlinks ? n->link_res[0] : 0;
+	for (uint32_t l = 1; l < n->nlinks; l++)
+		if (n->link_res[l] < n->first_res)
+			n->first_res = n->link_res[l];
 	n->nres = fluid_resource_count(f) - n->first_res;
 	n->res_link = ts_calloc(n->nres ? n->nres : 1, sizeof *n->res_link);
 	if (!n->res_link)

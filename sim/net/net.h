@@ -27,6 +27,16 @@ int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid 
 	       enum net_mode mode);
 void net_destroy(struct ts_net *n);
 
+/* The same, with the nodes split into groups that play different roles
+ * (e.g. the pipeline stage a node holds): in class mode a link class is then
+ * split by the group of the node the link belongs to, so nodes of one stage
+ * do not share a class with nodes of another, whose links carry other
+ * traffic. node_group has one entry per node (0-based group ids), or is
+ * NULL for one group; it is not kept. Fabric links between switches stay
+ * in their own classes. */
+int net_create_grouped(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
+		       enum net_mode mode, const uint32_t *node_group);
+
 enum net_mode net_mode(const struct ts_net *n);
 const struct hw_cluster *net_cluster(const struct ts_net *n);
 struct ts_fluid *net_fluid(const struct ts_net *n);

@@ -394,6 +394,7 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	struct dp_built built = {0};
 	struct pipe_built pbuilt = {0};
 	struct layout lay;
+	uint32_t *node_stage = NULL;
 	struct data_loader *ld = NULL;
 	if (rc)
 		goto out;
@@ -411,8 +412,23 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	for (uint32_t i = 0; i < p->dp; i++)
 		ranks[i] = i;
 	bool class_mode = sc->sim.mode == TS_MODE_CLASS;
+	const struct ts_parallel *par = &sc->parallel;
+	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	uint32_t nnodes = hw_cluster_nodes(sc->cluster);
+	if (mp && (rc = layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, class_mode,
+				    err)))
+		goto out;
+	/* nodes that hold different pipeline stages carry different traffic:
+	 * class mode keeps their links in separate classes */
+	node_stage = mp ? ts_calloc(nnodes, sizeof *node_stage) : NULL;
+	if (mp && !node_stage)
+		goto nomem;
+	for (uint32_t nd = 0; mp && nd < nnodes; nd++)
+		node_stage[nd] = layout_class_stage(&lay, layout_class_of(&lay, nd * gpn));
 	if (evq_create(&q, 4096) || fluid_create(&f, q) ||
-	    net_create(&net, sc->cluster, f, class_mode ? NET_CLASS : NET_FULL) ||
+	    net_create_grouped(&net, sc->cluster, f, class_mode ? NET_CLASS : NET_FULL,
+			       node_stage) ||
 	    coll_create(&cc, net) || graph_create(&g, f, cc))
 		goto nomem;
 	if ((rc = data_loader_create(sc, net, f, p->dp, class_mode, &ld, err)))
@@ -427,7 +443,6 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	bool overlap = sc->parallel.overlap_grad_reduce == TS_UNSET
 			       ? p->conv.overlap_grad_reduce
 			       : sc->parallel.overlap_grad_reduce != 0;
-	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
 	struct dp_job job = {
 		.units = units, .nunits = nunits, .gran = gran, .accum = p->accum,
 		.iterations = (uint32_t)sc->training.iterations, .bucket_bytes = bucket,
@@ -440,14 +455,9 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 		.weights_bytes = st.weight_bytes, .grads_bytes = st.grad_bytes,
 		.optimizer_bytes = st.optim_bytes, .data = data_loader_job(ld),
 	};
-	const struct ts_parallel *par = &sc->parallel;
-	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0;
 	if (mp) {
 		/* tensor, pipeline or sharded data parallelism: the model-parallel
 		 * schedule over the rank classes of the placement */
-		if ((rc = layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, class_mode,
-				      err)))
-			goto out;
 		double ab = work_act_bytes(p->dtype);
 		struct pipe_job pj = {
 			.units = units, .nunits = nunits, .gran = gran,
@@ -593,6 +603,7 @@ out:
 	fluid_destroy(f);
 	evq_destroy(q);
 	ts_free(ranks, p->dp * sizeof *ranks);
+	ts_free(node_stage, hw_cluster_nodes(sc->cluster) * sizeof *node_stage);
 	ts_free(units, nunits * sizeof *units);
 	ts_free(p, sizeof *p);
 	return rc;
