@@ -5,11 +5,14 @@
  * exceeds 15 %, or, for a source with a known gap (below), its stated
  * ceiling. No constant is fitted on any of these rows.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/err.h"
@@ -197,6 +200,42 @@ START_TEST(missing_files)
 }
 END_TEST
 
+/* A row with micro-batch 0 is an error naming the file and line, not a
+ * division by zero. */
+START_TEST(bad_row)
+{
+	char dir[] = "/tmp/trainsim-valmulti-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof path, "%s/tests", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/tests/validation", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/tests/validation/measurements_multi.csv", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+		"id,model_params_B,layers,hidden,heads,seq_len,global_batch,micro_batch,tp,pp,dp,"
+		"recompute,gpus,gpu_type,metric,value\n"
+		"MPT-999,1.3,24,2048,16,2048,512,0,1,1,8,none,8,A100 40GB,"
+		"tokens_per_s_per_gpu,100\n");
+	fclose(f);
+	struct val_row *r = NULL;
+	size_t n = 0;
+	struct ts_error e;
+	ck_assert_int_eq(val_load_multi(dir, &r, &n, &e), TS_ESYNTAX);
+	ck_assert_int_eq(e.line, 2);
+	ck_assert_ptr_nonnull(strstr(e.msg, "MPT-999"));
+	ck_assert_ptr_null(r);
+	remove(path);
+	snprintf(path, sizeof path, "%s/tests/validation", dir);
+	rmdir(path);
+	snprintf(path, sizeof path, "%s/tests", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("validate_multi");
@@ -208,6 +247,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("errors");
 	tcase_add_test(te, missing_files);
+	tcase_add_test(te, bad_row);
 	suite_add_tcase(s, te);
 	return s;
 }

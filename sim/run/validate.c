@@ -400,8 +400,8 @@ static int load_vtrain_multi(const char *path, struct rows *v, struct ts_error *
 			continue; /* header */
 		char *f[MAX_FIELDS];
 		int nf = split_csv(line, f, MAX_FIELDS);
-		int64_t x[10];
-		double pb, ms;
+		int64_t x[10] = {0};
+		double pb = 0.0, ms = 0.0;
 		bool ok = nf == 12 && parse_f64(f[0], &pb) == 0 && pb > 0.0;
 		for (int i = 0; ok && i < 10; i++)
 			ok = parse_i64(f[i + 1], &x[i]) == 0 && x[i] > 0;
@@ -493,13 +493,14 @@ static const char *const xcols[X_NCOLS] = {
  * (MFU) state no TP/PP: the weak-scaling 177B row's TP 8, PP 6 is taken. */
 static int row_meg24(struct val_row *r, char **f, const int *col, struct ts_error *err)
 {
-	int64_t L, h, a, s, gb, gpus, tp = 8, pp = 6;
+	int64_t L = 0, h = 0, a = 0, s = 0, gb = 0, gpus = 0, tp = 8, pp = 6;
 	bool ok = parse_i64(f[col[X_LAYERS]], &L) == 0 && parse_i64(f[col[X_HIDDEN]], &h) == 0 &&
 		  parse_i64(f[col[X_HEADS]], &a) == 0 && parse_i64(f[col[X_SEQ]], &s) == 0 &&
 		  parse_i64(f[col[X_GB]], &gb) == 0 && parse_i64(f[col[X_GPUS]], &gpus) == 0;
 	if (ok && *f[col[X_TP]])
 		ok = parse_i64(f[col[X_TP]], &tp) == 0 && parse_i64(f[col[X_PP]], &pp) == 0;
-	if (!ok || tp < 1 || pp < 1 || gpus % 8 || gpus % (tp * pp) || gb % (gpus / (tp * pp)))
+	if (!ok || L < 1 || h < 1 || a < 1 || s < 1 || gb < 1 || gpus < 1 || tp < 1 || pp < 1 ||
+	    gpus % 8 || gpus % (tp * pp) || gb % (gpus / (tp * pp)))
 		return TS_ESYNTAX;
 	int64_t dp = gpus / (tp * pp);
 	r->src = VAL_MEG24;
@@ -538,8 +539,8 @@ static int row_meg24(struct val_row *r, char **f, const int *col, struct ts_erro
  * network is not stated). */
 static int row_mpt(struct val_row *r, char **f, const int *col, struct ts_error *err)
 {
-	int64_t L, h, a, s, gb, mb, gpus;
-	double nb;
+	int64_t L = 0, h = 0, a = 0, s = 0, gb = 0, mb = 0, gpus = 0;
+	double nb = 0.0;
 	bool ok = parse_i64(f[col[X_LAYERS]], &L) == 0 && parse_i64(f[col[X_HIDDEN]], &h) == 0 &&
 		  parse_i64(f[col[X_HEADS]], &a) == 0 && parse_i64(f[col[X_SEQ]], &s) == 0 &&
 		  parse_i64(f[col[X_GB]], &gb) == 0 && parse_i64(f[col[X_MB]], &mb) == 0 &&
@@ -549,7 +550,8 @@ static int row_mpt(struct val_row *r, char **f, const int *col, struct ts_error 
 			      : strstr(gpu, "A100 80GB") ? "dgx-a100-80gb"
 			      : strstr(gpu, "A100 40GB") ? "dgx-a100-40gb"
 							 : NULL;
-	if (!ok || !cluster || gpus < 1 || (gpus > 8 && gpus % 8) || gb % (mb * gpus) != 0)
+	if (!ok || !cluster || L < 1 || h < 1 || a < 1 || s < 1 || mb < 1 || gpus < 1 ||
+	    !(nb > 0.0) || (gpus > 8 && gpus % 8) || gb % (mb * gpus) != 0)
 		return TS_ESYNTAX;
 	bool full = !strncmp(f[col[X_RECOMPUTE]], "full", 4);
 	r->src = VAL_MPT;
@@ -588,8 +590,8 @@ static int row_mpt(struct val_row *r, char **f, const int *col, struct ts_error 
  * as full (an upper bound on the rerun). */
 static int row_titan(struct val_row *r, char **f, const int *col, struct ts_error *err)
 {
-	int64_t L, h, s, gb, mb, gpus;
-	double nb;
+	int64_t L = 0, h = 0, s = 0, gb = 0, mb = 0, gpus = 0;
+	double nb = 0.0;
 	bool ok = parse_i64(f[col[X_LAYERS]], &L) == 0 && parse_i64(f[col[X_HIDDEN]], &h) == 0 &&
 		  parse_i64(f[col[X_SEQ]], &s) == 0 && parse_i64(f[col[X_GB]], &gb) == 0 &&
 		  parse_i64(f[col[X_MB]], &mb) == 0 && parse_i64(f[col[X_GPUS]], &gpus) == 0 &&
@@ -599,7 +601,8 @@ static int row_titan(struct val_row *r, char **f, const int *col, struct ts_erro
 			    : s == 4096 && h == 5120 ? "llama2-13b"
 			    : s == 4096 && h == 8192 ? "llama2-70b"
 						     : NULL;
-	if (!ok || !model || gpus % 8 || gb % (mb * gpus) != 0)
+	if (!ok || !model || L < 1 || mb < 1 || gpus < 1 || !(nb > 0.0) || gpus % 8 ||
+	    gb % (mb * gpus) != 0)
 		return TS_ESYNTAX;
 	const char *rc_in = f[col[X_RECOMPUTE]];
 	const char *rc = !strcmp(rc_in, "none")		    ? "none"
