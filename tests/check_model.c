@@ -240,7 +240,8 @@ START_TEST(unknown_name_suggests)
 	ck_assert_int_eq(ts_model_load(tu_root(), "/nonexistent/x.cfg", &m, &e), TS_EIO);
 	ts_error_format(&e, msg, sizeof msg);
 	ck_assert_msg(strstr(msg, "/nonexistent/x.cfg") != NULL, "%s", msg);
-	/* a size beyond 32 bits is refused, not wrapped by libconfig */
+	/* a size beyond 32 bits is read whole (libconfig alone would wrap it to
+	 * 10) and refused by its range, on its line */
 	char tmp[] = "/tmp/ts_model_XXXXXX";
 	int fd = mkstemp(tmp);
 	ck_assert_int_ge(fd, 0);
@@ -249,7 +250,8 @@ START_TEST(unknown_name_suggests)
 	fclose(f);
 	ck_assert_int_eq(ts_model_load(tu_root(), tmp, &m, &e), TS_ERANGE);
 	ts_error_format(&e, msg, sizeof msg);
-	ck_assert_msg(strstr(msg, ":3:") && strstr(msg, "beyond 32 bits"), "%s", msg);
+	ck_assert_msg(strstr(msg, ":3:") && strstr(msg, "vocab") && strstr(msg, "4294967306"), "%s",
+		      msg);
 	remove(tmp);
 	char names[512];
 	ts_model_names(tu_root(), NULL, 0, names, sizeof names);

@@ -6,7 +6,7 @@
 #include "base/alloc.h"
 #include "base/units.h"
 #include "io/calibcfg.h"
-#include "io/io_int.h"
+#include "io/cfg.h"
 
 int calibcfg_apply(const char *path, struct work_calib *c, struct ts_error *err)
 {

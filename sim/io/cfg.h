@@ -1,8 +1,9 @@
-/* Private helpers of the configuration layer (sim/io): typed reads of
- * libconfig settings with one-line errors, files, names, and --set.
+/* Reading configuration files: typed reads of libconfig settings with
+ * one-line errors, files, names, and --set. Used by every loader (scenarios,
+ * models, sweeps, costs, calibration overrides).
  * SPDX-License-Identifier: MIT */
-#ifndef TS_IO_INT_H
-#define TS_IO_INT_H
+#ifndef TS_IO_CFG_H
+#define TS_IO_CFG_H
 
 #include <libconfig.h>
 #include <stdbool.h>

@@ -12,25 +12,20 @@
  * head_dim of its own hidden and heads, not the base model's. */
 #define _POSIX_C_SOURCE 200809L
 
-#include <ctype.h>
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/suggest.h"
+#include "io/cfg.h"
 #include "work/lnet.h"
 #include "work/model.h"
 
 #define MAX_DEPTH 8		   /* base chains */
-#define MAX_FILE (1u << 20)	   /* bytes of one model file */
 #define MAX_DIM ((int64_t)1 << 26) /* any one size; keeps h*f*L exact in a double */
 #define MAX_LAYERS ((int64_t)100000)
 #define MAX_EXPERTS ((int64_t)4096)
@@ -104,193 +99,18 @@ static void copy(char *dst, size_t n, const char *src)
 	dst[l] = '\0';
 }
 
-static const char *type_name(int type)
-{
-	switch (type) {
-	case CONFIG_TYPE_GROUP:
-		return "a group";
-	case CONFIG_TYPE_INT:
-		return "an integer";
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a float";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_ARRAY:
-		return "an array";
-	case CONFIG_TYPE_LIST:
-		return "a list";
-	default:
-		return "nothing";
-	}
-}
-
-/* "\"8x\" (a string)", "2.5 (a float)", "a group". */
-static char *found(const config_setting_t *s, char *buf, size_t n)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		snprintf(buf, n, "%lld", config_setting_get_int64(s));
-		break;
-	case CONFIG_TYPE_FLOAT:
-		snprintf(buf, n, "%g (a float)", config_setting_get_float(s));
-		break;
-	case CONFIG_TYPE_STRING:
-		snprintf(buf, n, "\"%.80s\" (a string)", config_setting_get_string(s));
-		break;
-	case CONFIG_TYPE_BOOL:
-		snprintf(buf, n, "%s (a boolean)", config_setting_get_bool(s) ? "true" : "false");
-		break;
-	default:
-		snprintf(buf, n, "%s", type_name(config_setting_type(s)));
-		break;
-	}
-	return buf;
-}
-
-/* Where a setting came from: its label (hook) or file and line. */
-static void where(const config_setting_t *s, const char *file, char *f, size_t n, int *line)
-{
-	const void *hook = config_setting_get_hook(s);
-	if (hook) {
-		copy(f, n, (const char *)hook);
-		*line = 0;
-	} else {
-		copy(f, n, file);
-		*line = (int)config_setting_source_line(s);
-	}
-}
-
 static int fail_at(struct ts_error *err, int code, const config_setting_t *s, const char *file,
 		   const char *prefix, const char *key, const char *fmt, const char *a,
 		   const char *b)
 {
 	char f[200], k[160];
 	int line;
-	where(s, file, f, sizeof f, &line);
+	cfg_where(s, file, f, sizeof f, &line);
 	snprintf(k, sizeof k, "%s%s", prefix ? prefix : "", key);
 	size_t kl = strlen(k);
 	if (kl && k[kl - 1] == '.')
 		k[kl - 1] = '\0';
 	return ts_error_set(err, code, f, line, k, fmt, a, b);
-}
-
-/* Read a whole regular file of at most MAX_FILE bytes into a NUL-terminated
- * buffer (free with ts_free(buf, len + 1)). */
-static int read_text(const char *path, char **out, size_t *len, struct ts_error *err)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open: %s", strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return ts_error_set(
-		    err, TS_EIO, path, 0, NULL,
-		    "found something that is not a regular file, expected a .cfg file");
-	}
-	if (st.st_size > (off_t)MAX_FILE) {
-		close(fd);
-		return ts_error_set(err, TS_ELIMIT, path, 0, NULL,
-				    "found %lld bytes, expected at most %u", (long long)st.st_size,
-				    MAX_FILE);
-	}
-	size_t n = (size_t)st.st_size;
-	char *buf = ts_malloc(n + 1);
-	if (!buf) {
-		close(fd);
-		return ts_error_set(err, TS_ENOMEM, path, 0, NULL,
-				    "out of memory reading the file");
-	}
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = read(fd, buf + got, n - got);
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
-/* 1-based line of the first `@include` directive in text, or 0. Includes are
- * refused: configurations compose by name, and a file must not pull in
- * arbitrary paths. */
-static int include_line(const char *text)
-{
-	int line = 1;
-	for (const char *p = text; *p;) {
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (strncmp(p, "@include", 8) == 0)
-			return line;
-		while (*p && *p != '\n')
-			p++;
-		if (*p == '\n') {
-			p++;
-			line++;
-		}
-	}
-	return 0;
-}
-
-/* 1-based line of the first integer literal beyond 32 bits (outside strings
- * and comments), or 0. libconfig would wrap it silently (4294967320 reads as
- * 24); no model size is that large, so it is refused. */
-static int wide_int_line(const char *text)
-{
-	int line = 1;
-	for (const char *p = text; *p;) {
-		const char *start = p;
-		if (*p == '"') {
-			for (p++; *p && *p != '"'; p++) {
-				if (*p == '\\' && p[1])
-					p++;
-				if (*p == '\n')
-					line++;
-			}
-			if (*p)
-				p++;
-		} else if (*p == '#' || (p[0] == '/' && p[1] == '/')) {
-			while (*p && *p != '\n')
-				p++;
-		} else if (p[0] == '/' && p[1] == '*') {
-			for (p += 2; *p && !(p[0] == '*' && p[1] == '/'); p++)
-				if (*p == '\n')
-					line++;
-			if (*p)
-				p += 2;
-		} else if (isalpha((unsigned char)*p) || *p == '_' || *p == '*') {
-			while (isalnum((unsigned char)*p) || *p == '_' || *p == '*' || *p == '-')
-				p++;
-		} else if (isdigit((unsigned char)*p)) {
-			bool plain = true;
-			while (isalnum((unsigned char)*p) || *p == '.' ||
-			       ((*p == '+' || *p == '-') && (p[-1] == 'e' || p[-1] == 'E'))) {
-				if (!isdigit((unsigned char)*p))
-					plain = false;
-				p++;
-			}
-			bool hex = start[0] == '0' && (start[1] == 'x' || start[1] == 'X');
-			if (plain && (p - start > 10 ||
-				      (p - start == 10 && strncmp(start, "2147483647", 10) > 0)))
-				return line;
-			if (hex && p - start > 10)
-				return line;
-		} else {
-			if (*p == '\n')
-				line++;
-			p++;
-		}
-	}
-	return 0;
 }
 
 /* ---- reading one group ------------------------------------------------ */
@@ -307,7 +127,7 @@ static void note_origin(struct raw *r, enum ts_model_key k, const config_setting
 			const char *file)
 {
 	struct ts_model_origin *o = &r->m.origin[k];
-	where(s, file, o->file, sizeof o->file, &o->line);
+	cfg_where(s, file, o->file, sizeof o->file, &o->line);
 	o->note = NULL;
 	r->given |= 1u << k;
 }
@@ -325,18 +145,18 @@ static int get_size(const config_setting_t *s, const char *file, const char *pre
 		if (!(d >= 1.0 && d <= (double)max && d == floor(d)))
 			return fail_at(err, TS_ERANGE, s, file, prefix, key,
 				       "found %s, expected a positive whole number%s",
-				       found(s, fb, sizeof fb), "");
+				       cfg_found(s, fb, sizeof fb), "");
 		v = (int64_t)d;
 	} else {
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive integer%s", found(s, fb, sizeof fb),
+			       "found %s, expected a positive integer%s", cfg_found(s, fb, sizeof fb),
 			       "");
 	}
 	if (v < 1 || v > max) {
 		snprintf(mb, sizeof mb, "%lld", (long long)max);
 		return fail_at(err, TS_ERANGE, s, file, prefix, key,
 			       "found %s, expected a positive integer of at most %s",
-			       found(s, fb, sizeof fb), mb);
+			       cfg_found(s, fb, sizeof fb), mb);
 	}
 	*out = v;
 	return 0;
@@ -353,11 +173,11 @@ static int get_enum(const config_setting_t *s, const char *file, const char *pre
 					i == 0 ? "" : (i + 1 == n ? " or " : ", "), names[i]);
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return fail_at(err, TS_ETYPE, s, file, prefix, key, "found %s, expected %s",
-			       found(s, fb, sizeof fb), opts);
+			       cfg_found(s, fb, sizeof fb), opts);
 	int i = find(names, n, config_setting_get_string(s));
 	if (i < 0)
 		return fail_at(err, TS_EUNKNOWN_NAME, s, file, prefix, key, "found %s, expected %s",
-			       found(s, fb, sizeof fb), opts);
+			       cfg_found(s, fb, sizeof fb), opts);
 	*out = i;
 	return 0;
 }
@@ -368,12 +188,12 @@ static int get_text(const config_setting_t *s, const char *file, const char *pre
 	char fb[128], lim[32];
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return fail_at(err, TS_ETYPE, s, file, prefix, key, "found %s, expected a string%s",
-			       found(s, fb, sizeof fb), "");
+			       cfg_found(s, fb, sizeof fb), "");
 	const char *v = config_setting_get_string(s);
 	if (strlen(v) >= n) {
 		snprintf(lim, sizeof lim, "%zu", n - 1);
 		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected at most %s characters", found(s, fb, sizeof fb),
+			       "found %s, expected at most %s characters", cfg_found(s, fb, sizeof fb),
 			       lim);
 	}
 	copy(dst, n, v);
@@ -386,7 +206,7 @@ static int get_bool(const config_setting_t *s, const char *file, const char *pre
 	char fb[128];
 	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected true or false%s", found(s, fb, sizeof fb), "");
+			       "found %s, expected true or false%s", cfg_found(s, fb, sizeof fb), "");
 	*out = config_setting_get_bool(s) != 0;
 	return 0;
 }
@@ -404,10 +224,10 @@ static int get_factor(const config_setting_t *s, const char *file, const char *p
 		v = (double)config_setting_get_int64(s);
 	else
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive number%s", found(s, fb, sizeof fb), "");
+			       "found %s, expected a positive number%s", cfg_found(s, fb, sizeof fb), "");
 	if (!(v > 0.0 && v <= 64.0))
 		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected a number in (0, 64]%s", found(s, fb, sizeof fb),
+			       "found %s, expected a number in (0, 64]%s", cfg_found(s, fb, sizeof fb),
 			       "");
 	*out = v;
 	return 0;
@@ -421,7 +241,7 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 	char fb[128], sugg[160];
 	if (!config_setting_is_group(g))
 		return fail_at(err, TS_ETYPE, g, file, prefix, "", "found %s, expected %s",
-			       found(g, fb, sizeof fb), "a model group { layers = ...; }");
+			       cfg_found(g, fb, sizeof fb), "a model group { layers = ...; }");
 	int n = config_setting_length(g);
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
@@ -447,7 +267,7 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			    bname, "8");
 		char f[200], k[160];
 		int line;
-		where(b, file, f, sizeof f, &line);
+		cfg_where(b, file, f, sizeof f, &line);
 		snprintf(k, sizeof k, "%sbase", prefix);
 		if ((rc = load_file(root, bname, r, depth + 1, f, line, k, err)))
 			return rc;
@@ -542,54 +362,11 @@ static int is_path(const char *name)
 	return strchr(name, '/') != NULL || (n > 4 && strcmp(name + n - 4, ".cfg") == 0);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 char *ts_model_names(const char *root, const char *near, size_t max, char *buf, size_t n)
 {
 	char dir[4096];
-	char **names = NULL;
-	size_t cnt = 0, cap = 0;
-	if (n)
-		buf[0] = '\0';
 	snprintf(dir, sizeof dir, "%s/models", root ? root : ".");
-	DIR *d = opendir(dir);
-	if (!d)
-		return buf;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		size_t l = strlen(e->d_name);
-		if (l <= 4 || strcmp(e->d_name + l - 4, ".cfg") != 0 || e->d_name[0] == '.')
-			continue;
-		if (ts_grow((void **)&names, &cap, cnt + 1, sizeof *names))
-			break;
-		char *s = ts_malloc(l - 3);
-		if (!s)
-			break;
-		memcpy(s, e->d_name, l - 4);
-		s[l - 4] = '\0';
-		names[cnt++] = s;
-	}
-	closedir(d);
-	if (cnt)
-		qsort(names, cnt, sizeof *names, cmp_str);
-	if (near) {
-		ts_suggest(near, (const char *const *)names, cnt, max, buf, n);
-	} else {
-		size_t off = 0;
-		for (size_t i = 0; i < cnt && off < n; i++) {
-			int w = snprintf(buf + off, n - off, "%s%s", i ? ", " : "", names[i]);
-			if (w < 0)
-				break;
-			off += (size_t)w;
-		}
-	}
-	for (size_t i = 0; i < cnt; i++)
-		ts_free(names[i], strlen(names[i]) + 1);
-	ts_free(names, cap * sizeof *names);
-	return buf;
+	return cfg_names(dir, near, max, buf, n);
 }
 
 /* Load the file of model `name` into r (which it overrides key by key).
@@ -619,31 +396,12 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 	}
 	char *text = NULL;
 	size_t len = 0;
-	if ((rc = read_text(path, &text, &len, err)))
+	if ((rc = cfg_read_text(path, &text, &len, err)))
 		return rc;
-	int inc = include_line(text);
-	if (inc) {
-		ts_free(text, len + 1);
-		return ts_error_set(
-		    err, TS_EUNSUPPORTED, path, inc, NULL,
-		    "found @include, expected plain settings (use base = \"NAME\")");
-	}
-	int wide = wide_int_line(text);
-	if (wide) {
-		ts_free(text, len + 1);
-		return ts_error_set(
-		    err, TS_ERANGE, path, wide, NULL,
-		    "found an integer beyond 32 bits, expected sizes of at most %lld",
-		    (long long)MAX_DIM);
-	}
 	config_t cfg;
 	config_init(&cfg);
-	if (!config_read_string(&cfg, text)) {
-		rc = ts_error_set(err, TS_ESYNTAX, path, config_error_line(&cfg), NULL,
-				  "found a syntax error (%s), expected libconfig settings",
-				  config_error_text(&cfg) ? config_error_text(&cfg) : "?");
+	if ((rc = cfg_parse(&cfg, text, path, err)))
 		goto out;
-	}
 	rc = apply_group(root, config_root_setting(&cfg), path, "", r, depth, err);
 	/* The model name is the file name unless the file says otherwise (this
 	 * runs after the file's base, so the outermost file names the model). */
@@ -914,7 +672,7 @@ static int model_from_setting(const char *root, const void *setting, const char 
 	snprintf(prefix, sizeof prefix, "%s%s", key && *key ? key : "", key && *key ? "." : "");
 	char f[200];
 	int line;
-	where(g, file, f, sizeof f, &line);
+	cfg_where(g, file, f, sizeof f, &line);
 	struct raw r;
 	raw_init(&r, f, line, prefix);
 	int rc = apply_group(root, g, file, prefix, &r, 0, err);
