@@ -32,10 +32,6 @@ static const struct {
 	double ceiling;
 	const char *why;
 } known_gap[] = {
-    {VAL_MEG24, 0.25,
-     "optimistic on the DP-only and TP-2 rows (+20-32 %) and pessimistic at TP 8 without PP "
-     "(-27 %): large-GEMM and TP-overlap efficiency on H100 are not pinned by any measured "
-     "per-kernel figure; the strong-scaling rows assume the 177B row's TP 8 PP 6"},
     {VAL_MPT, 0.40,
      "every row optimistic (+10 to +73 %): compute-bound single-node rows are 20-30 % fast "
      "already (the compute model is fitted on fp16 unfused Megatron-DeepSpeed rows and reaches "
@@ -44,8 +40,8 @@ static const struct {
     {VAL_TITAN, 0.42,
      "every row optimistic (+16 to +64 %), as for MPT; torchtitan's layer-selective "
      "checkpointing (every second layer) is modelled as full"},
-    {VAL_VTRAIN_MULTI, 0.26,
-     "optimistic (mean -20 %), worst with TP 8-16 at micro-batch 2 (-36 to -54 %): TP 16 "
+    {VAL_VTRAIN_MULTI, 0.20,
+     "optimistic (mean -16 %), worst with TP 8-16 at micro-batch 2 (-36 to -54 %): TP 16 "
      "crosses nodes and TP all-reduces at small messages are slower than modelled"},
 };
 
