@@ -19,9 +19,11 @@ static void usage(FILE *out)
 		"usage: trainsim search SCENARIO.cfg [--objective time|cost] [--top N]\n"
 		"                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
 		"                       [--calib OVERRIDES.cfg]\n"
-		"  enumerates the GPU count (data parallelism), micro-batch, recompute and\n"
-		"  gradient bucket; tensor, pipeline and context parallelism, ZeRO, schedule\n"
-		"  and interleave join the search when trainsim models them\n");
+		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
+		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
+		"  the framework takes and recompute; prunes what cannot fit by a static\n"
+		"  memory estimate and simulates the rest (context parallelism is not\n"
+		"  modelled yet)\n");
 }
 
 static int parse_count(const char *opt, const char *v, long max, long *out)
@@ -124,15 +126,17 @@ int cli_search(int argc, char **argv)
 	}
 	struct ts_table *t = NULL;
 	rc = CLI_OK;
-	if (table_create(&t, 11)) {
+	enum { NCOL = 14 };
+	if (table_create(&t, NCOL)) {
 		rc = CLI_BADINPUT;
 		goto done;
 	}
-	const char *const heads[] = {"rank", "GPUs", "nodes", "dp", "micro-batch",
-					    "recompute", "bucket", "iteration", "MFU",
-					    "memory/GPU", obj == SEARCH_COST ? "cost" : "time to train"};
-	for (size_t k = 0; k < 11; k++)
-		table_header(t, k, heads[k], k == 5 || k == 6 ? TABLE_LEFT : TABLE_RIGHT);
+	const char *const heads[NCOL] = {"rank", "GPUs", "nodes", "tp", "pp", "dp", "ZeRO",
+					 "schedule", "micro-batch", "recompute", "iteration",
+					 "MFU", "memory/GPU",
+					 obj == SEARCH_COST ? "cost" : "time to train"};
+	for (size_t k = 0; k < NCOL; k++)
+		table_header(t, k, heads[k], k == 7 || k == 9 ? TABLE_LEFT : TABLE_RIGHT);
 	for (size_t i = 0; i < sr.ranked && i < (size_t)top; i++) {
 		const struct search_cand *c = &sr.c[i];
 		const struct ts_result *r = &c->res;
@@ -141,22 +145,28 @@ int cli_search(int argc, char **argv)
 		table_cell(t, 0, "%zu", i + 1);
 		table_cell(t, 1, "%u", r->gpus);
 		table_cell(t, 2, "%u", c->nodes);
-		table_cell(t, 3, "%u", c->dp);
-		table_cell(t, 4, "%lld", (long long)c->micro_batch);
-		table_cell(t, 5, "%s", ts_recompute_name(c->recompute));
-		table_cell(t, 6, "%s", c->bucket_bytes == 0 ? "none" : "framework's");
-		table_cell(t, 7, "%s", ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
-		table_cell(t, 8, "%.1f %%", 100.0 * r->mfu);
-		table_cell(t, 9, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
+		table_cell(t, 3, "%u", c->tp);
+		table_cell(t, 4, "%u", c->pp);
+		table_cell(t, 5, "%u", c->dp);
+		table_cell(t, 6, "%d", c->zero);
+		if (c->schedule == TS_SCHED_INTERLEAVED)
+			table_cell(t, 7, "interleaved x%u", c->interleave);
+		else
+			table_cell(t, 7, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
+		table_cell(t, 8, "%lld", (long long)c->micro_batch);
+		table_cell(t, 9, "%s", ts_recompute_name(c->recompute));
+		table_cell(t, 10, "%s", ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
+		table_cell(t, 11, "%.1f %%", 100.0 * r->mfu);
+		table_cell(t, 12, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
 		if (obj == SEARCH_COST)
-			table_cell(t, 10, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
+			table_cell(t, 13, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
 				   r->cost_usd > 0.0 ? r->cost_usd : c->score);
 		else {
 			duration(b, sizeof b, c->score);
-			table_cell(t, 10, "%s", b);
+			table_cell(t, 13, "%s", b);
 		}
 	}
-	printf("Search of %s by %s (tp = pp = cp = 1, ZeRO 0: the modelled settings)\n\n", path,
+	printf("Search of %s by %s (stage granularity, class mode, two iterations)\n\n", path,
 	       obj == SEARCH_COST ? "cost" : "time to train");
 	if (table_status(t) || table_print(t, stdout)) {
 		rc = CLI_BADINPUT;
@@ -164,11 +174,18 @@ int cli_search(int argc, char **argv)
 	}
 	printf("\n%zu configurations: %zu pruned by the memory estimate, %zu simulated "
 	       "(%zu failed, %zu did not fit), %zu ranked",
-	       sr.n, sr.pruned, sr.simulated, sr.failed, sr.simulated - sr.failed - sr.ranked,
+	       sr.n, sr.pruned, sr.simulated, sr.failed,
+	       sr.simulated + sr.aliases - sr.failed - sr.ranked,
 	       sr.ranked);
+	if (sr.aliases)
+		printf("; %zu identical to a lighter recompute mode (copied, not simulated)",
+		       sr.aliases);
 	if (sr.layouts_skipped)
-		printf("; %zu GPU counts skipped (dp does not divide the global batch)",
+		printf("; %zu GPU counts skipped (the scenario does not load with them)",
 		       sr.layouts_skipped);
+	if (sr.degrees_skipped)
+		printf("; %zu (tp, pp) skipped (dp does not divide the global batch)",
+		       sr.degrees_skipped);
 	printf("\n");
 	printf("simulated %zu in %.3f s: %.0f configurations per second\n", sr.simulated,
 	       sr.seconds,

@@ -6,7 +6,8 @@
  * copies of its scenario with the training fields changed (the copies share
  * the layout's cluster read-only, and are never destroyed). The static
  * estimate uses the same per-micro-batch costs as the simulation
- * (work_costs_compute), computed once per (layout, micro-batch).
+ * (work_costs_compute), computed once per (tp, micro-batch): they depend on
+ * the model, the shape and the GPU, not on the GPU count.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
@@ -26,6 +27,9 @@
 
 #define MAX_LAYOUTS 64
 #define MAX_MB 16
+#define MAX_TP 32
+/* Most micro-batches per iteration and rank (as sim/run/run.c). */
+#define MAX_ACCUM (1 << 16)
 
 static enum work_framework fw_of(enum ts_framework f)
 {
@@ -37,38 +41,116 @@ static enum work_framework fw_of(enum ts_framework f)
 	}
 }
 
-/* Static bytes per GPU of scenario sc with micro-batch mb and recompute rc,
- * or INFINITY when the costs cannot be computed. */
-static double estimate(const struct ts_scenario *sc, const struct work_calib *calib, int64_t mb,
-		       enum ts_recompute rc, double *cap)
+/* Per-(tp, micro-batch) costs, computed on first use. */
+struct costs_cache {
+	struct work_costs *c[MAX_TP][MAX_MB];
+	bool bad[MAX_TP][MAX_MB]; /* work_costs_compute failed */
+};
+
+static const struct work_costs *costs_get(struct costs_cache *cc, const struct ts_scenario *sc,
+					  const struct work_calib *calib, enum ts_dtype dt,
+					  uint32_t ti, uint32_t tp, uint32_t mi, int64_t mb)
+{
+	if (cc->c[ti][mi] || cc->bad[ti][mi])
+		return cc->c[ti][mi];
+	const struct hw_gpu_type *g = hw_cluster_gpu_type(sc->cluster);
+	struct work_shape shape = {
+		.micro_batch = mb, .seq_len = sc->training.seq_len, .tp = tp,
+		.sp = sc->parallel.sp && tp > 1, .dtype = dt,
+		.flash = sc->training.flash_attention && dt != TS_FP32 && dt != TS_TF32,
+		.causal = sc->model.family != TS_FAMILY_BERT,
+	};
+	struct work_costs *c = ts_malloc(sizeof *c);
+	if (c && work_costs_compute(&sc->model, &shape, g, calib, c, NULL)) {
+		ts_free(c, sizeof *c);
+		c = NULL;
+	}
+	cc->bad[ti][mi] = !c;
+	return cc->c[ti][mi] = c;
+}
+
+static void costs_free(struct costs_cache *cc)
+{
+	for (uint32_t i = 0; i < MAX_TP; i++)
+		for (uint32_t j = 0; j < MAX_MB; j++)
+			ts_free(cc->c[i][j], sizeof *cc->c[i][j]);
+}
+
+/* The training dtype of scenario sc (the loader's default when unset). */
+static enum ts_dtype dtype_of(const struct ts_scenario *sc)
 {
 	const struct hw_gpu_type *g = hw_cluster_gpu_type(sc->cluster);
 	int prec = sc->training.precision;
 	if (prec == TS_UNSET)
 		prec = g->peak_flops[TS_BF16] > 0.0 ? TS_BF16 : TS_FP16;
-	enum ts_dtype dt = (enum ts_dtype)prec;
-	struct work_fw_conventions conv;
-	struct work_static st;
-	*cap = g->mem_bytes;
-	if (work_fw_conventions(fw_of(sc->training.framework), dt, &conv) ||
-	    work_static_bytes(&conv, ts_model_params(&sc->model), sc->parallel.zero,
-			      sc->parallel.dp, &st, NULL))
-		return INFINITY;
-	struct work_shape shape = {
-		.micro_batch = mb, .seq_len = sc->training.seq_len, .tp = 1, .sp = false,
-		.dtype = dt,
-		.flash = sc->training.flash_attention && dt != TS_FP32 && dt != TS_TF32,
-		.causal = sc->model.family != TS_FAMILY_BERT,
-	};
-	struct work_costs *c = ts_malloc(sizeof *c);
+	return (enum ts_dtype)prec;
+}
+
+/* Static bytes per GPU of candidate x (search_run's comment says how) with
+ * per-micro-batch costs c (NULL: unknown, INFINITY) and m micro-batches
+ * per iteration. */
+static double estimate(const struct ts_scenario *sc, const struct work_fw_conventions *conv,
+		       const struct work_costs *c, const struct search_cand *x, int64_t m)
+{
 	if (!c)
 		return INFINITY;
-	double act = INFINITY;
-	if (!work_costs_compute(&sc->model, &shape, g, calib, c, NULL))
-		act = (double)sc->model.layers * c->layer_act_bytes[(int)rc] +
-		      c->embed_saved_bytes + c->head_saved_bytes;
-	ts_free(c, sizeof *c);
-	return st.total_bytes + act + work_reserve_bytes(&conv, g->mem_bytes);
+	double L = (double)sc->model.layers, v = (double)x->interleave, pp = (double)x->pp;
+	double lpc = ceil(L / (pp * v)); /* layers per chunk, the fuller chunks */
+	double act = c->layer_act_bytes[(int)x->recompute];
+	double first_p, last_p, first_a, last_a;
+	if (x->pp == 1) {
+		first_p = last_p = c->embed_params + L * c->layer_params + c->head_params;
+		first_a = last_a = L * act + c->embed_saved_bytes + c->head_saved_bytes;
+	} else {
+		double in0 = x->schedule == TS_SCHED_INTERLEAVED
+				     ? fmin(2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0, (double)m * v)
+				     : fmin(pp, (double)m) * v;
+		first_p = c->embed_params + lpc * v * c->layer_params;
+		last_p = c->head_params + lpc * v * c->layer_params;
+		first_a = in0 * lpc * act + ceil(in0 / v) * c->embed_saved_bytes;
+		last_a = v * lpc * act + c->head_saved_bytes;
+	}
+	struct work_static s0, s1;
+	if (work_static_bytes(conv, first_p, x->zero, x->dp, &s0, NULL) ||
+	    work_static_bytes(conv, last_p, x->zero, x->dp, &s1, NULL))
+		return INFINITY;
+	return fmax(s0.total_bytes + first_a, s1.total_bytes + last_a) +
+	       work_reserve_bytes(conv, hw_cluster_gpu_type(sc->cluster)->mem_bytes);
+}
+
+/* Recompute modes a and b save, rerun and recount the same per layer. */
+static bool same_rc(const struct work_costs *c, int a, int b)
+{
+	return c->layer_act_bytes[a] == c->layer_act_bytes[b] &&
+	       c->layer_recompute_s[a] == c->layer_recompute_s[b] &&
+	       c->layer_recompute_flops[a] == c->layer_recompute_flops[b];
+}
+
+/* ZeRO stages framework fw takes with dp ranks and pp stages, into z;
+ * returns how many. */
+static int zero_stages(enum ts_framework fw, const struct ts_model *m, uint32_t dp, uint32_t pp,
+		       int z[4])
+{
+	int n = 0;
+	z[n++] = 0;
+	if (dp < 2 || m->family == TS_FAMILY_LAYERS)
+		return n;
+	switch (fw) {
+	case TS_FW_DEEPSPEED:
+		z[n++] = 1;
+		if (pp == 1) {
+			z[n++] = 2;
+			z[n++] = 3;
+		}
+		break;
+	case TS_FW_FSDP:
+		z[n++] = 2;
+		z[n++] = 3;
+		break;
+	case TS_FW_DDP: break;
+	default: z[n++] = 1; break; /* megatron: the distributed optimizer */
+	}
+	return n;
 }
 
 static double now_s(void)
@@ -94,6 +176,7 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 {
 	memset(out, 0, sizeof *out);
 	struct ts_scenario *base = NULL, *lay[MAX_LAYOUTS] = {0};
+	struct costs_cache *cache = NULL;
 	uint32_t nl = 0;
 	int rc = ts_scenario_load(cat, path, sets, nsets, &base, err);
 	if (rc)
@@ -101,8 +184,9 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 	uint32_t gpn = base->gpus_per_node;
 	if (!max_gpus)
 		max_gpus = base->gpus;
-	const char **argv = ts_calloc(nsets + 3, sizeof *argv);
-	char a_nodes[64], a_gpn[64], a_dp[64];
+	enum { NFIX = 10 };
+	const char **argv = ts_calloc(nsets + NFIX, sizeof *argv);
+	char a_nodes[64], a_gpn[64], a_dp[64], a_gb[64];
 	size_t cap_c = 0;
 	if (!argv)
 		goto nomem;
@@ -114,18 +198,19 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		uint32_t per = g <= gpn ? (uint32_t)g : gpn;
 		if (g > gpn && g % gpn)
 			continue;
-		if (base->training.global_batch % (int64_t)g) {
-			out->layouts_skipped++;
-			continue;
-		}
 		snprintf(a_nodes, sizeof a_nodes, "nodes=%u", nodes);
 		snprintf(a_gpn, sizeof a_gpn, "gpus_per_node=%u", per);
+		/* the degrees are set per candidate; the layout is loaded as pure
+		 * data parallelism, whose checks every global batch passes */
 		snprintf(a_dp, sizeof a_dp, "parallel.dp=%llu", (unsigned long long)g);
-		argv[nsets] = a_nodes;
-		argv[nsets + 1] = a_gpn;
-		argv[nsets + 2] = a_dp;
+		snprintf(a_gb, sizeof a_gb, "training.global_batch=%llu", (unsigned long long)g);
+		const char *fix[NFIX] = {a_nodes, a_gpn, a_dp, a_gb, "training.micro_batch=1",
+					 "parallel.tp=1", "parallel.pp=1", "parallel.zero=0",
+					 "parallel.interleave=1", "parallel.schedule=1f1b"};
+		for (size_t k = 0; k < NFIX; k++)
+			argv[nsets + k] = fix[k];
 		struct ts_error e2;
-		if (ts_scenario_load(cat, path, argv, nsets + 3, &lay[nl], &e2)) {
+		if (ts_scenario_load(cat, path, argv, nsets + NFIX, &lay[nl], &e2)) {
 			out->layouts_skipped++;
 			continue;
 		}
@@ -135,34 +220,81 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 			break;
 	}
 	/* candidates */
+	struct work_fw_conventions conv;
+	enum ts_dtype dt = dtype_of(base);
+	if (work_fw_conventions(fw_of(base->training.framework), dt, &conv)) {
+		rc = ts_scenario_error(base, err, TS_EINVALID, "training.framework",
+				       "found %s with %s, expected a framework/precision pair it "
+				       "supports", ts_framework_name(base->training.framework),
+				       ts_dtype_name(dt));
+		goto done;
+	}
+	cache = ts_calloc(1, sizeof *cache);
+	if (!cache)
+		goto nomem;
+	const struct ts_model *md = &base->model;
+	bool layers_only = md->family == TS_FAMILY_LAYERS;
+	uint32_t L = (uint32_t)md->layers;
+	int64_t gb = base->training.global_batch;
 	for (uint32_t l = 0; l < nl; l++) {
 		const struct ts_scenario *s = lay[l];
-		int64_t per_rank = s->training.global_batch / (int64_t)s->parallel.dp;
-		for (int64_t mb = 1; mb <= per_rank && mb <= (1 << (MAX_MB - 1)); mb *= 2) {
-			if (per_rank % mb)
+		uint32_t g = s->gpus, ti = 0;
+		for (uint32_t tp = 1; tp <= s->gpus_per_node && ti < MAX_TP; tp++) {
+			if (s->gpus_per_node % tp || g % tp || (md->heads > 0 && md->heads % tp) ||
+			    (layers_only && tp > 1))
 				continue;
-			for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
-				double capb;
-				double est = estimate(s, calib, mb, (enum ts_recompute)r, &capb);
-				for (int b = 0; b < 2; b++) {
-					if (ts_grow((void **)&out->c, &cap_c, out->n + 1,
-						    sizeof *out->c))
-						goto nomem;
-					struct search_cand *c = &out->c[out->n++];
-					memset(c, 0, sizeof *c);
-					*c = (struct search_cand){
-						.nodes = s->nodes, .gpus_per_node = s->gpus_per_node,
-						.tp = 1, .pp = 1, .cp = 1, .dp = s->parallel.dp,
-						.interleave = 1, .micro_batch = mb,
-						.recompute = (enum ts_recompute)r,
-						.bucket_bytes = b ? 0 : TS_UNSET,
-						.est_bytes = est, .capacity_bytes = capb,
-						.pruned = !(est <= capb), .score = INFINITY};
-					/* which layout: kept in rc until simulated */
-					c->rc = (int)l;
-					out->pruned += c->pruned;
+			for (uint32_t pp = 1; pp <= g / tp && pp <= SEARCH_MAX_PP && pp <= L; pp++) {
+				if ((g / tp) % pp || (layers_only && pp > 1) ||
+				    (L % pp && L / pp < SEARCH_MIN_LAYERS_UNEVEN))
+					continue;
+				uint32_t dp = g / tp / pp;
+				if (gb % (int64_t)dp) {
+					out->degrees_skipped++;
+					continue;
+				}
+				int zs[4], nz = zero_stages(base->training.framework, md, dp, pp, zs);
+				int64_t per_rank = gb / (int64_t)dp;
+				uint32_t mi = 0;
+				for (int64_t mb = 1; mb <= per_rank && mi < MAX_MB; mb *= 2, mi++) {
+					int64_t m = per_rank / mb;
+					if (per_rank % mb || m > MAX_ACCUM)
+						continue;
+					const struct work_costs *wc =
+						layers_only ? NULL
+							    : costs_get(cache, base, calib, dt, ti, tp, mi, mb);
+					int nsched = pp > 1 && m % pp == 0 && 2 * pp <= L ? 2 : 1;
+					for (int sch = 0; sch < nsched; sch++)
+						for (int zi = 0; zi < nz; zi++)
+							for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
+								if (ts_grow((void **)&out->c, &cap_c,
+									    out->n + 1, sizeof *out->c))
+									goto nomem;
+								struct search_cand *c = &out->c[out->n++];
+								*c = (struct search_cand){
+									.nodes = s->nodes,
+									.gpus_per_node = s->gpus_per_node,
+									.tp = tp, .pp = pp, .cp = 1, .dp = dp,
+									.zero = zs[zi],
+									.schedule = sch ? TS_SCHED_INTERLEAVED
+											: TS_SCHED_1F1B,
+									.interleave = sch ? 2u : 1u,
+									.micro_batch = mb,
+									.recompute = (enum ts_recompute)r,
+									.capacity_bytes = hw_cluster_gpu_type(
+										s->cluster)->mem_bytes,
+									.score = INFINITY};
+								c->est_bytes = layers_only
+										       ? 0.0 /* the simulation checks */
+										       : estimate(s, &conv, wc, c, m);
+								c->pruned = !(c->est_bytes <= c->capacity_bytes);
+								c->alias = wc && r > 0 && same_rc(wc, r - 1, r);
+								/* which layout: kept in rc until simulated */
+								c->rc = (int)l;
+								out->pruned += c->pruned;
+							}
 				}
 			}
+			ti++;
 		}
 	}
 	/* simulate */
@@ -177,13 +309,20 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 #endif
 	for (long i = 0; i < n; i++) {
 		struct search_cand *c = &cs[i];
-		if (c->pruned)
+		if (c->pruned || c->alias)
 			continue;
 		struct ts_scenario sc = *lay[c->rc];
 		sc.training.micro_batch = c->micro_batch;
 		sc.training.recompute = c->recompute;
-		sc.parallel.bucket_bytes = c->bucket_bytes;
+		sc.training.iterations = 2; /* a warm-up, then the one measured */
+		sc.parallel.tp = c->tp;
+		sc.parallel.pp = c->pp;
+		sc.parallel.dp = c->dp;
+		sc.parallel.zero = c->zero;
+		sc.parallel.schedule = c->schedule;
+		sc.parallel.interleave = c->interleave;
 		sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
+		sc.sim.mode = TS_MODE_CLASS;
 		c->rc = ts_run(&sc, calib, &c->res, NULL, NULL);
 	}
 	out->seconds = now_s() - t0;
@@ -193,7 +332,15 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 			c->rc = 0;
 			continue;
 		}
-		out->simulated++;
+		if (c->alias) { /* the lighter mode is the one before, or its alias */
+			c->rc = out->c[i - 1].rc;
+			c->res = out->c[i - 1].res;
+			out->aliases++;
+			if (c->rc)
+				continue;
+		} else {
+			out->simulated++;
+		}
 		if (c->rc) {
 			out->failed++;
 			continue;
@@ -245,9 +392,13 @@ nomem:
 	out->c = NULL;
 	out->n = 0;
 done:
+	if (cache) {
+		costs_free(cache);
+		ts_free(cache, sizeof *cache);
+	}
 	for (uint32_t l = 0; l < nl; l++)
 		ts_scenario_destroy(lay[l]);
-	ts_free(argv, (nsets + 3) * sizeof *argv);
+	ts_free(argv, (nsets + NFIX) * sizeof *argv);
 	ts_scenario_destroy(base);
 	return rc;
 }

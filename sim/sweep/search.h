@@ -17,20 +17,21 @@
 
 enum search_objective { SEARCH_TIME, SEARCH_COST };
 
-/* One candidate setting. Plain record. The degrees that are not modelled
- * yet (tp, pp, cp, ZeRO, schedule, interleave) are fields already and stay
- * at 1 / 0 / 1f1b: the enumeration gains a dimension when they are. */
+/* One candidate setting. Plain record. */
 struct search_cand {
 	uint32_t nodes, gpus_per_node; /* layout */
-	uint32_t tp, pp, cp, dp;       /* degrees; tp = pp = cp = 1 today */
-	int zero;		       /* ZeRO stage; 0 today */
-	uint32_t interleave;	       /* virtual stages; 1 today */
+	uint32_t tp, pp, cp, dp;       /* degrees; cp = 1 (not modelled yet) */
+	int zero;		       /* ZeRO stage 0..3 */
+	enum ts_schedule schedule;     /* 1f1b, or interleaved (pp > 1) */
+	uint32_t interleave;	       /* model chunks per stage: 1, or 2 when interleaved */
 	int64_t micro_batch;	       /* sequences per micro-batch */
 	enum ts_recompute recompute;   /* none | selective | full */
-	int64_t bucket_bytes;	       /* TS_UNSET: the framework's; 0: one reduction */
 	double est_bytes;	       /* static memory estimate per GPU, bytes */
 	double capacity_bytes;	       /* usable bytes of the GPU */
 	bool pruned;		       /* est_bytes > capacity: not simulated */
+	bool alias;		       /* its recompute mode saves and reruns exactly what a
+				        * lighter one does (selective with flash attention,
+				        * which keeps no scores): that one's result is copied */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
@@ -41,25 +42,54 @@ struct search_cand {
 struct search_result {
 	struct search_cand *c; /* candidates ranked: best first, then the rest */
 	size_t n;	       /* candidates enumerated */
-	size_t layouts_skipped; /* GPU counts whose dp does not divide the global batch */
+	size_t layouts_skipped; /* GPU counts that could not be loaded */
+	size_t degrees_skipped; /* (tp, pp, dp) whose dp does not divide the global batch */
 	size_t pruned;	       /* not simulated: the static estimate does not fit */
 	size_t simulated;      /* simulated */
+	size_t aliases;	       /* not simulated: identical to a lighter recompute mode */
 	size_t failed;	       /* simulated with an error (not ranked) */
 	size_t ranked;	       /* simulated, fits and has a score */
 	double seconds;	       /* wall time of the simulations, s */
 };
 
+/* Most pipeline stages the search tries; a stage holds at least
+ * SEARCH_MIN_LAYERS_UNEVEN layers when pp does not divide the layers. */
+#define SEARCH_MAX_PP 64
+#define SEARCH_MIN_LAYERS_UNEVEN 4
+
 /* Search scenario file `path` (with `sets` as --set arguments, catalog
- * `cat`, constants `calib`): for every GPU count of the layouts (one node
- * with 1, 2, 4, ... of its GPUs, then 2, 4, 8, ... whole nodes, up to
- * max_gpus, 0 = the scenario's own GPUs) with dp = GPUs, every power-of-two
- * micro-batch that divides global_batch / dp, recompute none, selective and
- * full, and the framework's gradient bucket or one reduction after
- * backward. The global batch is the scenario's. Candidates whose static
- * estimate (work_static_bytes + layers x saved activations + embedding and
- * head + reserve, sim/work/memory.h) exceeds the GPU are pruned; the rest
- * are simulated at stage granularity on `threads` OpenMP threads (0: the
- * default), each on a copy of its layout's scenario. Ranked by time to train (iteration time
+ * `cat`, constants `calib`). Enumeration, in this order:
+ * - GPU count g: one node with 1, 2, 4, ... of its GPUs, then 2, 4, 8, ...
+ *   whole nodes, up to max_gpus (0 = the scenario's own GPUs);
+ * - tp: divisors of the attention heads that divide the GPUs used per node
+ *   (a tensor-parallel group stays in one node, on NVLink) and g;
+ * - pp: divisors of g / tp up to SEARCH_MAX_PP and the layer count, where
+ *   pp divides the layers or every stage gets at least
+ *   SEARCH_MIN_LAYERS_UNEVEN of them (uneven splits, sim/par/pipe.h);
+ * - dp = g / (tp x pp), which must divide the global batch;
+ * - micro-batch: powers of two dividing global_batch / dp;
+ * - schedule: 1f1b; with pp > 1 also interleaved with 2 chunks per stage
+ *   when the micro-batches per iteration are a multiple of pp and
+ *   2 x pp <= layers;
+ * - ZeRO stage, when dp > 1, by framework: megatron 0, 1 (the distributed
+ *   optimizer), deepspeed 0..3 (0, 1 with pp > 1: DeepSpeed's pipeline
+ *   engine does not take stages 2 and 3), fsdp 0, 2, 3 (NO_SHARD,
+ *   SHARD_GRAD_OP, FULL_SHARD), ddp 0; layer-list models only tp = pp = 1
+ *   and ZeRO 0;
+ * - recompute: none, selective, full.
+ * The static estimate of a candidate is the larger of its first and last
+ * pipeline stage: work_static_bytes of the stage's parameters (embedding
+ * or head plus ceil(layers / (pp x v)) x v layers, split by tp) under its
+ * ZeRO stage, plus saved activations of the micro-batches in flight
+ * (1 without a pipeline; 1F1B min(pp, m) on the first stage and 1 on the
+ * last; interleaved min(2 (pp - 1) + (v - 1) pp + 1, m v) chunks on the
+ * first, Narayanan et al. 2021 §2.2), plus the framework's reserve;
+ * candidates above the GPU's capacity are pruned. The rest are simulated
+ * in class mode at stage granularity over two iterations (the first a
+ * warm-up) on `threads` OpenMP threads (0: the default), each on a copy
+ * of its layout's scenario; a recompute mode whose per-layer saved bytes,
+ * rerun time and FLOPs equal those of a lighter mode is not simulated but
+ * takes that candidate's result (alias). Ranked by time to train (iteration time
  * without a run length) or cost (GPU-seconds per iteration without a
  * price); ties keep enumeration order. Returns 0, or the errors of
  * ts_scenario_load for the base scenario, TS_ENOMEM. */

@@ -1,0 +1,129 @@
+/* The search (sim/sweep/search.c): the enumeration counted by hand on a
+ * small case, and a model that fits only sharded or pipelined is given a
+ * sharded or pipelined best.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "sweep/search.h"
+#include "testutil.h"
+#include "work/compute.h"
+
+static struct hw_catalog *cat;
+static struct work_calib calib;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
+	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
+}
+
+static void teardown(void) { hw_catalog_destroy(cat); }
+
+/* Write text to a temporary scenario file; the path into buf. */
+static void scenario(char *buf, size_t n, const char *text)
+{
+	snprintf(buf, n, "/tmp/check_search_XXXXXX");
+	int fd = mkstemp(buf);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* GPT-3 1.3B (24 layers, 16 heads), Megatron-LM (ZeRO 0 or 1 with dp > 1),
+ * global batch 8, up to 4 GPUs of one node. Per (g, tp, pp): micro-batches
+ * (powers of two dividing 8 / dp) x schedules (interleaved x2 when
+ * m = 8 / (dp mb) is a multiple of pp) x ZeRO stages x 3 recompute modes:
+ *   g = 1: (1,1) dp 1: 4 mb x 1 x 1 x 3                      = 12
+ *   g = 2: (1,1) dp 2: 3 mb x 2 ZeRO x 3                     = 18
+ *          (1,2) dp 1: mb 1,2,4 interleave too, 8 only 1f1b:
+ *                      (2 + 2 + 2 + 1) x 3                   = 21
+ *          (2,1) dp 1: 4 x 3                                 = 12
+ *   g = 4: (1,1) dp 4: 2 mb x 2 x 3                          = 12
+ *          (1,2) dp 2: m = 4, 2, 1: (2 + 2 + 1) x 2 x 3      = 30
+ *          (1,4) dp 1: m = 8, 4, 2, 1: (2 + 2 + 1 + 1) x 3   = 18
+ *          (2,1) dp 2: 3 x 2 x 3                             = 18
+ *          (2,2) dp 1: 7 x 3                                 = 21
+ *          (4,1) dp 1: 4 x 3                                 = 12
+ * in all 12 + 51 + 111 = 174. */
+START_TEST(test_count)
+{
+	char path[64];
+	scenario(path, sizeof path,
+		 "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+		 "training = { framework = \"megatron\"; global_batch = 8; micro_batch = 1; "
+		 "seq_len = 2048; };\n");
+	struct search_result sr;
+	struct ts_error err;
+	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, &sr, &err), 0);
+	unlink(path);
+	ck_assert_uint_eq(sr.n, 174);
+	ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, 174);
+	ck_assert_uint_eq(sr.failed, 0);
+	size_t interleaved = 0, z1 = 0;
+	for (size_t i = 0; i < sr.n; i++) {
+		interleaved += sr.c[i].schedule == TS_SCHED_INTERLEAVED;
+		z1 += sr.c[i].zero == 1;
+		ck_assert_uint_eq(sr.c[i].tp * sr.c[i].pp * sr.c[i].dp,
+				  sr.c[i].nodes * sr.c[i].gpus_per_node);
+	}
+	/* interleaved: (3 + 2 + 2 + 3) schedules x ZeRO x 3 = (3 + 2 x 2 + 2 + 3) x 3 */
+	ck_assert_uint_eq(interleaved, 36);
+	/* ZeRO 1: half of every dp > 1 group: (18 + 12 + 30 + 18) / 2 */
+	ck_assert_uint_eq(z1, 39);
+	/* ranked best first */
+	for (size_t i = 1; i < sr.ranked; i++)
+		ck_assert(sr.c[i - 1].score <= sr.c[i].score);
+	search_result_free(&sr);
+}
+END_TEST
+
+/* GPT-3 13B with DeepSpeed on up to 4 single-GPU nodes (so tp = 1): 13e9
+ * parameters x 16 bytes = 208 GB without ZeRO; ZeRO-1 over dp = 4 keeps
+ * 4 + 12 / 4 = 7 bytes per parameter, 91 GB; neither fits in 80 GB, so
+ * whatever is ranked shards gradients or weights (ZeRO >= 2) or splits
+ * the model into pipeline stages. */
+START_TEST(test_needs_sharding)
+{
+	char path[64];
+	scenario(path, sizeof path,
+		 "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 4; gpus_per_node = 1;\n"
+		 "training = { framework = \"deepspeed\"; global_batch = 16; micro_batch = 1; "
+		 "seq_len = 2048; };\n");
+	struct search_result sr;
+	struct ts_error err;
+	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, &sr, &err), 0);
+	unlink(path);
+	ck_assert_uint_gt(sr.ranked, 0);
+	for (size_t i = 0; i < sr.ranked; i++) {
+		const struct search_cand *c = &sr.c[i];
+		ck_assert_uint_eq(c->tp, 1);
+		ck_assert_msg(c->zero >= 2 || c->pp > 1, "rank %zu: zero %d pp %u fits", i, c->zero,
+			      c->pp);
+	}
+	ck_assert(sr.c[0].zero == 3 || sr.c[0].pp > 1 || sr.c[0].zero == 2);
+	search_result_free(&sr);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("search");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 600);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_count);
+	tcase_add_test(tc, test_needs_sharding);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
