@@ -53,15 +53,37 @@ START_TEST(layout_groups)
 	layout_group(&l, 1234, LAYOUT_DP, grp);
 	ck_assert_uint_eq(grp[0], 1026);
 	ck_assert_uint_eq(grp[127], 1026 + 8 * 127);
-	/* classes: one per stage of 1024 members; the TP group is one node,
-	 * 128 of them per class; the DP group spans 128 nodes, and of the 8
-	 * per class only the one on local GPU 0 loads the class's links */
-	ck_assert_uint_eq(l.nclasses, 16);
-	ck_assert_uint_eq(layout_class_of(&l, 1234), 1);
-	ck_assert_uint_eq(layout_class_members(&l, 1), 1024);
-	ck_assert_uint_eq(layout_coll_mult(&l, 1, LAYOUT_TP), 128);
-	ck_assert_uint_eq(layout_coll_mult(&l, 1, LAYOUT_DP), 1 * 128); /* t = 0 only: same local GPU */
-	ck_assert_uint_eq(layout_p2p_mult(&l, 1), 128);
+	/* classes: one per stage and local GPU, 16 x 8, each of 128 members
+	 * (one per node of the stage); rank 1234 is on local GPU 2 of stage 1.
+	 * The TP groups (one node each) are led by local GPU 0's class, 128
+	 * of them; local GPU 2's class leads one DP group (TP rank 2's, first
+	 * rank 1026) spanning 128 nodes */
+	uint32_t base = 0;
+	ck_assert_uint_eq(l.nclasses, 128);
+	ck_assert_uint_eq(layout_class_of(&l, 1234), 8 + 2);
+	ck_assert_uint_eq(layout_class_rep(&l, 10), 1024 + 2);
+	ck_assert_uint_eq(layout_class_stage(&l, 10), 1);
+	ck_assert_uint_eq(layout_class_members(&l, 10), 128);
+	ck_assert_uint_eq(layout_group_lead(&l, 10, LAYOUT_TP, &base), 0);
+	ck_assert_uint_eq(layout_group_lead(&l, 8, LAYOUT_TP, &base), 128);
+	ck_assert_uint_eq(base, 1024);
+	ck_assert_uint_eq(layout_coll_mult(&l, 8, LAYOUT_TP), 128 * 1);
+	ck_assert_uint_eq(layout_group_lead(&l, 10, LAYOUT_DP, &base), 1);
+	ck_assert_uint_eq(base, 1026);
+	ck_assert_uint_eq(layout_coll_mult(&l, 10, LAYOUT_DP), 1 * 128);
+	ck_assert_uint_eq(layout_p2p_mult(&l, 10), 128);
+	/* a stage smaller than a node (TP 2 x PP 4 on one node of 8): stage 1
+	 * is local GPUs 2 and 3, two classes of one member */
+	ck_assert_int_eq(layout_init(&l, 2, 1, 1, 4, NULL, 8, true, &err), 0);
+	ck_assert_uint_eq(l.nclasses, 8);
+	ck_assert_uint_eq(layout_class_of(&l, 3), 3);
+	ck_assert_uint_eq(layout_class_rep(&l, 3), 3);
+	ck_assert_uint_eq(layout_class_members(&l, 3), 1);
+	ck_assert_uint_eq(layout_group_lead(&l, 2, LAYOUT_TP, &base), 1);
+	ck_assert_uint_eq(base, 2);
+	ck_assert_int_eq(layout_init(&l, 1, 1, 1, 1, NULL, LAYOUT_MAX_GPN + 1, true, &err),
+			 TS_EINVALID);
+	ck_assert_int_eq(layout_init(&l, 1, 1, 1, 1, NULL, LAYOUT_MAX_GPN + 1, false, &err), 0);
 	/* another order: dp innermost */
 	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, "dp-tp-cp-pp", 8, false, &err), 0);
 	ck_assert_uint_eq(layout_coord(&l, 1234, LAYOUT_DP), 1234 % 128);

@@ -3,8 +3,9 @@
  * A rank is a mixed-radix number whose digits are its coordinates, the
  * innermost dimension the least significant digit. Groups are the ranks
  * that differ in one digit; a class in class mode is the set of ranks with
- * one pipeline coordinate. Everything here is arithmetic on the degrees and
- * strides: no tables, so 16,384-GPU layouts cost nothing.
+ * one pipeline coordinate and one local GPU. Everything is arithmetic on
+ * the degrees and strides but for a table of stage 0's classes (at most
+ * LAYOUT_MAX_GPN rows), so 16,384-GPU layouts cost nothing.
  * SPDX-License-Identifier: MIT */
 #include <string.h>
 
@@ -57,16 +58,35 @@ int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_
 	l->gpus = stride;
 	l->gpus_per_node = gpus_per_node;
 	l->class_mode = class_mode;
-	l->nclasses = class_mode ? pp : l->gpus;
-	/* ranks of stage 0 are those with pp coordinate 0 */
+	l->nclasses = l->gpus;
+	if (!class_mode)
+		return 0;
+	if (gpus_per_node > LAYOUT_MAX_GPN)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "gpus_per_node", "found %u, "
+				    "expected at most %u in class mode (sim.mode = \"full\" "
+				    "has no limit)", gpus_per_node, LAYOUT_MAX_GPN);
+	/* the classes of stage 0 (the ranks with pp coordinate 0), in order
+	 * of their lowest rank */
+	for (uint32_t q = 0; q < LAYOUT_MAX_GPN; q++)
+		l->res_idx[q] = UINT32_MAX;
 	for (uint32_t r = 0; r < l->gpus; r++) {
-		if (layout_coord(l, r, LAYOUT_PP) || r % gpus_per_node)
+		if (layout_coord(l, r, LAYOUT_PP))
 			continue;
-		l->alike[LAYOUT_PP]++;
-		for (int d = 0; d < LAYOUT_PP; d++)
-			if (layout_coord(l, r, (enum layout_dim)d) == 0)
-				l->alike[d]++;
+		uint32_t q = r % gpus_per_node, i = l->res_idx[q];
+		if (i == UINT32_MAX) {
+			i = l->res_idx[q] = l->per++;
+			l->res[i] = q;
+			l->rep0[i] = r;
+		}
+		l->cnt[i]++;
+		for (int d = 0; d < LAYOUT_DIM_COUNT_; d++) {
+			if (layout_coord(l, r, (enum layout_dim)d))
+				continue;
+			if (!l->lead[d][i]++)
+				l->base0[d][i] = r;
+		}
 	}
+	l->nclasses = pp * l->per;
 	return 0;
 }
 
@@ -117,36 +137,59 @@ uint32_t layout_group_nodes(const struct layout *l, uint32_t rank, enum layout_d
 	return n;
 }
 
+/* Index in its stage of the class of rank (class mode). */
+static uint32_t class_index(const struct layout *l, uint32_t rank)
+{
+	uint32_t g = l->gpus_per_node, s = layout_coord(l, rank, LAYOUT_PP);
+	uint32_t shift = (uint32_t)(((uint64_t)s * l->stride[LAYOUT_PP]) % g);
+	return l->res_idx[(rank % g + g - shift) % g];
+}
+
 uint32_t layout_class_of(const struct layout *l, uint32_t rank)
 {
-	return l->class_mode ? layout_coord(l, rank, LAYOUT_PP) : rank;
+	if (!l->class_mode)
+		return rank;
+	return layout_coord(l, rank, LAYOUT_PP) * l->per + class_index(l, rank);
 }
 
 uint32_t layout_class_rep(const struct layout *l, uint32_t k)
 {
-	return l->class_mode ? k * l->stride[LAYOUT_PP] : k;
+	if (!l->class_mode)
+		return k;
+	return l->rep0[k % l->per] + k / l->per * l->stride[LAYOUT_PP];
 }
 
 uint32_t layout_class_members(const struct layout *l, uint32_t k)
 {
-	(void)k;
-	return l->class_mode ? l->gpus / l->deg[LAYOUT_PP] : 1;
+	return l->class_mode ? l->cnt[k % l->per] : 1;
 }
 
 uint32_t layout_class_stage(const struct layout *l, uint32_t k)
 {
-	return layout_coord(l, layout_class_rep(l, k), LAYOUT_PP);
+	return l->class_mode ? k / l->per : layout_coord(l, k, LAYOUT_PP);
+}
+
+uint32_t layout_group_lead(const struct layout *l, uint32_t k, enum layout_dim d,
+			   uint32_t *base)
+{
+	if (!l->class_mode) {
+		*base = k;
+		return layout_coord(l, k, d) == 0;
+	}
+	uint32_t i = k % l->per, n = l->lead[d][i];
+	*base = n ? l->base0[d][i] + k / l->per * l->stride[LAYOUT_PP] : 0;
+	return n;
 }
 
 uint32_t layout_coll_mult(const struct layout *l, uint32_t k, enum layout_dim d)
 {
 	if (!l->class_mode)
 		return 1;
-	return l->alike[d] * layout_group_nodes(l, layout_class_rep(l, k), d);
+	uint32_t base, n = layout_group_lead(l, k, d, &base);
+	return n * layout_group_nodes(l, base, d);
 }
 
 uint32_t layout_p2p_mult(const struct layout *l, uint32_t k)
 {
-	(void)k;
-	return l->class_mode ? l->alike[LAYOUT_PP] : 1;
+	return layout_class_members(l, k);
 }

@@ -23,29 +23,45 @@ enum layout_dim { LAYOUT_TP, LAYOUT_CP, LAYOUT_DP, LAYOUT_PP, LAYOUT_DIM_COUNT_ 
  * Megatron-LM", §3.3). Ranks are numbered node by node, so an innermost
  * group of at most gpus_per_node ranks lies in one node.
  *
- * Rank classes (DESIGN.md, "The engine"): in class mode nothing tells apart
- * the ranks of one pipeline stage (they run the same schedule on alike
- * links), so class k is pipeline stage k with tp x cp x dp members; in full
- * mode class k is rank k. Both use the same code path. */
+ * Rank classes (DESIGN.md, "The engine"): in class mode the ranks of one
+ * pipeline stage that sit on the same local GPU of their nodes form a class
+ * (one member per node of the stage): they run the same schedule on links
+ * of the same link classes (sim/net/net.h splits those by stage), so full
+ * mode, where class k is rank k, gives them the same times whenever the
+ * nodes of a stage are alike. Classes are no coarser than the link
+ * classes: a stage's ranks on other local GPUs load other links (their own
+ * NVLink ports, PCIe switches and NICs) and are classes of their own, so
+ * every group's traffic that meets another in full mode meets it in class
+ * mode too. Both modes use the same code path. */
+#define LAYOUT_MAX_GPN 128u /* class mode: most GPUs per node */
 struct layout {
 	uint32_t deg[LAYOUT_DIM_COUNT_];    /* degree of each dimension, >= 1 */
 	uint32_t order[LAYOUT_DIM_COUNT_];  /* dimensions, innermost first */
 	uint32_t stride[LAYOUT_DIM_COUNT_]; /* rank stride of each dimension */
 	uint32_t gpus;                      /* product of the degrees */
 	uint32_t gpus_per_node;             /* >= 1 */
-	bool class_mode;                    /* classes = stages (true) or ranks */
-	uint32_t nclasses;                  /* pp in class mode, gpus in full mode */
-	/* class mode: groups along d in one class that sit on the same local
-	 * GPUs of their nodes as the class's first group (so on the same link
-	 * classes), and the same count for the members (index LAYOUT_PP) */
-	uint32_t alike[LAYOUT_DIM_COUNT_];
+	bool class_mode;                    /* classes = (stage, local GPU) or ranks */
+	uint32_t nclasses;                  /* pp x per in class mode, gpus in full mode */
+	/* class mode; stage s's ranks are stage 0's plus s x stride[PP], so
+	 * one table of stage 0 serves all stages. Class s x per + i holds the
+	 * ranks of stage s whose local GPU is (res[i] + s x stride[PP]) mod
+	 * gpus_per_node. */
+	uint32_t per;                       /* classes per stage */
+	uint32_t res_idx[LAYOUT_MAX_GPN];   /* local GPU in stage 0 -> i, UINT32_MAX if none */
+	uint32_t res[LAYOUT_MAX_GPN];       /* i -> local GPU in stage 0 */
+	uint32_t cnt[LAYOUT_MAX_GPN];       /* i -> members */
+	uint32_t rep0[LAYOUT_MAX_GPN];      /* i -> lowest member in stage 0 */
+	/* i -> groups along d whose first rank (coordinate d = 0) is in the
+	 * class, and the lowest such first rank in stage 0 */
+	uint32_t lead[LAYOUT_DIM_COUNT_][LAYOUT_MAX_GPN];
+	uint32_t base0[LAYOUT_DIM_COUNT_][LAYOUT_MAX_GPN];
 };
 
 /* Fill *l. `order` is NULL or "" for the default, else the four names
  * "tp", "cp", "dp", "pp" joined by '-', innermost first ("dp-tp-cp-pp").
  * Returns 0, or TS_EINVALID (a degree of 0, an order that is not a
- * permutation of the four names) with err filled (its key is
- * "parallel.order"). */
+ * permutation of the four names, more than LAYOUT_MAX_GPN GPUs per node in
+ * class mode) with err filled. */
 int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_t pp,
 		const char *order, uint32_t gpus_per_node, bool class_mode,
 		struct ts_error *err);
@@ -76,19 +92,24 @@ uint32_t layout_class_rep(const struct layout *l, uint32_t k);
 uint32_t layout_class_members(const struct layout *l, uint32_t k);
 uint32_t layout_class_stage(const struct layout *l, uint32_t k);
 
-/* struct coll_spec's `mult` for a collective over dimension d issued by
- * class k: in class mode the groups along d inside the class that use the
- * same local GPUs as the class's first group (alike[d]: groups on other
- * local GPUs load other link classes, which class mode leaves unbuilt, as
- * they would not meet the first group's traffic in full mode either) times
- * the nodes each spans (only ranks[0]'s node is built, see
- * sim/net/coll.h); 1 in full mode. For a send between pipeline stages (a
- * two-rank chain with one edge) use layout_p2p_mult. */
+/* The groups along d that class k leads, i.e. whose first rank (coordinate
+ * d = 0) is a member of k: returns their number (0: k leads none) and puts
+ * the lowest such first rank in *base. Groups led by one class are alike:
+ * their members sit on the same local GPUs, so their member classes are
+ * the same. Full mode: 1 and *base = k when rank k has coordinate 0 along
+ * d, else 0. */
+uint32_t layout_group_lead(const struct layout *l, uint32_t k, enum layout_dim d,
+			   uint32_t *base);
+
+/* struct coll_spec's `mult` for the collective over dimension d led by
+ * class k (layout_group_lead > 0): in class mode the groups k leads times
+ * the nodes each spans (only the first rank's node is built, see
+ * sim/net/coll.h); 1 in full mode. For a send between pipeline stages use
+ * layout_p2p_mult. */
 uint32_t layout_coll_mult(const struct layout *l, uint32_t k, enum layout_dim d);
 
-/* mult of a one-way transfer from each member of class k to its peer: the
- * members on the same local GPU as the class's first rank in class mode
- * (one edge each), 1 in full mode. */
+/* mult of a one-way transfer from each member of class k to its peer (one
+ * edge each): the members of k in class mode, 1 in full mode. */
 uint32_t layout_p2p_mult(const struct layout *l, uint32_t k);
 
 #endif

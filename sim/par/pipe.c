@@ -206,22 +206,25 @@ static uint32_t mark(struct pb *b, uint32_t k, const char *label, enum graph_mem
 	return task(b, &ms);
 }
 
-/* Is class k the first of its group along d? */
+/* Does class k lead groups along d (sim/par/layout.h)? */
 static bool leads(const struct pb *b, uint32_t k, enum layout_dim d)
 {
-	return b->lay->class_mode || layout_coord(b->lay, layout_class_rep(b->lay, k), d) == 0;
+	uint32_t base;
+	return layout_group_lead(b->lay, k, d, &base) > 0;
 }
 
-/* A collective over k's group along d (k leads it), after each member
- * class's task last[member] (GRAPH_NONE: its latest compute task). Returns
- * its id. Members' ids in b->ranks. */
+/* A collective over the groups along d that k leads (one activity with
+ * their multiplicity), after each member class's task last[member]
+ * (GRAPH_NONE: its latest compute task). Returns its id. Members' ranks in
+ * b->ranks. */
 static uint32_t group_coll(struct pb *b, uint32_t k, enum layout_dim d, enum coll_op op,
 			   double bytes, enum graph_kind kind, uint32_t stream, const char *label,
 			   const uint32_t *after)
 {
 	const struct layout *l = b->lay;
-	uint32_t n = l->deg[d];
-	layout_group(l, layout_class_rep(l, k), d, b->ranks);
+	uint32_t n = l->deg[d], base;
+	layout_group_lead(l, k, d, &base);
+	layout_group(l, base, d, b->ranks);
 	struct coll_spec cs = {.op = op, .ranks = b->ranks, .nranks = n, .bytes = bytes,
 			       .mult = layout_coll_mult(l, k, d)};
 	struct graph_task_spec ts = {.kind = kind, .stream = stream, .label = label,
@@ -244,17 +247,35 @@ static void each_member(struct pb *b, uint32_t k, enum layout_dim d, uint32_t id
 			void (*fn)(struct pb *, uint32_t, uint32_t))
 {
 	const struct layout *l = b->lay;
-	uint32_t prev = UINT32_MAX;
+	uint32_t prev = UINT32_MAX, base;
+	layout_group_lead(l, k, d, &base);
 	for (uint32_t c = 0; c < l->deg[d] && !b->rc; c++) {
-		uint32_t mk = layout_class_of(l, layout_move(l, layout_class_rep(l, k), d, c));
+		uint32_t mk = layout_class_of(l, layout_move(l, base, d, c));
 		if (mk != prev)
 			fn(b, mk, id);
 		prev = mk;
 	}
 }
 
-static void set_pending(struct pb *b, uint32_t k, uint32_t id) { b->c[k].pending = id; }
-static void set_tp_last(struct pb *b, uint32_t k, uint32_t id) { b->c[k].tp_last = id; }
+/* *slot = id, or, when the slot already holds a task of this round (a
+ * class that is a member of groups led by different classes, as when a
+ * group straddles nodes unevenly in class mode), a mark after both. */
+static void join(struct pb *b, uint32_t *slot, uint32_t id)
+{
+	if (*slot == GRAPH_NONE || *slot == id) {
+		*slot = id;
+		return;
+	}
+	struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = GRAPH_NONE, .label = "joined",
+				     .res = GRAPH_NONE, .mult = 1, .pool = GRAPH_NONE};
+	uint32_t m = task(b, &ms);
+	dep(b, *slot, m);
+	dep(b, id, m);
+	*slot = m;
+}
+
+static void set_pending(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].pending, id); }
+static void set_tp_last(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].tp_last, id); }
 static void set_red(struct pb *b, uint32_t k, uint32_t id) { b->c[k].red_last = id; }
 static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
 {
@@ -529,12 +550,12 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 						 params * j->weight_bpp, GRAPH_COMM, b->c[k].dpcomm,
 						 "param all-gather", lastv);
 			const struct layout *l = b->lay;
-			uint32_t prev = UINT32_MAX;
+			uint32_t prev = UINT32_MAX, base;
+			layout_group_lead(l, k, LAYOUT_DP, &base);
 			for (uint32_t c = 0; c < l->deg[LAYOUT_DP]; c++) {
-				uint32_t mk = layout_class_of(
-				    l, layout_move(l, layout_class_rep(l, k), LAYOUT_DP, c));
+				uint32_t mk = layout_class_of(l, layout_move(l, base, LAYOUT_DP, c));
 				if (mk != prev)
-					b->gate[(size_t)mk * b->v + jj] = id;
+					join(b, &b->gate[(size_t)mk * b->v + jj], id);
 				prev = mk;
 			}
 		}
