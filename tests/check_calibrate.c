@@ -2,10 +2,16 @@
  * equal to trainsim's own prediction returns the committed constants; a
  * prediction made with one constant changed brings that constant back;
  * only the most sensitive constant moves; bad and unreachable measurements.
+ * Link efficiency from nccl-tests: a table trainsim wrote at a known
+ * efficiency gives that efficiency back, in one node and across two.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "hw/catalog.h"
@@ -134,6 +140,111 @@ START_TEST(test_unreachable)
 }
 END_TEST
 
+/* Write an all_reduce_perf table of `gpus` ranks from 1 MiB to 8 GiB (x2),
+ * busbw predicted by trainsim for scenario file `scen` with link type
+ * `link` at efficiency eff, as nccl-tests prints it (13 fields, GB/s with
+ * 4 decimals), to a temporary file; its path into out. */
+static void synth(const char *scen, const char *link, double eff, uint32_t gpus, char *out,
+		  size_t n)
+{
+	struct ts_error e;
+	struct ts_scenario *s = NULL;
+	int k = hw_catalog_find_link(cat, link);
+	ck_assert_int_ge(k, 0);
+	double keep = hw_catalog_link(cat, (size_t)k)->efficiency;
+	ck_assert_int_eq(hw_catalog_set_link_efficiency(cat, (size_t)k, eff), 0);
+	ck_assert_int_eq(ts_scenario_load(cat, scen, NULL, 0, &s, &e), 0);
+	snprintf(out, n, "/tmp/check_nccl_XXXXXX");
+	int fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 8589934592 step: 2(factor)\n");
+	for (uint32_t r = 0; r < gpus; r++)
+		fprintf(f, "#  Rank %2u Group  0 Pid  4242 on node%u device  %u [0x07] "
+			   "NVIDIA A100-SXM4-80GB\n", r, r / 8, r % 8);
+	fprintf(f, "#       size         count      type   redop    root     time   algbw   "
+		   "busbw #wrong     time   algbw   busbw #wrong\n");
+	for (double b = 1048576.0; b <= 8589934592.0; b *= 2.0) {
+		double bus;
+		ck_assert_int_eq(calib_coll_busbw(s, gpus, b, &bus, &e), 0);
+		double alg = bus / (2.0 * (gpus - 1) / gpus), us = b / alg * 1e6;
+		fprintf(f, "%12.0f %12.0f     float     sum      -1 %8.2f %7.4f %7.4f      0 "
+			   "%8.2f %7.4f %7.4f      0\n", b, b / 4.0, us, alg / 1e9, bus / 1e9, us,
+			alg / 1e9, bus / 1e9);
+	}
+	fprintf(f, "# Avg bus bandwidth    : 0\n");
+	ck_assert_int_eq(fclose(f), 0);
+	ts_scenario_destroy(s);
+	ck_assert_int_eq(hw_catalog_set_link_efficiency(cat, (size_t)k, keep), 0);
+}
+
+static void fit_back(const char *text, const char *link, double eff, uint32_t gpus)
+{
+	char scen[64], table[64];
+	snprintf(scen, sizeof scen, "/tmp/check_nccl_scen_XXXXXX");
+	int fd = mkstemp(scen);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	synth(scen, link, eff, gpus, table, sizeof table);
+	struct nccl_table t;
+	struct calib_link_fit fit;
+	struct ts_error e;
+	ck_assert_int_eq(nccltests_read(table, &t, &e), 0);
+	ck_assert_uint_eq(t.nranks, gpus);
+	ck_assert_uint_eq(t.n, 14);
+	double before = hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, link))->efficiency;
+	ck_assert_int_eq(calib_fit_nccl(cat, scen, NULL, 0, &t, &fit, &e), 0);
+	ck_assert_str_eq(fit.link, link);
+	ck_assert_uint_eq(fit.gpus, gpus);
+	ck_assert_double_eq_tol(fit.from_bytes, 1073741824.0, 0.5); /* 8 GiB / 8 */
+	ck_assert(!fit.at_bound);
+	/* busbw printed to 1e-4 GB/s of some 10-200 GB/s: 1e-5 relative */
+	ck_assert_double_eq_tol(fit.fitted_eff, eff, 1e-4);
+	ck_assert_double_eq_tol(fit.after_Bps / fit.measured_Bps, 1.0, 1e-5);
+	/* the catalog is left as it was */
+	ck_assert_double_eq_tol(
+	    hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, link))->efficiency, before,
+	    1e-15);
+	nccltests_free(&t);
+	unlink(table);
+	unlink(scen);
+}
+
+START_TEST(test_nccl_nvlink)
+{
+	fit_back("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n", "nvlink3", 0.55, 8);
+}
+END_TEST
+
+START_TEST(test_nccl_nic)
+{
+	fit_back("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n", "ib-hdr", 0.6,
+		 16);
+}
+END_TEST
+
+START_TEST(test_nccl_bad_row)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/check_nccl_bad_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	const char *text = "# size count type\n  1048576 262144 float sum -1 12.0\n";
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	struct nccl_table t;
+	struct ts_error e;
+	ck_assert_int_eq(nccltests_read(path, &t, &e), TS_ESYNTAX);
+	char line[1400];
+	ts_error_format(&e, line, sizeof line);
+	ck_assert_msg(strstr(line, ":2") && strstr(line, "found 6 fields"), "%s", line);
+	ck_assert_ptr_null(t.rows);
+	unlink(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("calibrate");
@@ -144,6 +255,9 @@ int main(void)
 	tcase_add_test(tc, test_recovers_launch);
 	tcase_add_test(tc, test_recovers_k0);
 	tcase_add_test(tc, test_unreachable);
+	tcase_add_test(tc, test_nccl_nvlink);
+	tcase_add_test(tc, test_nccl_nic);
+	tcase_add_test(tc, test_nccl_bad_row);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? 1 : 0;
 }

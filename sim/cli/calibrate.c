@@ -1,5 +1,6 @@
 /* trainsim calibrate: fit the efficiency constants to one measured
- * iteration time and write an overrides file for run, sweep and compare.
+ * iteration time, or a link type's efficiency to nccl-tests output, and
+ * write an overrides file for run, compare, sweep and search.
  * SPDX-License-Identifier: MIT */
 #include <errno.h>
 #include <math.h>
@@ -9,17 +10,20 @@
 
 #include "cli/cli.h"
 #include "hw/catalog.h"
+#include "base/units.h"
 #include "io/calibcfg.h"
+#include "io/nccltests.h"
 #include "io/scenario.h"
 #include "sweep/calibrate.h"
 #include "work/compute.h"
 
-int cli_apply_calib(const char *cmd, const char *path, struct work_calib *calib)
+int cli_apply_calib(const char *cmd, const char *path, struct hw_catalog *cat,
+		    struct work_calib *calib)
 {
 	struct ts_error err;
 	if (!path)
 		return CLI_OK;
-	if (calibcfg_apply(path, calib, &err))
+	if (calibcfg_apply(path, cat, calib, &err))
 		return cli_print_error(cmd, &err);
 	return CLI_OK;
 }
@@ -27,24 +31,86 @@ int cli_apply_calib(const char *cmd, const char *path, struct work_calib *calib)
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: trainsim calibrate SCENARIO.cfg --measured-iteration-s SECONDS\n"
-		     "                          [-o OVERRIDES.cfg]\n"
-		     "  writes the fitted constants to OVERRIDES.cfg (default "
-		     "calibration.cfg);\n"
-		     "  trainsim run|sweep|compare --calib OVERRIDES.cfg use them\n");
+		     "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
+		     "       trainsim calibrate SCENARIO.cfg --nccl-tests all_reduce_perf.txt\n"
+		     "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
+		     "  writes the fitted constants (or the link efficiency that makes the\n"
+		     "  simulated all-reduce busbw plateau match nccl-tests') to OVERRIDES.cfg\n"
+		     "  (default calibration.cfg); trainsim run|sweep|compare|search\n"
+		     "  --calib OVERRIDES.cfg use them\n");
+}
+
+/* --nccl-tests: fit the bound link type's efficiency, print, write. */
+static int calibrate_nccl(const char *path, const char **sets, size_t nsets, const char *file,
+			  const char *out_path)
+{
+	struct hw_catalog *cat = NULL;
+	struct nccl_table t;
+	struct calib_link_fit fit;
+	struct ts_error err;
+	int rc = cli_load_common("calibrate", &cat, NULL);
+	if (rc)
+		return rc;
+	ts_error_clear(&err);
+	if (nccltests_read(file, &t, &err)) {
+		rc = cli_print_error("calibrate", &err);
+		goto done;
+	}
+	if (calib_fit_nccl(cat, path, (const char *const *)sets, nsets, &t, &fit, &err)) {
+		rc = cli_print_error("calibrate", &err);
+		goto done;
+	}
+	char a[32], b[32];
+	printf("Calibration of %s to nccl-tests all-reduce %s (%u GPUs on %u node%s)\n\n",
+	       path, file, fit.gpus, fit.nodes, fit.nodes == 1 ? "" : "s");
+	printf("busbw plateau from %s: measured %.2f GB/s\n",
+	       ts_units_format(fit.from_bytes, TS_UNIT_BYTES, a, sizeof a), fit.measured_Bps / 1e9);
+	printf("%-12s %12s %12s %14s %14s\n", "link", "before", "fitted", "busbw before",
+	       "busbw fitted");
+	snprintf(a, sizeof a, "%.2f GB/s", fit.before_Bps / 1e9);
+	snprintf(b, sizeof b, "%.2f GB/s", fit.after_Bps / 1e9);
+	printf("%-12s %12.4f %12.4f %14s %14s\n", fit.link, fit.before_eff, fit.fitted_eff, a, b);
+	printf("fit: %zu plateaus simulated; the efficiency of the link the all-reduce is bound "
+	       "by (%s)\n", fit.evaluations, fit.nodes == 1 ? "the GPUs' own links" : "the NICs");
+	if (fit.at_bound)
+		printf("note: the efficiency stopped at %g: the measurement is beyond what this "
+		       "link's efficiency explains\n", fit.fitted_eff);
+	FILE *o = fopen(out_path, "w");
+	char src[600];
+	snprintf(src, sizeof src, "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
+		 "GPUs", path, file, fit.measured_Bps / 1e9, fit.gpus);
+	if (!o || calibcfg_write_link(o, fit.link, fit.fitted_eff,
+				      "trainsim calibration overrides: use with --calib", src) ||
+	    fclose(o)) {
+		fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n", out_path);
+		rc = CLI_BADINPUT;
+		goto done;
+	}
+	printf("wrote %s (use: trainsim run|sweep|compare|search ... --calib %s)\n", out_path,
+	       out_path);
+	rc = fflush(stdout) ? CLI_BADINPUT : CLI_OK;
+done:
+	nccltests_free(&t);
+	hw_catalog_destroy(cat);
+	return rc;
 }
 
 int cli_calibrate(int argc, char **argv)
 {
-	const char *path = NULL, *out_path = "calibration.cfg", *meas = NULL;
-	const char *const *sets = NULL;
+	const char *path = NULL, *out_path = "calibration.cfg", *meas = NULL, *nccl = NULL;
+	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
 	int rc = CLI_USAGE;
+	if (!sets)
+		return CLI_BADINPUT;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			return CLI_OK;
-		} else if (!strcmp(a, "--measured-iteration-s") || !strcmp(a, "-o")) {
+			rc = CLI_OK;
+			goto out;
+		} else if (!strcmp(a, "--measured-iteration-s") || !strcmp(a, "-o") ||
+			   !strcmp(a, "--nccl-tests") || !strcmp(a, "--set")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "trainsim calibrate: %s: found nothing, expected "
 						"a value after it\n", a);
@@ -53,16 +119,16 @@ int cli_calibrate(int argc, char **argv)
 			const char *v = argv[++i];
 			if (!strcmp(a, "-o"))
 				out_path = v;
+			else if (!strcmp(a, "--nccl-tests"))
+				nccl = v;
+			else if (!strcmp(a, "--set"))
+				sets[nsets++] = v;
 			else
 				meas = v;
-		} else if (!strcmp(a, "--nccl-tests")) {
-			fprintf(stderr, "trainsim calibrate: --nccl-tests: not supported yet, "
-					"expected --measured-iteration-s\n");
-			goto out;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr,
 				"trainsim calibrate: found unknown option \"%s\", expected "
-				"--measured-iteration-s or -o\n",
+				"--measured-iteration-s, --nccl-tests, --set or -o\n",
 				a);
 			goto out;
 		} else if (!path) {
@@ -73,10 +139,16 @@ int cli_calibrate(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!path || !*path || !meas) {
-		fprintf(stderr, "trainsim calibrate: found %s, expected SCENARIO.cfg "
-				"--measured-iteration-s SECONDS\n",
-			!path || !*path ? "no scenario file" : "no measurement");
+	if (!path || !*path || (!meas) == (!nccl)) {
+		fprintf(stderr, "trainsim calibrate: found %s, expected SCENARIO.cfg and one "
+				"of --measured-iteration-s SECONDS or --nccl-tests FILE\n",
+			!path || !*path ? "no scenario file"
+			: meas		? "two measurements"
+					: "no measurement");
+		goto out;
+	}
+	if (nccl) {
+		rc = calibrate_nccl(path, sets, nsets, nccl, out_path);
 		goto out;
 	}
 	char *end;
@@ -96,7 +168,7 @@ int cli_calibrate(int argc, char **argv)
 	struct ts_error err;
 	ts_error_clear(&err);
 	struct calib_fit fit;
-	if (ts_scenario_load(cat, path, sets, nsets, &sc, &err) ||
+	if (ts_scenario_load(cat, path, (const char *const *)sets, nsets, &sc, &err) ||
 	    calib_fit_iteration(sc, &calib, measured, &fit, &err)) {
 		rc = cli_print_error("calibrate", &err);
 		goto done;
@@ -136,5 +208,6 @@ done:
 	ts_scenario_destroy(sc);
 	hw_catalog_destroy(cat);
 out:
+	free(sets);
 	return rc;
 }

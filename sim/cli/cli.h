@@ -29,9 +29,11 @@ int cli_calibrate(int argc, char **argv);
 /* trainsim plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg */
 int cli_plot(int argc, char **argv);
 
-/* Apply the calibration overrides file `path` (NULL: nothing) to *calib;
+/* Apply the calibration overrides file `path` (NULL: nothing) to *calib and
+ * to the link efficiencies of cat;
  * prints the error and returns CLI_BADINPUT on failure. */
-int cli_apply_calib(const char *cmd, const char *path, struct work_calib *calib);
+int cli_apply_calib(const char *cmd, const char *path, struct hw_catalog *cat,
+		    struct work_calib *calib);
 
 /* Directory holding configs/ and models/: $TS_DATA_DIR, else the source tree. */
 const char *cli_data_root(void);

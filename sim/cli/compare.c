@@ -175,7 +175,7 @@ int cli_compare(int argc, char **argv)
 	}
 	struct work_calib calib;
 	if ((rc = cli_load_common("compare", &cat, &calib)) ||
-	    (rc = cli_apply_calib("compare", calib_path, &calib)))
+	    (rc = cli_apply_calib("compare", calib_path, cat, &calib)))
 		goto out;
 	res = ts_calloc(np, sizeof *res);
 	if (!res) {

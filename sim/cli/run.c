@@ -121,7 +121,7 @@ int cli_run(int argc, char **argv)
 	struct hw_catalog *cat = NULL;
 	struct work_calib calib;
 	rc = cli_load_common("run", &cat, &calib);
-	if (!rc && (rc = cli_apply_calib("run", calib_path, &calib)))
+	if (!rc && (rc = cli_apply_calib("run", calib_path, cat, &calib)))
 		hw_catalog_destroy(cat);
 	if (rc)
 		goto out;

@@ -111,7 +111,7 @@ int cli_search(int argc, char **argv)
 	struct work_calib calib;
 	if ((rc = cli_load_common("search", &cat, &calib)))
 		goto out;
-	if ((rc = cli_apply_calib("search", calib_path, &calib))) {
+	if ((rc = cli_apply_calib("search", calib_path, cat, &calib))) {
 		hw_catalog_destroy(cat);
 		goto out;
 	}

@@ -98,7 +98,7 @@ int cli_sweep(int argc, char **argv)
 	int rc = cli_load_common("sweep", &cat, &calib);
 	if (rc)
 		return rc;
-	if ((rc = cli_apply_calib("sweep", calib_path, &calib))) {
+	if ((rc = cli_apply_calib("sweep", calib_path, cat, &calib))) {
 		hw_catalog_destroy(cat);
 		return rc;
 	}

@@ -651,6 +651,14 @@ const struct hw_link_type *hw_catalog_link(const struct hw_catalog *cat, size_t 
 	return i < cat->nlinks ? &cat->links[i] : NULL;
 }
 
+int hw_catalog_set_link_efficiency(struct hw_catalog *cat, size_t i, double efficiency)
+{
+	if (i >= cat->nlinks || !(efficiency > 0.0) || !(efficiency <= 1.0))
+		return TS_ERANGE;
+	cat->links[i].efficiency = efficiency;
+	return 0;
+}
+
 int hw_catalog_find_gpu(const struct hw_catalog *cat, const char *name)
 {
 	for (size_t i = 0; i < cat->ngpus; i++)

@@ -62,6 +62,11 @@ const struct hw_gpu_type *hw_catalog_gpu(const struct hw_catalog *cat, size_t i)
 size_t hw_catalog_nlinks(const struct hw_catalog *cat);
 const struct hw_link_type *hw_catalog_link(const struct hw_catalog *cat, size_t i);
 
+/* Replace the efficiency of link type i (a calibration override, sim/io/
+ * calibcfg.h); clusters built afterwards use it. Returns 0, or TS_ERANGE
+ * (i out of range, efficiency outside (0, 1]). */
+int hw_catalog_set_link_efficiency(struct hw_catalog *cat, size_t i, double efficiency);
+
 /* Find by exact name (case-insensitive); -1 when absent. */
 int hw_catalog_find_gpu(const struct hw_catalog *cat, const char *name);
 int hw_catalog_find_link(const struct hw_catalog *cat, const char *name);

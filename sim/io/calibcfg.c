@@ -8,7 +8,60 @@
 #include "io/calibcfg.h"
 #include "io/cfg.h"
 
-int calibcfg_apply(const char *path, struct work_calib *c, struct ts_error *err)
+/* Most link types one overrides file names. */
+#define CALIBCFG_MAX_LINKS 32
+
+/* links = ( { name; efficiency; source; }, ... ): catalog indices into
+ * idx and efficiencies into eff, *n of them. */
+static int read_links(const config_setting_t *l, const char *path, const struct hw_catalog *cat,
+		      size_t *idx, double *eff, size_t *n, struct ts_error *err)
+{
+	static const char *const inner[] = {"name", "efficiency", "source"};
+	char key[96], fb[160], name[64], close[200];
+	int rc;
+	*n = 0;
+	if (!l)
+		return 0;
+	if (!config_setting_is_list(l) || config_setting_length(l) > CALIBCFG_MAX_LINKS)
+		return cfg_fail(err, TS_ETYPE, l, path, "links",
+				"found %s, expected a list of at most %d ( { name = \"nvlink3\"; "
+				"efficiency = 0.8; }, ... )",
+				cfg_found(l, fb, sizeof fb), CALIBCFG_MAX_LINKS);
+	for (int i = 0; i < config_setting_length(l); i++) {
+		const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+		snprintf(key, sizeof key, "links[%d].", i);
+		if (!config_setting_is_group(e))
+			return cfg_fail(err, TS_ETYPE, e, path, "links",
+					"found %s, expected { name = ...; efficiency = ...; }",
+					cfg_found(e, fb, sizeof fb));
+		if ((rc = cfg_check_keys(e, path, key, inner, 3, err)))
+			return rc;
+		const config_setting_t *nm = config_setting_get_member(e, "name");
+		const config_setting_t *ef = config_setting_get_member(e, "efficiency");
+		snprintf(key, sizeof key, "links[%d].name", i);
+		if (!nm || (rc = cfg_string(nm, path, key, name, sizeof name, err)))
+			return nm ? rc
+				  : cfg_fail(err, TS_EINVALID, e, path, key,
+					     "found nothing, expected name = \"LINK TYPE\";");
+		int k = cat ? hw_catalog_find_link(cat, name) : 0;
+		if (k < 0)
+			return cfg_fail(err, TS_EUNKNOWN_NAME, nm, path, key,
+					"found \"%s\", expected a link type of configs/hardware/; "
+					"close matches: %s", name,
+					hw_catalog_suggest(cat, "link", name, close, sizeof close));
+		snprintf(key, sizeof key, "links[%d].efficiency", i);
+		if (!ef)
+			return cfg_fail(err, TS_EINVALID, e, path, key,
+					"found nothing, expected efficiency = FRACTION;");
+		if ((rc = cfg_float(ef, path, key, 1e-6, 1.0, &eff[*n], err)))
+			return rc;
+		idx[(*n)++] = (size_t)k;
+	}
+	return 0;
+}
+
+int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *c,
+		   struct ts_error *err)
 {
 	char *text;
 	size_t len;
@@ -19,13 +72,18 @@ int calibcfg_apply(const char *path, struct work_calib *c, struct ts_error *err)
 	config_t cfg;
 	config_init(&cfg);
 	struct work_calib w = *c;
-	const char *keys[WORK_CALIB_COUNT];
+	const char *keys[WORK_CALIB_COUNT + 1];
 	for (size_t i = 0; i < WORK_CALIB_COUNT; i++)
 		keys[i] = work_calib_key(i);
+	keys[WORK_CALIB_COUNT] = "links";
 	rc = cfg_parse(&cfg, text, path, err);
 	const config_setting_t *top = config_root_setting(&cfg);
+	size_t nl = 0, li[CALIBCFG_MAX_LINKS];
+	double le[CALIBCFG_MAX_LINKS];
 	if (!rc)
-		rc = cfg_check_keys(top, path, "", keys, WORK_CALIB_COUNT, err);
+		rc = cfg_check_keys(top, path, "", keys, WORK_CALIB_COUNT + 1, err);
+	if (!rc)
+		rc = read_links(config_setting_get_member(top, "links"), path, cat, li, le, &nl, err);
 	for (size_t i = 0; i < WORK_CALIB_COUNT && !rc; i++) {
 		const config_setting_t *g = config_setting_get_member(top, keys[i]);
 		static const char *const inner[] = {"value", "source", "fitted_on"};
@@ -58,11 +116,35 @@ int calibcfg_apply(const char *path, struct work_calib *c, struct ts_error *err)
 			rc = cfg_float(v, path, key, 0.0, 1e12, f, err);
 		}
 	}
-	if (!rc)
+	if (!rc) {
 		*c = w;
+		for (size_t i = 0; i < nl; i++)
+			hw_catalog_set_link_efficiency(cat, li[i], le[i]);
+	}
 	config_destroy(&cfg);
 	ts_free(text, len + 1);
 	return rc;
+}
+
+/* Write text quoted for libconfig (without the quotes). */
+static void put_quoted(FILE *out, const char *source)
+{
+	for (const char *p = source; *p; p++)
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if ((unsigned char)*p >= 0x20)
+			fputc(*p, out);
+}
+
+int calibcfg_write_link(FILE *out, const char *link, double efficiency, const char *header,
+			const char *source)
+{
+	fprintf(out, "# %s\n# SPDX-License-Identifier: MIT\nlinks = (\n\t{\n\t\tname = \"", header);
+	put_quoted(out, link);
+	fprintf(out, "\";\n\t\tefficiency = %.9g;\n\t\tsource = \"", efficiency);
+	put_quoted(out, source);
+	fputs("\";\n\t}\n);\n", out);
+	return ferror(out) ? TS_EIO : 0;
 }
 
 int calibcfg_write(FILE *out, const struct work_calib *c, const size_t *keys, size_t n,
@@ -73,11 +155,7 @@ int calibcfg_write(FILE *out, const struct work_calib *c, const size_t *keys, si
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s = {\n\tvalue = %.9g;\n\tsource = \"", work_calib_key(keys[i]),
 			*work_calib_field(&w, keys[i]));
-		for (const char *p = source; *p; p++)
-			if (*p == '"' || *p == '\\')
-				fprintf(out, "\\%c", *p);
-			else if ((unsigned char)*p >= 0x20)
-				fputc(*p, out);
+		put_quoted(out, source);
 		fputs("\";\n};\n", out);
 	}
 	return ferror(out) ? TS_EIO : 0;

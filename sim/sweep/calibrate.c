@@ -1,12 +1,19 @@
 /* Calibration to one measurement: a sensitivity probe of each candidate
  * constant, then a one-dimensional root search on the most sensitive one in
- * log space (sim/sweep/calibrate.h says why one constant).
+ * log space (sim/sweep/calibrate.h says why one constant); and the
+ * efficiency of a link type fitted to an nccl-tests busbw plateau.
  * SPDX-License-Identifier: MIT */
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
 #include <math.h>
 #include <string.h>
 
+#include "base/alloc.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "hw/cluster.h"
+#include "net/coll.h"
+#include "net/net.h"
 #include "run/run.h"
 #include "sweep/calibrate.h"
 
@@ -125,4 +132,222 @@ int calib_fit_iteration(const struct ts_scenario *sc, const struct work_calib *s
 	out->calib = e.c;
 	out->evaluations = e.n;
 	return 0;
+}
+
+/* ---- link efficiency from nccl-tests ----------------------------------- */
+
+struct coll_timing {
+	struct ts_evq *q;
+	ts_time end;
+};
+
+static void calib_coll_done(void *ctx, uint64_t arg)
+{
+	(void)arg;
+	struct coll_timing *t = ctx;
+	t->end = evq_now(t->q);
+}
+
+int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
+		     double *busbw_Bps, struct ts_error *err)
+{
+	const struct hw_cluster *c = sc->cluster;
+	uint32_t gpn = hw_cluster_gpus_per_node(c);
+	enum net_mode mode = gpus % gpn == 0 ? NET_CLASS : NET_FULL;
+	struct ts_evq *q = NULL;
+	struct ts_fluid *f = NULL;
+	struct ts_net *net = NULL;
+	struct ts_coll *cc = NULL;
+	uint32_t *ranks = ts_calloc(gpus, sizeof *ranks);
+	int rc = TS_ENOMEM;
+	*busbw_Bps = 0.0;
+	if (!ranks || evq_create(&q, 1024) || fluid_create(&f, q) ||
+	    net_create(&net, c, f, mode) || coll_create(&cc, net)) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < gpus; i++)
+		ranks[i] = i;
+	struct coll_timing tm = {.q = q};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = gpus,
+			      .bytes = bytes,
+			      .mult = mode == NET_CLASS ? (gpus + gpn - 1) / gpn : 1,
+			      .done = calib_coll_done, .ctx = &tm};
+	struct coll_plan p;
+	ts_time t0 = evq_now(q);
+	if ((rc = coll_start(cc, &s, &p, err)))
+		goto out;
+	fluid_run(f, TS_TIME_MAX);
+	double t = ts_time_to_s(tm.end - t0);
+	*busbw_Bps = t > 0.0 ? bytes / t * coll_bus_factor(COLL_ALL_REDUCE, gpus) : 0.0;
+	rc = 0;
+out:
+	coll_destroy(cc);
+	net_destroy(net);
+	fluid_destroy(f);
+	evq_destroy(q);
+	ts_free(ranks, gpus * sizeof *ranks);
+	return rc;
+}
+
+struct nccl_eval {
+	struct hw_catalog *cat;
+	const char *path;
+	const char *const *sets;
+	size_t nsets;
+	const struct nccl_table *t;
+	size_t link;
+	uint32_t gpus;
+	double from_bytes, measured;
+	size_t n;
+	int rc;
+	struct ts_error *err;
+};
+
+/* Predicted plateau busbw with link type e->link at efficiency eff,
+ * bytes/s; NAN on error (kept in e->rc). */
+static double nccl_plateau(struct nccl_eval *e, double eff)
+{
+	struct ts_scenario *sc = NULL;
+	double sum = 0.0;
+	size_t k = 0;
+	if (e->rc)
+		return (double)NAN;
+	e->n++;
+	if ((e->rc = hw_catalog_set_link_efficiency(e->cat, e->link, eff))) {
+		ts_error_set(e->err, e->rc, NULL, 0, NULL, "found efficiency %g, expected (0, 1]",
+			     eff);
+		return (double)NAN;
+	}
+	if ((e->rc = ts_scenario_load(e->cat, e->path, e->sets, e->nsets, &sc, e->err)))
+		return (double)NAN;
+	for (size_t i = 0; i < e->t->n && !e->rc; i++) {
+		double b = e->t->rows[i].bytes, bus;
+		if (b < e->from_bytes)
+			continue;
+		if (!(e->rc = calib_coll_busbw(sc, e->gpus, b, &bus, e->err))) {
+			sum += bus;
+			k++;
+		}
+	}
+	ts_scenario_destroy(sc);
+	return e->rc || !k ? (double)NAN : sum / (double)k;
+}
+
+static double nccl_resid(double x, void *ud)
+{
+	struct nccl_eval *e = ud;
+	return log(nccl_plateau(e, x)) - log(e->measured);
+}
+
+/* The link type an all-reduce over `gpus` GPUs of cluster c is bound by
+ * (calib_fit_nccl says which); -1 when there is none. */
+static int bound_link(const struct hw_cluster *c, uint32_t gpus)
+{
+	int first = -1;
+	if (gpus <= hw_cluster_gpus_per_node(c)) {
+		uint32_t g0 = hw_cluster_gpu(c, 0);
+		for (uint32_t l = 0; l < hw_cluster_nlinks(c); l++) {
+			const struct hw_link *k = hw_cluster_link(c, l);
+			if (k->src != g0)
+				continue;
+			enum hw_dev_kind d = hw_cluster_device(c, k->dst)->kind;
+			if (d == HW_DEV_GPU || d == HW_DEV_NVSWITCH)
+				return (int)k->type;
+			if (first < 0)
+				first = (int)k->type;
+		}
+		return first;
+	}
+	for (uint32_t l = 0; l < hw_cluster_nlinks(c); l++) {
+		const struct hw_link *k = hw_cluster_link(c, l);
+		const struct hw_device *a = hw_cluster_device(c, k->src);
+		if (a->node == 0 && a->kind == HW_DEV_NIC &&
+		    hw_cluster_device(c, k->dst)->node == HW_FABRIC)
+			return (int)k->type;
+	}
+	return -1;
+}
+
+int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets,
+		   size_t nsets, const struct nccl_table *t, struct calib_link_fit *out,
+		   struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	struct ts_scenario *sc = NULL;
+	int rc = ts_scenario_load(cat, path, sets, nsets, &sc, err);
+	if (rc)
+		return rc;
+	uint32_t gpus = t->nranks ? t->nranks : sc->gpus;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	if (gpus > hw_cluster_gpus(sc->cluster) || gpus < 2 || (gpus > gpn && gpus % gpn)) {
+		rc = ts_error_set(err, TS_EINVALID, NULL, 0, "--nccl-tests",
+				  "found %u ranks, expected 2 to the %u GPUs of %s, whole nodes "
+				  "of %u beyond one", gpus, hw_cluster_gpus(sc->cluster),
+				  hw_cluster_name(sc->cluster), gpn);
+		goto out;
+	}
+	int link = bound_link(sc->cluster, gpus);
+	if (link < 0) {
+		rc = ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "--nccl-tests",
+				  "found no %s link in %s, expected one to fit",
+				  gpus <= gpn ? "GPU" : "network", hw_cluster_name(sc->cluster));
+		goto out;
+	}
+	const struct hw_link_type *lt = hw_catalog_link(cat, (size_t)link);
+	snprintf(out->link, sizeof out->link, "%s", lt->name);
+	out->link_index = (size_t)link;
+	out->gpus = gpus;
+	out->nodes = (gpus + gpn - 1) / gpn;
+	out->before_eff = lt->efficiency;
+	out->measured_Bps = nccltests_plateau(t, &out->from_bytes);
+	if (!(out->measured_Bps > 0.0)) {
+		rc = ts_error_set(err, TS_EINVALID, NULL, 0, "--nccl-tests",
+				  "found a busbw plateau of 0, expected positive busbw at the "
+				  "largest sizes");
+		goto out;
+	}
+	struct nccl_eval e = {.cat = cat, .path = path, .sets = sets, .nsets = nsets, .t = t,
+			      .link = (size_t)link, .gpus = gpus, .from_bytes = out->from_bytes,
+			      .measured = out->measured_Bps, .err = err};
+	out->before_Bps = nccl_plateau(&e, out->before_eff);
+	double flo = nccl_resid(CALIB_EFF_MIN, &e), fhi = nccl_resid(1.0, &e), x;
+	if ((rc = e.rc))
+		goto restore;
+	if ((flo > 0.0) == (fhi > 0.0) && flo != 0.0 && fhi != 0.0) {
+		x = fabs(flo) < fabs(fhi) ? CALIB_EFF_MIN : 1.0;
+		out->at_bound = true;
+	} else {
+		gsl_function fn = {.function = nccl_resid, .params = &e};
+		gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+		if (!s) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			goto restore;
+		}
+		gsl_error_handler_t *old = gsl_set_error_handler_off();
+		int st = gsl_root_fsolver_set(s, &fn, CALIB_EFF_MIN, 1.0);
+		for (int it = 0; st == GSL_SUCCESS && it < 200 && !e.rc; it++) {
+			if ((st = gsl_root_fsolver_iterate(s)) != GSL_SUCCESS)
+				break;
+			st = gsl_root_test_interval(gsl_root_fsolver_x_lower(s),
+						    gsl_root_fsolver_x_upper(s), 1e-6, 0.0);
+			if (st == GSL_SUCCESS)
+				break;
+			st = st == GSL_CONTINUE ? GSL_SUCCESS : st;
+		}
+		x = gsl_root_fsolver_root(s);
+		gsl_set_error_handler(old);
+		gsl_root_fsolver_free(s);
+		if ((rc = e.rc))
+			goto restore;
+	}
+	out->fitted_eff = x;
+	out->after_Bps = nccl_plateau(&e, x);
+	rc = e.rc;
+	out->evaluations = e.n;
+restore:
+	hw_catalog_set_link_efficiency(cat, (size_t)link, out->before_eff);
+out:
+	ts_scenario_destroy(sc);
+	return rc;
 }

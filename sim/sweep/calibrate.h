@@ -9,6 +9,8 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "hw/catalog.h"
+#include "io/nccltests.h"
 #include "io/scenario.h"
 #include "work/compute.h"
 
@@ -56,5 +58,49 @@ struct calib_fit {
  * with `err` filled. */
 int calib_fit_iteration(const struct ts_scenario *sc, const struct work_calib *start,
 			double measured_s, struct calib_fit *out, struct ts_error *err);
+
+/* Result of calib_fit_nccl. Plain record. */
+struct calib_link_fit {
+	char link[48];		/* link type fitted ("nvlink3", "ib-hdr") */
+	size_t link_index;	/* its catalog index */
+	uint32_t gpus;		/* ranks of the all-reduce */
+	uint32_t nodes;		/* nodes they span */
+	double from_bytes;	/* smallest size of the plateau, bytes */
+	double measured_Bps;	/* measured plateau busbw, bytes/s */
+	double before_eff;	/* the catalog's efficiency */
+	double before_Bps;	/* predicted plateau busbw with it, bytes/s */
+	double fitted_eff;	/* the efficiency whose prediction matches */
+	double after_Bps;	/* predicted plateau busbw with it, bytes/s */
+	size_t evaluations;	/* plateaus simulated */
+	bool at_bound;		/* the measurement lies beyond (CALIB_EFF_MIN, 1]:
+				 * the efficiency stops at the nearer bound */
+};
+
+/* Lowest link efficiency the nccl-tests fit tries. */
+#define CALIB_EFF_MIN 0.01
+
+/* Predicted busbw of an all-reduce of `bytes` over the first `gpus` GPUs
+ * of scenario sc's cluster (class mode when they fill whole nodes), as
+ * nccl-tests defines it: bytes / time x 2 (n - 1) / n, bytes/s, into
+ * *busbw_Bps. Returns 0, TS_ENOMEM or the errors of coll_start. */
+int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
+		     double *busbw_Bps, struct ts_error *err);
+
+/* Fit the efficiency of the link type an all-reduce of scenario file
+ * `path` (with `sets`) is bound by to the nccl-tests table t: the GPUs'
+ * own link (NVLink, or the first link of GPU 0) when the ranks fit in one
+ * node, else the type of node 0's first NIC. The ranks are t->nranks (the
+ * file's "# Rank" lines), else the scenario's GPUs; more than one node
+ * takes whole nodes. The plateau (nccltests_plateau) is simulated at the
+ * same sizes with the cluster rebuilt from catalog cat for each candidate
+ * efficiency e; busbw(e) is monotone in e, and GSL's Brent solver finds
+ * busbw(e) = measured on [CALIB_EFF_MIN, 1] to 1e-6 in e. cat is left with
+ * its efficiency unchanged. Deterministic. Returns 0, TS_EINVALID (no
+ * plateau, more ranks than the scenario's GPUs, or ranks that are not
+ * whole nodes), TS_EUNSUPPORTED (no link to fit), or the errors of
+ * ts_scenario_load and calib_coll_busbw, with `err` filled. */
+int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets,
+		   size_t nsets, const struct nccl_table *t, struct calib_link_fit *out,
+		   struct ts_error *err);
 
 #endif
