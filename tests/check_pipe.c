@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/err.h"
 #include "engine/evq.h"
@@ -166,6 +167,105 @@ static double iter_s(const struct psim *s)
 			    graph_rec(s->g, s->b.iter_end[0])->end);
 }
 
+/* One layer of forward 10 ms (8 ms of it attention), input and weight
+ * gradients 10 ms each (8 ms attention backward), on one DGX A100 node,
+ * layer granularity, no launches, no gradient bytes (so no reduction). */
+static void psim_cp_ep(struct psim *s, uint32_t cp, uint32_t dp, uint32_t ep, double kv,
+		       double a2a, uint32_t m)
+{
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s->c, &err), 0);
+	ck_assert_int_eq(evq_create(&s->q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s->f, s->q), 0);
+	ck_assert_int_eq(net_create(&s->net, s->c, s->f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s->cc, s->net), 0);
+	ck_assert_int_eq(graph_create(&s->g, s->f, s->cc), 0);
+	ck_assert_int_eq(layout_init(&s->l, 1, cp, dp, 1, NULL, 8, true, &err), 0);
+	static struct dp_unit u[3];
+	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
+	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
+				.wgrad_s = 0.010, .act_bytes = 1e6,
+				.act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
+				.ring_fwd_s = 0.008, .ring_bwd_s = 0.008, .a2a_fwd = 2,
+				.a2a_bwd = 2};
+	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
+	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
+			     .interleave = 1, .m = m, .iterations = 2, .lay = &s->l,
+			     .cp_fwd_bytes = kv, .cp_bwd_bytes = 2.0 * kv, .ep = ep,
+			     .a2a_bytes = a2a};
+	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
+	ck_assert_int_eq(graph_run(s->g, &err), 0);
+}
+
+/* Seconds the tasks labelled `label` of iteration 1 run beyond `hidden`
+ * each, and their number. */
+static double exposed_s(const struct psim *s, const char *label, double hidden, uint32_t *n)
+{
+	ts_time t0 = graph_rec(s->g, s->b.iter_end[0])->end;
+	ts_time t1 = graph_rec(s->g, s->b.iter_end[1])->end;
+	double x = 0.0;
+	*n = 0;
+	for (uint32_t t = 0; t < graph_ntasks(s->g); t++) {
+		const struct graph_rec *r = graph_rec(s->g, t);
+		if (strcmp(r->label, label) || r->start < t0 || r->end > t1)
+			continue;
+		double d = ts_time_to_s(r->end - r->start) - hidden;
+		x += d > 0.0 ? d : 0.0;
+		(*n)++;
+	}
+	return x;
+}
+
+/* Ring attention over cp = 2: the one K, V block each rank passes on
+ * overlaps the attention of its own block (8 ms / 2 = 4 ms). A 1 kB block
+ * (microseconds on NVLink) hides entirely: 4 micro-batches take 4 x 30 ms
+ * to the nanosecond. A 4 GB block (about 20 ms forward, 40 ms with the
+ * gradients backward) shows all but the 4 ms it overlaps: the iteration is
+ * 4 x 30 ms plus each ring step's time beyond 4 ms. */
+START_TEST(ring_attention_overlap)
+{
+	struct psim s = {0};
+	psim_cp_ep(&s, 2, 1, 1, 1e3, 0.0, 4);
+	uint32_t n;
+	ck_assert(exposed_s(&s, "kv ring", 0.004, &n) == 0.0);
+	ck_assert_uint_eq(n, 4 * 2); /* one step forward, one backward */
+	ck_assert_msg(fabs(iter_s(&s) - 4 * 0.030) < 1e-9, "%.9f s", iter_s(&s));
+	psim_free(&s);
+	memset(&s, 0, sizeof s);
+	psim_cp_ep(&s, 2, 1, 1, 4e9, 0.0, 4);
+	double x = exposed_s(&s, "kv ring", 0.004, &n);
+	ck_assert_uint_eq(n, 8);
+	ck_assert(x > 8 * 0.010);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s, want %.9f s",
+		      iter_s(&s), 4 * 0.030 + x);
+	psim_free(&s);
+}
+END_TEST
+
+/* MoE all-to-alls over ep = 2 inside dp = 2 run on the compute path: the
+ * iteration is the 4 x 30 ms of compute plus every all-to-all's time (one
+ * collective for the two forward ones of a layer, one for the two
+ * backward); with ep = 1 there are none. */
+START_TEST(moe_all_to_all_on_path)
+{
+	struct psim s = {0};
+	psim_cp_ep(&s, 1, 2, 2, 0.0, 64e6, 4);
+	uint32_t n;
+	double x = exposed_s(&s, "moe all-to-all", 0.0, &n);
+	ck_assert_uint_eq(n, 4 * 2);
+	ck_assert(x > 0.0);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s, want %.9f s",
+		      iter_s(&s), 4 * 0.030 + x);
+	psim_free(&s);
+	memset(&s, 0, sizeof s);
+	psim_cp_ep(&s, 1, 2, 1, 0.0, 64e6, 4);
+	ck_assert(exposed_s(&s, "moe all-to-all", 0.0, &n) == 0.0 && n == 0);
+	ck_assert_msg(fabs(iter_s(&s) - 4 * 0.030) < 1e-9, "%.9f s", iter_s(&s));
+	psim_free(&s);
+}
+END_TEST
+
 /* Ideal time m x (8 layers x 30 ms) / p; the schedule adds (p - 1)/m of it
  * (Narayanan et al. 2021, §2.2.1: bubble fraction (p-1)/m for GPipe and
  * 1F1B, (p-1)/(v m) interleaved). To the nanosecond up to rounding. */
@@ -276,6 +376,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, bubble_fraction);
 	tcase_add_test(tc, memory_in_flight);
 	tcase_add_test(tc, class_equals_full);
+	tcase_add_test(tc, ring_attention_overlap);
+	tcase_add_test(tc, moe_all_to_all_on_path);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -155,8 +155,8 @@ variant mbdiv 's/micro_batch = 4;/micro_batch = 3;/'
 expect 2 'mbdiv.cfg:10|training.micro_batch|found micro_batch = 3|expected a divisor' run mbdiv.cfg
 variant gbdiv 's/global_batch = 64;/global_batch = 60;/'
 expect 2 'gbdiv.cfg:9|training.global_batch|found 60|expected a multiple' run gbdiv.cfg
-variant cp 's/tp = 1;/tp = 1; cp = 2;/'
-expect 2 'cp.cfg:17|parallel.cp|found 2|not modelled yet|expected 1' run cp.cfg
+variant cp 's/tp = 1;/tp = 1; cp = 3;/'
+expect 2 'cp.cfg:17|parallel.tp|found tp x pp x cp = 1 x 1 x 3|expected a divisor' run cp.cfg
 variant gpn 's/gpus_per_node = 8;/gpus_per_node = 16;/'
 expect 2 'gpn.cfg:6|gpus_per_node|found 16|expected at most' run gpn.cfg
 variant iters 's/iterations = 2;/iterations = 1;/'
@@ -182,7 +182,8 @@ expect 2 'training.micro_batch|found a group|expected an integer' \
 expect 2 '--set training.micro_batch=0|found 0|expected a positive integer' \
 	run base.cfg --set training.micro_batch=0
 expect 2 '--set nodes=-1|nodes|found -1|expected' run base.cfg --set nodes=-1
-expect 2 '--set parallel.cp=8|parallel.cp|found 8|not modelled yet' run base.cfg --set parallel.cp=8
+expect 2 '--set parallel.ep=8|parallel.ep|ep = 8 with gpt3-1.3b|expected ep = 1' \
+	run base.cfg --set parallel.ep=8
 expect 2 '--set model=llama9|model|"llama9"|closest' run base.cfg --set model=llama9
 expect 2 '--set parallel.bucket="1 KiBs"|unknown unit "KiBs"' \
 	run base.cfg --set 'parallel.bucket="1 KiBs"'

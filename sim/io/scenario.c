@@ -577,10 +577,6 @@ static int check(struct ld *l)
 				"found %lld, expected at most the %lld learned positions of %s",
 				(long long)t->seq_len, (long long)s->model.seq_len, s->model.name);
 
-	if (q->cp > 1 && (rc = not_modelled(s, l->err, "parallel.cp = %u", q->cp)))
-		return rc;
-	if (q->ep > 1 && (rc = not_modelled(s, l->err, "parallel.ep = %u", q->ep)))
-		return rc;
 	if (q->offload != TS_OFFLOAD_NONE &&
 	    (rc = not_modelled(s, l->err, "parallel.offload = \"%s\"", off_names[q->offload])))
 		return rc;

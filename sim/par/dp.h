@@ -34,6 +34,11 @@ struct dp_unit {
 	uint8_t tp_fwd, tp_bwd;  /* tensor-parallel collectives after its forward, after
 				  * its backward (Megatron-LM: 2 and 2 per layer); 0 for
 				  * dp_build */
+	uint8_t a2a_fwd, a2a_bwd; /* MoE all-to-alls over the expert-parallel group after
+				   * its forward, after its backward; 0 for dp_build */
+	double ring_fwd_s;       /* context parallelism: seconds of fwd_s (attention) that
+				  * run chunk by chunk beside the ring of K, V transfers */
+	double ring_bwd_s;       /* the same of dgrad_s (attention backward) */
 };
 
 /* Most stages of an input pipeline (read, decode, host-to-device copy). */

@@ -301,7 +301,11 @@ static void task_done(void *ctx, uint64_t arg)
 		struct gtask *st = &g->t[s];
 		if (--st->left == 0) {
 			st->rec.ready = now;
-			st->rec.blocker = id;
+			/* a mark passes on what it waited for, so a wait behind
+			 * a join of collectives is charged to them */
+			st->rec.blocker = t->rec.kind == GRAPH_MARK && t->rec.blocker != GRAPH_NONE
+					      ? t->rec.blocker
+					      : id;
 			start_task(g, s);
 		}
 	}

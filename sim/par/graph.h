@@ -77,7 +77,8 @@ struct graph_rec {
 	uint32_t tag;
 	ts_time ready;    /* when its last dependency was done */
 	ts_time start, end;
-	uint32_t blocker; /* the dependency that was done last, or GRAPH_NONE */
+	uint32_t blocker; /* the dependency that was done last (a mark passes on its own
+			   * blocker), or GRAPH_NONE */
 };
 
 /* Time of one stream in a window, split by what it was doing or waiting

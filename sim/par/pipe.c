@@ -35,6 +35,17 @@
 #include "base/alloc.h"
 #include "par/pipe.h"
 
+/* The groups collectives run over (Megatron-Core's process groups). */
+enum pgk {
+	PG_TP, /* tensor parallel */
+	PG_CP, /* context parallel: the ring of K, V chunks */
+	PG_DP, /* data x context parallel: gradients and ZeRO shards (the ranks
+		* of every CP position hold the same weights, Megatron-Core
+		* reduces over both) */
+	PG_EP, /* expert parallel: ep consecutive DP ranks (EP inside DP) */
+	PG_COUNT_
+};
+
 /* Layers of chunk c of `chunks` for L layers (see pipe_split). */
 static uint32_t chunk_layers(uint32_t L, uint32_t chunks, uint32_t c)
 {
@@ -93,6 +104,7 @@ struct pb {
 	const struct layout *lay;
 	struct pcls *c;
 	uint32_t ncls, p, v, V, m, niter;
+	uint32_t ndp;        /* data x context parallel ranks holding one shard set */
 	uint32_t *first;     /* chunk unit offsets, V + 1 */
 	uint32_t *scls;      /* classes by stage: stage s at [s * per, (s + 1) * per) */
 	uint32_t per;
@@ -102,6 +114,12 @@ struct pb {
 	uint32_t *bucket_of; /* per unit, within its chunk */
 	uint32_t *nbk;       /* buckets per chunk */
 	struct pass *order;  /* scratch, 2 m v */
+	/* per class and group kind (class k, kind g at k * PG_COUNT_ + g): the
+	 * groups it leads, their lowest first rank, their coll_spec mult */
+	uint32_t *lead, *base, *gmult;
+	uint32_t *stamp;     /* per class: epoch it was last visited in */
+	uint32_t epoch;
+	uint32_t *ringx;     /* per class: the ring transfer of the last step */
 	int rc;
 };
 
@@ -206,55 +224,143 @@ static uint32_t mark(struct pb *b, uint32_t k, const char *label, enum graph_mem
 	return task(b, &ms);
 }
 
-/* Does class k lead groups along d (sim/par/layout.h)? */
-static bool leads(const struct pb *b, uint32_t k, enum layout_dim d)
+/* The ranks of rank's group of kind g, in increasing rank order (node-local
+ * ranks contiguous, as struct coll_spec wants them); returns their number. */
+static uint32_t pg_ranks(const struct pb *b, enum pgk g, uint32_t rank, uint32_t *out)
 {
-	uint32_t base;
-	return layout_group_lead(b->lay, k, d, &base) > 0;
+	const struct layout *l = b->lay;
+	switch (g) {
+	case PG_TP:
+		layout_group(l, rank, LAYOUT_TP, out);
+		return l->deg[LAYOUT_TP];
+	case PG_CP:
+		layout_group(l, rank, LAYOUT_CP, out);
+		return l->deg[LAYOUT_CP];
+	case PG_EP: {
+		uint32_t e = b->j->ep > 1 ? b->j->ep : 1, e0 = layout_coord(l, rank, LAYOUT_DP) / e * e;
+		for (uint32_t c = 0; c < e; c++)
+			out[c] = layout_move(l, rank, LAYOUT_DP, e0 + c);
+		return e;
+	}
+	default: {
+		/* two dimensions: the one of smaller stride varies fastest */
+		enum layout_dim in = LAYOUT_CP, outd = LAYOUT_DP;
+		if (l->stride[LAYOUT_DP] < l->stride[LAYOUT_CP]) {
+			in = LAYOUT_DP;
+			outd = LAYOUT_CP;
+		}
+		uint32_t r0 = layout_move(l, layout_move(l, rank, LAYOUT_CP, 0), LAYOUT_DP, 0), n = 0;
+		for (uint32_t o = 0; o < l->deg[outd]; o++)
+			for (uint32_t i = 0; i < l->deg[in]; i++)
+				out[n++] = r0 + o * l->stride[outd] + i * l->stride[in];
+		return n;
+	}
+	}
 }
 
-/* A collective over the groups along d that k leads (one activity with
+/* Is rank the first of its group of kind g? */
+static bool pg_first(const struct pb *b, enum pgk g, uint32_t rank)
+{
+	const struct layout *l = b->lay;
+	switch (g) {
+	case PG_TP: return layout_coord(l, rank, LAYOUT_TP) == 0;
+	case PG_CP: return layout_coord(l, rank, LAYOUT_CP) == 0;
+	case PG_EP: return layout_coord(l, rank, LAYOUT_DP) % (b->j->ep > 1 ? b->j->ep : 1) == 0;
+	default:
+		return layout_coord(l, rank, LAYOUT_CP) == 0 && layout_coord(l, rank, LAYOUT_DP) == 0;
+	}
+}
+
+/* Fill b->lead, base, gmult: a group is issued by the class of its first
+ * rank, once for all the groups that class leads (they are alike: their
+ * members sit on the same local GPUs, sim/par/layout.h), with mult = those
+ * groups x the nodes each spans in class mode (sim/net/coll.h), 1 in full
+ * mode. */
+static void pg_init(struct pb *b)
+{
+	const struct layout *l = b->lay;
+	for (uint32_t r = 0; r < l->gpus; r++) {
+		uint32_t k = layout_class_of(l, r);
+		for (uint32_t g = 0; g < PG_COUNT_; g++) {
+			if (!pg_first(b, (enum pgk)g, r))
+				continue;
+			size_t x = (size_t)k * PG_COUNT_ + g;
+			if (!b->lead[x]++)
+				b->base[x] = r;
+		}
+	}
+	for (size_t x = 0; x < (size_t)b->ncls * PG_COUNT_; x++) {
+		if (!b->lead[x])
+			continue;
+		if (!l->class_mode) {
+			b->gmult[x] = 1;
+			continue;
+		}
+		uint32_t n = pg_ranks(b, (enum pgk)(x % PG_COUNT_), b->base[x], b->ranks);
+		uint32_t nodes = 0, last = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t node = b->ranks[i] / l->gpus_per_node;
+			nodes += node != last;
+			last = node;
+		}
+		b->gmult[x] = b->lead[x] * nodes;
+	}
+}
+
+/* Does class k lead groups of kind g? */
+static bool leads(const struct pb *b, uint32_t k, enum pgk g)
+{
+	return b->lead[(size_t)k * PG_COUNT_ + g] > 0;
+}
+
+/* The member classes of the groups of kind g that k leads, each once, into
+ * out; returns their number. */
+static uint32_t pg_members(struct pb *b, uint32_t k, enum pgk g, uint32_t *out)
+{
+	const struct layout *l = b->lay;
+	uint32_t n = pg_ranks(b, g, b->base[(size_t)k * PG_COUNT_ + g], b->ranks), m = 0;
+	b->epoch++;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t mk = layout_class_of(l, b->ranks[i]);
+		if (b->stamp[mk] == b->epoch)
+			continue;
+		b->stamp[mk] = b->epoch;
+		out[m++] = mk;
+	}
+	return m;
+}
+
+/* A collective over the groups of kind g that k leads (one activity with
  * their multiplicity), after each member class's task last[member]
- * (GRAPH_NONE: its latest compute task). Returns its id. Members' ranks in
- * b->ranks. */
-static uint32_t group_coll(struct pb *b, uint32_t k, enum layout_dim d, enum coll_op op,
+ * (GRAPH_NONE: its latest compute task). Returns its id. */
+static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op,
 			   double bytes, enum graph_kind kind, uint32_t stream, const char *label,
 			   const uint32_t *after)
 {
-	const struct layout *l = b->lay;
-	uint32_t n = l->deg[d], base;
-	layout_group_lead(l, k, d, &base);
-	layout_group(l, base, d, b->ranks);
+	size_t x = (size_t)k * PG_COUNT_ + g;
+	uint32_t n = pg_ranks(b, g, b->base[x], b->ranks);
 	struct coll_spec cs = {.op = op, .ranks = b->ranks, .nranks = n, .bytes = bytes,
-			       .mult = layout_coll_mult(l, k, d)};
+			       .mult = b->gmult[x]};
 	struct graph_task_spec ts = {.kind = kind, .stream = stream, .label = label,
 				     .res = GRAPH_NONE, .mult = 1, .coll = &cs,
 				     .pool = GRAPH_NONE};
 	uint32_t id = task(b, &ts);
-	uint32_t prev = UINT32_MAX;
-	for (uint32_t i = 0; i < n && !b->rc; i++) {
-		uint32_t mk = layout_class_of(l, b->ranks[i]);
-		if (mk == prev)
-			continue;
-		prev = mk;
-		dep(b, after ? after[mk] : GRAPH_NONE, id);
+	if (after) {
+		uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, g, mem);
+		for (uint32_t i = 0; i < m && !b->rc; i++)
+			dep(b, after[mem[i]], id);
 	}
 	return id;
 }
 
-/* Call fn(b, member, id) for each member class of k's group along d. */
-static void each_member(struct pb *b, uint32_t k, enum layout_dim d, uint32_t id,
+/* Call fn(b, member, id) for each member class of the groups of kind g
+ * that k leads. */
+static void each_member(struct pb *b, uint32_t k, enum pgk g, uint32_t id,
 			void (*fn)(struct pb *, uint32_t, uint32_t))
 {
-	const struct layout *l = b->lay;
-	uint32_t prev = UINT32_MAX, base;
-	layout_group_lead(l, k, d, &base);
-	for (uint32_t c = 0; c < l->deg[d] && !b->rc; c++) {
-		uint32_t mk = layout_class_of(l, layout_move(l, base, d, c));
-		if (mk != prev)
-			fn(b, mk, id);
-		prev = mk;
-	}
+	uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, g, mem);
+	for (uint32_t i = 0; i < m && !b->rc; i++)
+		fn(b, mem[i], id);
 }
 
 /* *slot = id, or, when the slot already holds a task of this round (a
@@ -277,6 +383,11 @@ static void join(struct pb *b, uint32_t *slot, uint32_t id)
 static void set_pending(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].pending, id); }
 static void set_tp_last(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].tp_last, id); }
 static void set_red(struct pb *b, uint32_t k, uint32_t id) { b->c[k].red_last = id; }
+static void take_pending(struct pb *b, uint32_t k, uint32_t id)
+{
+	dep(b, b->c[k].pending, id);
+	b->c[k].pending = GRAPH_NONE;
+}
 static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
 {
 	dep(b, b->c[k].prev_alloc, id);
@@ -291,7 +402,56 @@ struct seg {
 	double alloc, freeb, logits_alloc, logits_free;
 	uint32_t tp;        /* tensor-parallel collectives after it */
 	double gather;      /* ZeRO-3: weight elements gathered before it */
+	uint32_t a2a;       /* MoE all-to-alls after it */
+	double ring_s;      /* seconds of s that overlap the K, V ring (context parallel) */
+	double ring_bytes;  /* bytes each rank passes on per ring step */
 };
+
+/* Ring attention (Liu et al. 2023, "Ring Attention with Blockwise
+ * Transformers", https://arxiv.org/abs/2310.01889; Megatron-Core's context
+ * parallelism runs it so): the attention of segment sg (sg->ring_s) runs
+ * as cp chunks, chunk i against the K, V block received at step i; step i
+ * (i = 1 .. cp - 1) passes the block on to the next rank of the CP group
+ * (a send/recv of sg->ring_bytes), starting once the previous step's block
+ * has arrived, so it overlaps the attention of the block before. Chunk i
+ * waits for step i; the last chunk frees the segment's activations. Runs
+ * after the segment's other compute, which lastv[] holds, and leaves each
+ * class's last chunk in lastv[]. */
+static void emit_ring(struct pb *b, uint32_t st, const struct seg *sg, double slow,
+		      uint32_t *lastv)
+{
+	uint32_t cp = b->lay->deg[LAYOUT_CP], *cls = b->scls + (size_t)st * b->per;
+	double chunk = sg->ring_s / (double)cp * slow;
+	for (uint32_t i = 0; i < b->per; i++)
+		b->ringx[cls[i]] = GRAPH_NONE;
+	for (uint32_t step = 0; step < cp && !b->rc; step++) {
+		/* step + 1's block leaves once step's has arrived */
+		if (step + 1 < cp) {
+			for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+				uint32_t k = cls[i];
+				if (!leads(b, k, PG_CP))
+					continue;
+				uint32_t prev = b->ringx[k];
+				uint32_t id = group_coll(b, k, PG_CP, COLL_SEND_RECV, sg->ring_bytes,
+							 GRAPH_COMM, GRAPH_NONE, "kv ring",
+							 prev == GRAPH_NONE ? lastv : NULL);
+				dep(b, prev, id);
+				b->ringx[k] = id;
+				if (prev != GRAPH_NONE)
+					each_member(b, k, PG_CP, prev, set_pending);
+			}
+		} else {
+			for (uint32_t i = 0; i < b->per && !b->rc; i++)
+				if (leads(b, cls[i], PG_CP))
+					each_member(b, cls[i], PG_CP, b->ringx[cls[i]], set_pending);
+		}
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			lastv[k] = gpu(b, k, sg->kind, "attention chunk", chunk, 0, 0.0,
+				       step + 1 == cp ? sg->freeb : 0.0, NULL);
+		}
+	}
+}
 
 /* Emit segment `sg` on every class of stage st; lastv[k] gets each class's
  * last task, firstv[k] (if not GRAPH_NONE yet) its first. */
@@ -301,19 +461,18 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 	const struct pipe_job *j = b->j;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
 	/* ZeRO-3: gather the weights over DP, one segment ahead */
-	if (sg->gather > 0.0 && b->lay->deg[LAYOUT_DP] > 1) {
+	if (sg->gather > 0.0 && b->ndp > 1) {
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
-			if (!leads(b, k, LAYOUT_DP))
+			if (!leads(b, k, PG_DP))
 				continue;
-			uint32_t id = group_coll(b, k, LAYOUT_DP, COLL_ALL_GATHER,
+			uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
 						 sg->gather * j->weight_bpp, GRAPH_COMM,
 						 b->c[k].gather, "param all-gather", NULL);
-			each_member(b, k, LAYOUT_DP, id, set_prev_alloc_dep);
-			each_member(b, k, LAYOUT_DP, id, set_pending);
+			each_member(b, k, PG_DP, id, set_prev_alloc_dep);
+			each_member(b, k, PG_DP, id, set_pending);
 		}
-		double held = sg->gather * j->weight_bpp *
-			      (1.0 - 1.0 / (double)b->lay->deg[LAYOUT_DP]);
+		double held = sg->gather * j->weight_bpp * (1.0 - 1.0 / (double)b->ndp);
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
 			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS, held, 0.0);
@@ -325,6 +484,8 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		}
 	}
 	double slow = j->tp_overlap && sg->tp ? 1.0 + j->comm_slowdown : 1.0;
+	bool ring = b->lay->deg[LAYOUT_CP] > 1 && sg->ring_s > 0.0 && sg->ring_bytes > 0.0;
+	double rest = ring ? sg->s - sg->ring_s : sg->s;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i], start;
 		if (sg->logits_alloc > 0.0) {
@@ -332,16 +493,33 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			if (firstv[k] == GRAPH_NONE)
 				firstv[k] = id;
 		}
-		lastv[k] = gpu(b, k, sg->kind, sg->label, sg->s * slow, sg->kernels, sg->alloc,
-			       sg->freeb, &start);
+		lastv[k] = gpu(b, k, sg->kind, sg->label, (rest > 0.0 ? rest : 0.0) * slow,
+			       sg->kernels, sg->alloc, ring ? 0.0 : sg->freeb, &start);
 		if (firstv[k] == GRAPH_NONE)
 			firstv[k] = start;
+	}
+	if (ring)
+		emit_ring(b, st, sg, slow, lastv);
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
 		if (sg->logits_free > 0.0)
 			lastv[k] = mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
-		if (sg->gather > 0.0 && b->lay->deg[LAYOUT_DP] > 1)
+		if (sg->gather > 0.0 && b->ndp > 1)
 			lastv[k] = mark(b, k, "free gathered", GRAPH_MEM_WEIGHTS, 0.0,
-					sg->gather * j->weight_bpp *
-					    (1.0 - 1.0 / (double)b->lay->deg[LAYOUT_DP]));
+					sg->gather * j->weight_bpp * (1.0 - 1.0 / (double)b->ndp));
+	}
+	/* MoE dispatch and combine (forward), their gradients (backward):
+	 * all-to-alls over the expert-parallel group on the compute path */
+	if (sg->a2a && j->ep > 1 && j->a2a_bytes > 0.0) {
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			if (!leads(b, k, PG_EP))
+				continue;
+			uint32_t id = group_coll(b, k, PG_EP, COLL_ALL_TO_ALL,
+						 j->a2a_bytes * sg->a2a, GRAPH_COMM, GRAPH_NONE,
+						 "moe all-to-all", lastv);
+			each_member(b, k, PG_EP, id, set_pending);
+		}
 	}
 	if (!sg->tp || b->lay->deg[LAYOUT_TP] == 1 || j->tp_bytes <= 0.0)
 		return;
@@ -350,19 +528,22 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 	double bytes = j->tp_bytes * sg->tp;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
-		if (!leads(b, k, LAYOUT_TP))
+		if (!leads(b, k, PG_TP))
 			continue;
 		uint32_t stream = j->tp_overlap ? b->c[k].tpcomm : GRAPH_NONE;
-		uint32_t id = group_coll(b, k, LAYOUT_TP,
+		uint32_t id = group_coll(b, k, PG_TP,
 					 j->sp ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes,
 					 GRAPH_COMM, stream, "tp collective", lastv);
+		/* after an on-path all-to-all of the same segment: NCCL runs
+		 * both on the compute stream, one after the other */
+		each_member(b, k, PG_TP, id, take_pending);
 		if (j->sp) {
-			uint32_t id2 = group_coll(b, k, LAYOUT_TP, COLL_ALL_GATHER, bytes,
+			uint32_t id2 = group_coll(b, k, PG_TP, COLL_ALL_GATHER, bytes,
 						  GRAPH_COMM, stream, "tp collective", NULL);
 			dep(b, id, id2);
 			id = id2;
 		}
-		each_member(b, k, LAYOUT_TP, id, j->tp_overlap ? set_tp_last : set_pending);
+		each_member(b, k, PG_TP, id, j->tp_overlap ? set_tp_last : set_pending);
 	}
 }
 
@@ -370,18 +551,18 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
  * stage st. */
 static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *lastv)
 {
-	if (b->lay->deg[LAYOUT_DP] == 1 || bytes <= 0.0)
+	if (b->ndp == 1 || bytes <= 0.0)
 		return;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
-		if (!leads(b, k, LAYOUT_DP))
+		if (!leads(b, k, PG_DP))
 			continue;
-		uint32_t id = group_coll(b, k, LAYOUT_DP,
+		uint32_t id = group_coll(b, k, PG_DP,
 					 b->j->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE,
 					 bytes, GRAPH_COMM, b->c[k].dpcomm, "grad reduction",
 					 lastv);
-		each_member(b, k, LAYOUT_DP, id, set_red);
+		each_member(b, k, PG_DP, id, set_red);
 	}
 }
 
@@ -395,11 +576,14 @@ static void add_seg(struct seg *a, const struct seg *x)
 	a->logits_free += x->logits_free;
 	a->tp += x->tp;
 	a->gather += x->gather;
+	a->a2a += x->a2a;
+	a->ring_s += x->ring_s;
+	a->ring_bytes += x->ring_bytes;
 }
 
 static bool seg_any(const struct seg *x)
 {
-	return x->s > 0.0 || x->kernels || x->alloc > 0.0 || x->freeb > 0.0 || x->tp ||
+	return x->s > 0.0 || x->kernels || x->alloc > 0.0 || x->freeb > 0.0 || x->tp || x->a2a ||
 	       x->logits_alloc > 0.0 || x->logits_free > 0.0 || x->gather > 0.0;
 }
 
@@ -429,7 +613,9 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			struct seg sg = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->fwd_s,
 					 .kernels = x->kernels_fwd, .alloc = lg ? 0.0 : x->act_bytes,
 					 .logits_alloc = lg ? x->act_bytes : 0.0, .tp = x->tp_fwd,
-					 .gather = z3 ? x->params : 0.0};
+					 .gather = z3 ? x->params : 0.0, .a2a = x->a2a_fwd,
+					 .ring_s = x->ring_fwd_s,
+					 .ring_bytes = x->ring_fwd_s > 0.0 ? j->cp_fwd_bytes : 0.0};
 			if (coarse)
 				add_seg(&acc, &sg);
 			else
@@ -449,10 +635,12 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.s = x->recompute_s,
 					.kernels = x->recompute_s > 0.0 ? x->kernels_fwd : 0};
 			struct seg d = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->dgrad_s,
-					.kernels = kd};
+					.kernels = kd, .ring_s = x->ring_bwd_s,
+					.ring_bytes = x->ring_bwd_s > 0.0 ? j->cp_bwd_bytes : 0.0};
 			struct seg w = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->wgrad_s,
 					.kernels = kr, .freeb = lg ? 0.0 : x->act_bytes,
-					.logits_free = lg ? x->act_bytes : 0.0, .tp = x->tp_bwd};
+					.logits_free = lg ? x->act_bytes : 0.0, .tp = x->tp_bwd,
+					.a2a = x->a2a_bwd};
 			if (coarse) {
 				add_seg(&rec, &r);
 				rec.gather += gth;
@@ -510,7 +698,7 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 {
 	const struct pipe_job *j = b->j;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
-	double dp = (double)b->lay->deg[LAYOUT_DP];
+	double dp = (double)b->ndp;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
 		struct pcls *c = &b->c[k];
@@ -535,7 +723,7 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 		}
 		c->opt = lastv[k] = id;
 	}
-	if (j->zero < 1 || j->zero > 2 || b->lay->deg[LAYOUT_DP] == 1)
+	if (j->zero < 1 || j->zero > 2 || b->ndp == 1)
 		return;
 	for (uint32_t jj = 0; jj < b->v && !b->rc; jj++) {
 		uint32_t vs = jj * b->p + st;
@@ -544,20 +732,14 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 			params += j->units[u].params;
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
-			if (!leads(b, k, LAYOUT_DP))
+			if (!leads(b, k, PG_DP))
 				continue;
-			uint32_t id = group_coll(b, k, LAYOUT_DP, COLL_ALL_GATHER,
+			uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
 						 params * j->weight_bpp, GRAPH_COMM, b->c[k].dpcomm,
 						 "param all-gather", lastv);
-			const struct layout *l = b->lay;
-			uint32_t prev = UINT32_MAX, base;
-			layout_group_lead(l, k, LAYOUT_DP, &base);
-			for (uint32_t c = 0; c < l->deg[LAYOUT_DP]; c++) {
-				uint32_t mk = layout_class_of(l, layout_move(l, base, LAYOUT_DP, c));
-				if (mk != prev)
-					join(b, &b->gate[(size_t)mk * b->v + jj], id);
-				prev = mk;
-			}
+			uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, PG_DP, mem);
+			for (uint32_t x = 0; x < m; x++)
+				join(b, &b->gate[(size_t)mem[x] * b->v + jj], id);
 		}
 	}
 }
@@ -607,7 +789,12 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->ids, nids * sizeof *b->ids);
 	if (b->gate)
 		ts_free(b->gate, (size_t)b->ncls * b->v * sizeof *b->gate);
-	ts_free(b->ranks, b->lay->gpus * sizeof *b->ranks);
+	ts_free(b->ranks, 2 * (size_t)b->lay->gpus * sizeof *b->ranks);
+	ts_free(b->lead, (size_t)b->ncls * PG_COUNT_ * sizeof *b->lead);
+	ts_free(b->base, (size_t)b->ncls * PG_COUNT_ * sizeof *b->base);
+	ts_free(b->gmult, (size_t)b->ncls * PG_COUNT_ * sizeof *b->gmult);
+	ts_free(b->stamp, b->ncls * sizeof *b->stamp);
+	ts_free(b->ringx, b->ncls * sizeof *b->ringx);
 	ts_free(b->bucket_of, b->j->nunits * sizeof *b->bucket_of);
 	ts_free(b->nbk, b->V * sizeof *b->nbk);
 	ts_free(b->order, 2 * (size_t)b->m * b->v * sizeof *b->order);
@@ -630,16 +817,26 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				    "(Megatron-LM requires it)", j->m, p);
 	if (j->sched != PIPE_INTERLEAVED)
 		v = 1;
+	if (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
+				    "found %u, expected a divisor of dp = %u (expert parallelism "
+				    "runs inside data parallelism)", j->ep, l->deg[LAYOUT_DP]);
 	struct pb b = {.g = g, .j = j, .lay = l, .p = p, .v = v, .V = p * v, .m = j->m,
 		       .niter = j->iterations, .ncls = l->nclasses};
 	b.per = b.ncls / p;
+	b.ndp = l->deg[LAYOUT_DP] * l->deg[LAYOUT_CP];
 	size_t nids = (size_t)b.niter * b.ncls * b.m * v * 4;
 	double *bb = NULL;
 	b.c = ts_calloc(b.ncls, sizeof *b.c);
 	b.first = ts_calloc(b.V + 1, sizeof *b.first);
 	b.scls = ts_calloc((size_t)p * b.per, sizeof *b.scls);
 	b.ids = ts_malloc(nids * sizeof *b.ids);
-	b.ranks = ts_calloc(l->gpus, sizeof *b.ranks);
+	b.ranks = ts_calloc(2 * (size_t)l->gpus, sizeof *b.ranks);
+	b.lead = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.lead);
+	b.base = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.base);
+	b.gmult = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.gmult);
+	b.stamp = ts_calloc(b.ncls, sizeof *b.stamp);
+	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
 	b.bucket_of = ts_calloc(j->nunits, sizeof *b.bucket_of);
 	b.nbk = ts_calloc(b.V, sizeof *b.nbk);
 	b.order = ts_calloc(2 * (size_t)b.m * v, sizeof *b.order);
@@ -655,6 +852,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (j->zero >= 1 && j->zero <= 2)
 		b.gate = ts_calloc((size_t)b.ncls * v, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
+	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx ||
 	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
 	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
 		b.rc = TS_ENOMEM;
@@ -662,6 +860,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	}
 	for (size_t i = 0; i < nids; i++)
 		b.ids[i] = GRAPH_NONE;
+	pg_init(&b);
 	for (size_t i = 0; b.gate && i < (size_t)b.ncls * v; i++)
 		b.gate[i] = GRAPH_NONE;
 	if (pipe_split(j->units, j->nunits, b.V, b.first)) {
@@ -692,7 +891,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 			b.scls[(size_t)s * b.per + cnt[s]++] = k;
 		}
 	}
-	double dp = (double)l->deg[LAYOUT_DP];
+	double dp = (double)b.ndp;
 	for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
 		struct pcls *c = &b.c[k];
 		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);

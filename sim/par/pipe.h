@@ -34,6 +34,16 @@ struct pipe_job {
 	 * each unit's tp_fwd / tp_bwd collectives move this many */
 	double tp_bytes;
 	bool sp;                    /* reduce-scatter + all-gather instead of all-reduce */
+	/* context parallelism (ring attention over the CP group, lay->deg[CP]
+	 * ranks): bytes of the K, V chunk each rank passes on per ring step,
+	 * forward, and of K, V with their gradients backward; cp - 1 steps per
+	 * layer and pass */
+	double cp_fwd_bytes, cp_bwd_bytes;
+	/* expert parallelism: degree (>= 1, divides lay->deg[DP]; the group is
+	 * ep consecutive DP ranks) and bytes each rank puts into one MoE
+	 * all-to-all (units' a2a_fwd, a2a_bwd count them) */
+	uint32_t ep;
+	double a2a_bytes;
 	bool tp_overlap;            /* collectives beside the GEMMs (Megatron-Core tp_comm_overlap) */
 	double comm_slowdown;       /* compute slowdown while a collective runs beside it, >= 0 */
 	/* data parallelism and ZeRO */

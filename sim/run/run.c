@@ -91,16 +91,10 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	const struct ts_parallel *par = &sc->parallel;
 	memset(p, 0, sizeof *p);
 	p->sc = sc;
-	const struct {
-		const char *key, *what;
-		uint32_t v;
-	} degrees[] = {{"parallel.cp", "context", par->cp}, {"parallel.ep", "expert", par->ep}};
-	for (size_t i = 0; i < sizeof degrees / sizeof degrees[0]; i++)
-		if (degrees[i].v > 1)
-			return plan_fail(sc, err, TS_EUNSUPPORTED, degrees[i].key,
-					 "found %u, but %s parallelism is not modelled yet; "
-					 "expected 1 (data parallelism only)",
-					 (unsigned)degrees[i].v, degrees[i].what);
+	if ((par->cp > 1 || par->ep > 1) && sc->model.family == TS_FAMILY_LAYERS)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, par->cp > 1 ? "parallel.cp" : "parallel.ep",
+				 "found %u, but context and expert parallelism are modelled for "
+				 "transformers only; expected 1", par->cp > 1 ? par->cp : par->ep);
 	if (par->zero != 0 && sc->model.family == TS_FAMILY_LAYERS)
 		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
 				 "found %d for a layer-list model, but ZeRO is modelled for "
@@ -143,6 +137,8 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 		.micro_batch = sc->training.micro_batch,
 		.seq_len = sc->training.seq_len,
 		.tp = par->tp,
+		.cp = par->cp,
+		.ep = par->ep,
 		.sp = par->sp && par->tp > 1,
 		.dtype = p->dtype,
 		.flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
@@ -152,6 +148,14 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	int rc = sc->model.family == TS_FAMILY_LAYERS
 		     ? 0 /* layer lists: run_lnet_units */
 		     : work_costs_compute(&sc->model, &p->shape, p->gpu, calib, &p->costs, err);
+	if (rc && err && !err->file[0] && err->key[0] && strncmp(err->key, "parallel.", 9) == 0) {
+		/* a degree the model cannot take (ep on a dense model): say
+		 * where the scenario set it */
+		char key[sizeof err->key], msg[sizeof err->msg];
+		snprintf(key, sizeof key, "%s", err->key);
+		snprintf(msg, sizeof msg, "%s", err->msg);
+		return plan_fail(sc, err, rc, key, "%s", msg);
+	}
 	if (rc)
 		return rc;
 	p->params = ts_model_params(&sc->model);
@@ -248,8 +252,34 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 	 * input gradients of qkv and fc1 in backward; the vocab-parallel
 	 * embedding all-reduces its output, the head's input gradient is
 	 * all-reduced */
+	/* context parallelism: the attention runs beside the ring of K, V
+	 * blocks; MoE: dispatch and combine all-to-alls after the router and
+	 * the second expert GEMM in forward, their gradients after the expert
+	 * GEMMs' backward (work_costs.layer_a2a_fwd, layer_a2a_bwd: 2 and 2) */
+	double attn_f = 0.0, attn_b = 0.0;
+	for (size_t i = 0; i < c->nops; i++)
+		if (c->ops[i].op.kind == WORK_ATTN_FLASH || c->ops[i].op.kind == WORK_ATTN_CORE) {
+			attn_f += c->ops[i].fwd_s;
+			attn_b += c->ops[i].dgrad_s + c->ops[i].wgrad_s;
+		}
+	bool moe = c->layer_a2a_fwd > 0;
 	for (size_t i = 0; i < k; i++) {
 		struct dp_unit *x = &u[i];
+		if (x->layer >= 1 && x->layer <= L && c->layer_cp_steps > 0) {
+			bool at = gran != DP_GRAN_OP || !strcmp(x->label, "attn");
+			x->ring_fwd_s = at ? (gran == DP_GRAN_OP ? x->fwd_s : attn_f) : 0.0;
+			x->ring_bwd_s = at ? (gran == DP_GRAN_OP ? x->dgrad_s : attn_b) : 0.0;
+		}
+		if (x->layer >= 1 && x->layer <= L && moe) {
+			if (gran != DP_GRAN_OP) {
+				x->a2a_fwd = (uint8_t)c->layer_a2a_fwd;
+				x->a2a_bwd = (uint8_t)c->layer_a2a_bwd;
+			} else {
+				x->a2a_fwd = !strcmp(x->label, "router") || !strcmp(x->label, "expert_fc2");
+				x->a2a_bwd = !strcmp(x->label, "expert_fc1") ||
+					     !strcmp(x->label, "expert_fc2");
+			}
+		}
 		x->params = gb > 0.0 ? x->grad_bytes / gb : 0.0;
 		if (x->layer >= 1 && x->layer <= L) {
 			if (gran != DP_GRAN_OP) {
@@ -413,7 +443,7 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 		ranks[i] = i;
 	bool class_mode = sc->sim.mode == TS_MODE_CLASS;
 	const struct ts_parallel *par = &sc->parallel;
-	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0;
+	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
 	uint32_t nnodes = hw_cluster_nodes(sc->cluster);
 	if (mp && (rc = layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, class_mode,
@@ -466,8 +496,11 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 									 : PIPE_1F1B,
 			.interleave = par->interleave, .m = p->accum,
 			.iterations = (uint32_t)sc->training.iterations, .lay = &lay,
-			.tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len *
-				    (double)sc->model.hidden * ab,
+			.tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
+				    (double)par->cp * (double)sc->model.hidden * ab,
+			.cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
+			.cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
+			.ep = par->ep, .a2a_bytes = p->costs.layer_a2a_bytes,
 			.sp = par->sp, .zero = par->zero, .bucket_bytes = bucket, .overlap = overlap,
 			.weight_bpp = p->conv.weight_bytes, .grad_bpp = p->conv.grad_bytes,
 			.optim_bpp = p->conv.optim_bytes,
