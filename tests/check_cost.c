@@ -26,7 +26,8 @@ static void teardown(void) { hw_catalog_destroy(cat); }
 
 #define BASE                                                                                       \
 	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                       \
-	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; }; "      \
+	"failures = { gpu_mtbf = \"none\"; };\n"
 
 static struct ts_scenario *load(const char *text, struct ts_error *e)
 {
@@ -351,6 +352,70 @@ START_TEST(test_no_run)
 }
 END_TEST
 
+/* Young's interval on the job Llama 3 ran: 16,384 GPUs at the default
+ * 50,000 h each fail every 50000 x 3600 / 16384 = 10986.328 s; a 60 s
+ * checkpoint write gives sqrt(2 x 60 x 10986.328) = 1148.198 s (Young 1974,
+ * Daly 2006 to first order). */
+START_TEST(test_young_interval)
+{
+	ck_assert_double_eq_tol(cost_young_interval_s(60.0, 50000.0 * 3600.0 / 16384.0),
+				1148.1983, 1e-3);
+	ck_assert_double_eq_tol(cost_young_interval_s(0.0, 1e6), 0.0, 1e-300);
+	ck_assert_double_eq_tol(cost_young_interval_s(60.0, (double)INFINITY), 0.0, 1e-300);
+}
+END_TEST
+
+/* 16 GPUs of 1600 h: the job fails every 1600 x 3600 / 16 = 360000 s. A
+ * 20 GB checkpoint at 1 GB/s takes 20 s; "auto" checkpoints every
+ * sqrt(2 x 20 x 360000) = 3794.733 s of training: floor(10000 / 3794.733)
+ * = 2 checkpoints, W0 = 10040 s; F = 10040 / 360000 = 0.0278889 failures,
+ * each losing (3794.733 + 20) / 2 = 1907.367 s and a 600 s restart:
+ * failure_s = 0.0278889 x 2507.367 = 69.927 s. */
+START_TEST(test_failures_auto)
+{
+	struct ts_error e;
+	struct ts_scenario *s =
+	    load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+		 "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+		 "failures = { gpu_mtbf = \"1600 h\"; node_mtbf = \"none\"; restart = \"10 min\"; };\n"
+		 "checkpoint = { interval = \"auto\"; write_bandwidth = \"1 GB/s\"; };\n",
+		 &e);
+	ck_assert_double_eq_tol(cost_job_mtbf_s(s), 360000.0, 1e-6);
+	struct ts_result r = sample();
+	struct cost_ckpt c;
+	ck_assert_int_eq(cost_checkpoint(s, 20e9, &c, &e), 0);
+	ck_assert_double_eq_tol(c.each_s, 20.0, 1e-12);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, c.each_s, &r);
+	ck_assert_double_eq_tol(r.checkpoint_interval_s, 3794.733, 1e-3);
+	ck_assert_double_eq_tol(r.checkpoints, 2.0, 1e-12);
+	ck_assert_double_eq_tol(r.failures_expected, 0.0278889, 1e-7);
+	ck_assert_double_eq_tol(r.failure_s, 69.927, 1e-3);
+	ck_assert_double_eq_tol(r.time_to_train_s, 10040.0 + 69.927, 1e-3);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* Node failures only, no checkpoints: 2 nodes of 100 h fail every
+ * 180000 s; F = 10000 / 180000 = 0.055556, each losing half the run
+ * (5000 s) and a 60 s restart: failure_s = 0.055556 x 5060 = 281.111 s. */
+START_TEST(test_failures_nodes)
+{
+	struct ts_error e;
+	struct ts_scenario *s =
+	    load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+		 "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+		 "failures = { gpu_mtbf = \"none\"; node_mtbf = \"100 h\"; restart = \"1 min\"; };\n",
+		 &e);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, 0.0, &r);
+	ck_assert_double_eq_tol(r.checkpoints, 0.0, 1e-300);
+	ck_assert_double_eq_tol(r.failures_expected, 10000.0 / 180000.0, 1e-12);
+	ck_assert_double_eq_tol(r.failure_s, 281.1111, 1e-3);
+	ck_assert_double_eq_tol(r.time_to_train_s, 10281.1111, 1e-3);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
 static const struct {
 	const char *text;
 	int code;
@@ -370,6 +435,8 @@ static const struct {
     {BASE "power = { node_max = 6500; };\n", TS_ETYPE, {"power.node_max", "6500", "unit"}},
     {BASE "power = { gpu_idle_fraction = 1.5; };\n", TS_ERANGE,
      {"power.gpu_idle_fraction", "1.5", "expected"}},
+    {"model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\nfailures = { gpu_mtbf = 5000; };\n", TS_ETYPE, {"failures.gpu_mtbf", "c.cfg:3", "unit"}},
+    {"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\nfailures = { mtbf = \"5 h\"; };\n", TS_EUNKNOWN_KEY, {"failures.mtbf", "gpu_mtbf", NULL}},
 };
 
 START_TEST(test_bad_keys)
@@ -405,6 +472,9 @@ int main(void)
 	tcase_add_test(tc, test_owned);
 	tcase_add_test(tc, test_owned_never);
 	tcase_add_test(tc, test_no_run);
+	tcase_add_test(tc, test_young_interval);
+	tcase_add_test(tc, test_failures_auto);
+	tcase_add_test(tc, test_failures_nodes);
 	tcase_add_loop_test(tc, test_bad_keys, 0, (int)(sizeof bad / sizeof bad[0]));
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? 1 : 0;

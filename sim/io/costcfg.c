@@ -1,4 +1,4 @@
-/* Reading the cost, checkpoint and power groups of a scenario. Every key is
+/* Reading the cost, checkpoint, power and failures groups of a scenario. Every key is
  * optional; prices default to "not given" (0), the facility figures to the
  * sourced averages of costcfg.h. Quantities with units go through
  * sim/base/units (power in W, bandwidth in bytes/s, time in s).
@@ -16,6 +16,7 @@ static const char *const cost_keys[] = {"usd_per_gpu_hour", "usd_per_node_hour",
 static const char *const owned_keys[] = {"server_usd", "network_usd", "storage_usd", "years",
 					 "upkeep_usd_per_year"};
 static const char *const ck_keys[] = {"interval", "write_bandwidth", "storage"};
+static const char *const fail_keys[] = {"gpu_mtbf", "node_mtbf", "restart"};
 static const char *const power_keys[] = {"node_max", "gpu_comm_fraction", "gpu_idle_fraction",
 					 "nic", "switch_port"};
 
@@ -125,6 +126,11 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 	const config_setting_t *iv = member(g, "interval");
 	if (!iv)
 		return 0;
+	if (config_setting_type(iv) == CONFIG_TYPE_STRING &&
+	    !strcmp(config_setting_get_string(iv), "auto")) {
+		k->interval_auto = true;
+		return 0;
+	}
 	if (config_setting_type(iv) == CONFIG_TYPE_STRING)
 		return qty(g, "interval", p, file, TS_UNIT_TIME, true, &k->interval_s, err);
 	int64_t n;
@@ -149,10 +155,32 @@ static int read_power(const config_setting_t *g, const char *file, struct ts_pow
 	return 0;
 }
 
-int costcfg_read(const void *top_, const char *file, struct ts_cost *cost,
-		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_error *err)
+/* failures = { ... }: each MTBF a time or "none" (0). */
+static int read_failures(const config_setting_t *g, const char *file, struct ts_failures *f,
+			 struct ts_error *err)
 {
-	const config_setting_t *top = top_, *gc, *gk, *gp;
+	const char *p = "failures.";
+	int rc;
+	if ((rc = cfg_check_keys(g, file, p, fail_keys, COUNT(fail_keys), err)))
+		return rc;
+	const char *mtbf[2] = {"gpu_mtbf", "node_mtbf"};
+	double *dst[2] = {&f->gpu_mtbf_s, &f->node_mtbf_s};
+	for (int i = 0; i < 2; i++) {
+		const config_setting_t *s = member(g, mtbf[i]);
+		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
+		    !strcmp(config_setting_get_string(s), "none"))
+			*dst[i] = 0.0;
+		else if ((rc = qty(g, mtbf[i], p, file, TS_UNIT_TIME, true, dst[i], err)))
+			return rc;
+	}
+	return qty(g, "restart", p, file, TS_UNIT_TIME, false, &f->restart_s, err);
+}
+
+int costcfg_read(const void *top_, const char *file, struct ts_cost *cost,
+		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_failures *fl,
+		 struct ts_error *err)
+{
+	const config_setting_t *top = top_, *gc, *gk, *gp, *gf;
 	int rc;
 	*cost = (struct ts_cost){.years = COSTCFG_YEARS, .usd_per_kwh = COSTCFG_USD_PER_KWH,
 				 .pue = COSTCFG_PUE};
@@ -161,7 +189,12 @@ int costcfg_read(const void *top_, const char *file, struct ts_cost *cost,
 				.gpu_idle_frac = COSTCFG_GPU_IDLE_FRAC,
 				.nic_w = COSTCFG_NIC_W,
 				.switch_port_w = COSTCFG_SWITCH_PORT_W};
+	*fl = (struct ts_failures){.gpu_mtbf_s = COSTCFG_GPU_MTBF_S,
+				   .node_mtbf_s = COSTCFG_NODE_MTBF_S,
+				   .restart_s = COSTCFG_RESTART_S};
 	if ((rc = sub(top, "cost", "cost", file, &gc, err)) ||
+	    (rc = sub(top, "failures", "failures", file, &gf, err)) ||
+	    (rc = read_failures(gf, file, fl, err)) ||
 	    (rc = sub(top, "checkpoint", "checkpoint", file, &gk, err)) ||
 	    (rc = sub(top, "power", "power", file, &gp, err)) ||
 	    (rc = read_cost(gc, file, cost, err)) || (rc = read_checkpoint(gk, file, ck, err)) ||

@@ -15,21 +15,37 @@
 #define COSTCFG_GPU_IDLE_FRAC 0.15 /* assumption: about 60 W of an A100's 400 W when waiting */
 #define COSTCFG_NIC_W 20.0	 /* assumption: a 200 Gb/s adapter, order of its card power */
 #define COSTCFG_SWITCH_PORT_W 15.0 /* assumption: a 40-port HDR switch near 600 W over 40 ports */
+/* Interruptions per GPU, all causes (GPU, HBM, host, network, software):
+ * Llama 3 pre-training saw 419 unexpected interruptions in 54 days on
+ * 16,384 H100s (Llama Team 2024, "The Llama 3 Herd of Models", §3.3.4,
+ * Table 5), one per 54 x 24 x 16384 / 419 = 50,677 GPU-hours; rounded. */
+#define COSTCFG_GPU_MTBF_S (50000.0 * 3600.0)
+/* Node failures beyond its GPUs: none by default, the GPU figure above
+ * counts every cause already. */
+#define COSTCFG_NODE_MTBF_S 0.0
+/* Restart after an interruption: assumption, 10 min to detect the failure,
+ * replace the node, reschedule, initialise NCCL and load the checkpoint
+ * (Llama 3 reports automated recovery, no time per restart). */
+#define COSTCFG_RESTART_S 600.0
 
-/* Read the groups `cost`, `checkpoint` and `power` of the root setting
- * `top` (a config_setting_t *, absent groups take the defaults above) of
- * scenario file `file` into *cost, *ck and *pw. Keys (configs/README.md):
+/* Read the groups `cost`, `checkpoint`, `power` and `failures` of the root
+ * setting `top` (a config_setting_t *, absent groups take the defaults
+ * above) of scenario file `file` into *cost, *ck, *pw and *fl. Keys
+ * (configs/README.md):
  *   cost = { usd_per_gpu_hour; usd_per_node_hour; usd_per_kwh; pue;
  *            owned = { server_usd; network_usd; storage_usd; years;
  *                      upkeep_usd_per_year; }; };
- *   checkpoint = { interval = 1000 | "2 h"; storage = "lustre";
+ *   checkpoint = { interval = 1000 | "2 h" | "auto"; storage = "lustre";
  *                  write_bandwidth = "2 GB/s"; };
  *   power = { node_max = "6.5 kW"; gpu_comm_fraction; gpu_idle_fraction;
  *             nic = "20 W"; switch_port = "15 W"; };
+ *   failures = { gpu_mtbf = "50000 h" | "none"; node_mtbf = "none";
+ *                restart = "10 min"; };
  * Returns 0, or TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE, TS_EUNIT or
  * TS_EINVALID (server_usd missing from owned) with `err` naming file, line,
  * key, found and expected. */
 int costcfg_read(const void *top, const char *file, struct ts_cost *cost,
-		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_error *err);
+		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_failures *fl,
+		 struct ts_error *err);
 
 #endif

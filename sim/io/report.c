@@ -73,6 +73,8 @@ static const struct field fields[] = {
 	NUM(avg_power_kw),
 	NUM(usd_per_mtokens),
 	NUM(breakeven_months),
+	NUM(failures_expected),
+	NUM(failure_s),
 	STR(bottleneck),
 	{"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
 };
@@ -502,6 +504,12 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 			 fmt_gib(a, sizeof a, r->checkpoint_bytes),
 			 fmt_duration(b, sizeof b, r->checkpoint_s));
 		kv(t, "checkpoints", c);
+	}
+	if (r->failures_expected > 0.0) {
+		char b[64], c[200];
+		snprintf(c, sizeof c, "%.1f expected, %s lost with restarts", r->failures_expected,
+			 fmt_duration(b, sizeof b, r->failure_s));
+		kv(t, "failures", c);
 	}
 	kv(t, "time to train", fmt_duration(a, sizeof a, r->time_to_train_s));
 	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));

@@ -65,7 +65,7 @@ NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
 static const char *const root_keys[] = {"name",		 "model",	  "cluster",  "nodes",
 					"gpus_per_node", "nics_per_node", "training", "parallel",
 					"data",		 "cost",	  "sim",      "seed",
-					"checkpoint",	 "power"};
+					"checkpoint",	 "power",	  "failures"};
 static const char *const training_keys[] = {
     "framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
     "recompute", "iterations",	 "tokens",	"samples", "epochs",	"steps", "attention"};
@@ -383,7 +383,8 @@ static int read_parallel(struct ld *l)
 	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
 	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
 	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
-	    (rc = get_int(l, g, p, "zero", 0, 3, 0, &z)))
+	    (rc = get_int(l, g, p, "zero", 0, 3,
+			  l->s->training.framework == TS_FW_FSDP ? 3 : 0, &z)))
 		return rc;
 	q->zero = (int)z;
 	q->sp = false;
@@ -448,7 +449,8 @@ static int read_rest(struct ld *l)
 	struct ts_scenario *s = l->s;
 	int rc, e;
 	int64_t v;
-	if ((rc = costcfg_read(l->top, l->file, &s->cost, &s->checkpoint, &s->power, l->err)) ||
+	if ((rc = costcfg_read(l->top, l->file, &s->cost, &s->checkpoint, &s->power,
+				 &s->failures, l->err)) ||
 	    (rc = cfg_check_keys(l->g_sim, l->file, "sim.", sim_keys, COUNT(sim_keys), l->err)))
 		return rc;
 	if ((rc = get_enum(l, l->g_sim, "sim.", "granularity", gran_names, TS_GRAN_COUNT_,
@@ -577,7 +579,7 @@ static int check(struct ld *l)
 				"found %lld, expected at most the %lld learned positions of %s",
 				(long long)t->seq_len, (long long)s->model.seq_len, s->model.name);
 
-	if (q->offload != TS_OFFLOAD_NONE &&
+	if (q->offload == TS_OFFLOAD_NVME &&
 	    (rc = not_modelled(s, l->err, "parallel.offload = \"%s\"", off_names[q->offload])))
 		return rc;
 	return 0;

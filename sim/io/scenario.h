@@ -72,11 +72,12 @@ struct ts_parallel {
 	uint32_t tp; /* tensor-parallel degree; default 1 */
 	uint32_t pp; /* pipeline stages; default 1 */
 	uint32_t dp; /* data-parallel degree; default GPUs / (tp x pp x cp) */
-	uint32_t cp; /* context-parallel degree; default 1 (>1 not modelled) */
-	uint32_t ep; /* expert-parallel degree, inside DP; default 1 (>1 not modelled) */
+	uint32_t cp; /* context-parallel degree (ring attention); default 1 */
+	uint32_t ep; /* expert-parallel degree, inside DP; default 1 */
 	bool sp;     /* sequence parallelism with TP; default false */
-	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0 */
-	enum ts_offload offload;   /* default none (others not modelled) */
+	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
+		      * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
+	enum ts_offload offload;   /* default none; cpu (nvme not modelled) */
 	enum ts_schedule schedule; /* pipeline schedule; default 1f1b */
 	uint32_t interleave;	   /* virtual stages per GPU; default 1 */
 	int64_t bucket_bytes;	   /* gradient bucket, bytes; 0 = "none" (one reduction after
@@ -115,6 +116,14 @@ struct ts_checkpoint {
 	double write_Bps;      /* bandwidth the job writes a checkpoint at, bytes/s; 0 = through
 				* the storage model (sim/run/cost.h) */
 	char storage[64];      /* storage type written to; "" = data.storage (or local-nvme) */
+	bool interval_auto;    /* interval = "auto": Young's optimum (sim/run/cost.h) */
+};
+
+/* failures = { ... }: interruptions of the whole run (sim/run/cost.h). */
+struct ts_failures {
+	double gpu_mtbf_s;  /* mean time between failures of one GPU, s; 0 = none */
+	double node_mtbf_s; /* of one node beyond its GPUs, s; 0 = none */
+	double restart_s;   /* from a failure to training again (reschedule, reload), s */
 };
 
 /* power = { ... }: node-level power by state (sim/run/cost.h). */
@@ -156,6 +165,7 @@ struct ts_scenario {
 	struct ts_data data;
 	struct ts_cost cost;
 	struct ts_checkpoint checkpoint;
+	struct ts_failures failures;
 	struct ts_power power;
 	struct ts_simopts sim;
 	uint64_t seed;	     /* master seed of the random streams; default 1 */

@@ -74,12 +74,30 @@ static double cost_nic_Bps(const struct hw_cluster *c)
 	return s;
 }
 
+double cost_job_mtbf_s(const struct ts_scenario *sc)
+{
+	const struct ts_failures *f = &sc->failures;
+	double rate = 0.0;
+	if (f->gpu_mtbf_s > 0.0)
+		rate += (double)sc->gpus / f->gpu_mtbf_s;
+	if (f->node_mtbf_s > 0.0)
+		rate += (double)sc->nodes / f->node_mtbf_s;
+	return rate > 0.0 ? 1.0 / rate : (double)INFINITY;
+}
+
+double cost_young_interval_s(double write_s, double mtbf_s)
+{
+	if (!(write_s > 0.0) || !isfinite(mtbf_s) || !(mtbf_s > 0.0))
+		return 0.0;
+	return sqrt(2.0 * write_s * mtbf_s);
+}
+
 int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost_ckpt *out,
 		    struct ts_error *err)
 {
 	const struct ts_checkpoint *ck = &sc->checkpoint;
 	memset(out, 0, sizeof *out);
-	if (!(ck->interval_steps > 0.0) && !(ck->interval_s > 0.0))
+	if (!(ck->interval_steps > 0.0) && !(ck->interval_s > 0.0) && !ck->interval_auto)
 		return 0;
 	if (ck->write_Bps > 0.0) {
 		out->node_Bps = ck->write_Bps / (double)(sc->nodes > 0 ? sc->nodes : 1);
@@ -120,15 +138,27 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	r->checkpoint_bytes = ckpt_bytes;
 	if (!(steps > 0.0) || !(T > 0.0) || !isfinite(T))
 		return;
-	double train_s = steps * T, n = 0.0;
-	if (ck->interval_steps > 0.0)
-		n = floor(steps / ck->interval_steps);
-	else if (ck->interval_s > 0.0)
-		n = floor(train_s / ck->interval_s);
+	double train_s = steps * T, n = 0.0, M = cost_job_mtbf_s(sc);
+	double interval = ck->interval_steps > 0.0 ? ck->interval_steps * T
+			  : ck->interval_s > 0.0   ? ck->interval_s
+			  : ck->interval_auto	   ? cost_young_interval_s(each_s, M)
+						   : 0.0;
+	if (interval > 0.0)
+		n = floor(train_s / interval);
 	double each = n > 0.0 ? each_s : 0.0;
 	r->checkpoints = n;
 	r->checkpoint_s = n * each;
-	r->time_to_train_s = train_s + r->checkpoint_s;
+	r->checkpoint_interval_s = n > 0.0 ? interval : 0.0;
+	double w0 = train_s + r->checkpoint_s;
+	/* failures, first order: w0 / M of them, each losing half a segment
+	 * (checkpoint interval + write; the run so far without checkpoints)
+	 * and a restart */
+	double seg = n > 0.0 ? interval + each : w0;
+	r->failures_expected = isfinite(M) ? w0 / M : 0.0;
+	double lost_s = r->failures_expected * 0.5 * seg;
+	double restart_s = r->failures_expected * sc->failures.restart_s;
+	r->failure_s = lost_s + restart_s;
+	r->time_to_train_s = w0 + r->failure_s;
 	double hours = r->time_to_train_s / 3600.0;
 	r->gpu_hours = hours * (double)sc->gpus;
 	r->node_hours = hours * (double)sc->nodes;
@@ -141,8 +171,10 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	double idle = fmax(0.0, T - busy - comm);
 	double iter_J = nodes * (pw.busy_w * busy + pw.comm_w * comm + pw.idle_w * idle) +
 			pw.net_w * T;
-	double ckpt_J = (nodes * pw.idle_w + pw.net_w) * r->checkpoint_s;
-	double J = (steps * iter_J + ckpt_J) * c->pue;
+	/* checkpoint writes and restarts idle; lost work is redone at the
+	 * iteration's mean power */
+	double idle_J = (nodes * pw.idle_w + pw.net_w) * (r->checkpoint_s + restart_s);
+	double J = ((steps + lost_s / T) * iter_J + idle_J) * c->pue;
 	r->energy_kwh = J / 3.6e6;
 	r->avg_power_kw = J / r->time_to_train_s / 1000.0;
 

@@ -90,15 +90,36 @@ void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t 
 int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost_ckpt *out,
 		    struct ts_error *err);
 
+/* Mean time between interruptions of the job, s: 1 / (GPUs / gpu_mtbf +
+ * nodes / node_mtbf), an MTBF of 0 counting as none (independent
+ * exponential failures add their rates); INFINITY without failures. */
+double cost_job_mtbf_s(const struct ts_scenario *sc);
+
+/* The checkpoint interval that minimises the expected time lost, s of
+ * training between checkpoints: sqrt(2 x write_s x mtbf_s) (Young 1974,
+ * "A first order approximation to the optimum checkpoint interval",
+ * CACM 17(9); Daly 2006, "A higher order estimate of the optimum
+ * checkpoint interval for restart dumps", FGCS 22(3), eq. 37 to first
+ * order). 0 (no checkpoints) when write_s is not positive or mtbf_s is
+ * infinite. */
+double cost_young_interval_s(double write_s, double mtbf_s);
+
 /* Complete the whole run of r, whose steps, iteration_time_s and time
  * breakdown are set, for scenario sc on GPU type g with checkpoints of
  * ckpt_bytes each taking each_s (cost_checkpoint):
- * - checkpoints: every checkpoint.interval steps (or seconds of training),
- *   floor(steps / interval), each each_s;
- *   time_to_train_s = steps x iteration + checkpoints x that;
+ * - checkpoints: every checkpoint.interval steps (or seconds of training,
+ *   or cost_young_interval_s(each_s, cost_job_mtbf_s) when "auto"),
+ *   n = floor(steps x iteration / interval), each each_s;
+ *   W0 = steps x iteration + n x each_s;
+ * - failures (first order, Daly 2006 §3): F = W0 / M interruptions
+ *   (M = cost_job_mtbf_s), each losing half a segment (interval + each_s;
+ *   W0 without checkpoints) and failures.restart; failure_s = F x (seg / 2
+ *   + restart); time_to_train_s = W0 + failure_s (valid while failure_s
+ *   is small against W0);
  * - energy: per iteration, nodes x (busy x (compute + recompute + optimizer)
  *   + comm x exposed_comm + idle x (bubble + data stall + other)) + net x
- *   iteration; checkpoints at idle; all x PUE;
+ *   iteration; lost work at that per-iteration energy; checkpoints and
+ *   restarts at idle; all x PUE;
  * - cost: cloud, hours x (GPUs x usd_per_gpu_hour + nodes x
  *   usd_per_node_hour); owned, hours x (capital / (years x 8766 h) +
  *   upkeep / 8766 h) + energy x usd_per_kwh, capital = nodes x (server +

@@ -47,6 +47,9 @@ struct ts_result {
 	double checkpoints;	 /* checkpoints written in the run */
 	double checkpoint_bytes; /* one checkpoint (weights and optimizer state), bytes */
 	double checkpoint_s;	 /* time writing checkpoints, s (part of time_to_train_s) */
+	double checkpoint_interval_s; /* training time between checkpoints, s (0: none) */
+	double failures_expected; /* interruptions expected in the run */
+	double failure_s;	 /* work lost and restarts, s (part of time_to_train_s) */
 	double node_hours;	 /* nodes x time to train, h */
 	double avg_power_kw;	 /* mean facility power while training (PUE included), kW */
 	double usd_per_mtokens;	 /* cost_usd per million training tokens, US$ */
