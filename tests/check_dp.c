@@ -342,6 +342,26 @@ START_TEST(context_and_expert_parallel)
 }
 END_TEST
 
+/* training.framework = "fsdp" means FULL_SHARD (FSDP's default sharding
+ * strategy), i.e. ZeRO-3, unless parallel.zero says otherwise. */
+START_TEST(fsdp_defaults_to_zero3)
+{
+	static const char *t =
+		"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+		"training = { framework = \"fsdp\"; global_batch = 64; micro_batch = 4;"
+		" seq_len = 2048; precision = \"bf16\"; };\n";
+	struct ts_scenario *sc;
+	struct ts_error err;
+	const char *z2[1] = {"parallel.zero = 2"};
+	ck_assert_int_eq(ts_scenario_load_string(cat, t, "test", NULL, 0, &sc, &err), 0);
+	ck_assert_int_eq(sc->parallel.zero, 3);
+	ts_scenario_destroy(sc);
+	ck_assert_int_eq(ts_scenario_load_string(cat, t, "test", z2, 1, &sc, &err), 0);
+	ck_assert_int_eq(sc->parallel.zero, 2);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Llama-2-7B with plain DDP (16 bytes per parameter: 108 GB of static
  * state) does not fit in an 80 GB A100; GPT-3 1.3B (21 GB) does. */
 START_TEST(memory_fit)
@@ -374,6 +394,7 @@ int main(void)
 	tcase_add_test(tc, class_equals_full_pipeline_across_nodes);
 	tcase_add_test(tc, class_equals_full_tp_pp_dp_64);
 	tcase_add_test(tc, context_and_expert_parallel);
+	tcase_add_test(tc, fsdp_defaults_to_zero3);
 	tcase_add_test(tc, memory_fit);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

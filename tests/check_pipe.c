@@ -266,6 +266,76 @@ START_TEST(moe_all_to_all_on_path)
 }
 END_TEST
 
+/* Seconds of the first task labelled `label` after iteration 0's end. */
+static double task_s(const struct psim *s, const char *label)
+{
+	ts_time t0 = graph_rec(s->g, s->b.iter_end[0])->end;
+	for (uint32_t t = 0; t < graph_ntasks(s->g); t++) {
+		const struct graph_rec *r = graph_rec(s->g, t);
+		if (!strcmp(r->label, label) && r->start >= t0)
+			return ts_time_to_s(r->end - r->start);
+	}
+	ck_abort_msg("no task %s", label);
+	return 0.0;
+}
+
+/* ZeRO-1 with CPU offload on GPUs 0 and 1 of a DGX A100, which share PCIe
+ * switch 0 and its one PCIe 4 x16 link to CPU 0: a layer of 1e8
+ * parameters (bf16 weights and gradients, 12 bytes of optimizer state)
+ * over dp = 2. Each rank's 1e8-byte gradient shard goes down while the
+ * other's does, so each runs at half the shared link: 1e8 / (B / 2) s; the
+ * CPU step of 5e7 parameters at 1e9 per second takes 50 ms; the 1e8-byte
+ * weight shard comes back up the same way; the GPU holds no optimizer
+ * state. */
+START_TEST(offload_over_pcie)
+{
+	struct psim s = {0};
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s.c, &err), 0);
+	ck_assert_int_eq(evq_create(&s.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s.f, s.q), 0);
+	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
+	ck_assert_int_eq(graph_create(&s.g, s.f, s.cc), 0);
+	ck_assert_int_eq(layout_init(&s.l, 1, 1, 2, 1, NULL, 8, true, &err), 0);
+	static struct dp_unit u[3];
+	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
+	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
+				.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
+				.params = 1e8, .grad_bytes = 2e8};
+	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
+	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
+			     .interleave = 1, .m = 1, .iterations = 2, .lay = &s.l, .zero = 1,
+			     .weight_bpp = 2, .grad_bpp = 2, .optim_bpp = 12, .reduce_bpp = 2,
+			     .offload = true, .net = s.net, .cpu_adam_params_per_s = 1e9};
+	ck_assert_int_eq(pipe_build(s.g, s.f, &j, &s.b, &err), 0);
+	ck_assert_int_eq(graph_run(s.g, &err), 0);
+	/* the PCIe 4 x16 link's bandwidth, from the route GPU 0 -> CPU 0 */
+	uint32_t links[16];
+	size_t n;
+	double B = INFINITY;
+	for (uint32_t d = 0; d < hw_cluster_ndevices(s.c); d++) {
+		if (hw_cluster_device(s.c, d)->kind != HW_DEV_CPU || hw_cluster_device(s.c, d)->group)
+			continue;
+		ck_assert_int_eq(hw_cluster_route(s.c, hw_cluster_gpu(s.c, 0), d, UINT32_MAX, links,
+						  16, &n), 0);
+		for (size_t i = 0; i < n; i++)
+			B = fmin(B, hw_cluster_link(s.c, links[i])->bw_Bps);
+	}
+	ck_assert(isfinite(B));
+	ck_assert_msg(fabs(task_s(&s, "grad to host") - 1e8 / (B / 2.0)) < 2e-9, "%.9f vs %.9f",
+		      task_s(&s, "grad to host"), 1e8 / (B / 2.0));
+	ck_assert(fabs(task_s(&s, "weights to gpu") - 1e8 / (B / 2.0)) < 2e-9);
+	ck_assert(fabs(task_s(&s, "cpu optimizer") - 0.050) < 1e-9);
+	double at[GRAPH_MEM_COUNT_];
+	graph_pool_peak(s.g, s.b.pool[0], at);
+	ck_assert(at[GRAPH_MEM_OPTIMIZER] == 0.0);
+	ck_assert(at[GRAPH_MEM_WEIGHTS] == 2e8 && at[GRAPH_MEM_GRADIENTS] == 2e8);
+	psim_free(&s);
+}
+END_TEST
+
 /* Ideal time m x (8 layers x 30 ms) / p; the schedule adds (p - 1)/m of it
  * (Narayanan et al. 2021, §2.2.1: bubble fraction (p-1)/m for GPipe and
  * 1F1B, (p-1)/(v m) interleaved). To the nanosecond up to rounding. */
@@ -378,6 +448,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, class_equals_full);
 	tcase_add_test(tc, ring_attention_overlap);
 	tcase_add_test(tc, moe_all_to_all_on_path);
+	tcase_add_test(tc, offload_over_pcie);
 	suite_add_tcase(s, tc);
 	return s;
 }

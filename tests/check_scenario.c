@@ -254,14 +254,14 @@ START_TEST(inline_model_and_not_modelled)
 {
 	struct ts_scenario *s = ok("model = {\n  base = \"llama2-7b\";\n  layers = 8;\n};\n"
 				   "cluster = \"dgx-a100-80gb\";\n"
-				   "parallel = { tp = 2; cp = 2; offload = \"cpu\"; };\n",
+				   "parallel = { tp = 2; cp = 2; offload = \"nvme\"; };\n",
 				   NULL, 0);
 	ck_assert_int_eq(s->model.layers, 8);
 	ck_assert_int_eq(s->model.ffn_hidden, 11008);
 	ck_assert_uint_eq(s->parallel.dp, 2);
-	/* context parallelism is modelled (sim/par/pipe.c: ring attention) */
+	/* context parallelism and CPU offload are modelled (sim/par/pipe.c) */
 	ck_assert_uint_eq(s->n_not_modelled, 1);
-	ck_assert_str_eq(s->not_modelled[0], "parallel.offload = \"cpu\"");
+	ck_assert_str_eq(s->not_modelled[0], "parallel.offload = \"nvme\"");
 	ck_assert_str_eq(s->model.origin[TS_MK_LAYERS].file, "t.cfg");
 	ck_assert_int_eq(s->model.origin[TS_MK_LAYERS].line, 3);
 	char *d = dump(s);

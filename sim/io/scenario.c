@@ -383,7 +383,8 @@ static int read_parallel(struct ld *l)
 	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
 	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
 	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
-	    (rc = get_int(l, g, p, "zero", 0, 3, 0, &z)))
+	    (rc = get_int(l, g, p, "zero", 0, 3,
+			  l->s->training.framework == TS_FW_FSDP ? 3 : 0, &z)))
 		return rc;
 	q->zero = (int)z;
 	q->sp = false;
@@ -578,7 +579,7 @@ static int check(struct ld *l)
 				"found %lld, expected at most the %lld learned positions of %s",
 				(long long)t->seq_len, (long long)s->model.seq_len, s->model.name);
 
-	if (q->offload != TS_OFFLOAD_NONE &&
+	if (q->offload == TS_OFFLOAD_NVME &&
 	    (rc = not_modelled(s, l->err, "parallel.offload = \"%s\"", off_names[q->offload])))
 		return rc;
 	return 0;

@@ -75,8 +75,9 @@ struct ts_parallel {
 	uint32_t cp; /* context-parallel degree (ring attention); default 1 */
 	uint32_t ep; /* expert-parallel degree, inside DP; default 1 */
 	bool sp;     /* sequence parallelism with TP; default false */
-	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0 */
-	enum ts_offload offload;   /* default none (others not modelled) */
+	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
+		      * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
+	enum ts_offload offload;   /* default none; cpu (nvme not modelled) */
 	enum ts_schedule schedule; /* pipeline schedule; default 1f1b */
 	uint32_t interleave;	   /* virtual stages per GPU; default 1 */
 	int64_t bucket_bytes;	   /* gradient bucket, bytes; 0 = "none" (one reduction after

@@ -30,9 +30,11 @@
  * backward, one unit ahead (prefetch), the gathered weights taken from the
  * pool when the unit starts and given back when it ends.
  * SPDX-License-Identifier: MIT */
+#include <stdint.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "hw/cluster.h"
 #include "par/pipe.h"
 
 /* The groups collectives run over (Megatron-Core's process groups). */
@@ -88,8 +90,12 @@ struct pass {
 	uint32_t mb, chunk; /* chunk: local index 0..v-1 */
 };
 
+/* Most links between a GPU and its CPU socket. */
+#define PIPE_MAX_ROUTE 16
+
 struct pcls {
 	uint32_t host, compute, pool, gpu, dpcomm, gather, tpcomm;
+	uint32_t d2h, h2d;  /* offload copy streams (copy engines), each way */
 	uint32_t pending;   /* a collective the next compute task waits for */
 	uint32_t red_last;  /* the last gradient reduction this class takes part in */
 	uint32_t tp_last;   /* overlapped TP collective the pass end waits for */
@@ -120,6 +126,12 @@ struct pb {
 	uint32_t *stamp;     /* per class: epoch it was last visited in */
 	uint32_t epoch;
 	uint32_t *ringx;     /* per class: the ring transfer of the last step */
+	/* offload: per class the links GPU -> CPU (down) and CPU -> GPU (up),
+	 * PIPE_MAX_ROUTE each, as fluid uses */
+	struct fluid_use *route;
+	uint32_t *nroute;    /* per class: down, up counts */
+	uint32_t *tmpv;      /* scratch per class */
+	double xbytes;       /* scratch: bytes of the copy each_member starts */
 	int rc;
 };
 
@@ -388,6 +400,59 @@ static void take_pending(struct pb *b, uint32_t k, uint32_t id)
 	dep(b, b->c[k].pending, id);
 	b->c[k].pending = GRAPH_NONE;
 }
+
+/* The links from GPU rank g to its nearest CPU socket (fewest hops), or
+ * back (up), into uses[0..*n) with coefficient 1 each. Returns 0, or -1 when
+ * the node has no CPU reachable from the GPU. */
+static int host_route(const struct ts_net *net, uint32_t g, bool up, struct fluid_use *uses,
+		      uint32_t *n)
+{
+	const struct hw_cluster *c = net_cluster(net);
+	uint32_t dev = hw_cluster_gpu(c, g), node = hw_cluster_device(c, dev)->node;
+	uint32_t links[PIPE_MAX_ROUTE], best_links[PIPE_MAX_ROUTE];
+	size_t best = SIZE_MAX;
+	for (uint32_t d = 0; d < hw_cluster_ndevices(c); d++) {
+		const struct hw_device *x = hw_cluster_device(c, d);
+		size_t k;
+		if (x->node != node || x->kind != HW_DEV_CPU)
+			continue;
+		int rc = up ? hw_cluster_route(c, d, dev, UINT32_MAX, links, PIPE_MAX_ROUTE, &k)
+			    : hw_cluster_route(c, dev, d, UINT32_MAX, links, PIPE_MAX_ROUTE, &k);
+		if (rc == 0 && k < best) {
+			best = k;
+			memcpy(best_links, links, k * sizeof *links);
+		}
+	}
+	if (best == SIZE_MAX)
+		return -1;
+	for (size_t i = 0; i < best; i++)
+		uses[i] = (struct fluid_use){net_link_res(net, best_links[i]), 1.0};
+	*n = (uint32_t)best;
+	return 0;
+}
+
+/* An offload copy of `bytes` per member of class k over its PCIe route,
+ * down (GPU -> host) or up, on its copy stream, after `after`. */
+static uint32_t xfer(struct pb *b, uint32_t k, bool up, double bytes, uint32_t after,
+		     const char *label)
+{
+	size_t at = ((size_t)k * 2 + up) * PIPE_MAX_ROUTE;
+	struct graph_task_spec ts = {.kind = GRAPH_COMM, .stream = up ? b->c[k].h2d : b->c[k].d2h,
+				     .label = label, .res = GRAPH_NONE,
+				     .mult = layout_class_members(b->lay, k), .pool = GRAPH_NONE,
+				     .uses = b->route + at, .nuses = b->nroute[k * 2 + up],
+				     .work = bytes};
+	uint32_t id = task(b, &ts);
+	dep(b, after, id);
+	return id;
+}
+
+/* Offload: the reduced gradient shard of class k goes down after the
+ * reduction `id`; the step waits for the copy. */
+static void grad_down(struct pb *b, uint32_t k, uint32_t id)
+{
+	b->c[k].red_last = xfer(b, k, false, b->xbytes, id, "grad to host");
+}
 static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
 {
 	dep(b, b->c[k].prev_alloc, id);
@@ -462,17 +527,24 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 	uint32_t *cls = b->scls + (size_t)st * b->per;
 	/* ZeRO-3: gather the weights over DP, one segment ahead */
 	if (sg->gather > 0.0 && b->ndp > 1) {
+		/* offload: the shard comes up from the host first (after the
+		 * step that updated it) */
+		for (uint32_t i = 0; j->offload && i < b->per && !b->rc; i++)
+			b->tmpv[cls[i]] = xfer(b, cls[i], true, sg->gather * j->weight_bpp / b->ndp,
+					       b->c[cls[i]].opt, "param shard to gpu");
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
 			if (!leads(b, k, PG_DP))
 				continue;
 			uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
 						 sg->gather * j->weight_bpp, GRAPH_COMM,
-						 b->c[k].gather, "param all-gather", NULL);
+						 b->c[k].gather, "param all-gather",
+						 j->offload ? b->tmpv : NULL);
 			each_member(b, k, PG_DP, id, set_prev_alloc_dep);
 			each_member(b, k, PG_DP, id, set_pending);
 		}
-		double held = sg->gather * j->weight_bpp * (1.0 - 1.0 / (double)b->ndp);
+		/* the gathered weights but the resident shard (none offloaded) */
+		double held = sg->gather * j->weight_bpp * (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp);
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
 			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS, held, 0.0);
@@ -506,7 +578,8 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			lastv[k] = mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
 		if (sg->gather > 0.0 && b->ndp > 1)
 			lastv[k] = mark(b, k, "free gathered", GRAPH_MEM_WEIGHTS, 0.0,
-					sg->gather * j->weight_bpp * (1.0 - 1.0 / (double)b->ndp));
+					sg->gather * j->weight_bpp *
+					    (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp));
 	}
 	/* MoE dispatch and combine (forward), their gradients (backward):
 	 * all-to-alls over the expert-parallel group on the compute path */
@@ -563,6 +636,10 @@ static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *last
 					 bytes, GRAPH_COMM, b->c[k].dpcomm, "grad reduction",
 					 lastv);
 		each_member(b, k, PG_DP, id, set_red);
+		if (b->j->offload) {
+			b->xbytes = bytes / (double)b->ndp;
+			each_member(b, k, PG_DP, id, grad_down);
+		}
 	}
 }
 
@@ -705,18 +782,20 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 		double params = j->zero >= 1 ? c->params / dp : c->params;
 		uint32_t mult = layout_class_members(b->lay, k), id;
 		c->pending = c->red_last;
-		if (j->pcie_Bps > 0.0 && j->zero >= 1) {
-			/* DeepSpeed ZeRO-Offload: gradients down, CPU Adam, weights up */
-			double s = params * j->reduce_bpp / j->pcie_Bps +
-				   params / j->cpu_adam_params_per_s +
-				   params * j->weight_bpp / j->pcie_Bps;
+		if (j->offload) {
+			/* CPU Adam on the host once the gradient shard is down
+			 * (the GPU waits for it: the next forward needs the
+			 * weights), then, but for ZeRO-3, the weight shard up */
 			struct graph_task_spec ts = {.kind = GRAPH_OPTIMIZER, .stream = c->compute,
-						     .label = "cpu optimizer", .seconds = s,
+						     .label = "cpu optimizer",
+						     .seconds = params / j->cpu_adam_params_per_s,
 						     .res = GRAPH_NONE, .mult = mult,
 						     .pool = GRAPH_NONE};
 			id = task(b, &ts);
 			dep(b, c->pending, id);
 			c->pending = GRAPH_NONE;
+			if (j->zero <= 2)
+				id = xfer(b, k, true, params * j->weight_bpp, id, "weights to gpu");
 		} else {
 			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer", params * j->optimizer_s_per_param,
 				 j->optimizer_kernels, 0.0, 0.0, NULL);
@@ -795,6 +874,11 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->gmult, (size_t)b->ncls * PG_COUNT_ * sizeof *b->gmult);
 	ts_free(b->stamp, b->ncls * sizeof *b->stamp);
 	ts_free(b->ringx, b->ncls * sizeof *b->ringx);
+	ts_free(b->tmpv, b->ncls * sizeof *b->tmpv);
+	if (b->route)
+		ts_free(b->route, (size_t)b->ncls * 2 * PIPE_MAX_ROUTE * sizeof *b->route);
+	if (b->nroute)
+		ts_free(b->nroute, (size_t)b->ncls * 2 * sizeof *b->nroute);
 	ts_free(b->bucket_of, b->j->nunits * sizeof *b->bucket_of);
 	ts_free(b->nbk, b->V * sizeof *b->nbk);
 	ts_free(b->order, 2 * (size_t)b->m * b->v * sizeof *b->order);
@@ -817,6 +901,10 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				    "(Megatron-LM requires it)", j->m, p);
 	if (j->sched != PIPE_INTERLEAVED)
 		v = 1;
+	if (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0)))
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
+				    "found \"cpu\" with zero = %d, expected zero >= 1 (ZeRO-Offload "
+				    "and FSDP offload move the sharded state)", j->zero);
 	if (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
 				    "found %u, expected a divisor of dp = %u (expert parallelism "
@@ -837,6 +925,11 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	b.gmult = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.gmult);
 	b.stamp = ts_calloc(b.ncls, sizeof *b.stamp);
 	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
+	b.tmpv = ts_calloc(b.ncls, sizeof *b.tmpv);
+	if (j->offload) {
+		b.route = ts_calloc((size_t)b.ncls * 2 * PIPE_MAX_ROUTE, sizeof *b.route);
+		b.nroute = ts_calloc((size_t)b.ncls * 2, sizeof *b.nroute);
+	}
 	b.bucket_of = ts_calloc(j->nunits, sizeof *b.bucket_of);
 	b.nbk = ts_calloc(b.V, sizeof *b.nbk);
 	b.order = ts_calloc(2 * (size_t)b.m * v, sizeof *b.order);
@@ -852,7 +945,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (j->zero >= 1 && j->zero <= 2)
 		b.gate = ts_calloc((size_t)b.ncls * v, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
-	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx ||
+	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv ||
+	    (j->offload && (!b.route || !b.nroute)) ||
 	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
 	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
 		b.rc = TS_ENOMEM;
@@ -861,6 +955,22 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	for (size_t i = 0; i < nids; i++)
 		b.ids[i] = GRAPH_NONE;
 	pg_init(&b);
+	for (uint32_t k = 0; j->offload && k < b.ncls; k++) {
+		uint32_t r = layout_class_rep(l, k);
+		for (int up = 0; up < 2; up++)
+			if (host_route(j->net, r, up, b.route + ((size_t)k * 2 + up) * PIPE_MAX_ROUTE,
+				       &b.nroute[k * 2 + up])) {
+				pb_free(&b, nids);
+				ts_free(bb, j->nunits * sizeof *bb);
+				ts_free(firstv, b.ncls * sizeof *firstv);
+				ts_free(lastv, b.ncls * sizeof *lastv);
+				pipe_built_free(out);
+				return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
+						    "found \"cpu\", but GPU %u has no route to a "
+						    "CPU socket in the cluster description; "
+						    "expected one", r);
+			}
+	}
 	for (size_t i = 0; b.gate && i < (size_t)b.ncls * v; i++)
 		b.gate[i] = GRAPH_NONE;
 	if (pipe_split(j->units, j->nunits, b.V, b.first)) {
@@ -895,7 +1005,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
 		struct pcls *c = &b.c[k];
 		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);
-		c->pending = c->red_last = c->tp_last = c->prev_alloc = GRAPH_NONE;
+		c->pending = c->red_last = c->tp_last = c->prev_alloc = c->opt = GRAPH_NONE;
 		for (uint32_t jj = 0; jj < v; jj++)
 			for (uint32_t u = b.first[jj * p + s]; u < b.first[jj * p + s + 1]; u++)
 				c->params += j->units[u].params;
@@ -904,14 +1014,20 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		    (b.rc = graph_stream(g, "dp comm", &c->dpcomm)) ||
 		    (b.rc = graph_stream(g, "zero gather", &c->gather)) ||
 		    (b.rc = graph_stream(g, "tp comm", &c->tpcomm)) ||
+		    (j->offload && (b.rc = graph_stream(g, "offload d2h", &c->d2h))) ||
+		    (j->offload && (b.rc = graph_stream(g, "offload h2d", &c->h2d))) ||
 		    (b.rc = graph_pool(g, "gpu", &c->pool)) ||
 		    (b.rc = fluid_resource_add(f, 1.0, mult, &c->gpu)))
 			break;
-		bool off = j->pcie_Bps > 0.0 && j->zero >= 1;
+		bool off = j->offload;
 		graph_pool_add(g, c->pool, GRAPH_MEM_WEIGHTS,
-			       c->params * j->weight_bpp / (j->zero >= 3 ? dp : 1.0));
+			       off && j->zero >= 3
+				   ? 0.0
+				   : c->params * j->weight_bpp / (j->zero >= 3 ? dp : 1.0));
 		graph_pool_add(g, c->pool, GRAPH_MEM_GRADIENTS,
-			       c->params * j->grad_bpp / (j->zero >= 2 ? dp : 1.0));
+			       off && j->zero >= 2
+				   ? 0.0
+				   : c->params * j->grad_bpp / (j->zero >= 2 ? dp : 1.0));
 		graph_pool_add(g, c->pool, GRAPH_MEM_OPTIMIZER,
 			       off ? 0.0 : c->params * j->optim_bpp / (j->zero >= 1 ? dp : 1.0));
 		out->compute[k] = c->compute;

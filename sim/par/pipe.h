@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "net/coll.h"
+#include "net/net.h"
 #include "par/dp.h"
 #include "par/graph.h"
 #include "par/layout.h"
@@ -55,12 +56,29 @@ struct pipe_job {
 	double optimizer_s_per_param; /* optimizer step seconds per parameter on a rank */
 	uint32_t optimizer_kernels;
 	double launch_s;            /* host time per kernel launch, s */
-	/* offload of the optimizer state to CPU (zero >= 1): the step runs on the
-	 * host at cpu_adam_params_per_s, gradients go down and weights come back
-	 * over PCIe at pcie_Bps (0: no offload) */
-	double pcie_Bps;
+	/* CPU offload (zero >= 1), as DeepSpeed ZeRO-Offload (Ren et al. 2021)
+	 * and FSDP's CPUOffload do it: the optimizer state (and with zero = 3
+	 * the parameter shard and, with zero >= 2, the gradient shard) lives in
+	 * host memory; each reduced gradient shard goes down, the step runs on
+	 * the host at cpu_adam_params_per_s (per rank), and the updated weight
+	 * shard comes back up (zero 1, 2: after the step; zero 3: before each
+	 * unit's all-gather), as fluid transfers over the links from the GPU
+	 * to its nearest CPU socket in `net` (borrowed), so they share them
+	 * with NIC and input-pipeline traffic */
+	bool offload;
+	const struct ts_net *net;
 	double cpu_adam_params_per_s;
 };
+
+/* Updates per second of DeepSpeed's CPU-Adam on the host of one node
+ * (stated assumption: the step is memory-bound, about 28 bytes of fp32
+ * master weight, two moments and gradient read and written per parameter,
+ * at about 110 GB/s of a two-socket server's DDR bandwidth; ZeRO-Offload's
+ * CPU-Adam is vectorised to reach it, Ren et al. 2021, "ZeRO-Offload:
+ * Democratizing Billion-Scale Model Training", USENIX ATC, §4.3). The
+ * node's GPUs share it: each rank steps its shard at this / GPUs per
+ * node. */
+#define PIPE_CPU_ADAM_PARAMS_PER_S_NODE 4e9
 
 /* What the builder made, for measuring. Arrays owned; free with
  * pipe_built_free. */

@@ -95,6 +95,11 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 		return plan_fail(sc, err, TS_EUNSUPPORTED, par->cp > 1 ? "parallel.cp" : "parallel.ep",
 				 "found %u, but context and expert parallelism are modelled for "
 				 "transformers only; expected 1", par->cp > 1 ? par->cp : par->ep);
+	if (par->offload == TS_OFFLOAD_CPU && par->zero < 1)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
+				 "found \"cpu\" with parallel.zero = %d, expected zero >= 1 "
+				 "(DeepSpeed ZeRO-Offload and FSDP offload move sharded state)",
+				 par->zero);
 	if (par->zero != 0 && sc->model.family == TS_FAMILY_LAYERS)
 		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
 				 "found %d for a layer-list model, but ZeRO is modelled for "
@@ -501,6 +506,8 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 			.cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
 			.cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
 			.ep = par->ep, .a2a_bytes = p->costs.layer_a2a_bytes,
+			.offload = par->offload == TS_OFFLOAD_CPU, .net = net,
+			.cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
 			.sp = par->sp, .zero = par->zero, .bucket_bytes = bucket, .overlap = overlap,
 			.weight_bpp = p->conv.weight_bytes, .grad_bpp = p->conv.grad_bytes,
 			.optim_bpp = p->conv.optim_bytes,
