@@ -34,7 +34,8 @@
 /* ------------------------------------------------------------ constants */
 
 static const char *const calib_keys[WORK_CALIB_COUNT] = {
-    "gemm_k0", "tile_m", "tile_n", "flash_eff", "hbm_eff", "launch_s",
+    "gemm_k0",	"tile_m",     "tile_n",		   "flash_eff",
+    "hbm_eff",	"launch_s",   "comm_compute_slowdown",
 };
 
 const char *work_calib_key(size_t i)
@@ -57,6 +58,8 @@ double *work_calib_field(struct work_calib *c, size_t i)
 		return &c->hbm_eff;
 	case 5:
 		return &c->launch_s;
+	case 6:
+		return &c->comm_compute_slowdown;
 	default:
 		return NULL;
 	}
@@ -73,6 +76,7 @@ struct work_calib work_calib_defaults(void)
 	    .flash_eff = 0.60,
 	    .hbm_eff = 0.88,
 	    .launch_s = 78.47e-6,
+	    .comm_compute_slowdown = 0.12,
 	};
 	return c;
 }
@@ -80,9 +84,9 @@ struct work_calib work_calib_defaults(void)
 /* Allowed range of constant i, inclusive unless noted. */
 static int calib_check(size_t i, double v, char *why, size_t n)
 {
-	static const double lo[WORK_CALIB_COUNT] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0};
-	static const double hi[WORK_CALIB_COUNT] = {1e6, 4096.0, 4096.0, 1.0, 1.0, 1.0};
-	static const int lo_open[WORK_CALIB_COUNT] = {0, 0, 0, 1, 1, 0};
+	static const double lo[WORK_CALIB_COUNT] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0};
+	static const double hi[WORK_CALIB_COUNT] = {1e6, 4096.0, 4096.0, 1.0, 1.0, 1.0, 1.0};
+	static const int lo_open[WORK_CALIB_COUNT] = {0, 0, 0, 1, 1, 0, 0};
 	if (!isfinite(v) || v < lo[i] || (lo_open[i] && v == lo[i]) || v > hi[i]) {
 		snprintf(why, n, "found %g, expected a number in %s%g, %g]", v,
 			 lo_open[i] ? "(" : "[", lo[i], hi[i]);

@@ -24,11 +24,13 @@ struct work_calib {
 	double flash_eff; /* flash attention: fraction of the dtype's dense peak, 0..1 */
 	double hbm_eff;	  /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
 	double launch_s;  /* host time per kernel launch in eager PyTorch/Megatron, s */
+	double comm_compute_slowdown; /* compute time added while a communication kernel
+				       * runs beside it (TP overlap), fraction, 0..1 */
 };
 
 /* Number of constants in struct work_calib and their keys in compute.cfg
  * ("gemm_k0", ..., in field order); for fitters and --dump-config. */
-#define WORK_CALIB_COUNT 6
+#define WORK_CALIB_COUNT 7
 const char *work_calib_key(size_t i);
 /* Pointer to the field of key i (NULL when i is out of range). */
 double *work_calib_field(struct work_calib *c, size_t i);
