@@ -266,6 +266,68 @@ START_TEST(moe_all_to_all_on_path)
 }
 END_TEST
 
+/* One layer of 10 ms forward, input and weight gradients on TP 2 with
+ * sequence parallelism (a reduce-scatter and an all-gather of `bytes` x 2
+ * after the forward and after the weight gradient), one DGX A100, 4
+ * micro-batches, with or without Megatron-Core's TP overlap at a 12 %
+ * compute slowdown. */
+static void psim_tp(struct psim *s, bool overlap, double bytes)
+{
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s->c, &err), 0);
+	ck_assert_int_eq(evq_create(&s->q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s->f, s->q), 0);
+	ck_assert_int_eq(net_create(&s->net, s->c, s->f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s->cc, s->net), 0);
+	ck_assert_int_eq(graph_create(&s->g, s->f, s->cc), 0);
+	ck_assert_int_eq(layout_init(&s->l, 2, 1, 1, 1, NULL, 8, true, &err), 0);
+	static struct dp_unit u[3];
+	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
+	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
+				.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
+				.tp_fwd = 2, .tp_bwd = 2};
+	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
+	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
+			     .interleave = 1, .m = 4, .iterations = 2, .lay = &s->l,
+			     .tp_bytes = bytes, .sp = true, .tp_overlap = overlap,
+			     .comm_slowdown = 0.12};
+	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
+	ck_assert_int_eq(graph_run(s->g, &err), 0);
+}
+
+/* Without overlap the collectives sit on the compute path: 4 x 30 ms plus
+ * all of their time. With overlap, small ones (1 MB: microseconds on
+ * NVLink) hide behind the slowed GEMMs: 4 x (11.2 + 10 + 11.2) ms to a
+ * nanosecond per task; large ones (2 GB, far longer than a segment) show all their
+ * time beyond the 10 ms of the unslowed input gradient: 4 x 10 ms plus
+ * every collective's time (each pair runs alone, as the next segment waits
+ * for it). */
+START_TEST(tp_comm_overlap)
+{
+	struct psim s = {0};
+	uint32_t n;
+	psim_tp(&s, false, 1e6);
+	double x = exposed_s(&s, "tp collective", 0.0, &n);
+	ck_assert_uint_eq(n, 4 * 2 * 2);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s", iter_s(&s));
+	psim_free(&s);
+	memset(&s, 0, sizeof s);
+	psim_tp(&s, true, 1e6);
+	/* 1 ns per slowed task: 0.010 x 1.12 rounds up to 11,200,001 ns */
+	ck_assert_msg(fabs(iter_s(&s) - 4 * (0.0112 + 0.010 + 0.0112)) <= 8.5e-9, "%.9f s",
+		      iter_s(&s));
+	psim_free(&s);
+	memset(&s, 0, sizeof s);
+	psim_tp(&s, true, 2e9);
+	x = exposed_s(&s, "tp collective", 0.0, &n);
+	ck_assert(x > 8 * 0.0112);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.010 + x)) < 1e-8, "%.9f s, want %.9f s",
+		      iter_s(&s), 4 * 0.010 + x);
+	psim_free(&s);
+}
+END_TEST
+
 /* Seconds of the first task labelled `label` after iteration 0's end. */
 static double task_s(const struct psim *s, const char *label)
 {
@@ -449,6 +511,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, ring_attention_overlap);
 	tcase_add_test(tc, moe_all_to_all_on_path);
 	tcase_add_test(tc, offload_over_pcie);
+	tcase_add_test(tc, tp_comm_overlap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -72,7 +72,8 @@ static const char *const training_keys[] = {
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {
     "tp",   "pp",      "dp",	   "cp",	 "ep",	   "sp",
-    "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce"};
+    "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce",
+    "tp_comm_overlap"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
 static const char *const sim_keys[] = {"granularity", "mode"};
@@ -391,6 +392,11 @@ static int read_parallel(struct ld *l)
 	if (member(g, "sp") &&
 	    (rc = cfg_bool(member(g, "sp"), l->file, "parallel.sp", &q->sp, l->err)))
 		return rc;
+	q->tp_comm_overlap = false;
+	if (member(g, "tp_comm_overlap") &&
+	    (rc = cfg_bool(member(g, "tp_comm_overlap"), l->file, "parallel.tp_comm_overlap",
+			   &q->tp_comm_overlap, l->err)))
+		return rc;
 	if ((rc = get_enum(l, g, p, "offload", off_names, TS_OFFLOAD_COUNT_, TS_OFFLOAD_NONE, &e)))
 		return rc;
 	q->offload = (enum ts_offload)e;
@@ -663,6 +669,7 @@ static int note_all(struct ld *l)
 	N("parallel.cp", "default", "%u", q->cp);
 	N("parallel.ep", "default", "%u", q->ep);
 	N("parallel.sp", "default", "%s", q->sp ? "true" : "false");
+	N("parallel.tp_comm_overlap", "default", "%s", q->tp_comm_overlap ? "true" : "false");
 	N("parallel.zero", "default", "%d", q->zero);
 	N("parallel.offload", "default", "\"%s\"", off_names[q->offload]);
 	N("parallel.schedule", "default", "\"%s\"", sched_names[q->schedule]);

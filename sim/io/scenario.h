@@ -75,6 +75,7 @@ struct ts_parallel {
 	uint32_t cp; /* context-parallel degree (ring attention); default 1 */
 	uint32_t ep; /* expert-parallel degree, inside DP; default 1 */
 	bool sp;     /* sequence parallelism with TP; default false */
+	bool tp_comm_overlap; /* Megatron-Core's TP communication overlap; default false */
 	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
 		      * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
 	enum ts_offload offload;   /* default none; cpu (nvme not modelled) */

@@ -98,7 +98,6 @@ struct pcls {
 	uint32_t d2h, h2d;  /* offload copy streams (copy engines), each way */
 	uint32_t pending;   /* a collective the next compute task waits for */
 	uint32_t red_last;  /* the last gradient reduction this class takes part in */
-	uint32_t tp_last;   /* overlapped TP collective the pass end waits for */
 	uint32_t opt;       /* this iteration's optimizer task */
 	uint32_t prev_alloc; /* ZeRO-3: the last gathered-weights mark */
 	double params;      /* weight elements of its stage */
@@ -131,6 +130,7 @@ struct pb {
 	struct fluid_use *route;
 	uint32_t *nroute;    /* per class: down, up counts */
 	uint32_t *tmpv;      /* scratch per class */
+	uint32_t *tpx;       /* per class: its overlapped TP collective of this segment */
 	double xbytes;       /* scratch: bytes of the copy each_member starts */
 	int rc;
 };
@@ -393,7 +393,6 @@ static void join(struct pb *b, uint32_t *slot, uint32_t id)
 }
 
 static void set_pending(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].pending, id); }
-static void set_tp_last(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].tp_last, id); }
 static void set_red(struct pb *b, uint32_t k, uint32_t id) { b->c[k].red_last = id; }
 static void take_pending(struct pb *b, uint32_t k, uint32_t id)
 {
@@ -471,6 +470,29 @@ struct seg {
 	double ring_s;      /* seconds of s that overlap the K, V ring (context parallel) */
 	double ring_bytes;  /* bytes each rank passes on per ring step */
 };
+
+/* Megatron-LM's f and g operators for `n` activations of the segment led
+ * by class k: an all-reduce, or with sequence parallelism a reduce-scatter
+ * then an all-gather of the same size, on `stream`, after after[member].
+ * on_path: after an on-path all-to-all of the same segment too (NCCL runs
+ * both on the compute stream, one after the other). Returns the last. */
+static uint32_t tp_issue(struct pb *b, uint32_t k, uint32_t n, uint32_t stream,
+			 const uint32_t *after, bool on_path)
+{
+	const struct pipe_job *j = b->j;
+	double bytes = j->tp_bytes * n;
+	uint32_t id = group_coll(b, k, PG_TP, j->sp ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes,
+				 GRAPH_COMM, stream, "tp collective", after);
+	if (on_path)
+		each_member(b, k, PG_TP, id, take_pending);
+	if (j->sp) {
+		uint32_t id2 = group_coll(b, k, PG_TP, COLL_ALL_GATHER, bytes, GRAPH_COMM, stream,
+					  "tp collective", NULL);
+		dep(b, id, id2);
+		id = id2;
+	}
+	return id;
+}
 
 /* Ring attention (Liu et al. 2023, "Ring Attention with Blockwise
  * Transformers", https://arxiv.org/abs/2310.01889; Megatron-Core's context
@@ -555,7 +577,24 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 				firstv[k] = id;
 		}
 	}
-	double slow = j->tp_overlap && sg->tp ? 1.0 + j->comm_slowdown : 1.0;
+	/* Megatron-Core's TP communication overlap (tp_comm_overlap): the
+	 * segment's collectives start with its GEMMs, which run slowed by the
+	 * communication kernels beside them, and the next segment waits for
+	 * both */
+	bool tpo = j->tp_overlap && sg->tp && b->lay->deg[LAYOUT_TP] > 1 && j->tp_bytes > 0.0;
+	double slow = tpo ? 1.0 + j->comm_slowdown : 1.0;
+	if (tpo) {
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			b->tmpv[k] = mark(b, k, "tp overlap", GRAPH_MEM_BUFFERS, 0.0, 0.0);
+			if (firstv[k] == GRAPH_NONE)
+				firstv[k] = b->tmpv[k];
+		}
+		for (uint32_t i = 0; i < b->per && !b->rc; i++)
+			if (leads(b, cls[i], PG_TP))
+				b->tpx[cls[i]] = tp_issue(b, cls[i], sg->tp, b->c[cls[i]].tpcomm,
+							  b->tmpv, false);
+	}
 	bool ring = b->lay->deg[LAYOUT_CP] > 1 && sg->ring_s > 0.0 && sg->ring_bytes > 0.0;
 	double rest = ring ? sg->s - sg->ring_s : sg->s;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
@@ -594,29 +633,20 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			each_member(b, k, PG_EP, id, set_pending);
 		}
 	}
+	if (tpo) { /* the next segment needs what the overlapped collectives made */
+		for (uint32_t i = 0; i < b->per && !b->rc; i++)
+			if (leads(b, cls[i], PG_TP))
+				each_member(b, cls[i], PG_TP, b->tpx[cls[i]], set_pending);
+		return;
+	}
 	if (!sg->tp || b->lay->deg[LAYOUT_TP] == 1 || j->tp_bytes <= 0.0)
 		return;
-	/* Megatron-LM's f and g operators: all-reduce, or with sequence
-	 * parallelism reduce-scatter then all-gather of the same size */
-	double bytes = j->tp_bytes * sg->tp;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
 		if (!leads(b, k, PG_TP))
 			continue;
-		uint32_t stream = j->tp_overlap ? b->c[k].tpcomm : GRAPH_NONE;
-		uint32_t id = group_coll(b, k, PG_TP,
-					 j->sp ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes,
-					 GRAPH_COMM, stream, "tp collective", lastv);
-		/* after an on-path all-to-all of the same segment: NCCL runs
-		 * both on the compute stream, one after the other */
-		each_member(b, k, PG_TP, id, take_pending);
-		if (j->sp) {
-			uint32_t id2 = group_coll(b, k, PG_TP, COLL_ALL_GATHER, bytes,
-						  GRAPH_COMM, stream, "tp collective", NULL);
-			dep(b, id, id2);
-			id = id2;
-		}
-		each_member(b, k, PG_TP, id, j->tp_overlap ? set_tp_last : set_pending);
+		uint32_t id = tp_issue(b, k, sg->tp, GRAPH_NONE, lastv, true);
+		each_member(b, k, PG_TP, id, set_pending);
 	}
 }
 
@@ -675,7 +705,6 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	for (uint32_t i = 0; i < b->per; i++) {
 		uint32_t k = cls[i];
 		firstv[k] = lastv[k] = GRAPH_NONE;
-		b->c[k].tp_last = GRAPH_NONE;
 		if (!ps->bwd && ps->mb == 0 && b->gate) {
 			uint32_t *gt = &b->gate[(size_t)k * b->v + ps->chunk];
 			b->c[k].pending = *gt;
@@ -752,11 +781,6 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	}
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
-		if (b->c[k].tp_last != GRAPH_NONE) {
-			uint32_t id = mark(b, k, "tp done", GRAPH_MEM_BUFFERS, 0.0, 0.0);
-			dep(b, b->c[k].tp_last, id);
-			lastv[k] = id;
-		}
 		if (b->c[k].pending != GRAPH_NONE) { /* a trailing on-path collective */
 			uint32_t id = mark(b, k, "tp done", GRAPH_MEM_BUFFERS, 0.0, 0.0);
 			dep(b, b->c[k].pending, id);
@@ -875,6 +899,7 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->stamp, b->ncls * sizeof *b->stamp);
 	ts_free(b->ringx, b->ncls * sizeof *b->ringx);
 	ts_free(b->tmpv, b->ncls * sizeof *b->tmpv);
+	ts_free(b->tpx, b->ncls * sizeof *b->tpx);
 	if (b->route)
 		ts_free(b->route, (size_t)b->ncls * 2 * PIPE_MAX_ROUTE * sizeof *b->route);
 	if (b->nroute)
@@ -926,6 +951,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	b.stamp = ts_calloc(b.ncls, sizeof *b.stamp);
 	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
 	b.tmpv = ts_calloc(b.ncls, sizeof *b.tmpv);
+	b.tpx = ts_calloc(b.ncls, sizeof *b.tpx);
 	if (j->offload) {
 		b.route = ts_calloc((size_t)b.ncls * 2 * PIPE_MAX_ROUTE, sizeof *b.route);
 		b.nroute = ts_calloc((size_t)b.ncls * 2, sizeof *b.nroute);
@@ -945,7 +971,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (j->zero >= 1 && j->zero <= 2)
 		b.gate = ts_calloc((size_t)b.ncls * v, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
-	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv ||
+	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv || !b.tpx ||
 	    (j->offload && (!b.route || !b.nroute)) ||
 	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
 	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
@@ -1005,7 +1031,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
 		struct pcls *c = &b.c[k];
 		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);
-		c->pending = c->red_last = c->tp_last = c->prev_alloc = c->opt = GRAPH_NONE;
+		c->pending = c->red_last = c->prev_alloc = c->opt = GRAPH_NONE;
 		for (uint32_t jj = 0; jj < v; jj++)
 			for (uint32_t u = b.first[jj * p + s]; u < b.first[jj * p + s + 1]; u++)
 				c->params += j->units[u].params;

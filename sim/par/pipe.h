@@ -45,8 +45,13 @@ struct pipe_job {
 	 * all-to-all (units' a2a_fwd, a2a_bwd count them) */
 	uint32_t ep;
 	double a2a_bytes;
-	bool tp_overlap;            /* collectives beside the GEMMs (Megatron-Core tp_comm_overlap) */
-	double comm_slowdown;       /* compute slowdown while a collective runs beside it, >= 0 */
+	/* Megatron-Core's tp_comm_overlap: a segment's TP collectives start
+	 * with its compute (pipelined chunk by chunk with the GEMMs; the
+	 * residual of the first and last chunk is not modelled), its compute
+	 * takes (1 + comm_slowdown) times as long (compute.cfg
+	 * comm_compute_slowdown), and the next segment waits for both */
+	bool tp_overlap;
+	double comm_slowdown;       /* >= 0 */
 	/* data parallelism and ZeRO */
 	int zero;                   /* 0..3 */
 	double bucket_bytes;        /* 0 = one reduction per chunk */

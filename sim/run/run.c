@@ -100,6 +100,11 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 				 "found \"cpu\" with parallel.zero = %d, expected zero >= 1 "
 				 "(DeepSpeed ZeRO-Offload and FSDP offload move sharded state)",
 				 par->zero);
+	if (par->tp_comm_overlap && par->tp > 1 && !par->sp)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.tp_comm_overlap",
+				 "found true with parallel.sp = false, expected sp = true "
+				 "(Megatron-Core overlaps the sequence-parallel all-gather and "
+				 "reduce-scatter with the GEMMs)");
 	if (par->zero != 0 && sc->model.family == TS_FAMILY_LAYERS)
 		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
 				 "found %d for a layer-list model, but ZeRO is modelled for "
@@ -508,7 +513,10 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 			.ep = par->ep, .a2a_bytes = p->costs.layer_a2a_bytes,
 			.offload = par->offload == TS_OFFLOAD_CPU, .net = net,
 			.cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
-			.sp = par->sp, .zero = par->zero, .bucket_bytes = bucket, .overlap = overlap,
+			.sp = par->sp, .zero = par->zero,
+			.tp_overlap = par->tp_comm_overlap,
+			.comm_slowdown = calib->comm_compute_slowdown,
+			.bucket_bytes = bucket, .overlap = overlap,
 			.weight_bpp = p->conv.weight_bytes, .grad_bpp = p->conv.grad_bytes,
 			.optim_bpp = p->conv.optim_bytes,
 			.reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
