@@ -818,8 +818,14 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 			id = task(b, &ts);
 			dep(b, c->pending, id);
 			c->pending = GRAPH_NONE;
+			/* the iteration ends with the step; the copy up opens the
+			 * next one (its first forward waits for it through the
+			 * all-gather), so the breakdown charges it to communication */
+			c->opt = id;
 			if (j->zero <= 2)
 				id = xfer(b, k, true, params * j->weight_bpp, id, "weights to gpu");
+			lastv[k] = id;
+			continue;
 		} else {
 			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer", params * j->optimizer_s_per_param,
 				 j->optimizer_kernels, 0.0, 0.0, NULL);
