@@ -80,7 +80,9 @@ START_TEST(test_own_prediction)
 END_TEST
 
 /* A launch-bound job measured 30 % slower per launch: the prediction with
- * launch_s x 1.3 as the measurement brings launch_s x 1.3 back (to 1e-6),
+ * launch_s x 1.3 as the measurement brings launch_s x 1.3 back (to 1e-5: the
+ * search stops when the time matches, in whole nanoseconds, to 1e-8, and a
+ * few microseconds of the step are not host-bound),
  * and K0 stays committed. */
 START_TEST(test_recovers_launch)
 {
@@ -95,7 +97,7 @@ START_TEST(test_recovers_launch)
 	/* host-bound: T proportional to launch_s, elasticity 1 (to 2 %) */
 	ck_assert_double_eq_tol(fit.elasticity[1], 1.0, 0.02);
 	ck_assert(fit.elasticity[0] < fit.elasticity[1]);
-	ck_assert(tu_relerr(fit.calib.launch_s, slow.launch_s) < 1e-6);
+	ck_assert(tu_relerr(fit.calib.launch_s, slow.launch_s) < 1e-5);
 	ck_assert(fit.calib.gemm_k0 == committed.gemm_k0);
 	ck_assert(tu_relerr(fit.after_s, meas) < 1e-8);
 	ts_scenario_destroy(s);

@@ -17,16 +17,17 @@
 #define HELD_OUT_MAPE 0.12
 /* DLE-BERT rows at sequence 128: not fitted, a different stack (PyTorch DDP,
  * APEX LAMB, NVIDIA's fused kernels) with the optimizer taken as Adam-like,
- * one published number per row. The project's usual 15 % plus 5 points for
- * that: the fp16 row lands at +17.7 % with the vTrain-fitted constants. */
-#define BERT_SEQ128_TOL 0.20
+ * one published number per row: the project's usual 15 % (they land at
+ * -10 to -2 % with the constants fitted on vTrain, MEG24, MPT and TITAN). */
+#define BERT_SEQ128_TOL 0.15
 /* DLE-BERT rows at sequence 512: a known gap, pinned so that any change is
  * seen. The README's phase-2 throughput is 39-45 % more tokens/s than its
  * phase-1 throughput on the same GPUs, while every per-token cost grows
- * with the sequence (attention is 4x); trainsim predicts 34-36 % too few
- * sequences/s. Not explained yet (see the validation report). */
-#define BERT_SEQ512_LO (-0.45)
-#define BERT_SEQ512_HI (-0.25)
+ * with the sequence (attention is 4x); trainsim predicts 44-46 % too few
+ * sequences/s (34-36 % before tc_sustain slowed tensor-core work by a
+ * fifth). Not explained yet (see the validation report). */
+#define BERT_SEQ512_LO (-0.50)
+#define BERT_SEQ512_HI (-0.38)
 
 static struct hw_catalog *cat;
 static struct work_calib calib;

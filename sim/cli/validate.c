@@ -55,9 +55,9 @@ static int print_rows(const struct val_row *rows, size_t n, const bool *use, con
 		table_cell(t, 1, "%s", r->source);
 		table_cell(t, 2, "%d", r->index);
 		table_cell(t, 3, "%s",
-			   r->src != VAL_VTRAIN ? "check"
-			   : r->fitting		? "fit"
-						: "held-out");
+			   r->src == VAL_BERT || r->src == VAL_VTRAIN_MULTI ? "check"
+			   : r->fitting ? "fit"
+					: "held-out");
 		table_cell(t, 4, "%s",
 			   r->metric == VAL_ITERATION_S ? "iteration_ms"
 							: val_metric_name(r->metric));
@@ -106,8 +106,17 @@ static int print_summary(const struct val_summary *s, bool csv)
 					  "mean_error_pct", "worst_pct"};
 	for (size_t c = 0; c < 6; c++)
 		table_header(t, c, hd[c], c < 2 ? TABLE_LEFT : TABLE_RIGHT);
-	for (int k = 0; k < VAL_SOURCE_COUNT_; k++)
-		stat_row(t, "source", val_source_name((enum val_source)k), &s->by_source[k]);
+	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
+		const char *nm = val_source_name((enum val_source)k);
+		stat_row(t, "source", nm, &s->by_source[k]);
+		if (k == VAL_BERT || k == VAL_VTRAIN)
+			continue; /* BERT: no halves; vTrain: its rows below */
+		char grp[48];
+		snprintf(grp, sizeof grp, "%s half", nm);
+		bool fitted = k != VAL_VTRAIN_MULTI; /* too slow to fit on (validate.c) */
+		stat_row(t, grp, fitted ? "fitting" : "odd rows (not fitted)", &s->half[k][0]);
+		stat_row(t, grp, fitted ? "held-out" : "even rows", &s->half[k][1]);
+	}
 	stat_row(t, "vtrain half", "fitting (odd rows)", &s->fitting);
 	stat_row(t, "vtrain half", "held-out (even rows)", &s->held_out);
 	char key[32];
@@ -126,8 +135,8 @@ static void print_fit(FILE *out, const struct val_fit_result *fr, const struct w
 {
 	struct work_calib a = *start, b = fr->calib;
 	fprintf(out,
-		"fit on %zu odd-numbered vTrain rows (Nelder-Mead, %zu evaluations): "
-		"MAPE %.2f %% -> %.2f %%\n",
+		"fit on %zu rows, the fitting halves of vTrain, MEG24, MPT and TITAN "
+		"(Nelder-Mead, %zu evaluations): mean per-source MAPE %.2f %% -> %.2f %%\n",
 		fr->rows, fr->evaluations, 100.0 * fr->mape_before, 100.0 * fr->mape_after);
 	for (size_t i = 0; i < VAL_FIT_COUNT; i++) {
 		size_t k = val_fit_keys[i];

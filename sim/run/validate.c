@@ -25,13 +25,16 @@
  * iterations (one warm-up, one measured: the schedule is deterministic, so
  * later iterations repeat the second).
  *
- * The fit minimises the mean absolute percentage error over the fitting rows
- * with GSL's Nelder-Mead simplex (nmsimplex2): the objective is a sum of
- * maxima (host launch stream against GPU stream, wave quantisation), so it
- * has kinks where gradients would mislead, and three constants are few
- * enough for a simplex. Coordinates are normalised by a typical step per
- * constant; a point outside a constant's bounds is evaluated at the bound
- * plus a penalty growing with the distance, so the simplex stays inside.
+ * The fit minimises the mean over sources of the mean absolute percentage
+ * error on each source's fitting half (vTrain single-node, MEG24, MPT,
+ * TITAN; vTrain multi-node is checked only, fit_sources says why), so that a source with many rows does not outweigh one
+ * with few, with GSL's Nelder-Mead simplex (nmsimplex2): the objective is a
+ * sum of maxima (host launch stream against GPU stream, wave quantisation),
+ * so it has kinks where gradients would mislead, and three constants are
+ * few enough for a simplex. Coordinates are normalised by a typical step
+ * per constant; a point outside a constant's bounds is evaluated at the
+ * bound plus a penalty growing with the distance, so the simplex stays
+ * inside.
  */
 #include <errno.h>
 #include <gsl/gsl_errno.h>
@@ -435,6 +438,7 @@ static int load_vtrain_multi(const char *path, struct rows *v, struct ts_error *
 		r->micro_batch = mb;
 		r->gpus = gpus;
 		r->formula = formula_vtrain;
+		r->fitting = r->index % 2 == 1;
 		need(r->needs, sizeof r->needs, tp > 1, "tp");
 		need(r->needs, sizeof r->needs, pp > 1, "pp");
 		rc = scenario_text(
@@ -584,10 +588,13 @@ static int row_mpt(struct val_row *r, char **f, const int *col, struct ts_error 
 /* One TITAN row: torchtitan FSDP2 (zero = 3) on 8 DGX A100 80GB nodes
  * (the network is not stated), bf16, flash (SDPA), the public Llama
  * configs (models/llama3-8b, llama3-70b, llama2-13b, llama2-70b).
- * Activation checkpointing: "full" is full; "selective (op)" saves the
- * matmul outputs and reruns the rest, taken as selective; "selective
- * (layer)" checkpoints every second layer, which trainsim cannot say, taken
- * as full (an upper bound on the rerun). */
+ * Activation checkpointing: "full" is full; "selective (layer)"
+ * checkpoints every second layer and "selective (op)" reruns every op but
+ * the saved outputs of every second matmul and of attention (torchtitan's
+ * op policy), so both rerun about half a forward, which trainsim cannot
+ * say: both are taken as full (an upper bound on the rerun; the two rows of
+ * each model measure within 4 % of each other). trainsim's "selective"
+ * would rerun nothing here, since flash attention saves no scores. */
 static int row_titan(struct val_row *r, char **f, const int *col, struct ts_error *err)
 {
 	int64_t L = 0, h = 0, s = 0, gb = 0, mb = 0, gpus = 0;
@@ -605,9 +612,7 @@ static int row_titan(struct val_row *r, char **f, const int *col, struct ts_erro
 	    gb % (mb * gpus) != 0)
 		return TS_ESYNTAX;
 	const char *rc_in = f[col[X_RECOMPUTE]];
-	const char *rc = !strcmp(rc_in, "none")		    ? "none"
-			 : !strcmp(rc_in, "selective (op)") ? "selective"
-							    : "full";
+	const char *rc = !strcmp(rc_in, "none") ? "none" : "full";
 	r->src = VAL_TITAN;
 	r->metric = VAL_TOKENS_PER_S_PER_GPU;
 	r->hidden = h;
@@ -710,6 +715,11 @@ static int load_multi_measurements(const char *path, struct rows *v, struct ts_e
 		if (rc)
 			break;
 		snprintf(r->source, sizeof r->source, "%s", source_names[r->src]);
+		/* Fitting half: odd id numbers; MPT's ids are all odd (the source's
+		 * other sections were not kept), so there every other row in id
+		 * order: MPT-001, -005, -009, ... */
+		int num = atoi(strchr(id, '-') + 1);
+		r->fitting = r->src == VAL_MPT ? ((num + 1) / 2) % 2 == 1 : num % 2 == 1;
 	}
 	fclose(fp);
 	return rc;
@@ -868,16 +878,21 @@ void val_summarize(const struct val_row *rows, size_t n, const bool *use, const 
 			continue;
 		}
 		double e = val_error(r, pred[i]);
-		if ((unsigned)r->src < VAL_SOURCE_COUNT_)
+		if ((unsigned)r->src < VAL_SOURCE_COUNT_) {
 			acc_add(&out->by_source[r->src], e);
+			acc_add(&out->half[r->src][r->fitting ? 0 : 1], e);
+		}
 		if (r->src != VAL_VTRAIN)
 			continue;
 		acc_add(r->fitting ? &out->fitting : &out->held_out, e);
 		group_add(out->by_hidden, &out->n_hidden, r->hidden, e);
 		group_add(out->by_micro_batch, &out->n_micro_batch, r->micro_batch, e);
 	}
-	for (int s = 0; s < VAL_SOURCE_COUNT_; s++)
+	for (int s = 0; s < VAL_SOURCE_COUNT_; s++) {
 		acc_done(&out->by_source[s]);
+		acc_done(&out->half[s][0]);
+		acc_done(&out->half[s][1]);
+	}
 	acc_done(&out->fitting);
 	acc_done(&out->held_out);
 	for (size_t i = 0; i < out->n_hidden; i++)
@@ -888,24 +903,29 @@ void val_summarize(const struct val_row *rows, size_t n, const bool *use, const 
 
 /* ---------------------------------------------------------------- fit */
 
-const size_t val_fit_keys[VAL_FIT_COUNT] = {0 /* gemm_k0 */, 5 /* launch_s */, 2 /* tile_n */};
+const size_t val_fit_keys[VAL_FIT_COUNT] = {0 /* gemm_k0 */, 5 /* launch_s */,
+					    6 /* tc_sustain */};
 
-/* The continuous constants are the first VAL_FIT_CONT of val_fit_keys; the
- * last is a tile width, discrete (CUTLASS SM80 tensor-op tiles are 64, 128
- * or 256 wide), searched over fit_tiles. */
-#define VAL_FIT_CONT 2
-static const double fit_tiles[] = {64.0, 128.0, 256.0};
+/* The sources the fit spans: each weighs the same in the objective, however
+ * many rows it has (vTrain's 124 fitting rows would drown MPT's 22). vTrain's
+ * multi-node rows are left out: up to 512 GPUs with pipeline schedules, one
+ * pass over their fitting half takes 15-30 s, too slow for the hundred
+ * passes of a fit, so all 109 are checked, none fitted. */
+static const enum val_source fit_sources[] = {VAL_VTRAIN, VAL_MEG24, VAL_MPT, VAL_TITAN};
+#define FIT_NSRC (sizeof fit_sources / sizeof fit_sources[0])
 
 /* Bounds and normalising step of each constant of struct work_calib, in
  * work_calib_field order: wide enough to hold every physically sensible
  * value, narrow enough that the simplex cannot wander into nonsense. */
-static const double fit_lo[WORK_CALIB_COUNT] = {0.0, 16.0, 16.0, 0.05, 0.3, 0.0};
-static const double fit_hi[WORK_CALIB_COUNT] = {2048.0, 512.0, 512.0, 1.0, 1.0, 500e-6};
-static const double fit_step[WORK_CALIB_COUNT] = {64.0, 64.0, 64.0, 0.1, 0.05, 10e-6};
+static const double fit_lo[WORK_CALIB_COUNT] = {0.0, 16.0, 16.0, 0.05, 0.3, 0.0, 0.3, 0.0};
+static const double fit_hi[WORK_CALIB_COUNT] = {2048.0, 512.0, 512.0, 1.0, 1.0, 500e-6, 1.0, 1.0};
+static const double fit_step[WORK_CALIB_COUNT] = {64.0, 64.0, 64.0, 0.1, 0.05, 10e-6, 0.05, 0.05};
 
-/* The start grid: GRID_N + 1 points per continuous constant from its lower
- * bound to a quarter of its upper bound (the bounds are generous). */
-#define GRID_N 12
+/* The start scan over tc_sustain (the others at the start values), then at
+ * most FIT_ITERS simplex iterations: each evaluation simulates 156 rows,
+ * so the fit is held to about a hundred of them. */
+static const double fit_scan[] = {0.6, 0.7, 0.8, 0.9, 1.0};
+#define FIT_ITERS 60
 
 struct fit_ctx {
 	const struct hw_catalog *cat;
@@ -926,7 +946,7 @@ static double point_calib(const struct fit_ctx *f, const gsl_vector *x, struct w
 	double out = 0.0;
 	struct work_calib b = f->base;
 	*c = f->base;
-	for (size_t i = 0; i < VAL_FIT_CONT; i++) {
+	for (size_t i = 0; i < VAL_FIT_COUNT; i++) {
 		size_t k = val_fit_keys[i];
 		double v = *work_calib_field(&b, k) + fit_step[k] * gsl_vector_get(x, i);
 		if (v < fit_lo[k]) {
@@ -941,6 +961,7 @@ static double point_calib(const struct fit_ctx *f, const gsl_vector *x, struct w
 	return out;
 }
 
+/* Mean over fit_sources of each source's MAPE on its fitting half. */
 static double fit_mape(struct fit_ctx *f, const struct work_calib *c)
 {
 	if (f->rc)
@@ -951,7 +972,14 @@ static double fit_mape(struct fit_ctx *f, const struct work_calib *c)
 		return GSL_POSINF;
 	struct val_summary s;
 	val_summarize(f->rows, f->n, f->use, f->pred, &s);
-	return s.fitting.mape;
+	double sum = 0.0;
+	size_t k = 0;
+	for (size_t i = 0; i < FIT_NSRC; i++)
+		if (s.half[fit_sources[i]][0].n) {
+			sum += s.half[fit_sources[i]][0].mape;
+			k++;
+		}
+	return k ? sum / (double)k : HUGE_VAL;
 }
 
 static double fit_objective(const gsl_vector *x, void *params)
@@ -962,55 +990,53 @@ static double fit_objective(const gsl_vector *x, void *params)
 	return fit_mape(f, &c) + outside;
 }
 
-/* Fit the continuous constants from f->base: the best point of the start
- * grid, then the simplex from there. The result goes to *best with its MAPE
- * in *best_m. Returns 0 or the first error. */
-static int fit_continuous(struct fit_ctx *f, struct work_calib *best, double *best_m)
+/* Smallest gain in the objective (a fraction: 0.01 points of MAPE) for
+ * which a new point replaces the best one. The objective is flat in gemm_k0
+ * near its minimum, so without it a fit started from its own result would
+ * wander along the flat; with it, `trainsim validate --fit` started from
+ * the committed constants gives them back. */
+#define FIT_MIN_GAIN 1e-4
+
+/* The start (objective start_m), the scan points, then the simplex from
+ * the best of them, into *best (its objective in *best_m). Returns 0 or
+ * the first error. */
+static int fit_run(struct fit_ctx *f, double start_m, struct work_calib *best, double *best_m)
 {
-	/* The host floor (launch_s) makes the objective flat in places; the
-	 * grid keeps the simplex from settling in the first valley it finds. */
 	struct work_calib c = f->base;
 	*best = f->base;
-	*best_m = GSL_POSINF;
-	size_t k0 = val_fit_keys[0], k1 = val_fit_keys[1];
-	for (int a = 0; a <= GRID_N && !f->rc; a++)
-		for (int b = 0; b <= GRID_N && !f->rc; b++) {
-			*work_calib_field(&c, k0) =
-			    fit_lo[k0] + (fit_hi[k0] - fit_lo[k0]) / 4.0 * a / GRID_N;
-			*work_calib_field(&c, k1) =
-			    fit_lo[k1] + (fit_hi[k1] - fit_lo[k1]) / 4.0 * b / GRID_N;
-			double m = fit_mape(f, &c);
-			if (m < *best_m) {
-				*best_m = m;
-				*best = c;
-			}
+	*best_m = start_m;
+	for (size_t i = 0; i < sizeof fit_scan / sizeof fit_scan[0] && !f->rc; i++) {
+		c.tc_sustain = fit_scan[i];
+		double m = fit_mape(f, &c);
+		if (m < *best_m - FIT_MIN_GAIN) {
+			*best_m = m;
+			*best = c;
 		}
+	}
 	if (f->rc)
 		return f->rc;
 	f->base = *best;
 
-	gsl_multimin_function fn = {.f = fit_objective, .n = VAL_FIT_CONT, .params = f};
-	gsl_vector *x = gsl_vector_calloc(VAL_FIT_CONT);
-	gsl_vector *step = gsl_vector_alloc(VAL_FIT_CONT);
+	gsl_multimin_function fn = {.f = fit_objective, .n = VAL_FIT_COUNT, .params = f};
+	gsl_vector *x = gsl_vector_calloc(VAL_FIT_COUNT);
+	gsl_vector *step = gsl_vector_alloc(VAL_FIT_COUNT);
 	gsl_multimin_fminimizer *m =
-	    gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, VAL_FIT_CONT);
+	    gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, VAL_FIT_COUNT);
 	int rc = 0;
 	if (!x || !step || !m) {
 		rc = ts_error_set(f->err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
-	/* a grid cell wide, so the simplex starts by looking at the neighbours */
-	for (size_t i = 0; i < VAL_FIT_CONT; i++) {
-		size_t k = val_fit_keys[i];
-		gsl_vector_set(step, i, (fit_hi[k] - fit_lo[k]) / 4.0 / GRID_N / fit_step[k]);
-	}
+	/* one normalising step per constant: 64 elements of K0, 10 us of
+	 * launch_s, 0.05 of tc_sustain */
+	gsl_vector_set_all(step, 1.0);
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
 	int status = gsl_multimin_fminimizer_set(m, &fn, x, step);
-	for (int it = 0; status == GSL_SUCCESS && it < 200 && !f->rc; it++) {
+	for (int it = 0; status == GSL_SUCCESS && it < FIT_ITERS && !f->rc; it++) {
 		if (gsl_multimin_fminimizer_iterate(m))
 			break;
-		/* stop when the simplex is smaller than 1 % of a step */
-		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 1e-2) == GSL_SUCCESS)
+		/* stop when the simplex is smaller than 5 % of a step */
+		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(m), 5e-2) == GSL_SUCCESS)
 			break;
 	}
 	gsl_set_error_handler(old);
@@ -1018,7 +1044,7 @@ static int fit_continuous(struct fit_ctx *f, struct work_calib *best, double *be
 		rc = f->rc;
 		goto out;
 	}
-	if (gsl_multimin_fminimizer_minimum(m) < *best_m) {
+	if (gsl_multimin_fminimizer_minimum(m) < *best_m - FIT_MIN_GAIN) {
 		point_calib(f, gsl_multimin_fminimizer_x(m), best);
 		*best_m = fit_mape(f, best);
 		rc = f->rc;
@@ -1044,34 +1070,23 @@ int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
 		goto done;
 	}
 	for (size_t i = 0; i < n; i++) {
-		use[i] = rows[i].src == VAL_VTRAIN && rows[i].fitting;
+		for (size_t k = 0; k < FIT_NSRC; k++)
+			use[i] = use[i] || rows[i].src == fit_sources[k];
+		use[i] = use[i] && rows[i].fitting;
 		out->rows += use[i];
 	}
 	if (!out->rows) {
 		rc = ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
-				  "no fitting rows (odd-numbered vTrain rows) to fit on");
+				  "no fitting rows (the fitting halves of vTrain, MEG24, MPT and "
+				  "TITAN) to fit on");
 		goto done;
 	}
 	struct fit_ctx f = {
 	    .cat = cat, .base = *start, .rows = rows, .n = n, .use = use, .pred = pred, .err = err};
 	out->mape_before = fit_mape(&f, start);
-	double best_m = GSL_POSINF;
-	size_t kt = val_fit_keys[VAL_FIT_CONT];
-	for (size_t t = 0; t < sizeof fit_tiles / sizeof fit_tiles[0] && !f.rc; t++) {
-		struct work_calib c;
-		double m;
-		f.base = *start;
-		*work_calib_field(&f.base, kt) = fit_tiles[t];
-		if ((rc = fit_continuous(&f, &c, &m)))
-			break;
-		if (m < best_m) { /* ties keep the earlier, smaller tile */
-			best_m = m;
-			out->calib = c;
-		}
-	}
+	rc = fit_run(&f, out->mape_before, &out->calib, &out->mape_after);
 	if (!rc)
 		rc = f.rc;
-	out->mape_after = best_m;
 	out->evaluations = f.evals;
 done:
 	ts_free(use, (n ? n : 1) * sizeof *use);

@@ -49,7 +49,8 @@ struct val_row {
 				 * excluded); BERT: data line number in measurements.csv */
 	double measured;	/* the measurement in the metric's unit (s, samples/s) */
 	enum val_metric metric; /* what measured and the prediction are */
-	bool fitting;		/* an odd-numbered vTrain row: calibration may use it */
+	bool fitting;		/* in the fitting half (odd vTrain, vTrain multi-node, MEG24
+				 * and TITAN numbers; every other MPT row): val_fit uses it */
 	int64_t hidden;		/* model hidden size (for grouping errors) */
 	int64_t micro_batch;	/* sequences per micro-batch (for grouping errors) */
 	int64_t gpus;		/* GPUs of the run */
@@ -129,6 +130,8 @@ struct val_group {
 /* What the validation report prints after the rows. Plain record. */
 struct val_summary {
 	struct val_err_stats by_source[VAL_SOURCE_COUNT_];
+	struct val_err_stats half[VAL_SOURCE_COUNT_][2]; /* per source: [0] fitting
+							  * half, [1] the others */
 	struct val_err_stats fitting;		    /* odd-numbered vTrain rows */
 	struct val_err_stats held_out;		    /* even-numbered vTrain rows */
 	struct val_group by_hidden[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
@@ -151,17 +154,21 @@ extern const size_t val_fit_keys[VAL_FIT_COUNT];
 /* Result of val_fit. */
 struct val_fit_result {
 	struct work_calib calib; /* the start with the fitted constants replaced */
-	double mape_before;	 /* MAPE on the fitting rows at the start, fraction */
+	double mape_before;	 /* mean per-source MAPE on the fitting rows at the start */
 	double mape_after;	 /* ... with the fitted constants */
 	size_t evaluations;	 /* objective evaluations (each simulates every fitting row) */
 	size_t rows;		 /* fitting rows used */
 };
 
-/* Fit the VAL_FIT_COUNT constants of val_fit_keys, starting from *start, by
- * minimising the MAPE of the iteration time over the fitting rows (odd
- * vTrain rows) with GSL's Nelder-Mead simplex (nmsimplex2) in normalised
- * coordinates, each constant kept inside its bounds (validate.c). Only the
- * fitting rows are simulated. Deterministic. Returns 0, TS_EINVALID (no
+/* Fit the VAL_FIT_COUNT constants of val_fit_keys (gemm_k0, launch_s,
+ * tc_sustain; tile_n stays at *start's), starting from *start, by minimising
+ * the mean over the sources vTrain, MEG24, MPT and TITAN of each source's
+ * MAPE on its fitting half (rows with `fitting`: rows
+ * from val_load and val_load_multi together): a scan of tc_sustain over
+ * 0.6-1.0, then GSL's Nelder-Mead simplex (nmsimplex2) in normalised
+ * coordinates, each constant kept inside its bounds (validate.c), at most
+ * 60 iterations. Only the fitting rows are simulated. Deterministic.
+ * mape_before and mape_after are that mean. Returns 0, TS_EINVALID (no
  * fitting rows), TS_ENOMEM or the errors of val_predict. */
 int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
 	    const struct val_row *rows, size_t n, struct val_fit_result *out, struct ts_error *err);

@@ -24,13 +24,15 @@ struct work_calib {
 	double flash_eff; /* flash attention: fraction of the dtype's dense peak, 0..1 */
 	double hbm_eff;	  /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
 	double launch_s;  /* host time per kernel launch in eager PyTorch/Megatron, s */
+	double tc_sustain; /* fraction of the catalog's best-case tensor-core rates
+			    * (mamf_eff, flash_eff) sustained back to back in training, 0..1 */
 	double comm_compute_slowdown; /* compute time added while a communication kernel
 				       * runs beside it (TP overlap), fraction, 0..1 */
 };
 
 /* Number of constants in struct work_calib and their keys in compute.cfg
  * ("gemm_k0", ..., in field order); for fitters and --dump-config. */
-#define WORK_CALIB_COUNT 7
+#define WORK_CALIB_COUNT 8
 const char *work_calib_key(size_t i);
 /* Pointer to the field of key i (NULL when i is out of range). */
 double *work_calib_field(struct work_calib *c, size_t i);
@@ -48,9 +50,11 @@ int work_calib_load(const char *root, struct work_calib *out, struct ts_error *e
 
 /* Fraction of the dense peak of dtype d that a GEMM of M x N (reduction K)
  * reaches (DESIGN.md, "Models of the hardware and the work"):
- *   eta = mamf_eff[d] · tiles/(ceil(tiles/SMs)·SMs) · K/(K + K0),
+ *   eta = tc_sustain · mamf_eff[d] · tiles/(ceil(tiles/SMs)·SMs) · K/(K + K0),
  *   tiles = ceil(M/tile_m) · ceil(N/tile_n).
- * mamf_eff is the maximum achievable matmul fraction of the catalog. Returns
+ * mamf_eff is the maximum achievable matmul fraction of the catalog, the
+ * best iteration of a short benchmark; tc_sustain is the part of it that
+ * kernels keep up back to back in a training step. Returns
  * 0..1; 0 when the GPU lacks dtype d or a size is not positive. */
 double work_gemm_eff(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
 		     double m, double n, double k);
@@ -74,7 +78,8 @@ double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
  *   never faster than its operands at achievable HBM bandwidth, plus its
  *   element-wise bytes at HBM bandwidth; all of the FLOPs even when causal
  *   (the unfused path masks, it does not skip);
- * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff), half of them when causal;
+ * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff · tc_sustain), half of them
+ *   when causal;
  *   flash_eff is the GPU's catalog value when it gives one (it differs by
  *   generation: FlashAttention-2 reaches 50-73 % of A100 but 35 % of H100),
  *   else the calibration's;
