@@ -6,7 +6,7 @@
 . "$(dirname "$0")/examplelib.bash"
 example() {
 	mkdir -p "$TMP/work" && cp node1.cfg nodes64.cfg "$TMP/work/" && cd "$TMP/work" &&
-		"$BIN" calibrate node1.cfg --measured-iteration-s 23.0 -o fitted.cfg && echo &&
+		"$BIN" calibrate node1.cfg --measured-iteration-s 28.0 -o fitted.cfg && echo &&
 		"$BIN" compare node1.cfg nodes64.cfg --calib fitted.cfg
 }
 check_example one-node-to-64
