@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -15,7 +16,6 @@
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "run/run.h"
-#include "testutil.h"
 #include "work/compute.h"
 
 static const char scenario[] =
@@ -41,7 +41,9 @@ int main(int argc, char **argv)
 	struct ts_scenario *sc;
 	struct ts_result r;
 	const char *sets[] = {full ? "sim.mode=full" : "sim.mode=class"};
-	if (hw_catalog_load(tu_root(), &cat, &err) || work_calib_load(tu_root(), &calib, &err) ||
+	const char *root = getenv("TS_DATA_DIR");
+	root = root && *root ? root : TS_SOURCE_DIR;
+	if (hw_catalog_load(root, &cat, &err) || work_calib_load(root, &calib, &err) ||
 	    ts_scenario_load_string(cat, scenario, "bench_llama405b", sets, 1, &sc, &err)) {
 		fprintf(stderr, "bench_llama405b: %s\n", err.msg);
 		return 1;
