@@ -329,23 +329,27 @@ static int load_measurements(const char *path, struct rows *v, struct ts_error *
 	return rc;
 }
 
-int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
+/* Load the rows of two files (`a` then `b`, relative to root, read by fa and
+ * fb) into an exactly sized array, so val_rows_free needs only the count. */
+static int load_pair(const char *root, const char *a,
+		     int (*fa)(const char *, struct rows *, struct ts_error *), const char *b,
+		     int (*fb)(const char *, struct rows *, struct ts_error *),
+		     struct val_row **rows, size_t *n, struct ts_error *err)
 {
 	struct rows v = {0};
 	char path[1024];
 	*rows = NULL;
 	*n = 0;
-	snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_VTRAIN_CSV);
-	int rc = load_vtrain(path, &v, err);
+	snprintf(path, sizeof path, "%s/%s", root ? root : ".", a);
+	int rc = fa(path, &v, err);
 	if (!rc) {
-		snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_MEASUREMENTS_CSV);
-		rc = load_measurements(path, &v, err);
+		snprintf(path, sizeof path, "%s/%s", root ? root : ".", b);
+		rc = fb(path, &v, err);
 	}
 	if (rc) {
 		ts_free(v.r, v.cap * sizeof *v.r);
 		return rc;
 	}
-	/* hand back an exactly sized array so val_rows_free needs only n */
 	struct val_row *out = v.n ? ts_realloc(v.r, v.cap * sizeof *v.r, v.n * sizeof *v.r) : NULL;
 	if (v.n && !out) {
 		ts_free(v.r, v.cap * sizeof *v.r);
@@ -356,6 +360,12 @@ int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error
 	*rows = out;
 	*n = v.n;
 	return 0;
+}
+
+int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
+{
+	return load_pair(root, VAL_VTRAIN_CSV, load_vtrain, VAL_MEASUREMENTS_CSV,
+			 load_measurements, rows, n, err);
 }
 
 /* ------------------------------------------------- multi-GPU sources */
@@ -727,30 +737,8 @@ static int load_multi_measurements(const char *path, struct rows *v, struct ts_e
 
 int val_load_multi(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
 {
-	struct rows v = {0};
-	char path[1024];
-	*rows = NULL;
-	*n = 0;
-	snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_MULTI_CSV);
-	int rc = load_multi_measurements(path, &v, err);
-	if (!rc) {
-		snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_VTRAIN_MULTI_CSV);
-		rc = load_vtrain_multi(path, &v, err);
-	}
-	if (rc) {
-		ts_free(v.r, v.cap * sizeof *v.r);
-		return rc;
-	}
-	struct val_row *out = v.n ? ts_realloc(v.r, v.cap * sizeof *v.r, v.n * sizeof *v.r) : NULL;
-	if (v.n && !out) {
-		ts_free(v.r, v.cap * sizeof *v.r);
-		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	}
-	if (!v.n)
-		ts_free(v.r, v.cap * sizeof *v.r);
-	*rows = out;
-	*n = v.n;
-	return 0;
+	return load_pair(root, VAL_MULTI_CSV, load_multi_measurements, VAL_VTRAIN_MULTI_CSV,
+			 load_vtrain_multi, rows, n, err);
 }
 
 void val_rows_free(struct val_row *rows, size_t n)
