@@ -68,7 +68,7 @@ const char *val_metric_name(enum val_metric m)
 /* ------------------------------------------------------------- reading */
 
 /* Most fields of one CSV line we read. */
-#define MAX_FIELDS 24
+#define MAX_FIELDS 32
 #define LINE_MAX_ 4096
 
 /* Split a CSV line in place (RFC 4180 double quotes, no embedded line
@@ -132,6 +132,58 @@ static int parse_f64(const char *s, double *out)
 	return 0;
 }
 
+/* A CSV file read line by line: c->f/c->nf hold the current line's fields,
+ * c->lineno its 1-based number. */
+struct csv {
+	FILE *fp;
+	const char *path;
+	char line[LINE_MAX_];
+	char *f[MAX_FIELDS];
+	int nf, lineno;
+};
+
+static int csv_open(struct csv *c, const char *path, struct ts_error *err)
+{
+	c->path = path;
+	c->lineno = 0;
+	c->fp = fopen(path, "r");
+	if (!c->fp)
+		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
+				    strerror(errno));
+	return 0;
+}
+
+/* Read and split the next line: 1 when there was one, 0 at the end of the
+ * file, TS_ESYNTAX (file, line) when it has more than MAX_FIELDS fields. */
+static int csv_next(struct csv *c, struct ts_error *err)
+{
+	if (!fgets(c->line, sizeof c->line, c->fp))
+		return 0;
+	c->lineno++;
+	c->nf = split_csv(c->line, c->f, MAX_FIELDS);
+	if (c->nf < 0)
+		return ts_error_set(err, TS_ESYNTAX, c->path, c->lineno, NULL,
+				    "more than %d fields", MAX_FIELDS);
+	return 1;
+}
+
+/* The index of each of names[0..n) in the header line c (col[i]); TS_ESYNTAX
+ * naming the first missing column. */
+static int csv_header(const struct csv *c, const char *const *names, int n, int *col,
+		      struct ts_error *err)
+{
+	for (int k = 0; k < n; k++) {
+		col[k] = -1;
+		for (int i = 0; i < c->nf; i++)
+			if (!strcmp(c->f[i], names[k]))
+				col[k] = i;
+		if (col[k] < 0)
+			return ts_error_set(err, TS_ESYNTAX, c->path, 1, names[k],
+					    "missing column in the header");
+	}
+	return 0;
+}
+
 struct rows {
 	struct val_row *r;
 	size_t n, cap;
@@ -165,18 +217,15 @@ static int scenario_text(struct val_row *r, struct ts_error *err, const char *fm
 /* GPUs, global batch, micro batch, hidden, heads, layers, seq, tp, dp, pp, ms */
 static int load_vtrain(const char *path, struct rows *v, struct ts_error *err)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	char line[LINE_MAX_];
-	int rc = 0, lineno = 0;
-	while (fgets(line, sizeof line, fp)) {
-		lineno++;
+	struct csv c;
+	int rc = csv_open(&c, path, err);
+	if (rc)
+		return rc;
+	while ((rc = csv_next(&c, err)) > 0) {
+		int lineno = c.lineno, nf = c.nf;
+		char **f = c.f;
 		if (lineno == 1)
 			continue; /* header */
-		char *f[MAX_FIELDS];
-		int nf = split_csv(line, f, MAX_FIELDS);
 		int64_t x[10];
 		double ms;
 		bool ok = nf == 11;
@@ -227,7 +276,7 @@ static int load_vtrain(const char *path, struct rows *v, struct ts_error *err)
 		if (rc)
 			break;
 	}
-	fclose(fp);
+	fclose(c.fp);
 	return rc;
 }
 
@@ -239,34 +288,16 @@ static const char *const mcols[M_NCOLS] = {
 
 static int load_measurements(const char *path, struct rows *v, struct ts_error *err)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	char line[LINE_MAX_];
-	int rc = 0, lineno = 0, col[M_NCOLS];
-	while (fgets(line, sizeof line, fp)) {
-		lineno++;
-		char *f[MAX_FIELDS];
-		int nf = split_csv(line, f, MAX_FIELDS);
-		if (nf < 0) {
-			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
-					  "more than %d fields", MAX_FIELDS);
-			break;
-		}
+	struct csv c;
+	int rc = csv_open(&c, path, err);
+	if (rc)
+		return rc;
+	int col[M_NCOLS];
+	while ((rc = csv_next(&c, err)) > 0) {
+		int lineno = c.lineno, nf = c.nf;
+		char **f = c.f;
 		if (lineno == 1) {
-			for (int c = 0; c < M_NCOLS; c++) {
-				col[c] = -1;
-				for (int i = 0; i < nf; i++)
-					if (!strcmp(f[i], mcols[c]))
-						col[c] = i;
-				if (col[c] < 0) {
-					rc = ts_error_set(err, TS_ESYNTAX, path, 1, mcols[c],
-							  "missing column in the header");
-					break;
-				}
-			}
-			if (rc)
+			if ((rc = csv_header(&c, mcols, M_NCOLS, col, err)))
 				break;
 			continue;
 		}
@@ -275,8 +306,8 @@ static int load_measurements(const char *path, struct rows *v, struct ts_error *
 		int64_t gpus = 0, seq = 0, mb = 0, acc = 0, gb = 0;
 		double value = 0.0;
 		bool ok = true;
-		for (int c = 0; ok && c < M_NCOLS; c++)
-			ok = col[c] < nf;
+		for (int k = 0; ok && k < M_NCOLS; k++)
+			ok = col[k] < nf;
 		ok = ok && parse_i64(f[col[M_GPUS]], &gpus) == 0 && gpus > 0 &&
 		     parse_i64(f[col[M_SEQ]], &seq) == 0 && seq > 0 &&
 		     parse_i64(f[col[M_MB]], &mb) == 0 && mb > 0 &&
@@ -325,7 +356,7 @@ static int load_measurements(const char *path, struct rows *v, struct ts_error *
 		if (rc)
 			break;
 	}
-	fclose(fp);
+	fclose(c.fp);
 	return rc;
 }
 
@@ -401,18 +432,15 @@ static void need(char *needs, size_t n, bool cond, const char *part)
  * sequence parallelism (Megatron-DeepSpeed's default). */
 static int load_vtrain_multi(const char *path, struct rows *v, struct ts_error *err)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	char line[LINE_MAX_];
-	int rc = 0, lineno = 0;
-	while (fgets(line, sizeof line, fp)) {
-		lineno++;
+	struct csv c;
+	int rc = csv_open(&c, path, err);
+	if (rc)
+		return rc;
+	while ((rc = csv_next(&c, err)) > 0) {
+		int lineno = c.lineno, nf = c.nf;
+		char **f = c.f;
 		if (lineno == 1)
 			continue; /* header */
-		char *f[MAX_FIELDS];
-		int nf = split_csv(line, f, MAX_FIELDS);
 		int64_t x[10] = {0};
 		double pb = 0.0, ms = 0.0;
 		bool ok = nf == 12 && parse_f64(f[0], &pb) == 0 && pb > 0.0;
@@ -469,7 +497,7 @@ static int load_vtrain_multi(const char *path, struct rows *v, struct ts_error *
 		if (rc)
 			break;
 	}
-	fclose(fp);
+	fclose(c.fp);
 	return rc;
 }
 
@@ -649,40 +677,24 @@ static int row_titan(struct val_row *r, char **f, const int *col, struct ts_erro
 
 static int load_multi_measurements(const char *path, struct rows *v, struct ts_error *err)
 {
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	char line[LINE_MAX_];
-	int rc = 0, lineno = 0, col[X_NCOLS];
-	while (fgets(line, sizeof line, fp)) {
-		lineno++;
-		char *f[MAX_FIELDS + 8];
-		int nf = split_csv(line, f, MAX_FIELDS + 8);
-		if (nf < 0) {
-			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
-					  "more than %d fields", MAX_FIELDS + 8);
-			break;
-		}
+	struct csv c;
+	int rc = csv_open(&c, path, err);
+	if (rc)
+		return rc;
+	int col[X_NCOLS];
+	while ((rc = csv_next(&c, err)) > 0) {
+		int lineno = c.lineno, nf = c.nf;
+		char **f = c.f;
 		if (lineno == 1) {
-			for (int c = 0; c < X_NCOLS && !rc; c++) {
-				col[c] = -1;
-				for (int i = 0; i < nf; i++)
-					if (!strcmp(f[i], xcols[c]))
-						col[c] = i;
-				if (col[c] < 0)
-					rc = ts_error_set(err, TS_ESYNTAX, path, 1, xcols[c],
-							  "missing column in the header");
-			}
-			if (rc)
+			if ((rc = csv_header(&c, xcols, X_NCOLS, col, err)))
 				break;
 			continue;
 		}
 		if (nf == 1 && !*f[0])
 			continue; /* blank line */
 		bool ok = true;
-		for (int c = 0; ok && c < X_NCOLS; c++)
-			ok = col[c] < nf;
+		for (int k = 0; ok && k < X_NCOLS; k++)
+			ok = col[k] < nf;
 		const char *id = ok ? f[col[X_ID]] : "";
 		if (!ok || strlen(id) >= sizeof v->r->id) {
 			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
@@ -731,7 +743,7 @@ static int load_multi_measurements(const char *path, struct rows *v, struct ts_e
 		int num = atoi(strchr(id, '-') + 1);
 		r->fitting = r->src == VAL_MPT ? ((num + 1) / 2) % 2 == 1 : num % 2 == 1;
 	}
-	fclose(fp);
+	fclose(c.fp);
 	return rc;
 }
 
