@@ -38,10 +38,7 @@ static void setup(void)
 {
 	struct ts_error e;
 	char buf[1400];
-	ck_assert_msg(hw_catalog_load(tu_root(), &cat, &e) == 0, "%s",
-		      ts_error_format(&e, buf, sizeof buf));
-	ck_assert_msg(work_calib_load(tu_root(), &calib, &e) == 0, "%s",
-		      ts_error_format(&e, buf, sizeof buf));
+	tu_load_hw(&cat, &calib);
 	ck_assert_msg(val_load(tu_root(), &rows, &nrows, &e) == 0, "%s",
 		      ts_error_format(&e, buf, sizeof buf));
 }

@@ -3,7 +3,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "base/err.h"
+#include "hw/catalog.h"
 #include "testutil.h"
+#include "work/compute.h"
 
 const char *tu_root(void)
 {
@@ -23,4 +26,15 @@ int tu_run(Suite *s)
 double tu_relerr(double got, double want)
 {
 	return fabs(got - want) / fabs(want);
+}
+
+void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib)
+{
+	struct ts_error e;
+	char buf[1400];
+	ts_error_clear(&e);
+	ck_assert_msg(hw_catalog_load(tu_root(), cat, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	ck_assert_msg(work_calib_load(tu_root(), calib, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
 }

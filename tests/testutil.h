@@ -9,6 +9,14 @@
  * compile-time default). */
 const char *tu_root(void);
 
+struct hw_catalog;
+struct work_calib;
+
+/* Load the hardware catalog and the compute constants from tu_root(),
+ * failing the test with the formatted error (file, line, key) if either
+ * does not load. Free *cat with hw_catalog_destroy. */
+void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib);
+
 /* Run a suite in fork mode; returns the number of failures. */
 int tu_run(Suite *s);
 
