@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/alloc.h"
 #include "data/catalog.h"
 #include "data/loader.h"
 #include "hw/catalog.h"
@@ -201,15 +202,20 @@ START_TEST(layer_list_parameters)
 END_TEST
 
 /* Validation: NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, DALI,
- * ../shared/data/measurements.csv rows DLE-RN50-001..008). Assumptions:
- * batch 256 per GPU (the script default; 128 for FP32, which does not fit
- * 256 on a V100), SGD, DDP, DALI decoding on the GPU (imagenet-1k-dali);
- * DGX-1 V100 16GB runs on configs/clusters/dgx1-v100.cfg (V100 32 GB
- * catalog entry). Tolerance 15 % on images/s, and none of the rows is
- * loader-bound. Rows outside 15 % today are pinned to their present error
- * (+-10 points) so that a change shows; they are listed in the closing
- * note as gaps of the convolution model (TF32 and FP32 kernel efficiency,
- * and 8-GPU scaling, which the measurements show at 84-92 %). */
+ * ../shared/data/measurements.csv rows DLE-RN50-001..008). The run settings
+ * are those of the repository's benchmark launcher (PyTorch/Classification/
+ * ConvNets/configs.yml, which launch.py reads for --mode
+ * benchmark_training): batch 256 per GPU, except FP32 on the DGX-1 V100 at
+ * 112; AMP runs with memory_format nhwc (channels-last), TF32 and FP32 keep
+ * PyTorch's default NCHW, so their tensor-core convolutions (TF32) pay
+ * cuDNN's layout transposes (work_lnet_ops) and their CUDA-core ones (FP32)
+ * do not. SGD, DDP, DALI decoding on the GPU (imagenet-1k-dali); the DGX-1
+ * V100 16GB runs on configs/clusters/dgx1-v100.cfg (V100 32 GB catalog
+ * entry). No constant is fitted to these rows. Tolerance 15 % on images/s,
+ * and none of the rows is loader-bound. A row outside 15 % is a known gap:
+ * pinned to its present error (+-10 points, so that a change shows) and
+ * required to stay outside 15 % (so that a row the model comes to explain
+ * moves to the validated ones); `why` says what the model lacks. */
 START_TEST(resnet50_rows)
 {
 	static const struct {
@@ -217,40 +223,150 @@ START_TEST(resnet50_rows)
 		int gpus, batch;
 		double measured; /* images/s */
 		double pinned;	 /* present error when outside 15 %, else 0 */
+		const char *why; /* of a known gap */
 	} rows[] = {
-	    {"DLE-RN50-001", "dgx-a100-80gb", "tf32", 1, 256, 938, 0.53},
-	    {"DLE-RN50-002", "dgx-a100-80gb", "fp16", 1, 256, 2470, 0.16},
-	    {"DLE-RN50-003", "dgx-a100-80gb", "tf32", 8, 256, 7248, 0.58},
-	    {"DLE-RN50-004", "dgx-a100-80gb", "fp16", 8, 256, 16621, 0.38},
-	    {"DLE-RN50-005", "dgx1-v100", "fp32", 1, 128, 367, -0.35},
-	    {"DLE-RN50-006", "dgx1-v100", "fp16", 1, 256, 1200, 0.0},
-	    {"DLE-RN50-007", "dgx1-v100", "fp32", 8, 128, 2855, -0.34},
-	    {"DLE-RN50-008", "dgx1-v100", "fp16", 8, 256, 8322, 0.15},
+	    {"DLE-RN50-001", "dgx-a100-80gb", "tf32", 1, 256, 938, 0.0, NULL},
+	    {"DLE-RN50-002", "dgx-a100-80gb", "fp16", 1, 256, 2470, 0.16,
+	     "A100 channels-last AMP is 16 % faster than measured while the V100's is "
+	     "exact; the compute model has no further A100-specific term"},
+	    {"DLE-RN50-003", "dgx-a100-80gb", "tf32", 8, 256, 7248, 0.0, NULL},
+	    {"DLE-RN50-004", "dgx-a100-80gb", "fp16", 8, 256, 16621, 0.38,
+	     "8-GPU AMP scales 6.72x measured (TF32 7.72x): a per-node limit that only "
+	     "the fast runs hit, likely the CPU side of the DALI pipeline; not modelled "
+	     "(the gradient all-reduce, 102 MB over NVSwitch, is about 1 ms and overlapped)"},
+	    {"DLE-RN50-005", "dgx1-v100", "fp32", 1, 112, 367, 0.0, NULL},
+	    {"DLE-RN50-006", "dgx1-v100", "fp16", 1, 256, 1200, 0.0, NULL},
+	    {"DLE-RN50-007", "dgx1-v100", "fp32", 8, 112, 2855, 0.0, NULL},
+	    {"DLE-RN50-008", "dgx1-v100", "fp16", 8, 256, 8322, 0.15,
+	     "8-GPU AMP scales 6.93x measured (FP32 7.76x): the same per-node limit as "
+	     "DLE-RN50-004, not modelled"},
 	};
 	printf("%-13s %-14s %-5s %4s %10s %10s %8s  loader-bound\n", "row", "cluster", "prec",
 	       "gpus", "predicted", "measured", "error");
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		char text[800];
 		snprintf(text, sizeof text,
-			 "model = \"resnet50\"; cluster = \"%s\"; gpus_per_node = %d;\n"
+			 "model = { base = \"resnet50\"; memory_format = \"%s\"; };\n"
+			 "cluster = \"%s\"; gpus_per_node = %d;\n"
 			 "training = { framework = \"ddp\"; micro_batch = %d; precision = \"%s\"; "
 			 "optimizer = \"sgd\"; };\n"
 			 "data = { dataset = \"imagenet-1k-dali\"; workers_per_gpu = 4; };\n",
-			 rows[i].cluster, rows[i].gpus, rows[i].batch, rows[i].prec);
+			 strcmp(rows[i].prec, "fp16") ? "nchw" : "nhwc", rows[i].cluster,
+			 rows[i].gpus, rows[i].batch, rows[i].prec);
 		struct ts_result r = run_text(text, NULL, 0);
 		double e = (r.samples_per_s - rows[i].measured) / rows[i].measured;
 		bool lb = data_loader_bound(r.data_stall_s, r.iteration_time_s);
-		printf("%-13s %-14s %-5s %4d %10.0f %10.0f %+7.1f%%  %s%s\n", rows[i].id,
+		printf("%-13s %-14s %-5s %4d %10.0f %10.0f %+7.1f%%  %s%s%s\n", rows[i].id,
 		       rows[i].cluster, rows[i].prec, rows[i].gpus, r.samples_per_s,
 		       rows[i].measured, 100.0 * e, lb ? "yes" : "no",
-		       rows[i].pinned != 0.0 ? "  (outside 15 %, pinned)" : "");
+		       rows[i].why ? "  known gap: " : "", rows[i].why ? rows[i].why : "");
+		fflush(stdout);
 		ck_assert_msg(!lb, "%s loader-bound", rows[i].id);
-		if (rows[i].pinned == 0.0)
+		if (rows[i].pinned == 0.0) {
 			ck_assert_msg(fabs(e) <= 0.15, "%s: %+.1f%%", rows[i].id, 100.0 * e);
-		else
-			ck_assert_msg(fabs(e - rows[i].pinned) <= 0.10, "%s: %+.1f%% (pinned %+.0f%%)",
-				      rows[i].id, 100.0 * e, 100.0 * rows[i].pinned);
+		} else {
+			ck_assert_msg(fabs(e) > 0.15,
+				      "%s: %+.1f%% is within 15 %%: move it to the validated rows",
+				      rows[i].id, 100.0 * e);
+			ck_assert_msg(fabs(e - rows[i].pinned) <= 0.10,
+				      "%s: %+.1f%% (pinned %+.0f%%)", rows[i].id, 100.0 * e,
+				      100.0 * rows[i].pinned);
+		}
 	}
+}
+END_TEST
+
+/* Out-of-sample check of the layout and CUDA-core terms (nothing was fitted
+ * to it): torchvision ResNet-50 training iterations on one V100-SXM2 at
+ * batch 128 (github.com/sandeepkumar-skb/pytorch_experiments,
+ * torchvision_exp/README.md): AMP NHWC 110.93 ms, AMP NCHW 152.20 ms, FP32
+ * NCHW 342.37 ms. Synthetic data. Tolerance 15 % on the iteration time, and
+ * the NCHW penalty of AMP (1.37x measured) within 10 %. The FP32 NHWC
+ * figure (412.84 ms) is not checked: cuDNN's CUDA-core kernels are native
+ * NCHW, and the model has no layout cost for them. */
+START_TEST(resnet50_layout_v100)
+{
+	static const struct {
+		const char *prec, *fmt;
+		double ms;
+	} c[] = {{"fp16", "nhwc", 110.93}, {"fp16", "nchw", 152.20}, {"fp32", "nchw", 342.37}};
+	double t[3];
+	for (size_t i = 0; i < 3; i++) {
+		char text[600];
+		snprintf(text, sizeof text,
+			 "model = { base = \"resnet50\"; memory_format = \"%s\"; };\n"
+			 "cluster = \"dgx1-v100\"; gpus_per_node = 1;\n"
+			 "training = { framework = \"ddp\"; micro_batch = 128; precision = \"%s\"; "
+			 "optimizer = \"sgd\"; };\n"
+			 "data = { dataset = \"synthetic\"; };\n",
+			 c[i].fmt, c[i].prec);
+		struct ts_result r = run_text(text, NULL, 0);
+		t[i] = r.iteration_time_s * 1e3;
+		printf("V100 b=128 %s %s: %.1f ms (measured %.2f, error %+.1f%%)\n", c[i].prec,
+		       c[i].fmt, t[i], c[i].ms, 100.0 * (t[i] - c[i].ms) / c[i].ms);
+		ck_assert_msg(tu_relerr(t[i], c[i].ms) <= 0.15, "%s %s: %g ms", c[i].prec, c[i].fmt,
+			      t[i]);
+	}
+	double ratio = t[1] / t[0], want = 152.20 / 110.93;
+	printf("NCHW / NHWC under AMP: %.2f (measured %.2f)\n", ratio, want);
+	ck_assert_msg(tu_relerr(ratio, want) <= 0.10, "%g", ratio);
+}
+END_TEST
+
+/* memory_format: the transposes are what a hand count gives. One 3x3
+ * convolution 64 -> 64 on 56 x 56 (batch 32, fp16): in = out = 32 x 64 x
+ * 56 x 56 elements, 2 (in + out) x 2 B per phase at the A100 80GB's
+ * 2039 GB/s x 0.88; fp32 takes no transposes; a bad value is an error that
+ * names the key. */
+START_TEST(layout_transposes)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "resnet50", &m, &err), 0);
+	ck_assert(!m.lnet_nchw);
+	m.nlnet = 2;
+	m.in_c = 64;
+	m.in_h = m.in_w = 56;
+	memset(&m.lnet[0], 0, 2 * sizeof m.lnet[0]);
+	for (int i = 0; i < 2; i++) {
+		m.lnet[i].op = TS_LOP_CONV;
+		m.lnet[i].out = 64;
+		m.lnet[i].kernel = 3;
+		m.lnet[i].stride = 1;
+		m.lnet[i].repeat = 1;
+	}
+	int gi = hw_catalog_find_gpu(cat, "A100-SXM4-80GB");
+	ck_assert_int_ge(gi, 0);
+	const struct hw_gpu_type *g = hw_catalog_gpu(cat, (size_t)gi);
+	struct work_lnet_op *a, *b;
+	size_t na, nb;
+	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP16, g, &calib, &a, &na, &err), 0);
+	m.lnet_nchw = true;
+	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP16, g, &calib, &b, &nb, &err), 0);
+	ck_assert(na == 2 && nb == 2);
+	double el = 32.0 * 64 * 56 * 56, want = 2.0 * (el + el) * 2.0 / (2039e9 * 0.88);
+	/* the second convolution has all three phases */
+	ck_assert(tu_relerr(b[1].c.fwd_s - a[1].c.fwd_s, want) < 1e-9);
+	ck_assert(tu_relerr(b[1].c.dgrad_s - a[1].c.dgrad_s, want) < 1e-9);
+	ck_assert(tu_relerr(b[1].c.wgrad_s - a[1].c.wgrad_s, want) < 1e-9);
+	ck_assert(b[1].c.op.kernels == a[1].c.op.kernels + 2);
+	ck_assert(b[1].c.op.bwd_kernels == a[1].c.op.bwd_kernels + 4);
+	/* the first has no input gradient, so no dgrad transposes */
+	ck_assert(b[0].c.dgrad_s == 0.0 && b[0].c.op.bwd_kernels == a[0].c.op.bwd_kernels + 2);
+	ts_free(a, na * sizeof *a);
+	ts_free(b, nb * sizeof *b);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP32, g, &calib, &b, &nb, &err), 0);
+	ck_assert(b[1].transpose_bytes == 0.0);
+	ts_free(b, nb * sizeof *b);
+
+	struct ts_scenario *sc;
+	const char *text = "model = { base = \"resnet50\"; memory_format = \"nwhc\"; };\n"
+			   "cluster = \"dgx-a100-80gb\";\n";
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "t.cfg", NULL, 0, &sc, &err),
+			 TS_EINVALID);
+	char buf[1400];
+	ts_error_format(&err, buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "memory_format") && strstr(buf, "nchw"), "%s", buf);
 }
 END_TEST
 
@@ -321,6 +437,8 @@ int main(void)
 	tcase_add_test(tc, catalog_and_errors);
 	tcase_add_test(tc, layer_list_parameters);
 	tcase_add_test(tc, resnet50_rows);
+	tcase_add_test(tc, resnet50_layout_v100);
+	tcase_add_test(tc, layout_transposes);
 	tcase_add_test(tc, field_report_23_workers);
 	tcase_add_test(tc, field_report_25_efs);
 	suite_add_tcase(s, tc);

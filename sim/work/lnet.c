@@ -32,6 +32,7 @@ struct walk {
 	double b;		/* samples */
 	double e, ew;		/* activation and weight bytes per element */
 	bool flash;		/* attention as flash */
+	bool transpose;		/* NCHW activations around tensor-core convolutions */
 	bool tokens;		/* after a patch embedding */
 	double C, H, W;		/* image shape per sample */
 	double T, D;		/* tokens and width per sample */
@@ -107,8 +108,17 @@ static double img(const struct walk *w)
 static void conv(struct walk *w, double out, double k, double s)
 {
 	double Ho = ceil(w->H / s), Wo = ceil(w->W / s);
-	double in = img(w), params = w->C * k * k * out;
-	gemm(w, "conv", w->b * Ho * Wo, out, w->C * k * k, params, in, w->b * out * Ho * Wo);
+	double in = img(w), params = w->C * k * k * out, o = w->b * out * Ho * Wo;
+	bool first = w->first_conv;
+	size_t at = w->n;
+	gemm(w, "conv", w->b * Ho * Wo, out, w->C * k * k, params, in, o);
+	if (w->transpose && w->store && !w->rc && w->n == at + 1) {
+		/* one copy in and one out per phase, each a read and a write */
+		struct work_lnet_op *x = &w->ops[at];
+		x->transpose_bytes = 2.0 * (in + o) * w->e;
+		x->c.op.kernels += 2;
+		x->c.op.bwd_kernels += first ? 2 : 4;
+	}
 	w->first_conv = false;
 	w->C = out;
 	w->H = Ho;
@@ -287,6 +297,7 @@ static void walk_init(struct walk *w, const struct ts_model *m, double b, enum t
 	w->e = work_act_bytes(d);
 	w->ew = ts_dtype_bytes(d);
 	w->flash = d == TS_FP16 || d == TS_BF16 || d == TS_FP8;
+	w->transpose = m->lnet_nchw && d != TS_FP32;
 }
 
 double work_lnet_params(const struct ts_model *m)
@@ -343,13 +354,28 @@ int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d
 		ts_free(w.ops, w.cap * sizeof *w.ops);
 		return ts_error_set(err, w.rc, NULL, 0, NULL, "out of memory");
 	}
+	/* fp32 GEMMs run on the CUDA cores: the tensor-core factors of the
+	 * calibration do not apply (see lnet.h) */
+	struct work_calib cc = *c;
+	if (d == TS_FP32) {
+		cc.tc_sustain = 1.0;
+		if (g->peak_flops[TS_FP16] > 0.0)
+			cc.gemm_k0 = c->gemm_k0 * g->peak_flops[TS_FP32] / g->peak_flops[TS_FP16];
+	}
+	double hbm = work_hbm_Bps(g, c);
 	for (size_t i = 0; i < w.n; i++) {
 		struct work_op_cost *oc = &w.ops[i].c;
-		oc->fwd_s = work_op_time(g, d, c, &oc->op, WORK_FWD);
-		oc->dgrad_s = work_op_time(g, d, c, &oc->op, WORK_DGRAD);
-		oc->wgrad_s = work_op_time(g, d, c, &oc->op, WORK_WGRAD);
+		oc->fwd_s = work_op_time(g, d, &cc, &oc->op, WORK_FWD);
+		oc->dgrad_s = work_op_time(g, d, &cc, &oc->op, WORK_DGRAD);
+		oc->wgrad_s = work_op_time(g, d, &cc, &oc->op, WORK_WGRAD);
 		if (oc->op.kind == WORK_GEMM)
-			oc->wgrad_s = fmin(oc->wgrad_s, split_k_wgrad_s(g, d, c, &oc->op));
+			oc->wgrad_s = fmin(oc->wgrad_s, split_k_wgrad_s(g, d, &cc, &oc->op));
+		if (w.ops[i].transpose_bytes > 0.0 && hbm > 0.0) {
+			double t = w.ops[i].transpose_bytes / hbm;
+			oc->fwd_s += t;
+			oc->dgrad_s += oc->op.dgrad_flops > 0.0 ? t : 0.0;
+			oc->wgrad_s += t;
+		}
 	}
 	/* hand over an array of exactly n */
 	if (w.n < w.cap) {
@@ -412,6 +438,26 @@ static int pint(const config_setting_t *g, const char *name, bool required, int3
 		return err ? (err->code = TS_ERANGE) : TS_ERANGE;
 	}
 	*out = (int32_t)v;
+	return 0;
+}
+
+int work_lnet_parse_layout(const void *setting, const char *file, const char *prefix,
+			   struct ts_model *m, struct ts_error *err)
+{
+	const config_setting_t *s = config_setting_get_member(setting, "memory_format");
+	if (!s)
+		return 0;
+	const char *v = config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s)
+								     : NULL;
+	if (v && (!strcmp(v, "nhwc") || !strcmp(v, "channels_last")))
+		m->lnet_nchw = false;
+	else if (v && (!strcmp(v, "nchw") || !strcmp(v, "contiguous")))
+		m->lnet_nchw = true;
+	else {
+		pfail(err, file, s, prefix, "memory_format", "found %s%s%s, expected \"nhwc\" or \"nchw\"",
+		      v ? "\"" : "a value that is not a string", v ? v : "", v ? "\"" : "");
+		return err ? (err->code = v ? TS_EINVALID : TS_ETYPE) : (v ? TS_EINVALID : TS_ETYPE);
+	}
 	return 0;
 }
 

@@ -31,6 +31,19 @@
 int work_lnet_parse(const void *setting, const char *file, const char *prefix, struct ts_model *m,
 		    struct ts_error *err);
 
+/* Read `memory_format` ("nhwc" | "nchw") of model group `setting` (as for
+ * work_lnet_parse) into m->lnet_nchw; absent leaves it as it is (false,
+ * channels-last, unless a base model said otherwise). It tells how the
+ * activations of a layer-list model lie in memory: cuDNN's tensor-core
+ * convolutions work on NHWC and transpose NCHW tensors in and out around
+ * each call (NVIDIA, "Convolutional Layers User's Guide", section Tensor
+ * Layout: docs.nvidia.com/deeplearning/performance/dl-performance-
+ * convolutional); PyTorch keeps NCHW unless the model is converted to
+ * channels_last. Returns 0 or TS_ETYPE / TS_EINVALID with `err` naming
+ * file, line and key. */
+int work_lnet_parse_layout(const void *setting, const char *file, const char *prefix,
+			   struct ts_model *m, struct ts_error *err);
+
 /* Parameters of a layer-list model: conv C_in·k²·C_out (no bias, followed
  * by batch norm), batch norm 2C, linear F·out + out, patch embedding
  * p²·C·D + D plus (T+1)·D positions and a class token D, encoder block
@@ -48,13 +61,24 @@ double work_lnet_fwd_flops(const struct ts_model *m);
 struct work_lnet_op {
 	struct work_op_cost c;
 	uint32_t block;	 /* index of the entry (and repeat) it comes from */
+	double transpose_bytes; /* NCHW <-> NHWC copies around a tensor-core
+				 * convolution in each phase it runs, bytes; 0
+				 * for NHWC, fp32 and non-convolutions */
 };
 
 /* The ops of one micro-batch of `micro_batch` samples at precision d with
  * their times on GPU g (work_op_time), in forward order, into a new array
  * *ops of *n (free with ts_free(*ops, *n * sizeof **ops)). Convolutions are
  * implicit GEMMs, M = batch·H_out·W_out, N = C_out, K = C_in·k², timed with
- * work_gemm_eff; norms, activations, pools and residual adds are
+ * work_gemm_eff; fp32 runs on the CUDA cores (the catalog's fp32 peak is
+ * the non-tensor one), where the tensor-core factors do not apply: no
+ * tc_sustain, and gemm_k0 (a fixed cost per output tile, in elements of
+ * reduction at the tensor-core rate) scaled by peak[fp32] / peak[fp16].
+ * With m->lnet_nchw, a convolution at a tensor-core precision also reads
+ * and writes its two activation operands once more in each phase
+ * (forward: input in, output back; dgrad: dY in, dX back; wgrad: X and dY
+ * in), 2·(in + out) elements at achievable HBM bandwidth and two more
+ * kernels per phase. Norms, activations, pools and residual adds are
  * memory-bound (bytes at achievable HBM bandwidth: batch norm reads its
  * input twice and writes once forward, reads input and gradient twice and
  * writes once backward); attention is flash for fp16/bf16, unfused

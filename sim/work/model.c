@@ -246,8 +246,9 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
 		const char *nm = config_setting_name(c);
-		if (!strcmp(nm, "input") || !strcmp(nm, "layer_list"))
-			continue; /* a layer-list model's (work_lnet_parse) */
+		if (!strcmp(nm, "input") || !strcmp(nm, "layer_list") ||
+		    !strcmp(nm, "memory_format"))
+			continue; /* a layer-list model's (work_lnet_parse, _parse_layout) */
 		if (find(group_keys, TS_MK_COUNT_ + 1, nm) < 0) {
 			ts_suggest(nm, group_keys, TS_MK_COUNT_ + 1, 1, sugg, sizeof sugg);
 			return fail_at(err, TS_EUNKNOWN_KEY, c, file, prefix, nm,
@@ -349,6 +350,8 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			return rc;
 		note_origin(r, (enum ts_model_key)k, s, file);
 	}
+	if ((rc = work_lnet_parse_layout(g, file, prefix, &r->m, err)))
+		return rc;
 	if (config_setting_get_member(g, "input") || config_setting_get_member(g, "layer_list"))
 		return work_lnet_parse(g, file, prefix, &r->m, err);
 	return 0;
