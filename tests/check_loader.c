@@ -206,7 +206,7 @@ END_TEST
  * are those of the repository's benchmark launcher (PyTorch/Classification/
  * ConvNets/configs.yml, which launch.py reads for --mode
  * benchmark_training): batch 256 per GPU, except FP32 on the DGX-1 V100 at
- * 112; AMP runs with memory_format nhwc (channels-last), TF32 and FP32 keep
+ * 112; 16 loader workers per GPU on the DGX A100, 8 on the DGX-1; AMP runs with memory_format nhwc (channels-last), TF32 and FP32 keep
  * PyTorch's default NCHW, so their tensor-core convolutions (TF32) pay
  * cuDNN's layout transposes (work_lnet_ops) and their CUDA-core ones (FP32)
  * do not. SGD, DDP, DALI decoding on the GPU (imagenet-1k-dali); the DGX-1
@@ -232,14 +232,15 @@ START_TEST(resnet50_rows)
 	    {"DLE-RN50-003", "dgx-a100-80gb", "tf32", 8, 256, 7248, 0.0, NULL},
 	    {"DLE-RN50-004", "dgx-a100-80gb", "fp16", 8, 256, 16621, 0.38,
 	     "8-GPU AMP scales 6.72x measured (TF32 7.72x): a per-node limit that only "
-	     "the fast runs hit, likely the CPU side of the DALI pipeline; not modelled "
+	     "the fast runs hit, likely the CPU side of the input pipeline (16 loader "
+	     "threads per GPU on 128 cores); not modelled "
 	     "(the gradient all-reduce, 102 MB over NVSwitch, is about 1 ms and overlapped)"},
 	    {"DLE-RN50-005", "dgx1-v100", "fp32", 1, 112, 367, 0.0, NULL},
 	    {"DLE-RN50-006", "dgx1-v100", "fp16", 1, 256, 1200, 0.0, NULL},
 	    {"DLE-RN50-007", "dgx1-v100", "fp32", 8, 112, 2855, 0.0, NULL},
 	    {"DLE-RN50-008", "dgx1-v100", "fp16", 8, 256, 8322, 0.15,
 	     "8-GPU AMP scales 6.93x measured (FP32 7.76x): the same per-node limit as "
-	     "DLE-RN50-004, not modelled"},
+	     "DLE-RN50-004 (8 threads per GPU on 40 cores), not modelled"},
 	};
 	printf("%-13s %-14s %-5s %4s %10s %10s %8s  loader-bound\n", "row", "cluster", "prec",
 	       "gpus", "predicted", "measured", "error");
@@ -250,10 +251,12 @@ START_TEST(resnet50_rows)
 			 "cluster = \"%s\"; gpus_per_node = %d;\n"
 			 "training = { framework = \"ddp\"; micro_batch = %d; precision = \"%s\"; "
 			 "optimizer = \"sgd\"; };\n"
-			 "data = { dataset = \"imagenet-1k-dali\"; workers_per_gpu = 4; };\n",
+			 "data = { dataset = \"imagenet-1k-dali\"; };\n",
 			 strcmp(rows[i].prec, "fp16") ? "nchw" : "nhwc", rows[i].cluster,
 			 rows[i].gpus, rows[i].batch, rows[i].prec);
-		struct ts_result r = run_text(text, NULL, 0);
+		const char *w[] = {strcmp(rows[i].cluster, "dgx1-v100") ? "data.workers_per_gpu=16"
+									: "data.workers_per_gpu=8"};
+		struct ts_result r = run_text(text, w, 1);
 		double e = (r.samples_per_s - rows[i].measured) / rows[i].measured;
 		bool lb = data_loader_bound(r.data_stall_s, r.iteration_time_s);
 		printf("%-13s %-14s %-5s %4d %10.0f %10.0f %+7.1f%%  %s%s%s\n", rows[i].id,
