@@ -396,6 +396,74 @@ START_TEST(offload_over_pcie)
 }
 END_TEST
 
+/* ZeRO-1 weight gathers per bucket (Megatron-Core's overlap_param_gather):
+ * four layers of 1e8 parameters on dp = 2 of a DGX A100, one layer per
+ * 4e8-byte gradient bucket, 10 ms forward each. After the step the four
+ * 2e8-byte gathers run back to back in forward order; the next forward
+ * waits for the first only (the embedding joins layer 1's bucket), so it
+ * starts when that gather ends, to the nanosecond, and the other three
+ * hide behind the forwards of the layers before them. (Gathering the
+ * whole chunk before its first forward would wait for all four.) */
+START_TEST(zero1_gather_per_bucket)
+{
+	struct psim s = {0};
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s.c, &err), 0);
+	ck_assert_int_eq(evq_create(&s.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s.f, s.q), 0);
+	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
+	ck_assert_int_eq(graph_create(&s.g, s.f, s.cc), 0);
+	ck_assert_int_eq(layout_init(&s.l, 1, 1, 2, 1, NULL, 8, true, &err), 0);
+	static struct dp_unit u[6];
+	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
+	for (int i = 1; i <= 4; i++)
+		u[i] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
+					.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS,
+					.layer = (uint16_t)i, .params = 1e8, .grad_bytes = 4e8};
+	u[5] = (struct dp_unit){.label = "head", .layer = 5, .act_cat = GRAPH_MEM_LOGITS};
+	struct pipe_job j = {.units = u, .nunits = 6, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
+			     .interleave = 1, .m = 1, .iterations = 2, .lay = &s.l, .zero = 1,
+			     .bucket_bytes = 4e8, .overlap = true, .weight_bpp = 2,
+			     .grad_bpp = 4, .optim_bpp = 12, .reduce_bpp = 4};
+	ck_assert_int_eq(pipe_build(s.g, s.f, &j, &s.b, &err), 0);
+	ck_assert_int_eq(graph_run(s.g, &err), 0);
+	ts_time t0 = graph_rec(s.g, s.b.iter_end[0])->end;
+	ts_time t1 = graph_rec(s.g, s.b.iter_end[1])->end;
+	const struct graph_rec *g1 = NULL, *f1 = NULL;
+	double sum = 0.0;
+	uint32_t n = 0;
+	for (uint32_t t = 0; t < graph_ntasks(s.g); t++) {
+		const struct graph_rec *r = graph_rec(s.g, t);
+		if (r->start < t0 || r->end > t1)
+			continue;
+		if (!strcmp(r->label, "param all-gather")) {
+			n++;
+			sum += ts_time_to_s(r->end - r->start);
+			if (!g1 || r->start < g1->start)
+				g1 = r;
+		} else if (!strcmp(r->label, "layer") && (!f1 || r->start < f1->start)) {
+			f1 = r;
+		}
+	}
+	ck_assert_uint_eq(n, 4);
+	ck_assert_ptr_nonnull(g1);
+	ck_assert_ptr_nonnull(f1);
+	ck_assert(g1->start == t0);
+	ck_assert_msg(f1->start == g1->end, "first forward at %lld ns, its gather ends at %lld ns",
+		      (long long)(f1->start - t0), (long long)(g1->end - t0));
+	/* the first forward waited for one gather of four alike, not for all */
+	ck_assert(ts_time_to_s(f1->start - t0) < 0.3 * sum);
+	/* the other gathers (well under 10 ms each) hide: four forwards and
+	 * backwards of 10 + 20 ms follow the first gather */
+	ck_assert_msg(fabs(ts_time_to_s(graph_rec(s.g, s.b.opt[0])->start - f1->start) -
+			   4 * 0.030) < 0.002,
+		      "%.6f s", ts_time_to_s(graph_rec(s.g, s.b.opt[0])->start - f1->start));
+	psim_free(&s);
+}
+END_TEST
+
 /* Ideal time m x (8 layers x 30 ms) / p; the schedule adds (p - 1)/m of it
  * (Narayanan et al. 2021, §2.2.1: bubble fraction (p-1)/m for GPipe and
  * 1F1B, (p-1)/(v m) interleaved). To the nanosecond up to rounding. */
@@ -510,6 +578,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, moe_all_to_all_on_path);
 	tcase_add_test(tc, offload_over_pcie);
 	tcase_add_test(tc, tp_comm_overlap);
+	tcase_add_test(tc, zero1_gather_per_bucket);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,10 +20,15 @@
  * bubble_s reports.
  *
  * ZeRO (Rajbhandari et al. 2020): stage 1 reduce-scatters the gradients of
- * the last micro-batch and all-gathers each chunk's weights after the step
- * (the next iteration's first forward of a chunk waits for its gather, so
- * later chunks' gathers overlap earlier chunks' forwards, as Megatron's
- * distributed optimizer overlaps its parameter gather); stage 2 reduces
+ * the last micro-batch and all-gathers the weights after the step, one
+ * gather per gradient bucket in forward order; the next iteration's first
+ * forward waits, at the first unit of each bucket, for that bucket's gather
+ * only, so later buckets' gathers overlap earlier buckets' forwards. That is
+ * Megatron-Core's distributed optimizer with overlap_param_gather
+ * (megatron/core/optimizer/distrib_optimizer.py, r0.8: the first bucket's
+ * all-gather is dispatched after the step, each further one from the
+ * forward pre-hook of the bucket before it, which waits for its own; on one
+ * NCCL stream they run back to back in that order, as here); stage 2 reduces
  * after every micro-batch (the gradients are sharded, DeepSpeed reduces
  * each micro-batch); stage 3 (FSDP full shard, Zhao et al. 2023) also
  * all-gathers a unit's weights before its forward and again before its
@@ -114,7 +119,9 @@ struct pb {
 	uint32_t *scls;      /* classes by stage: stage s at [s * per, (s + 1) * per) */
 	uint32_t per;
 	uint32_t *ids;       /* [it][k][mb][j][4]: fwd first, fwd last, bwd first, bwd last */
-	uint32_t *gate;      /* [k][j]: ZeRO-1 weight gather the next forward waits for */
+	uint32_t *gate;      /* [k][u]: ZeRO-1/2 weight gather of the bucket that unit u
+			      * opens (in forward order), which the next first forward
+			      * of u waits for; GRAPH_NONE elsewhere */
 	uint32_t *ranks;     /* scratch, gpus entries */
 	uint32_t *bucket_of; /* per unit, within its chunk */
 	uint32_t *nbk;       /* buckets per chunk */
@@ -705,16 +712,24 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	for (uint32_t i = 0; i < b->per; i++) {
 		uint32_t k = cls[i];
 		firstv[k] = lastv[k] = GRAPH_NONE;
-		if (!ps->bwd && ps->mb == 0 && b->gate) {
-			uint32_t *gt = &b->gate[(size_t)k * b->v + ps->chunk];
-			b->c[k].pending = *gt;
-			*gt = GRAPH_NONE;
-		}
 	}
 	struct seg acc = {.label = ps->bwd ? "backward" : "forward", .kind = GRAPH_COMPUTE};
 	if (!ps->bwd) {
+		bool gated = ps->mb == 0 && b->gate;
 		for (uint32_t u = u0; u < u1 && !b->rc; u++) {
 			const struct dp_unit *x = &j->units[u];
+			/* the first forward of a bucket waits for its weights */
+			bool opens = gated && (u == u0 || b->bucket_of[u - 1] != b->bucket_of[u]);
+			if (opens && coarse && u > u0 && seg_any(&acc)) {
+				emit_seg(b, st, &acc, firstv, lastv);
+				acc = (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
+			}
+			for (uint32_t i = 0; opens && i < b->per && !b->rc; i++) {
+				uint32_t *gt = &b->gate[(size_t)cls[i] * j->nunits + u];
+				if (*gt != GRAPH_NONE)
+					join(b, &b->c[cls[i]].pending, *gt);
+				*gt = GRAPH_NONE;
+			}
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
 			struct seg sg = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->fwd_s,
 					 .kernels = x->kernels_fwd, .alloc = lg ? 0.0 : x->act_bytes,
@@ -834,21 +849,28 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 	}
 	if (j->zero < 1 || j->zero > 2 || b->ndp == 1)
 		return;
+	/* one gather per bucket, chunks and buckets in forward order */
 	for (uint32_t jj = 0; jj < b->v && !b->rc; jj++) {
-		uint32_t vs = jj * b->p + st;
-		double params = 0.0;
-		for (uint32_t u = b->first[vs]; u < b->first[vs + 1]; u++)
-			params += j->units[u].params;
-		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
-			uint32_t k = cls[i];
-			if (!leads(b, k, PG_DP))
+		uint32_t vs = jj * b->p + st, u1 = b->first[vs + 1];
+		for (uint32_t u = b->first[vs]; u < u1 && !b->rc;) {
+			uint32_t open = u;
+			double params = 0.0;
+			for (; u < u1 && b->bucket_of[u] == b->bucket_of[open]; u++)
+				params += j->units[u].params;
+			if (params <= 0.0)
 				continue;
-			uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
-						 params * j->weight_bpp, GRAPH_COMM, b->c[k].dpcomm,
-						 "param all-gather", lastv);
-			uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, PG_DP, mem);
-			for (uint32_t x = 0; x < m; x++)
-				join(b, &b->gate[(size_t)mem[x] * b->v + jj], id);
+			for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+				uint32_t k = cls[i];
+				if (!leads(b, k, PG_DP))
+					continue;
+				uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
+							 params * j->weight_bpp, GRAPH_COMM,
+							 b->c[k].dpcomm, "param all-gather", lastv);
+				uint32_t *mem = b->ranks + b->lay->gpus,
+					 m = pg_members(b, k, PG_DP, mem);
+				for (uint32_t x = 0; x < m; x++)
+					join(b, &b->gate[(size_t)mem[x] * j->nunits + open], id);
+			}
 		}
 	}
 }
@@ -897,7 +919,7 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->scls, (size_t)b->p * b->per * sizeof *b->scls);
 	ts_free(b->ids, nids * sizeof *b->ids);
 	if (b->gate)
-		ts_free(b->gate, (size_t)b->ncls * b->v * sizeof *b->gate);
+		ts_free(b->gate, (size_t)b->ncls * b->j->nunits * sizeof *b->gate);
 	ts_free(b->ranks, 2 * (size_t)b->lay->gpus * sizeof *b->ranks);
 	ts_free(b->lead, (size_t)b->ncls * PG_COUNT_ * sizeof *b->lead);
 	ts_free(b->base, (size_t)b->ncls * PG_COUNT_ * sizeof *b->base);
@@ -975,7 +997,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	out->opt = ts_calloc(b.ncls, sizeof *out->opt);
 	out->iter_end = ts_calloc(b.niter, sizeof *out->iter_end);
 	if (j->zero >= 1 && j->zero <= 2)
-		b.gate = ts_calloc((size_t)b.ncls * v, sizeof *b.gate);
+		b.gate = ts_calloc((size_t)b.ncls * j->nunits, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
 	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv || !b.tpx ||
 	    (j->offload && (!b.route || !b.nroute)) ||
@@ -1003,7 +1025,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 						    "expected one", r);
 			}
 	}
-	for (size_t i = 0; b.gate && i < (size_t)b.ncls * v; i++)
+	for (size_t i = 0; b.gate && i < (size_t)b.ncls * j->nunits; i++)
 		b.gate[i] = GRAPH_NONE;
 	if (pipe_split(j->units, j->nunits, b.V, b.first)) {
 		pb_free(&b, nids);
