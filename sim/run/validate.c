@@ -527,12 +527,23 @@ static const char *const xcols[X_NCOLS] = {
 
 /* One MEG24 row: Megatron-Core GPT on H100 (dgx-h100: 8 H100 SXM and 8 x 400
  * Gb/s NDR per node; the README states neither). Stated: TP, PP, DP,
- * batch, vocabulary 131,072, sequence 4,096, DP/TP/PP overlap. Assumed:
- * bf16 (the README says the MFU is against the bf16 peak), flash
- * attention, micro-batch 1, the distributed optimizer (zero = 1: its
- * "param-gather" overlap), sequence parallelism with TP, GPT defaults
- * (GeLU, LayerNorm, learned positions, 4h MLP). The strong-scaling rows
- * (MFU) state no TP/PP: the weak-scaling 177B row's TP 8, PP 6 is taken. */
+ * batch, vocabulary 131,072, sequence 4,096, and the overlaps the README
+ * names: DP grad-reduce and param-gather (--overlap-grad-reduce
+ * --overlap-param-gather, which need the distributed optimizer: zero = 1),
+ * TP communication (--tp-comm-overlap, which needs sequence parallelism:
+ * sp and tp_comm_overlap with TP) and PP communication "enabled by
+ * default". Megatron-LM keeps overlap_p2p_comm only with the interleaved
+ * schedule (megatron/training/arguments.py, r0.8: "Setting
+ * args.overlap_p2p_comm to False since non-interleaved schedule does not
+ * support overlapping p2p communication"), so the PP rows ran interleaved.
+ * Assumed: bf16 (the README says the MFU is against the bf16 peak), flash
+ * attention, micro-batch 1 (Megatron-LM's own GPT-3 175B example script),
+ * GPT defaults (GeLU, LayerNorm, learned positions, 4h MLP), and one layer
+ * per virtual stage: the virtual stage size is not stated, and for the
+ * 119B and 462B rows (23 and 7 layers per stage) it is the only one
+ * interleaving admits. The strong-scaling rows (MFU) state no TP/PP: the
+ * weak-scaling 177B row's TP 8, PP 6 is taken (96 GPUs: DP 2, 576
+ * micro-batches per pipeline; 4,608 GPUs: DP 96, 12 per pipeline). */
 static int row_meg24(struct val_row *r, char **f, const int *col, struct ts_error *err)
 {
 	int64_t L = 0, h = 0, a = 0, s = 0, gb = 0, gpus = 0, tp = 8, pp = 6;
@@ -544,7 +555,10 @@ static int row_meg24(struct val_row *r, char **f, const int *col, struct ts_erro
 	if (!ok || L < 1 || h < 1 || a < 1 || s < 1 || gb < 1 || gpus < 1 || tp < 1 || pp < 1 ||
 	    gpus % 8 || gpus % (tp * pp) || gb % (gpus / (tp * pp)))
 		return TS_ESYNTAX;
-	int64_t dp = gpus / (tp * pp);
+	int64_t dp = gpus / (tp * pp), m = gb / dp;
+	/* interleaved 1F1B wants whole layers per virtual stage and a
+	 * multiple of pp micro-batches (Megatron-Core r0.8) */
+	int64_t vpp = pp > 1 && L % pp == 0 && L / pp > 1 && m % pp == 0 ? L / pp : 1;
 	r->src = VAL_MEG24;
 	r->metric = !strcmp(f[col[X_METRIC]], "mfu_percent") ? VAL_MFU_PERCENT : VAL_TFLOPS_PER_GPU;
 	r->hidden = h;
@@ -565,12 +579,13 @@ static int row_meg24(struct val_row *r, char **f, const int *col, struct ts_erro
 	    "training = { framework = \"megatron\"; global_batch = %lld; micro_batch = 1;"
 	    " seq_len = %lld; precision = \"bf16\"; recompute = \"none\"; attention = \"flash\";"
 	    " iterations = 2; };\n"
-	    "parallel = { tp = %lld; pp = %lld; dp = %lld; sp = %s; zero = 1;"
-	    " overlap_grad_reduce = true; };\n"
+	    "parallel = { tp = %lld; pp = %lld; dp = %lld; sp = %s; tp_comm_overlap = %s; zero = 1;"
+	    " schedule = \"%s\"; interleave = %lld; overlap_grad_reduce = true; };\n"
 	    "sim = { granularity = \"%s\"; mode = \"class\"; };\n",
 	    r->id, (long long)L, (long long)h, (long long)a, (long long)s, (long long)(gpus / 8),
 	    (long long)gb, (long long)s, (long long)tp, (long long)pp, (long long)dp,
-	    tp > 1 ? "true" : "false", pp > 1 ? "stage" : "layer");
+	    tp > 1 ? "true" : "false", tp > 1 ? "true" : "false",
+	    vpp > 1 ? "interleaved" : "1f1b", (long long)vpp, pp > 1 ? "stage" : "layer");
 }
 
 /* One MPT row: llm-foundry with PyTorch FSDP FULL_SHARD (zero = 3),
