@@ -370,6 +370,9 @@ START_TEST(layout_transposes)
 	char buf[1400];
 	ts_error_format(&err, buf, sizeof buf);
 	ck_assert_msg(strstr(buf, "memory_format") && strstr(buf, "nchw"), "%s", buf);
+	text = "model = { base = \"resnet50\"; memory_format = 1; };\n"
+	       "cluster = \"dgx-a100-80gb\";\n";
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "t.cfg", NULL, 0, &sc, &err), TS_ETYPE);
 }
 END_TEST
 

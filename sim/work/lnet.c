@@ -447,17 +447,16 @@ int work_lnet_parse_layout(const void *setting, const char *file, const char *pr
 	const config_setting_t *s = config_setting_get_member(setting, "memory_format");
 	if (!s)
 		return 0;
-	const char *v = config_setting_type(s) == CONFIG_TYPE_STRING ? config_setting_get_string(s)
-								     : NULL;
-	if (v && (!strcmp(v, "nhwc") || !strcmp(v, "channels_last")))
-		m->lnet_nchw = false;
-	else if (v && (!strcmp(v, "nchw") || !strcmp(v, "contiguous")))
-		m->lnet_nchw = true;
-	else {
-		pfail(err, file, s, prefix, "memory_format", "found %s%s%s, expected \"nhwc\" or \"nchw\"",
-		      v ? "\"" : "a value that is not a string", v ? v : "", v ? "\"" : "");
-		return err ? (err->code = v ? TS_EINVALID : TS_ETYPE) : (v ? TS_EINVALID : TS_ETYPE);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+		pfail(err, file, s, prefix, "memory_format",
+		      "found a value that is not a string, expected \"nhwc\" or \"nchw\"");
+		return err ? (err->code = TS_ETYPE) : TS_ETYPE;
 	}
+	const char *v = config_setting_get_string(s);
+	if (strcmp(v, "nhwc") && strcmp(v, "nchw"))
+		return pfail(err, file, s, prefix, "memory_format",
+			     "found \"%s\", expected \"nhwc\" (channels-last) or \"nchw\"", v);
+	m->lnet_nchw = strcmp(v, "nchw") == 0;
 	return 0;
 }
 
