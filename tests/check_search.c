@@ -43,7 +43,8 @@ static void scenario(char *buf, size_t n, const char *text)
 /* GPT-3 1.3B (24 layers, 16 heads), Megatron-LM (ZeRO 0 or 1 with dp > 1),
  * global batch 8, up to 4 GPUs of one node. Per (g, tp, pp): micro-batches
  * (powers of two dividing 8 / dp) x schedules (interleaved x2 when
- * m = 8 / (dp mb) is a multiple of pp) x ZeRO stages x 3 recompute modes:
+ * m = 8 / (dp mb) is a multiple of pp; the 24 layers are a multiple of
+ * 2 pp for every pp here) x ZeRO stages x 3 recompute modes:
  *   g = 1: (1,1) dp 1: 4 mb x 1 x 1 x 3                      = 12
  *   g = 2: (1,1) dp 2: 3 mb x 2 ZeRO x 3                     = 18
  *          (1,2) dp 1: mb 1,2,4 interleave too, 8 only 1f1b:

@@ -76,7 +76,7 @@ static const char *const parallel_keys[] = {
     "tp_comm_overlap"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
-static const char *const sim_keys[] = {"granularity", "mode"};
+static const char *const sim_keys[] = {"granularity", "mode", "extrapolate"};
 
 /* One load in progress. */
 struct ld {
@@ -467,6 +467,11 @@ static int read_rest(struct ld *l)
 			   &e)))
 		return rc;
 	s->sim.mode = (enum ts_sim_mode)e;
+	s->sim.extrapolate = true;
+	if (member(l->g_sim, "extrapolate") &&
+	    (rc = cfg_bool(member(l->g_sim, "extrapolate"), l->file, "sim.extrapolate",
+			   &s->sim.extrapolate, l->err)))
+		return rc;
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
@@ -718,6 +723,7 @@ static int note_all(struct ld *l)
 	N("power.switch_port", "default: assumption", "\"%g W\"", s->power.switch_port_w);
 	N("sim.granularity", "default", "\"%s\"", gran_names[s->sim.granularity]);
 	N("sim.mode", "default", "\"%s\"", mode_names[s->sim.mode]);
+	N("sim.extrapolate", "default", "%s", s->sim.extrapolate ? "true" : "false");
 	N("seed", "default", "%llu", (unsigned long long)s->seed);
 #undef N
 	return 0;

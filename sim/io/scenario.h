@@ -140,6 +140,8 @@ struct ts_power {
 struct ts_simopts {
 	enum ts_granularity granularity; /* task size; default layer */
 	enum ts_sim_mode mode;		 /* rank classes or every rank; default class */
+	bool extrapolate; /* many micro-batches: simulate two short iterations and extend
+			   * their steady state (sim/run/run.h); default true */
 };
 
 /* Where one resolved value came from. */

@@ -113,6 +113,14 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 		return plan_fail(sc, err, TS_EUNSUPPORTED, par->tp > 1 ? "parallel.tp" : "parallel.pp",
 				 "found %u, but tensor and pipeline parallelism are modelled for "
 				 "transformers only; expected 1", par->tp > 1 ? par->tp : par->pp);
+	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 &&
+	    sc->model.layers % ((int64_t)par->pp * par->interleave) != 0)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.interleave",
+				 "found %u virtual stages per GPU for %lld layers on %u stages, "
+				 "expected the layers to be a multiple of pp x interleave = %u "
+				 "(Megatron-LM's interleaved schedule takes the same whole layers "
+				 "per virtual stage)", par->interleave, (long long)sc->model.layers,
+				 par->pp, par->pp * par->interleave);
 	p->gpu = hw_cluster_gpu_type(sc->cluster);
 	int prec = sc->training.precision;
 	if (prec == TS_UNSET)
@@ -416,14 +424,57 @@ static void bottleneck(struct ts_result *r)
 		 parts[best].what, T > 0.0 ? 100.0 * parts[best].s / T : 0.0);
 }
 
-int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
-	   struct ts_trace *trace, struct ts_error *err)
+/* What an iteration is measured by: the span of the measured iterations,
+ * the breakdown of the measured stream over it (both over `per`
+ * iterations) and the measured pool's split at its peak, bytes. */
+struct meas {
+	ts_time span;
+	struct graph_breakdown bd;
+	double per;
+	double at[GRAPH_MEM_COUNT_];
+};
+
+/* The extension of a steady state: the measurement r1 of the same scenario
+ * simulated with m1 micro-batches per iteration, and the micro-batches m
+ * the scenario really has (ts_run). */
+struct extrap {
+	struct meas r1;
+	uint32_t m1, m;
+};
+
+/* The value at ex->m on the line through (m1, x1) and (m2, x2), in whole
+ * nanoseconds (rounded to the nearest; exact when the line goes through
+ * whole nanoseconds, as the schedule's does), at least 0. In integers so
+ * that an exact line gives the whole run's figures to the last bit. */
+static ts_time ext_ns(ts_time x1, ts_time x2, const struct extrap *ex, uint32_t m2)
+{
+	int64_t k = (int64_t)m2 - ex->m1;
+	int64_t num = x1 * ((int64_t)m2 - ex->m) + x2 * ((int64_t)ex->m - ex->m1);
+	if (num <= 0)
+		return 0;
+	return (num + k / 2) / k;
+}
+
+/* Simulate sc with `accum` micro-batches per iteration (0: as the global
+ * batch gives). With ex, this run has m2 = accum micro-batches and its
+ * per-iteration times and memory are carried to ex->m along the line
+ * through ex->r1's and its own before anything is derived from them.
+ * keep (may be NULL) receives this run's own measurement. */
+static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, uint32_t accum,
+		  const struct extrap *ex, struct meas *keep, struct ts_result *out,
+		  struct ts_trace *trace, struct ts_error *err)
 {
 	memset(out, 0, sizeof *out);
 	struct plan *p = ts_calloc(1, sizeof *p);
 	if (!p)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 	int rc = make_plan(sc, calib, p, err);
+	/* the micro-batches the results speak for, against those simulated */
+	double batch_share = 1.0;
+	if (!rc && accum) {
+		batch_share = (double)(ex ? ex->m : accum) / (double)p->accum;
+		p->accum = accum;
+	}
 	struct ts_evq *q = NULL;
 	struct ts_fluid *f = NULL;
 	struct ts_net *net = NULL;
@@ -567,16 +618,49 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	ts_time t_first = graph_rec(g, iter_end[0])->end;
 	ts_time t_last = graph_rec(g, iter_end[ni - 1])->end;
 	ts_time w0 = ni >= 2 ? t_first : 0, w1 = t_last;
-	double per = ni >= 2 ? (double)(ni - 1) : 1.0;
-	struct graph_breakdown bd;
-	graph_breakdown(g, meas_stream, w0, w1, &bd);
+	struct meas ms = {.per = ni >= 2 ? (double)(ni - 1) : 1.0, .span = w1 - w0};
+	graph_breakdown(g, meas_stream, w0, w1, &ms.bd);
+	double peak_bytes = graph_pool_peak(g, meas_pool, ms.at);
+	if (keep)
+		*keep = ms;
+	if (ex) {
+		/* every part of the iteration, and every kind of memory at the
+		 * peak, on the line through the two simulated batch sizes */
+		const struct meas *a = &ex->r1;
+		uint32_t m2 = p->accum;
+		ms.span = ext_ns(a->span, ms.span, ex, m2);
+		for (int k = 0; k < GRAPH_KIND_COUNT_; k++) {
+			ms.bd.busy[k] = ext_ns(a->bd.busy[k], ms.bd.busy[k], ex, m2);
+			ms.bd.wait[k] = ext_ns(a->bd.wait[k], ms.bd.wait[k], ex, m2);
+		}
+		double w = ((double)ex->m - (double)ex->m1) / ((double)m2 - (double)ex->m1);
+		peak_bytes = 0.0;
+		for (int k = 0; k < GRAPH_MEM_COUNT_; k++) {
+			ms.at[k] = a->at[k] == ms.at[k] ? a->at[k]
+							: fmax(0.0, a->at[k] + (ms.at[k] - a->at[k]) * w);
+			peak_bytes += ms.at[k];
+		}
+	}
 	const struct ts_training *tr = &sc->training;
+	double per = ms.per;
 	snprintf(out->name, sizeof out->name, "%s", sc->name);
 	out->gpus = sc->gpus;
-	out->iteration_time_s = secs(w1 - w0, per);
+	out->iteration_time_s = secs(ms.span, per);
+	out->compute_s = secs(ms.bd.busy[GRAPH_COMPUTE], per);
+	out->recompute_s = secs(ms.bd.busy[GRAPH_RECOMPUTE], per);
+	out->optimizer_s = secs(ms.bd.busy[GRAPH_OPTIMIZER], per);
+	out->exposed_comm_s = secs(ms.bd.wait[GRAPH_COMM], per);
+	out->bubble_s = secs(ms.bd.wait[GRAPH_P2P], per);
+	out->data_stall_s = secs(ms.bd.wait[GRAPH_DATA], per);
+	out->mem.weights = ms.at[GRAPH_MEM_WEIGHTS];
+	out->mem.gradients = ms.at[GRAPH_MEM_GRADIENTS];
+	out->mem.optimizer = ms.at[GRAPH_MEM_OPTIMIZER];
+	out->mem.activations = ms.at[GRAPH_MEM_ACTIVATIONS];
+	out->mem.logits = ms.at[GRAPH_MEM_LOGITS];
+	out->mem.buffers = ms.at[GRAPH_MEM_BUFFERS];
 	double T = out->iteration_time_s;
-	double tokens = (double)tr->global_batch * (double)tr->seq_len;
-	out->samples_per_s = (double)tr->global_batch / T;
+	double tokens = (double)tr->global_batch * (double)tr->seq_len * batch_share;
+	out->samples_per_s = (double)tr->global_batch * batch_share / T;
 	out->tokens_per_s = tokens / T;
 	out->model_flops_per_iteration = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
@@ -590,23 +674,9 @@ int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct 
 	out->tflops_per_gpu = out->model_flops_per_iteration / T / sc->gpus / 1e12;
 	out->mfu = out->model_flops_per_iteration / (T * sc->gpus * peak);
 	out->hfu = out->hardware_flops_per_iteration / (T * sc->gpus * peak);
-	out->compute_s = secs(bd.busy[GRAPH_COMPUTE], per);
-	out->recompute_s = secs(bd.busy[GRAPH_RECOMPUTE], per);
-	out->optimizer_s = secs(bd.busy[GRAPH_OPTIMIZER], per);
-	out->exposed_comm_s = secs(bd.wait[GRAPH_COMM], per);
-	out->bubble_s = secs(bd.wait[GRAPH_P2P], per);
-	out->data_stall_s = secs(bd.wait[GRAPH_DATA], per);
 	out->other_s = T - (out->compute_s + out->recompute_s + out->exposed_comm_s +
 			    out->bubble_s + out->data_stall_s + out->optimizer_s);
-	double at[GRAPH_MEM_COUNT_];
-	double peak_bytes = graph_pool_peak(g, meas_pool, at);
 	double cap = p->gpu->mem_bytes;
-	out->mem.weights = at[GRAPH_MEM_WEIGHTS];
-	out->mem.gradients = at[GRAPH_MEM_GRADIENTS];
-	out->mem.optimizer = at[GRAPH_MEM_OPTIMIZER];
-	out->mem.activations = at[GRAPH_MEM_ACTIVATIONS];
-	out->mem.logits = at[GRAPH_MEM_LOGITS];
-	out->mem.buffers = at[GRAPH_MEM_BUFFERS];
 	out->mem.reserve = work_reserve_bytes(&p->conv, cap);
 	out->memory_per_gpu_bytes = peak_bytes + out->mem.reserve;
 	out->memory_capacity_bytes = cap;
@@ -655,4 +725,47 @@ out:
 	ts_free(units, nunits * sizeof *units);
 	ts_free(p, sizeof *p);
 	return rc;
+}
+
+/* Shortest iterations simulated for an extension: the first has at least
+ * RUN_EXTRAP_M1 micro-batches and two pipeline fills, the second at least
+ * RUN_EXTRAP_DM and one fill more; both are multiples of the stage count
+ * (interleaved 1F1B needs it). Chosen so that 1F1B has reached its steady
+ * state (after p - 1 warm-up forwards) in both; tests/check_extrap.c
+ * compares extensions against whole iterations. */
+#define RUN_EXTRAP_M1 8u
+#define RUN_EXTRAP_DM 4u
+
+bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m)
+{
+	const struct ts_training *tr = &sc->training;
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t u = par->pp > 0 ? par->pp : 1u;
+	int64_t per_step = tr->micro_batch * (int64_t)par->dp;
+	int64_t all = per_step > 0 ? tr->global_batch / per_step : 0;
+	uint32_t a = u * (u >= RUN_EXTRAP_M1 / 2 ? 2u : (RUN_EXTRAP_M1 + u - 1) / u);
+	uint32_t b = a + u * (u >= RUN_EXTRAP_DM ? 1u : (RUN_EXTRAP_DM + u - 1) / u);
+	*m1 = a;
+	*m2 = b;
+	*m = all > 0 && all <= RUN_MAX_ACCUM ? (uint32_t)all : 0;
+	/* a batch the plan refuses, or micro-batches interleaving cannot
+	 * take, get their message from the whole run */
+	return sc->sim.extrapolate && all >= (int64_t)a + b && all <= RUN_MAX_ACCUM &&
+	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u);
+}
+
+int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
+	   struct ts_trace *trace, struct ts_error *err)
+{
+	uint32_t m1, m2, m;
+	/* a trace shows every micro-batch */
+	if (trace || !ts_run_extends(sc, &m1, &m2, &m))
+		return run_at(sc, calib, 0, NULL, NULL, out, trace, err);
+	struct extrap ex = {.m1 = m1, .m = m};
+	int rc = run_at(sc, calib, m1, NULL, &ex.r1, out, NULL, err);
+	if (rc) {
+		memset(out, 0, sizeof *out);
+		return rc;
+	}
+	return run_at(sc, calib, m2, &ex, NULL, out, NULL, err);
 }

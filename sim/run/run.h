@@ -16,8 +16,23 @@
  * A scenario that does not fit in memory is still simulated and reported
  * with fits = false. Returns 0, TS_EUNSUPPORTED for a setting not modelled
  * yet (the message names the key), TS_EINVALID for an inconsistent
- * scenario, or TS_ENOMEM, with `err` filled. Never prints. */
+ * scenario, or TS_ENOMEM, with `err` filled. Never prints.
+ *
+ * An iteration of m micro-batches has, once the pipeline is full, one
+ * period per micro-batch, so its time and each part of it grow linearly in
+ * m (for equal stages, (m + p - 1) x (t_f + t_b): Narayanan et al. 2021,
+ * eq. 1), and so does what a GPipe stage holds at its peak. With
+ * sc->sim.extrapolate (the default) and no trace, a long iteration is
+ * simulated twice, with m1 and m2 micro-batches (multiples of the stage
+ * count, see RUN_EXTRAP_M1), and every time and memory figure is read off
+ * the line through the two at m; the cost of a run then no longer grows
+ * with the global batch. */
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
 	   struct ts_trace *trace, struct ts_error *err);
+
+/* Whether ts_run simulates scenario sc by extension (see ts_run), with the
+ * micro-batches per iteration of the two short runs in *m1 < *m2 and the
+ * scenario's own in *m (0 when the global batch gives none or too many). */
+bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m);
 
 #endif

@@ -262,7 +262,9 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 					const struct work_costs *wc =
 						layers_only ? NULL
 							    : costs_get(cache, base, calib, dt, ti, tp, mi, mb);
-					int nsched = pp > 1 && m % pp == 0 && 2 * pp <= L ? 2 : 1;
+					/* interleaved x2: whole layers per virtual stage, m a
+					 * multiple of the stages (as sim/run/run.c checks) */
+					int nsched = pp > 1 && m % pp == 0 && L % (2 * pp) == 0 ? 2 : 1;
 					for (int sch = 0; sch < nsched; sch++)
 						for (int zi = 0; zi < nz; zi++)
 							for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
