@@ -40,23 +40,29 @@ static void scenario(char *buf, size_t n, const char *text)
 	ck_assert_int_eq(fclose(f), 0);
 }
 
-/* GPT-3 1.3B (24 layers, 16 heads), Megatron-LM (ZeRO 0 or 1 with dp > 1),
- * global batch 8, up to 4 GPUs of one node. Per (g, tp, pp): micro-batches
- * (powers of two dividing 8 / dp) x schedules (interleaved x2 when
- * m = 8 / (dp mb) is a multiple of pp; the 24 layers are a multiple of
- * 2 pp for every pp here) x ZeRO stages x 3 recompute modes:
- *   g = 1: (1,1) dp 1: 4 mb x 1 x 1 x 3                      = 12
- *   g = 2: (1,1) dp 2: 3 mb x 2 ZeRO x 3                     = 18
- *          (1,2) dp 1: mb 1,2,4 interleave too, 8 only 1f1b:
- *                      (2 + 2 + 2 + 1) x 3                   = 21
- *          (2,1) dp 1: 4 x 3                                 = 12
- *   g = 4: (1,1) dp 4: 2 mb x 2 x 3                          = 12
- *          (1,2) dp 2: m = 4, 2, 1: (2 + 2 + 1) x 2 x 3      = 30
- *          (1,4) dp 1: m = 8, 4, 2, 1: (2 + 2 + 1 + 1) x 3   = 18
- *          (2,1) dp 2: 3 x 2 x 3                             = 18
- *          (2,2) dp 1: 7 x 3                                 = 21
- *          (4,1) dp 1: 4 x 3                                 = 12
- * in all 12 + 51 + 111 = 174. */
+/* GPT-3 1.3B (24 layers, 16 heads, causal, sequence 2048), Megatron-LM
+ * (ZeRO 0 or 1 with dp > 1), global batch 8, up to 4 GPUs of one node.
+ * Per (g, tp, cp, pp): micro-batches (powers of two dividing 8 / dp) x
+ * schedules (interleaved x2 when m = 8 / (dp mb) is a multiple of pp; the
+ * 24 layers are a multiple of 2 pp for every pp here) x ZeRO stages x 3
+ * recompute modes (cp = 2, 4 split 2048 into 2 cp chunks):
+ *   g = 1: (1,1,1) dp 1: 4 mb x 1 x 1 x 3                    = 12
+ *   g = 2: (1,1,1) dp 2: 3 mb x 2 ZeRO x 3                   = 18
+ *          (1,1,2) dp 1: mb 1,2,4 interleave too, 8 only 1f1b:
+ *                        (2 + 2 + 2 + 1) x 3                 = 21
+ *          (1,2,1) dp 1: 4 x 3                               = 12
+ *          (2,1,1) dp 1: 4 x 3                               = 12
+ *   g = 4: (1,1,1) dp 4: 2 mb x 2 x 3                        = 12
+ *          (1,1,2) dp 2: m = 4, 2, 1: (2 + 2 + 1) x 2 x 3    = 30
+ *          (1,1,4) dp 1: m = 8, 4, 2, 1: (2 + 2 + 1 + 1) x 3 = 18
+ *          (1,2,1) dp 2: 3 x 2 x 3                           = 18
+ *          (1,2,2) dp 1: 7 x 3                               = 21
+ *          (1,4,1) dp 1: 4 x 3                               = 12
+ *          (2,1,1) dp 2: 3 x 2 x 3                           = 18
+ *          (2,1,2) dp 1: 7 x 3                               = 21
+ *          (2,2,1) dp 1: 4 x 3                               = 12
+ *          (4,1,1) dp 1: 4 x 3                               = 12
+ * in all 12 + 63 + 174 = 249. */
 START_TEST(test_count)
 {
 	char path[64];
@@ -68,20 +74,24 @@ START_TEST(test_count)
 	struct ts_error err;
 	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, &sr, &err), 0);
 	unlink(path);
-	ck_assert_uint_eq(sr.n, 174);
-	ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, 174);
+	ck_assert_uint_eq(sr.n, 249);
+	ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, 249);
 	ck_assert_uint_eq(sr.failed, 0);
-	size_t interleaved = 0, z1 = 0;
+	size_t interleaved = 0, z1 = 0, cp = 0;
 	for (size_t i = 0; i < sr.n; i++) {
 		interleaved += sr.c[i].schedule == TS_SCHED_INTERLEAVED;
 		z1 += sr.c[i].zero == 1;
-		ck_assert_uint_eq(sr.c[i].tp * sr.c[i].pp * sr.c[i].dp,
+		cp += sr.c[i].cp > 1;
+		ck_assert_uint_eq(sr.c[i].tp * sr.c[i].cp * sr.c[i].pp * sr.c[i].dp,
 				  sr.c[i].nodes * sr.c[i].gpus_per_node);
 	}
-	/* interleaved: (3 + 2 + 2 + 3) schedules x ZeRO x 3 = (3 + 2 x 2 + 2 + 3) x 3 */
-	ck_assert_uint_eq(interleaved, 36);
-	/* ZeRO 1: half of every dp > 1 group: (18 + 12 + 30 + 18) / 2 */
-	ck_assert_uint_eq(z1, 39);
+	/* interleaved: 3 schedules for (1,1,2) at g = 2, (1,1,2) x 2 ZeRO,
+	 * (1,1,4), (1,2,2), (2,1,2) at g = 4: (3 + 2 x 2 + 2 + 3 + 3) x 3 */
+	ck_assert_uint_eq(interleaved, 45);
+	/* ZeRO 1: half of every dp > 1 group: (18 + 12 + 30 + 18 + 18) / 2 */
+	ck_assert_uint_eq(z1, 48);
+	/* cp > 1: (1,2,1) at g = 2; (1,2,1), (1,2,2), (1,4,1), (2,2,1) at g = 4 */
+	ck_assert_uint_eq(cp, 12 + 18 + 21 + 12 + 12);
 	/* ranked best first */
 	for (size_t i = 1; i < sr.ranked; i++)
 		ck_assert(sr.c[i - 1].score <= sr.c[i].score);

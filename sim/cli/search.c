@@ -126,17 +126,17 @@ int cli_search(int argc, char **argv)
 	}
 	struct ts_table *t = NULL;
 	rc = CLI_OK;
-	enum { NCOL = 14 };
+	enum { NCOL = 15 };
 	if (table_create(&t, NCOL)) {
 		rc = CLI_BADINPUT;
 		goto done;
 	}
-	const char *const heads[NCOL] = {"rank", "GPUs", "nodes", "tp", "pp", "dp", "ZeRO",
+	const char *const heads[NCOL] = {"rank", "GPUs", "nodes", "tp", "pp", "cp", "dp", "ZeRO",
 					 "schedule", "micro-batch", "recompute", "iteration",
 					 "MFU", "memory/GPU",
 					 obj == SEARCH_COST ? "cost" : "time to train"};
 	for (size_t k = 0; k < NCOL; k++)
-		table_header(t, k, heads[k], k == 7 || k == 9 ? TABLE_LEFT : TABLE_RIGHT);
+		table_header(t, k, heads[k], k == 8 || k == 10 ? TABLE_LEFT : TABLE_RIGHT);
 	for (size_t i = 0; i < sr.ranked && i < (size_t)top; i++) {
 		const struct search_cand *c = &sr.c[i];
 		const struct ts_result *r = &c->res;
@@ -147,23 +147,24 @@ int cli_search(int argc, char **argv)
 		table_cell(t, 2, "%u", c->nodes);
 		table_cell(t, 3, "%u", c->tp);
 		table_cell(t, 4, "%u", c->pp);
-		table_cell(t, 5, "%u", c->dp);
-		table_cell(t, 6, "%d", c->zero);
+		table_cell(t, 5, "%u", c->cp);
+		table_cell(t, 6, "%u", c->dp);
+		table_cell(t, 7, "%d", c->zero);
 		if (c->schedule == TS_SCHED_INTERLEAVED)
-			table_cell(t, 7, "interleaved x%u", c->interleave);
+			table_cell(t, 8, "interleaved x%u", c->interleave);
 		else
-			table_cell(t, 7, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
-		table_cell(t, 8, "%lld", (long long)c->micro_batch);
-		table_cell(t, 9, "%s", ts_recompute_name(c->recompute));
-		table_cell(t, 10, "%s", ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
-		table_cell(t, 11, "%.1f %%", 100.0 * r->mfu);
-		table_cell(t, 12, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
+			table_cell(t, 8, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
+		table_cell(t, 9, "%lld", (long long)c->micro_batch);
+		table_cell(t, 10, "%s", ts_recompute_name(c->recompute));
+		table_cell(t, 11, "%s", ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
+		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
+		table_cell(t, 13, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
 		if (obj == SEARCH_COST)
-			table_cell(t, 13, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
+			table_cell(t, 14, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
 				   r->cost_usd > 0.0 ? r->cost_usd : c->score);
 		else {
 			duration(b, sizeof b, c->score);
-			table_cell(t, 13, "%s", b);
+			table_cell(t, 14, "%s", b);
 		}
 	}
 	printf("Search of %s by %s (stage granularity, class mode, two iterations)\n\n", path,
@@ -184,7 +185,7 @@ int cli_search(int argc, char **argv)
 		printf("; %zu GPU counts skipped (the scenario does not load with them)",
 		       sr.layouts_skipped);
 	if (sr.degrees_skipped)
-		printf("; %zu (tp, pp) skipped (dp does not divide the global batch)",
+		printf("; %zu (tp, cp, pp) skipped (dp does not divide the global batch)",
 		       sr.degrees_skipped);
 	printf("\n");
 	printf("simulated %zu in %.3f s: %.0f configurations per second\n", sr.simulated,

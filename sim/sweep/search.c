@@ -28,6 +28,7 @@
 #define MAX_LAYOUTS 64
 #define MAX_MB 16
 #define MAX_TP 32
+#define MAX_CP 5 /* cp = 1, 2, 4, 8, 16 */
 /* Most micro-batches per iteration and rank (as sim/run/run.c). */
 #define MAX_ACCUM (1 << 16)
 
@@ -41,21 +42,22 @@ static enum work_framework fw_of(enum ts_framework f)
 	}
 }
 
-/* Per-(tp, micro-batch) costs, computed on first use. */
+/* Per-(tp, cp, micro-batch) costs, computed on first use. */
 struct costs_cache {
-	struct work_costs *c[MAX_TP][MAX_MB];
-	bool bad[MAX_TP][MAX_MB]; /* work_costs_compute failed */
+	struct work_costs *c[MAX_TP][MAX_CP][MAX_MB];
+	bool bad[MAX_TP][MAX_CP][MAX_MB]; /* work_costs_compute failed */
 };
 
 static const struct work_costs *costs_get(struct costs_cache *cc, const struct ts_scenario *sc,
 					  const struct work_calib *calib, enum ts_dtype dt,
-					  uint32_t ti, uint32_t tp, uint32_t mi, int64_t mb)
+					  uint32_t ti, uint32_t tp, uint32_t ci, uint32_t cp,
+					  uint32_t mi, int64_t mb)
 {
-	if (cc->c[ti][mi] || cc->bad[ti][mi])
-		return cc->c[ti][mi];
+	if (cc->c[ti][ci][mi] || cc->bad[ti][ci][mi])
+		return cc->c[ti][ci][mi];
 	const struct hw_gpu_type *g = hw_cluster_gpu_type(sc->cluster);
 	struct work_shape shape = {
-		.micro_batch = mb, .seq_len = sc->training.seq_len, .tp = tp,
+		.micro_batch = mb, .seq_len = sc->training.seq_len, .tp = tp, .cp = cp,
 		.sp = sc->parallel.sp && tp > 1, .dtype = dt,
 		.flash = sc->training.flash_attention && dt != TS_FP32 && dt != TS_TF32,
 		.causal = sc->model.family != TS_FAMILY_BERT,
@@ -65,15 +67,16 @@ static const struct work_costs *costs_get(struct costs_cache *cc, const struct t
 		ts_free(c, sizeof *c);
 		c = NULL;
 	}
-	cc->bad[ti][mi] = !c;
-	return cc->c[ti][mi] = c;
+	cc->bad[ti][ci][mi] = !c;
+	return cc->c[ti][ci][mi] = c;
 }
 
 static void costs_free(struct costs_cache *cc)
 {
 	for (uint32_t i = 0; i < MAX_TP; i++)
-		for (uint32_t j = 0; j < MAX_MB; j++)
-			ts_free(cc->c[i][j], sizeof *cc->c[i][j]);
+		for (uint32_t k = 0; k < MAX_CP; k++)
+			for (uint32_t j = 0; j < MAX_MB; j++)
+				ts_free(cc->c[i][k][j], sizeof *cc->c[i][k][j]);
 }
 
 /* The training dtype of scenario sc (the loader's default when unset). */
@@ -170,6 +173,65 @@ static int cmp_cand(const void *a, const void *b)
 	return 0; /* ties keep enumeration order (the sort is stable) */
 }
 
+/* What one enumeration of search_run shares: the base scenario, its
+ * costs cache, constants, conventions and dtype. */
+struct enum_ctx {
+	const struct ts_scenario *base;
+	struct costs_cache *cache;
+	const struct work_calib *calib;
+	const struct work_fw_conventions *conv;
+	enum ts_dtype dt;
+};
+
+/* Append to out the candidates of degrees (tp, cp, pp, dp) on layout s
+ * (index l; ti, ci: the cache indices of tp and cp): micro-batches,
+ * schedules, ZeRO stages and recompute modes (search_run's list), each
+ * with its static estimate. Returns 0 or TS_ENOMEM. */
+static int add_degrees(struct search_result *out, size_t *cap_c, const struct enum_ctx *x,
+		       const struct ts_scenario *s, uint32_t l, uint32_t ti, uint32_t tp,
+		       uint32_t ci, uint32_t cp, uint32_t pp, uint32_t dp)
+{
+	const struct ts_model *md = &x->base->model;
+	bool layers_only = md->family == TS_FAMILY_LAYERS;
+	uint32_t L = (uint32_t)md->layers;
+	int zs[4], nz = zero_stages(x->base->training.framework, md, dp, pp, zs);
+	int64_t per_rank = x->base->training.global_batch / (int64_t)dp;
+	uint32_t mi = 0;
+	for (int64_t mb = 1; mb <= per_rank && mi < MAX_MB; mb *= 2, mi++) {
+		int64_t m = per_rank / mb;
+		if (per_rank % mb || m > MAX_ACCUM)
+			continue;
+		const struct work_costs *wc =
+			layers_only ? NULL
+				    : costs_get(x->cache, x->base, x->calib, x->dt, ti, tp, ci, cp, mi, mb);
+		/* interleaved x2: whole layers per virtual stage, m a multiple
+		 * of the stages (as sim/run/run.c checks) */
+		int nsched = pp > 1 && m % pp == 0 && L % (2 * pp) == 0 ? 2 : 1;
+		for (int sch = 0; sch < nsched; sch++)
+			for (int zi = 0; zi < nz; zi++)
+				for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
+					if (ts_grow((void **)&out->c, cap_c, out->n + 1, sizeof *out->c))
+						return TS_ENOMEM;
+					struct search_cand *c = &out->c[out->n++];
+					*c = (struct search_cand){
+						.nodes = s->nodes, .gpus_per_node = s->gpus_per_node,
+						.tp = tp, .pp = pp, .cp = cp, .dp = dp, .zero = zs[zi],
+						.schedule = sch ? TS_SCHED_INTERLEAVED : TS_SCHED_1F1B,
+						.interleave = sch ? 2u : 1u, .micro_batch = mb,
+						.recompute = (enum ts_recompute)r,
+						.capacity_bytes = hw_cluster_gpu_type(s->cluster)->mem_bytes,
+						.score = INFINITY};
+					/* layer lists: the simulation checks memory */
+					c->est_bytes = layers_only ? 0.0 : estimate(s, x->conv, wc, c, m);
+					c->pruned = !(c->est_bytes <= c->capacity_bytes);
+					c->alias = wc && r > 0 && same_rc(wc, r - 1, r);
+					c->rc = (int)l; /* which layout: kept in rc until simulated */
+					out->pruned += c->pruned;
+				}
+	}
+	return 0;
+}
+
 int search_run(const struct hw_catalog *cat, const struct work_calib *calib, const char *path,
 	       const char *const *sets, size_t nsets, enum search_objective obj, uint32_t max_gpus,
 	       int threads, struct search_result *out, struct ts_error *err)
@@ -236,6 +298,7 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 	bool layers_only = md->family == TS_FAMILY_LAYERS;
 	uint32_t L = (uint32_t)md->layers;
 	int64_t gb = base->training.global_batch;
+	const struct enum_ctx ctx = {base, cache, calib, &conv, dt};
 	for (uint32_t l = 0; l < nl; l++) {
 		const struct ts_scenario *s = lay[l];
 		uint32_t g = s->gpus, ti = 0;
@@ -243,57 +306,25 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 			if (s->gpus_per_node % tp || g % tp || (md->heads > 0 && md->heads % tp) ||
 			    (layers_only && tp > 1))
 				continue;
-			for (uint32_t pp = 1; pp <= g / tp && pp <= SEARCH_MAX_PP && pp <= L; pp++) {
-				if ((g / tp) % pp || (layers_only && pp > 1) ||
-				    (L % pp && L / pp < SEARCH_MIN_LAYERS_UNEVEN))
+			for (uint32_t cp = 1, ci = 0; cp <= SEARCH_MAX_CP && ci < MAX_CP; cp *= 2, ci++) {
+				/* ring attention: the sequence in 2 cp chunks when causal
+				 * (sim/work/ops.c) */
+				int64_t chunks = md->family != TS_FAMILY_BERT ? 2 * (int64_t)cp : cp;
+				if ((g / tp) % cp ||
+				    (cp > 1 && (layers_only || base->training.seq_len % chunks)))
 					continue;
-				uint32_t dp = g / tp / pp;
-				if (gb % (int64_t)dp) {
-					out->degrees_skipped++;
-					continue;
-				}
-				int zs[4], nz = zero_stages(base->training.framework, md, dp, pp, zs);
-				int64_t per_rank = gb / (int64_t)dp;
-				uint32_t mi = 0;
-				for (int64_t mb = 1; mb <= per_rank && mi < MAX_MB; mb *= 2, mi++) {
-					int64_t m = per_rank / mb;
-					if (per_rank % mb || m > MAX_ACCUM)
+				uint32_t gp = g / tp / cp; /* GPUs for pp x dp */
+				for (uint32_t pp = 1; pp <= gp && pp <= SEARCH_MAX_PP && pp <= L; pp++) {
+					if (gp % pp || (layers_only && pp > 1) ||
+					    (L % pp && L / pp < SEARCH_MIN_LAYERS_UNEVEN))
 						continue;
-					const struct work_costs *wc =
-						layers_only ? NULL
-							    : costs_get(cache, base, calib, dt, ti, tp, mi, mb);
-					/* interleaved x2: whole layers per virtual stage, m a
-					 * multiple of the stages (as sim/run/run.c checks) */
-					int nsched = pp > 1 && m % pp == 0 && L % (2 * pp) == 0 ? 2 : 1;
-					for (int sch = 0; sch < nsched; sch++)
-						for (int zi = 0; zi < nz; zi++)
-							for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
-								if (ts_grow((void **)&out->c, &cap_c,
-									    out->n + 1, sizeof *out->c))
-									goto nomem;
-								struct search_cand *c = &out->c[out->n++];
-								*c = (struct search_cand){
-									.nodes = s->nodes,
-									.gpus_per_node = s->gpus_per_node,
-									.tp = tp, .pp = pp, .cp = 1, .dp = dp,
-									.zero = zs[zi],
-									.schedule = sch ? TS_SCHED_INTERLEAVED
-											: TS_SCHED_1F1B,
-									.interleave = sch ? 2u : 1u,
-									.micro_batch = mb,
-									.recompute = (enum ts_recompute)r,
-									.capacity_bytes = hw_cluster_gpu_type(
-										s->cluster)->mem_bytes,
-									.score = INFINITY};
-								c->est_bytes = layers_only
-										       ? 0.0 /* the simulation checks */
-										       : estimate(s, &conv, wc, c, m);
-								c->pruned = !(c->est_bytes <= c->capacity_bytes);
-								c->alias = wc && r > 0 && same_rc(wc, r - 1, r);
-								/* which layout: kept in rc until simulated */
-								c->rc = (int)l;
-								out->pruned += c->pruned;
-							}
+					uint32_t dp = gp / pp;
+					if (gb % (int64_t)dp) {
+						out->degrees_skipped++;
+						continue;
+					}
+					if (add_degrees(out, &cap_c, &ctx, s, l, ti, tp, ci, cp, pp, dp))
+						goto nomem;
 				}
 			}
 			ti++;
@@ -319,6 +350,7 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		sc.training.iterations = 2; /* a warm-up, then the one measured */
 		sc.parallel.tp = c->tp;
 		sc.parallel.pp = c->pp;
+		sc.parallel.cp = c->cp;
 		sc.parallel.dp = c->dp;
 		sc.parallel.zero = c->zero;
 		sc.parallel.schedule = c->schedule;

@@ -20,7 +20,7 @@ enum search_objective { SEARCH_TIME, SEARCH_COST };
 /* One candidate setting. Plain record. */
 struct search_cand {
 	uint32_t nodes, gpus_per_node; /* layout */
-	uint32_t tp, pp, cp, dp;       /* degrees; cp = 1 (not modelled yet) */
+	uint32_t tp, pp, cp, dp;       /* degrees */
 	int zero;		       /* ZeRO stage 0..3 */
 	enum ts_schedule schedule;     /* 1f1b, or interleaved (pp > 1) */
 	uint32_t interleave;	       /* model chunks per stage: 1, or 2 when interleaved */
@@ -43,7 +43,7 @@ struct search_result {
 	struct search_cand *c; /* candidates ranked: best first, then the rest */
 	size_t n;	       /* candidates enumerated */
 	size_t layouts_skipped; /* GPU counts that could not be loaded */
-	size_t degrees_skipped; /* (tp, pp, dp) whose dp does not divide the global batch */
+	size_t degrees_skipped; /* (tp, cp, pp, dp) whose dp does not divide the global batch */
 	size_t pruned;	       /* not simulated: the static estimate does not fit */
 	size_t simulated;      /* simulated */
 	size_t aliases;	       /* not simulated: identical to a lighter recompute mode */
@@ -56,6 +56,8 @@ struct search_result {
  * SEARCH_MIN_LAYERS_UNEVEN layers when pp does not divide the layers. */
 #define SEARCH_MAX_PP 64
 #define SEARCH_MIN_LAYERS_UNEVEN 4
+/* Most context-parallel ranks the search tries (powers of two). */
+#define SEARCH_MAX_CP 16
 
 /* Search scenario file `path` (with `sets` as --set arguments, catalog
  * `cat`, constants `calib`). Enumeration, in this order:
@@ -63,14 +65,17 @@ struct search_result {
  *   whole nodes, up to max_gpus (0 = the scenario's own GPUs);
  * - tp: divisors of the attention heads that divide the GPUs used per node
  *   (a tensor-parallel group stays in one node, on NVLink) and g;
- * - pp: divisors of g / tp up to SEARCH_MAX_PP and the layer count, where
- *   pp divides the layers or every stage gets at least
+ * - cp: powers of two up to SEARCH_MAX_CP dividing g / tp, for
+ *   transformers whose sequence splits into cp chunks (2 cp when causal:
+ *   ring attention's load balancing, sim/work/ops.c);
+ * - pp: divisors of g / (tp x cp) up to SEARCH_MAX_PP and the layer count,
+ *   where pp divides the layers or every stage gets at least
  *   SEARCH_MIN_LAYERS_UNEVEN of them (uneven splits, sim/par/pipe.h);
- * - dp = g / (tp x pp), which must divide the global batch;
+ * - dp = g / (tp x cp x pp), which must divide the global batch;
  * - micro-batch: powers of two dividing global_batch / dp;
  * - schedule: 1f1b; with pp > 1 also interleaved with 2 chunks per stage
- *   when the micro-batches per iteration are a multiple of pp and
- *   2 x pp <= layers;
+ *   when the micro-batches per iteration are a multiple of pp and the
+ *   layers a multiple of 2 x pp (whole layers per virtual stage);
  * - ZeRO stage, when dp > 1, by framework: megatron 0, 1 (the distributed
  *   optimizer), deepspeed 0..3 (0, 1 with pp > 1: DeepSpeed's pipeline
  *   engine does not take stages 2 and 3), fsdp 0, 2, 3 (NO_SHARD,
