@@ -16,6 +16,7 @@
 #include "base/suggest.h"
 #include "base/units.h"
 #include "data/catalog.h"
+#include "io/cfg.h"
 
 #define MAX_STORAGE 256
 
@@ -180,21 +181,6 @@ static int get_choice(const struct rd *r, const config_setting_t *g, const char 
 		    "found \"%s\", expected %s", v, all);
 }
 
-static int read_file(config_t *cfg, const char *path, struct ts_error *err)
-{
-	FILE *fp = fopen(path, "r");
-	if (!fp)
-		return ts_error_set(err, TS_EIO, path, 0, NULL,
-				    "found no readable file, expected %s to exist", path);
-	int ok = config_read(cfg, fp);
-	fclose(fp);
-	if (!ok)
-		return ts_error_set(err, TS_ESYNTAX, path, config_error_line(cfg), NULL,
-				    "found a syntax error (%s), expected libconfig settings",
-				    config_error_text(cfg) ? config_error_text(cfg) : "?");
-	return 0;
-}
-
 /* ---- storage ------------------------------------------------------------ */
 
 static int read_storage(const struct rd *r, const config_setting_t *e, struct data_storage *d)
@@ -244,7 +230,7 @@ int data_catalog_load(const char *root, struct data_catalog **out, struct ts_err
 	snprintf(path, sizeof path, "%s/configs/hardware/storage.cfg", root ? root : ".");
 	config_init(&cfg);
 	struct data_catalog *c = ts_calloc(1, sizeof *c);
-	int rc = c ? read_file(&cfg, path, err) : TS_ENOMEM;
+	int rc = c ? cfg_load_file(&cfg, path, err) : TS_ENOMEM;
 	if (rc)
 		goto done;
 	const config_setting_t *list = config_lookup(&cfg, "storage");
@@ -407,7 +393,7 @@ int data_dataset_load(const char *root, const char *name, struct data_dataset *o
 	}
 	config_t cfg;
 	config_init(&cfg);
-	int rc = read_file(&cfg, path, err);
+	int rc = cfg_load_file(&cfg, path, err);
 	if (!rc) {
 		const config_setting_t *g = config_lookup(&cfg, "dataset");
 		struct rd r = {.file = path, .prefix = "dataset.", .err = err};

@@ -20,6 +20,7 @@
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "hw/catalog.h"
+#include "io/cfg.h"
 #include "hw/hw_int.h"
 
 /* ---------------------------------------------------------------- dtypes */
@@ -48,23 +49,6 @@ double ts_dtype_bytes(enum ts_dtype d)
 }
 
 /* ------------------------------------------------ shared libconfig helpers */
-
-int hw_cfg_read(config_t *cfg, const char *path, struct ts_error *err)
-{
-	config_init(cfg);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	fclose(f);
-	if (config_read_file(cfg, path) == CONFIG_TRUE)
-		return 0;
-	if (config_error_type(cfg) == CONFIG_ERR_FILE_IO)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot read the file");
-	const char *ef = config_error_file(cfg);
-	return ts_error_set(err, TS_ESYNTAX, ef ? ef : path, config_error_line(cfg), NULL,
-			    "libconfig syntax error: %s", config_error_text(cfg));
-}
 
 int hw_cfg_line(const config_setting_t *s)
 {
@@ -541,7 +525,7 @@ static int parse_file(struct hw_catalog *cat, uint32_t fidx, struct ts_error *er
 	static const char *const top[] = {"gpus", "links", "storage", NULL};
 	const char *file = cat->files[fidx];
 	config_t cfg;
-	int rc = hw_cfg_read(&cfg, file, err);
+	int rc = cfg_load_file(&cfg, file, err);
 	if (!rc)
 		rc = hw_cfg_check_keys(config_root_setting(&cfg), top, file, "", err);
 	const config_setting_t *s;

@@ -124,6 +124,7 @@
 #include "base/suggest.h"
 #include "hw/cluster.h"
 #include "hw/hw_int.h"
+#include "io/cfg.h"
 
 #define NONE UINT32_MAX
 #define MAX_DEPTH 4       /* base chains */
@@ -541,7 +542,7 @@ static int read_cluster_file(config_t *cfg, const char *path, const config_setti
 			     struct ts_error *err)
 {
 	static const char *const top[] = {"cluster", NULL};
-	int rc = hw_cfg_read(cfg, path, err);
+	int rc = cfg_load_file(cfg, path, err);
 	if (rc)
 		return rc;
 	if ((rc = hw_cfg_check_keys(config_root_setting(cfg), top, path, "", err)))

@@ -16,10 +16,6 @@
 /* Longest dotted key path kept for messages (fits struct ts_error.key). */
 #define HW_KEY_MAX 160
 
-/* Read `path` into `cfg` (initialised here; the caller destroys it also on
- * failure). Returns 0, TS_EIO (cannot open) or TS_ESYNTAX (with the line). */
-int hw_cfg_read(config_t *cfg, const char *path, struct ts_error *err);
-
 /* Source line of a setting (0 when unknown). */
 int hw_cfg_line(const config_setting_t *s);
 

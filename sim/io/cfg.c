@@ -465,6 +465,19 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 	return 0;
 }
 
+int cfg_load_file(config_t *cfg, const char *path, struct ts_error *err)
+{
+	config_init(cfg);
+	char *text = NULL;
+	size_t len = 0;
+	int rc = cfg_read_text(path, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = cfg_parse(cfg, text, path, err);
+	ts_free(text, len + 1);
+	return rc;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(const char *const *)a, *(const char *const *)b);

@@ -32,6 +32,7 @@
 
 #include "base/suggest.h"
 #include "base/units.h"
+#include "io/cfg.h"
 #include "work/compute.h"
 #include "work/memory.h"
 
@@ -203,23 +204,10 @@ int work_calib_load(const char *root, struct work_calib *out, struct ts_error *e
 {
 	char path[1024];
 	snprintf(path, sizeof path, "%s/configs/calibration/compute.cfg", root ? root : ".");
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	fclose(f);
 	config_t cfg;
-	config_init(&cfg);
-	int rc = 0;
-	if (config_read_file(&cfg, path) != CONFIG_TRUE) {
-		if (config_error_type(&cfg) == CONFIG_ERR_FILE_IO)
-			rc = ts_error_set(err, TS_EIO, path, 0, NULL, "cannot read the file");
-		else
-			rc = ts_error_set(err, TS_ESYNTAX, path, config_error_line(&cfg), NULL,
-					  "libconfig syntax error: %s",
-					  config_error_text(&cfg) ? config_error_text(&cfg) : "?");
+	int rc = cfg_load_file(&cfg, path, err);
+	if (rc)
 		goto done;
-	}
 	const config_setting_t *top = config_root_setting(&cfg);
 	int n = config_setting_length(top);
 	for (int j = 0; j < n; j++) {
