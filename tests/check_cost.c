@@ -12,15 +12,13 @@
 #include "hw/cluster.h"
 #include "io/scenario.h"
 #include "run/cost.h"
+#include "run/run.h"
 #include "testutil.h"
 
 static struct hw_catalog *cat;
+static struct work_calib calib;
 
-static void setup(void)
-{
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-}
+static void setup(void) { tu_load_hw(&cat, &calib); }
 
 static void teardown(void) { hw_catalog_destroy(cat); }
 
@@ -352,6 +350,33 @@ START_TEST(test_no_run)
 }
 END_TEST
 
+/* Run length in epochs, from the dataset's size: ImageNet-1k's 1,281,167
+ * training images (configs/datasets/imagenet-1k.cfg) x 90 epochs at a
+ * global batch of 8 x 256 = 2048 are ceil(56,301.2) = 56,302 steps; one
+ * epoch of c4-tokens, 156e9 tokens packed in sequences of 2048, at 512
+ * sequences per step is ceil(148,773.2) = 148,774. */
+START_TEST(test_epochs)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+		"model = \"resnet50\"; cluster = \"dgx-a100-80gb\";\n"
+		"training = { framework = \"ddp\"; micro_batch = 256; precision = \"fp16\"; "
+		"optimizer = \"sgd\"; epochs = 90; };\n"
+		"data = { dataset = \"imagenet-1k\"; workers_per_gpu = 8; };\n", &e);
+	struct ts_result r;
+	ck_assert_msg(ts_run(s, &calib, &r, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_double_eq_tol(r.steps, 56302.0, 1e-9);
+	ck_assert_str_eq(r.not_modelled, "");
+	ts_scenario_destroy(s);
+	s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+		 "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; epochs = 1; };\n",
+		 &e);
+	ck_assert_msg(ts_run(s, &calib, &r, NULL, &e) == 0, "%s", e.msg);
+	ck_assert_double_eq_tol(r.steps, 148774.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
 /* Young's interval on the job Llama 3 ran: 16,384 GPUs at the default
  * 50,000 h each fail every 50000 x 3600 / 16384 = 10986.328 s; a 60 s
  * checkpoint write gives sqrt(2 x 60 x 10986.328) = 1148.198 s (Young 1974,
@@ -472,6 +497,7 @@ int main(void)
 	tcase_add_test(tc, test_owned);
 	tcase_add_test(tc, test_owned_never);
 	tcase_add_test(tc, test_no_run);
+	tcase_add_test(tc, test_epochs);
 	tcase_add_test(tc, test_young_interval);
 	tcase_add_test(tc, test_failures_auto);
 	tcase_add_test(tc, test_failures_nodes);

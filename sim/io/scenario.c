@@ -362,9 +362,6 @@ static int read_training(struct ld *l)
 		t->run_length = v;
 		first = s;
 	}
-	if (t->run_unit == TS_RUN_EPOCHS &&
-	    (rc = not_modelled(l->s, l->err, "training.epochs (needs the dataset size)")))
-		return rc;
 	return 0;
 }
 

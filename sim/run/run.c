@@ -687,7 +687,15 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	case TS_RUN_TOKENS: steps = ceil(tr->run_length / tokens); break;
 	case TS_RUN_SAMPLES: steps = ceil(tr->run_length / (double)tr->global_batch); break;
 	case TS_RUN_STEPS: steps = tr->run_length; break;
-	default: break; /* epochs need a dataset size: the data issue */
+	case TS_RUN_EPOCHS: {
+		/* passes over the dataset (data.dataset); a token dataset counts
+		 * tokens, packed into sequences of seq_len */
+		const struct data_dataset *ds = &data_loader_plan(ld)->dataset;
+		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
+		steps = ceil(tr->run_length * per_epoch / (double)tr->global_batch);
+		break;
+	}
+	default: break;
 	}
 	out->steps = steps;
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */
