@@ -599,6 +599,73 @@ START_TEST(contention_shared_nics)
 }
 END_TEST
 
+/* Time of a ring all-reduce of `bytes` over `ranks` alone (full mode), s. */
+static double ring_over(const char *cluster, uint32_t nodes, const uint32_t *ranks, uint32_t n,
+			double bytes)
+{
+	struct world w;
+	world_init(&w, cluster, nodes, 0, NET_FULL);
+	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = n, .bytes = bytes,
+			      .mult = 1, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done, .ctx = &w};
+	struct ts_error err;
+	ck_assert_msg(coll_start(w.cc, &s, NULL, &err) == 0, "%s", err.msg);
+	fluid_run(w.f, TS_TIME_MAX);
+	ck_assert_int_eq(w.ndone, 1);
+	double t = ts_time_to_s(w.end[0]);
+	world_fini(&w);
+	return t;
+}
+
+/* NCCL's PXN: under TP 4 on two DGX H100, the data-parallel group of TP
+ * rank i holds GPUs i and i + 4 of each node (other sockets). Its ring has
+ * a channel on NIC i and one on NIC i + 4; on each, one of the two GPUs
+ * reaches the NIC only across the CPUs, so it goes over NVLink to the GPU
+ * on that NIC instead. The four groups then use the eight NICs each
+ * alone, and running all four at once takes each no longer than alone
+ * (their NVLink ports are far from full). Through the CPUs the four would
+ * share the sockets' link. Alone, a group's busbw is twice that of one GPU
+ * per node (its two channels on two NICs, each NIC-bound). 4 GiB: latency
+ * below 0.1 %. */
+START_TEST(pxn_two_sockets)
+{
+	const double S = 4.0 * 1073741824.0;
+	const uint32_t pair[2] = {0, 8};
+	uint32_t grp[4][4];
+	for (uint32_t i = 0; i < 4; i++) {
+		grp[i][0] = i;
+		grp[i][1] = i + 4;
+		grp[i][2] = 8 + i;
+		grp[i][3] = 12 + i;
+	}
+	double t2 = ring_over("dgx-h100", 2, pair, 2, S);
+	double t4 = ring_over("dgx-h100", 2, grp[0], 4, S);
+	double bus2 = S / t2 * 1.0, bus4 = S / t4 * 1.5;
+	printf("pxn_two_sockets: busbw %.2f GB/s for GPUs 0,4 of two nodes, %.2f GB/s for "
+	       "GPU 0 of two (x%.4f, want 2)\n", bus4 / 1e9, bus2 / 1e9, bus4 / bus2);
+	ck_assert_double_eq_tol(bus4 / bus2, 2.0, 2e-3);
+	struct world w;
+	world_init(&w, "dgx-h100", 2, 0, NET_FULL);
+	struct ts_error err;
+	for (uint32_t i = 0; i < 4; i++) {
+		struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = grp[i], .nranks = 4,
+				      .bytes = S, .mult = 1, .algo = COLL_ALGO_RING,
+				      .proto = COLL_PROTO_SIMPLE, .done = on_done, .ctx = &w,
+				      .arg = i};
+		ck_assert_msg(coll_start(w.cc, &s, NULL, &err) == 0, "%s", err.msg);
+	}
+	fluid_run(w.f, TS_TIME_MAX);
+	ck_assert_int_eq(w.ndone, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		double ratio = ts_time_to_s(w.end[i]) / t4;
+		printf("pxn_two_sockets: group %u of 4 at once takes %.4f x its time alone\n", i,
+		       ratio);
+		ck_assert_double_eq_tol(ratio, 1.0, 2e-3);
+	}
+	world_fini(&w);
+}
+END_TEST
+
 /* Issue 4 item 6: a send/recv between GPU 0 of two nodes with one NIC each
  * runs during a data-parallel all-reduce over all 16 GPUs. On the NIC the
  * ring carries 2(n-1)/n = 1.875 bytes per byte and the send/recv 1; max-min
@@ -661,6 +728,7 @@ int main(void)
 	tcase_add_test(tc, forced_algo_errors);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
+	tcase_add_test(tc, pxn_two_sockets);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

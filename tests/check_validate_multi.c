@@ -25,11 +25,10 @@
 
 /* The aim of issue 5: a source's MAPE at most 15 %, whole sources and
  * held-out halves alike, without exception. Rows far off within a source
- * that meets it: MEG24-003 and -004 (TP 4 and 8 without PP, -26 % and
- * -20 %) expose the fp32 gradient reduce-scatter that only the last of
- * four micro-batches' backward can hide; their DP rings cross UPI in the
- * collective model, where NCCL would avoid that path, and the sources give
- * neither the micro-batch size nor the NCCL setting (sim/README.md,
+ * that meets it: MEG24-004 (TP 8 without PP, -20 %) exposes the fp32
+ * gradient reduce-scatter that only the last of four micro-batches'
+ * backward can hide, and the sources give neither the micro-batch size
+ * nor the NCCL setting (sim/README.md,
  * Validation). */
 #define MAPE_AIM 0.15
 

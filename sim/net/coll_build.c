@@ -67,25 +67,59 @@ static void shape_reset(struct coll_shape *sh)
 	sh->algbw_Bps = 0.0;
 }
 
-/* Add `coeff` bytes per byte on every link of the route from GPU rank a to
- * GPU rank b (through NIC `via` of both nodes when crossing nodes, or the
- * default NICs for COLL_NONE). Sets *pci when a node-local route leaves
- * NVLink. */
-static int add_route(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, double coeff,
-		     bool *pci, struct ts_error *err)
+/* Whether the route from device `from` to device `to` inside one node
+ * passes a device of kind `kind`, or any device but GPUs and NVSwitches
+ * when kind is HW_DEV_KIND_COUNT_ (the route is not NVLink only). */
+static bool route_passes(const struct hw_cluster *c, uint32_t from, uint32_t to,
+			 enum hw_dev_kind kind)
+{
+	uint32_t r[COLL_MAX_ROUTE];
+	size_t n = 0;
+	if (hw_cluster_route(c, from, to, COLL_NONE, r, COLL_MAX_ROUTE, &n))
+		return true;
+	for (size_t k = 0; k + 1 < n; k++) {
+		enum hw_dev_kind d = hw_cluster_device(c, hw_cluster_link(c, r[k])->dst)->kind;
+		if (kind == HW_DEV_KIND_COUNT_ ? d != HW_DEV_GPU && d != HW_DEV_NVSWITCH : d == kind)
+			return true;
+	}
+	return false;
+}
+
+/* NCCL's PXN (PCI x NVLink, NCCL 2.12+, on unless NCCL_PXN_DISABLE): a GPU
+ * whose way to the channel's NIC goes through a CPU (no GPUDirect RDMA, as
+ * GPU 4 to NIC 0 on a DGX across the sockets) moves its data over NVLink to
+ * the node's GPU that sits on that NIC, which talks to the NIC for it.
+ * Returns that GPU's rank, or COLL_NONE when GPU rank g reaches NIC `nic`
+ * without a CPU, or no GPU on the NIC reaches g over NVLink only. */
+static uint32_t pxn_proxy(const struct hw_cluster *c, uint32_t g, uint32_t nic)
+{
+	uint32_t node = node_of(c, g), gpn = hw_cluster_gpus_per_node(c);
+	uint32_t nicdev = hw_cluster_nic(c, node, nic), gd = hw_cluster_gpu(c, g);
+	if (nicdev == UINT32_MAX || !route_passes(c, gd, nicdev, HW_DEV_CPU))
+		return COLL_NONE;
+	for (uint32_t i = 0; i < gpn; i++) {
+		uint32_t p = node * gpn + i, pd = hw_cluster_gpu(c, p);
+		if (p != g && hw_cluster_gpu_nic(c, p) == nic &&
+		    !route_passes(c, pd, nicdev, HW_DEV_CPU) &&
+		    !route_passes(c, gd, pd, HW_DEV_KIND_COUNT_) &&
+		    !route_passes(c, pd, gd, HW_DEV_KIND_COUNT_))
+			return p;
+	}
+	return COLL_NONE;
+}
+
+/* Add `coeff` on every link of the route from device a to device b. */
+static int add_links(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, double coeff,
+		     bool count_pci, bool *pci)
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
-	bool cross = node_of(c, a) != node_of(c, b);
 	uint32_t route[COLL_MAX_ROUTE];
 	size_t len = 0;
-	if (hw_cluster_route(c, hw_cluster_gpu(c, a), hw_cluster_gpu(c, b), cross ? via : COLL_NONE,
-			     route, COLL_MAX_ROUTE, &len))
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "cluster",
-				    "found no route from GPU %u to GPU %u, expected a connected "
-				    "cluster", a, b);
+	if (hw_cluster_route(c, a, b, via, route, COLL_MAX_ROUTE, &len))
+		return TS_EINVALID;
 	for (size_t k = 0; k < len; k++) {
 		const struct hw_link *lk = hw_cluster_link(c, route[k]);
-		if (!cross && pci) {
+		if (count_pci && pci) {
 			enum hw_dev_kind kd = hw_cluster_device(c, lk->dst)->kind;
 			if (kd == HW_DEV_PCIE_SWITCH || kd == HW_DEV_CPU)
 				*pci = true;
@@ -95,6 +129,36 @@ static int add_route(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, d
 			cc->touched[cc->ntouched++] = r;
 		cc->acc[r] += coeff;
 	}
+	return 0;
+}
+
+/* Add `coeff` bytes per byte on every link of the route from GPU rank a to
+ * GPU rank b (through NIC `via` of both nodes when crossing nodes, or the
+ * default NICs for COLL_NONE; with `via`, a sender or receiver that reaches
+ * that NIC only through a CPU goes over NVLink to the GPU on it, as NCCL's
+ * PXN does). Sets *pci when a node-local route leaves NVLink. */
+static int add_route(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, double coeff,
+		     bool *pci, struct ts_error *err)
+{
+	const struct hw_cluster *c = net_cluster(cc->net);
+	bool cross = node_of(c, a) != node_of(c, b);
+	uint32_t pa = cross && via != COLL_NONE ? pxn_proxy(c, a, via) : COLL_NONE;
+	uint32_t pb = cross && via != COLL_NONE ? pxn_proxy(c, b, via) : COLL_NONE;
+	uint32_t from = pa != COLL_NONE ? pa : a, to = pb != COLL_NONE ? pb : b;
+	int rc = 0;
+	if (pa != COLL_NONE)
+		rc = add_links(cc, hw_cluster_gpu(c, a), hw_cluster_gpu(c, pa), COLL_NONE, coeff,
+			       false, NULL);
+	if (!rc)
+		rc = add_links(cc, hw_cluster_gpu(c, from), hw_cluster_gpu(c, to),
+			       cross ? via : COLL_NONE, coeff, !cross, pci);
+	if (!rc && pb != COLL_NONE)
+		rc = add_links(cc, hw_cluster_gpu(c, pb), hw_cluster_gpu(c, b), COLL_NONE, coeff,
+			       false, NULL);
+	if (rc)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "cluster",
+				    "found no route from GPU %u to GPU %u, expected a connected "
+				    "cluster", a, b);
 	return 0;
 }
 
