@@ -185,7 +185,7 @@ static int get_choice(const struct rd *r, const config_setting_t *g, const char 
 
 static int read_storage(const struct rd *r, const config_setting_t *e, struct data_storage *d)
 {
-	static const char *const keys[] = {"name",    "kind",	"read",	  "iops",
+	static const char *const keys[] = {"name",    "kind",	"read",	  "write", "iops",
 					   "latency", "devices", "client", "source"};
 	int rc, k = 0;
 	double v;
@@ -201,6 +201,8 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 	    (rc = get_str(r, e, "source", true, d->source, sizeof d->source)))
 		return rc;
 	d->kind = (enum data_storage_kind)k;
+	if ((rc = get_num(r, e, "write", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->write_Bps)) < 0)
+		return rc;
 	if ((rc = get_num(r, e, "iops", TS_UNIT_COUNT_, false, 1.0, 1e12, &d->iops)) < 0)
 		return rc;
 	d->devices = 1;

@@ -24,6 +24,8 @@ struct data_storage {
 	char name[48];		     /* "local-nvme", "nfs", ... */
 	enum data_storage_kind kind;
 	double read_Bps;	     /* local/memory: per device; shared: aggregate, bytes/s */
+	double write_Bps;	     /* sequential write, as read_Bps; 0 = not given (the
+				      * storage cannot hold NVMe-offloaded optimizer state) */
 	double iops;		     /* local: per device; shared: aggregate; 0 = not limiting */
 	double lat_s;		     /* latency of one request, s */
 	uint32_t devices;	     /* local: drives per node read in parallel (RAID 0); 1 */

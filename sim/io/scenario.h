@@ -78,7 +78,7 @@ struct ts_parallel {
 	bool tp_comm_overlap; /* Megatron-Core's TP communication overlap; default false */
 	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
 		      * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
-	enum ts_offload offload;   /* default none; cpu (nvme not modelled) */
+	enum ts_offload offload;   /* default none; cpu | nvme (optimizer state) */
 	enum ts_schedule schedule; /* pipeline schedule; default 1f1b */
 	uint32_t interleave;	   /* virtual stages per GPU; default 1 */
 	int64_t bucket_bytes;	   /* gradient bucket, bytes; 0 = "none" (one reduction after

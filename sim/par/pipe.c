@@ -34,7 +34,13 @@
  * all-gathers a unit's weights before its forward and again before its
  * backward, one unit ahead (prefetch), the gathered weights taken from the
  * pool when the unit starts and given back when it ends.
+ *
+ * Offload (zero >= 1): the reduced gradient shard goes down over the GPU's
+ * PCIe route, CPU Adam steps it on the host, the weight shard comes back
+ * up; with NVMe the optimizer state is swapped in from and out to the
+ * node's drives sub-group by sub-group around the CPU steps (pipe.h).
  * SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -101,6 +107,7 @@ struct pass {
 struct pcls {
 	uint32_t host, compute, pool, gpu, dpcomm, gather, tpcomm;
 	uint32_t d2h, h2d;  /* offload copy streams (copy engines), each way */
+	uint32_t nvr, nvw;  /* NVMe offload: swap-in and swap-out streams */
 	uint32_t pending;   /* a collective the next compute task waits for */
 	uint32_t red_last;  /* the last gradient reduction this class takes part in */
 	uint32_t opt;       /* this iteration's optimizer task */
@@ -138,6 +145,14 @@ struct pb {
 	uint32_t *nroute;    /* per class: down, up counts */
 	uint32_t *tmpv;      /* scratch per class */
 	uint32_t *tpx;       /* per class: its overlapped TP collective of this segment */
+	/* NVMe offload: class k's share of the drives of each group of alike
+	 * nodes its members sit in, nvuse[nvoff[k] .. nvoff[k] + nvn[k]), with
+	 * coefficient (its members in the group) / (its members); nvoff[k] is
+	 * the members of the classes before k (room for one group each) */
+	struct fluid_use *nvuse;
+	uint32_t *nvoff, *nvn;
+	struct fluid_use *nvtmp; /* scratch: one class's read and write uses */
+	uint32_t nvmax;          /* most groups of one class */
 	double xbytes;       /* scratch: bytes of the copy each_member starts */
 	int rc;
 };
@@ -459,6 +474,142 @@ static void grad_down(struct pb *b, uint32_t k, uint32_t id)
 {
 	b->c[k].red_last = xfer(b, k, false, b->xbytes, id, "grad to host");
 }
+
+/* Whether nodes a and b hold the same classes on the same local GPUs. */
+static bool alike_nodes(const struct layout *l, uint32_t a, uint32_t b)
+{
+	uint32_t gpn = l->gpus_per_node;
+	for (uint32_t i = 0; i < gpn; i++) {
+		uint32_t ra = a * gpn + i, rb = b * gpn + i;
+		uint32_t ca = ra < l->gpus ? layout_class_of(l, ra) : GRAPH_NONE;
+		uint32_t cb = rb < l->gpus ? layout_class_of(l, rb) : GRAPH_NONE;
+		if (ca != cb)
+			return false;
+	}
+	return true;
+}
+
+/* NVMe offload: the drives of each group of alike nodes (in full mode every
+ * node alone) as one fluid resource class with a member per node, capacity
+ * nvme_read_Bps per member (a byte read costs one unit, a byte written
+ * read / write units), and each class's share of the groups it sits in.
+ * Alike nodes carry the same classes' swaps, so the load of a group is the
+ * same on each of its nodes, as fluid.h's classes assume. Returns 0 or
+ * TS_ENOMEM. */
+static int nvme_setup(struct pb *b, struct ts_fluid *f)
+{
+	const struct layout *l = b->lay;
+	uint32_t gpn = l->gpus_per_node, nodes = (l->gpus + gpn - 1) / gpn, ng = 0;
+	uint32_t *grp = ts_calloc(nodes, sizeof *grp);
+	uint32_t *first = ts_calloc(nodes, sizeof *first); /* group -> its first node */
+	uint32_t *size = ts_calloc(nodes, sizeof *size);   /* group -> nodes */
+	uint32_t *res = ts_calloc(nodes, sizeof *res);     /* group -> resource */
+	int rc = TS_ENOMEM;
+	b->nvoff = ts_calloc(b->ncls + 1, sizeof *b->nvoff);
+	b->nvn = ts_calloc(b->ncls, sizeof *b->nvn);
+	if (!grp || !first || !size || !res || !b->nvoff || !b->nvn)
+		goto out;
+	for (uint32_t nd = 0; nd < nodes; nd++) {
+		uint32_t x = l->class_mode ? 0 : ng;
+		while (x < ng && !alike_nodes(l, nd, first[x]))
+			x++;
+		if (x == ng)
+			first[ng++] = nd;
+		grp[nd] = x;
+		size[x]++;
+	}
+	for (uint32_t x = 0; x < ng; x++)
+		if ((rc = fluid_resource_add(f, b->j->nvme_read_Bps, size[x], &res[x])))
+			goto out;
+	rc = TS_ENOMEM;
+	for (uint32_t k = 0; k < b->ncls; k++)
+		b->nvoff[k + 1] = b->nvoff[k] + layout_class_members(l, k);
+	if (!(b->nvuse = ts_calloc(b->nvoff[b->ncls], sizeof *b->nvuse)))
+		goto out;
+	for (uint32_t r = 0; r < l->gpus; r++) {
+		uint32_t k = layout_class_of(l, r), id = res[grp[r / gpn]], i = 0;
+		struct fluid_use *u = b->nvuse + b->nvoff[k];
+		while (i < b->nvn[k] && u[i].res != id)
+			i++;
+		if (i == b->nvn[k])
+			u[b->nvn[k]++] = (struct fluid_use){id, 0.0};
+		u[i].coeff += 1.0 / (double)layout_class_members(l, k);
+		if (b->nvn[k] > b->nvmax)
+			b->nvmax = b->nvn[k];
+	}
+	b->nvtmp = ts_calloc(2 * (size_t)b->nvmax, sizeof *b->nvtmp);
+	rc = b->nvtmp ? 0 : TS_ENOMEM;
+out:
+	ts_free(grp, nodes * sizeof *grp);
+	ts_free(first, nodes * sizeof *first);
+	ts_free(size, nodes * sizeof *size);
+	ts_free(res, nodes * sizeof *res);
+	return rc;
+}
+
+/* NVMe offload: the step of class k over its shard of `params` parameters
+ * in sub-groups, once the gradient shard is down and `after` (its last
+ * backward) is done (struct pipe_job). Sub-group i's read is issued when
+ * read i - 1 is done and the step has reached i - 1 (step i - 2 and write
+ * i - 3 done); step i waits for read i and for write i - 2 (the swap-out
+ * of i - 1 first completes the write before it); write i follows step i.
+ * Returns the last sub-group's CPU step; *end receives a mark on the
+ * compute stream after it and the last write, where the step ends (the
+ * last write is synchronous). */
+static uint32_t nvme_step(struct pb *b, uint32_t k, double params, uint32_t after,
+			  uint32_t *end)
+{
+	const struct pipe_job *j = b->j;
+	struct pcls *c = &b->c[k];
+	double n = ceil(params / j->nvme_subgroup_params);
+	uint32_t ns = n <= 1.0 ? 1u : n >= (double)PIPE_NVME_MAX_SUBGROUPS
+				       ? PIPE_NVME_MAX_SUBGROUPS : (uint32_t)n;
+	double sp = params / (double)ns;
+	uint32_t nu = b->nvn[k], mult = layout_class_members(b->lay, k);
+	struct fluid_use *ru = b->nvtmp, *wu = b->nvtmp + nu;
+	for (uint32_t i = 0; i < nu; i++) {
+		ru[i] = b->nvuse[b->nvoff[k] + i];
+		wu[i] = (struct fluid_use){ru[i].res,
+					   ru[i].coeff * j->nvme_read_Bps / j->nvme_write_Bps};
+	}
+	struct graph_task_spec rs = {.kind = GRAPH_COMM, .stream = c->nvr, .label = "nvme read",
+				     .res = GRAPH_NONE, .mult = mult, .pool = GRAPH_NONE,
+				     .uses = ru, .nuses = nu, .work = sp * j->optim_bpp};
+	struct graph_task_spec ws = rs;
+	ws.stream = c->nvw;
+	ws.label = "nvme write";
+	ws.uses = wu;
+	struct graph_task_spec cs = {.kind = GRAPH_OPTIMIZER, .stream = c->compute,
+				     .label = "cpu optimizer",
+				     .seconds = sp / j->cpu_adam_params_per_s, .res = GRAPH_NONE,
+				     .mult = mult, .pool = GRAPH_NONE};
+	uint32_t cpu1 = GRAPH_NONE, cpu2 = GRAPH_NONE, wr1 = GRAPH_NONE, wr2 = GRAPH_NONE,
+		 wr3 = GRAPH_NONE;
+	for (uint32_t i = 0; i < ns && !b->rc; i++) {
+		uint32_t rd = task(b, &rs); /* after read i - 1: same stream */
+		if (i == 0) {
+			dep(b, c->pending, rd);
+			dep(b, after, rd);
+		}
+		dep(b, cpu2, rd);
+		dep(b, wr3, rd);
+		uint32_t cpu = task(b, &cs); /* after step i - 1: same stream */
+		dep(b, rd, cpu);
+		dep(b, wr2, cpu);
+		uint32_t wr = task(b, &ws); /* after write i - 1: same stream */
+		dep(b, cpu, wr);
+		wr3 = wr2;
+		wr2 = wr1;
+		wr1 = wr;
+		cpu2 = cpu1;
+		cpu1 = cpu;
+	}
+	c->pending = GRAPH_NONE;
+	*end = mark(b, k, "optimizer end", GRAPH_MEM_BUFFERS, 0.0, 0.0);
+	dep(b, wr1, *end);
+	return cpu1;
+}
+
 static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
 {
 	dep(b, b->c[k].prev_alloc, id);
@@ -658,12 +809,20 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 }
 
 /* Gradient reduction of bucket `bytes` after lastv[] on every DP group of
- * stage st. */
+ * stage st; with offload each member's reduced shard then goes down to the
+ * host (with no DP, the bucket itself). */
 static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *lastv)
 {
-	if (b->ndp == 1 || bytes <= 0.0)
-		return;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
+	if (bytes <= 0.0)
+		return;
+	if (b->ndp == 1) {
+		/* nothing to reduce; offload still copies the gradients down */
+		for (uint32_t i = 0; b->j->offload && i < b->per && !b->rc; i++)
+			b->c[cls[i]].red_last = xfer(b, cls[i], false, bytes, lastv[cls[i]],
+						     "grad to host");
+		return;
+	}
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
 		if (!leads(b, k, PG_DP))
@@ -824,22 +983,29 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 		if (j->offload) {
 			/* CPU Adam on the host once the gradient shard is down
 			 * (the GPU waits for it: the next forward needs the
-			 * weights), then, but for ZeRO-3, the weight shard up */
-			struct graph_task_spec ts = {.kind = GRAPH_OPTIMIZER, .stream = c->compute,
-						     .label = "cpu optimizer",
-						     .seconds = params / j->cpu_adam_params_per_s,
-						     .res = GRAPH_NONE, .mult = mult,
-						     .pool = GRAPH_NONE};
-			id = task(b, &ts);
-			dep(b, c->pending, id);
-			c->pending = GRAPH_NONE;
+			 * weights), then, but for ZeRO-3, the weight shard up;
+			 * with NVMe, over sub-groups swapped in and out */
+			uint32_t end;
+			if (j->nvme) {
+				id = nvme_step(b, k, params, lastv[k], &end);
+			} else {
+				struct graph_task_spec ts = {
+				    .kind = GRAPH_OPTIMIZER, .stream = c->compute,
+				    .label = "cpu optimizer",
+				    .seconds = params / j->cpu_adam_params_per_s,
+				    .res = GRAPH_NONE, .mult = mult, .pool = GRAPH_NONE};
+				end = id = task(b, &ts);
+				dep(b, c->pending, id);
+				c->pending = GRAPH_NONE;
+			}
 			/* the iteration ends with the step; the copy up opens the
 			 * next one (its first forward waits for it through the
 			 * all-gather), so the breakdown charges it to communication */
-			c->opt = id;
+			c->opt = end;
+			lastv[k] = end;
 			if (j->zero <= 2)
-				id = xfer(b, k, true, params * j->weight_bpp, id, "weights to gpu");
-			lastv[k] = id;
+				lastv[k] = xfer(b, k, true, params * j->weight_bpp, id,
+						"weights to gpu");
 			continue;
 		} else {
 			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer", params * j->optimizer_s_per_param,
@@ -932,6 +1098,14 @@ static void pb_free(struct pb *b, size_t nids)
 		ts_free(b->route, (size_t)b->ncls * 2 * PIPE_MAX_ROUTE * sizeof *b->route);
 	if (b->nroute)
 		ts_free(b->nroute, (size_t)b->ncls * 2 * sizeof *b->nroute);
+	if (b->nvuse)
+		ts_free(b->nvuse, b->nvoff[b->ncls] * sizeof *b->nvuse);
+	if (b->nvoff)
+		ts_free(b->nvoff, ((size_t)b->ncls + 1) * sizeof *b->nvoff);
+	if (b->nvn)
+		ts_free(b->nvn, b->ncls * sizeof *b->nvn);
+	if (b->nvtmp)
+		ts_free(b->nvtmp, 2 * (size_t)b->nvmax * sizeof *b->nvtmp);
 	ts_free(b->bucket_of, b->j->nunits * sizeof *b->bucket_of);
 	ts_free(b->nbk, b->V * sizeof *b->nbk);
 	ts_free(b->order, 2 * (size_t)b->m * b->v * sizeof *b->order);
@@ -954,10 +1128,18 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				    "(Megatron-LM requires it)", j->m, p);
 	if (j->sched != PIPE_INTERLEAVED)
 		v = 1;
+	const char *offname = j->nvme ? "nvme" : "cpu";
 	if (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0)))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
-				    "found \"cpu\" with zero = %d, expected zero >= 1 (ZeRO-Offload "
-				    "and FSDP offload move the sharded state)", j->zero);
+				    "found \"%s\" with zero = %d, expected zero >= 1 (ZeRO-Offload, "
+				    "ZeRO-Infinity and FSDP offload move the sharded state)", offname,
+				    j->zero);
+	if (j->nvme && (!j->offload || !(j->nvme_read_Bps > 0.0) || !(j->nvme_write_Bps > 0.0) ||
+			!(j->nvme_subgroup_params > 0.0)))
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
+				    "found \"nvme\" with drives reading %g B/s and writing %g B/s "
+				    "per node, sub-groups of %g parameters, expected all > 0",
+				    j->nvme_read_Bps, j->nvme_write_Bps, j->nvme_subgroup_params);
 	if (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
 				    "found %u, expected a divisor of dp = %u (expert parallelism "
@@ -1020,11 +1202,13 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				ts_free(lastv, b.ncls * sizeof *lastv);
 				pipe_built_free(out);
 				return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
-						    "found \"cpu\", but GPU %u has no route to a "
+						    "found \"%s\", but GPU %u has no route to a "
 						    "CPU socket in the cluster description; "
-						    "expected one", r);
+						    "expected one", offname, r);
 			}
 	}
+	if (j->nvme && (b.rc = nvme_setup(&b, f)))
+		goto done;
 	for (size_t i = 0; b.gate && i < (size_t)b.ncls * j->nunits; i++)
 		b.gate[i] = GRAPH_NONE;
 	if (pipe_split(j->units, j->nunits, b.V, b.first)) {
@@ -1070,6 +1254,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		    (b.rc = graph_stream(g, "tp comm", &c->tpcomm)) ||
 		    (j->offload && (b.rc = graph_stream(g, "offload d2h", &c->d2h))) ||
 		    (j->offload && (b.rc = graph_stream(g, "offload h2d", &c->h2d))) ||
+		    (j->nvme && (b.rc = graph_stream(g, "nvme read", &c->nvr))) ||
+		    (j->nvme && (b.rc = graph_stream(g, "nvme write", &c->nvw))) ||
 		    (b.rc = graph_pool(g, "gpu", &c->pool)) ||
 		    (b.rc = fluid_resource_add(f, 1.0, mult, &c->gpu)))
 			break;

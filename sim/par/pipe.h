@@ -73,7 +73,36 @@ struct pipe_job {
 	bool offload;
 	const struct ts_net *net;
 	double cpu_adam_params_per_s;
+	/* NVMe offload (with offload), as DeepSpeed's ZeRO-Infinity swaps the
+	 * optimizer state (Rajbhandari et al. 2021, "ZeRO-Infinity: Breaking
+	 * the GPU Memory Wall for Extreme Scale Deep Learning", SC'21): the
+	 * optim_bpp bytes per parameter of a rank's shard live on its node's
+	 * drives, and the host step runs over sub-groups of at most
+	 * nvme_subgroup_params parameters: read sub-group i from NVMe, step
+	 * it on the CPU, write it back. With pipeline_read and pipeline_write
+	 * (DeepSpeed's PipelinedOptimizerSwapper) the read of i + 1 is issued
+	 * once i is read and the step reaches i, and the write of i runs
+	 * while i + 1 steps; the step of i + 1 waits for the write of i - 1
+	 * to finish, and the step ends with the last write. Reads and writes
+	 * are fluid activities on one resource per node that every GPU of the
+	 * node shares, read at nvme_read_Bps and written at nvme_write_Bps
+	 * (bytes/s of all the node's drives; a drive busy writing does not
+	 * read), on "nvme read" and "nvme write" streams; the breakdown charges
+	 * the time the GPU waits for them to exposed communication, as the
+	 * offload copies over PCIe. The gradients are not swapped to NVMe. */
+	bool nvme;
+	double nvme_read_Bps, nvme_write_Bps; /* > 0 with nvme */
+	double nvme_subgroup_params;          /* > 0 with nvme */
 };
+
+/* Parameters per sub-group of the NVMe-offloaded step: DeepSpeed's default
+ * zero_optimization.sub_group_size, 1e9 (deepspeed/runtime/zero/config.py).
+ * The pipelined swap modelled is DeepSpeed's offload_optimizer with
+ * pipeline_read and pipeline_write set (both default to false there). */
+#define PIPE_NVME_SUBGROUP_PARAMS 1e9
+/* Most sub-groups a rank's step is split into (a bound on the tasks built;
+ * beyond it the sub-groups grow). */
+#define PIPE_NVME_MAX_SUBGROUPS 1024u
 
 /* Updates per second of DeepSpeed's CPU-Adam on the host of one node
  * (stated assumption: the step is memory-bound, about 28 bytes of fp32

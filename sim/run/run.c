@@ -95,11 +95,11 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 		return plan_fail(sc, err, TS_EUNSUPPORTED, par->cp > 1 ? "parallel.cp" : "parallel.ep",
 				 "found %u, but context and expert parallelism are modelled for "
 				 "transformers only; expected 1", par->cp > 1 ? par->cp : par->ep);
-	if (par->offload == TS_OFFLOAD_CPU && par->zero < 1)
+	if (par->offload != TS_OFFLOAD_NONE && par->zero < 1)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
-				 "found \"cpu\" with parallel.zero = %d, expected zero >= 1 "
-				 "(DeepSpeed ZeRO-Offload and FSDP offload move sharded state)",
-				 par->zero);
+				 "found \"%s\" with parallel.zero = %d, expected zero >= 1 "
+				 "(DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move "
+				 "sharded state)", ts_offload_name(par->offload), par->zero);
 	if (par->tp_comm_overlap && par->tp > 1 && !par->sp)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.tp_comm_overlap",
 				 "found true with parallel.sp = false, expected sp = true "
@@ -455,6 +455,34 @@ static ts_time ext_ns(ts_time x1, ts_time x2, const struct extrap *ex, uint32_t 
 	return (num + k / 2) / k;
 }
 
+/* offload = "nvme": read and write bandwidth of a node's drives, those of
+ * data.storage (default local-nvme) in configs/hardware/storage.cfg, all
+ * its devices. Returns 0, or TS_EINVALID naming data.storage when that is
+ * not a local storage with a write bandwidth. */
+static int nvme_drives(const struct ts_scenario *sc, double *rd, double *wr,
+		       struct ts_error *err)
+{
+	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
+	const char *name = sc->data.storage[0] ? sc->data.storage : "local-nvme";
+	struct data_catalog *cat = NULL;
+	int rc = data_catalog_load(root ? root : ".", &cat, err);
+	if (rc)
+		return rc;
+	const struct data_storage *st = data_catalog_find_storage(cat, name);
+	if (st && st->kind == DATA_STORAGE_LOCAL && st->write_Bps > 0.0) {
+		*rd = st->read_Bps * st->devices;
+		*wr = st->write_Bps * st->devices;
+	} else {
+		rc = plan_fail(sc, err, TS_EINVALID, "data.storage",
+			       "found \"%s\" with parallel.offload = \"nvme\", expected a "
+			       "node-local drive with a write bandwidth to hold the optimizer "
+			       "state (local-nvme, local-nvme-gen3, local-nvme-gen5, "
+			       "local-nvme-raid8)", name);
+	}
+	data_catalog_destroy(cat);
+	return rc;
+}
+
 /* Simulate sc with `accum` micro-batches per iteration (0: as the global
  * batch gives). With ex, this run has m2 = accum micro-batches and its
  * per-iteration times and memory are carried to ex->m along the line
@@ -549,7 +577,9 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	if (mp) {
 		/* tensor, pipeline or sharded data parallelism: the model-parallel
 		 * schedule over the rank classes of the placement */
-		double ab = work_act_bytes(p->dtype);
+		double ab = work_act_bytes(p->dtype), nv_rd = 0.0, nv_wr = 0.0;
+		if (par->offload == TS_OFFLOAD_NVME && (rc = nvme_drives(sc, &nv_rd, &nv_wr, err)))
+			goto out;
 		struct pipe_job pj = {
 			.units = units, .nunits = nunits, .gran = gran,
 			.sched = par->schedule == TS_SCHED_GPIPE	 ? PIPE_GPIPE
@@ -562,8 +592,10 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 			.cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
 			.cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
 			.ep = par->ep, .a2a_bytes = p->costs.layer_a2a_bytes,
-			.offload = par->offload == TS_OFFLOAD_CPU, .net = net,
+			.offload = par->offload != TS_OFFLOAD_NONE, .net = net,
 			.cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
+			.nvme = par->offload == TS_OFFLOAD_NVME, .nvme_read_Bps = nv_rd,
+			.nvme_write_Bps = nv_wr, .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
 			.sp = par->sp, .zero = par->zero,
 			.tp_overlap = par->tp_comm_overlap,
 			.comm_slowdown = calib->comm_compute_slowdown,
