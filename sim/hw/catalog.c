@@ -525,6 +525,7 @@ static int parse_file(struct hw_catalog *cat, uint32_t fidx, struct ts_error *er
 	static const char *const top[] = {"gpus", "links", "storage", NULL};
 	const char *file = cat->files[fidx];
 	config_t cfg;
+	config_init(&cfg);
 	int rc = cfg_load_file(&cfg, file, err);
 	if (!rc)
 		rc = hw_cfg_check_keys(config_root_setting(&cfg), top, file, "", err);

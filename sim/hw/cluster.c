@@ -542,6 +542,7 @@ static int read_cluster_file(config_t *cfg, const char *path, const config_setti
 			     struct ts_error *err)
 {
 	static const char *const top[] = {"cluster", NULL};
+	config_init(cfg);
 	int rc = cfg_load_file(cfg, path, err);
 	if (rc)
 		return rc;

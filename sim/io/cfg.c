@@ -467,7 +467,6 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 
 int cfg_load_file(config_t *cfg, const char *path, struct ts_error *err)
 {
-	config_init(cfg);
 	char *text = NULL;
 	size_t len = 0;
 	int rc = cfg_read_text(path, &text, &len, err);

@@ -69,8 +69,8 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 /* cfg_read_text then cfg_parse: the one way a .cfg file is read, so that
  * every file gets the same checks (integers past 32 bits keep their value:
  * libconfig 1.5 would truncate 156000000000 to 1381177344 without an L).
- * cfg is initialised here; the caller destroys it on success and failure
- * alike. Errors of the two. */
+ * cfg is initialised by the caller (config_init), who destroys it on
+ * success and failure alike. Errors of the two. */
 int cfg_load_file(config_t *cfg, const char *path, struct ts_error *err);
 
 /* Names of the *.cfg files of directory `dir` (sorted, without .cfg): all of

@@ -205,6 +205,7 @@ int work_calib_load(const char *root, struct work_calib *out, struct ts_error *e
 	char path[1024];
 	snprintf(path, sizeof path, "%s/configs/calibration/compute.cfg", root ? root : ".");
 	config_t cfg;
+	config_init(&cfg);
 	int rc = cfg_load_file(&cfg, path, err);
 	if (rc)
 		goto done;
