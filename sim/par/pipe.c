@@ -572,7 +572,9 @@ static uint32_t nvme_step(struct pb *b, uint32_t k, double params, uint32_t afte
 		wu[i] = (struct fluid_use){ru[i].res,
 					   ru[i].coeff * j->nvme_read_Bps / j->nvme_write_Bps};
 	}
-	struct graph_task_spec rs = {.kind = GRAPH_COMM, .stream = c->nvr, .label = "nvme read",
+	/* the swap is part of the optimizer step: a GPU waiting for it waits
+	 * for its optimizer (optimizer_s), not for communication */
+	struct graph_task_spec rs = {.kind = GRAPH_OPTIMIZER, .stream = c->nvr, .label = "nvme read",
 				     .res = GRAPH_NONE, .mult = mult, .pool = GRAPH_NONE,
 				     .uses = ru, .nuses = nu, .work = sp * j->optim_bpp};
 	struct graph_task_spec ws = rs;

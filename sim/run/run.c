@@ -680,7 +680,8 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	out->iteration_time_s = secs(ms.span, per);
 	out->compute_s = secs(ms.bd.busy[GRAPH_COMPUTE], per);
 	out->recompute_s = secs(ms.bd.busy[GRAPH_RECOMPUTE], per);
-	out->optimizer_s = secs(ms.bd.busy[GRAPH_OPTIMIZER], per);
+	/* the step, and waits for its parts off the GPU (NVMe offload's swap) */
+	out->optimizer_s = secs(ms.bd.busy[GRAPH_OPTIMIZER] + ms.bd.wait[GRAPH_OPTIMIZER], per);
 	out->exposed_comm_s = secs(ms.bd.wait[GRAPH_COMM], per);
 	out->bubble_s = secs(ms.bd.wait[GRAPH_P2P], per);
 	out->data_stall_s = secs(ms.bd.wait[GRAPH_DATA], per);
