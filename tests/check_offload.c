@@ -205,7 +205,7 @@ static int load(const char *text, struct ts_scenario **sc)
 	"  seq_len = 1024; iterations = 2; };\n" extra
 
 /* A whole run: offload = "nvme" is no longer listed as not modelled, and
- * the GPU's memory breakdown holds no optimizer state where ZeRO-2 without
+ * the GPU's memory breakdown holds no optimizer state where ZeRO-3 without
  * offload holds 12 bytes x 6.74e9 / 8 parameters of it. */
 START_TEST(nvme_run_memory)
 {
@@ -214,7 +214,7 @@ START_TEST(nvme_run_memory)
 	for (int i = 0; i < 2; i++) {
 		char text[1024];
 		snprintf(text, sizeof text,
-			 SCEN("parallel = { zero = 2; offload = \"%s\"; };\n"), off[i]);
+			 SCEN("parallel = { zero = 3; offload = \"%s\"; };\n"), off[i]);
 		struct ts_scenario *sc = NULL;
 		load(text, &sc);
 		char nm[512];
@@ -233,7 +233,7 @@ START_TEST(nvme_run_memory)
 }
 END_TEST
 
-/* Bad input: NVMe offload without ZeRO, and on a storage with no local
+/* Bad input: NVMe offload without ZeRO or below stage 3, and on a storage with no local
  * drive to write to (a shared file system; a hard disk has no write
  * bandwidth in the catalog), each an error naming the key and its line. */
 START_TEST(nvme_bad_input)
@@ -244,7 +244,9 @@ START_TEST(nvme_bad_input)
 	} cases[] = {
 	    {"parallel = { zero = 0; offload = \"nvme\"; };\n", "", "parallel.offload",
 	     "found \"nvme\" with parallel.zero = 0", 4},
-	    {"parallel = { zero = 1; offload = \"nvme\"; };\n", "data = { storage = \"lustre\"; };\n",
+	    {"parallel = { zero = 2; offload = \"nvme\"; };\n", "", "parallel.offload",
+	     "found \"nvme\" with parallel.zero = 2, expected zero = 3", 4},
+	    {"parallel = { zero = 3; offload = \"nvme\"; };\n", "data = { storage = \"lustre\"; };\n",
 	     "data.storage", "found \"lustre\" with parallel.offload = \"nvme\"", 5},
 	    {"parallel = { zero = 3; offload = \"nvme\"; };\n",
 	     "data = { storage = \"local-hdd\"; };\n", "data.storage",

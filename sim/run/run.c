@@ -100,6 +100,11 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 				 "found \"%s\" with parallel.zero = %d, expected zero >= 1 "
 				 "(DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move "
 				 "sharded state)", ts_offload_name(par->offload), par->zero);
+	if (par->offload == TS_OFFLOAD_NVME && par->zero != 3)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
+				 "found \"nvme\" with parallel.zero = %d, expected zero = 3 "
+				 "(DeepSpeed: \"NVMe offloading is available only with ZeRO "
+				 "stage 3\", config-json, offload_optimizer)", par->zero);
 	if (par->tp_comm_overlap && par->tp > 1 && !par->sp)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.tp_comm_overlap",
 				 "found true with parallel.sp = false, expected sp = true "
