@@ -123,6 +123,12 @@ expect 2 '--trace|/nonexistent/dir/t.json|expected a writable file' \
 expect 2 'missing.cfg|cannot open' run missing.cfg
 mkdir "$TMP/adir.cfg"
 expect 2 'adir.cfg|not a regular file|expected' run adir.cfg
+# A NUL byte would end libconfig's reading there: the rest of the file lost.
+{ head -n 9 "$TMP/base.cfg"; printf '  micro_batch = 4;\0\n'; tail -n +11 "$TMP/base.cfg"; } >"$TMP/nul.cfg"
+expect 2 'nul.cfg:10: found a NUL byte, expected a text file' run nul.cfg
+# A UTF-8 byte-order mark at the start is skipped.
+{ printf '\xef\xbb\xbf'; cat "$TMP/base.cfg"; } >"$TMP/bom.cfg"
+ok bom run "$TMP/bom.cfg"
 variant syntax 's/micro_batch = 4;/micro_batch = = 4;/'
 expect 2 'syntax.cfg:10|syntax error' run syntax.cfg
 variant unkkey 's/^training = {/trainig = {/'

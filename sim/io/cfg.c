@@ -306,6 +306,20 @@ int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *e
 	}
 	close(fd);
 	buf[got] = '\0';
+	/* libconfig reads up to the first NUL byte and ignores the rest, so a
+	 * NUL would silently cut the file short. */
+	const char *nul = memchr(buf, '\0', got);
+	if (nul) {
+		int line = 1;
+		for (const char *p = buf; p < nul; p++)
+			line += *p == '\n';
+		ts_free(buf, n + 1);
+		return ts_error_set(err, TS_ESYNTAX, path, line, NULL,
+				    "found a NUL byte, expected a text file");
+	}
+	/* A UTF-8 byte-order mark (written by some Windows editors) is skipped. */
+	if (got >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0)
+		memmove(buf, buf + 3, got - 2);
 	*text = buf;
 	*len = n;
 	return 0;

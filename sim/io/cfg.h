@@ -57,8 +57,10 @@ int cfg_check_keys(const config_setting_t *g, const char *file, const char *pref
 		   const char *const *names, size_t n, struct ts_error *err);
 
 /* Read a regular file of at most CFG_MAX_FILE bytes into a NUL-terminated
- * buffer owned by the caller (ts_free(*text, *len + 1)). TS_EIO, TS_ELIMIT
- * or TS_ENOMEM. */
+ * buffer owned by the caller (ts_free(*text, *len + 1)); a leading UTF-8
+ * byte-order mark is dropped. TS_EIO, TS_ELIMIT or TS_ENOMEM; TS_ESYNTAX
+ * (with its line) for a NUL byte in the file, which libconfig would take
+ * for the end of the text. */
 int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *err);
 
 /* Parse `text` (read from `file`, for messages) into cfg, which the caller
