@@ -210,6 +210,29 @@ static const struct {
     {"model = {\n base = \"gpt3-175b\";\n hidden = 4096.5;\n};",
      TS_ERANGE,
      {"inline.cfg:3:", "model.hidden", "4096.5", "whole number"}},
+    /* an image its layer list cannot take: never a model of 0 parameters */
+    {"model = {\n base = \"vit-b16\";\n input = { channels = 3;\n height = 225;\n"
+     " width = 224; };\n};",
+     TS_EINVALID,
+     {"inline.cfg:4:", "model.input.height", "found 225", "patch size divides"}},
+    {"model = {\n base = \"vit-b16\";\n input = { channels = 3; height = 224;\n"
+     " width = 8; };\n};",
+     TS_EINVALID,
+     {"inline.cfg:4:", "model.input.width", "found 8", "patch size divides"}},
+    {"model = {\n base = \"resnet50\";\n input = { channels = 3; height = 4; width = 4; "
+     "};\n};",
+     TS_EINVALID,
+     {"inline.cfg:3:", "model.input.height", "found 4", "kernel"}},
+    {"model = {\n input = { channels = 3; height = 32; width = 32; };\n"
+     " layer_list = ( { op = \"conv\"; out = 8; kernel = 3; },\n"
+     " { op = \"conv\"; out = 8; kernel = 3; stride = 64; },\n"
+     " { op = \"conv\"; out = 8; kernel = 3; } );\n};",
+     TS_EINVALID,
+     {"inline.cfg:5:", "model.layer_list.[2]", "smaller than the kernel", "fit the shape"}},
+    {"model = {\n input = { channels = 3; height = 32; width = 32; };\n"
+     " layer_list = ( { op = \"relu\"; } );\n};",
+     TS_EINVALID,
+     {"inline.cfg:3:", "model.layer_list.[0]", "no entry with parameters", "fit the shape"}},
 };
 
 START_TEST(bad_input)

@@ -46,6 +46,8 @@ struct walk {
 	double params, flops;
 	const struct ts_layer *bad; /* entry that does not fit */
 	char why[160];
+	char bad_dim;		/* 'h' or 'w' when the image's size made it not fit */
+	double bad_at, bad_need; /* that size at the entry, and the size it needs */
 };
 
 static void emit(struct walk *w, const struct work_op *op)
@@ -204,6 +206,31 @@ static bool fail_fit(struct walk *w, const struct ts_layer *l, const char *why)
 	return false;
 }
 
+/* An entry whose kernel k (stride s) meets an image of w->H x w->W: false
+ * (w->bad, w->why, w->bad_dim) when the kernel is larger than the image or,
+ * for a patch embedding, does not tile it; an empty output is never built. */
+static bool fits_image(struct walk *w, const struct ts_layer *l, double k, bool tile)
+{
+	for (int d = 0; d < 2; d++) {
+		double x = d ? w->W : w->H;
+		const char *nm = d ? "width" : "height";
+		char why[160];
+		if (tile ? fmod(x, k) == 0.0 : k <= x)
+			continue;
+		if (tile)
+			snprintf(why, sizeof why, "an image %s of %.0f that a patch of %.0f does not divide",
+				 nm, x, k);
+		else
+			snprintf(why, sizeof why, "an image %s of %.0f smaller than the kernel of %.0f",
+				 nm, x, k);
+		w->bad_dim = d ? 'w' : 'h';
+		w->bad_at = x;
+		w->bad_need = k;
+		return fail_fit(w, l, why);
+	}
+	return true;
+}
+
 /* Walk the whole list; false (w->bad, w->why) when an entry does not fit. */
 static bool walk_all(struct walk *w)
 {
@@ -225,7 +252,11 @@ static bool walk_all(struct walk *w)
 		for (int32_t r = 0; r < (l->repeat > 0 ? l->repeat : 1); r++) {
 			w->block++;
 			switch (l->op) {
-			case TS_LOP_CONV: conv(w, l->out, l->kernel, l->stride); break;
+			case TS_LOP_CONV:
+				if (!fits_image(w, l, l->kernel, false))
+					return false;
+				conv(w, l->out, l->kernel, l->stride);
+				break;
 			case TS_LOP_BN: bn(w); break;
 			case TS_LOP_RELU:
 				if (w->tokens)
@@ -239,6 +270,8 @@ static bool walk_all(struct walk *w)
 				    w->b * w->T * w->D);
 				break;
 			case TS_LOP_MAXPOOL: {
+				if (!fits_image(w, l, l->kernel, false))
+					return false;
 				double in = img(w);
 				w->H = ceil(w->H / l->stride);
 				w->W = ceil(w->W / l->stride);
@@ -261,12 +294,14 @@ static bool walk_all(struct walk *w)
 				break;
 			}
 			case TS_LOP_BOTTLENECK:
+				if (!fits_image(w, l, 3.0, false)) /* its 3x3 convolution */
+					return false;
 				bottleneck(w, l->mid, l->out, r == 0 ? l->stride : 1.0);
 				break;
 			case TS_LOP_PATCH: {
 				double p = l->kernel;
-				if (fmod(w->H, p) != 0.0 || fmod(w->W, p) != 0.0)
-					return fail_fit(w, l, "a patch size that does not divide the image");
+				if (!fits_image(w, l, p, true))
+					return false;
 				double np = (w->H / p) * (w->W / p), D = l->out;
 				gemm(w, "patch", w->b * np, D, w->C * p * p,
 				     w->C * p * p * D + D + (np + 2.0) * D, img(w), w->b * np * D);
@@ -286,6 +321,10 @@ static bool walk_all(struct walk *w)
 			}
 		}
 	}
+	/* a list of parameter-free entries (or none that compute) would run as
+	 * a model of no work: never a valid model */
+	if (!w->rc && !(w->params > 0.0 && w->flops > 0.0) && m->nlnet > 0)
+		return fail_fit(w, &m->lnet[m->nlnet - 1], "no entry with parameters and FLOPs");
 	return true;
 }
 
@@ -460,6 +499,42 @@ int work_lnet_parse_layout(const void *setting, const char *file, const char *pr
 	return 0;
 }
 
+/* Walk the list over the input once: an entry that does not fit the shape
+ * before it is bad input. When the input group `in` is in this file and its
+ * size is what the entry cannot take, the error names input.height or
+ * input.width (a ViT's image that its patch does not divide); otherwise the
+ * entry, located in `file` when the list is in it (list_here): a list from
+ * a base model's file has its lines in that file. */
+static int check_fit(const struct ts_model *m, const char *file, const char *prefix,
+		     const config_setting_t *in, bool list_here, struct ts_error *err)
+{
+	struct walk w;
+	walk_init(&w, m, 1.0, TS_BF16);
+	if (walk_all(&w))
+		return 0;
+	char k[200];
+	int idx = (int)(w.bad - m->lnet);
+	int v = w.bad_dim == 'h' ? m->in_h : m->in_w;
+	if (w.bad_dim && in && (!list_here || w.bad_at == (double)v)) {
+		const char *dim = w.bad_dim == 'h' ? "height" : "width";
+		const config_setting_t *s = config_setting_get_member(in, dim);
+		snprintf(k, sizeof k, "%sinput.%s", prefix, dim);
+		return ts_error_set(
+		    err, TS_EINVALID, file, (int)config_setting_source_line(s ? s : in), k,
+		    "found %d, which reaches layer_list.[%d] (%s, kernel %.0f) as %.0f, expected a "
+		    "%s %s",
+		    v, idx, op_names[w.bad->op], w.bad_need, w.bad_at, dim,
+		    w.bad->op == TS_LOP_PATCH ? "that the patch size divides (e.g. a multiple of it)"
+					      : "at least the kernel's size there");
+	}
+	snprintf(k, sizeof k, "%slayer_list.[%d]", prefix, idx);
+	return ts_error_set(err, TS_EINVALID, list_here ? file : NULL,
+			    list_here ? w.bad->line : 0, k,
+			    "found %s (entry %s), expected a list whose entries fit the shape "
+			    "before them",
+			    w.why, op_names[w.bad->op]);
+}
+
 int work_lnet_parse(const void *setting, const char *file, const char *prefix, struct ts_model *m,
 		    struct ts_error *err)
 {
@@ -479,9 +554,11 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		    (rc = pint(in, "width", true, 1 << 20, file, pre, &m->in_w, err)))
 			return rc;
 	}
+	if (!ll && !m->in_c)
+		return pfail(err, file, g, prefix, "layer_list",
+			     "found input without a layer list, expected layer_list");
 	if (!ll)
-		return m->in_c ? 0 : pfail(err, file, g, prefix, "layer_list",
-					   "found input without a layer list, expected layer_list");
+		return m->nlnet ? check_fit(m, file, prefix, in, false, err) : 0;
 	if (!config_setting_is_list(ll))
 		return pfail(err, file, ll, prefix, "layer_list",
 			     "found a value that is not a list, expected layer_list = ( { op = "
@@ -556,15 +633,5 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		return pfail(err, file, g, prefix, "input",
 			     "found a layer list without input, expected input = { channels; "
 			     "height; width; }");
-	struct walk w;
-	walk_init(&w, m, 1.0, TS_BF16);
-	if (!walk_all(&w)) {
-		char k[200];
-		snprintf(k, sizeof k, "%slayer_list", prefix);
-		return ts_error_set(err, TS_EINVALID, file, w.bad->line, k,
-				    "found %s (entry %s), expected a list whose entries fit the "
-				    "shape before them",
-				    w.why, op_names[w.bad->op]);
-	}
-	return 0;
+	return check_fit(m, file, prefix, in, true, err);
 }
