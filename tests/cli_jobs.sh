@@ -95,6 +95,21 @@ checks=$((checks + 1))
 [ $? -eq 1 ] || fail "an unknown plot kind is not a usage error"
 
 # usage errors
+# bad CODE NEEDLE ARGS...: trainsim ARGS exits CODE with one line on stderr
+# holding NEEDLE and nothing on stdout.
+bad() {
+	local code=$1 needle=$2 rc
+	shift 2
+	checks=$((checks + 1))
+	"$BIN" "$@" >"$TMP/bad.out" 2>"$TMP/bad.err"
+	rc=$?
+	[ "$rc" -eq "$code" ] && [ ! -s "$TMP/bad.out" ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] &&
+		grep -qF -- "$needle" "$TMP/bad.err" ||
+		fail "trainsim $*: exit $rc, expected $code with '$needle': $(head -c 400 "$TMP/bad.err")"
+}
+# more threads than libgomp can start crashed it
+bad 1 '-j: found "1000000", expected an integer from 1 to 1024' search "$SCEN" -j 1000000
+bad 1 '-j: found "1025", expected a thread count from 1 to 1024' sweep "$SRC/examples/scaling-sweep/sweep.cfg" -j 1025
 for args in "compare $SCEN" "search $SCEN --objective speed" "sweep" "calibrate $SCEN"; do
 	checks=$((checks + 1))
 	# shellcheck disable=SC2086

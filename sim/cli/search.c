@@ -80,7 +80,10 @@ int cli_search(int argc, char **argv)
 				sets[nsets++] = v;
 			else if (!strcmp(a, "--calib"))
 				calib_path = v;
-			else if (parse_count(a, v, !strcmp(a, "--max-gpus") ? 1L << 26 : 1L << 20,
+			else if (parse_count(a, v,
+					     !strcmp(a, "--max-gpus") ? 1L << 26
+					     : !strcmp(a, "-j")	      ? 1024
+								      : 1L << 20,
 					     !strcmp(a, "--top")	  ? &top
 					     : !strcmp(a, "--max-gpus") ? &max_gpus
 									: &threads))
