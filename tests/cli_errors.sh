@@ -114,6 +114,7 @@ expect 1 'unknown option|--bogus|expected' run base.cfg --bogus
 expect 1 '--format|"bogus"|text, csv or json' run base.cfg --format bogus
 expect 1 '--format|found nothing' run base.cfg --format
 expect 1 '--set|found nothing|KEY=VALUE' run base.cfg --set
+expect 1 '--calib: found nothing, expected an overrides file' run base.cfg --calib
 expect 1 'second scenario|other.cfg' run base.cfg other.cfg
 expect 2 '--trace|/nonexistent/dir/t.json|expected a writable file' \
 	run base.cfg --trace /nonexistent/dir/t.json

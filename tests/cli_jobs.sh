@@ -110,6 +110,11 @@ bad() {
 # more threads than libgomp can start crashed it
 bad 1 '-j: found "1000000", expected an integer from 1 to 1024' search "$SCEN" -j 1000000
 bad 1 '-j: found "1025", expected a thread count from 1 to 1024' sweep "$SRC/examples/scaling-sweep/sweep.cfg" -j 1025
+# help texts say what is modelled and which sources there are
+checks=$((checks + 1))
+"$BIN" search --help | grep -q "not modelled" && fail "search --help says something is not modelled"
+checks=$((checks + 1))
+"$BIN" help | grep -qF "meg24|mpt|titan|vtrain-multi|all" || fail "help lacks the validation sources"
 for args in "compare $SCEN" "search $SCEN --objective speed" "sweep" "calibrate $SCEN"; do
 	checks=$((checks + 1))
 	# shellcheck disable=SC2086

@@ -66,13 +66,15 @@ int cli_run(int argc, char **argv)
 			return CLI_OK;
 		} else if (!strcmp(a, "--dump-config")) {
 			dump = true;
-		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--trace")) {
+		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--trace") ||
+			   !strcmp(a, "--calib")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr,
 					"trainsim run: %s: found nothing, expected %s after it\n",
 					a,
 					!strcmp(a, "--set")	? "KEY=VALUE"
 					: !strcmp(a, "--trace") ? "an output file"
+					: !strcmp(a, "--calib") ? "an overrides file"
 								: "text, csv or json");
 				goto out;
 			}
@@ -81,10 +83,10 @@ int cli_run(int argc, char **argv)
 				sets[nsets++] = v;
 			else if (!strcmp(a, "--trace"))
 				trace_path = v;
+			else if (!strcmp(a, "--calib"))
+				calib_path = v;
 			else
 				format = v;
-		} else if (!strcmp(a, "--calib") && i + 1 < argc) {
-			calib_path = argv[++i];
 		} else if (!strncmp(a, "--set=", 6)) {
 			sets[nsets++] = a + 6;
 		} else if (!strncmp(a, "--format=", 9)) {
@@ -94,7 +96,7 @@ int cli_run(int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr,
 				"trainsim run: found unknown option \"%s\", expected --set, "
-				"--format, --trace or --dump-config (see trainsim run --help)\n",
+				"--format, --trace, --calib or --dump-config (see trainsim run --help)\n",
 				a);
 			goto out;
 		} else if (!path) {

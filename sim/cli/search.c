@@ -21,9 +21,9 @@ static void usage(FILE *out)
 		"                       [--calib OVERRIDES.cfg]\n"
 		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
 		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
-		"  the framework takes and recompute; prunes what cannot fit by a static\n"
-		"  memory estimate and simulates the rest (context parallelism is not\n"
-		"  modelled yet)\n");
+		"  the framework takes, recompute and context parallelism (cp, powers of\n"
+		"  two up to 16); prunes what cannot fit by a static memory estimate and\n"
+		"  simulates the rest\n");
 }
 
 static int parse_count(const char *opt, const char *v, long max, long *out)
