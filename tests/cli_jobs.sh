@@ -7,6 +7,19 @@
 EX="$SRC/examples/4gpu-vs-16node"
 SCEN="$SRC/configs/scenarios/default.cfg"
 
+# bad CODE NEEDLE ARGS...: trainsim ARGS exits CODE with one line on stderr
+# holding NEEDLE and nothing on stdout.
+bad() {
+	local code=$1 needle=$2 rc
+	shift 2
+	checks=$((checks + 1))
+	"$BIN" "$@" >"$TMP/bad.out" 2>"$TMP/bad.err"
+	rc=$?
+	[ "$rc" -eq "$code" ] && [ ! -s "$TMP/bad.out" ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] &&
+		grep -qF -- "$needle" "$TMP/bad.err" ||
+		fail "trainsim $*: exit $rc, expected $code with '$needle': $(head -c 400 "$TMP/bad.err")"
+}
+
 # compare: JSON rows with a best column; 16 IB nodes are faster, the box cheaper
 ok cmpjson compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" "$EX/dgx16-10gbe.cfg" --format json
 py cmpjson '
@@ -66,6 +79,11 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert abs(r["iteration_time_s"] - 0.9) < 0.009, r["iteration_time_s"]   # within 1 %
 '
+# -o naming the scenario is refused, the scenario kept
+cp "$TMP/node.cfg" "$TMP/node.keep"
+bad 1 'the same file as the input' calibrate "$TMP/node.cfg" --measured-iteration-s 1 -o "$TMP/node.cfg"
+checks=$((checks + 1))
+cmp -s "$TMP/node.cfg" "$TMP/node.keep" || fail "calibrate -o SCENARIO changed the scenario"
 checks=$((checks + 1))
 printf 'gemm_k0 = { value = -3.0; };\n' >"$TMP/badcal.cfg"
 "$BIN" run "$TMP/node.cfg" --calib "$TMP/badcal.cfg" >/dev/null 2>"$TMP/badcal.err"
@@ -95,18 +113,6 @@ checks=$((checks + 1))
 [ $? -eq 1 ] || fail "an unknown plot kind is not a usage error"
 
 # usage errors
-# bad CODE NEEDLE ARGS...: trainsim ARGS exits CODE with one line on stderr
-# holding NEEDLE and nothing on stdout.
-bad() {
-	local code=$1 needle=$2 rc
-	shift 2
-	checks=$((checks + 1))
-	"$BIN" "$@" >"$TMP/bad.out" 2>"$TMP/bad.err"
-	rc=$?
-	[ "$rc" -eq "$code" ] && [ ! -s "$TMP/bad.out" ] && [ "$(wc -l <"$TMP/bad.err")" -eq 1 ] &&
-		grep -qF -- "$needle" "$TMP/bad.err" ||
-		fail "trainsim $*: exit $rc, expected $code with '$needle': $(head -c 400 "$TMP/bad.err")"
-}
 # more threads than libgomp can start crashed it
 bad 1 '-j: found "1000000", expected an integer from 1 to 1024' search "$SCEN" -j 1000000
 bad 1 '-j: found "1025", expected a thread count from 1 to 1024' sweep "$SRC/examples/scaling-sweep/sweep.cfg" -j 1025

@@ -88,6 +88,21 @@ rc=$?
 	fail "resume on another sweep's output: exit $rc: $(cat "$TMP/other.err")"
 cmp -s "$TMP/full.csv" "$TMP/part.csv" || fail "a refused resume changed the file"
 
+# -o naming an input (the sweep file or its base) is refused, the input kept
+cp "$SRC/configs/scenarios/default.cfg" "$TMP/own-base.cfg"
+printf 'base = "own-base.cfg";\naxes = { nodes = [1, 2]; };\n' >"$TMP/own.cfg"
+cp "$TMP/own.cfg" "$TMP/own.keep"
+cp "$TMP/own-base.cfg" "$TMP/own-base.keep"
+for o in "$TMP/own.cfg" "$TMP/./own-base.cfg"; do
+	checks=$((checks + 1))
+	"$BIN" sweep "$TMP/own.cfg" -o "$o" >"$TMP/own.out" 2>"$TMP/own.err"
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -qF "\"$o\", the same file as the input" "$TMP/own.err" ||
+		fail "sweep -o $o: exit $rc: $(cat "$TMP/own.err")"
+	cmp -s "$TMP/own.cfg" "$TMP/own.keep" && cmp -s "$TMP/own-base.cfg" "$TMP/own-base.keep" ||
+		fail "sweep -o $o changed its input"
+done
+
 # bad sweep files: one line naming file, line, key; exit 2
 bad() {
 	local name=$1 want=$2 text=$3 rc

@@ -147,6 +147,9 @@ int cli_calibrate(int argc, char **argv)
 					: "no measurement");
 		goto out;
 	}
+	const char *inputs[] = {path, nccl};
+	if ((rc = cli_check_output("calibrate", out_path, inputs, 2)))
+		goto out;
 	if (nccl) {
 		rc = calibrate_nccl(path, sets, nsets, nccl, out_path);
 		goto out;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "cli/cli.h"
@@ -32,6 +33,24 @@ int cli_print_error(const char *cmd, const struct ts_error *err)
 	char buf[1400];
 	fprintf(stderr, "trainsim %s: %s\n", cmd, ts_error_format(err, buf, sizeof buf));
 	return CLI_BADINPUT;
+}
+
+int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n)
+{
+	struct stat so, si;
+	if (!out || stat(out, &so) != 0)
+		return CLI_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino) {
+			fprintf(stderr,
+				"trainsim %s: -o: found \"%s\", the same file as the input \"%s\", "
+				"expected another file (writing it would destroy the input)\n",
+				cmd, out, inputs[i]);
+			return CLI_USAGE;
+		}
+	}
+	return CLI_OK;
 }
 
 int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib)
