@@ -79,6 +79,14 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert abs(r["iteration_time_s"] - 0.9) < 0.009, r["iteration_time_s"]   # within 1 %
 '
+# a measurement no value of the constant reaches: exit 2, nothing written
+bad 2 'hit its lower bound' calibrate "$TMP/node.cfg" --measured-iteration-s 1e-9 -o "$TMP/far.cfg"
+checks=$((checks + 1))
+grep -qF '1/64 of its committed value' "$TMP/bad.err" && grep -qF 'best reachable iteration is' "$TMP/bad.err" ||
+	fail "calibrate out of reach: $(cat "$TMP/bad.err")"
+checks=$((checks + 1))
+[ -e "$TMP/far.cfg" ] && fail "calibrate out of reach wrote its overrides"
+bad 2 'hit its upper bound' calibrate "$TMP/node.cfg" --measured-iteration-s 1e9 -o "$TMP/far.cfg"
 # -o naming the scenario is refused, the scenario kept
 cp "$TMP/node.cfg" "$TMP/node.keep"
 bad 1 'the same file as the input' calibrate "$TMP/node.cfg" --measured-iteration-s 1 -o "$TMP/node.cfg"

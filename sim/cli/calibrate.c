@@ -28,6 +28,10 @@ int cli_apply_calib(const char *cmd, const char *path, struct hw_catalog *cat,
 	return CLI_OK;
 }
 
+/* A fit whose constant stopped at a bound and still misses the measurement
+ * by more than this fraction is refused: the overrides would be wrong. */
+#define CALIB_MISS_MAX 0.05
+
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: trainsim calibrate SCENARIO.cfg --measured-iteration-s SECONDS\n"
@@ -176,6 +180,24 @@ int cli_calibrate(int argc, char **argv)
 		rc = cli_print_error("calibrate", &err);
 		goto done;
 	}
+	double c0 = *work_calib_field(&calib, fit.key), c1 = *work_calib_field(&fit.calib, fit.key);
+	char ratio[64];
+	if (c1 < c0)
+		snprintf(ratio, sizeof ratio, "1/%g of", c0 / c1);
+	else
+		snprintf(ratio, sizeof ratio, "%g times", c1 / c0);
+	double miss = (fit.after_s - measured) / measured;
+	if (fit.at_bound && fabs(miss) > CALIB_MISS_MAX) {
+		fprintf(stderr,
+			"trainsim calibrate: --measured-iteration-s: found %.6g s, expected a time "
+			"the scenario %s can reach: %s hit its %s bound %g (%s its committed value "
+			"%g), where the best reachable iteration is %.6g s (%+.1f %%); nothing "
+			"written\n",
+			measured, path, work_calib_key(fit.key), c1 < c0 ? "lower" : "upper", c1,
+			ratio, c0, fit.after_s, 100.0 * miss);
+		rc = CLI_BADINPUT;
+		goto done;
+	}
 	printf("Calibration of %s to a measured iteration of %.6g s\n\n", path, measured);
 	printf("%-10s %14s %14s %12s\n", "constant", "before", "fitted", "elasticity");
 	for (size_t i = 0; i < CALIB_NKEYS; i++) {
@@ -190,9 +212,8 @@ int cli_calibrate(int argc, char **argv)
 	printf("fit: %zu simulations; one measurement moves one constant, the one the time "
 	       "depends on most (elasticity = d ln T / d ln c)\n", fit.evaluations);
 	if (fit.at_bound)
-		printf("note: %s stopped at %g, %g times its committed value: the measurement is "
-		       "beyond what this constant explains\n", work_calib_key(fit.key),
-		       *work_calib_field(&fit.calib, fit.key), CALIB_RANGE);
+		printf("note: %s stopped at %g, %s its committed value: the measurement is "
+		       "beyond what this constant explains\n", work_calib_key(fit.key), c1, ratio);
 	FILE *o = fopen(out_path, "w");
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
