@@ -561,6 +561,36 @@ START_TEST(bad_overrides_out_of_range)
 }
 END_TEST
 
+/* GPUs of the node template that cannot reach each other are refused at
+ * load on node.links (an empty list once copied a NULL route into the table
+ * and failed only when a task could not start). */
+START_TEST(bad_disconnected_gpus)
+{
+	struct ts_error e = {0};
+	struct hw_cluster *c = from_text(
+	    "cluster = {\n  nodes = 1;\n  node = {\n    devices = (\n"
+	    "      { name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = 2; }\n"
+	    "    );\n    links = ();\n  };\n};\n",
+	    NULL, TS_EINVALID, &e);
+	ck_assert_ptr_null(c);
+	assert_error(&e, TS_EINVALID, "scenario.cfg", 7, "cluster.node.links");
+	ck_assert_ptr_nonnull(strstr(e.msg, "found no route from gpu[0] to gpu[1] in the node "
+					    "template, expected connected GPUs"));
+	/* one of the two GPUs linked, the other not */
+	e = load_bad(11, "      { a = \"gpu[0]\"; b = \"sw\"; type = \"pcie4-x16\"; },\n",
+		     TS_EINVALID);
+	assert_error(&e, TS_EINVALID, "bad.cfg", 10, "cluster.node.links");
+	ck_assert_ptr_nonnull(strstr(e.msg, "gpu[0] to gpu[1]"));
+	/* two nodes whose NIC is cut off from the GPUs have no route between them */
+	e = load_bad(12, "      { a = \"gpu[0]\"; b = \"gpu[1]\"; type = \"pcie4-x16\"; }\n",
+		     TS_EINVALID);
+	assert_error(&e, TS_EINVALID, "bad.cfg", 10, "cluster.node.links");
+	ck_assert_ptr_nonnull(strstr(e.msg, "found no route from gpu[0] to a NIC"));
+	e = load_bad(8, "      { name = \"nic\"; kind = \"cpu\"; }\n", TS_EINVALID);
+	assert_error(&e, TS_EINVALID, "bad.cfg", 1, "cluster.fabric.topology");
+}
+END_TEST
+
 /* Fabric keys: each bad value names cluster.fabric.KEY at the fabric's line. */
 START_TEST(bad_fabric_keys)
 {
@@ -629,6 +659,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, bad_link_to_unknown_group);
 	tcase_add_test(tc, bad_overrides_out_of_range);
 	tcase_add_test(tc, bad_fabric_keys);
+	tcase_add_test(tc, bad_disconnected_gpus);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -281,7 +281,8 @@ START_TEST(nvls_needs_every_gpu_on_a_sharp_switch)
 		 "{ name = \"sw\"; kind = \"nvswitch\"; sharp = true; } );"
 		 "links = ( { a = \"gpu[0]\"; b = \"sw\"; type = \"nvlink4\"; },"
 		 "{ a = \"gpu[1]\"; b = \"sw\"; type = \"nvlink4\"; },"
-		 "{ a = \"gpu[2]\"; b = \"gpu[1]\"; type = \"nvlink4\"; } ); }; };");
+		 "{ a = \"gpu[2]\"; b = \"gpu[1]\"; type = \"nvlink4\"; },"
+		 "{ a = \"gpu[2]\"; b = \"gpu[0]\"; type = \"nvlink4\"; } ); }; };");
 	ck_assert(!hw_cluster_nvls(c));
 	hw_cluster_destroy(c);
 	struct hw_cluster *bad = NULL;

@@ -195,6 +195,8 @@ struct spec {
 	unsigned nfiles;
 	unsigned top_file; /* the file of the outermost group */
 	int top_line;
+	unsigned links_file; /* where node.links was last given (files[]) */
+	int links_line;      /* its line; 0 = not given */
 };
 
 static void spec_clear_links(struct spec *sp)
@@ -486,6 +488,8 @@ static int parse_node(struct spec *sp, const struct hw_catalog *cat,
 					    "= ...; }, ... )",
 					    hw_cfg_type_name(links));
 		spec_clear_links(sp);
+		sp->links_file = fidx;
+		sp->links_line = hw_cfg_line(links);
 		int n = config_setting_length(links);
 		for (int i = 0; i < n; i++) {
 			snprintf(k, sizeof k, "cluster.node.links[%d]", i);
@@ -928,6 +932,17 @@ static int route_all(struct hw_cluster *c, struct build *b)
 	return 0;
 }
 
+/* Append the template route p (tmp_len[p] links) to the table at *n; an
+ * empty route copies nothing (tmp_links is NULL when no route has a link). */
+static void append_route(struct hw_cluster *c, const struct build *b, size_t p, size_t *n)
+{
+	if (b->tmp_len[p] == NO_ROUTE || b->tmp_len[p] == 0)
+		return;
+	memcpy(&c->rt_links[*n], &b->tmp_links[b->tmp_off[p]],
+	       b->tmp_len[p] * sizeof *c->rt_links);
+	*n += b->tmp_len[p];
+}
+
 /* The final route table: p2p = false sends GPU pairs through a cpu. */
 static int route_table(struct hw_cluster *c, struct build *b)
 {
@@ -952,11 +967,7 @@ static int route_table(struct hw_cluster *c, struct build *b)
 				      c->tdevs[d].kind == HW_DEV_GPU;
 			if (!bounce) {
 				c->rt_len[p] = b->tmp_len[p];
-				if (b->tmp_len[p] != NO_ROUTE) {
-					memcpy(&c->rt_links[n], &b->tmp_links[b->tmp_off[p]],
-					       b->tmp_len[p] * sizeof *c->rt_links);
-					n += b->tmp_len[p];
-				}
+				append_route(c, b, p, &n);
 				continue;
 			}
 			uint32_t best = NONE, bestd = NONE;
@@ -975,13 +986,8 @@ static int route_table(struct hw_cluster *c, struct build *b)
 				c->rt_len[p] = NO_ROUTE;
 				continue;
 			}
-			size_t p1 = s * T + best, p2 = (size_t)best * T + d;
-			memcpy(&c->rt_links[n], &b->tmp_links[b->tmp_off[p1]],
-			       b->tmp_len[p1] * sizeof *c->rt_links);
-			n += b->tmp_len[p1];
-			memcpy(&c->rt_links[n], &b->tmp_links[b->tmp_off[p2]],
-			       b->tmp_len[p2] * sizeof *c->rt_links);
-			n += b->tmp_len[p2];
+			append_route(c, b, s * T + best, &n);
+			append_route(c, b, (size_t)best * T + d, &n);
 			c->rt_len[p] = (uint16_t)bestd;
 		}
 	}
@@ -1224,12 +1230,25 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	}
 	if (route_all(c, &b) || route_table(c, &b))
 		goto nomem;
+	/* every pair of the node's GPUs must reach each other (a cluster without
+	 * links would otherwise load and fail only when a task cannot start) */
+	for (uint32_t i = 0; i < c->gpn; i++)
+		for (uint32_t j = 0; j < c->gpn; j++)
+			if (i != j && c->rt_len[(size_t)c->gpu_local[i] * T + c->gpu_local[j]] ==
+					  NO_ROUTE)
+				FAIL(TS_EINVALID,
+				     sp->links_line ? sp->files[sp->links_file] : file,
+				     sp->links_line ? sp->links_line : sp->top_line, "cluster.node.links",
+				     "found no route from gpu[%u] to gpu[%u] in the node template, "
+				     "expected connected GPUs",
+				     i, j);
 	nic_affinity(c, &b);
 	for (uint32_t k = 0; k < c->gpn; k++)
 		if (c->nics && c->dev_nic[c->gpu_local[k]] == NONE && c->nodes > 1)
-			FAIL(TS_EINVALID, file, sp->top_line, "cluster.node.links",
-			     "GPU %u reaches no NIC through forwarding devices, expected a path "
-			     "GPU -> switch or cpu -> NIC",
+			FAIL(TS_EINVALID, sp->links_line ? sp->files[sp->links_file] : file,
+			     sp->links_line ? sp->links_line : sp->top_line, "cluster.node.links",
+			     "found no route from gpu[%u] to a NIC in the node template (so none "
+			     "to the other nodes), expected a path GPU -> switch or cpu -> NIC",
 			     k);
 
 	/* materialise devices and links */
