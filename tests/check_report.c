@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/units.h"
 #include "io/report.h"
 #include "testutil.h"
 
@@ -80,6 +81,22 @@ static json_t *parse(const char *s)
 	ck_assert_msg(j != NULL, "invalid JSON: %s at line %d", err.text, err.line);
 	return j;
 }
+
+/* Numbers of any size print in a dozen characters or so, with their unit. */
+START_TEST(huge_numbers_stay_short)
+{
+	char b[64];
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "%.1f days", 3.26e295), "3.26e+295 days");
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "$%.2f", 1e12), "$1e+12");
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "%.1f %%", 2e10), "2e+10 %");
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "%.1f h", 999999.96), "1000000.0 h");
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "%.0f", 42.0), "42");
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "%.1f kWh", INFINITY), TS_UNITS_NA);
+	ck_assert_str_eq(ts_units_format_num(b, sizeof b, "%.1f kWh", NAN), TS_UNITS_NA);
+	ck_assert_str_eq(ts_units_format(1e300, TS_UNIT_TIME, b, sizeof b), "1e+300 s");
+	ck_assert_str_eq(ts_units_format(-INFINITY, TS_UNIT_BYTES, b, sizeof b), TS_UNITS_NA);
+}
+END_TEST
 
 START_TEST(json_has_every_stable_key)
 {
@@ -276,6 +293,7 @@ int main(void)
 {
 	Suite *s = suite_create("report");
 	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, huge_numbers_stay_short);
 	tcase_add_test(tc, json_has_every_stable_key);
 	tcase_add_test(tc, non_finite_is_null);
 	tcase_add_test(tc, csv_header_and_row_agree);

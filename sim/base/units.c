@@ -122,6 +122,10 @@ char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n)
 					 "TFLOP/s", "PFLOP/s"};
 	static const char *const pw[] = {"W", "kW", "MW", "GW", "TW", "PW"};
 	int i = 0;
+	if (!isfinite(v)) {
+		snprintf(buf, n, TS_UNITS_NA);
+		return buf;
+	}
 	switch (kind) {
 	case TS_UNIT_BYTES:
 		while (fabs(v) >= 1024.0 && i < 5) {
@@ -151,5 +155,35 @@ char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n)
 		break;
 	}
 	}
+	return buf;
+}
+
+char *ts_units_format_num(char *buf, size_t n, const char *fmt, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, TS_UNITS_NA);
+		return buf;
+	}
+	/* the conversion: the first '%' that is not "%%" */
+	const char *c = fmt;
+	while ((c = strchr(c, '%')) != NULL && c[1] == '%')
+		c += 2;
+	size_t w = 0;
+	if (c && c[1] == '.') {
+		w = 2;
+		while (c[w] >= '0' && c[w] <= '9')
+			w++;
+		w = c[w] == 'f' ? w + 1 : 0;
+	}
+	char wide[128];
+	if (w && fabs(v) >= 1e9 && strlen(fmt) + 4 < sizeof wide) {
+		size_t pre = (size_t)(c - fmt);
+		snprintf(wide, sizeof wide, "%.*s%%.3g%s", (int)pre, fmt, c + w);
+		fmt = wide;
+	}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(buf, n, fmt, v);
+#pragma GCC diagnostic pop
 	return buf;
 }

@@ -30,4 +30,14 @@ int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out,
  * (others) prefix into buf, e.g. "25 MiB", "200 GB/s", "1.5 us". Returns buf. */
 char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n);
 
+/* Format `v` with printf format `fmt`, which holds one double conversion
+ * (e.g. "%.1f days", "$%.2f"), into buf. A fixed-point conversion (%.Nf) of
+ * a value of 1e9 or more in magnitude becomes "%.3g", so no number prints
+ * as a string of more than about a dozen digits; a NaN or an infinity
+ * prints as TS_UNITS_NA. Returns buf. */
+char *ts_units_format_num(char *buf, size_t n, const char *fmt, double v);
+
+/* What a value that is not finite prints as. */
+#define TS_UNITS_NA "n/a (not finite)"
+
 #endif

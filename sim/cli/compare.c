@@ -75,11 +75,11 @@ static void fmt_duration(char *b, size_t n, double s)
 	else if (s < 120.0)
 		ts_units_format(s, TS_UNIT_TIME, b, n);
 	else if (s < 7200.0)
-		snprintf(b, n, "%.1f min", s / 60.0);
+		ts_units_format_num(b, n, "%.1f min", s / 60.0);
 	else if (s < 172800.0)
-		snprintf(b, n, "%.1f h", s / 3600.0);
+		ts_units_format_num(b, n, "%.1f h", s / 3600.0);
 	else
-		snprintf(b, n, "%.1f days", s / 86400.0);
+		ts_units_format_num(b, n, "%.1f days", s / 86400.0);
 }
 
 static void text_cell(char *b, size_t n, const struct ts_result *r, double v, size_t row)
@@ -93,8 +93,8 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 		else
 			snprintf(b, n, "%.4g k tokens/s", v / 1e3);
 		break;
-	case 3: snprintf(b, n, "%.1f %%", 100.0 * v); break;
-	case 4: snprintf(b, n, "%.1f %%", 100.0 * v); break;
+	case 3: ts_units_format_num(b, n, "%.1f %%", 100.0 * v); break;
+	case 4: ts_units_format_num(b, n, "%.1f %%", 100.0 * v); break;
 	case 5:
 		snprintf(b, n, "%.1f / %.1f GiB", v / (double)TS_GiB,
 			 r->memory_capacity_bytes / (double)TS_GiB);
@@ -102,7 +102,7 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 	case 6: snprintf(b, n, "%s", r->fits ? "yes" : "NO"); break;
 	case 7: fmt_duration(b, n, v); break;
 	case 8: snprintf(b, n, v > 0.0 ? "%.4g kWh" : "-", v); break;
-	case 9: snprintf(b, n, v > 0.0 ? "$%.0f" : "-", v); break;
+	case 9: ts_units_format_num(b, n, v > 0.0 ? "$%.0f" : "-", v); break;
 	case 10: snprintf(b, n, v > 0.0 ? "$%.3g" : "-", v); break;
 	default: { /* "what (why): share" without the parenthesis */
 		const char *par = strstr(r->bottleneck, " ("), *colon = strchr(r->bottleneck, ':');

@@ -45,9 +45,9 @@ static void duration(char *b, size_t n, double s)
 	if (s < 120.0)
 		ts_units_format(s, TS_UNIT_TIME, b, n);
 	else if (s < 172800.0)
-		snprintf(b, n, "%.1f h", s / 3600.0);
+		ts_units_format_num(b, n, "%.1f h", s / 3600.0);
 	else
-		snprintf(b, n, "%.1f days", s / 86400.0);
+		ts_units_format_num(b, n, "%.1f days", s / 86400.0);
 }
 
 int cli_search(int argc, char **argv)
@@ -163,8 +163,10 @@ int cli_search(int argc, char **argv)
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
 		table_cell(t, 13, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
 		if (obj == SEARCH_COST)
-			table_cell(t, 14, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
-				   r->cost_usd > 0.0 ? r->cost_usd : c->score);
+			table_cell(t, 14, "%s",
+				   ts_units_format_num(b, sizeof b,
+						       r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
+						       r->cost_usd > 0.0 ? r->cost_usd : c->score));
 		else {
 			duration(b, sizeof b, c->score);
 			table_cell(t, 14, "%s", b);

@@ -279,7 +279,7 @@ int report_result_csv_row(const struct ts_result *r, FILE *out)
 
 /* --- the text report */
 
-#define NA "n/a (not finite)"
+#define NA TS_UNITS_NA
 
 static const char *fmt_time(char *buf, size_t n, double s)
 {
@@ -301,21 +301,15 @@ static const char *fmt_duration(char *buf, size_t n, double s)
 	if (!isfinite(s) || s < 120.0)
 		return fmt_time(buf, n, s);
 	if (s < 7200.0)
-		snprintf(buf, n, "%.1f min", s / 60.0);
-	else if (s < 172800.0)
-		snprintf(buf, n, "%.1f h", s / 3600.0);
-	else
-		snprintf(buf, n, "%.1f days", s / 86400.0);
-	return buf;
+		return ts_units_format_num(buf, n, "%.1f min", s / 60.0);
+	if (s < 172800.0)
+		return ts_units_format_num(buf, n, "%.1f h", s / 3600.0);
+	return ts_units_format_num(buf, n, "%.1f days", s / 86400.0);
 }
 
 static const char *fmt_gib(char *buf, size_t n, double bytes)
 {
-	if (!isfinite(bytes))
-		snprintf(buf, n, NA);
-	else
-		snprintf(buf, n, "%.1f GiB", bytes / (double)TS_GiB);
-	return buf;
+	return ts_units_format_num(buf, n, "%.1f GiB", bytes / (double)TS_GiB);
 }
 
 /* v with a decimal prefix (k, M, G, T, P) before `unit`. */
@@ -340,17 +334,13 @@ static const char *fmt_pct(char *buf, size_t n, double part, double whole)
 	if (!isfinite(part) || !isfinite(whole) || whole <= 0.0)
 		snprintf(buf, n, "n/a");
 	else
-		snprintf(buf, n, "%.1f %%", 100.0 * part / whole);
+		ts_units_format_num(buf, n, "%.1f %%", 100.0 * part / whole);
 	return buf;
 }
 
 static const char *fmt_num(char *buf, size_t n, const char *fmt, double v)
 {
-	if (!isfinite(v))
-		snprintf(buf, n, NA);
-	else
-		snprintf(buf, n, fmt, v);
-	return buf;
+	return ts_units_format_num(buf, n, fmt, v);
 }
 
 /* Print a titled table and free it; keeps the first error in *rc. */
