@@ -43,6 +43,26 @@ rows = list(csv.reader(open(sys.argv[1])))
 assert rows[0] == ["metric", "4x A100 box", "16 DGX A100 on InfiniBand", "best"], rows[0]
 assert len(rows) == 13
 '
+# scenarios named as the table's own keys, or alike, each keep a column of
+# their own and never overwrite "metric" or "best"
+for nb in best:128 metric:96 best:64; do
+	printf 'name = "%s";\nmodel = "gpt3-1.3b"; cluster = "dgx-a100-80gb";\n' "${nb%:*}"
+	printf 'training = { global_batch = %d; micro_batch = 4; tokens = 1.0e9; };\n' "${nb#*:}"
+done | csplit -s -z -f "$TMP/named" -b '%d.cfg' - '/^name/' '{*}'
+ok cmpnames compare "$TMP/named0.cfg" "$TMP/named1.cfg" "$TMP/named2.cfg" --format json
+py cmpnames '
+import json, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+assert [r["metric"] for r in rows][:2] == ["gpus", "iteration_time_s"], rows[:2]
+assert list(rows[1]) == ["metric", "best (2)", "metric (2)", "best (3)", "best"], list(rows[1])
+assert rows[1]["best"] == "best (3)", rows[1]   # global batch 64, the shortest iteration
+'
+ok cmpnamescsv compare "$TMP/named0.cfg" "$TMP/named1.cfg" "$TMP/named2.cfg" --format csv
+py cmpnamescsv '
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == ["metric", "best (2)", "metric (2)", "best (3)", "best"], rows[0]
+'
 ok cmptext compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" --set training.tokens=1e9
 checks=$((checks + 1))
 grep -q "iteration time .* \*" "$TMP/cmptext" || fail "compare text marks no best iteration time"

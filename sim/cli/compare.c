@@ -118,6 +118,27 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 	}
 }
 
+#define COLUMN_NAME_MAX 200
+
+/* heads[k]: the column of scenario k, its name unless that is one of the
+ * table's own keys ("metric", "best") or an earlier column's, then the name
+ * with the first free suffix " (2)", " (3)", ...; so every scenario has its
+ * own column and a name never overwrites the table's keys. */
+static void column_name(char (*heads)[COLUMN_NAME_MAX], size_t k, const char *name)
+{
+	for (unsigned i = 1;; i++) {
+		if (i == 1)
+			snprintf(heads[k], COLUMN_NAME_MAX, "%s", name);
+		else
+			snprintf(heads[k], COLUMN_NAME_MAX, "%.180s (%u)", name, i);
+		bool taken = !strcmp(heads[k], "metric") || !strcmp(heads[k], "best");
+		for (size_t j = 0; j < k && !taken; j++)
+			taken = !strcmp(heads[j], heads[k]);
+		if (!taken)
+			return;
+	}
+}
+
 int cli_compare(int argc, char **argv)
 {
 	const char *format = "text", *calib_path = NULL;
@@ -128,6 +149,7 @@ int cli_compare(int argc, char **argv)
 	struct ts_result *res = NULL;
 	struct hw_catalog *cat = NULL;
 	struct ts_table *t = NULL;
+	char (*heads)[COLUMN_NAME_MAX] = NULL;
 	if (!sets || !paths) {
 		rc = CLI_BADINPUT;
 		goto out;
@@ -205,14 +227,14 @@ int cli_compare(int argc, char **argv)
 		rc = CLI_BADINPUT;
 		goto out;
 	}
+	if (!(heads = ts_calloc(np, sizeof *heads))) {
+		rc = CLI_BADINPUT;
+		goto out;
+	}
 	table_header(t, 0, text ? "" : "metric", TABLE_LEFT);
 	for (size_t k = 0; k < np; k++) {
-		char h[200];
-		snprintf(h, sizeof h, "%s", res[k].name);
-		for (size_t j = 0; j < k; j++)
-			if (!strcmp(res[j].name, res[k].name))
-				snprintf(h, sizeof h, "%s (%zu)", res[k].name, k + 1);
-		table_header(t, k + 1, h, text ? TABLE_RIGHT : TABLE_LEFT);
+		column_name(heads, k, res[k].name);
+		table_header(t, k + 1, heads[k], text ? TABLE_RIGHT : TABLE_LEFT);
 	}
 	if (!text)
 		table_header(t, np + 1, "best", TABLE_LEFT);
@@ -246,7 +268,7 @@ int cli_compare(int argc, char **argv)
 			}
 		}
 		if (best < np && !text)
-			table_cell(t, np + 1, "%s", res[best].name);
+			table_cell(t, np + 1, "%s", heads[best]);
 	}
 	rc = table_status(t) ? CLI_BADINPUT : CLI_OK;
 	int e = 0;
@@ -271,6 +293,7 @@ int cli_compare(int argc, char **argv)
 	}
 out:
 	table_destroy(t);
+	ts_free(heads, np * sizeof *heads);
 	ts_free(res, np * sizeof *res);
 	hw_catalog_destroy(cat);
 	free(sets);
