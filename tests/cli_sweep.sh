@@ -121,6 +121,22 @@ bad zipn "expected 2 as on axis nodes" 'base = "x.cfg"; zip = true; axes = { nod
 bad unknown "axis" 'base = "x.cfg"; axis = { nodes = [1]; };'
 bad scalar "found 1" 'base = "x.cfg"; axes = { nodes = 1; };'
 bad syntax "syntax.cfg:1" 'base = "x.cfg"; axes = { nodes = [1, 2; };'
+# every point invalid for the same reason, known before any runs: an error,
+# not a file of invalid rows
+bad nokey 'nokey.cfg:2: nodez: found unknown key "nodez", expected a key of the scenario' \
+	"base = \"$SRC/configs/scenarios/default.cfg\";
+axes = { nodez = [1, 2]; };"
+bad nokey2 'nokey2.cfg:2: training.micro_bach: found unknown key "micro_bach"' \
+	"base = \"$SRC/configs/scenarios/default.cfg\";
+axes = { training = { micro_bach = [1, 2]; }; };"
+bad nobasefile "nobasefile.cfg:1: base: $TMP/nothere.cfg: cannot open the file" \
+	'base = "nothere.cfg"; axes = { nodes = [1, 2]; };'
+printf 'name = "x";\nmodle = "gpt3-1.3b";\n' >"$TMP/typo.cfg"
+bad basekey "basekey.cfg:1: base: $TMP/typo.cfg:2: modle: found unknown key" \
+	'base = "typo.cfg"; axes = { nodes = [1, 2]; };'
+checks=$((checks + 1))
+"$BIN" sweep "$TMP/nokey.cfg" -o "$TMP/nokey.csv" 2>/dev/null
+[ -e "$TMP/nokey.csv" ] && fail "a sweep refused before its points wrote its output"
 checks=$((checks + 1))
 "$BIN" sweep "$TMP/sw.cfg" -j 0 >/dev/null 2>&1
 [ $? -eq 1 ] || fail "-j 0 is not a usage error"

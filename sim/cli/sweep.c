@@ -113,6 +113,10 @@ int cli_sweep(int argc, char **argv)
 	const char *inputs[] = {path, sp->base_path, calib_path};
 	if ((rc = cli_check_output("sweep", out_path, inputs, 3)))
 		goto done;
+	if (sweep_check(sp, cat, &err)) {
+		rc = cli_print_error("sweep", &err);
+		goto done;
+	}
 	size_t first = 0;
 	long keep = 0;
 	if (resume && sweep_resume_scan(sp, out_path, &first, &keep, &err)) {

@@ -230,6 +230,7 @@ static int add_axis(struct ld *l, const config_setting_t *s, const char *key)
 				"found an empty axis, expected at least one value");
 	struct sweep_axis *a = &sp->axes[sp->naxes++];
 	snprintf(a->key, sizeof a->key, "%s", key);
+	a->line = (int)config_setting_source_line(s);
 	a->set = ts_calloc((size_t)n, sizeof *a->set);
 	a->shown = ts_calloc((size_t)n, sizeof *a->shown);
 	a->n = (size_t)n; /* destroy frees the arrays with this count */
@@ -293,6 +294,7 @@ static int interpret(struct ld *l, config_setting_t *top, const char *dir)
 		return ts_error_set(l->err, TS_EINVALID, l->file, 0, "base",
 				    "found no base scenario, expected base = \"scenario.cfg\"; "
 				    "or base = { ... };");
+	sp->base_line = (int)config_setting_source_line(base);
 	if (config_setting_type(base) == CONFIG_TYPE_STRING) {
 		const char *p = config_setting_get_string(base);
 		size_t n = strlen(dir) + strlen(p) + 2;

@@ -54,6 +54,36 @@ int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, 
 	return rc;
 }
 
+int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		struct ts_error *err)
+{
+	struct ts_scenario *sc = NULL;
+	struct ts_error e;
+	ts_error_clear(&e);
+	int rc = sp->npoints ? sweep_point_load(sp, cat, 0, &sc, &e) : 0;
+	ts_scenario_destroy(sc);
+	if (!rc || rc == TS_ENOMEM)
+		return rc ? ts_error_set(err, rc, NULL, 0, NULL, "out of memory") : 0;
+	char msg[1400];
+	/* an unknown key given by an axis: "--set key=value" is its file */
+	if (rc == TS_EUNKNOWN_KEY && !strncmp(e.file, "--set ", 6)) {
+		for (size_t a = 0; a < sp->naxes; a++) {
+			size_t k = strlen(sp->axes[a].key);
+			if (!strncmp(e.file + 6, sp->axes[a].key, k) && e.file[6 + k] == '=')
+				return ts_error_set(err, rc, sp->file, sp->axes[a].line,
+						    sp->axes[a].key, "%s", e.msg);
+		}
+		return 0;
+	}
+	/* the base file itself: every point reads it the same way */
+	bool file_level = rc == TS_EIO || rc == TS_ESYNTAX || rc == TS_EUNKNOWN_KEY ||
+			  rc == TS_ELIMIT || rc == TS_EUNSUPPORTED;
+	if (sp->base_path && file_level && !strcmp(e.file, sp->base_path))
+		return ts_error_set(err, rc, sp->file, sp->base_line, "base", "%s",
+				    ts_error_format(&e, msg, sizeof msg));
+	return 0;
+}
+
 /* Append field s to buf at *off with RFC 4180 quoting; TS_ELIMIT when full. */
 static int csv_field(char *buf, size_t n, size_t *off, const char *s, bool comma)
 {

@@ -30,6 +30,17 @@ uint64_t sweep_point_seed(uint64_t seed, uint64_t i);
 int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, size_t i,
 		     struct ts_scenario **out, struct ts_error *err);
 
+/* Refuse a sweep whose every point is invalid for a reason that does not
+ * depend on the axis values: the base scenario cannot be read (missing, a
+ * syntax error, an unknown key) or an axis is not a scenario key. Loads
+ * point 0 (nothing runs). Returns 0, or the error of point 0 (TS_EIO,
+ * TS_ESYNTAX, TS_EUNKNOWN_KEY, ...) with `err` naming the sweep file and
+ * the line of its base (key "base") or of the axis (the axis key), its
+ * message holding point 0's. Other errors of point 0 are left to the
+ * rows: they may be of one combination of values only. */
+int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		struct ts_error *err);
+
 /* Write the CSV header into buf (size n, NUL-terminated, ending in "\n"):
  * "point", the axis keys, "status", then the columns of
  * report_result_csv_header. Returns 0, TS_ELIMIT (too long) or TS_EIO. */
