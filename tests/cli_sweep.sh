@@ -80,6 +80,26 @@ cp "$TMP/full.csv" "$TMP/again.csv"
 "$BIN" sweep "$TMP/long.cfg" -o "$TMP/again.csv" --resume 2>/dev/null || fail "resume of a complete file failed"
 cmp -s "$TMP/full.csv" "$TMP/again.csv" || fail "resuming a complete file changed it"
 
+# rows that do not belong are computed again, from the first of them: a row
+# of 16 fields and garbage (a damaged file), and the rows of a sweep with the
+# same axes but other values (the same header)
+checks=$((checks + 1))
+{ head -n 4 "$TMP/full.csv"; sed -n 5p "$TMP/full.csv" | cut -d, -f1-16 | tr -d '\n'; printf 'garbage\n'; } >"$TMP/damaged.csv"
+for j in 1 2; do
+	cp "$TMP/damaged.csv" "$TMP/damaged$j.csv"
+	"$BIN" sweep "$TMP/long.cfg" -o "$TMP/damaged$j.csv" -j $j --resume 2>"$TMP/damaged.err" ||
+		fail "resume of a damaged file exited $?: $(cat "$TMP/damaged.err")"
+	cmp -s "$TMP/full.csv" "$TMP/damaged$j.csv" || fail "resuming a file with a damaged row (-j $j) differs from an uninterrupted run"
+done
+sed 's/nodes = \[1, 2, 3, 4, 5, 6, 7, 8\]/nodes = [1, 3, 5, 7, 9, 11, 13, 15]/' "$TMP/long.cfg" >"$TMP/odd.cfg"
+"$BIN" sweep "$TMP/odd.cfg" -o "$TMP/odd.csv" 2>/dev/null
+checks=$((checks + 1))
+head -n 1 "$TMP/odd.csv" | cmp -s - <(head -n 1 "$TMP/full.csv") || fail "the two sweeps' headers differ: the case below tests nothing"
+checks=$((checks + 1))
+"$BIN" sweep "$TMP/long.cfg" -o "$TMP/odd.csv" --resume 2>"$TMP/odd.err" ||
+	fail "resume over another run's rows exited $?: $(cat "$TMP/odd.err")"
+cmp -s "$TMP/full.csv" "$TMP/odd.csv" || fail "resuming over rows of other axis values kept them"
+
 # another sweep's output is refused, not overwritten
 checks=$((checks + 1))
 "$BIN" sweep "$TMP/sw.cfg" -o "$TMP/full.csv" --resume 2>"$TMP/other.err"

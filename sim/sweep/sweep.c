@@ -271,6 +271,70 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	return 0;
 }
 
+/* Next CSV field of *p (RFC 4180 quoting, as csv_field writes it) unquoted
+ * into field (as large as the line); false when the quoting is broken. */
+static bool csv_next(const char **p, char *field)
+{
+	const char *s = *p;
+	size_t m = 0;
+	if (*s == '"') {
+		for (s++;; s++) {
+			if (*s == '\0' || *s == '\n')
+				return false;
+			if (*s == '"') {
+				if (s[1] != '"')
+					break;
+				s++;
+			}
+			field[m++] = *s;
+		}
+		s++;
+		if (*s != ',' && *s != '\n' && *s != '\0')
+			return false;
+	} else {
+		for (; *s != ',' && *s != '\n' && *s != '\0'; s++) {
+			if (*s == '"')
+				return false;
+			field[m++] = *s;
+		}
+	}
+	field[m] = '\0';
+	*p = s;
+	return true;
+}
+
+/* Number of fields of a CSV line, 0 when its quoting is broken. */
+static size_t csv_count(const char *line, char *field)
+{
+	size_t k = 0;
+	for (const char *p = line;; p++) {
+		if (!csv_next(&p, field))
+			return 0;
+		k++;
+		if (*p != ',')
+			return k;
+	}
+}
+
+/* Whether line (ending in "\n") is the row of point i of sp: its index,
+ * its axis values and `nfields` fields. field: scratch as large as line. */
+static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i,
+			 size_t nfields, char *field)
+{
+	char idx[32];
+	snprintf(idx, sizeof idx, "%zu", i);
+	const char *p = line;
+	for (size_t k = 0; k <= sp->naxes; k++, p++) {
+		if (!csv_next(&p, field) || *p != ',')
+			return false;
+		const char *want =
+		    k ? sp->axes[k - 1].shown[sweepcfg_value_index(sp, i, k - 1)] : idx;
+		if (strcmp(field, want))
+			return false;
+	}
+	return csv_count(line, field) == nfields;
+}
+
 int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *done, long *keep,
 		      struct ts_error *err)
 {
@@ -279,9 +343,10 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0; /* nothing yet */
-	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX);
+	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX),
+	     *field = ts_malloc(SWEEP_ROW_MAX);
 	int rc = 0;
-	if (!head || !line) {
+	if (!head || !line || !field) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
@@ -301,19 +366,15 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 	}
 	long pos = ftell(f);
 	*keep = pos;
-	for (size_t lineno = 2; fgets(line, SWEEP_ROW_MAX, f); lineno++) {
+	size_t nfields = csv_count(head, field);
+	/* whole rows of points 0, 1, ... in order, with their axis values and
+	 * every field; from the first that is not (cut by a kill, another
+	 * run's, damaged), the file is not trusted and the points are
+	 * computed again */
+	while (*done < sp->npoints && fgets(line, SWEEP_ROW_MAX, f)) {
 		size_t len = strlen(line);
-		if (!len || line[len - 1] != '\n')
-			break; /* a partial last row: computed again */
-		char *end;
-		unsigned long long k = strtoull(line, &end, 10);
-		if (end == line || *end != ',' || k != *done || *done >= sp->npoints) {
-			rc = ts_error_set(err, TS_EINVALID, path, (int)lineno, NULL,
-					  "found a row that is not point %zu of %zu, expected "
-					  "the rows of an interrupted run of %s",
-					  *done, sp->npoints, sp->file);
-			goto out;
-		}
+		if (!len || line[len - 1] != '\n' || !row_is_point(sp, line, *done, nfields, field))
+			break;
 		(*done)++;
 		*keep = ftell(f);
 	}
@@ -322,6 +383,7 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 out:
 	ts_free(head, SWEEP_ROW_MAX);
 	ts_free(line, SWEEP_ROW_MAX);
+	ts_free(field, SWEEP_ROW_MAX);
 	fclose(f);
 	return rc;
 }

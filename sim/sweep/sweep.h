@@ -72,10 +72,12 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 
 /* Look at an existing output file `path` of sweep sp: when it is missing or
  * empty, *done = 0 and *keep = 0; when it starts with sp's header, *done is
- * the number of whole rows that follow in order (point 0, 1, ...) and *keep
- * the byte offset just after the last of them (a partial last row is not
- * counted). Returns 0, TS_EINVALID when the header is another sweep's or a
- * row is out of order (the message says which line), or TS_EIO. */
+ * the number of whole rows that follow in order (point 0, 1, ...), each
+ * with its point's index, its axis values and as many fields as the
+ * header, and *keep the byte offset just after the last of them: the first
+ * row that is not (a partial last row, another run's row, a damaged one)
+ * and all after it are to be computed again. Returns 0, TS_EINVALID when
+ * the header is another sweep's, or TS_EIO. */
 int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *done, long *keep,
 		      struct ts_error *err);
 
