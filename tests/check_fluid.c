@@ -248,6 +248,46 @@ START_TEST(latency_and_bound_only)
 }
 END_TEST
 
+/* A duration past the int64-ns range (a resource of 1e-300 units/s) stops
+ * the run with TS_ELIMIT instead of overflowing the clock; so does a
+ * latency that would. ts_time_after never overflows on a finite duration. */
+START_TEST(time_beyond_range_is_a_limit)
+{
+	ts_time at;
+	ck_assert(ts_time_after(0, 1.5e-9, &at) && at == 2);
+	ck_assert(!ts_time_after(5, 1e300, &at) && at == TS_TIME_MAX);
+	ck_assert(!ts_time_after(TS_TIME_MAX - 10, 1e-8, &at) && at == TS_TIME_MAX);
+	ck_assert(!ts_time_after(0, INFINITY, &at) && !ts_time_after(0, NAN, &at));
+	ck_assert(ts_time_add(1, TS_TIME_MAX - 2, &at) && at == TS_TIME_MAX - 1);
+	ck_assert(!ts_time_add(2, TS_TIME_MAX - 2, &at));
+	struct fx x;
+	fx_init(&x);
+	uint32_t l = res(&x, 1e-300, 1), slow = res(&x, 100.0, 1), a;
+	struct fluid_use u = {l, 1.0}, v = {slow, 1.0};
+	struct fluid_spec s = {.work = 100.0, .mult = 1, .weight = 1.0, .uses = &v,
+			       .nuses = 1, .latency = SEC(1), .done = on_done, .ctx = &x, .arg = 0};
+	ck_assert_int_eq(fluid_start(x.f, &s, &a), 0);
+	s.uses = &u;
+	s.latency = 0;
+	s.arg = 1;
+	ck_assert_int_eq(fluid_start(x.f, &s, &a), 0);
+	fluid_run(x.f, TS_TIME_MAX);
+	ck_assert_int_eq(fluid_status(x.f), TS_ELIMIT);
+	fx_fini(&x);
+	fx_init(&x);
+	v.res = res(&x, 100.0, 1);
+	s.uses = &v;
+	s.latency = TS_TIME_MAX - 1;
+	ck_assert_int_eq(fluid_start(x.f, &s, &a), 0);
+	fluid_run(x.f, SEC(1));
+	ck_assert_int_eq(fluid_status(x.f), 0);
+	s.latency = TS_TIME_MAX;
+	ck_assert_int_eq(fluid_start(x.f, &s, &a), TS_ELIMIT);
+	ck_assert_int_eq(fluid_status(x.f), TS_ELIMIT);
+	fx_fini(&x);
+}
+END_TEST
+
 /* Malformed specs are refused, not crashed on. */
 START_TEST(bad_specs)
 {
@@ -286,6 +326,7 @@ int main(void)
 	tcase_add_test(tc, classes_equal_full_mode);
 	tcase_add_test(tc, latency_and_bound_only);
 	tcase_add_test(tc, bad_specs);
+	tcase_add_test(tc, time_beyond_range_is_a_limit);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -144,6 +144,26 @@ START_TEST(cycle_is_an_error)
 }
 END_TEST
 
+/* A task that would end beyond the int64-ns range is reported as such,
+ * never as a dependency cycle (an efficiency of 1e-300 once overflowed the
+ * clock and left the tasks after it "never ran"). */
+START_TEST(time_beyond_range_is_not_a_cycle)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t a = task(&x, GRAPH_NONE, GRAPH_COMPUTE, 1.0, x.gpu);
+	uint32_t b = task(&x, GRAPH_NONE, GRAPH_COMPUTE, 1e300, x.gpu);
+	uint32_t c = task(&x, GRAPH_NONE, GRAPH_COMPUTE, 1.0, x.gpu);
+	graph_dep(x.g, a, b);
+	graph_dep(x.g, b, c);
+	struct ts_error err;
+	ck_assert_int_eq(graph_run(x.g, &err), TS_ELIMIT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "beyond 292 years"));
+	ck_assert_ptr_null(strstr(err.msg, "cycle"));
+	gx_fini(&x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("graph");
@@ -152,6 +172,7 @@ int main(void)
 	tcase_add_test(tc, shared_gpu_slows_both);
 	tcase_add_test(tc, memory_peak_from_schedule);
 	tcase_add_test(tc, cycle_is_an_error);
+	tcase_add_test(tc, time_beyond_range_is_not_a_cycle);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

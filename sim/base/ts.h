@@ -22,6 +22,15 @@ typedef int64_t ts_bytes;
  * place model maths (double seconds) turns into simulated time. */
 ts_time ts_time_from_s(double s);
 
+/* The time `s` seconds (rounded up) after `now` >= 0, into *at: false, and
+ * *at = TS_TIME_MAX, when it lies at or past TS_TIME_MAX (about 292 years
+ * of simulated time) or s is NaN or infinite; callers report that as
+ * TS_ELIMIT. Never overflows. */
+bool ts_time_after(ts_time now, double s, ts_time *at);
+
+/* now + dt for now, dt >= 0, with the same limit as ts_time_after. */
+bool ts_time_add(ts_time now, ts_time dt, ts_time *at);
+
 /* Nanoseconds to seconds. */
 static inline double ts_time_to_s(ts_time t) { return (double)t / TS_NS_PER_S; }
 

@@ -94,6 +94,7 @@ struct ts_fluid {
 	uint64_t solves;
 	struct fluid_observer obs;
 	bool has_obs;
+	int status; /* first TS_ELIMIT (a time past the int64-ns range), sticky */
 };
 
 #define NONE UINT32_MAX
@@ -134,6 +135,11 @@ uint32_t fluid_resource_count(const struct ts_fluid *f) { return (uint32_t)f->nr
 double fluid_resource_cap(const struct ts_fluid *f, uint32_t r) { return f->res[r].cap; }
 uint32_t fluid_resource_members(const struct ts_fluid *f, uint32_t r) { return f->res[r].count; }
 uint32_t fluid_active(const struct ts_fluid *f) { return f->active; }
+int fluid_status(const struct ts_fluid *f)
+{
+	return f->status;
+}
+
 uint64_t fluid_solves(const struct ts_fluid *f) { return f->solves; }
 
 void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs)
@@ -247,8 +253,10 @@ static int attach(struct ts_fluid *f, uint32_t id)
 	if (a->nelems == 0 || a->remaining <= 0.0) {
 		/* No shared resource: the rate is the bound, known now. */
 		a->rate = a->bound;
-		ts_time dt = a->remaining <= 0.0 ? 0 : ts_time_from_s(a->remaining / a->rate);
-		return evq_push(f->q, a->last + dt, on_complete, f, id, &a->ev);
+		ts_time at = a->last;
+		if (a->remaining > 0.0 && !ts_time_after(a->last, a->remaining / a->rate, &at))
+			return f->status = TS_ELIMIT;
+		return evq_push(f->q, at, on_complete, f, id, &a->ev);
 	}
 	return 0;
 }
@@ -313,8 +321,11 @@ int fluid_start(struct ts_fluid *f, const struct fluid_spec *s, uint32_t *idp)
 	a->arg = s->arg;
 	a->tag = s->tag;
 	a->state = ACT_LATENT;
-	if (s->latency > 0)
-		rc = evq_push(f->q, evq_now(f->q) + s->latency, on_latency_over, f, id, &a->ev);
+	ts_time at;
+	if (s->latency > 0 && !ts_time_add(evq_now(f->q), s->latency, &at))
+		rc = f->status = TS_ELIMIT;
+	else if (s->latency > 0)
+		rc = evq_push(f->q, at, on_latency_over, f, id, &a->ev);
 	else
 		rc = attach(f, id);
 	if (rc) {
@@ -504,10 +515,8 @@ static int solve(struct ts_fluid *f)
 		ts_time at = TS_TIME_MAX;
 		if (a->remaining <= 0.0)
 			at = now;
-		else if (a->rate > 0.0)
-			at = now + ts_time_from_s(a->remaining / a->rate);
-		if (at < now) /* overflow clamp */
-			at = TS_TIME_MAX;
+		else if (a->rate > 0.0 && !ts_time_after(now, a->remaining / a->rate, &at))
+			return f->status = TS_ELIMIT;
 		evq_cancel(f->q, a->ev);
 		a->ev = 0;
 		if (at != TS_TIME_MAX) {
@@ -524,6 +533,8 @@ uint64_t fluid_run(struct ts_fluid *f, ts_time until)
 	uint64_t n = 0;
 	for (;;) {
 		ts_time next = evq_next_time(f->q);
+		if (f->status)
+			break;
 		if (f->ndirty && next > evq_now(f->q)) {
 			if (solve(f))
 				break;

@@ -348,6 +348,11 @@ int graph_run(struct ts_graph *g, struct ts_error *err)
 			start_task(g, i);
 		}
 	fluid_run(g->f, TS_TIME_MAX);
+	if (fluid_status(g->f) == TS_ELIMIT || g->fail == TS_ELIMIT)
+		return ts_error_set(err, TS_ELIMIT, NULL, 0, NULL,
+				    "found a task that would end at simulated time beyond 292 years "
+				    "(the int64-ns range), expected durations that fit; a hardware "
+				    "figure (bandwidth, efficiency, latency) far out of scale?");
 	if (g->fail)
 		return ts_error_set(err, g->fail, NULL, 0, NULL,
 				    "a task could not start (%s)", ts_strerror(g->fail));

@@ -178,6 +178,12 @@ int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
 	if ((rc = coll_start(cc, &s, &p, err)))
 		goto out;
 	fluid_run(f, TS_TIME_MAX);
+	if ((rc = fluid_status(f))) {
+		ts_error_set(err, rc, NULL, 0, NULL,
+			     "found an all-reduce that would end at simulated time beyond 292 "
+			     "years, expected durations that fit");
+		goto out;
+	}
 	double t = ts_time_to_s(tm.end - t0);
 	*busbw_Bps = t > 0.0 ? bytes / t * coll_bus_factor(COLL_ALL_REDUCE, gpus) : 0.0;
 	rc = 0;
