@@ -248,6 +248,60 @@ int hw_cfg_fraction(const config_setting_t *g, const char *key, bool required,
 	return 0;
 }
 
+/* Sanity bounds on catalog figures. Each lies orders of magnitude outside
+ * any hardware that exists or is announced, so it refuses only figures that
+ * are physically meaningless (a typo in the exponent, a unit slip) and
+ * would otherwise drive simulated durations past the int64-ns range or to
+ * zero:
+ * - link bandwidth 1 kB/s to 1e15 B/s: a 1 kB/s link is 10^5 slower than
+ *   10 Mb/s Ethernet; 1 PB/s is 10^3 beyond NVLink 5's 1.8 TB/s per GPU;
+ * - link latency at most 1 s: links are 0.1-10 us, a WAN round trip 0.1 s;
+ * - efficiencies (mamf_eff, hbm_eff, flash_eff, link efficiency) from 1e-3:
+ *   measured ones are 0.3-0.95;
+ * - peak 1 GFLOP/s to 1e18 FLOP/s per GPU (B200: 2.25e15 dense bf16);
+ * - memory 1 MB to 1e15 B per GPU (B200: 1.9e11 B);
+ * - HBM bandwidth 1 MB/s to 1e15 B/s (B200: 8e12 B/s);
+ * - TDP 1 W to 100 kW per GPU (B200: 1 kW). */
+#define LINK_BW_MIN 1e3
+#define LINK_BW_MAX 1e15
+#define LINK_LAT_MAX 1.0
+#define EFF_MIN 1e-3
+#define PEAK_MIN 1e9
+#define PEAK_MAX 1e18
+#define MEM_MIN 1e6
+#define MEM_MAX 1e15
+#define HBM_MIN 1e6
+#define HBM_MAX 1e15
+#define TDP_MIN 1.0
+#define TDP_MAX 1e5
+
+int hw_cfg_link_bounds(const config_setting_t *e, double bw_Bps, double lat_s, double eff,
+		       const char *file, const char *path, struct ts_error *err)
+{
+	int rc;
+	if ((rc = hw_cfg_bounds(e, "bandwidth", bw_Bps, LINK_BW_MIN, LINK_BW_MAX, "B/s",
+				"far outside any link", file, path, err)) ||
+	    (rc = hw_cfg_bounds(e, "latency", lat_s, 0.0, LINK_LAT_MAX, "s",
+				"links take 0.1 to 10 us", file, path, err)) ||
+	    (rc = hw_cfg_bounds(e, "efficiency", eff, EFF_MIN, 1.0, "",
+				"measured ones are 0.3 to 0.95", file, path, err)))
+		return rc;
+	return 0;
+}
+
+int hw_cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, double hi,
+		  const char *unit, const char *why, const char *file, const char *path,
+		  struct ts_error *err)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	if (!s || (v >= lo && v <= hi))
+		return 0;
+	char k[HW_KEY_MAX];
+	hw_key_join(k, path, key);
+	return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
+			    "found %g %s, expected %g to %g %s (%s)", v, unit, lo, hi, unit, why);
+}
+
 int hw_cfg_bool(const config_setting_t *g, const char *key, bool required,
 		bool *out, const char *file, const char *path,
 		struct ts_error *err)
@@ -418,6 +472,10 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 				     &g->peak_flops[d], file, p, err);
 		if (rc < 0)
 			return rc;
+		if (rc == 0 && g->peak_flops[d] > 0.0 &&
+		    (rc = hw_cfg_bounds(peak, dtype_names[d], g->peak_flops[d], PEAK_MIN, PEAK_MAX,
+					"FLOP/s", "far outside any GPU", file, p, err)))
+			return rc;
 		any = any || g->peak_flops[d] > 0.0;
 	}
 	if (!any)
@@ -435,6 +493,10 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 		rc = hw_cfg_fraction(mamf, dtype_names[d], supported, &g->mamf_eff[d], file, p,
 				     err);
 		if (rc < 0)
+			return rc;
+		if (rc == 0 && (rc = hw_cfg_bounds(mamf, dtype_names[d], g->mamf_eff[d], EFF_MIN,
+						   1.0, "", "measured ones are 0.3 to 0.95",
+						   file, p, err)))
 			return rc;
 		if (rc == 0 && !supported) {
 			char k[HW_KEY_MAX];
@@ -459,6 +521,17 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 				  err)) ||
 	    (rc = hw_cfg_string(e, "source", true, g->source, sizeof g->source, file, path,
 				err)))
+		return rc;
+	if ((rc = hw_cfg_bounds(e, "memory", g->mem_bytes, MEM_MIN, MEM_MAX, "B",
+				"far outside any GPU", file, path, err)) ||
+	    (rc = hw_cfg_bounds(e, "hbm_bw", g->hbm_Bps, HBM_MIN, HBM_MAX, "B/s",
+				"far outside any GPU", file, path, err)) ||
+	    (rc = hw_cfg_bounds(e, "hbm_eff", g->hbm_eff, EFF_MIN, 1.0, "",
+				"measured ones are 0.3 to 0.95", file, path, err)) ||
+	    (rc = hw_cfg_bounds(e, "flash_eff", g->flash_eff, EFF_MIN, 1.0, "",
+				"measured ones are 0.3 to 0.95", file, path, err)) ||
+	    (rc = hw_cfg_bounds(e, "tdp", g->tdp_w, TDP_MIN, TDP_MAX, "W", "far outside any GPU",
+				file, path, err)))
 		return rc;
 	g->sms = sms;
 	return parse_sources(e, gpu_src_keys, GPU_FLASH_EFF, m->src, file, path, err);
@@ -493,7 +566,8 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 				  err)) ||
 	    (rc = hw_cfg_fraction(e, "efficiency", true, &l->efficiency, file, path, err)) ||
 	    (rc = hw_cfg_string(e, "source", true, l->source, sizeof l->source, file, path,
-				err)))
+				err)) ||
+	    (rc = hw_cfg_link_bounds(e, l->bw_Bps, l->lat_s, l->efficiency, file, path, err)))
 		return rc;
 	return parse_sources(e, link_src_keys, LINK_NSRC, m->src, file, path, err);
 }

@@ -446,7 +446,7 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat,
 	    (rc = hw_cfg_fraction(e, "efficiency", false, &l->eff, file, path, err)) < 0 ||
 	    (rc = hw_cfg_uint(e, "count", false, 1, 1024, &l->count, file, path, err)) < 0)
 		return rc;
-	return 0;
+	return hw_cfg_link_bounds(e, l->bw_line, l->lat_s, l->eff, file, path, err);
 }
 
 static int parse_node(struct spec *sp, const struct hw_catalog *cat,

@@ -54,6 +54,19 @@ int hw_cfg_uint(const config_setting_t *g, const char *key, bool required,
 int hw_cfg_fraction(const config_setting_t *g, const char *key, bool required,
 		    double *out, const char *file, const char *path,
 		    struct ts_error *err);
+/* Refuse a value v read from member `key` of g (absent: accepted) outside
+ * [lo, hi], `unit` naming its unit in the message (file:line: path.key:
+ * found ..., expected lo to hi unit, because `why`). For physically
+ * meaningless figures that would otherwise overflow the simulation. */
+int hw_cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, double hi,
+		  const char *unit, const char *why, const char *file, const char *path,
+		  struct ts_error *err);
+/* The sanity bounds of a link's bandwidth (B/s), latency (s) and efficiency,
+ * read from group e (a catalog entry or a cluster's link override; absent
+ * members are not checked). See catalog.c for why each bound is far outside
+ * real hardware. */
+int hw_cfg_link_bounds(const config_setting_t *e, double bw_Bps, double lat_s, double eff,
+		       const char *file, const char *path, struct ts_error *err);
 /* A boolean. */
 int hw_cfg_bool(const config_setting_t *g, const char *key, bool required,
 		bool *out, const char *file, const char *path,
