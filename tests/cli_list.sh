@@ -66,4 +66,9 @@ assert abs(m["gpt3-175b"]["params(B)"] - 174.6) < 0.1, m["gpt3-175b"]
 checks=$((checks + 1))
 grep -qE '^V100-SXM2-32GB +- +125\.0 ' "$TMP/gpus.txt" || fail "list gpus: V100 row does not show '-' for bf16"
 
+# the version, as CMake's project() gives it
+ok version --version
+checks=$((checks + 1))
+grep -qxE 'trainsim [0-9]+\.[0-9]+\.[0-9]+' "$TMP/version" || fail "--version printed: $(cat "$TMP/version")"
+
 finish

@@ -29,6 +29,7 @@ static void usage(FILE *out)
 		"  plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg\n"
 		"                                                              gnuplot charts of results\n"
 		"  help                                                        this text\n"
+		"  --version                                                   the version\n"
 		"\n"
 		"COMMAND --help describes one command.\n"
 		"\n"
@@ -44,6 +45,10 @@ int main(int argc, char **argv)
 	const char *cmd = argv[1];
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
+		return CLI_OK;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("trainsim %s\n", TS_VERSION);
 		return CLI_OK;
 	}
 	if (!strcmp(cmd, "run"))
