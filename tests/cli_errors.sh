@@ -138,6 +138,20 @@ variant unkkey2 's/micro_batch = 4;/micro_bach = 4;/'
 expect 2 'unkkey2.cfg:10|training.micro_bach|did you mean "micro_batch"' run unkkey2.cfg
 variant type 's/micro_batch = 4;/micro_batch = "four";/'
 expect 2 'type.cfg:10|training.micro_batch|found "four"|expected an integer' run type.cfg
+# Whole-run figures that would make a result infinite or NaN, on their line;
+# a node that draws less than its GPUs, with both numbers.
+variant ckbw 's|^cost = .*|checkpoint = { interval = 100;\n  write_bandwidth = "1e-300 B/s"; };|'
+expect 2 'ckbw.cfg:23|checkpoint.write_bandwidth|1e-300 B/s|expected 1 kB/s to' run ckbw.cfg
+variant ckiv 's|^cost = .*|checkpoint = {\n  interval = "1e-300 s"; };|'
+expect 2 'ckiv.cfg:23|checkpoint.interval|1e-300 s|expected' run ckiv.cfg
+variant mtbf 's|^cost = .*|failures = {\n  gpu_mtbf = "1e-300 s"; };|'
+expect 2 'mtbf.cfg:23|failures.gpu_mtbf|1e-300 s|expected 1 s to' run mtbf.cfg
+variant restart 's|^cost = .*|failures = {\n  restart = "1e300 s"; };|'
+expect 2 'restart.cfg:23|failures.restart|1e300 s|expected' run restart.cfg
+variant nodemax 's|^cost = .*|power = {\n  node_max = "2 kW"; };|'
+expect 2 'nodemax.cfg:23|power.node_max|found 2000 W|3200 W|400 W' run nodemax.cfg
+variant nodebig 's|^cost = .*|power = {\n  node_max = "1e300 W"; };|'
+expect 2 'nodebig.cfg:23|power.node_max|1e300 W|expected' run nodebig.cfg
 variant type2 's/^nodes = 1;/nodes = 1.5;/'
 expect 2 'type2.cfg:5|nodes|found 1.5|expected' run type2.cfg
 variant model 's/"gpt3-1.3b"/"gpt3-1.3"/'

@@ -48,9 +48,33 @@ static int num(const config_setting_t *g, const char *name, const char *prefix, 
 	return s ? cfg_float(s, file, key, lo, hi, v, err) : 0;
 }
 
-/* Optional quantity of `kind` given as a string with a unit into *v. */
+/* Sanity bounds of the quantities below. Each lies orders of magnitude
+ * outside any real figure and keeps every whole-run result (checkpoint
+ * count and time, failures, energy) finite:
+ * - checkpoint.write_bandwidth 1 kB/s to 1e15 B/s: a 1 kB/s store is 10^5
+ *   below a single HDD; 1 PB/s is 10^3 above the largest parallel file
+ *   systems;
+ * - checkpoint.interval (a time) 1 ms to 1e9 s (32 years): real intervals
+ *   are minutes to hours;
+ * - failures.gpu_mtbf and node_mtbf 1 s to 1e15 s: real MTBFs are 10^4 to
+ *   10^7 hours; failures.restart at most 1e7 s (116 days; real: minutes);
+ * - power.node_max 1 W to 10 MW (a DGX B200 is 14.3 kW); power.nic and
+ *   power.switch_port at most 100 kW (real: 10 to 30 W). */
+#define CK_WRITE_MIN 1e3
+#define CK_WRITE_MAX 1e15
+#define CK_INTERVAL_MIN 1e-3
+#define CK_INTERVAL_MAX 1e9
+#define MTBF_MIN 1.0
+#define MTBF_MAX 1e15
+#define RESTART_MAX 1e7
+#define NODE_W_MIN 1.0
+#define NODE_W_MAX 1e7
+#define PART_W_MAX 1e5
+
+/* Optional quantity of `kind` given as a string with a unit into *v, in
+ * [lo, hi] (lo > 0: a positive quantity). */
 static int qty(const config_setting_t *g, const char *name, const char *prefix, const char *file,
-	       enum ts_unit_kind kind, bool positive, double *v, struct ts_error *err)
+	       enum ts_unit_kind kind, double lo, double hi, double *v, struct ts_error *err)
 {
 	const config_setting_t *s = member(g, name);
 	char key[96], why[200], fb[160];
@@ -63,9 +87,16 @@ static int qty(const config_setting_t *g, const char *name, const char *prefix, 
 	int rc = ts_units_parse(config_setting_get_string(s), kind, v, why, sizeof why);
 	if (rc)
 		return cfg_fail(err, rc, s, file, key, "%s", why);
-	if (positive && !(*v > 0.0))
+	if (lo > 0.0 && !(*v > 0.0))
 		return cfg_fail(err, TS_ERANGE, s, file, key, "found %s, expected a positive %s",
 				cfg_found(s, fb, sizeof fb), ts_unit_kind_name(kind));
+	if (!(*v >= lo && *v <= hi)) {
+		char a[48], b[48];
+		return cfg_fail(err, TS_ERANGE, s, file, key,
+				"found %s, expected %s to %s (far outside it is no real figure)",
+				cfg_found(s, fb, sizeof fb), ts_units_format(lo, kind, a, sizeof a),
+				ts_units_format(hi, kind, b, sizeof b));
+	}
 	return 0;
 }
 
@@ -107,7 +138,8 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 	const char *p = "checkpoint.";
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, ck_keys, COUNT(ck_keys), err)) ||
-	    (rc = qty(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, true, &k->write_Bps, err)))
+	    (rc = qty(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, CK_WRITE_MIN, CK_WRITE_MAX,
+			&k->write_Bps, err)))
 		return rc;
 	const config_setting_t *st = member(g, "storage");
 	if (st) {
@@ -132,7 +164,8 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 		return 0;
 	}
 	if (config_setting_type(iv) == CONFIG_TYPE_STRING)
-		return qty(g, "interval", p, file, TS_UNIT_TIME, true, &k->interval_s, err);
+		return qty(g, "interval", p, file, TS_UNIT_TIME, CK_INTERVAL_MIN, CK_INTERVAL_MAX,
+			   &k->interval_s, err);
 	int64_t n;
 	if ((rc = cfg_int(iv, file, "checkpoint.interval", 1, (int64_t)1 << 50, &n, err)))
 		return rc;
@@ -146,11 +179,13 @@ static int read_power(const config_setting_t *g, const char *file, struct ts_pow
 	const char *p = "power.";
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, power_keys, COUNT(power_keys), err)) ||
-	    (rc = qty(g, "node_max", p, file, TS_UNIT_POWER, true, &w->node_max_w, err)) ||
+	    (rc = qty(g, "node_max", p, file, TS_UNIT_POWER, NODE_W_MIN, NODE_W_MAX, &w->node_max_w,
+			err)) ||
 	    (rc = num(g, "gpu_comm_fraction", p, file, 0.0, 1.0, &w->gpu_comm_frac, err)) ||
 	    (rc = num(g, "gpu_idle_fraction", p, file, 0.0, 1.0, &w->gpu_idle_frac, err)) ||
-	    (rc = qty(g, "nic", p, file, TS_UNIT_POWER, false, &w->nic_w, err)) ||
-	    (rc = qty(g, "switch_port", p, file, TS_UNIT_POWER, false, &w->switch_port_w, err)))
+	    (rc = qty(g, "nic", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->nic_w, err)) ||
+	    (rc = qty(g, "switch_port", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->switch_port_w,
+			err)))
 		return rc;
 	return 0;
 }
@@ -170,10 +205,10 @@ static int read_failures(const config_setting_t *g, const char *file, struct ts_
 		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
 		    !strcmp(config_setting_get_string(s), "none"))
 			*dst[i] = 0.0;
-		else if ((rc = qty(g, mtbf[i], p, file, TS_UNIT_TIME, true, dst[i], err)))
+		else if ((rc = qty(g, mtbf[i], p, file, TS_UNIT_TIME, MTBF_MIN, MTBF_MAX, dst[i], err)))
 			return rc;
 	}
-	return qty(g, "restart", p, file, TS_UNIT_TIME, false, &f->restart_s, err);
+	return qty(g, "restart", p, file, TS_UNIT_TIME, 0.0, RESTART_MAX, &f->restart_s, err);
 }
 
 int costcfg_read(const void *top_, const char *file, struct ts_cost *cost,

@@ -35,6 +35,18 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 	out->net_w = nics * p->nic_w + (sc->nodes > 1 ? nics * p->switch_port_w : 0.0);
 }
 
+int cost_check_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+		     struct ts_error *err)
+{
+	double G = (double)sc->gpus_per_node, gpus_w = G * g->tdp_w;
+	if (!(sc->power.node_max_w > 0.0) || sc->power.node_max_w >= gpus_w)
+		return 0;
+	return ts_scenario_error(sc, err, TS_ERANGE, "power.node_max",
+				 "found %.0f W, expected at least the %.0f W the node's GPUs draw "
+				 "(%.0f x %s at a TDP of %.0f W)",
+				 sc->power.node_max_w, gpus_w, G, g->name, g->tdp_w);
+}
+
 void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t nodes,
 		     double nic_Bps, struct cost_ckpt *out)
 {

@@ -43,6 +43,13 @@ struct cost_power {
 void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 		     struct cost_power *out);
 
+/* Refuse a scenario's power.node_max below its GPUs' TDP sum (gpus_per_node
+ * x the GPU's tdp): a node cannot draw less than its GPUs at full load.
+ * Returns 0 or TS_ERANGE naming the key (ts_scenario_error) and both
+ * numbers. */
+int cost_check_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+		     struct ts_error *err);
+
 /* Sequential write rate of a storage type as a share of its read figure
  * (storage.cfg gives reads): hardware.md section 3 gives 2,300 of 3,500 MB/s
  * for NVMe Gen3 (T1) and 6,600 of 13,000 MB/s for Gen5 (T2, T3), 0.66 and

@@ -739,7 +739,8 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */
 	double ckpt_bytes = p->params * (p->conv.weight_bytes + p->conv.optim_bytes);
 	struct cost_ckpt ckw;
-	if ((rc = cost_checkpoint(sc, ckpt_bytes, &ckw, err)))
+	if ((rc = cost_check_power(sc, p->gpu, err)) ||
+	    (rc = cost_checkpoint(sc, ckpt_bytes, &ckw, err)))
 		goto out;
 	cost_whole_run(sc, p->gpu, ckpt_bytes, ckw.each_s, out);
 	bottleneck(out);
