@@ -411,6 +411,12 @@ static const struct {
      NULL,
      TS_EINVALID,
      {"bad.cfg:4:", "parallel.interleave", "found 2", "interleaved"}},
+    /* nodes in the inline cluster and in the scenario: one would win unseen */
+    {"model = \"gpt3-1.3b\";\ncluster = {\n base = \"dgx-a100-80gb\";\n nodes = 2;\n};\n"
+     "nodes = 1;\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "cluster.nodes", "scenario's nodes (line 6)", "one of the two"}},
     {BASE "training = {\n tokens = 1e9;\n steps = 10;\n};\n",
      NULL,
      TS_EINVALID,

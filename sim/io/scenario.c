@@ -252,6 +252,21 @@ static int load_cluster(struct ld *l)
 				    "%s/configs/clusters/) or an inline group",
 				    l->root);
 	if (config_setting_is_group(cs)) {
+		/* a count given twice, in the scenario and in its inline
+		 * cluster: refuse rather than let one win unseen */
+		static const char *const counts[] = {"nodes", "gpus_per_node", "nics_per_node"};
+		for (size_t i = 0; i < COUNT(counts); i++) {
+			const config_setting_t *in = member(cs, counts[i]);
+			const config_setting_t *top = member(l->top, counts[i]);
+			if (in && top) {
+				char key[64];
+				snprintf(key, sizeof key, "cluster.%s", counts[i]);
+				return cfg_fail(l->err, TS_EINVALID, in, l->file, key,
+						"found it beside the scenario's %s (line %d), "
+						"expected one of the two",
+						counts[i], config_setting_source_line(top));
+			}
+		}
 		rc = hw_cluster_from_setting(l->cat, cs, l->file, &opts, &s->cluster, l->err);
 	} else if (config_setting_type(cs) == CONFIG_TYPE_STRING) {
 		const char *name = config_setting_get_string(cs);
