@@ -411,6 +411,15 @@ static const struct {
      NULL,
      TS_EINVALID,
      {"bad.cfg:4:", "parallel.interleave", "found 2", "interleaved"}},
+    /* a layer-list model: no tensor parallelism, no sequence length */
+    {"model = \"resnet50\";\ncluster = \"dgx-a100-80gb\";\nparallel = {\n tp = 2;\n};\n",
+     NULL,
+     TS_EUNSUPPORTED,
+     {"bad.cfg:4:", "parallel.tp", "found 2", "layer-list model; expected 1"}},
+    {"model = \"resnet50\";\ncluster = \"dgx-a100-80gb\";\ntraining = {\n seq_len = 4096;\n};\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.seq_len", "found 4096", "expected no seq_len"}},
     /* nodes in the inline cluster and in the scenario: one would win unseen */
     {"model = \"gpt3-1.3b\";\ncluster = {\n base = \"dgx-a100-80gb\";\n nodes = 2;\n};\n"
      "nodes = 1;\n",

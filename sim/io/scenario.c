@@ -556,6 +556,11 @@ static int check(struct ld *l)
 				"found %u, expected a divisor of dp = %u (experts are sharded "
 				"inside data parallelism)",
 				q->ep, q->dp);
+	if (s->model.family == TS_FAMILY_LAYERS && q->tp > 1)
+		return cfg_fail(l->err, TS_EUNSUPPORTED, member(gp, "tp"), l->file, "parallel.tp",
+				"found %u, but tensor parallelism is modelled for transformers "
+				"only and %s is a layer-list model; expected 1",
+				q->tp, s->model.name);
 	if (s->model.heads % q->tp != 0)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "tp"), l->file, "parallel.tp",
 				"found %u, expected a divisor of the %lld attention heads of %s",
@@ -600,7 +605,14 @@ static int check(struct ld *l)
 					q->dp, (long long)per);
 		}
 	}
-	if (t->seq_len > s->model.seq_len && s->model.position == TS_POS_LEARNED)
+	if (s->model.family == TS_FAMILY_LAYERS && member(gt, "seq_len"))
+		return cfg_fail(l->err, TS_EINVALID, member(gt, "seq_len"), l->file,
+				"training.seq_len",
+				"found %lld, but %s is a layer-list model that takes samples, "
+				"not sequences; expected no seq_len",
+				(long long)t->seq_len, s->model.name);
+	if (t->seq_len > s->model.seq_len && s->model.position == TS_POS_LEARNED &&
+	    s->model.family != TS_FAMILY_LAYERS)
 		return cfg_fail(l->err, TS_ERANGE, member(gt, "seq_len"), l->file,
 				"training.seq_len",
 				"found %lld, expected at most the %lld learned positions of %s",
