@@ -531,6 +531,27 @@ START_TEST(algorithm_by_size)
 }
 END_TEST
 
+/* A transfer between two ranks (a pipeline send) takes NCCL's software base
+ * latency plus the links.cfg latency of each hop of its route: on a DGX A100
+ * GPU 0 -> NVSwitch -> GPU 1 is two NVLink3 hops of 0.5 us. Send/recv runs
+ * Simple (base 8.4 us); a two-rank broadcast forced to LL has base 3.6 us. */
+START_TEST(pair_latency_per_hop)
+{
+	int nvl = hw_catalog_find_link(cat, "nvlink3");
+	ck_assert_int_ge(nvl, 0);
+	double hop = hw_catalog_link(cat, (size_t)nvl)->lat_s;
+	ck_assert_double_eq_tol(hop, 0.5e-6, 1e-15);
+	struct coll_plan p;
+	time_one("dgx-a100-80gb", 1, 0, NET_CLASS, COLL_SEND_RECV, 2, 8.0, COLL_PROTO_AUTO, &p);
+	ck_assert_double_eq_tol(p.latency_s, 8.4e-6 + 2.0 * 0.5e-6, 1e-12);
+	time_one("dgx-a100-80gb", 1, 0, NET_CLASS, COLL_BROADCAST, 2, 8.0, COLL_PROTO_LL, &p);
+	ck_assert_double_eq_tol(p.latency_s, 3.6e-6 + 2.0 * 0.5e-6, 1e-12);
+	/* three ranks: NCCL's per-step table, 3.6 + 3 x 0.47 us */
+	time_one("dgx-a100-80gb", 1, 0, NET_CLASS, COLL_BROADCAST, 3, 8.0, COLL_PROTO_LL, &p);
+	ck_assert_double_eq_tol(p.latency_s, (3.6 + 3.0 * 0.47) * 1e-6, 1e-12);
+}
+END_TEST
+
 /* Forced algorithms that cannot run say why. */
 START_TEST(forced_algo_errors)
 {
@@ -725,6 +746,7 @@ int main(void)
 	tcase_add_test(tc, tree_two_nodes_closed_form);
 	tcase_add_test(tc, nvls_closed_form);
 	tcase_add_test(tc, algorithm_by_size);
+	tcase_add_test(tc, pair_latency_per_hop);
 	tcase_add_test(tc, forced_algo_errors);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);

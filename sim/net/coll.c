@@ -419,6 +419,26 @@ static double efficiency(const struct coll_spec *s, int algo, int proto, uint32_
 	}
 }
 
+/* A transfer between two ranks (a pipeline send: a two-rank broadcast or
+ * send/recv) crosses one route once: its latency is NCCL's software base
+ * latency of the protocol plus the catalog latency of every link of the
+ * route from the first rank to the second (links.cfg `latency`, per hop),
+ * instead of NCCL's per-step hardware latencies. Negative when the route is
+ * not found (the caller keeps NCCL's table). */
+static double pair_latency_s(const struct ts_coll *cc, const struct coll_spec *s, int proto)
+{
+	const struct hw_cluster *c = net_cluster(cc->net);
+	uint32_t links[COLL_MAX_ROUTE];
+	size_t n = 0;
+	if (hw_cluster_route(c, hw_cluster_gpu(c, s->ranks[0]), hw_cluster_gpu(c, s->ranks[1]),
+			     UINT32_MAX, links, COLL_MAX_ROUTE, &n))
+		return -1.0;
+	double lat = ring_base_lat_us[proto] * 1e-6;
+	for (size_t i = 0; i < n; i++)
+		lat += hw_cluster_link(c, links[i])->lat_s;
+	return lat;
+}
+
 static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
 			     bool intra_pci)
 {
@@ -592,6 +612,9 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 		int hw = cc->nodes > 1 ? HW_NET : cc->intra_pci ? HW_PCI : HW_NVLINK;
 		p->latency_s = (ring_base_lat_us[COLL_PROTO_SIMPLE] +
 				ring_hw_lat_us[hw][COLL_PROTO_SIMPLE]) * 1e-6;
+		double pl = s->nranks == 2 ? pair_latency_s(cc, s, COLL_PROTO_SIMPLE) : -1.0;
+		if (pl >= 0.0)
+			p->latency_s = pl;
 		p->channels = cc->shape[COLL_ALGO_P2P].nact;
 		p->bus_Bps = cc->shape[COLL_ALGO_P2P].algbw_Bps * factor;
 		p->est_s = p->latency_s + s->bytes / cc->shape[COLL_ALGO_P2P].algbw_Bps;
@@ -616,6 +639,10 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 			double lat, alg;
 			if (a == COLL_ALGO_RING) {
 				lat = ring_latency_s(s, pr, cc->nodes, intra_pci);
+				if (s->nranks == 2 && (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)) {
+					double pl = pair_latency_s(cc, s, pr);
+					lat = pl >= 0.0 ? pl : lat;
+				}
 				alg = ring_alg * proto_factor(s, pr, cc->nodes, s->nranks);
 			} else if (a == COLL_ALGO_TREE) {
 				lat = tree_latency_s(s, pr, cc->nodes, intra_pci);
