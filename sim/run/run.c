@@ -714,6 +714,10 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	out->hfu = out->hardware_flops_per_iteration / (T * sc->gpus * peak);
 	out->other_s = T - (out->compute_s + out->recompute_s + out->exposed_comm_s +
 			    out->bubble_s + out->data_stall_s + out->optimizer_s);
+	/* below the engine's 1 ns resolution it is the rounding of the sum
+	 * (-5.6e-17 s), not a part of the iteration */
+	if (fabs(out->other_s) < 1e-9)
+		out->other_s = 0.0;
 	double cap = p->gpu->mem_bytes;
 	out->mem.reserve = work_reserve_bytes(&p->conv, cap);
 	out->memory_per_gpu_bytes = peak_bytes + out->mem.reserve;
