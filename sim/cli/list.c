@@ -227,12 +227,17 @@ static int list_models(struct ts_table **out, struct ts_error *err)
 		table_add_row(t);
 		table_cell(t, 0, "%s", nm.v[i]);
 		table_cell(t, 1, "%s", ts_model_family_name(m->family));
-		table_cell(t, 2, "%lld", (long long)m->layers);
-		table_cell(t, 3, "%lld", (long long)m->hidden);
-		table_cell(t, 4, "%lld", (long long)m->heads);
-		table_cell(t, 5, "%lld", (long long)m->kv_heads);
-		table_cell(t, 6, "%lld", (long long)m->ffn_hidden);
-		table_cell(t, 7, "%lld", (long long)m->vocab);
+		if (m->family == TS_FAMILY_LAYERS) { /* no transformer dimensions */
+			for (size_t k = 2; k <= 7; k++)
+				table_cell(t, k, "-");
+		} else {
+			table_cell(t, 2, "%lld", (long long)m->layers);
+			table_cell(t, 3, "%lld", (long long)m->hidden);
+			table_cell(t, 4, "%lld", (long long)m->heads);
+			table_cell(t, 5, "%lld", (long long)m->kv_heads);
+			table_cell(t, 6, "%lld", (long long)m->ffn_hidden);
+			table_cell(t, 7, "%lld", (long long)m->vocab);
+		}
 		table_cell(t, 8, "%.3f", ts_model_params(m) / 1e9);
 	}
 	ts_free(m, sizeof *m);
