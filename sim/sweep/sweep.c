@@ -214,8 +214,22 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	      sweep_progress_fn progress, void *ud, struct ts_error *err)
 {
 	long n = (long)sp->npoints, from = (long)first;
+	size_t cnt = n > from ? (size_t)(n - from) : 0;
 	int stop = 0;
 	double t0 = now_s();
+	/* rows finished ahead of an earlier point wait here (each point's row,
+	 * or its error) until every row before them is written: no thread
+	 * waits for another's point, only for a short critical section */
+	char **held = ts_calloc(cnt + 1, sizeof *held);
+	int *held_rc = ts_calloc(cnt + 1, sizeof *held_rc);
+	bool *done = ts_calloc(cnt + 1, sizeof *done);
+	long next = from;
+	if (!held || !held_rc || !done) {
+		ts_free(held, (cnt + 1) * sizeof *held);
+		ts_free(held_rc, (cnt + 1) * sizeof *held_rc);
+		ts_free(done, (cnt + 1) * sizeof *done);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
 #ifdef _OPENMP
 	int nt = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel num_threads(nt)
@@ -225,7 +239,7 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	{
 		char *buf = ts_malloc(SWEEP_ROW_MAX);
 #ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1) ordered
+#pragma omp for schedule(dynamic, 1)
 #endif
 		for (long i = from; i < n; i++) {
 			int halted;
@@ -237,30 +251,47 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 				 : buf	? sweep_point_row(sp, cat, calib, (size_t)i, buf,
 							  SWEEP_ROW_MAX, NULL)
 					: TS_ENOMEM;
+			char *row = NULL;
+			if (!halted && !rc && !(row = ts_strdup(buf)))
+				rc = TS_ENOMEM;
 #ifdef _OPENMP
-#pragma omp ordered
+#pragma omp critical(sweep_rows)
 #endif
 			{
-				if (!stop && rc) {
+				size_t k = (size_t)(i - from);
+				held[k] = row;
+				held_rc[k] = rc;
+				done[k] = true;
+				/* write every row that is now next in order */
+				while (next < n && done[next - from] && !stop) {
+					size_t j = (size_t)(next - from);
+					int w = held_rc[j];
+					if (!w && (fputs(held[j], out) == EOF || fflush(out)))
+						w = TS_EIO;
+					if (w) {
 #ifdef _OPENMP
 #pragma omp atomic write
 #endif
-					stop = rc;
-				} else if (!stop) {
-					if (fputs(buf, out) == EOF || fflush(out)) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-						stop = TS_EIO;
+						stop = w;
 					} else if (progress) {
-						progress(ud, (size_t)(i + 1), (size_t)n,
+						progress(ud, (size_t)(next + 1), (size_t)n,
 							 now_s() - t0);
 					}
+					if (held[j])
+						ts_free(held[j], strlen(held[j]) + 1);
+					held[j] = NULL;
+					next++;
 				}
 			}
 		}
 		ts_free(buf, SWEEP_ROW_MAX);
 	}
+	for (size_t k = 0; k < cnt; k++) /* rows after a stop */
+		if (held[k])
+			ts_free(held[k], strlen(held[k]) + 1);
+	ts_free(held, (cnt + 1) * sizeof *held);
+	ts_free(held_rc, (cnt + 1) * sizeof *held_rc);
+	ts_free(done, (cnt + 1) * sizeof *done);
 	if (stop == TS_EIO)
 		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "writing the sweep output failed");
 	if (stop == TS_ENOMEM)
