@@ -184,6 +184,25 @@ static int csv_header(const struct csv *c, const char *const *names, int n, int 
 	return 0;
 }
 
+/* The next data line of a file with a header: the header (line 1) fills
+ * col[] (csv_header), blank lines are skipped. 1 for a data line in c, 0 at
+ * the end, or the error of csv_next / csv_header. */
+static int csv_row(struct csv *c, const char *const *names, int n, int *col,
+		   struct ts_error *err)
+{
+	int rc;
+	while ((rc = csv_next(c, err)) > 0) {
+		if (c->lineno == 1) {
+			if ((rc = csv_header(c, names, n, col, err)))
+				return rc;
+			continue;
+		}
+		if (!(c->nf == 1 && !*c->f[0]))
+			return 1;
+	}
+	return rc;
+}
+
 struct rows {
 	struct val_row *r;
 	size_t n, cap;
@@ -293,16 +312,9 @@ static int load_measurements(const char *path, struct rows *v, struct ts_error *
 	if (rc)
 		return rc;
 	int col[M_NCOLS];
-	while ((rc = csv_next(&c, err)) > 0) {
+	while ((rc = csv_row(&c, mcols, M_NCOLS, col, err)) > 0) {
 		int lineno = c.lineno, nf = c.nf;
 		char **f = c.f;
-		if (lineno == 1) {
-			if ((rc = csv_header(&c, mcols, M_NCOLS, col, err)))
-				break;
-			continue;
-		}
-		if (nf == 1 && !*f[0])
-			continue; /* blank line */
 		int64_t gpus = 0, seq = 0, mb = 0, acc = 0, gb = 0;
 		double value = 0.0;
 		bool ok = true;
@@ -697,16 +709,9 @@ static int load_multi_measurements(const char *path, struct rows *v, struct ts_e
 	if (rc)
 		return rc;
 	int col[X_NCOLS];
-	while ((rc = csv_next(&c, err)) > 0) {
+	while ((rc = csv_row(&c, xcols, X_NCOLS, col, err)) > 0) {
 		int lineno = c.lineno, nf = c.nf;
 		char **f = c.f;
-		if (lineno == 1) {
-			if ((rc = csv_header(&c, xcols, X_NCOLS, col, err)))
-				break;
-			continue;
-		}
-		if (nf == 1 && !*f[0])
-			continue; /* blank line */
 		bool ok = true;
 		for (int k = 0; ok && k < X_NCOLS; k++)
 			ok = col[k] < nf;
