@@ -3,7 +3,7 @@
 # directly as root, through sudo when it needs no password, else print the
 # exact command to run. SPDX-License-Identifier: MIT
 set -u
-pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev check clang libclang-rt-14-dev gnuplot-nox"
+pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev check clang libclang-rt-14-dev gnuplot-nox clang-format"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -30,17 +30,20 @@ static void setup(void)
 	ck_assert_int_eq(work_calib_load(tu_root(), &committed, &err), 0);
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 /* A small model on one GPU: kernels are short, the host launching them
  * sets the pace (launch_s dominates). */
 #define LAUNCH_BOUND                                                                               \
-	"model = { base = \"gpt3-1.3b\"; layers = 4; hidden = 512; heads = 8; };\n"               \
-	"cluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = 1;\n"                            \
+	"model = { base = \"gpt3-1.3b\"; layers = 4; hidden = 512; heads = 8; };\n"                \
+	"cluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = 1;\n"                             \
 	"training = { global_batch = 4; micro_batch = 1; seq_len = 512; };\n"
 /* GPT-3 1.3B on one GPU: large GEMMs, only K0 of the candidates matters. */
 #define GEMM_BOUND                                                                                 \
-	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = 1;\n"     \
+	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = 1;\n"      \
 	"training = { global_batch = 4; micro_batch = 4; seq_len = 2048; };\n"
 
 static struct ts_scenario *load(const char *text)
@@ -163,17 +166,20 @@ static void synth(const char *scen, const char *link, double eff, uint32_t gpus,
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 8589934592 step: 2(factor)\n");
 	for (uint32_t r = 0; r < gpus; r++)
-		fprintf(f, "#  Rank %2u Group  0 Pid  4242 on node%u device  %u [0x07] "
-			   "NVIDIA A100-SXM4-80GB\n", r, r / 8, r % 8);
+		fprintf(f,
+			"#  Rank %2u Group  0 Pid  4242 on node%u device  %u [0x07] "
+			"NVIDIA A100-SXM4-80GB\n",
+			r, r / 8, r % 8);
 	fprintf(f, "#       size         count      type   redop    root     time   algbw   "
 		   "busbw #wrong     time   algbw   busbw #wrong\n");
 	for (double b = 1048576.0; b <= 8589934592.0; b *= 2.0) {
 		double bus;
 		ck_assert_int_eq(calib_coll_busbw(s, gpus, b, &bus, &e), 0);
 		double alg = bus / (2.0 * (gpus - 1) / gpus), us = b / alg * 1e6;
-		fprintf(f, "%12.0f %12.0f     float     sum      -1 %8.2f %7.4f %7.4f      0 "
-			   "%8.2f %7.4f %7.4f      0\n", b, b / 4.0, us, alg / 1e9, bus / 1e9, us,
-			alg / 1e9, bus / 1e9);
+		fprintf(f,
+			"%12.0f %12.0f     float     sum      -1 %8.2f %7.4f %7.4f      0 "
+			"%8.2f %7.4f %7.4f      0\n",
+			b, b / 4.0, us, alg / 1e9, bus / 1e9, us, alg / 1e9, bus / 1e9);
 	}
 	fprintf(f, "# Avg bus bandwidth    : 0\n");
 	ck_assert_int_eq(fclose(f), 0);

@@ -62,24 +62,23 @@ static void put_file(const char *root, const char *name, const char *text)
 }
 
 /* One valid GPU entry; `extra` lines are inserted before the closing brace. */
-static void gpu_entry(char *buf, size_t n, const char *name, const char *hbm_bw,
-		      const char *extra)
+static void gpu_entry(char *buf, size_t n, const char *name, const char *hbm_bw, const char *extra)
 {
 	snprintf(buf, n,
-		 "gpus = (\n"                                                    /* 1 */
-		 "\t{\n"                                                         /* 2 */
-		 "\t\tname = \"%s\";\n"                                          /* 3 */
-		 "\t\tpeak = { bf16 = \"312 TFLOP/s\"; };\n"                     /* 4 */
-		 "\t\tmamf_eff = { bf16 = 0.85; };\n"                            /* 5 */
-		 "\t\tmemory = \"80 GiB\";\n"                                    /* 6 */
-		 "\t\thbm_bw = \"%s\";\n"                                        /* 7 */
-		 "\t\thbm_eff = 0.9;\n"                                          /* 8 */
-		 "\t\tsms = 108;\n"                                              /* 9 */
-		 "\t\ttdp = \"400 W\";\n"                                        /* 10 */
-		 "\t\tsource = \"test\";\n"                                      /* 11 */
+		 "gpus = (\n"				     /* 1 */
+		 "\t{\n"				     /* 2 */
+		 "\t\tname = \"%s\";\n"			     /* 3 */
+		 "\t\tpeak = { bf16 = \"312 TFLOP/s\"; };\n" /* 4 */
+		 "\t\tmamf_eff = { bf16 = 0.85; };\n"	     /* 5 */
+		 "\t\tmemory = \"80 GiB\";\n"		     /* 6 */
+		 "\t\thbm_bw = \"%s\";\n"		     /* 7 */
+		 "\t\thbm_eff = 0.9;\n"			     /* 8 */
+		 "\t\tsms = 108;\n"			     /* 9 */
+		 "\t\ttdp = \"400 W\";\n"		     /* 10 */
+		 "\t\tsource = \"test\";\n"		     /* 11 */
 		 "\t\tsources = { peak = \"a\"; mamf_eff = \"b\"; memory = \"c\"; "
 		 "hbm_bw = \"d\"; hbm_eff = \"e\"; sms = \"f\"; tdp = \"g\"; };\n" /* 12 */
-		 "%s"                                                            /* 13 */
+		 "%s"								   /* 13 */
 		 "\t}\n"
 		 ");\n",
 		 name, hbm_bw, extra);
@@ -104,10 +103,10 @@ START_TEST(bundled_entries_present)
 {
 	struct hw_catalog *cat = load_bundled();
 	const char *gpus[] = {"V100-SXM2-32GB", "A100-SXM4-40GB", "A100-SXM4-80GB",
-			      "H100-SXM5-80GB", "H200-SXM",       "RTX-4090"};
+			      "H100-SXM5-80GB", "H200-SXM",	  "RTX-4090"};
 	const char *links[] = {"pcie3-x16", "pcie4-x16", "pcie5-x16", "nvlink2",
-			       "nvlink3",   "nvlink4",   "ib-edr",    "ib-hdr",
-			       "ib-ndr",    "eth-10g",   "eth-25g",   "eth-100g"};
+			       "nvlink3",   "nvlink4",	 "ib-edr",    "ib-hdr",
+			       "ib-ndr",    "eth-10g",	 "eth-25g",   "eth-100g"};
 	for (size_t i = 0; i < sizeof gpus / sizeof *gpus; i++)
 		ck_assert_msg(hw_catalog_find_gpu(cat, gpus[i]) >= 0, "no GPU %s", gpus[i]);
 	for (size_t i = 0; i < sizeof links / sizeof *links; i++)
@@ -119,8 +118,8 @@ END_TEST
 
 START_TEST(every_entry_sourced_and_positive)
 {
-	static const char *const gkeys[] = {"peak", "mamf_eff", "memory", "hbm_bw",
-					    "hbm_eff", "sms", "tdp"};
+	static const char *const gkeys[] = {"peak",    "mamf_eff", "memory", "hbm_bw",
+					    "hbm_eff", "sms",	   "tdp"};
 	static const char *const lkeys[] = {"bandwidth", "latency", "efficiency"};
 	struct hw_catalog *cat = load_bundled();
 	ck_assert_uint_ge(hw_catalog_ngpus(cat), 6);
@@ -131,8 +130,8 @@ START_TEST(every_entry_sourced_and_positive)
 			const char *s = hw_catalog_gpu_source(cat, i, gkeys[k]);
 			ck_assert_msg(s && *s, "%s.%s has no source", g->name, gkeys[k]);
 		}
-		ck_assert_msg(g->peak_flops[TS_BF16] > 0.0 || g->peak_flops[TS_FP16] > 0.0,
-			      "%s", g->name);
+		ck_assert_msg(g->peak_flops[TS_BF16] > 0.0 || g->peak_flops[TS_FP16] > 0.0, "%s",
+			      g->name);
 		for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
 			ck_assert(g->peak_flops[d] >= 0.0);
 			if (g->peak_flops[d] > 0.0)
@@ -168,30 +167,37 @@ END_TEST
 START_TEST(pinned_figures)
 {
 	struct hw_catalog *cat = load_bundled();
-	const struct hw_gpu_type *a80 = hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "A100-SXM4-80GB"));
+	const struct hw_gpu_type *a80 =
+	    hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "A100-SXM4-80GB"));
 	ck_assert(a80->mem_bytes == 85198045184.0);
 	ck_assert(a80->peak_flops[TS_BF16] == 312e12);
 	ck_assert(a80->peak_flops[TS_FP8] == 0.0);
 	ck_assert(tu_relerr(a80->mamf_eff[TS_BF16], 267.9 / 312.0) < 1e-3);
 	ck_assert(a80->hbm_Bps == 2039e9);
 	ck_assert_uint_eq(a80->sms, 108);
-	const struct hw_gpu_type *h100 = hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "H100-SXM5-80GB"));
+	const struct hw_gpu_type *h100 =
+	    hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "H100-SXM5-80GB"));
 	ck_assert(tu_relerr(h100->mamf_eff[TS_BF16], 792.1 / 989.0) < 1e-3);
 	ck_assert_uint_eq(h100->sms, 132);
 	ck_assert(h100->tdp_w == 700.0);
-	const struct hw_gpu_type *v100 = hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "V100-SXM2-32GB"));
+	const struct hw_gpu_type *v100 =
+	    hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "V100-SXM2-32GB"));
 	ck_assert(v100->peak_flops[TS_BF16] == 0.0); /* Volta has no bf16 */
 	ck_assert_uint_eq(v100->sms, 80);
-	const struct hw_gpu_type *g4090 = hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "RTX-4090"));
+	const struct hw_gpu_type *g4090 =
+	    hw_catalog_gpu(cat, (size_t)hw_catalog_find_gpu(cat, "RTX-4090"));
 	ck_assert(tu_relerr(g4090->peak_flops[TS_BF16], 165.2e12) < 1e-12); /* FP32 accumulate */
 	ck_assert_uint_eq(g4090->sms, 128);
-	const struct hw_link_type *nv3 = hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, "nvlink3"));
+	const struct hw_link_type *nv3 =
+	    hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, "nvlink3"));
 	ck_assert(nv3->bw_Bps == 300e9);
 	ck_assert(tu_relerr(nv3->efficiency, 216.0 / 300.0) < 1e-12);
 	/* field report 9: one EDR NIC tops out near 12.2 GB/s */
-	const struct hw_link_type *edr = hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, "ib-edr"));
+	const struct hw_link_type *edr =
+	    hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, "ib-edr"));
 	ck_assert(tu_relerr(edr->bw_Bps * edr->efficiency, 12.2e9) < 0.01);
-	const struct hw_link_type *e25 = hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, "eth-25g"));
+	const struct hw_link_type *e25 =
+	    hw_catalog_link(cat, (size_t)hw_catalog_find_link(cat, "eth-25g"));
 	ck_assert(e25->bw_Bps == 25e9 / 8);
 	hw_catalog_destroy(cat);
 }
@@ -220,10 +226,11 @@ START_TEST(find_and_suggest)
 	ck_assert_int_eq(hw_catalog_find_gpu(cat, "A100"), -1);
 	ck_assert_int_eq(hw_catalog_find_link(cat, "nvlink6"), -1);
 	char buf[256];
-	ck_assert_ptr_nonnull(strstr(hw_catalog_suggest(cat, "gpu", "A100-SXM4-80G", buf, sizeof buf),
-				     "\"A100-SXM4-80GB\""));
-	ck_assert_ptr_nonnull(strstr(hw_catalog_suggest(cat, "link", "nvlink6", buf, sizeof buf),
-				     "nvlink"));
+	ck_assert_ptr_nonnull(
+	    strstr(hw_catalog_suggest(cat, "gpu", "A100-SXM4-80G", buf, sizeof buf),
+		   "\"A100-SXM4-80GB\""));
+	ck_assert_ptr_nonnull(
+	    strstr(hw_catalog_suggest(cat, "link", "nvlink6", buf, sizeof buf), "nvlink"));
 	hw_catalog_destroy(cat);
 }
 END_TEST

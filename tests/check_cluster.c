@@ -51,8 +51,8 @@ static size_t route(const struct hw_cluster *c, uint32_t s, uint32_t d, uint32_t
 }
 
 /* The route is a connected walk from s to d. */
-static void check_walk(const struct hw_cluster *c, uint32_t s, uint32_t d,
-		       const uint32_t *links, size_t n)
+static void check_walk(const struct hw_cluster *c, uint32_t s, uint32_t d, const uint32_t *links,
+		       size_t n)
 {
 	uint32_t at = s;
 	for (size_t k = 0; k < n; k++) {
@@ -89,17 +89,17 @@ START_TEST(bundled_counts)
 		const char *name, *gpu;
 		uint32_t nodes, gpus, nics, devs, links, classes; /* nics per node */
 	} want[] = {
-		/* 8 GPU + NVSwitch + 4 PCIe + 2 CPU + 8 NIC = 23 per node, + the switch;
-		 * links: 16 NVLink + 16 GPU-PCIe + 16 NIC-PCIe + 8 PCIe-CPU + 2 CPU-CPU
-		 * = 58 per node, + 8 NICs x 2 fabric links */
-		{"dgx-a100-40gb", "A100-SXM4-40GB", 1, 8, 8, 24, 74, 74},
-		{"dgx-a100-80gb", "A100-SXM4-80GB", 1, 8, 8, 24, 74, 74},
-		{"dgx-h100", "H100-SXM5-80GB", 1, 8, 8, 24, 74, 74},
-		/* 4 GPU + CPU + NIC + switch; 8 GPU-CPU + 2 NIC-CPU + 2 fabric */
-		{"rtx4090-x4", "RTX-4090", 1, 4, 1, 7, 12, 12},
-		/* 2 nodes of 16 devices + switch; 44 links per node + 2 x 2 fabric;
-		 * classes: 44 + 2 */
-		{"ethernet-10g", "A100-SXM4-80GB", 2, 16, 1, 33, 92, 46},
+	    /* 8 GPU + NVSwitch + 4 PCIe + 2 CPU + 8 NIC = 23 per node, + the switch;
+	     * links: 16 NVLink + 16 GPU-PCIe + 16 NIC-PCIe + 8 PCIe-CPU + 2 CPU-CPU
+	     * = 58 per node, + 8 NICs x 2 fabric links */
+	    {"dgx-a100-40gb", "A100-SXM4-40GB", 1, 8, 8, 24, 74, 74},
+	    {"dgx-a100-80gb", "A100-SXM4-80GB", 1, 8, 8, 24, 74, 74},
+	    {"dgx-h100", "H100-SXM5-80GB", 1, 8, 8, 24, 74, 74},
+	    /* 4 GPU + CPU + NIC + switch; 8 GPU-CPU + 2 NIC-CPU + 2 fabric */
+	    {"rtx4090-x4", "RTX-4090", 1, 4, 1, 7, 12, 12},
+	    /* 2 nodes of 16 devices + switch; 44 links per node + 2 x 2 fabric;
+	     * classes: 44 + 2 */
+	    {"ethernet-10g", "A100-SXM4-80GB", 2, 16, 1, 33, 92, 46},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
 		struct hw_cluster *c = load(want[i].name, NULL);
@@ -165,16 +165,15 @@ END_TEST
 
 /* p2p = false on a node with PCIe switches: GPUs that share a switch still
  * bounce through the CPU, not across the switch. */
-static struct hw_cluster *from_text(const char *text, const struct hw_cluster_opts *o,
-				    int want_rc, struct ts_error *e)
+static struct hw_cluster *from_text(const char *text, const struct hw_cluster_opts *o, int want_rc,
+				    struct ts_error *e)
 {
 	config_t cfg;
 	config_init(&cfg);
-	ck_assert_msg(config_read_string(&cfg, text) == CONFIG_TRUE, "%s",
-		      config_error_text(&cfg));
+	ck_assert_msg(config_read_string(&cfg, text) == CONFIG_TRUE, "%s", config_error_text(&cfg));
 	struct hw_cluster *c = NULL;
-	int rc = hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "scenario.cfg", o,
-					 &c, e);
+	int rc =
+	    hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "scenario.cfg", o, &c, e);
 	char buf[1500];
 	ck_assert_msg(rc == want_rc, "rc %d, want %d: %s", rc, want_rc,
 		      ts_error_format(e, buf, sizeof buf));
@@ -252,7 +251,8 @@ START_TEST(nic_affinity_and_nics_per_node)
 {
 	struct hw_cluster *c = load("dgx-a100-80gb", NULL);
 	for (uint32_t g = 0; g < 8; g++)
-		ck_assert_uint_eq(hw_cluster_gpu_nic(c, g), g); /* GPU i shares a switch with NIC i */
+		ck_assert_uint_eq(hw_cluster_gpu_nic(c, g),
+				  g); /* GPU i shares a switch with NIC i */
 	hw_cluster_destroy(c);
 
 	struct hw_cluster_opts o = {.nodes = 2, .nics_per_node = 4};
@@ -413,23 +413,23 @@ static void assert_error(const struct ts_error *e, int code, const char *file, i
 
 /* A small valid cluster; each bad-input test changes one line of it. */
 static const char *const good[] = {
-	"cluster = {\n",                                                     /* 1 */
-	"  name = \"tiny\";\n",                                              /* 2 */
-	"  nodes = 2;\n",                                                    /* 3 */
-	"  node = {\n",                                                      /* 4 */
-	"    devices = (\n",                                                 /* 5 */
-	"      { name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = 2; },\n", /* 6 */
-	"      { name = \"sw\"; kind = \"pcie_switch\"; },\n",               /* 7 */
-	"      { name = \"nic\"; kind = \"nic\"; type = \"ib-hdr\"; }\n",    /* 8 */
-	"    );\n",                                                          /* 9 */
-	"    links = (\n",                                                   /* 10 */
-	"      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; },\n",       /* 11 */
-	"      { a = \"nic\"; b = \"sw\"; type = \"pcie4-x16\"; }\n",        /* 12 */
-	"    );\n",                                                          /* 13 */
-	"  };\n",                                                            /* 14 */
-	"  fabric = { topology = \"switch\"; };\n",                          /* 15 */
-	"};\n",                                                              /* 16 */
-	NULL};
+    "cluster = {\n",									  /* 1 */
+    "  name = \"tiny\";\n",								  /* 2 */
+    "  nodes = 2;\n",									  /* 3 */
+    "  node = {\n",									  /* 4 */
+    "    devices = (\n",								  /* 5 */
+    "      { name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = 2; },\n", /* 6 */
+    "      { name = \"sw\"; kind = \"pcie_switch\"; },\n",				  /* 7 */
+    "      { name = \"nic\"; kind = \"nic\"; type = \"ib-hdr\"; }\n",			  /* 8 */
+    "    );\n",										  /* 9 */
+    "    links = (\n",									  /* 10 */
+    "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; },\n",			  /* 11 */
+    "      { a = \"nic\"; b = \"sw\"; type = \"pcie4-x16\"; }\n",			  /* 12 */
+    "    );\n",										  /* 13 */
+    "  };\n",										  /* 14 */
+    "  fabric = { topology = \"switch\"; };\n",						  /* 15 */
+    "};\n",										  /* 16 */
+    NULL};
 
 /* The tiny cluster with line `lineno` replaced by `repl`; loads it, expects
  * `code`, and returns the error. */
@@ -494,9 +494,10 @@ END_TEST
 
 START_TEST(bad_wrong_type)
 {
-	struct ts_error e = load_bad(
-		6, "      { name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = \"2\"; },\n",
-		TS_ETYPE);
+	struct ts_error e = load_bad(6,
+				     "      { name = \"gpu\"; kind = \"gpu\"; type = "
+				     "\"A100-SXM4-80GB\"; count = \"2\"; },\n",
+				     TS_ETYPE);
 	assert_error(&e, TS_ETYPE, "bad.cfg", 6, "cluster.node.devices[0].count");
 	ck_assert_ptr_nonnull(strstr(e.msg, "found a string"));
 }
@@ -505,8 +506,8 @@ END_TEST
 START_TEST(bad_unknown_gpu_type)
 {
 	struct ts_error e = load_bad(
-		6, "      { name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80G\"; count = 2; },\n",
-		TS_EUNKNOWN_NAME);
+	    6, "      { name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80G\"; count = 2; },\n",
+	    TS_EUNKNOWN_NAME);
 	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 6, "cluster.node.devices[0].type");
 	ck_assert_ptr_nonnull(strstr(e.msg, "\"A100-SXM4-80GB\""));
 }
@@ -515,8 +516,9 @@ END_TEST
 START_TEST(bad_unknown_unit)
 {
 	struct ts_error e = load_bad(
-		11, "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; bandwidth = \"32 Gbits\"; },\n",
-		TS_EUNIT);
+	    11,
+	    "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; bandwidth = \"32 Gbits\"; },\n",
+	    TS_EUNIT);
 	assert_error(&e, TS_EUNIT, "bad.cfg", 11, "cluster.node.links[0].bandwidth");
 	ck_assert_ptr_nonnull(strstr(e.msg, "Gbits"));
 }
@@ -525,20 +527,22 @@ END_TEST
 START_TEST(bad_zero_or_negative_bandwidth)
 {
 	struct ts_error e = load_bad(
-		11, "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; bandwidth = \"0 GB/s\"; },\n",
-		TS_ERANGE);
+	    11,
+	    "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; bandwidth = \"0 GB/s\"; },\n",
+	    TS_ERANGE);
 	assert_error(&e, TS_ERANGE, "bad.cfg", 11, "cluster.node.links[0].bandwidth");
 	e = load_bad(
-		11, "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; bandwidth = \"-5 GB/s\"; },\n",
-		TS_ERANGE);
+	    11,
+	    "      { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; bandwidth = \"-5 GB/s\"; },\n",
+	    TS_ERANGE);
 	assert_error(&e, TS_ERANGE, "bad.cfg", 11, "cluster.node.links[0].bandwidth");
 }
 END_TEST
 
 START_TEST(bad_link_to_unknown_group)
 {
-	struct ts_error e = load_bad(12, "      { a = \"nics\"; b = \"sw\"; type = \"pcie4-x16\"; }\n",
-				     TS_EUNKNOWN_NAME);
+	struct ts_error e = load_bad(
+	    12, "      { a = \"nics\"; b = \"sw\"; type = \"pcie4-x16\"; }\n", TS_EUNKNOWN_NAME);
 	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 12, "cluster.node.links[1].a");
 	ck_assert_ptr_nonnull(strstr(e.msg, "\"nic\""));
 }
@@ -606,21 +610,25 @@ START_TEST(bad_fabric_keys)
 		     "oversubscription = 0.5; };\n",
 		     TS_ERANGE);
 	assert_error(&e, TS_ERANGE, "bad.cfg", 15, "cluster.fabric.oversubscription");
-	e = load_bad(15,
-		     "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; routing = \"hash\"; "
-		     "};\n",
-		     TS_EUNKNOWN_NAME);
+	e = load_bad(
+	    15,
+	    "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; routing = \"hash\"; "
+	    "};\n",
+	    TS_EUNKNOWN_NAME);
 	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 15, "cluster.fabric.routing");
 	/* 3 nodes of one port per leaf and 3 uplinks do not fit 3 ports */
-	e = load_bad(15, "  fabric = { topology = \"fat-tree\"; radix = 3; nodes_per_leaf = 3; };\n",
+	e = load_bad(15,
+		     "  fabric = { topology = \"fat-tree\"; radix = 3; nodes_per_leaf = 3; };\n",
 		     TS_ERANGE);
 	assert_error(&e, TS_ERANGE, "bad.cfg", 15, "cluster.fabric.radix");
 	/* 2 nodes, one per leaf (1 down, 1 up): 2 leaves fit a radix of 2 */
 	load_bad(15, "  fabric = { topology = \"fat-tree\"; radix = 2; };\n", 0);
-	e = load_bad(15, "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; link = \"ib-hdx\"; };\n",
-		     TS_EUNKNOWN_NAME);
+	e = load_bad(
+	    15, "  fabric = { topology = \"fat-tree\"; nodes_per_leaf = 1; link = \"ib-hdx\"; };\n",
+	    TS_EUNKNOWN_NAME);
 	assert_error(&e, TS_EUNKNOWN_NAME, "bad.cfg", 15, "cluster.fabric.link");
-	e = load_bad(15, "  fabric = { topology = \"torus2d\"; dims = [2, 2, 2]; };\n", TS_EINVALID);
+	e = load_bad(15, "  fabric = { topology = \"torus2d\"; dims = [2, 2, 2]; };\n",
+		     TS_EINVALID);
 	assert_error(&e, TS_EINVALID, "bad.cfg", 15, "cluster.fabric.dims");
 	e = load_bad(15, "  fabric = { topology = \"torus2d\"; dims = \"2x1\"; };\n", TS_ETYPE);
 	assert_error(&e, TS_ETYPE, "bad.cfg", 15, "cluster.fabric.dims");

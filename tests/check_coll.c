@@ -30,7 +30,10 @@ static void setup(void)
 	}
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 struct world {
 	struct hw_cluster *c;
@@ -75,8 +78,8 @@ static void on_done(void *ctx, uint64_t arg)
 }
 
 /* Start op over the first n GPUs; returns the plan. */
-static struct coll_plan start(struct world *w, enum coll_op op, uint32_t n, double bytes,
-			      int proto, uint64_t slot, const uint32_t *ranks)
+static struct coll_plan start(struct world *w, enum coll_op op, uint32_t n, double bytes, int proto,
+			      uint64_t slot, const uint32_t *ranks)
 {
 	uint32_t local[1024];
 	if (!ranks) {
@@ -86,9 +89,15 @@ static struct coll_plan start(struct world *w, enum coll_op op, uint32_t n, doub
 	}
 	uint32_t gpn = hw_cluster_gpus_per_node(w->c);
 	uint32_t nodes = (n + gpn - 1) / gpn;
-	struct coll_spec s = {.op = op, .ranks = ranks, .nranks = n, .bytes = bytes,
+	struct coll_spec s = {.op = op,
+			      .ranks = ranks,
+			      .nranks = n,
+			      .bytes = bytes,
 			      .mult = net_mode(w->net) == NET_CLASS ? nodes : 1,
-			      .proto = proto, .done = on_done, .ctx = w, .arg = slot};
+			      .proto = proto,
+			      .done = on_done,
+			      .ctx = w,
+			      .arg = slot};
 	struct coll_plan p;
 	struct ts_error err;
 	ck_assert_int_eq(coll_start(w->cc, &s, &p, &err), 0);
@@ -134,7 +143,8 @@ START_TEST(ring_allreduce_closed_form)
 	uint32_t route[8];
 	size_t len;
 	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 1),
-					  UINT32_MAX, route, 8, &len), 0);
+					  UINT32_MAX, route, 8, &len),
+			 0);
 	double B = HUGE_VAL;
 	for (size_t k = 0; k < len; k++)
 		B = fmin(B, hw_cluster_link(w.c, route[k])->bw_Bps);
@@ -143,8 +153,7 @@ START_TEST(ring_allreduce_closed_form)
 		struct coll_plan p;
 		double t = time_one("dgx-a100-80gb", 1, 0, NET_FULL, COLL_ALL_REDUCE, n, S,
 				    COLL_PROTO_SIMPLE, &p);
-		double want = ts_time_to_s(ts_time_from_s(p.latency_s)) +
-			      2.0 * (n - 1) / n * S / B;
+		double want = ts_time_to_s(ts_time_from_s(p.latency_s)) + 2.0 * (n - 1) / n * S / B;
 		/* the completion time is rounded up to the next ns twice at most */
 		ck_assert_msg(fabs(t - want) <= 2e-9, "n=%u: %.12f vs %.12f", n, t, want);
 		ck_assert_double_eq_tol(p.bus_Bps, B, B * 1e-12);
@@ -166,7 +175,8 @@ static double oracle(const char *cluster, enum coll_op op, uint32_t n, double S)
 			size_t len;
 			ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, i),
 							  hw_cluster_gpu(w.c, (i + 1) % n),
-							  UINT32_MAX, route, 64, &len), 0);
+							  UINT32_MAX, route, 64, &len),
+					 0);
 			struct fluid_use u[64];
 			for (size_t k = 0; k < len; k++) {
 				u[k].res = net_link_res(w.net, route[k]);
@@ -174,9 +184,14 @@ static double oracle(const char *cluster, enum coll_op op, uint32_t n, double S)
 			}
 			/* merge repeated links (a route through host memory may
 			 * cross a link once each way, never twice the same way) */
-			struct fluid_spec fs = {.work = S / n, .mult = 1, .weight = 1.0,
-						.uses = u, .nuses = (uint32_t)len,
-						.done = on_done, .ctx = &w, .arg = 0};
+			struct fluid_spec fs = {.work = S / n,
+						.mult = 1,
+						.weight = 1.0,
+						.uses = u,
+						.nuses = (uint32_t)len,
+						.done = on_done,
+						.ctx = &w,
+						.arg = 0};
 			uint32_t id;
 			ck_assert_int_eq(fluid_start(w.f, &fs, &id), 0);
 		}
@@ -225,10 +240,12 @@ START_TEST(class_equals_full)
 		for (int si = 0; si < 4; si++)
 			for (int op = 0; op < COLL_BROADCAST; op++) {
 				uint32_t n = nodes[ni] * 8;
-				double a = time_one("dgx-a100-80gb", nodes[ni], 0, NET_FULL,
-						    (enum coll_op)op, n, sizes[si], COLL_PROTO_AUTO, NULL);
-				double b = time_one("dgx-a100-80gb", nodes[ni], 0, NET_CLASS,
-						    (enum coll_op)op, n, sizes[si], COLL_PROTO_AUTO, NULL);
+				double a =
+				    time_one("dgx-a100-80gb", nodes[ni], 0, NET_FULL,
+					     (enum coll_op)op, n, sizes[si], COLL_PROTO_AUTO, NULL);
+				double b =
+				    time_one("dgx-a100-80gb", nodes[ni], 0, NET_CLASS,
+					     (enum coll_op)op, n, sizes[si], COLL_PROTO_AUTO, NULL);
 				ck_assert_msg(ts_time_from_s(a) == ts_time_from_s(b),
 					      "%u GPUs %s %.0f B: full %.9f class %.9f", n,
 					      coll_op_name((enum coll_op)op), sizes[si], a, b);
@@ -247,7 +264,8 @@ START_TEST(class_equals_full_oversubscribed_tree)
 	ck_assert_int_ge(fd, 0);
 	FILE *fp = fdopen(fd, "w");
 	fputs("cluster = { base = \"fat-tree-a100\"; nodes = 4;\n"
-	      "  fabric = { nodes_per_leaf = 2; oversubscription = 4.0; }; };\n", fp);
+	      "  fabric = { nodes_per_leaf = 2; oversubscription = 4.0; }; };\n",
+	      fp);
 	fclose(fp);
 	ts_time t[2];
 	for (int m = 0; m < 2; m++) {
@@ -269,8 +287,8 @@ START_TEST(contention_doubles)
 {
 	const double S = 1073741824.0;
 	struct coll_plan p;
-	double alone = time_one("dgx-a100-80gb", 1, 0, NET_FULL, COLL_ALL_REDUCE, 8, S,
-				COLL_PROTO_SIMPLE, &p);
+	double alone =
+	    time_one("dgx-a100-80gb", 1, 0, NET_FULL, COLL_ALL_REDUCE, 8, S, COLL_PROTO_SIMPLE, &p);
 	struct world w;
 	world_init(&w, "dgx-a100-80gb", 1, 0, NET_FULL);
 	start(&w, COLL_ALL_REDUCE, 8, S, COLL_PROTO_SIMPLE, 0, NULL);
@@ -305,7 +323,8 @@ START_TEST(bad_specs)
 	world_init(&w, "dgx-a100-80gb", 1, 0, NET_FULL);
 	struct ts_error err;
 	uint32_t r[3] = {0, 1, 1};
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = r, .nranks = 0, .bytes = 8, .mult = 1};
+	struct coll_spec s = {
+	    .op = COLL_ALL_REDUCE, .ranks = r, .nranks = 0, .bytes = 8, .mult = 1};
 	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EINVALID);
 	s.nranks = 3;
 	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EINVALID);
@@ -330,21 +349,21 @@ END_TEST
  * single-node A100 rows (so they check the fit, not the model); the
  * two- and three-node rows are not used for fitting anything. */
 struct meas {
-	const char *id;       /* row of shared/data/measurements.csv or field report */
+	const char *id; /* row of shared/data/measurements.csv or field report */
 	const char *cluster;
 	uint32_t nodes, nics;
 	double bytes;
-	double busbw_GBps;    /* measured */
+	double busbw_GBps; /* measured */
 	const char *note;
 };
 
 static const struct meas rows[] = {
-	{"NCCL-002 (nccl-tests#175)", "dgx-a100-80gb", 1, 0, 4294967296.0, 232.54,
-	 "8x A100 NVSwitch, 4 GiB, peak busbw; fitted row"},
-	{"NCCL-007 (nccl-tests#149)", "dgx-a100-80gb", 1, 0, 1073741824.0, 200.0,
-	 "8x A100-SXM4-80GB NVSwitch, 1 GiB; fitted row"},
-	{"field report 7 (nccl-tests#175)", "dgx-a100-80gb", 2, 4, 4294967296.0, 86.0,
-	 "2 nodes x 8 A100, 4 x 200 Gb/s HDR per node; validation"},
+    {"NCCL-002 (nccl-tests#175)", "dgx-a100-80gb", 1, 0, 4294967296.0, 232.54,
+     "8x A100 NVSwitch, 4 GiB, peak busbw; fitted row"},
+    {"NCCL-007 (nccl-tests#149)", "dgx-a100-80gb", 1, 0, 1073741824.0, 200.0,
+     "8x A100-SXM4-80GB NVSwitch, 1 GiB; fitted row"},
+    {"field report 7 (nccl-tests#175)", "dgx-a100-80gb", 2, 4, 4294967296.0, 86.0,
+     "2 nodes x 8 A100, 4 x 200 Gb/s HDR per node; validation"},
 };
 
 START_TEST(nccl_tests_rows)
@@ -363,7 +382,6 @@ START_TEST(nccl_tests_rows)
 }
 END_TEST
 
-
 /* Forced algorithm on the first n GPUs, alone; returns the time, s. */
 static double time_algo(const char *cluster, uint32_t nodes, uint32_t nics, enum net_mode mode,
 			enum coll_op op, uint32_t n, double bytes, int algo, int proto,
@@ -375,9 +393,15 @@ static double time_algo(const char *cluster, uint32_t nodes, uint32_t nics, enum
 	for (uint32_t i = 0; i < n; i++)
 		ranks[i] = i;
 	uint32_t gpn = hw_cluster_gpus_per_node(w.c);
-	struct coll_spec s = {.op = op, .ranks = ranks, .nranks = n, .bytes = bytes,
-			      .mult = mode == NET_CLASS ? (n + gpn - 1) / gpn : 1, .algo = algo,
-			      .proto = proto, .done = on_done, .ctx = &w};
+	struct coll_spec s = {.op = op,
+			      .ranks = ranks,
+			      .nranks = n,
+			      .bytes = bytes,
+			      .mult = mode == NET_CLASS ? (n + gpn - 1) / gpn : 1,
+			      .algo = algo,
+			      .proto = proto,
+			      .done = on_done,
+			      .ctx = &w};
 	struct ts_error err;
 	struct coll_plan p;
 	int rc = coll_start(w.cc, &s, &p, &err);
@@ -409,12 +433,12 @@ START_TEST(class_equals_full_other_algos)
 				    {COLL_SEND_RECV, COLL_ALGO_AUTO},
 				    {COLL_REDUCE, COLL_ALGO_RING}};
 			for (int r = 0; r < 4; r++) {
-				double a = time_algo("dgx-a100-80gb", nodes[ni], 0, NET_FULL,
-						     runs[r].op, n, sizes[si], runs[r].algo,
-						     COLL_PROTO_AUTO, NULL);
-				double b = time_algo("dgx-a100-80gb", nodes[ni], 0, NET_CLASS,
-						     runs[r].op, n, sizes[si], runs[r].algo,
-						     COLL_PROTO_AUTO, NULL);
+				double a =
+				    time_algo("dgx-a100-80gb", nodes[ni], 0, NET_FULL, runs[r].op,
+					      n, sizes[si], runs[r].algo, COLL_PROTO_AUTO, NULL);
+				double b =
+				    time_algo("dgx-a100-80gb", nodes[ni], 0, NET_CLASS, runs[r].op,
+					      n, sizes[si], runs[r].algo, COLL_PROTO_AUTO, NULL);
 				ck_assert_msg(ts_time_from_s(a) == ts_time_from_s(b),
 					      "%u GPUs %s %.0f B: full %.9f class %.9f", n,
 					      coll_op_name(runs[r].op), sizes[si], a, b);
@@ -438,10 +462,12 @@ START_TEST(tree_two_nodes_closed_form)
 	uint32_t route[64];
 	size_t len;
 	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 1),
-					  UINT32_MAX, route, 64, &len), 0);
+					  UINT32_MAX, route, 64, &len),
+			 0);
 	double nvl = hw_cluster_link(w.c, route[0])->bw_Bps;
-	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 8),
-					  0, route, 64, &len), 0);
+	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 8), 0,
+					  route, 64, &len),
+			 0);
 	double nic = HUGE_VAL;
 	for (size_t k = 0; k < len; k++)
 		nic = fmin(nic, hw_cluster_link(w.c, route[k])->bw_Bps);
@@ -469,7 +495,8 @@ START_TEST(nvls_closed_form)
 	uint32_t route[8];
 	size_t len;
 	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 1),
-					  UINT32_MAX, route, 8, &len), 0);
+					  UINT32_MAX, route, 8, &len),
+			 0);
 	double B = hw_cluster_link(w.c, route[0])->bw_Bps;
 	world_fini(&w);
 	if (!nvls) {
@@ -480,8 +507,8 @@ START_TEST(nvls_closed_form)
 	const double S = 4294967296.0;
 	for (int m = 0; m < 2; m++) {
 		struct coll_plan p;
-		double t = time_algo("dgx-h100", 1, 0, m ? NET_CLASS : NET_FULL, COLL_ALL_REDUCE,
-				     8, S, COLL_ALGO_NVLS, COLL_PROTO_AUTO, &p);
+		double t = time_algo("dgx-h100", 1, 0, m ? NET_CLASS : NET_FULL, COLL_ALL_REDUCE, 8,
+				     S, COLL_ALGO_NVLS, COLL_PROTO_AUTO, &p);
 		ck_assert_int_eq(p.algo, COLL_ALGO_NVLS);
 		ck_assert_int_eq(p.proto, COLL_PROTO_SIMPLE);
 		double want = ts_time_to_s(ts_time_from_s(p.latency_s)) + S / (0.85 * B);
@@ -561,8 +588,12 @@ START_TEST(forced_algo_errors)
 	for (uint32_t i = 0; i < 16; i++)
 		r[i] = i;
 	struct ts_error err;
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = r, .nranks = 16, .bytes = 8,
-			      .mult = 1, .algo = COLL_ALGO_NVLS};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = r,
+			      .nranks = 16,
+			      .bytes = 8,
+			      .mult = 1,
+			      .algo = COLL_ALGO_NVLS};
 	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), TS_EUNSUPPORTED);
 	ck_assert_ptr_nonnull(strstr(err.msg, "nvls"));
 	s.nranks = 8;
@@ -595,9 +626,16 @@ START_TEST(contention_shared_nics)
 	uint32_t ga[8] = {0, 1, 2, 3, 8, 9, 10, 11}, gb[8] = {4, 5, 6, 7, 12, 13, 14, 15};
 	struct world w;
 	world_init(&w, "dgx-a100-80gb", 2, 1, NET_FULL);
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ga, .nranks = 8, .bytes = S,
-			      .mult = 1, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
-			      .done = on_done, .ctx = &w, .arg = 0};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = ga,
+			      .nranks = 8,
+			      .bytes = S,
+			      .mult = 1,
+			      .algo = COLL_ALGO_RING,
+			      .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done,
+			      .ctx = &w,
+			      .arg = 0};
 	struct ts_error err;
 	ck_assert_int_eq(coll_start(w.cc, &s, NULL, &err), 0);
 	fluid_run(w.f, TS_TIME_MAX);
@@ -626,9 +664,15 @@ static double ring_over(const char *cluster, uint32_t nodes, const uint32_t *ran
 {
 	struct world w;
 	world_init(&w, cluster, nodes, 0, NET_FULL);
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = n, .bytes = bytes,
-			      .mult = 1, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
-			      .done = on_done, .ctx = &w};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = ranks,
+			      .nranks = n,
+			      .bytes = bytes,
+			      .mult = 1,
+			      .algo = COLL_ALGO_RING,
+			      .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done,
+			      .ctx = &w};
 	struct ts_error err;
 	ck_assert_msg(coll_start(w.cc, &s, NULL, &err) == 0, "%s", err.msg);
 	fluid_run(w.f, TS_TIME_MAX);
@@ -663,15 +707,22 @@ START_TEST(pxn_two_sockets)
 	double t4 = ring_over("dgx-h100", 2, grp[0], 4, S);
 	double bus2 = S / t2 * 1.0, bus4 = S / t4 * 1.5;
 	printf("pxn_two_sockets: busbw %.2f GB/s for GPUs 0,4 of two nodes, %.2f GB/s for "
-	       "GPU 0 of two (x%.4f, want 2)\n", bus4 / 1e9, bus2 / 1e9, bus4 / bus2);
+	       "GPU 0 of two (x%.4f, want 2)\n",
+	       bus4 / 1e9, bus2 / 1e9, bus4 / bus2);
 	ck_assert_double_eq_tol(bus4 / bus2, 2.0, 2e-3);
 	struct world w;
 	world_init(&w, "dgx-h100", 2, 0, NET_FULL);
 	struct ts_error err;
 	for (uint32_t i = 0; i < 4; i++) {
-		struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = grp[i], .nranks = 4,
-				      .bytes = S, .mult = 1, .algo = COLL_ALGO_RING,
-				      .proto = COLL_PROTO_SIMPLE, .done = on_done, .ctx = &w,
+		struct coll_spec s = {.op = COLL_ALL_REDUCE,
+				      .ranks = grp[i],
+				      .nranks = 4,
+				      .bytes = S,
+				      .mult = 1,
+				      .algo = COLL_ALGO_RING,
+				      .proto = COLL_PROTO_SIMPLE,
+				      .done = on_done,
+				      .ctx = &w,
 				      .arg = i};
 		ck_assert_msg(coll_start(w.cc, &s, NULL, &err) == 0, "%s", err.msg);
 	}
@@ -704,17 +755,30 @@ START_TEST(contention_nic_share)
 	double lat = ts_time_to_s(ts_time_from_s(p.latency_s));
 	struct world w;
 	world_init(&w, "dgx-a100-80gb", 2, 1, NET_FULL);
-	struct coll_spec s = {.op = COLL_SEND_RECV, .ranks = pair, .nranks = 2, .bytes = 8.0 * S,
-			      .mult = 1, .done = on_done, .ctx = &w, .arg = 1};
+	struct coll_spec s = {.op = COLL_SEND_RECV,
+			      .ranks = pair,
+			      .nranks = 2,
+			      .bytes = 8.0 * S,
+			      .mult = 1,
+			      .done = on_done,
+			      .ctx = &w,
+			      .arg = 1};
 	struct ts_error err;
 	struct coll_plan ps;
 	ck_assert_int_eq(coll_start(w.cc, &s, &ps, &err), 0);
 	/* start the all-reduce once the send/recv's latency is over */
 	fluid_run(w.f, ts_time_from_s(ps.latency_s));
 	ts_time t0 = evq_now(w.q);
-	struct coll_spec a = {.op = COLL_ALL_REDUCE, .ranks = all, .nranks = 16, .bytes = S,
-			      .mult = 1, .algo = COLL_ALGO_RING, .proto = COLL_PROTO_SIMPLE,
-			      .done = on_done, .ctx = &w, .arg = 0};
+	struct coll_spec a = {.op = COLL_ALL_REDUCE,
+			      .ranks = all,
+			      .nranks = 16,
+			      .bytes = S,
+			      .mult = 1,
+			      .algo = COLL_ALGO_RING,
+			      .proto = COLL_PROTO_SIMPLE,
+			      .done = on_done,
+			      .ctx = &w,
+			      .arg = 0};
 	ck_assert_int_eq(coll_start(w.cc, &a, NULL, &err), 0);
 	fluid_run(w.f, TS_TIME_MAX);
 	double shared = ts_time_to_s(w.end[0] - t0);

@@ -18,12 +18,18 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void) { tu_load_hw(&cat, &calib); }
+static void setup(void)
+{
+	tu_load_hw(&cat, &calib);
+}
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 #define BASE                                                                                       \
-	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                       \
+	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                         \
 	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; }; "      \
 	"failures = { gpu_mtbf = \"none\"; };\n"
 
@@ -155,11 +161,10 @@ START_TEST(test_ckpt_local)
 	    40.0 + 100e-6, 1e-9);
 	/* checkpoint.storage wins over data.storage: RAID 0 of 8 NVMe drives,
 	 * 8 x 3.5 GB/s = 28 GB/s, 10 GB in 0.357142857 s + 80 us */
-	ck_assert_double_eq_tol(
-	    ckpt_each(BASE "data = { storage = \"local-sata-ssd\"; };\n" CK
-			   "storage = \"local-nvme-raid8\"; };\n",
-		      20e9),
-	    10.0 / 28.0 + 80e-6, 1e-9);
+	ck_assert_double_eq_tol(ckpt_each(BASE "data = { storage = \"local-sata-ssd\"; };\n" CK
+					       "storage = \"local-nvme-raid8\"; };\n",
+					  20e9),
+				10.0 / 28.0 + 80e-6, 1e-9);
 }
 END_TEST
 
@@ -176,8 +181,7 @@ START_TEST(test_ckpt_shared)
 	    20.0 + 500e-6, 1e-9);
 	/* Ceph on 2 nodes: 20 GB/s -> 10 GB/s / 2 = 5 GB/s each, but the client
 	 * cap 2.5 GB/s -> 1.25 GB/s: 10 GB in 8 s, + 1 ms */
-	ck_assert_double_eq_tol(ckpt_each(BASE CK "storage = \"ceph\"; };\n", 20e9), 8.001,
-				1e-9);
+	ck_assert_double_eq_tol(ckpt_each(BASE CK "storage = \"ceph\"; };\n", 20e9), 8.001, 1e-9);
 	/* Lustre over one 10 GbE NIC per node: 10 Gbit/s x 0.54 = 0.675 GB/s
 	 * limits (client 5 GB/s, aggregate 25 GB/s each): 10 GB / 0.675 GB/s
 	 * = 14.8148 s, + 500 us */
@@ -189,8 +193,8 @@ START_TEST(test_ckpt_shared)
 	    10e9 / 0.675e9 + 500e-6, 1e-9);
 	/* the explicit override: the job's rate, 20 GB at 2 GB/s = 10 s */
 	ck_assert_double_eq_tol(
-	    ckpt_each(BASE CK "storage = \"ceph\"; write_bandwidth = \"2 GB/s\"; };\n", 20e9),
-	    10.0, 1e-9);
+	    ckpt_each(BASE CK "storage = \"ceph\"; write_bandwidth = \"2 GB/s\"; };\n", 20e9), 10.0,
+	    1e-9);
 }
 END_TEST
 
@@ -230,8 +234,9 @@ END_TEST
 START_TEST(test_node_power_given)
 {
 	struct ts_error e;
-	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\npower = { node_max = \"10.2 kW\"; "
-					   "gpu_idle_fraction = 0.0; nic = \"0 W\"; };\n",
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\npower = "
+				     "{ node_max = \"10.2 kW\"; "
+				     "gpu_idle_fraction = 0.0; nic = \"0 W\"; };\n",
 				     &e);
 	struct cost_power p;
 	cost_node_power(s, hw_cluster_gpu_type(s->cluster), &p);
@@ -279,8 +284,8 @@ END_TEST
 START_TEST(test_checkpoint_by_time)
 {
 	struct ts_error e;
-	struct ts_scenario *s =
-	    load(BASE "checkpoint = { interval = \"1 h\"; write_bandwidth = \"8 Gbit/s\"; };\n", &e);
+	struct ts_scenario *s = load(
+	    BASE "checkpoint = { interval = \"1 h\"; write_bandwidth = \"8 Gbit/s\"; };\n", &e);
 	struct ts_result r = sample();
 	struct cost_ckpt c;
 	ck_assert_int_eq(cost_checkpoint(s, 3e9, &c, &e), 0);
@@ -299,9 +304,10 @@ START_TEST(test_owned)
 {
 	struct ts_error e;
 	struct ts_scenario *s = load(
-	    BASE "cost = { usd_per_gpu_hour = 2.0; usd_per_kwh = 0.1; pue = 1.0;\n"
-		 "  owned = { server_usd = 200000.0; network_usd = 25000.0; storage_usd = 50000.0;\n"
-		 "            years = 5.0; upkeep_usd_per_year = 87660.0; }; };\n",
+	    BASE
+	    "cost = { usd_per_gpu_hour = 2.0; usd_per_kwh = 0.1; pue = 1.0;\n"
+	    "  owned = { server_usd = 200000.0; network_usd = 25000.0; storage_usd = 50000.0;\n"
+	    "            years = 5.0; upkeep_usd_per_year = 87660.0; }; };\n",
 	    &e);
 	struct ts_result r = sample();
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
@@ -325,8 +331,8 @@ END_TEST
 START_TEST(test_owned_never)
 {
 	struct ts_error e;
-	struct ts_scenario *s =
-	    load(BASE "cost = { usd_per_gpu_hour = 0.01; owned = { server_usd = 1.0e5; }; };\n", &e);
+	struct ts_scenario *s = load(
+	    BASE "cost = { usd_per_gpu_hour = 0.01; owned = { server_usd = 1.0e5; }; };\n", &e);
 	struct ts_result r = sample();
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
 	/* 16 x 0.01 $/h = 0.16 $/h is below the electricity alone */
@@ -358,19 +364,21 @@ END_TEST
 START_TEST(test_epochs)
 {
 	struct ts_error e;
-	struct ts_scenario *s = load(
-		"model = \"resnet50\"; cluster = \"dgx-a100-80gb\";\n"
-		"training = { framework = \"ddp\"; micro_batch = 256; precision = \"fp16\"; "
-		"optimizer = \"sgd\"; epochs = 90; };\n"
-		"data = { dataset = \"imagenet-1k\"; workers_per_gpu = 8; };\n", &e);
+	struct ts_scenario *s =
+	    load("model = \"resnet50\"; cluster = \"dgx-a100-80gb\";\n"
+		 "training = { framework = \"ddp\"; micro_batch = 256; precision = \"fp16\"; "
+		 "optimizer = \"sgd\"; epochs = 90; };\n"
+		 "data = { dataset = \"imagenet-1k\"; workers_per_gpu = 8; };\n",
+		 &e);
 	struct ts_result r;
 	ck_assert_msg(ts_run(s, &calib, &r, NULL, &e) == 0, "%s", e.msg);
 	ck_assert_double_eq_tol(r.steps, 56302.0, 1e-9);
 	ck_assert_str_eq(r.not_modelled, "");
 	ts_scenario_destroy(s);
-	s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
-		 "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; epochs = 1; };\n",
-		 &e);
+	s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+	    "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; epochs = 1; };\n",
+	    &e);
 	ck_assert_msg(ts_run(s, &calib, &r, NULL, &e) == 0, "%s", e.msg);
 	ck_assert_double_eq_tol(r.steps, 148774.0, 1e-9);
 	ts_scenario_destroy(s);
@@ -383,8 +391,8 @@ END_TEST
  * Daly 2006 to first order). */
 START_TEST(test_young_interval)
 {
-	ck_assert_double_eq_tol(cost_young_interval_s(60.0, 50000.0 * 3600.0 / 16384.0),
-				1148.1983, 1e-3);
+	ck_assert_double_eq_tol(cost_young_interval_s(60.0, 50000.0 * 3600.0 / 16384.0), 1148.1983,
+				1e-3);
 	ck_assert_double_eq_tol(cost_young_interval_s(0.0, 1e6), 0.0, 1e-300);
 	ck_assert_double_eq_tol(cost_young_interval_s(60.0, (double)INFINITY), 0.0, 1e-300);
 }
@@ -399,12 +407,12 @@ END_TEST
 START_TEST(test_failures_auto)
 {
 	struct ts_error e;
-	struct ts_scenario *s =
-	    load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
-		 "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
-		 "failures = { gpu_mtbf = \"1600 h\"; node_mtbf = \"none\"; restart = \"10 min\"; };\n"
-		 "checkpoint = { interval = \"auto\"; write_bandwidth = \"1 GB/s\"; };\n",
-		 &e);
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+	    "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"1600 h\"; node_mtbf = \"none\"; restart = \"10 min\"; };\n"
+	    "checkpoint = { interval = \"auto\"; write_bandwidth = \"1 GB/s\"; };\n",
+	    &e);
 	ck_assert_double_eq_tol(cost_job_mtbf_s(s), 360000.0, 1e-6);
 	struct ts_result r = sample();
 	struct cost_ckpt c;
@@ -426,11 +434,11 @@ END_TEST
 START_TEST(test_failures_nodes)
 {
 	struct ts_error e;
-	struct ts_scenario *s =
-	    load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
-		 "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
-		 "failures = { gpu_mtbf = \"none\"; node_mtbf = \"100 h\"; restart = \"1 min\"; };\n",
-		 &e);
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+	    "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"none\"; node_mtbf = \"100 h\"; restart = \"1 min\"; };\n",
+	    &e);
 	struct ts_result r = sample();
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, 0.0, &r);
 	ck_assert_double_eq_tol(r.checkpoints, 0.0, 1e-300);
@@ -446,22 +454,32 @@ static const struct {
 	int code;
 	const char *need[3];
 } bad[] = {
-    {BASE "checkpoint = { interval = 100; storage = 7; };\n", TS_ETYPE,
+    {BASE "checkpoint = { interval = 100; storage = 7; };\n",
+     TS_ETYPE,
      {"checkpoint.storage", "c.cfg:3", "storage.cfg"}},
-    {BASE "checkpoint = { interval = \"2 parsecs\"; write_bandwidth = \"1 GB/s\"; };\n", TS_EUNIT,
+    {BASE "checkpoint = { interval = \"2 parsecs\"; write_bandwidth = \"1 GB/s\"; };\n",
+     TS_EUNIT,
      {"checkpoint.interval", "c.cfg:3", "parsecs"}},
-    {BASE "checkpoint = { interval = 0; write_bandwidth = \"1 GB/s\"; };\n", TS_ERANGE,
+    {BASE "checkpoint = { interval = 0; write_bandwidth = \"1 GB/s\"; };\n",
+     TS_ERANGE,
      {"checkpoint.interval", "found 0", "expected"}},
     {BASE "cost = { pue = 0.5; };\n", TS_ERANGE, {"cost.pue", "0.5", "expected"}},
-    {BASE "cost = { owned = { years = 3.0; }; };\n", TS_EINVALID,
+    {BASE "cost = { owned = { years = 3.0; }; };\n",
+     TS_EINVALID,
      {"cost.owned.server_usd", "found nothing", "expected"}},
-    {BASE "cost = { owned = { server = 3.0; }; };\n", TS_EUNKNOWN_KEY,
+    {BASE "cost = { owned = { server = 3.0; }; };\n",
+     TS_EUNKNOWN_KEY,
      {"cost.owned.server", "server_usd", NULL}},
     {BASE "power = { node_max = 6500; };\n", TS_ETYPE, {"power.node_max", "6500", "unit"}},
-    {BASE "power = { gpu_idle_fraction = 1.5; };\n", TS_ERANGE,
+    {BASE "power = { gpu_idle_fraction = 1.5; };\n",
+     TS_ERANGE,
      {"power.gpu_idle_fraction", "1.5", "expected"}},
-    {"model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\nfailures = { gpu_mtbf = 5000; };\n", TS_ETYPE, {"failures.gpu_mtbf", "c.cfg:3", "unit"}},
-    {"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\nfailures = { mtbf = \"5 h\"; };\n", TS_EUNKNOWN_KEY, {"failures.mtbf", "gpu_mtbf", NULL}},
+    {"model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\nfailures = { gpu_mtbf = 5000; };\n",
+     TS_ETYPE,
+     {"failures.gpu_mtbf", "c.cfg:3", "unit"}},
+    {"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\nfailures = { mtbf = \"5 h\"; };\n",
+     TS_EUNKNOWN_KEY,
+     {"failures.mtbf", "gpu_mtbf", NULL}},
 };
 
 START_TEST(test_bad_keys)

@@ -31,7 +31,10 @@ static void setup(void)
 	tu_load_hw(&cat, &calib);
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 /* PyTorch DDP's rule on units of 10, 30, 5, 40 and 20 bytes (forward
  * order) with a 25-byte cap and a 10-byte first bucket: reverse order gives
@@ -39,8 +42,11 @@ static void teardown(void) { hw_catalog_destroy(cat); }
  * (35 >= 25), [10] (left over). */
 START_TEST(bucket_order)
 {
-	struct dp_unit u[5] = {{.grad_bytes = 10}, {.grad_bytes = 30}, {.grad_bytes = 5},
-			       {.grad_bytes = 40}, {.grad_bytes = 20}};
+	struct dp_unit u[5] = {{.grad_bytes = 10},
+			       {.grad_bytes = 30},
+			       {.grad_bytes = 5},
+			       {.grad_bytes = 40},
+			       {.grad_bytes = 20}};
 	uint32_t b[5];
 	ck_assert_uint_eq(dp_assign_buckets(u, 5, 25.0, 10.0, b), 4);
 	uint32_t want[5] = {3, 2, 2, 1, 0};
@@ -77,13 +83,25 @@ static void synth_run(struct synth *s, bool overlap, uint32_t accum)
 	ck_assert_int_eq(graph_create(&s->g, s->f, s->cc), 0);
 	static struct dp_unit u[8];
 	for (int i = 0; i < 8; i++)
-		u[i] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-					.wgrad_s = 0.010, .grad_bytes = 67108864.0,
-					.act_bytes = 1e6, .act_cat = GRAPH_MEM_ACTIVATIONS};
+		u[i] = (struct dp_unit){.label = "layer",
+					.fwd_s = 0.010,
+					.dgrad_s = 0.010,
+					.wgrad_s = 0.010,
+					.grad_bytes = 67108864.0,
+					.act_bytes = 1e6,
+					.act_cat = GRAPH_MEM_ACTIVATIONS};
 	static uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct dp_job j = {.units = u, .nunits = 8, .gran = DP_GRAN_LAYER, .accum = accum,
-			   .iterations = 3, .bucket_bytes = 67108864.0, .overlap = overlap,
-			   .optimizer_s = 0.001, .ranks = ranks, .dp = 8, .class_mode = true,
+	struct dp_job j = {.units = u,
+			   .nunits = 8,
+			   .gran = DP_GRAN_LAYER,
+			   .accum = accum,
+			   .iterations = 3,
+			   .bucket_bytes = 67108864.0,
+			   .overlap = overlap,
+			   .optimizer_s = 0.001,
+			   .ranks = ranks,
+			   .dp = 8,
+			   .class_mode = true,
 			   .coll_mult = 1};
 	ck_assert_int_eq(dp_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_uint_eq(s->b.buckets, 8);
@@ -113,8 +131,8 @@ static ts_time one_bucket_ns(void)
 	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
 	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
 	uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct coll_spec cs = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = 8,
-			       .bytes = 67108864.0, .mult = 1};
+	struct coll_spec cs = {
+	    .op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = 8, .bytes = 67108864.0, .mult = 1};
 	ck_assert_int_eq(coll_start(s.cc, &cs, NULL, &err), 0);
 	fluid_run(s.f, TS_TIME_MAX);
 	ts_time t = evq_now(s.q);
@@ -200,15 +218,15 @@ static struct ts_result run_text(const char *text, const char *const *sets, size
 }
 
 static const char *gpt13 =
-	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
-	"training = { framework = \"megatron\"; global_batch = 512; micro_batch = 4;"
-	" seq_len = 2048; precision = \"bf16\"; };\n"
-	"parallel = { bucket = \"40 MiB\"; overlap_grad_reduce = true; };\n";
+    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+    "training = { framework = \"megatron\"; global_batch = 512; micro_batch = 4;"
+    " seq_len = 2048; precision = \"bf16\"; };\n"
+    "parallel = { bucket = \"40 MiB\"; overlap_grad_reduce = true; };\n";
 
 static double sum_parts(const struct ts_result *r)
 {
-	return r->compute_s + r->recompute_s + r->exposed_comm_s + r->bubble_s +
-	       r->data_stall_s + r->optimizer_s + r->other_s;
+	return r->compute_s + r->recompute_s + r->exposed_comm_s + r->bubble_s + r->data_stall_s +
+	       r->optimizer_s + r->other_s;
 }
 
 /* The three granularities agree within 1 %: they differ only in where a
@@ -275,12 +293,12 @@ END_TEST
  * memory peak of the fullest rank agrees exactly too. */
 START_TEST(class_equals_full_tp_pp_dp_64)
 {
-	const char *cases[4][2] = {{"parallel = { tp = 2; }", "training.micro_batch = 2"},
-				   {"parallel = { tp = 2; pp = 4; }", "training.micro_batch = 2"},
-				   {"parallel = { tp = 4; pp = 2; zero = 1; sp = true; }",
-				    "training.micro_batch = 4"},
-				   {"parallel = { tp = 2; pp = 4; sp = true; tp_comm_overlap = true; }",
-				    "training.micro_batch = 2"}};
+	const char *cases[4][2] = {
+	    {"parallel = { tp = 2; }", "training.micro_batch = 2"},
+	    {"parallel = { tp = 2; pp = 4; }", "training.micro_batch = 2"},
+	    {"parallel = { tp = 4; pp = 2; zero = 1; sp = true; }", "training.micro_batch = 4"},
+	    {"parallel = { tp = 2; pp = 4; sp = true; tp_comm_overlap = true; }",
+	     "training.micro_batch = 2"}};
 	for (int c = 0; c < 4; c++) {
 		const char *full[5] = {"nodes = 8", cases[c][0], cases[c][1],
 				       "training.global_batch = 128", "sim.mode = \"full\""};
@@ -310,15 +328,15 @@ END_TEST
 START_TEST(context_and_expert_parallel)
 {
 	static const char *cp =
-		"model = \"llama3-8b\"; cluster = \"dgx-h100\"; nodes = 8;\n"
-		"training = { framework = \"megatron\"; global_batch = 64; micro_batch = 1;"
-		" seq_len = 16384; precision = \"bf16\"; };\n"
-		"parallel = { tp = 2; cp = 4; pp = 2; sp = true; };\n";
+	    "model = \"llama3-8b\"; cluster = \"dgx-h100\"; nodes = 8;\n"
+	    "training = { framework = \"megatron\"; global_batch = 64; micro_batch = 1;"
+	    " seq_len = 16384; precision = \"bf16\"; };\n"
+	    "parallel = { tp = 2; cp = 4; pp = 2; sp = true; };\n";
 	static const char *moe =
-		"model = \"mixtral-8x7b\"; cluster = \"dgx-h100\"; nodes = 8;\n"
-		"training = { framework = \"megatron\"; global_batch = 256; micro_batch = 1;"
-		" seq_len = 4096; precision = \"bf16\"; recompute = \"full\"; };\n"
-		"parallel = { tp = 2; pp = 4; ep = 8; sp = true; zero = 1; };\n";
+	    "model = \"mixtral-8x7b\"; cluster = \"dgx-h100\"; nodes = 8;\n"
+	    "training = { framework = \"megatron\"; global_batch = 256; micro_batch = 1;"
+	    " seq_len = 4096; precision = \"bf16\"; recompute = \"full\"; };\n"
+	    "parallel = { tp = 2; pp = 4; ep = 8; sp = true; zero = 1; };\n";
 	const char *text[2] = {cp, moe};
 	for (int c = 0; c < 2; c++) {
 		const char *full[1] = {"sim.mode = \"full\""};
@@ -364,9 +382,9 @@ END_TEST
 START_TEST(fsdp_defaults_to_zero3)
 {
 	static const char *t =
-		"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
-		"training = { framework = \"fsdp\"; global_batch = 64; micro_batch = 4;"
-		" seq_len = 2048; precision = \"bf16\"; };\n";
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { framework = \"fsdp\"; global_batch = 64; micro_batch = 4;"
+	    " seq_len = 2048; precision = \"bf16\"; };\n";
 	struct ts_scenario *sc;
 	struct ts_error err;
 	const char *z2[1] = {"parallel.zero = 2"};
@@ -384,8 +402,8 @@ END_TEST
 START_TEST(memory_fit)
 {
 	const char *llama =
-		"model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\";\n"
-		"training = { framework = \"ddp\"; micro_batch = 1; seq_len = 4096; };\n";
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { framework = \"ddp\"; micro_batch = 1; seq_len = 4096; };\n";
 	struct ts_result r = run_text(llama, NULL, 0);
 	ck_assert(!r.fits);
 	ck_assert(r.memory_per_gpu_bytes > 6.7e9 * 16.0);

@@ -16,9 +16,15 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void) { tu_load_hw(&cat, &calib); }
+static void setup(void)
+{
+	tu_load_hw(&cat, &calib);
+}
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 /* The schedules here are periodic once the pipeline is full: every task
  * has a fixed duration and every transfer the same share of its links from
@@ -34,33 +40,34 @@ struct xcase {
 };
 
 static const struct xcase cases[] = {
-	{"data parallel, 32 accumulation steps",
-	 "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
-	 "training = { global_batch = 256; micro_batch = 1; seq_len = 2048; };\n"},
-	{"ZeRO-3, a gather per unit and micro-batch",
-	 "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
-	 "training = { global_batch = 256; micro_batch = 1; seq_len = 2048; };\n"
-	 "parallel = { zero = 3; };\n"},
-	{"TP2 PP4 DP2, 1F1B, 32 micro-batches",
-	 "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
-	 "training = { global_batch = 64; micro_batch = 1; seq_len = 2048; };\n"
-	 "parallel = { tp = 2; pp = 4; sp = true; };\n"},
-	{"TP2 PP4 DP2, interleaved x2, distributed optimizer",
-	 "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
-	 "training = { global_batch = 64; micro_batch = 1; seq_len = 2048; };\n"
-	 "parallel = { tp = 2; pp = 4; zero = 1; schedule = \"interleaved\"; interleave = 2; };\n"},
-	{"PP4 GPipe: activations grow with the micro-batches",
-	 "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
-	 "training = { global_batch = 64; micro_batch = 1; seq_len = 2048; };\n"
-	 "parallel = { pp = 4; schedule = \"gpipe\"; };\n"},
-	{"MoE: TP2 PP4 EP4 on H100 with TP overlap",
-	 "model = \"mixtral-8x7b\"; cluster = \"dgx-h100\"; nodes = 8;\n"
-	 "training = { global_batch = 256; micro_batch = 1; seq_len = 4096; };\n"
-	 "parallel = { tp = 2; pp = 4; ep = 4; sp = true; tp_comm_overlap = true; };\n"},
-	{"loader-bound ResNet-50, 2 workers per GPU",
-	 "model = \"resnet50\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
-	 "training = { framework = \"ddp\"; global_batch = 65536; micro_batch = 256; precision = \"fp16\"; optimizer = \"sgd\"; };\n"
-	 "data = { dataset = \"imagenet-1k\"; workers_per_gpu = 2; };\n"},
+    {"data parallel, 32 accumulation steps",
+     "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+     "training = { global_batch = 256; micro_batch = 1; seq_len = 2048; };\n"},
+    {"ZeRO-3, a gather per unit and micro-batch",
+     "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+     "training = { global_batch = 256; micro_batch = 1; seq_len = 2048; };\n"
+     "parallel = { zero = 3; };\n"},
+    {"TP2 PP4 DP2, 1F1B, 32 micro-batches",
+     "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+     "training = { global_batch = 64; micro_batch = 1; seq_len = 2048; };\n"
+     "parallel = { tp = 2; pp = 4; sp = true; };\n"},
+    {"TP2 PP4 DP2, interleaved x2, distributed optimizer",
+     "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+     "training = { global_batch = 64; micro_batch = 1; seq_len = 2048; };\n"
+     "parallel = { tp = 2; pp = 4; zero = 1; schedule = \"interleaved\"; interleave = 2; };\n"},
+    {"PP4 GPipe: activations grow with the micro-batches",
+     "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+     "training = { global_batch = 64; micro_batch = 1; seq_len = 2048; };\n"
+     "parallel = { pp = 4; schedule = \"gpipe\"; };\n"},
+    {"MoE: TP2 PP4 EP4 on H100 with TP overlap",
+     "model = \"mixtral-8x7b\"; cluster = \"dgx-h100\"; nodes = 8;\n"
+     "training = { global_batch = 256; micro_batch = 1; seq_len = 4096; };\n"
+     "parallel = { tp = 2; pp = 4; ep = 4; sp = true; tp_comm_overlap = true; };\n"},
+    {"loader-bound ResNet-50, 2 workers per GPU",
+     "model = \"resnet50\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+     "training = { framework = \"ddp\"; global_batch = 65536; micro_batch = 256; precision = "
+     "\"fp16\"; optimizer = \"sgd\"; };\n"
+     "data = { dataset = \"imagenet-1k\"; workers_per_gpu = 2; };\n"},
 };
 
 static struct ts_scenario *load(const char *text, const char *set)

@@ -49,14 +49,20 @@ static uint32_t act(struct fx *x, int idx, double work, const uint32_t *rs, uint
 		u[i].res = rs[i];
 		u[i].coeff = 1.0;
 	}
-	struct fluid_spec s = {.work = work, .mult = 1, .weight = 1.0, .uses = u,
-			       .nuses = n, .done = on_done, .ctx = x, .arg = (uint64_t)idx};
+	struct fluid_spec s = {.work = work,
+			       .mult = 1,
+			       .weight = 1.0,
+			       .uses = u,
+			       .nuses = n,
+			       .done = on_done,
+			       .ctx = x,
+			       .arg = (uint64_t)idx};
 	uint32_t id;
 	ck_assert_int_eq(fluid_start(x->f, &s, &id), 0);
 	return id;
 }
 
-#define SEC(s) ((ts_time)((s) * 1e9))
+#define SEC(s) ((ts_time)((s)*1e9))
 
 /* Two activities on one 100 B/s link get 50 B/s each; 100 B each take 2 s. */
 START_TEST(two_share_one_link)
@@ -119,8 +125,14 @@ START_TEST(coefficients_weights_bounds)
 	uint32_t l = res(&x, 100.0, 1);
 	/* coeff 2: the link carries 2 B per byte of progress -> 50 B/s */
 	struct fluid_use u = {l, 2.0};
-	struct fluid_spec s = {.work = 100.0, .mult = 1, .weight = 1.0, .uses = &u,
-			       .nuses = 1, .done = on_done, .ctx = &x, .arg = 0};
+	struct fluid_spec s = {.work = 100.0,
+			       .mult = 1,
+			       .weight = 1.0,
+			       .uses = &u,
+			       .nuses = 1,
+			       .done = on_done,
+			       .ctx = &x,
+			       .arg = 0};
 	uint32_t a;
 	ck_assert_int_eq(fluid_start(x.f, &s, &a), 0);
 	fluid_run(x.f, 0);
@@ -201,8 +213,14 @@ START_TEST(classes_equal_full_mode)
 	}
 	uint32_t lc = res(&cls, 37.0, 8);
 	struct fluid_use u = {lc, 1.0};
-	struct fluid_spec s = {.work = 123.0, .mult = 8, .weight = 1.0, .uses = &u,
-			       .nuses = 1, .done = on_done, .ctx = &cls, .arg = 0};
+	struct fluid_spec s = {.work = 123.0,
+			       .mult = 8,
+			       .weight = 1.0,
+			       .uses = &u,
+			       .nuses = 1,
+			       .done = on_done,
+			       .ctx = &cls,
+			       .arg = 0};
 	uint32_t a;
 	ck_assert_int_eq(fluid_start(cls.f, &s, &a), 0);
 	fluid_run(full.f, TS_TIME_MAX);
@@ -234,12 +252,24 @@ START_TEST(latency_and_bound_only)
 	fx_init(&x);
 	uint32_t l = res(&x, 100.0, 1);
 	struct fluid_use u = {l, 1.0};
-	struct fluid_spec s = {.work = 100.0, .mult = 1, .weight = 1.0, .uses = &u,
-			       .nuses = 1, .latency = 1500, .done = on_done, .ctx = &x, .arg = 0};
+	struct fluid_spec s = {.work = 100.0,
+			       .mult = 1,
+			       .weight = 1.0,
+			       .uses = &u,
+			       .nuses = 1,
+			       .latency = 1500,
+			       .done = on_done,
+			       .ctx = &x,
+			       .arg = 0};
 	uint32_t a;
 	ck_assert_int_eq(fluid_start(x.f, &s, &a), 0);
-	struct fluid_spec b = {.work = 3.0, .mult = 1, .weight = 1.0, .bound = 2.0,
-			       .done = on_done, .ctx = &x, .arg = 1};
+	struct fluid_spec b = {.work = 3.0,
+			       .mult = 1,
+			       .weight = 1.0,
+			       .bound = 2.0,
+			       .done = on_done,
+			       .ctx = &x,
+			       .arg = 1};
 	ck_assert_int_eq(fluid_start(x.f, &b, &a), 0);
 	fluid_run(x.f, TS_TIME_MAX);
 	ck_assert_int_eq(x.done_at[0], SEC(1) + 1500);
@@ -264,8 +294,15 @@ START_TEST(time_beyond_range_is_a_limit)
 	fx_init(&x);
 	uint32_t l = res(&x, 1e-300, 1), slow = res(&x, 100.0, 1), a;
 	struct fluid_use u = {l, 1.0}, v = {slow, 1.0};
-	struct fluid_spec s = {.work = 100.0, .mult = 1, .weight = 1.0, .uses = &v,
-			       .nuses = 1, .latency = SEC(1), .done = on_done, .ctx = &x, .arg = 0};
+	struct fluid_spec s = {.work = 100.0,
+			       .mult = 1,
+			       .weight = 1.0,
+			       .uses = &v,
+			       .nuses = 1,
+			       .latency = SEC(1),
+			       .done = on_done,
+			       .ctx = &x,
+			       .arg = 0};
 	ck_assert_int_eq(fluid_start(x.f, &s, &a), 0);
 	s.uses = &u;
 	s.latency = 0;

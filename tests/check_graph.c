@@ -34,14 +34,19 @@ static void gx_fini(struct gx *x)
 
 static uint32_t task(struct gx *x, uint32_t stream, enum graph_kind k, double s, uint32_t res)
 {
-	struct graph_task_spec sp = {.kind = k, .stream = stream, .label = "t", .seconds = s,
-				     .res = res, .mult = 1, .pool = GRAPH_NONE};
+	struct graph_task_spec sp = {.kind = k,
+				     .stream = stream,
+				     .label = "t",
+				     .seconds = s,
+				     .res = res,
+				     .mult = 1,
+				     .pool = GRAPH_NONE};
 	uint32_t id;
 	ck_assert_int_eq(graph_task(x->g, &sp, &id), 0);
 	return id;
 }
 
-#define NS(s) ((ts_time)((s) * 1e9 + 0.5))
+#define NS(s) ((ts_time)((s)*1e9 + 0.5))
 
 /* compute stream: A(1 s) B(2 s) C(1 s); comm stream: X(2.5 s) after A;
  * C also waits for X. C starts at max(3, 3.5) = 3.5, ends 4.5; the 0.5 s
@@ -107,16 +112,26 @@ START_TEST(memory_peak_from_schedule)
 	graph_pool(x.g, "gpu0", &pool);
 	graph_pool_add(x.g, pool, GRAPH_MEM_WEIGHTS, 100.0);
 	for (int i = 0; i < 3; i++) {
-		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE, .stream = cs, .seconds = 1.0,
-					     .res = x.gpu, .mult = 1, .pool = pool,
-					     .alloc_cat = GRAPH_MEM_ACTIVATIONS, .alloc = 10.0};
+		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE,
+					     .stream = cs,
+					     .seconds = 1.0,
+					     .res = x.gpu,
+					     .mult = 1,
+					     .pool = pool,
+					     .alloc_cat = GRAPH_MEM_ACTIVATIONS,
+					     .alloc = 10.0};
 		uint32_t id;
 		ck_assert_int_eq(graph_task(x.g, &sp, &id), 0);
 	}
 	for (int i = 0; i < 3; i++) {
-		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE, .stream = cs, .seconds = 1.0,
-					     .res = x.gpu, .mult = 1, .pool = pool,
-					     .free_cat = GRAPH_MEM_ACTIVATIONS, .free = 10.0};
+		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE,
+					     .stream = cs,
+					     .seconds = 1.0,
+					     .res = x.gpu,
+					     .mult = 1,
+					     .pool = pool,
+					     .free_cat = GRAPH_MEM_ACTIVATIONS,
+					     .free = 10.0};
 		uint32_t id;
 		ck_assert_int_eq(graph_task(x.g, &sp, &id), 0);
 	}

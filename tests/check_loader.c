@@ -27,7 +27,10 @@ static void setup(void)
 	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 static struct ts_result run_text(const char *text, const char *const *sets, size_t nsets)
 {
@@ -80,8 +83,10 @@ START_TEST(workers_double_until_cores_run_out)
 	static const struct {
 		const char *w;
 		double want;
-	} c[] = {{"data.workers_per_gpu=1", 800.0},  {"data.workers_per_gpu=2", 1600.0},
-		 {"data.workers_per_gpu=3", 2400.0}, {"data.workers_per_gpu=4", 2400.0},
+	} c[] = {{"data.workers_per_gpu=1", 800.0},
+		 {"data.workers_per_gpu=2", 1600.0},
+		 {"data.workers_per_gpu=3", 2400.0},
+		 {"data.workers_per_gpu=4", 2400.0},
 		 {"data.workers_per_gpu=8", 2400.0}};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
 		const char *sets[] = {"cluster=rtx4090-x4", c[i].w};
@@ -206,16 +211,15 @@ END_TEST
  * are those of the repository's benchmark launcher (PyTorch/Classification/
  * ConvNets/configs.yml, which launch.py reads for --mode
  * benchmark_training): batch 256 per GPU, except FP32 on the DGX-1 V100 at
- * 112; 16 loader workers per GPU on the DGX A100, 8 on the DGX-1; AMP runs with memory_format nhwc (channels-last), TF32 and FP32 keep
- * PyTorch's default NCHW, so their tensor-core convolutions (TF32) pay
- * cuDNN's layout transposes (work_lnet_ops) and their CUDA-core ones (FP32)
- * do not. SGD, DDP, DALI decoding on the GPU (imagenet-1k-dali); the DGX-1
- * V100 16GB runs on configs/clusters/dgx1-v100.cfg (V100 32 GB catalog
- * entry). No constant is fitted to these rows. Tolerance 15 % on images/s,
- * and none of the rows is loader-bound. A row outside 15 % is a known gap:
- * pinned to its present error (+-10 points, so that a change shows) and
- * required to stay outside 15 % (so that a row the model comes to explain
- * moves to the validated ones); `why` says what the model lacks. */
+ * 112; 16 loader workers per GPU on the DGX A100, 8 on the DGX-1; AMP runs with memory_format nhwc
+ * (channels-last), TF32 and FP32 keep PyTorch's default NCHW, so their tensor-core convolutions
+ * (TF32) pay cuDNN's layout transposes (work_lnet_ops) and their CUDA-core ones (FP32) do not. SGD,
+ * DDP, DALI decoding on the GPU (imagenet-1k-dali); the DGX-1 V100 16GB runs on
+ * configs/clusters/dgx1-v100.cfg (V100 32 GB catalog entry). No constant is fitted to these rows.
+ * Tolerance 15 % on images/s, and none of the rows is loader-bound. A row outside 15 % is a known
+ * gap: pinned to its present error (+-10 points, so that a change shows) and required to stay
+ * outside 15 % (so that a row the model comes to explain moves to the validated ones); `why` says
+ * what the model lacks. */
 START_TEST(resnet50_rows)
 {
 	static const struct {
@@ -394,8 +398,10 @@ START_TEST(field_report_23_workers)
 	struct ts_result b = run_text(text, more, 2);
 	printf("field report 23: 2 workers %.1f it/s (measured 3), loader-bound %s (measured "
 	       "yes); 8 workers %.1f it/s (measured 13), loader-bound %s (measured no)\n",
-	       1.0 / a.iteration_time_s, data_loader_bound(a.data_stall_s, a.iteration_time_s) ? "yes" : "no",
-	       1.0 / b.iteration_time_s, data_loader_bound(b.data_stall_s, b.iteration_time_s) ? "yes" : "no");
+	       1.0 / a.iteration_time_s,
+	       data_loader_bound(a.data_stall_s, a.iteration_time_s) ? "yes" : "no",
+	       1.0 / b.iteration_time_s,
+	       data_loader_bound(b.data_stall_s, b.iteration_time_s) ? "yes" : "no");
 	ck_assert(data_loader_bound(a.data_stall_s, a.iteration_time_s));
 	ck_assert(!data_loader_bound(b.data_stall_s, b.iteration_time_s));
 	ck_assert(b.samples_per_s > 2.0 * a.samples_per_s);
@@ -411,18 +417,19 @@ END_TEST
  * pipeline's settings, which are not stated), so no 15 % bound is claimed. */
 START_TEST(field_report_25_efs)
 {
-	const char *text = "model = \"resnet50\"; cluster = \"dgx1-v100\";\n"
-			   "training = { framework = \"ddp\"; micro_batch = 64; precision = "
-			   "\"fp16\"; optimizer = \"sgd\"; };\n"
-			   "data = { dataset = \"imagenet-1k\"; storage = \"nfs\"; workers_per_gpu = 1; };\n";
+	const char *text =
+	    "model = \"resnet50\"; cluster = \"dgx1-v100\";\n"
+	    "training = { framework = \"ddp\"; micro_batch = 64; precision = "
+	    "\"fp16\"; optimizer = \"sgd\"; };\n"
+	    "data = { dataset = \"imagenet-1k\"; storage = \"nfs\"; workers_per_gpu = 1; };\n";
 	struct ts_result r = run_text(text, NULL, 0);
 	const char *syn[] = {"data.dataset=synthetic"};
 	struct ts_result s = run_text(text, syn, 1);
 	printf("field report 25: %.0f images/s (measured ~250, error %+.0f%%), loader-bound %s "
 	       "(measured yes); synthetic %.0f images/s (measured 6,679, error %+.0f%%)\n",
 	       r.samples_per_s, 100.0 * (r.samples_per_s - 250.0) / 250.0,
-	       data_loader_bound(r.data_stall_s, r.iteration_time_s) ? "yes" : "no", s.samples_per_s,
-	       100.0 * (s.samples_per_s - 6679.0) / 6679.0);
+	       data_loader_bound(r.data_stall_s, r.iteration_time_s) ? "yes" : "no",
+	       s.samples_per_s, 100.0 * (s.samples_per_s - 6679.0) / 6679.0);
 	ck_assert(data_loader_bound(r.data_stall_s, r.iteration_time_s));
 	ck_assert(!data_loader_bound(s.data_stall_s, s.iteration_time_s));
 	ck_assert(r.samples_per_s < 0.5 * s.samples_per_s);

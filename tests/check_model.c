@@ -108,10 +108,9 @@ START_TEST(fields_and_defaults)
 	ck_assert_int_eq(m.kv_heads, 16); /* default = heads */
 	ck_assert(m.tied_embeddings);
 	/* every bundled model cites its source with a URL */
-	const char *all[] = {"gpt3-1.3b",  "gpt3-6.7b",	  "gpt3-13b",	"gpt3-175b",
-			     "llama2-7b",  "llama2-13b",  "llama2-70b", "llama3-8b",
-			     "llama3-70b", "llama3-405b", "bert-large", "mixtral-8x7b",
-			     "falcon-7b"};
+	const char *all[] = {"gpt3-1.3b",  "gpt3-6.7b",	   "gpt3-13b",	"gpt3-175b",  "llama2-7b",
+			     "llama2-13b", "llama2-70b",   "llama3-8b", "llama3-70b", "llama3-405b",
+			     "bert-large", "mixtral-8x7b", "falcon-7b"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		m = load(all[i]);
 		ck_assert_msg(strstr(m.source, "https://") != NULL, "%s has no URL", all[i]);
@@ -323,8 +322,8 @@ START_TEST(moe_keys)
 	/* defaults: top-2, capacity 1.0 */
 	struct ts_error e;
 	char msg[512];
-	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; num_experts = 4; };", &m,
-				      &e, msg, sizeof msg),
+	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; num_experts = 4; };", &m, &e,
+				      msg, sizeof msg),
 			 0);
 	ck_assert_int_eq(m.top_k, 2);
 	ck_assert(m.capacity_factor == 1.0);
@@ -337,9 +336,9 @@ START_TEST(moe_keys)
 				6738415616.0 + 32.0 * (3.0 * 3.0 * 4096.0 * 11008.0 + 4.0 * 4096.0),
 				0.5);
 	/* bad input: one line naming the key */
-	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; top_k = 2; };", &m, &e,
-				      msg, sizeof msg),
-			 TS_EINVALID);
+	ck_assert_int_eq(
+	    inline_model("model = { base = \"llama2-7b\"; top_k = 2; };", &m, &e, msg, sizeof msg),
+	    TS_EINVALID);
 	ck_assert_msg(strstr(msg, "top_k") && strstr(msg, "num_experts"), "%s", msg);
 	ck_assert_int_eq(inline_model("model = { base = \"llama2-7b\"; num_experts = 4; "
 				      "top_k = 5; };",

@@ -27,15 +27,15 @@
  * comes from the NVLink rate, the NVLS coefficients and NCCL's own
  * nvlsEfficiency (sim/net/coll.c). */
 struct vcase {
-	const char *id;       /* field report or measurements.csv row */
-	const char *cluster;  /* configs/clusters/NAME.cfg */
+	const char *id;		   /* field report or measurements.csv row */
+	const char *cluster;	   /* configs/clusters/NAME.cfg */
 	uint32_t nodes, gpn, nics; /* cluster overrides, 0 = the file's */
-	int algo, proto;      /* forced where the run forced them (NCCL_ALGO/PROTO) */
-	bool nvls;            /* the row ran NVLink SHARP */
-	double bytes;         /* nccl-tests size of the row */
-	double busbw_GBps;    /* measured */
-	const char *note;     /* fitted or validation; the assumptions */
-	const char *gap;      /* a known gap above 15 % and its cause, or NULL */
+	int algo, proto;	   /* forced where the run forced them (NCCL_ALGO/PROTO) */
+	bool nvls;		   /* the row ran NVLink SHARP */
+	double bytes;		   /* nccl-tests size of the row */
+	double busbw_GBps;	   /* measured */
+	const char *note;	   /* fitted or validation; the assumptions */
+	const char *gap;	   /* a known gap above 15 % and its cause, or NULL */
 };
 
 /* Known gaps: cases above 15 % whose cause the reports do not let trainsim
@@ -76,47 +76,52 @@ struct vcase {
  * constant fitted on them. Settles it: nvidia-smi topo -m (PIX/PXB: switches;
  * NODE/SYS: root ports), which GPUs the 4-GPU run used, and NCCL_DEBUG=INFO's
  * transport lines. */
-#define GAP_FR3 "PCIe 4 hop at 0.89 x 31.5 GB/s; an Intel host (NCCL: host-memory path, 64-byte " \
-		"TLPs, 1.2x bytes) would give 22-23, but the report does not name the CPU"
-#define GAP_FR4 "bridge at 300 GB/s x 0.72; 116 GB/s needs ~161 GB/s of line rate (6.5 links), " \
-		"between 1 and 2 of 3 bridges; the report does not give the link count"
-#define GAP_FR6 "4 GPUs share the assumed switch uplinks like 8 (63 x 0.89 / 2 GB/s); the box's " \
-		"layout and the 4-GPU run's GPUs are not stated"
+#define GAP_FR3                                                                                    \
+	"PCIe 4 hop at 0.89 x 31.5 GB/s; an Intel host (NCCL: host-memory path, 64-byte "          \
+	"TLPs, 1.2x bytes) would give 22-23, but the report does not name the CPU"
+#define GAP_FR4                                                                                    \
+	"bridge at 300 GB/s x 0.72; 116 GB/s needs ~161 GB/s of line rate (6.5 links), "           \
+	"between 1 and 2 of 3 bridges; the report does not give the link count"
+#define GAP_FR6                                                                                    \
+	"4 GPUs share the assumed switch uplinks like 8 (63 x 0.89 / 2 GB/s); the box's "          \
+	"layout and the 4-GPU run's GPUs are not stated"
 
 static const struct vcase cases[] = {
-	{"FR 1 / NCCL-007 (nccl-tests#149)", "dgx-a100-80gb", 1, 0, 0, 0, 0, false, 1.0 * GiB,
-	 200.0, "fitted (NVLink): 8x A100-SXM4-80GB on NVSwitch, 1 GiB, about 200 GB/s", NULL},
-	{"FR 7 / NCCL-002 one node (nccl-tests#175)", "dgx-a100-80gb", 1, 0, 0, 0, 0, false,
-	 4.0 * GiB, 232.54, "fitted (NVLink): 8x A100 on NVSwitch, 4 GiB, peak", NULL},
-	{"FR 7 two nodes (nccl-tests#175)", "dgx-a100-80gb", 2, 0, 4, 0, 0, false, 4.0 * GiB,
-	 86.0,
-	 "validation; assumed: DGX A100 PCIe tree, the four dual-port 200 Gb/s HCAs as four "
-	 "HDR ports (a second port adds nothing beyond the PCIe slot)", NULL},
-	{"FR 3 NVLink pair (nccl-tests#178)", "a100-pcie-8x-bridged", 1, 2, 0, 0, 0, false,
-	 8.0 * GiB, 208.0, "validation; GPUs 0-1, bridged by NVLink (NV12), 8 GiB", NULL},
-	{"FR 3 three GPUs (nccl-tests#178)", "a100-pcie-8x-bridged", 1, 3, 0, 0, 0, false,
-	 8.0 * GiB, 20.0, "validation; GPUs 0-2: the ring crosses PCIe between pairs, 8 GiB",
-	 GAP_FR3},
-	{"FR 4 / NCCL-001 (nccl-tests#194)", "h100-pcie-bridged", 1, 2, 0, 0, 0, false,
-	 4.0 * GiB, 116.26, "validation; 2 H100 PCIe joined by an NVLink bridge, 4 GiB", GAP_FR4},
-	{"FR 6 eight GPUs (nccl#1639)", "pcie-8gpu", 1, 0, 0, 0, 0, false, 8.0 * GiB, 28.0,
-	 "validation; assumed: the bundled 8-GPU PCIe box (two switches per socket) stands "
-	 "for the reporter's 8x RTX 5090 server, peak at 8 GiB", NULL},
-	{"FR 6 four GPUs (nccl#1639)", "pcie-8gpu", 1, 4, 0, 0, 0, false, 8.0 * GiB, 35.0,
-	 "validation; the first 4 GPUs of the same box, 8 GiB", GAP_FR6},
-	{"FR 9 one EDR NIC (nccl-tests#29)", "dgx1-v100", 2, 0, 1, 0, 0, false, 4.0 * GiB, 12.2,
-	 "fitted (InfiniBand); assumed: two DGX-1 V100 nodes keeping one EDR NIC each (the "
-	 "GPUs are not stated), 4 GiB", NULL},
-	{"FR 9 four EDR NICs (nccl-tests#29)", "dgx1-v100", 2, 0, 4, 0, 0, false, 4.0 * GiB,
-	 48.0, "validation; two DGX-1 V100 nodes with four EDR NICs each, 4 GiB", NULL},
-	{"FR 11 (nccl-tests#83)", "azure-v100-25g", 2, 0, 0, COLL_ALGO_RING, COLL_PROTO_SIMPLE,
-	 false, 2.0 * GiB, 1.7,
-	 "fitted (Ethernet): 2 x 4 V100-PCIe over 25 Gb/s TCP, NCCL_ALGO=Ring PROTO=Simple, "
-	 "2 GiB", NULL},
-	{"NCCL-005 (nccl-tests#290)", "dgx-h100", 1, 0, 0, 0, 0, true, 4.0 * GiB, 476.0,
-	 "validation (NVLS); assumed 4 GiB, the size is not stated", NULL},
-	{"NCCL-006 (nccl-tests#272)", "dgx-h200", 1, 0, 0, 0, 0, true, 4.0 * GiB, 475.0,
-	 "validation (NVLS); -e 4G, peak at 4 GiB", NULL},
+    {"FR 1 / NCCL-007 (nccl-tests#149)", "dgx-a100-80gb", 1, 0, 0, 0, 0, false, 1.0 * GiB, 200.0,
+     "fitted (NVLink): 8x A100-SXM4-80GB on NVSwitch, 1 GiB, about 200 GB/s", NULL},
+    {"FR 7 / NCCL-002 one node (nccl-tests#175)", "dgx-a100-80gb", 1, 0, 0, 0, 0, false, 4.0 * GiB,
+     232.54, "fitted (NVLink): 8x A100 on NVSwitch, 4 GiB, peak", NULL},
+    {"FR 7 two nodes (nccl-tests#175)", "dgx-a100-80gb", 2, 0, 4, 0, 0, false, 4.0 * GiB, 86.0,
+     "validation; assumed: DGX A100 PCIe tree, the four dual-port 200 Gb/s HCAs as four "
+     "HDR ports (a second port adds nothing beyond the PCIe slot)",
+     NULL},
+    {"FR 3 NVLink pair (nccl-tests#178)", "a100-pcie-8x-bridged", 1, 2, 0, 0, 0, false, 8.0 * GiB,
+     208.0, "validation; GPUs 0-1, bridged by NVLink (NV12), 8 GiB", NULL},
+    {"FR 3 three GPUs (nccl-tests#178)", "a100-pcie-8x-bridged", 1, 3, 0, 0, 0, false, 8.0 * GiB,
+     20.0, "validation; GPUs 0-2: the ring crosses PCIe between pairs, 8 GiB", GAP_FR3},
+    {"FR 4 / NCCL-001 (nccl-tests#194)", "h100-pcie-bridged", 1, 2, 0, 0, 0, false, 4.0 * GiB,
+     116.26, "validation; 2 H100 PCIe joined by an NVLink bridge, 4 GiB", GAP_FR4},
+    {"FR 6 eight GPUs (nccl#1639)", "pcie-8gpu", 1, 0, 0, 0, 0, false, 8.0 * GiB, 28.0,
+     "validation; assumed: the bundled 8-GPU PCIe box (two switches per socket) stands "
+     "for the reporter's 8x RTX 5090 server, peak at 8 GiB",
+     NULL},
+    {"FR 6 four GPUs (nccl#1639)", "pcie-8gpu", 1, 4, 0, 0, 0, false, 8.0 * GiB, 35.0,
+     "validation; the first 4 GPUs of the same box, 8 GiB", GAP_FR6},
+    {"FR 9 one EDR NIC (nccl-tests#29)", "dgx1-v100", 2, 0, 1, 0, 0, false, 4.0 * GiB, 12.2,
+     "fitted (InfiniBand); assumed: two DGX-1 V100 nodes keeping one EDR NIC each (the "
+     "GPUs are not stated), 4 GiB",
+     NULL},
+    {"FR 9 four EDR NICs (nccl-tests#29)", "dgx1-v100", 2, 0, 4, 0, 0, false, 4.0 * GiB, 48.0,
+     "validation; two DGX-1 V100 nodes with four EDR NICs each, 4 GiB", NULL},
+    {"FR 11 (nccl-tests#83)", "azure-v100-25g", 2, 0, 0, COLL_ALGO_RING, COLL_PROTO_SIMPLE, false,
+     2.0 * GiB, 1.7,
+     "fitted (Ethernet): 2 x 4 V100-PCIe over 25 Gb/s TCP, NCCL_ALGO=Ring PROTO=Simple, "
+     "2 GiB",
+     NULL},
+    {"NCCL-005 (nccl-tests#290)", "dgx-h100", 1, 0, 0, 0, 0, true, 4.0 * GiB, 476.0,
+     "validation (NVLS); assumed 4 GiB, the size is not stated", NULL},
+    {"NCCL-006 (nccl-tests#272)", "dgx-h200", 1, 0, 0, 0, 0, true, 4.0 * GiB, 475.0,
+     "validation (NVLS); -e 4G, peak at 4 GiB", NULL},
 };
 
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -132,7 +137,10 @@ static void setup(void)
 	}
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 struct timing {
 	struct ts_evq *q;
@@ -161,8 +169,8 @@ START_TEST(measured_case)
 		       m->cluster);
 		return;
 	}
-	struct hw_cluster_opts o = {.nodes = m->nodes, .gpus_per_node = m->gpn,
-				    .nics_per_node = m->nics};
+	struct hw_cluster_opts o = {
+	    .nodes = m->nodes, .gpus_per_node = m->gpn, .nics_per_node = m->nics};
 	struct hw_cluster *c;
 	struct ts_error err;
 	if (hw_cluster_load(cat, m->cluster, &o, &c, &err)) {
@@ -189,9 +197,15 @@ START_TEST(measured_case)
 	for (uint32_t i = 0; i < n; i++)
 		ranks[i] = i;
 	struct timing tm = {.q = q};
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = n,
-			      .bytes = m->bytes, .mult = hw_cluster_nodes(c), .algo = m->algo,
-			      .proto = m->proto, .done = on_done, .ctx = &tm};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = ranks,
+			      .nranks = n,
+			      .bytes = m->bytes,
+			      .mult = hw_cluster_nodes(c),
+			      .algo = m->algo,
+			      .proto = m->proto,
+			      .done = on_done,
+			      .ctx = &tm};
 	struct coll_plan p;
 	ck_assert_int_eq(coll_start(cc, &s, &p, &err), 0);
 	fluid_run(f, TS_TIME_MAX);
@@ -211,8 +225,10 @@ START_TEST(measured_case)
 	hw_cluster_destroy(c);
 	if (m->gap) {
 		printf("%-44s KNOWN GAP: %s\n", m->id, m->gap);
-		ck_assert_msg(e > 0.15, "%s: now within 15 %% (%.2f vs %.2f GB/s), expected the "
-			      "known gap: make it a validated row", m->id, bus, m->busbw_GBps);
+		ck_assert_msg(e > 0.15,
+			      "%s: now within 15 %% (%.2f vs %.2f GB/s), expected the "
+			      "known gap: make it a validated row",
+			      m->id, bus, m->busbw_GBps);
 		return;
 	}
 	ck_assert_msg(e <= 0.15, "%s: predicted %.2f GB/s, measured %.2f GB/s", m->id, bus,

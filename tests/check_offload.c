@@ -26,8 +26,14 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void) { tu_load_hw(&cat, &calib); }
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void setup(void)
+{
+	tu_load_hw(&cat, &calib);
+}
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 /* local-nvme of configs/hardware/storage.cfg (Samsung PM1733): 7,000 MB/s
  * read, 3,800 MB/s write, one drive per node */
@@ -50,8 +56,8 @@ struct osim {
  * weights and gradients, 12 bytes of optimizer state per parameter), CPU
  * Adam at `cpu` parameters per second per rank, sub-groups of `sub`
  * parameters; two iterations. */
-static void osim_run(struct osim *s, uint32_t nodes, uint32_t gpn, bool class_mode,
-		     double params, double cpu, double sub)
+static void osim_run(struct osim *s, uint32_t nodes, uint32_t gpn, bool class_mode, double params,
+		     double cpu, double sub)
 {
 	struct hw_cluster_opts o = {.nodes = nodes, .gpus_per_node = gpn};
 	struct ts_error err;
@@ -65,15 +71,34 @@ static void osim_run(struct osim *s, uint32_t nodes, uint32_t gpn, bool class_mo
 	ck_assert_int_eq(layout_init(&s->l, 1, 1, nodes * gpn, 1, NULL, gpn, class_mode, &err), 0);
 	static struct dp_unit u[3];
 	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
-	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-				.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
-				.params = params, .grad_bytes = 2.0 * params};
+	u[1] = (struct dp_unit){.label = "layer",
+				.fwd_s = 0.010,
+				.dgrad_s = 0.010,
+				.wgrad_s = 0.010,
+				.act_cat = GRAPH_MEM_ACTIVATIONS,
+				.layer = 1,
+				.params = params,
+				.grad_bytes = 2.0 * params};
 	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
-	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
-			     .interleave = 1, .m = 1, .iterations = 2, .lay = &s->l, .zero = 1,
-			     .weight_bpp = 2, .grad_bpp = 2, .optim_bpp = 12, .reduce_bpp = 2,
-			     .offload = true, .net = s->net, .cpu_adam_params_per_s = cpu,
-			     .nvme = true, .nvme_read_Bps = RD, .nvme_write_Bps = WR,
+	struct pipe_job j = {.units = u,
+			     .nunits = 3,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = 1,
+			     .iterations = 2,
+			     .lay = &s->l,
+			     .zero = 1,
+			     .weight_bpp = 2,
+			     .grad_bpp = 2,
+			     .optim_bpp = 12,
+			     .reduce_bpp = 2,
+			     .offload = true,
+			     .net = s->net,
+			     .cpu_adam_params_per_s = cpu,
+			     .nvme = true,
+			     .nvme_read_Bps = RD,
+			     .nvme_write_Bps = WR,
 			     .nvme_subgroup_params = sub};
 	ck_assert_msg(pipe_build(s->g, s->f, &j, &s->b, &err) == 0, "%s",
 		      ts_error_format(&err, buf, sizeof buf));
@@ -164,8 +189,9 @@ START_TEST(nvme_shared_by_node)
 				ck_assert_uint_eq(n, 4);
 				ck_assert_msg(tu_relerr(got, want) < 1e-4,
 					      "%u x %u GPUs, %s mode, class %u: step %.6f s, "
-					      "expected %.6f s", cases[i].nodes, cases[i].gpn,
-					      cm ? "class" : "full", k, got, want);
+					      "expected %.6f s",
+					      cases[i].nodes, cases[i].gpn, cm ? "class" : "full",
+					      k, got, want);
 			}
 			osim_free(&s);
 		}
@@ -199,9 +225,9 @@ static int load(const char *text, struct ts_scenario **sc)
 	return rc;
 }
 
-#define SCEN(extra)                                                                           \
-	"name = \"t\"; model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"     \
-	"training = { framework = \"deepspeed\"; global_batch = 8; micro_batch = 1;\n"        \
+#define SCEN(extra)                                                                                \
+	"name = \"t\"; model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"           \
+	"training = { framework = \"deepspeed\"; global_batch = 8; micro_batch = 1;\n"             \
 	"  seq_len = 1024; iterations = 2; };\n" extra
 
 /* A whole run: offload = "nvme" is no longer listed as not modelled, and
@@ -213,8 +239,8 @@ START_TEST(nvme_run_memory)
 	double optim[2];
 	for (int i = 0; i < 2; i++) {
 		char text[1024];
-		snprintf(text, sizeof text,
-			 SCEN("parallel = { zero = 3; offload = \"%s\"; };\n"), off[i]);
+		snprintf(text, sizeof text, SCEN("parallel = { zero = 3; offload = \"%s\"; };\n"),
+			 off[i]);
 		struct ts_scenario *sc = NULL;
 		load(text, &sc);
 		char nm[512];
@@ -246,8 +272,9 @@ START_TEST(nvme_bad_input)
 	     "found \"nvme\" with parallel.zero = 0", 4},
 	    {"parallel = { zero = 2; offload = \"nvme\"; };\n", "", "parallel.offload",
 	     "found \"nvme\" with parallel.zero = 2, expected zero = 3", 4},
-	    {"parallel = { zero = 3; offload = \"nvme\"; };\n", "data = { storage = \"lustre\"; };\n",
-	     "data.storage", "found \"lustre\" with parallel.offload = \"nvme\"", 5},
+	    {"parallel = { zero = 3; offload = \"nvme\"; };\n",
+	     "data = { storage = \"lustre\"; };\n", "data.storage",
+	     "found \"lustre\" with parallel.offload = \"nvme\"", 5},
 	    {"parallel = { zero = 3; offload = \"nvme\"; };\n",
 	     "data = { storage = \"local-hdd\"; };\n", "data.storage",
 	     "found \"local-hdd\" with parallel.offload = \"nvme\"", 5},
@@ -284,4 +311,7 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void) { return tu_run(suite()) ? EXIT_FAILURE : EXIT_SUCCESS; }
+int main(void)
+{
+	return tu_run(suite()) ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -32,7 +32,10 @@ static void setup(void)
 	tu_load_hw(&cat, &calib);
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 /* TP8 PP16 DP128 on 16,384 GPUs of 8 per node, default order tp-cp-dp-pp:
  * rank = t + 8 d + 1024 s. Rank 1234 = 2 + 8 x 26 + 1024 x 1. */
@@ -87,8 +90,7 @@ START_TEST(layout_groups)
 	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, "dp-tp-cp-pp", 8, false, &err), 0);
 	ck_assert_uint_eq(layout_coord(&l, 1234, LAYOUT_DP), 1234 % 128);
 	ck_assert_uint_eq(l.nclasses, 16384);
-	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, "tp-dp-pp", 8, false, &err),
-			 TS_EINVALID);
+	ck_assert_int_eq(layout_init(&l, 8, 1, 128, 16, "tp-dp-pp", 8, false, &err), TS_EINVALID);
 	ck_assert_str_eq(err.key, "parallel.order");
 }
 END_TEST
@@ -123,8 +125,7 @@ struct psim {
 /* 8 layers of forward 10 ms, input and weight gradients 10 ms each, 1 MB of
  * activations per layer, no embedding or head work, free transfers, on pp
  * stages of one DGX A100. */
-static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
-		     uint32_t m)
+static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v, uint32_t m)
 {
 	struct hw_cluster_opts o = {0};
 	struct ts_error err;
@@ -138,12 +139,22 @@ static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint
 	static struct dp_unit u[10];
 	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
 	for (int i = 1; i <= 8; i++)
-		u[i] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-					.wgrad_s = 0.010, .act_bytes = 1e6,
-					.act_cat = GRAPH_MEM_ACTIVATIONS, .layer = (uint16_t)i};
+		u[i] = (struct dp_unit){.label = "layer",
+					.fwd_s = 0.010,
+					.dgrad_s = 0.010,
+					.wgrad_s = 0.010,
+					.act_bytes = 1e6,
+					.act_cat = GRAPH_MEM_ACTIVATIONS,
+					.layer = (uint16_t)i};
 	u[9] = (struct dp_unit){.label = "head", .layer = 9, .act_cat = GRAPH_MEM_LOGITS};
-	struct pipe_job j = {.units = u, .nunits = 10, .gran = DP_GRAN_LAYER, .sched = sched,
-			     .interleave = v, .m = m, .iterations = 2, .lay = &s->l};
+	struct pipe_job j = {.units = u,
+			     .nunits = 10,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = sched,
+			     .interleave = v,
+			     .m = m,
+			     .iterations = 2,
+			     .lay = &s->l};
 	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_int_eq(graph_run(s->g, &err), 0);
 }
@@ -168,8 +179,8 @@ static double iter_s(const struct psim *s)
 /* One layer of forward 10 ms (8 ms of it attention), input and weight
  * gradients 10 ms each (8 ms attention backward), on one DGX A100 node,
  * layer granularity, no launches, no gradient bytes (so no reduction). */
-static void psim_cp_ep(struct psim *s, uint32_t cp, uint32_t dp, uint32_t ep, double kv,
-		       double a2a, uint32_t m)
+static void psim_cp_ep(struct psim *s, uint32_t cp, uint32_t dp, uint32_t ep, double kv, double a2a,
+		       uint32_t m)
 {
 	struct hw_cluster_opts o = {0};
 	struct ts_error err;
@@ -182,15 +193,29 @@ static void psim_cp_ep(struct psim *s, uint32_t cp, uint32_t dp, uint32_t ep, do
 	ck_assert_int_eq(layout_init(&s->l, 1, cp, dp, 1, NULL, 8, true, &err), 0);
 	static struct dp_unit u[3];
 	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
-	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-				.wgrad_s = 0.010, .act_bytes = 1e6,
-				.act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
-				.ring_fwd_s = 0.008, .ring_bwd_s = 0.008, .a2a_fwd = 2,
+	u[1] = (struct dp_unit){.label = "layer",
+				.fwd_s = 0.010,
+				.dgrad_s = 0.010,
+				.wgrad_s = 0.010,
+				.act_bytes = 1e6,
+				.act_cat = GRAPH_MEM_ACTIVATIONS,
+				.layer = 1,
+				.ring_fwd_s = 0.008,
+				.ring_bwd_s = 0.008,
+				.a2a_fwd = 2,
 				.a2a_bwd = 2};
 	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
-	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
-			     .interleave = 1, .m = m, .iterations = 2, .lay = &s->l,
-			     .cp_fwd_bytes = kv, .cp_bwd_bytes = 2.0 * kv, .ep = ep,
+	struct pipe_job j = {.units = u,
+			     .nunits = 3,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = m,
+			     .iterations = 2,
+			     .lay = &s->l,
+			     .cp_fwd_bytes = kv,
+			     .cp_bwd_bytes = 2.0 * kv,
+			     .ep = ep,
 			     .a2a_bytes = a2a};
 	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_int_eq(graph_run(s->g, &err), 0);
@@ -235,8 +260,8 @@ START_TEST(ring_attention_overlap)
 	double x = exposed_s(&s, "kv ring", 0.004, &n);
 	ck_assert_uint_eq(n, 8);
 	ck_assert(x > 8 * 0.010);
-	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s, want %.9f s",
-		      iter_s(&s), 4 * 0.030 + x);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s, want %.9f s", iter_s(&s),
+		      4 * 0.030 + x);
 	psim_free(&s);
 }
 END_TEST
@@ -253,8 +278,8 @@ START_TEST(moe_all_to_all_on_path)
 	double x = exposed_s(&s, "moe all-to-all", 0.0, &n);
 	ck_assert_uint_eq(n, 4 * 2);
 	ck_assert(x > 0.0);
-	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s, want %.9f s",
-		      iter_s(&s), 4 * 0.030 + x);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.030 + x)) < 1e-8, "%.9f s, want %.9f s", iter_s(&s),
+		      4 * 0.030 + x);
 	psim_free(&s);
 	memset(&s, 0, sizeof s);
 	psim_cp_ep(&s, 1, 2, 1, 0.0, 64e6, 4);
@@ -282,13 +307,26 @@ static void psim_tp(struct psim *s, bool overlap, double bytes)
 	ck_assert_int_eq(layout_init(&s->l, 2, 1, 1, 1, NULL, 8, true, &err), 0);
 	static struct dp_unit u[3];
 	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
-	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-				.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
-				.tp_fwd = 2, .tp_bwd = 2};
+	u[1] = (struct dp_unit){.label = "layer",
+				.fwd_s = 0.010,
+				.dgrad_s = 0.010,
+				.wgrad_s = 0.010,
+				.act_cat = GRAPH_MEM_ACTIVATIONS,
+				.layer = 1,
+				.tp_fwd = 2,
+				.tp_bwd = 2};
 	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
-	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
-			     .interleave = 1, .m = 4, .iterations = 2, .lay = &s->l,
-			     .tp_bytes = bytes, .sp = true, .tp_overlap = overlap,
+	struct pipe_job j = {.units = u,
+			     .nunits = 3,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = 4,
+			     .iterations = 2,
+			     .lay = &s->l,
+			     .tp_bytes = bytes,
+			     .sp = true,
+			     .tp_overlap = overlap,
 			     .comm_slowdown = 0.12};
 	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_int_eq(graph_run(s->g, &err), 0);
@@ -320,8 +358,8 @@ START_TEST(tp_comm_overlap)
 	psim_tp(&s, true, 2e9);
 	x = exposed_s(&s, "tp collective", 0.0, &n);
 	ck_assert(x > 8 * 0.0112);
-	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.010 + x)) < 1e-8, "%.9f s, want %.9f s",
-		      iter_s(&s), 4 * 0.010 + x);
+	ck_assert_msg(fabs(iter_s(&s) - (4 * 0.010 + x)) < 1e-8, "%.9f s, want %.9f s", iter_s(&s),
+		      4 * 0.010 + x);
 	psim_free(&s);
 }
 END_TEST
@@ -361,14 +399,31 @@ START_TEST(offload_over_pcie)
 	ck_assert_int_eq(layout_init(&s.l, 1, 1, 2, 1, NULL, 8, true, &err), 0);
 	static struct dp_unit u[3];
 	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
-	u[1] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-				.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 1,
-				.params = 1e8, .grad_bytes = 2e8};
+	u[1] = (struct dp_unit){.label = "layer",
+				.fwd_s = 0.010,
+				.dgrad_s = 0.010,
+				.wgrad_s = 0.010,
+				.act_cat = GRAPH_MEM_ACTIVATIONS,
+				.layer = 1,
+				.params = 1e8,
+				.grad_bytes = 2e8};
 	u[2] = (struct dp_unit){.label = "head", .layer = 2, .act_cat = GRAPH_MEM_LOGITS};
-	struct pipe_job j = {.units = u, .nunits = 3, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
-			     .interleave = 1, .m = 1, .iterations = 2, .lay = &s.l, .zero = 1,
-			     .weight_bpp = 2, .grad_bpp = 2, .optim_bpp = 12, .reduce_bpp = 2,
-			     .offload = true, .net = s.net, .cpu_adam_params_per_s = 1e9};
+	struct pipe_job j = {.units = u,
+			     .nunits = 3,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = 1,
+			     .iterations = 2,
+			     .lay = &s.l,
+			     .zero = 1,
+			     .weight_bpp = 2,
+			     .grad_bpp = 2,
+			     .optim_bpp = 12,
+			     .reduce_bpp = 2,
+			     .offload = true,
+			     .net = s.net,
+			     .cpu_adam_params_per_s = 1e9};
 	ck_assert_int_eq(pipe_build(s.g, s.f, &j, &s.b, &err), 0);
 	ck_assert_int_eq(graph_run(s.g, &err), 0);
 	/* the PCIe 4 x16 link's bandwidth, from the route GPU 0 -> CPU 0 */
@@ -376,10 +431,11 @@ START_TEST(offload_over_pcie)
 	size_t n;
 	double B = INFINITY;
 	for (uint32_t d = 0; d < hw_cluster_ndevices(s.c); d++) {
-		if (hw_cluster_device(s.c, d)->kind != HW_DEV_CPU || hw_cluster_device(s.c, d)->group)
+		if (hw_cluster_device(s.c, d)->kind != HW_DEV_CPU ||
+		    hw_cluster_device(s.c, d)->group)
 			continue;
-		ck_assert_int_eq(hw_cluster_route(s.c, hw_cluster_gpu(s.c, 0), d, UINT32_MAX, links,
-						  16, &n), 0);
+		ck_assert_int_eq(
+		    hw_cluster_route(s.c, hw_cluster_gpu(s.c, 0), d, UINT32_MAX, links, 16, &n), 0);
 		for (size_t i = 0; i < n; i++)
 			B = fmin(B, hw_cluster_link(s.c, links[i])->bw_Bps);
 	}
@@ -419,14 +475,30 @@ START_TEST(zero1_gather_per_bucket)
 	static struct dp_unit u[6];
 	u[0] = (struct dp_unit){.label = "embed", .layer = 0};
 	for (int i = 1; i <= 4; i++)
-		u[i] = (struct dp_unit){.label = "layer", .fwd_s = 0.010, .dgrad_s = 0.010,
-					.wgrad_s = 0.010, .act_cat = GRAPH_MEM_ACTIVATIONS,
-					.layer = (uint16_t)i, .params = 1e8, .grad_bytes = 4e8};
+		u[i] = (struct dp_unit){.label = "layer",
+					.fwd_s = 0.010,
+					.dgrad_s = 0.010,
+					.wgrad_s = 0.010,
+					.act_cat = GRAPH_MEM_ACTIVATIONS,
+					.layer = (uint16_t)i,
+					.params = 1e8,
+					.grad_bytes = 4e8};
 	u[5] = (struct dp_unit){.label = "head", .layer = 5, .act_cat = GRAPH_MEM_LOGITS};
-	struct pipe_job j = {.units = u, .nunits = 6, .gran = DP_GRAN_LAYER, .sched = PIPE_1F1B,
-			     .interleave = 1, .m = 1, .iterations = 2, .lay = &s.l, .zero = 1,
-			     .bucket_bytes = 4e8, .overlap = true, .weight_bpp = 2,
-			     .grad_bpp = 4, .optim_bpp = 12, .reduce_bpp = 4};
+	struct pipe_job j = {.units = u,
+			     .nunits = 6,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = 1,
+			     .iterations = 2,
+			     .lay = &s.l,
+			     .zero = 1,
+			     .bucket_bytes = 4e8,
+			     .overlap = true,
+			     .weight_bpp = 2,
+			     .grad_bpp = 4,
+			     .optim_bpp = 12,
+			     .reduce_bpp = 4};
 	ck_assert_int_eq(pipe_build(s.g, s.f, &j, &s.b, &err), 0);
 	ck_assert_int_eq(graph_run(s.g, &err), 0);
 	ts_time t0 = graph_rec(s.g, s.b.iter_end[0])->end;
@@ -457,9 +529,9 @@ START_TEST(zero1_gather_per_bucket)
 	ck_assert(ts_time_to_s(f1->start - t0) < 0.3 * sum);
 	/* the other gathers (well under 10 ms each) hide: four forwards and
 	 * backwards of 10 + 20 ms follow the first gather */
-	ck_assert_msg(fabs(ts_time_to_s(graph_rec(s.g, s.b.opt[0])->start - f1->start) -
-			   4 * 0.030) < 0.002,
-		      "%.6f s", ts_time_to_s(graph_rec(s.g, s.b.opt[0])->start - f1->start));
+	ck_assert_msg(
+	    fabs(ts_time_to_s(graph_rec(s.g, s.b.opt[0])->start - f1->start) - 4 * 0.030) < 0.002,
+	    "%.6f s", ts_time_to_s(graph_rec(s.g, s.b.opt[0])->start - f1->start));
 	psim_free(&s);
 }
 END_TEST
@@ -510,8 +582,9 @@ START_TEST(memory_in_flight)
 			graph_pool_peak(s.g, s.b.pool[st], at);
 			double want = (sched ? (double)(4 - st) : 8.0) * 2e6;
 			ck_assert_msg(fabs(at[GRAPH_MEM_ACTIVATIONS] - want) < 1.0,
-				      "%s stage %u: %.0f bytes, want %.0f", sched ? "1f1b" : "gpipe",
-				      st, at[GRAPH_MEM_ACTIVATIONS], want);
+				      "%s stage %u: %.0f bytes, want %.0f",
+				      sched ? "1f1b" : "gpipe", st, at[GRAPH_MEM_ACTIVATIONS],
+				      want);
 		}
 		psim_free(&s);
 	}

@@ -13,14 +13,14 @@
 #include "testutil.h"
 
 static const char *const stable_keys[] = {
-	"schema_version", "iteration_time_s", "samples_per_s", "tokens_per_s",
-	"model_flops_per_iteration", "tflops_per_gpu", "mfu", "hfu",
-	"memory_per_gpu_bytes", "memory_capacity_bytes", "fits", "compute_s",
-	"recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s", "optimizer_s",
-	"other_s", "time_to_train_s", "gpu_hours", "energy_kwh", "cost_usd",
-	/* beyond the DESIGN.md minimum */
-	"name", "gpus", "hardware_flops_per_iteration", "memory_breakdown", "steps",
-	"bottleneck", "not_modelled"};
+    "schema_version", "iteration_time_s", "samples_per_s", "tokens_per_s",
+    "model_flops_per_iteration", "tflops_per_gpu", "mfu", "hfu", "memory_per_gpu_bytes",
+    "memory_capacity_bytes", "fits", "compute_s", "recompute_s", "exposed_comm_s", "bubble_s",
+    "data_stall_s", "optimizer_s", "other_s", "time_to_train_s", "gpu_hours", "energy_kwh",
+    "cost_usd",
+    /* beyond the DESIGN.md minimum */
+    "name", "gpus", "hardware_flops_per_iteration", "memory_breakdown", "steps", "bottleneck",
+    "not_modelled"};
 
 static struct ts_result sample(void)
 {
@@ -113,8 +113,9 @@ START_TEST(json_has_every_stable_key)
 	ck_assert(json_real_value(json_object_get(j, "mfu")) == 0.45);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "name")), r.name);
 	json_t *mem = json_object_get(j, "memory_breakdown");
-	const char *mk[] = {"weights_bytes", "gradients_bytes", "optimizer_bytes",
-			    "activations_bytes", "logits_bytes", "buffers_bytes", "reserve_bytes"};
+	const char *mk[] = {"weights_bytes",	 "gradients_bytes", "optimizer_bytes",
+			    "activations_bytes", "logits_bytes",    "buffers_bytes",
+			    "reserve_bytes"};
 	for (size_t i = 0; i < 7; i++)
 		ck_assert_msg(json_is_real(json_object_get(mem, mk[i])), "missing %s", mk[i]);
 	ck_assert(json_real_value(json_object_get(mem, "optimizer_bytes")) == r.mem.optimizer);
@@ -133,7 +134,7 @@ START_TEST(non_finite_is_null)
 	r.mfu = NAN;
 	r.cost_usd = INFINITY;
 	memset(r.name, 'x', sizeof r.name); /* no terminating NUL */
-	r.bottleneck[0] = (char)0xff;       /* not UTF-8 */
+	r.bottleneck[0] = (char)0xff;	    /* not UTF-8 */
 	char *s = capture_r(report_result_json, &r);
 	ck_assert_ptr_null(strstr(s, "nan"));
 	ck_assert_ptr_null(strstr(s, "inf"));

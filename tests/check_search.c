@@ -26,7 +26,10 @@ static void setup(void)
 	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
 }
 
-static void teardown(void) { hw_catalog_destroy(cat); }
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
 
 /* Write text to a temporary scenario file; the path into buf. */
 static void scenario(char *buf, size_t n, const char *text)
@@ -107,10 +110,11 @@ END_TEST
 START_TEST(test_needs_sharding)
 {
 	char path[64];
-	scenario(path, sizeof path,
-		 "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 4; gpus_per_node = 1;\n"
-		 "training = { framework = \"deepspeed\"; global_batch = 16; micro_batch = 1; "
-		 "seq_len = 2048; };\n");
+	scenario(
+	    path, sizeof path,
+	    "model = \"gpt3-13b\"; cluster = \"dgx-a100-80gb\"; nodes = 4; gpus_per_node = 1;\n"
+	    "training = { framework = \"deepspeed\"; global_batch = 16; micro_batch = 1; "
+	    "seq_len = 2048; };\n");
 	struct search_result sr;
 	struct ts_error err;
 	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, &sr, &err), 0);

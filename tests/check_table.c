@@ -126,7 +126,8 @@ START_TEST(bad_calls_do_not_crash)
 	ck_assert_ptr_nonnull(j);
 	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(j, 0), "column 1")),
 			 "a??\tb");
-	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(j, 0), "column 2")), "??");
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(j, 0), "column 2")),
+			 "??");
 	json_decref(j);
 	table_destroy(t);
 	table_destroy(NULL);

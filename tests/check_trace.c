@@ -91,7 +91,7 @@ START_TEST(spans_counters_and_metadata)
 
 	json_t *x = find(ev, "X", "fwd layer 0", 0);
 	ck_assert_ptr_nonnull(x);
-	ck_assert(num(x, "ts") == 1.0);  /* 1000 ns = 1 us */
+	ck_assert(num(x, "ts") == 1.0);	 /* 1000 ns = 1 us */
 	ck_assert(num(x, "dur") == 1.5); /* 1500 ns */
 	ck_assert(num(x, "tid") == num(tn, "tid"));
 	ck_assert(num(x, "pid") == num(pn, "pid"));
@@ -138,7 +138,8 @@ START_TEST(many_spans_and_odd_names)
 	char name[32];
 	for (int i = 0; i < 100000; i++) {
 		snprintf(name, sizeof name, "op %d", i % 50);
-		ck_assert_int_eq(trace_span(t, tr, name, (ts_time)i * 10, (ts_time)i * 10 + 7, "k"), 0);
+		ck_assert_int_eq(trace_span(t, tr, name, (ts_time)i * 10, (ts_time)i * 10 + 7, "k"),
+				 0);
 	}
 	json_t *ev = written(t);
 	ck_assert_ptr_nonnull(find(ev, "X", "op 49", 1999));
@@ -185,8 +186,13 @@ START_TEST(fluid_activities_become_spans)
 	/* a 1e9 B/s link: 1e6 bytes take 1 ms alone, after 500 ns latency */
 	ck_assert_int_eq(fluid_resource_add(f, 1e9, 1, &link), 0);
 	struct fluid_use use = {.res = link, .coeff = 1.0};
-	struct fluid_spec xfer = {.work = 1e6, .mult = 1, .weight = 1.0, .latency = 500,
-				  .uses = &use, .nuses = 1, .tag = 1};
+	struct fluid_spec xfer = {.work = 1e6,
+				  .mult = 1,
+				  .weight = 1.0,
+				  .latency = 500,
+				  .uses = &use,
+				  .nuses = 1,
+				  .tag = 1};
 	struct fluid_spec kern = {.work = 2e-3, .mult = 1, .weight = 1.0, .bound = 1.0, .tag = 2};
 	struct fluid_spec skip = {.work = 1e-3, .mult = 1, .weight = 1.0, .bound = 1.0, .tag = 3};
 	uint32_t a;

@@ -112,13 +112,15 @@ START_TEST(predictions)
 	char buf[1400];
 	ck_assert_msg(val_predict_all(cat, &calib, rows, nrows, NULL, pred, &e) == 0, "%s",
 		      ts_error_format(&e, buf, sizeof buf));
-	printf("%-13s %-8s %-14s %12s %12s %8s\n", "id", "half", "metric", "predicted",
-	       "measured", "error");
+	printf("%-13s %-8s %-14s %12s %12s %8s\n", "id", "half", "metric", "predicted", "measured",
+	       "error");
 	for (size_t i = 0; i < nrows; i++) {
 		const struct val_row *r = &rows[i];
 		double k = r->metric == VAL_ITERATION_S ? 1e3 : 1.0;
 		printf("%-13s %-8s %-14s %12.2f %12.2f %+7.1f%%\n", r->id,
-		       r->src != VAL_VTRAIN ? "check" : r->fitting ? "fit" : "held-out",
+		       r->src != VAL_VTRAIN ? "check"
+		       : r->fitting	    ? "fit"
+					    : "held-out",
 		       r->metric == VAL_ITERATION_S ? "iteration_ms" : "samples_per_s", pred[i] * k,
 		       r->measured * k, 100.0 * val_error(r, pred[i]));
 	}

@@ -298,8 +298,8 @@ START_TEST(fp8_costs)
 	double eta = work_gemm_eff(&g, TS_FP8, &k, 4096.0, 3.0 * 4096.0, 4096.0);
 	ck_assert(tu_relerr(qkv->fwd_s, qkv->op.fwd_flops / (1978.9e12 * eta)) < 1e-12);
 	const struct work_op_cost *at = find_op(&c, "attn");
-	ck_assert(tu_relerr(at->fwd_s, 0.5 * at->op.fwd_flops / (989.4e12 * k.flash_eff * k.tc_sustain)) <
-		  1e-12);
+	ck_assert(tu_relerr(at->fwd_s, 0.5 * at->op.fwd_flops /
+					   (989.4e12 * k.flash_eff * k.tc_sustain)) < 1e-12);
 	/* bf16 has no cast op */
 	s.dtype = TS_BF16;
 	struct work_costs cb = costs(&m, s, &g);

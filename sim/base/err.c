@@ -9,8 +9,10 @@
 const char *ts_strerror(int code)
 {
 	switch (code) {
-#define TS_ERR_CASE(name, val, text) case val: return text;
-	TS_ERRNO_MAP(TS_ERR_CASE)
+#define TS_ERR_CASE(name, val, text)                                                               \
+	case val:                                                                                  \
+		return text;
+		TS_ERRNO_MAP(TS_ERR_CASE)
 #undef TS_ERR_CASE
 	default:
 		return "unknown error";
@@ -26,8 +28,8 @@ static void copy_str(char *dst, size_t n, const char *src)
 	snprintf(dst, n, "%s", src);
 }
 
-int ts_error_set(struct ts_error *e, int code, const char *file, int line,
-		 const char *key, const char *fmt, ...)
+int ts_error_set(struct ts_error *e, int code, const char *file, int line, const char *key,
+		 const char *fmt, ...)
 {
 	if (!e)
 		return code;
@@ -52,11 +54,11 @@ char *ts_error_format(const struct ts_error *e, char *buf, size_t n)
 {
 	size_t off = 0;
 	buf[0] = '\0';
-#define APPEND(...)                                                          \
-	do {                                                                 \
-		int w_ = snprintf(buf + off, n - off, __VA_ARGS__);          \
-		if (w_ > 0)                                                  \
-			off = (size_t)w_ >= n - off ? n - 1 : off + (size_t)w_; \
+#define APPEND(...)                                                                                \
+	do {                                                                                       \
+		int w_ = snprintf(buf + off, n - off, __VA_ARGS__);                                \
+		if (w_ > 0)                                                                        \
+			off = (size_t)w_ >= n - off ? n - 1 : off + (size_t)w_;                    \
 	} while (0)
 	if (e->file[0]) {
 		if (e->line > 0)

@@ -6,19 +6,19 @@
 
 #include <stdarg.h>
 
-#define TS_ERRNO_MAP(X)                                                 \
-	X(OK, 0, "success")                                             \
-	X(NOMEM, -1, "out of memory")                                   \
-	X(IO, -2, "cannot read file")                                   \
-	X(SYNTAX, -3, "syntax error")                                   \
-	X(UNKNOWN_KEY, -4, "unknown key")                               \
-	X(TYPE, -5, "wrong type")                                       \
-	X(RANGE, -6, "value out of range")                              \
-	X(UNKNOWN_NAME, -7, "unknown name")                             \
-	X(UNIT, -8, "unknown or missing unit")                          \
-	X(INVALID, -9, "invalid configuration")                         \
-	X(UNSUPPORTED, -10, "not supported")                            \
-	X(USAGE, -11, "bad usage")                                      \
+#define TS_ERRNO_MAP(X)                                                                            \
+	X(OK, 0, "success")                                                                        \
+	X(NOMEM, -1, "out of memory")                                                              \
+	X(IO, -2, "cannot read file")                                                              \
+	X(SYNTAX, -3, "syntax error")                                                              \
+	X(UNKNOWN_KEY, -4, "unknown key")                                                          \
+	X(TYPE, -5, "wrong type")                                                                  \
+	X(RANGE, -6, "value out of range")                                                         \
+	X(UNKNOWN_NAME, -7, "unknown name")                                                        \
+	X(UNIT, -8, "unknown or missing unit")                                                     \
+	X(INVALID, -9, "invalid configuration")                                                    \
+	X(UNSUPPORTED, -10, "not supported")                                                       \
+	X(USAGE, -11, "bad usage")                                                                 \
 	X(LIMIT, -12, "size limit exceeded")
 
 enum ts_errno {
@@ -35,19 +35,18 @@ const char *ts_strerror(int code);
  * the caller; library calls that take a `struct ts_error *` fill it on failure
  * (it may be NULL when the caller does not want the detail). */
 struct ts_error {
-	int code;        /* TS_E* value, 0 when no error */
-	char file[256];  /* input file, "" when not from a file */
-	int line;        /* 1-based line in file, 0 when unknown */
-	char key[160];   /* dotted key path, "" when none */
-	char msg[768];   /* what was found and what was expected */
+	int code;	/* TS_E* value, 0 when no error */
+	char file[256]; /* input file, "" when not from a file */
+	int line;	/* 1-based line in file, 0 when unknown */
+	char key[160];	/* dotted key path, "" when none */
+	char msg[768];	/* what was found and what was expected */
 };
 
 /* Fill `e` (if not NULL) and return `code`, so a caller can write
  * `return ts_error_set(e, TS_ERANGE, file, line, "training.micro_batch",
  * "found %d, expected a positive integer", v);`. file and key may be NULL. */
-int ts_error_set(struct ts_error *e, int code, const char *file, int line,
-		 const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+int ts_error_set(struct ts_error *e, int code, const char *file, int line, const char *key,
+		 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* Clear `e` to "no error". */
 void ts_error_clear(struct ts_error *e);

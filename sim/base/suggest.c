@@ -23,8 +23,10 @@ unsigned ts_edit_distance(const char *a, const char *b)
 		row[0] = (unsigned)i;
 		for (size_t j = 1; j <= lb; j++) {
 			unsigned up = row[j];
-			unsigned cost = tolower((unsigned char)a[i - 1]) ==
-						tolower((unsigned char)b[j - 1]) ? 0u : 1u;
+			unsigned cost =
+			    tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 1])
+				? 0u
+				: 1u;
 			unsigned best = diag + cost;
 			if (up + 1 < best)
 				best = up + 1;
@@ -53,8 +55,8 @@ static int contains_ci(const char *hay, const char *needle)
 	return 0;
 }
 
-char *ts_suggest(const char *name, const char *const *cand, size_t ncand,
-		 size_t max, char *buf, size_t n)
+char *ts_suggest(const char *name, const char *const *cand, size_t ncand, size_t max, char *buf,
+		 size_t n)
 {
 	enum { KEEP = 8 };
 	size_t best[KEEP];

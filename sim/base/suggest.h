@@ -13,7 +13,7 @@ unsigned ts_edit_distance(const char *a, const char *b);
  * `name`, closest first, as "\"a\", \"b\"", keeping only those within a
  * distance of max(2, strlen(name)/2) unless none is; candidates that contain
  * `name` as a substring count as close. Returns buf ("" when ncand is 0). */
-char *ts_suggest(const char *name, const char *const *cand, size_t ncand,
-		 size_t max, char *buf, size_t n);
+char *ts_suggest(const char *name, const char *const *cand, size_t ncand, size_t max, char *buf,
+		 size_t n);
 
 #endif

@@ -32,7 +32,10 @@ bool ts_time_after(ts_time now, double s, ts_time *at);
 bool ts_time_add(ts_time now, ts_time dt, ts_time *at);
 
 /* Nanoseconds to seconds. */
-static inline double ts_time_to_s(ts_time t) { return (double)t / TS_NS_PER_S; }
+static inline double ts_time_to_s(ts_time t)
+{
+	return (double)t / TS_NS_PER_S;
+}
 
 #define TS_KiB ((ts_bytes)1024)
 #define TS_MiB (TS_KiB * 1024)

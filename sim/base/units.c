@@ -17,40 +17,45 @@ struct unit {
 	double scale; /* to the SI base unit */
 };
 
-static const struct unit bytes_units[] = {
-	{"B", 1.0}, {"kB", 1e3}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-	{"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-	{"TiB", 1099511627776.0}, {NULL, 0}};
+static const struct unit bytes_units[] = {{"B", 1.0},
+					  {"kB", 1e3},
+					  {"KB", 1e3},
+					  {"MB", 1e6},
+					  {"GB", 1e9},
+					  {"TB", 1e12},
+					  {"KiB", 1024.0},
+					  {"MiB", 1048576.0},
+					  {"GiB", 1073741824.0},
+					  {"TiB", 1099511627776.0},
+					  {NULL, 0}};
 
 static const struct unit bw_units[] = {
-	{"B/s", 1.0}, {"kB/s", 1e3}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9},
-	{"TB/s", 1e12}, {"KiB/s", 1024.0}, {"MiB/s", 1048576.0},
-	{"GiB/s", 1073741824.0}, {"bit/s", 0.125}, {"kbit/s", 125.0},
-	{"Mbit/s", 125e3}, {"Gbit/s", 125e6}, {"Tbit/s", 125e9}, {"Kb/s", 125.0},
-	{"Mb/s", 125e3}, {"Gb/s", 125e6}, {"Tb/s", 125e9}, {"Mbps", 125e3},
-	{"Gbps", 125e6}, {"Tbps", 125e9}, {NULL, 0}};
+    {"B/s", 1.0},      {"kB/s", 1e3},	     {"KB/s", 1e3},
+    {"MB/s", 1e6},     {"GB/s", 1e9},	     {"TB/s", 1e12},
+    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+    {"bit/s", 0.125},  {"kbit/s", 125.0},    {"Mbit/s", 125e3},
+    {"Gbit/s", 125e6}, {"Tbit/s", 125e9},    {"Kb/s", 125.0},
+    {"Mb/s", 125e3},   {"Gb/s", 125e6},	     {"Tb/s", 125e9},
+    {"Mbps", 125e3},   {"Gbps", 125e6},	     {"Tbps", 125e9},
+    {NULL, 0}};
 
-static const struct unit time_units[] = {
-	{"ns", 1e-9}, {"us", 1e-6}, {"\xc2\xb5s", 1e-6}, {"ms", 1e-3}, {"s", 1.0},
-	{"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}, {NULL, 0}};
+static const struct unit time_units[] = {{"ns", 1e-9},	{"us", 1e-6},	{"\xc2\xb5s", 1e-6},
+					 {"ms", 1e-3},	{"s", 1.0},	{"min", 60.0},
+					 {"h", 3600.0}, {"d", 86400.0}, {NULL, 0}};
 
-static const struct unit flops_units[] = {
-	{"FLOP/s", 1.0}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}, {"PFLOP/s", 1e15},
-	{"FLOPS", 1.0}, {"GFLOPS", 1e9}, {"TFLOPS", 1e12}, {"PFLOPS", 1e15},
-	{NULL, 0}};
+static const struct unit flops_units[] = {{"FLOP/s", 1.0},   {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12},
+					  {"PFLOP/s", 1e15}, {"FLOPS", 1.0},   {"GFLOPS", 1e9},
+					  {"TFLOPS", 1e12},  {"PFLOPS", 1e15}, {NULL, 0}};
 
-static const struct unit power_units[] = {
-	{"W", 1.0}, {"kW", 1e3}, {"MW", 1e6}, {NULL, 0}};
+static const struct unit power_units[] = {{"W", 1.0}, {"kW", 1e3}, {"MW", 1e6}, {NULL, 0}};
 
-static const struct unit *const tables[TS_UNIT_COUNT_] = {
-	bytes_units, bw_units, time_units, flops_units, power_units};
+static const struct unit *const tables[TS_UNIT_COUNT_] = {bytes_units, bw_units, time_units,
+							  flops_units, power_units};
 
 static const char *const kind_names[TS_UNIT_COUNT_] = {
-	"a size (e.g. \"80 GiB\", \"25 MiB\")",
-	"a bandwidth (e.g. \"200 Gbit/s\", \"25 GB/s\")",
-	"a time (e.g. \"1.5 us\", \"20 ms\")",
-	"a compute rate (e.g. \"312 TFLOP/s\")",
-	"a power (e.g. \"700 W\", \"6.5 kW\")"};
+    "a size (e.g. \"80 GiB\", \"25 MiB\")", "a bandwidth (e.g. \"200 Gbit/s\", \"25 GB/s\")",
+    "a time (e.g. \"1.5 us\", \"20 ms\")", "a compute rate (e.g. \"312 TFLOP/s\")",
+    "a power (e.g. \"700 W\", \"6.5 kW\")"};
 
 const char *ts_unit_kind_name(enum ts_unit_kind kind)
 {
@@ -63,8 +68,7 @@ static void say(char *why, size_t n, const char *fmt, const char *a, const char 
 		snprintf(why, n, fmt, a, b);
 }
 
-int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out,
-		   char *why, size_t n)
+int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out, char *why, size_t n)
 {
 	if ((unsigned)kind >= TS_UNIT_COUNT_ || !text)
 		return TS_EUNIT;
@@ -79,8 +83,8 @@ int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out,
 		return TS_ESYNTAX;
 	}
 	if (errno == ERANGE || !isfinite(v) || v < 0.0) {
-		say(why, n, "found \"%s\", expected %s that is finite and not negative",
-		    text, kind_names[kind]);
+		say(why, n, "found \"%s\", expected %s that is finite and not negative", text,
+		    kind_names[kind]);
 		return TS_ERANGE;
 	}
 	while (isspace((unsigned char)*end))
@@ -100,8 +104,7 @@ int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out,
 			*out = v;
 			return 0;
 		}
-		say(why, n, "found \"%s\" without a unit, expected %s", text,
-		    kind_names[kind]);
+		say(why, n, "found \"%s\" without a unit, expected %s", text, kind_names[kind]);
 		return TS_EUNIT;
 	}
 	for (const struct unit *u = tables[kind]; u->name; u++) {
@@ -118,8 +121,8 @@ char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n)
 {
 	static const char *const bin[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
 	static const char *const bw[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
-	static const char *const fl[] = {"FLOP/s", "kFLOP/s", "MFLOP/s", "GFLOP/s",
-					 "TFLOP/s", "PFLOP/s"};
+	static const char *const fl[] = {"FLOP/s",  "kFLOP/s", "MFLOP/s",
+					 "GFLOP/s", "TFLOP/s", "PFLOP/s"};
 	static const char *const pw[] = {"W", "kW", "MW", "GW", "TW", "PW"};
 	int i = 0;
 	if (!isfinite(v)) {
@@ -146,7 +149,8 @@ char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n)
 		break;
 	default: {
 		const char *const *names = kind == TS_UNIT_BANDWIDTH ? bw
-					   : kind == TS_UNIT_FLOPS   ? fl : pw;
+					   : kind == TS_UNIT_FLOPS   ? fl
+								     : pw;
 		while (fabs(v) >= 1000.0 && i < 5) {
 			v /= 1000.0;
 			i++;

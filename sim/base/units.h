@@ -7,12 +7,13 @@
 #include <stddef.h>
 
 enum ts_unit_kind {
-	TS_UNIT_BYTES,     /* B, kB, MB, GB, TB (10^3 steps), KiB, MiB, GiB, TiB; bare number = bytes */
-	TS_UNIT_BANDWIDTH, /* bytes/s: B/s, kB/s, MB/s, GB/s, TB/s, GiB/s, bit/s, kbit/s, Mbit/s, Gbit/s, Tbit/s (also Gb/s, Gbps) */
-	TS_UNIT_TIME,      /* seconds: ns, us (µs), ms, s, min, h, d */
-	TS_UNIT_FLOPS,     /* FLOP/s: FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s (also TFLOPS) */
-	TS_UNIT_POWER,     /* watts: W, kW, MW */
-	TS_UNIT_COUNT_     /* number of kinds */
+	TS_UNIT_BYTES, /* B, kB, MB, GB, TB (10^3 steps), KiB, MiB, GiB, TiB; bare number = bytes */
+	TS_UNIT_BANDWIDTH, /* bytes/s: B/s, kB/s, MB/s, GB/s, TB/s, GiB/s, bit/s, kbit/s, Mbit/s,
+			      Gbit/s, Tbit/s (also Gb/s, Gbps) */
+	TS_UNIT_TIME,	   /* seconds: ns, us (µs), ms, s, min, h, d */
+	TS_UNIT_FLOPS,	   /* FLOP/s: FLOP/s, GFLOP/s, TFLOP/s, PFLOP/s (also TFLOPS) */
+	TS_UNIT_POWER,	   /* watts: W, kW, MW */
+	TS_UNIT_COUNT_	   /* number of kinds */
 };
 
 /* Name of a kind ("a size in bytes", ...) for error messages. */
@@ -23,8 +24,7 @@ const char *ts_unit_kind_name(enum ts_unit_kind kind);
  * accepted only for TS_UNIT_BYTES. Returns 0, or TS_EUNIT (unknown or missing
  * unit), TS_ESYNTAX (no number), TS_ERANGE (negative, NaN or infinite); on
  * failure `why` (size n, may be NULL) says what was found and expected. */
-int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out,
-		   char *why, size_t n);
+int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out, char *why, size_t n);
 
 /* Format `v` (SI base unit) with a readable binary (bytes) or decimal
  * (others) prefix into buf, e.g. "25 MiB", "200 GB/s", "1.5 us". Returns buf. */

@@ -65,8 +65,8 @@ static int calibrate_nccl(const char *path, const char **sets, size_t nsets, con
 		goto done;
 	}
 	char a[32], b[32];
-	printf("Calibration of %s to nccl-tests all-reduce %s (%u GPUs on %u node%s)\n\n",
-	       path, file, fit.gpus, fit.nodes, fit.nodes == 1 ? "" : "s");
+	printf("Calibration of %s to nccl-tests all-reduce %s (%u GPUs on %u node%s)\n\n", path,
+	       file, fit.gpus, fit.nodes, fit.nodes == 1 ? "" : "s");
 	printf("busbw plateau from %s: measured %.2f GB/s\n",
 	       ts_units_format(fit.from_bytes, TS_UNIT_BYTES, a, sizeof a), fit.measured_Bps / 1e9);
 	printf("%-12s %12s %12s %14s %14s\n", "link", "before", "fitted", "busbw before",
@@ -75,16 +75,21 @@ static int calibrate_nccl(const char *path, const char **sets, size_t nsets, con
 	snprintf(b, sizeof b, "%.2f GB/s", fit.after_Bps / 1e9);
 	printf("%-12s %12.4f %12.4f %14s %14s\n", fit.link, fit.before_eff, fit.fitted_eff, a, b);
 	printf("fit: %zu plateaus simulated; the efficiency of the link the all-reduce is bound "
-	       "by (%s)\n", fit.evaluations, fit.nodes == 1 ? "the GPUs' own links" : "the NICs");
+	       "by (%s)\n",
+	       fit.evaluations, fit.nodes == 1 ? "the GPUs' own links" : "the NICs");
 	if (fit.at_bound)
 		printf("note: the efficiency stopped at %g: the measurement is beyond what this "
-		       "link's efficiency explains\n", fit.fitted_eff);
+		       "link's efficiency explains\n",
+		       fit.fitted_eff);
 	FILE *o = fopen(out_path, "w");
 	char src[600];
-	snprintf(src, sizeof src, "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
-		 "GPUs", path, file, fit.measured_Bps / 1e9, fit.gpus);
-	if (!o || calibcfg_write_link(o, fit.link, fit.fitted_eff,
-				      "trainsim calibration overrides: use with --calib", src) ||
+	snprintf(src, sizeof src,
+		 "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
+		 "GPUs",
+		 path, file, fit.measured_Bps / 1e9, fit.gpus);
+	if (!o ||
+	    calibcfg_write_link(o, fit.link, fit.fitted_eff,
+				"trainsim calibration overrides: use with --calib", src) ||
 	    fclose(o)) {
 		fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n", out_path);
 		rc = CLI_BADINPUT;
@@ -116,8 +121,10 @@ int cli_calibrate(int argc, char **argv)
 		} else if (!strcmp(a, "--measured-iteration-s") || !strcmp(a, "-o") ||
 			   !strcmp(a, "--nccl-tests") || !strcmp(a, "--set")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim calibrate: %s: found nothing, expected "
-						"a value after it\n", a);
+				fprintf(stderr,
+					"trainsim calibrate: %s: found nothing, expected "
+					"a value after it\n",
+					a);
 				goto out;
 			}
 			const char *v = argv[++i];
@@ -138,14 +145,17 @@ int cli_calibrate(int argc, char **argv)
 		} else if (!path) {
 			path = a;
 		} else {
-			fprintf(stderr, "trainsim calibrate: found a second scenario \"%s\", "
-					"expected one\n", a);
+			fprintf(stderr,
+				"trainsim calibrate: found a second scenario \"%s\", "
+				"expected one\n",
+				a);
 			goto out;
 		}
 	}
 	if (!path || !*path || (!meas) == (!nccl)) {
-		fprintf(stderr, "trainsim calibrate: found %s, expected SCENARIO.cfg and one "
-				"of --measured-iteration-s SECONDS or --nccl-tests FILE\n",
+		fprintf(stderr,
+			"trainsim calibrate: found %s, expected SCENARIO.cfg and one "
+			"of --measured-iteration-s SECONDS or --nccl-tests FILE\n",
 			!path || !*path ? "no scenario file"
 			: meas		? "two measurements"
 					: "no measurement");
@@ -162,8 +172,10 @@ int cli_calibrate(int argc, char **argv)
 	errno = 0;
 	double measured = strtod(meas, &end);
 	if (errno || end == meas || *end || !isfinite(measured) || !(measured > 0.0)) {
-		fprintf(stderr, "trainsim calibrate: --measured-iteration-s: found \"%s\", "
-				"expected a positive number of seconds\n", meas);
+		fprintf(stderr,
+			"trainsim calibrate: --measured-iteration-s: found \"%s\", "
+			"expected a positive number of seconds\n",
+			meas);
 		rc = CLI_BADINPUT;
 		goto out;
 	}
@@ -210,23 +222,25 @@ int cli_calibrate(int argc, char **argv)
 	       fit.before_s, 100.0 * (fit.before_s - measured) / measured, fit.after_s,
 	       100.0 * (fit.after_s - measured) / measured);
 	printf("fit: %zu simulations; one measurement moves one constant, the one the time "
-	       "depends on most (elasticity = d ln T / d ln c)\n", fit.evaluations);
+	       "depends on most (elasticity = d ln T / d ln c)\n",
+	       fit.evaluations);
 	if (fit.at_bound)
 		printf("note: %s stopped at %g, %s its committed value: the measurement is "
-		       "beyond what this constant explains\n", work_calib_key(fit.key), c1, ratio);
+		       "beyond what this constant explains\n",
+		       work_calib_key(fit.key), c1, ratio);
 	FILE *o = fopen(out_path, "w");
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
 		 measured);
-	if (!o || calibcfg_write(o, &fit.calib, &fit.key, 1,
-				 "trainsim calibration overrides: use with --calib", src) ||
+	if (!o ||
+	    calibcfg_write(o, &fit.calib, &fit.key, 1,
+			   "trainsim calibration overrides: use with --calib", src) ||
 	    fclose(o)) {
 		fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n", out_path);
 		rc = CLI_BADINPUT;
 		goto done;
 	}
-	printf("wrote %s (use: trainsim run|sweep|compare ... --calib %s)\n", out_path,
-	       out_path);
+	printf("wrote %s (use: trainsim run|sweep|compare ... --calib %s)\n", out_path, out_path);
 	rc = fflush(stdout) ? CLI_BADINPUT : CLI_OK;
 done:
 	ts_scenario_destroy(sc);

@@ -31,7 +31,7 @@ struct copts {
 	double min_b, max_b, factor;
 	const char *format;
 	enum net_mode mode;
-	uint32_t ngpus; /* 0 = all */
+	uint32_t ngpus;	      /* 0 = all */
 	const char *sets[16]; /* other --set KEY=VALUE of the cluster (argv, borrowed) */
 	size_t nsets;
 };
@@ -186,8 +186,8 @@ static int copy_setting(config_setting_t *dst, const char *name, const config_se
 	default:
 		for (int i = 0; i < config_setting_length(src); i++) {
 			const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
-			if (copy_setting(d, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL,
-					 e))
+			if (copy_setting(
+				d, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL, e))
 				return -1;
 		}
 		return 0;
@@ -219,8 +219,9 @@ static int set_one(config_setting_t *g, const char *kv)
 	int rc = 0;
 	if (!config_read_string(&scratch, text)) {
 		if (strpbrk(val, "\"{}[]();=")) {
-			rc = bad_value("--set", kv,
-				       "a libconfig value: 8, 1.5, true, \"text\", { key = value; }");
+			rc = bad_value(
+			    "--set", kv,
+			    "a libconfig value: 8, 1.5, true, \"text\", { key = value; }");
 			goto out;
 		}
 		config_destroy(&scratch);
@@ -293,15 +294,17 @@ static int cluster_load(const struct hw_catalog *cat, const struct copts *o,
 		const char *arg = NULL;
 		for (size_t i = 0; i < o->nsets && !arg; i++) {
 			size_t kl = (size_t)(strchr(o->sets[i], '=') - o->sets[i]);
-			if (!strncmp(err.key, "cluster.", 8) && !strncmp(err.key + 8, o->sets[i], kl) &&
+			if (!strncmp(err.key, "cluster.", 8) &&
+			    !strncmp(err.key + 8, o->sets[i], kl) &&
 			    (err.key[8 + kl] == '\0' || err.key[8 + kl] == '.'))
 				arg = o->sets[i];
 		}
 		if (arg && err.code == TS_EUNKNOWN_KEY)
-			fprintf(stderr,
-				"trainsim collective: --set: found \"%s\", expected a key of nodes, "
-				"gpus_per_node, nics_per_node or the cluster file (%s: %s)\n",
-				arg, err.key, err.msg);
+			fprintf(
+			    stderr,
+			    "trainsim collective: --set: found \"%s\", expected a key of nodes, "
+			    "gpus_per_node, nics_per_node or the cluster file (%s: %s)\n",
+			    arg, err.key, err.msg);
 		else if (arg)
 			fprintf(stderr, "trainsim collective: --set \"%s\": %s: %s\n", arg, err.key,
 				err.msg);

@@ -18,11 +18,10 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: trainsim compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]...\n"
-		"                        [--format text|csv|json] [--calib OVERRIDES.cfg]\n"
-		"  --set applies to every scenario; scaling efficiency is throughput per GPU\n"
-		"  relative to the first scenario; '*' marks the best of a row\n");
+	fprintf(out, "usage: trainsim compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]...\n"
+		     "                        [--format text|csv|json] [--calib OVERRIDES.cfg]\n"
+		     "  --set applies to every scenario; scaling efficiency is throughput per GPU\n"
+		     "  relative to the first scenario; '*' marks the best of a row\n");
 }
 
 enum better { NONE, LOWER, HIGHER };
@@ -35,36 +34,48 @@ struct row {
 };
 
 static const struct row rows[] = {
-	{"GPUs", "gpus", NONE},
-	{"iteration time", "iteration_time_s", LOWER},
-	{"throughput", "tokens_per_s", HIGHER},
-	{"scaling efficiency", "scaling_efficiency", HIGHER},
-	{"MFU", "mfu", HIGHER},
-	{"memory per GPU", "memory_per_gpu_bytes", LOWER},
-	{"fits in memory", "fits", NONE},
-	{"time to train", "time_to_train_s", LOWER},
-	{"energy", "energy_kwh", LOWER},
-	{"cost", "cost_usd", LOWER},
-	{"cost per million tokens", "usd_per_mtokens", LOWER},
-	{"bottleneck", "bottleneck", NONE},
+    {"GPUs", "gpus", NONE},
+    {"iteration time", "iteration_time_s", LOWER},
+    {"throughput", "tokens_per_s", HIGHER},
+    {"scaling efficiency", "scaling_efficiency", HIGHER},
+    {"MFU", "mfu", HIGHER},
+    {"memory per GPU", "memory_per_gpu_bytes", LOWER},
+    {"fits in memory", "fits", NONE},
+    {"time to train", "time_to_train_s", LOWER},
+    {"energy", "energy_kwh", LOWER},
+    {"cost", "cost_usd", LOWER},
+    {"cost per million tokens", "usd_per_mtokens", LOWER},
+    {"bottleneck", "bottleneck", NONE},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
 
 static double value(const struct ts_result *r, const struct ts_result *first, size_t row)
 {
 	switch (row) {
-	case 0: return (double)r->gpus;
-	case 1: return r->iteration_time_s;
-	case 2: return r->tokens_per_s;
-	case 3: return (r->tokens_per_s / r->gpus) / (first->tokens_per_s / first->gpus);
-	case 4: return r->mfu;
-	case 5: return r->memory_per_gpu_bytes;
-	case 6: return r->fits ? 1.0 : 0.0;
-	case 7: return r->time_to_train_s;
-	case 8: return r->energy_kwh;
-	case 9: return r->cost_usd;
-	case 10: return r->usd_per_mtokens;
-	default: return 0.0;
+	case 0:
+		return (double)r->gpus;
+	case 1:
+		return r->iteration_time_s;
+	case 2:
+		return r->tokens_per_s;
+	case 3:
+		return (r->tokens_per_s / r->gpus) / (first->tokens_per_s / first->gpus);
+	case 4:
+		return r->mfu;
+	case 5:
+		return r->memory_per_gpu_bytes;
+	case 6:
+		return r->fits ? 1.0 : 0.0;
+	case 7:
+		return r->time_to_train_s;
+	case 8:
+		return r->energy_kwh;
+	case 9:
+		return r->cost_usd;
+	case 10:
+		return r->usd_per_mtokens;
+	default:
+		return 0.0;
 	}
 }
 
@@ -85,25 +96,43 @@ static void fmt_duration(char *b, size_t n, double s)
 static void text_cell(char *b, size_t n, const struct ts_result *r, double v, size_t row)
 {
 	switch (row) {
-	case 0: snprintf(b, n, "%u", (unsigned)r->gpus); break;
-	case 1: ts_units_format(v, TS_UNIT_TIME, b, n); break;
+	case 0:
+		snprintf(b, n, "%u", (unsigned)r->gpus);
+		break;
+	case 1:
+		ts_units_format(v, TS_UNIT_TIME, b, n);
+		break;
 	case 2:
 		if (v >= 1e6)
 			snprintf(b, n, "%.3g M tokens/s", v / 1e6);
 		else
 			snprintf(b, n, "%.4g k tokens/s", v / 1e3);
 		break;
-	case 3: ts_units_format_num(b, n, "%.1f %%", 100.0 * v); break;
-	case 4: ts_units_format_num(b, n, "%.1f %%", 100.0 * v); break;
+	case 3:
+		ts_units_format_num(b, n, "%.1f %%", 100.0 * v);
+		break;
+	case 4:
+		ts_units_format_num(b, n, "%.1f %%", 100.0 * v);
+		break;
 	case 5:
 		snprintf(b, n, "%.1f / %.1f GiB", v / (double)TS_GiB,
 			 r->memory_capacity_bytes / (double)TS_GiB);
 		break;
-	case 6: snprintf(b, n, "%s", r->fits ? "yes" : "NO"); break;
-	case 7: fmt_duration(b, n, v); break;
-	case 8: snprintf(b, n, v > 0.0 ? "%.4g kWh" : "-", v); break;
-	case 9: ts_units_format_num(b, n, v > 0.0 ? "$%.0f" : "-", v); break;
-	case 10: snprintf(b, n, v > 0.0 ? "$%.3g" : "-", v); break;
+	case 6:
+		snprintf(b, n, "%s", r->fits ? "yes" : "NO");
+		break;
+	case 7:
+		fmt_duration(b, n, v);
+		break;
+	case 8:
+		snprintf(b, n, v > 0.0 ? "%.4g kWh" : "-", v);
+		break;
+	case 9:
+		ts_units_format_num(b, n, v > 0.0 ? "$%.0f" : "-", v);
+		break;
+	case 10:
+		snprintf(b, n, v > 0.0 ? "$%.3g" : "-", v);
+		break;
 	default: { /* "what (why): share" without the parenthesis */
 		const char *par = strstr(r->bottleneck, " ("), *colon = strchr(r->bottleneck, ':');
 		if (par && colon && par < colon) {
@@ -149,7 +178,7 @@ int cli_compare(int argc, char **argv)
 	struct ts_result *res = NULL;
 	struct hw_catalog *cat = NULL;
 	struct ts_table *t = NULL;
-	char (*heads)[COLUMN_NAME_MAX] = NULL;
+	char(*heads)[COLUMN_NAME_MAX] = NULL;
 	if (!sets || !paths) {
 		rc = CLI_BADINPUT;
 		goto out;
@@ -162,8 +191,10 @@ int cli_compare(int argc, char **argv)
 			goto out;
 		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--calib")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim compare: %s: found nothing, expected a "
-						"value after it\n", a);
+				fprintf(stderr,
+					"trainsim compare: %s: found nothing, expected a "
+					"value after it\n",
+					a);
 				goto out;
 			}
 			const char *v = argv[++i];
@@ -178,8 +209,10 @@ int cli_compare(int argc, char **argv)
 		} else if (!strncmp(a, "--format=", 9)) {
 			format = a + 9;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "trainsim compare: found unknown option \"%s\", expected "
-					"--set, --format or --calib\n", a);
+			fprintf(stderr,
+				"trainsim compare: found unknown option \"%s\", expected "
+				"--set, --format or --calib\n",
+				a);
 			goto out;
 		} else {
 			paths[np++] = a;
@@ -191,8 +224,10 @@ int cli_compare(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr, "trainsim compare: --format: found \"%s\", expected text, csv "
-				"or json\n", format);
+		fprintf(stderr,
+			"trainsim compare: --format: found \"%s\", expected text, csv "
+			"or json\n",
+			format);
 		goto out;
 	}
 	struct work_calib calib;
@@ -274,7 +309,8 @@ int cli_compare(int argc, char **argv)
 	int e = 0;
 	if (!rc && text) {
 		printf("Comparison of %zu scenarios ('*' marks the best of a row; scaling "
-		       "efficiency is throughput per GPU relative to the first)\n\n", np);
+		       "efficiency is throughput per GPU relative to the first)\n\n",
+		       np);
 		e = table_print(t, stdout);
 	} else if (!rc && !strcmp(format, "csv")) {
 		e = table_print_csv(t, stdout);

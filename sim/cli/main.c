@@ -8,32 +8,37 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: trainsim COMMAND [ARGS]\n"
-		"\n"
-		"commands:\n"
-		"  run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json] [--trace OUT.json]\n"
-		"                                                              simulate one scenario\n"
-		"  collective --cluster NAME --op OP -b MIN -e MAX -f FACTOR   nccl-tests-style table\n"
-		"  validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|all] [--fit]\n"
-		"           [--format text|csv]\n"
-		"                                                              predictions against measurements\n"
-		"  list gpus|links|clusters|models [--format text|csv|json]    the bundled hardware,\n"
-		"                                                              clusters and models\n"
-		"  compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]... [--format text|csv|json]\n"
-		"                                                              scenarios side by side\n"
-		"  sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--resume]          a sweep as CSV rows\n"
-		"  search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N]\n"
-		"                                                              the best settings that fit\n"
-		"  calibrate SCENARIO.cfg --measured-iteration-s X [-o FILE]   fit constants to a measurement\n"
-		"  plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg\n"
-		"                                                              gnuplot charts of results\n"
-		"  help                                                        this text\n"
-		"  --version                                                   the version\n"
-		"\n"
-		"COMMAND --help describes one command.\n"
-		"\n"
-		"exit codes: 0 ok, 1 usage, 2 bad input\n");
+	fprintf(
+	    out,
+	    "usage: trainsim COMMAND [ARGS]\n"
+	    "\n"
+	    "commands:\n"
+	    "  run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json] [--trace OUT.json]\n"
+	    "                                                              simulate one scenario\n"
+	    "  collective --cluster NAME --op OP -b MIN -e MAX -f FACTOR   nccl-tests-style table\n"
+	    "  validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|all] [--fit]\n"
+	    "           [--format text|csv]\n"
+	    "                                                              predictions against "
+	    "measurements\n"
+	    "  list gpus|links|clusters|models [--format text|csv|json]    the bundled hardware,\n"
+	    "                                                              clusters and models\n"
+	    "  compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]... [--format text|csv|json]\n"
+	    "                                                              scenarios side by side\n"
+	    "  sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--resume]          a sweep as CSV rows\n"
+	    "  search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N]\n"
+	    "                                                              the best settings that "
+	    "fit\n"
+	    "  calibrate SCENARIO.cfg --measured-iteration-s X [-o FILE]   fit constants to a "
+	    "measurement\n"
+	    "  plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg\n"
+	    "                                                              gnuplot charts of "
+	    "results\n"
+	    "  help                                                        this text\n"
+	    "  --version                                                   the version\n"
+	    "\n"
+	    "COMMAND --help describes one command.\n"
+	    "\n"
+	    "exit codes: 0 ok, 1 usage, 2 bad input\n");
 }
 
 int main(int argc, char **argv)
@@ -69,12 +74,13 @@ int main(int argc, char **argv)
 		return cli_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plot"))
 		return cli_plot(argc - 1, argv + 1);
-	static const char *const cmds[] = {"run",   "collective", "validate", "list",
-					   "compare", "sweep", "search", "calibrate",
-					   "plot", "help"};
+	static const char *const cmds[] = {"run",   "collective", "validate",  "list", "compare",
+					   "sweep", "search",	  "calibrate", "plot", "help"};
 	char near[160];
 	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
-	fprintf(stderr, "trainsim: found unknown command \"%s\", expected run, collective, "
-			"validate, list, compare, sweep, search, calibrate, plot or help%s%s\n", cmd, near[0] ? "; did you mean " : "", near);
+	fprintf(stderr,
+		"trainsim: found unknown command \"%s\", expected run, collective, "
+		"validate, list, compare, sweep, search, calibrate, plot or help%s%s\n",
+		cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }

@@ -27,9 +27,10 @@ static const char *const kinds[] = {"scaling", "breakdown", "frontier", "memory"
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim plot scaling|breakdown|frontier|memory RESULTS.csv "
-		     "-o OUT.png|OUT.svg\n"
-		     "  RESULTS.csv: the output of trainsim sweep, or of trainsim run --format csv\n");
+	fprintf(out,
+		"usage: trainsim plot scaling|breakdown|frontier|memory RESULTS.csv "
+		"-o OUT.png|OUT.svg\n"
+		"  RESULTS.csv: the output of trainsim sweep, or of trainsim run --format csv\n");
 }
 
 /* Split one CSV line into at most MAX_COLS fields, in place. */
@@ -152,21 +153,27 @@ int cli_plot(int argc, char **argv)
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
 			outp = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "trainsim plot: found option \"%s\", expected -o OUT.png|svg\n", a);
+			fprintf(stderr,
+				"trainsim plot: found option \"%s\", expected -o OUT.png|svg\n", a);
 			return CLI_USAGE;
 		} else if (!kind) {
 			kind = a;
 		} else if (!in) {
 			in = a;
 		} else {
-			fprintf(stderr, "trainsim plot: found an extra argument \"%s\", expected KIND "
-					"RESULTS.csv -o OUT\n", a);
+			fprintf(stderr,
+				"trainsim plot: found an extra argument \"%s\", expected KIND "
+				"RESULTS.csv -o OUT\n",
+				a);
 			return CLI_USAGE;
 		}
 	}
 	if (!kind || !in || !outp) {
-		fprintf(stderr, "trainsim plot: found %s, expected KIND RESULTS.csv -o OUT.png|svg\n",
-			!kind ? "no kind" : !in ? "no results file" : "no -o");
+		fprintf(stderr,
+			"trainsim plot: found %s, expected KIND RESULTS.csv -o OUT.png|svg\n",
+			!kind ? "no kind"
+			: !in ? "no results file"
+			      : "no -o");
 		return CLI_USAGE;
 	}
 	int k = -1;
@@ -174,33 +181,44 @@ int cli_plot(int argc, char **argv)
 		if (!strcmp(kind, kinds[i]))
 			k = i;
 	if (k < 0) {
-		fprintf(stderr, "trainsim plot: found kind \"%s\", expected scaling, breakdown, "
-				"frontier or memory\n", kind);
+		fprintf(stderr,
+			"trainsim plot: found kind \"%s\", expected scaling, breakdown, "
+			"frontier or memory\n",
+			kind);
 		return CLI_USAGE;
 	}
 	const char *dot = strrchr(outp, '.');
-	const char *fmt = dot && !strcmp(dot, ".svg") ? "svg" : dot && !strcmp(dot, ".png") ? "png" : NULL;
+	const char *fmt = dot && !strcmp(dot, ".svg")	? "svg"
+			  : dot && !strcmp(dot, ".png") ? "png"
+							: NULL;
 	if (!fmt) {
-		fprintf(stderr, "trainsim plot: -o: found \"%s\", expected a name ending in .png "
-				"or .svg\n", outp);
+		fprintf(stderr,
+			"trainsim plot: -o: found \"%s\", expected a name ending in .png "
+			"or .svg\n",
+			outp);
 		return CLI_USAGE;
 	}
 	if (!on_path("gnuplot")) {
-		fprintf(stderr, "trainsim plot: found no gnuplot on PATH, expected gnuplot "
-				"installed (apt-get install gnuplot-nox); the CSV is still usable\n");
+		fprintf(stderr,
+			"trainsim plot: found no gnuplot on PATH, expected gnuplot "
+			"installed (apt-get install gnuplot-nox); the CSV is still usable\n");
 		return CLI_BADINPUT;
 	}
 	char script[4096];
 	snprintf(script, sizeof script, "%s/plots/%s.gp", cli_data_root(), kind);
 	if (access(script, R_OK)) {
-		fprintf(stderr, "trainsim plot: found no %s, expected the bundled gnuplot "
-				"script\n", script);
+		fprintf(stderr,
+			"trainsim plot: found no %s, expected the bundled gnuplot "
+			"script\n",
+			script);
 		return CLI_BADINPUT;
 	}
 	FILE *f = fopen(in, "r");
 	if (!f) {
-		fprintf(stderr, "trainsim plot: found \"%s\", which cannot be read, expected a "
-				"results CSV\n", in);
+		fprintf(stderr,
+			"trainsim plot: found \"%s\", which cannot be read, expected a "
+			"results CSV\n",
+			in);
 		return CLI_BADINPUT;
 	}
 	static struct csv c;
@@ -209,28 +227,31 @@ int cli_plot(int argc, char **argv)
 	size_t nr = 0;
 	int rc = CLI_BADINPUT;
 	if (!fgets(c.headbuf, sizeof c.headbuf, f)) {
-		fprintf(stderr, "trainsim plot: %s: found an empty file, expected a CSV header\n", in);
+		fprintf(stderr, "trainsim plot: %s: found an empty file, expected a CSV header\n",
+			in);
 		fclose(f);
 		return CLI_BADINPUT;
 	}
 	c.ncols = split(c.headbuf, c.head);
 	static const char *const need[4][8] = {
-		{"gpus", "tokens_per_s", NULL},
-		{"compute_s", "recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s",
-		 "optimizer_s", "other_s", NULL},
-		{"time_to_train_s", "cost_usd", NULL},
-		{"memory_breakdown.weights_bytes", "memory_breakdown.gradients_bytes",
-		 "memory_breakdown.optimizer_bytes", "memory_breakdown.activations_bytes",
-		 "memory_breakdown.logits_bytes", "memory_breakdown.buffers_bytes",
-		 "memory_breakdown.reserve_bytes", "memory_capacity_bytes"},
+	    {"gpus", "tokens_per_s", NULL},
+	    {"compute_s", "recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s",
+	     "optimizer_s", "other_s", NULL},
+	    {"time_to_train_s", "cost_usd", NULL},
+	    {"memory_breakdown.weights_bytes", "memory_breakdown.gradients_bytes",
+	     "memory_breakdown.optimizer_bytes", "memory_breakdown.activations_bytes",
+	     "memory_breakdown.logits_bytes", "memory_breakdown.buffers_bytes",
+	     "memory_breakdown.reserve_bytes", "memory_capacity_bytes"},
 	};
 	int ci[8];
 	int nneed = 0;
 	for (int i = 0; i < 8 && need[k][i]; i++, nneed++) {
 		ci[i] = col(&c, need[k][i]);
 		if (ci[i] < 0) {
-			fprintf(stderr, "trainsim plot: %s:1: found no column %s, expected the "
-					"columns of trainsim sweep or run --format csv\n", in, need[k][i]);
+			fprintf(stderr,
+				"trainsim plot: %s:1: found no column %s, expected the "
+				"columns of trainsim sweep or run --format csv\n",
+				in, need[k][i]);
 			fclose(f);
 			return CLI_BADINPUT;
 		}
@@ -256,8 +277,10 @@ int cli_plot(int argc, char **argv)
 	}
 	fclose(f);
 	if (!nr) {
-		fprintf(stderr, "trainsim plot: %s: found no row to plot (status ok%s), expected "
-				"at least one\n", in, k == 2 ? ", with a run length and a price" : "");
+		fprintf(stderr,
+			"trainsim plot: %s: found no row to plot (status ok%s), expected "
+			"at least one\n",
+			in, k == 2 ? ", with a run length and a price" : "");
 		return CLI_BADINPUT;
 	}
 	if (k == 0 || k == 2)
@@ -322,8 +345,7 @@ int cli_plot(int argc, char **argv)
 		_exit(127);
 	}
 	int status = 0;
-	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "trainsim plot: gnuplot failed on %s (exit %d)\n", script,
 			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		rc = CLI_BADINPUT;

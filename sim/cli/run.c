@@ -115,7 +115,8 @@ int cli_run(int argc, char **argv)
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr,
 				"trainsim run: found unknown option \"%s\", expected --set, "
-				"--format, --trace, --calib or --dump-config (see trainsim run --help)\n",
+				"--format, --trace, --calib or --dump-config (see trainsim run "
+				"--help)\n",
 				a);
 			goto out;
 		} else if (!path) {

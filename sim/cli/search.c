@@ -15,15 +15,14 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: trainsim search SCENARIO.cfg [--objective time|cost] [--top N]\n"
-		"                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
-		"                       [--calib OVERRIDES.cfg]\n"
-		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
-		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
-		"  the framework takes, recompute and context parallelism (cp, powers of\n"
-		"  two up to 16); prunes what cannot fit by a static memory estimate and\n"
-		"  simulates the rest\n");
+	fprintf(out, "usage: trainsim search SCENARIO.cfg [--objective time|cost] [--top N]\n"
+		     "                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
+		     "                       [--calib OVERRIDES.cfg]\n"
+		     "  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
+		     "  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
+		     "  the framework takes, recompute and context parallelism (cp, powers of\n"
+		     "  two up to 16); prunes what cannot fit by a static memory estimate and\n"
+		     "  simulates the rest\n");
 }
 
 static int parse_count(const char *opt, const char *v, long max, long *out)
@@ -32,8 +31,10 @@ static int parse_count(const char *opt, const char *v, long max, long *out)
 	errno = 0;
 	long n = strtol(v, &end, 10);
 	if (errno || end == v || *end || n < 1 || n > max) {
-		fprintf(stderr, "trainsim search: %s: found \"%s\", expected an integer from 1 "
-				"to %ld\n", opt, v, max);
+		fprintf(stderr,
+			"trainsim search: %s: found \"%s\", expected an integer from 1 "
+			"to %ld\n",
+			opt, v, max);
 		return CLI_USAGE;
 	}
 	*out = n;
@@ -69,8 +70,10 @@ int cli_search(int argc, char **argv)
 			   !strcmp(a, "--max-gpus") || !strcmp(a, "-j") || !strcmp(a, "--set") ||
 			   !strcmp(a, "--calib")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim search: %s: found nothing, expected a "
-						"value after it\n", a);
+				fprintf(stderr,
+					"trainsim search: %s: found nothing, expected a "
+					"value after it\n",
+					a);
 				goto out;
 			}
 			const char *v = argv[++i];
@@ -84,19 +87,23 @@ int cli_search(int argc, char **argv)
 					     !strcmp(a, "--max-gpus") ? 1L << 26
 					     : !strcmp(a, "-j")	      ? 1024
 								      : 1L << 20,
-					     !strcmp(a, "--top")	  ? &top
+					     !strcmp(a, "--top")	? &top
 					     : !strcmp(a, "--max-gpus") ? &max_gpus
 									: &threads))
 				goto out;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "trainsim search: found unknown option \"%s\", expected "
-					"--objective, --top, --max-gpus, -j, --set or --calib\n", a);
+			fprintf(stderr,
+				"trainsim search: found unknown option \"%s\", expected "
+				"--objective, --top, --max-gpus, -j, --set or --calib\n",
+				a);
 			goto out;
 		} else if (!path) {
 			path = a;
 		} else {
-			fprintf(stderr, "trainsim search: found a second scenario \"%s\", expected "
-					"one\n", a);
+			fprintf(stderr,
+				"trainsim search: found a second scenario \"%s\", expected "
+				"one\n",
+				a);
 			goto out;
 		}
 	}
@@ -106,8 +113,10 @@ int cli_search(int argc, char **argv)
 		goto out;
 	}
 	if (strcmp(objective, "time") && strcmp(objective, "cost")) {
-		fprintf(stderr, "trainsim search: --objective: found \"%s\", expected time or "
-				"cost\n", objective);
+		fprintf(stderr,
+			"trainsim search: --objective: found \"%s\", expected time or "
+			"cost\n",
+			objective);
 		goto out;
 	}
 	struct hw_catalog *cat = NULL;
@@ -134,10 +143,12 @@ int cli_search(int argc, char **argv)
 		rc = CLI_BADINPUT;
 		goto done;
 	}
-	const char *const heads[NCOL] = {"rank", "GPUs", "nodes", "tp", "pp", "cp", "dp", "ZeRO",
-					 "schedule", "micro-batch", "recompute", "iteration",
-					 "MFU", "memory/GPU",
-					 obj == SEARCH_COST ? "cost" : "time to train"};
+	const char *const heads[NCOL] = {
+	    "rank",	   "GPUs",	 "nodes",
+	    "tp",	   "pp",	 "cp",
+	    "dp",	   "ZeRO",	 "schedule",
+	    "micro-batch", "recompute",	 "iteration",
+	    "MFU",	   "memory/GPU", obj == SEARCH_COST ? "cost" : "time to train"};
 	for (size_t k = 0; k < NCOL; k++)
 		table_header(t, k, heads[k], k == 8 || k == 10 ? TABLE_LEFT : TABLE_RIGHT);
 	for (size_t i = 0; i < sr.ranked && i < (size_t)top; i++) {
@@ -159,14 +170,15 @@ int cli_search(int argc, char **argv)
 			table_cell(t, 8, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
 		table_cell(t, 9, "%lld", (long long)c->micro_batch);
 		table_cell(t, 10, "%s", ts_recompute_name(c->recompute));
-		table_cell(t, 11, "%s", ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
+		table_cell(t, 11, "%s",
+			   ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
 		table_cell(t, 13, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
 		if (obj == SEARCH_COST)
 			table_cell(t, 14, "%s",
-				   ts_units_format_num(b, sizeof b,
-						       r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
-						       r->cost_usd > 0.0 ? r->cost_usd : c->score));
+				   ts_units_format_num(
+				       b, sizeof b, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
+				       r->cost_usd > 0.0 ? r->cost_usd : c->score));
 		else {
 			duration(b, sizeof b, c->score);
 			table_cell(t, 14, "%s", b);
@@ -181,8 +193,7 @@ int cli_search(int argc, char **argv)
 	printf("\n%zu configurations: %zu pruned by the memory estimate, %zu simulated "
 	       "(%zu failed, %zu did not fit), %zu ranked",
 	       sr.n, sr.pruned, sr.simulated, sr.failed,
-	       sr.simulated + sr.aliases - sr.failed - sr.ranked,
-	       sr.ranked);
+	       sr.simulated + sr.aliases - sr.failed - sr.ranked, sr.ranked);
 	if (sr.aliases)
 		printf("; %zu identical to a lighter recompute mode (copied, not simulated)",
 		       sr.aliases);
@@ -194,8 +205,7 @@ int cli_search(int argc, char **argv)
 		       sr.degrees_skipped);
 	printf("\n");
 	printf("simulated %zu in %.3f s: %.0f configurations per second\n", sr.simulated,
-	       sr.seconds,
-		sr.seconds > 0.0 ? (double)sr.simulated / sr.seconds : 0.0);
+	       sr.seconds, sr.seconds > 0.0 ? (double)sr.simulated / sr.seconds : 0.0);
 	if (fflush(stdout))
 		rc = CLI_BADINPUT;
 done:

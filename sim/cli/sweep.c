@@ -78,8 +78,10 @@ int cli_sweep(int argc, char **argv)
 		} else if (!path) {
 			path = a;
 		} else {
-			fprintf(stderr, "trainsim sweep: found a second sweep file \"%s\", "
-					"expected one\n", a);
+			fprintf(stderr,
+				"trainsim sweep: found a second sweep file \"%s\", "
+				"expected one\n",
+				a);
 			return CLI_USAGE;
 		}
 	}

@@ -56,8 +56,8 @@ static int print_rows(const struct val_row *rows, size_t n, const bool *use, con
 		table_cell(t, 2, "%d", r->index);
 		table_cell(t, 3, "%s",
 			   r->src == VAL_BERT || r->src == VAL_VTRAIN_MULTI ? "check"
-			   : r->fitting ? "fit"
-					: "held-out");
+			   : r->fitting					    ? "fit"
+									    : "held-out");
 		table_cell(t, 4, "%s",
 			   r->metric == VAL_ITERATION_S ? "iteration_ms"
 							: val_metric_name(r->metric));

@@ -70,12 +70,18 @@ static const char *type_name(const config_setting_t *s)
 {
 	switch (config_setting_type(s)) {
 	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64: return "an integer";
-	case CONFIG_TYPE_FLOAT: return "a number";
-	case CONFIG_TYPE_STRING: return "a string";
-	case CONFIG_TYPE_BOOL: return "a boolean";
-	case CONFIG_TYPE_GROUP: return "a group";
-	default: return "a list";
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a number";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_GROUP:
+		return "a group";
+	default:
+		return "a list";
 	}
 }
 
@@ -131,8 +137,9 @@ static int get_num(const struct rd *r, const config_setting_t *g, const char *ke
 		if (required)
 			return fail(r, TS_EINVALID, g, key,
 				    "found no value, expected %s (the key is required)",
-				    kind == TS_UNIT_COUNT_ ? "a number"
-							   : ts_unit_kind_name((enum ts_unit_kind)kind));
+				    kind == TS_UNIT_COUNT_
+					? "a number"
+					: ts_unit_kind_name((enum ts_unit_kind)kind));
 		return 1;
 	}
 	int t = config_setting_type(s);
@@ -144,7 +151,8 @@ static int get_num(const struct rd *r, const config_setting_t *g, const char *ke
 			return fail(r, rc, s, key, "%s", why);
 	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT) {
 		if (kind != TS_UNIT_COUNT_ && kind != TS_UNIT_BYTES)
-			return fail(r, TS_EUNIT, s, key, "found a number without a unit, expected %s",
+			return fail(r, TS_EUNIT, s, key,
+				    "found a number without a unit, expected %s",
 				    ts_unit_kind_name((enum ts_unit_kind)kind));
 		v = config_setting_get_float(s);
 		if (t != CONFIG_TYPE_FLOAT)
@@ -185,7 +193,7 @@ static int get_choice(const struct rd *r, const config_setting_t *g, const char 
 
 static int read_storage(const struct rd *r, const config_setting_t *e, struct data_storage *d)
 {
-	static const char *const keys[] = {"name",    "kind",	"read",	  "write", "iops",
+	static const char *const keys[] = {"name",    "kind",	 "read",   "write", "iops",
 					   "latency", "devices", "client", "source"};
 	int rc, k = 0;
 	double v;
@@ -211,8 +219,10 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 	if (rc == 0) {
 		if (d->kind != DATA_STORAGE_LOCAL || v != floor(v))
 			return fail(r, TS_EINVALID, config_setting_get_member(e, "devices"),
-				    "devices", "found %g on a %s storage, expected a whole number of "
-				    "drives on a local storage only", v, kind_names[d->kind]);
+				    "devices",
+				    "found %g on a %s storage, expected a whole number of "
+				    "drives on a local storage only",
+				    v, kind_names[d->kind]);
 		d->devices = (uint32_t)v;
 	}
 	if ((rc = get_num(r, e, "client", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->client_Bps)) < 0)
@@ -220,7 +230,8 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 	if (rc == 0 && d->kind != DATA_STORAGE_SHARED)
 		return fail(r, TS_EINVALID, config_setting_get_member(e, "client"), "client",
 			    "found a per-client cap on a %s storage, expected it only on a shared "
-			    "file system", kind_names[d->kind]);
+			    "file system",
+			    kind_names[d->kind]);
 	return 0;
 }
 
@@ -300,8 +311,7 @@ const struct data_storage *data_catalog_storage(const struct data_catalog *c, si
 	return i < c->n ? &c->st[i] : NULL;
 }
 
-const struct data_storage *data_catalog_find_storage(const struct data_catalog *c,
-						     const char *name)
+const struct data_storage *data_catalog_find_storage(const struct data_catalog *c, const char *name)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->st[i].name, name))
@@ -344,10 +354,16 @@ static void dataset_names(const char *dir, const char *name, char *buf, size_t n
 
 static int read_dataset(const struct rd *r, const config_setting_t *g, struct data_dataset *d)
 {
-	static const char *const keys[] = {
-	    "name",	       "layout",		  "samples",		 "bytes_per_sample",
-	    "bytes_per_token", "device_bytes_per_sample", "device_bytes_per_token", "decode_per_sample",
-	    "decode_per_token", "source"};
+	static const char *const keys[] = {"name",
+					   "layout",
+					   "samples",
+					   "bytes_per_sample",
+					   "bytes_per_token",
+					   "device_bytes_per_sample",
+					   "device_bytes_per_token",
+					   "decode_per_sample",
+					   "decode_per_token",
+					   "source"};
 	int rc, k = 0;
 	if ((rc = check_keys(r, g, keys, sizeof keys / sizeof keys[0])) ||
 	    (rc = get_str(r, g, "name", false, d->name, sizeof d->name)) < 0 ||

@@ -21,16 +21,16 @@ enum data_storage_kind {
 
 /* A storage type. Plain record. */
 struct data_storage {
-	char name[48];		     /* "local-nvme", "nfs", ... */
+	char name[48]; /* "local-nvme", "nfs", ... */
 	enum data_storage_kind kind;
-	double read_Bps;	     /* local/memory: per device; shared: aggregate, bytes/s */
-	double write_Bps;	     /* sequential write, as read_Bps; 0 = not given (the
-				      * storage cannot hold NVMe-offloaded optimizer state) */
-	double iops;		     /* local: per device; shared: aggregate; 0 = not limiting */
-	double lat_s;		     /* latency of one request, s */
-	uint32_t devices;	     /* local: drives per node read in parallel (RAID 0); 1 */
-	double client_Bps;	     /* shared: most one node reads, bytes/s; 0 = only its NICs */
-	char source[640];	     /* where the numbers come from */
+	double read_Bps;   /* local/memory: per device; shared: aggregate, bytes/s */
+	double write_Bps;  /* sequential write, as read_Bps; 0 = not given (the
+			    * storage cannot hold NVMe-offloaded optimizer state) */
+	double iops;	   /* local: per device; shared: aggregate; 0 = not limiting */
+	double lat_s;	   /* latency of one request, s */
+	uint32_t devices;  /* local: drives per node read in parallel (RAID 0); 1 */
+	double client_Bps; /* shared: most one node reads, bytes/s; 0 = only its NICs */
+	char source[640];  /* where the numbers come from */
 };
 
 /* How a dataset is laid out on disk. */
@@ -44,15 +44,15 @@ enum data_layout {
 /* A dataset. Plain record. Per-sample sizes are either per sample or, for
  * token datasets, per token (a sample is then a sequence of seq_len tokens). */
 struct data_dataset {
-	char name[48];		  /* "imagenet-1k" */
+	char name[48]; /* "imagenet-1k" */
 	enum data_layout layout;
-	double samples;		  /* samples in one epoch */
-	double disk_bytes;	  /* bytes on disk per sample (or per token) */
-	double device_bytes;	  /* bytes copied to the GPU per sample (or per token) */
-	double decode_core_s;	  /* CPU core-seconds to read-parse, decode and augment one
-				   * sample (or token) */
-	bool per_token;		  /* sizes and decode are per token */
-	char source[900];	  /* where the numbers come from */
+	double samples;	      /* samples in one epoch */
+	double disk_bytes;    /* bytes on disk per sample (or per token) */
+	double device_bytes;  /* bytes copied to the GPU per sample (or per token) */
+	double decode_core_s; /* CPU core-seconds to read-parse, decode and augment one
+			       * sample (or token) */
+	bool per_token;	      /* sizes and decode are per token */
+	char source[900];     /* where the numbers come from */
 };
 
 /* Request size of packed reads (sequential readahead of large files), bytes:

@@ -34,11 +34,10 @@
 #include "base/alloc.h"
 #include "data/loader.h"
 
-#define MAX_USES 24	 /* resources one stage of one class uses */
-#define MAX_ROUTE 64	 /* links of one route */
+#define MAX_USES 24  /* resources one stage of one class uses */
+#define MAX_ROUTE 64 /* links of one route */
 
-static const char *const stage_labels[DATA_STAGE_COUNT_] = {"data read", "data decode",
-							     "data h2d"};
+static const char *const stage_labels[DATA_STAGE_COUNT_] = {"data read", "data decode", "data h2d"};
 
 struct data_loader {
 	struct data_plan plan;
@@ -58,8 +57,7 @@ struct noderes {
 	bool present;
 };
 
-static int node_res(struct ts_fluid *f, double cap, uint32_t nodes, bool full,
-		    struct noderes *out)
+static int node_res(struct ts_fluid *f, double cap, uint32_t nodes, bool full, struct noderes *out)
 {
 	out->per_node = full;
 	out->present = true;
@@ -139,9 +137,9 @@ static int key_fail(const struct ts_scenario *sc, struct ts_error *err, int code
 static int make_plan(const struct ts_scenario *sc, const char *root, struct data_plan *p,
 		     struct ts_error *err)
 {
-	const char *dname = sc->data.dataset[0] ? sc->data.dataset
+	const char *dname = sc->data.dataset[0]			   ? sc->data.dataset
 			    : sc->model.family == TS_FAMILY_LAYERS ? "synthetic"
-								    : "c4-tokens";
+								   : "c4-tokens";
 	struct ts_error e2 = {0};
 	int rc = data_dataset_load(root, dname, &p->dataset, &e2);
 	if (rc) {
@@ -196,9 +194,10 @@ static int make_plan(const struct ts_scenario *sc, const char *root, struct data
 /* The uses of the read stage of the GPUs `g0 .. g0+ng-1` (global ranks),
  * each with weight w. */
 static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
-		      const struct ts_net *net, const struct noderes *bw, const struct noderes *iops,
-		      const struct noderes *client, uint32_t agg_bw, uint32_t agg_iops,
-		      uint32_t g0, uint32_t ng, double w, struct fluid_use *u, uint32_t *n)
+		      const struct ts_net *net, const struct noderes *bw,
+		      const struct noderes *iops, const struct noderes *client, uint32_t agg_bw,
+		      uint32_t agg_iops, uint32_t g0, uint32_t ng, double w, struct fluid_use *u,
+		      uint32_t *n)
 {
 	const struct data_plan *p = &l->plan;
 	const struct hw_cluster *c = sc->cluster;
@@ -217,7 +216,8 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 			if (client->present)
 				add_use(u, n, node_res_id(client, node), w);
 			uint32_t nic = hw_cluster_gpu_nic(c, g);
-			uint32_t ndev = nic == UINT32_MAX ? UINT32_MAX : hw_cluster_nic(c, node, nic);
+			uint32_t ndev =
+			    nic == UINT32_MAX ? UINT32_MAX : hw_cluster_nic(c, node, nic);
 			if (ndev == UINT32_MAX)
 				continue;
 			uint32_t down = fabric_downlink(c, ndev), links[MAX_ROUTE];
@@ -236,8 +236,7 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 }
 
 int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, struct ts_fluid *f,
-		       uint32_t dp, bool class_mode, struct data_loader **out,
-		       struct ts_error *err)
+		       uint32_t dp, bool class_mode, struct data_loader **out, struct ts_error *err)
 {
 	*out = NULL;
 	struct data_loader *l = ts_calloc(1, sizeof *l);
@@ -287,11 +286,13 @@ int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, s
 				goto nomem;
 		} else {
 			if (node_res(f, st->read_Bps * st->devices, nodes, full, &bw) ||
-			    (st->iops > 0.0 && node_res(f, st->iops * st->devices, nodes, full, &iops)))
+			    (st->iops > 0.0 &&
+			     node_res(f, st->iops * st->devices, nodes, full, &iops)))
 				goto nomem;
 		}
 	}
-	if (p->cores > 0 && p->decode_core_s > 0.0 && node_res(f, (double)p->cores, nodes, full, &cpu))
+	if (p->cores > 0 && p->decode_core_s > 0.0 &&
+	    node_res(f, (double)p->cores, nodes, full, &cpu))
 		goto nomem;
 
 	for (uint32_t k = 0; k < l->ncls; k++) {
@@ -316,7 +317,8 @@ int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, s
 				x->bound = (double)p->workers;
 				if (cpu.present)
 					for (uint32_t j = 0; j < ng; j++)
-						add_use(u, &n, node_res_id(&cpu, (g0 + j) / gpn), w);
+						add_use(u, &n, node_res_id(&cpu, (g0 + j) / gpn),
+							w);
 				break;
 			default: {
 				double slow = INFINITY;
@@ -324,11 +326,13 @@ int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, s
 				for (uint32_t j = 0; j < ng; j++) {
 					uint32_t g = g0 + j, links[MAX_ROUTE];
 					size_t nl = 0;
-					if (cpu_route(c, g / gpn, hw_cluster_gpu(c, g), true, links, &nl))
+					if (cpu_route(c, g / gpn, hw_cluster_gpu(c, g), true, links,
+						      &nl))
 						continue;
 					for (size_t i = 0; i < nl; i++) {
 						add_use(u, &n, net_link_res(net, links[i]), w);
-						slow = fmin(slow, hw_cluster_link(c, links[i])->bw_Bps);
+						slow = fmin(slow,
+							    hw_cluster_link(c, links[i])->bw_Bps);
 					}
 				}
 				if (!p->pinned && isfinite(slow))
@@ -404,16 +408,16 @@ void data_loader_explain(const struct data_loader *l, const double busy[DATA_STA
 		if (p->cores == 0)
 			snprintf(fb, sizeof fb, "more workers_per_gpu (now %u)", p->workers);
 		else if ((uint64_t)p->workers * gpn < p->cores)
-			snprintf(fb, sizeof fb, "workers_per_gpu up to %u (now %u; %u cores for workers)",
+			snprintf(fb, sizeof fb,
+				 "workers_per_gpu up to %u (now %u; %u cores for workers)",
 				 p->cores / gpn, p->workers, p->cores);
 		else
-			snprintf(fb, sizeof fb, "more CPU cores or GPU decoding; %u workers use them",
-				 p->workers);
+			snprintf(fb, sizeof fb,
+				 "more CPU cores or GPU decoding; %u workers use them", p->workers);
 		fix = fb;
 	} else if (s == DATA_READ) {
 		snprintf(fb, sizeof fb, "faster storage than %s%s", p->storage.name,
-			 p->cached || p->cache_bytes <= 0.0 ? ""
-							   : ", or RAM to cache the dataset");
+			 p->cached || p->cache_bytes <= 0.0 ? "" : ", or RAM to cache the dataset");
 		fix = fb;
 	} else {
 		fix = p->pinned ? "a faster PCIe path, or smaller batches on the wire"

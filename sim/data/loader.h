@@ -35,21 +35,21 @@ enum data_stage { DATA_READ, DATA_DECODE, DATA_H2D, DATA_STAGE_COUNT_ };
 
 /* What the pipeline does per batch on one GPU. Plain record. */
 struct data_plan {
-	struct data_dataset dataset;	 /* the dataset */
-	struct data_storage storage;	 /* where batches are read from (page-cache when cached) */
-	char storage_name[48];		 /* the storage the scenario names (before caching) */
-	bool cached;			 /* the dataset fits in the page cache: reads from memory */
-	bool pinned;			 /* host batches in pinned memory */
-	double samples_per_batch;	 /* samples per micro-batch per GPU */
-	double read_bytes;		 /* bytes read per batch */
-	double decode_core_s;		 /* CPU core-seconds per batch */
-	double h2d_bytes;		 /* bytes copied to the GPU per batch */
-	uint32_t workers;		 /* workers per GPU */
-	uint32_t cores;			 /* cores of a node for workers, 0 = not given (unbounded) */
-	double dataset_bytes;		 /* the whole dataset on disk */
-	double cache_bytes;		 /* page cache of a node (0 when its RAM is not given) */
-	uint32_t queue;			 /* batches loaded ahead */
-	bool active;			 /* false: nothing to load (synthetic data) */
+	struct data_dataset dataset; /* the dataset */
+	struct data_storage storage; /* where batches are read from (page-cache when cached) */
+	char storage_name[48];	     /* the storage the scenario names (before caching) */
+	bool cached;		     /* the dataset fits in the page cache: reads from memory */
+	bool pinned;		     /* host batches in pinned memory */
+	double samples_per_batch;    /* samples per micro-batch per GPU */
+	double read_bytes;	     /* bytes read per batch */
+	double decode_core_s;	     /* CPU core-seconds per batch */
+	double h2d_bytes;	     /* bytes copied to the GPU per batch */
+	uint32_t workers;	     /* workers per GPU */
+	uint32_t cores;		     /* cores of a node for workers, 0 = not given (unbounded) */
+	double dataset_bytes;	     /* the whole dataset on disk */
+	double cache_bytes;	     /* page cache of a node (0 when its RAM is not given) */
+	uint32_t queue;		     /* batches loaded ahead */
+	bool active;		     /* false: nothing to load (synthetic data) */
 };
 
 struct data_loader;

@@ -49,7 +49,7 @@ struct slot {
 	ts_event_fn fn;
 	void *ctx;
 	uint64_t arg;
-	uint64_t seq; /* seq of the live key, 0 when free */
+	uint64_t seq;  /* seq of the live key, 0 when free */
 	uint32_t next; /* free-list link */
 };
 
@@ -120,9 +120,18 @@ void evq_destroy(struct ts_evq *q)
 	ts_free(q, sizeof *q);
 }
 
-ts_time evq_now(const struct ts_evq *q) { return q->now; }
-size_t evq_pending(const struct ts_evq *q) { return q->live; }
-uint64_t evq_events_run(const struct ts_evq *q) { return q->run; }
+ts_time evq_now(const struct ts_evq *q)
+{
+	return q->now;
+}
+size_t evq_pending(const struct ts_evq *q)
+{
+	return q->live;
+}
+uint64_t evq_events_run(const struct ts_evq *q)
+{
+	return q->run;
+}
 
 static inline unsigned bucket_of(int64_t last, int64_t t)
 {
@@ -132,8 +141,7 @@ static inline unsigned bucket_of(int64_t last, int64_t t)
 
 static inline int append(struct bucket *b, struct key k)
 {
-	if (b->n == b->cap &&
-	    ts_grow((void **)&b->k, &b->cap, b->n + 1, sizeof *b->k))
+	if (b->n == b->cap && ts_grow((void **)&b->k, &b->cap, b->n + 1, sizeof *b->k))
 		return TS_ENOMEM;
 	b->k[b->n++] = k;
 	return 0;
@@ -188,8 +196,8 @@ static struct slot *live_slot(struct ts_evq *q, uint64_t seqslot)
 	return sl->seq == seqslot >> SLOT_BITS ? sl : NULL;
 }
 
-int evq_push(struct ts_evq *q, ts_time at, ts_event_fn fn, void *ctx,
-	     uint64_t arg, ts_event_handle *h)
+int evq_push(struct ts_evq *q, ts_time at, ts_event_fn fn, void *ctx, uint64_t arg,
+	     ts_event_handle *h)
 {
 	assert(at >= q->now && "event scheduled in the past");
 	assert(fn);

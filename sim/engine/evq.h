@@ -37,8 +37,8 @@ ts_time evq_now(const struct ts_evq *q);
  * programmer error and asserts). Events at equal times run in the order they
  * were pushed. Writes the handle to *h (may be NULL). Returns 0, TS_ENOMEM,
  * or TS_ELIMIT past EVQ_MAX_PENDING pending events. */
-int evq_push(struct ts_evq *q, ts_time at, ts_event_fn fn, void *ctx,
-	     uint64_t arg, ts_event_handle *h);
+int evq_push(struct ts_evq *q, ts_time at, ts_event_fn fn, void *ctx, uint64_t arg,
+	     ts_event_handle *h);
 
 /* Cancel the event named by h, lazily: its key stays in the heap and is
  * dropped when it reaches the top. Returns true if the event was pending. */

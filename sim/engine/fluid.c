@@ -34,7 +34,7 @@ struct elem {
 	uint32_t res;
 	uint32_t pos; /* index in the resource's user list */
 	double coeff;
-	double k;     /* coeff * mult / count */
+	double k; /* coeff * mult / count */
 };
 
 struct user {
@@ -45,8 +45,8 @@ struct user {
 struct res {
 	double cap;
 	uint32_t count;
-	double load;     /* per member, units/s, as of the last solve */
-	double carried;  /* integral of load up to `last` */
+	double load;	/* per member, units/s, as of the last solve */
+	double carried; /* integral of load up to `last` */
 	ts_time last;
 	struct user *users;
 	size_t nusers, capusers;
@@ -130,17 +130,35 @@ void fluid_destroy(struct ts_fluid *f)
 	ts_free(f, sizeof *f);
 }
 
-struct ts_evq *fluid_evq(struct ts_fluid *f) { return f->q; }
-uint32_t fluid_resource_count(const struct ts_fluid *f) { return (uint32_t)f->nres; }
-double fluid_resource_cap(const struct ts_fluid *f, uint32_t r) { return f->res[r].cap; }
-uint32_t fluid_resource_members(const struct ts_fluid *f, uint32_t r) { return f->res[r].count; }
-uint32_t fluid_active(const struct ts_fluid *f) { return f->active; }
+struct ts_evq *fluid_evq(struct ts_fluid *f)
+{
+	return f->q;
+}
+uint32_t fluid_resource_count(const struct ts_fluid *f)
+{
+	return (uint32_t)f->nres;
+}
+double fluid_resource_cap(const struct ts_fluid *f, uint32_t r)
+{
+	return f->res[r].cap;
+}
+uint32_t fluid_resource_members(const struct ts_fluid *f, uint32_t r)
+{
+	return f->res[r].count;
+}
+uint32_t fluid_active(const struct ts_fluid *f)
+{
+	return f->active;
+}
 int fluid_status(const struct ts_fluid *f)
 {
 	return f->status;
 }
 
-uint64_t fluid_solves(const struct ts_fluid *f) { return f->solves; }
+uint64_t fluid_solves(const struct ts_fluid *f)
+{
+	return f->solves;
+}
 
 void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs)
 {
@@ -280,10 +298,9 @@ static void detach(struct ts_fluid *f, uint32_t id)
 
 int fluid_start(struct ts_fluid *f, const struct fluid_spec *s, uint32_t *idp)
 {
-	if (!(s->work >= 0.0) || !isfinite(s->work) || s->mult == 0 ||
-	    !(s->weight > 0.0) || !(s->bound >= 0.0) || !isfinite(s->bound) ||
-	    s->latency < 0 || (s->nuses == 0 && s->bound <= 0.0) ||
-	    (s->nuses > 0 && !s->uses))
+	if (!(s->work >= 0.0) || !isfinite(s->work) || s->mult == 0 || !(s->weight > 0.0) ||
+	    !(s->bound >= 0.0) || !isfinite(s->bound) || s->latency < 0 ||
+	    (s->nuses == 0 && s->bound <= 0.0) || (s->nuses > 0 && !s->uses))
 		return TS_EINVALID;
 	for (uint32_t i = 0; i < s->nuses; i++)
 		if (s->uses[i].res >= f->nres || !(s->uses[i].coeff > 0.0) ||

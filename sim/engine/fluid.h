@@ -18,8 +18,8 @@ struct ts_fluid;
  * (2(n-1)/n for a ring all-reduce); for a kernel on a GPU the work is
  * seconds of exclusive use and coeff is 1 on a resource of capacity 1. */
 struct fluid_use {
-	uint32_t res;  /* resource id from fluid_resource_add */
-	double coeff;  /* > 0 */
+	uint32_t res; /* resource id from fluid_resource_add */
+	double coeff; /* > 0 */
 };
 
 /* What to start. Rank classes: an activity may stand for `mult` identical
@@ -29,17 +29,17 @@ struct fluid_use {
  * per resource member is  sum_a mult_a/count_r * coeff_ar * rate_a <= cap_r.
  * With every class of size one this is plain (full-mode) max-min sharing. */
 struct fluid_spec {
-	double work;          /* amount of work per member (bytes, FLOP, s); >= 0 */
-	uint32_t mult;        /* members of the activity class, >= 1 */
-	double weight;        /* max-min share weight, > 0 (1 = equal share) */
-	double bound;         /* most work per second per member, 0 = unbounded */
-	ts_time latency;      /* ns before the work starts to use resources */
+	double work;		      /* amount of work per member (bytes, FLOP, s); >= 0 */
+	uint32_t mult;		      /* members of the activity class, >= 1 */
+	double weight;		      /* max-min share weight, > 0 (1 = equal share) */
+	double bound;		      /* most work per second per member, 0 = unbounded */
+	ts_time latency;	      /* ns before the work starts to use resources */
 	const struct fluid_use *uses; /* copied; may be NULL if nuses is 0 */
-	uint32_t nuses;       /* a bound is required when this is 0 */
-	ts_event_fn done;     /* called once the work is done (may be NULL) */
-	void *ctx;            /* first argument of done */
-	uint64_t arg;         /* second argument of done */
-	uint32_t tag;         /* caller's label, passed to the observer */
+	uint32_t nuses;		      /* a bound is required when this is 0 */
+	ts_event_fn done;	      /* called once the work is done (may be NULL) */
+	void *ctx;		      /* first argument of done */
+	uint64_t arg;		      /* second argument of done */
+	uint32_t tag;		      /* caller's label, passed to the observer */
 };
 
 /* Observer of activity lifetimes (for traces): called when an activity
@@ -60,8 +60,7 @@ struct ts_evq *fluid_evq(struct ts_fluid *f);
 /* Add a resource class of `count` members with capacity `cap` units/s each
  * (bytes/s for a link direction, 1.0 for a GPU's SMs). Writes its id.
  * Returns 0, TS_ENOMEM, or TS_ERANGE for cap <= 0 / NaN or count == 0. */
-int fluid_resource_add(struct ts_fluid *f, double cap, uint32_t count,
-		       uint32_t *id);
+int fluid_resource_add(struct ts_fluid *f, double cap, uint32_t count, uint32_t *id);
 
 /* Number of resources added. */
 uint32_t fluid_resource_count(const struct ts_fluid *f);

@@ -26,8 +26,8 @@
 /* ---------------------------------------------------------------- dtypes */
 
 /* NULL-terminated so it doubles as the allowed keys of `peak` and `mamf_eff`. */
-static const char *const dtype_names[TS_DTYPE_COUNT_ + 1] = {"fp32", "tf32", "fp16", "bf16",
-							     "fp8",  NULL};
+static const char *const dtype_names[TS_DTYPE_COUNT_ + 1] = {"fp32", "tf32", "fp16",
+							     "bf16", "fp8",  NULL};
 static const double dtype_bytes[TS_DTYPE_COUNT_] = {4.0, 4.0, 2.0, 2.0, 1.0};
 
 const char *ts_dtype_name(enum ts_dtype d)
@@ -87,8 +87,8 @@ char *hw_key_join(char *buf, const char *prefix, const char *key)
 	return buf;
 }
 
-int hw_cfg_check_keys(const config_setting_t *g, const char *const *allowed,
-		      const char *file, const char *path, struct ts_error *err)
+int hw_cfg_check_keys(const config_setting_t *g, const char *const *allowed, const char *file,
+		      const char *path, struct ts_error *err)
 {
 	if (!config_setting_is_group(g))
 		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), path,
@@ -115,9 +115,9 @@ int hw_cfg_check_keys(const config_setting_t *g, const char *const *allowed,
 }
 
 /* Member `key` of g, or the "absent" answer (1, or the required error). */
-static int member(const config_setting_t *g, const char *key, bool required,
-		  const char *file, const char *path, const char *expected,
-		  const config_setting_t **out, struct ts_error *err)
+static int member(const config_setting_t *g, const char *key, bool required, const char *file,
+		  const char *path, const char *expected, const config_setting_t **out,
+		  struct ts_error *err)
 {
 	*out = config_setting_get_member(g, key);
 	if (*out)
@@ -129,9 +129,8 @@ static int member(const config_setting_t *g, const char *key, bool required,
 			    "missing key \"%s\", expected %s", key, expected);
 }
 
-int hw_cfg_string(const config_setting_t *g, const char *key, bool required,
-		  char *out, size_t n, const char *file, const char *path,
-		  struct ts_error *err)
+int hw_cfg_string(const config_setting_t *g, const char *key, bool required, char *out, size_t n,
+		  const char *file, const char *path, struct ts_error *err)
 {
 	const config_setting_t *s;
 	int rc = member(g, key, required, file, path, "a string", &s, err);
@@ -156,9 +155,8 @@ int hw_cfg_string(const config_setting_t *g, const char *key, bool required,
 	return 0;
 }
 
-int hw_cfg_quantity(const config_setting_t *g, const char *key,
-		    enum ts_unit_kind kind, bool required, bool allow_zero,
-		    double *out, const char *file, const char *path,
+int hw_cfg_quantity(const config_setting_t *g, const char *key, enum ts_unit_kind kind,
+		    bool required, bool allow_zero, double *out, const char *file, const char *path,
 		    struct ts_error *err)
 {
 	const config_setting_t *s;
@@ -181,8 +179,8 @@ int hw_cfg_quantity(const config_setting_t *g, const char *key,
 				    "found the number %g without a unit, expected %s as a "
 				    "string",
 				    config_setting_get_float(s) != 0.0
-					    ? config_setting_get_float(s)
-					    : (double)config_setting_get_int64(s),
+					? config_setting_get_float(s)
+					: (double)config_setting_get_int64(s),
 				    ts_unit_kind_name(kind));
 	} else {
 		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
@@ -197,9 +195,8 @@ int hw_cfg_quantity(const config_setting_t *g, const char *key,
 	return 0;
 }
 
-int hw_cfg_uint(const config_setting_t *g, const char *key, bool required,
-		uint32_t lo, uint32_t hi, uint32_t *out, const char *file,
-		const char *path, struct ts_error *err)
+int hw_cfg_uint(const config_setting_t *g, const char *key, bool required, uint32_t lo, uint32_t hi,
+		uint32_t *out, const char *file, const char *path, struct ts_error *err)
 {
 	const config_setting_t *s;
 	int rc = member(g, key, required, file, path, "an integer", &s, err);
@@ -220,9 +217,8 @@ int hw_cfg_uint(const config_setting_t *g, const char *key, bool required,
 	return 0;
 }
 
-int hw_cfg_fraction(const config_setting_t *g, const char *key, bool required,
-		    double *out, const char *file, const char *path,
-		    struct ts_error *err)
+int hw_cfg_fraction(const config_setting_t *g, const char *key, bool required, double *out,
+		    const char *file, const char *path, struct ts_error *err)
 {
 	const config_setting_t *s;
 	int rc = member(g, key, required, file, path, "a fraction in (0, 1]", &s, err);
@@ -302,9 +298,8 @@ int hw_cfg_bounds(const config_setting_t *g, const char *key, double v, double l
 			    "found %g %s, expected %g to %g %s (%s)", v, unit, lo, hi, unit, why);
 }
 
-int hw_cfg_bool(const config_setting_t *g, const char *key, bool required,
-		bool *out, const char *file, const char *path,
-		struct ts_error *err)
+int hw_cfg_bool(const config_setting_t *g, const char *key, bool required, bool *out,
+		const char *file, const char *path, struct ts_error *err)
 {
 	const config_setting_t *s;
 	int rc = member(g, key, required, file, path, "true or false", &s, err);
@@ -333,9 +328,8 @@ enum {
 	GPU_FLASH_EFF, /* optional: its source is required only with the number */
 	GPU_NSRC
 };
-static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw",
-					   "hbm_eff", "sms",	  "tdp",       "flash_eff",
-					   NULL};
+static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw", "hbm_eff",
+					   "sms",  "tdp",      "flash_eff", NULL};
 enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_NSRC };
 static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", NULL};
 
@@ -391,8 +385,8 @@ void hw_catalog_destroy(struct hw_catalog *cat)
 /* The `sources` group of an entry: one non-empty string per key in `keys`. */
 /* Read the `sources` group: a string for each of keys[]; keys at index >=
  * nreq are required only when `e` itself has that key. */
-static int parse_sources(const config_setting_t *e, const char *const *keys, int nreq,
-			 char **out, const char *file, const char *path, struct ts_error *err)
+static int parse_sources(const config_setting_t *e, const char *const *keys, int nreq, char **out,
+			 const char *file, const char *path, struct ts_error *err)
 {
 	char p[HW_KEY_MAX];
 	hw_key_join(p, path, "sources");
@@ -419,8 +413,8 @@ static int parse_sources(const config_setting_t *e, const char *const *keys, int
 	return 0;
 }
 
-static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name,
-			const char *file, int line, const char *path, struct ts_error *err)
+static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name, const char *file,
+			int line, const char *path, struct ts_error *err)
 {
 	int i = gpu ? hw_catalog_find_gpu(cat, name) : hw_catalog_find_link(cat, name);
 	if (i < 0)
@@ -435,9 +429,9 @@ static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name
 static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const char *file,
 		     uint32_t fidx, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"name", "peak",   "mamf_eff", "memory",	"hbm_bw",
-					   "hbm_eff", "sms", "tdp", "flash_eff", "source",
-					   "sources", NULL};
+	static const char *const keys[] = {"name",	"peak",	   "mamf_eff", "memory",
+					   "hbm_bw",	"hbm_eff", "sms",      "tdp",
+					   "flash_eff", "source",  "sources",  NULL};
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
 		return rc;
@@ -490,37 +484,36 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 		return rc;
 	for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
 		bool supported = g->peak_flops[d] > 0.0;
-		rc = hw_cfg_fraction(mamf, dtype_names[d], supported, &g->mamf_eff[d], file, p,
-				     err);
+		rc =
+		    hw_cfg_fraction(mamf, dtype_names[d], supported, &g->mamf_eff[d], file, p, err);
 		if (rc < 0)
 			return rc;
-		if (rc == 0 && (rc = hw_cfg_bounds(mamf, dtype_names[d], g->mamf_eff[d], EFF_MIN,
-						   1.0, "", "measured ones are 0.3 to 0.95",
-						   file, p, err)))
+		if (rc == 0 &&
+		    (rc = hw_cfg_bounds(mamf, dtype_names[d], g->mamf_eff[d], EFF_MIN, 1.0, "",
+					"measured ones are 0.3 to 0.95", file, p, err)))
 			return rc;
 		if (rc == 0 && !supported) {
 			char k[HW_KEY_MAX];
 			return ts_error_set(
-				err, TS_EINVALID, file,
-				hw_cfg_line(config_setting_get_member(mamf, dtype_names[d])),
-				hw_key_join(k, p, dtype_names[d]),
-				"found an efficiency for %s, which has no peak; expected it only "
-				"for dtypes listed in \"peak\"",
-				dtype_names[d]);
+			    err, TS_EINVALID, file,
+			    hw_cfg_line(config_setting_get_member(mamf, dtype_names[d])),
+			    hw_key_join(k, p, dtype_names[d]),
+			    "found an efficiency for %s, which has no peak; expected it only "
+			    "for dtypes listed in \"peak\"",
+			    dtype_names[d]);
 		}
 	}
 	uint32_t sms;
 	if ((rc = hw_cfg_quantity(e, "memory", TS_UNIT_BYTES, true, false, &g->mem_bytes, file,
 				  path, err)) ||
-	    (rc = hw_cfg_quantity(e, "hbm_bw", TS_UNIT_BANDWIDTH, true, false, &g->hbm_Bps,
-				  file, path, err)) ||
+	    (rc = hw_cfg_quantity(e, "hbm_bw", TS_UNIT_BANDWIDTH, true, false, &g->hbm_Bps, file,
+				  path, err)) ||
 	    (rc = hw_cfg_fraction(e, "hbm_eff", true, &g->hbm_eff, file, path, err)) ||
 	    (rc = hw_cfg_fraction(e, "flash_eff", false, &g->flash_eff, file, path, err)) < 0 ||
 	    (rc = hw_cfg_uint(e, "sms", true, 1, 100000, &sms, file, path, err)) ||
 	    (rc = hw_cfg_quantity(e, "tdp", TS_UNIT_POWER, true, false, &g->tdp_w, file, path,
 				  err)) ||
-	    (rc = hw_cfg_string(e, "source", true, g->source, sizeof g->source, file, path,
-				err)))
+	    (rc = hw_cfg_string(e, "source", true, g->source, sizeof g->source, file, path, err)))
 		return rc;
 	if ((rc = hw_cfg_bounds(e, "memory", g->mem_bytes, MEM_MIN, MEM_MAX, "B",
 				"far outside any GPU", file, path, err)) ||
@@ -541,12 +534,11 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 		      uint32_t fidx, const char *path, struct ts_error *err)
 {
 	static const char *const keys[] = {"name",   "bandwidth", "latency", "efficiency",
-					   "source", "sources",   NULL};
+					   "source", "sources",	  NULL};
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
 		return rc;
-	if (ts_grow((void **)&cat->links, &cat->cap_links, cat->nlinks + 1,
-		    sizeof *cat->links) ||
+	if (ts_grow((void **)&cat->links, &cat->cap_links, cat->nlinks + 1, sizeof *cat->links) ||
 	    ts_grow((void **)&cat->link_meta, &cat->cap_link_meta, cat->nlinks + 1,
 		    sizeof *cat->link_meta))
 		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory");
@@ -560,13 +552,12 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 	    (rc = check_unique(cat, false, l->name, file, m->line, path, err)))
 		return rc;
 	cat->nlinks++;
-	if ((rc = hw_cfg_quantity(e, "bandwidth", TS_UNIT_BANDWIDTH, true, false, &l->bw_Bps,
-				  file, path, err)) ||
+	if ((rc = hw_cfg_quantity(e, "bandwidth", TS_UNIT_BANDWIDTH, true, false, &l->bw_Bps, file,
+				  path, err)) ||
 	    (rc = hw_cfg_quantity(e, "latency", TS_UNIT_TIME, true, true, &l->lat_s, file, path,
 				  err)) ||
 	    (rc = hw_cfg_fraction(e, "efficiency", true, &l->efficiency, file, path, err)) ||
-	    (rc = hw_cfg_string(e, "source", true, l->source, sizeof l->source, file, path,
-				err)) ||
+	    (rc = hw_cfg_string(e, "source", true, l->source, sizeof l->source, file, path, err)) ||
 	    (rc = hw_cfg_link_bounds(e, l->bw_Bps, l->lat_s, l->efficiency, file, path, err)))
 		return rc;
 	return parse_sources(e, link_src_keys, LINK_NSRC, m->src, file, path, err);
@@ -734,16 +725,15 @@ int hw_catalog_find_link(const struct hw_catalog *cat, const char *name)
 	return -1;
 }
 
-char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind,
-			 const char *name, char *buf, size_t n)
+char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind, const char *name,
+			 char *buf, size_t n)
 {
 	bool gpu = strcmp(kind, "gpu") == 0;
 	return ts_suggest(name, gpu ? cat->gpu_names : cat->link_names,
 			  gpu ? cat->ngpus : cat->nlinks, 3, buf, n);
 }
 
-static const char *find_source(const struct entry_meta *m, const char *const *keys,
-			       const char *key)
+static const char *find_source(const struct entry_meta *m, const char *const *keys, const char *key)
 {
 	for (int k = 0; keys[k]; k++)
 		if (strcmp(keys[k], key) == 0)

@@ -19,26 +19,27 @@ double ts_dtype_bytes(enum ts_dtype d);
 
 /* A GPU type. Plain record; numbers per GPU. */
 struct hw_gpu_type {
-	char name[48];              /* "A100-SXM4-80GB" */
-	double peak_flops[TS_DTYPE_COUNT_]; /* dense tensor FLOP/s per dtype, 0 = unsupported (fp32 = non-tensor) */
+	char name[48];			    /* "A100-SXM4-80GB" */
+	double peak_flops[TS_DTYPE_COUNT_]; /* dense tensor FLOP/s per dtype, 0 = unsupported (fp32
+					       = non-tensor) */
 	double mamf_eff[TS_DTYPE_COUNT_];   /* max achievable matmul fraction of peak (eta_max) */
-	double mem_bytes;           /* usable device memory as nvidia-smi reports, bytes */
-	double hbm_Bps;             /* memory bandwidth, bytes/s */
-	double hbm_eff;             /* achievable fraction of hbm_Bps for streaming kernels */
-	double flash_eff;           /* flash attention: fraction of the bf16/fp16 dense peak, 0..1;
-	                             * 0 = not given (the calibration's flash_eff applies) */
-	uint32_t sms;               /* streaming multiprocessors (for waves) */
-	double tdp_w;               /* board power, W */
-	char source[512];           /* where the numbers come from */
+	double mem_bytes;		    /* usable device memory as nvidia-smi reports, bytes */
+	double hbm_Bps;			    /* memory bandwidth, bytes/s */
+	double hbm_eff;	  /* achievable fraction of hbm_Bps for streaming kernels */
+	double flash_eff; /* flash attention: fraction of the bf16/fp16 dense peak, 0..1;
+			   * 0 = not given (the calibration's flash_eff applies) */
+	uint32_t sms;	  /* streaming multiprocessors (for waves) */
+	double tdp_w;	  /* board power, W */
+	char source[512]; /* where the numbers come from */
 };
 
 /* A link type (per direction). Plain record. */
 struct hw_link_type {
-	char name[48];              /* "nvlink3", "pcie4-x16", "ib-hdr", "eth-10g" */
-	double bw_Bps;              /* line rate per direction, bytes/s */
-	double efficiency;          /* achievable fraction of line rate, 0..1 */
-	double lat_s;               /* one-way latency of one hop, s */
-	char source[512];           /* where the numbers come from */
+	char name[48];	   /* "nvlink3", "pcie4-x16", "ib-hdr", "eth-10g" */
+	double bw_Bps;	   /* line rate per direction, bytes/s */
+	double efficiency; /* achievable fraction of line rate, 0..1 */
+	double lat_s;	   /* one-way latency of one hop, s */
+	char source[512];  /* where the numbers come from */
 };
 
 struct hw_catalog;
@@ -73,8 +74,8 @@ int hw_catalog_find_link(const struct hw_catalog *cat, const char *name);
 
 /* Up to three names of `kind` ("gpu" or "link") closest to `name` by edit
  * distance, comma-separated, into buf. Returns buf. */
-char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind,
-			 const char *name, char *buf, size_t n);
+char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind, const char *name,
+			 char *buf, size_t n);
 
 /* The source of one number of GPU type i (key: "peak", "mamf_eff", "memory",
  * "hbm_bw", "hbm_eff", "sms", "tdp") or of link type i (key: "bandwidth",

@@ -127,18 +127,17 @@
 #include "io/cfg.h"
 
 #define NONE UINT32_MAX
-#define MAX_DEPTH 4       /* base chains */
-#define MAX_COUNT 4096u   /* members of one device group */
+#define MAX_DEPTH 4	/* base chains */
+#define MAX_COUNT 4096u /* members of one device group */
 #define MAX_NODES 1000000u
 #define MAX_TEMPLATE 4096u /* devices in one node template */
 #define NAME_MAX_ 48
 #define NO_ROUTE UINT16_MAX
 
-
 static const char *const kind_names[HW_DEV_KIND_COUNT_] = {
-	"gpu", "cpu", "pcie_switch", "nic", "nvswitch", "switch", "storage"};
+    "gpu", "cpu", "pcie_switch", "nic", "nvswitch", "switch", "storage"};
 /* Kinds a node template may hold (a fabric switch belongs to the fabric). */
-static const char *const node_kinds[] = {"gpu",      "cpu",     "pcie_switch", "nic",
+static const char *const node_kinds[] = {"gpu",	     "cpu",	"pcie_switch", "nic",
 					 "nvswitch", "storage", NULL};
 
 static bool forwards(enum hw_dev_kind k)
@@ -155,8 +154,8 @@ struct sdev {
 	enum hw_dev_kind kind;
 	uint32_t type; /* GPU type (gpu), link type (nic), NONE otherwise */
 	uint32_t count;
-	bool sharp;       /* nvswitch: reduces in the switch (NVLink SHARP) */
-	uint32_t cores;   /* cpu: cores per socket; 0 = not given */
+	bool sharp;	  /* nvswitch: reduces in the switch (NVLink SHARP) */
+	uint32_t cores;	  /* cpu: cores per socket; 0 = not given */
 	double mem_bytes; /* cpu: host memory per socket, bytes; 0 = not given */
 	unsigned file;
 	int line;
@@ -165,11 +164,11 @@ struct sdev {
 /* A link entry as parsed. */
 struct slink {
 	char a[NAME_MAX_], b[NAME_MAX_]; /* group names */
-	uint32_t ai, bi;                 /* member index, NONE = every member */
+	uint32_t ai, bi;		 /* member index, NONE = every member */
 	uint32_t type;
 	double bw_line; /* line rate override, bytes/s; < 0 = the type's */
-	double lat_s;   /* < 0 = the type's */
-	double eff;     /* < 0 = the type's */
+	double lat_s;	/* < 0 = the type's */
+	double eff;	/* < 0 = the type's */
 	uint32_t count; /* parallel links bonded into one */
 	uint32_t *map;
 	uint32_t nmap;
@@ -182,8 +181,8 @@ struct spec {
 	char name[64];
 	char description[512];
 	char source[512];
-	double power_w;          /* power.node_max, W; 0 = not given */
-	char power_source[512];  /* power.source */
+	double power_w;				      /* power.node_max, W; 0 = not given */
+	char power_source[512];			      /* power.source */
 	uint32_t nodes, gpus_per_node, nics_per_node; /* 0 = not given */
 	bool p2p;
 	struct hw_fabric_spec fabric;
@@ -196,7 +195,7 @@ struct spec {
 	unsigned top_file; /* the file of the outermost group */
 	int top_line;
 	unsigned links_file; /* where node.links was last given (files[]) */
-	int links_line;      /* its line; 0 = not given */
+	int links_line;	     /* its line; 0 = not given */
 };
 
 static void spec_clear_links(struct spec *sp)
@@ -234,9 +233,9 @@ static int parse_choice(const config_setting_t *g, const char *key, const char *
 		}
 	char close[256];
 	ts_suggest(v, names, n, 3, close, sizeof close);
-	return ts_error_set(err, TS_EUNKNOWN_NAME, file,
-			    hw_cfg_line(config_setting_get_member(g, key)), hw_key_join(k, path, key),
-			    "unknown %s \"%s\"; did you mean %s?", key, v, close);
+	return ts_error_set(
+	    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(config_setting_get_member(g, key)),
+	    hw_key_join(k, path, key), "unknown %s \"%s\"; did you mean %s?", key, v, close);
 }
 
 /* A catalog name (GPU type or link type) given as member `key` of g. */
@@ -255,16 +254,16 @@ static int parse_type(const struct hw_catalog *cat, bool gpu, const config_setti
 	}
 	char close[256];
 	hw_catalog_suggest(cat, gpu ? "gpu" : "link", v, close, sizeof close);
-	return ts_error_set(err, TS_EUNKNOWN_NAME, file,
-			    hw_cfg_line(config_setting_get_member(g, key)), hw_key_join(k, path, key),
-			    "found unknown %s type \"%s\", expected a %s type of the catalog; "
-			    "close matches: %s",
-			    gpu ? "GPU" : "link", v, gpu ? "GPU" : "link", close[0] ? close : "(none)");
+	return ts_error_set(
+	    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(config_setting_get_member(g, key)),
+	    hw_key_join(k, path, key),
+	    "found unknown %s type \"%s\", expected a %s type of the catalog; "
+	    "close matches: %s",
+	    gpu ? "GPU" : "link", v, gpu ? "GPU" : "link", close[0] ? close : "(none)");
 }
 
-static int parse_device(struct spec *sp, const struct hw_catalog *cat,
-			const config_setting_t *e, unsigned fidx, const char *path,
-			struct ts_error *err)
+static int parse_device(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *e,
+			unsigned fidx, const char *path, struct ts_error *err)
 {
 	static const char *const keys[] = {"name",  "kind",   "type",  "count",
 					   "cores", "memory", "sharp", NULL};
@@ -302,12 +301,13 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 		return rc;
 	if (config_setting_get_member(e, "sharp")) {
 		if (d.kind != HW_DEV_NVSWITCH)
-			return ts_error_set(err, TS_EINVALID, file,
-					    hw_cfg_line(config_setting_get_member(e, "sharp")),
-					    hw_key_join(k, path, "sharp"),
-					    "found sharp on a %s device, expected it only on nvswitch "
-					    "devices (in-switch reduction)",
-					    kind_names[d.kind]);
+			return ts_error_set(
+			    err, TS_EINVALID, file,
+			    hw_cfg_line(config_setting_get_member(e, "sharp")),
+			    hw_key_join(k, path, "sharp"),
+			    "found sharp on a %s device, expected it only on nvswitch "
+			    "devices (in-switch reduction)",
+			    kind_names[d.kind]);
 		if ((rc = hw_cfg_bool(e, "sharp", true, &d.sharp, file, path, err)))
 			return rc;
 	}
@@ -318,10 +318,10 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat,
 		if (!hs)
 			continue;
 		if (d.kind != HW_DEV_CPU)
-			return ts_error_set(err, TS_EINVALID, file, hw_cfg_line(hs),
-					    hw_key_join(k, path, hk),
-					    "found %s on a %s device, expected it only on cpu devices",
-					    hk, kind_names[d.kind]);
+			return ts_error_set(
+			    err, TS_EINVALID, file, hw_cfg_line(hs), hw_key_join(k, path, hk),
+			    "found %s on a %s device, expected it only on cpu devices", hk,
+			    kind_names[d.kind]);
 		rc = h ? hw_cfg_quantity(e, hk, TS_UNIT_BYTES, false, false, &d.mem_bytes, file,
 					 path, err)
 		       : hw_cfg_uint(e, hk, false, 1, 1u << 20, &d.cores, file, path, err);
@@ -376,8 +376,8 @@ static int parse_ref(const config_setting_t *e, const char *key, char *name, uin
 	return 0;
 }
 
-static int parse_map(struct slink *l, const config_setting_t *e, const char *file,
-		     const char *path, struct ts_error *err)
+static int parse_map(struct slink *l, const config_setting_t *e, const char *file, const char *path,
+		     struct ts_error *err)
 {
 	const config_setting_t *m = config_setting_get_member(e, "map");
 	if (!m)
@@ -400,27 +400,26 @@ static int parse_map(struct slink *l, const config_setting_t *e, const char *fil
 		const config_setting_t *x = config_setting_get_elem(m, (unsigned)i);
 		int t = config_setting_type(x);
 		long long v = (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-				      ? config_setting_get_int64(x)
-				      : -1;
+				  ? config_setting_get_int64(x)
+				  : -1;
 		if (v < 0 || v >= (long long)MAX_COUNT)
-			return ts_error_set(err, t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64
-						      ? TS_ERANGE
-						      : TS_ETYPE,
-					    file, hw_cfg_line(m), k,
-					    "element %d is not a member index, expected integers "
-					    "from 0 to %u",
-					    i, MAX_COUNT - 1);
+			return ts_error_set(
+			    err,
+			    t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? TS_ERANGE : TS_ETYPE,
+			    file, hw_cfg_line(m), k,
+			    "element %d is not a member index, expected integers "
+			    "from 0 to %u",
+			    i, MAX_COUNT - 1);
 		l->map[i] = (uint32_t)v;
 	}
 	return 0;
 }
 
-static int parse_link(struct spec *sp, const struct hw_catalog *cat,
-		      const config_setting_t *e, unsigned fidx, uint32_t index,
-		      const char *path, struct ts_error *err)
+static int parse_link(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *e,
+		      unsigned fidx, uint32_t index, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"a",       "b",          "type",  "map",
-					   "bandwidth", "latency", "efficiency", "count", NULL};
+	static const char *const keys[] = {"a",	      "b",	    "type",  "map", "bandwidth",
+					   "latency", "efficiency", "count", NULL};
 	const char *file = sp->files[fidx];
 	int rc = hw_cfg_check_keys(e, keys, file, path, err);
 	if (rc)
@@ -449,8 +448,8 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat,
 	return hw_cfg_link_bounds(e, l->bw_line, l->lat_s, l->eff, file, path, err);
 }
 
-static int parse_node(struct spec *sp, const struct hw_catalog *cat,
-		      const config_setting_t *g, unsigned fidx, struct ts_error *err)
+static int parse_node(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *g,
+		      unsigned fidx, struct ts_error *err)
 {
 	static const char *const keys[] = {"p2p", "devices", "links", NULL};
 	const char *file = sp->files[fidx];
@@ -513,8 +512,7 @@ static void cluster_path(const struct hw_catalog *cat, const char *name, char *b
 }
 
 /* Bundled cluster names close to `name`, into buf. */
-static char *suggest_cluster(const struct hw_catalog *cat, const char *name, char *buf,
-			     size_t n)
+static char *suggest_cluster(const struct hw_catalog *cat, const char *name, char *buf, size_t n)
 {
 	enum { MAXN = 64 };
 	char names[MAXN][64];
@@ -586,12 +584,13 @@ static int parse_power(struct spec *sp, const config_setting_t *g, const char *f
 	if (!config_setting_is_group(g))
 		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), path,
 				    "found %s, expected a group { node_max = \"6.5 kW\"; "
-				    "source = \"...\"; }", hw_cfg_type_name(g));
+				    "source = \"...\"; }",
+				    hw_cfg_type_name(g));
 	if ((rc = hw_cfg_check_keys(g, keys, file, path, err)) ||
 	    (rc = hw_cfg_quantity(g, "node_max", TS_UNIT_POWER, true, false, &sp->power_w, file,
 				  path, err)) < 0 ||
-	    (rc = hw_cfg_string(g, "source", true, sp->power_source, sizeof sp->power_source,
-				file, path, err)) < 0)
+	    (rc = hw_cfg_string(g, "source", true, sp->power_source, sizeof sp->power_source, file,
+				path, err)) < 0)
 		return rc;
 	return 0;
 }
@@ -599,10 +598,9 @@ static int parse_power(struct spec *sp, const config_setting_t *g, const char *f
 static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *g,
 		      unsigned fidx, struct ts_error *err)
 {
-	static const char *const keys[] = {"base",          "name",          "description",
-					   "source",        "nodes",         "gpus_per_node",
-					   "nics_per_node", "gpu",           "nic",
-					   "node",          "fabric",        "power",
+	static const char *const keys[] = {"base",  "name",	     "description",   "source",
+					   "nodes", "gpus_per_node", "nics_per_node", "gpu",
+					   "nic",   "node",	     "fabric",	      "power",
 					   NULL};
 	const char *file = sp->files[fidx];
 	const char *path = "cluster";
@@ -639,9 +637,10 @@ static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const confi
 			return rc;
 	}
 	const config_setting_t *s;
-	if ((rc = hw_cfg_string(g, "name", false, sp->name, sizeof sp->name, file, path, err)) < 0 ||
-	    (rc = hw_cfg_string(g, "description", false, sp->description,
-				sizeof sp->description, file, path, err)) < 0 ||
+	if ((rc = hw_cfg_string(g, "name", false, sp->name, sizeof sp->name, file, path, err)) <
+		0 ||
+	    (rc = hw_cfg_string(g, "description", false, sp->description, sizeof sp->description,
+				file, path, err)) < 0 ||
 	    (rc = hw_cfg_string(g, "source", false, sp->source, sizeof sp->source, file, path,
 				err)) < 0 ||
 	    (rc = hw_cfg_uint(g, "nodes", false, 1, MAX_NODES, &sp->nodes, file, path, err)) < 0 ||
@@ -678,7 +677,7 @@ struct tgroup {
 	enum hw_dev_kind kind;
 	uint32_t type;
 	uint32_t first, count; /* template devices first .. first+count-1 */
-	bool sharp;            /* nvswitch with in-switch reduction */
+	bool sharp;	       /* nvswitch with in-switch reduction */
 };
 
 struct hw_cluster {
@@ -687,26 +686,26 @@ struct hw_cluster {
 	char file[256];
 	char description[512];
 	char source[512];
-	double power_w;          /* rated node power, W; 0 = not given */
+	double power_w; /* rated node power, W; 0 = not given */
 	char power_source[512];
-	uint32_t power_gpus;     /* GPUs of the node that rating is for */
+	uint32_t power_gpus; /* GPUs of the node that rating is for */
 	uint32_t nodes, T, L, gpn, nics;
-	uint32_t cpu_cores;  /* per node, 0 = not given */
-	double host_mem;     /* bytes per node, 0 = not given */
+	uint32_t cpu_cores; /* per node, 0 = not given */
+	double host_mem;    /* bytes per node, 0 = not given */
 	bool p2p;
-	struct hw_fabric fab;    /* the fabric between nodes (sim/hw/fabric.c) */
-	uint32_t nvls_local;     /* template index of the SHARP NVSwitch every GPU joins, or NONE */
+	struct hw_fabric fab; /* the fabric between nodes (sim/hw/fabric.c) */
+	uint32_t nvls_local;  /* template index of the SHARP NVSwitch every GPU joins, or NONE */
 	uint32_t gpu_type;
 	struct tgroup *groups;
 	uint32_t ngroups;
 	struct hw_device *tdevs; /* T template devices (node 0) */
-	uint32_t *tdev_group;    /* T: group of each template device */
-	uint32_t *gpu_local;     /* gpn: template index of GPU k */
-	uint32_t *nic_local;     /* nics: template index of NIC k */
-	uint32_t *dev_nic;       /* T: default NIC index, NONE if none reachable */
-	uint32_t *rt_off;        /* T*T offsets into rt_links */
-	uint16_t *rt_len;        /* T*T route lengths, NO_ROUTE if none */
-	uint32_t *rt_links;      /* template link ids */
+	uint32_t *tdev_group;	 /* T: group of each template device */
+	uint32_t *gpu_local;	 /* gpn: template index of GPU k */
+	uint32_t *nic_local;	 /* nics: template index of NIC k */
+	uint32_t *dev_nic;	 /* T: default NIC index, NONE if none reachable */
+	uint32_t *rt_off;	 /* T*T offsets into rt_links */
+	uint16_t *rt_len;	 /* T*T route lengths, NO_ROUTE if none */
+	uint32_t *rt_links;	 /* template link ids */
 	size_t rt_nlinks;
 	struct hw_device *devs;
 	uint32_t ndevs;
@@ -816,8 +815,7 @@ static int resolve_side(const struct spec *sp, const struct build *b, const stru
 	return 0;
 }
 
-static int add_tlink(struct build *b, uint32_t s, uint32_t d, uint32_t type, double bw,
-		     double lat)
+static int add_tlink(struct build *b, uint32_t s, uint32_t d, uint32_t type, double bw, double lat)
 {
 	if (ts_grow((void **)&b->tl, &b->cap_tl, b->ntl + 1, sizeof *b->tl))
 		return TS_ENOMEM;
@@ -850,25 +848,24 @@ static int expand_links(const struct spec *sp, const struct hw_catalog *cat, str
 					    l->nmap, nbig);
 		}
 		for (uint32_t m = 0; m < nbig; m++) {
-			uint32_t j = l->map ? l->map[m]
-					    : (uint32_t)((uint64_t)m * nsmall / nbig);
+			uint32_t j = l->map ? l->map[m] : (uint32_t)((uint64_t)m * nsmall / nbig);
 			if (j >= nsmall) {
 				snprintf(key, sizeof key, "cluster.node.links[%u].map", l->index);
-				return ts_error_set(err, TS_ERANGE, sp->files[l->file], l->line,
-						    key,
-						    "found index %u, expected indices below %u (the "
-						    "smaller group's count)",
-						    j, nsmall);
+				return ts_error_set(
+				    err, TS_ERANGE, sp->files[l->file], l->line, key,
+				    "found index %u, expected indices below %u (the "
+				    "smaller group's count)",
+				    j, nsmall);
 			}
 			uint32_t x = na >= nb ? fa + m : fa + j;
 			uint32_t y = na >= nb ? fb + j : fb + m;
 			if (x == y) {
 				snprintf(key, sizeof key, "cluster.node.links[%u]", l->index);
-				return ts_error_set(err, TS_EINVALID, sp->files[l->file], l->line,
-						    key,
-						    "links a device of \"%s\" to itself, expected two "
-						    "different devices (use \"%s[i]\" members)",
-						    l->a, l->a);
+				return ts_error_set(
+				    err, TS_EINVALID, sp->files[l->file], l->line, key,
+				    "links a device of \"%s\" to itself, expected two "
+				    "different devices (use \"%s[i]\" members)",
+				    l->a, l->a);
 			}
 			if (add_tlink(b, x, y, l->type, bw, lat) ||
 			    add_tlink(b, y, x, l->type, bw, lat))
@@ -938,8 +935,7 @@ static void append_route(struct hw_cluster *c, const struct build *b, size_t p, 
 {
 	if (b->tmp_len[p] == NO_ROUTE || b->tmp_len[p] == 0)
 		return;
-	memcpy(&c->rt_links[*n], &b->tmp_links[b->tmp_off[p]],
-	       b->tmp_len[p] * sizeof *c->rt_links);
+	memcpy(&c->rt_links[*n], &b->tmp_links[b->tmp_off[p]], b->tmp_len[p] * sizeof *c->rt_links);
 	*n += b->tmp_len[p];
 }
 
@@ -1028,10 +1024,10 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	struct build b = {0};
 	const char *file = sp->files[sp->top_file];
 	int rc = 0;
-#define FAIL(...)                                                                            \
-	do {                                                                                 \
-		rc = ts_error_set(err, __VA_ARGS__);                                         \
-		goto out;                                                                    \
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		rc = ts_error_set(err, __VA_ARGS__);                                               \
+		goto out;                                                                          \
 	} while (0)
 
 	snprintf(c->name, sizeof c->name, "%s", sp->name[0] ? sp->name : "custom");
@@ -1083,10 +1079,10 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 		     "found no gpu device, expected at least one group of kind \"gpu\"");
 	c->power_gpus = ngpu_all;
 	c->gpn = opts && opts->gpus_per_node ? opts->gpus_per_node
-		 : sp->gpus_per_node         ? sp->gpus_per_node
+		 : sp->gpus_per_node	     ? sp->gpus_per_node
 					     : ngpu_all;
 	c->nics = opts && opts->nics_per_node ? opts->nics_per_node
-		  : sp->nics_per_node         ? sp->nics_per_node
+		  : sp->nics_per_node	      ? sp->nics_per_node
 					      : nnic_all;
 	/* a value from opts has no line in the file */
 	int gpn_line = opts && opts->gpus_per_node ? 0 : sp->top_line;
@@ -1234,11 +1230,11 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 	 * links would otherwise load and fail only when a task cannot start) */
 	for (uint32_t i = 0; i < c->gpn; i++)
 		for (uint32_t j = 0; j < c->gpn; j++)
-			if (i != j && c->rt_len[(size_t)c->gpu_local[i] * T + c->gpu_local[j]] ==
-					  NO_ROUTE)
-				FAIL(TS_EINVALID,
-				     sp->links_line ? sp->files[sp->links_file] : file,
-				     sp->links_line ? sp->links_line : sp->top_line, "cluster.node.links",
+			if (i != j &&
+			    c->rt_len[(size_t)c->gpu_local[i] * T + c->gpu_local[j]] == NO_ROUTE)
+				FAIL(TS_EINVALID, sp->links_line ? sp->files[sp->links_file] : file,
+				     sp->links_line ? sp->links_line : sp->top_line,
+				     "cluster.node.links",
 				     "found no route from gpu[%u] to gpu[%u] in the node template, "
 				     "expected connected GPUs",
 				     i, j);
@@ -1269,9 +1265,9 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 			dv[x].node = n;
 		struct hw_link *lk = &c->links[(size_t)n * c->L];
 		for (uint32_t k = 0; k < c->L; k++)
-			lk[k] = (struct hw_link){n * T + b.tl[k].src, n * T + b.tl[k].dst,
-						 b.tl[k].type,     b.tl[k].bw_Bps,
-						 b.tl[k].lat_s,    k};
+			lk[k] =
+			    (struct hw_link){n * T + b.tl[k].src, n * T + b.tl[k].dst, b.tl[k].type,
+					     b.tl[k].bw_Bps,	  b.tl[k].lat_s,       k};
 	}
 	c->nclasses = c->L + c->fab.ncls;
 	if (c->fab.topo != HW_TOPO_NONE) {
@@ -1293,8 +1289,8 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 		for (uint32_t l = b.out_start[c->gpu_local[k]];
 		     l < b.out_start[c->gpu_local[k] + 1]; l++) {
 			uint32_t y = b.tl[b.out_link[l]].dst;
-			if (c->tdevs[y].kind == HW_DEV_NVSWITCH && c->groups[c->tdev_group[y]].sharp &&
-			    (k == 0 || y == c->nvls_local)) {
+			if (c->tdevs[y].kind == HW_DEV_NVSWITCH &&
+			    c->groups[c->tdev_group[y]].sharp && (k == 0 || y == c->nvls_local)) {
 				sw = y;
 				break;
 			}
@@ -1314,9 +1310,9 @@ out:
 #undef FAIL
 }
 
-static int from_setting(const struct hw_catalog *cat, const config_setting_t *g,
-			const char *file, const struct hw_cluster_opts *opts,
-			struct hw_cluster **out, struct ts_error *err)
+static int from_setting(const struct hw_catalog *cat, const config_setting_t *g, const char *file,
+			const struct hw_cluster_opts *opts, struct hw_cluster **out,
+			struct ts_error *err)
 {
 	*out = NULL;
 	struct spec *sp = ts_calloc(1, sizeof *sp);
@@ -1353,9 +1349,9 @@ fail:
 	return rc;
 }
 
-int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting,
-			    const char *file, const struct hw_cluster_opts *opts,
-			    struct hw_cluster **out, struct ts_error *err)
+int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting, const char *file,
+			    const struct hw_cluster_opts *opts, struct hw_cluster **out,
+			    struct ts_error *err)
 {
 	return from_setting(cat, setting, file, opts, out, err);
 }
@@ -1545,8 +1541,8 @@ bool hw_cluster_collnet(const struct hw_cluster *c)
 
 const char *hw_cluster_topology(const struct hw_cluster *c)
 {
-	static const char *const names[HW_TOPO_COUNT_] = {"none",  "switch",  "fat-tree",
-							  "rail",  "torus2d", "torus3d"};
+	static const char *const names[HW_TOPO_COUNT_] = {"none", "switch",  "fat-tree",
+							  "rail", "torus2d", "torus3d"};
 	return names[c->fab.topo];
 }
 
@@ -1575,8 +1571,8 @@ static void put_one(uint32_t id, uint32_t *links, size_t max, size_t *n)
 	(*n)++;
 }
 
-int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst,
-		     uint32_t via_nic, uint32_t *links, size_t max, size_t *n)
+int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst, uint32_t via_nic,
+		     uint32_t *links, size_t max, size_t *n)
 {
 	*n = 0;
 	if (src >= c->ndevs || dst >= c->ndevs)
@@ -1636,8 +1632,7 @@ struct sbuf {
 	size_t n, len; /* len: characters needed so far */
 };
 
-__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb, const char *fmt,
-							    ...)
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *sb, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -1672,22 +1667,23 @@ int hw_cluster_describe(const struct hw_cluster *c, char *buf, size_t n)
 	char fab[512];
 	hw_fabric_summary(&c->fab, c->cat, fab, sizeof fab);
 	sb_printf(&sb, "  %u node(s) x %u GPU(s) %s, %u NIC(s) per node, GPU p2p %s, fabric %s\n",
-		  c->nodes, c->gpn, gt->name, c->nics, c->p2p ? "yes" : "no (through host)",
-		  fab);
+		  c->nodes, c->gpn, gt->name, c->nics, c->p2p ? "yes" : "no (through host)", fab);
 	if (c->nvls_local != NONE)
-		sb_printf(&sb, "  NVLink SHARP: every GPU joins nvswitch %u, which reduces in the "
-			       "switch\n",
+		sb_printf(&sb,
+			  "  NVLink SHARP: every GPU joins nvswitch %u, which reduces in the "
+			  "switch\n",
 			  c->nvls_local);
-	sb_printf(&sb, "  %u devices, %u directed links, %u link classes\n", c->ndevs,
-		  c->nlinks, c->nclasses);
+	sb_printf(&sb, "  %u devices, %u directed links, %u link classes\n", c->ndevs, c->nlinks,
+		  c->nclasses);
 	sb_printf(&sb, "node devices:\n");
 	for (uint32_t g = 0; g < c->ngroups; g++) {
 		const struct tgroup *tg = &c->groups[g];
 		if (!tg->count)
 			continue;
-		const char *type = tg->kind == HW_DEV_GPU   ? hw_catalog_gpu(c->cat, tg->type)->name
-				   : tg->kind == HW_DEV_NIC ? hw_catalog_link(c->cat, tg->type)->name
-							    : "";
+		const char *type = tg->kind == HW_DEV_GPU ? hw_catalog_gpu(c->cat, tg->type)->name
+				   : tg->kind == HW_DEV_NIC
+				       ? hw_catalog_link(c->cat, tg->type)->name
+				       : "";
 		sb_printf(&sb, "  %-10s %-12s x%-4u %s\n", tg->name, kind_names[tg->kind],
 			  tg->count, type);
 	}

@@ -15,11 +15,11 @@
 
 enum hw_dev_kind {
 	HW_DEV_GPU,
-	HW_DEV_CPU,         /* a CPU socket with its host memory */
+	HW_DEV_CPU,	    /* a CPU socket with its host memory */
 	HW_DEV_PCIE_SWITCH, /* a PCIe switch or root complex */
 	HW_DEV_NIC,
 	HW_DEV_NVSWITCH,
-	HW_DEV_SWITCH,      /* a network switch of the fabric (leaf, spine) */
+	HW_DEV_SWITCH, /* a network switch of the fabric (leaf, spine) */
 	HW_DEV_STORAGE,
 	HW_DEV_KIND_COUNT_
 };
@@ -29,29 +29,29 @@ enum hw_dev_kind {
 /* A device. Plain record. */
 struct hw_device {
 	enum hw_dev_kind kind;
-	uint32_t node;   /* node index, or HW_FABRIC */
-	uint32_t local;  /* index in the node template (or among the fabric's switches) */
-	uint32_t type;   /* catalog index (GPU type for GPUs, link type for NICs), or UINT32_MAX */
-	uint32_t group;  /* index among devices of the same kind in its node (GPU 0..7);
-			    for a fabric switch its level: 0 leaf (or torus router),
-			    1 spine or aggregation, 2 core */
+	uint32_t node;	/* node index, or HW_FABRIC */
+	uint32_t local; /* index in the node template (or among the fabric's switches) */
+	uint32_t type;	/* catalog index (GPU type for GPUs, link type for NICs), or UINT32_MAX */
+	uint32_t group; /* index among devices of the same kind in its node (GPU 0..7);
+			   for a fabric switch its level: 0 leaf (or torus router),
+			   1 spine or aggregation, 2 core */
 };
 
 /* A directed link. A cable or port used in both directions is two links,
  * each its own constraint. Plain record. */
 struct hw_link {
-	uint32_t src, dst;   /* device ids */
-	uint32_t type;       /* catalog link type */
-	double bw_Bps;       /* achievable bytes/s in this direction (line rate x efficiency) */
-	double lat_s;        /* one-way latency, seconds */
-	uint32_t cls;        /* link class: links that are alike under node symmetry */
+	uint32_t src, dst; /* device ids */
+	uint32_t type;	   /* catalog link type */
+	double bw_Bps;	   /* achievable bytes/s in this direction (line rate x efficiency) */
+	double lat_s;	   /* one-way latency, seconds */
+	uint32_t cls;	   /* link class: links that are alike under node symmetry */
 };
 
 /* Overrides a scenario may apply to a bundled cluster; 0 = keep the file's. */
 struct hw_cluster_opts {
-	uint32_t nodes;          /* number of nodes */
-	uint32_t gpus_per_node;  /* use only the first N GPUs of each node */
-	uint32_t nics_per_node;  /* keep only the first N NICs of each node */
+	uint32_t nodes;		/* number of nodes */
+	uint32_t gpus_per_node; /* use only the first N GPUs of each node */
+	uint32_t nics_per_node; /* keep only the first N NICs of each node */
 };
 
 struct hw_cluster;
@@ -74,9 +74,9 @@ int hw_cluster_load(const struct hw_catalog *cat, const char *name,
  * `base = "NAME"`: start from that cluster and override the keys given
  * (node.devices and node.links replace whole lists). Same errors as
  * hw_cluster_load. */
-int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting,
-			    const char *file, const struct hw_cluster_opts *opts,
-			    struct hw_cluster **out, struct ts_error *err);
+int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting, const char *file,
+			    const struct hw_cluster_opts *opts, struct hw_cluster **out,
+			    struct ts_error *err);
 
 void hw_cluster_destroy(struct hw_cluster *c);
 
@@ -122,8 +122,8 @@ const struct hw_gpu_type *hw_cluster_gpu_type(const struct hw_cluster *c);
  * needed). Never allocates. Returns 0, TS_ELIMIT if the route is longer than
  * max, or TS_EINVALID if no route exists (bad ids, no fabric, via_nic out of
  * range). */
-int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst,
-		     uint32_t via_nic, uint32_t *links, size_t max, size_t *n);
+int hw_cluster_route(const struct hw_cluster *c, uint32_t src, uint32_t dst, uint32_t via_nic,
+		     uint32_t *links, size_t max, size_t *n);
 
 /* Link classes: links alike under the symmetry of identical nodes (the same
  * template link in every node; the fabric links of one rail/level). Class

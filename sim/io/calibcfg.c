@@ -47,7 +47,8 @@ static int read_links(const config_setting_t *l, const char *path, const struct 
 		if (k < 0)
 			return cfg_fail(err, TS_EUNKNOWN_NAME, nm, path, key,
 					"found \"%s\", expected a link type of configs/hardware/; "
-					"close matches: %s", name,
+					"close matches: %s",
+					name,
 					hw_catalog_suggest(cat, "link", name, close, sizeof close));
 		snprintf(key, sizeof key, "links[%d].efficiency", i);
 		if (!ef)
@@ -83,7 +84,8 @@ int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *
 	if (!rc)
 		rc = cfg_check_keys(top, path, "", keys, WORK_CALIB_COUNT + 1, err);
 	if (!rc)
-		rc = read_links(config_setting_get_member(top, "links"), path, cat, li, le, &nl, err);
+		rc = read_links(config_setting_get_member(top, "links"), path, cat, li, le, &nl,
+				err);
 	for (size_t i = 0; i < WORK_CALIB_COUNT && !rc; i++) {
 		const config_setting_t *g = config_setting_get_member(top, keys[i]);
 		static const char *const inner[] = {"value", "source", "fitted_on"};

@@ -32,7 +32,8 @@ static int sub(const config_setting_t *g, const char *name, const char *key, con
 	*out = member(g, name);
 	if (*out && !config_setting_is_group(*out)) {
 		char fb[160];
-		return cfg_fail(err, TS_ETYPE, *out, file, key, "found %s, expected a group { ... }",
+		return cfg_fail(err, TS_ETYPE, *out, file, key,
+				"found %s, expected a group { ... }",
 				cfg_found(*out, fb, sizeof fb));
 	}
 	return 0;
@@ -122,8 +123,7 @@ static int read_cost(const config_setting_t *g, const char *file, struct ts_cost
 	    (rc = num(o, "network_usd", p, file, 0.0, 1e12, &c->network_usd, err)) ||
 	    (rc = num(o, "storage_usd", p, file, 0.0, 1e12, &c->storage_usd, err)) ||
 	    (rc = num(o, "years", p, file, 0.1, 100.0, &c->years, err)) ||
-	    (rc = num(o, "upkeep_usd_per_year", p, file, 0.0, 1e12, &c->upkeep_usd_per_year,
-		      err)))
+	    (rc = num(o, "upkeep_usd_per_year", p, file, 0.0, 1e12, &c->upkeep_usd_per_year, err)))
 		return rc;
 	if (!member(o, "server_usd"))
 		return cfg_fail(err, TS_EINVALID, o, file, "cost.owned.server_usd",
@@ -139,14 +139,14 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, ck_keys, COUNT(ck_keys), err)) ||
 	    (rc = qty(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, CK_WRITE_MIN, CK_WRITE_MAX,
-			&k->write_Bps, err)))
+		      &k->write_Bps, err)))
 		return rc;
 	const config_setting_t *st = member(g, "storage");
 	if (st) {
 		char fb[160];
 		const char *v = config_setting_type(st) == CONFIG_TYPE_STRING
-					? config_setting_get_string(st)
-					: NULL;
+				    ? config_setting_get_string(st)
+				    : NULL;
 		if (!v || !*v || strlen(v) >= sizeof k->storage)
 			return cfg_fail(err, v ? TS_ERANGE : TS_ETYPE, st, file,
 					"checkpoint.storage",
@@ -180,12 +180,12 @@ static int read_power(const config_setting_t *g, const char *file, struct ts_pow
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, power_keys, COUNT(power_keys), err)) ||
 	    (rc = qty(g, "node_max", p, file, TS_UNIT_POWER, NODE_W_MIN, NODE_W_MAX, &w->node_max_w,
-			err)) ||
+		      err)) ||
 	    (rc = num(g, "gpu_comm_fraction", p, file, 0.0, 1.0, &w->gpu_comm_frac, err)) ||
 	    (rc = num(g, "gpu_idle_fraction", p, file, 0.0, 1.0, &w->gpu_idle_frac, err)) ||
 	    (rc = qty(g, "nic", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->nic_w, err)) ||
 	    (rc = qty(g, "switch_port", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->switch_port_w,
-			err)))
+		      err)))
 		return rc;
 	return 0;
 }
@@ -205,20 +205,20 @@ static int read_failures(const config_setting_t *g, const char *file, struct ts_
 		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
 		    !strcmp(config_setting_get_string(s), "none"))
 			*dst[i] = 0.0;
-		else if ((rc = qty(g, mtbf[i], p, file, TS_UNIT_TIME, MTBF_MIN, MTBF_MAX, dst[i], err)))
+		else if ((rc = qty(g, mtbf[i], p, file, TS_UNIT_TIME, MTBF_MIN, MTBF_MAX, dst[i],
+				   err)))
 			return rc;
 	}
 	return qty(g, "restart", p, file, TS_UNIT_TIME, 0.0, RESTART_MAX, &f->restart_s, err);
 }
 
-int costcfg_read(const void *top_, const char *file, struct ts_cost *cost,
-		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_failures *fl,
-		 struct ts_error *err)
+int costcfg_read(const void *top_, const char *file, struct ts_cost *cost, struct ts_checkpoint *ck,
+		 struct ts_power *pw, struct ts_failures *fl, struct ts_error *err)
 {
 	const config_setting_t *top = top_, *gc, *gk, *gp, *gf;
 	int rc;
-	*cost = (struct ts_cost){.years = COSTCFG_YEARS, .usd_per_kwh = COSTCFG_USD_PER_KWH,
-				 .pue = COSTCFG_PUE};
+	*cost = (struct ts_cost){
+	    .years = COSTCFG_YEARS, .usd_per_kwh = COSTCFG_USD_PER_KWH, .pue = COSTCFG_PUE};
 	*ck = (struct ts_checkpoint){0};
 	*pw = (struct ts_power){.gpu_comm_frac = COSTCFG_GPU_COMM_FRAC,
 				.gpu_idle_frac = COSTCFG_GPU_IDLE_FRAC,

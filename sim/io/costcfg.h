@@ -8,12 +8,13 @@
 #include "io/scenario.h"
 
 /* Defaults and their sources (configs/README.md repeats them). */
-#define COSTCFG_YEARS 4.0	 /* amortisation of owned servers, years: a common accounting life */
-#define COSTCFG_USD_PER_KWH 0.0806 /* US industrial average 2023, EIA (hardware.md E4, 18 Mar 2024) */
-#define COSTCFG_PUE 1.58	 /* industry average 2023, Uptime Institute (hardware.md E1) */
-#define COSTCFG_GPU_COMM_FRAC 0.5 /* assumption: SMs mostly idle, HBM and NVLink busy */
+#define COSTCFG_YEARS 4.0 /* amortisation of owned servers, years: a common accounting life */
+#define COSTCFG_USD_PER_KWH                                                                        \
+	0.0806		 /* US industrial average 2023, EIA (hardware.md E4, 18 Mar 2024) */
+#define COSTCFG_PUE 1.58 /* industry average 2023, Uptime Institute (hardware.md E1) */
+#define COSTCFG_GPU_COMM_FRAC 0.5  /* assumption: SMs mostly idle, HBM and NVLink busy */
 #define COSTCFG_GPU_IDLE_FRAC 0.15 /* assumption: about 60 W of an A100's 400 W when waiting */
-#define COSTCFG_NIC_W 20.0	 /* assumption: a 200 Gb/s adapter, order of its card power */
+#define COSTCFG_NIC_W 20.0	   /* assumption: a 200 Gb/s adapter, order of its card power */
 #define COSTCFG_SWITCH_PORT_W 15.0 /* assumption: a 40-port HDR switch near 600 W over 40 ports */
 /* Interruptions per GPU, all causes (GPU, HBM, host, network, software):
  * Llama 3 pre-training saw 419 unexpected interruptions in 54 days on
@@ -44,8 +45,7 @@
  * Returns 0, or TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE, TS_EUNIT or
  * TS_EINVALID (server_usd missing from owned) with `err` naming file, line,
  * key, found and expected. */
-int costcfg_read(const void *top, const char *file, struct ts_cost *cost,
-		 struct ts_checkpoint *ck, struct ts_power *pw, struct ts_failures *fl,
-		 struct ts_error *err);
+int costcfg_read(const void *top, const char *file, struct ts_cost *cost, struct ts_checkpoint *ck,
+		 struct ts_power *pw, struct ts_failures *fl, struct ts_error *err);
 
 #endif

@@ -36,12 +36,17 @@ static int parse_row(char *line, const char *path, size_t lineno, struct nccl_ro
 		return ts_error_set(err, TS_ESYNTAX, path, (int)lineno, "row",
 				    "found %zu fields, expected the 12 or 13 of an nccl-tests "
 				    "row (size count type redop [root] time algbw busbw #wrong "
-				    "time algbw busbw #wrong)", n);
+				    "time algbw busbw #wrong)",
+				    n);
 	size_t k = n - 12; /* 1 with a root column */
-	const struct { size_t i; const char *what; double *dst; } want[] = {
-		{0, "size", &r->bytes},
-		{6 + k, "out-of-place busbw", &r->oop_busbw_Bps},
-		{10 + k, "in-place busbw", &r->ip_busbw_Bps},
+	const struct {
+		size_t i;
+		const char *what;
+		double *dst;
+	} want[] = {
+	    {0, "size", &r->bytes},
+	    {6 + k, "out-of-place busbw", &r->oop_busbw_Bps},
+	    {10 + k, "in-place busbw", &r->ip_busbw_Bps},
 	};
 	for (size_t i = 0; i < 3; i++)
 		if (!num(f[want[i].i], want[i].dst) || *want[i].dst < 0.0)
@@ -119,8 +124,8 @@ double nccltests_plateau(const struct nccl_table *t, double *from_bytes)
 		if (r->bytes < big / 8.0)
 			continue;
 		double b = r->oop_busbw_Bps > 0.0 && r->ip_busbw_Bps > 0.0
-				   ? 0.5 * (r->oop_busbw_Bps + r->ip_busbw_Bps)
-				   : fmax(r->oop_busbw_Bps, r->ip_busbw_Bps);
+			       ? 0.5 * (r->oop_busbw_Bps + r->ip_busbw_Bps)
+			       : fmax(r->oop_busbw_Bps, r->ip_busbw_Bps);
 		sum += b;
 		k++;
 		if (!(*from_bytes > 0.0) || r->bytes < *from_bytes)

@@ -11,7 +11,7 @@
 
 /* One size of the table. Plain record. */
 struct nccl_row {
-	double bytes;	     /* size column, bytes */
+	double bytes;	      /* size column, bytes */
 	double oop_busbw_Bps; /* out-of-place busbw, bytes/s (the GB/s column x 1e9) */
 	double ip_busbw_Bps;  /* in-place busbw, bytes/s */
 };
@@ -22,7 +22,7 @@ struct nccl_table {
 	struct nccl_row *rows; /* in file order */
 	size_t n;
 	size_t cap;
-	uint32_t nranks;       /* "#  Rank  N ..." lines, 0 when the file has none */
+	uint32_t nranks; /* "#  Rank  N ..." lines, 0 when the file has none */
 };
 
 /* Parse nccl-tests output `path`. Lines starting with '#' are comments

@@ -29,54 +29,63 @@ struct field {
 };
 
 #define R_(m) offsetof(struct ts_result, m)
-#define STR(m) {#m, F_STR, R_(m), sizeof(((struct ts_result *)0)->m)}
-#define NUM(m) {#m, F_NUM, R_(m), 0}
-#define MEM(m) {"memory_breakdown." #m "_bytes", F_NUM, R_(mem.m), 0}
+#define STR(m)                                                                                     \
+	{                                                                                          \
+#m, F_STR, R_(m), sizeof(((struct ts_result *)0)->m)                               \
+	}
+#define NUM(m)                                                                                     \
+	{                                                                                          \
+#m, F_NUM, R_(m), 0                                                                \
+	}
+#define MEM(m)                                                                                     \
+	{                                                                                          \
+		"memory_breakdown." #m "_bytes", F_NUM, R_(mem.m), 0                               \
+	}
 
 static const struct field fields[] = {
-	STR(name),
-	{"gpus", F_U32, R_(gpus), 0},
-	NUM(iteration_time_s),
-	NUM(samples_per_s),
-	NUM(tokens_per_s),
-	NUM(model_flops_per_iteration),
-	NUM(hardware_flops_per_iteration),
-	NUM(tflops_per_gpu),
-	NUM(mfu),
-	NUM(hfu),
-	NUM(memory_per_gpu_bytes),
-	NUM(memory_capacity_bytes),
-	{"fits", F_BOOL, R_(fits), 0},
-	MEM(weights),
-	MEM(gradients),
-	MEM(optimizer),
-	MEM(activations),
-	MEM(logits),
-	MEM(buffers),
-	MEM(reserve),
-	NUM(compute_s),
-	NUM(recompute_s),
-	NUM(exposed_comm_s),
-	NUM(bubble_s),
-	NUM(data_stall_s),
-	NUM(optimizer_s),
-	NUM(other_s),
-	NUM(steps),
-	NUM(time_to_train_s),
-	NUM(gpu_hours),
-	NUM(energy_kwh),
-	NUM(cost_usd),
-	NUM(checkpoints),
-	NUM(checkpoint_bytes),
-	NUM(checkpoint_s),
-	NUM(node_hours),
-	NUM(avg_power_kw),
-	NUM(usd_per_mtokens),
-	NUM(breakeven_months),
-	NUM(failures_expected),
-	NUM(failure_s),
-	STR(bottleneck),
-	{"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
+    STR(name),
+    {"gpus", F_U32, R_(gpus), 0},
+    NUM(iteration_time_s),
+    NUM(samples_per_s),
+    NUM(tokens_per_s),
+    NUM(model_flops_per_iteration),
+    NUM(hardware_flops_per_iteration),
+    NUM(tflops_per_gpu),
+    NUM(mfu),
+    NUM(hfu),
+    NUM(memory_per_gpu_bytes),
+    NUM(memory_capacity_bytes),
+    {"fits", F_BOOL, R_(fits), 0},
+    MEM(weights),
+    MEM(gradients),
+    MEM(optimizer),
+    MEM(activations),
+    MEM(logits),
+    MEM(buffers),
+    MEM(reserve),
+    NUM(compute_s),
+    NUM(recompute_s),
+    NUM(exposed_comm_s),
+    NUM(bubble_s),
+    NUM(data_stall_s),
+    NUM(optimizer_s),
+    NUM(other_s),
+    NUM(steps),
+    NUM(time_to_train_s),
+    NUM(gpu_hours),
+    NUM(energy_kwh),
+    NUM(cost_usd),
+    NUM(checkpoints),
+    NUM(checkpoint_bytes),
+    NUM(checkpoint_s),
+    NUM(node_hours),
+    NUM(avg_power_kw),
+    NUM(usd_per_mtokens),
+    NUM(breakeven_months),
+    NUM(failures_expected),
+    NUM(failure_s),
+    STR(bottleneck),
+    {"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
 };
 
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -205,7 +214,10 @@ int report_result_json(const struct ts_result *r, FILE *out)
 	return 0;
 }
 
-size_t report_csv_ncols(void) { return NFIELDS; }
+size_t report_csv_ncols(void)
+{
+	return NFIELDS;
+}
 
 int report_result_csv_header(FILE *out)
 {
@@ -394,13 +406,13 @@ static void time_table(const struct ts_result *r, FILE *out, int *rc)
 		const char *label;
 		double s;
 	} parts[] = {
-		{"compute", r->compute_s},
-		{"recompute", r->recompute_s},
-		{"exposed communication", r->exposed_comm_s},
-		{"pipeline bubble", r->bubble_s},
-		{"data stall", r->data_stall_s},
-		{"optimizer", r->optimizer_s},
-		{"other", r->other_s},
+	    {"compute", r->compute_s},
+	    {"recompute", r->recompute_s},
+	    {"exposed communication", r->exposed_comm_s},
+	    {"pipeline bubble", r->bubble_s},
+	    {"data stall", r->data_stall_s},
+	    {"optimizer", r->optimizer_s},
+	    {"other", r->other_s},
 	};
 	struct ts_table *t;
 	char a[64], b[32];
@@ -441,10 +453,10 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 		const char *label;
 		double bytes;
 	} parts[] = {
-		{"weights", m->weights},     {"gradients", m->gradients},
-		{"optimizer", m->optimizer}, {"activations", m->activations},
-		{"logits", m->logits},       {"buffers", m->buffers},
-		{"reserve", m->reserve},
+	    {"weights", m->weights},	 {"gradients", m->gradients},
+	    {"optimizer", m->optimizer}, {"activations", m->activations},
+	    {"logits", m->logits},	 {"buffers", m->buffers},
+	    {"reserve", m->reserve},
 	};
 	struct ts_table *t;
 	char a[64], b[32];
@@ -505,12 +517,15 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));
 	/* zero for a run of GPU-hours: energy is not modelled yet, no price given */
 	bool run = isfinite(r->gpu_hours) && r->gpu_hours > 0.0;
-	kv(t, "energy", run && r->energy_kwh == 0.0 ? "not modelled"
-						: fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
+	kv(t, "energy",
+	   run && r->energy_kwh == 0.0 ? "not modelled"
+				       : fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
 	if (run && r->energy_kwh > 0.0)
-		kv(t, "mean power", fmt_num(a, sizeof a, "%.1f kW (PUE included)", r->avg_power_kw));
-	kv(t, "cost", run && r->cost_usd == 0.0 ? "no price given (cost.usd_per_gpu_hour)"
-					      : fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
+		kv(t, "mean power",
+		   fmt_num(a, sizeof a, "%.1f kW (PUE included)", r->avg_power_kw));
+	kv(t, "cost",
+	   run && r->cost_usd == 0.0 ? "no price given (cost.usd_per_gpu_hour)"
+				     : fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
 	if (run && r->cost_usd > 0.0)
 		kv(t, "cost per million tokens", fmt_num(a, sizeof a, "$%.4g", r->usd_per_mtokens));
 	if (r->breakeven_months > 0.0)
@@ -539,7 +554,8 @@ int report_result_text(const struct ts_result *r, FILE *out)
 	size_t blen = bounded_len(r->bottleneck, sizeof r->bottleneck);
 	if (blen)
 		fprintf(out, "\nbottleneck: %.*s\n", (int)blen, r->bottleneck);
-	json_t *nm = json_list(r->not_modelled, bounded_len(r->not_modelled, sizeof r->not_modelled));
+	json_t *nm =
+	    json_list(r->not_modelled, bounded_len(r->not_modelled, sizeof r->not_modelled));
 	if (!nm)
 		return TS_ENOMEM;
 	if (json_array_size(nm)) {

@@ -65,18 +65,26 @@ NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const root_keys[] = {"name",		 "model",	  "cluster",  "nodes",
-					"gpus_per_node", "nics_per_node", "training", "parallel",
-					"data",		 "cost",	  "sim",      "seed",
-					"checkpoint",	 "power",	  "failures"};
+static const char *const root_keys[] = {
+    "name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node", "training", "parallel",
+    "data", "cost",  "sim",	"seed",	 "checkpoint",	  "power",	   "failures"};
 static const char *const training_keys[] = {
-    "framework", "global_batch", "micro_batch", "seq_len", "precision", "optimizer",
-    "recompute", "iterations",	 "tokens",	"samples", "epochs",	"steps", "attention"};
+    "framework",  "global_batch", "micro_batch", "seq_len", "precision", "optimizer", "recompute",
+    "iterations", "tokens",	  "samples",	 "epochs",  "steps",	 "attention"};
 static const char *const attn_names[] = {"unfused", "flash"};
-static const char *const parallel_keys[] = {
-    "tp",   "pp",      "dp",	   "cp",	 "ep",	   "sp",
-    "zero", "offload", "schedule", "interleave", "bucket", "overlap_grad_reduce",
-    "tp_comm_overlap"};
+static const char *const parallel_keys[] = {"tp",
+					    "pp",
+					    "dp",
+					    "cp",
+					    "ep",
+					    "sp",
+					    "zero",
+					    "offload",
+					    "schedule",
+					    "interleave",
+					    "bucket",
+					    "overlap_grad_reduce",
+					    "tp_comm_overlap"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
 static const char *const sim_keys[] = {"granularity", "mode", "extrapolate"};
@@ -302,8 +310,8 @@ static int load_cluster(struct ld *l)
 	if (rc) {
 		s->cluster = NULL;
 		/* an override the cluster refuses: name the scenario line that set it */
-		const config_setting_t *o = l->err && !l->err->line ? member(l->top, l->err->key)
-								    : NULL;
+		const config_setting_t *o =
+		    l->err && !l->err->line ? member(l->top, l->err->key) : NULL;
 		if (o && (!strcmp(l->err->key, "nodes") || !strcmp(l->err->key, "gpus_per_node") ||
 			  !strcmp(l->err->key, "nics_per_node"))) {
 			char msg[sizeof l->err->msg], key[sizeof l->err->key];
@@ -401,8 +409,8 @@ static int read_parallel(struct ld *l)
 	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
 	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
 	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
-	    (rc = get_int(l, g, p, "zero", 0, 3,
-			  l->s->training.framework == TS_FW_FSDP ? 3 : 0, &z)))
+	    (rc = get_int(l, g, p, "zero", 0, 3, l->s->training.framework == TS_FW_FSDP ? 3 : 0,
+			  &z)))
 		return rc;
 	q->zero = (int)z;
 	q->sp = false;
@@ -472,8 +480,8 @@ static int read_rest(struct ld *l)
 	struct ts_scenario *s = l->s;
 	int rc, e;
 	int64_t v;
-	if ((rc = costcfg_read(l->top, l->file, &s->cost, &s->checkpoint, &s->power,
-				 &s->failures, l->err)) ||
+	if ((rc = costcfg_read(l->top, l->file, &s->cost, &s->checkpoint, &s->power, &s->failures,
+			       l->err)) ||
 	    (rc = cfg_check_keys(l->g_sim, l->file, "sim.", sim_keys, COUNT(sim_keys), l->err)))
 		return rc;
 	if ((rc = get_enum(l, l->g_sim, "sim.", "granularity", gran_names, TS_GRAN_COUNT_,
@@ -736,7 +744,8 @@ static int note_all(struct ld *l)
 		N("checkpoint.interval", "", "\"%g s\"", s->checkpoint.interval_s);
 	else
 		N("checkpoint.interval", "default: no checkpoints", "none");
-	N("checkpoint.write_bandwidth", "default: not given", "\"%g B/s\"", s->checkpoint.write_Bps);
+	N("checkpoint.write_bandwidth", "default: not given", "\"%g B/s\"",
+	  s->checkpoint.write_Bps);
 	if (s->power.node_max_w > 0.0)
 		N("power.node_max", "", "\"%g W\"", s->power.node_max_w);
 	else
@@ -933,8 +942,8 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 	return rc;
 }
 
-int ts_scenario_error(const struct ts_scenario *s, struct ts_error *err, int code,
-		      const char *key, const char *fmt, ...)
+int ts_scenario_error(const struct ts_scenario *s, struct ts_error *err, int code, const char *key,
+		      const char *fmt, ...)
 {
 	char file[300], msg[sizeof err->msg];
 	int line = 0;

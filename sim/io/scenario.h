@@ -60,8 +60,8 @@ struct ts_training {
 	int precision;	      /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
 	enum ts_optimizer optimizer; /* default adam */
 	enum ts_recompute recompute; /* default none */
-	bool flash_attention;        /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
-	                              * batched GEMMs, as Megatron ran before FlashAttention) */
+	bool flash_attention;	     /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
+				      * batched GEMMs, as Megatron ran before FlashAttention) */
 	int64_t iterations;	     /* simulated iterations, the first a warm-up; default 3 */
 	enum ts_run_unit run_unit;   /* which of tokens | samples | epochs | steps was given */
 	double run_length; /* amount of run_unit (tokens, samples, epochs or steps); 0 if none */
@@ -69,15 +69,15 @@ struct ts_training {
 
 /* parallel = { ... } */
 struct ts_parallel {
-	uint32_t tp; /* tensor-parallel degree; default 1 */
-	uint32_t pp; /* pipeline stages; default 1 */
-	uint32_t dp; /* data-parallel degree; default GPUs / (tp x pp x cp) */
-	uint32_t cp; /* context-parallel degree (ring attention); default 1 */
-	uint32_t ep; /* expert-parallel degree, inside DP; default 1 */
-	bool sp;     /* sequence parallelism with TP; default false */
-	bool tp_comm_overlap; /* Megatron-Core's TP communication overlap; default false */
-	int zero;    /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
-		      * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
+	uint32_t tp;		   /* tensor-parallel degree; default 1 */
+	uint32_t pp;		   /* pipeline stages; default 1 */
+	uint32_t dp;		   /* data-parallel degree; default GPUs / (tp x pp x cp) */
+	uint32_t cp;		   /* context-parallel degree (ring attention); default 1 */
+	uint32_t ep;		   /* expert-parallel degree, inside DP; default 1 */
+	bool sp;		   /* sequence parallelism with TP; default false */
+	bool tp_comm_overlap;	   /* Megatron-Core's TP communication overlap; default false */
+	int zero;		   /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
+				    * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
 	enum ts_offload offload;   /* default none; cpu | nvme (optimizer state) */
 	enum ts_schedule schedule; /* pipeline schedule; default 1f1b */
 	uint32_t interleave;	   /* virtual stages per GPU; default 1 */
@@ -98,16 +98,16 @@ struct ts_data {
 
 /* cost = { ... } (read by sim/io/costcfg.c; sources in configs/README.md) */
 struct ts_cost {
-	double usd_per_gpu_hour;  /* cloud price, US$ per GPU-hour; 0 = not given */
-	double usd_per_node_hour; /* cloud price, US$ per node-hour (added to the GPU price) */
-	bool owned;		  /* cost.owned given: the hardware is bought */
-	double server_usd;	  /* owned: purchase price of one node, US$ */
-	double network_usd;	  /* owned: network per node (NICs, cables, switch share), US$ */
-	double storage_usd;	  /* owned: storage for the whole job, US$ */
-	double years;		  /* owned: amortisation period, years (default 4) */
+	double usd_per_gpu_hour;    /* cloud price, US$ per GPU-hour; 0 = not given */
+	double usd_per_node_hour;   /* cloud price, US$ per node-hour (added to the GPU price) */
+	bool owned;		    /* cost.owned given: the hardware is bought */
+	double server_usd;	    /* owned: purchase price of one node, US$ */
+	double network_usd;	    /* owned: network per node (NICs, cables, switch share), US$ */
+	double storage_usd;	    /* owned: storage for the whole job, US$ */
+	double years;		    /* owned: amortisation period, years (default 4) */
 	double upkeep_usd_per_year; /* owned: support, space, staff for the job's hardware */
-	double usd_per_kwh;	  /* electricity, US$/kWh (default 0.0806, EIA 2023) */
-	double pue;		  /* power usage effectiveness (default 1.58, Uptime 2023) */
+	double usd_per_kwh;	    /* electricity, US$/kWh (default 0.0806, EIA 2023) */
+	double pue;		    /* power usage effectiveness (default 1.58, Uptime 2023) */
 };
 
 /* checkpoint = { ... }: written during the run, size from the model. */
@@ -129,11 +129,11 @@ struct ts_failures {
 
 /* power = { ... }: node-level power by state (sim/run/cost.h). */
 struct ts_power {
-	double node_max_w;     /* rated power of one node, W; 0 = GPUs x (TDP + host per GPU) */
-	double gpu_comm_frac;  /* GPU draw while only communicating, fraction of TDP */
-	double gpu_idle_frac;  /* GPU draw while idle (bubble, stall), fraction of TDP */
-	double nic_w;	       /* one NIC, W */
-	double switch_port_w;  /* one fabric switch port, W */
+	double node_max_w;    /* rated power of one node, W; 0 = GPUs x (TDP + host per GPU) */
+	double gpu_comm_frac; /* GPU draw while only communicating, fraction of TDP */
+	double gpu_idle_frac; /* GPU draw while idle (bubble, stall), fraction of TDP */
+	double nic_w;	      /* one NIC, W */
+	double switch_port_w; /* one fabric switch port, W */
 };
 
 /* sim = { ... } */
@@ -214,8 +214,8 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out);
  * --set argument that set it, else the scenario file. For checks made after
  * loading (by the planner, the input pipeline) so their messages point at
  * the scenario like the loader's do. Returns `code`. */
-int ts_scenario_error(const struct ts_scenario *s, struct ts_error *err, int code,
-		      const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int ts_scenario_error(const struct ts_scenario *s, struct ts_error *err, int code, const char *key,
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* The keys not modelled, joined by ", ", into buf (size n). Returns buf. */
 char *ts_scenario_not_modelled(const struct ts_scenario *s, char *buf, size_t n);

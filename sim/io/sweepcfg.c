@@ -47,7 +47,10 @@ static void sb_add(struct sbuf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void sb_str(struct sbuf *b, const char *s) { sb_add(b, s, strlen(s)); }
+static void sb_str(struct sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
 
 /* The text as a string of exactly strlen + 1 bytes (freed with that size),
  * NULL on out of memory; the buffer is emptied. */
@@ -125,8 +128,12 @@ static void write_setting(struct sbuf *b, const config_setting_t *s, int depth)
 	struct sbuf dummy = {0};
 	int t = config_setting_type(s);
 	if (t == CONFIG_TYPE_GROUP || t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
-		const char *open = t == CONFIG_TYPE_GROUP ? "{ " : t == CONFIG_TYPE_ARRAY ? "[" : "(";
-		const char *close = t == CONFIG_TYPE_GROUP ? "}" : t == CONFIG_TYPE_ARRAY ? "]" : ")";
+		const char *open = t == CONFIG_TYPE_GROUP   ? "{ "
+				   : t == CONFIG_TYPE_ARRAY ? "["
+							    : "(";
+		const char *close = t == CONFIG_TYPE_GROUP   ? "}"
+				    : t == CONFIG_TYPE_ARRAY ? "]"
+							     : ")";
 		sb_str(b, open);
 		int n = config_setting_length(s);
 		for (int i = 0; i < n; i++) {
@@ -268,7 +275,8 @@ static int read_axes(struct ld *l, const config_setting_t *g, const char *prefix
 		if (strlen(prefix) + strlen(name) + 2 > sizeof key)
 			return cfg_fail(l->err, TS_ELIMIT, s, l->file, "axes",
 					"found a key of more than %zu characters, expected a "
-					"scenario key", sizeof key - 1);
+					"scenario key",
+					sizeof key - 1);
 		memcpy(key, prefix, strlen(prefix) + 1);
 		if (*prefix)
 			strcat(key, ".");

@@ -15,23 +15,23 @@
 
 /* One axis: a dotted scenario key and its values. */
 struct sweep_axis {
-	char key[128];	/* "nodes", "parallel.bucket" */
-	int line;	/* line of the axis in the sweep file, 0 when unknown */
-	size_t n;	/* number of values */
-	char **set;	/* each value as a --set right-hand side ("\"25 MiB\"", "8") (owned) */
-	char **shown;	/* each value as the CSV shows it ("25 MiB", "8") (owned) */
+	char key[128]; /* "nodes", "parallel.bucket" */
+	int line;      /* line of the axis in the sweep file, 0 when unknown */
+	size_t n;      /* number of values */
+	char **set;    /* each value as a --set right-hand side ("\"25 MiB\"", "8") (owned) */
+	char **shown;  /* each value as the CSV shows it ("25 MiB", "8") (owned) */
 };
 
 /* A loaded sweep. Plain record, owned by whoever loaded it. */
 struct sweep_spec {
-	char file[256];	  /* the sweep file */
-	char *base_path;  /* the base scenario file (relative to the sweep file), or NULL */
-	char *base_text;  /* the inline base scenario as libconfig text, or NULL */
-	int base_line;	  /* line of base in the sweep file, 0 when unknown */
-	bool zip;	  /* true: point i takes value i of every axis */
+	char file[256];	 /* the sweep file */
+	char *base_path; /* the base scenario file (relative to the sweep file), or NULL */
+	char *base_text; /* the inline base scenario as libconfig text, or NULL */
+	int base_line;	 /* line of base in the sweep file, 0 when unknown */
+	bool zip;	 /* true: point i takes value i of every axis */
 	size_t naxes;
 	struct sweep_axis axes[SWEEP_MAX_AXES];
-	size_t npoints;	  /* product of the axis lengths, or their common length (zip) */
+	size_t npoints; /* product of the axis lengths, or their common length (zip) */
 };
 
 /* Load sweep file `path`:

@@ -19,11 +19,11 @@
 
 struct ts_table {
 	size_t ncols;
-	char **head;              /* ncols header texts (NULL = empty) */
-	enum table_align *align;  /* ncols */
-	char ***rows;             /* nrows arrays of ncols cells */
+	char **head;		 /* ncols header texts (NULL = empty) */
+	enum table_align *align; /* ncols */
+	char ***rows;		 /* nrows arrays of ncols cells */
 	size_t nrows, caprows;
-	int status;               /* first error */
+	int status; /* first error */
 };
 
 static int fail(struct ts_table *t, int rc)
@@ -138,9 +138,18 @@ int table_cell(struct ts_table *t, size_t col, const char *fmt, ...)
 	return 0;
 }
 
-int table_status(const struct ts_table *t) { return t ? t->status : TS_EINVALID; }
-size_t table_ncols(const struct ts_table *t) { return t ? t->ncols : 0; }
-size_t table_nrows(const struct ts_table *t) { return t ? t->nrows : 0; }
+int table_status(const struct ts_table *t)
+{
+	return t ? t->status : TS_EINVALID;
+}
+size_t table_ncols(const struct ts_table *t)
+{
+	return t ? t->ncols : 0;
+}
+size_t table_nrows(const struct ts_table *t)
+{
+	return t ? t->nrows : 0;
+}
 
 const char *table_get(const struct ts_table *t, size_t row, size_t col)
 {

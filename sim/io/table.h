@@ -11,9 +11,9 @@
 struct ts_table;
 
 enum table_align {
-	TABLE_AUTO,  /* right if every non-empty cell of the column is a number, else left */
-	TABLE_LEFT,  /* text */
-	TABLE_RIGHT  /* numbers and quantities ("1.234 s") */
+	TABLE_AUTO, /* right if every non-empty cell of the column is a number, else left */
+	TABLE_LEFT, /* text */
+	TABLE_RIGHT /* numbers and quantities ("1.234 s") */
 };
 
 /* Most columns of one table. */
@@ -38,7 +38,7 @@ int table_add_row(struct ts_table *t);
  * value is replaced). Returns 0, TS_ENOMEM, TS_EINVALID when no row was
  * added yet, or TS_ERANGE for a bad column. */
 int table_cell(struct ts_table *t, size_t col, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* The first error any of the calls above returned on this table, 0 if none:
  * callers may fill a table without checking each call and check once. */

@@ -55,7 +55,7 @@ struct open_act {
 };
 
 struct ts_trace {
-	char *str;  /* arena of NUL-terminated strings */
+	char *str; /* arena of NUL-terminated strings */
 	size_t nstr, capstr;
 	size_t cache[CACHE_SIZE]; /* hash of a string -> its offset, NO_STR when empty */
 	struct proc *procs;
@@ -98,8 +98,7 @@ static size_t intern(struct ts_trace *t, const char *s)
 	if (off != NO_STR && strcmp(t->str + off, s) == 0)
 		return off;
 	size_t n = strlen(s) + 1;
-	if (t->nstr + n < t->nstr ||
-	    ts_grow((void **)&t->str, &t->capstr, t->nstr + n, 1))
+	if (t->nstr + n < t->nstr || ts_grow((void **)&t->str, &t->capstr, t->nstr + n, 1))
 		return NO_STR;
 	off = t->nstr;
 	memcpy(t->str + off, s, n);
@@ -206,8 +205,7 @@ int trace_counter(struct ts_trace *t, uint32_t process, const char *name, ts_tim
 		return 0;
 	if (process >= t->nprocs)
 		return fail(t, TS_ERANGE);
-	if (ts_grow((void **)&t->counters, &t->capcounters, t->ncounters + 1,
-		    sizeof *t->counters))
+	if (ts_grow((void **)&t->counters, &t->capcounters, t->ncounters + 1, sizeof *t->counters))
 		return fail(t, TS_ENOMEM);
 	size_t n = intern(t, name);
 	if (n == NO_STR)
@@ -220,9 +218,18 @@ int trace_counter(struct ts_trace *t, uint32_t process, const char *name, ts_tim
 	return 0;
 }
 
-int trace_status(const struct ts_trace *t) { return t ? t->status : 0; }
-size_t trace_nspans(const struct ts_trace *t) { return t ? t->nspans : 0; }
-size_t trace_ncounters(const struct ts_trace *t) { return t ? t->ncounters : 0; }
+int trace_status(const struct ts_trace *t)
+{
+	return t ? t->status : 0;
+}
+size_t trace_nspans(const struct ts_trace *t)
+{
+	return t ? t->nspans : 0;
+}
+size_t trace_ncounters(const struct ts_trace *t)
+{
+	return t ? t->ncounters : 0;
+}
 
 /* --- writing */
 
@@ -307,13 +314,11 @@ static int write_events(const struct ts_trace *t, FILE *out)
 	}
 	for (size_t i = 0; i < t->nspans && !rc; i++) {
 		const struct span *s = &t->spans[i];
-		json_t *ev = json_pack("{s:o, s:s, s:o, s:o, s:I, s:I}", "name", json_str(t, s->name),
-				       "ph", "X", "ts", json_us(s->start), "dur",
-				       json_us(s->end - s->start), "pid",
-				       (json_int_t)t->tracks[s->track].proc + 1, "tid",
-				       (json_int_t)s->track + 1);
-		if (ev && s->cat != NO_STR &&
-		    json_object_set_new(ev, "cat", json_str(t, s->cat))) {
+		json_t *ev = json_pack(
+		    "{s:o, s:s, s:o, s:o, s:I, s:I}", "name", json_str(t, s->name), "ph", "X", "ts",
+		    json_us(s->start), "dur", json_us(s->end - s->start), "pid",
+		    (json_int_t)t->tracks[s->track].proc + 1, "tid", (json_int_t)s->track + 1);
+		if (ev && s->cat != NO_STR && json_object_set_new(ev, "cat", json_str(t, s->cat))) {
 			json_decref(ev);
 			ev = NULL;
 		}
@@ -384,8 +389,7 @@ static void on_end(void *ud, uint32_t act, uint32_t tag, ts_time when)
 	add_span(t, a->track, a->name, a->cat, a->start, when >= a->start ? when : a->start);
 }
 
-int trace_fluid_observer(struct ts_trace *t, trace_tag_fn map, void *ud,
-			 struct fluid_observer *obs)
+int trace_fluid_observer(struct ts_trace *t, trace_tag_fn map, void *ud, struct fluid_observer *obs)
 {
 	if (!t) {
 		obs->on_start = NULL;

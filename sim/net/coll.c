@@ -70,11 +70,10 @@
  * enables it by default only on NVLink. The simulated activity divides its
  * coefficients by the efficiency of the pair chosen: the ring's protocol
  * factor; 0.9 x the tree's protocol factor for the tree; 0.85 for NVLS;
- * 0.9 (LL 0.15) for collnet; 1 for point to point. The per-channel caps of later NCCL versions and the
- * 110/80 GB/s tree cap enter the choice only, not the simulated rate.
- * Point to point (all-to-all, send/recv) has no tuning model in NCCL: it
- * runs Simple, with the ring's base latency plus one step (assumption).
- * SPDX-License-Identifier: MIT */
+ * 0.9 (LL 0.15) for collnet; 1 for point to point. The per-channel caps of later NCCL versions and
+ * the 110/80 GB/s tree cap enter the choice only, not the simulated rate. Point to point
+ * (all-to-all, send/recv) has no tuning model in NCCL: it runs Simple, with the ring's base latency
+ * plus one step (assumption). SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -88,11 +87,11 @@ static const double ring_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 3.6, 10.0, 8.4};
 /* NCCL tuning.cc hwLat[hw][RING][proto], us per step: NVLink, PCI, network. */
 enum { HW_NVLINK, HW_PCI, HW_NET };
 static const double ring_hw_lat_us[3][COLL_PROTO_COUNT_] = {
-	{0.0, 0.47, 1.9, 3.4}, {0.0, 1.0, 2.5, 5.7}, {0.0, 2.7, 4.0, 9.6}};
+    {0.0, 0.47, 1.9, 3.4}, {0.0, 1.0, 2.5, 5.7}, {0.0, 2.7, 4.0, 9.6}};
 /* NCCL tuning.cc, tree: base latency and hwLat[hw][TREE][proto], us. */
 static const double tree_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 4.4, 4.4, 0.0};
 static const double tree_hw_lat_us[3][COLL_PROTO_COUNT_] = {
-	{0.0, 0.52, 1.2, 28.0}, {0.0, 1.0, 1.9, 28.0}, {0.0, 5.0, 8.5, 50.0}};
+    {0.0, 0.52, 1.2, 28.0}, {0.0, 1.0, 1.9, 28.0}, {0.0, 5.0, 8.5, 50.0}};
 /* NCCL tuning.cc: tree busBw = min(0.9 busBw, maxTreeBw), maxTreeBw 110
  * GB/s up to two nodes and 80 GB/s beyond; LL x 1/3.8; LL128 x 7/9 on one
  * node, x 0.915 across nodes; algbw = 0.5 busBw. */
@@ -106,12 +105,10 @@ static const double tree_hw_lat_us[3][COLL_PROTO_COUNT_] = {
 /* NCCL tuning.cc treeCorrectionFactor[proto][log2(bytes / 64)], 64 B to
  * 128 MiB (1 beyond). */
 static const double tree_corr[COLL_PROTO_COUNT_][22] = {
-	{0},
-	{1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0,
-	 1.0},
-	{1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9,
-	 1.0},
-	{.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
+    {0},
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .5, .6, .6, .7, .7, .8, .9, .9, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .5, .5, .6, .6, .7, .8, .9}};
 /* NCCL 2.19 tuning.cc: NVLS latency hwLat[NVLINK][NVLS][Simple] (base 0),
  * us, and the busBw-to-algbw ratio 5/6; NCCL src/tuning/nvls.cc
  * nvlsEfficiency for Hopper. */
@@ -130,7 +127,7 @@ static const double tree_corr[COLL_PROTO_COUNT_][22] = {
  * busBw x 0.9, LL x 1/6, no LL128. */
 static const double collnet_base_lat_us[COLL_PROTO_COUNT_] = {0.0, 4.4, 4.4, 0.0};
 static const double collnet_hw_lat_us[3][COLL_PROTO_COUNT_] = {
-	{0.0, 0.5, 1.2, 4.0}, {0.0, 1.0, 1.9, 5.5}, {0.0, 5.0, 5.0, 10.7}};
+    {0.0, 0.5, 1.2, 4.0}, {0.0, 1.0, 1.9, 5.5}, {0.0, 5.0, 5.0, 10.7}};
 #define COLLNET_FACTOR 0.9
 #define COLLNET_LL_FACTOR (1.0 / 6.0)
 /* NCCL tuning.cc: multi-node Simple ring all-reduce latency x1.9 once the
@@ -140,10 +137,9 @@ static const double collnet_hw_lat_us[3][COLL_PROTO_COUNT_] = {
 #define NONE COLL_NONE
 
 static const char *const op_names[COLL_OP_COUNT_] = {
-	"all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all",
-	"send_recv"};
+    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "all_to_all", "send_recv"};
 static const char *const proto_names[COLL_PROTO_COUNT_] = {"auto", "LL", "LL128", "Simple"};
-static const char *const algo_names[COLL_ALGO_COUNT_] = {"auto", "ring", "tree",
+static const char *const algo_names[COLL_ALGO_COUNT_] = {"auto", "ring",    "tree",
 							 "nvls", "collnet", "p2p"};
 
 const char *coll_op_name(enum coll_op op)
@@ -159,17 +155,26 @@ static int parse_name(const char *s, const char *const *names, int n)
 	return -1;
 }
 
-int coll_op_parse(const char *s) { return parse_name(s, op_names, COLL_OP_COUNT_); }
+int coll_op_parse(const char *s)
+{
+	return parse_name(s, op_names, COLL_OP_COUNT_);
+}
 const char *coll_proto_name(int p)
 {
 	return p >= 0 && p < COLL_PROTO_COUNT_ ? proto_names[p] : "?";
 }
-int coll_proto_parse(const char *s) { return parse_name(s, proto_names, COLL_PROTO_COUNT_); }
+int coll_proto_parse(const char *s)
+{
+	return parse_name(s, proto_names, COLL_PROTO_COUNT_);
+}
 const char *coll_algo_name(enum coll_algo a)
 {
 	return (unsigned)a < COLL_ALGO_COUNT_ ? algo_names[a] : "?";
 }
-int coll_algo_parse(const char *s) { return parse_name(s, algo_names, COLL_ALGO_COUNT_); }
+int coll_algo_parse(const char *s)
+{
+	return parse_name(s, algo_names, COLL_ALGO_COUNT_);
+}
 
 double coll_bus_factor(enum coll_op op, uint32_t n)
 {
@@ -188,7 +193,10 @@ double coll_bus_factor(enum coll_op op, uint32_t n)
 	}
 }
 
-static bool is_p2p(enum coll_op op) { return op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV; }
+static bool is_p2p(enum coll_op op)
+{
+	return op == COLL_ALL_TO_ALL || op == COLL_SEND_RECV;
+}
 
 int coll_create(struct ts_coll **out, struct ts_net *net)
 {
@@ -245,7 +253,8 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 	if (s->algo < 0 || s->algo >= COLL_ALGO_COUNT_)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "algo",
 				    "found algorithm %d, expected auto, ring, tree, nvls or "
-				    "collnet", s->algo);
+				    "collnet",
+				    s->algo);
 	if (s->mult == 0 || (net_mode(cc->net) == NET_FULL && s->mult != 1))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "mult",
 				    "found %u, expected 1 in full mode and >= 1 in class mode",
@@ -280,13 +289,15 @@ static int validate(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 		    s->proto != COLL_PROTO_SIMPLE)
 			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "proto",
 					    "found %s with nvls, expected auto or Simple (NVLS "
-					    "runs Simple only)", coll_proto_name(s->proto));
+					    "runs Simple only)",
+					    coll_proto_name(s->proto));
 		break;
 	case COLL_ALGO_COLLNET:
 		if (s->op != COLL_ALL_REDUCE)
 			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
 					    "found collnet for %s, expected ring (collnet is "
-					    "modelled for all_reduce only)", op);
+					    "modelled for all_reduce only)",
+					    op);
 		if (s->proto == COLL_PROTO_LL128)
 			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "proto",
 					    "found LL128 with collnet, expected auto, LL or "
@@ -327,7 +338,8 @@ static int validate_ranks(struct ts_coll *cc, const struct coll_spec *s, struct 
 		if (i > 0 && nd != node_of(c, s->ranks[i - 1]) && cc->seen_node[nd] == ep)
 			return ts_error_set(err, TS_EINVALID, NULL, 0, "ranks",
 					    "found node %u's ranks split apart, expected "
-					    "node-local ranks to be contiguous", nd);
+					    "node-local ranks to be contiguous",
+					    nd);
 		cc->seen_node[nd] = ep;
 	}
 	return 0;
@@ -370,7 +382,8 @@ static int group_setup(struct ts_coll *cc, const struct coll_spec *s, struct ts_
 		if (cc->nch == 0)
 			return ts_error_set(err, TS_EINVALID, NULL, 0, "cluster",
 					    "found no NIC for a group across %u nodes, expected "
-					    "at least one NIC per node", nodes);
+					    "at least one NIC per node",
+					    nodes);
 	}
 	return 0;
 }
@@ -380,8 +393,8 @@ static double proto_factor(const struct coll_spec *s, int proto, uint32_t nodes,
 	switch (proto) {
 	case COLL_PROTO_LL:
 		return (nodes > 1 || s->op == COLL_ALL_REDUCE || s->op == COLL_REDUCE)
-			       ? LL_FACTOR_AR
-			       : LL_FACTOR_OTHER;
+			   ? LL_FACTOR_AR
+			   : LL_FACTOR_OTHER;
 	case COLL_PROTO_LL128:
 		return n / nodes < 2 ? LL128_FACTOR_PPN1 : LL128_FACTOR;
 	default:
@@ -439,8 +452,7 @@ static double pair_latency_s(const struct ts_coll *cc, const struct coll_spec *s
 	return lat;
 }
 
-static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
-			     bool intra_pci)
+static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t nodes, bool intra_pci)
 {
 	uint32_t n = s->nranks;
 	double nsteps, ninter;
@@ -465,7 +477,9 @@ static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t node
 	double inter = ring_hw_lat_us[HW_NET][proto];
 	double lat = ring_base_lat_us[proto];
 	if (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)
-		lat += nsteps * ring_hw_lat_us[nodes > 1 ? HW_NET : intra_pci ? HW_PCI : HW_NVLINK][proto];
+		lat += nsteps * ring_hw_lat_us[nodes > 1   ? HW_NET
+					       : intra_pci ? HW_PCI
+							   : HW_NVLINK][proto];
 	else
 		lat += (nsteps - ninter) * intra + ninter * inter;
 	if (proto == COLL_PROTO_SIMPLE && nodes > 1 && s->op == COLL_ALL_REDUCE &&
@@ -482,15 +496,15 @@ static uint32_t log2_floor(uint64_t v)
 	return l;
 }
 
-static double tree_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
-			     bool intra_pci)
+static double tree_latency_s(const struct coll_spec *s, int proto, uint32_t nodes, bool intra_pci)
 {
 	double intra = tree_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto];
 	if (nodes > 1 && proto == COLL_PROTO_LL)
 		intra *= 1.8;
 	double ppn = (double)(s->nranks / nodes);
-	double lat = tree_base_lat_us[proto] +
-		     2.0 * ((ppn - 1.0) * intra + log2_floor(nodes) * tree_hw_lat_us[HW_NET][proto]);
+	double lat =
+	    tree_base_lat_us[proto] +
+	    2.0 * ((ppn - 1.0) * intra + log2_floor(nodes) * tree_hw_lat_us[HW_NET][proto]);
 	return lat * 1e-6;
 }
 
@@ -502,7 +516,8 @@ static double collnet_latency_s(const struct coll_spec *s, int proto, uint32_t n
 		intra *= 1.8;
 	double ppn = (double)(s->nranks / nodes);
 	return (collnet_base_lat_us[proto] + 2.0 * (ppn - 1.0) * intra +
-		collnet_hw_lat_us[HW_NET][proto]) * 1e-6;
+		collnet_hw_lat_us[HW_NET][proto]) *
+	       1e-6;
 }
 
 /* NCCL's tree algbw estimate for `bytes` from the ring busbw B. */
@@ -610,8 +625,9 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 		if ((rc = build_shape(cc, s, COLL_ALGO_P2P, err)))
 			return rc;
 		int hw = cc->nodes > 1 ? HW_NET : cc->intra_pci ? HW_PCI : HW_NVLINK;
-		p->latency_s = (ring_base_lat_us[COLL_PROTO_SIMPLE] +
-				ring_hw_lat_us[hw][COLL_PROTO_SIMPLE]) * 1e-6;
+		p->latency_s =
+		    (ring_base_lat_us[COLL_PROTO_SIMPLE] + ring_hw_lat_us[hw][COLL_PROTO_SIMPLE]) *
+		    1e-6;
 		double pl = s->nranks == 2 ? pair_latency_s(cc, s, COLL_PROTO_SIMPLE) : -1.0;
 		if (pl >= 0.0)
 			p->latency_s = pl;
@@ -639,7 +655,8 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 			double lat, alg;
 			if (a == COLL_ALGO_RING) {
 				lat = ring_latency_s(s, pr, cc->nodes, intra_pci);
-				if (s->nranks == 2 && (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)) {
+				if (s->nranks == 2 &&
+				    (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)) {
 					double pl = pair_latency_s(cc, s, pr);
 					lat = pl >= 0.0 ? pl : lat;
 				}
@@ -731,8 +748,14 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 	if (p->channels == 0) {
 		/* one rank: nothing moves; finish after no time */
 		pd->left = 1;
-		struct fluid_spec fs = {.work = 0.0, .mult = s->mult, .weight = 1.0, .bound = 1.0,
-					.done = channel_done, .ctx = cc, .arg = id, .tag = s->tag};
+		struct fluid_spec fs = {.work = 0.0,
+					.mult = s->mult,
+					.weight = 1.0,
+					.bound = 1.0,
+					.done = channel_done,
+					.ctx = cc,
+					.arg = id,
+					.tag = s->tag};
 		uint32_t act;
 		return fluid_start(f, &fs, &act);
 	}
@@ -749,10 +772,16 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 			cc->scaled[u - lo].res = sh->uses[u].res;
 			cc->scaled[u - lo].coeff = sh->uses[u].coeff / eff;
 		}
-		struct fluid_spec fs = {.work = s->bytes / sh->nact, .mult = s->mult,
-					.weight = 1.0, .latency = lat, .uses = cc->scaled,
-					.nuses = hi - lo, .done = channel_done, .ctx = cc,
-					.arg = id, .tag = s->tag};
+		struct fluid_spec fs = {.work = s->bytes / sh->nact,
+					.mult = s->mult,
+					.weight = 1.0,
+					.latency = lat,
+					.uses = cc->scaled,
+					.nuses = hi - lo,
+					.done = channel_done,
+					.ctx = cc,
+					.arg = id,
+					.tag = s->tag};
 		if (hi == lo) /* class mode edge case: nothing leaves the home node */
 			fs.bound = 1e30;
 		uint32_t act;

@@ -71,34 +71,34 @@ double coll_bus_factor(enum coll_op op, uint32_t n);
  * i to rank i+1 mod n, as sendrecv_perf). */
 struct coll_spec {
 	enum coll_op op;
-	const uint32_t *ranks;  /* global GPU ranks, node-local ranks contiguous, in ring order */
-	uint32_t nranks;        /* >= 1 */
-	double bytes;           /* >= 0 */
+	const uint32_t *ranks; /* global GPU ranks, node-local ranks contiguous, in ring order */
+	uint32_t nranks;       /* >= 1 */
+	double bytes;	       /* >= 0 */
 	/* Class mode only: the number of node-local pieces this collective stands
 	 * for, i.e. (identical groups running it at once) x (nodes each group
 	 * spans); only the ring edges leaving ranks[0]'s node are built, and the
 	 * engine spreads their load evenly over each link class. Must be 1 in
 	 * full mode. */
 	uint32_t mult;
-	int algo;               /* enum coll_algo: COLL_ALGO_AUTO (0) or a forced one
-				 * (ring, tree, nvls, collnet) */
-	int proto;              /* enum coll_proto: COLL_PROTO_AUTO (0) or a forced one */
-	ts_event_fn done;       /* called once every channel is done (may be NULL) */
+	int algo;	  /* enum coll_algo: COLL_ALGO_AUTO (0) or a forced one
+			   * (ring, tree, nvls, collnet) */
+	int proto;	  /* enum coll_proto: COLL_PROTO_AUTO (0) or a forced one */
+	ts_event_fn done; /* called once every channel is done (may be NULL) */
 	void *ctx;
 	uint64_t arg;
-	uint32_t tag;           /* passed to the fluid observer */
+	uint32_t tag; /* passed to the fluid observer */
 };
 
 /* What was chosen and predicted before contention. */
 struct coll_plan {
 	int algo, proto;
-	uint32_t channels;      /* activities: rings or trees, each on its own NIC when
-				 * crossing nodes; 1 for NVLS and point to point */
-	uint32_t nodes;         /* nodes the group spans */
-	double latency_s;       /* NCCL-model latency term, s */
-	double bus_Bps;         /* busbw (algbw x bus factor) the chosen algorithm and
-				 * protocol reach alone, from the fluid bottleneck, bytes/s */
-	double est_s;           /* NCCL tuning-model time that chose them, s */
+	uint32_t channels; /* activities: rings or trees, each on its own NIC when
+			    * crossing nodes; 1 for NVLS and point to point */
+	uint32_t nodes;	   /* nodes the group spans */
+	double latency_s;  /* NCCL-model latency term, s */
+	double bus_Bps;	   /* busbw (algbw x bus factor) the chosen algorithm and
+			    * protocol reach alone, from the fluid bottleneck, bytes/s */
+	double est_s;	   /* NCCL tuning-model time that chose them, s */
 };
 
 struct ts_coll;

@@ -79,7 +79,8 @@ static bool route_passes(const struct hw_cluster *c, uint32_t from, uint32_t to,
 		return true;
 	for (size_t k = 0; k + 1 < n; k++) {
 		enum hw_dev_kind d = hw_cluster_device(c, hw_cluster_link(c, r[k])->dst)->kind;
-		if (kind == HW_DEV_KIND_COUNT_ ? d != HW_DEV_GPU && d != HW_DEV_NVSWITCH : d == kind)
+		if (kind == HW_DEV_KIND_COUNT_ ? d != HW_DEV_GPU && d != HW_DEV_NVSWITCH
+					       : d == kind)
 			return true;
 	}
 	return false;
@@ -158,7 +159,8 @@ static int add_route(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, d
 	if (rc)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "cluster",
 				    "found no route from GPU %u to GPU %u, expected a connected "
-				    "cluster", a, b);
+				    "cluster",
+				    a, b);
 	return 0;
 }
 
@@ -194,8 +196,8 @@ static void shape_finish(struct ts_coll *cc, const struct coll_spec *s, struct c
 		uint32_t r = sh->uses[u].res;
 		if (cc->acc[r] == 0.0)
 			cc->touched[cc->ntouched++] = r;
-		cc->acc[r] += sh->uses[u].coeff *
-			      ((double)s->mult / (double)fluid_resource_members(f, r));
+		cc->acc[r] +=
+		    sh->uses[u].coeff * ((double)s->mult / (double)fluid_resource_members(f, r));
 	}
 	double rho = HUGE_VAL;
 	for (size_t t = 0; t < cc->ntouched; t++) {
@@ -226,7 +228,7 @@ struct path_search {
 	uint32_t len;
 	double bw[PATH_MAX_GPUS][PATH_MAX_GPUS];
 	uint32_t first, last; /* positions; last = COLL_NONE for a free end */
-	bool cycle;           /* the last must reach the first */
+	bool cycle;	      /* the last must reach the first */
 	double thr;
 	uint32_t path[PATH_MAX_GPUS];
 	bool used[PATH_MAX_GPUS];
@@ -277,10 +279,10 @@ static void block_path(struct ts_coll *cc, const struct coll_spec *s, uint32_t b
 				double bw = 0.0;
 				uint32_t route[COLL_MAX_ROUTE];
 				size_t rl = 0;
-				if (i != j && !hw_cluster_route(c, hw_cluster_gpu(c, s->ranks[b + i]),
-								hw_cluster_gpu(c, s->ranks[b + j]),
-								COLL_NONE, route, COLL_MAX_ROUTE,
-								&rl)) {
+				if (i != j &&
+				    !hw_cluster_route(c, hw_cluster_gpu(c, s->ranks[b + i]),
+						      hw_cluster_gpu(c, s->ranks[b + j]), COLL_NONE,
+						      route, COLL_MAX_ROUTE, &rl)) {
 					bw = HUGE_VAL;
 					for (size_t k = 0; k < rl; k++)
 						bw = fmin(bw, hw_cluster_link(c, route[k])->bw_Bps);
@@ -458,8 +460,7 @@ static int64_t dtree_parent(int t, int64_t r, int64_t n)
 
 /* Index in node block bk of the GPU on NIC `nic` (the block's first GPU if
  * none is). */
-static uint32_t block_head(struct ts_coll *cc, const struct coll_spec *s, uint32_t bk,
-			   uint32_t nic)
+static uint32_t block_head(struct ts_coll *cc, const struct coll_spec *s, uint32_t bk, uint32_t nic)
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
 	for (uint32_t i = cc->blk[bk]; i < cc->blk[bk + 1]; i++)
@@ -568,13 +569,15 @@ int coll_build_nvls(struct ts_coll *cc, const struct coll_spec *s, struct ts_err
 		uint32_t a = s->ranks[i], b = s->ranks[(i + 1) % n];
 		uint32_t route[COLL_MAX_ROUTE];
 		size_t len = 0;
-		if (hw_cluster_route(c, hw_cluster_gpu(c, a), hw_cluster_gpu(c, b), COLL_NONE, route,
-				     COLL_MAX_ROUTE, &len) || len != 2 ||
+		if (hw_cluster_route(c, hw_cluster_gpu(c, a), hw_cluster_gpu(c, b), COLL_NONE,
+				     route, COLL_MAX_ROUTE, &len) ||
+		    len != 2 ||
 		    hw_cluster_device(c, hw_cluster_link(c, route[0])->dst)->kind !=
-			    HW_DEV_NVSWITCH)
+			HW_DEV_NVSWITCH)
 			return ts_error_set(err, TS_EUNSUPPORTED, NULL, 0, "algo",
 					    "found GPUs %u and %u not joined by one NVSwitch, "
-					    "expected every GPU of an nvls group on the switch", a, b);
+					    "expected every GPU of an nvls group on the switch",
+					    a, b);
 		/* a's link up to the switch, and the switch's link down to b:
 		 * over the whole group every GPU's up and down link once */
 		uint32_t up = net_link_res(cc->net, route[0]);

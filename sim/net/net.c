@@ -14,7 +14,7 @@ struct ts_net {
 	uint32_t nlinks;
 	uint32_t mixed;
 	uint32_t first_res, nres; /* the net's resources are ids first_res .. + nres */
-	uint32_t *res_link;       /* per resource: the first link mapped to it */
+	uint32_t *res_link;	  /* per resource: the first link mapped to it */
 };
 
 int net_create(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
@@ -47,7 +47,8 @@ int net_create_grouped(struct ts_net **out, const struct hw_cluster *c, struct t
 		goto fail;
 	if (mode == NET_FULL) {
 		for (uint32_t l = 0; l < n->nlinks; l++)
-			if (fluid_resource_add(f, hw_cluster_link(c, l)->bw_Bps, 1, &n->link_res[l]))
+			if (fluid_resource_add(f, hw_cluster_link(c, l)->bw_Bps, 1,
+					       &n->link_res[l]))
 				goto fail;
 	} else {
 		/* a class is (link class, node group): node groups split the
@@ -116,14 +117,29 @@ void net_destroy(struct ts_net *n)
 	ts_free(n, sizeof *n);
 }
 
-enum net_mode net_mode(const struct ts_net *n) { return n->mode; }
-const struct hw_cluster *net_cluster(const struct ts_net *n) { return n->c; }
-struct ts_fluid *net_fluid(const struct ts_net *n) { return n->f; }
-uint32_t net_link_res(const struct ts_net *n, uint32_t link) { return n->link_res[link]; }
-uint32_t net_class_mixed(const struct ts_net *n) { return n->mixed; }
+enum net_mode net_mode(const struct ts_net *n)
+{
+	return n->mode;
+}
+const struct hw_cluster *net_cluster(const struct ts_net *n)
+{
+	return n->c;
+}
+struct ts_fluid *net_fluid(const struct ts_net *n)
+{
+	return n->f;
+}
+uint32_t net_link_res(const struct ts_net *n, uint32_t link)
+{
+	return n->link_res[link];
+}
+uint32_t net_class_mixed(const struct ts_net *n)
+{
+	return n->mixed;
+}
 
-static const char *const kind_names[HW_DEV_KIND_COUNT_] = {
-	"gpu", "cpu", "pcie", "nic", "nvswitch", "switch", "storage"};
+static const char *const kind_names[HW_DEV_KIND_COUNT_] = {"gpu",      "cpu",	 "pcie",   "nic",
+							   "nvswitch", "switch", "storage"};
 
 static int dev_name(const struct hw_cluster *c, uint32_t dev, bool with_node, char *buf,
 		    size_t size)

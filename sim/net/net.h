@@ -12,8 +12,8 @@
 #include "hw/cluster.h"
 
 enum net_mode {
-	NET_FULL,  /* every directed link is its own resource */
-	NET_CLASS  /* links alike under node symmetry share one resource class */
+	NET_FULL, /* every directed link is its own resource */
+	NET_CLASS /* links alike under node symmetry share one resource class */
 };
 
 struct ts_net;

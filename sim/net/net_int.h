@@ -26,7 +26,7 @@ struct coll_shape {
 	size_t capuses;
 	uint32_t *off;
 	size_t capoff;
-	double algbw_Bps;  /* nact x the common activity rate at the bottleneck, alone */
+	double algbw_Bps; /* nact x the common activity rate at the bottleneck, alone */
 };
 
 struct coll_pending {
@@ -42,15 +42,15 @@ struct ts_coll {
 	struct coll_pending *pend;
 	size_t npend, cappend;
 	uint32_t free_pend;
-	double *acc;             /* per fluid resource: coefficient being built */
+	double *acc; /* per fluid resource: coefficient being built */
 	size_t capacc;
 	uint32_t *touched;
 	size_t ntouched, captouched;
-	uint32_t *order;         /* one channel's ring order */
+	uint32_t *order; /* one channel's ring order */
 	size_t caporder;
-	uint32_t *nics;          /* channel -> NIC index */
+	uint32_t *nics; /* channel -> NIC index */
 	size_t capnics;
-	uint32_t *blk;           /* node block b of the group: ranks [blk[b], blk[b+1]) */
+	uint32_t *blk; /* node block b of the group: ranks [blk[b], blk[b+1]) */
 	size_t capblk;
 	uint32_t *seen_gpu, *seen_node; /* validation stamps */
 	size_t capseen_gpu, capseen_node;
@@ -65,9 +65,9 @@ struct ts_coll {
 	uint64_t last_hash;
 	uint32_t *last_ranks;
 	size_t caplast;
-	uint32_t nodes;          /* node blocks of the group */
-	uint32_t nch;            /* channels: distinct NICs of the first node (1 inside a node) */
-	bool intra_pci;          /* a node-local ring edge crosses PCIe or host memory */
+	uint32_t nodes; /* node blocks of the group */
+	uint32_t nch;	/* channels: distinct NICs of the first node (1 inside a node) */
+	bool intra_pci; /* a node-local ring edge crosses PCIe or host memory */
 	struct coll_shape shape[COLL_ALGO_COUNT_];
 };
 

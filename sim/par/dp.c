@@ -67,8 +67,8 @@ struct builder {
 	const struct dp_job *j;
 	struct cls *c;
 	uint32_t ncls, mult;
-	uint32_t *taken;  /* per class, ring of the last `queue` "batch ready" marks */
-	uint32_t qlen;    /* ring length: min(queue, batches) */
+	uint32_t *taken; /* per class, ring of the last `queue` "batch ready" marks */
+	uint32_t qlen;	 /* ring length: min(queue, batches) */
 	int rc;
 };
 
@@ -87,9 +87,13 @@ static uint32_t gpu_task(struct builder *b, uint32_t k, enum graph_kind kind, co
 		return GRAPH_NONE;
 	uint32_t first = GRAPH_NONE, rest = GRAPH_NONE, id;
 	if (kernels > 0 && b->j->launch_s > 0.0) {
-		struct graph_task_spec hs = {.kind = GRAPH_HOST, .stream = b->c[k].host,
-					     .label = "launch", .seconds = b->j->launch_s,
-					     .res = GRAPH_NONE, .mult = b->mult, .pool = GRAPH_NONE};
+		struct graph_task_spec hs = {.kind = GRAPH_HOST,
+					     .stream = b->c[k].host,
+					     .label = "launch",
+					     .seconds = b->j->launch_s,
+					     .res = GRAPH_NONE,
+					     .mult = b->mult,
+					     .pool = GRAPH_NONE};
 		if ((b->rc = graph_task(b->g, &hs, &first)))
 			return GRAPH_NONE;
 		if (kernels > 1) {
@@ -98,18 +102,28 @@ static uint32_t gpu_task(struct builder *b, uint32_t k, enum graph_kind kind, co
 				return GRAPH_NONE;
 		}
 	}
-	struct graph_task_spec ts = {.kind = kind, .stream = b->c[k].compute, .label = label,
-				     .seconds = s, .res = b->c[k].gpu, .mult = b->mult,
-				     .pool = b->c[k].pool, .alloc_cat = acat, .alloc = alloc,
-				     .free_cat = fcat, .free = freeb};
+	struct graph_task_spec ts = {.kind = kind,
+				     .stream = b->c[k].compute,
+				     .label = label,
+				     .seconds = s,
+				     .res = b->c[k].gpu,
+				     .mult = b->mult,
+				     .pool = b->c[k].pool,
+				     .alloc_cat = acat,
+				     .alloc = alloc,
+				     .free_cat = fcat,
+				     .free = freeb};
 	if ((b->rc = graph_task(b->g, &ts, &id)))
 		return GRAPH_NONE;
 	if (first != GRAPH_NONE && (b->rc = graph_dep(b->g, first, id)))
 		return GRAPH_NONE;
 	if (rest != GRAPH_NONE) {
-		struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = b->c[k].compute,
-					     .label = "launched", .res = GRAPH_NONE,
-					     .mult = b->mult, .pool = GRAPH_NONE};
+		struct graph_task_spec ms = {.kind = GRAPH_MARK,
+					     .stream = b->c[k].compute,
+					     .label = "launched",
+					     .res = GRAPH_NONE,
+					     .mult = b->mult,
+					     .pool = GRAPH_NONE};
 		if ((b->rc = graph_task(b->g, &ms, &id)) || (b->rc = graph_dep(b->g, rest, id)))
 			return GRAPH_NONE;
 	}
@@ -120,9 +134,14 @@ static uint32_t mark_task(struct builder *b, uint32_t k, enum graph_mem cat, dou
 {
 	if (b->rc)
 		return GRAPH_NONE;
-	struct graph_task_spec ts = {.kind = GRAPH_MARK, .stream = b->c[k].compute,
-				     .label = "alloc", .res = GRAPH_NONE, .mult = b->mult,
-				     .pool = b->c[k].pool, .alloc_cat = cat, .alloc = alloc};
+	struct graph_task_spec ts = {.kind = GRAPH_MARK,
+				     .stream = b->c[k].compute,
+				     .label = "alloc",
+				     .res = GRAPH_NONE,
+				     .mult = b->mult,
+				     .pool = b->c[k].pool,
+				     .alloc_cat = cat,
+				     .alloc = alloc};
 	uint32_t id;
 	b->rc = graph_task(b->g, &ts, &id);
 	return b->rc ? GRAPH_NONE : id;
@@ -191,8 +210,10 @@ static uint32_t backward(struct builder *b, uint32_t k, const uint32_t *bucket_o
 				/* the fp32 logits go with the head's backward */
 				struct graph_task_spec ts = {.kind = GRAPH_MARK,
 							     .stream = b->c[k].compute,
-							     .label = "free", .res = GRAPH_NONE,
-							     .mult = b->mult, .pool = b->c[k].pool,
+							     .label = "free",
+							     .res = GRAPH_NONE,
+							     .mult = b->mult,
+							     .pool = b->c[k].pool,
 							     .free_cat = GRAPH_MEM_LOGITS,
 							     .free = logits};
 				b->rc = graph_task(b->g, &ts, &lastt);
@@ -230,24 +251,32 @@ static uint32_t load_batch(struct builder *b, uint32_t k, uint64_t i)
 	uint32_t prev = GRAPH_NONE, id;
 	for (uint32_t s = 0; s < d->nstages && !b->rc; s++) {
 		const struct dp_data_stage *st = &d->stages[(size_t)k * d->nstages + s];
-		struct graph_task_spec ts = {.kind = GRAPH_DATA, .stream = b->c[k].data[s],
-					     .label = st->label, .res = GRAPH_NONE,
-					     .mult = b->mult, .pool = GRAPH_NONE,
-					     .uses = st->uses, .nuses = st->nuses,
-					     .work = st->work, .bound = st->bound,
+		struct graph_task_spec ts = {.kind = GRAPH_DATA,
+					     .stream = b->c[k].data[s],
+					     .label = st->label,
+					     .res = GRAPH_NONE,
+					     .mult = b->mult,
+					     .pool = GRAPH_NONE,
+					     .uses = st->uses,
+					     .nuses = st->nuses,
+					     .work = st->work,
+					     .bound = st->bound,
 					     .latency = st->latency};
 		if ((b->rc = graph_task(b->g, &ts, &id)))
 			return GRAPH_NONE;
 		if (s == 0 && i >= d->queue &&
-		    (b->rc = graph_dep(b->g, b->taken[(size_t)k * b->qlen + (i - d->queue) % b->qlen],
-				       id)))
+		    (b->rc = graph_dep(
+			 b->g, b->taken[(size_t)k * b->qlen + (i - d->queue) % b->qlen], id)))
 			return GRAPH_NONE;
 		if (prev != GRAPH_NONE && (b->rc = graph_dep(b->g, prev, id)))
 			return GRAPH_NONE;
 		prev = id;
 	}
-	struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = b->c[k].compute,
-				     .label = "batch ready", .res = GRAPH_NONE, .mult = b->mult,
+	struct graph_task_spec ms = {.kind = GRAPH_MARK,
+				     .stream = b->c[k].compute,
+				     .label = "batch ready",
+				     .res = GRAPH_NONE,
+				     .mult = b->mult,
 				     .pool = GRAPH_NONE};
 	if (b->rc || (b->rc = graph_task(b->g, &ms, &id)) || (b->rc = graph_dep(b->g, prev, id)))
 		return GRAPH_NONE;
@@ -255,14 +284,15 @@ static uint32_t load_batch(struct builder *b, uint32_t k, uint64_t i)
 	return prev;
 }
 
-int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
-	     struct dp_built *out, struct ts_error *err)
+int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j, struct dp_built *out,
+	     struct ts_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (j->nunits == 0 || j->accum == 0 || j->iterations == 0 || j->dp == 0 || !j->ranks)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
 				    "empty data-parallel job (units %u, micro-batches %u, "
-				    "iterations %u, dp %u)", j->nunits, j->accum, j->iterations, j->dp);
+				    "iterations %u, dp %u)",
+				    j->nunits, j->accum, j->iterations, j->dp);
 	if (j->data && (j->data->nstages == 0 || j->data->nstages > DP_DATA_MAX_STAGES ||
 			j->data->queue == 0 || !j->data->stages))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
@@ -333,17 +363,25 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 			}
 		}
 		for (uint32_t bk = 0; bk < nb && !b.rc; bk++) {
-			struct coll_spec cs = {.op = COLL_ALL_REDUCE, .ranks = j->ranks,
-					       .nranks = j->dp, .bytes = bucket_bytes[bk],
+			struct coll_spec cs = {.op = COLL_ALL_REDUCE,
+					       .ranks = j->ranks,
+					       .nranks = j->dp,
+					       .bytes = bucket_bytes[bk],
 					       .mult = j->class_mode ? j->coll_mult : 1,
-					       .algo = COLL_ALGO_AUTO, .proto = COLL_PROTO_AUTO};
-			struct graph_task_spec ts = {.kind = GRAPH_COMM, .stream = comm,
-						     .label = "grad all-reduce", .res = GRAPH_NONE,
-						     .mult = 1, .coll = &cs, .pool = GRAPH_NONE};
+					       .algo = COLL_ALGO_AUTO,
+					       .proto = COLL_PROTO_AUTO};
+			struct graph_task_spec ts = {.kind = GRAPH_COMM,
+						     .stream = comm,
+						     .label = "grad all-reduce",
+						     .res = GRAPH_NONE,
+						     .mult = 1,
+						     .coll = &cs,
+						     .pool = GRAPH_NONE};
 			if ((b.rc = graph_task(g, &ts, &last_red)))
 				break;
 			for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
-				uint32_t dep = j->overlap ? ready[(size_t)k * nb + bk] : bucket_last[k];
+				uint32_t dep =
+				    j->overlap ? ready[(size_t)k * nb + bk] : bucket_last[k];
 				b.rc = graph_dep(g, dep, last_red);
 			}
 		}
@@ -369,8 +407,10 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j,
 	ts_free(b.taken, (size_t)b.qlen * b.ncls * sizeof *b.taken);
 	if (b.rc) {
 		dp_built_free(out);
-		return ts_error_set(err, b.rc, NULL, 0, NULL, "building the data-parallel "
-				    "schedule failed (%s)", ts_strerror(b.rc));
+		return ts_error_set(err, b.rc, NULL, 0, NULL,
+				    "building the data-parallel "
+				    "schedule failed (%s)",
+				    ts_strerror(b.rc));
 	}
 	return 0;
 nomem:

@@ -22,7 +22,7 @@ enum { T_WAIT, T_RUNNING, T_DONE };
 struct gtask {
 	struct graph_rec rec;
 	uint8_t state;
-	uint32_t left;       /* unfinished dependencies */
+	uint32_t left; /* unfinished dependencies */
 	uint32_t succ_off, nsucc;
 	uint32_t next_in_stream;
 	double seconds;
@@ -30,7 +30,7 @@ struct gtask {
 	uint32_t uses_off, nuses; /* multi-resource task: its uses in g->uses */
 	double bound;
 	ts_time latency;
-	uint32_t coll;       /* index in colls, or GRAPH_NONE */
+	uint32_t coll; /* index in colls, or GRAPH_NONE */
 	uint32_t pool;
 	uint8_t alloc_cat, free_cat;
 	double alloc, free;
@@ -74,7 +74,7 @@ struct ts_graph {
 	size_t nuses, capuses;
 	struct edge *e;
 	size_t ne, cape;
-	uint32_t *succ;      /* CSR targets */
+	uint32_t *succ; /* CSR targets */
 	size_t capsucc;
 	uint32_t ndone;
 	int fail;
@@ -117,10 +117,22 @@ int graph_stream(struct ts_graph *g, const char *name, uint32_t *id)
 	return 0;
 }
 
-const char *graph_stream_name(const struct ts_graph *g, uint32_t s) { return g->s[s].name; }
-uint32_t graph_nstreams(const struct ts_graph *g) { return (uint32_t)g->ns; }
-uint32_t graph_ntasks(const struct ts_graph *g) { return (uint32_t)g->nt; }
-const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t t) { return &g->t[t].rec; }
+const char *graph_stream_name(const struct ts_graph *g, uint32_t s)
+{
+	return g->s[s].name;
+}
+uint32_t graph_nstreams(const struct ts_graph *g)
+{
+	return (uint32_t)g->ns;
+}
+uint32_t graph_ntasks(const struct ts_graph *g)
+{
+	return (uint32_t)g->nt;
+}
+const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t t)
+{
+	return &g->t[t].rec;
+}
 
 int graph_pool(struct ts_graph *g, const char *name, uint32_t *id)
 {
@@ -173,13 +185,14 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	if ((unsigned)s->kind >= GRAPH_KIND_COUNT_ || !(s->seconds >= 0.0) || s->mult == 0 ||
 	    (s->stream != GRAPH_NONE && s->stream >= g->ns) ||
 	    (s->pool != GRAPH_NONE && s->pool >= g->np) ||
-	    (unsigned)s->alloc_cat >= GRAPH_MEM_COUNT_ || (unsigned)s->free_cat >= GRAPH_MEM_COUNT_ ||
+	    (unsigned)s->alloc_cat >= GRAPH_MEM_COUNT_ ||
+	    (unsigned)s->free_cat >= GRAPH_MEM_COUNT_ ||
 	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran ||
-	    (s->nuses && (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) ||
-			  s->latency < 0)))
+	    (s->nuses &&
+	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)))
 		return TS_EINVALID;
-	if (s->nuses && ts_grow((void **)&g->uses, &g->capuses, g->nuses + s->nuses,
-				sizeof *g->uses))
+	if (s->nuses &&
+	    ts_grow((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses))
 		return TS_ENOMEM;
 	if (ts_grow((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
 		return TS_ENOMEM;
@@ -265,8 +278,13 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		rc = coll_start(g->cc, &s, NULL, NULL);
 	} else {
 		struct fluid_use u = {t->res, 1.0};
-		struct fluid_spec fs = {.work = t->seconds, .mult = t->mult, .weight = 1.0,
-					.done = task_done, .ctx = g, .arg = id, .tag = id};
+		struct fluid_spec fs = {.work = t->seconds,
+					.mult = t->mult,
+					.weight = 1.0,
+					.done = task_done,
+					.ctx = g,
+					.arg = id,
+					.tag = id};
 		if (t->nuses) {
 			fs.uses = g->uses + t->uses_off;
 			fs.nuses = t->nuses;
@@ -349,20 +367,21 @@ int graph_run(struct ts_graph *g, struct ts_error *err)
 		}
 	fluid_run(g->f, TS_TIME_MAX);
 	if (fluid_status(g->f) == TS_ELIMIT || g->fail == TS_ELIMIT)
-		return ts_error_set(err, TS_ELIMIT, NULL, 0, NULL,
-				    "found a task that would end at simulated time beyond 292 years "
-				    "(the int64-ns range), expected durations that fit; a hardware "
-				    "figure (bandwidth, efficiency, latency) far out of scale?");
+		return ts_error_set(
+		    err, TS_ELIMIT, NULL, 0, NULL,
+		    "found a task that would end at simulated time beyond 292 years "
+		    "(the int64-ns range), expected durations that fit; a hardware "
+		    "figure (bandwidth, efficiency, latency) far out of scale?");
 	if (g->fail)
-		return ts_error_set(err, g->fail, NULL, 0, NULL,
-				    "a task could not start (%s)", ts_strerror(g->fail));
+		return ts_error_set(err, g->fail, NULL, 0, NULL, "a task could not start (%s)",
+				    ts_strerror(g->fail));
 	if (g->ndone != g->nt) {
 		for (uint32_t i = 0; i < g->nt; i++)
 			if (g->t[i].state != T_DONE)
 				return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
 						    "%zu of %zu tasks never ran; first: \"%s\" (a "
-						    "dependency cycle)", g->nt - g->ndone, g->nt,
-						    g->t[i].rec.label);
+						    "dependency cycle)",
+						    g->nt - g->ndone, g->nt, g->t[i].rec.label);
 	}
 	return 0;
 }
@@ -381,8 +400,8 @@ void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_t
 		if (s > t1)
 			s = t1;
 		if (s > cursor) {
-			enum graph_kind why = r->blocker != GRAPH_NONE ? g->t[r->blocker].rec.kind
-								      : GRAPH_MARK;
+			enum graph_kind why =
+			    r->blocker != GRAPH_NONE ? g->t[r->blocker].rec.kind : GRAPH_MARK;
 			out->wait[why] += s - cursor;
 			cursor = s;
 		}

@@ -14,14 +14,14 @@
 
 /* What a task is, for the time breakdown. */
 enum graph_kind {
-	GRAPH_COMPUTE,   /* forward / backward kernels */
+	GRAPH_COMPUTE,	 /* forward / backward kernels */
 	GRAPH_RECOMPUTE, /* forward re-run inside backward */
 	GRAPH_OPTIMIZER, /* optimizer step */
-	GRAPH_COMM,      /* a collective (gradient reduction, parameter gather) */
-	GRAPH_P2P,       /* pipeline send/receive */
-	GRAPH_DATA,      /* waiting for the input pipeline */
-	GRAPH_HOST,      /* kernel launches on the host thread */
-	GRAPH_MARK,      /* zero-time synchronisation point */
+	GRAPH_COMM,	 /* a collective (gradient reduction, parameter gather) */
+	GRAPH_P2P,	 /* pipeline send/receive */
+	GRAPH_DATA,	 /* waiting for the input pipeline */
+	GRAPH_HOST,	 /* kernel launches on the host thread */
+	GRAPH_MARK,	 /* zero-time synchronisation point */
 	GRAPH_KIND_COUNT_
 };
 
@@ -45,18 +45,18 @@ enum graph_mem {
  * done/ctx/arg are the graph's). */
 struct graph_task_spec {
 	enum graph_kind kind;
-	uint32_t stream;        /* GRAPH_NONE: runs as soon as its dependencies are done */
-	const char *label;      /* static string, for traces ("fwd L3") */
-	double seconds;         /* >= 0 */
-	uint32_t res;           /* fluid resource or GRAPH_NONE */
-	uint32_t mult;          /* members of the rank class, >= 1 */
+	uint32_t stream;   /* GRAPH_NONE: runs as soon as its dependencies are done */
+	const char *label; /* static string, for traces ("fwd L3") */
+	double seconds;	   /* >= 0 */
+	uint32_t res;	   /* fluid resource or GRAPH_NONE */
+	uint32_t mult;	   /* members of the rank class, >= 1 */
 	const struct coll_spec *coll;
 	/* memory: `alloc` bytes of category alloc_cat are taken from `pool` when
 	 * the task starts; `free` bytes of free_cat go back when it ends */
-	uint32_t pool;          /* GRAPH_NONE for no memory effect */
+	uint32_t pool; /* GRAPH_NONE for no memory effect */
 	enum graph_mem alloc_cat, free_cat;
 	double alloc, free;
-	uint32_t tag;           /* caller's tag, kept in the record */
+	uint32_t tag; /* caller's tag, kept in the record */
 	/* A task on several resources at once (an input-pipeline stage: a
 	 * storage read on a device and network links, a decode on a CPU pool, a
 	 * copy over PCIe). When nuses > 0 the task is `work` units (bytes,
@@ -75,7 +75,7 @@ struct graph_rec {
 	const char *label;
 	uint32_t stream;
 	uint32_t tag;
-	ts_time ready;    /* when its last dependency was done */
+	ts_time ready; /* when its last dependency was done */
 	ts_time start, end;
 	uint32_t blocker; /* the dependency that was done last (a mark passes on its own
 			   * blocker), or GRAPH_NONE */
@@ -124,8 +124,7 @@ uint32_t graph_ntasks(const struct ts_graph *g);
 const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t task);
 
 /* Peak bytes of a pool and the split by category at that moment. */
-double graph_pool_peak(const struct ts_graph *g, uint32_t pool,
-		       double at_peak[GRAPH_MEM_COUNT_]);
+double graph_pool_peak(const struct ts_graph *g, uint32_t pool, double at_peak[GRAPH_MEM_COUNT_]);
 
 /* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */
 void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_time t1,

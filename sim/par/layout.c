@@ -14,15 +14,16 @@
 static const char *const dim_names[LAYOUT_DIM_COUNT_] = {"tp", "cp", "dp", "pp"};
 
 int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_t pp,
-		const char *order, uint32_t gpus_per_node, bool class_mode,
-		struct ts_error *err)
+		const char *order, uint32_t gpus_per_node, bool class_mode, struct ts_error *err)
 {
 	memset(l, 0, sizeof *l);
 	uint32_t deg[LAYOUT_DIM_COUNT_] = {tp, cp, dp, pp};
 	for (int d = 0; d < LAYOUT_DIM_COUNT_; d++)
 		if (deg[d] == 0)
-			return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel", "found %s = 0, "
-					    "expected a degree >= 1", dim_names[d]);
+			return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel",
+					    "found %s = 0, "
+					    "expected a degree >= 1",
+					    dim_names[d]);
 	if (gpus_per_node == 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "gpus_per_node",
 				    "found 0, expected >= 1");
@@ -42,7 +43,8 @@ int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_
 				return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.order",
 						    "found \"%s\", expected tp, cp, dp and pp each "
 						    "once, joined by '-', innermost first "
-						    "(\"tp-cp-dp-pp\")", order);
+						    "(\"tp-cp-dp-pp\")",
+						    order);
 			seen[found] = true;
 			l->order[i] = (uint32_t)found;
 			p += 3;
@@ -62,9 +64,11 @@ int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_
 	if (!class_mode)
 		return 0;
 	if (gpus_per_node > LAYOUT_MAX_GPN)
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "gpus_per_node", "found %u, "
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "gpus_per_node",
+				    "found %u, "
 				    "expected at most %u in class mode (sim.mode = \"full\" "
-				    "has no limit)", gpus_per_node, LAYOUT_MAX_GPN);
+				    "has no limit)",
+				    gpus_per_node, LAYOUT_MAX_GPN);
 	/* the classes of stage 0 (the ranks with pp coordinate 0), in order
 	 * of their lowest rank */
 	for (uint32_t q = 0; q < LAYOUT_MAX_GPN; q++)
@@ -169,8 +173,7 @@ uint32_t layout_class_stage(const struct layout *l, uint32_t k)
 	return l->class_mode ? k / l->per : layout_coord(l, k, LAYOUT_PP);
 }
 
-uint32_t layout_group_lead(const struct layout *l, uint32_t k, enum layout_dim d,
-			   uint32_t *base)
+uint32_t layout_group_lead(const struct layout *l, uint32_t k, enum layout_dim d, uint32_t *base)
 {
 	if (!l->class_mode) {
 		*base = k;

@@ -38,19 +38,19 @@ struct layout {
 	uint32_t deg[LAYOUT_DIM_COUNT_];    /* degree of each dimension, >= 1 */
 	uint32_t order[LAYOUT_DIM_COUNT_];  /* dimensions, innermost first */
 	uint32_t stride[LAYOUT_DIM_COUNT_]; /* rank stride of each dimension */
-	uint32_t gpus;                      /* product of the degrees */
-	uint32_t gpus_per_node;             /* >= 1 */
-	bool class_mode;                    /* classes = (stage, local GPU) or ranks */
-	uint32_t nclasses;                  /* pp x per in class mode, gpus in full mode */
+	uint32_t gpus;			    /* product of the degrees */
+	uint32_t gpus_per_node;		    /* >= 1 */
+	bool class_mode;		    /* classes = (stage, local GPU) or ranks */
+	uint32_t nclasses;		    /* pp x per in class mode, gpus in full mode */
 	/* class mode; stage s's ranks are stage 0's plus s x stride[PP], so
 	 * one table of stage 0 serves all stages. Class s x per + i holds the
 	 * ranks of stage s whose local GPU is (res[i] + s x stride[PP]) mod
 	 * gpus_per_node. */
-	uint32_t per;                       /* classes per stage */
-	uint32_t res_idx[LAYOUT_MAX_GPN];   /* local GPU in stage 0 -> i, UINT32_MAX if none */
-	uint32_t res[LAYOUT_MAX_GPN];       /* i -> local GPU in stage 0 */
-	uint32_t cnt[LAYOUT_MAX_GPN];       /* i -> members */
-	uint32_t rep0[LAYOUT_MAX_GPN];      /* i -> lowest member in stage 0 */
+	uint32_t per;			  /* classes per stage */
+	uint32_t res_idx[LAYOUT_MAX_GPN]; /* local GPU in stage 0 -> i, UINT32_MAX if none */
+	uint32_t res[LAYOUT_MAX_GPN];	  /* i -> local GPU in stage 0 */
+	uint32_t cnt[LAYOUT_MAX_GPN];	  /* i -> members */
+	uint32_t rep0[LAYOUT_MAX_GPN];	  /* i -> lowest member in stage 0 */
 	/* i -> groups along d whose first rank (coordinate d = 0) is in the
 	 * class, and the lowest such first rank in stage 0 */
 	uint32_t lead[LAYOUT_DIM_COUNT_][LAYOUT_MAX_GPN];
@@ -63,8 +63,7 @@ struct layout {
  * permutation of the four names, more than LAYOUT_MAX_GPN GPUs per node in
  * class mode) with err filled. */
 int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_t pp,
-		const char *order, uint32_t gpus_per_node, bool class_mode,
-		struct ts_error *err);
+		const char *order, uint32_t gpus_per_node, bool class_mode, struct ts_error *err);
 
 /* The order as text ("tp-cp-dp-pp") into buf (at least 12 bytes). */
 const char *layout_order_name(const struct layout *l, char *buf);
@@ -98,8 +97,7 @@ uint32_t layout_class_stage(const struct layout *l, uint32_t k);
  * their members sit on the same local GPUs, so their member classes are
  * the same. Full mode: 1 and *base = k when rank k has coordinate 0 along
  * d, else 0. */
-uint32_t layout_group_lead(const struct layout *l, uint32_t k, enum layout_dim d,
-			   uint32_t *base);
+uint32_t layout_group_lead(const struct layout *l, uint32_t k, enum layout_dim d, uint32_t *base);
 
 /* struct coll_spec's `mult` for the collective over dimension d led by
  * class k (layout_group_lead > 0): in class mode the groups k leads times

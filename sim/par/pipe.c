@@ -106,13 +106,13 @@ struct pass {
 
 struct pcls {
 	uint32_t host, compute, pool, gpu, dpcomm, gather, tpcomm;
-	uint32_t d2h, h2d;  /* offload copy streams (copy engines), each way */
-	uint32_t nvr, nvw;  /* NVMe offload: swap-in and swap-out streams */
-	uint32_t pending;   /* a collective the next compute task waits for */
-	uint32_t red_last;  /* the last gradient reduction this class takes part in */
-	uint32_t opt;       /* this iteration's optimizer task */
+	uint32_t d2h, h2d;   /* offload copy streams (copy engines), each way */
+	uint32_t nvr, nvw;   /* NVMe offload: swap-in and swap-out streams */
+	uint32_t pending;    /* a collective the next compute task waits for */
+	uint32_t red_last;   /* the last gradient reduction this class takes part in */
+	uint32_t opt;	     /* this iteration's optimizer task */
 	uint32_t prev_alloc; /* ZeRO-3: the last gathered-weights mark */
-	double params;      /* weight elements of its stage */
+	double params;	     /* weight elements of its stage */
 };
 
 struct pb {
@@ -121,30 +121,30 @@ struct pb {
 	const struct layout *lay;
 	struct pcls *c;
 	uint32_t ncls, p, v, V, m, niter;
-	uint32_t ndp;        /* data x context parallel ranks holding one shard set */
-	uint32_t *first;     /* chunk unit offsets, V + 1 */
-	uint32_t *scls;      /* classes by stage: stage s at [s * per, (s + 1) * per) */
+	uint32_t ndp;	 /* data x context parallel ranks holding one shard set */
+	uint32_t *first; /* chunk unit offsets, V + 1 */
+	uint32_t *scls;	 /* classes by stage: stage s at [s * per, (s + 1) * per) */
 	uint32_t per;
-	uint32_t *ids;       /* [it][k][mb][j][4]: fwd first, fwd last, bwd first, bwd last */
-	uint32_t *gate;      /* [k][u]: ZeRO-1/2 weight gather of the bucket that unit u
+	uint32_t *ids;	     /* [it][k][mb][j][4]: fwd first, fwd last, bwd first, bwd last */
+	uint32_t *gate;	     /* [k][u]: ZeRO-1/2 weight gather of the bucket that unit u
 			      * opens (in forward order), which the next first forward
 			      * of u waits for; GRAPH_NONE elsewhere */
 	uint32_t *ranks;     /* scratch, gpus entries */
 	uint32_t *bucket_of; /* per unit, within its chunk */
-	uint32_t *nbk;       /* buckets per chunk */
+	uint32_t *nbk;	     /* buckets per chunk */
 	struct pass *order;  /* scratch, 2 m v */
 	/* per class and group kind (class k, kind g at k * PG_COUNT_ + g): the
 	 * groups it leads, their lowest first rank, their coll_spec mult */
 	uint32_t *lead, *base, *gmult;
-	uint32_t *stamp;     /* per class: epoch it was last visited in */
+	uint32_t *stamp; /* per class: epoch it was last visited in */
 	uint32_t epoch;
-	uint32_t *ringx;     /* per class: the ring transfer of the last step */
+	uint32_t *ringx; /* per class: the ring transfer of the last step */
 	/* offload: per class the links GPU -> CPU (down) and CPU -> GPU (up),
 	 * PIPE_MAX_ROUTE each, as fluid uses */
 	struct fluid_use *route;
-	uint32_t *nroute;    /* per class: down, up counts */
-	uint32_t *tmpv;      /* scratch per class */
-	uint32_t *tpx;       /* per class: its overlapped TP collective of this segment */
+	uint32_t *nroute; /* per class: down, up counts */
+	uint32_t *tmpv;	  /* scratch per class */
+	uint32_t *tpx;	  /* per class: its overlapped TP collective of this segment */
 	/* NVMe offload: class k's share of the drives of each group of alike
 	 * nodes its members sit in, nvuse[nvoff[k] .. nvoff[k] + nvn[k]), with
 	 * coefficient (its members in the group) / (its members); nvoff[k] is
@@ -152,8 +152,8 @@ struct pb {
 	struct fluid_use *nvuse;
 	uint32_t *nvoff, *nvn;
 	struct fluid_use *nvtmp; /* scratch: one class's read and write uses */
-	uint32_t nvmax;          /* most groups of one class */
-	double xbytes;       /* scratch: bytes of the copy each_member starts */
+	uint32_t nvmax;		 /* most groups of one class */
+	double xbytes;		 /* scratch: bytes of the copy each_member starts */
 	int rc;
 };
 
@@ -217,19 +217,30 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 	struct pcls *c = &b->c[k];
 	uint32_t mult = layout_class_members(b->lay, k), first = GRAPH_NONE, rest = GRAPH_NONE;
 	if (kernels > 0 && b->j->launch_s > 0.0) {
-		struct graph_task_spec hs = {.kind = GRAPH_HOST, .stream = c->host, .label = "launch",
-					     .seconds = b->j->launch_s, .res = GRAPH_NONE,
-					     .mult = mult, .pool = GRAPH_NONE};
+		struct graph_task_spec hs = {.kind = GRAPH_HOST,
+					     .stream = c->host,
+					     .label = "launch",
+					     .seconds = b->j->launch_s,
+					     .res = GRAPH_NONE,
+					     .mult = mult,
+					     .pool = GRAPH_NONE};
 		first = task(b, &hs);
 		if (kernels > 1) {
 			hs.seconds = (kernels - 1) * b->j->launch_s;
 			rest = task(b, &hs);
 		}
 	}
-	struct graph_task_spec ts = {.kind = kind, .stream = c->compute, .label = label,
-				     .seconds = s, .res = c->gpu, .mult = mult, .pool = c->pool,
-				     .alloc_cat = GRAPH_MEM_ACTIVATIONS, .alloc = alloc,
-				     .free_cat = GRAPH_MEM_ACTIVATIONS, .free = freeb};
+	struct graph_task_spec ts = {.kind = kind,
+				     .stream = c->compute,
+				     .label = label,
+				     .seconds = s,
+				     .res = c->gpu,
+				     .mult = mult,
+				     .pool = c->pool,
+				     .alloc_cat = GRAPH_MEM_ACTIVATIONS,
+				     .alloc = alloc,
+				     .free_cat = GRAPH_MEM_ACTIVATIONS,
+				     .free = freeb};
 	uint32_t id = task(b, &ts);
 	if (start)
 		*start = id;
@@ -239,8 +250,11 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 		c->pending = GRAPH_NONE;
 	}
 	if (rest != GRAPH_NONE) {
-		struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = c->compute,
-					     .label = "launched", .res = GRAPH_NONE, .mult = mult,
+		struct graph_task_spec ms = {.kind = GRAPH_MARK,
+					     .stream = c->compute,
+					     .label = "launched",
+					     .res = GRAPH_NONE,
+					     .mult = mult,
 					     .pool = GRAPH_NONE};
 		id = task(b, &ms);
 		dep(b, rest, id);
@@ -248,13 +262,19 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 	return id;
 }
 
-static uint32_t mark(struct pb *b, uint32_t k, const char *label, enum graph_mem cat,
-		     double alloc, double freeb)
+static uint32_t mark(struct pb *b, uint32_t k, const char *label, enum graph_mem cat, double alloc,
+		     double freeb)
 {
-	struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = b->c[k].compute, .label = label,
-				     .res = GRAPH_NONE, .mult = layout_class_members(b->lay, k),
-				     .pool = b->c[k].pool, .alloc_cat = cat, .alloc = alloc,
-				     .free_cat = cat, .free = freeb};
+	struct graph_task_spec ms = {.kind = GRAPH_MARK,
+				     .stream = b->c[k].compute,
+				     .label = label,
+				     .res = GRAPH_NONE,
+				     .mult = layout_class_members(b->lay, k),
+				     .pool = b->c[k].pool,
+				     .alloc_cat = cat,
+				     .alloc = alloc,
+				     .free_cat = cat,
+				     .free = freeb};
 	return task(b, &ms);
 }
 
@@ -271,7 +291,8 @@ static uint32_t pg_ranks(const struct pb *b, enum pgk g, uint32_t rank, uint32_t
 		layout_group(l, rank, LAYOUT_CP, out);
 		return l->deg[LAYOUT_CP];
 	case PG_EP: {
-		uint32_t e = b->j->ep > 1 ? b->j->ep : 1, e0 = layout_coord(l, rank, LAYOUT_DP) / e * e;
+		uint32_t e = b->j->ep > 1 ? b->j->ep : 1,
+			 e0 = layout_coord(l, rank, LAYOUT_DP) / e * e;
 		for (uint32_t c = 0; c < e; c++)
 			out[c] = layout_move(l, rank, LAYOUT_DP, e0 + c);
 		return e;
@@ -283,7 +304,8 @@ static uint32_t pg_ranks(const struct pb *b, enum pgk g, uint32_t rank, uint32_t
 			in = LAYOUT_DP;
 			outd = LAYOUT_CP;
 		}
-		uint32_t r0 = layout_move(l, layout_move(l, rank, LAYOUT_CP, 0), LAYOUT_DP, 0), n = 0;
+		uint32_t r0 = layout_move(l, layout_move(l, rank, LAYOUT_CP, 0), LAYOUT_DP, 0),
+			 n = 0;
 		for (uint32_t o = 0; o < l->deg[outd]; o++)
 			for (uint32_t i = 0; i < l->deg[in]; i++)
 				out[n++] = r0 + o * l->stride[outd] + i * l->stride[in];
@@ -297,11 +319,15 @@ static bool pg_first(const struct pb *b, enum pgk g, uint32_t rank)
 {
 	const struct layout *l = b->lay;
 	switch (g) {
-	case PG_TP: return layout_coord(l, rank, LAYOUT_TP) == 0;
-	case PG_CP: return layout_coord(l, rank, LAYOUT_CP) == 0;
-	case PG_EP: return layout_coord(l, rank, LAYOUT_DP) % (b->j->ep > 1 ? b->j->ep : 1) == 0;
+	case PG_TP:
+		return layout_coord(l, rank, LAYOUT_TP) == 0;
+	case PG_CP:
+		return layout_coord(l, rank, LAYOUT_CP) == 0;
+	case PG_EP:
+		return layout_coord(l, rank, LAYOUT_DP) % (b->j->ep > 1 ? b->j->ep : 1) == 0;
 	default:
-		return layout_coord(l, rank, LAYOUT_CP) == 0 && layout_coord(l, rank, LAYOUT_DP) == 0;
+		return layout_coord(l, rank, LAYOUT_CP) == 0 &&
+		       layout_coord(l, rank, LAYOUT_DP) == 0;
 	}
 }
 
@@ -367,16 +393,20 @@ static uint32_t pg_members(struct pb *b, uint32_t k, enum pgk g, uint32_t *out)
 /* A collective over the groups of kind g that k leads (one activity with
  * their multiplicity), after each member class's task last[member]
  * (GRAPH_NONE: its latest compute task). Returns its id. */
-static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op,
-			   double bytes, enum graph_kind kind, uint32_t stream, const char *label,
+static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op, double bytes,
+			   enum graph_kind kind, uint32_t stream, const char *label,
 			   const uint32_t *after)
 {
 	size_t x = (size_t)k * PG_COUNT_ + g;
 	uint32_t n = pg_ranks(b, g, b->base[x], b->ranks);
-	struct coll_spec cs = {.op = op, .ranks = b->ranks, .nranks = n, .bytes = bytes,
-			       .mult = b->gmult[x]};
-	struct graph_task_spec ts = {.kind = kind, .stream = stream, .label = label,
-				     .res = GRAPH_NONE, .mult = 1, .coll = &cs,
+	struct coll_spec cs = {
+	    .op = op, .ranks = b->ranks, .nranks = n, .bytes = bytes, .mult = b->gmult[x]};
+	struct graph_task_spec ts = {.kind = kind,
+				     .stream = stream,
+				     .label = label,
+				     .res = GRAPH_NONE,
+				     .mult = 1,
+				     .coll = &cs,
 				     .pool = GRAPH_NONE};
 	uint32_t id = task(b, &ts);
 	if (after) {
@@ -406,16 +436,26 @@ static void join(struct pb *b, uint32_t *slot, uint32_t id)
 		*slot = id;
 		return;
 	}
-	struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = GRAPH_NONE, .label = "joined",
-				     .res = GRAPH_NONE, .mult = 1, .pool = GRAPH_NONE};
+	struct graph_task_spec ms = {.kind = GRAPH_MARK,
+				     .stream = GRAPH_NONE,
+				     .label = "joined",
+				     .res = GRAPH_NONE,
+				     .mult = 1,
+				     .pool = GRAPH_NONE};
 	uint32_t m = task(b, &ms);
 	dep(b, *slot, m);
 	dep(b, id, m);
 	*slot = m;
 }
 
-static void set_pending(struct pb *b, uint32_t k, uint32_t id) { join(b, &b->c[k].pending, id); }
-static void set_red(struct pb *b, uint32_t k, uint32_t id) { b->c[k].red_last = id; }
+static void set_pending(struct pb *b, uint32_t k, uint32_t id)
+{
+	join(b, &b->c[k].pending, id);
+}
+static void set_red(struct pb *b, uint32_t k, uint32_t id)
+{
+	b->c[k].red_last = id;
+}
 static void take_pending(struct pb *b, uint32_t k, uint32_t id)
 {
 	dep(b, b->c[k].pending, id);
@@ -458,10 +498,14 @@ static uint32_t xfer(struct pb *b, uint32_t k, bool up, double bytes, uint32_t a
 		     const char *label)
 {
 	size_t at = ((size_t)k * 2 + up) * PIPE_MAX_ROUTE;
-	struct graph_task_spec ts = {.kind = GRAPH_COMM, .stream = up ? b->c[k].h2d : b->c[k].d2h,
-				     .label = label, .res = GRAPH_NONE,
-				     .mult = layout_class_members(b->lay, k), .pool = GRAPH_NONE,
-				     .uses = b->route + at, .nuses = b->nroute[k * 2 + up],
+	struct graph_task_spec ts = {.kind = GRAPH_COMM,
+				     .stream = up ? b->c[k].h2d : b->c[k].d2h,
+				     .label = label,
+				     .res = GRAPH_NONE,
+				     .mult = layout_class_members(b->lay, k),
+				     .pool = GRAPH_NONE,
+				     .uses = b->route + at,
+				     .nuses = b->nroute[k * 2 + up],
 				     .work = bytes};
 	uint32_t id = task(b, &ts);
 	dep(b, after, id);
@@ -503,7 +547,7 @@ static int nvme_setup(struct pb *b, struct ts_fluid *f)
 	uint32_t *grp = ts_calloc(nodes, sizeof *grp);
 	uint32_t *first = ts_calloc(nodes, sizeof *first); /* group -> its first node */
 	uint32_t *size = ts_calloc(nodes, sizeof *size);   /* group -> nodes */
-	uint32_t *res = ts_calloc(nodes, sizeof *res);     /* group -> resource */
+	uint32_t *res = ts_calloc(nodes, sizeof *res);	   /* group -> resource */
 	int rc = TS_ENOMEM;
 	b->nvoff = ts_calloc(b->ncls + 1, sizeof *b->nvoff);
 	b->nvn = ts_calloc(b->ncls, sizeof *b->nvn);
@@ -556,14 +600,14 @@ out:
  * Returns the last sub-group's CPU step; *end receives a mark on the
  * compute stream after it and the last write, where the step ends (the
  * last write is synchronous). */
-static uint32_t nvme_step(struct pb *b, uint32_t k, double params, uint32_t after,
-			  uint32_t *end)
+static uint32_t nvme_step(struct pb *b, uint32_t k, double params, uint32_t after, uint32_t *end)
 {
 	const struct pipe_job *j = b->j;
 	struct pcls *c = &b->c[k];
 	double n = ceil(params / j->nvme_subgroup_params);
-	uint32_t ns = n <= 1.0 ? 1u : n >= (double)PIPE_NVME_MAX_SUBGROUPS
-				       ? PIPE_NVME_MAX_SUBGROUPS : (uint32_t)n;
+	uint32_t ns = n <= 1.0				     ? 1u
+		      : n >= (double)PIPE_NVME_MAX_SUBGROUPS ? PIPE_NVME_MAX_SUBGROUPS
+							     : (uint32_t)n;
 	double sp = params / (double)ns;
 	uint32_t nu = b->nvn[k], mult = layout_class_members(b->lay, k);
 	struct fluid_use *ru = b->nvtmp, *wu = b->nvtmp + nu;
@@ -574,17 +618,26 @@ static uint32_t nvme_step(struct pb *b, uint32_t k, double params, uint32_t afte
 	}
 	/* the swap is part of the optimizer step: a GPU waiting for it waits
 	 * for its optimizer (optimizer_s), not for communication */
-	struct graph_task_spec rs = {.kind = GRAPH_OPTIMIZER, .stream = c->nvr, .label = "nvme read",
-				     .res = GRAPH_NONE, .mult = mult, .pool = GRAPH_NONE,
-				     .uses = ru, .nuses = nu, .work = sp * j->optim_bpp};
+	struct graph_task_spec rs = {.kind = GRAPH_OPTIMIZER,
+				     .stream = c->nvr,
+				     .label = "nvme read",
+				     .res = GRAPH_NONE,
+				     .mult = mult,
+				     .pool = GRAPH_NONE,
+				     .uses = ru,
+				     .nuses = nu,
+				     .work = sp * j->optim_bpp};
 	struct graph_task_spec ws = rs;
 	ws.stream = c->nvw;
 	ws.label = "nvme write";
 	ws.uses = wu;
-	struct graph_task_spec cs = {.kind = GRAPH_OPTIMIZER, .stream = c->compute,
+	struct graph_task_spec cs = {.kind = GRAPH_OPTIMIZER,
+				     .stream = c->compute,
 				     .label = "cpu optimizer",
-				     .seconds = sp / j->cpu_adam_params_per_s, .res = GRAPH_NONE,
-				     .mult = mult, .pool = GRAPH_NONE};
+				     .seconds = sp / j->cpu_adam_params_per_s,
+				     .res = GRAPH_NONE,
+				     .mult = mult,
+				     .pool = GRAPH_NONE};
 	uint32_t cpu1 = GRAPH_NONE, cpu2 = GRAPH_NONE, wr1 = GRAPH_NONE, wr2 = GRAPH_NONE,
 		 wr3 = GRAPH_NONE;
 	for (uint32_t i = 0; i < ns && !b->rc; i++) {
@@ -624,11 +677,11 @@ struct seg {
 	double s;
 	uint32_t kernels;
 	double alloc, freeb, logits_alloc, logits_free;
-	uint32_t tp;        /* tensor-parallel collectives after it */
-	double gather;      /* ZeRO-3: weight elements gathered before it */
-	uint32_t a2a;       /* MoE all-to-alls after it */
-	double ring_s;      /* seconds of s that overlap the K, V ring (context parallel) */
-	double ring_bytes;  /* bytes each rank passes on per ring step */
+	uint32_t tp;	   /* tensor-parallel collectives after it */
+	double gather;	   /* ZeRO-3: weight elements gathered before it */
+	uint32_t a2a;	   /* MoE all-to-alls after it */
+	double ring_s;	   /* seconds of s that overlap the K, V ring (context parallel) */
+	double ring_bytes; /* bytes each rank passes on per ring step */
 };
 
 /* Megatron-LM's f and g operators for `n` activations of the segment led
@@ -664,8 +717,7 @@ static uint32_t tp_issue(struct pb *b, uint32_t k, uint32_t n, uint32_t stream,
  * waits for step i; the last chunk frees the segment's activations. Runs
  * after the segment's other compute, which lastv[] holds, and leaves each
  * class's last chunk in lastv[]. */
-static void emit_ring(struct pb *b, uint32_t st, const struct seg *sg, double slow,
-		      uint32_t *lastv)
+static void emit_ring(struct pb *b, uint32_t st, const struct seg *sg, double slow, uint32_t *lastv)
 {
 	uint32_t cp = b->lay->deg[LAYOUT_CP], *cls = b->scls + (size_t)st * b->per;
 	double chunk = sg->ring_s / (double)cp * slow;
@@ -679,9 +731,9 @@ static void emit_ring(struct pb *b, uint32_t st, const struct seg *sg, double sl
 				if (!leads(b, k, PG_CP))
 					continue;
 				uint32_t prev = b->ringx[k];
-				uint32_t id = group_coll(b, k, PG_CP, COLL_SEND_RECV, sg->ring_bytes,
-							 GRAPH_COMM, GRAPH_NONE, "kv ring",
-							 prev == GRAPH_NONE ? lastv : NULL);
+				uint32_t id = group_coll(
+				    b, k, PG_CP, COLL_SEND_RECV, sg->ring_bytes, GRAPH_COMM,
+				    GRAPH_NONE, "kv ring", prev == GRAPH_NONE ? lastv : NULL);
 				dep(b, prev, id);
 				b->ringx[k] = id;
 				if (prev != GRAPH_NONE)
@@ -690,7 +742,8 @@ static void emit_ring(struct pb *b, uint32_t st, const struct seg *sg, double sl
 		} else {
 			for (uint32_t i = 0; i < b->per && !b->rc; i++)
 				if (leads(b, cls[i], PG_CP))
-					each_member(b, cls[i], PG_CP, b->ringx[cls[i]], set_pending);
+					each_member(b, cls[i], PG_CP, b->ringx[cls[i]],
+						    set_pending);
 		}
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
@@ -718,10 +771,9 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			uint32_t k = cls[i];
 			if (!leads(b, k, PG_DP))
 				continue;
-			uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
-						 sg->gather * j->weight_bpp, GRAPH_COMM,
-						 b->c[k].gather, "param all-gather",
-						 j->offload ? b->tmpv : NULL);
+			uint32_t id = group_coll(
+			    b, k, PG_DP, COLL_ALL_GATHER, sg->gather * j->weight_bpp, GRAPH_COMM,
+			    b->c[k].gather, "param all-gather", j->offload ? b->tmpv : NULL);
 			each_member(b, k, PG_DP, id, set_prev_alloc_dep);
 			each_member(b, k, PG_DP, id, set_pending);
 		}
@@ -774,7 +826,8 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
 		if (sg->logits_free > 0.0)
-			lastv[k] = mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
+			lastv[k] =
+			    mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
 		if (sg->gather > 0.0 && b->ndp > 1)
 			lastv[k] = mark(b, k, "free gathered", GRAPH_MEM_WEIGHTS, 0.0,
 					sg->gather * j->weight_bpp *
@@ -787,9 +840,9 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			uint32_t k = cls[i];
 			if (!leads(b, k, PG_EP))
 				continue;
-			uint32_t id = group_coll(b, k, PG_EP, COLL_ALL_TO_ALL,
-						 j->a2a_bytes * sg->a2a, GRAPH_COMM, GRAPH_NONE,
-						 "moe all-to-all", lastv);
+			uint32_t id =
+			    group_coll(b, k, PG_EP, COLL_ALL_TO_ALL, j->a2a_bytes * sg->a2a,
+				       GRAPH_COMM, GRAPH_NONE, "moe all-to-all", lastv);
 			each_member(b, k, PG_EP, id, set_pending);
 		}
 	}
@@ -821,18 +874,17 @@ static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *last
 	if (b->ndp == 1) {
 		/* nothing to reduce; offload still copies the gradients down */
 		for (uint32_t i = 0; b->j->offload && i < b->per && !b->rc; i++)
-			b->c[cls[i]].red_last = xfer(b, cls[i], false, bytes, lastv[cls[i]],
-						     "grad to host");
+			b->c[cls[i]].red_last =
+			    xfer(b, cls[i], false, bytes, lastv[cls[i]], "grad to host");
 		return;
 	}
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
 		if (!leads(b, k, PG_DP))
 			continue;
-		uint32_t id = group_coll(b, k, PG_DP,
-					 b->j->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE,
-					 bytes, GRAPH_COMM, b->c[k].dpcomm, "grad reduction",
-					 lastv);
+		uint32_t id =
+		    group_coll(b, k, PG_DP, b->j->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE,
+			       bytes, GRAPH_COMM, b->c[k].dpcomm, "grad reduction", lastv);
 		each_member(b, k, PG_DP, id, set_red);
 		if (b->j->offload) {
 			b->xbytes = bytes / (double)b->ndp;
@@ -892,10 +944,15 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				*gt = GRAPH_NONE;
 			}
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
-			struct seg sg = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->fwd_s,
-					 .kernels = x->kernels_fwd, .alloc = lg ? 0.0 : x->act_bytes,
-					 .logits_alloc = lg ? x->act_bytes : 0.0, .tp = x->tp_fwd,
-					 .gather = z3 ? x->params : 0.0, .a2a = x->a2a_fwd,
+			struct seg sg = {.label = x->label,
+					 .kind = GRAPH_COMPUTE,
+					 .s = x->fwd_s,
+					 .kernels = x->kernels_fwd,
+					 .alloc = lg ? 0.0 : x->act_bytes,
+					 .logits_alloc = lg ? x->act_bytes : 0.0,
+					 .tp = x->tp_fwd,
+					 .gather = z3 ? x->params : 0.0,
+					 .a2a = x->a2a_fwd,
 					 .ring_s = x->ring_fwd_s,
 					 .ring_bytes = x->ring_fwd_s > 0.0 ? j->cp_fwd_bytes : 0.0};
 			if (coarse)
@@ -913,15 +970,23 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
 			uint32_t kr = x->kernels_bwd / 2, kd = x->kernels_bwd - kr;
 			double gth = z3 ? x->params : 0.0;
-			struct seg r = {.label = x->label, .kind = GRAPH_RECOMPUTE,
+			struct seg r = {.label = x->label,
+					.kind = GRAPH_RECOMPUTE,
 					.s = x->recompute_s,
 					.kernels = x->recompute_s > 0.0 ? x->kernels_fwd : 0};
-			struct seg d = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->dgrad_s,
-					.kernels = kd, .ring_s = x->ring_bwd_s,
+			struct seg d = {.label = x->label,
+					.kind = GRAPH_COMPUTE,
+					.s = x->dgrad_s,
+					.kernels = kd,
+					.ring_s = x->ring_bwd_s,
 					.ring_bytes = x->ring_bwd_s > 0.0 ? j->cp_bwd_bytes : 0.0};
-			struct seg w = {.label = x->label, .kind = GRAPH_COMPUTE, .s = x->wgrad_s,
-					.kernels = kr, .freeb = lg ? 0.0 : x->act_bytes,
-					.logits_free = lg ? x->act_bytes : 0.0, .tp = x->tp_bwd,
+			struct seg w = {.label = x->label,
+					.kind = GRAPH_COMPUTE,
+					.s = x->wgrad_s,
+					.kernels = kr,
+					.freeb = lg ? 0.0 : x->act_bytes,
+					.logits_free = lg ? x->act_bytes : 0.0,
+					.tp = x->tp_bwd,
 					.a2a = x->a2a_bwd};
 			if (coarse) {
 				add_seg(&rec, &r);
@@ -938,8 +1003,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				emit_seg(b, st, &d, firstv, lastv);
 				emit_seg(b, st, &w, firstv, lastv);
 			}
-			bool cut = u == u0 || (red && j->overlap && b->bucket_of[u - 1] !=
-								   b->bucket_of[u]);
+			bool cut = u == u0 ||
+				   (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]);
 			if (coarse && cut) {
 				if (seg_any(&rec))
 					emit_seg(b, st, &rec, firstv, lastv);
@@ -991,11 +1056,14 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 			if (j->nvme) {
 				id = nvme_step(b, k, params, lastv[k], &end);
 			} else {
-				struct graph_task_spec ts = {
-				    .kind = GRAPH_OPTIMIZER, .stream = c->compute,
-				    .label = "cpu optimizer",
-				    .seconds = params / j->cpu_adam_params_per_s,
-				    .res = GRAPH_NONE, .mult = mult, .pool = GRAPH_NONE};
+				struct graph_task_spec ts = {.kind = GRAPH_OPTIMIZER,
+							     .stream = c->compute,
+							     .label = "cpu optimizer",
+							     .seconds =
+								 params / j->cpu_adam_params_per_s,
+							     .res = GRAPH_NONE,
+							     .mult = mult,
+							     .pool = GRAPH_NONE};
 				end = id = task(b, &ts);
 				dep(b, c->pending, id);
 				c->pending = GRAPH_NONE;
@@ -1006,12 +1074,13 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 			c->opt = end;
 			lastv[k] = end;
 			if (j->zero <= 2)
-				lastv[k] = xfer(b, k, true, params * j->weight_bpp, id,
-						"weights to gpu");
+				lastv[k] =
+				    xfer(b, k, true, params * j->weight_bpp, id, "weights to gpu");
 			continue;
 		} else {
-			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer", params * j->optimizer_s_per_param,
-				 j->optimizer_kernels, 0.0, 0.0, NULL);
+			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer",
+				 params * j->optimizer_s_per_param, j->optimizer_kernels, 0.0, 0.0,
+				 NULL);
 		}
 		c->opt = lastv[k] = id;
 	}
@@ -1064,14 +1133,19 @@ static void emit_p2p(struct pb *b, uint32_t it)
 				n2[0] = layout_class_rep(l, k);
 				n2[1] = layout_move(l, n2[0], LAYOUT_PP, to % b->p);
 				uint32_t peer = layout_class_of(l, n2[1]);
-				struct coll_spec cs = {.op = COLL_BROADCAST, .ranks = n2, .nranks = 2,
+				struct coll_spec cs = {.op = COLL_BROADCAST,
+						       .ranks = n2,
+						       .nranks = 2,
 						       .bytes = bytes,
 						       .mult = layout_p2p_mult(l, k)};
-				struct graph_task_spec ts = {
-				    .kind = GRAPH_P2P, .stream = GRAPH_NONE,
-				    .label = ps->bwd ? "send grad" : "send act", .res = GRAPH_NONE,
-				    .mult = 1, .coll = bytes > 0.0 ? &cs : NULL,
-				    .pool = GRAPH_NONE};
+				struct graph_task_spec ts = {.kind = GRAPH_P2P,
+							     .stream = GRAPH_NONE,
+							     .label =
+								 ps->bwd ? "send grad" : "send act",
+							     .res = GRAPH_NONE,
+							     .mult = 1,
+							     .coll = bytes > 0.0 ? &cs : NULL,
+							     .pool = GRAPH_NONE};
 				uint32_t id = task(b, &ts);
 				dep(b, idp(b, it, k, ps->mb, ps->chunk)[ps->bwd ? 3 : 1], id);
 				dep(b, id, idp(b, it, peer, ps->mb, to / b->p)[ps->bwd ? 2 : 0]);
@@ -1121,21 +1195,24 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (!j->nunits || !j->m || !j->iterations || !j->interleave || !l)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
 				    "empty model-parallel job (units %u, micro-batches %u, "
-				    "iterations %u)", j->nunits, j->m, j->iterations);
+				    "iterations %u)",
+				    j->nunits, j->m, j->iterations);
 	uint32_t p = l->deg[LAYOUT_PP], v = j->interleave;
 	if (j->sched == PIPE_INTERLEAVED && v > 1 && j->m % p)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "training.global_batch",
 				    "found %u micro-batches per pipeline, expected a multiple of "
 				    "the %u pipeline stages for the interleaved schedule "
-				    "(Megatron-LM requires it)", j->m, p);
+				    "(Megatron-LM requires it)",
+				    j->m, p);
 	if (j->sched != PIPE_INTERLEAVED)
 		v = 1;
 	const char *offname = j->nvme ? "nvme" : "cpu";
 	if (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0)))
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
-				    "found \"%s\" with zero = %d, expected zero >= 1 (ZeRO-Offload, "
-				    "ZeRO-Infinity and FSDP offload move the sharded state)", offname,
-				    j->zero);
+		return ts_error_set(
+		    err, TS_EINVALID, NULL, 0, "parallel.offload",
+		    "found \"%s\" with zero = %d, expected zero >= 1 (ZeRO-Offload, "
+		    "ZeRO-Infinity and FSDP offload move the sharded state)",
+		    offname, j->zero);
 	if (j->nvme && (!j->offload || !(j->nvme_read_Bps > 0.0) || !(j->nvme_write_Bps > 0.0) ||
 			!(j->nvme_subgroup_params > 0.0)))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
@@ -1145,9 +1222,17 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
 				    "found %u, expected a divisor of dp = %u (expert parallelism "
-				    "runs inside data parallelism)", j->ep, l->deg[LAYOUT_DP]);
-	struct pb b = {.g = g, .j = j, .lay = l, .p = p, .v = v, .V = p * v, .m = j->m,
-		       .niter = j->iterations, .ncls = l->nclasses};
+				    "runs inside data parallelism)",
+				    j->ep, l->deg[LAYOUT_DP]);
+	struct pb b = {.g = g,
+		       .j = j,
+		       .lay = l,
+		       .p = p,
+		       .v = v,
+		       .V = p * v,
+		       .m = j->m,
+		       .niter = j->iterations,
+		       .ncls = l->nclasses};
 	b.per = b.ncls / p;
 	b.ndp = l->deg[LAYOUT_DP] * l->deg[LAYOUT_CP];
 	size_t nids = (size_t)b.niter * b.ncls * b.m * v * 4;
@@ -1184,9 +1269,9 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		b.gate = ts_calloc((size_t)b.ncls * j->nunits, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
 	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv || !b.tpx ||
-	    (j->offload && (!b.route || !b.nroute)) ||
-	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
-	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
+	    (j->offload && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
+	    !out->compute || !out->pool || !out->opt || !out->iter_end ||
+	    (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
 		b.rc = TS_ENOMEM;
 		goto done;
 	}
@@ -1196,7 +1281,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	for (uint32_t k = 0; j->offload && k < b.ncls; k++) {
 		uint32_t r = layout_class_rep(l, k);
 		for (int up = 0; up < 2; up++)
-			if (host_route(j->net, r, up, b.route + ((size_t)k * 2 + up) * PIPE_MAX_ROUTE,
+			if (host_route(j->net, r, up,
+				       b.route + ((size_t)k * 2 + up) * PIPE_MAX_ROUTE,
 				       &b.nroute[k * 2 + up])) {
 				pb_free(&b, nids);
 				ts_free(bb, j->nunits * sizeof *bb);
@@ -1206,7 +1292,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
 						    "found \"%s\", but GPU %u has no route to a "
 						    "CPU socket in the cluster description; "
-						    "expected one", offname, r);
+						    "expected one",
+						    offname, r);
 			}
 	}
 	if (j->nvme && (b.rc = nvme_setup(&b, f)))
@@ -1221,7 +1308,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		pipe_built_free(out);
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.pp",
 				    "found pp x interleave = %u chunks, expected at most one "
-				    "chunk per layer", b.V);
+				    "chunk per layer",
+				    b.V);
 	}
 	/* buckets per chunk (ZeRO-3: one per unit, as FSDP wraps each layer) */
 	double cap = j->zero == 3 ? 1e-300 : j->bucket_bytes;
@@ -1282,8 +1370,11 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				emit_pass(&b, it, st, &b.order[q], firstv, lastv, bb);
 			emit_step(&b, st, lastv);
 		}
-		struct graph_task_spec ms = {.kind = GRAPH_MARK, .stream = GRAPH_NONE,
-					     .label = "iteration end", .res = GRAPH_NONE, .mult = 1,
+		struct graph_task_spec ms = {.kind = GRAPH_MARK,
+					     .stream = GRAPH_NONE,
+					     .label = "iteration end",
+					     .res = GRAPH_NONE,
+					     .mult = 1,
 					     .pool = GRAPH_NONE};
 		out->iter_end[it] = task(&b, &ms);
 		for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
@@ -1299,8 +1390,10 @@ done:
 	ts_free(lastv, b.ncls * sizeof *lastv);
 	if (b.rc) {
 		pipe_built_free(out);
-		return ts_error_set(err, b.rc, NULL, 0, NULL, "building the model-parallel "
-				    "schedule failed (%s)", ts_strerror(b.rc));
+		return ts_error_set(err, b.rc, NULL, 0, NULL,
+				    "building the model-parallel "
+				    "schedule failed (%s)",
+				    ts_strerror(b.rc));
 	}
 	return 0;
 }

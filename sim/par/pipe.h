@@ -27,14 +27,14 @@ struct pipe_job {
 	uint32_t nunits;
 	enum dp_granularity gran;
 	enum pipe_schedule sched;
-	uint32_t interleave;        /* model chunks per stage, v >= 1 (> 1: interleaved) */
-	uint32_t m;                 /* micro-batches per pipeline and iteration, >= 1 */
-	uint32_t iterations;        /* >= 1; the first is a warm-up */
-	const struct layout *lay;   /* placement (borrowed) */
+	uint32_t interleave;	  /* model chunks per stage, v >= 1 (> 1: interleaved) */
+	uint32_t m;		  /* micro-batches per pipeline and iteration, >= 1 */
+	uint32_t iterations;	  /* >= 1; the first is a warm-up */
+	const struct layout *lay; /* placement (borrowed) */
 	/* tensor parallelism: bytes of one activation b x s x h at its dtype;
 	 * each unit's tp_fwd / tp_bwd collectives move this many */
 	double tp_bytes;
-	bool sp;                    /* reduce-scatter + all-gather instead of all-reduce */
+	bool sp; /* reduce-scatter + all-gather instead of all-reduce */
 	/* context parallelism (ring attention over the CP group, lay->deg[CP]
 	 * ranks): bytes of the K, V chunk each rank passes on per ring step,
 	 * forward, and of K, V with their gradients backward; cp - 1 steps per
@@ -51,16 +51,16 @@ struct pipe_job {
 	 * takes (1 + comm_slowdown) times as long (compute.cfg
 	 * comm_compute_slowdown), and the next segment waits for both */
 	bool tp_overlap;
-	double comm_slowdown;       /* >= 0 */
+	double comm_slowdown; /* >= 0 */
 	/* data parallelism and ZeRO */
-	int zero;                   /* 0..3 */
-	double bucket_bytes;        /* 0 = one reduction per chunk */
-	bool overlap;               /* reduce during backward */
+	int zero;				/* 0..3 */
+	double bucket_bytes;			/* 0 = one reduction per chunk */
+	bool overlap;				/* reduce during backward */
 	double weight_bpp, grad_bpp, optim_bpp; /* bytes per parameter (framework) */
-	double reduce_bpp;          /* bytes per parameter of the gradient reduction */
-	double optimizer_s_per_param; /* optimizer step seconds per parameter on a rank */
+	double reduce_bpp;			/* bytes per parameter of the gradient reduction */
+	double optimizer_s_per_param;		/* optimizer step seconds per parameter on a rank */
 	uint32_t optimizer_kernels;
-	double launch_s;            /* host time per kernel launch, s */
+	double launch_s; /* host time per kernel launch, s */
 	/* CPU offload (zero >= 1), as DeepSpeed ZeRO-Offload (Ren et al. 2021)
 	 * and FSDP's CPUOffload do it: the optimizer state (and with zero = 3
 	 * the parameter shard and, with zero >= 2, the gradient shard) lives in
@@ -92,7 +92,7 @@ struct pipe_job {
 	 * offload copies over PCIe. The gradients are not swapped to NVMe. */
 	bool nvme;
 	double nvme_read_Bps, nvme_write_Bps; /* > 0 with nvme */
-	double nvme_subgroup_params;          /* > 0 with nvme */
+	double nvme_subgroup_params;	      /* > 0 with nvme */
 };
 
 /* Parameters per sub-group of the NVMe-offloaded step: DeepSpeed's default
@@ -118,10 +118,10 @@ struct pipe_job {
  * pipe_built_free. */
 struct pipe_built {
 	uint32_t nclasses;
-	uint32_t *compute;   /* per class: compute stream */
-	uint32_t *pool;      /* per class: memory pool */
-	uint32_t *opt;       /* per class: optimizer task of the last iteration */
-	uint32_t *iter_end;  /* per iteration: a mark after every class's optimizer */
+	uint32_t *compute;  /* per class: compute stream */
+	uint32_t *pool;	    /* per class: memory pool */
+	uint32_t *opt;	    /* per class: optimizer task of the last iteration */
+	uint32_t *iter_end; /* per iteration: a mark after every class's optimizer */
 	uint32_t niter;
 };
 

@@ -56,7 +56,8 @@ void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t 
 	if (st->kind == DATA_STORAGE_SHARED) {
 		out->node_Bps = w / n;
 		out->limit = COST_CKPT_AGGREGATE;
-		if (st->client_Bps > 0.0 && COST_CKPT_WRITE_FRACTION * st->client_Bps < out->node_Bps) {
+		if (st->client_Bps > 0.0 &&
+		    COST_CKPT_WRITE_FRACTION * st->client_Bps < out->node_Bps) {
 			out->node_Bps = COST_CKPT_WRITE_FRACTION * st->client_Bps;
 			out->limit = COST_CKPT_CLIENT;
 		}
@@ -118,7 +119,7 @@ int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost
 		return 0;
 	}
 	const char *key = ck->storage[0] ? "checkpoint.storage" : "data.storage";
-	const char *name = ck->storage[0]	? ck->storage
+	const char *name = ck->storage[0]	 ? ck->storage
 			   : sc->data.storage[0] ? sc->data.storage
 						 : "local-nvme";
 	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
@@ -181,8 +182,8 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	double busy = r->compute_s + r->recompute_s + r->optimizer_s;
 	double comm = r->exposed_comm_s;
 	double idle = fmax(0.0, T - busy - comm);
-	double iter_J = nodes * (pw.busy_w * busy + pw.comm_w * comm + pw.idle_w * idle) +
-			pw.net_w * T;
+	double iter_J =
+	    nodes * (pw.busy_w * busy + pw.comm_w * comm + pw.idle_w * idle) + pw.net_w * T;
 	/* checkpoint writes and restarts idle; lost work is redone at the
 	 * iteration's mean power */
 	double idle_J = (nodes * pw.idle_w + pw.net_w) * (r->checkpoint_s + restart_s);

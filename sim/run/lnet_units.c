@@ -8,8 +8,9 @@
 #include "work/lnet.h"
 
 int run_lnet_units(const struct ts_model *m, int64_t b, enum ts_dtype d,
-		   const struct hw_gpu_type *g, const struct work_calib *c, enum dp_granularity gran,
-		   double grad_elem_bytes, struct dp_unit **out, uint32_t *n, struct ts_error *err)
+		   const struct hw_gpu_type *g, const struct work_calib *c,
+		   enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
+		   uint32_t *n, struct ts_error *err)
 {
 	struct work_lnet_op *ops;
 	size_t nops;
@@ -31,7 +32,8 @@ int run_lnet_units(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		if (!join) {
 			x->label = gran == DP_GRAN_OP ? "op" : "block";
 			x->act_cat = GRAPH_MEM_ACTIVATIONS;
-			x->layer = (uint16_t)(ops[i].block > UINT16_MAX ? UINT16_MAX : ops[i].block);
+			x->layer =
+			    (uint16_t)(ops[i].block > UINT16_MAX ? UINT16_MAX : ops[i].block);
 		}
 		x->fwd_s += o->fwd_s;
 		x->dgrad_s += o->dgrad_s;

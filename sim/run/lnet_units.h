@@ -18,7 +18,8 @@
  * ts_free(*out, *n * sizeof **out)). Returns 0, TS_ENOMEM or the errors of
  * work_lnet_ops. */
 int run_lnet_units(const struct ts_model *m, int64_t b, enum ts_dtype d,
-		   const struct hw_gpu_type *g, const struct work_calib *c, enum dp_granularity gran,
-		   double grad_elem_bytes, struct dp_unit **out, uint32_t *n, struct ts_error *err);
+		   const struct hw_gpu_type *g, const struct work_calib *c,
+		   enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
+		   uint32_t *n, struct ts_error *err);
 
 #endif

@@ -52,30 +52,37 @@ struct plan {
 static enum work_framework fw_of(enum ts_framework f)
 {
 	switch (f) {
-	case TS_FW_DEEPSPEED: return WORK_FW_DEEPSPEED;
-	case TS_FW_DDP: return WORK_FW_DDP;
-	case TS_FW_FSDP: return WORK_FW_FSDP;
-	default: return WORK_FW_MEGATRON;
+	case TS_FW_DEEPSPEED:
+		return WORK_FW_DEEPSPEED;
+	case TS_FW_DDP:
+		return WORK_FW_DDP;
+	case TS_FW_FSDP:
+		return WORK_FW_FSDP;
+	default:
+		return WORK_FW_MEGATRON;
 	}
 }
 
 static enum work_recompute rc_of(enum ts_recompute r)
 {
 	switch (r) {
-	case TS_RECOMPUTE_FULL: return WORK_RECOMPUTE_FULL;
-	case TS_RECOMPUTE_SELECTIVE: return WORK_RECOMPUTE_SELECTIVE;
-	default: return WORK_RECOMPUTE_NONE;
+	case TS_RECOMPUTE_FULL:
+		return WORK_RECOMPUTE_FULL;
+	case TS_RECOMPUTE_SELECTIVE:
+		return WORK_RECOMPUTE_SELECTIVE;
+	default:
+		return WORK_RECOMPUTE_NONE;
 	}
 }
 
 /* Fail naming where scenario key `key` was set ("file:line", or the --set
  * argument), so messages of the plan point at the scenario like those of
  * the loader do. */
-static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code,
-		     const char *key, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code,
-		     const char *key, const char *fmt, ...)
+static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
+		     const char *fmt, ...)
 {
 	char msg[sizeof err->msg];
 	va_list ap;
@@ -85,26 +92,30 @@ static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int cod
 	return ts_scenario_error(sc, err, code, key, "%s", msg);
 }
 
-static int make_plan(const struct ts_scenario *sc, const struct work_calib *calib,
-		     struct plan *p, struct ts_error *err)
+static int make_plan(const struct ts_scenario *sc, const struct work_calib *calib, struct plan *p,
+		     struct ts_error *err)
 {
 	const struct ts_parallel *par = &sc->parallel;
 	memset(p, 0, sizeof *p);
 	p->sc = sc;
 	if ((par->cp > 1 || par->ep > 1) && sc->model.family == TS_FAMILY_LAYERS)
-		return plan_fail(sc, err, TS_EUNSUPPORTED, par->cp > 1 ? "parallel.cp" : "parallel.ep",
+		return plan_fail(sc, err, TS_EUNSUPPORTED,
+				 par->cp > 1 ? "parallel.cp" : "parallel.ep",
 				 "found %u, but context and expert parallelism are modelled for "
-				 "transformers only; expected 1", par->cp > 1 ? par->cp : par->ep);
+				 "transformers only; expected 1",
+				 par->cp > 1 ? par->cp : par->ep);
 	if (par->offload != TS_OFFLOAD_NONE && par->zero < 1)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
 				 "found \"%s\" with parallel.zero = %d, expected zero >= 1 "
 				 "(DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move "
-				 "sharded state)", ts_offload_name(par->offload), par->zero);
+				 "sharded state)",
+				 ts_offload_name(par->offload), par->zero);
 	if (par->offload == TS_OFFLOAD_NVME && par->zero != 3)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
 				 "found \"nvme\" with parallel.zero = %d, expected zero = 3 "
 				 "(DeepSpeed: \"NVMe offloading is available only with ZeRO "
-				 "stage 3\", config-json, offload_optimizer)", par->zero);
+				 "stage 3\", config-json, offload_optimizer)",
+				 par->zero);
 	if (par->tp_comm_overlap && par->tp > 1 && !par->sp)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.tp_comm_overlap",
 				 "found true with parallel.sp = false, expected sp = true "
@@ -113,19 +124,23 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	if (par->zero != 0 && sc->model.family == TS_FAMILY_LAYERS)
 		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
 				 "found %d for a layer-list model, but ZeRO is modelled for "
-				 "transformers only; expected 0", par->zero);
+				 "transformers only; expected 0",
+				 par->zero);
 	if ((par->tp > 1 || par->pp > 1) && sc->model.family == TS_FAMILY_LAYERS)
-		return plan_fail(sc, err, TS_EUNSUPPORTED, par->tp > 1 ? "parallel.tp" : "parallel.pp",
+		return plan_fail(sc, err, TS_EUNSUPPORTED,
+				 par->tp > 1 ? "parallel.tp" : "parallel.pp",
 				 "found %u, but tensor and pipeline parallelism are modelled for "
-				 "transformers only; expected 1", par->tp > 1 ? par->tp : par->pp);
+				 "transformers only; expected 1",
+				 par->tp > 1 ? par->tp : par->pp);
 	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 &&
 	    sc->model.layers % ((int64_t)par->pp * par->interleave) != 0)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.interleave",
 				 "found %u virtual stages per GPU for %lld layers on %u stages, "
 				 "expected the layers to be a multiple of pp x interleave = %u "
 				 "(Megatron-LM's interleaved schedule takes the same whole layers "
-				 "per virtual stage)", par->interleave, (long long)sc->model.layers,
-				 par->pp, par->pp * par->interleave);
+				 "per virtual stage)",
+				 par->interleave, (long long)sc->model.layers, par->pp,
+				 par->pp * par->interleave);
 	p->gpu = hw_cluster_gpu_type(sc->cluster);
 	int prec = sc->training.precision;
 	if (prec == TS_UNSET)
@@ -134,13 +149,13 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	if (!(p->gpu->peak_flops[p->dtype] > 0.0))
 		return plan_fail(sc, err, TS_EINVALID, "training.precision",
 				 "found %s, but %s has no %s tensor cores; expected one of "
-				 "the GPU's precisions", ts_dtype_name(p->dtype), p->gpu->name,
-				 ts_dtype_name(p->dtype));
+				 "the GPU's precisions",
+				 ts_dtype_name(p->dtype), p->gpu->name, ts_dtype_name(p->dtype));
 	if (work_fw_conventions(fw_of(sc->training.framework), p->dtype, &p->conv))
-		return plan_fail(sc, err, TS_EINVALID, "training.framework",
-				 "found %s with %s, expected a framework/precision pair it supports",
-				 ts_framework_name(sc->training.framework),
-				 ts_dtype_name(p->dtype));
+		return plan_fail(
+		    sc, err, TS_EINVALID, "training.framework",
+		    "found %s with %s, expected a framework/precision pair it supports",
+		    ts_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;
@@ -157,15 +172,15 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 	p->accum = (uint32_t)accum;
 	p->rc = rc_of(sc->training.recompute);
 	p->shape = (struct work_shape){
-		.micro_batch = sc->training.micro_batch,
-		.seq_len = sc->training.seq_len,
-		.tp = par->tp,
-		.cp = par->cp,
-		.ep = par->ep,
-		.sp = par->sp && par->tp > 1,
-		.dtype = p->dtype,
-		.flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
-		.causal = sc->model.family != TS_FAMILY_BERT,
+	    .micro_batch = sc->training.micro_batch,
+	    .seq_len = sc->training.seq_len,
+	    .tp = par->tp,
+	    .cp = par->cp,
+	    .ep = par->ep,
+	    .sp = par->sp && par->tp > 1,
+	    .dtype = p->dtype,
+	    .flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
+	    .causal = sc->model.family != TS_FAMILY_BERT,
 	};
 	p->calib = calib;
 	int rc = sc->model.family == TS_FAMILY_LAYERS
@@ -201,13 +216,16 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 	if (gran == DP_GRAN_OP) {
 		for (size_t i = 0; i < c->nembed_ops; i++, k++) {
 			const struct work_op_cost *o = &c->embed_ops[i];
-			u[k] = (struct dp_unit){.label = "embed", .fwd_s = o->fwd_s,
-						.dgrad_s = o->dgrad_s, .wgrad_s = o->wgrad_s,
+			u[k] = (struct dp_unit){.label = "embed",
+						.fwd_s = o->fwd_s,
+						.dgrad_s = o->dgrad_s,
+						.wgrad_s = o->wgrad_s,
 						.kernels_fwd = o->op.kernels,
 						.kernels_bwd = o->op.bwd_kernels,
 						.grad_bytes = o->op.params * gb,
 						.act_bytes = o->op.saved_bytes,
-						.act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 0};
+						.act_cat = GRAPH_MEM_ACTIVATIONS,
+						.layer = 0};
 		}
 		for (uint32_t l = 0; l < L; l++)
 			for (size_t i = 0; i < c->nops; i++, k++) {
@@ -221,9 +239,11 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 					act -= o->op.selective_bytes;
 					rs = o->fwd_s;
 				}
-				u[k] = (struct dp_unit){.label = o->op.name, .fwd_s = o->fwd_s,
+				u[k] = (struct dp_unit){.label = o->op.name,
+							.fwd_s = o->fwd_s,
 							.dgrad_s = o->dgrad_s,
-							.wgrad_s = o->wgrad_s, .recompute_s = rs,
+							.wgrad_s = o->wgrad_s,
+							.recompute_s = rs,
 							.kernels_fwd = o->op.kernels,
 							.kernels_bwd = o->op.bwd_kernels,
 							.grad_bytes = o->op.params * gb,
@@ -233,8 +253,10 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 			}
 		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
 			const struct work_op_cost *o = &c->head_ops[i];
-			u[k] = (struct dp_unit){.label = o->op.name, .fwd_s = o->fwd_s,
-						.dgrad_s = o->dgrad_s, .wgrad_s = o->wgrad_s,
+			u[k] = (struct dp_unit){.label = o->op.name,
+						.fwd_s = o->fwd_s,
+						.dgrad_s = o->dgrad_s,
+						.wgrad_s = o->wgrad_s,
 						.kernels_fwd = o->op.kernels,
 						.kernels_bwd = o->op.bwd_kernels,
 						.grad_bytes = o->op.params * gb,
@@ -243,15 +265,19 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 						.layer = (uint16_t)(L + 1)};
 		}
 	} else {
-		u[k++] = (struct dp_unit){.label = "embed", .fwd_s = c->embed_fwd_s,
-					  .dgrad_s = 0.0, .wgrad_s = c->embed_bwd_s,
+		u[k++] = (struct dp_unit){.label = "embed",
+					  .fwd_s = c->embed_fwd_s,
+					  .dgrad_s = 0.0,
+					  .wgrad_s = c->embed_bwd_s,
 					  .kernels_fwd = c->embed_kernels_fwd,
 					  .kernels_bwd = c->embed_kernels_bwd,
 					  .grad_bytes = c->embed_params * gb,
 					  .act_bytes = c->embed_saved_bytes,
-					  .act_cat = GRAPH_MEM_ACTIVATIONS, .layer = 0};
+					  .act_cat = GRAPH_MEM_ACTIVATIONS,
+					  .layer = 0};
 		for (uint32_t l = 0; l < L; l++)
-			u[k++] = (struct dp_unit){.label = "layer", .fwd_s = c->layer_fwd_s,
+			u[k++] = (struct dp_unit){.label = "layer",
+						  .fwd_s = c->layer_fwd_s,
 						  .dgrad_s = c->layer_dgrad_s,
 						  .wgrad_s = c->layer_wgrad_s,
 						  .recompute_s = c->layer_recompute_s[p->rc],
@@ -261,13 +287,16 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 						  .act_bytes = c->layer_act_bytes[p->rc],
 						  .act_cat = GRAPH_MEM_ACTIVATIONS,
 						  .layer = (uint16_t)(l + 1)};
-		u[k++] = (struct dp_unit){.label = "head", .fwd_s = c->head_fwd_s,
-					  .dgrad_s = c->head_dgrad_s, .wgrad_s = c->head_wgrad_s,
+		u[k++] = (struct dp_unit){.label = "head",
+					  .fwd_s = c->head_fwd_s,
+					  .dgrad_s = c->head_dgrad_s,
+					  .wgrad_s = c->head_wgrad_s,
 					  .kernels_fwd = c->head_kernels_fwd,
 					  .kernels_bwd = c->head_kernels_bwd,
 					  .grad_bytes = c->head_params * gb,
 					  .act_bytes = c->head_saved_bytes,
-					  .act_cat = GRAPH_MEM_LOGITS, .layer = (uint16_t)(L + 1)};
+					  .act_cat = GRAPH_MEM_LOGITS,
+					  .layer = (uint16_t)(L + 1)};
 	}
 	/* weights per unit, and Megatron-LM's tensor-parallel collectives
 	 * (Shoeybi et al. 2019, §3, Fig. 3): per layer g (all-reduce) after the
@@ -298,7 +327,8 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 				x->a2a_fwd = (uint8_t)c->layer_a2a_fwd;
 				x->a2a_bwd = (uint8_t)c->layer_a2a_bwd;
 			} else {
-				x->a2a_fwd = !strcmp(x->label, "router") || !strcmp(x->label, "expert_fc2");
+				x->a2a_fwd =
+				    !strcmp(x->label, "router") || !strcmp(x->label, "expert_fc2");
 				x->a2a_bwd = !strcmp(x->label, "expert_fc1") ||
 					     !strcmp(x->label, "expert_fc2");
 			}
@@ -322,7 +352,10 @@ static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_
 	return 0;
 }
 
-static double secs(ts_time t, double per) { return ts_time_to_s(t) / per; }
+static double secs(ts_time t, double per)
+{
+	return ts_time_to_s(t) / per;
+}
 
 /* Tracing: every task of every simulated iteration on a track per stream
  * of rank class 0, and every transfer on a track per busy link (or link
@@ -333,9 +366,9 @@ struct tracer {
 	const struct ts_net *net;
 	const struct ts_graph *g;
 	uint32_t links_proc;
-	uint32_t *track;   /* per fluid resource: trace track, or UNSEEN / NOT_LINK */
+	uint32_t *track; /* per fluid resource: trace track, or UNSEEN / NOT_LINK */
 	size_t captrack;
-	ts_time *start;    /* per activity id: when it started using resources */
+	ts_time *start; /* per activity id: when it started using resources */
 	size_t capstart;
 	int rc;
 };
@@ -380,7 +413,8 @@ static void tr_end(void *ud, uint32_t act, uint32_t tag, ts_time t)
 		}
 		if (x->track[r] == NOT_LINK)
 			continue;
-		const char *label = tag < graph_ntasks(x->g) ? graph_rec(x->g, tag)->label : "transfer";
+		const char *label =
+		    tag < graph_ntasks(x->g) ? graph_rec(x->g, tag)->label : "transfer";
 		trace_span(x->tr, x->track[r], label, x->start[act], t, "link");
 	}
 }
@@ -394,7 +428,7 @@ static void trace_tasks(struct ts_trace *tr, const struct ts_graph *g)
 	for (uint32_t s = 0; s < ns && s < 64; s++)
 		trace_track(tr, proc, graph_stream_name(g, s), &tracks[s]);
 	static const char *const cats[GRAPH_KIND_COUNT_] = {
-		"compute", "recompute", "optimizer", "comm", "p2p", "data", "host", "mark"};
+	    "compute", "recompute", "optimizer", "comm", "p2p", "data", "host", "mark"};
 	for (uint32_t t = 0; t < graph_ntasks(g); t++) {
 		const struct graph_rec *r = graph_rec(g, t);
 		if (r->stream == GRAPH_NONE || r->stream >= 64 || r->kind == GRAPH_MARK)
@@ -413,13 +447,17 @@ static void bottleneck(struct ts_result *r)
 			 r->memory_capacity_bytes / 1073741824.0);
 		return;
 	}
-	struct { const char *what; double s; } parts[] = {
-		{"compute (forward and backward kernels)", r->compute_s + r->recompute_s},
-		{"exposed communication (gradient reduction not hidden by backward)", r->exposed_comm_s},
-		{"pipeline bubble", r->bubble_s},
-		{"data loading", r->data_stall_s},
-		{"optimizer step", r->optimizer_s},
-		{"host (kernel launches) and other waits", r->other_s},
+	struct {
+		const char *what;
+		double s;
+	} parts[] = {
+	    {"compute (forward and backward kernels)", r->compute_s + r->recompute_s},
+	    {"exposed communication (gradient reduction not hidden by backward)",
+	     r->exposed_comm_s},
+	    {"pipeline bubble", r->bubble_s},
+	    {"data loading", r->data_stall_s},
+	    {"optimizer step", r->optimizer_s},
+	    {"host (kernel launches) and other waits", r->other_s},
 	};
 	size_t best = 0;
 	for (size_t i = 1; i < sizeof parts / sizeof parts[0]; i++)
@@ -464,8 +502,7 @@ static ts_time ext_ns(ts_time x1, ts_time x2, const struct extrap *ex, uint32_t 
  * data.storage (default local-nvme) in configs/hardware/storage.cfg, all
  * its devices. Returns 0, or TS_EINVALID naming data.storage when that is
  * not a local storage with a write bandwidth. */
-static int nvme_drives(const struct ts_scenario *sc, double *rd, double *wr,
-		       struct ts_error *err)
+static int nvme_drives(const struct ts_scenario *sc, double *rd, double *wr, struct ts_error *err)
 {
 	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
 	const char *name = sc->data.storage[0] ? sc->data.storage : "local-nvme";
@@ -482,7 +519,8 @@ static int nvme_drives(const struct ts_scenario *sc, double *rd, double *wr,
 			       "found \"%s\" with parallel.offload = \"nvme\", expected a "
 			       "node-local drive with a write bandwidth to hold the optimizer "
 			       "state (local-nvme, local-nvme-gen3, local-nvme-gen5, "
-			       "local-nvme-raid8)", name);
+			       "local-nvme-raid8)",
+			       name);
 	}
 	data_catalog_destroy(cat);
 	return rc;
@@ -522,12 +560,12 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	struct data_loader *ld = NULL;
 	if (rc)
 		goto out;
-	enum dp_granularity gran = sc->sim.granularity == TS_GRAN_OP      ? DP_GRAN_OP
+	enum dp_granularity gran = sc->sim.granularity == TS_GRAN_OP	  ? DP_GRAN_OP
 				   : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
 									  : DP_GRAN_LAYER;
 	if (sc->model.family == TS_FAMILY_LAYERS &&
-	    (rc = run_lnet_units(&sc->model, sc->training.micro_batch, p->dtype, p->gpu, calib, gran,
-				 ts_dtype_bytes(p->conv.reduce_dtype), &units, &nunits, err)))
+	    (rc = run_lnet_units(&sc->model, sc->training.micro_batch, p->dtype, p->gpu, calib,
+				 gran, ts_dtype_bytes(p->conv.reduce_dtype), &units, &nunits, err)))
 		goto out;
 	rc = TS_ENOMEM;
 	if ((!units && make_units(p, gran, &units, &nunits)) ||
@@ -565,19 +603,29 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 							      : (double)sc->parallel.bucket_bytes;
 	double first = sc->parallel.bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
 	bool overlap = sc->parallel.overlap_grad_reduce == TS_UNSET
-			       ? p->conv.overlap_grad_reduce
-			       : sc->parallel.overlap_grad_reduce != 0;
+			   ? p->conv.overlap_grad_reduce
+			   : sc->parallel.overlap_grad_reduce != 0;
 	struct dp_job job = {
-		.units = units, .nunits = nunits, .gran = gran, .accum = p->accum,
-		.iterations = (uint32_t)sc->training.iterations, .bucket_bytes = bucket,
-		.first_bucket_bytes = first, .overlap = overlap,
-		.optimizer_s = work_optimizer_time(p->gpu, calib, p->params,
-						   p->conv.optim_bytes_touched),
-		.optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48),
-		.launch_s = calib->launch_s, .ranks = ranks, .dp = p->dp,
-		.class_mode = class_mode, .coll_mult = (p->dp + gpn - 1) / gpn,
-		.weights_bytes = st.weight_bytes, .grads_bytes = st.grad_bytes,
-		.optimizer_bytes = st.optim_bytes, .data = data_loader_job(ld),
+	    .units = units,
+	    .nunits = nunits,
+	    .gran = gran,
+	    .accum = p->accum,
+	    .iterations = (uint32_t)sc->training.iterations,
+	    .bucket_bytes = bucket,
+	    .first_bucket_bytes = first,
+	    .overlap = overlap,
+	    .optimizer_s =
+		work_optimizer_time(p->gpu, calib, p->params, p->conv.optim_bytes_touched),
+	    .optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48),
+	    .launch_s = calib->launch_s,
+	    .ranks = ranks,
+	    .dp = p->dp,
+	    .class_mode = class_mode,
+	    .coll_mult = (p->dp + gpn - 1) / gpn,
+	    .weights_bytes = st.weight_bytes,
+	    .grads_bytes = st.grad_bytes,
+	    .optimizer_bytes = st.optim_bytes,
+	    .data = data_loader_job(ld),
 	};
 	if (mp) {
 		/* tensor, pipeline or sharded data parallelism: the model-parallel
@@ -586,31 +634,43 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 		if (par->offload == TS_OFFLOAD_NVME && (rc = nvme_drives(sc, &nv_rd, &nv_wr, err)))
 			goto out;
 		struct pipe_job pj = {
-			.units = units, .nunits = nunits, .gran = gran,
-			.sched = par->schedule == TS_SCHED_GPIPE	 ? PIPE_GPIPE
-				 : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
-									 : PIPE_1F1B,
-			.interleave = par->interleave, .m = p->accum,
-			.iterations = (uint32_t)sc->training.iterations, .lay = &lay,
-			.tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
-				    (double)par->cp * (double)sc->model.hidden * ab,
-			.cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
-			.cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
-			.ep = par->ep, .a2a_bytes = p->costs.layer_a2a_bytes,
-			.offload = par->offload != TS_OFFLOAD_NONE, .net = net,
-			.cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
-			.nvme = par->offload == TS_OFFLOAD_NVME, .nvme_read_Bps = nv_rd,
-			.nvme_write_Bps = nv_wr, .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
-			.sp = par->sp, .zero = par->zero,
-			.tp_overlap = par->tp_comm_overlap,
-			.comm_slowdown = calib->comm_compute_slowdown,
-			.bucket_bytes = bucket, .overlap = overlap,
-			.weight_bpp = p->conv.weight_bytes, .grad_bpp = p->conv.grad_bytes,
-			.optim_bpp = p->conv.optim_bytes,
-			.reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
-			.optimizer_s_per_param = work_optimizer_time(p->gpu, calib, 1.0,
-								     p->conv.optim_bytes_touched),
-			.optimizer_kernels = job.optimizer_kernels, .launch_s = calib->launch_s,
+		    .units = units,
+		    .nunits = nunits,
+		    .gran = gran,
+		    .sched = par->schedule == TS_SCHED_GPIPE	     ? PIPE_GPIPE
+			     : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
+								     : PIPE_1F1B,
+		    .interleave = par->interleave,
+		    .m = p->accum,
+		    .iterations = (uint32_t)sc->training.iterations,
+		    .lay = &lay,
+		    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
+				(double)par->cp * (double)sc->model.hidden * ab,
+		    .cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
+		    .cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
+		    .ep = par->ep,
+		    .a2a_bytes = p->costs.layer_a2a_bytes,
+		    .offload = par->offload != TS_OFFLOAD_NONE,
+		    .net = net,
+		    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
+		    .nvme = par->offload == TS_OFFLOAD_NVME,
+		    .nvme_read_Bps = nv_rd,
+		    .nvme_write_Bps = nv_wr,
+		    .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
+		    .sp = par->sp,
+		    .zero = par->zero,
+		    .tp_overlap = par->tp_comm_overlap,
+		    .comm_slowdown = calib->comm_compute_slowdown,
+		    .bucket_bytes = bucket,
+		    .overlap = overlap,
+		    .weight_bpp = p->conv.weight_bytes,
+		    .grad_bpp = p->conv.grad_bytes,
+		    .optim_bpp = p->conv.optim_bytes,
+		    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
+		    .optimizer_s_per_param =
+			work_optimizer_time(p->gpu, calib, 1.0, p->conv.optim_bytes_touched),
+		    .optimizer_kernels = job.optimizer_kernels,
+		    .launch_s = calib->launch_s,
 		};
 		rc = pipe_build(g, f, &pj, &pbuilt, err);
 	} else {
@@ -673,8 +733,9 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 		double w = ((double)ex->m - (double)ex->m1) / ((double)m2 - (double)ex->m1);
 		peak_bytes = 0.0;
 		for (int k = 0; k < GRAPH_MEM_COUNT_; k++) {
-			ms.at[k] = a->at[k] == ms.at[k] ? a->at[k]
-							: fmax(0.0, a->at[k] + (ms.at[k] - a->at[k]) * w);
+			ms.at[k] = a->at[k] == ms.at[k]
+				       ? a->at[k]
+				       : fmax(0.0, a->at[k] + (ms.at[k] - a->at[k]) * w);
 			peak_bytes += ms.at[k];
 		}
 	}
@@ -700,7 +761,8 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	double tokens = (double)tr->global_batch * (double)tr->seq_len * batch_share;
 	out->samples_per_s = (double)tr->global_batch * batch_share / T;
 	out->tokens_per_s = tokens / T;
-	out->model_flops_per_iteration = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
+	out->model_flops_per_iteration =
+	    work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
 	 * per rank and micro-batch) over every layer and micro-batch of the job */
 	double recompute_flops = p->costs.layer_recompute_flops[p->rc] * (double)sc->model.layers *
@@ -726,9 +788,15 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	/* whole run */
 	double steps = 0.0;
 	switch (tr->run_unit) {
-	case TS_RUN_TOKENS: steps = ceil(tr->run_length / tokens); break;
-	case TS_RUN_SAMPLES: steps = ceil(tr->run_length / (double)tr->global_batch); break;
-	case TS_RUN_STEPS: steps = tr->run_length; break;
+	case TS_RUN_TOKENS:
+		steps = ceil(tr->run_length / tokens);
+		break;
+	case TS_RUN_SAMPLES:
+		steps = ceil(tr->run_length / (double)tr->global_batch);
+		break;
+	case TS_RUN_STEPS:
+		steps = tr->run_length;
+		break;
 	case TS_RUN_EPOCHS: {
 		/* passes over the dataset (data.dataset); a token dataset counts
 		 * tokens, packed into sequences of seq_len */
@@ -737,7 +805,8 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 		steps = ceil(tr->run_length * per_epoch / (double)tr->global_batch);
 		break;
 	}
-	default: break;
+	default:
+		break;
 	}
 	out->steps = steps;
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */

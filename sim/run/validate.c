@@ -27,8 +27,8 @@
  *
  * The fit minimises the mean over sources of the mean absolute percentage
  * error on each source's fitting half (vTrain single-node, MEG24, MPT,
- * TITAN; vTrain multi-node is checked only, fit_sources says why), so that a source with many rows does not outweigh one
- * with few, with GSL's Nelder-Mead simplex (nmsimplex2): the objective is a
+ * TITAN; vTrain multi-node is checked only, fit_sources says why), so that a source with many rows
+ * does not outweigh one with few, with GSL's Nelder-Mead simplex (nmsimplex2): the objective is a
  * sum of maxima (host launch stream against GPU stream, wave quantisation),
  * so it has kinks where gradients would mislead, and three constants are
  * few enough for a simplex. Coordinates are normalised by a typical step
@@ -187,8 +187,7 @@ static int csv_header(const struct csv *c, const char *const *names, int n, int 
 /* The next data line of a file with a header: the header (line 1) fills
  * col[] (csv_header), blank lines are skipped. 1 for a data line in c, 0 at
  * the end, or the error of csv_next / csv_header. */
-static int csv_row(struct csv *c, const char *const *names, int n, int *col,
-		   struct ts_error *err)
+static int csv_row(struct csv *c, const char *const *names, int n, int *col, struct ts_error *err)
 {
 	int rc;
 	while ((rc = csv_next(c, err)) > 0) {
@@ -407,8 +406,8 @@ static int load_pair(const char *root, const char *a,
 
 int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
 {
-	return load_pair(root, VAL_VTRAIN_CSV, load_vtrain, VAL_MEASUREMENTS_CSV,
-			 load_measurements, rows, n, err);
+	return load_pair(root, VAL_VTRAIN_CSV, load_vtrain, VAL_MEASUREMENTS_CSV, load_measurements,
+			 rows, n, err);
 }
 
 /* ------------------------------------------------- multi-GPU sources */
@@ -596,8 +595,8 @@ static int row_meg24(struct val_row *r, char **f, const int *col, struct ts_erro
 	    "sim = { granularity = \"%s\"; mode = \"class\"; };\n",
 	    r->id, (long long)L, (long long)h, (long long)a, (long long)s, (long long)(gpus / 8),
 	    (long long)gb, (long long)s, (long long)tp, (long long)pp, (long long)dp,
-	    tp > 1 ? "true" : "false", tp > 1 ? "true" : "false",
-	    vpp > 1 ? "interleaved" : "1f1b", (long long)vpp, pp > 1 ? "stage" : "layer");
+	    tp > 1 ? "true" : "false", tp > 1 ? "true" : "false", vpp > 1 ? "interleaved" : "1f1b",
+	    (long long)vpp, pp > 1 ? "stage" : "layer");
 }
 
 /* One MPT row: llm-foundry with PyTorch FSDP FULL_SHARD (zero = 3),
@@ -923,8 +922,7 @@ void val_summarize(const struct val_row *rows, size_t n, const bool *use, const 
 
 /* ---------------------------------------------------------------- fit */
 
-const size_t val_fit_keys[VAL_FIT_COUNT] = {0 /* gemm_k0 */, 5 /* launch_s */,
-					    6 /* tc_sustain */};
+const size_t val_fit_keys[VAL_FIT_COUNT] = {0 /* gemm_k0 */, 5 /* launch_s */, 6 /* tc_sustain */};
 
 /* The sources the fit spans: each weighs the same in the objective, however
  * many rows it has (vTrain's 124 fitting rows would drown MPT's 22). vTrain's

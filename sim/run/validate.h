@@ -132,9 +132,9 @@ struct val_summary {
 	struct val_err_stats by_source[VAL_SOURCE_COUNT_];
 	struct val_err_stats half[VAL_SOURCE_COUNT_][2]; /* per source: [0] fitting
 							  * half, [1] the others */
-	struct val_err_stats fitting;		    /* odd-numbered vTrain rows */
-	struct val_err_stats held_out;		    /* even-numbered vTrain rows */
-	struct val_group by_hidden[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
+	struct val_err_stats fitting;			 /* odd-numbered vTrain rows */
+	struct val_err_stats held_out;			 /* even-numbered vTrain rows */
+	struct val_group by_hidden[VAL_MAX_GROUPS];	 /* vTrain rows, ascending key */
 	size_t n_hidden;
 	struct val_group by_micro_batch[VAL_MAX_GROUPS]; /* vTrain rows, ascending key */
 	size_t n_micro_batch;

@@ -19,7 +19,10 @@
 
 static const size_t calib_keys[CALIB_NKEYS] = {0 /* gemm_k0 */, 5 /* launch_s */};
 
-size_t calib_key(size_t i) { return i < CALIB_NKEYS ? calib_keys[i] : 0; }
+size_t calib_key(size_t i)
+{
+	return i < CALIB_NKEYS ? calib_keys[i] : 0;
+}
 
 /* Relative step of the sensitivity probe. */
 #define PROBE 1.1
@@ -85,8 +88,12 @@ int calib_fit_iteration(const struct ts_scenario *sc, const struct work_calib *s
 	if (!(measured_s > 0.0) || !isfinite(measured_s))
 		return ts_error_set(err, TS_ERANGE, NULL, 0, "--measured-iteration-s",
 				    "found %g, expected a positive time in seconds", measured_s);
-	struct eval e = {.sc = sc, .c = *start, .key = calib_keys[0], .c0 = start->gemm_k0,
-			 .log_meas = log(measured_s), .err = err};
+	struct eval e = {.sc = sc,
+			 .c = *start,
+			 .key = calib_keys[0],
+			 .c0 = start->gemm_k0,
+			 .log_meas = log(measured_s),
+			 .err = err};
 	double t0 = calib_time(&e, 0.0);
 	if (e.rc)
 		return e.rc;
@@ -148,8 +155,8 @@ static void calib_coll_done(void *ctx, uint64_t arg)
 	t->end = evq_now(t->q);
 }
 
-int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
-		     double *busbw_Bps, struct ts_error *err)
+int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes, double *busbw_Bps,
+		     struct ts_error *err)
 {
 	const struct hw_cluster *c = sc->cluster;
 	uint32_t gpn = hw_cluster_gpus_per_node(c);
@@ -161,18 +168,21 @@ int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
 	uint32_t *ranks = ts_calloc(gpus, sizeof *ranks);
 	int rc = TS_ENOMEM;
 	*busbw_Bps = 0.0;
-	if (!ranks || evq_create(&q, 1024) || fluid_create(&f, q) ||
-	    net_create(&net, c, f, mode) || coll_create(&cc, net)) {
+	if (!ranks || evq_create(&q, 1024) || fluid_create(&f, q) || net_create(&net, c, f, mode) ||
+	    coll_create(&cc, net)) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
 	for (uint32_t i = 0; i < gpus; i++)
 		ranks[i] = i;
 	struct coll_timing tm = {.q = q};
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = gpus,
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = ranks,
+			      .nranks = gpus,
 			      .bytes = bytes,
 			      .mult = mode == NET_CLASS ? (gpus + gpn - 1) / gpn : 1,
-			      .done = calib_coll_done, .ctx = &tm};
+			      .done = calib_coll_done,
+			      .ctx = &tm};
 	struct coll_plan p;
 	ts_time t0 = evq_now(q);
 	if ((rc = coll_start(cc, &s, &p, err)))
@@ -275,9 +285,8 @@ static int bound_link(const struct hw_cluster *c, uint32_t gpus)
 	return -1;
 }
 
-int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets,
-		   size_t nsets, const struct nccl_table *t, struct calib_link_fit *out,
-		   struct ts_error *err)
+int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets, size_t nsets,
+		   const struct nccl_table *t, struct calib_link_fit *out, struct ts_error *err)
 {
 	memset(out, 0, sizeof *out);
 	struct ts_scenario *sc = NULL;
@@ -289,8 +298,9 @@ int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *
 	if (gpus > hw_cluster_gpus(sc->cluster) || gpus < 2 || (gpus > gpn && gpus % gpn)) {
 		rc = ts_error_set(err, TS_EINVALID, NULL, 0, "--nccl-tests",
 				  "found %u ranks, expected 2 to the %u GPUs of %s, whole nodes "
-				  "of %u beyond one", gpus, hw_cluster_gpus(sc->cluster),
-				  hw_cluster_name(sc->cluster), gpn);
+				  "of %u beyond one",
+				  gpus, hw_cluster_gpus(sc->cluster), hw_cluster_name(sc->cluster),
+				  gpn);
 		goto out;
 	}
 	int link = bound_link(sc->cluster, gpus);
@@ -313,9 +323,16 @@ int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *
 				  "largest sizes");
 		goto out;
 	}
-	struct nccl_eval e = {.cat = cat, .path = path, .sets = sets, .nsets = nsets, .t = t,
-			      .link = (size_t)link, .gpus = gpus, .from_bytes = out->from_bytes,
-			      .measured = out->measured_Bps, .err = err};
+	struct nccl_eval e = {.cat = cat,
+			      .path = path,
+			      .sets = sets,
+			      .nsets = nsets,
+			      .t = t,
+			      .link = (size_t)link,
+			      .gpus = gpus,
+			      .from_bytes = out->from_bytes,
+			      .measured = out->measured_Bps,
+			      .err = err};
 	out->before_Bps = nccl_plateau(&e, out->before_eff);
 	double flo = nccl_resid(CALIB_EFF_MIN, &e), fhi = nccl_resid(1.0, &e), x;
 	if ((rc = e.rc))

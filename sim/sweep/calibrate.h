@@ -28,14 +28,14 @@ size_t calib_key(size_t i);
 
 /* Result of calib_fit_iteration. Plain record. */
 struct calib_fit {
-	struct work_calib calib;	 /* the start with the fitted constant replaced */
-	size_t key;			 /* work_calib index of the constant fitted */
-	double elasticity[CALIB_NKEYS];	 /* d ln T / d ln c of candidate i at the start */
-	double before_s;		 /* predicted iteration time at the start, s */
-	double after_s;			 /* ... with the fitted constants, s */
-	size_t evaluations;		 /* simulations run */
-	bool at_bound;			 /* the measurement lies beyond CALIB_RANGE: the
-					  * constant stops at the nearer bound */
+	struct work_calib calib;	/* the start with the fitted constant replaced */
+	size_t key;			/* work_calib index of the constant fitted */
+	double elasticity[CALIB_NKEYS]; /* d ln T / d ln c of candidate i at the start */
+	double before_s;		/* predicted iteration time at the start, s */
+	double after_s;			/* ... with the fitted constants, s */
+	size_t evaluations;		/* simulations run */
+	bool at_bound;			/* the measurement lies beyond CALIB_RANGE: the
+					 * constant stops at the nearer bound */
 };
 
 /* Fit scenario sc (borrowed) to a measured iteration of measured_s seconds,
@@ -61,19 +61,19 @@ int calib_fit_iteration(const struct ts_scenario *sc, const struct work_calib *s
 
 /* Result of calib_fit_nccl. Plain record. */
 struct calib_link_fit {
-	char link[48];		/* link type fitted ("nvlink3", "ib-hdr") */
-	size_t link_index;	/* its catalog index */
-	uint32_t gpus;		/* ranks of the all-reduce */
-	uint32_t nodes;		/* nodes they span */
-	double from_bytes;	/* smallest size of the plateau, bytes */
-	double measured_Bps;	/* measured plateau busbw, bytes/s */
-	double before_eff;	/* the catalog's efficiency */
-	double before_Bps;	/* predicted plateau busbw with it, bytes/s */
-	double fitted_eff;	/* the efficiency whose prediction matches */
-	double after_Bps;	/* predicted plateau busbw with it, bytes/s */
-	size_t evaluations;	/* plateaus simulated */
-	bool at_bound;		/* the measurement lies beyond (CALIB_EFF_MIN, 1]:
-				 * the efficiency stops at the nearer bound */
+	char link[48];	     /* link type fitted ("nvlink3", "ib-hdr") */
+	size_t link_index;   /* its catalog index */
+	uint32_t gpus;	     /* ranks of the all-reduce */
+	uint32_t nodes;	     /* nodes they span */
+	double from_bytes;   /* smallest size of the plateau, bytes */
+	double measured_Bps; /* measured plateau busbw, bytes/s */
+	double before_eff;   /* the catalog's efficiency */
+	double before_Bps;   /* predicted plateau busbw with it, bytes/s */
+	double fitted_eff;   /* the efficiency whose prediction matches */
+	double after_Bps;    /* predicted plateau busbw with it, bytes/s */
+	size_t evaluations;  /* plateaus simulated */
+	bool at_bound;	     /* the measurement lies beyond (CALIB_EFF_MIN, 1]:
+			      * the efficiency stops at the nearer bound */
 };
 
 /* Lowest link efficiency the nccl-tests fit tries. */
@@ -83,8 +83,8 @@ struct calib_link_fit {
  * of scenario sc's cluster (class mode when they fill whole nodes), as
  * nccl-tests defines it: bytes / time x 2 (n - 1) / n, bytes/s, into
  * *busbw_Bps. Returns 0, TS_ENOMEM or the errors of coll_start. */
-int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
-		     double *busbw_Bps, struct ts_error *err);
+int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes, double *busbw_Bps,
+		     struct ts_error *err);
 
 /* Fit the efficiency of the link type an all-reduce of scenario file
  * `path` (with `sets`) is bound by to the nccl-tests table t: the GPUs'
@@ -99,8 +99,7 @@ int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes,
  * plateau, more ranks than the scenario's GPUs, or ranks that are not
  * whole nodes), TS_EUNSUPPORTED (no link to fit), or the errors of
  * ts_scenario_load and calib_coll_busbw, with `err` filled. */
-int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets,
-		   size_t nsets, const struct nccl_table *t, struct calib_link_fit *out,
-		   struct ts_error *err);
+int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets, size_t nsets,
+		   const struct nccl_table *t, struct calib_link_fit *out, struct ts_error *err);
 
 #endif

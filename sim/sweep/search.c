@@ -35,10 +35,14 @@
 static enum work_framework fw_of(enum ts_framework f)
 {
 	switch (f) {
-	case TS_FW_DEEPSPEED: return WORK_FW_DEEPSPEED;
-	case TS_FW_DDP: return WORK_FW_DDP;
-	case TS_FW_FSDP: return WORK_FW_FSDP;
-	default: return WORK_FW_MEGATRON;
+	case TS_FW_DEEPSPEED:
+		return WORK_FW_DEEPSPEED;
+	case TS_FW_DDP:
+		return WORK_FW_DDP;
+	case TS_FW_FSDP:
+		return WORK_FW_FSDP;
+	default:
+		return WORK_FW_MEGATRON;
 	}
 }
 
@@ -57,10 +61,14 @@ static const struct work_costs *costs_get(struct costs_cache *cc, const struct t
 		return cc->c[ti][ci][mi];
 	const struct hw_gpu_type *g = hw_cluster_gpu_type(sc->cluster);
 	struct work_shape shape = {
-		.micro_batch = mb, .seq_len = sc->training.seq_len, .tp = tp, .cp = cp,
-		.sp = sc->parallel.sp && tp > 1, .dtype = dt,
-		.flash = sc->training.flash_attention && dt != TS_FP32 && dt != TS_TF32,
-		.causal = sc->model.family != TS_FAMILY_BERT,
+	    .micro_batch = mb,
+	    .seq_len = sc->training.seq_len,
+	    .tp = tp,
+	    .cp = cp,
+	    .sp = sc->parallel.sp && tp > 1,
+	    .dtype = dt,
+	    .flash = sc->training.flash_attention && dt != TS_FP32 && dt != TS_TF32,
+	    .causal = sc->model.family != TS_FAMILY_BERT,
 	};
 	struct work_costs *c = ts_malloc(sizeof *c);
 	if (c && work_costs_compute(&sc->model, &shape, g, calib, c, NULL)) {
@@ -106,8 +114,8 @@ static double estimate(const struct ts_scenario *sc, const struct work_fw_conven
 		first_a = last_a = L * act + c->embed_saved_bytes + c->head_saved_bytes;
 	} else {
 		double in0 = x->schedule == TS_SCHED_INTERLEAVED
-				     ? fmin(2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0, (double)m * v)
-				     : fmin(pp, (double)m) * v;
+				 ? fmin(2.0 * (pp - 1.0) + (v - 1.0) * pp + 1.0, (double)m * v)
+				 : fmin(pp, (double)m) * v;
 		first_p = c->embed_params + lpc * v * c->layer_params;
 		last_p = c->head_params + lpc * v * c->layer_params;
 		first_a = in0 * lpc * act + ceil(in0 / v) * c->embed_saved_bytes;
@@ -150,8 +158,11 @@ static int zero_stages(enum ts_framework fw, const struct ts_model *m, uint32_t 
 		z[n++] = 2;
 		z[n++] = 3;
 		break;
-	case TS_FW_DDP: break;
-	default: z[n++] = 1; break; /* megatron: the distributed optimizer */
+	case TS_FW_DDP:
+		break;
+	default:
+		z[n++] = 1;
+		break; /* megatron: the distributed optimizer */
 	}
 	return n;
 }
@@ -202,30 +213,41 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 		if (per_rank % mb || m > MAX_ACCUM)
 			continue;
 		const struct work_costs *wc =
-			layers_only ? NULL
-				    : costs_get(x->cache, x->base, x->calib, x->dt, ti, tp, ci, cp, mi, mb);
+		    layers_only
+			? NULL
+			: costs_get(x->cache, x->base, x->calib, x->dt, ti, tp, ci, cp, mi, mb);
 		/* interleaved x2: whole layers per virtual stage, m a multiple
 		 * of the stages (as sim/run/run.c checks) */
 		int nsched = pp > 1 && m % pp == 0 && L % (2 * pp) == 0 ? 2 : 1;
 		for (int sch = 0; sch < nsched; sch++)
 			for (int zi = 0; zi < nz; zi++)
 				for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
-					if (ts_grow((void **)&out->c, cap_c, out->n + 1, sizeof *out->c))
+					if (ts_grow((void **)&out->c, cap_c, out->n + 1,
+						    sizeof *out->c))
 						return TS_ENOMEM;
 					struct search_cand *c = &out->c[out->n++];
 					*c = (struct search_cand){
-						.nodes = s->nodes, .gpus_per_node = s->gpus_per_node,
-						.tp = tp, .pp = pp, .cp = cp, .dp = dp, .zero = zs[zi],
-						.schedule = sch ? TS_SCHED_INTERLEAVED : TS_SCHED_1F1B,
-						.interleave = sch ? 2u : 1u, .micro_batch = mb,
-						.recompute = (enum ts_recompute)r,
-						.capacity_bytes = hw_cluster_gpu_type(s->cluster)->mem_bytes,
-						.score = INFINITY};
+					    .nodes = s->nodes,
+					    .gpus_per_node = s->gpus_per_node,
+					    .tp = tp,
+					    .pp = pp,
+					    .cp = cp,
+					    .dp = dp,
+					    .zero = zs[zi],
+					    .schedule = sch ? TS_SCHED_INTERLEAVED : TS_SCHED_1F1B,
+					    .interleave = sch ? 2u : 1u,
+					    .micro_batch = mb,
+					    .recompute = (enum ts_recompute)r,
+					    .capacity_bytes =
+						hw_cluster_gpu_type(s->cluster)->mem_bytes,
+					    .score = INFINITY};
 					/* layer lists: the simulation checks memory */
-					c->est_bytes = layers_only ? 0.0 : estimate(s, x->conv, wc, c, m);
+					c->est_bytes =
+					    layers_only ? 0.0 : estimate(s, x->conv, wc, c, m);
 					c->pruned = !(c->est_bytes <= c->capacity_bytes);
 					c->alias = wc && r > 0 && same_rc(wc, r - 1, r);
-					c->rc = (int)l; /* which layout: kept in rc until simulated */
+					c->rc =
+					    (int)l; /* which layout: kept in rc until simulated */
 					out->pruned += c->pruned;
 				}
 	}
@@ -266,9 +288,16 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		 * data parallelism, whose checks every global batch passes */
 		snprintf(a_dp, sizeof a_dp, "parallel.dp=%llu", (unsigned long long)g);
 		snprintf(a_gb, sizeof a_gb, "training.global_batch=%llu", (unsigned long long)g);
-		const char *fix[NFIX] = {a_nodes, a_gpn, a_dp, a_gb, "training.micro_batch=1",
-					 "parallel.tp=1", "parallel.pp=1", "parallel.zero=0",
-					 "parallel.interleave=1", "parallel.schedule=1f1b"};
+		const char *fix[NFIX] = {a_nodes,
+					 a_gpn,
+					 a_dp,
+					 a_gb,
+					 "training.micro_batch=1",
+					 "parallel.tp=1",
+					 "parallel.pp=1",
+					 "parallel.zero=0",
+					 "parallel.interleave=1",
+					 "parallel.schedule=1f1b"};
 		for (size_t k = 0; k < NFIX; k++)
 			argv[nsets + k] = fix[k];
 		struct ts_error e2;
@@ -287,7 +316,8 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 	if (work_fw_conventions(fw_of(base->training.framework), dt, &conv)) {
 		rc = ts_scenario_error(base, err, TS_EINVALID, "training.framework",
 				       "found %s with %s, expected a framework/precision pair it "
-				       "supports", ts_framework_name(base->training.framework),
+				       "supports",
+				       ts_framework_name(base->training.framework),
 				       ts_dtype_name(dt));
 		goto done;
 	}
@@ -306,15 +336,18 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 			if (s->gpus_per_node % tp || g % tp || (md->heads > 0 && md->heads % tp) ||
 			    (layers_only && tp > 1))
 				continue;
-			for (uint32_t cp = 1, ci = 0; cp <= SEARCH_MAX_CP && ci < MAX_CP; cp *= 2, ci++) {
+			for (uint32_t cp = 1, ci = 0; cp <= SEARCH_MAX_CP && ci < MAX_CP;
+			     cp *= 2, ci++) {
 				/* ring attention: the sequence in 2 cp chunks when causal
 				 * (sim/work/ops.c) */
-				int64_t chunks = md->family != TS_FAMILY_BERT ? 2 * (int64_t)cp : cp;
+				int64_t chunks =
+				    md->family != TS_FAMILY_BERT ? 2 * (int64_t)cp : cp;
 				if ((g / tp) % cp ||
 				    (cp > 1 && (layers_only || base->training.seq_len % chunks)))
 					continue;
 				uint32_t gp = g / tp / cp; /* GPUs for pp x dp */
-				for (uint32_t pp = 1; pp <= gp && pp <= SEARCH_MAX_PP && pp <= L; pp++) {
+				for (uint32_t pp = 1; pp <= gp && pp <= SEARCH_MAX_PP && pp <= L;
+				     pp++) {
 					if (gp % pp || (layers_only && pp > 1) ||
 					    (L % pp && L / pp < SEARCH_MIN_LAYERS_UNEVEN))
 						continue;
@@ -323,7 +356,8 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 						out->degrees_skipped++;
 						continue;
 					}
-					if (add_degrees(out, &cap_c, &ctx, s, l, ti, tp, ci, cp, pp, dp))
+					if (add_degrees(out, &cap_c, &ctx, s, l, ti, tp, ci, cp, pp,
+							dp))
 						goto nomem;
 				}
 			}
@@ -355,7 +389,8 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		sc.parallel.zero = c->zero;
 		sc.parallel.schedule = c->schedule;
 		sc.parallel.interleave = c->interleave;
-		sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
+		sc.sim.granularity =
+		    TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
 		sc.sim.mode = TS_MODE_CLASS;
 		c->rc = ts_run(&sc, calib, &c->res, NULL, NULL);
 	}
@@ -382,10 +417,10 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		const struct ts_result *r = &c->res;
 		if (!r->fits)
 			continue;
-		double v = obj == SEARCH_COST
-				   ? (r->cost_usd > 0.0 ? r->cost_usd : r->iteration_time_s * r->gpus)
-				   : (r->time_to_train_s > 0.0 ? r->time_to_train_s
-							       : r->iteration_time_s);
+		double v =
+		    obj == SEARCH_COST
+			? (r->cost_usd > 0.0 ? r->cost_usd : r->iteration_time_s * r->gpus)
+			: (r->time_to_train_s > 0.0 ? r->time_to_train_s : r->iteration_time_s);
 		if (isfinite(v)) {
 			c->score = v;
 			out->ranked++;

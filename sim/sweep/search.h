@@ -30,8 +30,8 @@ struct search_cand {
 	double capacity_bytes;	       /* usable bytes of the GPU */
 	bool pruned;		       /* est_bytes > capacity: not simulated */
 	bool alias;		       /* its recompute mode saves and reruns exactly what a
-				        * lighter one does (selective with flash attention,
-				        * which keeps no scores): that one's result is copied */
+					* lighter one does (selective with flash attention,
+					* which keeps no scores): that one's result is copied */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
@@ -40,16 +40,16 @@ struct search_cand {
 /* What a search did. Plain record owned by the caller; free with
  * search_result_free. */
 struct search_result {
-	struct search_cand *c; /* candidates ranked: best first, then the rest */
-	size_t n;	       /* candidates enumerated */
+	struct search_cand *c;	/* candidates ranked: best first, then the rest */
+	size_t n;		/* candidates enumerated */
 	size_t layouts_skipped; /* GPU counts that could not be loaded */
 	size_t degrees_skipped; /* (tp, cp, pp, dp) whose dp does not divide the global batch */
-	size_t pruned;	       /* not simulated: the static estimate does not fit */
-	size_t simulated;      /* simulated */
-	size_t aliases;	       /* not simulated: identical to a lighter recompute mode */
-	size_t failed;	       /* simulated with an error (not ranked) */
-	size_t ranked;	       /* simulated, fits and has a score */
-	double seconds;	       /* wall time of the simulations, s */
+	size_t pruned;		/* not simulated: the static estimate does not fit */
+	size_t simulated;	/* simulated */
+	size_t aliases;		/* not simulated: identical to a lighter recompute mode */
+	size_t failed;		/* simulated with an error (not ranked) */
+	size_t ranked;		/* simulated, fits and has a score */
+	double seconds;		/* wall time of the simulations, s */
 };
 
 /* Most pipeline stages the search tries; a stage holds at least

@@ -45,17 +45,15 @@ int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, 
 			 x->set[sweepcfg_value_index(sp, i, a)]);
 		argv[a] = sets[a];
 	}
-	int rc = sp->base_path
-		     ? ts_scenario_load(cat, sp->base_path, argv, sp->naxes, out, err)
-		     : ts_scenario_load_string(cat, sp->base_text, sp->file, argv, sp->naxes, out,
-					       err);
+	int rc = sp->base_path ? ts_scenario_load(cat, sp->base_path, argv, sp->naxes, out, err)
+			       : ts_scenario_load_string(cat, sp->base_text, sp->file, argv,
+							 sp->naxes, out, err);
 	if (!rc)
 		(*out)->seed = sweep_point_seed((*out)->seed, (uint64_t)i);
 	return rc;
 }
 
-int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		struct ts_error *err)
+int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat, struct ts_error *err)
 {
 	struct ts_scenario *sc = NULL;
 	struct ts_error e;
@@ -136,7 +134,10 @@ static int print_header(const void *arg, FILE *f)
 	return report_result_csv_header(f);
 }
 
-static int print_row(const void *arg, FILE *f) { return report_result_csv_row(arg, f); }
+static int print_row(const void *arg, FILE *f)
+{
+	return report_result_csv_row(arg, f);
+}
 
 int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
 {
@@ -297,8 +298,8 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	if (stop == TS_ENOMEM)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 	if (stop)
-		return ts_error_set(err, stop, sp->file, 0, NULL,
-				    "a row is longer than %d bytes", SWEEP_ROW_MAX);
+		return ts_error_set(err, stop, sp->file, 0, NULL, "a row is longer than %d bytes",
+				    SWEEP_ROW_MAX);
 	return 0;
 }
 
@@ -349,8 +350,8 @@ static size_t csv_count(const char *line, char *field)
 
 /* Whether line (ending in "\n") is the row of point i of sp: its index,
  * its axis values and `nfields` fields. field: scratch as large as line. */
-static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i,
-			 size_t nfields, char *field)
+static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i, size_t nfields,
+			 char *field)
 {
 	char idx[32];
 	snprintf(idx, sizeof idx, "%zu", i);

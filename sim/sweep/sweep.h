@@ -38,8 +38,7 @@ int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, 
  * the line of its base (key "base") or of the axis (the axis key), its
  * message holding point 0's. Other errors of point 0 are left to the
  * rows: they may be of one combination of values only. */
-int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		struct ts_error *err);
+int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat, struct ts_error *err);
 
 /* Write the CSV header into buf (size n, NUL-terminated, ending in "\n"):
  * "point", the axis keys, "status", then the columns of

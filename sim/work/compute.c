@@ -39,8 +39,8 @@
 /* ------------------------------------------------------------ constants */
 
 static const char *const calib_keys[WORK_CALIB_COUNT] = {
-    "gemm_k0",	"tile_m",     "tile_n",		   "flash_eff",
-    "hbm_eff",	"launch_s",   "tc_sustain", "comm_compute_slowdown",
+    "gemm_k0", "tile_m",   "tile_n",	 "flash_eff",
+    "hbm_eff", "launch_s", "tc_sustain", "comm_compute_slowdown",
 };
 
 const char *work_calib_key(size_t i)
@@ -253,8 +253,8 @@ double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
 	double sms = (double)g->sms;
 	double tiles = ceil(m / c->tile_m) * ceil(n / c->tile_n) * ceil(batch);
 	double waves = ceil(tiles / sms);
-	double eta = c->tc_sustain * g->mamf_eff[d] * (tiles / (waves * sms)) *
-		     (k / (k + c->gemm_k0));
+	double eta =
+	    c->tc_sustain * g->mamf_eff[d] * (tiles / (waves * sms)) * (k / (k + c->gemm_k0));
 	return eta > 1.0 ? 1.0 : eta;
 }
 
@@ -292,9 +292,8 @@ static double bytes_s(const struct hw_gpu_type *g, const struct work_calib *c, d
  * held to the roofline of their operands: each reads an s x s score (or
  * probability) matrix and writes or reads the s x d ones, so with head_dim
  * 64-128 they are as much memory- as compute-bound. */
-static double attn_gemm_s(const struct hw_gpu_type *g, enum ts_dtype d,
-			  const struct work_calib *c, double flops, double m, double n, double k,
-			  double batch, double count)
+static double attn_gemm_s(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
+			  double flops, double m, double n, double k, double batch, double count)
 {
 	double t = gemm_s(g, d, c, flops, m, n, k, batch);
 	double tb = bytes_s(g, c, count * batch * work_act_bytes(d) * (m * k + k * n + m * n));

@@ -18,12 +18,12 @@
  * their sources and the rows they were fitted on live in
  * configs/calibration/compute.cfg; work_calib_defaults holds the same values. */
 struct work_calib {
-	double gemm_k0;	  /* K0 of the K/(K + K0) factor, elements of the reduction */
-	double tile_m;	  /* GEMM output tile rows (along M), elements */
-	double tile_n;	  /* GEMM output tile columns (along N), elements */
-	double flash_eff; /* flash attention: fraction of the dtype's dense peak, 0..1 */
-	double hbm_eff;	  /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
-	double launch_s;  /* host time per kernel launch in eager PyTorch/Megatron, s */
+	double gemm_k0;	   /* K0 of the K/(K + K0) factor, elements of the reduction */
+	double tile_m;	   /* GEMM output tile rows (along M), elements */
+	double tile_n;	   /* GEMM output tile columns (along N), elements */
+	double flash_eff;  /* flash attention: fraction of the dtype's dense peak, 0..1 */
+	double hbm_eff;	   /* achievable fraction of hbm_Bps when the GPU gives none, 0..1 */
+	double launch_s;   /* host time per kernel launch in eager PyTorch/Megatron, s */
 	double tc_sustain; /* fraction of the catalog's best-case tensor-core rates
 			    * (mamf_eff, flash_eff) sustained back to back in training, 0..1 */
 	double comm_compute_slowdown; /* compute time added while a communication kernel

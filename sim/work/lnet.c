@@ -21,22 +21,22 @@
 #include "base/suggest.h"
 #include "work/lnet.h"
 
-static const char *const op_names[TS_LOP_COUNT_] = {
-    "conv", "bn", "relu", "maxpool", "avgpool", "linear", "bottleneck", "patch", "encoder",
-    "layernorm"};
+static const char *const op_names[TS_LOP_COUNT_] = {"conv",    "bn",	   "relu",	 "maxpool",
+						    "avgpool", "linear",   "bottleneck", "patch",
+						    "encoder", "layernorm"};
 
 /* ---- the walk ------------------------------------------------------------ */
 
 struct walk {
 	const struct ts_model *m;
-	double b;		/* samples */
-	double e, ew;		/* activation and weight bytes per element */
-	bool flash;		/* attention as flash */
-	bool transpose;		/* NCHW activations around tensor-core convolutions */
-	bool tokens;		/* after a patch embedding */
-	double C, H, W;		/* image shape per sample */
-	double T, D;		/* tokens and width per sample */
-	bool first_conv;	/* no conv seen yet: no input gradient */
+	double b;	 /* samples */
+	double e, ew;	 /* activation and weight bytes per element */
+	bool flash;	 /* attention as flash */
+	bool transpose;	 /* NCHW activations around tensor-core convolutions */
+	bool tokens;	 /* after a patch embedding */
+	double C, H, W;	 /* image shape per sample */
+	double T, D;	 /* tokens and width per sample */
+	bool first_conv; /* no conv seen yet: no input gradient */
 	uint32_t block;
 	/* sinks */
 	struct work_lnet_op *ops;
@@ -46,7 +46,7 @@ struct walk {
 	double params, flops;
 	const struct ts_layer *bad; /* entry that does not fit */
 	char why[160];
-	char bad_dim;		/* 'h' or 'w' when the image's size made it not fit */
+	char bad_dim;		 /* 'h' or 'w' when the image's size made it not fit */
 	double bad_at, bad_need; /* that size at the entry, and the size it needs */
 };
 
@@ -218,11 +218,12 @@ static bool fits_image(struct walk *w, const struct ts_layer *l, double k, bool 
 		if (tile ? fmod(x, k) == 0.0 : k <= x)
 			continue;
 		if (tile)
-			snprintf(why, sizeof why, "an image %s of %.0f that a patch of %.0f does not divide",
-				 nm, x, k);
+			snprintf(why, sizeof why,
+				 "an image %s of %.0f that a patch of %.0f does not divide", nm, x,
+				 k);
 		else
-			snprintf(why, sizeof why, "an image %s of %.0f smaller than the kernel of %.0f",
-				 nm, x, k);
+			snprintf(why, sizeof why,
+				 "an image %s of %.0f smaller than the kernel of %.0f", nm, x, k);
 		w->bad_dim = d ? 'w' : 'h';
 		w->bad_at = x;
 		w->bad_need = k;
@@ -242,9 +243,9 @@ static bool walk_all(struct walk *w)
 	w->first_conv = true;
 	for (uint32_t i = 0; i < m->nlnet && !w->rc; i++) {
 		const struct ts_layer *l = &m->lnet[i];
-		bool image = l->op == TS_LOP_CONV || l->op == TS_LOP_BN || l->op == TS_LOP_MAXPOOL ||
-			     l->op == TS_LOP_AVGPOOL || l->op == TS_LOP_BOTTLENECK ||
-			     l->op == TS_LOP_PATCH;
+		bool image = l->op == TS_LOP_CONV || l->op == TS_LOP_BN ||
+			     l->op == TS_LOP_MAXPOOL || l->op == TS_LOP_AVGPOOL ||
+			     l->op == TS_LOP_BOTTLENECK || l->op == TS_LOP_PATCH;
 		if (image && w->tokens)
 			return fail_fit(w, l, "an image op after the patch embedding");
 		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM) && !w->tokens)
@@ -257,7 +258,9 @@ static bool walk_all(struct walk *w)
 					return false;
 				conv(w, l->out, l->kernel, l->stride);
 				break;
-			case TS_LOP_BN: bn(w); break;
+			case TS_LOP_BN:
+				bn(w);
+				break;
 			case TS_LOP_RELU:
 				if (w->tokens)
 					mem(w, "relu", w->b * w->T * w->D, 2.0, 3.0, 0.0,
@@ -317,7 +320,8 @@ static bool walk_all(struct walk *w)
 					return fail_fit(w, l, "heads that do not divide the width");
 				encoder(w, l->heads, l->mid);
 				break;
-			default: break;
+			default:
+				break;
 			}
 		}
 	}
@@ -372,7 +376,8 @@ static double split_k_wgrad_s(const struct hw_gpu_type *g, enum ts_dtype d,
 	double eff = work_gemm_eff_batched(g, d, c, op->k, op->n, op->m / S, S);
 	if (!(eff > 0.0))
 		return INFINITY;
-	return fmax(op->wgrad_flops / (g->peak_flops[d] * eff), op->wgrad_bytes / work_hbm_Bps(g, c));
+	return fmax(op->wgrad_flops / (g->peak_flops[d] * eff),
+		    op->wgrad_bytes / work_hbm_Bps(g, c));
 }
 
 int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d,
@@ -467,8 +472,9 @@ static int pint(const config_setting_t *g, const char *name, bool required, int3
 	}
 	int t = config_setting_type(s);
 	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
-		pfail(err, file, s, prefix, name, "found a value that is not an integer, expected "
-						  "a positive integer");
+		pfail(err, file, s, prefix, name,
+		      "found a value that is not an integer, expected "
+		      "a positive integer");
 		return err ? (err->code = TS_ETYPE) : TS_ETYPE;
 	}
 	long long v = config_setting_get_int64(s);
@@ -524,12 +530,13 @@ static int check_fit(const struct ts_model *m, const char *file, const char *pre
 		    "found %d, which reaches layer_list.[%d] (%s, kernel %.0f) as %.0f, expected a "
 		    "%s %s",
 		    v, idx, op_names[w.bad->op], w.bad_need, w.bad_at, dim,
-		    w.bad->op == TS_LOP_PATCH ? "that the patch size divides (e.g. a multiple of it)"
-					      : "at least the kernel's size there");
+		    w.bad->op == TS_LOP_PATCH
+			? "that the patch size divides (e.g. a multiple of it)"
+			: "at least the kernel's size there");
 	}
 	snprintf(k, sizeof k, "%slayer_list.[%d]", prefix, idx);
-	return ts_error_set(err, TS_EINVALID, list_here ? file : NULL,
-			    list_here ? w.bad->line : 0, k,
+	return ts_error_set(err, TS_EINVALID, list_here ? file : NULL, list_here ? w.bad->line : 0,
+			    k,
 			    "found %s (entry %s), expected a list whose entries fit the shape "
 			    "before them",
 			    w.why, op_names[w.bad->op]);
@@ -576,10 +583,12 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		const config_setting_t *e = config_setting_get_elem(ll, (unsigned)i);
 		snprintf(pre, sizeof pre, "%slayer_list.[%d].", prefix, i);
 		if (!config_setting_is_group(e))
-			return pfail(err, file, e, pre, "", "found a value that is not a group, "
-							    "expected { op = \"conv\"; ... }");
+			return pfail(err, file, e, pre, "",
+				     "found a value that is not a group, "
+				     "expected { op = \"conv\"; ... }");
 		for (int j = 0; j < config_setting_length(e); j++) {
-			const char *nm = config_setting_name(config_setting_get_elem(e, (unsigned)j));
+			const char *nm =
+			    config_setting_name(config_setting_get_elem(e, (unsigned)j));
 			size_t k = 0;
 			while (k < 7 && strcmp(keys[k], nm))
 				k++;

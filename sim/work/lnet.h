@@ -60,7 +60,7 @@ double work_lnet_fwd_flops(const struct ts_model *m);
  * belongs to (for layer-granularity units). */
 struct work_lnet_op {
 	struct work_op_cost c;
-	uint32_t block;	 /* index of the entry (and repeat) it comes from */
+	uint32_t block;		/* index of the entry (and repeat) it comes from */
 	double transpose_bytes; /* NCHW <-> NHWC copies around a tensor-core
 				 * convolution in each phase it runs, bytes; 0
 				 * for NHWC, fp32 and non-convolutions */

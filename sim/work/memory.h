@@ -46,8 +46,8 @@ int work_framework_parse(const char *s);
  * `precision` (the GEMM dtype of the scenario). fp8 trains with bf16
  * weights plus 2 bytes per parameter of fp8 weight copies (weight_bytes)
  * and 4 more bytes per parameter touched by the step (the weight cast).
- * Each figure's source is in memory.c and in out->source. Returns 0 or TS_EINVALID (unknown framework
- * or dtype). */
+ * Each figure's source is in memory.c and in out->source. Returns 0 or TS_EINVALID (unknown
+ * framework or dtype). */
 int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 			struct work_fw_conventions *out);
 

@@ -31,17 +31,17 @@
 #define MAX_EXPERTS ((int64_t)4096)
 
 static const char *const key_names[TS_MK_COUNT_] = {
-    "name",	"family",	   "layers", "hidden",	"heads",      "kv_heads",
-    "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
-    "position", "tied_embeddings", "bias",   "source",	"num_experts", "top_k",
-    "capacity_factor"};
+    "name",	  "family",	 "layers",     "hidden",	  "heads",
+    "kv_heads",	  "head_dim",	 "ffn_hidden", "vocab",		  "seq_len",
+    "activation", "norm",	 "position",   "tied_embeddings", "bias",
+    "source",	  "num_experts", "top_k",      "capacity_factor"};
 
 /* Every key a model group may hold: the model keys and `base`. */
 static const char *const group_keys[TS_MK_COUNT_ + 1] = {
-    "name",	"family",	   "layers", "hidden",	"heads",      "kv_heads",
-    "head_dim", "ffn_hidden",	   "vocab",  "seq_len", "activation", "norm",
-    "position", "tied_embeddings", "bias",   "source",	"num_experts", "top_k",
-    "capacity_factor", "base"};
+    "name",	  "family",	 "layers",     "hidden",	  "heads",
+    "kv_heads",	  "head_dim",	 "ffn_hidden", "vocab",		  "seq_len",
+    "activation", "norm",	 "position",   "tied_embeddings", "bias",
+    "source",	  "num_experts", "top_k",      "capacity_factor", "base"};
 
 static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert", "layers"};
 static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
@@ -149,8 +149,8 @@ static int get_size(const config_setting_t *s, const char *file, const char *pre
 		v = (int64_t)d;
 	} else {
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive integer%s", cfg_found(s, fb, sizeof fb),
-			       "");
+			       "found %s, expected a positive integer%s",
+			       cfg_found(s, fb, sizeof fb), "");
 	}
 	if (v < 1 || v > max) {
 		snprintf(mb, sizeof mb, "%lld", (long long)max);
@@ -193,8 +193,8 @@ static int get_text(const config_setting_t *s, const char *file, const char *pre
 	if (strlen(v) >= n) {
 		snprintf(lim, sizeof lim, "%zu", n - 1);
 		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected at most %s characters", cfg_found(s, fb, sizeof fb),
-			       lim);
+			       "found %s, expected at most %s characters",
+			       cfg_found(s, fb, sizeof fb), lim);
 	}
 	copy(dst, n, v);
 	return 0;
@@ -206,7 +206,8 @@ static int get_bool(const config_setting_t *s, const char *file, const char *pre
 	char fb[128];
 	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected true or false%s", cfg_found(s, fb, sizeof fb), "");
+			       "found %s, expected true or false%s", cfg_found(s, fb, sizeof fb),
+			       "");
 	*out = config_setting_get_bool(s) != 0;
 	return 0;
 }
@@ -224,11 +225,12 @@ static int get_factor(const config_setting_t *s, const char *file, const char *p
 		v = (double)config_setting_get_int64(s);
 	else
 		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive number%s", cfg_found(s, fb, sizeof fb), "");
+			       "found %s, expected a positive number%s",
+			       cfg_found(s, fb, sizeof fb), "");
 	if (!(v > 0.0 && v <= 64.0))
 		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected a number in (0, 64]%s", cfg_found(s, fb, sizeof fb),
-			       "");
+			       "found %s, expected a number in (0, 64]%s",
+			       cfg_found(s, fb, sizeof fb), "");
 	*out = v;
 	return 0;
 }
@@ -466,7 +468,8 @@ static int finish(struct raw *r, struct ts_error *err)
 	if (m->nlnet)
 		return ts_error_set(err, TS_EINVALID, r->file, r->line, "family",
 				    "found a layer list in a %s model, expected family = "
-				    "\"layers\"", family_names[m->family]);
+				    "\"layers\"",
+				    family_names[m->family]);
 	static const enum ts_model_key required[] = {TS_MK_LAYERS, TS_MK_HIDDEN, TS_MK_HEADS,
 						     TS_MK_VOCAB, TS_MK_SEQ_LEN};
 	for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) {
@@ -514,7 +517,7 @@ static int finish(struct raw *r, struct ts_error *err)
 		char k[160];
 		snprintf(k, sizeof k, "%s%s", r->prefix,
 			 key_names[(r->given & (1u << TS_MK_TOP_K)) ? TS_MK_TOP_K
-								     : TS_MK_CAPACITY_FACTOR]);
+								    : TS_MK_CAPACITY_FACTOR]);
 		return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
 				    "found a mixture-of-experts key without num_experts, expected "
 				    "num_experts = N with it");

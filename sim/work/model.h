@@ -73,7 +73,7 @@ enum ts_model_key {
 	TS_MK_TIED_EMBEDDINGS,
 	TS_MK_BIAS,
 	TS_MK_SOURCE,
-	TS_MK_NUM_EXPERTS,     /* mixture of experts (printed only when num_experts > 0) */
+	TS_MK_NUM_EXPERTS, /* mixture of experts (printed only when num_experts > 0) */
 	TS_MK_TOP_K,
 	TS_MK_CAPACITY_FACTOR,
 	TS_MK_COUNT_
@@ -112,8 +112,8 @@ struct ts_model {
 	 * capacity_factor x tokens x top_k / num_experts tokens (1.0 = balanced,
 	 * no drops). num_experts 0 = a dense MLP (top_k and capacity_factor 0). */
 	int64_t num_experts;
-	int64_t top_k;		/* default 2 with experts */
-	double capacity_factor; /* default 1.0 with experts, > 0 */
+	int64_t top_k;				     /* default 2 with experts */
+	double capacity_factor;			     /* default 1.0 with experts, > 0 */
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
 	/* family "layers" only: the input (channels x height x width per
 	 * sample) and the layer list; the transformer keys are then 1 */

@@ -53,18 +53,18 @@
 /* Everything the op builders need, derived once from model and shape. */
 struct dims {
 	double b, s, T, h, q, d, f, V, t;
-	double sq;	/* query tokens per sequence on this rank: s / cp */
-	double cp;	/* context-parallel degree */
-	double E, ep;	/* experts (0 = dense MLP) and expert-parallel degree */
+	double sq;	 /* query tokens per sequence on this rank: s / cp */
+	double cp;	 /* context-parallel degree */
+	double E, ep;	 /* experts (0 = dense MLP) and expert-parallel degree */
 	double topk, cf; /* experts per token, capacity factor */
-	bool fp8;	/* GEMM inputs cast to fp8 */
-	double heads_l; /* query heads on this rank */
-	double ql, kvl; /* query and KV widths on this rank */
-	double fl;	/* MLP width on this rank */
-	double Ts;	/* tokens in the sequence region on this rank */
-	double e;	/* activation bytes */
-	double bias;	/* 1 with biases */
-	bool drop;	/* dropout layers present */
+	bool fp8;	 /* GEMM inputs cast to fp8 */
+	double heads_l;	 /* query heads on this rank */
+	double ql, kvl;	 /* query and KV widths on this rank */
+	double fl;	 /* MLP width on this rank */
+	double Ts;	 /* tokens in the sequence region on this rank */
+	double e;	 /* activation bytes */
+	double bias;	 /* 1 with biases */
+	bool drop;	 /* dropout layers present */
 	bool swiglu;
 	bool rope;
 	bool bert;
@@ -166,8 +166,8 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 				    (long long)ep, m->name);
 	if (ep > 1 && m->num_experts % ep != 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
-				    "ep = %lld does not divide the %lld experts of %s", (long long)ep,
-				    (long long)m->num_experts, m->name);
+				    "ep = %lld does not divide the %lld experts of %s",
+				    (long long)ep, (long long)m->num_experts, m->name);
 	if ((unsigned)s->dtype >= TS_DTYPE_COUNT_)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "work_shape.dtype",
 				    "dtype %d: expected one of fp32, tf32, fp16, bf16, fp8",
@@ -352,7 +352,7 @@ static void attention(struct list *L, const struct dims *g)
 		double kv_remote = g->e * g->b * (g->s - g->sq) * 2.0 * g->kvl;
 		op->fwd_bytes = qkv + o + lse + kv_remote;
 		op->dgrad_bytes = 2.0 * qkv + 2.0 * o + lse + 2.0 * kv_remote;
-		op->saved_bytes = qkv + lse; /* O is kept as the projection's input */
+		op->saved_bytes = qkv + lse;   /* O is kept as the projection's input */
 		op->kernels = (uint32_t)g->cp; /* one per ring step */
 		/* dot(dO, O) preprocessing, main kernel per ring step, dQ conversion */
 		op->bwd_kernels = 2u + (uint32_t)g->cp;
@@ -396,16 +396,15 @@ static void activation(struct list *L, const struct dims *g, double tokens)
  * T·top_k·cf·h activations per rank each way. */
 static void moe_mlp(struct list *L, const struct dims *g, double x_in)
 {
-	double El = g->E / g->ep;		       /* experts on this rank */
-	double Tr = g->T * g->topk * g->cf;	       /* token copies this rank's experts take */
-	double Te = Tr / El;			       /* tokens per local expert */
+	double El = g->E / g->ep;	    /* experts on this rank */
+	double Tr = g->T * g->topk * g->cf; /* token copies this rank's experts take */
+	double Te = Tr / El;		    /* tokens per local expert */
 	double fc1_n = (g->swiglu ? 2.0 : 1.0) * g->fl;
 	double mlp_bias = g->bias * (g->swiglu ? 2.0 * g->fl : g->fl);
 	gemm(L, "router", g, g->T, g->E, g->h, g->h * g->E, x_in);
 	/* softmax over E logits, top-k and the gate weights: fp32 logits read
 	 * and probabilities written, indices and gates kept for backward */
-	membound(L, "topk", 8.0 * g->T * g->E, 8.0 * g->T * g->E, 0.0, 8.0 * g->T * g->topk, 2,
-		 2);
+	membound(L, "topk", 8.0 * g->T * g->E, 8.0 * g->T * g->E, 0.0, 8.0 * g->T * g->topk, 2, 2);
 	/* dispatch: gather T·h into Tr·h rows; combine: read Tr·h and the gates,
 	 * write T·h (backward: the same traffic in reverse) */
 	double perm = g->e * g->h * (g->T + Tr);
@@ -419,7 +418,8 @@ static void moe_mlp(struct list *L, const struct dims *g, double x_in)
 	op = batched(L, "expert_fc2", g, Te, g->h, g->fl, El);
 	if (op) {
 		op->params = El * (g->fl * g->h + g->bias * g->h);
-		op->saved_bytes = g->e * Tr * g->fl + g->e * Tr * g->h; /* input, output for gates */
+		op->saved_bytes =
+		    g->e * Tr * g->fl + g->e * Tr * g->h; /* input, output for gates */
 	}
 }
 
@@ -446,7 +446,7 @@ static void fp8_casts(struct list *L, const struct dims *g, double qkv_n, double
 		mlp_out1 = g->T * fc1_n;
 		mlp_out2 = g->T * g->h;
 	}
-	double fwd = g->T * g->h + g->T * g->ql + mlp_in + mlp_mid;	 /* GEMM inputs */
+	double fwd = g->T * g->h + g->T * g->ql + mlp_in + mlp_mid;    /* GEMM inputs */
 	double bwd = g->T * qkv_n + g->T * g->h + mlp_out1 + mlp_out2; /* output grads */
 	membound(L, "fp8_cast", 4.0 * fwd, 4.0 * bwd, 0.0, 0.0, 4, 4);
 }

@@ -118,8 +118,8 @@ struct work_shape {
  *
  * Returns 0, TS_EINVALID (a shape size < 1, tp not dividing heads, kv_heads
  * or ffn_hidden evenly, cp not splitting seq_len into cp (causal: 2·cp)
- * chunks, ep > 1 without experts or not dividing them, flash with fp32/tf32) or TS_ELIMIT (max too small),
- * with `err` filled (it may be NULL). */
+ * chunks, ep > 1 without experts or not dividing them, flash with fp32/tf32) or TS_ELIMIT (max too
+ * small), with `err` filled (it may be NULL). */
 int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
 		   size_t max, size_t *n, struct ts_error *err);
 

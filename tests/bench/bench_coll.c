@@ -55,9 +55,15 @@ static double one(const struct hw_catalog *cat, uint32_t nodes, enum net_mode mo
 	for (uint32_t i = 0; i < n; i++)
 		ranks[i] = i;
 	int fin = 0, want = 1;
-	struct coll_spec s = {.op = COLL_ALL_REDUCE, .ranks = ranks, .nranks = n, .bytes = bytes,
-			      .mult = mode == NET_CLASS ? nodes : 1, .algo = algo,
-			      .proto = COLL_PROTO_SIMPLE, .done = done, .ctx = &fin};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = ranks,
+			      .nranks = n,
+			      .bytes = bytes,
+			      .mult = mode == NET_CLASS ? nodes : 1,
+			      .algo = algo,
+			      .proto = COLL_PROTO_SIMPLE,
+			      .done = done,
+			      .ctx = &fin};
 	if (algo == COLL_ALGO_NVLS) {
 		/* one group per node: class mode one collective standing for
 		 * all, full mode one per node */
@@ -100,26 +106,26 @@ int main(void)
 	const uint32_t nodes[] = {128, 2048};
 	const int algos[] = {COLL_ALGO_RING, COLL_ALGO_TREE, COLL_ALGO_NVLS};
 	for (int ai = 0; ai < 3; ai++)
-	for (int i = 0; i < 2; i++)
-		for (int m = 0; m < 2; m++) {
-			enum net_mode mode = m ? NET_FULL : NET_CLASS;
-			double best = 1e30, sim = 0.0;
-			uint64_t solves = 0;
-			for (int rep = 0; rep < 3; rep++) {
-				double w = one(cat, nodes[i], mode, algos[ai], 1073741824.0, &sim,
-					       &solves);
-				if (w < 0.0) {
-					fprintf(stderr, "bench_coll: run failed\n");
-					return 1;
+		for (int i = 0; i < 2; i++)
+			for (int m = 0; m < 2; m++) {
+				enum net_mode mode = m ? NET_FULL : NET_CLASS;
+				double best = 1e30, sim = 0.0;
+				uint64_t solves = 0;
+				for (int rep = 0; rep < 3; rep++) {
+					double w = one(cat, nodes[i], mode, algos[ai], 1073741824.0,
+						       &sim, &solves);
+					if (w < 0.0) {
+						fprintf(stderr, "bench_coll: run failed\n");
+						return 1;
+					}
+					if (w < best)
+						best = w;
 				}
-				if (w < best)
-					best = w;
+				printf("%8u  %5s  %6s  %12.3f  %12.6f  %8llu\n", nodes[i] * 8,
+				       coll_algo_name((enum coll_algo)algos[ai]),
+				       mode == NET_CLASS ? "class" : "full", best * 1e3, sim,
+				       (unsigned long long)solves);
 			}
-			printf("%8u  %5s  %6s  %12.3f  %12.6f  %8llu\n", nodes[i] * 8,
-			       coll_algo_name((enum coll_algo)algos[ai]),
-			       mode == NET_CLASS ? "class" : "full", best * 1e3, sim,
-			       (unsigned long long)solves);
-		}
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("peak RSS: %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);

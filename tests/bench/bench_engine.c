@@ -86,7 +86,8 @@ static int run(size_t n, gsl_rng *rng, const ts_time *draws)
 		evq_destroy(q);
 		return 1;
 	}
-	printf("evq hold  N = %8zu  %12llu ops in %.3f s  %7.2f M events/s  %6.1f ns/hold  peak RSS %ld MiB\n",
+	printf("evq hold  N = %8zu  %12llu ops in %.3f s  %7.2f M events/s  %6.1f ns/hold  peak "
+	       "RSS %ld MiB\n",
 	       n, (unsigned long long)ops, el, (double)ops / el / 1e6, el / (double)ops * 1e9,
 	       peak_rss_kib() / 1024);
 	evq_destroy(q);

@@ -52,14 +52,15 @@ int main(void)
 		return 1;
 	}
 	const char *gpt =
-		"model = \"gpt3-6.7b\"; cluster = \"dgx-a100-80gb\"; nodes = 64;\n"
-		"training = { framework = \"megatron\"; global_batch = 1024; micro_batch = 2;"
-		" seq_len = 2048; precision = \"bf16\"; recompute = \"full\"; };\n"
-		"parallel = { bucket = \"40 MiB\"; overlap_grad_reduce = true; };\n";
+	    "model = \"gpt3-6.7b\"; cluster = \"dgx-a100-80gb\"; nodes = 64;\n"
+	    "training = { framework = \"megatron\"; global_batch = 1024; micro_batch = 2;"
+	    " seq_len = 2048; precision = \"bf16\"; recompute = \"full\"; };\n"
+	    "parallel = { bucket = \"40 MiB\"; overlap_grad_reduce = true; };\n";
 	struct ts_scenario *sc;
 	if (load(cat, gpt, &sc))
 		return 1;
-	printf("bench_run: GPT-3 6.7B, DP over 64 x DGX A100 (512 GPUs), class mode, 3 iterations\n");
+	printf(
+	    "bench_run: GPT-3 6.7B, DP over 64 x DGX A100 (512 GPUs), class mode, 3 iterations\n");
 	printf("%-12s %12s %14s %14s\n", "granularity", "configs/s", "ms/config", "iteration (s)");
 	const enum ts_granularity gr[3] = {TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE};
 	for (int i = 0; i < 3; i++) {
@@ -81,9 +82,9 @@ int main(void)
 	ts_scenario_destroy(sc);
 
 	const char *llama =
-		"model = \"llama2-70b\"; cluster = \"dgx-a100-80gb\"; nodes = 64;\n"
-		"training = { framework = \"megatron\"; global_batch = 1024; micro_batch = 1;"
-		" seq_len = 4096; precision = \"bf16\"; recompute = \"full\"; };\n";
+	    "model = \"llama2-70b\"; cluster = \"dgx-a100-80gb\"; nodes = 64;\n"
+	    "training = { framework = \"megatron\"; global_batch = 1024; micro_batch = 1;"
+	    " seq_len = 4096; precision = \"bf16\"; recompute = \"full\"; };\n";
 	const char *modes[2] = {"class", "full"};
 	for (int m = 0; m < 2; m++) {
 		if (load(cat, llama, &sc))
@@ -97,8 +98,9 @@ int main(void)
 			return 1;
 		}
 		printf("Llama-2-70B DP on 512 GPUs, layer granularity, %s mode: %.3f s wall, "
-		       "iteration %.3f s, fits %s, peak RSS so far %.1f MiB\n", modes[m],
-		       now_s() - t0, r.iteration_time_s, r.fits ? "yes" : "no", peak_rss_mib());
+		       "iteration %.3f s, fits %s, peak RSS so far %.1f MiB\n",
+		       modes[m], now_s() - t0, r.iteration_time_s, r.fits ? "yes" : "no",
+		       peak_rss_mib());
 		ts_scenario_destroy(sc);
 	}
 	hw_catalog_destroy(cat);

@@ -27,12 +27,12 @@ static double now_s(void)
 /* 16 node counts x 4 micro-batches x 3 buckets = 192 points of GPT-3 1.3B on
  * DGX A100 nodes (8 to 128 GPUs), stage granularity. */
 static const char *const sweep_text =
-	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
-	"  training = { global_batch = 1024; seq_len = 2048; tokens = 3.0e11; };\n"
-	"  cost = { usd_per_gpu_hour = 1.84; }; sim = { granularity = \"stage\"; }; };\n"
-	"axes = { nodes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];\n"
-	"  training = { micro_batch = [1, 2, 4, 8]; };\n"
-	"  \"parallel.bucket\" = [\"25 MiB\", \"100 MiB\", \"none\"]; };\n";
+    "base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+    "  training = { global_batch = 1024; seq_len = 2048; tokens = 3.0e11; };\n"
+    "  cost = { usd_per_gpu_hour = 1.84; }; sim = { granularity = \"stage\"; }; };\n"
+    "axes = { nodes = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];\n"
+    "  training = { micro_batch = [1, 2, 4, 8]; };\n"
+    "  \"parallel.bucket\" = [\"25 MiB\", \"100 MiB\", \"none\"]; };\n";
 
 int main(void)
 {
@@ -78,7 +78,8 @@ int main(void)
 		return 1;
 	fputs("model = \"gpt3-175b\"; cluster = \"dgx-a100-80gb\"; nodes = 128;\n"
 	      "training = { global_batch = 1536; seq_len = 2048; tokens = 3.0e11; };\n"
-	      "parallel = { tp = 8; pp = 16; };\ncost = { usd_per_gpu_hour = 1.84; };\n", bf);
+	      "parallel = { tp = 8; pp = 16; };\ncost = { usd_per_gpu_hour = 1.84; };\n",
+	      bf);
 	if (fclose(bf))
 		return 1;
 	const struct {
