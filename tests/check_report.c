@@ -9,7 +9,7 @@
 
 #include "base/err.h"
 #include "base/units.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "testutil.h"
 
 static const char *const stable_keys[] = {

@@ -8,7 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
-#include "io/table.h"
+#include "report/table.h"
 #include "testutil.h"
 
 /* Print into a memory buffer; returns a malloc'd NUL-terminated string. */

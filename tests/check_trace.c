@@ -12,7 +12,7 @@
 #include "base/err.h"
 #include "engine/evq.h"
 #include "engine/fluid.h"
-#include "io/trace.h"
+#include "trace/trace.h"
 #include "testutil.h"
 
 /* Write the trace, check it parses, return its traceEvents (new reference). */

@@ -19,7 +19,7 @@
 #include "engine/fluid.h"
 #include "hw/catalog.h"
 #include "hw/cluster.h"
-#include "io/table.h"
+#include "report/table.h"
 #include "net/coll.h"
 #include "net/net.h"
 #include "run/result.h"

@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "hw/catalog.h"
 #include "io/scenario.h"
-#include "io/table.h"
+#include "report/table.h"
 #include "run/run.h"
 #include "work/compute.h"
 

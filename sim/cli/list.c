@@ -15,7 +15,7 @@
 #include "cli/cli.h"
 #include "hw/catalog.h"
 #include "hw/cluster.h"
-#include "io/table.h"
+#include "report/table.h"
 #include "run/result.h"
 #include "work/model.h"
 

@@ -9,9 +9,9 @@
 #include "base/alloc.h"
 #include "cli/cli.h"
 #include "hw/catalog.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "io/scenario.h"
-#include "io/trace.h"
+#include "trace/trace.h"
 #include "run/run.h"
 #include "work/compute.h"
 

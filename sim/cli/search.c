@@ -9,7 +9,7 @@
 #include "base/units.h"
 #include "cli/cli.h"
 #include "hw/catalog.h"
-#include "io/table.h"
+#include "report/table.h"
 #include "sweep/search.h"
 #include "work/compute.h"
 

@@ -8,7 +8,7 @@
 #include "base/alloc.h"
 #include "cli/cli.h"
 #include "hw/catalog.h"
-#include "io/table.h"
+#include "report/table.h"
 #include "run/validate.h"
 #include "work/compute.h"
 

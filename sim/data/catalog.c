@@ -16,7 +16,7 @@
 #include "base/suggest.h"
 #include "base/units.h"
 #include "data/catalog.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 
 #define MAX_STORAGE 256
 

@@ -20,7 +20,7 @@
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "hw/catalog.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 #include "hw/hw_int.h"
 
 /* ---------------------------------------------------------------- dtypes */

@@ -124,7 +124,7 @@
 #include "base/suggest.h"
 #include "hw/cluster.h"
 #include "hw/hw_int.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 
 #define NONE UINT32_MAX
 #define MAX_DEPTH 4	/* base chains */

@@ -6,7 +6,7 @@
 #include "base/alloc.h"
 #include "base/units.h"
 #include "io/calibcfg.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 
 /* Most link types one overrides file names. */
 #define CALIBCFG_MAX_LINKS 32

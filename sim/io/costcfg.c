@@ -7,7 +7,7 @@
 
 #include "base/units.h"
 #include "io/costcfg.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

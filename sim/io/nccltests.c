@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 #include "io/nccltests.h"
 
 #define MAX_FIELDS 16

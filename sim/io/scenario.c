@@ -26,7 +26,7 @@
 #include "base/alloc.h"
 #include "base/units.h"
 #include "io/costcfg.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 #include "io/scenario.h"
 
 #define MAX_NODES 65536

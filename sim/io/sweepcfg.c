@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 #include "io/sweepcfg.h"
 
 static const char *const sweep_keys[] = {"base", "axes", "zip"};

@@ -6,7 +6,7 @@
 
 #include "base/err.h"
 #include "io/scenario.h"
-#include "io/trace.h"
+#include "trace/trace.h"
 #include "run/result.h"
 #include "work/compute.h"
 

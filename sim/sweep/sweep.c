@@ -21,7 +21,7 @@
 #endif
 
 #include "base/alloc.h"
-#include "io/report.h"
+#include "report/report.h"
 #include "run/run.h"
 #include "sweep/sweep.h"
 

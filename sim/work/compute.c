@@ -32,7 +32,7 @@
 
 #include "base/suggest.h"
 #include "base/units.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 #include "work/compute.h"
 #include "work/memory.h"
 

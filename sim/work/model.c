@@ -21,7 +21,7 @@
 
 #include "base/alloc.h"
 #include "base/suggest.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 #include "work/lnet.h"
 #include "work/model.h"
 

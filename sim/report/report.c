@@ -16,8 +16,9 @@
 #include "base/err.h"
 #include "base/ts.h"
 #include "base/units.h"
-#include "io/report.h"
-#include "io/table.h"
+#include "report/report.h"
+#include "base/jstr.h"
+#include "report/table.h"
 
 enum field_kind { F_STR, F_U32, F_NUM, F_BOOL, F_LIST };
 
@@ -136,7 +137,7 @@ static json_t *json_list(const char *s, size_t len)
 			b++;
 		while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t'))
 			e--;
-		if (e > b && json_array_append_new(arr, table_json_string(s + b, e - b))) {
+		if (e > b && json_array_append_new(arr, jstr_new(s + b, e - b))) {
 			json_decref(arr);
 			return NULL;
 		}
@@ -149,7 +150,7 @@ static json_t *field_json(const struct ts_result *r, const struct field *f)
 {
 	switch (f->kind) {
 	case F_STR:
-		return table_json_string(at(r, f), str_len(r, f));
+		return jstr_new(at(r, f), str_len(r, f));
 	case F_U32: {
 		uint32_t v;
 		memcpy(&v, at(r, f), sizeof v);

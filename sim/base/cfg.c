@@ -25,7 +25,7 @@
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "base/units.h"
-#include "io/cfg.h"
+#include "base/cfg.h"
 
 #define SET_MAX_DEPTH 32 /* nesting of a --set group value */
 

@@ -15,7 +15,8 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
-#include "io/table.h"
+#include "base/jstr.h"
+#include "report/table.h"
 
 struct ts_table {
 	size_t ncols;
@@ -344,70 +345,6 @@ int table_print_csv(const struct ts_table *t, FILE *out)
 	return ferror(out) ? TS_EIO : 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	unsigned char lo = 0x80, hi = 0xBF; /* range of the second byte */
-	if (c >= 0x01 && c <= 0x7F)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		len = 2;
-	else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		if (c == 0xE0)
-			lo = 0xA0;
-		else if (c == 0xED)
-			hi = 0x9F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		if (c == 0xF0)
-			lo = 0x90;
-		else if (c == 0xF4)
-			hi = 0x8F;
-	} else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return len;
-}
-
-json_t *table_json_string(const char *s, size_t len)
-{
-	if (!s)
-		return json_string("");
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < len) {
-		size_t k = utf8_seq(u + i, len - i);
-		if (!k)
-			break;
-		i += k;
-	}
-	if (i == len)
-		return json_stringn(s, len);
-	char *copy = ts_malloc(len);
-	if (!copy)
-		return NULL;
-	memcpy(copy, s, i);
-	while (i < len) {
-		size_t k = utf8_seq(u + i, len - i);
-		if (!k) {
-			copy[i++] = '?';
-			continue;
-		}
-		memcpy(copy + i, s + i, k);
-		i += k;
-	}
-	json_t *j = json_stringn(copy, len);
-	ts_free(copy, len);
-	return j;
-}
-
 static json_t *cell_json(const char *s)
 {
 	bool integral;
@@ -423,7 +360,7 @@ static json_t *cell_json(const char *s)
 		if (isfinite(d))
 			return json_real(d);
 	}
-	return table_json_string(s, strlen(s));
+	return jstr_new(s, strlen(s));
 }
 
 /* The key of column c: its header, or "column N". */
@@ -454,7 +391,7 @@ json_t *table_to_json(const struct ts_table *t)
 			json_t *v = cell_json(s);
 			/* keys must be UTF-8 as well */
 			const char *key = col_key(t, c, buf, sizeof buf);
-			json_t *k = table_json_string(key, strlen(key));
+			json_t *k = jstr_new(key, strlen(key));
 			if (!v || !k) {
 				json_decref(v);
 				json_decref(k);

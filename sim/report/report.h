@@ -1,8 +1,8 @@
 /* Reports of one result: JSON and CSV with the stable result keys for
  * programs, and a readable text report for people.
  * SPDX-License-Identifier: MIT */
-#ifndef TS_IO_REPORT_H
-#define TS_IO_REPORT_H
+#ifndef TS_REPORT_REPORT_H
+#define TS_REPORT_REPORT_H
 
 #include <jansson.h>
 #include <stdio.h>

@@ -18,8 +18,8 @@
 
 #include "base/alloc.h"
 #include "base/err.h"
-#include "io/table.h"
-#include "io/trace.h"
+#include "base/jstr.h"
+#include "trace/trace.h"
 
 #define NO_STR SIZE_MAX
 #define CACHE_SIZE 256
@@ -244,7 +244,7 @@ static json_t *json_us(ts_time ns)
 static json_t *json_str(const struct ts_trace *t, size_t off)
 {
 	const char *s = t->str + off;
-	return table_json_string(s, strlen(s));
+	return jstr_new(s, strlen(s));
 }
 
 /* Significant digits that print ns / 1000 exactly: the digits of the whole

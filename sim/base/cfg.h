@@ -2,8 +2,8 @@
  * one-line errors, files, names, and --set. Used by every loader (scenarios,
  * models, sweeps, costs, calibration overrides).
  * SPDX-License-Identifier: MIT */
-#ifndef TS_IO_CFG_H
-#define TS_IO_CFG_H
+#ifndef TS_BASE_CFG_H
+#define TS_BASE_CFG_H
 
 #include <libconfig.h>
 #include <stdbool.h>

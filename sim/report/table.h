@@ -1,8 +1,8 @@
 /* Tables of text cells: aligned columns for people, CSV (RFC 4180 quoting)
  * and JSON (through jansson) for programs, all from the same cells.
  * SPDX-License-Identifier: MIT */
-#ifndef TS_IO_TABLE_H
-#define TS_IO_TABLE_H
+#ifndef TS_REPORT_TABLE_H
+#define TS_REPORT_TABLE_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -67,11 +67,5 @@ int table_print_csv(const struct ts_table *t, FILE *out);
  * that are JSON numbers ("12", "-3.5e9") become numbers, other cells strings;
  * unset cells are left out. Returns a new reference, NULL on out of memory. */
 json_t *table_to_json(const struct ts_table *t);
-
-/* A JSON string of the first `len` bytes of s, with every byte that is not
- * part of valid UTF-8 (and every NUL) replaced by '?', so text from any input
- * can be written. Returns a new reference, NULL on out of memory. Shared by
- * the writers of sim/io. */
-json_t *table_json_string(const char *s, size_t len);
 
 #endif

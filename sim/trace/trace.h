@@ -2,8 +2,8 @@
  * chrome://tracing open: processes (a node, "links"), tracks inside them
  * ("GPU 0 compute"), spans on tracks and counters (memory).
  * SPDX-License-Identifier: MIT */
-#ifndef TS_IO_TRACE_H
-#define TS_IO_TRACE_H
+#ifndef TS_TRACE_TRACE_H
+#define TS_TRACE_TRACE_H
 
 #include <stdint.h>
 #include <stdio.h>
