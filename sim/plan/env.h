@@ -1,0 +1,38 @@
+/* The environment a plan is built in: the data root and everything read
+ * from it once (hardware catalog, storage catalog, compute calibration and
+ * any calibration overrides), shared read-only by every plan built from it.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_PLAN_ENV_H
+#define TS_PLAN_ENV_H
+
+#include "base/err.h"
+#include "data/catalog.h"
+#include "hw/catalog.h"
+#include "work/compute.h"
+
+/* Everything below is owned by the environment and read-only once it is
+ * open: plans, sweeps and searches only read it, so one environment may be
+ * shared by OpenMP threads. */
+struct ts_env {
+	char *root;		   /* data root: holds configs/ and models/ (owned) */
+	struct hw_catalog *cat;	   /* GPUs, links and link efficiencies */
+	struct data_catalog *data; /* storage types (datasets are read by the plan) */
+	struct work_calib calib;   /* compute constants, overrides applied */
+};
+
+/* Open the environment rooted at `root` (NULL: $TS_DATA_DIR when set, else
+ * the source tree the library was built from): load the hardware catalog,
+ * the storage catalog and the compute calibration. Returns 0, or the error
+ * of the file that failed (TS_EIO, TS_ESYNTAX, ...) with `err` naming file,
+ * line and key; *out is NULL on failure. Free with env_destroy. */
+int env_open(const char *root, struct ts_env **out, struct ts_error *err);
+
+/* Apply a calibration overrides file (as written by `trainsim calibrate`)
+ * to the environment's compute constants and link efficiencies. Only before
+ * the environment is shared. Returns 0 or the file's error with `err`. */
+int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err);
+
+/* Free the environment (NULL is fine). */
+void env_destroy(struct ts_env *env);
+
+#endif
