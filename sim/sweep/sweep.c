@@ -5,10 +5,12 @@
  * the plan refuses is a row that says why, and no two points share a
  * scenario or a cluster: each OpenMP iteration owns everything it touches
  * (its scenario, the simulation inside ts_run, its row buffer); the catalog
- * and the calibration are read-only. Rows are written inside an `ordered`
- * region, so they reach the file in point order whatever thread finished
- * first, and each is flushed before the next: an interrupted sweep leaves a
- * prefix of whole rows that sweep_resume_scan finds.
+ * and the calibration are read-only. A finished row waits in a reorder
+ * buffer until every row before it is written; the writing happens in a
+ * short critical section, so rows reach the file in point order whatever
+ * thread finished first (no thread waits for another's point), and each is
+ * flushed before the next: an interrupted sweep leaves a prefix of whole
+ * rows that sweep_resume_scan finds.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
