@@ -225,6 +225,7 @@ static const struct {
     {"hgx-h800", "H800-SXM5-80GB", "ib-ndr", "switch", 1, 8, 8},
     {"tpu-v5p-64", "TPU-v5p", "tpu-ici-v5p-x6", "torus3d", 64, 1, 1},
     {"gb200-nvl72", "B200-GB200", NULL, "none", 1, 72, 0},
+    {"gcp-a3-ultragpu-8g", "H200-SXM", "roce-400g", "switch", 1, 8, 8},
 };
 
 START_TEST(cluster_loads_as_described)

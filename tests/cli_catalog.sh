@@ -40,6 +40,7 @@ azure-nd-mi300x-v5 2 8 bf16
 hgx-h800 2 8 bf16
 tpu-v5p-64 64 1 bf16
 gb200-nvl72 1 72 bf16
+gcp-a3-ultragpu-8g 2 8 bf16
 EOF
 
 # --- every new GPU type on a PCIe workstation: NAME PRECISION
