@@ -175,6 +175,10 @@ refused 1 '--force: found it without --resume' sweep sw.cfg -o r1.csv --force
 printf 'base = "s.cfg";\naxes = { gpus_per_node = [4, 8]; };\n' >"$TMP/other.cfg"
 refused 2 'expected the header of sweep other.cfg' sweep other.cfg -o r1.csv --resume
 
+printf 'a,b\n' >"$TMP/short.csv"
+refused 2 'short.csv:1: found the header "a,b", expected the header of sweep sw.cfg' \
+	sweep sw.cfg -o short.csv --resume
+
 # --- two writers on one sweep CSV: the second is refused, no row torn
 python3 -c '
 import fcntl, sys, time

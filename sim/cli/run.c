@@ -133,6 +133,11 @@ int cli_run(int argc, char **argv)
 			format);
 		goto out;
 	}
+	if (dump && !strcmp(format, "csv")) {
+		fprintf(stderr, "trainsim run: --format: found csv with --dump-config, expected "
+				"text or json (a scenario is no table)\n");
+		goto out;
+	}
 	const struct outfile_arg outs[] = {{"--trace", dump ? NULL : trace_path}};
 	const struct outfile_arg ins[] = {{NULL, path}, {"--calib", calib_path}};
 	if ((rc = cli_check_outputs("run", outs, 1, ins, 2)))
@@ -154,7 +159,9 @@ int cli_run(int argc, char **argv)
 	}
 	if (dump) {
 		rc = CLI_OK;
-		if (ts_scenario_dump(sc, stdout) || fflush(stdout)) {
+		if ((!strcmp(format, "json") ? report_scenario_json(sc, stdout)
+					     : ts_scenario_dump(sc, stdout)) ||
+		    fflush(stdout)) {
 			fprintf(stderr, "trainsim run: writing the scenario failed\n");
 			rc = CLI_BADINPUT;
 		}

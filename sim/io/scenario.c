@@ -241,6 +241,31 @@ static int load_model(struct ld *l)
 	return rc;
 }
 
+/* The --set argument that gave the setting at dotted `key` of top, or an
+ * enclosing group of it; NULL when the file gave it. The hardware layer
+ * names the file it was handed, which for an inline group is the scenario:
+ * this puts the blame on the --set argument instead. */
+static const char *set_label(const config_setting_t *top, const char *key)
+{
+	char path[sizeof((struct ts_error *)0)->key];
+	snprintf(path, sizeof path, "%s", key);
+	while (path[0]) {
+		const config_setting_t *s = config_setting_lookup((config_setting_t *)top, path);
+		for (; s && !config_setting_is_root(s); s = config_setting_parent(s))
+			if (config_setting_get_hook(s))
+				return config_setting_get_hook(s);
+		if (s)
+			return NULL;
+		char *cut = strrchr(path, '.'), *br = strrchr(path, '[');
+		if (!cut || br > cut)
+			cut = br;
+		if (!cut)
+			break;
+		*cut = '\0';
+	}
+	return NULL;
+}
+
 static int load_cluster(struct ld *l)
 {
 	struct ts_scenario *s = l->s;
@@ -319,6 +344,11 @@ static int load_cluster(struct ld *l)
 			snprintf(key, sizeof key, "%s", l->err->key);
 			return cfg_fail(l->err, rc, o, l->file, key, "%s", msg);
 		}
+		const char *by = l->err && !l->err->line && !strcmp(l->err->file, l->file)
+				     ? set_label(l->top, l->err->key)
+				     : NULL;
+		if (by)
+			snprintf(l->err->file, sizeof l->err->file, "%s", by);
 		return rc;
 	}
 	s->nodes = hw_cluster_nodes(s->cluster);
