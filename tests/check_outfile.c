@@ -34,12 +34,12 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-/* dir/name into a static buffer (one of four, so a call can take several). */
+/* dir/name into a static buffer (one of eight, so a call can take several). */
 static const char *at(const char *name)
 {
-	static char buf[4][256];
+	static char buf[8][256];
 	static int k;
-	k = (k + 1) % 4;
+	k = (k + 1) % 8;
 	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
 	return buf[k];
 }
@@ -116,6 +116,27 @@ START_TEST(output_twice)
 	/* the same missing path twice */
 	struct outfile_arg twice[] = {{"-o", at("n.csv")}, {"--trace", at("n.csv")}};
 	ck_assert_int_eq(outfile_check(twice, 2, NULL, 0, &err), TS_EUSAGE);
+}
+END_TEST
+
+/* An input folder stands for everything inside it, however the output
+ * path is spelled. */
+START_TEST(output_inside_input_folder)
+{
+	struct ts_error err;
+	ck_assert_int_eq(mkdir(at("data"), 0700), 0);
+	ck_assert_int_eq(mkdir(at("data/models"), 0700), 0);
+	ck_assert_int_eq(symlink("data/models", at("m")), 0);
+	struct outfile_arg ins[] = {{"bundled data", at("data")}};
+	const char *bad[] = {at("data/new.cfg"), at("data/models/x.cfg"), at("m/x.cfg"),
+			     at("data/../data/y.cfg")};
+	for (size_t i = 0; i < 4; i++) {
+		struct outfile_arg outs[] = {{"-o", bad[i]}};
+		ck_assert_int_eq(outfile_check(outs, 1, ins, 1, &err), TS_EUSAGE);
+		ck_assert_ptr_nonnull(strstr(err.msg, "inside the folder"));
+	}
+	struct outfile_arg ok[] = {{"-o", at("data.csv")}, {"--trace", at("m.json")}};
+	ck_assert_int_eq(outfile_check(ok, 2, ins, 1, &err), 0);
 }
 END_TEST
 
@@ -249,6 +270,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, output_is_input);
 	tcase_add_test(tc, output_twice);
+	tcase_add_test(tc, output_inside_input_folder);
 	tcase_add_test(tc, output_not_a_file);
 	tcase_add_test(tc, commit_renames);
 	tcase_add_test(tc, abort_removes_only_the_temporary);

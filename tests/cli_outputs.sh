@@ -81,6 +81,23 @@ same r.csv r.keep
 printf '# nccl-tests\n' >"$TMP/nccl.txt"
 refused 1 '-o: found "nccl.txt", the same file as the input "nccl.txt" (--nccl-tests)' \
 	calibrate s.cfg --nccl-tests nccl.txt -o nccl.txt
+# a model or cluster file the scenario names, and the bundled data
+cp "$SRC/models/gpt3-1.3b.cfg" "$TMP/m.cfg"
+cp "$TMP/m.cfg" "$TMP/m.keep"
+printf 'model = "m.cfg";\ncluster = "dgx-a100-80gb";\ntraining = { global_batch = 64; micro_batch = 4; };\n' >"$TMP/pm.cfg"
+refused 1 '--trace: found "m.cfg", the same file as the input "m.cfg" (model)' run pm.cfg --trace m.cfg
+same m.cfg m.keep
+cp "$SRC/configs/clusters/dgx-a100-80gb.cfg" "$TMP/c.cfg"
+cp "$TMP/c.cfg" "$TMP/c.keep"
+printf 'model = "gpt3-1.3b";\ncluster = "c.cfg";\ntraining = { global_batch = 64; micro_batch = 4; };\n' >"$TMP/pc.cfg"
+refused 1 '--trace: found "c.cfg", the same file as the input "c.cfg" (cluster)' run pc.cfg --trace c.cfg
+same c.cfg c.keep
+mkdir "$TMP/data"
+cp -r "$SRC/configs" "$SRC/models" "$TMP/data/"
+TS_DATA_DIR=$TMP/data refused 1 "inside the folder \"$TMP/data/models\" (bundled data) of the inputs" \
+	run s.cfg --trace data/models/../models/new.cfg
+checks=$((checks + 1))
+[ -e "$TMP/data/models/new.cfg" ] && fail "run --trace wrote into the bundled models"
 # a directory, a device node or a FIFO is refused, not written into or removed
 refused 1 '--trace: found "out.d", a directory' run s.cfg --trace out.d
 refused 1 '--trace: found "/dev/null", a device node, expected a regular file' run s.cfg --trace /dev/null

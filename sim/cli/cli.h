@@ -43,9 +43,10 @@ const char *cli_data_root(void);
 /* Print "trainsim CMD: file:line: key: message" and return CLI_BADINPUT. */
 int cli_print_error(const char *cmd, const struct ts_error *err);
 /* Check the outputs of a command against its inputs before any work
- * (outfile_check): prints the error and returns CLI_USAGE (an output that
- * is an input, another output, a directory or a special file) or
- * CLI_BADINPUT (its folder cannot take it); CLI_OK otherwise. */
+ * (outfile_check), ins[0..nin) (at most 13) and the bundled data of
+ * cli_data_root() (configs/, models/, plots/): prints the error and returns CLI_USAGE (an output
+ * that is an input, another output, a directory or a special file) or CLI_BADINPUT (its folder
+ * cannot take it); CLI_OK otherwise. */
 int cli_check_outputs(const char *cmd, const struct outfile_arg *outs, size_t nout,
 		      const struct outfile_arg *ins, size_t nin);
 /* Load the hardware catalog (and the compute calibration when calib is not

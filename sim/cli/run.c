@@ -38,9 +38,20 @@ int cli_print_error(const char *cmd, const struct ts_error *err)
 int cli_check_outputs(const char *cmd, const struct outfile_arg *outs, size_t nout,
 		      const struct outfile_arg *ins, size_t nin)
 {
+	/* the bundled data is an input of every command */
+	struct outfile_arg all[16];
+	char dirs[3][4200];
+	static const char *const sub[] = {"configs", "models", "plots"};
+	size_t n = 0;
+	for (size_t i = 0; i < nin && n < 13; i++)
+		all[n++] = ins[i];
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/%s", cli_data_root(), sub[i]);
+		all[n++] = (struct outfile_arg){"bundled data", dirs[i]};
+	}
 	struct ts_error err;
 	ts_error_clear(&err);
-	if (!outfile_check(outs, nout, ins, nin, &err))
+	if (!outfile_check(outs, nout, all, n, &err))
 		return CLI_OK;
 	cli_print_error(cmd, &err);
 	return err.code == TS_EUSAGE ? CLI_USAGE : CLI_BADINPUT;
@@ -138,10 +149,6 @@ int cli_run(int argc, char **argv)
 				"text or json (a scenario is no table)\n");
 		goto out;
 	}
-	const struct outfile_arg outs[] = {{"--trace", dump ? NULL : trace_path}};
-	const struct outfile_arg ins[] = {{NULL, path}, {"--calib", calib_path}};
-	if ((rc = cli_check_outputs("run", outs, 1, ins, 2)))
-		goto out;
 	struct hw_catalog *cat = NULL;
 	struct work_calib calib;
 	rc = cli_load_common("run", &cat, &calib);
@@ -157,6 +164,13 @@ int cli_run(int argc, char **argv)
 		hw_catalog_destroy(cat);
 		goto out;
 	}
+	const struct outfile_arg outs[] = {{"--trace", dump ? NULL : trace_path}};
+	const struct outfile_arg ins[] = {{NULL, path},
+					  {"--calib", calib_path},
+					  {"model", sc->model_file},
+					  {"cluster", sc->cluster_file}};
+	if ((rc = cli_check_outputs("run", outs, 1, ins, 4)))
+		goto done;
 	if (dump) {
 		rc = CLI_OK;
 		if ((!strcmp(format, "json") ? report_scenario_json(sc, stdout)

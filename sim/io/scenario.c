@@ -219,10 +219,12 @@ static int load_model(struct ld *l)
 		    cfg_found(ms, fb, sizeof fb));
 	const char *name = config_setting_get_string(ms);
 	char path[2048];
-	if (is_path(name))
+	if (is_path(name)) {
 		resolve_path(l, name, path, sizeof path);
-	else
+		snprintf(l->s->model_file, sizeof l->s->model_file, "%s", path);
+	} else {
 		snprintf(path, sizeof path, "%s", name);
+	}
 	rc = ts_model_load(l->root, path, &l->s->model, l->err);
 	if (rc == TS_EUNKNOWN_NAME && l->err && !l->err->file[0]) {
 		/* name the scenario line that asked for the model */
@@ -311,6 +313,7 @@ static int load_cluster(struct ld *l)
 				return cfg_fail(
 				    l->err, TS_EIO, cs, l->file, "cluster",
 				    "found \"%.200s\", expected an existing cluster file", path);
+			snprintf(s->cluster_file, sizeof s->cluster_file, "%s", path);
 		} else {
 			snprintf(path, sizeof path, "%s/configs/clusters/%s.cfg", l->root, name);
 			if (!name[0] || stat(path, &st) != 0) {

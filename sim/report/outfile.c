@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,18 @@ static void folder_of(const char *path, char *buf, size_t n)
 		snprintf(buf, n, "%.*s", (int)(slash - path), path);
 }
 
+/* Whether the file `path` (existing or not) lies inside folder `dir`, both
+ * taken to their real paths (symlinks and ".." resolved). */
+static bool inside(const char *path, const char *dir)
+{
+	char folder[4096], rf[PATH_MAX], rd[PATH_MAX];
+	folder_of(path, folder, sizeof folder);
+	if (!realpath(folder, rf) || !realpath(dir, rd))
+		return false;
+	size_t n = strlen(rd);
+	return !strncmp(rf, rd, n) && (rf[n] == '/' || rf[n] == '\0' || !strcmp(rd, "/"));
+}
+
 static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs, size_t k,
 		     const struct outfile_arg *ins, size_t nin, struct ts_error *err)
 {
@@ -76,10 +89,18 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 				    : S_ISFIFO(so.st_mode)		       ? "FIFO"
 				    : S_ISSOCK(so.st_mode)		       ? "socket"
 									       : "special file");
-	for (size_t i = 0; exists && i < nin; i++) {
+	for (size_t i = 0; i < nin; i++) {
 		if (!ins[i].path || stat(ins[i].path, &si) != 0)
 			continue;
-		if (si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+		if (S_ISDIR(si.st_mode) && inside(o->path, ins[i].path))
+			return ts_error_set(
+			    err, TS_EUSAGE, NULL, 0, opt,
+			    "found \"%s\", inside the folder \"%s\"%s%s%s of the "
+			    "inputs, expected a file elsewhere (it would replace or "
+			    "add to the inputs)",
+			    o->path, ins[i].path, opt_of(&ins[i]) ? " (" : "",
+			    opt_of(&ins[i]) ? ins[i].opt : "", opt_of(&ins[i]) ? ")" : "");
+		if (exists && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
 			return ts_error_set(
 			    err, TS_EUSAGE, NULL, 0, opt,
 			    "found \"%s\", the same file as the input \"%s\"%s%s%s, "
