@@ -241,6 +241,15 @@ rc=$?
 	[ "$(wc -l <"$TMP/big.err")" -eq 1 ] || fail "sweep -o past the size limit: exit $rc: $(cat "$TMP/big.err")"
 rm -f "$TMP/out.d/big.csv" # its whole rows stay, for --resume
 
+# a full disk behind standard output: the reason, not just "failed"
+if [ -w /dev/full ]; then
+	checks=$((checks + 1))
+	"$BIN" run "$TMP/s.cfg" >/dev/full 2>"$TMP/full.err"
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -qF 'writing the report to standard output failed (No space left on device)' "$TMP/full.err" ||
+		fail "run >/dev/full: exit $rc: $(cat "$TMP/full.err")"
+fi
+
 # --- gnuplot failing: one line saying what failed, pointing to its log
 if command -v gnuplot >/dev/null; then
 	mkdir -p "$TMP/root/plots"

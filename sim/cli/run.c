@@ -176,7 +176,10 @@ int cli_run(int argc, char **argv)
 		if ((!strcmp(format, "json") ? report_scenario_json(sc, stdout)
 					     : ts_scenario_dump(sc, stdout)) ||
 		    fflush(stdout)) {
-			fprintf(stderr, "trainsim run: writing the scenario failed\n");
+			fprintf(
+			    stderr,
+			    "trainsim run: writing the scenario to standard output failed (%s)\n",
+			    strerror(errno));
 			rc = CLI_BADINPUT;
 		}
 		goto done;
@@ -221,7 +224,9 @@ int cli_run(int argc, char **argv)
 		else
 			e = report_result_text(&res, stdout);
 		if (e || fflush(stdout)) {
-			fprintf(stderr, "trainsim run: writing the report failed\n");
+			fprintf(stderr,
+				"trainsim run: writing the report to standard output failed (%s)\n",
+				strerror(errno));
 			rc = CLI_BADINPUT;
 		}
 	}

@@ -162,7 +162,8 @@ int cli_sweep(int argc, char **argv)
 		if (of)
 			outfile_write_error(of, errno, &err);
 		else
-			ts_error_set(&err, TS_EIO, NULL, 0, NULL, "writing the header failed (%s)",
+			ts_error_set(&err, TS_EIO, NULL, 0, NULL,
+				     "writing the header to standard output failed (%s)",
 				     strerror(errno));
 		rc = cli_print_error("sweep", &err);
 		goto done;
