@@ -139,6 +139,7 @@ int cli_sweep(int argc, char **argv)
 	long keep = 0;
 	struct sweep_digest dg;
 	if (!(head = ts_malloc(SWEEP_ROW_MAX))) {
+		fprintf(stderr, "trainsim sweep: out of memory\n");
 		rc = CLI_BADINPUT;
 		goto done;
 	}
