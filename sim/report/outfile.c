@@ -168,7 +168,7 @@ static ssize_t cookie_write(void *c, const char *buf, size_t n)
 		if (w <= 0) {
 			if (!of->werr)
 				of->werr = w < 0 ? errno : ENOSPC;
-			return done ? (ssize_t)done : -1;
+			return (ssize_t)done; /* 0: the error (fopencookie(3)) */
 		}
 		done += (size_t)w;
 	}
