@@ -34,7 +34,7 @@ static void teardown(void)
 }
 
 #define BASE                                                                                       \
-	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; "                          \
+	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; "                            \
 	"training = { global_batch = %d; micro_batch = 4; }; };\n"
 
 static struct sweep_spec *load(const char *text)
@@ -147,7 +147,8 @@ START_TEST(resume_same_setup_only)
 	/* this run with another base, calibration or version than the rows':
 	 * refused, each named */
 	const char *want[] = {"the base scenario (inline) changed", "the calibration changed",
-			      "the version (trainsim " TS_VERSION " wrote them, this is 0.0.0-old)"};
+			      "the version (trainsim " TS_VERSION
+			      " wrote them, this is 0.0.0-old)"};
 	for (int k = 0; k < 3; k++) {
 		other = d;
 		if (k == 0)

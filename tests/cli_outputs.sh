@@ -92,6 +92,9 @@ cp "$TMP/c.cfg" "$TMP/c.keep"
 printf 'model = "gpt3-1.3b";\ncluster = "c.cfg";\ntraining = { global_batch = 64; micro_batch = 4; };\n' >"$TMP/pc.cfg"
 refused 1 '--trace: found "c.cfg", the same file as the input "c.cfg" (cluster)' run pc.cfg --trace c.cfg
 same c.cfg c.keep
+printf 'base = "pm.cfg";\naxes = { nodes = [1, 2]; };\n' >"$TMP/swm.cfg"
+refused 1 '-o: found "m.cfg", the same file as the input "m.cfg" (model)' sweep swm.cfg -o m.cfg
+same m.cfg m.keep
 mkdir "$TMP/data"
 cp -r "$SRC/configs" "$SRC/models" "$TMP/data/"
 TS_DATA_DIR=$TMP/data refused 1 "inside the folder \"$TMP/data/models\" (bundled data) of the inputs" \

@@ -126,10 +126,19 @@ int cli_sweep(int argc, char **argv)
 		rc = cli_print_error("sweep", &err);
 		goto done;
 	}
+	/* the model and cluster files the base names (as point 0 reads them) */
+	struct ts_scenario *p0 = NULL;
+	if (sp->npoints && sweep_point_load(sp, cat, 0, &p0, &err))
+		p0 = NULL;
 	const struct outfile_arg outs[] = {{"-o", out_path}};
-	const struct outfile_arg ins[] = {
-	    {NULL, path}, {"base", sp->base_path}, {"--calib", calib_path}};
-	if ((rc = cli_check_outputs("sweep", outs, 1, ins, 3)))
+	const struct outfile_arg ins[] = {{NULL, path},
+					  {"base", sp->base_path},
+					  {"--calib", calib_path},
+					  {"model", p0 ? p0->model_file : NULL},
+					  {"cluster", p0 ? p0->cluster_file : NULL}};
+	rc = cli_check_outputs("sweep", outs, 1, ins, 5);
+	ts_scenario_destroy(p0);
+	if (rc)
 		goto done;
 	if (sweep_check(sp, cat, &err)) {
 		rc = cli_print_error("sweep", &err);
