@@ -407,12 +407,12 @@ int cli_plot(int argc, char **argv)
 		char last[512];
 		last_line(log, last, sizeof last);
 		fprintf(stderr,
-			"trainsim plot: gnuplot failed on %s (%s %d)%s%s%s; its output is in %s\n",
+			"trainsim plot: gnuplot failed on %s (%s %d)%s%s; its output is in %s\n",
 			script, pid >= 0 && WIFSIGNALED(status) ? "signal" : "exit",
 			pid >= 0 && WIFSIGNALED(status) ? WTERMSIG(status)
 			: WIFEXITED(status)		? WEXITSTATUS(status)
 							: -1,
-			last[0] ? ": \"" : "", last, last[0] ? "\"" : "", log);
+			last[0] ? ": " : "", last, log);
 		outfile_abort(of);
 		rc = CLI_BADINPUT;
 	} else if (outfile_commit(of, &err)) {
