@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -161,6 +162,34 @@ START_TEST(output_not_a_file)
 }
 END_TEST
 
+/* A file made read-only is not replaced behind its mode. As root, the
+ * check runs in a child dropped to nobody, since root may write anything. */
+START_TEST(output_read_only)
+{
+	put("ro.csv", "keep");
+	ck_assert_int_eq(chmod(at("ro.csv"), 0444), 0);
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct ts_error err;
+		if (geteuid() == 0 && setuid(65534) != 0)
+			_exit(3);
+		struct outfile_arg outs[] = {{"-o", at("ro.csv")}};
+		if (outfile_check(outs, 1, NULL, 0, &err) != TS_EIO)
+			_exit(1);
+		_exit(strstr(err.msg, "cannot be written") && strstr(err.msg, strerror(EACCES))
+			  ? 0
+			  : 2);
+	}
+	int st = 0;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "read-only output: child exit %d (1: not refused, 2: message, 3: setuid)",
+		      WEXITSTATUS(st));
+}
+END_TEST
+
 START_TEST(commit_renames)
 {
 	struct ts_error err;
@@ -272,6 +301,7 @@ int main(void)
 	tcase_add_test(tc, output_twice);
 	tcase_add_test(tc, output_inside_input_folder);
 	tcase_add_test(tc, output_not_a_file);
+	tcase_add_test(tc, output_read_only);
 	tcase_add_test(tc, commit_renames);
 	tcase_add_test(tc, abort_removes_only_the_temporary);
 	tcase_add_test(tc, write_error_named);

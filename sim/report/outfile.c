@@ -89,6 +89,12 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 				    : S_ISFIFO(so.st_mode)		       ? "FIFO"
 				    : S_ISSOCK(so.st_mode)		       ? "socket"
 									       : "special file");
+	/* replacing a file its owner made read-only would defeat the mode */
+	if (exists && access(o->path, W_OK) != 0)
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", which cannot be written (%s), expected a "
+				    "writable file",
+				    o->path, strerror(errno));
 	for (size_t i = 0; i < nin; i++) {
 		if (!ins[i].path || stat(ins[i].path, &si) != 0)
 			continue;

@@ -23,12 +23,14 @@ struct outfile_arg {
  * An output is refused when it is the same file as an input (same device
  * and inode, so also through a symlink or another spelling of the path),
  * the same file (or path) as an earlier output, a directory, or an existing
- * file that is not a regular file (a device node, a FIFO, a socket);
- * and when its folder does not exist or cannot be written. An input that
+ * file that is not a regular file (a device node, a FIFO, a socket); also
+ * when it exists and its mode forbids writing it (it is not replaced behind
+ * that), or its folder does not exist or cannot be written. An input that
  * is a folder (the bundled data) stands for every file inside it: an output
- * anywhere under it is refused. Missing inputs are skipped. Returns 0, TS_EUSAGE (the same file, a
- * directory, a special file) or TS_EIO (the folder) with `err` keyed by the output's option and its
- * message naming both files. Never prints. */
+ * anywhere under it is refused. Missing inputs are skipped. Returns 0,
+ * TS_EUSAGE (an input, an earlier output, a directory, a special file) or
+ * TS_EIO (not writable, the folder) with `err` keyed by the output's option
+ * and its message naming both files. Never prints. */
 int outfile_check(const struct outfile_arg *outs, size_t nout, const struct outfile_arg *ins,
 		  size_t nin, struct ts_error *err);
 
