@@ -171,6 +171,13 @@ START_TEST(resume_same_setup_only)
 	ck_assert_int_eq(sweep_resume_scan(sp, path, NULL, &done, &keep, &err), 0);
 	ck_assert_uint_eq(done, 2);
 	unlink(path);
+	/* killed inside the header: started afresh, not taken for another sweep */
+	output(path, sizeof path, sp, &d, 0);
+	ck_assert_int_eq(truncate(path, 120), 0);
+	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_uint_eq(done, 0);
+	ck_assert_int_eq(keep, 0);
+	unlink(path);
 	sweepcfg_destroy(sp);
 }
 END_TEST

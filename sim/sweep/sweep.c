@@ -529,6 +529,8 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		if (!fgets(line, SWEEP_ROW_MAX, f))
 			goto out; /* killed before its header: start afresh */
 	}
+	if (!strchr(line, '\n') && !strncmp(line, head, strlen(line)))
+		goto out; /* killed inside its header: start afresh */
 	if (strcmp(line, head)) {
 		size_t len = strcspn(line, "\r\n");
 		rc =
