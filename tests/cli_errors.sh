@@ -256,6 +256,25 @@ printf 'gpus = ( { name = "X"; } \n' >"$TMP/data/configs/hardware/zz-broken.cfg"
 TS_DATA_DIR=$TMP/data expect 2 'zz-broken.cfg' list gpus
 TS_DATA_DIR=$TMP/nothing expect 2 'configs/hardware|cannot open' list links
 
+# An inline cluster given by --set: its errors name the --set argument, not
+# the scenario file
+expect 2 '--set cluster={ gpu = "nosuch"; }: cluster.gpu: found unknown GPU type "nosuch"' \
+	run base.cfg --set 'cluster={ gpu = "nosuch"; }'
+expect 2 '--set cluster.gpu="nosuch": cluster.gpu: found unknown GPU type' \
+	run base.cfg --set 'cluster.gpu="nosuch"'
+# A run shorter than one step (5e-324 tokens made 0 steps and a run of 0 s)
+variant tiny 's/tokens = 1.0e9;/tokens = 5e-324;/'
+expect 2 'tiny.cfg:14: training.tokens: found 4.94066e-324, less than one step (131072 tokens per step)' \
+	run tiny.cfg
+variant short 's/tokens = 1.0e9;/samples = 0.5;/'
+expect 2 'short.cfg:14|training.samples|found 0.5, less than one step (64 samples per step)' run short.cfg
+# Quantities in decimal only: strtod would read a hexadecimal float
+expect 2 '--set parallel.bucket="0x1p4 MiB"|found "0x1p4 MiB"|written in decimal' \
+	run base.cfg --set 'parallel.bucket="0x1p4 MiB"'
+# --dump-config takes text or json, not csv
+expect 1 '--format: found csv with --dump-config, expected text or json' \
+	run base.cfg --dump-config --format csv
+
 # Physically meaningless hardware figures in a copied data directory: refused
 # by the catalog on their file, line and key (they once overflowed the
 # simulated clock and were reported as a dependency cycle).

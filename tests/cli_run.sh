@@ -91,6 +91,23 @@ if ok dumpset run "$SCEN" --dump-config --set training.micro_batch=2; then
 		fail "--dump-config does not name --set as the origin"
 fi
 
+# --dump-config --format json: the same settings as the text, as JSON
+if ok dumpjson run "$SCEN" --dump-config --format json --set training.micro_batch=2; then
+	py dumpjson '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["key"]: x for x in d["settings"]}
+assert s["model"]["value"] == "gpt3-1.3b", s["model"]
+assert s["training.micro_batch"] == {"key": "training.micro_batch", "value": 2,
+    "where": "--set training.micro_batch=2"}, s["training.micro_batch"]
+assert s["parallel.dp"]["value"] == 8 and s["parallel.dp"]["where"].startswith("derived")
+assert s["parallel.bucket"]["value"] == "40 MiB", s["parallel.bucket"]
+assert s["parallel.overlap_grad_reduce"]["value"] is True
+assert d["file"].endswith("default.cfg") and d["not_modelled"] == "(none)"
+assert any("dgx-a100-80gb" in l for l in d["cluster"]), d["cluster"][:3]
+' "$TMP/dump"
+fi
+
 # --- --set nodes=2 doubles the GPUs
 if ok nodes2 run "$SCEN" --set nodes=2 --format json; then
 	py nodes2 '

@@ -78,8 +78,10 @@ int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out, char *
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
-	if (end == s) {
-		say(why, n, "found \"%s\", expected %s", text, kind_names[kind]);
+	/* a decimal number only: strtod also reads hexadecimal floats
+	 * ("0x1p4" is 16) and "inf", which no unit string means */
+	if (end == s || s + strspn(s, "0123456789.eE+-") < end) {
+		say(why, n, "found \"%s\", expected %s written in decimal", text, kind_names[kind]);
 		return TS_ESYNTAX;
 	}
 	if (errno == ERANGE || !isfinite(v) || v < 0.0) {

@@ -22,7 +22,8 @@ const char *ts_unit_kind_name(enum ts_unit_kind kind);
 /* Parse `text` ("<number> <unit>", space optional) as a quantity of `kind`
  * into *out (SI base unit: bytes, bytes/s, s, FLOP/s, W). A bare number is
  * accepted only for TS_UNIT_BYTES. Returns 0, or TS_EUNIT (unknown or missing
- * unit), TS_ESYNTAX (no number), TS_ERANGE (negative, NaN or infinite); on
+ * unit), TS_ESYNTAX (no number, or one not in decimal: "0x1p4 GB", "inf W"),
+ * TS_ERANGE (negative, NaN or infinite); on
  * failure `why` (size n, may be NULL) says what was found and expected. */
 int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out, char *why, size_t n);
 

@@ -14,6 +14,7 @@
 #include "io/calibcfg.h"
 #include "io/nccltests.h"
 #include "io/scenario.h"
+#include "report/outfile.h"
 #include "sweep/calibrate.h"
 #include "work/compute.h"
 
@@ -81,23 +82,28 @@ static int calibrate_nccl(const char *path, const char **sets, size_t nsets, con
 		printf("note: the efficiency stopped at %g: the measurement is beyond what this "
 		       "link's efficiency explains\n",
 		       fit.fitted_eff);
-	FILE *o = fopen(out_path, "w");
+	struct outfile *o = NULL;
 	char src[600];
 	snprintf(src, sizeof src,
 		 "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
 		 "GPUs",
 		 path, file, fit.measured_Bps / 1e9, fit.gpus);
-	if (!o ||
-	    calibcfg_write_link(o, fit.link, fit.fitted_eff,
-				"trainsim calibration overrides: use with --calib", src) ||
-	    fclose(o)) {
-		fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n", out_path);
-		rc = CLI_BADINPUT;
-		goto done;
+	if (outfile_open(out_path, "-o", &o, &err))
+		goto fail;
+	if (calibcfg_write_link(outfile_stream(o), fit.link, fit.fitted_eff,
+				"trainsim calibration overrides: use with --calib", src)) {
+		outfile_write_error(o, errno, &err);
+		outfile_abort(o);
+		goto fail;
 	}
+	if (outfile_commit(o, &err))
+		goto fail;
 	printf("wrote %s (use: trainsim run|sweep|compare|search ... --calib %s)\n", out_path,
 	       out_path);
 	rc = fflush(stdout) ? CLI_BADINPUT : CLI_OK;
+	goto done;
+fail:
+	rc = cli_print_error("calibrate", &err);
 done:
 	nccltests_free(&t);
 	hw_catalog_destroy(cat);
@@ -161,8 +167,9 @@ int cli_calibrate(int argc, char **argv)
 					: "no measurement");
 		goto out;
 	}
-	const char *inputs[] = {path, nccl};
-	if ((rc = cli_check_output("calibrate", out_path, inputs, 2)))
+	const struct outfile_arg outs[] = {{"-o", out_path}};
+	const struct outfile_arg ins[] = {{NULL, path}, {"--nccl-tests", nccl}};
+	if ((rc = cli_check_outputs("calibrate", outs, 1, ins, 2)))
 		goto out;
 	if (nccl) {
 		rc = calibrate_nccl(path, sets, nsets, nccl, out_path);
@@ -228,16 +235,23 @@ int cli_calibrate(int argc, char **argv)
 		printf("note: %s stopped at %g, %s its committed value: the measurement is "
 		       "beyond what this constant explains\n",
 		       work_calib_key(fit.key), c1, ratio);
-	FILE *o = fopen(out_path, "w");
+	struct outfile *o = NULL;
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
 		 measured);
-	if (!o ||
-	    calibcfg_write(o, &fit.calib, &fit.key, 1,
-			   "trainsim calibration overrides: use with --calib", src) ||
-	    fclose(o)) {
-		fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n", out_path);
-		rc = CLI_BADINPUT;
+	if (outfile_open(out_path, "-o", &o, &err)) {
+		rc = cli_print_error("calibrate", &err);
+		goto done;
+	}
+	if (calibcfg_write(outfile_stream(o), &fit.calib, &fit.key, 1,
+			   "trainsim calibration overrides: use with --calib", src)) {
+		outfile_write_error(o, errno, &err);
+		outfile_abort(o);
+		rc = cli_print_error("calibrate", &err);
+		goto done;
+	}
+	if (outfile_commit(o, &err)) {
+		rc = cli_print_error("calibrate", &err);
 		goto done;
 	}
 	printf("wrote %s (use: trainsim run|sweep|compare ... --calib %s)\n", out_path, out_path);

@@ -10,6 +10,7 @@ enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BADINPUT = 2 };
 struct hw_catalog;
 struct work_calib;
 struct ts_error;
+struct outfile_arg;
 
 /* trainsim collective ... (argv[0] is "collective"). */
 int cli_collective(int argc, char **argv);
@@ -41,10 +42,13 @@ int cli_apply_calib(const char *cmd, const char *path, struct hw_catalog *cat,
 const char *cli_data_root(void);
 /* Print "trainsim CMD: file:line: key: message" and return CLI_BADINPUT. */
 int cli_print_error(const char *cmd, const struct ts_error *err);
-/* Refuse (print and return CLI_USAGE) when the output file `out` exists and
- * is the same file (device and inode) as one of inputs[0..n) (NULL entries
- * are skipped), naming both; CLI_OK otherwise, also when out is NULL. */
-int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n);
+/* Check the outputs of a command against its inputs before any work
+ * (outfile_check), ins[0..nin) (at most 13) and the bundled data of
+ * cli_data_root() (configs/, models/, plots/): prints the error and returns CLI_USAGE (an output
+ * that is an input, another output, a directory or a special file) or CLI_BADINPUT (its folder
+ * cannot take it); CLI_OK otherwise. */
+int cli_check_outputs(const char *cmd, const struct outfile_arg *outs, size_t nout,
+		      const struct outfile_arg *ins, size_t nin);
 /* Load the hardware catalog (and the compute calibration when calib is not
  * NULL); prints the error and returns CLI_BADINPUT on failure. */
 int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib);

@@ -8,6 +8,7 @@
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/outfile.h"
+#include "base/err.h"
 
 #define MAX_COLS 256
 #define MAX_ROWS 100000
@@ -142,6 +145,29 @@ static int by_first(const void *a, const void *b)
 	return x->v[0] < y->v[0] ? -1 : x->v[0] > y->v[0] ? 1 : 0;
 }
 
+/* The last line of file path that says something, trimmed, into buf ("" when
+ * none): gnuplot ends its error with the message, after the offending
+ * command and a caret line. */
+static void last_line(const char *path, char *buf, size_t n)
+{
+	char line[512];
+	buf[0] = '\0';
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		char *p = line, *e = line + strcspn(line, "\r\n");
+		*e = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+			*--e = '\0';
+		if (*p && strspn(p, "^ ") != strlen(p))
+			snprintf(buf, n, "%s", p);
+	}
+	fclose(f);
+}
+
 int cli_plot(int argc, char **argv)
 {
 	const char *kind = NULL, *in = NULL, *outp = NULL;
@@ -198,6 +224,11 @@ int cli_plot(int argc, char **argv)
 			outp);
 		return CLI_USAGE;
 	}
+	const struct outfile_arg outs[] = {{"-o", outp}};
+	const struct outfile_arg ins[] = {{NULL, in}};
+	int crc = cli_check_outputs("plot", outs, 1, ins, 1);
+	if (crc)
+		return crc;
 	if (!on_path("gnuplot")) {
 		fprintf(stderr,
 			"trainsim plot: found no gnuplot on PATH, expected gnuplot "
@@ -226,7 +257,11 @@ int cli_plot(int argc, char **argv)
 	static struct row rows[2048];
 	size_t nr = 0;
 	int rc = CLI_BADINPUT;
-	if (!fgets(c.headbuf, sizeof c.headbuf, f)) {
+	bool got;
+	/* comment lines before the header: the digest line of sweep -o */
+	while ((got = fgets(c.headbuf, sizeof c.headbuf, f) != NULL) && c.headbuf[0] == '#')
+		;
+	if (!got) {
 		fprintf(stderr, "trainsim plot: %s: found an empty file, expected a CSV header\n",
 			in);
 		fclose(f);
@@ -329,28 +364,63 @@ int cli_plot(int argc, char **argv)
 		remove(tmp);
 		return CLI_BADINPUT;
 	}
+	/* gnuplot writes a temporary file beside OUT, renamed onto OUT only
+	 * when it succeeded; its messages go to a log, of which a failure
+	 * shows the last line */
+	struct outfile *of = NULL;
+	struct ts_error err;
+	char log[] = "/tmp/trainsim-gnuplot-XXXXXX";
+	int logfd = -1;
+	if (outfile_open(outp, "-o", &of, &err)) {
+		remove(tmp);
+		return cli_print_error("plot", &err);
+	}
+	if ((logfd = mkstemp(log)) < 0) {
+		fprintf(stderr, "trainsim plot: cannot write a temporary file in /tmp (%s)\n",
+			strerror(errno));
+		outfile_abort(of);
+		remove(tmp);
+		return CLI_BADINPUT;
+	}
 	char expr[8192];
 	char plotdir[4096];
 	snprintf(plotdir, sizeof plotdir, "%s/plots", cli_data_root());
 	const char *base = strrchr(in, '/');
 	snprintf(expr, sizeof expr,
-		 "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'; plotdir='%s'", tmp, outp,
-		 fmt, base ? base + 1 : in, plotdir);
+		 "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'; plotdir='%s'", tmp,
+		 outfile_temp(of), fmt, base ? base + 1 : in, plotdir);
 	for (char *p = expr; *p; p++) /* gnuplot single-quoted strings take no escapes */
 		if (*p == '\\')
 			*p = '/';
+	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		dup2(logfd, STDOUT_FILENO);
+		dup2(logfd, STDERR_FILENO);
 		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);
+		fprintf(stderr, "cannot run gnuplot: %s\n", strerror(errno));
 		_exit(127);
 	}
+	close(logfd);
 	int status = 0;
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
-		fprintf(stderr, "trainsim plot: gnuplot failed on %s (exit %d)\n", script,
-			WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		char last[512];
+		last_line(log, last, sizeof last);
+		fprintf(stderr,
+			"trainsim plot: gnuplot failed on %s (%s %d)%s%s; its output is in %s\n",
+			script, pid >= 0 && WIFSIGNALED(status) ? "signal" : "exit",
+			pid >= 0 && WIFSIGNALED(status) ? WTERMSIG(status)
+			: WIFEXITED(status)		? WEXITSTATUS(status)
+							: -1,
+			last[0] ? ": " : "", last, log);
+		outfile_abort(of);
 		rc = CLI_BADINPUT;
+	} else if (outfile_commit(of, &err)) {
+		rc = cli_print_error("plot", &err);
+		remove(log);
 	} else {
 		rc = CLI_OK;
+		remove(log);
 	}
 	remove(tmp);
 	return rc;

@@ -4,11 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "cli/cli.h"
 #include "hw/catalog.h"
+#include "report/outfile.h"
 #include "report/report.h"
 #include "io/scenario.h"
 #include "trace/trace.h"
@@ -35,22 +35,26 @@ int cli_print_error(const char *cmd, const struct ts_error *err)
 	return CLI_BADINPUT;
 }
 
-int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n)
+int cli_check_outputs(const char *cmd, const struct outfile_arg *outs, size_t nout,
+		      const struct outfile_arg *ins, size_t nin)
 {
-	struct stat so, si;
-	if (!out || stat(out, &so) != 0)
-		return CLI_OK;
-	for (size_t i = 0; i < n; i++) {
-		if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev &&
-		    si.st_ino == so.st_ino) {
-			fprintf(stderr,
-				"trainsim %s: -o: found \"%s\", the same file as the input \"%s\", "
-				"expected another file (writing it would destroy the input)\n",
-				cmd, out, inputs[i]);
-			return CLI_USAGE;
-		}
+	/* the bundled data is an input of every command */
+	struct outfile_arg all[16];
+	char dirs[3][4200];
+	static const char *const sub[] = {"configs", "models", "plots"};
+	size_t n = 0;
+	for (size_t i = 0; i < nin && n < 13; i++)
+		all[n++] = ins[i];
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(dirs[i], sizeof dirs[i], "%s/%s", cli_data_root(), sub[i]);
+		all[n++] = (struct outfile_arg){"bundled data", dirs[i]};
 	}
-	return CLI_OK;
+	struct ts_error err;
+	ts_error_clear(&err);
+	if (!outfile_check(outs, nout, all, n, &err))
+		return CLI_OK;
+	cli_print_error(cmd, &err);
+	return err.code == TS_EUSAGE ? CLI_USAGE : CLI_BADINPUT;
 }
 
 int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib)
@@ -140,6 +144,11 @@ int cli_run(int argc, char **argv)
 			format);
 		goto out;
 	}
+	if (dump && !strcmp(format, "csv")) {
+		fprintf(stderr, "trainsim run: --format: found csv with --dump-config, expected "
+				"text or json (a scenario is no table)\n");
+		goto out;
+	}
 	struct hw_catalog *cat = NULL;
 	struct work_calib calib;
 	rc = cli_load_common("run", &cat, &calib);
@@ -155,29 +164,35 @@ int cli_run(int argc, char **argv)
 		hw_catalog_destroy(cat);
 		goto out;
 	}
+	const struct outfile_arg outs[] = {{"--trace", dump ? NULL : trace_path}};
+	const struct outfile_arg ins[] = {{NULL, path},
+					  {"--calib", calib_path},
+					  {"model", sc->model_file},
+					  {"cluster", sc->cluster_file}};
+	if ((rc = cli_check_outputs("run", outs, 1, ins, 4)))
+		goto done;
 	if (dump) {
 		rc = CLI_OK;
-		if (ts_scenario_dump(sc, stdout) || fflush(stdout)) {
-			fprintf(stderr, "trainsim run: writing the scenario failed\n");
+		if ((!strcmp(format, "json") ? report_scenario_json(sc, stdout)
+					     : ts_scenario_dump(sc, stdout)) ||
+		    fflush(stdout)) {
+			fprintf(
+			    stderr,
+			    "trainsim run: writing the scenario to standard output failed (%s)\n",
+			    strerror(errno));
 			rc = CLI_BADINPUT;
 		}
 		goto done;
 	}
 	struct ts_trace *tr = NULL;
-	FILE *tf = NULL;
+	struct outfile *tf = NULL;
 	if (trace_path) {
-		tf = fopen(trace_path, "w");
-		if (!tf) {
-			fprintf(stderr,
-				"trainsim run: --trace: found \"%s\", which cannot be "
-				"written (%s), expected a writable file\n",
-				trace_path, strerror(errno));
-			rc = CLI_BADINPUT;
+		if (outfile_open(trace_path, "--trace", &tf, &err)) {
+			rc = cli_print_error("run", &err);
 			goto done;
 		}
 		if (trace_create(&tr)) {
-			fclose(tf);
-			remove(trace_path);
+			outfile_abort(tf);
 			fprintf(stderr, "trainsim run: --trace: out of memory\n");
 			rc = CLI_BADINPUT;
 			goto done;
@@ -187,21 +202,19 @@ int cli_run(int argc, char **argv)
 	rc = CLI_OK;
 	if (ts_run(sc, &calib, &res, tr, &err))
 		rc = cli_print_error("run", &err);
-	/* the trace first, so that a failure leaves nothing on stdout */
+	/* the trace first, so that a failure leaves nothing on stdout; a
+	 * failure removes only the temporary file */
 	if (tr) {
-		if (!rc && (trace_write(tr, tf) || trace_status(tr))) {
-			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n",
-				trace_path);
-			rc = CLI_BADINPUT;
+		if (!rc && (trace_write(tr, outfile_stream(tf)) || trace_status(tr))) {
+			outfile_write_error(tf, errno, &err);
+			rc = cli_print_error("run", &err);
 		}
 		trace_destroy(tr);
+		if (rc)
+			outfile_abort(tf);
+		else if (outfile_commit(tf, &err))
+			rc = cli_print_error("run", &err);
 	}
-	if (tf && fclose(tf) && !rc) {
-		fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
-		rc = CLI_BADINPUT;
-	}
-	if (tf && rc)
-		remove(trace_path);
 	if (!rc) {
 		int e;
 		if (!strcmp(format, "json"))
@@ -211,7 +224,9 @@ int cli_run(int argc, char **argv)
 		else
 			e = report_result_text(&res, stdout);
 		if (e || fflush(stdout)) {
-			fprintf(stderr, "trainsim run: writing the report failed\n");
+			fprintf(stderr,
+				"trainsim run: writing the report to standard output failed (%s)\n",
+				strerror(errno));
 			rc = CLI_BADINPUT;
 		}
 	}

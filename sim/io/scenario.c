@@ -219,10 +219,12 @@ static int load_model(struct ld *l)
 		    cfg_found(ms, fb, sizeof fb));
 	const char *name = config_setting_get_string(ms);
 	char path[2048];
-	if (is_path(name))
+	if (is_path(name)) {
 		resolve_path(l, name, path, sizeof path);
-	else
+		snprintf(l->s->model_file, sizeof l->s->model_file, "%s", path);
+	} else {
 		snprintf(path, sizeof path, "%s", name);
+	}
 	rc = ts_model_load(l->root, path, &l->s->model, l->err);
 	if (rc == TS_EUNKNOWN_NAME && l->err && !l->err->file[0]) {
 		/* name the scenario line that asked for the model */
@@ -239,6 +241,31 @@ static int load_model(struct ld *l)
 		return cfg_fail(l->err, rc, ms, l->file, "model", "%s", msg);
 	}
 	return rc;
+}
+
+/* The --set argument that gave the setting at dotted `key` of top, or an
+ * enclosing group of it; NULL when the file gave it. The hardware layer
+ * names the file it was handed, which for an inline group is the scenario:
+ * this puts the blame on the --set argument instead. */
+static const char *set_label(const config_setting_t *top, const char *key)
+{
+	char path[sizeof((struct ts_error *)0)->key];
+	snprintf(path, sizeof path, "%s", key);
+	while (path[0]) {
+		const config_setting_t *s = config_setting_lookup((config_setting_t *)top, path);
+		for (; s && !config_setting_is_root(s); s = config_setting_parent(s))
+			if (config_setting_get_hook(s))
+				return config_setting_get_hook(s);
+		if (s)
+			return NULL;
+		char *cut = strrchr(path, '.'), *br = strrchr(path, '[');
+		if (!cut || br > cut)
+			cut = br;
+		if (!cut)
+			break;
+		*cut = '\0';
+	}
+	return NULL;
 }
 
 static int load_cluster(struct ld *l)
@@ -286,6 +313,7 @@ static int load_cluster(struct ld *l)
 				return cfg_fail(
 				    l->err, TS_EIO, cs, l->file, "cluster",
 				    "found \"%.200s\", expected an existing cluster file", path);
+			snprintf(s->cluster_file, sizeof s->cluster_file, "%s", path);
 		} else {
 			snprintf(path, sizeof path, "%s/configs/clusters/%s.cfg", l->root, name);
 			if (!name[0] || stat(path, &st) != 0) {
@@ -319,6 +347,11 @@ static int load_cluster(struct ld *l)
 			snprintf(key, sizeof key, "%s", l->err->key);
 			return cfg_fail(l->err, rc, o, l->file, key, "%s", msg);
 		}
+		const char *by = l->err && !l->err->line && !strcmp(l->err->file, l->file)
+				     ? set_label(l->top, l->err->key)
+				     : NULL;
+		if (by)
+			snprintf(l->err->file, sizeof l->err->file, "%s", by);
 		return rc;
 	}
 	s->nodes = hw_cluster_nodes(s->cluster);

@@ -157,6 +157,8 @@ struct ts_scenario_origin {
 struct ts_scenario {
 	char name[160];		    /* default "MODEL on CLUSTER" */
 	char file[256];		    /* file it was read from, or the label of a string */
+	char model_file[2048];	    /* model file named by a path (model = "my.cfg"), else "" */
+	char cluster_file[2048];    /* cluster file named by a path, else "" */
 	struct ts_model model;	    /* resolved model */
 	struct hw_cluster *cluster; /* resolved cluster, owned */
 	uint32_t nodes;		    /* nodes in the job (the cluster's unless overridden) */

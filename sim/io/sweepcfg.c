@@ -235,6 +235,14 @@ static int add_axis(struct ld *l, const config_setting_t *s, const char *key)
 	if (n < 1)
 		return cfg_fail(l->err, TS_EINVALID, s, l->file, key,
 				"found an empty axis, expected at least one value");
+	/* "parallel.tp" = [...] beside parallel = { tp = [...]; }: both would
+	 * be applied to every point and the last would win unseen */
+	for (size_t b = 0; b < sp->naxes; b++)
+		if (!strcmp(sp->axes[b].key, key))
+			return cfg_fail(l->err, TS_EINVALID, s, l->file, key,
+					"found a second axis of this key (the first is on line "
+					"%d), expected one axis per key",
+					sp->axes[b].line);
 	struct sweep_axis *a = &sp->axes[sp->naxes++];
 	snprintf(a->key, sizeof a->key, "%s", key);
 	a->line = (int)config_setting_source_line(s);

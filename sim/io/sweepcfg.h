@@ -42,7 +42,8 @@ struct sweep_spec {
  * Values are scalars (integer, float, string, boolean), in an array or a
  * list. In the product the last axis varies fastest. Returns 0, or TS_EIO,
  * TS_ESYNTAX, TS_EUNKNOWN_KEY, TS_ETYPE, TS_EINVALID (no base, no axes, an
- * empty axis, zipped axes of different lengths), TS_ELIMIT (too many axes or
+ * empty axis, two axes of one key (the message names both lines), zipped
+ * axes of different lengths), TS_ELIMIT (too many axes or
  * points) or TS_ENOMEM with `err` naming file, line and key; *out is NULL
  * on failure. Free with sweepcfg_destroy. */
 int sweepcfg_load(const char *path, struct sweep_spec **out, struct ts_error *err);

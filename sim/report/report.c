@@ -6,6 +6,7 @@
  * nested object in JSON and a plain column name in CSV. JSON goes through
  * jansson and CSV through the table module; nothing is quoted by hand.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,6 +17,7 @@
 #include "base/err.h"
 #include "base/ts.h"
 #include "base/units.h"
+#include "io/scenario.h"
 #include "report/report.h"
 #include "base/jstr.h"
 #include "report/table.h"
@@ -567,4 +569,100 @@ int report_result_text(const struct ts_result *r, FILE *out)
 	}
 	json_decref(nm);
 	return ferror(out) ? TS_EIO : 0;
+}
+
+/* A JSON string of the C string s, any bytes (jstr_new). */
+static json_t *js(const char *s)
+{
+	return jstr_new(s, s ? strlen(s) : 0);
+}
+
+/* One "key = value  # where" line of the scenario dump as a JSON setting. */
+static json_t *dump_setting(char *line)
+{
+	char *eq = strstr(line, " = ");
+	if (!eq)
+		return NULL;
+	*eq = '\0';
+	char *v = eq + 3, *where = strstr(v, "  # ");
+	if (where) {
+		*where = '\0';
+		where += 4;
+	}
+	json_t *val;
+	if (*v == '"') { /* a libconfig string: up to its closing quote */
+		char *w = v, *r = v + 1;
+		for (; *r && *r != '"'; r++) {
+			if (*r == '\\' && r[1])
+				r++;
+			*w++ = *r;
+		}
+		*w = '\0';
+		val = js(v);
+	} else if (!strcmp(v, "true") || !strcmp(v, "false")) {
+		val = json_boolean(!strcmp(v, "true"));
+	} else {
+		char *end;
+		double d = strtod(v, &end);
+		val = *v && !*end && isfinite(d) && !strpbrk(v, "xXpP") ? json_real(d) : js(v);
+		if (val && json_is_real(val) && d == floor(d) && fabs(d) < 9e15) {
+			json_decref(val);
+			val = json_integer((json_int_t)d);
+		}
+	}
+	json_t *o = json_object();
+	if (!o || !val || json_object_set_new(o, "key", js(line)) ||
+	    json_object_set_new(o, "value", val) ||
+	    json_object_set_new(o, "where", js(where ? where : ""))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+int report_scenario_json(const struct ts_scenario *sc, FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		return TS_ENOMEM;
+	int rc = ts_scenario_dump(sc, m);
+	if (fclose(m) && !rc)
+		rc = TS_ENOMEM;
+	json_t *obj = json_object(), *set = json_array(), *cl = json_array();
+	if (!rc && (!obj || !set || !cl || json_object_set_new(obj, "name", js(sc->name)) ||
+		    json_object_set_new(obj, "file", js(sc->file)) ||
+		    json_object_set(obj, "settings", set)))
+		rc = TS_ENOMEM;
+	bool in_cluster = false;
+	for (char *p = text, *e; !rc && p && *p; p = e ? e + 1 : NULL) {
+		if ((e = strchr(p, '\n')))
+			*e = '\0';
+		if (p == text) /* "# trainsim scenario ... resolved from FILE" */
+			continue;
+		if (!strncmp(p, "# not modelled: ", 16)) {
+			if (json_object_set_new(obj, "not_modelled", js(p + 16)))
+				rc = TS_ENOMEM;
+		} else if (!strncmp(p, "# cluster ", 10)) {
+			in_cluster = true;
+		} else if (in_cluster && p[0] == '#') {
+			if (json_array_append_new(cl, js(p[1] == ' ' ? p + 2 : p + 1)))
+				rc = TS_ENOMEM;
+		} else if (p[0] != '#') {
+			json_t *o = dump_setting(p);
+			if (!o || json_array_append_new(set, o))
+				rc = TS_ENOMEM;
+		}
+	}
+	free(text);
+	if (!rc && json_object_set(obj, "cluster", cl))
+		rc = TS_ENOMEM;
+	if (!rc && (json_dumpf(obj, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
+		    fputc('\n', out) == EOF || ferror(out)))
+		rc = TS_EIO;
+	json_decref(set);
+	json_decref(cl);
+	json_decref(obj);
+	return rc;
 }

@@ -26,6 +26,18 @@ json_t *report_result_to_json(const struct ts_result *r);
  * TS_ENOMEM, TS_EIO when writing fails, or TS_EINVALID for NULL arguments. */
 int report_result_json(const struct ts_result *r, FILE *out);
 
+struct ts_scenario;
+
+/* The resolved scenario (ts_scenario_dump, as --dump-config prints it) as
+ * one JSON object, indented, and a newline:
+ *   { "name", "file",
+ *     "settings": [ { "key", "value", "where" }, ... ]  (in dump order;
+ *         a value is a number, a boolean or a string as the file writes
+ *         it, a string without its quotes),
+ *     "not_modelled": string, "cluster": [ lines describing the cluster ] }
+ * Returns 0, TS_ENOMEM, or TS_EIO when writing fails. */
+int report_scenario_json(const struct ts_scenario *sc, FILE *out);
+
 /* Number of CSV columns (the same for the header and every row). */
 size_t report_csv_ncols(void);
 

@@ -786,27 +786,38 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	out->memory_capacity_bytes = cap;
 	out->fits = out->memory_per_gpu_bytes <= cap;
 	/* whole run */
-	double steps = 0.0;
+	double steps = 0.0, per_step = 1.0; /* run length units per optimizer step */
 	switch (tr->run_unit) {
 	case TS_RUN_TOKENS:
-		steps = ceil(tr->run_length / tokens);
+		per_step = tokens;
 		break;
 	case TS_RUN_SAMPLES:
-		steps = ceil(tr->run_length / (double)tr->global_batch);
-		break;
-	case TS_RUN_STEPS:
-		steps = tr->run_length;
+		per_step = (double)tr->global_batch;
 		break;
 	case TS_RUN_EPOCHS: {
 		/* passes over the dataset (data.dataset); a token dataset counts
 		 * tokens, packed into sequences of seq_len */
 		const struct data_dataset *ds = &data_loader_plan(ld)->dataset;
 		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
-		steps = ceil(tr->run_length * per_epoch / (double)tr->global_batch);
+		per_step = (double)tr->global_batch / per_epoch;
 		break;
 	}
 	default:
 		break;
+	}
+	if (tr->run_unit != TS_RUN_NONE) {
+		steps =
+		    tr->run_unit == TS_RUN_STEPS ? tr->run_length : ceil(tr->run_length / per_step);
+		/* less than one step is no run: 5e-324 tokens made 0 steps */
+		if (!(tr->run_length / per_step >= 1.0)) {
+			char key[64];
+			snprintf(key, sizeof key, "training.%s", ts_run_unit_name(tr->run_unit));
+			rc = plan_fail(sc, err, TS_ERANGE, key,
+				       "found %g, less than one step (%.6g %s per step), expected "
+				       "at least one step",
+				       tr->run_length, per_step, ts_run_unit_name(tr->run_unit));
+			goto out;
+		}
 	}
 	out->steps = steps;
 	/* a checkpoint holds the weights and the optimizer state (not gradients) */

@@ -10,10 +10,15 @@
  * short critical section, so rows reach the file in point order whatever
  * thread finished first (no thread waits for another's point), and each is
  * flushed before the next: an interrupted sweep leaves a prefix of whole
- * rows that sweep_resume_scan finds.
+ * rows that sweep_resume_scan finds. An output file opens with a digest of
+ * everything else that determines its rows (the resolved base, the
+ * calibration, the version), so a resume after any of them changed is
+ * refused instead of putting old rows beside new ones.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "base/cfg.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "sweep/sweep.h"
@@ -218,7 +224,7 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 {
 	long n = (long)sp->npoints, from = (long)first;
 	size_t cnt = n > from ? (size_t)(n - from) : 0;
-	int stop = 0;
+	int stop = 0, werr = 0;
 	double t0 = now_s();
 	/* rows finished ahead of an earlier point wait here (each point's row,
 	 * or its error) until every row before them is written: no thread
@@ -269,8 +275,10 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 				while (next < n && done[next - from] && !stop) {
 					size_t j = (size_t)(next - from);
 					int w = held_rc[j];
-					if (!w && (fputs(held[j], out) == EOF || fflush(out)))
+					if (!w && (fputs(held[j], out) == EOF || fflush(out))) {
 						w = TS_EIO;
+						werr = errno;
+					}
 					if (w) {
 #ifdef _OPENMP
 #pragma omp atomic write
@@ -296,13 +304,131 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	ts_free(held_rc, (cnt + 1) * sizeof *held_rc);
 	ts_free(done, (cnt + 1) * sizeof *done);
 	if (stop == TS_EIO)
-		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "writing the sweep output failed");
+		return ts_error_set(err, TS_EIO, NULL, 0, NULL,
+				    "writing the sweep output failed (%s)",
+				    werr ? strerror(werr) : "write error");
 	if (stop == TS_ENOMEM)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 	if (stop)
 		return ts_error_set(err, stop, sp->file, 0, NULL, "a row is longer than %d bytes",
 				    SWEEP_ROW_MAX);
 	return 0;
+}
+
+/* FNV-1a, 64 bits (Fowler, Noll, Vo; offset basis and prime from
+ * http://www.isthe.com/chongo/tech/comp/fnv/): a well-known hash whose
+ * only job here is to tell two setups apart, not to resist an adversary. */
+#define FNV64_BASIS 0xcbf29ce484222325ull
+#define FNV64_PRIME 0x100000001b3ull
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= FNV64_PRIME;
+	}
+	return h;
+}
+
+/* Hash of the --dump-config text of sc: the first line (which names the
+ * file) left out and each "  # where" comment cut, so that moving the base
+ * or adding a comment to it keeps the digest; comment lines (the resolved
+ * cluster) kept whole. */
+static int hash_dump(const struct ts_scenario *sc, uint64_t *h)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return TS_ENOMEM;
+	int rc = ts_scenario_dump(sc, f);
+	if (fclose(f) && !rc)
+		rc = TS_ENOMEM;
+	if (!rc) {
+		char *p = strchr(text, '\n');
+		p = p ? p + 1 : text + len;
+		while (*p) {
+			char *e = strchr(p, '\n');
+			size_t n = e ? (size_t)(e - p) : strlen(p);
+			if (*p != '#') {
+				char *c = strstr(p, "  # ");
+				if (c && c < p + n)
+					n = (size_t)(c - p);
+			}
+			*h = fnv1a(*h, p, n);
+			*h = fnv1a(*h, "\n", 1);
+			p += e ? (size_t)(e - p) + 1 : n;
+		}
+	}
+	free(text);
+	return rc;
+}
+
+int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		 const struct work_calib *calib, const char *calib_path, struct sweep_digest *d,
+		 struct ts_error *err)
+{
+	memset(d, 0, sizeof *d);
+	snprintf(d->version, sizeof d->version, "%s", TS_VERSION);
+	d->base = d->calib = FNV64_BASIS;
+	struct ts_scenario *sc = NULL;
+	struct ts_error e;
+	int rc = sp->base_path
+		     ? ts_scenario_load(cat, sp->base_path, NULL, 0, &sc, &e)
+		     : ts_scenario_load_string(cat, sp->base_text, sp->file, NULL, 0, &sc, &e);
+	char *text = NULL;
+	size_t len = 0;
+	if (!rc) {
+		rc = hash_dump(sc, &d->base);
+		ts_scenario_destroy(sc);
+		if (rc)
+			return ts_error_set(err, rc, NULL, 0, NULL, "out of memory");
+	} else if (rc == TS_ENOMEM) {
+		return ts_error_set(err, rc, NULL, 0, NULL, "out of memory");
+	} else if (!sp->base_path) { /* a base that needs its axes to load */
+		d->base = fnv1a(d->base, sp->base_text, strlen(sp->base_text));
+	} else {
+		if ((rc = cfg_read_text(sp->base_path, &text, &len, err)))
+			return rc;
+		d->base = fnv1a(d->base, text, len);
+		ts_free(text, len + 1);
+	}
+	struct work_calib c = *calib;
+	double *v;
+	for (size_t i = 0; (v = work_calib_field(&c, i)); i++) {
+		char kv[128];
+		int n = snprintf(kv, sizeof kv, "%s=%.17g\n", work_calib_key(i), *v);
+		d->calib = fnv1a(d->calib, kv, n > 0 ? (size_t)n : 0);
+	}
+	if (calib_path) {
+		if ((rc = cfg_read_text(calib_path, &text, &len, err)))
+			return rc;
+		d->calib = fnv1a(d->calib, text, len);
+		ts_free(text, len + 1);
+	}
+	return 0;
+}
+
+#define DIGEST_FMT                                                                                 \
+	"# trainsim sweep digest: base %016" PRIx64 ", calibration %016" PRIx64 ", version %s\n"
+
+int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n)
+{
+	int w = snprintf(buf, n, DIGEST_FMT, d->base, d->calib, d->version);
+	return w < 0 || (size_t)w >= n ? TS_ELIMIT : 0;
+}
+
+/* Whether line is a digest line, and its parts into *d. */
+static bool digest_parse(const char *line, struct sweep_digest *d)
+{
+	int end = 0;
+	memset(d, 0, sizeof *d);
+	return sscanf(line,
+		      "# trainsim sweep digest: base %16" SCNx64 ", calibration %16" SCNx64
+		      ", version %31[^\n]%n",
+		      &d->base, &d->calib, d->version, &end) == 3 &&
+	       end > 0 && line[end] == '\n';
 }
 
 /* Next CSV field of *p (RFC 4180 quoting, as csv_field writes it) unquoted
@@ -369,8 +495,8 @@ static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i
 	return csv_count(line, field) == nfields;
 }
 
-int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *done, long *keep,
-		      struct ts_error *err)
+int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
+		      size_t *done, long *keep, struct ts_error *err)
 {
 	*done = 0;
 	*keep = 0;
@@ -379,7 +505,9 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 		return 0; /* nothing yet */
 	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX),
 	     *field = ts_malloc(SWEEP_ROW_MAX);
-	int rc = 0;
+	struct sweep_digest got;
+	bool has_digest = false;
+	int rc = 0, hline = 1;
 	if (!head || !line || !field) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
@@ -390,12 +518,59 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 	}
 	if (!fgets(line, SWEEP_ROW_MAX, f))
 		goto out; /* empty: start afresh */
+	if (d && !strncmp(line, "# trainsim sweep digest:", 24)) {
+		has_digest = true;
+		if (!digest_parse(line, &got)) {
+			rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
+					  "found a damaged digest line, expected \"# trainsim "
+					  "sweep digest: base ..., calibration ..., version ...\"; "
+					  "--resume --force starts over");
+			goto out;
+		}
+		hline = 2;
+		if (!fgets(line, SWEEP_ROW_MAX, f))
+			goto out; /* killed before its header: start afresh */
+	}
+	if (!strchr(line, '\n') && !strncmp(line, head, strlen(line)))
+		goto out; /* killed inside its header: start afresh */
 	if (strcmp(line, head)) {
-		size_t len = strcspn(line, "\n");
+		size_t len = strcspn(line, "\r\n");
+		rc =
+		    ts_error_set(err, TS_EINVALID, path, hline, NULL,
+				 "found the header \"%.*s%s\", expected the header of sweep "
+				 "%s (another sweep's output?)",
+				 (int)(len > 80 ? 80 : len), line, len > 80 ? "..." : "", sp->file);
+		goto out;
+	}
+	if (d && !has_digest) {
 		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
-				  "found the header \"%.80s%s\", expected the header of sweep "
-				  "%s (another sweep's output?)",
-				  line, len > 80 ? "..." : "", sp->file);
+				  "found no digest line, expected the line \"# trainsim sweep "
+				  "digest: ...\" that sweep -o writes first, which tells whether "
+				  "the rows were made from this base scenario and calibration; "
+				  "--resume --force starts over");
+		goto out;
+	}
+	if (d &&
+	    (got.base != d->base || got.calib != d->calib || strcmp(got.version, d->version))) {
+		char why[300];
+		size_t k = 0;
+		why[0] = '\0';
+		if (got.base != d->base)
+			k += (size_t)snprintf(why + k, sizeof why - k, "the base scenario %s",
+					      sp->base_path ? sp->base_path : "(inline)");
+		if (got.calib != d->calib && k < sizeof why)
+			k += (size_t)snprintf(why + k, sizeof why - k, "%sthe calibration",
+					      k ? " and " : "");
+		if (strcmp(got.version, d->version) && k < sizeof why)
+			snprintf(why + k, sizeof why - k,
+				 "%sthe version (trainsim %s wrote them, "
+				 "this is %s)",
+				 k ? " and " : "", got.version, d->version);
+		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
+				  "found rows made before %s changed, expected rows of the same "
+				  "setup to resume (old and new rows would be mixed); --resume "
+				  "--force starts over",
+				  why);
 		goto out;
 	}
 	long pos = ftell(f);

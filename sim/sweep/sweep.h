@@ -69,15 +69,41 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	      const struct work_calib *calib, size_t first, int threads, FILE *out,
 	      sweep_progress_fn progress, void *ud, struct ts_error *err);
 
+/* What determines a sweep's rows besides its axes, written as the first
+ * line of its output file so that --resume never mixes rows of two setups. */
+struct sweep_digest {
+	uint64_t base;	  /* FNV-1a 64 of the resolved base scenario: its --dump-config
+			   * text without the comments saying where each value came
+			   * from; of its text when it does not load without the axes */
+	uint64_t calib;	  /* FNV-1a 64 of the compute constants in use and of the bytes
+			   * of the calibration overrides file (when one is given) */
+	char version[32]; /* the trainsim version */
+};
+
+/* Fill *d for sweep sp run with catalog cat, constants calib and the
+ * overrides file calib_path (NULL: none). Returns 0, or TS_EIO (the base or
+ * calib_path cannot be read) or TS_ENOMEM with `err` set. */
+int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		 const struct work_calib *calib, const char *calib_path, struct sweep_digest *d,
+		 struct ts_error *err);
+
+/* The digest as the comment line that opens an output file ("# trainsim
+ * sweep digest: base 0123456789abcdef, calibration ..., version 0.1.0\n")
+ * into buf (size n). Returns 0 or TS_ELIMIT. */
+int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n);
+
 /* Look at an existing output file `path` of sweep sp: when it is missing or
- * empty, *done = 0 and *keep = 0; when it starts with sp's header, *done is
- * the number of whole rows that follow in order (point 0, 1, ...), each
- * with its point's index, its axis values and as many fields as the
+ * empty (or holds only its digest line), *done = 0 and *keep = 0; when it
+ * starts with the digest line `d` (when d is not NULL) and sp's header,
+ * *done is the number of whole rows that follow in order (point 0, 1, ...),
+ * each with its point's index, its axis values and as many fields as the
  * header, and *keep the byte offset just after the last of them: the first
  * row that is not (a partial last row, another run's row, a damaged one)
  * and all after it are to be computed again. Returns 0, TS_EINVALID when
- * the header is another sweep's, or TS_EIO. */
-int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *done, long *keep,
-		      struct ts_error *err);
+ * the header is another sweep's, or when the digest line is missing,
+ * damaged or not d (the message says which of the base scenario, the
+ * calibration and the version changed), or TS_EIO. */
+int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
+		      size_t *done, long *keep, struct ts_error *err);
 
 #endif

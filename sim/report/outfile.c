@@ -1,0 +1,375 @@
+/* Output files.
+ *
+ * outfile_check runs before any work: an output that is an input (compared
+ * by device and inode, which sees through symlinks and "./" spellings), an
+ * earlier output, a directory or a special file is refused, and so is a
+ * folder that cannot take the file, so a long run never ends in "cannot
+ * write". outfile_open writes a temporary file beside the target (same
+ * folder, hence same file system, so rename(2) is atomic) and only
+ * outfile_commit puts it in place: a failure removes the temporary file and
+ * nothing else; whatever the path named (a symlink, someone's file, a
+ * device) is untouched. The stream writes through a cookie (fopencookie)
+ * that keeps the errno of the first failed write(2), so a full disk is
+ * reported with its reason however late stdio notices it.
+ * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* fopencookie, flock */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "report/outfile.h"
+
+struct outfile {
+	FILE *f;      /* the stream, writing through the cookie to fd */
+	int fd;	      /* the open file (temporary or in place) */
+	int werr;     /* errno of the first failed write, 0 when none */
+	bool atomic;  /* true: a temporary file renamed at commit */
+	char *path;   /* the output path (owned) */
+	char *tmp;    /* the temporary file, or a copy of path (owned) */
+	char opt[32]; /* the option naming the output, "" when none */
+};
+
+/* ---- checking -------------------------------------------------------- */
+
+static const char *opt_of(const struct outfile_arg *a)
+{
+	return a->opt && a->opt[0] ? a->opt : NULL;
+}
+
+/* The folder of path into buf ("." when none). */
+static void folder_of(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		snprintf(buf, n, ".");
+	else if (slash == path)
+		snprintf(buf, n, "/");
+	else
+		snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+/* Whether the file `path` (existing or not) lies inside folder `dir`, both
+ * taken to their real paths (symlinks and ".." resolved). */
+static bool inside(const char *path, const char *dir)
+{
+	char folder[4096], rf[PATH_MAX], rd[PATH_MAX];
+	folder_of(path, folder, sizeof folder);
+	if (!realpath(folder, rf) || !realpath(dir, rd))
+		return false;
+	size_t n = strlen(rd);
+	return !strncmp(rf, rd, n) && (rf[n] == '/' || rf[n] == '\0' || !strcmp(rd, "/"));
+}
+
+static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs, size_t k,
+		     const struct outfile_arg *ins, size_t nin, struct ts_error *err)
+{
+	const char *opt = opt_of(o);
+	struct stat so, si;
+	if (!o->path[0])
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
+				    "found an empty file name, expected an output file");
+	bool exists = stat(o->path, &so) == 0;
+	if (exists && S_ISDIR(so.st_mode))
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
+				    "found \"%s\", a directory, expected a file to write", o->path);
+	if (exists && !S_ISREG(so.st_mode))
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
+				    "found \"%s\", a %s, expected a regular file to write (it "
+				    "would be replaced, not written into)",
+				    o->path,
+				    S_ISCHR(so.st_mode) || S_ISBLK(so.st_mode) ? "device node"
+				    : S_ISFIFO(so.st_mode)		       ? "FIFO"
+				    : S_ISSOCK(so.st_mode)		       ? "socket"
+									       : "special file");
+	/* replacing a file its owner made read-only would defeat the mode */
+	if (exists && access(o->path, W_OK) != 0)
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", which cannot be written (%s), expected a "
+				    "writable file",
+				    o->path, strerror(errno));
+	for (size_t i = 0; i < nin; i++) {
+		if (!ins[i].path || stat(ins[i].path, &si) != 0)
+			continue;
+		if (S_ISDIR(si.st_mode) && inside(o->path, ins[i].path))
+			return ts_error_set(
+			    err, TS_EUSAGE, NULL, 0, opt,
+			    "found \"%s\", inside the folder \"%s\"%s%s%s of the "
+			    "inputs, expected a file elsewhere (it would replace or "
+			    "add to the inputs)",
+			    o->path, ins[i].path, opt_of(&ins[i]) ? " (" : "",
+			    opt_of(&ins[i]) ? ins[i].opt : "", opt_of(&ins[i]) ? ")" : "");
+		if (exists && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+			return ts_error_set(
+			    err, TS_EUSAGE, NULL, 0, opt,
+			    "found \"%s\", the same file as the input \"%s\"%s%s%s, "
+			    "expected another file (writing it would destroy the "
+			    "input)",
+			    o->path, ins[i].path, opt_of(&ins[i]) ? " (" : "",
+			    opt_of(&ins[i]) ? ins[i].opt : "", opt_of(&ins[i]) ? ")" : "");
+	}
+	for (size_t j = 0; j < k; j++) {
+		if (!outs[j].path)
+			continue;
+		bool same = !strcmp(outs[j].path, o->path);
+		if (!same && exists && stat(outs[j].path, &si) == 0)
+			same = si.st_dev == so.st_dev && si.st_ino == so.st_ino;
+		if (same)
+			return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
+					    "found \"%s\", the same file as the output \"%s\"%s%s, "
+					    "expected another file (one would overwrite the other)",
+					    o->path, outs[j].path, opt_of(&outs[j]) ? " of " : "",
+					    opt_of(&outs[j]) ? outs[j].opt : "");
+	}
+	char dir[4096];
+	struct stat sd;
+	folder_of(o->path, dir, sizeof dir);
+	int st = stat(dir, &sd) != 0 ? errno : 0;
+	if (st || !S_ISDIR(sd.st_mode))
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", whose folder \"%s\" %s, expected a writable "
+				    "file in an existing folder",
+				    o->path, dir,
+				    st == ENOENT ? "does not exist"
+				    : st	 ? strerror(st)
+						 : "is not a folder");
+	if (access(dir, W_OK | X_OK) != 0)
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", whose folder \"%s\" cannot be written (%s), "
+				    "expected a writable file in a writable folder",
+				    o->path, dir, strerror(errno));
+	return 0;
+}
+
+int outfile_check(const struct outfile_arg *outs, size_t nout, const struct outfile_arg *ins,
+		  size_t nin, struct ts_error *err)
+{
+	for (size_t k = 0; k < nout; k++) {
+		if (!outs[k].path)
+			continue;
+		int rc = check_one(&outs[k], outs, k, ins, nin, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- writing --------------------------------------------------------- */
+
+static ssize_t cookie_write(void *c, const char *buf, size_t n)
+{
+	struct outfile *of = c;
+	size_t done = 0;
+	while (done < n) {
+		ssize_t w = write(of->fd, buf + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!of->werr)
+				of->werr = w < 0 ? errno : ENOSPC;
+			return (ssize_t)done; /* 0: the error (fopencookie(3)) */
+		}
+		done += (size_t)w;
+	}
+	return (ssize_t)done;
+}
+
+static int cookie_seek(void *c, off64_t *pos, int whence)
+{
+	struct outfile *of = c;
+	off_t r = lseek(of->fd, (off_t)*pos, whence);
+	if (r < 0)
+		return -1;
+	*pos = (off64_t)r;
+	return 0;
+}
+
+static void of_free(struct outfile *of)
+{
+	if (of->path)
+		ts_free(of->path, strlen(of->path) + 1);
+	if (of->tmp)
+		ts_free(of->tmp, strlen(of->tmp) + 1);
+	ts_free(of, sizeof *of);
+}
+
+/* A new record for path, its stream made on fd (already open). */
+static int of_make(const char *path, const char *opt, const char *tmp, int fd, bool atomic,
+		   struct outfile **out, struct ts_error *err)
+{
+	struct outfile *of = ts_calloc(1, sizeof *of);
+	if (of && (!(of->path = ts_strdup(path)) || !(of->tmp = ts_strdup(tmp)))) {
+		of_free(of);
+		of = NULL;
+	}
+	if (!of)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, opt, "out of memory");
+	of->fd = fd;
+	of->atomic = atomic;
+	snprintf(of->opt, sizeof of->opt, "%s", opt ? opt : "");
+	cookie_io_functions_t io = {.write = cookie_write, .seek = cookie_seek};
+	if (!(of->f = fopencookie(of, "w", io))) {
+		of_free(of);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, opt, "out of memory");
+	}
+	*out = of;
+	return 0;
+}
+
+int outfile_open(const char *path, const char *opt, struct outfile **out, struct ts_error *err)
+{
+	*out = NULL;
+	char dir[4096], tmp[4300];
+	folder_of(path, dir, sizeof dir);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	/* hidden, named after the output, in its folder */
+	snprintf(tmp, sizeof tmp, "%s/.%.100s.XXXXXX", dir, base);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", which cannot be written: a temporary file in "
+				    "\"%s\" cannot be made (%s), expected a writable folder",
+				    path, dir, strerror(errno));
+	int rc = of_make(path, opt, tmp, fd, true, out, err);
+	if (rc) {
+		close(fd);
+		unlink(tmp);
+	}
+	return rc;
+}
+
+int outfile_open_locked(const char *path, const char *opt, struct outfile **out,
+			struct ts_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", which cannot be written (%s), expected a "
+				    "writable file",
+				    path, strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", which is not a regular file, expected one",
+				    path);
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		close(fd);
+		if (e == EWOULDBLOCK)
+			return ts_error_set(err, TS_EIO, NULL, 0, opt,
+					    "found \"%s\" locked by another process (another "
+					    "trainsim writing it?), expected one writer at a time",
+					    path);
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", which cannot be locked (%s), expected a "
+				    "lockable file",
+				    path, strerror(e));
+	}
+	int rc = of_make(path, opt, path, fd, false, out, err);
+	if (rc)
+		close(fd);
+	if (!rc && fseek((*out)->f, 0, SEEK_END)) {
+		rc = outfile_write_error(*out, errno, err);
+		outfile_abort(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+FILE *outfile_stream(const struct outfile *of)
+{
+	return of->f;
+}
+
+const char *outfile_temp(const struct outfile *of)
+{
+	return of->tmp;
+}
+
+int outfile_write_error(const struct outfile *of, int errnum, struct ts_error *err)
+{
+	int e = of->werr ? of->werr : errnum;
+	return ts_error_set(err, TS_EIO, NULL, 0, of->opt[0] ? of->opt : NULL,
+			    "writing \"%s\" failed (%s)", of->path,
+			    e ? strerror(e) : "write error");
+}
+
+int outfile_truncate(struct outfile *of, long keep, struct ts_error *err)
+{
+	if (fflush(of->f) || ftruncate(of->fd, (off_t)keep) || fseek(of->f, 0, SEEK_END))
+		return outfile_write_error(of, errno, err);
+	return 0;
+}
+
+/* The mode a new output takes: that of the file it replaces, else 0666
+ * less the umask (read from /proc, since umask(2) cannot be read without
+ * changing it, and other threads may be creating files). */
+static mode_t new_mode(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return st.st_mode & 07777;
+	unsigned mask = 022;
+	FILE *f = fopen("/proc/self/status", "r");
+	if (f) {
+		char line[256];
+		while (fgets(line, sizeof line, f))
+			if (sscanf(line, "Umask: %o", &mask) == 1)
+				break;
+		fclose(f);
+	}
+	return (mode_t)(0666 & ~mask);
+}
+
+int outfile_commit(struct outfile *of, struct ts_error *err)
+{
+	if (!of)
+		return 0;
+	int rc = 0, e = 0;
+	bool bad = fflush(of->f) != 0 || ferror(of->f);
+	if (bad)
+		e = errno;
+	if (!bad && of->atomic && fchmod(of->fd, new_mode(of->path)))
+		bad = true, e = errno;
+	if (!bad && fsync(of->fd) && errno != EINVAL && errno != EROFS)
+		bad = true, e = errno;
+	if (fclose(of->f) && !bad)
+		bad = true, e = errno;
+	if (close(of->fd) && !bad)
+		bad = true, e = errno;
+	if (bad)
+		rc = outfile_write_error(of, e, err);
+	if (of->atomic) {
+		if (!rc && rename(of->tmp, of->path))
+			rc = ts_error_set(err, TS_EIO, NULL, 0, of->opt[0] ? of->opt : NULL,
+					  "writing \"%s\" failed: the finished file \"%s\" cannot "
+					  "be renamed onto it (%s)",
+					  of->path, of->tmp, strerror(errno));
+		if (rc)
+			unlink(of->tmp);
+	}
+	of_free(of);
+	return rc;
+}
+
+void outfile_abort(struct outfile *of)
+{
+	if (!of)
+		return;
+	fclose(of->f);
+	close(of->fd);
+	if (of->atomic)
+		unlink(of->tmp);
+	of_free(of);
+}

@@ -1,0 +1,196 @@
+/* Sweeps (sim/io/sweepcfg.c, sim/sweep/sweep.c): one key on two axes is
+ * refused naming both lines; the digest of what makes the rows changes with
+ * the resolved base and the calibration and not with where a value was
+ * written; --resume refuses rows of another setup and says which part
+ * changed.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "io/sweepcfg.h"
+#include "sweep/sweep.h"
+#include "testutil.h"
+#include "work/compute.h"
+
+static struct hw_catalog *cat;
+static struct work_calib calib;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
+	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
+}
+
+static void teardown(void)
+{
+	hw_catalog_destroy(cat);
+}
+
+#define BASE                                                                                       \
+	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; "                            \
+	"training = { global_batch = %d; micro_batch = 4; }; };\n"
+
+static struct sweep_spec *load(const char *text)
+{
+	struct sweep_spec *sp;
+	struct ts_error err;
+	ck_assert_msg(sweepcfg_load_string(text, "s.cfg", &sp, &err) == 0, "%s", err.msg);
+	return sp;
+}
+
+START_TEST(two_axes_one_key)
+{
+	struct sweep_spec *sp;
+	struct ts_error err;
+	/* the quoted dotted name and the nested group name the same key */
+	const char *text = "base = \"b.cfg\";\n"
+			   "axes = { \"parallel.tp\" = [1, 2];\n"
+			   "         parallel = { tp = [4, 8]; }; };\n";
+	ck_assert_int_eq(sweepcfg_load_string(text, "s.cfg", &sp, &err), TS_EINVALID);
+	ck_assert_ptr_null(sp);
+	ck_assert_str_eq(err.file, "s.cfg");
+	ck_assert_int_eq(err.line, 3);
+	ck_assert_str_eq(err.key, "parallel.tp");
+	ck_assert_ptr_nonnull(strstr(err.msg, "the first is on line 2"));
+	/* two different keys of one group are two axes */
+	sp = load("base = \"b.cfg\";\naxes = { \"parallel.tp\" = [1, 2]; parallel = { pp = [1]; "
+		  "}; };\n");
+	ck_assert_uint_eq(sp->naxes, 2);
+	sweepcfg_destroy(sp);
+}
+END_TEST
+
+START_TEST(digest)
+{
+	char text[512];
+	struct ts_error err;
+	struct sweep_digest a, b, c;
+	snprintf(text, sizeof text, BASE "axes = { nodes = [1, 2]; };\n", 64);
+	struct sweep_spec *sp = load(text);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &a, &err), 0);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
+	ck_assert(a.base == b.base && a.calib == b.calib && !strcmp(a.version, b.version));
+	ck_assert_str_eq(a.version, TS_VERSION);
+	/* other axes, same base: the same digest (the rows check their axes) */
+	sweepcfg_destroy(sp);
+	snprintf(text, sizeof text, "# another sweep\n" BASE "axes = { nodes = [4]; };\n", 64);
+	sp = load(text);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
+	ck_assert(a.base == b.base);
+	/* another global batch: another base */
+	sweepcfg_destroy(sp);
+	snprintf(text, sizeof text, BASE "axes = { nodes = [1, 2]; };\n", 128);
+	sp = load(text);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
+	ck_assert(a.base != b.base && a.calib == b.calib);
+	/* another constant: another calibration */
+	struct work_calib other = calib;
+	*work_calib_field(&other, 0) *= 2.0;
+	ck_assert_int_eq(sweep_digest(sp, cat, &other, NULL, &c, &err), 0);
+	ck_assert(c.base == b.base && c.calib != b.calib);
+	/* the line reads back */
+	char line[256];
+	ck_assert_int_eq(sweep_digest_line(&a, line, sizeof line), 0);
+	ck_assert_int_eq(strncmp(line, "# trainsim sweep digest: base ", 30), 0);
+	ck_assert_int_eq(line[strlen(line) - 1], '\n');
+	ck_assert_int_eq(sweep_digest_line(&a, line, 20), TS_ELIMIT);
+	sweepcfg_destroy(sp);
+}
+END_TEST
+
+/* A file of sweep sp whose first line is the digest d, then the header and
+ * `rows` rows of the points; its path into path. */
+static void output(char *path, size_t n, const struct sweep_spec *sp, const struct sweep_digest *d,
+		   size_t rows)
+{
+	static char buf[SWEEP_ROW_MAX];
+	snprintf(path, n, "/tmp/check_sweep_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	if (d) {
+		ck_assert_int_eq(sweep_digest_line(d, buf, sizeof buf), 0);
+		fputs(buf, f);
+	}
+	ck_assert_int_eq(sweep_csv_header(sp, buf, sizeof buf), 0);
+	fputs(buf, f);
+	for (size_t i = 0; i < rows; i++) {
+		ck_assert_int_eq(sweep_point_row(sp, cat, &calib, i, buf, sizeof buf, NULL), 0);
+		fputs(buf, f);
+	}
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(resume_same_setup_only)
+{
+	char text[512], path[64];
+	struct ts_error err;
+	struct sweep_digest d, other;
+	snprintf(text, sizeof text, BASE "axes = { nodes = [1, 2]; };\n", 64);
+	struct sweep_spec *sp = load(text);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &d, &err), 0);
+	size_t done;
+	long keep;
+	/* the same setup: one row kept */
+	output(path, sizeof path, sp, &d, 1);
+	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_uint_eq(done, 1);
+	ck_assert_int_gt(keep, 0);
+	/* this run with another base, calibration or version than the rows':
+	 * refused, each named */
+	const char *want[] = {"the base scenario (inline) changed", "the calibration changed",
+			      "the version (trainsim " TS_VERSION
+			      " wrote them, this is 0.0.0-old)"};
+	for (int k = 0; k < 3; k++) {
+		other = d;
+		if (k == 0)
+			other.base ^= 1;
+		else if (k == 1)
+			other.calib ^= 1;
+		else
+			snprintf(other.version, sizeof other.version, "0.0.0-old");
+		ck_assert_int_eq(sweep_resume_scan(sp, path, &other, &done, &keep, &err),
+				 TS_EINVALID);
+		ck_assert_int_eq(err.line, 1);
+		ck_assert_msg(strstr(err.msg, want[k]) != NULL, "%s", err.msg);
+		ck_assert_ptr_nonnull(strstr(err.msg, "--resume --force starts over"));
+	}
+	unlink(path);
+	/* no digest line: refused when one is expected, read as before when not */
+	output(path, sizeof path, sp, NULL, 2);
+	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), TS_EINVALID);
+	ck_assert_ptr_nonnull(strstr(err.msg, "found no digest line"));
+	ck_assert_int_eq(sweep_resume_scan(sp, path, NULL, &done, &keep, &err), 0);
+	ck_assert_uint_eq(done, 2);
+	unlink(path);
+	/* killed inside the header: started afresh, not taken for another sweep */
+	output(path, sizeof path, sp, &d, 0);
+	ck_assert_int_eq(truncate(path, 120), 0);
+	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_uint_eq(done, 0);
+	ck_assert_int_eq(keep, 0);
+	unlink(path);
+	sweepcfg_destroy(sp);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("sweep");
+	TCase *tc = tcase_create("sweep");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, two_axes_one_key);
+	tcase_add_test(tc, digest);
+	tcase_add_test(tc, resume_same_setup_only);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
