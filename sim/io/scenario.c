@@ -219,7 +219,11 @@ static int load_model(struct ld *l)
 		    cfg_found(ms, fb, sizeof fb));
 	const char *name = config_setting_get_string(ms);
 	char path[2048];
-	if (is_path(name))
+	if (strncmp(name, "hf:", 3) == 0) { /* a Hugging Face config.json */
+		char rel[2040];
+		resolve_path(l, name + 3, rel, sizeof rel);
+		snprintf(path, sizeof path, "hf:%s", rel);
+	} else if (is_path(name))
 		resolve_path(l, name, path, sizeof path);
 	else
 		snprintf(path, sizeof path, "%s", name);
