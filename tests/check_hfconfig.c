@@ -84,9 +84,9 @@ START_TEST(published_counts)
 	struct ts_model m = load_hf(published[_i].dir);
 	double got = ts_model_params(&m);
 	double err = tu_relerr(got, published[_i].want);
-	ck_assert_msg(err <= published[_i].tol,
-		      "%s: %.0f vs %.0f (%s): relative error %.2e > %.1e", published[_i].dir, got,
-		      published[_i].want, published[_i].source, err, published[_i].tol);
+	ck_assert_msg(err <= published[_i].tol, "%s: %.0f vs %.0f (%s): relative error %.2e > %.1e",
+		      published[_i].dir, got, published[_i].want, published[_i].source, err,
+		      published[_i].tol);
 }
 END_TEST
 
@@ -100,8 +100,8 @@ START_TEST(mixtral_active)
 	ck_assert_int_eq(m.top_k, 2);
 	ck_assert(m.capacity_factor == 1.0);
 	double expert = 3.0 * (double)m.hidden * (double)m.ffn_hidden;
-	double active = ts_model_params(&m) - (double)m.layers *
-						  (double)(m.num_experts - m.top_k) * expert;
+	double active =
+	    ts_model_params(&m) - (double)m.layers * (double)(m.num_experts - m.top_k) * expert;
 	ck_assert_msg(tu_relerr(active, 12.9e9) <= 0.002, "active %.0f", active);
 }
 END_TEST
@@ -209,30 +209,39 @@ static const struct {
 	int code;
 	const char *want[3];
 } bad_files[] = {
-    {"{\"model_type\": \"t5\", \"d_model\": 512}", TS_EUNSUPPORTED,
+    {"{\"model_type\": \"t5\", \"d_model\": 512}",
+     TS_EUNSUPPORTED,
      {"model_type", "\"t5\", an encoder-decoder", "cannot describe it"}},
-    {"{\"model_type\": \"llama\", \"is_encoder_decoder\": true}", TS_EUNSUPPORTED,
+    {"{\"model_type\": \"llama\", \"is_encoder_decoder\": true}",
+     TS_EUNSUPPORTED,
      {"encoder-decoder", NULL, NULL}},
-    {"{\"model_type\": \"lama\"}", TS_EUNSUPPORTED,
+    {"{\"model_type\": \"lama\"}",
+     TS_EUNSUPPORTED,
      {"found \"lama\"", "did you mean \"llama\"", NULL}},
     {"{\"hidden_size\": 64}", TS_EINVALID, {"model_type", "found no value", NULL}},
     {"{\"model_type\": \"llama\", \"hidden_size\": \"4096\", \"num_hidden_layers\": 2}",
      TS_ETYPE,
      {"hidden_size", "found the string \"4096\"", "expected a positive integer"}},
     {"{\"model_type\": \"gpt2\", \"n_embd\": 64, \"n_head\": 4, \"vocab_size\": 100}",
-     TS_EINVALID, {"n_layer", "found no value", "\"gpt2\" needs it"}},
-    {"{\"model_type\": \"gpt2\", \"n_embd\": -64, \"n_layer\": 2}", TS_ERANGE,
+     TS_EINVALID,
+     {"n_layer", "found no value", "\"gpt2\" needs it"}},
+    {"{\"model_type\": \"gpt2\", \"n_embd\": -64, \"n_layer\": 2}",
+     TS_ERANGE,
      {"n_embd", "found -64", "positive integer"}},
-    {"{\"model_type\": \"falcon\", \"hidden_size\": 64, \"parallel_attn\": \"yes\"}", TS_ETYPE,
+    {"{\"model_type\": \"falcon\", \"hidden_size\": 64, \"parallel_attn\": \"yes\"}",
+     TS_ETYPE,
      {"parallel_attn", "the string \"yes\"", "true or false"}},
     {"{\"model_type\": \"bert\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
      "\"num_attention_heads\": 4, \"intermediate_size\": 256, \"vocab_size\": 100, "
      "\"type_vocab_size\": 3}",
-     TS_EUNSUPPORTED, {"type_vocab_size", "found 3", "expected 2"}},
-    {"{\"model_type\": \"llama\",\n \"hidden_size\": 64,,}", TS_ESYNTAX,
+     TS_EUNSUPPORTED,
+     {"type_vocab_size", "found 3", "expected 2"}},
+    {"{\"model_type\": \"llama\",\n \"hidden_size\": 64,,}",
+     TS_ESYNTAX,
      {"invalid JSON", ":2:", NULL}},
     {"[1, 2]", TS_ESYNTAX, {"found a JSON array", NULL, NULL}},
-    {"{\"model_type\": \"llama\", \"model_type\": \"gpt2\"}", TS_ESYNTAX,
+    {"{\"model_type\": \"llama\", \"model_type\": \"gpt2\"}",
+     TS_ESYNTAX,
      {"duplicate", NULL, NULL}},
 };
 
@@ -279,7 +288,8 @@ static int from_text(const char *text, const char *file, struct ts_model *m, str
 	config_init(&cfg);
 	ck_assert_msg(config_read_string(&cfg, text), "bad test text: %s", config_error_text(&cfg));
 	ts_error_clear(e);
-	int rc = ts_model_from_setting(tu_root(), config_lookup(&cfg, "model"), file, "model", m, e);
+	int rc =
+	    ts_model_from_setting(tu_root(), config_lookup(&cfg, "model"), file, "model", m, e);
 	config_destroy(&cfg);
 	return rc;
 }
@@ -316,8 +326,8 @@ START_TEST(inline_override)
 		       &m, &e);
 	ck_assert_int_eq(rc, TS_EINVALID);
 	ts_error_format(&e, msg, sizeof msg);
-	ck_assert_msg(strstr(msg, "model.hf_config") && strstr(msg, "both base and hf_config"), "%s",
-		      msg);
+	ck_assert_msg(strstr(msg, "model.hf_config") && strstr(msg, "both base and hf_config"),
+		      "%s", msg);
 	rc = from_text("model = { hf_config = \"nothere/config.json\"; };", file, &m, &e);
 	ck_assert_int_eq(rc, TS_EIO);
 	ts_error_format(&e, msg, sizeof msg);
@@ -347,7 +357,23 @@ START_TEST(scenarios)
 	ck_assert_int_eq(s->model.layers, 4);
 	ck_assert_int_eq(s->model.hidden, 2048);
 	ck_assert(s->model.parallel_block);
+	char nm[1000];
+	ck_assert_str_eq(ts_scenario_not_modelled(s, nm, sizeof nm), "");
 	ts_scenario_destroy(s);
+	/* with tp > 1 the schedule's sequential collectives are listed as not
+	 * modelled, and op granularity (which places them by op name) refused */
+	const char *tp2[] = {"parallel.tp=2", "sim.granularity=\"op\""};
+	s = NULL;
+	rc = ts_scenario_load(cat, path, tp2, 1, &s, &e);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
+	ck_assert_msg(strstr(ts_scenario_not_modelled(s, nm, sizeof nm), "model.parallel_block"),
+		      "%s", nm);
+	ts_scenario_destroy(s);
+	s = NULL;
+	ck_assert_int_eq(ts_scenario_load(cat, path, tp2, 2, &s, &e), TS_EUNSUPPORTED);
+	ts_error_format(&e, buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "parallel.tp") && strstr(buf, "parallel block"), "%s", buf);
+	ck_assert_ptr_null(s);
 	hw_catalog_destroy(cat);
 }
 END_TEST
@@ -356,8 +382,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("hfconfig");
 	TCase *tc = tcase_create("core");
-	tcase_add_loop_test(tc, published_counts, 0,
-			    (int)(sizeof published / sizeof published[0]));
+	tcase_add_loop_test(tc, published_counts, 0, (int)(sizeof published / sizeof published[0]));
 	tcase_add_test(tc, mixtral_active);
 	tcase_add_test(tc, qwen2_biases);
 	tcase_add_test(tc, same_as_bundled);

@@ -40,15 +40,15 @@ enum hf_type {
 };
 
 /* model_type values, with Falcon's two older names last. */
-static const char *const type_names[] = {"llama",  "mistral",  "mixtral",	  "qwen2",
-					 "gpt2",   "gpt_neox", "falcon",	  "bert",
-					 "bloom",  "RefinedWebModel", "RefinedWeb"};
+static const char *const type_names[] = {"llama", "mistral",	     "mixtral",	  "qwen2",
+					 "gpt2",  "gpt_neox",	     "falcon",	  "bert",
+					 "bloom", "RefinedWebModel", "RefinedWeb"};
 #define NTYPES (sizeof type_names / sizeof type_names[0])
 
 /* Encoder-decoder model types, refused by name. */
-static const char *const encdec_names[] = {"t5",	"mt5",	   "umt5",   "longt5",
-					   "switch_transformers", "bart", "mbart", "pegasus",
-					   "marian",	"encoder-decoder"};
+static const char *const encdec_names[] = {
+    "t5",   "mt5",   "umt5",	"longt5", "switch_transformers",
+    "bart", "mbart", "pegasus", "marian", "encoder-decoder"};
 
 struct hf {
 	const char *path;
@@ -101,8 +101,7 @@ static int fail(struct hf *h, int code, const char *key, const char *fmt, const 
 
 /* The value of `key`, or of `alt` when `key` is absent (NULL when both are
  * absent or null); *name says which was found. */
-static const json_t *lookup(const struct hf *h, const char *key, const char *alt,
-			    const char **name)
+static const json_t *lookup(const struct hf *h, const char *key, const char *alt, const char **name)
 {
 	const json_t *v = json_object_get(h->root, key);
 	*name = key;
@@ -155,11 +154,11 @@ static int size_key(struct hf *h, enum ts_model_key k, int64_t *dst, const char 
 		x = (int64_t)json_real_value(v);
 	} else {
 		return fail(h, json_is_number(v) ? TS_ERANGE : TS_ETYPE, name,
-			    "found %s, expected a positive integer%s", found(v, fb, sizeof fb),
-			    "");
+			    "found %s, expected a positive integer%s", found(v, fb, sizeof fb), "");
 	}
 	if (x < 1 || x > HF_MAX_DIM)
-		return fail(h, TS_ERANGE, name, "found %s, expected a positive integer of at most %s",
+		return fail(h, TS_ERANGE, name,
+			    "found %s, expected a positive integer of at most %s",
 			    found(v, fb, sizeof fb), "67108864");
 	*dst = x;
 	mark(h, k, name);
@@ -268,8 +267,8 @@ static int llama_like(struct hf *h, enum hf_type t)
 	 * and Qwen2Config to 32768 */
 	if ((rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "max_position_embeddings", NULL,
 			   t == HF_LLAMA ? 2048 : 32768, false)) ||
-	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings",
-		       false)))
+	    (rc =
+		 flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings", false)))
 		return rc;
 	bool ab = false, mb = false;
 	const char *f1, *f2;
@@ -321,8 +320,7 @@ static int gpt2(struct hf *h)
 	    (rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "n_positions", NULL, 1024, false)) ||
 	    (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, "n_inner", NULL, 0, false)) ||
 	    (rc = act_key(h, "activation_function")) ||
-	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings",
-		       true)))
+	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings", true)))
 		return rc;
 	return 0;
 }
@@ -396,12 +394,14 @@ static int falcon(struct hf *h)
 			return rc;
 	} else {
 		m->kv_heads = mq ? 1 : m->heads;
-		mark(h, TS_MK_KV_HEADS, mq ? (f_mq ? "multi_query" : "multi_query (default true)")
-					   : "multi_query false: one KV head per head");
+		mark(h, TS_MK_KV_HEADS,
+		     mq ? (f_mq ? "multi_query" : "multi_query (default true)")
+			: "multi_query false: one KV head per head");
 	}
 	m->parallel_block = nda || par;
-	mark(h, TS_MK_PARALLEL_BLOCK, nda ? "new_decoder_architecture"
-				      : (f_par ? "parallel_attn" : "parallel_attn (default true)"));
+	mark(h, TS_MK_PARALLEL_BLOCK,
+	     nda ? "new_decoder_architecture"
+		 : (f_par ? "parallel_attn" : "parallel_attn (default true)"));
 	if (m->parallel_block) {
 		/* FalconDecoderLayer: the new architecture has ln_attn and ln_mlp
 		 * unless num_ln_in_parallel_attn is 1; the old one input_layernorm */
@@ -482,8 +482,7 @@ static int bloom(struct hf *h)
 	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "n_layer", "num_hidden_layers", 0, true)) ||
 	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "n_head", "num_attention_heads", 0, true)) ||
 	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
-	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings",
-		       true)))
+	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings", true)))
 		return rc;
 	not_modelled(h, "the LayerNorm after the word embeddings (2h parameters)");
 	return 0;
@@ -530,12 +529,13 @@ static int read_model(struct hf *h)
 	for (size_t i = 0; i < sizeof encdec_names / sizeof encdec_names[0]; i++)
 		encdec = encdec || strcmp(type, encdec_names[i]) == 0;
 	if (encdec)
-		return fail(h, TS_EUNSUPPORTED, "model_type",
-			    "found \"%.60s\", an encoder-decoder (encoder, decoder and the "
-			    "cross-attention between them), expected a decoder-only or encoder-only "
-			    "model: a trainsim model is one stack of identical blocks and cannot "
-			    "describe it%s",
-			    type, "");
+		return fail(
+		    h, TS_EUNSUPPORTED, "model_type",
+		    "found \"%.60s\", an encoder-decoder (encoder, decoder and the "
+		    "cross-attention between them), expected a decoder-only or encoder-only "
+		    "model: a trainsim model is one stack of identical blocks and cannot "
+		    "describe it%s",
+		    type, "");
 	int t = -1;
 	for (size_t i = 0; i < NTYPES; i++)
 		if (strcmp(type, type_names[i]) == 0)

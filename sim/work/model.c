@@ -89,7 +89,7 @@ struct raw {
 
 static int load_file(const char *root, const char *name, struct raw *r, int depth,
 		     const char *efile, int eline, const char *ekey, struct ts_error *err);
-static void hf_resolve(const config_setting_t *s, const char *file, char *buf, size_t n, bool bare);
+static void hf_resolve(const char *file, char *buf, size_t n, bool bare);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -275,7 +275,7 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			b = hfc;
 		if ((rc = get_text(b, file, prefix, bkey, bname, 256, err)))
 			return rc;
-		hf_resolve(b, file, bname, sizeof bname, hfc != NULL);
+		hf_resolve(file, bname, sizeof bname, hfc != NULL);
 		if (depth >= MAX_DEPTH)
 			return fail_at(
 			    err, TS_ELIMIT, b, file, prefix, "base",
@@ -401,16 +401,16 @@ static bool is_hf(const char *name)
 
 /* Turn a `base = "hf:PATH"` (or, when `bare`, an `hf_config = "PATH"`) read
  * into buf (size n) into "hf:" and PATH relative to the directory of `file`,
- * unless PATH is absolute or the setting came from --set (a label, not a
- * file). Other names are left as they are. */
-static void hf_resolve(const config_setting_t *s, const char *file, char *buf, size_t n, bool bare)
+ * (for --set, the scenario's) unless PATH is absolute. Other names are left
+ * as they are. */
+static void hf_resolve(const char *file, char *buf, size_t n, bool bare)
 {
 	if (!bare && !is_hf(buf))
 		return;
 	char tmp[4096];
 	const char *p = bare ? buf : buf + 3;
 	const char *slash = file ? strrchr(file, '/') : NULL;
-	if (p[0] != '/' && slash && !config_setting_get_hook(s))
+	if (p[0] != '/' && slash)
 		snprintf(tmp, sizeof tmp, "hf:%.*s/%.3000s", (int)(slash - file), file, p);
 	else
 		snprintf(tmp, sizeof tmp, "hf:%.4000s", p);
@@ -431,7 +431,18 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 			return ts_error_set(err, TS_EINVALID, efile, eline, ekey,
 					    "found \"hf:\", expected \"hf:PATH\" naming a Hugging "
 					    "Face config.json");
-		return work_hf_read(name + 3, &r->m, &r->given, err);
+		rc = work_hf_read(name + 3, &r->m, &r->given, err);
+		if (rc == TS_EIO && efile && err) {
+			/* name the line that asked for the file */
+			char msg[sizeof err->msg];
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			return ts_error_set(
+			    err, rc, efile, eline, ekey,
+			    "found \"%.300s\" (%.300s), expected a readable Hugging "
+			    "Face config.json",
+			    name + 3, msg);
+		}
+		return rc;
 	}
 	if (is_path(name)) {
 		copy(path, sizeof path, name);

@@ -163,7 +163,7 @@ int ts_model_load(const char *root, const char *name, struct ts_model *out, stru
  * read from `file` (for messages and provenance). The group may hold
  * `base = "NAME"` (a model of ROOT/models/, or "hf:PATH") or
  * `hf_config = "PATH"` (a Hugging Face config.json, PATH relative to the
- * directory of `file` unless absolute or the setting came from --set) whose
+ * directory of `file`, the scenario's for --set, unless absolute) whose
  * keys it then overrides.
  * A setting whose libconfig hook is non-NULL is taken to carry a C string
  * label of where it came from ("--set model.layers=24"), used instead of
