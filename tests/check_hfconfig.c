@@ -282,6 +282,46 @@ START_TEST(refusals)
 }
 END_TEST
 
+/* Keys and names that only some files use: Mistral-NeMo's head_dim (32
+ * heads of 128 on a width of 5120; values of mistralai/Mistral-Nemo-Base-2407's
+ * config.json), and Falcon's older model_type and key names.
+ * NeMo by hand: layer 5120·(4096 + 2·1024) + 4096·5120 + 3·5120·14336
+ * + 2·5120 = 272,640,000; 40 layers, untied embeddings 2·131072·5120 and
+ * the final norm: 12,247,782,400 (the Hub: 12.2B). */
+START_TEST(head_dim_and_aliases)
+{
+	char path[64], name[80], msg[1400];
+	struct ts_model m;
+	struct ts_error e;
+	tmp_json("{\"model_type\": \"mistral\", \"hidden_size\": 5120, \"head_dim\": 128, "
+		 "\"num_attention_heads\": 32, \"num_key_value_heads\": 8, "
+		 "\"intermediate_size\": 14336, \"num_hidden_layers\": 40, "
+		 "\"vocab_size\": 131072, \"max_position_embeddings\": 1024000, "
+		 "\"tie_word_embeddings\": false, \"sliding_window\": null}",
+		 path, sizeof path);
+	snprintf(name, sizeof name, "hf:%s", path);
+	int rc = ts_model_load(tu_root(), name, &m, &e);
+	unlink(path);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, msg, sizeof msg));
+	ck_assert_int_eq(m.head_dim, 128);
+	ck_assert(ts_model_params(&m) == 12247782400.0);
+	ck_assert_msg(strstr(m.source, "not modelled") == NULL, "%s", m.source);
+
+	tmp_json("{\"model_type\": \"RefinedWebModel\", \"n_embed\": 4544, \"n_head\": 71, "
+		 "\"n_layer\": 32, \"vocab_size\": 65024, \"multi_query\": true, "
+		 "\"parallel_attn\": true, \"bias\": false}",
+		 path, sizeof path);
+	snprintf(name, sizeof name, "hf:%s", path);
+	rc = ts_model_load(tu_root(), name, &m, &e);
+	unlink(path);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, msg, sizeof msg));
+	struct ts_model f = load_hf("falcon-7b");
+	ck_assert(ts_model_params(&m) == ts_model_params(&f));
+	ck_assert_str_eq(m.origin[TS_MK_HIDDEN].note, "n_embed");
+	ck_assert(m.parallel_block && m.kv_heads == 1);
+}
+END_TEST
+
 static int from_text(const char *text, const char *file, struct ts_model *m, struct ts_error *e)
 {
 	config_t cfg;
@@ -389,6 +429,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, family_fields);
 	tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, head_dim_and_aliases);
 	tcase_add_test(tc, inline_override);
 	tcase_add_test(tc, scenarios);
 	suite_add_tcase(s, tc);
