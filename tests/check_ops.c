@@ -313,6 +313,126 @@ START_TEST(op_lists_fit)
 }
 END_TEST
 
+/* A model from a Hugging Face config.json of tests/data/hf/. */
+static struct ts_model load_hf(const char *dir)
+{
+	char name[1200];
+	snprintf(name, sizeof name, "hf:%s/tests/data/hf/%s/config.json", tu_root(), dir);
+	return load(name);
+}
+
+struct sums {
+	double params, flops, saved;
+	unsigned kernels, tp_fwd, tp_bwd;
+	size_t n;
+};
+
+static struct sums layer_sums(const struct ts_model *m, const struct work_shape *s,
+			      struct work_op *ops)
+{
+	struct sums x = {0};
+	x.n = layer(m, s, ops);
+	for (size_t i = 0; i < x.n; i++) {
+		x.params += ops[i].params;
+		x.flops += ops[i].fwd_flops;
+		x.saved += ops[i].saved_bytes;
+		x.kernels += ops[i].kernels;
+		x.tp_fwd += ops[i].tp_fwd;
+		x.tp_bwd += ops[i].tp_bwd;
+	}
+	return x;
+}
+
+/* Parallel blocks against the same model made sequential, b = 1, s = 2048,
+ * t = 1, bf16 (2-byte activations), no flash:
+ * - Falcon-7B (one shared LayerNorm, no dropout): QKV and fc1 run as one GEMM
+ *   of width 4544 + 2·64 + 18176 = 22848; the second norm's input and fc1's
+ *   input are not saved, 2 · 2·2048·4544 bytes less; one GEMM, one norm and
+ *   one residual add fewer (3 kernels); one TP collective each way, not two.
+ * - Pythia-1.4B (two LayerNorms of the same x, dropout): only the second
+ *   norm's input, 2·2048·2048 bytes less; the residual masks are the same
+ *   two; one collective forward, two backward.
+ * Model FLOPs are the sequential block's; layer, embedding and head
+ * parameters add up to ts_model_params (one norm fewer for Falcon). */
+START_TEST(parallel_block_ops)
+{
+	static const struct {
+		const char *dir;
+		double saved_less;
+		unsigned kernels_less, tp_fwd, tp_bwd;
+	} cases[] = {{"falcon-7b", 2.0 * 2.0 * 2048.0 * 4544.0, 3, 1, 1},
+		     {"pythia-1.4b", 2.0 * 2048.0 * 2048.0, 1, 1, 2}};
+	for (size_t i = 0; i < 2; i++) {
+		struct ts_model par = load_hf(cases[i].dir), seq = par;
+		ck_assert(par.parallel_block);
+		seq.parallel_block = false;
+		seq.parallel_norms = 0;
+		struct work_shape s = shape(1, 2048, 1, false);
+		struct work_op ops[WORK_MAX_OPS];
+		struct sums q = layer_sums(&seq, &s, ops);
+		struct sums p = layer_sums(&par, &s, ops);
+		ck_assert_msg(p.flops == q.flops, "%s", cases[i].dir);
+		ck_assert(tu_relerr(p.flops, work_layer_flops_per_token(&par, 2048) * 2048.0) <
+			  1e-12);
+		ck_assert_msg(q.saved - p.saved == cases[i].saved_less, "%s: %.0f", cases[i].dir,
+			      q.saved - p.saved);
+		ck_assert_uint_eq(q.kernels - p.kernels, cases[i].kernels_less);
+		ck_assert_uint_eq(q.tp_fwd, 2);
+		ck_assert_uint_eq(q.tp_bwd, 2);
+		ck_assert_uint_eq(p.tp_fwd, cases[i].tp_fwd);
+		ck_assert_uint_eq(p.tp_bwd, cases[i].tp_bwd);
+		size_t n;
+		double ep = 0, hp = 0;
+		ck_assert_int_eq(work_embed_ops(&par, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		for (size_t j = 0; j < n; j++)
+			ep += ops[j].params;
+		ck_assert_int_eq(work_head_ops(&par, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		for (size_t j = 0; j < n; j++)
+			hp += ops[j].params;
+		ck_assert(p.params * (double)par.layers + ep + hp == ts_model_params(&par));
+		ck_assert(ts_model_params(&seq) - ts_model_params(&par) ==
+			  (i == 0 ? 32.0 * 2.0 * 4544.0 : 0.0));
+	}
+	struct ts_model f = load_hf("falcon-7b");
+	struct work_shape s = shape(1, 2048, 1, false);
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&f, &s, ops);
+	const struct work_op *fused = find(ops, n, "qkv_fc1");
+	ck_assert(fused->n == 4544.0 + 128.0 + 18176.0 && fused->k == 4544.0);
+	ck_assert(fused->tp_bwd == 1 && find(ops, n, "fc2")->tp_fwd == 1);
+	ck_assert(find(ops, n, "proj")->tp_fwd == 0);
+	for (size_t j = 0; j < n; j++)
+		ck_assert_msg(strcmp(ops[j].name, "fc1") && strcmp(ops[j].name, "norm2") &&
+				  strcmp(ops[j].name, "resid1"),
+			      "%s in a fused parallel block", ops[j].name);
+}
+END_TEST
+
+/* ALiBi (Press et al. 2022) has no position parameters and no rotary kernel;
+ * everything else equals the rotary model: BLOOM-176B with position = rope
+ * has the same parameters and FLOPs and one "rope" op more; with learned
+ * positions it has seq_len·h = 2048·14336 parameters more. */
+START_TEST(alibi_no_position_work)
+{
+	struct ts_model a = load_hf("bloom"), r = a, l = a;
+	ck_assert_int_eq(a.position, TS_POS_ALIBI);
+	ck_assert_str_eq(ts_model_position_name(TS_POS_ALIBI), "alibi");
+	r.position = TS_POS_ROPE;
+	l.position = TS_POS_LEARNED;
+	ck_assert(ts_model_params(&a) == ts_model_params(&r));
+	ck_assert(ts_model_params(&l) - ts_model_params(&a) == 2048.0 * 14336.0);
+	struct work_shape s = shape(1, 2048, 8, false);
+	struct work_op ops[WORK_MAX_OPS];
+	struct sums x = layer_sums(&a, &s, ops);
+	for (size_t j = 0; j < x.n; j++)
+		ck_assert_msg(strcmp(ops[j].name, "rope"), "rope op in an ALiBi model");
+	struct sums y = layer_sums(&r, &s, ops);
+	ck_assert(x.flops == y.flops && x.params == y.params);
+	ck_assert_uint_eq(y.n, x.n + 1);
+	ck_assert(work_model_flops_per_token(&a, 2048) == work_model_flops_per_token(&r, 2048));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ops");
@@ -329,6 +449,8 @@ static Suite *suite(void)
 	tcase_add_test(t, flash_saved);
 	tcase_add_test(t, bad_shapes);
 	tcase_add_test(t, op_lists_fit);
+	tcase_add_test(t, parallel_block_ops);
+	tcase_add_test(t, alibi_no_position_work);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -159,8 +159,7 @@ static int get_enum(struct ld *l, const config_setting_t *g, const char *prefix,
 	return cfg_enum(s, l->file, key, names, n, out, l->err);
 }
 
-/* List a key that is accepted but not modelled (DESIGN.md, "Interfaces");
- * no key needs it at present. */
+/* List a key that is accepted but not modelled (DESIGN.md, "Interfaces"). */
 static int not_modelled(struct ts_scenario *s, struct ts_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), unused));
 
@@ -219,7 +218,12 @@ static int load_model(struct ld *l)
 		    cfg_found(ms, fb, sizeof fb));
 	const char *name = config_setting_get_string(ms);
 	char path[2048];
-	if (is_path(name)) {
+	if (strncmp(name, "hf:", 3) == 0) { /* a Hugging Face config.json */
+		char rel[2040];
+		resolve_path(l, name + 3, rel, sizeof rel);
+		snprintf(path, sizeof path, "hf:%s", rel);
+		snprintf(l->s->model_file, sizeof l->s->model_file, "%s", rel);
+	} else if (is_path(name)) {
 		resolve_path(l, name, path, sizeof path);
 		snprintf(l->s->model_file, sizeof l->s->model_file, "%s", path);
 	} else {
@@ -606,6 +610,25 @@ static int check(struct ld *l)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "tp"), l->file, "parallel.tp",
 				"found %u, expected a divisor of the %lld attention heads of %s",
 				q->tp, (long long)s->model.heads, s->model.name);
+	if (s->model.parallel_block && q->tp > 1) {
+		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
+		 * parallel block's collectives; the schedule still places the
+		 * sequential block's, by op name at op granularity */
+		if (s->sim.granularity == TS_GRAN_OP)
+			return cfg_fail(
+			    l->err, TS_EUNSUPPORTED, member(gp, "tp"), l->file, "parallel.tp",
+			    "found %u with the parallel block of %s at sim.granularity = "
+			    "\"op\", expected tp = 1 or granularity \"layer\" or "
+			    "\"stage\"",
+			    q->tp, s->model.name);
+		int rc = not_modelled(s, l->err,
+				      "model.parallel_block with tp > 1 (the schedule issues the "
+				      "sequential block's %u tensor-parallel collectives per layer "
+				      "each way)",
+				      2u);
+		if (rc)
+			return rc;
+	}
 	if ((int64_t)q->pp > s->model.layers)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "pp"), l->file, "parallel.pp",
 				"found %u, expected at most the %lld layers of %s", q->pp,

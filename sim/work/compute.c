@@ -431,6 +431,9 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 			out->layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] += out->ops[i].fwd_s;
 			out->layer_recompute_flops[WORK_RECOMPUTE_SELECTIVE] += ops[i].fwd_flops;
 		}
+	out->layer_tp_fwd = m->parallel_block ? 1u : 2u;
+	out->layer_tp_bwd =
+	    m->parallel_block && m->parallel_norms == 1 && m->num_experts == 0 ? 1u : 2u;
 	if (m->num_experts > 0) {
 		out->layer_a2a_bytes =
 		    e * T * (double)m->top_k * m->capacity_factor * (double)m->hidden;

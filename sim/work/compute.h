@@ -120,6 +120,14 @@ struct work_costs {
 	double layer_recompute_s[WORK_RECOMPUTE_COUNT_];
 	double layer_recompute_flops[WORK_RECOMPUTE_COUNT_];
 
+	/* Megatron tensor-parallel collectives per layer (of work_shape's
+	 * tp_bytes-sized activations) after the forward and in the backward:
+	 * 2 and 2 for a sequential block (dense or MoE); a parallel block
+	 * (model.parallel_block) sums its attention and MLP outputs before one
+	 * forward all-reduce (PaLM, Chowdhery et al. 2022, section 2), and with
+	 * one shared norm its fused input GEMM needs one in backward: 1 and 1;
+	 * with two norms 1 and 2. The ops' tp_fwd / tp_bwd place them. */
+	uint32_t layer_tp_fwd, layer_tp_bwd;
 	/* Expert parallelism (MoE models): bytes one rank puts into one
 	 * all-to-all of one layer (dispatch or combine, T·top_k·cf·h
 	 * activations of which (ep-1)/ep leave the rank) and the all-to-alls

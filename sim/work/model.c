@@ -22,6 +22,7 @@
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "base/cfg.h"
+#include "work/hfconfig.h"
 #include "work/lnet.h"
 #include "work/model.h"
 
@@ -31,22 +32,25 @@
 #define MAX_EXPERTS ((int64_t)4096)
 
 static const char *const key_names[TS_MK_COUNT_] = {
-    "name",	  "family",	 "layers",     "hidden",	  "heads",
-    "kv_heads",	  "head_dim",	 "ffn_hidden", "vocab",		  "seq_len",
-    "activation", "norm",	 "position",   "tied_embeddings", "bias",
-    "source",	  "num_experts", "top_k",      "capacity_factor"};
+    "name",	     "family",	    "layers",	  "hidden",	     "heads",
+    "kv_heads",	     "head_dim",    "ffn_hidden", "vocab",	     "seq_len",
+    "activation",    "norm",	    "position",	  "tied_embeddings", "bias",
+    "source",	     "num_experts", "top_k",	  "capacity_factor", "parallel_block",
+    "parallel_norms"};
 
-/* Every key a model group may hold: the model keys and `base`. */
-static const char *const group_keys[TS_MK_COUNT_ + 1] = {
-    "name",	  "family",	 "layers",     "hidden",	  "heads",
-    "kv_heads",	  "head_dim",	 "ffn_hidden", "vocab",		  "seq_len",
-    "activation", "norm",	 "position",   "tied_embeddings", "bias",
-    "source",	  "num_experts", "top_k",      "capacity_factor", "base"};
+/* Every key a model group may hold: the model keys, `base` and `hf_config`. */
+#define NGROUP_KEYS (TS_MK_COUNT_ + 2)
+static const char *const group_keys[NGROUP_KEYS] = {
+    "name",	      "family",	     "layers",	   "hidden",	      "heads",
+    "kv_heads",	      "head_dim",    "ffn_hidden", "vocab",	      "seq_len",
+    "activation",     "norm",	     "position",   "tied_embeddings", "bias",
+    "source",	      "num_experts", "top_k",	   "capacity_factor", "parallel_block",
+    "parallel_norms", "base",	     "hf_config"};
 
 static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert", "layers"};
 static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
 static const char *const norm_names[TS_NORM_COUNT_] = {"layernorm", "rmsnorm"};
-static const char *const pos_names[TS_POS_COUNT_] = {"learned", "rope"};
+static const char *const pos_names[TS_POS_COUNT_] = {"learned", "rope", "alibi"};
 
 const char *ts_model_key_name(enum ts_model_key k)
 {
@@ -85,6 +89,7 @@ struct raw {
 
 static int load_file(const char *root, const char *name, struct raw *r, int depth,
 		     const char *efile, int eline, const char *ekey, struct ts_error *err);
+static void hf_resolve(const char *file, char *buf, size_t n, bool bare);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -251,18 +256,26 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		if (!strcmp(nm, "input") || !strcmp(nm, "layer_list") ||
 		    !strcmp(nm, "memory_format"))
 			continue; /* a layer-list model's (work_lnet_parse, _parse_layout) */
-		if (find(group_keys, TS_MK_COUNT_ + 1, nm) < 0) {
-			ts_suggest(nm, group_keys, TS_MK_COUNT_ + 1, 1, sugg, sizeof sugg);
+		if (find(group_keys, NGROUP_KEYS, nm) < 0) {
+			ts_suggest(nm, group_keys, NGROUP_KEYS, 1, sugg, sizeof sugg);
 			return fail_at(err, TS_EUNKNOWN_KEY, c, file, prefix, nm,
 				       "found an unknown model key, expected a model key%s%s",
 				       sugg[0] ? "; did you mean " : "", sugg);
 		}
 	}
 	const config_setting_t *b = config_setting_get_member(g, "base");
-	if (b) {
-		char bname[256];
-		if ((rc = get_text(b, file, prefix, "base", bname, sizeof bname, err)))
+	const config_setting_t *hfc = config_setting_get_member(g, "hf_config");
+	if (b && hfc)
+		return fail_at(err, TS_EINVALID, hfc, file, prefix, "hf_config",
+			       "found both base and hf_config, expected one of them%s%s", "", "");
+	if (b || hfc) {
+		char bname[4096];
+		const char *bkey = b ? "base" : "hf_config";
+		if (!b)
+			b = hfc;
+		if ((rc = get_text(b, file, prefix, bkey, bname, 256, err)))
 			return rc;
+		hf_resolve(file, bname, sizeof bname, hfc != NULL);
 		if (depth >= MAX_DEPTH)
 			return fail_at(
 			    err, TS_ELIMIT, b, file, prefix, "base",
@@ -271,7 +284,7 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		char f[200], k[160];
 		int line;
 		cfg_where(b, file, f, sizeof f, &line);
-		snprintf(k, sizeof k, "%sbase", prefix);
+		snprintf(k, sizeof k, "%s%s", prefix, bkey);
 		if ((rc = load_file(root, bname, r, depth + 1, f, line, k, err)))
 			return rc;
 	}
@@ -344,6 +357,12 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		case TS_MK_CAPACITY_FACTOR:
 			rc = get_factor(s, file, prefix, kn, &m->capacity_factor, err);
 			break;
+		case TS_MK_PARALLEL_BLOCK:
+			rc = get_bool(s, file, prefix, kn, &m->parallel_block, err);
+			break;
+		case TS_MK_PARALLEL_NORMS:
+			rc = get_size(s, file, prefix, kn, 2, &m->parallel_norms, err);
+			break;
 		default:
 			rc = 0;
 			break;
@@ -374,6 +393,30 @@ char *ts_model_names(const char *root, const char *near, size_t max, char *buf, 
 	return cfg_names(dir, near, max, buf, n);
 }
 
+/* Model names of the form "hf:PATH" name a Hugging Face config.json. */
+static bool is_hf(const char *name)
+{
+	return strncmp(name, "hf:", 3) == 0;
+}
+
+/* Turn a `base = "hf:PATH"` (or, when `bare`, an `hf_config = "PATH"`) read
+ * into buf (size n) into "hf:" and PATH relative to the directory of `file`,
+ * (for --set, the scenario's) unless PATH is absolute. Other names are left
+ * as they are. */
+static void hf_resolve(const char *file, char *buf, size_t n, bool bare)
+{
+	if (!bare && !is_hf(buf))
+		return;
+	char tmp[4096];
+	const char *p = bare ? buf : buf + 3;
+	const char *slash = file ? strrchr(file, '/') : NULL;
+	if (p[0] != '/' && slash)
+		snprintf(tmp, sizeof tmp, "hf:%.*s/%.3000s", (int)(slash - file), file, p);
+	else
+		snprintf(tmp, sizeof tmp, "hf:%.4000s", p);
+	copy(buf, n, tmp);
+}
+
 /* Load the file of model `name` into r (which it overrides key by key).
  * efile/eline/ekey locate the reference to the model, for "unknown name". */
 static int load_file(const char *root, const char *name, struct raw *r, int depth,
@@ -383,6 +426,24 @@ static int load_file(const char *root, const char *name, struct raw *r, int dept
 	int rc;
 	if (!root)
 		root = ".";
+	if (is_hf(name)) {
+		if (!name[3])
+			return ts_error_set(err, TS_EINVALID, efile, eline, ekey,
+					    "found \"hf:\", expected \"hf:PATH\" naming a Hugging "
+					    "Face config.json");
+		rc = work_hf_read(name + 3, &r->m, &r->given, err);
+		if (rc == TS_EIO && efile && err) {
+			/* name the line that asked for the file */
+			char msg[sizeof err->msg];
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			return ts_error_set(
+			    err, rc, efile, eline, ekey,
+			    "found \"%.300s\" (%.300s), expected a readable Hugging "
+			    "Face config.json",
+			    name + 3, msg);
+		}
+		return rc;
+	}
 	if (is_path(name)) {
 		copy(path, sizeof path, name);
 	} else {
@@ -531,6 +592,20 @@ static int finish(struct raw *r, struct ts_error *err)
 	derive(r, TS_MK_NUM_EXPERTS, TS_MK_COUNT_, "dense MLP");
 	derive(r, TS_MK_TOP_K, TS_MK_NUM_EXPERTS, "default 2");
 	derive(r, TS_MK_CAPACITY_FACTOR, TS_MK_NUM_EXPERTS, "default 1.0 (balanced, no drops)");
+	if (!(r->given & (1u << TS_MK_PARALLEL_BLOCK)) &&
+	    (r->given & (1u << TS_MK_PARALLEL_NORMS))) {
+		char k[160];
+		snprintf(k, sizeof k, "%s%s", r->prefix, key_names[TS_MK_PARALLEL_NORMS]);
+		return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
+				    "found parallel_norms without parallel_block, expected "
+				    "parallel_block = true with it");
+	}
+	if (!m->parallel_block)
+		m->parallel_norms = 0;
+	else if (!(r->given & (1u << TS_MK_PARALLEL_NORMS)))
+		m->parallel_norms = 1;
+	derive(r, TS_MK_PARALLEL_BLOCK, TS_MK_COUNT_, "sequential attention, then MLP");
+	derive(r, TS_MK_PARALLEL_NORMS, TS_MK_PARALLEL_BLOCK, "one shared norm");
 	return 0;
 }
 
@@ -614,6 +689,14 @@ static int validate(const struct ts_model *m, const struct at *at, struct ts_err
 	if (m->num_experts > 0 && !(m->capacity_factor > 0.0))
 		return bad(m, TS_MK_CAPACITY_FACTOR, at, err, TS_ERANGE,
 			   "found a capacity factor <= 0, expected a positive number", 0, 0);
+	if (m->parallel_block && (m->parallel_norms < 1 || m->parallel_norms > 2))
+		return bad(m, TS_MK_PARALLEL_NORMS, at, err, TS_ERANGE,
+			   "found %lld, expected 1 or 2", (long long)m->parallel_norms, 0);
+	if (m->parallel_block && m->family == TS_FAMILY_BERT)
+		return bad(m, TS_MK_PARALLEL_BLOCK, at, err, TS_EINVALID,
+			   "found a parallel block in a post-LN bert model, expected a pre-LN "
+			   "family (gpt or llama)",
+			   0, 0);
 	if ((unsigned)m->family >= TS_FAMILY_COUNT_ || (unsigned)m->activation >= TS_ACT_COUNT_ ||
 	    (unsigned)m->norm >= TS_NORM_COUNT_ || (unsigned)m->position >= TS_POS_COUNT_)
 		return bad(m, TS_MK_FAMILY, at, err, TS_EINVALID,
@@ -658,7 +741,9 @@ static int model_load(const char *root, const char *name, struct ts_model *out,
 		return rc;
 	/* Missing keys are reported against the model file. */
 	char path[4096];
-	if (is_path(name))
+	if (is_hf(name))
+		copy(path, sizeof path, name + 3);
+	else if (is_path(name))
 		copy(path, sizeof path, name);
 	else
 		snprintf(path, sizeof path, "%s/models/%s.cfg", root ? root : ".", name);
@@ -687,6 +772,8 @@ static int model_from_setting(const char *root, const void *setting, const char 
 	if (!config_setting_get_member(g, "name")) {
 		/* Unnamed inline model: say what it started from. */
 		const config_setting_t *b = config_setting_get_member(g, "base");
+		if (!b)
+			b = config_setting_get_member(g, "hf_config");
 		char nm[sizeof r.m.name];
 		snprintf(nm, sizeof nm, "%.50s%s", b ? r.m.name : "custom", b ? " (modified)" : "");
 		copy(r.m.name, sizeof r.m.name, nm);
@@ -729,7 +816,8 @@ double ts_model_params(const struct ts_model *m)
 						    : 2.0 * h * f + b * (f + h);
 	if (m->num_experts > 0) /* every expert's MLP and the router */
 		mlp = (double)m->num_experts * mlp + h * (double)m->num_experts;
-	double layer = qkv + proj + mlp + 2.0 * norm;
+	double norms = m->parallel_block ? (double)m->parallel_norms : 2.0;
+	double layer = qkv + proj + mlp + norms * norm;
 
 	double once = V * h + norm;
 	if (m->position == TS_POS_LEARNED)
@@ -750,8 +838,10 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 {
 	for (int k = 0; k < TS_MK_COUNT_; k++) {
 		char v[600], o[260];
-		if (k >= TS_MK_NUM_EXPERTS && m->num_experts == 0)
+		if (k >= TS_MK_NUM_EXPERTS && k <= TS_MK_CAPACITY_FACTOR && m->num_experts == 0)
 			continue; /* dense models print no MoE keys */
+		if (k >= TS_MK_PARALLEL_BLOCK && !m->parallel_block)
+			continue; /* nor sequential blocks the parallel ones */
 		switch ((enum ts_model_key)k) {
 		case TS_MK_NAME:
 			snprintf(v, sizeof v, "\"%s\"", m->name);
@@ -809,6 +899,12 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 			break;
 		case TS_MK_CAPACITY_FACTOR:
 			snprintf(v, sizeof v, "%g", m->capacity_factor);
+			break;
+		case TS_MK_PARALLEL_BLOCK:
+			snprintf(v, sizeof v, "%s", m->parallel_block ? "true" : "false");
+			break;
+		case TS_MK_PARALLEL_NORMS:
+			snprintf(v, sizeof v, "%lld", (long long)m->parallel_norms);
 			break;
 		default:
 			v[0] = '\0';

@@ -53,7 +53,11 @@ struct ts_layer {
 #define TS_MAX_LAYER_ENTRIES 64
 enum ts_activation { TS_ACT_GELU, TS_ACT_SWIGLU, TS_ACT_COUNT_ };
 enum ts_norm { TS_NORM_LAYERNORM, TS_NORM_RMSNORM, TS_NORM_COUNT_ };
-enum ts_position { TS_POS_LEARNED, TS_POS_ROPE, TS_POS_COUNT_ };
+/* learned: a seq_len x h table; rope: rotary (Su et al. 2021), no
+ * parameters; alibi: a per-head linear bias added to the attention scores
+ * (Press et al. 2022, https://arxiv.org/abs/2108.12409), no parameters and
+ * no rotary kernel (flash attention applies the bias inside its kernel). */
+enum ts_position { TS_POS_LEARNED, TS_POS_ROPE, TS_POS_ALIBI, TS_POS_COUNT_ };
 
 /* The keys of a model description, in the order --dump-config prints them. */
 enum ts_model_key {
@@ -76,6 +80,8 @@ enum ts_model_key {
 	TS_MK_NUM_EXPERTS, /* mixture of experts (printed only when num_experts > 0) */
 	TS_MK_TOP_K,
 	TS_MK_CAPACITY_FACTOR,
+	TS_MK_PARALLEL_BLOCK, /* printed only when parallel_block is true */
+	TS_MK_PARALLEL_NORMS,
 	TS_MK_COUNT_
 };
 
@@ -112,8 +118,16 @@ struct ts_model {
 	 * capacity_factor x tokens x top_k / num_experts tokens (1.0 = balanced,
 	 * no drops). num_experts 0 = a dense MLP (top_k and capacity_factor 0). */
 	int64_t num_experts;
-	int64_t top_k;				     /* default 2 with experts */
-	double capacity_factor;			     /* default 1.0 with experts, > 0 */
+	int64_t top_k;		/* default 2 with experts */
+	double capacity_factor; /* default 1.0 with experts, > 0 */
+	/* Parallel attention and MLP (GPT-J, GPT-NeoX, PaLM, Falcon): both read
+	 * the block input and their outputs are added to it, x + attn(n(x)) +
+	 * mlp(n'(x)), instead of x' = x + attn(n(x)), x' + mlp(n(x')).
+	 * parallel_norms: LayerNorms per block, 1 when both share one (GPT-J,
+	 * PaLM, Falcon-7B) or 2 (GPT-NeoX, Falcon-40B); default 1. A sequential
+	 * block has 2 norms and parallel_norms 0. */
+	bool parallel_block;
+	int64_t parallel_norms;
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
 	/* family "layers" only: the input (channels x height x width per
 	 * sample) and the layer list; the transformer keys are then 1 */
@@ -132,8 +146,11 @@ const char *ts_model_norm_name(enum ts_norm n);
 const char *ts_model_position_name(enum ts_position p);
 
 /* Load model `name` from ROOT/models/NAME.cfg, or from the file `name` when
- * it contains '/' or ends in ".cfg". A file may start from another model with
- * `base = "NAME"` (at most 8 levels). Fills *out (derived defaults applied,
+ * it contains '/' or ends in ".cfg", or from the Hugging Face config.json
+ * PATH when `name` is "hf:PATH" (sim/work/hfconfig.h; PATH is used as is).
+ * A file may start from another model with `base = "NAME"` (at most 8
+ * levels); "hf:PATH" there, and `hf_config = "PATH"`, are resolved relative
+ * to the directory of the file that says it. Fills *out (derived defaults applied,
  * validated). Returns 0, or TS_EIO (missing file, or unknown name: the
  * message lists the closest names in models/, and code is then
  * TS_EUNKNOWN_NAME), TS_ESYNTAX, TS_EUNKNOWN_KEY, TS_ETYPE, TS_ERANGE,
@@ -144,7 +161,10 @@ int ts_model_load(const char *root, const char *name, struct ts_model *out, stru
 /* Build a model from a parsed libconfig group `setting` (a
  * config_setting_t *, passed as void * to keep libconfig out of this header)
  * read from `file` (for messages and provenance). The group may hold
- * `base = "NAME"` (a model of ROOT/models/) whose keys it then overrides.
+ * `base = "NAME"` (a model of ROOT/models/, or "hf:PATH") or
+ * `hf_config = "PATH"` (a Hugging Face config.json, PATH relative to the
+ * directory of `file`, the scenario's for --set, unless absolute) whose
+ * keys it then overrides.
  * A setting whose libconfig hook is non-NULL is taken to carry a C string
  * label of where it came from ("--set model.layers=24"), used instead of
  * file:line in messages and provenance. `key` is the dotted path of the group
@@ -166,7 +186,8 @@ int ts_model_validate(const struct ts_model *m, struct ts_error *err);
  *   per layer  QKV          h*(a + 2k) + b*(a + 2k)
  *              output proj  a*h + b*h
  *              MLP          gelu: 2*h*f + b*(f + h); swiglu: 3*h*f + b*(2f + h)
- *              norms        2 per layer: layernorm 2h each, rmsnorm h each
+ *              norms        2 per layer (parallel_norms with parallel_block):
+ *                           layernorm 2h each, rmsnorm h each
  *   MoE        the MLP above times num_experts, plus the router h*num_experts
  *   once       embeddings   V*h, plus seq_len*h for learned positions
  *              final norm   one more norm (BERT's post-LN puts it on the

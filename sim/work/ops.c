@@ -453,6 +453,63 @@ static void fp8_casts(struct list *L, const struct dims *g, double qkv_n, double
 
 /* -------------------------------------------------------------- layers */
 
+/* Mark the op just added as followed by tensor-parallel collectives. */
+static void tp_after(struct list *L, uint8_t fwd, uint8_t bwd)
+{
+	if (!L->rc && L->n > 0) {
+		L->ops[L->n - 1].tp_fwd = fwd;
+		L->ops[L->n - 1].tp_bwd = bwd;
+	}
+}
+
+/* A parallel block (see work_layer_ops in ops.h): norms 1 shares the norm
+ * and fuses the input GEMMs, norms 2 keeps two norms of the same x. The one
+ * residual add reads x and both branch outputs and writes y (with dropout,
+ * one byte mask per branch). */
+static void parallel_block(struct list *L, const struct dims *g, int64_t norms, double qkv_n,
+			   double fc1_n, double mlp_bias, double x_in)
+{
+	double x = g->e * g->Ts * g->h;
+	bool fused = norms == 1 && g->E == 0.0;
+	norm(L, "norm1", g, g->Ts);
+	if (norms == 2) /* reads the x norm1 keeps: nothing more saved */
+		membound(L, "norm2", 2.0 * x, 3.0 * x, g->norm_params, 0.0, 1, 2);
+	if (fused) {
+		gemm(L, "qkv_fc1", g, g->T, qkv_n + fc1_n, g->h,
+		     g->h * (qkv_n + fc1_n) + g->bias * qkv_n + mlp_bias, x_in);
+	} else {
+		gemm(L, "qkv", g, g->T, qkv_n, g->h, g->h * qkv_n + g->bias * qkv_n, x_in);
+	}
+	tp_after(L, 0, 1);
+	if (g->rope) {
+		double qk = g->e * g->T * (g->ql + g->kvl);
+		membound(L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
+	}
+	attention(L, g);
+	gemm(L, "proj", g, g->T, g->h, g->ql, g->ql * g->h + g->bias * g->h, g->e * g->T * g->ql);
+	if (g->E > 0.0) {
+		/* with one norm the router reads the input qkv saved */
+		moe_mlp(L, g, norms == 1 ? 0.0 : x_in);
+	} else {
+		if (!fused) {
+			gemm(L, "fc1", g, g->T, fc1_n, g->h, g->h * fc1_n + mlp_bias, x_in);
+			tp_after(L, 0, 1);
+		}
+		activation(L, g, g->T);
+		gemm(L, "fc2", g, g->T, g->h, g->fl, g->fl * g->h + g->bias * g->h,
+		     g->e * g->T * g->fl);
+		tp_after(L, 1, 0);
+	}
+	if (g->fp8)
+		fp8_casts(L, g, qkv_n, fc1_n);
+	double n = g->Ts * g->h;
+	if (g->drop)
+		membound(L, "resid", (4.0 * g->e + 2.0 * MASK_BYTES) * n,
+			 (3.0 * g->e + 2.0 * MASK_BYTES) * n, 0.0, 2.0 * MASK_BYTES * n, 1, 1);
+	else
+		membound(L, "resid", 4.0 * g->e * n, 0.0, 0.0, 0.0, 1, 0);
+}
+
 static int finish(struct list *L, size_t *n, struct ts_error *err, const char *what)
 {
 	if (L->rc)
@@ -476,24 +533,32 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	double fc1_n = (g.swiglu ? 2.0 : 1.0) * g.fl;
 	double mlp_bias = g.bias * (g.swiglu ? 2.0 * g.fl : g.fl);
 
+	if (m->parallel_block && !g.bert) {
+		parallel_block(&L, &g, m->parallel_norms, qkv_n, fc1_n, mlp_bias, x_in);
+		return finish(&L, n, err, "a transformer layer");
+	}
 	/* BERT is post-LN: the norms follow the residual adds. */
 	if (!g.bert)
 		norm(&L, "norm1", &g, g.Ts);
 	gemm(&L, "qkv", &g, g.T, qkv_n, g.h, g.h * qkv_n + g.bias * qkv_n, x_in);
+	tp_after(&L, 0, 1);
 	if (g.rope) {
 		double qk = g.e * g.T * (g.ql + g.kvl);
 		membound(&L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
 	}
 	attention(&L, &g);
 	gemm(&L, "proj", &g, g.T, g.h, g.ql, g.ql * g.h + g.bias * g.h, g.e * g.T * g.ql);
+	tp_after(&L, 1, 0);
 	residual(&L, "resid1", &g);
 	norm(&L, g.bert ? "norm1" : "norm2", &g, g.Ts);
 	if (g.E > 0.0) {
 		moe_mlp(&L, &g, x_in);
 	} else {
 		gemm(&L, "fc1", &g, g.T, fc1_n, g.h, g.h * fc1_n + mlp_bias, x_in);
+		tp_after(&L, 0, 1);
 		activation(&L, &g, g.T);
 		gemm(&L, "fc2", &g, g.T, g.h, g.fl, g.fl * g.h + g.bias * g.h, g.e * g.T * g.fl);
+		tp_after(&L, 1, 0);
 	}
 	if (g.fp8)
 		fp8_casts(&L, &g, qkv_n, fc1_n);

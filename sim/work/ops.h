@@ -73,6 +73,14 @@ struct work_op {
 	uint32_t kernels;	/* kernel launches forward */
 	uint32_t bwd_kernels;	/* kernel launches backward (dgrad + wgrad) */
 	bool causal;		/* attention with a causal mask (flash executes half the FLOPs) */
+	/* Megatron tensor-parallel collectives (all-reduce, or with sequence
+	 * parallelism reduce-scatter / all-gather) after this op's forward and
+	 * after its input gradient: the row-parallel GEMMs' forward (proj,
+	 * fc2) and the column-parallel GEMMs' backward (qkv, fc1) in a
+	 * sequential block; only fc2 forward and the fused qkv_fc1 backward in a
+	 * parallel block with one norm. 0 when tp = 1 too (the schedule skips
+	 * them), and 0 on expert GEMMs. */
+	uint8_t tp_fwd, tp_bwd;
 };
 
 /* The work one rank does for one micro-batch. Plain record. */
@@ -115,6 +123,16 @@ struct work_shape {
  * sequence parallelism. Per-token norm statistics are left out as they are.
  * Dropout is present for the GPT and BERT families (their published training
  * used it) and absent for Llama.
+ *
+ * A parallel block (model.parallel_block: PaLM, Chowdhery et al. 2022,
+ * https://arxiv.org/abs/2204.02311, section 2 "Parallel Layers"; GPT-J, Wang
+ * and Komatsuzaki 2021; GPT-NeoX; Falcon) computes x + attn(n(x)) +
+ * mlp(n'(x)): with one shared norm the QKV and first MLP GEMMs read the same
+ * normalised input and run as one GEMM "qkv_fc1" of width (q + 2·kv + fc1)/t,
+ * whose input is saved once; with two norms (GPT-NeoX) they stay two GEMMs
+ * and only the second norm's input (the same x) is not saved again; one
+ * residual add takes both branches; the output GEMMs stay two (PaLM fuses
+ * the input projections). FLOPs are those of the sequential block.
  *
  * Returns 0, TS_EINVALID (a shape size < 1, tp not dividing heads, kv_heads
  * or ffn_hidden evenly, cp not splitting seq_len into cp (causal: 2·cp)
