@@ -5,11 +5,9 @@
 
 #include <stddef.h>
 
-enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BADINPUT = 2 };
+#include "trainsim.h"
 
-struct hw_catalog;
-struct work_calib;
-struct ts_error;
+enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BADINPUT = 2 };
 
 /* trainsim collective ... (argv[0] is "collective"). */
 int cli_collective(int argc, char **argv);
@@ -31,22 +29,16 @@ int cli_calibrate(int argc, char **argv);
 /* trainsim plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg */
 int cli_plot(int argc, char **argv);
 
-/* Apply the calibration overrides file `path` (NULL: nothing) to *calib and
- * to the link efficiencies of cat;
- * prints the error and returns CLI_BADINPUT on failure. */
-int cli_apply_calib(const char *cmd, const char *path, struct hw_catalog *cat,
-		    struct work_calib *calib);
-
-/* Directory holding configs/ and models/: $TS_DATA_DIR, else the source tree. */
-const char *cli_data_root(void);
-/* Print "trainsim CMD: file:line: key: message" and return CLI_BADINPUT. */
-int cli_print_error(const char *cmd, const struct ts_error *err);
+/* Print "trainsim CMD: " and the last library error (ts_errmsg()) on
+ * stderr; returns the exit code: CLI_USAGE for TS_EUSAGE, else CLI_BADINPUT. */
+int cli_fail(const char *cmd);
+/* Open the environment (the data root found as ts_env_open says) and apply
+ * the calibration overrides file calib (NULL: none); prints the error and
+ * returns its exit code on failure, *env NULL. */
+int cli_env(const char *cmd, const char *calib, ts_env **env);
 /* Refuse (print and return CLI_USAGE) when the output file `out` exists and
  * is the same file (device and inode) as one of inputs[0..n) (NULL entries
  * are skipped), naming both; CLI_OK otherwise, also when out is NULL. */
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n);
-/* Load the hardware catalog (and the compute calibration when calib is not
- * NULL); prints the error and returns CLI_BADINPUT on failure. */
-int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib);
 
 #endif

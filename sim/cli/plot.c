@@ -204,8 +204,14 @@ int cli_plot(int argc, char **argv)
 			"installed (apt-get install gnuplot-nox); the CSV is still usable\n");
 		return CLI_BADINPUT;
 	}
-	char script[4096];
-	snprintf(script, sizeof script, "%s/plots/%s.gp", cli_data_root(), kind);
+	ts_env *env = NULL;
+	int erc = cli_env("plot", NULL, &env);
+	if (erc)
+		return erc;
+	char script[4096], plotdir[4096];
+	snprintf(script, sizeof script, "%s/plots/%s.gp", ts_env_root(env), kind);
+	snprintf(plotdir, sizeof plotdir, "%s/plots", ts_env_root(env));
+	ts_env_close(env);
 	if (access(script, R_OK)) {
 		fprintf(stderr,
 			"trainsim plot: found no %s, expected the bundled gnuplot "
@@ -330,8 +336,6 @@ int cli_plot(int argc, char **argv)
 		return CLI_BADINPUT;
 	}
 	char expr[8192];
-	char plotdir[4096];
-	snprintf(plotdir, sizeof plotdir, "%s/plots", cli_data_root());
 	const char *base = strrchr(in, '/');
 	snprintf(expr, sizeof expr,
 		 "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'; plotdir='%s'", tmp, outp,

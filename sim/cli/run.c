@@ -6,14 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base/alloc.h"
 #include "cli/cli.h"
-#include "hw/catalog.h"
-#include "report/report.h"
-#include "io/scenario.h"
-#include "trace/trace.h"
-#include "run/run.h"
-#include "work/compute.h"
 
 static void usage(FILE *out)
 {
@@ -22,17 +15,22 @@ static void usage(FILE *out)
 		"                    [--trace OUT.json] [--dump-config] [--calib OVERRIDES.cfg]\n");
 }
 
-const char *cli_data_root(void)
+int cli_fail(const char *cmd)
 {
-	const char *r = getenv("TS_DATA_DIR");
-	return r && *r ? r : TS_SOURCE_DIR;
+	fprintf(stderr, "trainsim %s: %s\n", cmd, ts_errmsg());
+	return ts_errcode() == TS_EUSAGE ? CLI_USAGE : CLI_BADINPUT;
 }
 
-int cli_print_error(const char *cmd, const struct ts_error *err)
+int cli_env(const char *cmd, const char *calib, ts_env **env)
 {
-	char buf[1400];
-	fprintf(stderr, "trainsim %s: %s\n", cmd, ts_error_format(err, buf, sizeof buf));
-	return CLI_BADINPUT;
+	if (ts_env_open(NULL, env))
+		return cli_fail(cmd);
+	if (calib && ts_env_load_calibration(*env, calib)) {
+		ts_env_close(*env);
+		*env = NULL;
+		return cli_fail(cmd);
+	}
+	return CLI_OK;
 }
 
 int cli_check_output(const char *cmd, const char *out, const char *const *inputs, size_t n)
@@ -49,21 +47,6 @@ int cli_check_output(const char *cmd, const char *out, const char *const *inputs
 				cmd, out, inputs[i]);
 			return CLI_USAGE;
 		}
-	}
-	return CLI_OK;
-}
-
-int cli_load_common(const char *cmd, struct hw_catalog **cat, struct work_calib *calib)
-{
-	struct ts_error err;
-	ts_error_clear(&err);
-	*cat = NULL;
-	if (hw_catalog_load(cli_data_root(), cat, &err))
-		return cli_print_error(cmd, &err);
-	if (calib && work_calib_load(cli_data_root(), calib, &err)) {
-		hw_catalog_destroy(*cat);
-		*cat = NULL;
-		return cli_print_error(cmd, &err);
 	}
 	return CLI_OK;
 }
@@ -134,37 +117,28 @@ int cli_run(int argc, char **argv)
 			path ? "an empty file name" : "no scenario file");
 		goto out;
 	}
-	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr,
-			"trainsim run: --format: found \"%s\", expected text, csv or json\n",
-			format);
+	enum ts_format fmt;
+	if (ts_format_parse(format, &fmt)) {
+		rc = cli_fail("run");
 		goto out;
 	}
-	struct hw_catalog *cat = NULL;
-	struct work_calib calib;
-	rc = cli_load_common("run", &cat, &calib);
-	if (!rc && (rc = cli_apply_calib("run", calib_path, cat, &calib)))
-		hw_catalog_destroy(cat);
-	if (rc)
+	ts_env *env = NULL;
+	ts_scenario *sc = NULL;
+	ts_plan *plan = NULL;
+	ts_result *res = NULL;
+	FILE *tf = NULL;
+	if ((rc = cli_env("run", calib_path, &env)))
 		goto out;
-	struct ts_scenario *sc = NULL;
-	struct ts_error err;
-	ts_error_clear(&err);
-	if (ts_scenario_load(cat, path, sets, nsets, &sc, &err)) {
-		rc = cli_print_error("run", &err);
-		hw_catalog_destroy(cat);
-		goto out;
+	if (ts_scenario_load_file(env, path, sets, nsets, &sc)) {
+		rc = cli_fail("run");
+		goto done;
 	}
 	if (dump) {
 		rc = CLI_OK;
-		if (ts_scenario_dump(sc, stdout) || fflush(stdout)) {
-			fprintf(stderr, "trainsim run: writing the scenario failed\n");
-			rc = CLI_BADINPUT;
-		}
+		if (ts_scenario_write_config(sc, stdout))
+			rc = cli_fail("run");
 		goto done;
 	}
-	struct ts_trace *tr = NULL;
-	FILE *tf = NULL;
 	if (trace_path) {
 		tf = fopen(trace_path, "w");
 		if (!tf) {
@@ -175,49 +149,24 @@ int cli_run(int argc, char **argv)
 			rc = CLI_BADINPUT;
 			goto done;
 		}
-		if (trace_create(&tr)) {
-			fclose(tf);
-			remove(trace_path);
-			fprintf(stderr, "trainsim run: --trace: out of memory\n");
-			rc = CLI_BADINPUT;
-			goto done;
-		}
 	}
-	struct ts_result res;
 	rc = CLI_OK;
-	if (ts_run(sc, &calib, &res, tr, &err))
-		rc = cli_print_error("run", &err);
 	/* the trace first, so that a failure leaves nothing on stdout */
-	if (tr) {
-		if (!rc && (trace_write(tr, tf) || trace_status(tr))) {
-			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n",
-				trace_path);
-			rc = CLI_BADINPUT;
-		}
-		trace_destroy(tr);
-	}
+	if (ts_plan_build(env, sc, &plan) || ts_plan_simulate(plan, tf, &res))
+		rc = cli_fail("run");
 	if (tf && fclose(tf) && !rc) {
 		fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
 		rc = CLI_BADINPUT;
 	}
 	if (tf && rc)
 		remove(trace_path);
-	if (!rc) {
-		int e;
-		if (!strcmp(format, "json"))
-			e = report_result_json(&res, stdout);
-		else if (!strcmp(format, "csv"))
-			e = report_result_csv_header(stdout) || report_result_csv_row(&res, stdout);
-		else
-			e = report_result_text(&res, stdout);
-		if (e || fflush(stdout)) {
-			fprintf(stderr, "trainsim run: writing the report failed\n");
-			rc = CLI_BADINPUT;
-		}
-	}
+	if (!rc && ts_result_write(res, fmt, stdout))
+		rc = cli_fail("run");
 done:
-	ts_scenario_destroy(sc);
-	hw_catalog_destroy(cat);
+	ts_result_free(res);
+	ts_plan_free(plan);
+	ts_scenario_free(sc);
+	ts_env_close(env);
 out:
 	free(sets);
 	return rc;

@@ -5,13 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/ts.h"
-#include "base/units.h"
 #include "cli/cli.h"
-#include "hw/catalog.h"
-#include "report/table.h"
-#include "sweep/search.h"
-#include "work/compute.h"
 
 static void usage(FILE *out)
 {
@@ -39,16 +33,6 @@ static int parse_count(const char *opt, const char *v, long max, long *out)
 	}
 	*out = n;
 	return 0;
-}
-
-static void duration(char *b, size_t n, double s)
-{
-	if (s < 120.0)
-		ts_units_format(s, TS_UNIT_TIME, b, n);
-	else if (s < 172800.0)
-		ts_units_format_num(b, n, "%.1f h", s / 3600.0);
-	else
-		ts_units_format_num(b, n, "%.1f days", s / 86400.0);
 }
 
 int cli_search(int argc, char **argv)
@@ -107,11 +91,6 @@ int cli_search(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!path || !*path) {
-		fprintf(stderr, "trainsim search: found %s, expected SCENARIO.cfg\n",
-			path ? "an empty file name" : "no scenario file");
-		goto out;
-	}
 	if (strcmp(objective, "time") && strcmp(objective, "cost")) {
 		fprintf(stderr,
 			"trainsim search: --objective: found \"%s\", expected time or "
@@ -119,99 +98,15 @@ int cli_search(int argc, char **argv)
 			objective);
 		goto out;
 	}
-	struct hw_catalog *cat = NULL;
-	struct work_calib calib;
-	if ((rc = cli_load_common("search", &cat, &calib)))
+	ts_env *env = NULL;
+	if ((rc = cli_env("search", calib_path, &env)))
 		goto out;
-	if ((rc = cli_apply_calib("search", calib_path, cat, &calib))) {
-		hw_catalog_destroy(cat);
-		goto out;
-	}
-	struct search_result sr;
-	struct ts_error err;
-	enum search_objective obj = strcmp(objective, "cost") ? SEARCH_TIME : SEARCH_COST;
-	if (search_run(cat, &calib, path, sets, nsets, obj, (uint32_t)max_gpus, (int)threads, &sr,
-		       &err)) {
-		rc = cli_print_error("search", &err);
-		hw_catalog_destroy(cat);
-		goto out;
-	}
-	struct ts_table *t = NULL;
-	rc = CLI_OK;
-	enum { NCOL = 15 };
-	if (table_create(&t, NCOL)) {
-		rc = CLI_BADINPUT;
-		goto done;
-	}
-	const char *const heads[NCOL] = {
-	    "rank",	   "GPUs",	 "nodes",
-	    "tp",	   "pp",	 "cp",
-	    "dp",	   "ZeRO",	 "schedule",
-	    "micro-batch", "recompute",	 "iteration",
-	    "MFU",	   "memory/GPU", obj == SEARCH_COST ? "cost" : "time to train"};
-	for (size_t k = 0; k < NCOL; k++)
-		table_header(t, k, heads[k], k == 8 || k == 10 ? TABLE_LEFT : TABLE_RIGHT);
-	for (size_t i = 0; i < sr.ranked && i < (size_t)top; i++) {
-		const struct search_cand *c = &sr.c[i];
-		const struct ts_result *r = &c->res;
-		char a[64], b[64];
-		table_add_row(t);
-		table_cell(t, 0, "%zu", i + 1);
-		table_cell(t, 1, "%u", r->gpus);
-		table_cell(t, 2, "%u", c->nodes);
-		table_cell(t, 3, "%u", c->tp);
-		table_cell(t, 4, "%u", c->pp);
-		table_cell(t, 5, "%u", c->cp);
-		table_cell(t, 6, "%u", c->dp);
-		table_cell(t, 7, "%d", c->zero);
-		if (c->schedule == TS_SCHED_INTERLEAVED)
-			table_cell(t, 8, "interleaved x%u", c->interleave);
-		else
-			table_cell(t, 8, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
-		table_cell(t, 9, "%lld", (long long)c->micro_batch);
-		table_cell(t, 10, "%s", ts_recompute_name(c->recompute));
-		table_cell(t, 11, "%s",
-			   ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
-		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
-		table_cell(t, 13, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
-		if (obj == SEARCH_COST)
-			table_cell(t, 14, "%s",
-				   ts_units_format_num(
-				       b, sizeof b, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
-				       r->cost_usd > 0.0 ? r->cost_usd : c->score));
-		else {
-			duration(b, sizeof b, c->score);
-			table_cell(t, 14, "%s", b);
-		}
-	}
-	printf("Search of %s by %s (stage granularity, class mode, two iterations)\n\n", path,
-	       obj == SEARCH_COST ? "cost" : "time to train");
-	if (table_status(t) || table_print(t, stdout)) {
-		rc = CLI_BADINPUT;
-		goto done;
-	}
-	printf("\n%zu configurations: %zu pruned by the memory estimate, %zu simulated "
-	       "(%zu failed, %zu did not fit), %zu ranked",
-	       sr.n, sr.pruned, sr.simulated, sr.failed,
-	       sr.simulated + sr.aliases - sr.failed - sr.ranked, sr.ranked);
-	if (sr.aliases)
-		printf("; %zu identical to a lighter recompute mode (copied, not simulated)",
-		       sr.aliases);
-	if (sr.layouts_skipped)
-		printf("; %zu GPU counts skipped (the scenario does not load with them)",
-		       sr.layouts_skipped);
-	if (sr.degrees_skipped)
-		printf("; %zu (tp, cp, pp) skipped (dp does not divide the global batch)",
-		       sr.degrees_skipped);
-	printf("\n");
-	printf("simulated %zu in %.3f s: %.0f configurations per second\n", sr.simulated,
-	       sr.seconds, sr.seconds > 0.0 ? (double)sr.simulated / sr.seconds : 0.0);
-	if (fflush(stdout))
-		rc = CLI_BADINPUT;
-done:
-	table_destroy(t);
-	search_result_free(&sr);
-	hw_catalog_destroy(cat);
+	rc = ts_search_write(env, path, sets, nsets,
+			     strcmp(objective, "cost") ? TS_OBJECTIVE_TIME : TS_OBJECTIVE_COST,
+			     (uint32_t)max_gpus, (int)threads, (size_t)top, stdout)
+		 ? cli_fail("search")
+		 : CLI_OK;
+	ts_env_close(env);
 out:
 	free(sets);
 	return rc;

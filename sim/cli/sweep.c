@@ -9,12 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/alloc.h"
 #include "cli/cli.h"
-#include "hw/catalog.h"
-#include "io/sweepcfg.h"
-#include "sweep/sweep.h"
-#include "work/compute.h"
 
 static void usage(FILE *out)
 {
@@ -85,44 +80,28 @@ int cli_sweep(int argc, char **argv)
 			return CLI_USAGE;
 		}
 	}
-	if (!path || !*path) {
-		fprintf(stderr, "trainsim sweep: found %s, expected SWEEP.cfg\n",
-			path ? "an empty file name" : "no sweep file");
-		return CLI_USAGE;
-	}
 	if (resume && !out_path) {
 		fprintf(stderr, "trainsim sweep: --resume: found no -o, expected -o RESULTS.csv "
 				"to resume\n");
 		return CLI_USAGE;
 	}
-	struct hw_catalog *cat = NULL;
-	struct work_calib calib;
-	int rc = cli_load_common("sweep", &cat, &calib);
+	ts_env *env = NULL;
+	ts_sweep *sw = NULL;
+	FILE *out = stdout;
+	int rc = cli_env("sweep", calib_path, &env);
 	if (rc)
 		return rc;
-	if ((rc = cli_apply_calib("sweep", calib_path, cat, &calib))) {
-		hw_catalog_destroy(cat);
-		return rc;
-	}
-	struct sweep_spec *sp = NULL;
-	struct ts_error err;
-	FILE *out = stdout;
-	char *head = NULL;
-	if (sweepcfg_load(path, &sp, &err)) {
-		rc = cli_print_error("sweep", &err);
+	if (ts_sweep_open(env, path, &sw)) {
+		rc = cli_fail("sweep");
 		goto done;
 	}
-	const char *inputs[] = {path, sp->base_path, calib_path};
+	const char *inputs[] = {path, ts_sweep_base_path(sw), calib_path};
 	if ((rc = cli_check_output("sweep", out_path, inputs, 3)))
 		goto done;
-	if (sweep_check(sp, cat, &err)) {
-		rc = cli_print_error("sweep", &err);
-		goto done;
-	}
 	size_t first = 0;
 	long keep = 0;
-	if (resume && sweep_resume_scan(sp, out_path, &first, &keep, &err)) {
-		rc = cli_print_error("sweep", &err);
+	if (resume && ts_sweep_resume_point(sw, out_path, &first, &keep)) {
+		rc = cli_fail("sweep");
 		goto done;
 	}
 	if (out_path) {
@@ -143,26 +122,19 @@ int cli_sweep(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!(resume && keep > 0)) {
-		if (!(head = ts_malloc(SWEEP_ROW_MAX)) ||
-		    sweep_csv_header(sp, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF ||
-		    fflush(out)) {
-			fprintf(stderr, "trainsim sweep: writing the header failed\n");
-			rc = CLI_BADINPUT;
-			goto done;
-		}
+	if (!(resume && keep > 0) && ts_sweep_write_header(sw, out)) {
+		rc = cli_fail("sweep");
+		goto done;
 	}
 	bool tty = isatty(STDERR_FILENO);
-	if (sweep_run(sp, cat, &calib, first, (int)threads, out, tty ? progress : NULL, &first,
-		      &err))
-		rc = cli_print_error("sweep", &err);
+	if (ts_sweep_run(sw, first, (int)threads, out, tty ? progress : NULL, &first))
+		rc = cli_fail("sweep");
 done:
 	if (out != stdout && fclose(out) && !rc) {
 		fprintf(stderr, "trainsim sweep: writing \"%s\" failed\n", out_path);
 		rc = CLI_BADINPUT;
 	}
-	ts_free(head, SWEEP_ROW_MAX);
-	sweepcfg_destroy(sp);
-	hw_catalog_destroy(cat);
+	ts_sweep_free(sw);
+	ts_env_close(env);
 	return rc;
 }

@@ -20,8 +20,14 @@ struct ts_env {
 	struct work_calib calib;   /* compute constants, overrides applied */
 };
 
-/* Open the environment rooted at `root` (NULL: $TS_DATA_DIR when set, else
- * the source tree the library was built from): load the hardware catalog,
+/* Find the data root when none is given, into buf (size n): $TS_DATA_DIR
+ * when set (then it must hold configs/hardware/), else ../share/trainsim
+ * next to the library's (or executable's) own file, else the source tree
+ * the library was built from; the first that holds configs/hardware/.
+ * Returns 0, or TS_EIO with `err` naming all three places. */
+int env_find_root(char *buf, size_t n, struct ts_error *err);
+
+/* Open the environment rooted at `root` (NULL: env_find_root): load the hardware catalog,
  * the storage catalog and the compute calibration. Returns 0, or the error
  * of the file that failed (TS_EIO, TS_ESYNTAX, ...) with `err` naming file,
  * line and key; *out is NULL on failure. Free with env_destroy. */
