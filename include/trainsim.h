@@ -283,20 +283,19 @@ TS_API int ts_search_write(const ts_env *env, const char *path, const char *cons
 
 /* Fit the compute constant the scenario's iteration time depends on most so
  * that the simulated iteration takes measured_s seconds; write the fit to
- * report (text) and the overrides file to out_path (for
- * ts_env_load_calibration). A fit that stops at a bound and still misses by
- * more than 5 % is TS_ERANGE and writes nothing. Returns 0, the scenario's
- * error, TS_ERANGE, TS_EIO or TS_ENOMEM. */
+ * report (text) and, only when the fit succeeds, the overrides file (for
+ * ts_env_load_calibration) to overrides. A fit that stops at a bound and
+ * still misses by more than 5 % is TS_ERANGE and writes no overrides.
+ * Returns 0, the scenario's error, TS_ERANGE, TS_EIO or TS_ENOMEM. */
 TS_API int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *sets,
-				  size_t nsets, double measured_s, const char *out_path,
-				  FILE *report);
+				  size_t nsets, double measured_s, FILE *overrides, FILE *report);
 
 /* Fit the efficiency of the link type an all-reduce of the scenario is bound
  * by to nccl-tests output (all_reduce_perf text, file nccl_path): write the
- * fit to report and the overrides file to out_path. Returns 0, the files'
- * error, TS_EIO or TS_ENOMEM. */
+ * fit to report and, only when it succeeds, the overrides file to
+ * overrides. Returns 0, the files' error, TS_EIO or TS_ENOMEM. */
 TS_API int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, size_t nsets,
-			     const char *nccl_path, const char *out_path, FILE *report);
+			     const char *nccl_path, FILE *overrides, FILE *report);
 
 /* ---- validation --------------------------------------------------------- */
 

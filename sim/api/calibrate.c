@@ -19,7 +19,7 @@
 #define CALIB_MISS_MAX 0.05
 
 int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, size_t nsets,
-		      const char *file, const char *out_path, FILE *report)
+		      const char *file, FILE *overrides, FILE *report)
 {
 	struct nccl_table t;
 	struct calib_link_fit fit;
@@ -53,23 +53,17 @@ int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, si
 			"note: the efficiency stopped at %g: the measurement is beyond what this "
 			"link's efficiency explains\n",
 			fit.fitted_eff);
-	FILE *o = fopen(out_path, "w");
 	char src[600];
 	snprintf(src, sizeof src,
 		 "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
 		 "GPUs",
 		 path, file, fit.measured_Bps / 1e9, fit.gpus);
-	if (!o ||
-	    calibcfg_write_link(o, fit.link, fit.fitted_eff,
+	if (calibcfg_write_link(overrides, fit.link, fit.fitted_eff,
 				"trainsim calibration overrides: use with --calib", src) ||
-	    fclose(o)) {
-		if (o)
-			fclose(o);
-		rc = api_failf(TS_EIO, "-o", "writing \"%s\" failed", out_path);
+	    fflush(overrides) || ferror(overrides)) {
+		rc = api_failf(TS_EIO, NULL, "writing the overrides failed");
 		goto done;
 	}
-	fprintf(report, "wrote %s (use: trainsim run|sweep|compare|search ... --calib %s)\n",
-		out_path, out_path);
 	if (ferror(report) || fflush(report))
 		rc = api_failf(TS_EIO, NULL, "writing the report failed");
 done:
@@ -78,7 +72,7 @@ done:
 }
 
 int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *sets, size_t nsets,
-			   double measured, const char *out_path, FILE *report)
+			   double measured, FILE *overrides, FILE *report)
 {
 	if (!isfinite(measured) || !(measured > 0.0))
 		return api_failf(TS_ERANGE, "--measured-iteration-s",
@@ -131,21 +125,15 @@ int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *set
 			"note: %s stopped at %g, %s its committed value: the measurement is "
 			"beyond what this constant explains\n",
 			work_calib_key(fit.key), c1, ratio);
-	FILE *o = fopen(out_path, "w");
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
 		 measured);
-	if (!o ||
-	    calibcfg_write(o, &fit.calib, &fit.key, 1,
+	if (calibcfg_write(overrides, &fit.calib, &fit.key, 1,
 			   "trainsim calibration overrides: use with --calib", src) ||
-	    fclose(o)) {
-		if (o)
-			fclose(o);
-		rc = api_failf(TS_EIO, "-o", "writing \"%s\" failed", out_path);
+	    fflush(overrides) || ferror(overrides)) {
+		rc = api_failf(TS_EIO, NULL, "writing the overrides failed");
 		goto done;
 	}
-	fprintf(report, "wrote %s (use: trainsim run|sweep|compare ... --calib %s)\n", out_path,
-		out_path);
 	if (ferror(report) || fflush(report))
 		rc = api_failf(TS_EIO, NULL, "writing the report failed");
 done:

@@ -2,6 +2,7 @@
  * iteration time, or a link type's efficiency to nccl-tests output, and
  * write an overrides file for run, compare, sweep and search.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -19,7 +21,8 @@ static void usage(FILE *out)
 		     "  writes the fitted constants (or the link efficiency that makes the\n"
 		     "  simulated all-reduce busbw plateau match nccl-tests') to OVERRIDES.cfg\n"
 		     "  (default calibration.cfg); trainsim run|sweep|compare|search\n"
-		     "  --calib OVERRIDES.cfg use them\n");
+		     "  --calib OVERRIDES.cfg use them; -o - writes them to standard output\n"
+		     "  (the report then goes to standard error)\n");
 }
 
 int cli_calibrate(int argc, char **argv)
@@ -30,43 +33,39 @@ int cli_calibrate(int argc, char **argv)
 	int rc = CLI_USAGE;
 	if (!sets)
 		return CLI_BADINPUT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_MEASURED = 1, O_OUT, O_NCCL, O_SET };
+	static const struct cli_opt opts[] = {
+	    {O_MEASURED, "--measured-iteration-s", NULL, "a number of seconds"},
+	    {O_OUT, "--output", "-o", "an overrides file (- for standard output)"},
+	    {O_NCCL, "--nccl-tests", NULL, "an all_reduce_perf output file"},
+	    {O_SET, "--set", NULL, "KEY=VALUE"},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "calibrate", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			goto out;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			rc = CLI_OK;
 			goto out;
-		} else if (!strcmp(a, "--measured-iteration-s") || !strcmp(a, "-o") ||
-			   !strcmp(a, "--nccl-tests") || !strcmp(a, "--set")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim calibrate: %s: found nothing, expected "
-					"a value after it\n",
-					a);
-				goto out;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "-o"))
-				out_path = v;
-			else if (!strcmp(a, "--nccl-tests"))
-				nccl = v;
-			else if (!strcmp(a, "--set"))
-				sets[nsets++] = v;
-			else
-				meas = v;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim calibrate: found unknown option \"%s\", expected "
-				"--measured-iteration-s, --nccl-tests, --set or -o\n",
-				a);
-			goto out;
-		} else if (!path) {
-			path = a;
-		} else {
+		}
+		if (id == O_OUT)
+			out_path = v;
+		else if (id == O_NCCL)
+			nccl = v;
+		else if (id == O_SET)
+			sets[nsets++] = v;
+		else if (id == O_MEASURED)
+			meas = v;
+		else if (!path)
+			path = v;
+		else {
 			fprintf(stderr,
 				"trainsim calibrate: found a second scenario \"%s\", "
 				"expected one\n",
-				a);
+				v);
 			goto out;
 		}
 	}
@@ -96,15 +95,51 @@ int cli_calibrate(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* The overrides are kept in memory and written only after a fit that
+	 * succeeded, so a failure leaves an existing file as it was; with -o -
+	 * they go to standard output and the report to standard error. */
+	bool dash = !strcmp(out_path, "-");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = dash ? NULL : open_memstream(&buf, &len);
+	FILE *report = dash ? stderr : stdout;
 	ts_env *env = NULL;
-	if ((rc = cli_env("calibrate", NULL, &env)))
+	if (!dash && !mem) {
+		fprintf(stderr, "trainsim calibrate: out of memory\n");
+		rc = CLI_BADINPUT;
 		goto out;
+	}
+	if ((rc = cli_env("calibrate", NULL, &env)))
+		goto done;
+	FILE *ov = dash ? stdout : mem;
 	if (nccl)
-		rc = ts_calibrate_nccl(env, path, sets, nsets, nccl, out_path, stdout);
+		rc = ts_calibrate_nccl(env, path, sets, nsets, nccl, ov, report);
 	else
-		rc = ts_calibrate_iteration(env, path, sets, nsets, measured, out_path, stdout);
-	if (rc)
+		rc = ts_calibrate_iteration(env, path, sets, nsets, measured, ov, report);
+	if (rc) {
 		rc = cli_fail("calibrate");
+		goto done;
+	}
+	if (!dash) {
+		FILE *o = fclose(mem) ? NULL : fopen(out_path, "w");
+		mem = NULL;
+		if (!o || fwrite(buf, 1, len, o) != len || fclose(o)) {
+			fprintf(stderr, "trainsim calibrate: -o: writing \"%s\" failed\n",
+				out_path);
+			rc = CLI_BADINPUT;
+			goto done;
+		}
+		fprintf(report, "wrote %s (use: trainsim run|sweep|compare%s ... --calib %s)\n",
+			out_path, nccl ? "|search" : "", out_path);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "trainsim calibrate: writing the report failed\n");
+		rc = CLI_BADINPUT;
+	}
+done:
+	if (mem)
+		fclose(mem);
+	free(buf);
 	ts_env_close(env);
 out:
 	free(sets);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -54,71 +55,87 @@ int cli_collective(int argc, char **argv)
 		return CLI_BADINPUT;
 	ts_collective_opts_init(&o);
 	o.sets = sets;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum {
+		O_CLUSTER = 1,
+		O_NODES,
+		O_SET,
+		O_OP,
+		O_MIN,
+		O_MAX,
+		O_FACTOR,
+		O_GPUS,
+		O_ALGO,
+		O_PROTO,
+		O_MODE,
+		O_FORMAT
+	};
+	static const struct cli_opt opts[] = {
+	    {O_CLUSTER, "--cluster", NULL, "a cluster name"},
+	    {O_NODES, "--nodes", NULL, "a node count"},
+	    {O_SET, "--set", NULL, "KEY=VALUE"},
+	    {O_OP, "--op", "-o", "a collective"},
+	    {O_MIN, "--minbytes", "-b", "a value (a size such as 8, 64K, 1M or 8G)"},
+	    {O_MAX, "--maxbytes", "-e", "a value (a size such as 8, 64K, 1M or 8G)"},
+	    {O_FACTOR, "--stepfactor", "-f", "a value (a factor > 1)"},
+	    {O_GPUS, "--gpus", "-g", "a value (a GPU count)"},
+	    {O_ALGO, "--algo", NULL, "an algorithm"},
+	    {O_PROTO, "--proto", NULL, "a protocol"},
+	    {O_MODE, "--mode", NULL, "class or full"},
+	    {O_FORMAT, "--format", NULL, "text, csv or json"},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "collective", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			goto out;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			rc = CLI_OK;
 			goto out;
 		}
-		if (!v) {
-			fprintf(stderr,
-				"trainsim collective: %s: found nothing, expected a value "
-				"after it (see trainsim collective --help)\n",
-				a);
-			goto out;
-		}
-		i++;
-		if (!strcmp(a, "--cluster")) {
+		if (id == O_CLUSTER) {
 			o.cluster = v;
-		} else if (!strcmp(a, "--nodes")) {
+		} else if (id == O_NODES) {
 			if (parse_u32(v, 1, 65536, &o.nodes)) {
 				rc = bad_value("--nodes", v, "a whole number from 1 to 65536");
 				goto out;
 			}
-		} else if (!strcmp(a, "--set")) {
+		} else if (id == O_SET) {
 			sets[o.nsets++] = v;
-		} else if (!strcmp(a, "--op") || !strcmp(a, "-o")) {
+		} else if (id == O_OP) {
 			o.op = v;
-		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
-			if (ts_parse_size(v, &o.min_bytes)) {
-				rc = bad_value("-b", v,
+		} else if (id == O_MIN || id == O_MAX) {
+			if (ts_parse_size(v, id == O_MIN ? &o.min_bytes : &o.max_bytes)) {
+				rc = bad_value(id == O_MIN ? "-b" : "-e", v,
 					       "a size from 0 to 1P such as 8, 64K, 1M or 8G");
 				goto out;
 			}
-		} else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
-			if (ts_parse_size(v, &o.max_bytes)) {
-				rc = bad_value("-e", v,
-					       "a size from 0 to 1P such as 8, 64K, 1M or 8G");
-				goto out;
-			}
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
+		} else if (id == O_FACTOR) {
 			char *end;
 			o.factor = strtod(v, &end);
 			if (end == v || *end || !(o.factor > 1.0) || !isfinite(o.factor)) {
 				rc = bad_value("-f", v, "a factor > 1");
 				goto out;
 			}
-		} else if (!strcmp(a, "-g") || !strcmp(a, "--gpus")) {
+		} else if (id == O_GPUS) {
 			if (parse_u32(v, 1, UINT32_MAX, &o.gpus)) {
 				rc = bad_value("-g", v, "a whole number >= 1");
 				goto out;
 			}
-		} else if (!strcmp(a, "--algo")) {
+		} else if (id == O_ALGO) {
 			o.algo = v;
-		} else if (!strcmp(a, "--proto")) {
+		} else if (id == O_PROTO) {
 			o.proto = v;
-		} else if (!strcmp(a, "--mode")) {
+		} else if (id == O_MODE) {
 			o.mode = v;
-		} else if (!strcmp(a, "--format")) {
+		} else if (id == O_FORMAT) {
 			format = v;
 		} else {
-			fprintf(
-			    stderr,
-			    "trainsim collective: unknown option: found \"%s\", expected one of "
-			    "the options of trainsim collective --help\n",
-			    a);
+			fprintf(stderr,
+				"trainsim collective: found the argument \"%s\", expected only "
+				"options (see trainsim collective --help)\n",
+				v);
 			goto out;
 		}
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -28,40 +29,30 @@ int cli_compare(int argc, char **argv)
 		rc = CLI_BADINPUT;
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_SET = 1, O_FORMAT, O_CALIB };
+	static const struct cli_opt opts[] = {{O_SET, "--set", NULL, "KEY=VALUE"},
+					      {O_FORMAT, "--format", NULL, "text, csv or json"},
+					      {O_CALIB, "--calib", NULL, "an overrides file"},
+					      {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "compare", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			goto out;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			rc = CLI_OK;
 			goto out;
-		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--calib")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim compare: %s: found nothing, expected a "
-					"value after it\n",
-					a);
-				goto out;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--set"))
-				sets[nsets++] = v;
-			else if (!strcmp(a, "--calib"))
-				calib_path = v;
-			else
-				format = v;
-		} else if (!strncmp(a, "--set=", 6)) {
-			sets[nsets++] = a + 6;
-		} else if (!strncmp(a, "--format=", 9)) {
-			format = a + 9;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim compare: found unknown option \"%s\", expected "
-				"--set, --format or --calib\n",
-				a);
-			goto out;
-		} else {
-			paths[np++] = a;
 		}
+		if (id == O_SET)
+			sets[nsets++] = v;
+		else if (id == O_FORMAT)
+			format = v;
+		else if (id == O_CALIB)
+			calib_path = v;
+		else
+			paths[np++] = v;
 	}
 	if (np < 2) {
 		fprintf(stderr, "trainsim compare: found %zu scenario%s, expected at least two\n",

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -14,39 +15,28 @@ static void usage(FILE *out)
 int cli_list(int argc, char **argv)
 {
 	const char *kind = NULL, *format = "text";
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_FORMAT = 1 };
+	static const struct cli_opt opts[] = {{O_FORMAT, "--format", NULL, "text, csv or json"},
+					      {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "list", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-			const char *v = a[8] == '=' ? a + 9 : i + 1 < argc ? argv[++i] : NULL;
-			if (!v) {
-				fprintf(stderr, "trainsim list: --format: found nothing, expected "
-						"text, csv or json\n");
-				return CLI_USAGE;
-			}
-			if (strcmp(v, "text") && strcmp(v, "csv") && strcmp(v, "json")) {
-				fprintf(stderr,
-					"trainsim list: --format: found \"%s\", expected "
-					"text, csv or json\n",
-					v);
-				return CLI_USAGE;
-			}
+		}
+		if (id == O_FORMAT) {
 			format = v;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim list: found unknown option \"%s\", expected "
-				"--format (see trainsim list --help)\n",
-				a);
-			return CLI_USAGE;
 		} else if (!kind) {
-			kind = a;
+			kind = v;
 		} else {
 			fprintf(stderr,
 				"trainsim list: found a second kind \"%s\", expected one of "
 				"gpus, links, clusters, models\n",
-				a);
+				v);
 			return CLI_USAGE;
 		}
 	}

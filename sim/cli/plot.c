@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 #define MAX_COLS 256
 #define MAX_ROWS 100000
@@ -145,26 +146,29 @@ static int by_first(const void *a, const void *b)
 int cli_plot(int argc, char **argv)
 {
 	const char *kind = NULL, *in = NULL, *outp = NULL;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_OUT = 1 };
+	static const struct cli_opt opts[] = {{O_OUT, "--output", "-o", "OUT.png or OUT.svg"}, {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "plot", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(a, "-o") && i + 1 < argc) {
-			outp = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim plot: found option \"%s\", expected -o OUT.png|svg\n", a);
-			return CLI_USAGE;
+		}
+		if (id == O_OUT) {
+			outp = v;
 		} else if (!kind) {
-			kind = a;
+			kind = v;
 		} else if (!in) {
-			in = a;
+			in = v;
 		} else {
 			fprintf(stderr,
 				"trainsim plot: found an extra argument \"%s\", expected KIND "
 				"RESULTS.csv -o OUT\n",
-				a);
+				v);
 			return CLI_USAGE;
 		}
 	}
@@ -340,9 +344,9 @@ int cli_plot(int argc, char **argv)
 	snprintf(expr, sizeof expr,
 		 "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'; plotdir='%s'", tmp, outp,
 		 fmt, base ? base + 1 : in, plotdir);
-	for (char *p = expr; *p; p++) /* gnuplot single-quoted strings take no escapes */
-		if (*p == '\\')
-			*p = '/';
+	for (char *q = expr; *q; q++) /* gnuplot single-quoted strings take no escapes */
+		if (*q == '\\')
+			*q = '/';
 	pid_t pid = fork();
 	if (pid == 0) {
 		execlp("gnuplot", "gnuplot", "-e", expr, script, (char *)NULL);

@@ -7,12 +7,15 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
-		"                    [--trace OUT.json] [--dump-config] [--calib OVERRIDES.cfg]\n");
+		"                    [--trace OUT.json] [--dump-config] [--calib OVERRIDES.cfg]\n"
+		"  options take their value as --opt VALUE or --opt=VALUE; --trace - writes\n"
+		"  the trace to standard output and the report to standard error\n");
 }
 
 int cli_fail(const char *cmd)
@@ -60,55 +63,42 @@ int cli_run(int argc, char **argv)
 	int rc = CLI_USAGE;
 	if (!sets)
 		return CLI_BADINPUT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			free(sets);
-			return CLI_OK;
-		} else if (!strcmp(a, "--dump-config")) {
-			dump = true;
-		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--trace") ||
-			   !strcmp(a, "--calib")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim run: %s: found nothing, expected %s after it\n",
-					a,
-					!strcmp(a, "--set")	? "KEY=VALUE"
-					: !strcmp(a, "--trace") ? "an output file"
-					: !strcmp(a, "--calib") ? "an overrides file"
-								: "text, csv or json");
-				goto out;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--set"))
-				sets[nsets++] = v;
-			else if (!strcmp(a, "--trace"))
-				trace_path = v;
-			else if (!strcmp(a, "--calib"))
-				calib_path = v;
-			else
-				format = v;
-		} else if (!strncmp(a, "--set=", 6)) {
-			sets[nsets++] = a + 6;
-		} else if (!strncmp(a, "--format=", 9)) {
-			format = a + 9;
-		} else if (!strncmp(a, "--trace=", 8)) {
-			trace_path = a + 8;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim run: found unknown option \"%s\", expected --set, "
-				"--format, --trace, --calib or --dump-config (see trainsim run "
-				"--help)\n",
-				a);
+	enum { O_SET = 1, O_FORMAT, O_TRACE, O_CALIB, O_DUMP };
+	static const struct cli_opt opts[] = {
+	    {O_SET, "--set", NULL, "KEY=VALUE"},
+	    {O_FORMAT, "--format", NULL, "text, csv or json"},
+	    {O_TRACE, "--trace", NULL, "an output file (- for standard output)"},
+	    {O_CALIB, "--calib", NULL, "an overrides file"},
+	    {O_DUMP, "--dump-config", NULL, NULL},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "run", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
 			goto out;
-		} else if (!path) {
-			path = a;
-		} else {
+		if (id == CLI_OPT_HELP) {
+			usage(stdout);
+			rc = CLI_OK;
+			goto out;
+		}
+		if (id == O_SET)
+			sets[nsets++] = v;
+		else if (id == O_FORMAT)
+			format = v;
+		else if (id == O_TRACE)
+			trace_path = v;
+		else if (id == O_CALIB)
+			calib_path = v;
+		else if (id == O_DUMP)
+			dump = true;
+		else if (!path)
+			path = v;
+		else {
 			fprintf(stderr,
 				"trainsim run: found a second scenario \"%s\", expected one "
 				"(use trainsim compare for several)\n",
-				a);
+				v);
 			goto out;
 		}
 	}
@@ -139,7 +129,11 @@ int cli_run(int argc, char **argv)
 			rc = cli_fail("run");
 		goto done;
 	}
-	if (trace_path) {
+	/* --trace -: the trace on standard output, the report on standard error */
+	bool trace_stdout = trace_path && !strcmp(trace_path, "-");
+	if (trace_stdout) {
+		tf = stdout;
+	} else if (trace_path) {
 		tf = fopen(trace_path, "w");
 		if (!tf) {
 			fprintf(stderr,
@@ -154,13 +148,13 @@ int cli_run(int argc, char **argv)
 	/* the trace first, so that a failure leaves nothing on stdout */
 	if (ts_plan_build(env, sc, &plan) || ts_plan_simulate(plan, tf, &res))
 		rc = cli_fail("run");
-	if (tf && fclose(tf) && !rc) {
+	if (tf && !trace_stdout && fclose(tf) && !rc) {
 		fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed\n", trace_path);
 		rc = CLI_BADINPUT;
 	}
-	if (tf && rc)
+	if (tf && !trace_stdout && rc)
 		remove(trace_path);
-	if (!rc && ts_result_write(res, fmt, stdout))
+	if (!rc && ts_result_write(res, fmt, trace_stdout ? stderr : stdout))
 		rc = cli_fail("run");
 done:
 	ts_result_free(res);

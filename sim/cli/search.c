@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -19,22 +20,6 @@ static void usage(FILE *out)
 		     "  simulates the rest\n");
 }
 
-static int parse_count(const char *opt, const char *v, long max, long *out)
-{
-	char *end;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < 1 || n > max) {
-		fprintf(stderr,
-			"trainsim search: %s: found \"%s\", expected an integer from 1 "
-			"to %ld\n",
-			opt, v, max);
-		return CLI_USAGE;
-	}
-	*out = n;
-	return 0;
-}
-
 int cli_search(int argc, char **argv)
 {
 	const char *path = NULL, *objective = "time", *calib_path = NULL;
@@ -44,50 +29,51 @@ int cli_search(int argc, char **argv)
 	int rc = CLI_USAGE;
 	if (!sets)
 		return CLI_BADINPUT;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_OBJECTIVE = 1, O_TOP, O_MAX_GPUS, O_JOBS, O_SET, O_CALIB };
+	static const struct cli_opt opts[] = {{O_OBJECTIVE, "--objective", NULL, "time or cost"},
+					      {O_TOP, "--top", NULL, "a count"},
+					      {O_MAX_GPUS, "--max-gpus", NULL, "a GPU count"},
+					      {O_JOBS, "--jobs", "-j", "a thread count"},
+					      {O_SET, "--set", NULL, "KEY=VALUE"},
+					      {O_CALIB, "--calib", NULL, "an overrides file"},
+					      {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "search", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			goto out;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			rc = CLI_OK;
 			goto out;
-		} else if (!strcmp(a, "--objective") || !strcmp(a, "--top") ||
-			   !strcmp(a, "--max-gpus") || !strcmp(a, "-j") || !strcmp(a, "--set") ||
-			   !strcmp(a, "--calib")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim search: %s: found nothing, expected a "
-					"value after it\n",
-					a);
+		}
+		if (id == O_OBJECTIVE) {
+			objective = v;
+		} else if (id == O_SET) {
+			sets[nsets++] = v;
+		} else if (id == O_CALIB) {
+			calib_path = v;
+		} else if (id == O_TOP || id == O_MAX_GPUS || id == O_JOBS) {
+			long max = id == O_MAX_GPUS ? 1L << 26 : id == O_JOBS ? 1024 : 1L << 20;
+			char what[64];
+			snprintf(what, sizeof what, "an integer from 1 to %ld", max);
+			if (cli_opt_long("search",
+					 id == O_TOP	    ? "--top"
+					 : id == O_MAX_GPUS ? "--max-gpus"
+							    : "-j",
+					 v, 1, max, what,
+					 id == O_TOP	    ? &top
+					 : id == O_MAX_GPUS ? &max_gpus
+							    : &threads))
 				goto out;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--objective"))
-				objective = v;
-			else if (!strcmp(a, "--set"))
-				sets[nsets++] = v;
-			else if (!strcmp(a, "--calib"))
-				calib_path = v;
-			else if (parse_count(a, v,
-					     !strcmp(a, "--max-gpus") ? 1L << 26
-					     : !strcmp(a, "-j")	      ? 1024
-								      : 1L << 20,
-					     !strcmp(a, "--top")	? &top
-					     : !strcmp(a, "--max-gpus") ? &max_gpus
-									: &threads))
-				goto out;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim search: found unknown option \"%s\", expected "
-				"--objective, --top, --max-gpus, -j, --set or --calib\n",
-				a);
-			goto out;
 		} else if (!path) {
-			path = a;
+			path = v;
 		} else {
 			fprintf(stderr,
 				"trainsim search: found a second scenario \"%s\", expected "
 				"one\n",
-				a);
+				v);
 			goto out;
 		}
 	}

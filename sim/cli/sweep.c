@@ -10,11 +10,14 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: trainsim sweep SWEEP.cfg [-o RESULTS.csv] [-j THREADS] [--resume]\n"
-		     "                      [--calib OVERRIDES.cfg]\n");
+		     "                      [--calib OVERRIDES.cfg]\n"
+		     "  -o - (or no -o) writes the rows to standard output; -j4 and --jobs=4\n"
+		     "  are -j 4\n");
 }
 
 /* Progress with an estimate of the time left, on a terminal only. */
@@ -33,52 +36,50 @@ int cli_sweep(int argc, char **argv)
 {
 	const char *path = NULL, *out_path = NULL, *calib_path = NULL;
 	long threads = 0;
+	bool out_dash = false; /* -o -: standard output */
 	bool resume = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_OUT = 1, O_JOBS, O_RESUME, O_CALIB };
+	static const struct cli_opt opts[] = {
+	    {O_OUT, "--output", "-o", "a results file (- for standard output)"},
+	    {O_JOBS, "--jobs", "-j", "a thread count"},
+	    {O_RESUME, "--resume", NULL, NULL},
+	    {O_CALIB, "--calib", NULL, "an overrides file"},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "sweep", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(a, "--resume")) {
-			resume = true;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "-j") || !strcmp(a, "--calib")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim sweep: %s: found nothing, expected %s\n",
-					a, !strcmp(a, "-j") ? "a thread count" : "a file name");
+		}
+		if (id == O_OUT) {
+			out_path = strcmp(v, "-") ? v : NULL;
+			out_dash = !out_path;
+		} else if (id == O_JOBS) {
+			if (cli_opt_long("sweep", "-j", v, 1, 1024, "a thread count from 1 to 1024",
+					 &threads))
 				return CLI_USAGE;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "-o")) {
-				out_path = v;
-			} else if (!strcmp(a, "--calib")) {
-				calib_path = v;
-			} else {
-				char *end;
-				errno = 0;
-				threads = strtol(v, &end, 10);
-				if (errno || *end || end == v || threads < 1 || threads > 1024) {
-					fprintf(stderr,
-						"trainsim sweep: -j: found \"%s\", expected a "
-						"thread count from 1 to 1024\n",
-						v);
-					return CLI_USAGE;
-				}
-			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim sweep: found unknown option \"%s\", expected -o, -j, "
-				"--resume or --calib (see trainsim sweep --help)\n",
-				a);
-			return CLI_USAGE;
+		} else if (id == O_RESUME) {
+			resume = true;
+		} else if (id == O_CALIB) {
+			calib_path = v;
 		} else if (!path) {
-			path = a;
+			path = v;
 		} else {
 			fprintf(stderr,
 				"trainsim sweep: found a second sweep file \"%s\", "
 				"expected one\n",
-				a);
+				v);
 			return CLI_USAGE;
 		}
+	}
+	if (resume && out_dash) {
+		fprintf(stderr, "trainsim sweep: --resume: found -o -, expected -o RESULTS.csv to "
+				"resume (standard output cannot be resumed)\n");
+		return CLI_USAGE;
 	}
 	if (resume && !out_path) {
 		fprintf(stderr, "trainsim sweep: --resume: found no -o, expected -o RESULTS.csv "

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -17,27 +18,33 @@ int cli_validate(int argc, char **argv)
 {
 	const char *source = "all", *format = "text";
 	bool fit = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_SOURCE = 1, O_FORMAT, O_FIT };
+	static const struct cli_opt opts[] = {
+	    {O_SOURCE, "--source", NULL, "vtrain, bert, meg24, mpt, titan, vtrain-multi or all"},
+	    {O_FORMAT, "--format", NULL, "text or csv"},
+	    {O_FIT, "--fit", NULL, NULL},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "validate", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(a, "--fit")) {
+		}
+		if (id == O_SOURCE) {
+			source = v;
+		} else if (id == O_FORMAT) {
+			format = v;
+		} else if (id == O_FIT) {
 			fit = true;
-		} else if (!strcmp(a, "--source") || !strcmp(a, "--format")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim validate: %s: found nothing, expected a value\n",
-					a);
-				usage(stderr);
-				return CLI_USAGE;
-			}
-			if (!strcmp(a, "--source"))
-				source = argv[++i];
-			else
-				format = argv[++i];
 		} else {
-			fprintf(stderr, "trainsim validate: unknown argument \"%s\"\n", a);
+			fprintf(stderr,
+				"trainsim validate: found the argument \"%s\", expected only "
+				"options\n",
+				v);
 			usage(stderr);
 			return CLI_USAGE;
 		}
