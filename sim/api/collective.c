@@ -15,13 +15,12 @@
 #include "base/err.h"
 #include "base/units.h"
 #include "api/api_int.h"
-#include "engine/evq.h"
-#include "engine/fluid.h"
 #include "hw/catalog.h"
 #include "plan/env.h"
 #include "hw/cluster.h"
 #include "report/table.h"
 #include "net/coll.h"
+#include "net/meter.h"
 #include "net/net.h"
 #include "run/result.h"
 
@@ -351,18 +350,6 @@ static int resolve(const struct ts_collective_opts *in, struct copts *o)
 	return 0;
 }
 
-struct timing {
-	struct ts_evq *q;
-	ts_time end;
-};
-
-static void coll_done(void *ctx, uint64_t arg)
-{
-	(void)arg;
-	struct timing *t = ctx;
-	t->end = evq_now(t->q);
-}
-
 /* Elements per rank as nccl-tests prints them ("count", float). */
 static double count_of(int op, double bytes, uint32_t n)
 {
@@ -374,61 +361,31 @@ static double count_of(int op, double bytes, uint32_t n)
 static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts_table *tab,
 		    double *avg_bus, enum net_mode *used)
 {
-	struct ts_evq *q = NULL;
-	struct ts_fluid *f = NULL;
-	struct ts_net *net = NULL;
-	struct ts_coll *cc = NULL;
-	uint32_t *ranks = NULL;
-	int rc = TS_ENOMEM;
-	uint32_t n = hw_cluster_gpus(c);
-	if (o->ngpus) {
-		if (o->ngpus > n)
-			return api_failf(TS_ERANGE, "-g",
-					 "found %u GPUs, expected at most the cluster's %u",
-					 o->ngpus, n);
-		n = o->ngpus;
-	}
-	enum net_mode mode = o->mode;
-	/* class mode needs a group that looks the same from every node */
-	if (n % hw_cluster_gpus_per_node(c) != 0)
-		mode = NET_FULL;
-	*used = mode;
-	if (evq_create(&q, 1024) || fluid_create(&f, q) || net_create(&net, c, f, mode) ||
-	    coll_create(&cc, net) || !(ranks = ts_calloc(n, sizeof *ranks))) {
-		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		ranks[i] = i;
-	uint32_t nodes = (n + hw_cluster_gpus_per_node(c) - 1) / hw_cluster_gpus_per_node(c);
-	struct timing tm = {.q = q};
+	struct coll_meter *m = NULL;
+	struct ts_error err;
+	ts_error_clear(&err);
+	uint32_t n = o->ngpus ? o->ngpus : hw_cluster_gpus(c);
+	if (o->ngpus > hw_cluster_gpus(c))
+		return api_failf(TS_ERANGE, "-g",
+				 "found %u GPUs, expected at most the cluster's %u", o->ngpus,
+				 hw_cluster_gpus(c));
+	if (coll_meter_create(&m, c, n, o->mode, &err))
+		return api_fail(&err);
+	*used = coll_meter_mode(m);
 	double sum_bus = 0.0;
-	int nrows = 0;
+	int nrows = 0, rc = 0;
 	for (double b = o->min_b; b <= o->max_b; b = next_size(b, o->factor)) {
 		double bytes = b;
 		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
 		    o->op == COLL_ALL_TO_ALL)
 			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
-		struct coll_spec s = {.op = (enum coll_op)o->op,
-				      .ranks = ranks,
-				      .nranks = n,
-				      .bytes = bytes,
-				      .mult = mode == NET_CLASS ? nodes : 1,
-				      .algo = o->algo,
-				      .proto = o->proto,
-				      .done = coll_done,
-				      .ctx = &tm};
 		struct coll_plan p;
-		struct ts_error err;
-		ts_error_clear(&err);
-		ts_time t0 = evq_now(q);
-		int e = coll_start(cc, &s, &p, &err);
-		if (e) {
+		double t = 0.0;
+		if (coll_meter_run(m, (enum coll_op)o->op, bytes, o->algo, o->proto, &p, &t,
+				   &err)) {
 			rc = api_fail(&err);
 			goto out;
 		}
-		fluid_run(f, TS_TIME_MAX);
-		double t = ts_time_to_s(tm.end - t0);
 		double algbw = t > 0.0 ? bytes / t : 0.0;
 		double bus = algbw * coll_bus_factor((enum coll_op)o->op, n);
 		sum_bus += bus;
@@ -450,13 +407,10 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		table_cell(tab, 9, "%u", p.channels);
 	}
 	*avg_bus = nrows ? sum_bus / nrows : 0.0;
-	rc = table_status(tab) ? api_failf(TS_ENOMEM, NULL, "out of memory") : 0;
+	if (table_status(tab))
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 out:
-	ts_free(ranks, n * sizeof *ranks);
-	coll_destroy(cc);
-	net_destroy(net);
-	fluid_destroy(f);
-	evq_destroy(q);
+	coll_meter_destroy(m);
 	return rc;
 }
 
