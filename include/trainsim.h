@@ -316,6 +316,22 @@ TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, en
  * of a file that does not load, TS_EIO or TS_ENOMEM. */
 TS_API int ts_list_write(const ts_env *env, const char *kind, enum ts_format format, FILE *out);
 
+/* ---- charts ------------------------------------------------------------- */
+
+/* Prepare a chart of kind "scaling" (throughput against GPUs), "breakdown"
+ * (where the iteration time goes), "frontier" (cost against time to train)
+ * or "memory" (memory per GPU by kind) from the results CSV csv_path (as
+ * trainsim sweep or run --format csv write it; rows whose status is not ok
+ * or that do not fit are left out): write the whitespace-separated columns
+ * the gnuplot script reads to data, and the path of that script (under the
+ * data root) into script (size n). The caller runs gnuplot with
+ * datafile, outfile, fmt ("png" or "svg"), title_in and plotdir set.
+ * Returns 0, TS_EUSAGE (an unknown kind), TS_EIO (a file that cannot be
+ * read), TS_ESYNTAX (broken CSV, with file and line), TS_EINVALID (a
+ * missing column, no row to plot), TS_ENOMEM. */
+TS_API int ts_plot_data(const ts_env *env, const char *kind, const char *csv_path, FILE *data,
+			char *script, size_t n);
+
 /* ---- collectives -------------------------------------------------------- */
 
 /* One nccl-tests-style measurement of a collective on a cluster. */
