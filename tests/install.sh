@@ -7,8 +7,9 @@
 #  - examples/library builds with `pkg-config --cflags --libs trainsim` (and
 #    statically against libtrainsim.a) and prints the iteration time that
 #    `trainsim run --format json` reports;
-#  - with no data anywhere, the error names TS_DATA_DIR, ../share/trainsim and
-#    the source tree.
+#  - the build tree's binary falls back to the source tree; with no data
+#    anywhere, the error names TS_DATA_DIR, ../share/trainsim and the source
+#    tree.
 # usage: install.sh BUILD_DIR SOURCE_DIR C_COMPILER
 # SPDX-License-Identifier: MIT
 set -u
@@ -81,6 +82,18 @@ static=$(pkg-config --static --libs trainsim | sed 's/-ltrainsim//')
 got=$(TS_DATA_DIR=$DATA ./it-static s.cfg 2>it.err) || fail "static example: $(head -c 600 it.err)"
 [ -n "$want" ] && [ "$got" != "$want" ] &&
 	fail "the static example printed \"$got\", trainsim run's iteration_time_s is $want"
+
+# The version: the binary's, the library's (through the binary) and the .pc's agree.
+checks_v=$("$P/bin/trainsim" --version)
+[ "$checks_v" = "trainsim $(pkg-config --modversion trainsim)" ] ||
+	fail "trainsim --version says \"$checks_v\", trainsim.pc $(pkg-config --modversion trainsim)"
+
+# The build tree's binary, with no TS_DATA_DIR and no share/ next to it, uses
+# the source tree.
+"$BUILD/trainsim" list models --format csv >models.csv 2>models.err ||
+	fail "build/trainsim without TS_DATA_DIR: $(head -c 400 models.err)"
+grep -q '^gpt3-1.3b,' models.csv || fail "build/trainsim without TS_DATA_DIR lists no gpt3-1.3b"
+grep -q '^installed-only,' models.csv && fail "build/trainsim used the installed prefix's data"
 
 # No data anywhere: the message names the three places.
 TS_DATA_DIR=$TMP/none "$P/bin/trainsim" list gpus >/dev/null 2>none.err
