@@ -16,6 +16,7 @@
 #include "hw/catalog.h"
 #include "hw/cluster.h"
 #include "net/coll.h"
+#include "net/meter.h"
 #include "net/net.h"
 #include "testutil.h"
 
@@ -791,6 +792,47 @@ START_TEST(contention_nic_share)
 }
 END_TEST
 
+/* coll_meter, the one way to time a lone collective: one meter run after
+ * another gives each size the time a fresh stack gives it (the engine is
+ * idle again between runs); ranks that do not fill whole nodes run in full
+ * mode; a collective past the clock's range is TS_ELIMIT, not a time. */
+START_TEST(meter_reuse_modes_and_overflow)
+{
+	struct hw_cluster_opts o = {.nodes = 2};
+	struct hw_cluster *c;
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &c, &err), 0);
+	struct coll_meter *m;
+	ck_assert_int_eq(coll_meter_create(&m, c, 16, NET_CLASS, &err), 0);
+	ck_assert_int_eq(coll_meter_mode(m), NET_CLASS);
+	const double sizes[] = {8.0, 1048576.0, 1073741824.0, 8.0};
+	for (size_t k = 0; k < 4; k++) {
+		double t = -1.0, want;
+		struct coll_plan p;
+		ck_assert_int_eq(coll_meter_run(m, COLL_ALL_REDUCE, sizes[k], COLL_ALGO_AUTO,
+						COLL_PROTO_SIMPLE, &p, &t, &err),
+				 0);
+		want = time_one("dgx-a100-80gb", 2, 0, NET_CLASS, COLL_ALL_REDUCE, 16, sizes[k],
+				COLL_PROTO_SIMPLE, NULL);
+		ck_assert_msg(t == want, "size %.0f: meter %.12g s, fresh stack %.12g s", sizes[k],
+			      t, want);
+	}
+	coll_meter_destroy(m);
+	ck_assert_int_eq(coll_meter_create(&m, c, 12, NET_CLASS, &err), 0);
+	ck_assert_int_eq(coll_meter_mode(m), NET_FULL);
+	double t = 0.0;
+	ck_assert_int_eq(coll_meter_run(m, COLL_ALL_REDUCE, 1e30, COLL_ALGO_AUTO, COLL_PROTO_AUTO,
+					NULL, &t, &err),
+			 TS_ELIMIT);
+	ck_assert_ptr_nonnull(strstr(err.msg, "292 years"));
+	coll_meter_destroy(m);
+	ck_assert_int_eq(coll_meter_create(&m, c, 0, NET_CLASS, &err), TS_ERANGE);
+	ck_assert_int_eq(coll_meter_create(&m, c, 17, NET_CLASS, &err), TS_ERANGE);
+	ck_assert_ptr_null(m);
+	hw_cluster_destroy(c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("coll");
@@ -815,6 +857,7 @@ int main(void)
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
 	tcase_add_test(tc, pxn_two_sockets);
+	tcase_add_test(tc, meter_reuse_modes_and_overflow);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -246,7 +246,7 @@ expect 1 'unknown option|"--bogus"' list gpus --bogus
 
 # A broken bundled file: exit 2 with the file's own message.
 mkdir -p "$TMP/data/configs"
-cp -r "$SRC/configs/hardware" "$SRC/configs/clusters" "$TMP/data/configs/"
+cp -r "$SRC/configs/hardware" "$SRC/configs/clusters" "$SRC/configs/calibration" "$TMP/data/configs/"
 cp -r "$SRC/models" "$TMP/data/"
 sed -i 's/^layers = 24;/layers = "24";/' "$TMP/data/models/gpt3-1.3b.cfg"
 TS_DATA_DIR=$TMP/data expect 2 'gpt3-1.3b.cfg:10|layers|found "24"|expected' list models

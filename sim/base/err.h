@@ -1,34 +1,14 @@
-/* Error codes (one X-macro list generates the enum and ts_strerror) and the
- * detailed error record that library calls fill for the caller to print.
+/* Error codes (one X-macro list in trainsim.h generates the enum and
+ * ts_strerror) and the detailed error record that library calls fill for the caller to print.
  * SPDX-License-Identifier: MIT */
 #ifndef TS_BASE_ERR_H
 #define TS_BASE_ERR_H
 
 #include <stdarg.h>
 
-#define TS_ERRNO_MAP(X)                                                                            \
-	X(OK, 0, "success")                                                                        \
-	X(NOMEM, -1, "out of memory")                                                              \
-	X(IO, -2, "cannot read file")                                                              \
-	X(SYNTAX, -3, "syntax error")                                                              \
-	X(UNKNOWN_KEY, -4, "unknown key")                                                          \
-	X(TYPE, -5, "wrong type")                                                                  \
-	X(RANGE, -6, "value out of range")                                                         \
-	X(UNKNOWN_NAME, -7, "unknown name")                                                        \
-	X(UNIT, -8, "unknown or missing unit")                                                     \
-	X(INVALID, -9, "invalid configuration")                                                    \
-	X(UNSUPPORTED, -10, "not supported")                                                       \
-	X(USAGE, -11, "bad usage")                                                                 \
-	X(LIMIT, -12, "size limit exceeded")
-
-enum ts_errno {
-#define TS_ERR_ENUM(name, val, text) TS_E##name = val,
-	TS_ERRNO_MAP(TS_ERR_ENUM)
-#undef TS_ERR_ENUM
-};
-
-/* Short text for an error code; never NULL. */
-const char *ts_strerror(int code);
+/* The error codes (TS_ERRNO_MAP, enum ts_errno) and ts_strerror are part of
+ * the public API: one list, in the public header. */
+#include "trainsim.h"
 
 /* The detail of the last error: where it is (file, line), which key, and a
  * message saying what was found and what was expected. A plain record owned by

@@ -9,11 +9,8 @@
  * characters are compared). */
 unsigned ts_edit_distance(const char *a, const char *b);
 
-/* Write to buf (size n) up to `max` of the `ncand` candidates closest to
- * `name`, closest first, as "\"a\", \"b\"", keeping only those within a
- * distance of max(2, strlen(name)/2) unless none is; candidates that contain
- * `name` as a substring count as close. Returns buf ("" when ncand is 0). */
-char *ts_suggest(const char *name, const char *const *cand, size_t ncand, size_t max, char *buf,
-		 size_t n);
+/* ts_suggest (the closest candidates, for "did you mean") is public: see
+ * trainsim.h. */
+#include "trainsim.h"
 
 #endif

@@ -1,40 +1,15 @@
 /* trainsim collective: an nccl-tests-style table of a collective on a
  * cluster, simulated size by size.
  * SPDX-License-Identifier: MIT */
-#include <ctype.h>
 #include <errno.h>
-#include <jansson.h>
-#include <libconfig.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "base/alloc.h"
-#include "base/err.h"
-#include "base/units.h"
 #include "cli/cli.h"
-#include "engine/evq.h"
-#include "engine/fluid.h"
-#include "hw/catalog.h"
-#include "hw/cluster.h"
-#include "report/table.h"
-#include "net/coll.h"
-#include "net/net.h"
-#include "run/result.h"
-
-struct copts {
-	const char *cluster;
-	struct hw_cluster_opts hw;
-	int op, algo, proto;
-	double min_b, max_b, factor;
-	const char *format;
-	enum net_mode mode;
-	uint32_t ngpus;	      /* 0 = all */
-	const char *sets[16]; /* other --set KEY=VALUE of the cluster (argv, borrowed) */
-	size_t nsets;
-};
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -51,77 +26,6 @@ static void usage(FILE *out)
 		"  -g: use only the first GPUS GPUs of the cluster (default all)\n");
 }
 
-/* Largest message size, bytes (1 PiB): the time of one collective stays
- * far inside the integer nanosecond clock. */
-#define COLL_MAX_BYTES 1125899906842624.0
-/* Most sizes in one sweep (nccl-tests' -b 8 -e 8G -f 2 has 31). */
-#define COLL_MAX_ROWS 1000
-/* Most nodes (as a scenario's nodes). */
-#define COLL_MAX_NODES 65536
-
-/* A malformed command line: exit 1. */
-static int bad(const char *what, const char *found, const char *expected)
-{
-	fprintf(stderr, "trainsim collective: %s: found \"%s\", expected %s\n", what, found,
-		expected);
-	return CLI_USAGE;
-}
-
-/* A value the command line gives that trainsim cannot use: exit 2. */
-static int bad_value(const char *what, const char *found, const char *expected)
-{
-	fprintf(stderr, "trainsim collective: %s: found \"%s\", expected %s\n", what, found,
-		expected);
-	return CLI_BADINPUT;
-}
-
-/* The next size of the sweep: b x factor rounded down, at least b + 1. */
-static double next_size(double b, double factor)
-{
-	double n = floor(b * factor);
-	return n > b ? n : b + 1.0;
-}
-
-/* nccl-tests size: a number with an optional K/M/G/T/P suffix (x1024). */
-static int parse_size(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || errno || !isfinite(v) || v < 0.0 || s[0] == '-')
-		return -1;
-	double mul = 1.0;
-	if (*end) {
-		if (end[1] == '\0') {
-			switch (toupper((unsigned char)*end)) {
-			case 'K':
-				mul = 1024.0;
-				break;
-			case 'M':
-				mul = 1048576.0;
-				break;
-			case 'G':
-				mul = 1073741824.0;
-				break;
-			case 'T':
-				mul = 1099511627776.0;
-				break;
-			case 'P':
-				mul = 1125899906842624.0;
-				break;
-			default:
-				mul = 0.0;
-			}
-			if (mul == 0.0)
-				return -1;
-		} else if (ts_units_parse(s, TS_UNIT_BYTES, &v, NULL, 0)) {
-			return -1;
-		}
-	}
-	*out = floor(v * mul);
-	return *out <= COLL_MAX_BYTES ? 0 : -1;
-}
-
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	char *end;
@@ -133,472 +37,120 @@ static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 	return 0;
 }
 
-/* A --set of the cluster's counts lands in the load options (as --nodes
- * does); any other key is kept for cluster_load, which lays it over the
- * cluster file like a scenario's inline cluster group. */
-static int apply_set(struct copts *o, const char *kv)
+/* A value the command line gives that trainsim cannot use: exit 2. */
+static int bad_value(const char *what, const char *found, const char *expected)
 {
-	const char *eq = strchr(kv, '=');
-	if (!eq || eq == kv || !eq[1])
-		return bad_value("--set", kv, "KEY=VALUE");
-	if (!strncmp(kv, "cluster.", 8))
-		kv += 8;
-	size_t kl = (size_t)(eq - kv);
-	uint32_t *dst = NULL;
-	if (kl == 5 && !strncmp(kv, "nodes", kl))
-		dst = &o->hw.nodes;
-	else if (kl == 13 && !strncmp(kv, "gpus_per_node", kl))
-		dst = &o->hw.gpus_per_node;
-	else if (kl == 13 && !strncmp(kv, "nics_per_node", kl))
-		dst = &o->hw.nics_per_node;
-	if (!dst) {
-		if (o->nsets == sizeof o->sets / sizeof o->sets[0])
-			return bad_value("--set", kv, "at most 16 cluster keys");
-		o->sets[o->nsets++] = kv;
-		return 0;
-	}
-	if (parse_u32(eq + 1, 1, dst == &o->hw.nodes ? COLL_MAX_NODES : 1024, dst))
-		return bad_value("--set", kv,
-				 dst == &o->hw.nodes ? "a whole number from 1 to 65536"
-						     : "a whole number from 1 to 1024");
-	return 0;
-}
-
-/* Copy libconfig setting `src` into group, array or list `dst` as `name`
- * (NULL inside arrays and lists). */
-static int copy_setting(config_setting_t *dst, const char *name, const config_setting_t *src)
-{
-	int type = config_setting_type(src);
-	config_setting_t *d = config_setting_add(dst, name, type);
-	if (!d)
-		return -1;
-	switch (type) {
-	case CONFIG_TYPE_INT:
-		return config_setting_set_int(d, config_setting_get_int(src)) ? 0 : -1;
-	case CONFIG_TYPE_INT64:
-		return config_setting_set_int64(d, config_setting_get_int64(src)) ? 0 : -1;
-	case CONFIG_TYPE_FLOAT:
-		return config_setting_set_float(d, config_setting_get_float(src)) ? 0 : -1;
-	case CONFIG_TYPE_BOOL:
-		return config_setting_set_bool(d, config_setting_get_bool(src)) ? 0 : -1;
-	case CONFIG_TYPE_STRING:
-		return config_setting_set_string(d, config_setting_get_string(src)) ? 0 : -1;
-	default:
-		for (int i = 0; i < config_setting_length(src); i++) {
-			const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
-			if (copy_setting(
-				d, type == CONFIG_TYPE_GROUP ? config_setting_name(e) : NULL, e))
-				return -1;
-		}
-		return 0;
-	}
-}
-
-/* Lay "key.path=value" over group g: the value is a libconfig value (8,
- * 2.5, false, "text", { ... }, ( ... )) or else a bare word taken as a
- * string; missing groups on the path are created. */
-static int set_one(config_setting_t *g, const char *kv)
-{
-	const char *eq = strchr(kv, '=');
-	char path[160];
-	size_t kl = (size_t)(eq - kv);
-	if (kl >= sizeof path)
-		return bad_value("--set", kv, "a key of at most 159 characters");
-	memcpy(path, kv, kl);
-	path[kl] = '\0';
-	const char *val = eq + 1;
-	size_t vl = strlen(val);
-	char *text = ts_malloc(vl + 8);
-	if (!text) {
-		fprintf(stderr, "trainsim collective: out of memory\n");
-		return CLI_BADINPUT;
-	}
-	snprintf(text, vl + 8, "v = %s;", val);
-	config_t scratch;
-	config_init(&scratch);
-	int rc = 0;
-	if (!config_read_string(&scratch, text)) {
-		if (strpbrk(val, "\"{}[]();=")) {
-			rc = bad_value(
-			    "--set", kv,
-			    "a libconfig value: 8, 1.5, true, \"text\", { key = value; }");
-			goto out;
-		}
-		config_destroy(&scratch);
-		config_init(&scratch);
-		config_setting_t *sv =
-		    config_setting_add(config_root_setting(&scratch), "v", CONFIG_TYPE_STRING);
-		if (!sv || !config_setting_set_string(sv, val)) {
-			rc = bad_value("--set", kv, "a value that fits in memory");
-			goto out;
-		}
-	}
-	config_setting_t *parent = g;
-	char *p = path;
-	for (char *dot; (dot = strchr(p, '.')); p = dot + 1) {
-		*dot = '\0';
-		config_setting_t *m = config_setting_get_member(parent, p);
-		if (!m)
-			m = config_setting_add(parent, p, CONFIG_TYPE_GROUP);
-		if (!m || !config_setting_is_group(m)) {
-			rc = bad_value("--set", kv, "a key path through groups of the cluster");
-			goto out;
-		}
-		parent = m;
-	}
-	if (!*p || strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
-		       strlen(p)) {
-		rc = bad_value("--set", kv, "names of letters, digits, '_' and '-' joined by '.'");
-		goto out;
-	}
-	if (config_setting_get_member(parent, p))
-		config_setting_remove(parent, p);
-	if (copy_setting(parent, p, config_setting_get_member(config_root_setting(&scratch), "v")))
-		rc = bad_value("--set", kv, "a key of letters, digits, '_' and '-'");
-out:
-	config_destroy(&scratch);
-	ts_free(text, vl + 8);
-	return rc;
-}
-
-/* The cluster --cluster names, with the --set keys laid over it through
- * the inline-cluster path (cluster = { base = NAME; ... }). Returns 0 or a
- * CLI exit code, the message printed. */
-static int cluster_load(const struct hw_catalog *cat, const struct copts *o,
-			struct hw_cluster **out)
-{
-	struct ts_error err;
-	ts_error_clear(&err);
-	*out = NULL;
-	if (!o->nsets) {
-		if (hw_cluster_load(cat, o->cluster, &o->hw, out, &err)) {
-			cli_print_error("collective", &err);
-			return CLI_BADINPUT;
-		}
-		return 0;
-	}
-	config_t cfg;
-	config_init(&cfg);
-	int rc = 0;
-	config_setting_t *g =
-	    config_setting_add(config_root_setting(&cfg), "cluster", CONFIG_TYPE_GROUP);
-	config_setting_t *b = g ? config_setting_add(g, "base", CONFIG_TYPE_STRING) : NULL;
-	if (!b || !config_setting_set_string(b, o->cluster)) {
-		fprintf(stderr, "trainsim collective: out of memory\n");
-		rc = CLI_BADINPUT;
-	}
-	for (size_t i = 0; !rc && i < o->nsets; i++)
-		rc = set_one(g, o->sets[i]);
-	if (!rc && hw_cluster_from_setting(cat, g, "--set", &o->hw, out, &err)) {
-		/* name the --set argument whose key the loader refused */
-		const char *arg = NULL;
-		for (size_t i = 0; i < o->nsets && !arg; i++) {
-			size_t kl = (size_t)(strchr(o->sets[i], '=') - o->sets[i]);
-			if (!strncmp(err.key, "cluster.", 8) &&
-			    !strncmp(err.key + 8, o->sets[i], kl) &&
-			    (err.key[8 + kl] == '\0' || err.key[8 + kl] == '.'))
-				arg = o->sets[i];
-		}
-		if (arg && err.code == TS_EUNKNOWN_KEY)
-			fprintf(
-			    stderr,
-			    "trainsim collective: --set: found \"%s\", expected a key of nodes, "
-			    "gpus_per_node, nics_per_node or the cluster file (%s: %s)\n",
-			    arg, err.key, err.msg);
-		else if (arg)
-			fprintf(stderr, "trainsim collective: --set \"%s\": %s: %s\n", arg, err.key,
-				err.msg);
-		else
-			cli_print_error("collective", &err);
-		rc = CLI_BADINPUT;
-	}
-	config_destroy(&cfg);
-	return rc;
-}
-
-static int parse_args(int argc, char **argv, struct copts *o)
-{
-	*o = (struct copts){.op = COLL_ALL_REDUCE,
-			    .algo = COLL_ALGO_AUTO,
-			    .proto = COLL_PROTO_AUTO,
-			    .min_b = 8,
-			    .max_b = 1 << 27,
-			    .factor = 2.0,
-			    .format = "text",
-			    .mode = NET_CLASS};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		if (!v) {
-			fprintf(stderr,
-				"trainsim collective: %s: found nothing, expected a value "
-				"after it (see trainsim collective --help)\n",
-				a);
-			return CLI_USAGE;
-		}
-		i++;
-		if (!strcmp(a, "--cluster")) {
-			o->cluster = v;
-		} else if (!strcmp(a, "--nodes")) {
-			if (parse_u32(v, 1, COLL_MAX_NODES, &o->hw.nodes))
-				return bad_value("--nodes", v, "a whole number from 1 to 65536");
-		} else if (!strcmp(a, "--set")) {
-			int rc = apply_set(o, v);
-			if (rc)
-				return rc;
-		} else if (!strcmp(a, "--op") || !strcmp(a, "-o")) {
-			if ((o->op = coll_op_parse(v)) < 0)
-				return bad("--op", v,
-					   "all_reduce, all_gather, reduce_scatter, broadcast, "
-					   "reduce, all_to_all or send_recv");
-		} else if (!strcmp(a, "-b") || !strcmp(a, "--minbytes")) {
-			if (parse_size(v, &o->min_b))
-				return bad_value("-b", v,
-						 "a size from 0 to 1P such as 8, 64K, 1M or 8G");
-		} else if (!strcmp(a, "-e") || !strcmp(a, "--maxbytes")) {
-			if (parse_size(v, &o->max_b))
-				return bad_value("-e", v,
-						 "a size from 0 to 1P such as 8, 64K, 1M or 8G");
-		} else if (!strcmp(a, "-f") || !strcmp(a, "--stepfactor")) {
-			char *end;
-			o->factor = strtod(v, &end);
-			if (end == v || *end || !(o->factor > 1.0) || !isfinite(o->factor))
-				return bad_value("-f", v, "a factor > 1");
-		} else if (!strcmp(a, "-g") || !strcmp(a, "--gpus")) {
-			if (parse_u32(v, 1, UINT32_MAX, &o->ngpus))
-				return bad_value("-g", v, "a whole number >= 1");
-		} else if (!strcmp(a, "--algo")) {
-			if ((o->algo = coll_algo_parse(v)) < 0 || o->algo == COLL_ALGO_P2P)
-				return bad("--algo", v, "auto, ring, tree, nvls or collnet");
-		} else if (!strcmp(a, "--proto")) {
-			if ((o->proto = coll_proto_parse(v)) < 0)
-				return bad("--proto", v, "auto, LL, LL128 or Simple");
-		} else if (!strcmp(a, "--mode")) {
-			if (!strcmp(v, "class"))
-				o->mode = NET_CLASS;
-			else if (!strcmp(v, "full"))
-				o->mode = NET_FULL;
-			else
-				return bad("--mode", v, "class or full");
-		} else if (!strcmp(a, "--format")) {
-			if (strcmp(v, "text") && strcmp(v, "csv") && strcmp(v, "json"))
-				return bad("--format", v, "text, csv or json");
-			o->format = v;
-		} else {
-			return bad("unknown option", a,
-				   "one of the options of trainsim collective --help");
-		}
-	}
-	if (!o->cluster) {
-		fprintf(stderr, "trainsim collective: --cluster: found none, expected a cluster "
-				"name such as dgx-a100-80gb (trainsim list clusters)\n");
-		return CLI_USAGE;
-	}
-	if (o->min_b > o->max_b) {
-		fprintf(stderr,
-			"trainsim collective: -b: found %.0f bytes, above -e %.0f, "
-			"expected -b <= -e\n",
-			o->min_b, o->max_b);
-		return CLI_BADINPUT;
-	}
-	int rows = 0;
-	for (double b = o->min_b; b <= o->max_b && rows <= COLL_MAX_ROWS;
-	     b = next_size(b, o->factor))
-		rows++;
-	if (rows > COLL_MAX_ROWS) {
-		fprintf(stderr,
-			"trainsim collective: -f: found %.10g, which makes more than %d sizes "
-			"from -b %.0f to -e %.0f, expected a larger factor or a narrower "
-			"range\n",
-			o->factor, COLL_MAX_ROWS, o->min_b, o->max_b);
-		return CLI_BADINPUT;
-	}
-	return 0;
-}
-
-struct timing {
-	struct ts_evq *q;
-	ts_time end;
-};
-
-static void coll_done(void *ctx, uint64_t arg)
-{
-	(void)arg;
-	struct timing *t = ctx;
-	t->end = evq_now(t->q);
-}
-
-/* Elements per rank as nccl-tests prints them ("count", float). */
-static double count_of(int op, double bytes, uint32_t n)
-{
-	if (op == COLL_ALL_GATHER || op == COLL_REDUCE_SCATTER || op == COLL_ALL_TO_ALL)
-		return floor(bytes / 4.0 / n);
-	return floor(bytes / 4.0);
-}
-
-static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts_table *tab,
-		    double *avg_bus, enum net_mode *used)
-{
-	struct ts_evq *q = NULL;
-	struct ts_fluid *f = NULL;
-	struct ts_net *net = NULL;
-	struct ts_coll *cc = NULL;
-	uint32_t *ranks = NULL;
-	int rc = CLI_BADINPUT;
-	uint32_t n = hw_cluster_gpus(c);
-	if (o->ngpus) {
-		if (o->ngpus > n) {
-			fprintf(stderr,
-				"trainsim collective: -g: found %u GPUs, expected at most the "
-				"cluster's %u\n",
-				o->ngpus, n);
-			return CLI_BADINPUT;
-		}
-		n = o->ngpus;
-	}
-	enum net_mode mode = o->mode;
-	/* class mode needs a group that looks the same from every node */
-	if (n % hw_cluster_gpus_per_node(c) != 0)
-		mode = NET_FULL;
-	*used = mode;
-	if (evq_create(&q, 1024) || fluid_create(&f, q) || net_create(&net, c, f, mode) ||
-	    coll_create(&cc, net) || !(ranks = ts_calloc(n, sizeof *ranks))) {
-		fprintf(stderr, "trainsim collective: out of memory\n");
-		goto out;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		ranks[i] = i;
-	uint32_t nodes = (n + hw_cluster_gpus_per_node(c) - 1) / hw_cluster_gpus_per_node(c);
-	struct timing tm = {.q = q};
-	double sum_bus = 0.0;
-	int nrows = 0;
-	for (double b = o->min_b; b <= o->max_b; b = next_size(b, o->factor)) {
-		double bytes = b;
-		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
-		    o->op == COLL_ALL_TO_ALL)
-			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
-		struct coll_spec s = {.op = (enum coll_op)o->op,
-				      .ranks = ranks,
-				      .nranks = n,
-				      .bytes = bytes,
-				      .mult = mode == NET_CLASS ? nodes : 1,
-				      .algo = o->algo,
-				      .proto = o->proto,
-				      .done = coll_done,
-				      .ctx = &tm};
-		struct coll_plan p;
-		struct ts_error err;
-		ts_error_clear(&err);
-		ts_time t0 = evq_now(q);
-		int e = coll_start(cc, &s, &p, &err);
-		if (e) {
-			char buf[1024];
-			fprintf(stderr, "trainsim collective: %s\n",
-				ts_error_format(&err, buf, sizeof buf));
-			goto out;
-		}
-		fluid_run(f, TS_TIME_MAX);
-		double t = ts_time_to_s(tm.end - t0);
-		double algbw = t > 0.0 ? bytes / t : 0.0;
-		double bus = algbw * coll_bus_factor((enum coll_op)o->op, n);
-		sum_bus += bus;
-		nrows++;
-		table_add_row(tab);
-		table_cell(tab, 0, "%.0f", bytes);
-		table_cell(tab, 1, "%.0f", count_of(o->op, bytes, n));
-		table_cell(tab, 2, "float");
-		table_cell(tab, 3, "%s",
-			   o->op == COLL_ALL_GATHER || o->op == COLL_BROADCAST ||
-				   o->op == COLL_ALL_TO_ALL || o->op == COLL_SEND_RECV
-			       ? "none"
-			       : "sum");
-		table_cell(tab, 4, "%.2f", t * 1e6);
-		table_cell(tab, 5, "%.2f", algbw / 1e9);
-		table_cell(tab, 6, "%.2f", bus / 1e9);
-		table_cell(tab, 7, "%s", coll_algo_name((enum coll_algo)p.algo));
-		table_cell(tab, 8, "%s", coll_proto_name(p.proto));
-		table_cell(tab, 9, "%u", p.channels);
-	}
-	*avg_bus = nrows ? sum_bus / nrows : 0.0;
-	rc = table_status(tab) ? CLI_BADINPUT : CLI_OK;
-out:
-	ts_free(ranks, n * sizeof *ranks);
-	coll_destroy(cc);
-	net_destroy(net);
-	fluid_destroy(f);
-	evq_destroy(q);
-	return rc;
+	fprintf(stderr, "trainsim collective: %s: found \"%s\", expected %s\n", what, found,
+		expected);
+	return CLI_BADINPUT;
 }
 
 int cli_collective(int argc, char **argv)
 {
-	struct copts o;
-	int rc = parse_args(argc, argv, &o);
-	if (rc < 0)
-		return CLI_OK;
-	if (rc)
-		return rc;
-	struct hw_catalog *cat = NULL;
-	struct hw_cluster *c = NULL;
-	struct ts_table *tab = NULL;
-	rc = cli_load_common("collective", &cat, NULL);
-	if (rc)
-		return rc;
-	if ((rc = cluster_load(cat, &o, &c)))
-		goto out;
-	rc = CLI_BADINPUT;
-	static const char *const heads[] = {"size(B)",	"count(elements)", "type",	  "redop",
-					    "time(us)", "algbw(GB/s)",	   "busbw(GB/s)", "algo",
-					    "proto",	"channels"};
-	if (table_create(&tab, 10)) {
-		fprintf(stderr, "trainsim collective: out of memory\n");
+	struct ts_collective_opts o;
+	const char *format = "text";
+	const char **sets = calloc((size_t)argc, sizeof *sets);
+	int rc = CLI_USAGE;
+	if (!sets)
+		return CLI_BADINPUT;
+	ts_collective_opts_init(&o);
+	o.sets = sets;
+	enum {
+		O_CLUSTER = 1,
+		O_NODES,
+		O_SET,
+		O_OP,
+		O_MIN,
+		O_MAX,
+		O_FACTOR,
+		O_GPUS,
+		O_ALGO,
+		O_PROTO,
+		O_MODE,
+		O_FORMAT
+	};
+	static const struct cli_opt opts[] = {
+	    {O_CLUSTER, "--cluster", NULL, "a cluster name"},
+	    {O_NODES, "--nodes", NULL, "a node count"},
+	    {O_SET, "--set", NULL, "KEY=VALUE"},
+	    {O_OP, "--op", "-o", "a collective"},
+	    {O_MIN, "--minbytes", "-b", "a value (a size such as 8, 64K, 1M or 8G)"},
+	    {O_MAX, "--maxbytes", "-e", "a value (a size such as 8, 64K, 1M or 8G)"},
+	    {O_FACTOR, "--stepfactor", "-f", "a value (a factor > 1)"},
+	    {O_GPUS, "--gpus", "-g", "a value (a GPU count)"},
+	    {O_ALGO, "--algo", NULL, "an algorithm"},
+	    {O_PROTO, "--proto", NULL, "a protocol"},
+	    {O_MODE, "--mode", NULL, "class or full"},
+	    {O_FORMAT, "--format", NULL, "text, csv or json"},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "collective", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			goto out;
+		if (id == CLI_OPT_HELP) {
+			usage(stdout);
+			rc = CLI_OK;
+			goto out;
+		}
+		if (id == O_CLUSTER) {
+			o.cluster = v;
+		} else if (id == O_NODES) {
+			if (parse_u32(v, 1, 65536, &o.nodes)) {
+				rc = bad_value("--nodes", v, "a whole number from 1 to 65536");
+				goto out;
+			}
+		} else if (id == O_SET) {
+			sets[o.nsets++] = v;
+		} else if (id == O_OP) {
+			o.op = v;
+		} else if (id == O_MIN || id == O_MAX) {
+			if (ts_parse_size(v, id == O_MIN ? &o.min_bytes : &o.max_bytes)) {
+				rc = bad_value(id == O_MIN ? "-b" : "-e", v,
+					       "a size from 0 to 1P such as 8, 64K, 1M or 8G");
+				goto out;
+			}
+		} else if (id == O_FACTOR) {
+			char *end;
+			o.factor = strtod(v, &end);
+			if (end == v || *end || !(o.factor > 1.0) || !isfinite(o.factor)) {
+				rc = bad_value("-f", v, "a factor > 1");
+				goto out;
+			}
+		} else if (id == O_GPUS) {
+			if (parse_u32(v, 1, UINT32_MAX, &o.gpus)) {
+				rc = bad_value("-g", v, "a whole number >= 1");
+				goto out;
+			}
+		} else if (id == O_ALGO) {
+			o.algo = v;
+		} else if (id == O_PROTO) {
+			o.proto = v;
+		} else if (id == O_MODE) {
+			o.mode = v;
+		} else if (id == O_FORMAT) {
+			format = v;
+		} else {
+			fprintf(stderr,
+				"trainsim collective: found the argument \"%s\", expected only "
+				"options (see trainsim collective --help)\n",
+				v);
+			goto out;
+		}
+	}
+	enum ts_format fmt;
+	if (ts_format_parse(format, &fmt)) {
+		rc = cli_fail("collective");
 		goto out;
 	}
-	for (size_t i = 0; i < 10; i++)
-		table_header(tab, i, heads[i],
-			     i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
-	double avg_bus = 0.0;
-	enum net_mode used = o.mode;
-	rc = simulate(&o, c, tab, &avg_bus, &used);
-	if (rc)
+	ts_env *env = NULL;
+	if ((rc = cli_env("collective", NULL, &env)))
 		goto out;
-	uint32_t n = o.ngpus ? o.ngpus : hw_cluster_gpus(c);
-	if (!strcmp(o.format, "csv")) {
-		table_print_csv(tab, stdout);
-	} else if (!strcmp(o.format, "json")) {
-		json_t *root = json_object();
-		json_object_set_new(root, "schema_version", json_integer(TS_SCHEMA_VERSION));
-		json_object_set_new(root, "cluster", json_string(hw_cluster_name(c)));
-		json_object_set_new(root, "op", json_string(coll_op_name((enum coll_op)o.op)));
-		json_object_set_new(root, "nodes", json_integer(hw_cluster_nodes(c)));
-		json_object_set_new(root, "gpus", json_integer(n));
-		json_object_set_new(root, "avg_busbw_GBps", json_real(avg_bus / 1e9));
-		json_object_set_new(root, "rows", table_to_json(tab));
-		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-		fputc('\n', stdout);
-		json_decref(root);
-	} else {
-		printf("# trainsim collective: %s on %s, %u node(s) x %u GPU(s) of %s, %u ranks\n",
-		       coll_op_name((enum coll_op)o.op), hw_cluster_name(c), hw_cluster_nodes(c),
-		       hw_cluster_gpus_per_node(c), hw_cluster_gpu_type(c)->name, n);
-		printf("# simulated (%s mode); time is one collective, busbw as nccl-tests defines "
-		       "it\n",
-		       used == NET_CLASS ? "class" : "full");
-		table_print(tab, stdout);
-		printf("# Avg bus bandwidth    : %.3f GB/s\n", avg_bus / 1e9);
-	}
-	rc = CLI_OK;
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "trainsim collective: writing the table failed\n");
-		rc = CLI_BADINPUT;
-	}
+	if (ts_collective_write(env, &o, fmt, stdout))
+		rc = cli_fail("collective");
+	ts_env_close(env);
 out:
-	table_destroy(tab);
-	hw_cluster_destroy(c);
-	hw_catalog_destroy(cat);
+	free(sets);
 	return rc;
 }

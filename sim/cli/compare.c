@@ -1,20 +1,12 @@
 /* trainsim compare: several scenarios side by side, one column each, the
  * best of each row marked.
  * SPDX-License-Identifier: MIT */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/alloc.h"
-#include "base/ts.h"
-#include "base/units.h"
 #include "cli/cli.h"
-#include "hw/catalog.h"
-#include "io/scenario.h"
-#include "report/table.h"
-#include "run/run.h"
-#include "work/compute.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -24,150 +16,6 @@ static void usage(FILE *out)
 		     "  relative to the first scenario; '*' marks the best of a row\n");
 }
 
-enum better { NONE, LOWER, HIGHER };
-
-/* One row of the comparison. */
-struct row {
-	const char *label; /* text report */
-	const char *key;   /* CSV/JSON */
-	enum better better;
-};
-
-static const struct row rows[] = {
-    {"GPUs", "gpus", NONE},
-    {"iteration time", "iteration_time_s", LOWER},
-    {"throughput", "tokens_per_s", HIGHER},
-    {"scaling efficiency", "scaling_efficiency", HIGHER},
-    {"MFU", "mfu", HIGHER},
-    {"memory per GPU", "memory_per_gpu_bytes", LOWER},
-    {"fits in memory", "fits", NONE},
-    {"time to train", "time_to_train_s", LOWER},
-    {"energy", "energy_kwh", LOWER},
-    {"cost", "cost_usd", LOWER},
-    {"cost per million tokens", "usd_per_mtokens", LOWER},
-    {"bottleneck", "bottleneck", NONE},
-};
-#define NROWS (sizeof rows / sizeof rows[0])
-
-static double value(const struct ts_result *r, const struct ts_result *first, size_t row)
-{
-	switch (row) {
-	case 0:
-		return (double)r->gpus;
-	case 1:
-		return r->iteration_time_s;
-	case 2:
-		return r->tokens_per_s;
-	case 3:
-		return (r->tokens_per_s / r->gpus) / (first->tokens_per_s / first->gpus);
-	case 4:
-		return r->mfu;
-	case 5:
-		return r->memory_per_gpu_bytes;
-	case 6:
-		return r->fits ? 1.0 : 0.0;
-	case 7:
-		return r->time_to_train_s;
-	case 8:
-		return r->energy_kwh;
-	case 9:
-		return r->cost_usd;
-	case 10:
-		return r->usd_per_mtokens;
-	default:
-		return 0.0;
-	}
-}
-
-static void fmt_duration(char *b, size_t n, double s)
-{
-	if (s <= 0.0)
-		snprintf(b, n, "-");
-	else if (s < 120.0)
-		ts_units_format(s, TS_UNIT_TIME, b, n);
-	else if (s < 7200.0)
-		ts_units_format_num(b, n, "%.1f min", s / 60.0);
-	else if (s < 172800.0)
-		ts_units_format_num(b, n, "%.1f h", s / 3600.0);
-	else
-		ts_units_format_num(b, n, "%.1f days", s / 86400.0);
-}
-
-static void text_cell(char *b, size_t n, const struct ts_result *r, double v, size_t row)
-{
-	switch (row) {
-	case 0:
-		snprintf(b, n, "%u", (unsigned)r->gpus);
-		break;
-	case 1:
-		ts_units_format(v, TS_UNIT_TIME, b, n);
-		break;
-	case 2:
-		if (v >= 1e6)
-			snprintf(b, n, "%.3g M tokens/s", v / 1e6);
-		else
-			snprintf(b, n, "%.4g k tokens/s", v / 1e3);
-		break;
-	case 3:
-		ts_units_format_num(b, n, "%.1f %%", 100.0 * v);
-		break;
-	case 4:
-		ts_units_format_num(b, n, "%.1f %%", 100.0 * v);
-		break;
-	case 5:
-		snprintf(b, n, "%.1f / %.1f GiB", v / (double)TS_GiB,
-			 r->memory_capacity_bytes / (double)TS_GiB);
-		break;
-	case 6:
-		snprintf(b, n, "%s", r->fits ? "yes" : "NO");
-		break;
-	case 7:
-		fmt_duration(b, n, v);
-		break;
-	case 8:
-		snprintf(b, n, v > 0.0 ? "%.4g kWh" : "-", v);
-		break;
-	case 9:
-		ts_units_format_num(b, n, v > 0.0 ? "$%.0f" : "-", v);
-		break;
-	case 10:
-		snprintf(b, n, v > 0.0 ? "$%.3g" : "-", v);
-		break;
-	default: { /* "what (why): share" without the parenthesis */
-		const char *par = strstr(r->bottleneck, " ("), *colon = strchr(r->bottleneck, ':');
-		if (par && colon && par < colon) {
-			const char *close = strchr(par, ')');
-			snprintf(b, n, "%.*s%s", (int)(par - r->bottleneck), r->bottleneck,
-				 close ? close + 1 : "");
-		} else {
-			snprintf(b, n, "%s", r->bottleneck);
-		}
-		break;
-	}
-	}
-}
-
-#define COLUMN_NAME_MAX 200
-
-/* heads[k]: the column of scenario k, its name unless that is one of the
- * table's own keys ("metric", "best") or an earlier column's, then the name
- * with the first free suffix " (2)", " (3)", ...; so every scenario has its
- * own column and a name never overwrites the table's keys. */
-static void column_name(char (*heads)[COLUMN_NAME_MAX], size_t k, const char *name)
-{
-	for (unsigned i = 1;; i++) {
-		if (i == 1)
-			snprintf(heads[k], COLUMN_NAME_MAX, "%s", name);
-		else
-			snprintf(heads[k], COLUMN_NAME_MAX, "%.180s (%u)", name, i);
-		bool taken = !strcmp(heads[k], "metric") || !strcmp(heads[k], "best");
-		for (size_t j = 0; j < k && !taken; j++)
-			taken = !strcmp(heads[j], heads[k]);
-		if (!taken)
-			return;
-	}
-}
-
 int cli_compare(int argc, char **argv)
 {
 	const char *format = "text", *calib_path = NULL;
@@ -175,163 +23,79 @@ int cli_compare(int argc, char **argv)
 	const char **paths = calloc((size_t)argc, sizeof *paths);
 	size_t nsets = 0, np = 0;
 	int rc = CLI_USAGE;
-	struct ts_result *res = NULL;
-	struct hw_catalog *cat = NULL;
-	struct ts_table *t = NULL;
-	char(*heads)[COLUMN_NAME_MAX] = NULL;
+	ts_result **res = NULL;
+	ts_env *env = NULL;
 	if (!sets || !paths) {
 		rc = CLI_BADINPUT;
 		goto out;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_SET = 1, O_FORMAT, O_CALIB };
+	static const struct cli_opt opts[] = {{O_SET, "--set", NULL, "KEY=VALUE"},
+					      {O_FORMAT, "--format", NULL, "text, csv or json"},
+					      {O_CALIB, "--calib", NULL, "an overrides file"},
+					      {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "compare", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			goto out;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			rc = CLI_OK;
 			goto out;
-		} else if (!strcmp(a, "--set") || !strcmp(a, "--format") || !strcmp(a, "--calib")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim compare: %s: found nothing, expected a "
-					"value after it\n",
-					a);
-				goto out;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "--set"))
-				sets[nsets++] = v;
-			else if (!strcmp(a, "--calib"))
-				calib_path = v;
-			else
-				format = v;
-		} else if (!strncmp(a, "--set=", 6)) {
-			sets[nsets++] = a + 6;
-		} else if (!strncmp(a, "--format=", 9)) {
-			format = a + 9;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim compare: found unknown option \"%s\", expected "
-				"--set, --format or --calib\n",
-				a);
-			goto out;
-		} else {
-			paths[np++] = a;
 		}
+		if (id == O_SET)
+			sets[nsets++] = v;
+		else if (id == O_FORMAT)
+			format = v;
+		else if (id == O_CALIB)
+			calib_path = v;
+		else
+			paths[np++] = v;
 	}
 	if (np < 2) {
 		fprintf(stderr, "trainsim compare: found %zu scenario%s, expected at least two\n",
 			np, np == 1 ? "" : "s");
 		goto out;
 	}
-	if (strcmp(format, "text") && strcmp(format, "csv") && strcmp(format, "json")) {
-		fprintf(stderr,
-			"trainsim compare: --format: found \"%s\", expected text, csv "
-			"or json\n",
-			format);
+	enum ts_format fmt;
+	if (ts_format_parse(format, &fmt)) {
+		rc = cli_fail("compare");
 		goto out;
 	}
-	struct work_calib calib;
-	if ((rc = cli_load_common("compare", &cat, &calib)) ||
-	    (rc = cli_apply_calib("compare", calib_path, cat, &calib)))
+	if ((rc = cli_env("compare", calib_path, &env)))
 		goto out;
-	res = ts_calloc(np, sizeof *res);
+	res = calloc(np, sizeof *res);
 	if (!res) {
 		rc = CLI_BADINPUT;
 		goto out;
 	}
 	for (size_t k = 0; k < np; k++) {
-		struct ts_scenario *sc = NULL;
-		struct ts_error err;
+		ts_scenario *sc = NULL;
+		ts_plan *plan = NULL;
 		if (!*paths[k]) {
 			fprintf(stderr, "trainsim compare: found an empty file name, expected "
 					"SCENARIO.cfg\n");
 			rc = CLI_USAGE;
 			goto out;
 		}
-		int e = ts_scenario_load(cat, paths[k], sets, nsets, &sc, &err);
-		if (!e)
-			e = ts_run(sc, &calib, &res[k], NULL, &err);
-		ts_scenario_destroy(sc);
+		int e = ts_scenario_load_file(env, paths[k], sets, nsets, &sc) ||
+			ts_plan_build(env, sc, &plan) || ts_plan_simulate(plan, NULL, &res[k]);
+		ts_plan_free(plan);
+		ts_scenario_free(sc);
 		if (e) {
-			rc = cli_print_error("compare", &err);
+			rc = cli_fail("compare");
 			goto out;
 		}
 	}
-	bool text = !strcmp(format, "text");
-	if (table_create(&t, np + (text ? 1 : 2))) {
-		rc = CLI_BADINPUT;
-		goto out;
-	}
-	if (!(heads = ts_calloc(np, sizeof *heads))) {
-		rc = CLI_BADINPUT;
-		goto out;
-	}
-	table_header(t, 0, text ? "" : "metric", TABLE_LEFT);
-	for (size_t k = 0; k < np; k++) {
-		column_name(heads, k, res[k].name);
-		table_header(t, k + 1, heads[k], text ? TABLE_RIGHT : TABLE_LEFT);
-	}
-	if (!text)
-		table_header(t, np + 1, "best", TABLE_LEFT);
-	for (size_t r = 0; r < NROWS; r++) {
-		/* the best column: only among results that fit and have the value */
-		size_t best = np;
-		double bv = 0.0;
-		for (size_t k = 0; k < np && rows[r].better != NONE; k++) {
-			double v = value(&res[k], &res[0], r);
-			if (!isfinite(v) || !res[k].fits || (v == 0.0 && r >= 7))
-				continue;
-			if (best == np || (rows[r].better == LOWER ? v < bv : v > bv)) {
-				best = k;
-				bv = v;
-			}
-		}
-		table_add_row(t);
-		table_cell(t, 0, "%s", text ? rows[r].label : rows[r].key);
-		for (size_t k = 0; k < np; k++) {
-			double v = value(&res[k], &res[0], r);
-			char b[200];
-			if (text) {
-				text_cell(b, sizeof b, &res[k], v, r);
-				table_cell(t, k + 1, "%s%s", b, k == best ? " *" : "");
-			} else if (r == 6) {
-				table_cell(t, k + 1, "%s", res[k].fits ? "true" : "false");
-			} else if (r == NROWS - 1) {
-				table_cell(t, k + 1, "%s", res[k].bottleneck);
-			} else {
-				table_cell(t, k + 1, "%.17g", v);
-			}
-		}
-		if (best < np && !text)
-			table_cell(t, np + 1, "%s", heads[best]);
-	}
-	rc = table_status(t) ? CLI_BADINPUT : CLI_OK;
-	int e = 0;
-	if (!rc && text) {
-		printf("Comparison of %zu scenarios ('*' marks the best of a row; scaling "
-		       "efficiency is throughput per GPU relative to the first)\n\n",
-		       np);
-		e = table_print(t, stdout);
-	} else if (!rc && !strcmp(format, "csv")) {
-		e = table_print_csv(t, stdout);
-	} else if (!rc) {
-		json_t *j = table_to_json(t), *o = json_object();
-		e = !j || !o || json_object_set_new(o, "schema_version", json_integer(1)) ||
-		    json_object_set(o, "rows", j) ||
-		    json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
-		    fputc('\n', stdout) == EOF;
-		json_decref(j);
-		json_decref(o);
-	}
-	if (!rc && (e || fflush(stdout))) {
-		fprintf(stderr, "trainsim compare: writing the table failed\n");
-		rc = CLI_BADINPUT;
-	}
+	rc = ts_compare_write((const ts_result *const *)res, np, fmt, stdout) ? cli_fail("compare")
+									      : CLI_OK;
 out:
-	table_destroy(t);
-	ts_free(heads, np * sizeof *heads);
-	ts_free(res, np * sizeof *res);
-	hw_catalog_destroy(cat);
+	for (size_t k = 0; res && k < np; k++)
+		ts_result_free(res[k]);
+	free(res);
+	ts_env_close(env);
 	free(sets);
 	free(paths);
 	return rc;

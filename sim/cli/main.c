@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/suggest.h"
 #include "cli/cli.h"
 
 static void usage(FILE *out)
@@ -54,7 +53,7 @@ int main(int argc, char **argv)
 		return CLI_OK;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("trainsim %s\n", TS_VERSION);
+		printf("trainsim %s\n", ts_version());
 		return CLI_OK;
 	}
 	if (!strcmp(cmd, "run"))

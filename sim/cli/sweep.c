@@ -3,19 +3,13 @@
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "base/alloc.h"
 #include "cli/cli.h"
-#include "hw/catalog.h"
-#include "io/sweepcfg.h"
-#include "report/outfile.h"
-#include "sweep/sweep.h"
-#include "work/compute.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -23,6 +17,8 @@ static void usage(FILE *out)
 	    out,
 	    "usage: trainsim sweep SWEEP.cfg [-o RESULTS.csv] [-j THREADS] [--resume [--force]]\n"
 	    "                      [--calib OVERRIDES.cfg]\n"
+	    "  -o - (or no -o) writes the rows to standard output; -j4 and --jobs=4\n"
+	    "  are -j 4\n"
 	    "  --resume keeps the rows of RESULTS.csv made from the same base scenario,\n"
 	    "  calibration and trainsim version (its first line records them), and refuses\n"
 	    "  when one changed; --resume --force starts over\n");
@@ -44,58 +40,52 @@ int cli_sweep(int argc, char **argv)
 {
 	const char *path = NULL, *out_path = NULL, *calib_path = NULL;
 	long threads = 0;
+	bool out_dash = false; /* -o -: standard output */
 	bool resume = false, force = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_OUT = 1, O_JOBS, O_RESUME, O_FORCE, O_CALIB };
+	static const struct cli_opt opts[] = {
+	    {O_OUT, "--output", "-o", "a results file (- for standard output)"},
+	    {O_JOBS, "--jobs", "-j", "a thread count"},
+	    {O_RESUME, "--resume", NULL, NULL},
+	    {O_FORCE, "--force", NULL, NULL},
+	    {O_CALIB, "--calib", NULL, "an overrides file"},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "sweep", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(a, "--resume")) {
-			resume = true;
-		} else if (!strcmp(a, "--force")) {
-			force = true;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "-j") || !strcmp(a, "--calib")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "trainsim sweep: %s: found nothing, expected %s\n",
-					a, !strcmp(a, "-j") ? "a thread count" : "a file name");
+		}
+		if (id == O_OUT) {
+			out_path = strcmp(v, "-") ? v : NULL;
+			out_dash = !out_path;
+		} else if (id == O_JOBS) {
+			if (cli_opt_long("sweep", "-j", v, 1, 1024, "a thread count from 1 to 1024",
+					 &threads))
 				return CLI_USAGE;
-			}
-			const char *v = argv[++i];
-			if (!strcmp(a, "-o")) {
-				out_path = v;
-			} else if (!strcmp(a, "--calib")) {
-				calib_path = v;
-			} else {
-				char *end;
-				errno = 0;
-				threads = strtol(v, &end, 10);
-				if (errno || *end || end == v || threads < 1 || threads > 1024) {
-					fprintf(stderr,
-						"trainsim sweep: -j: found \"%s\", expected a "
-						"thread count from 1 to 1024\n",
-						v);
-					return CLI_USAGE;
-				}
-			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr,
-				"trainsim sweep: found unknown option \"%s\", expected -o, -j, "
-				"--resume, --force or --calib (see trainsim sweep --help)\n",
-				a);
-			return CLI_USAGE;
+		} else if (id == O_RESUME) {
+			resume = true;
+		} else if (id == O_FORCE) {
+			force = true;
+		} else if (id == O_CALIB) {
+			calib_path = v;
 		} else if (!path) {
-			path = a;
+			path = v;
 		} else {
 			fprintf(stderr,
 				"trainsim sweep: found a second sweep file \"%s\", "
 				"expected one\n",
-				a);
+				v);
 			return CLI_USAGE;
 		}
 	}
-	if (!path || !*path) {
-		fprintf(stderr, "trainsim sweep: found %s, expected SWEEP.cfg\n",
-			path ? "an empty file name" : "no sweep file");
+	if (resume && out_dash) {
+		fprintf(stderr, "trainsim sweep: --resume: found -o -, expected -o RESULTS.csv to "
+				"resume (standard output cannot be resumed)\n");
 		return CLI_USAGE;
 	}
 	if (resume && !out_path) {
@@ -108,91 +98,49 @@ int cli_sweep(int argc, char **argv)
 				"--resume --force (start a resumable output over)\n");
 		return CLI_USAGE;
 	}
-	struct hw_catalog *cat = NULL;
-	struct work_calib calib;
-	int rc = cli_load_common("sweep", &cat, &calib);
+	ts_env *env = NULL;
+	ts_sweep *sw = NULL;
+	ts_output *out = NULL;
+	int rc = cli_env("sweep", calib_path, &env);
 	if (rc)
 		return rc;
-	if ((rc = cli_apply_calib("sweep", calib_path, cat, &calib))) {
-		hw_catalog_destroy(cat);
-		return rc;
-	}
-	struct sweep_spec *sp = NULL;
-	struct ts_error err;
-	struct outfile *of = NULL;
-	FILE *out = stdout;
-	char *head = NULL;
-	if (sweepcfg_load(path, &sp, &err)) {
-		rc = cli_print_error("sweep", &err);
+	if (ts_sweep_open(env, path, &sw)) {
+		rc = cli_fail("sweep");
 		goto done;
 	}
 	/* the model and cluster files the base names (as point 0 reads them) */
-	struct ts_scenario *p0 = NULL;
-	if (sp->npoints && sweep_point_load(sp, cat, 0, &p0, &err))
+	ts_scenario *p0 = NULL;
+	if (ts_sweep_point_load(sw, 0, &p0))
 		p0 = NULL;
-	const struct outfile_arg outs[] = {{"-o", out_path}};
-	const struct outfile_arg ins[] = {{NULL, path},
-					  {"base", sp->base_path},
-					  {"--calib", calib_path},
-					  {"model", p0 ? p0->model_file : NULL},
-					  {"cluster", p0 ? p0->cluster_file : NULL}};
-	rc = cli_check_outputs("sweep", outs, 1, ins, 5);
-	ts_scenario_destroy(p0);
+	const struct ts_output_arg outs[] = {{"-o", out_path}};
+	const struct ts_output_arg ins[] = {{NULL, path},
+					    {"base", ts_sweep_base_path(sw)},
+					    {"--calib", calib_path},
+					    {"model", p0 ? ts_scenario_model_file(p0) : NULL},
+					    {"cluster", p0 ? ts_scenario_cluster_file(p0) : NULL}};
+	rc = cli_check_outputs("sweep", env, outs, 1, ins, 5);
+	ts_scenario_free(p0);
 	if (rc)
 		goto done;
-	if (sweep_check(sp, cat, &err)) {
-		rc = cli_print_error("sweep", &err);
-		goto done;
-	}
 	size_t first = 0;
-	long keep = 0;
-	struct sweep_digest dg;
-	if (!(head = ts_malloc(SWEEP_ROW_MAX))) {
-		fprintf(stderr, "trainsim sweep: out of memory\n");
-		rc = CLI_BADINPUT;
-		goto done;
-	}
-	if (out_path) {
-		/* locked before the scan, so that no other writer moves the rows
-		 * between the scan and the cut */
-		if (sweep_digest(sp, cat, &calib, calib_path, &dg, &err) ||
-		    outfile_open_locked(out_path, "-o", &of, &err) ||
-		    (resume && !force &&
-		     sweep_resume_scan(sp, out_path, &dg, &first, &keep, &err)) ||
-		    outfile_truncate(of, keep, &err)) {
-			rc = cli_print_error("sweep", &err);
-			goto done;
-		}
-		out = outfile_stream(of);
-	}
-	if (!keep &&
-	    ((out_path &&
-	      (sweep_digest_line(&dg, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF)) ||
-	     sweep_csv_header(sp, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF || fflush(out))) {
-		if (of)
-			outfile_write_error(of, errno, &err);
-		else
-			ts_error_set(&err, TS_EIO, NULL, 0, NULL,
-				     "writing the header to standard output failed (%s)",
-				     strerror(errno));
-		rc = cli_print_error("sweep", &err);
+	if (ts_sweep_output_open(sw, out_path, resume && !force, &out, &first)) {
+		rc = cli_fail("sweep");
 		goto done;
 	}
 	bool tty = isatty(STDERR_FILENO);
-	int w = sweep_run(sp, cat, &calib, first, (int)threads, out, tty ? progress : NULL, &first,
-			  &err);
-	if (w == TS_EIO && of)
-		outfile_write_error(of, 0, &err);
-	if (!w && of) {
-		w = outfile_commit(of, &err);
-		of = NULL;
+	int w = ts_sweep_run(sw, first, (int)threads, ts_output_stream(out), tty ? progress : NULL,
+			     &first);
+	if (w == TS_EIO && out_path)
+		ts_output_write_error(out, 0);
+	if (!w) {
+		w = ts_output_commit(out);
+		out = NULL;
 	}
 	if (w)
-		rc = cli_print_error("sweep", &err);
+		rc = cli_fail("sweep");
 done:
-	outfile_abort(of); /* keeps the whole rows written so far, for --resume */
-	ts_free(head, SWEEP_ROW_MAX);
-	sweepcfg_destroy(sp);
-	hw_catalog_destroy(cat);
+	ts_output_abort(out); /* keeps the whole rows written so far, for --resume */
+	ts_sweep_free(sw);
+	ts_env_close(env);
 	return rc;
 }

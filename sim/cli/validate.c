@@ -5,12 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/alloc.h"
 #include "cli/cli.h"
-#include "hw/catalog.h"
-#include "report/table.h"
-#include "run/validate.h"
-#include "work/compute.h"
+#include "cli/opt.h"
 
 static void usage(FILE *out)
 {
@@ -18,264 +14,54 @@ static void usage(FILE *out)
 		     "all] [--fit] [--format text|csv]\n");
 }
 
-/* A value in the unit people read: ms for iteration times. */
-static void cell_value(struct ts_table *t, size_t col, enum val_metric m, double v)
-{
-	if (m == VAL_ITERATION_S)
-		table_cell(t, col, "%.1f", v * 1e3);
-	else
-		table_cell(t, col, "%.1f", v);
-}
-
-static int print_table(struct ts_table *t, bool csv)
-{
-	int rc = table_status(t);
-	if (!rc)
-		rc = csv ? table_print_csv(t, stdout) : table_print(t, stdout);
-	table_destroy(t);
-	return rc;
-}
-
-static int print_rows(const struct val_row *rows, size_t n, const bool *use, const double *pred,
-		      bool csv)
-{
-	struct ts_table *t;
-	if (table_create(&t, 8))
-		return TS_ENOMEM;
-	static const char *const hd[8] = {"id",	    "source",	 "row",	     "half",
-					  "metric", "predicted", "measured", "error_pct"};
-	for (size_t c = 0; c < 8; c++)
-		table_header(t, c, hd[c], c < 2 || c == 3 || c == 4 ? TABLE_LEFT : TABLE_RIGHT);
-	for (size_t i = 0; i < n; i++) {
-		if (!use[i])
-			continue;
-		const struct val_row *r = &rows[i];
-		table_add_row(t);
-		table_cell(t, 0, "%s", r->id);
-		table_cell(t, 1, "%s", r->source);
-		table_cell(t, 2, "%d", r->index);
-		table_cell(t, 3, "%s",
-			   r->src == VAL_BERT || r->src == VAL_VTRAIN_MULTI ? "check"
-			   : r->fitting					    ? "fit"
-									    : "held-out");
-		table_cell(t, 4, "%s",
-			   r->metric == VAL_ITERATION_S ? "iteration_ms"
-							: val_metric_name(r->metric));
-		if (isnan(pred[i]))
-			table_cell(t, 5, "needs %s (not modelled)", r->needs[0] ? r->needs : "?");
-		else
-			cell_value(t, 5, r->metric, pred[i]);
-		cell_value(t, 6, r->metric, r->measured);
-		if (isnan(pred[i]))
-			table_cell(t, 7, "-");
-		else
-			table_cell(t, 7, "%+.1f", 100.0 * val_error(r, pred[i]));
-	}
-	return print_table(t, csv);
-}
-
-static void stat_row(struct ts_table *t, const char *what, const char *set,
-		     const struct val_err_stats *e)
-{
-	if (!e->n && !e->not_run)
-		return;
-	table_add_row(t);
-	table_cell(t, 0, "%s", what);
-	table_cell(t, 1, "%s", set);
-	if (!e->n) {
-		table_cell(t, 2, "0 (%zu not modelled yet)", e->not_run);
-		for (size_t c = 3; c < 6; c++)
-			table_cell(t, c, "-");
-		return;
-	}
-	if (e->not_run)
-		table_cell(t, 2, "%zu (%zu not modelled yet)", e->n, e->not_run);
-	else
-		table_cell(t, 2, "%zu", e->n);
-	table_cell(t, 3, "%.2f", 100.0 * e->mape);
-	table_cell(t, 4, "%+.2f", 100.0 * e->mean);
-	table_cell(t, 5, "%.1f", 100.0 * e->worst);
-}
-
-static int print_summary(const struct val_summary *s, bool csv)
-{
-	struct ts_table *t;
-	if (table_create(&t, 6))
-		return TS_ENOMEM;
-	static const char *const hd[6] = {"group",	    "set",	"rows", "mape_pct",
-					  "mean_error_pct", "worst_pct"};
-	for (size_t c = 0; c < 6; c++)
-		table_header(t, c, hd[c], c < 2 ? TABLE_LEFT : TABLE_RIGHT);
-	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
-		const char *nm = val_source_name((enum val_source)k);
-		stat_row(t, "source", nm, &s->by_source[k]);
-		if (k == VAL_BERT || k == VAL_VTRAIN)
-			continue; /* BERT: no halves; vTrain: its rows below */
-		char grp[48];
-		snprintf(grp, sizeof grp, "%s half", nm);
-		bool fitted = k != VAL_VTRAIN_MULTI; /* too slow to fit on (validate.c) */
-		stat_row(t, grp, fitted ? "fitting" : "odd rows (not fitted)", &s->half[k][0]);
-		stat_row(t, grp, fitted ? "held-out" : "even rows", &s->half[k][1]);
-	}
-	stat_row(t, "vtrain half", "fitting (odd rows)", &s->fitting);
-	stat_row(t, "vtrain half", "held-out (even rows)", &s->held_out);
-	char key[32];
-	for (size_t i = 0; i < s->n_hidden; i++) {
-		snprintf(key, sizeof key, "%lld", (long long)s->by_hidden[i].key);
-		stat_row(t, "vtrain hidden", key, &s->by_hidden[i].e);
-	}
-	for (size_t i = 0; i < s->n_micro_batch; i++) {
-		snprintf(key, sizeof key, "%lld", (long long)s->by_micro_batch[i].key);
-		stat_row(t, "vtrain micro_batch", key, &s->by_micro_batch[i].e);
-	}
-	return print_table(t, csv);
-}
-
-static void print_fit(FILE *out, const struct val_fit_result *fr, const struct work_calib *start)
-{
-	struct work_calib a = *start, b = fr->calib;
-	fprintf(out,
-		"fit on %zu rows, the fitting halves of vTrain, MEG24, MPT and TITAN "
-		"(Nelder-Mead, %zu evaluations): mean per-source MAPE %.2f %% -> %.2f %%\n",
-		fr->rows, fr->evaluations, 100.0 * fr->mape_before, 100.0 * fr->mape_after);
-	for (size_t i = 0; i < VAL_FIT_COUNT; i++) {
-		size_t k = val_fit_keys[i];
-		double v0 = *work_calib_field(&a, k), v1 = *work_calib_field(&b, k);
-		if (k == 5) /* launch_s: a time */
-			fprintf(out, "  %-9s = \"%.2f us\";   # was %.2f us\n", work_calib_key(k),
-				v1 * 1e6, v0 * 1e6);
-		else
-			fprintf(out, "  %-9s = %.4g;   # was %.4g\n", work_calib_key(k), v1, v0);
-	}
-	fprintf(out, "\n");
-}
-
-/* The single-node rows (val_load) then the multi-GPU ones (val_load_multi),
- * in one array that val_rows_free releases. */
-static int load_all(struct val_row **rows, size_t *n, struct ts_error *err)
-{
-	struct val_row *a = NULL, *b = NULL;
-	size_t na = 0, nb = 0;
-	int rc = val_load(cli_data_root(), &a, &na, err);
-	if (!rc)
-		rc = val_load_multi(cli_data_root(), &b, &nb, err);
-	struct val_row *all = NULL;
-	if (!rc && na + nb) {
-		all = ts_malloc((na + nb) * sizeof *all);
-		if (!all)
-			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-		else {
-			if (na)
-				memcpy(all, a, na * sizeof *all);
-			if (nb)
-				memcpy(all + na, b, nb * sizeof *all);
-		}
-	}
-	val_rows_free(a, na);
-	val_rows_free(b, nb);
-	*rows = rc ? NULL : all;
-	*n = rc ? 0 : na + nb;
-	return rc;
-}
-
 int cli_validate(int argc, char **argv)
 {
 	const char *source = "all", *format = "text";
 	bool fit = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+	enum { O_SOURCE = 1, O_FORMAT, O_FIT };
+	static const struct cli_opt opts[] = {
+	    {O_SOURCE, "--source", NULL, "vtrain, bert, meg24, mpt, titan, vtrain-multi or all"},
+	    {O_FORMAT, "--format", NULL, "text or csv"},
+	    {O_FIT, "--fit", NULL, NULL},
+	    {0}};
+	struct cli_opts p;
+	const char *v;
+	cli_opt_init(&p, "validate", opts, argc, argv);
+	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
+		if (id == CLI_OPT_ERR)
+			return CLI_USAGE;
+		if (id == CLI_OPT_HELP) {
 			usage(stdout);
 			return CLI_OK;
-		} else if (!strcmp(a, "--fit")) {
+		}
+		if (id == O_SOURCE) {
+			source = v;
+		} else if (id == O_FORMAT) {
+			format = v;
+		} else if (id == O_FIT) {
 			fit = true;
-		} else if (!strcmp(a, "--source") || !strcmp(a, "--format")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr,
-					"trainsim validate: %s: found nothing, expected a value\n",
-					a);
-				usage(stderr);
-				return CLI_USAGE;
-			}
-			if (!strcmp(a, "--source"))
-				source = argv[++i];
-			else
-				format = argv[++i];
 		} else {
-			fprintf(stderr, "trainsim validate: unknown argument \"%s\"\n", a);
+			fprintf(stderr,
+				"trainsim validate: found the argument \"%s\", expected only "
+				"options\n",
+				v);
 			usage(stderr);
 			return CLI_USAGE;
 		}
 	}
-	bool known = !strcmp(source, "all");
-	for (int k = 0; k < VAL_SOURCE_COUNT_; k++)
-		known = known || !strcmp(source, val_source_name((enum val_source)k));
-	if (!known) {
-		fprintf(stderr,
-			"trainsim validate: --source: found \"%s\", expected vtrain, bert, "
-			"meg24, mpt, titan, vtrain-multi or all\n",
-			source);
+	enum ts_format fmt;
+	if (ts_format_parse(format, &fmt)) {
 		usage(stderr);
-		return CLI_USAGE;
+		return cli_fail("validate");
 	}
-	if (strcmp(format, "text") && strcmp(format, "csv")) {
-		fprintf(stderr, "trainsim validate: --format: found \"%s\", expected text or csv\n",
-			format);
-		usage(stderr);
-		return CLI_USAGE;
-	}
-	bool csv = !strcmp(format, "csv");
-
-	struct hw_catalog *cat = NULL;
-	struct work_calib calib;
-	int rc = cli_load_common("validate", &cat, &calib);
+	ts_env *env = NULL;
+	int rc = cli_env("validate", NULL, &env);
 	if (rc)
 		return rc;
-	struct ts_error err;
-	ts_error_clear(&err);
-	struct val_row *rows = NULL;
-	size_t n = 0;
-	bool *use = NULL;
-	double *pred = NULL;
-	if (load_all(&rows, &n, &err)) {
-		rc = cli_print_error("validate", &err);
-		goto out;
-	}
-	use = ts_calloc(n ? n : 1, sizeof *use);
-	pred = ts_calloc(n ? n : 1, sizeof *pred);
-	if (!use || !pred) {
-		fprintf(stderr, "trainsim validate: out of memory\n");
-		rc = CLI_BADINPUT;
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		use[i] = !strcmp(source, "all") || !strcmp(source, rows[i].source);
-	if (fit) {
-		struct val_fit_result fr;
-		if (val_fit(cat, &calib, rows, n, &fr, &err)) {
-			rc = cli_print_error("validate", &err);
-			goto out;
-		}
-		/* with CSV on stdout the fit goes to stderr */
-		print_fit(csv ? stderr : stdout, &fr, &calib);
-		calib = fr.calib;
-	}
-	if (val_predict_all(cat, &calib, rows, n, use, pred, &err)) {
-		rc = cli_print_error("validate", &err);
-		goto out;
-	}
-	struct val_summary s;
-	val_summarize(rows, n, use, pred, &s);
-	if (print_rows(rows, n, use, pred, csv) || (printf("\n") < 0) || print_summary(&s, csv)) {
-		fprintf(stderr, "trainsim validate: writing the report failed\n");
-		rc = CLI_BADINPUT;
-		goto out;
-	}
-	rc = CLI_OK;
-out:
-	ts_free(use, (n ? n : 1) * sizeof *use);
-	ts_free(pred, (n ? n : 1) * sizeof *pred);
-	val_rows_free(rows, n);
-	hw_catalog_destroy(cat);
+	/* with CSV on stdout the fit goes to stderr */
+	if (ts_validate_write(env, source, fit, fmt, stdout,
+			      fmt == TS_FORMAT_CSV ? stderr : stdout))
+		rc = cli_fail("validate");
+	ts_env_close(env);
 	return rc;
 }

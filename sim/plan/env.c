@@ -1,19 +1,89 @@
 /* The environment: the data root's catalogs, opened once.
+ *
+ * The data root, when the caller names none: $TS_DATA_DIR when set (a user
+ * who sets it means it), else ../share/trainsim next to the file this code
+ * was loaded from (libtrainsim.so, or the executable it is linked into:
+ * dladdr on a function of this file), else the source tree the library was
+ * built from. A directory counts when it holds configs/hardware/.
  * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "io/calibcfg.h"
 #include "plan/env.h"
 
+/* Whether dir holds the hardware catalog. */
+static bool is_data_root(const char *dir)
+{
+	char p[PATH_MAX + 32];
+	struct stat st;
+	snprintf(p, sizeof p, "%s/configs/hardware", dir);
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* ../share/trainsim next to the file that holds this code, into buf;
+ * "" when that file cannot be known. */
+static void installed_root(char *buf, size_t n)
+{
+	Dl_info info;
+	char real[PATH_MAX];
+	buf[0] = '\0';
+	if (!dladdr((void *)(uintptr_t)env_open, &info) || !info.dli_fname ||
+	    !realpath(info.dli_fname, real))
+		return;
+	char *slash = strrchr(real, '/'); /* the file's directory (bin/ or lib/) */
+	if (!slash)
+		return;
+	*slash = '\0';
+	slash = strrchr(real, '/'); /* its parent: the prefix */
+	if (slash)
+		*slash = '\0';
+	snprintf(buf, n, "%s/share/trainsim", slash == real ? "" : real);
+}
+
+int env_find_root(char *buf, size_t n, struct ts_error *err)
+{
+	const char *e = getenv("TS_DATA_DIR");
+	char inst[PATH_MAX + 32];
+	installed_root(inst, sizeof inst);
+	if (e && *e) {
+		if (is_data_root(e)) {
+			snprintf(buf, n, "%s", e);
+			return 0;
+		}
+	} else if (inst[0] && is_data_root(inst)) {
+		snprintf(buf, n, "%s", inst);
+		return 0;
+	} else if (is_data_root(TS_SOURCE_DIR)) {
+		snprintf(buf, n, "%s", TS_SOURCE_DIR);
+		return 0;
+	}
+	return ts_error_set(err, TS_EIO, NULL, 0, "data directory",
+			    "cannot open the hardware catalog directory: found no "
+			    "configs/hardware in %s%s (searched first when set), in %s (next "
+			    "to the library) or in %s (the source tree), expected one of them "
+			    "to hold configs/ and models/ (set TS_DATA_DIR to such a directory)",
+			    e && *e ? "TS_DATA_DIR=" : "", e && *e ? e : "TS_DATA_DIR (not set)",
+			    inst[0] ? inst : "../share/trainsim", TS_SOURCE_DIR);
+}
+
 int env_open(const char *root, struct ts_env **out, struct ts_error *err)
 {
 	int rc;
+	char found[PATH_MAX + 32];
 	*out = NULL;
 	if (!root) {
-		const char *e = getenv("TS_DATA_DIR");
-		root = e && *e ? e : TS_SOURCE_DIR;
+		if ((rc = env_find_root(found, sizeof found, err)))
+			return rc;
+		root = found;
 	}
 	struct ts_env *env = ts_calloc(1, sizeof *env);
 	if (!env || !(env->root = ts_strdup(root))) {
@@ -35,7 +105,16 @@ fail:
 
 int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err)
 {
-	return calibcfg_apply(path, env->cat, &env->calib, err);
+	int rc = calibcfg_apply(path, env->cat, &env->calib, err);
+	if (rc)
+		return rc;
+	char *copy = ts_strdup(path);
+	if (!copy)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	if (env->calib_path)
+		ts_free(env->calib_path, strlen(env->calib_path) + 1);
+	env->calib_path = copy;
+	return 0;
 }
 
 void env_destroy(struct ts_env *env)
@@ -46,5 +125,7 @@ void env_destroy(struct ts_env *env)
 	data_catalog_destroy(env->data);
 	if (env->root)
 		ts_free(env->root, strlen(env->root) + 1);
+	if (env->calib_path)
+		ts_free(env->calib_path, strlen(env->calib_path) + 1);
 	ts_free(env, sizeof *env);
 }

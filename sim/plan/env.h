@@ -18,10 +18,18 @@ struct ts_env {
 	struct hw_catalog *cat;	   /* GPUs, links and link efficiencies */
 	struct data_catalog *data; /* storage types (datasets are read by the plan) */
 	struct work_calib calib;   /* compute constants, overrides applied */
+	char *calib_path;	   /* the last overrides file applied, NULL if none
+				    * (owned; its bytes enter a sweep's digest) */
 };
 
-/* Open the environment rooted at `root` (NULL: $TS_DATA_DIR when set, else
- * the source tree the library was built from): load the hardware catalog,
+/* Find the data root when none is given, into buf (size n): $TS_DATA_DIR
+ * when set (then it must hold configs/hardware/), else ../share/trainsim
+ * next to the library's (or executable's) own file, else the source tree
+ * the library was built from; the first that holds configs/hardware/.
+ * Returns 0, or TS_EIO with `err` naming all three places. */
+int env_find_root(char *buf, size_t n, struct ts_error *err);
+
+/* Open the environment rooted at `root` (NULL: env_find_root): load the hardware catalog,
  * the storage catalog and the compute calibration. Returns 0, or the error
  * of the file that failed (TS_EIO, TS_ESYNTAX, ...) with `err` naming file,
  * line and key; *out is NULL on failure. Free with env_destroy. */
@@ -29,7 +37,8 @@ int env_open(const char *root, struct ts_env **out, struct ts_error *err);
 
 /* Apply a calibration overrides file (as written by `trainsim calibrate`)
  * to the environment's compute constants and link efficiencies. Only before
- * the environment is shared. Returns 0 or the file's error with `err`. */
+ * the environment is shared; the path is kept (calib_path). Returns 0, the
+ * file's error with `err`, or TS_ENOMEM. */
 int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err);
 
 /* Free the environment (NULL is fine). */

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/csv.h"
 #include "io/scenario.h"
 #include "run/run.h"
 #include "run/validate.h"
@@ -67,48 +68,9 @@ const char *val_metric_name(enum val_metric m)
 
 /* ------------------------------------------------------------- reading */
 
-/* Most fields of one CSV line we read. */
+/* Most fields of one CSV line we read, and its longest line. */
 #define MAX_FIELDS 32
 #define LINE_MAX_ 4096
-
-/* Split a CSV line in place (RFC 4180 double quotes, no embedded line
- * breaks); returns the number of fields, or -1 when there are more than max. */
-static int split_csv(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-	size_t len = strcspn(line, "\r\n");
-	line[len] = '\0';
-	for (;;) {
-		if (n >= max)
-			return -1;
-		if (*p == '"') {
-			char *w = ++p;
-			f[n++] = w;
-			while (*p) {
-				if (*p == '"' && p[1] == '"') {
-					*w++ = '"';
-					p += 2;
-				} else if (*p == '"') {
-					p++;
-					break;
-				} else {
-					*w++ = *p++;
-				}
-			}
-			*w = '\0';
-			p += strcspn(p, ",");
-		} else {
-			f[n++] = p;
-			p += strcspn(p, ",");
-		}
-		if (*p != ',') {
-			*p = '\0';
-			return n;
-		}
-		*p++ = '\0';
-	}
-}
 
 static int parse_i64(const char *s, int64_t *out)
 {
@@ -130,76 +92,6 @@ static int parse_f64(const char *s, double *out)
 		return -1;
 	*out = v;
 	return 0;
-}
-
-/* A CSV file read line by line: c->f/c->nf hold the current line's fields,
- * c->lineno its 1-based number. */
-struct csv {
-	FILE *fp;
-	const char *path;
-	char line[LINE_MAX_];
-	char *f[MAX_FIELDS];
-	int nf, lineno;
-};
-
-static int csv_open(struct csv *c, const char *path, struct ts_error *err)
-{
-	c->path = path;
-	c->lineno = 0;
-	c->fp = fopen(path, "r");
-	if (!c->fp)
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
-				    strerror(errno));
-	return 0;
-}
-
-/* Read and split the next line: 1 when there was one, 0 at the end of the
- * file, TS_ESYNTAX (file, line) when it has more than MAX_FIELDS fields. */
-static int csv_next(struct csv *c, struct ts_error *err)
-{
-	if (!fgets(c->line, sizeof c->line, c->fp))
-		return 0;
-	c->lineno++;
-	c->nf = split_csv(c->line, c->f, MAX_FIELDS);
-	if (c->nf < 0)
-		return ts_error_set(err, TS_ESYNTAX, c->path, c->lineno, NULL,
-				    "more than %d fields", MAX_FIELDS);
-	return 1;
-}
-
-/* The index of each of names[0..n) in the header line c (col[i]); TS_ESYNTAX
- * naming the first missing column. */
-static int csv_header(const struct csv *c, const char *const *names, int n, int *col,
-		      struct ts_error *err)
-{
-	for (int k = 0; k < n; k++) {
-		col[k] = -1;
-		for (int i = 0; i < c->nf; i++)
-			if (!strcmp(c->f[i], names[k]))
-				col[k] = i;
-		if (col[k] < 0)
-			return ts_error_set(err, TS_ESYNTAX, c->path, 1, names[k],
-					    "missing column in the header");
-	}
-	return 0;
-}
-
-/* The next data line of a file with a header: the header (line 1) fills
- * col[] (csv_header), blank lines are skipped. 1 for a data line in c, 0 at
- * the end, or the error of csv_next / csv_header. */
-static int csv_row(struct csv *c, const char *const *names, int n, int *col, struct ts_error *err)
-{
-	int rc;
-	while ((rc = csv_next(c, err)) > 0) {
-		if (c->lineno == 1) {
-			if ((rc = csv_header(c, names, n, col, err)))
-				return rc;
-			continue;
-		}
-		if (!(c->nf == 1 && !*c->f[0]))
-			return 1;
-	}
-	return rc;
 }
 
 struct rows {
@@ -236,9 +128,11 @@ static int scenario_text(struct val_row *r, struct ts_error *err, const char *fm
 static int load_vtrain(const char *path, struct rows *v, struct ts_error *err)
 {
 	struct csv c;
-	int rc = csv_open(&c, path, err);
-	if (rc)
+	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	if (rc) {
+		csv_close(&c);
 		return rc;
+	}
 	while ((rc = csv_next(&c, err)) > 0) {
 		int lineno = c.lineno, nf = c.nf;
 		char **f = c.f;
@@ -294,7 +188,7 @@ static int load_vtrain(const char *path, struct rows *v, struct ts_error *err)
 		if (rc)
 			break;
 	}
-	fclose(c.fp);
+	csv_close(&c);
 	return rc;
 }
 
@@ -307,9 +201,11 @@ static const char *const mcols[M_NCOLS] = {
 static int load_measurements(const char *path, struct rows *v, struct ts_error *err)
 {
 	struct csv c;
-	int rc = csv_open(&c, path, err);
-	if (rc)
+	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	if (rc) {
+		csv_close(&c);
 		return rc;
+	}
 	int col[M_NCOLS];
 	while ((rc = csv_row(&c, mcols, M_NCOLS, col, err)) > 0) {
 		int lineno = c.lineno, nf = c.nf;
@@ -367,7 +263,7 @@ static int load_measurements(const char *path, struct rows *v, struct ts_error *
 		if (rc)
 			break;
 	}
-	fclose(c.fp);
+	csv_close(&c);
 	return rc;
 }
 
@@ -444,9 +340,11 @@ static void need(char *needs, size_t n, bool cond, const char *part)
 static int load_vtrain_multi(const char *path, struct rows *v, struct ts_error *err)
 {
 	struct csv c;
-	int rc = csv_open(&c, path, err);
-	if (rc)
+	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	if (rc) {
+		csv_close(&c);
 		return rc;
+	}
 	while ((rc = csv_next(&c, err)) > 0) {
 		int lineno = c.lineno, nf = c.nf;
 		char **f = c.f;
@@ -508,7 +406,7 @@ static int load_vtrain_multi(const char *path, struct rows *v, struct ts_error *
 		if (rc)
 			break;
 	}
-	fclose(c.fp);
+	csv_close(&c);
 	return rc;
 }
 
@@ -704,9 +602,11 @@ static int row_titan(struct val_row *r, char **f, const int *col, struct ts_erro
 static int load_multi_measurements(const char *path, struct rows *v, struct ts_error *err)
 {
 	struct csv c;
-	int rc = csv_open(&c, path, err);
-	if (rc)
+	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	if (rc) {
+		csv_close(&c);
 		return rc;
+	}
 	int col[X_NCOLS];
 	while ((rc = csv_row(&c, xcols, X_NCOLS, col, err)) > 0) {
 		int lineno = c.lineno, nf = c.nf;
@@ -762,7 +662,7 @@ static int load_multi_measurements(const char *path, struct rows *v, struct ts_e
 		int num = atoi(strchr(id, '-') + 1);
 		r->fitting = r->src == VAL_MPT ? ((num + 1) / 2) % 2 == 1 : num % 2 == 1;
 	}
-	fclose(c.fp);
+	csv_close(&c);
 	return rc;
 }
 

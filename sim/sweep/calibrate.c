@@ -9,10 +9,9 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "engine/evq.h"
-#include "engine/fluid.h"
 #include "hw/cluster.h"
 #include "net/coll.h"
+#include "net/meter.h"
 #include "net/net.h"
 #include "run/run.h"
 #include "sweep/calibrate.h"
@@ -143,66 +142,19 @@ int calib_fit_iteration(const struct ts_scenario *sc, const struct work_calib *s
 
 /* ---- link efficiency from nccl-tests ----------------------------------- */
 
-struct coll_timing {
-	struct ts_evq *q;
-	ts_time end;
-};
-
-static void calib_coll_done(void *ctx, uint64_t arg)
-{
-	(void)arg;
-	struct coll_timing *t = ctx;
-	t->end = evq_now(t->q);
-}
-
 int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes, double *busbw_Bps,
 		     struct ts_error *err)
 {
-	const struct hw_cluster *c = sc->cluster;
-	uint32_t gpn = hw_cluster_gpus_per_node(c);
-	enum net_mode mode = gpus % gpn == 0 ? NET_CLASS : NET_FULL;
-	struct ts_evq *q = NULL;
-	struct ts_fluid *f = NULL;
-	struct ts_net *net = NULL;
-	struct ts_coll *cc = NULL;
-	uint32_t *ranks = ts_calloc(gpus, sizeof *ranks);
-	int rc = TS_ENOMEM;
+	struct coll_meter *m = NULL;
+	double t = 0.0;
 	*busbw_Bps = 0.0;
-	if (!ranks || evq_create(&q, 1024) || fluid_create(&f, q) || net_create(&net, c, f, mode) ||
-	    coll_create(&cc, net)) {
-		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-		goto out;
-	}
-	for (uint32_t i = 0; i < gpus; i++)
-		ranks[i] = i;
-	struct coll_timing tm = {.q = q};
-	struct coll_spec s = {.op = COLL_ALL_REDUCE,
-			      .ranks = ranks,
-			      .nranks = gpus,
-			      .bytes = bytes,
-			      .mult = mode == NET_CLASS ? (gpus + gpn - 1) / gpn : 1,
-			      .done = calib_coll_done,
-			      .ctx = &tm};
-	struct coll_plan p;
-	ts_time t0 = evq_now(q);
-	if ((rc = coll_start(cc, &s, &p, err)))
-		goto out;
-	fluid_run(f, TS_TIME_MAX);
-	if ((rc = fluid_status(f))) {
-		ts_error_set(err, rc, NULL, 0, NULL,
-			     "found an all-reduce that would end at simulated time beyond 292 "
-			     "years, expected durations that fit");
-		goto out;
-	}
-	double t = ts_time_to_s(tm.end - t0);
-	*busbw_Bps = t > 0.0 ? bytes / t * coll_bus_factor(COLL_ALL_REDUCE, gpus) : 0.0;
-	rc = 0;
-out:
-	coll_destroy(cc);
-	net_destroy(net);
-	fluid_destroy(f);
-	evq_destroy(q);
-	ts_free(ranks, gpus * sizeof *ranks);
+	int rc = coll_meter_create(&m, sc->cluster, gpus, NET_CLASS, err);
+	if (!rc)
+		rc = coll_meter_run(m, COLL_ALL_REDUCE, bytes, COLL_ALGO_AUTO, COLL_PROTO_AUTO,
+				    NULL, &t, err);
+	coll_meter_destroy(m);
+	if (!rc)
+		*busbw_Bps = t > 0.0 ? bytes / t * coll_bus_factor(COLL_ALL_REDUCE, gpus) : 0.0;
 	return rc;
 }
 

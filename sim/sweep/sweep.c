@@ -29,6 +29,7 @@
 
 #include "base/alloc.h"
 #include "base/cfg.h"
+#include "base/csv.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "sweep/sweep.h"
@@ -431,68 +432,28 @@ static bool digest_parse(const char *line, struct sweep_digest *d)
 	       end > 0 && line[end] == '\n';
 }
 
-/* Next CSV field of *p (RFC 4180 quoting, as csv_field writes it) unquoted
- * into field (as large as the line); false when the quoting is broken. */
-static bool csv_next(const char **p, char *field)
-{
-	const char *s = *p;
-	size_t m = 0;
-	if (*s == '"') {
-		for (s++;; s++) {
-			if (*s == '\0' || *s == '\n')
-				return false;
-			if (*s == '"') {
-				if (s[1] != '"')
-					break;
-				s++;
-			}
-			field[m++] = *s;
-		}
-		s++;
-		if (*s != ',' && *s != '\n' && *s != '\0')
-			return false;
-	} else {
-		for (; *s != ',' && *s != '\n' && *s != '\0'; s++) {
-			if (*s == '"')
-				return false;
-			field[m++] = *s;
-		}
-	}
-	field[m] = '\0';
-	*p = s;
-	return true;
-}
-
-/* Number of fields of a CSV line, 0 when its quoting is broken. */
-static size_t csv_count(const char *line, char *field)
-{
-	size_t k = 0;
-	for (const char *p = line;; p++) {
-		if (!csv_next(&p, field))
-			return 0;
-		k++;
-		if (*p != ',')
-			return k;
-	}
-}
+/* Most columns of a sweep's CSV, and one more (a row with more fields than
+ * the header is not a row of this sweep). */
+#define SWEEP_MAX_COLS 1024
 
 /* Whether line (ending in "\n") is the row of point i of sp: its index,
- * its axis values and `nfields` fields. field: scratch as large as line. */
-static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i, size_t nfields,
-			 char *field)
+ * its axis values and `nfields` fields. field: scratch as large as line; f:
+ * room for nfields + 1 field pointers. */
+static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i, int nfields,
+			 char *field, char **f)
 {
 	char idx[32];
 	snprintf(idx, sizeof idx, "%zu", i);
-	const char *p = line;
-	for (size_t k = 0; k <= sp->naxes; k++, p++) {
-		if (!csv_next(&p, field) || *p != ',')
-			return false;
+	strcpy(field, line);
+	if (csv_split(field, f, nfields + 1) != nfields)
+		return false;
+	for (size_t k = 0; k <= sp->naxes; k++) {
 		const char *want =
 		    k ? sp->axes[k - 1].shown[sweepcfg_value_index(sp, i, k - 1)] : idx;
-		if (strcmp(field, want))
+		if (strcmp(f[k], want))
 			return false;
 	}
-	return csv_count(line, field) == nfields;
+	return true;
 }
 
 int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
@@ -507,8 +468,9 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 	     *field = ts_malloc(SWEEP_ROW_MAX);
 	struct sweep_digest got;
 	bool has_digest = false;
+	char **fields = ts_calloc(SWEEP_MAX_COLS, sizeof *fields);
 	int rc = 0, hline = 1;
-	if (!head || !line || !field) {
+	if (!head || !line || !field || !fields) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
@@ -575,14 +537,21 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 	}
 	long pos = ftell(f);
 	*keep = pos;
-	size_t nfields = csv_count(head, field);
+	strcpy(field, head);
+	int nfields = csv_split(field, fields, SWEEP_MAX_COLS);
+	if (nfields < 0) {
+		rc = ts_error_set(err, TS_ELIMIT, sp->file, 0, NULL,
+				  "the CSV header has more than %d columns", SWEEP_MAX_COLS - 1);
+		goto out;
+	}
 	/* whole rows of points 0, 1, ... in order, with their axis values and
 	 * every field; from the first that is not (cut by a kill, another
 	 * run's, damaged), the file is not trusted and the points are
 	 * computed again */
 	while (*done < sp->npoints && fgets(line, SWEEP_ROW_MAX, f)) {
 		size_t len = strlen(line);
-		if (!len || line[len - 1] != '\n' || !row_is_point(sp, line, *done, nfields, field))
+		if (!len || line[len - 1] != '\n' ||
+		    !row_is_point(sp, line, *done, nfields, field, fields))
 			break;
 		(*done)++;
 		*keep = ftell(f);
@@ -593,6 +562,7 @@ out:
 	ts_free(head, SWEEP_ROW_MAX);
 	ts_free(line, SWEEP_ROW_MAX);
 	ts_free(field, SWEEP_ROW_MAX);
+	ts_free(fields, SWEEP_MAX_COLS * sizeof *fields);
 	fclose(f);
 	return rc;
 }

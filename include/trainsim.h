@@ -1,0 +1,468 @@
+/* trainsim: the public API of libtrainsim, a discrete-event simulator of
+ * distributed deep-learning training clusters.
+ *
+ * The objects, in the order a program meets them:
+ *
+ *   ts_env       the environment: the data root (hardware catalog, clusters,
+ *                models, datasets, plots) and the compute calibration, read
+ *                once. Read-only once open; one environment may serve many
+ *                scenarios and threads.
+ *   ts_scenario  one scenario file (libconfig) with its --set overrides,
+ *                loaded against an environment.
+ *   ts_plan      a scenario made ready to simulate in an environment.
+ *   ts_result    the figures of one simulated plan (iteration time,
+ *                throughput, memory, time to train, energy, cost).
+ *
+ *     ts_env *env; ts_scenario *sc; ts_plan *p; ts_result *r;
+ *     if (ts_env_open(NULL, &env) || ts_scenario_load_file(env, path, NULL, 0, &sc) ||
+ *         ts_plan_build(env, sc, &p) || ts_plan_simulate(p, NULL, &r))
+ *             fprintf(stderr, "%s\n", ts_errmsg());
+ *     else
+ *             printf("%.9g\n", ts_result_iteration_time_s(r));
+ *
+ * Conventions of every function below:
+ * - Errors: a function that can fail returns an int, 0 on success or one of
+ *   the negative TS_E* codes; ts_errmsg() then gives the one-line detail
+ *   "file:line: key: found ..., expected ..." of the last failure on the
+ *   calling thread. On failure an output handle is set to NULL.
+ * - Ownership: a handle returned through `**out` belongs to the caller, who
+ *   frees it with the matching *_free / ts_env_close (each accepts NULL).
+ *   Strings returned by accessors belong to the object they come from and
+ *   live as long as it does. Input strings are copied, never kept.
+ * - Units: SI base units unless the name says otherwise: seconds (_s),
+ *   bytes (_bytes), bytes per second (_Bps), dollars (_usd), kWh (_kwh).
+ * - The library never prints and never exits: it writes only to the FILE *
+ *   a caller passes and to files the caller names.
+ * - Thread safety: distinct objects may be used from distinct threads; one
+ *   object is not to be used by two threads at once, except a ts_env after
+ *   it is open and calibrated, which is only read.
+ *
+ * Build: cc prog.c $(pkg-config --cflags --libs trainsim)
+ * SPDX-License-Identifier: MIT */
+#ifndef TRAINSIM_H
+#define TRAINSIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TS_API __attribute__((visibility("default")))
+#else
+#define TS_API
+#endif
+
+/* ---- version ---------------------------------------------------------- */
+
+#define TRAINSIM_VERSION_MAJOR 0
+#define TRAINSIM_VERSION_MINOR 1
+#define TRAINSIM_VERSION_PATCH 0
+
+/* The library's version as "MAJOR.MINOR.PATCH"; static, never NULL. */
+TS_API const char *ts_version(void);
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* Error codes: X(name, value, short text). 0 is success, every error is
+ * negative; the list is shared with the library's internals, so a code a
+ * function returns is always one of these. */
+#define TS_ERRNO_MAP(X)                                                                            \
+	X(OK, 0, "success")                                                                        \
+	X(NOMEM, -1, "out of memory")                                                              \
+	X(IO, -2, "cannot read file")                                                              \
+	X(SYNTAX, -3, "syntax error")                                                              \
+	X(UNKNOWN_KEY, -4, "unknown key")                                                          \
+	X(TYPE, -5, "wrong type")                                                                  \
+	X(RANGE, -6, "value out of range")                                                         \
+	X(UNKNOWN_NAME, -7, "unknown name")                                                        \
+	X(UNIT, -8, "unknown or missing unit")                                                     \
+	X(INVALID, -9, "invalid configuration")                                                    \
+	X(UNSUPPORTED, -10, "not supported")                                                       \
+	X(USAGE, -11, "bad usage")                                                                 \
+	X(LIMIT, -12, "size limit exceeded")
+
+enum ts_errno {
+#define TS_ERR_ENUM(name, val, text) TS_E##name = val,
+	TS_ERRNO_MAP(TS_ERR_ENUM)
+#undef TS_ERR_ENUM
+};
+
+/* Short text of an error code ("out of memory"); static, never NULL. */
+TS_API const char *ts_strerror(int code);
+
+/* The one-line detail of the last failed call on this thread:
+ * "file:line: key: found ..., expected ..." (parts that do not apply are
+ * left out); "" when no call has failed. The text is thread-local and stays
+ * valid until the next failing call on the same thread. */
+TS_API const char *ts_errmsg(void);
+
+/* The code of the last failed call on this thread (0 when none). */
+TS_API int ts_errcode(void);
+
+/* Write to buf (size n) up to `max` of the `ncand` candidates closest to
+ * `name` (case-insensitive edit distance), closest first, as "\"a\",
+ * \"b\"", keeping only those within a distance of max(2, strlen(name)/2)
+ * unless none is; candidates that contain `name` count as close. For "did
+ * you mean" in a program's own messages. Returns buf ("" when ncand is 0). */
+TS_API char *ts_suggest(const char *name, const char *const *cand, size_t ncand, size_t max,
+			char *buf, size_t n);
+
+/* ---- output formats ----------------------------------------------------- */
+
+enum ts_format {
+	TS_FORMAT_TEXT = 0, /* a table or report for people */
+	TS_FORMAT_CSV = 1,  /* RFC 4180 with units in the column names */
+	TS_FORMAT_JSON = 2, /* one object with "schema_version" */
+};
+
+/* Parse "text", "csv" or "json" into *out. Returns 0 or TS_EUSAGE. */
+TS_API int ts_format_parse(const char *name, enum ts_format *out);
+
+/* ---- environment -------------------------------------------------------- */
+
+typedef struct ts_env ts_env;
+
+/* Open the environment rooted at the data directory `root` (holding
+ * configs/hardware/, configs/clusters/, models/, plots/), reading the
+ * hardware and storage catalogs and the compute calibration.
+ * root NULL searches, in this order:
+ *   1. $TS_DATA_DIR when it is set and not empty (first, because a user
+ *      who sets it means it: it is how one adds hardware or models without
+ *      touching an installation; when set, it is used or it is an error);
+ *   2. ../share/trainsim next to the library's own file (an installed
+ *      libtrainsim.so, or the executable it is linked into), so an
+ *      installed prefix works wherever it is moved;
+ *   3. the source tree the library was built from.
+ * The first that holds configs/hardware/ wins; when none does, the error
+ * (TS_EIO) names all three. Returns 0, TS_EIO, TS_ESYNTAX, ... (the file
+ * that failed is in ts_errmsg()), TS_ENOMEM. Close with ts_env_close. */
+TS_API int ts_env_open(const char *root, ts_env **out);
+
+/* Apply a calibration overrides file (as `trainsim calibrate` writes) to the
+ * environment's compute constants and link efficiencies. Only before the
+ * environment is shared. Returns 0 or the file's error. */
+TS_API int ts_env_load_calibration(ts_env *env, const char *path);
+
+/* The data root in use (owned by env). */
+TS_API const char *ts_env_root(const ts_env *env);
+
+/* Free the environment (NULL is fine). Every scenario, plan and sweep made
+ * from it must be freed first. */
+TS_API void ts_env_close(ts_env *env);
+
+/* ---- scenario ----------------------------------------------------------- */
+
+typedef struct ts_scenario ts_scenario;
+
+/* Load the scenario file `path` with the overrides sets[0..nsets) applied in
+ * order, each "dotted.key=value" (a libconfig scalar, a bare word taken as a
+ * string, or a { ... } group). Names (model, cluster, GPU, dataset) resolve
+ * in env, which must outlive the scenario. Returns 0, TS_EIO, TS_ESYNTAX,
+ * TS_EUNKNOWN_KEY, TS_ERANGE, TS_EINVALID, ... or TS_ENOMEM. */
+TS_API int ts_scenario_load_file(const ts_env *env, const char *path, const char *const *sets,
+				 size_t nsets, ts_scenario **out);
+
+/* Write the resolved scenario (libconfig, every value with where it came
+ * from) to out. Returns 0 or TS_EIO. */
+TS_API int ts_scenario_write_config(const ts_scenario *sc, FILE *out);
+
+/* Write the resolved scenario as one JSON object (the same settings as
+ * ts_scenario_write_config, with "schema_version") to out. Returns 0 or
+ * TS_EIO. */
+TS_API int ts_scenario_write_json(const ts_scenario *sc, FILE *out);
+
+/* The model file the scenario names by path (model = "my-model.cfg"), as
+ * the scenario resolved it, or NULL when it names a bundled model (owned by
+ * sc). With ts_scenario_cluster_file, the inputs an output must not
+ * overwrite (ts_output_check). */
+TS_API const char *ts_scenario_model_file(const ts_scenario *sc);
+
+/* The cluster file the scenario names by path, or NULL when it names a
+ * bundled cluster or holds its own (owned by sc). */
+TS_API const char *ts_scenario_cluster_file(const ts_scenario *sc);
+
+/* Free the scenario (NULL is fine). */
+TS_API void ts_scenario_free(ts_scenario *sc);
+
+/* ---- plan --------------------------------------------------------------- */
+
+typedef struct ts_plan ts_plan;
+
+/* Make the scenario ready to simulate in env: every cross-key check and
+ * default. env and sc must outlive the plan (it borrows them). Returns 0,
+ * TS_EINVALID (a setting that cannot be laid out) or TS_ENOMEM. */
+TS_API int ts_plan_build(const ts_env *env, const ts_scenario *sc, ts_plan **out);
+
+/* Free the plan (NULL is fine). */
+TS_API void ts_plan_free(ts_plan *p);
+
+/* ---- result ------------------------------------------------------------- */
+
+typedef struct ts_result ts_result;
+
+/* Simulate the plan's iterations and extrapolate the whole run. When trace
+ * is not NULL, a Chrome trace (JSON, for Perfetto or chrome://tracing) of
+ * the simulated iterations is written to it; nothing is written on failure
+ * after the trace began, so a caller that wrote to a file should remove it.
+ * A setting that does not fit in memory is a result (fits = false), not an
+ * error. Returns 0, TS_EINVALID, TS_EIO (writing the trace) or TS_ENOMEM.
+ * Free *out with ts_result_free. */
+TS_API int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out);
+
+/* Free the result (NULL is fine). */
+TS_API void ts_result_free(ts_result *r);
+
+/* Mean iteration time over the steady iterations (warm-up excluded), s. */
+TS_API double ts_result_iteration_time_s(const ts_result *r);
+
+/* The scenario's name (owned by r). */
+TS_API const char *ts_result_name(const ts_result *r);
+
+/* The number under a stable result key of `trainsim run --format json`
+ * ("tokens_per_s", "mfu", "memory_per_gpu_bytes", "cost_usd", ...; the
+ * memory breakdown as "memory_breakdown.weights_bytes"; a boolean such as
+ * "fits" as 0 or 1) into *value, in the key's unit. Returns 0,
+ * TS_EUNKNOWN_KEY (no such key, or not a number) or TS_ENOMEM. */
+TS_API int ts_result_get(const ts_result *r, const char *key, double *value);
+
+/* Write the result: TS_FORMAT_TEXT the readable report, TS_FORMAT_CSV a
+ * header line and one row, TS_FORMAT_JSON one object (the stable result
+ * keys and "schema_version"). Returns 0, TS_EIO or TS_ENOMEM. */
+TS_API int ts_result_write(const ts_result *r, enum ts_format format, FILE *out);
+
+/* Write results rs[0..n) (n >= 2) side by side: one column per scenario,
+ * the best of each row marked ('*' in text, a "best" column in CSV and
+ * JSON), scaling efficiency relative to rs[0]. Returns 0, TS_EUSAGE (n <
+ * 2), TS_EIO or TS_ENOMEM. */
+TS_API int ts_compare_write(const ts_result *const *rs, size_t n, enum ts_format format, FILE *out);
+
+/* ---- output files ------------------------------------------------------- */
+
+/* A file a program writes or reads, as its user named it: opt is the option
+ * that named it ("--trace", "-o"; NULL or "" for a positional argument), used
+ * to key messages; path NULL means not given (skipped), and "-" as an output
+ * means standard output (skipped by the check). */
+struct ts_output_arg {
+	const char *opt;
+	const char *path;
+};
+
+/* Check the outputs outs[0..nout) of one command against its inputs
+ * ins[0..nin) and the data root of env (its configs/, models/ and plots/,
+ * which stand for every file inside them) before any work. An output is
+ * refused when it is the same file as an input or an earlier output (same
+ * device and inode: also through a symlink or another spelling), lies
+ * under the data root's folders, is a directory or an existing file that is
+ * not a regular file (a device node, a FIFO), or cannot be written (its
+ * mode, its folder). Missing inputs are skipped. Returns 0, TS_EUSAGE (an
+ * input, another output, a directory, a special file) or TS_EIO (not
+ * writable), ts_errmsg() keyed by the output's option and naming both
+ * files; TS_ENOMEM. Touches no file. */
+TS_API int ts_output_check(const ts_env *env, const struct ts_output_arg *outs, size_t nout,
+			   const struct ts_output_arg *ins, size_t nin);
+
+/* An output file being written: a failure leaves the old file (or nothing)
+ * in place rather than half a file. */
+typedef struct ts_output ts_output;
+
+/* Open output `path` ("-": standard output) for writing. A file is written
+ * as a new temporary file in the same folder (".NAME.XXXXXX"); nothing at
+ * path changes until ts_output_commit renames it onto path (a symlink at
+ * path is replaced, its target never written). opt (may be NULL) keys
+ * errors. Returns 0, TS_EUSAGE (path NULL or empty), TS_EIO (the folder
+ * cannot be written; ts_errmsg() holds the reason) or TS_ENOMEM; *out NULL on failure. Finish with
+ * ts_output_commit or ts_output_abort, which free it. */
+TS_API int ts_output_open(const char *path, const char *opt, ts_output **out);
+
+/* The stream to write to (owned by o: never fclose it); stdout for "-". */
+TS_API FILE *ts_output_stream(const ts_output *o);
+
+/* The name of the file being written (the temporary file of
+ * ts_output_open, for a program that writes it by name such as gnuplot; the
+ * path itself for ts_sweep_output_open), or NULL for standard output. Owned
+ * by o. */
+TS_API const char *ts_output_file(const ts_output *o);
+
+/* Finish: flush, fsync, close and rename the temporary file onto the path
+ * (keeping the mode of the file it replaces); for standard output, flush
+ * it. A write error of any earlier write on the stream or of this call
+ * (ENOSPC, EFBIG, ...) is TS_EIO naming the file and the reason, and the
+ * temporary file is removed. Frees o (NULL is fine: returns 0). */
+TS_API int ts_output_commit(ts_output *o);
+
+/* Give up: close and remove the temporary file (nothing else); a sweep's
+ * results file (ts_sweep_output_open) is left as it stands, unlocked, its
+ * whole rows resumable. Frees o; NULL is fine. */
+TS_API void ts_output_abort(ts_output *o);
+
+/* Record that a write to o's stream failed (errnum: errno as the failing
+ * call left it, 0 if unknown) as the last error, naming the file and the
+ * reason; returns TS_EIO. For a caller whose write failed before
+ * ts_output_commit. */
+TS_API int ts_output_write_error(const ts_output *o, int errnum);
+
+/* ---- sweeps ------------------------------------------------------------- */
+
+typedef struct ts_sweep ts_sweep;
+
+/* Progress of a sweep: done of total points, elapsed_s seconds since the
+ * run began. Called from the thread that called ts_sweep_run. */
+typedef void (*ts_progress_fn)(void *user, size_t done, size_t total, double elapsed_s);
+
+/* Load the sweep file `path` (a base scenario plus axes) and check every
+ * axis value against env, which must outlive the sweep. Returns 0, the
+ * file's error, or TS_ENOMEM. */
+TS_API int ts_sweep_open(const ts_env *env, const char *path, ts_sweep **out);
+
+/* The base scenario file of the sweep (owned by sw), NULL when inline. */
+TS_API const char *ts_sweep_base_path(const ts_sweep *sw);
+
+/* Load point i (< the number of points) of the sweep as a scenario: the
+ * base with that point's axis values. Returns 0, the scenario's error or
+ * TS_ENOMEM. Free *out with ts_scenario_free. */
+TS_API int ts_sweep_point_load(const ts_sweep *sw, size_t i, ts_scenario **out);
+
+/* Open the results file of the sweep for ts_sweep_run and write what
+ * precedes the rows; *first receives the first point to run.
+ * path NULL or "-": standard output, the CSV header is written, *first 0.
+ * Else the file is opened in place (created when missing) under an
+ * exclusive lock held until ts_output_commit or ts_output_abort, so a second
+ * writer is refused. Its first line is a digest of the base scenario, the
+ * calibration (the environment's constants and overrides file) and the
+ * version: with resume, an existing file keeps its whole rows of points 0,
+ * 1, ... when its digest line and header match, and *first is the next
+ * point; without resume the file starts over (digest line, header). Returns
+ * 0, TS_EIO (cannot be opened, locked by another process, a write error),
+ * TS_EINVALID (resume into another sweep's file, or a file whose digest
+ * line is missing or differs: the message says which of base, calibration
+ * and version changed) or TS_ENOMEM; *out NULL on failure. */
+TS_API int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_output **out,
+				size_t *first);
+
+/* Simulate points first.. of the sweep on `threads` OpenMP threads (0: the
+ * default) and write one CSV row per point, in point order, to out.
+ * progress (may be NULL) is called as points finish. A point that fails
+ * or does not fit is a row with its status. Returns 0, TS_EIO or TS_ENOMEM. */
+TS_API int ts_sweep_run(const ts_sweep *sw, size_t first, int threads, FILE *out,
+			ts_progress_fn progress, void *user);
+
+/* Free the sweep (NULL is fine). */
+TS_API void ts_sweep_free(ts_sweep *sw);
+
+/* ---- search ------------------------------------------------------------- */
+
+enum ts_objective {
+	TS_OBJECTIVE_TIME = 0, /* shortest time to train */
+	TS_OBJECTIVE_COST = 1, /* lowest cost (GPU-seconds per iteration without prices) */
+};
+
+/* Search the settings of the scenario file `path` (with sets[0..nsets) as in
+ * ts_scenario_load_file): GPU count up to max_gpus (0: the scenario's),
+ * tp, pp, dp, cp, micro-batch, schedule, ZeRO, recompute; prune by a static
+ * memory estimate, simulate the rest on `threads` threads (0: default),
+ * and write the best `top` that fit as a table, with counts and speed, to
+ * out. Returns 0, the scenario's error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_search_write(const ts_env *env, const char *path, const char *const *sets,
+			   size_t nsets, enum ts_objective objective, uint32_t max_gpus,
+			   int threads, size_t top, FILE *out);
+
+/* ---- calibration -------------------------------------------------------- */
+
+/* Fit the compute constant the scenario's iteration time depends on most so
+ * that the simulated iteration takes measured_s seconds; write the fit to
+ * report (text) and, only when the fit succeeds, the overrides file (for
+ * ts_env_load_calibration) to overrides. A fit that stops at a bound and
+ * still misses by more than 5 % is TS_ERANGE and writes no overrides.
+ * Returns 0, the scenario's error, TS_ERANGE, TS_EIO or TS_ENOMEM. */
+TS_API int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *sets,
+				  size_t nsets, double measured_s, FILE *overrides, FILE *report);
+
+/* Fit the efficiency of the link type an all-reduce of the scenario is bound
+ * by to nccl-tests output (all_reduce_perf text, file nccl_path): write the
+ * fit to report and, only when it succeeds, the overrides file to
+ * overrides. Returns 0, the files' error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, size_t nsets,
+			     const char *nccl_path, FILE *overrides, FILE *report);
+
+/* ---- validation --------------------------------------------------------- */
+
+/* Predict the published measurements of the data root's tests/validation/
+ * (source: "vtrain", "bert", "meg24", "mpt", "titan", "vtrain-multi" or
+ * "all"); write one row per measurement and the error statistics as a table
+ * (TS_FORMAT_TEXT) or CSV to out. With fit, first refit the constants on the
+ * fitting halves and write the fit to fit_out. Returns 0, TS_EUSAGE (an
+ * unknown source or JSON), the files' error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, enum ts_format format,
+			     FILE *out, FILE *fit_out);
+
+/* ---- catalogs ----------------------------------------------------------- */
+
+/* Write what the environment offers of `kind`: "gpus", "links", "clusters"
+ * or "models", as a table, CSV or JSON (sorted by name). Returns 0,
+ * TS_EUSAGE (an unknown kind; ts_errmsg() suggests the closest), the error
+ * of a file that does not load, TS_EIO or TS_ENOMEM. */
+TS_API int ts_list_write(const ts_env *env, const char *kind, enum ts_format format, FILE *out);
+
+/* ---- charts ------------------------------------------------------------- */
+
+/* Prepare a chart of kind "scaling" (throughput against GPUs), "breakdown"
+ * (where the iteration time goes), "frontier" (cost against time to train)
+ * or "memory" (memory per GPU by kind) from the results CSV csv_path (as
+ * trainsim sweep or run --format csv write it; rows whose status is not ok
+ * or that do not fit are left out): write the whitespace-separated columns
+ * the gnuplot script reads to data, and the path of that script (under the
+ * data root) into script (size n). The caller runs gnuplot with
+ * datafile, outfile, fmt ("png" or "svg"), title_in and plotdir set.
+ * Returns 0, TS_EUSAGE (an unknown kind), TS_EIO (a file that cannot be
+ * read), TS_ESYNTAX (broken CSV, with file and line), TS_EINVALID (a
+ * missing column, no row to plot), TS_ENOMEM. */
+TS_API int ts_plot_data(const ts_env *env, const char *kind, const char *csv_path, FILE *data,
+			char *script, size_t n);
+
+/* ---- collectives -------------------------------------------------------- */
+
+/* One nccl-tests-style measurement of a collective on a cluster. */
+struct ts_collective_opts {
+	const char *cluster;	 /* bundled cluster name or file (required) */
+	uint32_t nodes;		 /* node count, 0: the cluster's */
+	const char *const *sets; /* "key=value" laid over the cluster file (with or
+				    without "cluster." in front) */
+	size_t nsets;		 /* number of sets, at most 16 besides the counts */
+	const char *op;		 /* all_reduce (NULL), all_gather, reduce_scatter,
+				    broadcast, reduce, all_to_all, send_recv */
+	double min_bytes;	 /* first message size, bytes */
+	double max_bytes;	 /* last message size, bytes (>= min_bytes) */
+	double factor;		 /* size step factor, > 1 */
+	uint32_t gpus;		 /* use the first `gpus` GPUs, 0: all */
+	const char *algo;	 /* auto (NULL), ring, tree, nvls, collnet */
+	const char *proto;	 /* auto (NULL), LL, LL128, Simple */
+	const char *mode;	 /* class (NULL) or full rank expansion */
+};
+
+/* Fill o with the defaults: all_reduce from 8 bytes to 128 MiB by factor 2
+ * on every GPU of the cluster, automatic algorithm and protocol, class mode. */
+TS_API void ts_collective_opts_init(struct ts_collective_opts *o);
+
+/* Parse a message size as nccl-tests writes it (8, 64K, 1M, 8G: powers of
+ * 1024) or with a unit ("1 GiB") into *bytes (whole bytes, at most 1 PiB).
+ * Returns 0 or TS_ERANGE. */
+TS_API int ts_parse_size(const char *s, double *bytes);
+
+/* Simulate the collective of o at each size from min_bytes to max_bytes and
+ * write the table (size, count, time, algbw, busbw, algorithm, protocol,
+ * channels) and the mean bus bandwidth to out. Returns 0, TS_EUSAGE (an
+ * unknown op, algorithm, protocol or mode; no cluster), TS_ERANGE (sizes,
+ * GPUs, a --set value), the cluster's error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_collective_write(const ts_env *env, const struct ts_collective_opts *o,
+			       enum ts_format format, FILE *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,252 @@
+/* The public API (include/trainsim.h): environment, scenario, plan and
+ * result. This folder is the one place where a program's calls meet the
+ * library's internals; every public function records its failure in a
+ * thread-local error for ts_errmsg().
+ * SPDX-License-Identifier: MIT */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api_int.h"
+#include "base/alloc.h"
+#include "io/scenario.h"
+#include "plan/env.h"
+#include "report/report.h"
+#include "report/table.h"
+#include "run/result.h"
+#include "run/run.h"
+#include "trace/trace.h"
+
+static _Thread_local struct ts_error last_err;
+static _Thread_local char last_msg[1400];
+
+int api_fail(const struct ts_error *e)
+{
+	last_err = *e;
+	if (!last_err.code)
+		last_err.code = TS_EINVALID;
+	if (!last_err.msg[0] && !last_err.key[0] && !last_err.file[0])
+		snprintf(last_err.msg, sizeof last_err.msg, "%s", ts_strerror(last_err.code));
+	ts_error_format(&last_err, last_msg, sizeof last_msg);
+	return last_err.code;
+}
+
+int api_failf(int code, const char *key, const char *fmt, ...)
+{
+	struct ts_error e;
+	ts_error_clear(&e);
+	e.code = code;
+	if (key)
+		snprintf(e.key, sizeof e.key, "%s", key);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof e.msg, fmt, ap);
+	va_end(ap);
+	return api_fail(&e);
+}
+
+int api_table_write(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out)
+{
+	if (table_status(t))
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	int e;
+	if (format == TS_FORMAT_CSV) {
+		e = table_print_csv(t, out);
+	} else if (format == TS_FORMAT_TEXT) {
+		e = table_print(t, out);
+	} else {
+		json_t *root = json_object(), *rows = table_to_json(t);
+		e = !root || !rows ||
+		    json_object_set_new(root, "schema_version", json_integer(TS_SCHEMA_VERSION)) ||
+		    (kind && json_object_set_new(root, "kind", json_string(kind))) ||
+		    json_object_set(root, "rows", rows) ||
+		    json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+		    fputc('\n', out) == EOF;
+		json_decref(rows);
+		json_decref(root);
+	}
+	return e ? api_failf(TS_EIO, NULL, "writing the table failed") : 0;
+}
+
+const char *ts_version(void)
+{
+	return TS_VERSION;
+}
+
+const char *ts_errmsg(void)
+{
+	return last_msg;
+}
+
+int ts_errcode(void)
+{
+	return last_err.code;
+}
+
+int ts_format_parse(const char *name, enum ts_format *out)
+{
+	static const char *const names[] = {"text", "csv", "json"};
+	for (int i = 0; name && i < 3; i++)
+		if (!strcmp(name, names[i])) {
+			*out = (enum ts_format)i;
+			return 0;
+		}
+	return api_failf(TS_EUSAGE, "--format", "found \"%s\", expected text, csv or json",
+			 name ? name : "");
+}
+
+int ts_env_open(const char *root, ts_env **out)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	return env_open(root, out, &err) ? api_fail(&err) : 0;
+}
+
+int ts_env_load_calibration(ts_env *env, const char *path)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	return env_apply_calib(env, path, &err) ? api_fail(&err) : 0;
+}
+
+const char *ts_env_root(const ts_env *env)
+{
+	return env->root;
+}
+
+void ts_env_close(ts_env *env)
+{
+	env_destroy(env);
+}
+
+int ts_scenario_load_file(const ts_env *env, const char *path, const char *const *sets,
+			  size_t nsets, ts_scenario **out)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	*out = NULL;
+	if (!path || !*path)
+		return api_failf(TS_EUSAGE, NULL, "found %s, expected SCENARIO.cfg",
+				 path ? "an empty file name" : "no scenario file");
+	return ts_scenario_load(env->cat, path, sets, nsets, out, &err) ? api_fail(&err) : 0;
+}
+
+int ts_scenario_write_config(const ts_scenario *sc, FILE *out)
+{
+	if (ts_scenario_dump(sc, out) || fflush(out))
+		return api_failf(TS_EIO, NULL, "writing the scenario failed");
+	return 0;
+}
+
+int ts_scenario_write_json(const ts_scenario *sc, FILE *out)
+{
+	if (report_scenario_json(sc, out) || fflush(out))
+		return api_failf(TS_EIO, NULL, "writing the scenario failed");
+	return 0;
+}
+
+void ts_scenario_free(ts_scenario *sc)
+{
+	ts_scenario_destroy(sc);
+}
+
+int ts_plan_build(const ts_env *env, const ts_scenario *sc, ts_plan **out)
+{
+	*out = ts_calloc(1, sizeof **out);
+	if (!*out)
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	(*out)->env = env;
+	(*out)->sc = sc;
+	return 0;
+}
+
+void ts_plan_free(ts_plan *p)
+{
+	ts_free(p, sizeof *p);
+}
+
+int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out)
+{
+	struct ts_error err;
+	struct ts_trace *tr = NULL;
+	ts_error_clear(&err);
+	*out = ts_calloc(1, sizeof **out);
+	if (!*out || (trace && trace_create(&tr))) {
+		ts_free(*out, sizeof **out);
+		*out = NULL;
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	}
+	int rc = ts_run(p->sc, &p->env->calib, *out, tr, &err);
+	if (rc)
+		api_fail(&err);
+	else if (tr && (trace_write(tr, trace) || trace_status(tr) || fflush(trace)))
+		rc = api_failf(TS_EIO, "--trace", "writing the trace failed");
+	trace_destroy(tr);
+	if (rc) {
+		ts_free(*out, sizeof **out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+void ts_result_free(ts_result *r)
+{
+	ts_free(r, sizeof *r);
+}
+
+double ts_result_iteration_time_s(const ts_result *r)
+{
+	return r->iteration_time_s;
+}
+
+const char *ts_result_name(const ts_result *r)
+{
+	return r->name;
+}
+
+int ts_result_get(const ts_result *r, const char *key, double *value)
+{
+	json_t *o = report_result_to_json(r);
+	if (!o)
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	const json_t *v = o;
+	const char *k = key ? key : "";
+	char part[160];
+	while (v && *k) {
+		size_t n = strcspn(k, ".");
+		snprintf(part, sizeof part, "%.*s", (int)(n < sizeof part ? n : sizeof part - 1),
+			 k);
+		v = json_is_object(v) ? json_object_get(v, part) : NULL;
+		k += n;
+		if (*k == '.')
+			k++;
+	}
+	int rc = 0;
+	if (v && json_is_number(v))
+		*value = json_number_value(v);
+	else if (v && json_is_boolean(v))
+		*value = json_is_true(v) ? 1.0 : 0.0;
+	else
+		rc = api_failf(TS_EUNKNOWN_KEY, key,
+			       "found no number under this key, expected a result key of trainsim "
+			       "run --format json such as iteration_time_s or tokens_per_s");
+	json_decref(o);
+	return rc;
+}
+
+int ts_result_write(const ts_result *r, enum ts_format format, FILE *out)
+{
+	int e;
+	if (format == TS_FORMAT_JSON)
+		e = report_result_json(r, out);
+	else if (format == TS_FORMAT_CSV)
+		e = report_result_csv_header(out) || report_result_csv_row(r, out);
+	else
+		e = report_result_text(r, out);
+	if (e || fflush(out))
+		return api_failf(e == TS_ENOMEM ? TS_ENOMEM : TS_EIO, NULL,
+				 "writing the report failed");
+	return 0;
+}

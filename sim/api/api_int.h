@@ -1,0 +1,51 @@
+/* Internals shared by the files of the public API's implementation
+ * (sim/api/): the handles that are the facade's own, and the thread-local
+ * error that ts_errmsg() reports.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_API_API_INT_H
+#define TS_API_API_INT_H
+
+#include "base/err.h"
+#include "trainsim.h"
+
+struct ts_scenario;
+struct sweep_spec;
+
+/* A plan: on this version the scenario and environment it was built from,
+ * both borrowed; ts_plan_simulate runs the scenario with the environment's
+ * calibration. */
+struct ts_plan {
+	const struct ts_env *env;
+	const struct ts_scenario *sc;
+};
+
+/* A sweep file loaded and checked against an environment (borrowed). */
+struct ts_sweep {
+	const struct ts_env *env;
+	struct sweep_spec *sp;
+};
+
+/* An output file (report/outfile), or standard output when of is NULL. */
+struct outfile;
+struct ts_output {
+	struct outfile *of;
+};
+
+/* Make *out a ts_output over of (NULL: standard output); on TS_ENOMEM of
+ * is aborted. Returns 0 or TS_ENOMEM (recorded). */
+int api_output_wrap(struct outfile *of, ts_output **out);
+
+/* Record e as this thread's last error (what ts_errmsg() and ts_errcode()
+ * report) and return its code. */
+int api_fail(const struct ts_error *e);
+
+/* Record a new error (as ts_error_set) as this thread's last one and return
+ * code. */
+int api_failf(int code, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The table printer's output for a format: 0 text, 1 CSV. */
+struct ts_table;
+int api_table_write(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out);
+
+#endif
