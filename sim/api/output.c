@@ -31,9 +31,8 @@ int ts_output_check(const ts_env *env, const struct ts_output_arg *outs, size_t 
 		goto out;
 	}
 	for (size_t i = 0; i < nout; i++) /* "-" is standard output: nothing to check */
-		o[i] = (struct outfile_arg){outs[i].opt, outs[i].path && strcmp(outs[i].path, "-")
-							     ? outs[i].path
-							     : NULL};
+		o[i] = (struct outfile_arg){
+		    outs[i].opt, outs[i].path && strcmp(outs[i].path, "-") ? outs[i].path : NULL};
 	for (size_t i = 0; i < nin; i++)
 		in[i] = (struct outfile_arg){ins[i].opt, ins[i].path};
 	for (size_t i = 0; i < NBUNDLED; i++) {

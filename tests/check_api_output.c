@@ -1,0 +1,175 @@
+/* The public output calls of trainsim.h, as a program on the library meets
+ * them: outputs inside the bundled data refused, "-" as standard output, a
+ * file replaced only on commit, and a sweep's results file resumed only with
+ * the calibration that made its rows.
+ * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* mkdtemp */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "trainsim.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/check_api_output-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* dir/name into a static buffer (one of four). */
+static const char *at(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+	return buf[k];
+}
+
+static void put(const char *name, const char *text)
+{
+	FILE *f = fopen(at(name), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static const char *get(const char *name)
+{
+	static char buf[4096];
+	FILE *f = fopen(at(name), "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static ts_env *env_open(void)
+{
+	ts_env *env = NULL;
+	ck_assert_msg(ts_env_open(tu_root(), &env) == 0, "%s", ts_errmsg());
+	return env;
+}
+
+/* An output inside the data root's models/ is refused before it exists; an
+ * output that is an input is refused naming both; "-" is never refused. */
+START_TEST(check_refuses_bundled_and_inputs)
+{
+	ts_env *env = env_open();
+	char path[4096];
+	snprintf(path, sizeof path, "%s/models/no-such-output.cfg", ts_env_root(env));
+	struct ts_output_arg outs[] = {{"-o", path}};
+	ck_assert_int_eq(ts_output_check(env, outs, 1, NULL, 0), TS_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(ts_errmsg(), "-o"));
+	ck_assert_ptr_nonnull(strstr(ts_errmsg(), "models"));
+	ck_assert_int_ne(access(path, F_OK), 0);
+
+	put("in.cfg", "x = 1;\n");
+	struct ts_output_arg same[] = {{"--trace", at("in.cfg")}};
+	struct ts_output_arg ins[] = {{NULL, at("in.cfg")}};
+	ck_assert_int_eq(ts_output_check(env, same, 1, ins, 1), TS_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(ts_errmsg(), "--trace"));
+	ck_assert_str_eq(get("in.cfg"), "x = 1;\n");
+
+	struct ts_output_arg dash[] = {{"-o", "-"}, {"--trace", at("new.json")}};
+	ck_assert_int_eq(ts_output_check(env, dash, 2, ins, 1), 0);
+	ts_env_close(env);
+}
+END_TEST
+
+/* An aborted output leaves the old file; a committed one replaces it; no
+ * temporary file stays behind either way. */
+START_TEST(check_commit_and_abort)
+{
+	put("out.txt", "old\n");
+	ts_output *o = NULL;
+	ck_assert_int_eq(ts_output_open(at("out.txt"), "-o", &o), 0);
+	ck_assert_str_ne(ts_output_file(o), at("out.txt"));
+	fputs("half", ts_output_stream(o));
+	ts_output_abort(o);
+	ck_assert_str_eq(get("out.txt"), "old\n");
+
+	ck_assert_int_eq(ts_output_open(at("out.txt"), "-o", &o), 0);
+	fputs("new\n", ts_output_stream(o));
+	ck_assert_int_eq(ts_output_commit(o), 0);
+	ck_assert_str_eq(get("out.txt"), "new\n");
+
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = out.txt", dir);
+	ck_assert_int_eq(system(cmd), 0);
+
+	ck_assert_int_eq(ts_output_open("-", NULL, &o), 0);
+	ck_assert_ptr_eq(ts_output_stream(o), stdout);
+	ck_assert_ptr_null(ts_output_file(o));
+	ck_assert_int_eq(ts_output_commit(o), 0);
+	ck_assert_int_eq(ts_output_open("", "-o", &o), TS_EUSAGE);
+	ck_assert_ptr_null(o);
+}
+END_TEST
+
+/* A sweep's results file opens with its digest line; after a full run a
+ * resume has nothing left to do (first = both points); with a calibration
+ * overrides file the digest differs and the resume is refused naming the
+ * calibration. */
+START_TEST(check_sweep_output_digest)
+{
+	put("base.cfg", "model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\nnodes = 1;\n"
+			"gpus_per_node = 8;\n"
+			"training = { global_batch = 64; micro_batch = 4; iterations = 2; };\n");
+	put("sw.cfg", "base = \"base.cfg\";\naxes = { nodes = [1, 2]; };\n");
+	put("cal.cfg", "gemm_k0 = { value = 100.0; };\n");
+	ts_env *env = env_open();
+	ts_sweep *sw = NULL;
+	ck_assert_msg(ts_sweep_open(env, at("sw.cfg"), &sw) == 0, "%s", ts_errmsg());
+	ts_output *o = NULL;
+	size_t first = 7;
+	ck_assert_msg(ts_sweep_output_open(sw, at("r.csv"), false, &o, &first) == 0, "%s",
+		      ts_errmsg());
+	ck_assert_uint_eq(first, 0);
+	ck_assert_str_eq(ts_output_file(o), at("r.csv"));
+	ck_assert_int_eq(ts_sweep_run(sw, first, 1, ts_output_stream(o), NULL, NULL), 0);
+	ck_assert_int_eq(ts_output_commit(o), 0);
+	ck_assert_int_eq(strncmp(get("r.csv"), "# trainsim sweep digest: base ", 30), 0);
+
+	ck_assert_int_eq(ts_sweep_output_open(sw, at("r.csv"), true, &o, &first), 0);
+	ck_assert_uint_eq(first, 2);
+	ts_output_abort(o);
+	ts_sweep_free(sw);
+	ts_env_close(env);
+
+	env = env_open();
+	ck_assert_msg(ts_env_load_calibration(env, at("cal.cfg")) == 0, "%s", ts_errmsg());
+	ck_assert_int_eq(ts_sweep_open(env, at("sw.cfg"), &sw), 0);
+	ck_assert_int_eq(ts_sweep_output_open(sw, at("r.csv"), true, &o, &first), TS_EINVALID);
+	ck_assert_ptr_null(o);
+	ck_assert_msg(strstr(ts_errmsg(), "the calibration") != NULL, "%s", ts_errmsg());
+	ts_sweep_free(sw);
+	ts_env_close(env);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("api_output");
+	TCase *tc = tcase_create("output");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, check_refuses_bundled_and_inputs);
+	tcase_add_test(tc, check_commit_and_abort);
+	tcase_add_test(tc, check_sweep_output_digest);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
