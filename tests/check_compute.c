@@ -447,7 +447,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("compute");
-	TCase *t = tcase_create("compute");
+	TCase *t = tu_tcase("compute");
 	tcase_add_test(t, gemm_large_square);
 	tcase_add_test(t, gemm_wave_penalty);
 	tcase_add_test(t, gemm_backward_shapes);

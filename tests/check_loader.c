@@ -439,9 +439,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("loader");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, decode_rate_sets_the_pace);
 	tcase_add_test(tc, workers_double_until_cores_run_out);
 	tcase_add_test(tc, shared_fs_divides_its_aggregate);
