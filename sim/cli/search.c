@@ -58,8 +58,10 @@ int cli_search(int argc, char **argv)
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
 	int rc = CLI_USAGE;
-	if (!sets)
+	if (!sets) {
+		fprintf(stderr, "trainsim search: out of memory\n");
 		return CLI_BADINPUT;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
