@@ -450,6 +450,24 @@ static int widen_ints(const char *text, char **out, size_t *n)
 	return 0;
 }
 
+bool cfg_intact(const config_setting_t *s)
+{
+	if (!s)
+		return false;
+	int type = config_setting_type(s);
+	if (type == CONFIG_TYPE_STRING)
+		return config_setting_get_string(s) != NULL;
+	if (type != CONFIG_TYPE_GROUP && type != CONFIG_TYPE_LIST && type != CONFIG_TYPE_ARRAY)
+		return true;
+	int n = config_setting_length(s);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		if (!e || (type == CONFIG_TYPE_GROUP && !config_setting_name(e)) || !cfg_intact(e))
+			return false;
+	}
+	return true;
+}
+
 int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error *err)
 {
 	int inc = include_line(text);
@@ -476,6 +494,9 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 				    "(key = value;)",
 				    t ? t : "?");
 	}
+	if (!cfg_intact(config_root_setting(cfg)))
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL,
+				    "out of memory parsing the file (a name or a string was lost)");
 	return 0;
 }
 
@@ -633,7 +654,9 @@ static int parse_value(config_t *scratch, const char *arg, const char *val, size
 					arg, (long long)INT64_MAX);
 	} else if (config_read_string(scratch, wide)) {
 		const config_setting_t *root = config_root_setting(scratch);
-		if (config_setting_length(root) != 1) {
+		if (!cfg_intact(root)) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+		} else if (config_setting_length(root) != 1) {
 			rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
 					  "--set '%.200s': found more than one value, expected one",
 					  arg);
@@ -775,6 +798,10 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 		if (s)
 			ts_free(s, n + 1);
 	}
+	if (!rc && !cfg_intact(config_root_setting(cfg)))
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL,
+				  "out of memory for --set '%.200s' (a name or a string was lost)",
+				  arg);
 out:
 	config_destroy(&scratch);
 	return rc;

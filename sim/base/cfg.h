@@ -56,6 +56,14 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 int cfg_check_keys(const config_setting_t *g, const char *file, const char *prefix,
 		   const char *const *names, size_t n, struct ts_error *err);
 
+/* Whether libconfig kept every name and string value under s (false for
+ * NULL). libconfig 1.5 does not check its own allocations: a strdup that
+ * fails while it parses or adds a setting leaves a group member without a
+ * name (a key that lookups then miss, so that a default would be read in its
+ * place) or a string setting without text. cfg_parse and cfg_apply_set check
+ * the whole tree and fail with TS_ENOMEM, so a tree they return is whole. */
+bool cfg_intact(const config_setting_t *s);
+
 /* Read a regular file of at most CFG_MAX_FILE bytes into a NUL-terminated
  * buffer owned by the caller (ts_free(*text, *len + 1)); a leading UTF-8
  * byte-order mark is dropped. TS_EIO, TS_ELIMIT or TS_ENOMEM; TS_ESYNTAX
@@ -65,7 +73,8 @@ int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *e
 
 /* Parse `text` (read from `file`, for messages) into cfg, which the caller
  * has initialised. `@include` is refused (TS_EUNSUPPORTED); a libconfig
- * error is TS_ESYNTAX with its line and text. */
+ * error is TS_ESYNTAX with its line and text; a tree that lost a name or a
+ * string to a failed allocation (see cfg_intact) is TS_ENOMEM. */
 int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error *err);
 
 /* cfg_read_text then cfg_parse: the one way a .cfg file is read, so that
