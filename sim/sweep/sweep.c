@@ -389,11 +389,13 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 	if (!fgets(line, SWEEP_ROW_MAX, f))
 		goto out; /* empty: start afresh */
 	if (strcmp(line, head)) {
-		size_t len = strcspn(line, "\n");
-		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
-				  "found the header \"%.80s%s\", expected the header of sweep "
-				  "%s (another sweep's output?)",
-				  line, len > 80 ? "..." : "", sp->file);
+		/* the message is one line: the header up to its line end */
+		size_t len = strcspn(line, "\r\n");
+		rc =
+		    ts_error_set(err, TS_EINVALID, path, 1, NULL,
+				 "found the header \"%.*s%s\", expected the header of sweep "
+				 "%s (another sweep's output?)",
+				 (int)(len > 80 ? 80 : len), line, len > 80 ? "..." : "", sp->file);
 		goto out;
 	}
 	long pos = ftell(f);
