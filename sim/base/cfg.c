@@ -149,10 +149,15 @@ int cfg_float(const config_setting_t *s, const char *file, const char *key, doub
 	else
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected a number",
 				cfg_found(s, fb, sizeof fb));
-	if (!isfinite(v) || v < min || v > max)
+	if (!isfinite(v) || v < min || v > max) {
+		if (min == CFG_POSITIVE)
+			return cfg_fail(err, TS_ERANGE, s, file, key,
+					"found %s, expected a number greater than 0 and at most %g",
+					cfg_found(s, fb, sizeof fb), max);
 		return cfg_fail(err, TS_ERANGE, s, file, key,
 				"found %s, expected a number from %g to %g",
 				cfg_found(s, fb, sizeof fb), min, max);
+	}
 	*out = v;
 	return 0;
 }

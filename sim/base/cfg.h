@@ -51,7 +51,8 @@ int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const ch
  * TS_ETYPE or TS_ERANGE naming file, line, key, found and expected. */
 int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min, int64_t max,
 	    int64_t *out, struct ts_error *err);
-/* A finite number (int or float) in [min, max]. */
+/* A finite number (int or float) in [min, max]; min = CFG_POSITIVE asks for
+ * a number greater than zero. */
 int cfg_float(const config_setting_t *s, const char *file, const char *key, double min, double max,
 	      double *out, struct ts_error *err);
 int cfg_bool(const config_setting_t *s, const char *file, const char *key, bool *out,
