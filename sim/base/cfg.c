@@ -391,7 +391,7 @@ int cfg_get_number(const config_setting_t *g, const char *key, enum ts_unit_kind
 		if (rc)
 			return cfg_fail(err, rc, s, file, k, "%s", text ? why : "out of memory");
 	} else if (kind != TS_UNIT_COUNT_ && (integer || type == CONFIG_TYPE_FLOAT)) {
-		return cfg_fail(err, TS_EUNIT, s, file, k,
+		return cfg_fail(err, TS_ETYPE, s, file, k,
 				"found the number %g without a unit, expected %s as a string",
 				integer ? (double)config_setting_get_int64(s)
 					: config_setting_get_float(s),
@@ -402,20 +402,32 @@ int cfg_get_number(const config_setting_t *g, const char *key, enum ts_unit_kind
 				kind == TS_UNIT_COUNT_ ? "" : " as a string");
 	}
 	if (!isfinite(v) || v < lo || v > hi) {
+		char fb[160], a[48], b[48];
+		cfg_found(s, fb, sizeof fb);
 		if (lo == CFG_POSITIVE && isinf(hi))
 			return cfg_fail(err, TS_ERANGE, s, file, k,
-					"found %g, expected %s greater than zero", v,
+					"found %s, expected %s greater than zero", fb,
 					kind_text(kind));
+		if (kind == TS_UNIT_COUNT_) {
+			snprintf(a, sizeof a, "%g", lo);
+			snprintf(b, sizeof b, "%g", hi);
+		} else { /* bounds in the unit of the kind */
+			ts_units_format(lo, kind, a, sizeof a);
+			ts_units_format(hi, kind, b, sizeof b);
+		}
 		if (lo == CFG_POSITIVE)
 			return cfg_fail(err, TS_ERANGE, s, file, k,
-					"found %g, expected %s greater than 0 and at most %g", v,
-					kind_text(kind), hi);
+					"found %s, expected %s greater than 0 and at most %s", fb,
+					kind_text(kind), b);
 		if (isinf(hi))
 			return cfg_fail(err, TS_ERANGE, s, file, k,
-					"found %g, expected %s of at least %g", v, kind_text(kind),
-					lo);
-		return cfg_fail(err, TS_ERANGE, s, file, k, "found %g, expected %s from %g to %g",
-				v, kind_text(kind), lo, hi);
+					"found %s, expected %s of at least %s", fb, kind_text(kind),
+					a);
+		if (kind != TS_UNIT_COUNT_)
+			return cfg_fail(err, TS_ERANGE, s, file, k, "found %s, expected %s to %s",
+					fb, a, b);
+		return cfg_fail(err, TS_ERANGE, s, file, k,
+				"found %s, expected a number from %s to %s", fb, a, b);
 	}
 	*out = v;
 	return 0;
