@@ -369,8 +369,9 @@ START_TEST(layout_transposes)
 	struct ts_scenario *sc;
 	const char *text = "model = { base = \"resnet50\"; memory_format = \"nwhc\"; };\n"
 			   "cluster = \"dgx-a100-80gb\";\n";
+	/* an unknown name, as for every other choice key */
 	ck_assert_int_eq(ts_scenario_load_string(cat, text, "t.cfg", NULL, 0, &sc, &err),
-			 TS_EINVALID);
+			 TS_EUNKNOWN_NAME);
 	char buf[1400];
 	ts_error_format(&err, buf, sizeof buf);
 	ck_assert_msg(strstr(buf, "memory_format") && strstr(buf, "nchw"), "%s", buf);
