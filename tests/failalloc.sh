@@ -8,12 +8,18 @@
 # answer (a lost value read as a default).
 #
 # One exception, documented: libconfig 1.5 does not check its own
-# allocations (config_setting_create writes through the result of calloc,
-# __config_list_add through that of realloc), so a failure inside libconfig
-# can crash libconfig itself before trainsim sees a result. Such a crash is
-# accepted only when the shim's signal handler names libconfig as the
-# innermost frame outside the C library ("failmalloc: signal 11 in
-# libconfig.so.9"); a crash anywhere in trainsim fails the test.
+# allocations (lib/strbuf.c strbuf_append copies into the result of realloc,
+# config_setting_create writes through that of calloc, __config_list_add
+# through that of realloc; gdb shows the crash at strcpy called from
+# strbuf_append in libconfig_yylex), so a failure inside libconfig can crash
+# libconfig itself before trainsim sees a result. Such a crash is accepted
+# only when the shim's signal handler names libconfig as the innermost frame
+# outside the C library ("failmalloc: signal 11 in libconfig.so.9"); a crash
+# anywhere in trainsim fails the test. (libconfig's scanner also exits with
+# status 2 and "out of dynamic memory in ..." on its own failures: an exit 2
+# with a message, accepted as such.) What trainsim can do it does: a name or
+# a string that libconfig lost without crashing is found by cfg_intact and
+# reported, never read as a default.
 # Usage: bash failalloc.sh TRAINSIM_BINARY SOURCE_DIR LIBFAILMALLOC.so
 # SPDX-License-Identifier: MIT
 . "$(dirname "$0")/clilib.bash" "$@"
