@@ -35,6 +35,22 @@ START_TEST(a_parsed_tree_is_whole)
 	ck_assert_ptr_null(config_setting_get_string(s));
 	ck_assert(!cfg_intact(config_root_setting(&cfg)));
 	ck_assert(cfg_intact(config_lookup(&cfg, "g")));
+	/* every reader says out of memory for it, never reads a default */
+	char buf[64];
+	double d;
+	int i;
+	static const char *const names[] = {"x", "y"};
+	ck_assert_int_eq(cfg_string(s, "t.cfg", "b", buf, sizeof buf, &e), TS_ENOMEM);
+	ck_assert_int_eq(cfg_enum(s, "t.cfg", "b", names, 2, &i, &e), TS_ENOMEM);
+	ck_assert_int_eq(cfg_bytes(s, "t.cfg", "b", &d, &e), TS_ENOMEM);
+	const config_setting_t *root = config_root_setting(&cfg);
+	ck_assert_int_eq(cfg_get_string(root, "b", true, buf, sizeof buf, "t.cfg", "", &e),
+			 TS_ENOMEM);
+	ck_assert_int_eq(
+	    cfg_get_number(root, "b", TS_UNIT_BYTES, true, 0.0, 1e9, &d, "t.cfg", "", &e),
+	    TS_ENOMEM);
+	ck_assert_str_eq(e.key, "b");
+	ck_assert_int_eq(e.line, 1);
 	/* deep inside a list */
 	config_setting_t *l = config_lookup(&cfg, "g.d");
 	config_setting_set_string(config_setting_get_elem(l, 0), NULL);

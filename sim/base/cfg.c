@@ -78,7 +78,10 @@ char *cfg_found(const config_setting_t *s, char *buf, size_t n)
 			snprintf(buf, n, "a float beyond the range of a double");
 		break;
 	case CONFIG_TYPE_STRING:
-		snprintf(buf, n, "\"%.100s\" (a string)", config_setting_get_string(s));
+		if (config_setting_get_string(s)) /* NULL: lost by libconfig (cfg_intact) */
+			snprintf(buf, n, "\"%.100s\" (a string)", config_setting_get_string(s));
+		else
+			snprintf(buf, n, "a string whose text was lost (out of memory)");
 		break;
 	case CONFIG_TYPE_BOOL:
 		snprintf(buf, n, "%s (a boolean)", config_setting_get_bool(s) ? "true" : "false");
@@ -101,6 +104,17 @@ int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const ch
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return ts_error_set(err, code, f, line, key, "%s", msg);
+}
+
+/* The text of string setting s, or NULL after failing with TS_ENOMEM when
+ * libconfig lost it (a tree that passed cfg_intact never has one). */
+static const char *text_of(const config_setting_t *s, const char *file, const char *key,
+			   struct ts_error *err)
+{
+	const char *v = config_setting_get_string(s);
+	if (!v)
+		cfg_fail(err, TS_ENOMEM, s, file, key, "out of memory: the string was lost");
+	return v;
 }
 
 int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min, int64_t max,
@@ -180,7 +194,9 @@ int cfg_string(const config_setting_t *s, const char *file, const char *key, cha
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected a string",
 				cfg_found(s, fb, sizeof fb));
-	const char *v = config_setting_get_string(s);
+	const char *v = text_of(s, file, key, err);
+	if (!v)
+		return TS_ENOMEM;
 	if (strlen(v) >= n)
 		return cfg_fail(err, TS_ERANGE, s, file, key,
 				"found %s, expected at most %zu characters",
@@ -204,7 +220,9 @@ int cfg_enum(const config_setting_t *s, const char *file, const char *key, const
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected %s",
 				cfg_found(s, fb, sizeof fb), opts);
-	const char *v = config_setting_get_string(s);
+	const char *v = text_of(s, file, key, err);
+	if (!v)
+		return TS_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(v, names[i]) == 0) {
 			*out = (int)i;
@@ -224,13 +242,14 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 	double v;
 	int t = config_setting_type(s);
 	if (t == CONFIG_TYPE_STRING) {
-		int rc = ts_units_parse(config_setting_get_string(s), TS_UNIT_BYTES, &v, why,
-					sizeof why);
+		const char *text = text_of(s, file, key, err);
+		if (!text)
+			return TS_ENOMEM;
+		int rc = ts_units_parse(text, TS_UNIT_BYTES, &v, why, sizeof why);
 		if (rc && !strncmp(why, "found ", 6)) /* the reason names the value */
 			return cfg_fail(err, rc, s, file, key, "%s", why);
 		if (rc)
-			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s",
-					config_setting_get_string(s), why);
+			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s", text, why);
 	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
 		v = (double)config_setting_get_int64(s);
 	} else {
@@ -345,10 +364,12 @@ int cfg_get_string(const config_setting_t *g, const char *key, bool required, ch
 		return rc;
 	char k[CFG_KEY_MAX];
 	cfg_key_join(k, path, key);
-	const char *v = config_setting_get_string(s);
-	if (config_setting_type(s) != CONFIG_TYPE_STRING || !v)
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return cfg_fail(err, TS_ETYPE, s, file, k,
 				"found %s, expected a string in double quotes", cfg_type_name(s));
+	const char *v = text_of(s, file, k, err);
+	if (!v)
+		return TS_ENOMEM;
 	size_t len = strlen(v);
 	if (len == 0)
 		return cfg_fail(err, TS_ERANGE, s, file, k,
@@ -386,10 +407,12 @@ int cfg_get_number(const config_setting_t *g, const char *key, enum ts_unit_kind
 		v = (double)config_setting_get_int64(s);
 	} else if (kind != TS_UNIT_COUNT_ && type == CONFIG_TYPE_STRING) {
 		char why[256];
-		const char *text = config_setting_get_string(s);
-		rc = text ? ts_units_parse(text, kind, &v, why, sizeof why) : TS_ENOMEM;
+		const char *text = text_of(s, file, k, err);
+		if (!text)
+			return TS_ENOMEM;
+		rc = ts_units_parse(text, kind, &v, why, sizeof why);
 		if (rc)
-			return cfg_fail(err, rc, s, file, k, "%s", text ? why : "out of memory");
+			return cfg_fail(err, rc, s, file, k, "%s", why);
 	} else if (kind != TS_UNIT_COUNT_ && (integer || type == CONFIG_TYPE_FLOAT)) {
 		return cfg_fail(err, TS_ETYPE, s, file, k,
 				"found the number %g without a unit, expected %s as a string",
