@@ -6,7 +6,7 @@ BUILD_FUZZ ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 SCENARIO   ?= configs/scenarios/default.cfg
 
-.PHONY: all deps build run test test-unit test-asan test-fuzz bench clean format
+.PHONY: all deps build run test test-unit test-asan test-fuzz fuzz bench clean format
 
 all: build
 
@@ -36,10 +36,24 @@ test-asan:
 	cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS) -L unit
 
+# Each fuzz target briefly (TS_FUZZ_SECONDS, 15 s by default), as part of `make test`.
 test-fuzz:
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=Debug -DTS_FUZZ=ON
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target all
-	cd $(BUILD_FUZZ) && ctest --output-on-failure -L fuzz
+	cd $(BUILD_FUZZ) && ctest --output-on-failure -j $(JOBS) -L fuzz
+
+# Each fuzz target for FUZZ_SECONDS (default 600) with its dictionary, in turn;
+# the corpus of each grows in $(BUILD_FUZZ)/corpus/TARGET from run to run.
+# One target only: make fuzz FUZZ_TARGETS=fuzz_set FUZZ_SECONDS=3600
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+fuzz:
+	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=Debug -DTS_FUZZ=ON
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target $(FUZZ_TARGETS)
+	@for t in $(FUZZ_TARGETS); do \
+		bash tests/fuzz/run.sh $(BUILD_FUZZ)/$$t $(CURDIR) $(FUZZ_SECONDS) \
+			$(CURDIR)/$(BUILD_FUZZ)/corpus/$$t || exit 1; \
+	done
 
 bench:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null

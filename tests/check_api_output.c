@@ -164,9 +164,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("api_output");
-	TCase *tc = tcase_create("output");
+	TCase *tc = tu_tcase("output");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, check_refuses_bundled_and_inputs);
 	tcase_add_test(tc, check_commit_and_abort);
 	tcase_add_test(tc, check_sweep_output_digest);

@@ -256,9 +256,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("calibrate");
-	TCase *tc = tcase_create("calibrate");
+	TCase *tc = tu_tcase("calibrate");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_own_prediction);
 	tcase_add_test(tc, test_recovers_launch);
 	tcase_add_test(tc, test_recovers_k0);

@@ -345,7 +345,7 @@ END_TEST
 static Suite *catalog_suite(void)
 {
 	Suite *s = suite_create("catalog");
-	TCase *tc = tcase_create("catalog");
+	TCase *tc = tu_tcase("catalog");
 	tcase_add_test(tc, bundled_entries_present);
 	tcase_add_test(tc, every_entry_sourced_and_positive);
 	tcase_add_test(tc, pinned_figures);

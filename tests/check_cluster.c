@@ -644,7 +644,7 @@ END_TEST
 static Suite *cluster_suite(void)
 {
 	Suite *s = suite_create("cluster");
-	TCase *tc = tcase_create("cluster");
+	TCase *tc = tu_tcase("cluster");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, bundled_counts);
 	tcase_add_test(tc, dgx_a100_gpu_pair_over_nvswitch);

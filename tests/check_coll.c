@@ -836,9 +836,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("coll");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, bus_factors);
 	tcase_add_test(tc, ring_allreduce_closed_form);
 	tcase_add_test(tc, ring_matches_step_oracle);

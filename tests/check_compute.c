@@ -414,12 +414,12 @@ START_TEST(calib_errors)
 				   &e),
 			 TS_EUNIT);
 	ck_assert_str_eq(e.key, "launch_s.value");
-	/* no source */
+	/* no source: the missing key is named */
 	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; };\n" GOOD_REST
 				   "launch_s = { value = 1e-5; source = \"s\"; };\n",
 				   &e),
 			 TS_EINVALID);
-	ck_assert_str_eq(e.key, "gemm_k0");
+	ck_assert_str_eq(e.key, "gemm_k0.source");
 	/* a missing constant */
 	ck_assert_int_eq(load_text(GOOD_REST "launch_s = { value = 1e-5; source = \"s\"; };\n", &e),
 			 TS_EINVALID);
@@ -447,7 +447,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("compute");
-	TCase *t = tcase_create("compute");
+	TCase *t = tu_tcase("compute");
 	tcase_add_test(t, gemm_large_square);
 	tcase_add_test(t, gemm_wave_penalty);
 	tcase_add_test(t, gemm_backward_shapes);

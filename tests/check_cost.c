@@ -500,7 +500,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("cost");
-	TCase *tc = tcase_create("cost");
+	TCase *tc = tu_tcase("cost");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_node_power_default);
 	tcase_add_test(tc, test_node_power_cluster);

@@ -146,7 +146,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("csv");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, split_fields);
 	tcase_add_test(tc, split_refuses);
 	tcase_add_test(tc, file_rows_by_header);

@@ -417,9 +417,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("dp");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, bucket_order);
 	tcase_add_test(tc, overlap_exposes_only_tail_bucket);
 	tcase_add_test(tc, no_overlap_exposes_every_bucket);

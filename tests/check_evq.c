@@ -138,7 +138,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("evq");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, time_order_and_fifo_ties);
 	tcase_add_test(tc, cancel_and_reschedule);
 	tcase_add_test(tc, slot_reuse_after_cancel);

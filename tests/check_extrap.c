@@ -178,9 +178,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("extrap");
-	TCase *tc = tcase_create("extrap");
+	TCase *tc = tu_tcase("extrap");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_extension_equals_whole, 0,
 			    (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_gpipe_memory_grows);

@@ -3,14 +3,12 @@
  * destination-mod-k and ECMP spreading, NVLink meshes, bridges and SHARP,
  * and contention at the fabric level through the fluid model.
  * SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <check.h>
 #include <libconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/err.h"
 #include "engine/evq.h"
@@ -530,20 +528,16 @@ START_TEST(ecmp_spreads_evenly_and_deterministically)
 }
 END_TEST
 
-/* Loading 2,048 DGX A100 nodes on one switch and on a 3-level fat-tree. */
-START_TEST(large_fabrics_load_fast)
+/* Loading 2,048 DGX A100 nodes on one switch and on a 3-level fat-tree: the
+ * device count and a route across pods (the load time is measured by
+ * tests/bench/bench_fabric.c, never asserted here). */
+START_TEST(large_fabrics_load)
 {
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	struct hw_cluster *c = load("dgx-a100-80gb", 2048, 0);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double s1 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	ck_assert_uint_eq(hw_cluster_gpus(c), 2048 * 8);
 	hw_cluster_destroy(c);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	c = text("cluster = { base = \"dgx-a100-80gb\"; nodes = 2048;"
 		 " fabric = { topology = \"fat-tree\"; levels = 3; radix = 64; }; };");
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double s2 = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 	/* radix 64, non-blocking: 32 ports down = 4 nodes per leaf, 32 up; 512
 	 * leaves in 16 pods of 32 */
 	ck_assert_uint_eq(hw_cluster_ndevices(c), 2048 * 23 + 512 + 16 * 32 + 32 * 32);
@@ -553,9 +547,6 @@ START_TEST(large_fabrics_load_fast)
 	 * and 15), NIC-PCIe-GPU */
 	ck_assert_uint_eq(n, 2 + 6 + 2);
 	hw_cluster_destroy(c);
-	printf("load 2048 x DGX A100: one switch %.1f ms, 3-level fat-tree %.1f ms\n", s1 * 1e3,
-	       s2 * 1e3);
-	ck_assert(s1 < 2.0 && s2 < 2.0); /* generous: the machine is shared */
 }
 END_TEST
 
@@ -793,8 +784,7 @@ END_TEST
 static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
-	TCase *tc = tcase_create("fabric");
-	tcase_set_timeout(tc, 60);
+	TCase *tc = tu_tcase("fabric");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, bundled_counts);
 	tcase_add_test(tc, dgx1_hybrid_cube_mesh);
@@ -806,7 +796,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, rail_optimized);
 	tcase_add_test(tc, torus_routes);
 	tcase_add_test(tc, ecmp_spreads_evenly_and_deterministically);
-	tcase_add_test(tc, large_fabrics_load_fast);
+	tcase_add_test(tc, large_fabrics_load);
 	tcase_add_test(tc, shared_nics_double_the_time);
 	tcase_add_test(tc, oversubscribed_spine_halves_cross_pod_bandwidth);
 	tcase_add_test(tc, ring_with_a_pcie_hop_runs_at_pcie_rate);

@@ -353,7 +353,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("fluid");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, two_share_one_link);
 	tcase_add_test(tc, route_at_slowest_link);
 	tcase_add_test(tc, textbook_max_min);

@@ -182,7 +182,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("graph");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, streams_deps_breakdown);
 	tcase_add_test(tc, shared_gpu_slows_both);
 	tcase_add_test(tc, memory_peak_from_schedule);

@@ -421,7 +421,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("hfconfig");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_loop_test(tc, published_counts, 0, (int)(sizeof published / sizeof published[0]));
 	tcase_add_test(tc, mixtral_active);
 	tcase_add_test(tc, qwen2_biases);

@@ -148,9 +148,8 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memfit");
-	TCase *tc = tcase_create("field reports");
+	TCase *tc = tu_tcase("field reports");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, falcon7b_zero2_does_not_fit);
 	tcase_add_test(tc, llama7b_offload_batch2_fits);
 	suite_add_tcase(s, tc);

@@ -220,7 +220,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memory");
-	TCase *t = tcase_create("memory");
+	TCase *t = tu_tcase("memory");
 	tcase_add_test(t, korthikanti_activations);
 	tcase_add_test(t, bytes_per_param);
 	tcase_add_test(t, zero_paper_figure1);

@@ -356,7 +356,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("model");
-	TCase *t = tcase_create("model");
+	TCase *t = tu_tcase("model");
 	tcase_add_loop_test(t, published_counts, 0, (int)(sizeof published / sizeof published[0]));
 	tcase_add_test(t, exact_counts);
 	tcase_add_test(t, fields_and_defaults);

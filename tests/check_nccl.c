@@ -239,9 +239,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("nccl");
-	TCase *tc = tcase_create("measured");
+	TCase *tc = tu_tcase("measured");
 	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, measured_case, 0, (int)NCASES);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -299,9 +299,8 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("offload");
-	TCase *tc = tcase_create("offload");
+	TCase *tc = tu_tcase("offload");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, nvme_bound_one_gpu);
 	tcase_add_test(tc, nvme_shared_by_node);
 	tcase_add_test(tc, nvme_hidden_under_cpu);

@@ -436,7 +436,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("ops");
-	TCase *t = tcase_create("ops");
+	TCase *t = tu_tcase("ops");
 	tcase_add_test(t, flops_gpt3_korthikanti);
 	tcase_add_test(t, flops_llama2_70b);
 	tcase_add_test(t, flops_bert_large);

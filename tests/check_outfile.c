@@ -295,7 +295,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("outfile");
-	TCase *tc = tcase_create("outfile");
+	TCase *tc = tu_tcase("outfile");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, output_is_input);
 	tcase_add_test(tc, output_twice);

@@ -639,9 +639,8 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("pipe");
-	TCase *tc = tcase_create("pipe");
+	TCase *tc = tu_tcase("pipe");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, layout_groups);
 	tcase_add_test(tc, split_uneven);
 	tcase_add_test(tc, bubble_fraction);

@@ -293,7 +293,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("report");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, huge_numbers_stay_short);
 	tcase_add_test(tc, json_has_every_stable_key);
 	tcase_add_test(tc, non_finite_is_null);

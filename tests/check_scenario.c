@@ -542,9 +542,8 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("scenario");
-	TCase *t = tcase_create("scenario");
+	TCase *t = tu_tcase("scenario");
 	tcase_add_checked_fixture(t, setup, teardown);
-	tcase_set_timeout(t, 30);
 	tcase_add_test(t, default_cfg_loads);
 	tcase_add_test(t, defaults);
 	tcase_add_test(t, dp_derived);

@@ -134,8 +134,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("search");
-	TCase *tc = tcase_create("core");
-	tcase_set_timeout(tc, 600);
+	TCase *tc = tu_tcase("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_needs_sharding);

@@ -185,9 +185,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("sweep");
-	TCase *tc = tcase_create("sweep");
+	TCase *tc = tu_tcase("sweep");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, two_axes_one_key);
 	tcase_add_test(tc, digest);
 	tcase_add_test(tc, resume_same_setup_only);

@@ -188,7 +188,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("table");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, text_alignment);
 	tcase_add_test(tc, csv_quoting);
 	tcase_add_test(tc, json_cells);

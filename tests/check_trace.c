@@ -229,7 +229,7 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("trace");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, spans_counters_and_metadata);
 	tcase_add_test(tc, disabled_trace_records_nothing);
 	tcase_add_test(tc, many_spans_and_odd_names);

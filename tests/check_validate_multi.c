@@ -245,13 +245,12 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("validate_multi");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, rows_load);
 	tcase_add_test(tc, predictions);
 	suite_add_tcase(s, tc);
-	TCase *te = tcase_create("errors");
+	TCase *te = tu_tcase("errors");
 	tcase_add_test(te, missing_files);
 	tcase_add_test(te, bad_row);
 	suite_add_tcase(s, te);

@@ -386,8 +386,7 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("work_par");
-	TCase *t = tcase_create("core");
-	tcase_set_timeout(t, 60);
+	TCase *t = tu_tcase("core");
 	tcase_add_test(t, recompute_counts);
 	tcase_add_test(t, recompute_hfu);
 	tcase_add_test(t, moe_ops);

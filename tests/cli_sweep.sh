@@ -143,7 +143,7 @@ bad scalar "found 1" 'base = "x.cfg"; axes = { nodes = 1; };'
 bad syntax "syntax.cfg:1" 'base = "x.cfg"; axes = { nodes = [1, 2; };'
 # every point invalid for the same reason, known before any runs: an error,
 # not a file of invalid rows
-bad nokey 'nokey.cfg:2: nodez: found unknown key "nodez", expected a key of the scenario' \
+bad nokey 'nokey.cfg:2: nodez: found unknown key "nodez", expected a key of the file' \
 	"base = \"$SRC/configs/scenarios/default.cfg\";
 axes = { nodez = [1, 2]; };"
 bad nokey2 'nokey2.cfg:2: training.micro_bach: found unknown key "micro_bach"' \

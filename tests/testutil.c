@@ -14,6 +14,13 @@ const char *tu_root(void)
 	return r && *r ? r : TS_SOURCE_DIR;
 }
 
+TCase *tu_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
+	tcase_set_timeout(tc, 0);
+	return tc;
+}
+
 int tu_run(Suite *s)
 {
 	SRunner *sr = srunner_create(s);

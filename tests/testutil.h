@@ -17,6 +17,13 @@ struct work_calib;
  * does not load. Free *cat with hw_catalog_destroy. */
 void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib);
 
+/* A test case without a time limit. Check's default kills a test after 4 s
+ * of wall-clock time, which a loaded machine or a sanitizer build exceeds;
+ * a test must never depend on the speed of the machine (timings belong in
+ * tests/bench/). A hung test is stopped by the CTest TIMEOUT instead.
+ * Check 0.15 treats a timeout of 0 as none: the timer is not armed. */
+TCase *tu_tcase(const char *name);
+
 /* Run a suite in fork mode; returns the number of failures. */
 int tu_run(Suite *s);
 

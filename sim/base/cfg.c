@@ -78,7 +78,10 @@ char *cfg_found(const config_setting_t *s, char *buf, size_t n)
 			snprintf(buf, n, "a float beyond the range of a double");
 		break;
 	case CONFIG_TYPE_STRING:
-		snprintf(buf, n, "\"%.100s\" (a string)", config_setting_get_string(s));
+		if (config_setting_get_string(s)) /* NULL: lost by libconfig (cfg_intact) */
+			snprintf(buf, n, "\"%.100s\" (a string)", config_setting_get_string(s));
+		else
+			snprintf(buf, n, "a string whose text was lost (out of memory)");
 		break;
 	case CONFIG_TYPE_BOOL:
 		snprintf(buf, n, "%s (a boolean)", config_setting_get_bool(s) ? "true" : "false");
@@ -101,6 +104,17 @@ int cfg_fail(struct ts_error *err, int code, const config_setting_t *s, const ch
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	return ts_error_set(err, code, f, line, key, "%s", msg);
+}
+
+/* The text of string setting s, or NULL after failing with TS_ENOMEM when
+ * libconfig lost it (a tree that passed cfg_intact never has one). */
+static const char *text_of(const config_setting_t *s, const char *file, const char *key,
+			   struct ts_error *err)
+{
+	const char *v = config_setting_get_string(s);
+	if (!v)
+		cfg_fail(err, TS_ENOMEM, s, file, key, "out of memory: the string was lost");
+	return v;
 }
 
 int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_t min, int64_t max,
@@ -149,10 +163,15 @@ int cfg_float(const config_setting_t *s, const char *file, const char *key, doub
 	else
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected a number",
 				cfg_found(s, fb, sizeof fb));
-	if (!isfinite(v) || v < min || v > max)
+	if (!isfinite(v) || v < min || v > max) {
+		if (min == CFG_POSITIVE)
+			return cfg_fail(err, TS_ERANGE, s, file, key,
+					"found %s, expected a number greater than 0 and at most %g",
+					cfg_found(s, fb, sizeof fb), max);
 		return cfg_fail(err, TS_ERANGE, s, file, key,
 				"found %s, expected a number from %g to %g",
 				cfg_found(s, fb, sizeof fb), min, max);
+	}
 	*out = v;
 	return 0;
 }
@@ -175,7 +194,9 @@ int cfg_string(const config_setting_t *s, const char *file, const char *key, cha
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected a string",
 				cfg_found(s, fb, sizeof fb));
-	const char *v = config_setting_get_string(s);
+	const char *v = text_of(s, file, key, err);
+	if (!v)
+		return TS_ENOMEM;
 	if (strlen(v) >= n)
 		return cfg_fail(err, TS_ERANGE, s, file, key,
 				"found %s, expected at most %zu characters",
@@ -199,7 +220,9 @@ int cfg_enum(const config_setting_t *s, const char *file, const char *key, const
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected %s",
 				cfg_found(s, fb, sizeof fb), opts);
-	const char *v = config_setting_get_string(s);
+	const char *v = text_of(s, file, key, err);
+	if (!v)
+		return TS_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(v, names[i]) == 0) {
 			*out = (int)i;
@@ -219,13 +242,14 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 	double v;
 	int t = config_setting_type(s);
 	if (t == CONFIG_TYPE_STRING) {
-		int rc = ts_units_parse(config_setting_get_string(s), TS_UNIT_BYTES, &v, why,
-					sizeof why);
+		const char *text = text_of(s, file, key, err);
+		if (!text)
+			return TS_ENOMEM;
+		int rc = ts_units_parse(text, TS_UNIT_BYTES, &v, why, sizeof why);
 		if (rc && !strncmp(why, "found ", 6)) /* the reason names the value */
 			return cfg_fail(err, rc, s, file, key, "%s", why);
 		if (rc)
-			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s",
-					config_setting_get_string(s), why);
+			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s", text, why);
 	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
 		v = (double)config_setting_get_int64(s);
 	} else {
@@ -241,34 +265,257 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 	return 0;
 }
 
-int cfg_check_keys(const config_setting_t *g, const char *file, const char *prefix,
+int cfg_line(const config_setting_t *s)
+{
+	return s ? (int)config_setting_source_line(s) : 0;
+}
+
+const char *cfg_type_name(const config_setting_t *s)
+{
+	switch (s ? config_setting_type(s) : CONFIG_TYPE_NONE) {
+	case CONFIG_TYPE_GROUP:
+		return "a group { }";
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		return "an integer";
+	case CONFIG_TYPE_FLOAT:
+		return "a floating-point number";
+	case CONFIG_TYPE_STRING:
+		return "a string";
+	case CONFIG_TYPE_BOOL:
+		return "a boolean";
+	case CONFIG_TYPE_ARRAY:
+		return "an array [ ]";
+	case CONFIG_TYPE_LIST:
+		return "a list ( )";
+	default:
+		return "nothing";
+	}
+}
+
+char *cfg_key_join(char *buf, const char *prefix, const char *key)
+{
+	size_t pl = prefix ? strlen(prefix) : 0;
+	bool dot = pl && prefix[pl - 1] == '.';
+	if (!key || !*key) /* the group itself: no trailing dot */
+		snprintf(buf, CFG_KEY_MAX, "%.*s", (int)(dot ? pl - 1 : pl), pl ? prefix : "");
+	else if (pl)
+		snprintf(buf, CFG_KEY_MAX, "%s%s%s", prefix, dot ? "" : ".", key);
+	else
+		snprintf(buf, CFG_KEY_MAX, "%s", key);
+	return buf;
+}
+
+int cfg_check_keys(const config_setting_t *g, const char *file, const char *path,
 		   const char *const *names, size_t n, struct ts_error *err)
 {
+	char here[CFG_KEY_MAX];
+	cfg_key_join(here, path, "");
 	if (!g)
 		return 0;
+	if (!config_setting_is_group(g))
+		return cfg_fail(err, TS_ETYPE, g, file, here, "found %s, expected a group { ... }",
+				cfg_type_name(g));
+	size_t nn = 0;
+	while (nn < n && names[nn])
+		nn++;
 	int len = config_setting_length(g);
 	for (int i = 0; i < len; i++) {
 		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
-		const char *nm = config_setting_name(c);
-		if (!nm)
-			continue;
+		const char *nm = c ? config_setting_name(c) : NULL;
+		if (!nm) /* libconfig lost it (see cfg_intact): never skip a key */
+			return cfg_fail(err, TS_ENOMEM, c ? c : g, file, here,
+					"out of memory: a key of the group was lost");
 		size_t k = 0;
-		while (k < n && strcmp(names[k], nm) != 0)
+		while (k < nn && strcmp(names[k], nm) != 0)
 			k++;
-		if (k < n)
+		if (k < nn)
 			continue;
-		char near[160], key[200];
-		ts_suggest(nm, names, n, 1, near, sizeof near);
-		snprintf(key, sizeof key, "%s%s", prefix, nm);
-		size_t plen = strlen(prefix);
-		if (plen && prefix[plen - 1] == '.')
-			plen--; /* "training." names the group "training" */
-		return cfg_fail(err, TS_EUNKNOWN_KEY, c, file, key,
-				"found unknown key \"%s\", expected a key of %.*s%s%s", nm,
-				plen ? (int)plen : 12, plen ? prefix : "the scenario",
-				near[0] ? "; did you mean " : "", near);
+		char near[160], key[CFG_KEY_MAX];
+		ts_suggest(nm, names, nn, 3, near, sizeof near);
+		return cfg_fail(err, TS_EUNKNOWN_KEY, c, file, cfg_key_join(key, path, nm),
+				"found unknown key \"%s\", expected a key of %s%s%s", nm,
+				here[0] ? here : "the file", near[0] ? "; did you mean " : "",
+				near);
 	}
 	return 0;
+}
+
+int cfg_member(const config_setting_t *g, const char *key, bool required, const char *file,
+	       const char *path, const char *expected, const config_setting_t **out,
+	       struct ts_error *err)
+{
+	*out = g ? config_setting_get_member(g, key) : NULL;
+	if (*out)
+		return 0;
+	if (!required)
+		return 1;
+	char k[CFG_KEY_MAX];
+	return cfg_fail(err, TS_EINVALID, g, file, cfg_key_join(k, path, key),
+			"missing key \"%s\", expected %s", key, expected);
+}
+
+int cfg_get_string(const config_setting_t *g, const char *key, bool required, char *out, size_t n,
+		   const char *file, const char *path, struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = cfg_member(g, key, required, file, path, "a string", &s, err);
+	if (rc)
+		return rc;
+	char k[CFG_KEY_MAX];
+	cfg_key_join(k, path, key);
+	if (config_setting_type(s) != CONFIG_TYPE_STRING)
+		return cfg_fail(err, TS_ETYPE, s, file, k,
+				"found %s, expected a string in double quotes", cfg_type_name(s));
+	const char *v = text_of(s, file, k, err);
+	if (!v)
+		return TS_ENOMEM;
+	size_t len = strlen(v);
+	if (len == 0)
+		return cfg_fail(err, TS_ERANGE, s, file, k,
+				"found an empty string, expected a non-empty one");
+	if (len >= n)
+		return cfg_fail(err, TS_ERANGE, s, file, k,
+				"found a string of %zu characters, expected at most %zu", len,
+				n - 1);
+	memcpy(out, v, len + 1);
+	return 0;
+}
+
+/* "a size in bytes" or "a number" for kind. */
+static const char *kind_text(enum ts_unit_kind kind)
+{
+	return kind == TS_UNIT_COUNT_ ? "a number" : ts_unit_kind_name(kind);
+}
+
+int cfg_get_number(const config_setting_t *g, const char *key, enum ts_unit_kind kind,
+		   bool required, double lo, double hi, double *out, const char *file,
+		   const char *path, struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = cfg_member(g, key, required, file, path, kind_text(kind), &s, err);
+	if (rc)
+		return rc;
+	char k[CFG_KEY_MAX];
+	cfg_key_join(k, path, key);
+	int type = config_setting_type(s);
+	bool integer = type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64;
+	double v;
+	if (kind == TS_UNIT_COUNT_ && (integer || type == CONFIG_TYPE_FLOAT)) {
+		v = integer ? (double)config_setting_get_int64(s) : config_setting_get_float(s);
+	} else if (kind == TS_UNIT_BYTES && integer) {
+		v = (double)config_setting_get_int64(s);
+	} else if (kind != TS_UNIT_COUNT_ && type == CONFIG_TYPE_STRING) {
+		char why[256];
+		const char *text = text_of(s, file, k, err);
+		if (!text)
+			return TS_ENOMEM;
+		rc = ts_units_parse(text, kind, &v, why, sizeof why);
+		if (rc)
+			return cfg_fail(err, rc, s, file, k, "%s", why);
+	} else if (kind != TS_UNIT_COUNT_ && (integer || type == CONFIG_TYPE_FLOAT)) {
+		return cfg_fail(err, TS_ETYPE, s, file, k,
+				"found the number %g without a unit, expected %s as a string",
+				integer ? (double)config_setting_get_int64(s)
+					: config_setting_get_float(s),
+				kind_text(kind));
+	} else {
+		return cfg_fail(err, TS_ETYPE, s, file, k, "found %s, expected %s%s",
+				cfg_type_name(s), kind_text(kind),
+				kind == TS_UNIT_COUNT_ ? "" : " as a string");
+	}
+	if (!isfinite(v) || v < lo || v > hi) {
+		char fb[160], a[48], b[48];
+		cfg_found(s, fb, sizeof fb);
+		if (lo == CFG_POSITIVE && isinf(hi))
+			return cfg_fail(err, TS_ERANGE, s, file, k,
+					"found %s, expected %s greater than zero", fb,
+					kind_text(kind));
+		if (kind == TS_UNIT_COUNT_) {
+			snprintf(a, sizeof a, "%g", lo);
+			snprintf(b, sizeof b, "%g", hi);
+		} else { /* bounds in the unit of the kind */
+			ts_units_format(lo, kind, a, sizeof a);
+			ts_units_format(hi, kind, b, sizeof b);
+		}
+		if (lo == CFG_POSITIVE)
+			return cfg_fail(err, TS_ERANGE, s, file, k,
+					"found %s, expected %s greater than 0 and at most %s", fb,
+					kind_text(kind), b);
+		if (isinf(hi))
+			return cfg_fail(err, TS_ERANGE, s, file, k,
+					"found %s, expected %s of at least %s", fb, kind_text(kind),
+					a);
+		if (kind != TS_UNIT_COUNT_)
+			return cfg_fail(err, TS_ERANGE, s, file, k, "found %s, expected %s to %s",
+					fb, a, b);
+		return cfg_fail(err, TS_ERANGE, s, file, k,
+				"found %s, expected a number from %s to %s", fb, a, b);
+	}
+	*out = v;
+	return 0;
+}
+
+int cfg_get_uint(const config_setting_t *g, const char *key, bool required, uint32_t lo,
+		 uint32_t hi, uint32_t *out, const char *file, const char *path,
+		 struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = cfg_member(g, key, required, file, path, "an integer", &s, err);
+	if (rc)
+		return rc;
+	char k[CFG_KEY_MAX];
+	cfg_key_join(k, path, key);
+	int type = config_setting_type(s);
+	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
+		return cfg_fail(err, TS_ETYPE, s, file, k,
+				"found %s, expected an integer (no quotes)", cfg_type_name(s));
+	long long v = config_setting_get_int64(s);
+	if (v < (long long)lo || v > (long long)hi)
+		return cfg_fail(err, TS_ERANGE, s, file, k,
+				"found %lld, expected an integer from %u to %u", v, lo, hi);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int cfg_get_bool(const config_setting_t *g, const char *key, bool required, bool *out,
+		 const char *file, const char *path, struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = cfg_member(g, key, required, file, path, "true or false", &s, err);
+	if (rc)
+		return rc;
+	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+		char k[CFG_KEY_MAX];
+		return cfg_fail(err, TS_ETYPE, s, file, cfg_key_join(k, path, key),
+				"found %s, expected true or false (no quotes)", cfg_type_name(s));
+	}
+	*out = config_setting_get_bool(s) != 0;
+	return 0;
+}
+
+int cfg_get_enum(const config_setting_t *g, const char *key, bool required,
+		 const char *const *names, size_t n, int *out, const char *file, const char *path,
+		 struct ts_error *err)
+{
+	const config_setting_t *s;
+	int rc = cfg_member(g, key, required, file, path, "a name", &s, err);
+	if (rc)
+		return rc;
+	char k[CFG_KEY_MAX];
+	return cfg_enum(s, file, cfg_key_join(k, path, key), names, n, out, err);
+}
+
+int cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, double hi,
+	       const char *unit, const char *why, const char *file, const char *path,
+	       struct ts_error *err)
+{
+	const config_setting_t *s = config_setting_get_member(g, key);
+	if (!s || (v >= lo && v <= hi))
+		return 0;
+	char k[CFG_KEY_MAX];
+	return cfg_fail(err, TS_ERANGE, s, file, cfg_key_join(k, path, key),
+			"found %g %s, expected %g to %g %s (%s)", v, unit, lo, hi, unit, why);
 }
 
 int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *err)
@@ -450,6 +697,24 @@ static int widen_ints(const char *text, char **out, size_t *n)
 	return 0;
 }
 
+bool cfg_intact(const config_setting_t *s)
+{
+	if (!s)
+		return false;
+	int type = config_setting_type(s);
+	if (type == CONFIG_TYPE_STRING)
+		return config_setting_get_string(s) != NULL;
+	if (type != CONFIG_TYPE_GROUP && type != CONFIG_TYPE_LIST && type != CONFIG_TYPE_ARRAY)
+		return true;
+	int n = config_setting_length(s);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+		if (!e || (type == CONFIG_TYPE_GROUP && !config_setting_name(e)) || !cfg_intact(e))
+			return false;
+	}
+	return true;
+}
+
 int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error *err)
 {
 	int inc = include_line(text);
@@ -476,6 +741,9 @@ int cfg_parse(config_t *cfg, const char *text, const char *file, struct ts_error
 				    "(key = value;)",
 				    t ? t : "?");
 	}
+	if (!cfg_intact(config_root_setting(cfg)))
+		return ts_error_set(err, TS_ENOMEM, file, 0, NULL,
+				    "out of memory parsing the file (a name or a string was lost)");
 	return 0;
 }
 
@@ -633,7 +901,9 @@ static int parse_value(config_t *scratch, const char *arg, const char *val, size
 					arg, (long long)INT64_MAX);
 	} else if (config_read_string(scratch, wide)) {
 		const config_setting_t *root = config_root_setting(scratch);
-		if (config_setting_length(root) != 1) {
+		if (!cfg_intact(root)) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory for --set");
+		} else if (config_setting_length(root) != 1) {
 			rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, NULL,
 					  "--set '%.200s': found more than one value, expected one",
 					  arg);
@@ -775,6 +1045,10 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 		if (s)
 			ts_free(s, n + 1);
 	}
+	if (!rc && !cfg_intact(config_root_setting(cfg)))
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL,
+				  "out of memory for --set '%.200s' (a name or a string was lost)",
+				  arg);
 out:
 	config_destroy(&scratch);
 	return rc;

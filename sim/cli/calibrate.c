@@ -35,8 +35,10 @@ int cli_calibrate(int argc, char **argv)
 	char *buf = NULL; /* the overrides, until the fit succeeded */
 	size_t len = 0;
 	FILE *mem = NULL;
-	if (!sets)
+	if (!sets) {
+		fprintf(stderr, "trainsim calibrate: out of memory\n");
 		return CLI_BADINPUT;
+	}
 	enum { O_MEASURED = 1, O_OUT, O_NCCL, O_SET };
 	static const struct cli_opt opts[] = {
 	    {O_MEASURED, "--measured-iteration-s", NULL, "a number of seconds"},

@@ -48,8 +48,10 @@ int cli_run(int argc, char **argv)
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
 	int rc = CLI_USAGE;
-	if (!sets)
+	if (!sets) {
+		fprintf(stderr, "trainsim run: out of memory\n");
 		return CLI_BADINPUT;
+	}
 	enum { O_SET = 1, O_FORMAT, O_TRACE, O_CALIB, O_DUMP };
 	static const struct cli_opt opts[] = {
 	    {O_SET, "--set", NULL, "KEY=VALUE"},

@@ -27,8 +27,10 @@ int cli_search(int argc, char **argv)
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
 	int rc = CLI_USAGE;
-	if (!sets)
+	if (!sets) {
+		fprintf(stderr, "trainsim search: out of memory\n");
 		return CLI_BADINPUT;
+	}
 	enum { O_OBJECTIVE = 1, O_TOP, O_MAX_GPUS, O_JOBS, O_SET, O_CALIB };
 	static const struct cli_opt opts[] = {{O_OBJECTIVE, "--objective", NULL, "time or cost"},
 					      {O_TOP, "--top", NULL, "a count"},

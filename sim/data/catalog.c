@@ -46,147 +46,20 @@ struct rd {
 	struct ts_error *err;
 };
 
-static int line_of(const config_setting_t *s)
-{
-	return s ? (int)config_setting_source_line(s) : 0;
-}
-
 static int fail(const struct rd *r, int code, const config_setting_t *s, const char *key,
 		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* An error at setting s about member `key` of the group being read. */
 static int fail(const struct rd *r, int code, const config_setting_t *s, const char *key,
 		const char *fmt, ...)
 {
-	char k[160], msg[400];
+	char k[CFG_KEY_MAX], msg[400];
 	va_list ap;
-	snprintf(k, sizeof k, "%s%s", r->prefix, key);
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return ts_error_set(r->err, code, r->file, line_of(s), k, "%s", msg);
-}
-
-static const char *type_name(const config_setting_t *s)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a number";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_GROUP:
-		return "a group";
-	default:
-		return "a list";
-	}
-}
-
-static int check_keys(const struct rd *r, const config_setting_t *g, const char *const *keys,
-		      size_t nkeys)
-{
-	for (int i = 0; i < config_setting_length(g); i++) {
-		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
-		const char *nm = config_setting_name(c);
-		size_t k = 0;
-		while (k < nkeys && strcmp(keys[k], nm))
-			k++;
-		if (k < nkeys)
-			continue;
-		char sugg[160];
-		ts_suggest(nm, keys, nkeys, 1, sugg, sizeof sugg);
-		return fail(r, TS_EUNKNOWN_KEY, c, nm, "found an unknown key, expected %s%s",
-			    sugg[0] ? "e.g. " : "a known key", sugg);
-	}
-	return 0;
-}
-
-/* A string member: 0, 1 when absent and optional, or an error. */
-static int get_str(const struct rd *r, const config_setting_t *g, const char *key, bool required,
-		   char *out, size_t n)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-	if (!s) {
-		if (required)
-			return fail(r, TS_EINVALID, g, key,
-				    "found no value, expected a string (the key is required)");
-		return 1;
-	}
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail(r, TS_ETYPE, s, key, "found %s, expected a string", type_name(s));
-	const char *v = config_setting_get_string(s);
-	if (!v[0] || strlen(v) >= n)
-		return fail(r, TS_ERANGE, s, key,
-			    "found a string of %zu characters, expected 1 to %zu", strlen(v),
-			    n - 1);
-	snprintf(out, n, "%s", v);
-	return 0;
-}
-
-/* A quantity with a unit (or a bare number when kind is TS_UNIT_COUNT_),
- * in [lo, hi]: 0, 1 when absent and optional, or an error. */
-static int get_num(const struct rd *r, const config_setting_t *g, const char *key, int kind,
-		   bool required, double lo, double hi, double *out)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-	double v;
-	if (!s) {
-		if (required)
-			return fail(r, TS_EINVALID, g, key,
-				    "found no value, expected %s (the key is required)",
-				    kind == TS_UNIT_COUNT_
-					? "a number"
-					: ts_unit_kind_name((enum ts_unit_kind)kind));
-		return 1;
-	}
-	int t = config_setting_type(s);
-	if (kind != TS_UNIT_COUNT_ && t == CONFIG_TYPE_STRING) {
-		char why[200];
-		int rc = ts_units_parse(config_setting_get_string(s), (enum ts_unit_kind)kind, &v,
-					why, sizeof why);
-		if (rc)
-			return fail(r, rc, s, key, "%s", why);
-	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT) {
-		if (kind != TS_UNIT_COUNT_ && kind != TS_UNIT_BYTES)
-			return fail(r, TS_EUNIT, s, key,
-				    "found a number without a unit, expected %s",
-				    ts_unit_kind_name((enum ts_unit_kind)kind));
-		v = config_setting_get_float(s);
-		if (t != CONFIG_TYPE_FLOAT)
-			v = (double)config_setting_get_int64(s);
-	} else {
-		return fail(r, TS_ETYPE, s, key, "found %s, expected %s", type_name(s),
-			    kind == TS_UNIT_COUNT_ ? "a number"
-						   : ts_unit_kind_name((enum ts_unit_kind)kind));
-	}
-	if (!isfinite(v) || v < lo || v > hi)
-		return fail(r, TS_ERANGE, s, key, "found %g, expected a value in [%g, %g]", v, lo,
-			    hi);
-	*out = v;
-	return 0;
-}
-
-static int get_choice(const struct rd *r, const config_setting_t *g, const char *key,
-		      const char *const *names, size_t n, int *out)
-{
-	char v[48];
-	int rc = get_str(r, g, key, true, v, sizeof v);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v, names[i])) {
-			*out = (int)i;
-			return 0;
-		}
-	char all[160] = "";
-	for (size_t i = 0; i < n; i++)
-		snprintf(all + strlen(all), sizeof all - strlen(all), "%s\"%s\"", i ? " | " : "",
-			 names[i]);
-	return fail(r, TS_EUNKNOWN_NAME, config_setting_get_member(g, key), key,
-		    "found \"%s\", expected %s", v, all);
+	return ts_error_set(r->err, code, r->file, cfg_line(s), cfg_key_join(k, r->prefix, key),
+			    "%s", msg);
 }
 
 /* ---- storage ------------------------------------------------------------ */
@@ -200,21 +73,30 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 	memset(d, 0, sizeof *d);
 	if (!config_setting_is_group(e))
 		return fail(r, TS_ETYPE, e, "", "found %s, expected a group { name = ...; }",
-			    type_name(e));
-	if ((rc = check_keys(r, e, keys, sizeof keys / sizeof keys[0])) ||
-	    (rc = get_str(r, e, "name", true, d->name, sizeof d->name)) ||
-	    (rc = get_choice(r, e, "kind", kind_names, DATA_STORAGE_KIND_COUNT_, &k)) ||
-	    (rc = get_num(r, e, "read", TS_UNIT_BANDWIDTH, true, 1.0, 1e16, &d->read_Bps)) ||
-	    (rc = get_num(r, e, "latency", TS_UNIT_TIME, true, 0.0, 10.0, &d->lat_s)) ||
-	    (rc = get_str(r, e, "source", true, d->source, sizeof d->source)))
+			    cfg_type_name(e));
+	if ((rc = cfg_check_keys(e, r->file, r->prefix, keys, sizeof keys / sizeof keys[0],
+				 r->err)) ||
+	    (rc = cfg_get_string(e, "name", true, d->name, sizeof d->name, r->file, r->prefix,
+				 r->err)) ||
+	    (rc = cfg_get_enum(e, "kind", true, kind_names, DATA_STORAGE_KIND_COUNT_, &k, r->file,
+			       r->prefix, r->err)) ||
+	    (rc = cfg_get_number(e, "read", TS_UNIT_BANDWIDTH, true, 1.0, 1e16, &d->read_Bps,
+				 r->file, r->prefix, r->err)) ||
+	    (rc = cfg_get_number(e, "latency", TS_UNIT_TIME, true, 0.0, 10.0, &d->lat_s, r->file,
+				 r->prefix, r->err)) ||
+	    (rc = cfg_get_string(e, "source", true, d->source, sizeof d->source, r->file, r->prefix,
+				 r->err)))
 		return rc;
 	d->kind = (enum data_storage_kind)k;
-	if ((rc = get_num(r, e, "write", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->write_Bps)) < 0)
+	if ((rc = cfg_get_number(e, "write", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->write_Bps,
+				 r->file, r->prefix, r->err)) < 0)
 		return rc;
-	if ((rc = get_num(r, e, "iops", TS_UNIT_COUNT_, false, 1.0, 1e12, &d->iops)) < 0)
+	if ((rc = cfg_get_number(e, "iops", TS_UNIT_COUNT_, false, 1.0, 1e12, &d->iops, r->file,
+				 r->prefix, r->err)) < 0)
 		return rc;
 	d->devices = 1;
-	if ((rc = get_num(r, e, "devices", TS_UNIT_COUNT_, false, 1.0, 1024.0, &v)) < 0)
+	if ((rc = cfg_get_number(e, "devices", TS_UNIT_COUNT_, false, 1.0, 1024.0, &v, r->file,
+				 r->prefix, r->err)) < 0)
 		return rc;
 	if (rc == 0) {
 		if (d->kind != DATA_STORAGE_LOCAL || v != floor(v))
@@ -225,7 +107,8 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 				    v, kind_names[d->kind]);
 		d->devices = (uint32_t)v;
 	}
-	if ((rc = get_num(r, e, "client", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->client_Bps)) < 0)
+	if ((rc = cfg_get_number(e, "client", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->client_Bps,
+				 r->file, r->prefix, r->err)) < 0)
 		return rc;
 	if (rc == 0 && d->kind != DATA_STORAGE_SHARED)
 		return fail(r, TS_EINVALID, config_setting_get_member(e, "client"), "client",
@@ -251,7 +134,7 @@ int data_catalog_load(const char *root, struct data_catalog **out, struct ts_err
 	if (!list || !config_setting_is_list(list)) {
 		rc = fail(&r, list ? TS_ETYPE : TS_EINVALID, list, "storage",
 			  "found %s, expected a list storage = ( { ... }, ... );",
-			  list ? type_name(list) : "nothing");
+			  list ? cfg_type_name(list) : "nothing");
 		goto done;
 	}
 	int n = config_setting_length(list);
@@ -365,11 +248,16 @@ static int read_dataset(const struct rd *r, const config_setting_t *g, struct da
 					   "decode_per_token",
 					   "source"};
 	int rc, k = 0;
-	if ((rc = check_keys(r, g, keys, sizeof keys / sizeof keys[0])) ||
-	    (rc = get_str(r, g, "name", false, d->name, sizeof d->name)) < 0 ||
-	    (rc = get_choice(r, g, "layout", layout_names, DATA_LAYOUT_COUNT_, &k)) ||
-	    (rc = get_num(r, g, "samples", TS_UNIT_COUNT_, true, 1.0, 1e15, &d->samples)) ||
-	    (rc = get_str(r, g, "source", true, d->source, sizeof d->source)))
+	if ((rc = cfg_check_keys(g, r->file, r->prefix, keys, sizeof keys / sizeof keys[0],
+				 r->err)) ||
+	    (rc = cfg_get_string(g, "name", false, d->name, sizeof d->name, r->file, r->prefix,
+				 r->err)) < 0 ||
+	    (rc = cfg_get_enum(g, "layout", true, layout_names, DATA_LAYOUT_COUNT_, &k, r->file,
+			       r->prefix, r->err)) ||
+	    (rc = cfg_get_number(g, "samples", TS_UNIT_COUNT_, true, 1.0, 1e15, &d->samples,
+				 r->file, r->prefix, r->err)) ||
+	    (rc = cfg_get_string(g, "source", true, d->source, sizeof d->source, r->file, r->prefix,
+				 r->err)))
 		return rc;
 	d->layout = (enum data_layout)k;
 	d->per_token = config_setting_get_member(g, "bytes_per_token") != NULL;
@@ -386,8 +274,9 @@ static int read_dataset(const struct rd *r, const config_setting_t *g, struct da
 				    "found a per-%s key in a per-%s dataset, expected %s "
 				    "(bytes_per_token makes every size and cost per token)",
 				    d->per_token ? "sample" : "token", unit, want);
-		if ((rc = get_num(r, g, want, i == 2 ? TS_UNIT_TIME : TS_UNIT_BYTES, true, 0.0,
-				  i == 2 ? 3600.0 : 1e12, dst[i])))
+		if ((rc = cfg_get_number(g, want, i == 2 ? TS_UNIT_TIME : TS_UNIT_BYTES, true, 0.0,
+					 i == 2 ? 3600.0 : 1e12, dst[i], r->file, r->prefix,
+					 r->err)))
 			return rc;
 	}
 	(void)unit;
@@ -418,7 +307,7 @@ int data_dataset_load(const char *root, const char *name, struct data_dataset *o
 		if (!g || !config_setting_is_group(g))
 			rc = fail(&r, g ? TS_ETYPE : TS_EINVALID, g, "",
 				  "found %s, expected a group dataset = { ... };",
-				  g ? type_name(g) : "nothing");
+				  g ? cfg_type_name(g) : "nothing");
 		else
 			rc = read_dataset(&r, g, out);
 	}

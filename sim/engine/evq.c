@@ -71,6 +71,7 @@ struct ts_evq {
 	ts_time now;
 	struct key *early; /* binary min-heap of keys below `last` */
 	size_t nearly, capearly;
+	int status; /* TS_ENOMEM once refill could not spread a bucket, sticky */
 };
 
 static int grow_slots(struct ts_evq *q, size_t need)
@@ -311,12 +312,18 @@ static bool refill(struct ts_evq *q)
 				/* out of memory while spreading: keep the rest here */
 				memmove(b->k, b->k + r, (b->n - r) * sizeof *b->k);
 				b->n -= r;
+				q->status = TS_ENOMEM;
 				return front_live(q);
 			}
 		}
 		b->n = 0;
 	}
 	return true;
+}
+
+int evq_status(const struct ts_evq *q)
+{
+	return q->status;
 }
 
 ts_time evq_next_time(struct ts_evq *q)

@@ -60,6 +60,12 @@ bool evq_step(struct ts_evq *q);
 /* Number of live pending events. */
 size_t evq_pending(const struct ts_evq *q);
 
+/* 0, or TS_ENOMEM once moving keys between buckets ran out of memory (the
+ * keys are all kept, but evq_next_time may have answered TS_TIME_MAX and
+ * evq_step false with events still pending): sticky, for the caller to stop
+ * the run and report it. */
+int evq_status(const struct ts_evq *q);
+
 /* Total number of events run so far. */
 uint64_t evq_events_run(const struct ts_evq *q);
 

@@ -94,7 +94,8 @@ struct ts_fluid {
 	uint64_t solves;
 	struct fluid_observer obs;
 	bool has_obs;
-	int status; /* first TS_ELIMIT (a time past the int64-ns range), sticky */
+	int status; /* first TS_ELIMIT (a time past the int64-ns range) or
+		       TS_ENOMEM inside the event loop, sticky */
 };
 
 #define NONE UINT32_MAX
@@ -247,27 +248,38 @@ static void free_act(struct ts_fluid *f, uint32_t id)
 	f->active--;
 }
 
-/* Put a latent activity on its resources (or straight on its bound). */
+static void detach(struct ts_fluid *f, uint32_t id);
+
+/* Put a latent activity on its resources (or straight on its bound). On
+ * TS_ENOMEM the elements already put on their resources are taken off again
+ * and the activity stays latent. */
 static int attach(struct ts_fluid *f, uint32_t id)
 {
 	struct act *a = &f->acts[id];
+	for (size_t i = 0; i < a->nelems; i++) {
+		struct elem *e = &a->elems[i];
+		struct res *r = &f->res[e->res];
+		bool room =
+		    ts_grow((void **)&r->users, &r->capusers, r->nusers + 1, sizeof *r->users) == 0;
+		if (room) {
+			e->pos = (uint32_t)r->nusers;
+			r->users[r->nusers].act = id;
+			r->users[r->nusers].elem = (uint32_t)i;
+			r->nusers++;
+		}
+		if (!room || mark_dirty(f, e->res)) {
+			size_t n = a->nelems;
+			a->nelems = room ? i + 1 : i;
+			detach(f, id);
+			a->nelems = n;
+			return TS_ENOMEM;
+		}
+	}
 	a->state = ACT_RUNNING;
 	a->last = evq_now(f->q);
 	a->rate = 0.0;
 	if (f->has_obs && f->obs.on_start)
 		f->obs.on_start(f->obs.ud, id, a->tag, a->last);
-	for (size_t i = 0; i < a->nelems; i++) {
-		struct elem *e = &a->elems[i];
-		struct res *r = &f->res[e->res];
-		if (ts_grow((void **)&r->users, &r->capusers, r->nusers + 1, sizeof *r->users))
-			return TS_ENOMEM;
-		e->pos = (uint32_t)r->nusers;
-		r->users[r->nusers].act = id;
-		r->users[r->nusers].elem = (uint32_t)i;
-		r->nusers++;
-		if (mark_dirty(f, e->res))
-			return TS_ENOMEM;
-	}
 	if (a->nelems == 0 || a->remaining <= 0.0) {
 		/* No shared resource: the rate is the bound, known now. */
 		a->rate = a->bound;
@@ -372,9 +384,11 @@ static void on_latency_over(void *ctx, uint64_t arg)
 	struct ts_fluid *f = ctx;
 	uint32_t id = (uint32_t)arg;
 	f->acts[id].ev = 0;
-	/* Resource lists were sized on earlier attaches; failure here leaves
-	 * the activity unattached, which fluid_run reports as a stall. */
-	(void)attach(f, id);
+	/* a failed attach leaves the activity latent; the sticky status stops
+	 * fluid_run and tells the caller why */
+	int rc = attach(f, id);
+	if (rc && !f->status)
+		f->status = rc;
 }
 
 static void on_complete(void *ctx, uint64_t arg)
@@ -550,11 +564,17 @@ uint64_t fluid_run(struct ts_fluid *f, ts_time until)
 	uint64_t n = 0;
 	for (;;) {
 		ts_time next = evq_next_time(f->q);
+		if (!f->status && evq_status(f->q))
+			f->status = evq_status(f->q);
 		if (f->status)
 			break;
 		if (f->ndirty && next > evq_now(f->q)) {
-			if (solve(f))
+			int rc = solve(f);
+			if (rc) {
+				if (!f->status)
+					f->status = rc;
 				break;
+			}
 			continue;
 		}
 		if (next == TS_TIME_MAX || next > until)

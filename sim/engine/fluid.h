@@ -94,16 +94,18 @@ double fluid_rate(const struct ts_fluid *f, uint32_t act);
 void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs);
 
 /* Run events (and rate solves) until no event is left, the next one is
- * later than `until`, or an activity would end past TS_TIME_MAX (see
- * fluid_status). Returns the number of events run. */
+ * later than `until`, an activity would end past TS_TIME_MAX, or memory ran
+ * out (see fluid_status). Returns the number of events run. */
 uint64_t fluid_run(struct ts_fluid *f, ts_time until);
 
 /* Activities started and not yet done. */
 uint32_t fluid_active(const struct ts_fluid *f);
 
 /* 0, or TS_ELIMIT once an activity's end (or its latency's) would lie past
- * the int64-ns range of simulated time (about 292 years): the run stopped
- * there, and activities left unfinished are not a stall. */
+ * the int64-ns range of simulated time (about 292 years), or TS_ENOMEM once
+ * a rate solve, an activity leaving its latency or the event queue
+ * (evq_status) could not allocate: the
+ * run stopped there, and activities left unfinished are not a stall. */
 int fluid_status(const struct ts_fluid *f);
 
 /* Number of rate solves so far (each over one connected component). */

@@ -12,6 +12,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,202 +49,6 @@ double ts_dtype_bytes(enum ts_dtype d)
 	return (unsigned)d < TS_DTYPE_COUNT_ ? dtype_bytes[d] : 0.0;
 }
 
-/* ------------------------------------------------ shared libconfig helpers */
-
-int hw_cfg_line(const config_setting_t *s)
-{
-	return s ? (int)config_setting_source_line(s) : 0;
-}
-
-const char *hw_cfg_type_name(const config_setting_t *s)
-{
-	switch (config_setting_type(s)) {
-	case CONFIG_TYPE_GROUP:
-		return "a group { }";
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a floating-point number";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_ARRAY:
-		return "an array [ ]";
-	case CONFIG_TYPE_LIST:
-		return "a list ( )";
-	default:
-		return "nothing";
-	}
-}
-
-char *hw_key_join(char *buf, const char *prefix, const char *key)
-{
-	int w = prefix && *prefix ? snprintf(buf, HW_KEY_MAX, "%s.%s", prefix, key)
-				  : snprintf(buf, HW_KEY_MAX, "%s", key);
-	if (w >= HW_KEY_MAX) /* cut: a long key still names its place */
-		buf[HW_KEY_MAX - 1] = '\0';
-	return buf;
-}
-
-int hw_cfg_check_keys(const config_setting_t *g, const char *const *allowed, const char *file,
-		      const char *path, struct ts_error *err)
-{
-	if (!config_setting_is_group(g))
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), path,
-				    "found %s, expected a group { ... }", hw_cfg_type_name(g));
-	size_t nallowed = 0;
-	while (allowed[nallowed])
-		nallowed++;
-	int n = config_setting_length(g);
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *m = config_setting_get_elem(g, (unsigned)i);
-		const char *name = config_setting_name(m);
-		bool ok = false;
-		for (size_t k = 0; k < nallowed && !ok; k++)
-			ok = strcmp(name, allowed[k]) == 0;
-		if (ok)
-			continue;
-		char close[256], key[HW_KEY_MAX];
-		ts_suggest(name, allowed, nallowed, 3, close, sizeof close);
-		return ts_error_set(err, TS_EUNKNOWN_KEY, file, hw_cfg_line(m),
-				    hw_key_join(key, path, name),
-				    "unknown key \"%s\"; did you mean %s?", name, close);
-	}
-	return 0;
-}
-
-/* Member `key` of g, or the "absent" answer (1, or the required error). */
-static int member(const config_setting_t *g, const char *key, bool required, const char *file,
-		  const char *path, const char *expected, const config_setting_t **out,
-		  struct ts_error *err)
-{
-	*out = config_setting_get_member(g, key);
-	if (*out)
-		return 0;
-	if (!required)
-		return 1;
-	char k[HW_KEY_MAX];
-	return ts_error_set(err, TS_EINVALID, file, hw_cfg_line(g), hw_key_join(k, path, key),
-			    "missing key \"%s\", expected %s", key, expected);
-}
-
-int hw_cfg_string(const config_setting_t *g, const char *key, bool required, char *out, size_t n,
-		  const char *file, const char *path, struct ts_error *err)
-{
-	const config_setting_t *s;
-	int rc = member(g, key, required, file, path, "a string", &s, err);
-	if (rc)
-		return rc;
-	char k[HW_KEY_MAX];
-	hw_key_join(k, path, key);
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
-				    "found %s, expected a string in double quotes",
-				    hw_cfg_type_name(s));
-	const char *v = config_setting_get_string(s);
-	size_t len = strlen(v);
-	if (len == 0)
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
-				    "found an empty string, expected a non-empty one");
-	if (len >= n)
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
-				    "found a string of %zu characters, expected at most %zu", len,
-				    n - 1);
-	memcpy(out, v, len + 1);
-	return 0;
-}
-
-int hw_cfg_quantity(const config_setting_t *g, const char *key, enum ts_unit_kind kind,
-		    bool required, bool allow_zero, double *out, const char *file, const char *path,
-		    struct ts_error *err)
-{
-	const config_setting_t *s;
-	int rc = member(g, key, required, file, path, ts_unit_kind_name(kind), &s, err);
-	if (rc)
-		return rc;
-	char k[HW_KEY_MAX];
-	hw_key_join(k, path, key);
-	int type = config_setting_type(s);
-	double v;
-	if (kind == TS_UNIT_BYTES && (type == CONFIG_TYPE_INT || type == CONFIG_TYPE_INT64)) {
-		v = (double)config_setting_get_int64(s);
-	} else if (type == CONFIG_TYPE_STRING) {
-		char why[256];
-		rc = ts_units_parse(config_setting_get_string(s), kind, &v, why, sizeof why);
-		if (rc)
-			return ts_error_set(err, rc, file, hw_cfg_line(s), k, "%s", why);
-	} else if (config_setting_is_number(s)) {
-		return ts_error_set(err, TS_EUNIT, file, hw_cfg_line(s), k,
-				    "found the number %g without a unit, expected %s as a "
-				    "string",
-				    config_setting_get_float(s) != 0.0
-					? config_setting_get_float(s)
-					: (double)config_setting_get_int64(s),
-				    ts_unit_kind_name(kind));
-	} else {
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
-				    "found %s, expected %s as a string", hw_cfg_type_name(s),
-				    ts_unit_kind_name(kind));
-	}
-	if (v < 0.0 || (!allow_zero && v <= 0.0))
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
-				    "found %g, expected %s greater than zero", v,
-				    ts_unit_kind_name(kind));
-	*out = v;
-	return 0;
-}
-
-int hw_cfg_uint(const config_setting_t *g, const char *key, bool required, uint32_t lo, uint32_t hi,
-		uint32_t *out, const char *file, const char *path, struct ts_error *err)
-{
-	const config_setting_t *s;
-	int rc = member(g, key, required, file, path, "an integer", &s, err);
-	if (rc)
-		return rc;
-	char k[HW_KEY_MAX];
-	hw_key_join(k, path, key);
-	int type = config_setting_type(s);
-	if (type != CONFIG_TYPE_INT && type != CONFIG_TYPE_INT64)
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
-				    "found %s, expected an integer (no quotes)",
-				    hw_cfg_type_name(s));
-	long long v = config_setting_get_int64(s);
-	if (v < (long long)lo || v > (long long)hi)
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
-				    "found %lld, expected an integer from %u to %u", v, lo, hi);
-	*out = (uint32_t)v;
-	return 0;
-}
-
-int hw_cfg_fraction(const config_setting_t *g, const char *key, bool required, double *out,
-		    const char *file, const char *path, struct ts_error *err)
-{
-	const config_setting_t *s;
-	int rc = member(g, key, required, file, path, "a fraction in (0, 1]", &s, err);
-	if (rc)
-		return rc;
-	char k[HW_KEY_MAX];
-	hw_key_join(k, path, key);
-	double v;
-	if (config_setting_type(s) == CONFIG_TYPE_FLOAT)
-		v = config_setting_get_float(s);
-	else if (config_setting_type(s) == CONFIG_TYPE_INT ||
-		 config_setting_type(s) == CONFIG_TYPE_INT64)
-		v = (double)config_setting_get_int64(s);
-	else
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), k,
-				    "found %s, expected a number in (0, 1] such as 0.9",
-				    hw_cfg_type_name(s));
-	if (!(v > 0.0 && v <= 1.0))
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
-				    "found %g, expected a fraction greater than 0 and at most 1",
-				    v);
-	*out = v;
-	return 0;
-}
-
 /* Sanity bounds on catalog figures. Each lies orders of magnitude outside
  * any hardware that exists or is announced, so it refuses only figures that
  * are physically meaningless (a typo in the exponent, a unit slip) and
@@ -275,43 +80,13 @@ int hw_cfg_link_bounds(const config_setting_t *e, double bw_Bps, double lat_s, d
 		       const char *file, const char *path, struct ts_error *err)
 {
 	int rc;
-	if ((rc = hw_cfg_bounds(e, "bandwidth", bw_Bps, LINK_BW_MIN, LINK_BW_MAX, "B/s",
-				"far outside any link", file, path, err)) ||
-	    (rc = hw_cfg_bounds(e, "latency", lat_s, 0.0, LINK_LAT_MAX, "s",
-				"links take 0.1 to 10 us", file, path, err)) ||
-	    (rc = hw_cfg_bounds(e, "efficiency", eff, EFF_MIN, 1.0, "",
-				"measured ones are 0.3 to 0.95", file, path, err)))
+	if ((rc = cfg_bounds(e, "bandwidth", bw_Bps, LINK_BW_MIN, LINK_BW_MAX, "B/s",
+			     "far outside any link", file, path, err)) ||
+	    (rc = cfg_bounds(e, "latency", lat_s, 0.0, LINK_LAT_MAX, "s", "links take 0.1 to 10 us",
+			     file, path, err)) ||
+	    (rc = cfg_bounds(e, "efficiency", eff, EFF_MIN, 1.0, "",
+			     "measured ones are 0.3 to 0.95", file, path, err)))
 		return rc;
-	return 0;
-}
-
-int hw_cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, double hi,
-		  const char *unit, const char *why, const char *file, const char *path,
-		  struct ts_error *err)
-{
-	const config_setting_t *s = config_setting_get_member(g, key);
-	if (!s || (v >= lo && v <= hi))
-		return 0;
-	char k[HW_KEY_MAX];
-	hw_key_join(k, path, key);
-	return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s), k,
-			    "found %g %s, expected %g to %g %s (%s)", v, unit, lo, hi, unit, why);
-}
-
-int hw_cfg_bool(const config_setting_t *g, const char *key, bool required, bool *out,
-		const char *file, const char *path, struct ts_error *err)
-{
-	const config_setting_t *s;
-	int rc = member(g, key, required, file, path, "true or false", &s, err);
-	if (rc)
-		return rc;
-	if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
-		char k[HW_KEY_MAX];
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s), hw_key_join(k, path, key),
-				    "found %s, expected true or false (no quotes)",
-				    hw_cfg_type_name(s));
-	}
-	*out = config_setting_get_bool(s) != 0;
 	return 0;
 }
 
@@ -388,14 +163,14 @@ void hw_catalog_destroy(struct hw_catalog *cat)
 static int parse_sources(const config_setting_t *e, const char *const *keys, int nreq, char **out,
 			 const char *file, const char *path, struct ts_error *err)
 {
-	char p[HW_KEY_MAX];
-	hw_key_join(p, path, "sources");
+	char p[CFG_KEY_MAX];
+	cfg_key_join(p, path, "sources");
 	const config_setting_t *g = config_setting_get_member(e, "sources");
 	if (!g)
-		return ts_error_set(err, TS_EINVALID, file, hw_cfg_line(e), p,
+		return ts_error_set(err, TS_EINVALID, file, cfg_line(e), p,
 				    "missing key \"sources\", expected a group with a source "
 				    "string for each number");
-	int rc = hw_cfg_check_keys(g, keys, file, p, err);
+	int rc = cfg_check_keys(g, file, p, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	char buf[2048];
@@ -403,7 +178,7 @@ static int parse_sources(const config_setting_t *e, const char *const *keys, int
 		bool req = k < nreq || config_setting_get_member(e, keys[k]) != NULL;
 		if (!req && !config_setting_get_member(g, keys[k]))
 			continue;
-		rc = hw_cfg_string(g, keys[k], true, buf, sizeof buf, file, p, err);
+		rc = cfg_get_string(g, keys[k], true, buf, sizeof buf, file, p, err);
 		if (rc)
 			return rc;
 		out[k] = ts_strdup(buf);
@@ -432,7 +207,7 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 	static const char *const keys[] = {"name",	"peak",	   "mamf_eff", "memory",
 					   "hbm_bw",	"hbm_eff", "sms",      "tdp",
 					   "flash_eff", "source",  "sources",  NULL};
-	int rc = hw_cfg_check_keys(e, keys, file, path, err);
+	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	if (ts_grow((void **)&cat->gpus, &cat->cap_gpus, cat->ngpus + 1, sizeof *cat->gpus) ||
@@ -444,87 +219,88 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 	memset(g, 0, sizeof *g);
 	memset(m, 0, sizeof *m);
 	m->file = fidx;
-	m->line = hw_cfg_line(e);
-	char p[HW_KEY_MAX];
-	if ((rc = hw_cfg_string(e, "name", true, g->name, sizeof g->name, file, path, err)) ||
+	m->line = cfg_line(e);
+	char p[CFG_KEY_MAX];
+	if ((rc = cfg_get_string(e, "name", true, g->name, sizeof g->name, file, path, err)) ||
 	    (rc = check_unique(cat, true, g->name, file, m->line, path, err)))
 		return rc;
 	cat->ngpus++; /* from here on the entry is owned by the catalog */
 
 	const config_setting_t *peak = config_setting_get_member(e, "peak");
 	const config_setting_t *mamf = config_setting_get_member(e, "mamf_eff");
-	hw_key_join(p, path, "peak");
+	cfg_key_join(p, path, "peak");
 	if (!peak)
 		return ts_error_set(err, TS_EINVALID, file, m->line, p,
 				    "missing key \"peak\", expected a group of dense peaks per "
 				    "dtype, e.g. { bf16 = \"312 TFLOP/s\"; }");
-	if ((rc = hw_cfg_check_keys(peak, dtype_names, file, p, err)))
+	if ((rc = cfg_check_keys(peak, file, p, dtype_names, SIZE_MAX, err)))
 		return rc;
 	bool any = false;
 	for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
-		rc = hw_cfg_quantity(peak, dtype_names[d], TS_UNIT_FLOPS, false, true,
-				     &g->peak_flops[d], file, p, err);
+		rc = cfg_get_number(peak, dtype_names[d], TS_UNIT_FLOPS, false, 0.0, INFINITY,
+				    &g->peak_flops[d], file, p, err);
 		if (rc < 0)
 			return rc;
 		if (rc == 0 && g->peak_flops[d] > 0.0 &&
-		    (rc = hw_cfg_bounds(peak, dtype_names[d], g->peak_flops[d], PEAK_MIN, PEAK_MAX,
-					"FLOP/s", "far outside any GPU", file, p, err)))
+		    (rc = cfg_bounds(peak, dtype_names[d], g->peak_flops[d], PEAK_MIN, PEAK_MAX,
+				     "FLOP/s", "far outside any GPU", file, p, err)))
 			return rc;
 		any = any || g->peak_flops[d] > 0.0;
 	}
 	if (!any)
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(peak), p,
+		return ts_error_set(err, TS_ERANGE, file, cfg_line(peak), p,
 				    "found no dtype with a positive peak, expected at least one");
-	hw_key_join(p, path, "mamf_eff");
+	cfg_key_join(p, path, "mamf_eff");
 	if (!mamf)
 		return ts_error_set(err, TS_EINVALID, file, m->line, p,
 				    "missing key \"mamf_eff\", expected a group with a fraction "
 				    "per dtype of \"peak\"");
-	if ((rc = hw_cfg_check_keys(mamf, dtype_names, file, p, err)))
+	if ((rc = cfg_check_keys(mamf, file, p, dtype_names, SIZE_MAX, err)))
 		return rc;
 	for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
 		bool supported = g->peak_flops[d] > 0.0;
-		rc =
-		    hw_cfg_fraction(mamf, dtype_names[d], supported, &g->mamf_eff[d], file, p, err);
+		rc = cfg_get_number(mamf, dtype_names[d], TS_UNIT_COUNT_, supported, CFG_POSITIVE,
+				    1.0, &g->mamf_eff[d], file, p, err);
 		if (rc < 0)
 			return rc;
-		if (rc == 0 &&
-		    (rc = hw_cfg_bounds(mamf, dtype_names[d], g->mamf_eff[d], EFF_MIN, 1.0, "",
-					"measured ones are 0.3 to 0.95", file, p, err)))
+		if (rc == 0 && (rc = cfg_bounds(mamf, dtype_names[d], g->mamf_eff[d], EFF_MIN, 1.0,
+						"", "measured ones are 0.3 to 0.95", file, p, err)))
 			return rc;
 		if (rc == 0 && !supported) {
-			char k[HW_KEY_MAX];
+			char k[CFG_KEY_MAX];
 			return ts_error_set(
 			    err, TS_EINVALID, file,
-			    hw_cfg_line(config_setting_get_member(mamf, dtype_names[d])),
-			    hw_key_join(k, p, dtype_names[d]),
+			    cfg_line(config_setting_get_member(mamf, dtype_names[d])),
+			    cfg_key_join(k, p, dtype_names[d]),
 			    "found an efficiency for %s, which has no peak; expected it only "
 			    "for dtypes listed in \"peak\"",
 			    dtype_names[d]);
 		}
 	}
 	uint32_t sms;
-	if ((rc = hw_cfg_quantity(e, "memory", TS_UNIT_BYTES, true, false, &g->mem_bytes, file,
-				  path, err)) ||
-	    (rc = hw_cfg_quantity(e, "hbm_bw", TS_UNIT_BANDWIDTH, true, false, &g->hbm_Bps, file,
-				  path, err)) ||
-	    (rc = hw_cfg_fraction(e, "hbm_eff", true, &g->hbm_eff, file, path, err)) ||
-	    (rc = hw_cfg_fraction(e, "flash_eff", false, &g->flash_eff, file, path, err)) < 0 ||
-	    (rc = hw_cfg_uint(e, "sms", true, 1, 100000, &sms, file, path, err)) ||
-	    (rc = hw_cfg_quantity(e, "tdp", TS_UNIT_POWER, true, false, &g->tdp_w, file, path,
-				  err)) ||
-	    (rc = hw_cfg_string(e, "source", true, g->source, sizeof g->source, file, path, err)))
+	if ((rc = cfg_get_number(e, "memory", TS_UNIT_BYTES, true, CFG_POSITIVE, INFINITY,
+				 &g->mem_bytes, file, path, err)) ||
+	    (rc = cfg_get_number(e, "hbm_bw", TS_UNIT_BANDWIDTH, true, CFG_POSITIVE, INFINITY,
+				 &g->hbm_Bps, file, path, err)) ||
+	    (rc = cfg_get_number(e, "hbm_eff", TS_UNIT_COUNT_, true, CFG_POSITIVE, 1.0, &g->hbm_eff,
+				 file, path, err)) ||
+	    (rc = cfg_get_number(e, "flash_eff", TS_UNIT_COUNT_, false, CFG_POSITIVE, 1.0,
+				 &g->flash_eff, file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(e, "sms", true, 1, 100000, &sms, file, path, err)) ||
+	    (rc = cfg_get_number(e, "tdp", TS_UNIT_POWER, true, CFG_POSITIVE, INFINITY, &g->tdp_w,
+				 file, path, err)) ||
+	    (rc = cfg_get_string(e, "source", true, g->source, sizeof g->source, file, path, err)))
 		return rc;
-	if ((rc = hw_cfg_bounds(e, "memory", g->mem_bytes, MEM_MIN, MEM_MAX, "B",
-				"far outside any GPU", file, path, err)) ||
-	    (rc = hw_cfg_bounds(e, "hbm_bw", g->hbm_Bps, HBM_MIN, HBM_MAX, "B/s",
-				"far outside any GPU", file, path, err)) ||
-	    (rc = hw_cfg_bounds(e, "hbm_eff", g->hbm_eff, EFF_MIN, 1.0, "",
-				"measured ones are 0.3 to 0.95", file, path, err)) ||
-	    (rc = hw_cfg_bounds(e, "flash_eff", g->flash_eff, EFF_MIN, 1.0, "",
-				"measured ones are 0.3 to 0.95", file, path, err)) ||
-	    (rc = hw_cfg_bounds(e, "tdp", g->tdp_w, TDP_MIN, TDP_MAX, "W", "far outside any GPU",
-				file, path, err)))
+	if ((rc = cfg_bounds(e, "memory", g->mem_bytes, MEM_MIN, MEM_MAX, "B",
+			     "far outside any GPU", file, path, err)) ||
+	    (rc = cfg_bounds(e, "hbm_bw", g->hbm_Bps, HBM_MIN, HBM_MAX, "B/s",
+			     "far outside any GPU", file, path, err)) ||
+	    (rc = cfg_bounds(e, "hbm_eff", g->hbm_eff, EFF_MIN, 1.0, "",
+			     "measured ones are 0.3 to 0.95", file, path, err)) ||
+	    (rc = cfg_bounds(e, "flash_eff", g->flash_eff, EFF_MIN, 1.0, "",
+			     "measured ones are 0.3 to 0.95", file, path, err)) ||
+	    (rc = cfg_bounds(e, "tdp", g->tdp_w, TDP_MIN, TDP_MAX, "W", "far outside any GPU", file,
+			     path, err)))
 		return rc;
 	g->sms = sms;
 	return parse_sources(e, gpu_src_keys, GPU_FLASH_EFF, m->src, file, path, err);
@@ -535,7 +311,7 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 {
 	static const char *const keys[] = {"name",   "bandwidth", "latency", "efficiency",
 					   "source", "sources",	  NULL};
-	int rc = hw_cfg_check_keys(e, keys, file, path, err);
+	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	if (ts_grow((void **)&cat->links, &cat->cap_links, cat->nlinks + 1, sizeof *cat->links) ||
@@ -547,17 +323,19 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 	memset(l, 0, sizeof *l);
 	memset(m, 0, sizeof *m);
 	m->file = fidx;
-	m->line = hw_cfg_line(e);
-	if ((rc = hw_cfg_string(e, "name", true, l->name, sizeof l->name, file, path, err)) ||
+	m->line = cfg_line(e);
+	if ((rc = cfg_get_string(e, "name", true, l->name, sizeof l->name, file, path, err)) ||
 	    (rc = check_unique(cat, false, l->name, file, m->line, path, err)))
 		return rc;
 	cat->nlinks++;
-	if ((rc = hw_cfg_quantity(e, "bandwidth", TS_UNIT_BANDWIDTH, true, false, &l->bw_Bps, file,
-				  path, err)) ||
-	    (rc = hw_cfg_quantity(e, "latency", TS_UNIT_TIME, true, true, &l->lat_s, file, path,
-				  err)) ||
-	    (rc = hw_cfg_fraction(e, "efficiency", true, &l->efficiency, file, path, err)) ||
-	    (rc = hw_cfg_string(e, "source", true, l->source, sizeof l->source, file, path, err)) ||
+	if ((rc = cfg_get_number(e, "bandwidth", TS_UNIT_BANDWIDTH, true, CFG_POSITIVE, INFINITY,
+				 &l->bw_Bps, file, path, err)) ||
+	    (rc = cfg_get_number(e, "latency", TS_UNIT_TIME, true, 0.0, INFINITY, &l->lat_s, file,
+				 path, err)) ||
+	    (rc = cfg_get_number(e, "efficiency", TS_UNIT_COUNT_, true, CFG_POSITIVE, 1.0,
+				 &l->efficiency, file, path, err)) ||
+	    (rc =
+		 cfg_get_string(e, "source", true, l->source, sizeof l->source, file, path, err)) ||
 	    (rc = hw_cfg_link_bounds(e, l->bw_Bps, l->lat_s, l->efficiency, file, path, err)))
 		return rc;
 	return parse_sources(e, link_src_keys, LINK_NSRC, m->src, file, path, err);
@@ -568,12 +346,12 @@ static int parse_list(struct hw_catalog *cat, const config_setting_t *list, bool
 {
 	const char *what = gpu ? "gpus" : "links";
 	if (!config_setting_is_list(list))
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(list), what,
+		return ts_error_set(err, TS_ETYPE, file, cfg_line(list), what,
 				    "found %s, expected a list ( { ... }, { ... } )",
-				    hw_cfg_type_name(list));
+				    cfg_type_name(list));
 	int n = config_setting_length(list);
 	for (int i = 0; i < n; i++) {
-		char path[HW_KEY_MAX];
+		char path[CFG_KEY_MAX];
 		snprintf(path, sizeof path, "%s[%d]", what, i);
 		const config_setting_t *e = config_setting_get_elem(list, (unsigned)i);
 		int rc = gpu ? parse_gpu(cat, e, file, fidx, path, err)
@@ -593,7 +371,7 @@ static int parse_file(struct hw_catalog *cat, uint32_t fidx, struct ts_error *er
 	config_init(&cfg);
 	int rc = cfg_load_file(&cfg, file, err);
 	if (!rc)
-		rc = hw_cfg_check_keys(config_root_setting(&cfg), top, file, "", err);
+		rc = cfg_check_keys(config_root_setting(&cfg), file, "", top, SIZE_MAX, err);
 	const config_setting_t *s;
 	if (!rc && (s = config_lookup(&cfg, "gpus")))
 		rc = parse_list(cat, s, true, file, fidx, err);

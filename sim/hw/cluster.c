@@ -115,6 +115,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,8 +222,8 @@ static int oom(struct ts_error *err)
 static int parse_choice(const config_setting_t *g, const char *key, const char *const *names,
 			int *out, const char *file, const char *path, struct ts_error *err)
 {
-	char v[64], k[HW_KEY_MAX];
-	int rc = hw_cfg_string(g, key, true, v, sizeof v, file, path, err);
+	char v[64], k[CFG_KEY_MAX];
+	int rc = cfg_get_string(g, key, true, v, sizeof v, file, path, err);
 	if (rc)
 		return rc;
 	size_t n = 0;
@@ -233,9 +234,9 @@ static int parse_choice(const config_setting_t *g, const char *key, const char *
 		}
 	char close[256];
 	ts_suggest(v, names, n, 3, close, sizeof close);
-	return ts_error_set(
-	    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(config_setting_get_member(g, key)),
-	    hw_key_join(k, path, key), "unknown %s \"%s\"; did you mean %s?", key, v, close);
+	return ts_error_set(err, TS_EUNKNOWN_NAME, file,
+			    cfg_line(config_setting_get_member(g, key)), cfg_key_join(k, path, key),
+			    "unknown %s \"%s\"; did you mean %s?", key, v, close);
 }
 
 /* A catalog name (GPU type or link type) given as member `key` of g. */
@@ -243,8 +244,8 @@ static int parse_type(const struct hw_catalog *cat, bool gpu, const config_setti
 		      const char *key, uint32_t *out, const char *file, const char *path,
 		      struct ts_error *err)
 {
-	char v[NAME_MAX_], k[HW_KEY_MAX];
-	int rc = hw_cfg_string(g, key, true, v, sizeof v, file, path, err);
+	char v[NAME_MAX_], k[CFG_KEY_MAX];
+	int rc = cfg_get_string(g, key, true, v, sizeof v, file, path, err);
 	if (rc)
 		return rc;
 	int i = gpu ? hw_catalog_find_gpu(cat, v) : hw_catalog_find_link(cat, v);
@@ -254,12 +255,12 @@ static int parse_type(const struct hw_catalog *cat, bool gpu, const config_setti
 	}
 	char close[256];
 	hw_catalog_suggest(cat, gpu ? "gpu" : "link", v, close, sizeof close);
-	return ts_error_set(
-	    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(config_setting_get_member(g, key)),
-	    hw_key_join(k, path, key),
-	    "found unknown %s type \"%s\", expected a %s type of the catalog; "
-	    "close matches: %s",
-	    gpu ? "GPU" : "link", v, gpu ? "GPU" : "link", close[0] ? close : "(none)");
+	return ts_error_set(err, TS_EUNKNOWN_NAME, file,
+			    cfg_line(config_setting_get_member(g, key)), cfg_key_join(k, path, key),
+			    "found unknown %s type \"%s\", expected a %s type of the catalog; "
+			    "close matches: %s",
+			    gpu ? "GPU" : "link", v, gpu ? "GPU" : "link",
+			    close[0] ? close : "(none)");
 }
 
 static int parse_device(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *e,
@@ -268,17 +269,17 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat, const con
 	static const char *const keys[] = {"name",  "kind",   "type",  "count",
 					   "cores", "memory", "sharp", NULL};
 	const char *file = sp->files[fidx];
-	int rc = hw_cfg_check_keys(e, keys, file, path, err);
+	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
-	struct sdev d = {.type = NONE, .count = 1, .file = fidx, .line = hw_cfg_line(e)};
+	struct sdev d = {.type = NONE, .count = 1, .file = fidx, .line = cfg_line(e)};
 	int kind = 0;
-	char k[HW_KEY_MAX];
-	if ((rc = hw_cfg_string(e, "name", true, d.name, sizeof d.name, file, path, err)) ||
+	char k[CFG_KEY_MAX];
+	if ((rc = cfg_get_string(e, "name", true, d.name, sizeof d.name, file, path, err)) ||
 	    (rc = parse_choice(e, "kind", node_kinds, &kind, file, path, err)))
 		return rc;
 	if (strpbrk(d.name, "[]. "))
-		return ts_error_set(err, TS_EINVALID, file, d.line, hw_key_join(k, path, "name"),
+		return ts_error_set(err, TS_EINVALID, file, d.line, cfg_key_join(k, path, "name"),
 				    "found \"%s\", expected a name without '[', ']', '.' or "
 				    "spaces",
 				    d.name);
@@ -290,25 +291,24 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat, const con
 			return rc;
 	} else if (config_setting_get_member(e, "type")) {
 		return ts_error_set(err, TS_EINVALID, file,
-				    hw_cfg_line(config_setting_get_member(e, "type")),
-				    hw_key_join(k, path, "type"),
+				    cfg_line(config_setting_get_member(e, "type")),
+				    cfg_key_join(k, path, "type"),
 				    "found a type on a %s device, expected one only on gpu and "
 				    "nic devices",
 				    kind_names[d.kind]);
 	}
-	rc = hw_cfg_uint(e, "count", false, 1, MAX_COUNT, &d.count, file, path, err);
+	rc = cfg_get_uint(e, "count", false, 1, MAX_COUNT, &d.count, file, path, err);
 	if (rc < 0)
 		return rc;
 	if (config_setting_get_member(e, "sharp")) {
 		if (d.kind != HW_DEV_NVSWITCH)
 			return ts_error_set(
-			    err, TS_EINVALID, file,
-			    hw_cfg_line(config_setting_get_member(e, "sharp")),
-			    hw_key_join(k, path, "sharp"),
+			    err, TS_EINVALID, file, cfg_line(config_setting_get_member(e, "sharp")),
+			    cfg_key_join(k, path, "sharp"),
 			    "found sharp on a %s device, expected it only on nvswitch "
 			    "devices (in-switch reduction)",
 			    kind_names[d.kind]);
-		if ((rc = hw_cfg_bool(e, "sharp", true, &d.sharp, file, path, err)))
+		if ((rc = cfg_get_bool(e, "sharp", true, &d.sharp, file, path, err)))
 			return rc;
 	}
 	/* host resources of a cpu socket, for the input pipeline (sim/data/) */
@@ -319,19 +319,19 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat, const con
 			continue;
 		if (d.kind != HW_DEV_CPU)
 			return ts_error_set(
-			    err, TS_EINVALID, file, hw_cfg_line(hs), hw_key_join(k, path, hk),
+			    err, TS_EINVALID, file, cfg_line(hs), cfg_key_join(k, path, hk),
 			    "found %s on a %s device, expected it only on cpu devices", hk,
 			    kind_names[d.kind]);
-		rc = h ? hw_cfg_quantity(e, hk, TS_UNIT_BYTES, false, false, &d.mem_bytes, file,
-					 path, err)
-		       : hw_cfg_uint(e, hk, false, 1, 1u << 20, &d.cores, file, path, err);
+		rc = h ? cfg_get_number(e, hk, TS_UNIT_BYTES, false, CFG_POSITIVE, INFINITY,
+					&d.mem_bytes, file, path, err)
+		       : cfg_get_uint(e, hk, false, 1, 1u << 20, &d.cores, file, path, err);
 		if (rc < 0)
 			return rc;
 	}
 	for (size_t i = 0; i < sp->ndevs; i++)
 		if (strcmp(sp->devs[i].name, d.name) == 0)
 			return ts_error_set(err, TS_EINVALID, file, d.line,
-					    hw_key_join(k, path, "name"),
+					    cfg_key_join(k, path, "name"),
 					    "device group \"%s\" is named twice, expected unique "
 					    "names",
 					    d.name);
@@ -345,8 +345,8 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat, const con
 static int parse_ref(const config_setting_t *e, const char *key, char *name, uint32_t *idx,
 		     const char *file, const char *path, struct ts_error *err)
 {
-	char v[NAME_MAX_ + 16], k[HW_KEY_MAX];
-	int rc = hw_cfg_string(e, key, true, v, sizeof v, file, path, err);
+	char v[NAME_MAX_ + 16], k[CFG_KEY_MAX];
+	int rc = cfg_get_string(e, key, true, v, sizeof v, file, path, err);
 	if (rc)
 		return rc;
 	*idx = NONE;
@@ -357,8 +357,8 @@ static int parse_ref(const config_setting_t *e, const char *key, char *name, uin
 		unsigned long i = strtoul(br + 1, &end, 10);
 		if (end == br + 1 || strcmp(end, "]") != 0 || errno || i >= MAX_COUNT)
 			return ts_error_set(err, TS_EINVALID, file,
-					    hw_cfg_line(config_setting_get_member(e, key)),
-					    hw_key_join(k, path, key),
+					    cfg_line(config_setting_get_member(e, key)),
+					    cfg_key_join(k, path, key),
 					    "found \"%s\", expected a device group \"name\" or one "
 					    "member \"name[index]\"",
 					    v);
@@ -367,8 +367,8 @@ static int parse_ref(const config_setting_t *e, const char *key, char *name, uin
 	}
 	if (strlen(v) >= NAME_MAX_ || v[0] == '\0')
 		return ts_error_set(err, TS_EINVALID, file,
-				    hw_cfg_line(config_setting_get_member(e, key)),
-				    hw_key_join(k, path, key),
+				    cfg_line(config_setting_get_member(e, key)),
+				    cfg_key_join(k, path, key),
 				    "found \"%s\", expected a device group name of 1 to %d "
 				    "characters",
 				    v, NAME_MAX_ - 1);
@@ -382,15 +382,15 @@ static int parse_map(struct slink *l, const config_setting_t *e, const char *fil
 	const config_setting_t *m = config_setting_get_member(e, "map");
 	if (!m)
 		return 0;
-	char k[HW_KEY_MAX];
-	hw_key_join(k, path, "map");
+	char k[CFG_KEY_MAX];
+	cfg_key_join(k, path, "map");
 	if (!config_setting_is_array(m) && !config_setting_is_list(m))
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(m), k,
+		return ts_error_set(err, TS_ETYPE, file, cfg_line(m), k,
 				    "found %s, expected an array of member indices [0, 0, 1, 1]",
-				    hw_cfg_type_name(m));
+				    cfg_type_name(m));
 	int n = config_setting_length(m);
 	if (n == 0)
-		return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(m), k,
+		return ts_error_set(err, TS_ERANGE, file, cfg_line(m), k,
 				    "found an empty array, expected one index per member");
 	l->map = ts_calloc((size_t)n, sizeof *l->map);
 	if (!l->map)
@@ -406,7 +406,7 @@ static int parse_map(struct slink *l, const config_setting_t *e, const char *fil
 			return ts_error_set(
 			    err,
 			    t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 ? TS_ERANGE : TS_ETYPE,
-			    file, hw_cfg_line(m), k,
+			    file, cfg_line(m), k,
 			    "element %d is not a member index, expected integers "
 			    "from 0 to %u",
 			    i, MAX_COUNT - 1);
@@ -421,7 +421,7 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat, const confi
 	static const char *const keys[] = {"a",	      "b",	    "type",  "map", "bandwidth",
 					   "latency", "efficiency", "count", NULL};
 	const char *file = sp->files[fidx];
-	int rc = hw_cfg_check_keys(e, keys, file, path, err);
+	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	if (ts_grow((void **)&sp->links, &sp->cap_links, sp->nlinks + 1, sizeof *sp->links))
@@ -429,7 +429,7 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat, const confi
 	struct slink *l = &sp->links[sp->nlinks++];
 	memset(l, 0, sizeof *l);
 	l->file = fidx;
-	l->line = hw_cfg_line(e);
+	l->line = cfg_line(e);
 	l->index = index;
 	l->bw_line = l->lat_s = l->eff = -1.0;
 	l->count = 1;
@@ -438,12 +438,13 @@ static int parse_link(struct spec *sp, const struct hw_catalog *cat, const confi
 	    (rc = parse_type(cat, false, e, "type", &l->type, file, path, err)) ||
 	    (rc = parse_map(l, e, file, path, err)))
 		return rc;
-	if ((rc = hw_cfg_quantity(e, "bandwidth", TS_UNIT_BANDWIDTH, false, false, &l->bw_line,
-				  file, path, err)) < 0 ||
-	    (rc = hw_cfg_quantity(e, "latency", TS_UNIT_TIME, false, true, &l->lat_s, file, path,
-				  err)) < 0 ||
-	    (rc = hw_cfg_fraction(e, "efficiency", false, &l->eff, file, path, err)) < 0 ||
-	    (rc = hw_cfg_uint(e, "count", false, 1, 1024, &l->count, file, path, err)) < 0)
+	if ((rc = cfg_get_number(e, "bandwidth", TS_UNIT_BANDWIDTH, false, CFG_POSITIVE, INFINITY,
+				 &l->bw_line, file, path, err)) < 0 ||
+	    (rc = cfg_get_number(e, "latency", TS_UNIT_TIME, false, 0.0, INFINITY, &l->lat_s, file,
+				 path, err)) < 0 ||
+	    (rc = cfg_get_number(e, "efficiency", TS_UNIT_COUNT_, false, CFG_POSITIVE, 1.0, &l->eff,
+				 file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(e, "count", false, 1, 1024, &l->count, file, path, err)) < 0)
 		return rc;
 	return hw_cfg_link_bounds(e, l->bw_line, l->lat_s, l->eff, file, path, err);
 }
@@ -454,21 +455,21 @@ static int parse_node(struct spec *sp, const struct hw_catalog *cat, const confi
 	static const char *const keys[] = {"p2p", "devices", "links", NULL};
 	const char *file = sp->files[fidx];
 	const char *path = "cluster.node";
-	int rc = hw_cfg_check_keys(g, keys, file, path, err);
+	int rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
-	if ((rc = hw_cfg_bool(g, "p2p", false, &sp->p2p, file, path, err)) < 0)
+	if ((rc = cfg_get_bool(g, "p2p", false, &sp->p2p, file, path, err)) < 0)
 		return rc;
 	const config_setting_t *devs = config_setting_get_member(g, "devices");
 	const config_setting_t *links = config_setting_get_member(g, "links");
-	char k[HW_KEY_MAX];
+	char k[CFG_KEY_MAX];
 	if (devs) {
 		if (!config_setting_is_list(devs))
-			return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(devs),
+			return ts_error_set(err, TS_ETYPE, file, cfg_line(devs),
 					    "cluster.node.devices",
 					    "found %s, expected a list ( { name = ...; kind = ...; "
 					    "}, ... )",
-					    hw_cfg_type_name(devs));
+					    cfg_type_name(devs));
 		sp->ndevs = 0;
 		int n = config_setting_length(devs);
 		for (int i = 0; i < n; i++) {
@@ -481,14 +482,14 @@ static int parse_node(struct spec *sp, const struct hw_catalog *cat, const confi
 	}
 	if (links) {
 		if (!config_setting_is_list(links))
-			return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(links),
+			return ts_error_set(err, TS_ETYPE, file, cfg_line(links),
 					    "cluster.node.links",
 					    "found %s, expected a list ( { a = ...; b = ...; type "
 					    "= ...; }, ... )",
-					    hw_cfg_type_name(links));
+					    cfg_type_name(links));
 		spec_clear_links(sp);
 		sp->links_file = fidx;
-		sp->links_line = hw_cfg_line(links);
+		sp->links_line = cfg_line(links);
 		int n = config_setting_length(links);
 		for (int i = 0; i < n; i++) {
 			snprintf(k, sizeof k, "cluster.node.links[%d]", i);
@@ -548,15 +549,15 @@ static int read_cluster_file(config_t *cfg, const char *path, const config_setti
 	int rc = cfg_load_file(cfg, path, err);
 	if (rc)
 		return rc;
-	if ((rc = hw_cfg_check_keys(config_root_setting(cfg), top, path, "", err)))
+	if ((rc = cfg_check_keys(config_root_setting(cfg), path, "", top, SIZE_MAX, err)))
 		return rc;
 	*out = config_lookup(cfg, "cluster");
 	if (!*out)
 		return ts_error_set(err, TS_EINVALID, path, 1, "cluster",
 				    "missing key \"cluster\", expected cluster = { ... };");
 	if (!config_setting_is_group(*out))
-		return ts_error_set(err, TS_ETYPE, path, hw_cfg_line(*out), "cluster",
-				    "found %s, expected a group { ... }", hw_cfg_type_name(*out));
+		return ts_error_set(err, TS_ETYPE, path, cfg_line(*out), "cluster",
+				    "found %s, expected a group { ... }", cfg_type_name(*out));
 	return 0;
 }
 
@@ -582,15 +583,15 @@ static int parse_power(struct spec *sp, const config_setting_t *g, const char *f
 	const char *path = "cluster.power";
 	int rc;
 	if (!config_setting_is_group(g))
-		return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), path,
+		return ts_error_set(err, TS_ETYPE, file, cfg_line(g), path,
 				    "found %s, expected a group { node_max = \"6.5 kW\"; "
 				    "source = \"...\"; }",
-				    hw_cfg_type_name(g));
-	if ((rc = hw_cfg_check_keys(g, keys, file, path, err)) ||
-	    (rc = hw_cfg_quantity(g, "node_max", TS_UNIT_POWER, true, false, &sp->power_w, file,
-				  path, err)) < 0 ||
-	    (rc = hw_cfg_string(g, "source", true, sp->power_source, sizeof sp->power_source, file,
-				path, err)) < 0)
+				    cfg_type_name(g));
+	if ((rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err)) ||
+	    (rc = cfg_get_number(g, "node_max", TS_UNIT_POWER, true, CFG_POSITIVE, INFINITY,
+				 &sp->power_w, file, path, err)) < 0 ||
+	    (rc = cfg_get_string(g, "source", true, sp->power_source, sizeof sp->power_source, file,
+				 path, err)) < 0)
 		return rc;
 	return 0;
 }
@@ -604,18 +605,18 @@ static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const confi
 					   NULL};
 	const char *file = sp->files[fidx];
 	const char *path = "cluster";
-	int rc = hw_cfg_check_keys(g, keys, file, path, err);
+	int rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	const config_setting_t *base = config_setting_get_member(g, "base");
 	if (base) {
 		char name[256], bpath[1024];
-		if ((rc = hw_cfg_string(g, "base", true, name, sizeof name, file, path, err)))
+		if ((rc = cfg_get_string(g, "base", true, name, sizeof name, file, path, err)))
 			return rc;
 		cluster_path(cat, name, bpath, sizeof bpath);
 		unsigned bidx;
 		if (add_file(sp, bpath, &bidx))
-			return ts_error_set(err, TS_ELIMIT, file, hw_cfg_line(base), "cluster.base",
+			return ts_error_set(err, TS_ELIMIT, file, cfg_line(base), "cluster.base",
 					    "found a chain of more than %d base clusters, expected "
 					    "fewer",
 					    MAX_DEPTH);
@@ -625,7 +626,7 @@ static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const confi
 		if (rc == TS_EIO) {
 			char close[256];
 			suggest_cluster(cat, name, close, sizeof close);
-			rc = ts_error_set(err, TS_EIO, file, hw_cfg_line(base), "cluster.base",
+			rc = ts_error_set(err, TS_EIO, file, cfg_line(base), "cluster.base",
 					  "cannot open \"%s\" (%s), expected a bundled cluster "
 					  "name or a path; close matches: %s",
 					  bpath, strerror(errno), close[0] ? close : "(none)");
@@ -637,17 +638,17 @@ static int spec_apply(struct spec *sp, const struct hw_catalog *cat, const confi
 			return rc;
 	}
 	const config_setting_t *s;
-	if ((rc = hw_cfg_string(g, "name", false, sp->name, sizeof sp->name, file, path, err)) <
+	if ((rc = cfg_get_string(g, "name", false, sp->name, sizeof sp->name, file, path, err)) <
 		0 ||
-	    (rc = hw_cfg_string(g, "description", false, sp->description, sizeof sp->description,
-				file, path, err)) < 0 ||
-	    (rc = hw_cfg_string(g, "source", false, sp->source, sizeof sp->source, file, path,
-				err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "nodes", false, 1, MAX_NODES, &sp->nodes, file, path, err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "gpus_per_node", false, 1, MAX_COUNT, &sp->gpus_per_node, file,
-			      path, err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "nics_per_node", false, 1, MAX_COUNT, &sp->nics_per_node, file,
-			      path, err)) < 0)
+	    (rc = cfg_get_string(g, "description", false, sp->description, sizeof sp->description,
+				 file, path, err)) < 0 ||
+	    (rc = cfg_get_string(g, "source", false, sp->source, sizeof sp->source, file, path,
+				 err)) < 0 ||
+	    (rc = cfg_get_uint(g, "nodes", false, 1, MAX_NODES, &sp->nodes, file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "gpus_per_node", false, 1, MAX_COUNT, &sp->gpus_per_node, file,
+			       path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "nics_per_node", false, 1, MAX_COUNT, &sp->nics_per_node, file,
+			       path, err)) < 0)
 		return rc;
 	if ((s = config_setting_get_member(g, "node")) && (rc = parse_node(sp, cat, s, fidx, err)))
 		return rc;
@@ -785,7 +786,7 @@ static int resolve_side(const struct spec *sp, const struct build *b, const stru
 {
 	const char *name = side_a ? l->a : l->b;
 	uint32_t idx = side_a ? l->ai : l->bi;
-	char key[HW_KEY_MAX];
+	char key[CFG_KEY_MAX];
 	snprintf(key, sizeof key, "cluster.node.links[%u].%s", l->index, side_a ? "a" : "b");
 	int g = find_group(sp, name);
 	if (g < 0) {
@@ -839,7 +840,7 @@ static int expand_links(const struct spec *sp, const struct hw_catalog *cat, str
 			    (l->eff > 0.0 ? l->eff : t->efficiency);
 		double lat = l->lat_s >= 0.0 ? l->lat_s : t->lat_s;
 		uint32_t nbig = na >= nb ? na : nb, nsmall = na >= nb ? nb : na;
-		char key[HW_KEY_MAX];
+		char key[CFG_KEY_MAX];
 		if (l->map && l->nmap != nbig) {
 			snprintf(key, sizeof key, "cluster.node.links[%u].map", l->index);
 			return ts_error_set(err, TS_EINVALID, sp->files[l->file], l->line, key,
@@ -1327,11 +1328,11 @@ static int from_setting(const struct hw_catalog *cat, const config_setting_t *g,
 	sp->fabric.link_type = NONE;
 	sp->fabric.routing = -1;
 	add_file(sp, file, &sp->top_file);
-	sp->top_line = hw_cfg_line(g);
+	sp->top_line = cfg_line(g);
 	if (!g || !config_setting_is_group(g)) {
-		rc = ts_error_set(err, TS_ETYPE, file, hw_cfg_line(g), "cluster",
+		rc = ts_error_set(err, TS_ETYPE, file, cfg_line(g), "cluster",
 				  "found %s, expected a group { ... }",
-				  g ? hw_cfg_type_name(g) : "nothing");
+				  g ? cfg_type_name(g) : "nothing");
 		goto fail;
 	}
 	if ((rc = spec_apply(sp, cat, g, sp->top_file, err)) ||

@@ -70,8 +70,8 @@ static const char *const routing_names[] = {"dmodk", "ecmp", NULL};
 static int choice(const config_setting_t *g, const char *key, const char *const *names, int *out,
 		  const char *file, struct ts_error *err)
 {
-	char v[64], k[HW_KEY_MAX];
-	int rc = hw_cfg_string(g, key, true, v, sizeof v, file, "cluster.fabric", err);
+	char v[64], k[CFG_KEY_MAX];
+	int rc = cfg_get_string(g, key, true, v, sizeof v, file, "cluster.fabric", err);
 	if (rc)
 		return rc;
 	size_t n = 0;
@@ -83,8 +83,8 @@ static int choice(const config_setting_t *g, const char *key, const char *const 
 	char close[256];
 	ts_suggest(v, names, n, 3, close, sizeof close);
 	return ts_error_set(
-	    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(config_setting_get_member(g, key)),
-	    hw_key_join(k, "cluster.fabric", key),
+	    err, TS_EUNKNOWN_NAME, file, cfg_line(config_setting_get_member(g, key)),
+	    cfg_key_join(k, "cluster.fabric", key),
 	    "found unknown %s \"%s\", expected one of %s; did you mean %s?", key, v,
 	    key[0] == 't' ? "none, switch, fat-tree, rail, torus2d, torus3d" : "dmodk, ecmp",
 	    close);
@@ -98,26 +98,26 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 	    "spines",	"leaves_per_pod", "link",  "routing",	       "seed",
 	    "sharp",	"dims",		  NULL};
 	const char *path = "cluster.fabric";
-	char k[HW_KEY_MAX];
-	int rc = hw_cfg_check_keys(g, keys, file, path, err);
+	char k[CFG_KEY_MAX];
+	int rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	snprintf(fs->file, sizeof fs->file, "%s", file ? file : "");
-	fs->line = hw_cfg_line(g);
+	fs->line = cfg_line(g);
 	if (config_setting_get_member(g, "topology") &&
 	    (rc = choice(g, "topology", topo_names, &fs->topology, file, err)))
 		return rc;
 	if (config_setting_get_member(g, "routing") &&
 	    (rc = choice(g, "routing", routing_names, &fs->routing, file, err)))
 		return rc;
-	if ((rc = hw_cfg_uint(g, "levels", false, 2, 3, &fs->levels, file, path, err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "radix", false, 2, MAX_RADIX, &fs->radix, file, path, err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "nodes_per_leaf", false, 1, MAX_RADIX, &fs->nodes_per_leaf, file,
-			      path, err)) < 0 ||
-	    (rc = hw_cfg_uint(g, "spines", false, 1, MAX_RADIX, &fs->spines, file, path, err)) <
+	if ((rc = cfg_get_uint(g, "levels", false, 2, 3, &fs->levels, file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "radix", false, 2, MAX_RADIX, &fs->radix, file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "nodes_per_leaf", false, 1, MAX_RADIX, &fs->nodes_per_leaf, file,
+			       path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "spines", false, 1, MAX_RADIX, &fs->spines, file, path, err)) <
 		0 ||
-	    (rc = hw_cfg_uint(g, "leaves_per_pod", false, 1, MAX_RADIX, &fs->leaves_per_pod, file,
-			      path, err)) < 0)
+	    (rc = cfg_get_uint(g, "leaves_per_pod", false, 1, MAX_RADIX, &fs->leaves_per_pod, file,
+			       path, err)) < 0)
 		return rc;
 	const config_setting_t *s;
 	if ((s = config_setting_get_member(g, "oversubscription"))) {
@@ -127,15 +127,15 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 			       ? (double)config_setting_get_int64(s)
 			       : -1.0;
 		if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-			return ts_error_set(err, TS_ETYPE, file, hw_cfg_line(s),
-					    hw_key_join(k, path, "oversubscription"),
+			return ts_error_set(err, TS_ETYPE, file, cfg_line(s),
+					    cfg_key_join(k, path, "oversubscription"),
 					    "found %s, expected a ratio such as 2.0 (2:1 at the "
 					    "leaf uplinks)",
-					    hw_cfg_type_name(s));
+					    cfg_type_name(s));
 		if (!(v >= 1.0) || v > 1024.0)
 			return ts_error_set(
-			    err, TS_ERANGE, file, hw_cfg_line(s),
-			    hw_key_join(k, path, "oversubscription"),
+			    err, TS_ERANGE, file, cfg_line(s),
+			    cfg_key_join(k, path, "oversubscription"),
 			    "found %g, expected a down:up ratio from 1 (non-blocking) "
 			    "to 1024",
 			    v);
@@ -143,15 +143,14 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 	}
 	if ((s = config_setting_get_member(g, "link"))) {
 		char v[64];
-		if ((rc = hw_cfg_string(g, "link", true, v, sizeof v, file, path, err)))
+		if ((rc = cfg_get_string(g, "link", true, v, sizeof v, file, path, err)))
 			return rc;
 		int i = hw_catalog_find_link(cat, v);
 		if (i < 0) {
 			char close[256];
 			hw_catalog_suggest(cat, "link", v, close, sizeof close);
 			return ts_error_set(
-			    err, TS_EUNKNOWN_NAME, file, hw_cfg_line(s),
-			    hw_key_join(k, path, "link"),
+			    err, TS_EUNKNOWN_NAME, file, cfg_line(s), cfg_key_join(k, path, "link"),
 			    "found unknown link type \"%s\", expected a link type of "
 			    "the catalog; close matches: %s",
 			    v, close[0] ? close : "(none)");
@@ -163,13 +162,13 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 		if ((t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) ||
 		    config_setting_get_int64(s) < 0)
 			return ts_error_set(
-			    err, TS_ETYPE, file, hw_cfg_line(s), hw_key_join(k, path, "seed"),
-			    "found %s, expected a non-negative integer", hw_cfg_type_name(s));
+			    err, TS_ETYPE, file, cfg_line(s), cfg_key_join(k, path, "seed"),
+			    "found %s, expected a non-negative integer", cfg_type_name(s));
 		fs->seed = (uint64_t)config_setting_get_int64(s);
 		fs->has_seed = true;
 	}
 	if (config_setting_get_member(g, "sharp")) {
-		if ((rc = hw_cfg_bool(g, "sharp", true, &fs->sharp, file, path, err)))
+		if ((rc = cfg_get_bool(g, "sharp", true, &fs->sharp, file, path, err)))
 			return rc;
 		fs->has_sharp = true;
 	}
@@ -179,10 +178,10 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 			    : -1;
 		if (n < 2 || n > 3)
 			return ts_error_set(
-			    err, TS_ETYPE, file, hw_cfg_line(s), hw_key_join(k, path, "dims"),
+			    err, TS_ETYPE, file, cfg_line(s), cfg_key_join(k, path, "dims"),
 			    "found %s, expected an array of 2 or 3 sizes such as [4, "
 			    "4, 8]",
-			    n < 0 ? hw_cfg_type_name(s) : "a different length");
+			    n < 0 ? cfg_type_name(s) : "a different length");
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *x = config_setting_get_elem(s, (unsigned)i);
 			int t = config_setting_type(x);
@@ -190,8 +189,8 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 					  ? config_setting_get_int64(x)
 					  : -1;
 			if (v < 2 || v > 65536)
-				return ts_error_set(err, TS_ERANGE, file, hw_cfg_line(s),
-						    hw_key_join(k, path, "dims"),
+				return ts_error_set(err, TS_ERANGE, file, cfg_line(s),
+						    cfg_key_join(k, path, "dims"),
 						    "element %d is not a size from 2 to 65536", i);
 			fs->dims[i] = (uint32_t)v;
 		}
@@ -211,12 +210,12 @@ __attribute__((format(printf, 5, 6))) static int plan_err(const struct hw_fabric
 							  const char *key, struct ts_error *err,
 							  const char *fmt, ...)
 {
-	char k[HW_KEY_MAX], msg[400];
+	char k[CFG_KEY_MAX], msg[400];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return ts_error_set(err, code, fs->file, fs->line, hw_key_join(k, "cluster.fabric", key),
+	return ts_error_set(err, code, fs->file, fs->line, cfg_key_join(k, "cluster.fabric", key),
 			    "%s", msg);
 }
 

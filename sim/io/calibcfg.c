@@ -36,25 +36,20 @@ static int read_links(const config_setting_t *l, const char *path, const struct 
 					cfg_found(e, fb, sizeof fb));
 		if ((rc = cfg_check_keys(e, path, key, inner, 3, err)))
 			return rc;
-		const config_setting_t *nm = config_setting_get_member(e, "name");
-		const config_setting_t *ef = config_setting_get_member(e, "efficiency");
-		snprintf(key, sizeof key, "links[%d].name", i);
-		if (!nm || (rc = cfg_string(nm, path, key, name, sizeof name, err)))
-			return nm ? rc
-				  : cfg_fail(err, TS_EINVALID, e, path, key,
-					     "found nothing, expected name = \"LINK TYPE\";");
+		if ((rc = cfg_get_string(e, "name", true, name, sizeof name, path, key, err)))
+			return rc;
 		int k = cat ? hw_catalog_find_link(cat, name) : 0;
-		if (k < 0)
-			return cfg_fail(err, TS_EUNKNOWN_NAME, nm, path, key,
+		if (k < 0) {
+			char nk[CFG_KEY_MAX];
+			return cfg_fail(err, TS_EUNKNOWN_NAME, config_setting_get_member(e, "name"),
+					path, cfg_key_join(nk, key, "name"),
 					"found \"%s\", expected a link type of configs/hardware/; "
 					"close matches: %s",
 					name,
 					hw_catalog_suggest(cat, "link", name, close, sizeof close));
-		snprintf(key, sizeof key, "links[%d].efficiency", i);
-		if (!ef)
-			return cfg_fail(err, TS_EINVALID, e, path, key,
-					"found nothing, expected efficiency = FRACTION;");
-		if ((rc = cfg_float(ef, path, key, 1e-6, 1.0, &eff[*n], err)))
+		}
+		if ((rc = cfg_get_number(e, "efficiency", TS_UNIT_COUNT_, true, 1e-6, 1.0, &eff[*n],
+					 path, key, err)))
 			return rc;
 		idx[(*n)++] = (size_t)k;
 	}
@@ -101,13 +96,10 @@ int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *
 		}
 		if ((rc = cfg_check_keys(g, path, key, inner, 3, err)))
 			break;
-		const config_setting_t *v = config_setting_get_member(g, "value");
-		snprintf(key, sizeof key, "%s.value", keys[i]);
-		if (!v) {
-			rc = cfg_fail(err, TS_EINVALID, g, path, key,
-				      "found nothing, expected value = NUMBER;");
+		const config_setting_t *v;
+		if ((rc = cfg_member(g, "value", true, path, keys[i], "value = NUMBER;", &v, err)))
 			break;
-		}
+		snprintf(key, sizeof key, "%s.value", keys[i]);
 		double *f = work_calib_field(&w, i);
 		if (config_setting_type(v) == CONFIG_TYPE_STRING && !strcmp(keys[i], "launch_s")) {
 			int e = ts_units_parse(config_setting_get_string(v), TS_UNIT_TIME, f, why,

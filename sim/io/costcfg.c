@@ -39,16 +39,6 @@ static int sub(const config_setting_t *g, const char *name, const char *key, con
 	return 0;
 }
 
-/* Optional number in [lo, hi] into *v (left alone when absent). */
-static int num(const config_setting_t *g, const char *name, const char *prefix, const char *file,
-	       double lo, double hi, double *v, struct ts_error *err)
-{
-	const config_setting_t *s = member(g, name);
-	char key[96];
-	snprintf(key, sizeof key, "%s%s", prefix, name);
-	return s ? cfg_float(s, file, key, lo, hi, v, err) : 0;
-}
-
 /* Sanity bounds of the quantities below. Each lies orders of magnitude
  * outside any real figure and keeps every whole-run result (checkpoint
  * count and time, failures, energy) finite:
@@ -72,33 +62,14 @@ static int num(const config_setting_t *g, const char *name, const char *prefix, 
 #define NODE_W_MAX 1e7
 #define PART_W_MAX 1e5
 
-/* Optional quantity of `kind` given as a string with a unit into *v, in
- * [lo, hi] (lo > 0: a positive quantity). */
-static int qty(const config_setting_t *g, const char *name, const char *prefix, const char *file,
+/* Optional number (kind TS_UNIT_COUNT_) or quantity with a unit of member
+ * `name` of g, in [lo, hi], into *v (left alone when absent): 0 or an
+ * error. */
+static int opt(const config_setting_t *g, const char *name, const char *prefix, const char *file,
 	       enum ts_unit_kind kind, double lo, double hi, double *v, struct ts_error *err)
 {
-	const config_setting_t *s = member(g, name);
-	char key[96], why[200], fb[160];
-	snprintf(key, sizeof key, "%s%s", prefix, name);
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return cfg_fail(err, TS_ETYPE, s, file, key, "found %s, expected %s with a unit",
-				cfg_found(s, fb, sizeof fb), ts_unit_kind_name(kind));
-	int rc = ts_units_parse(config_setting_get_string(s), kind, v, why, sizeof why);
-	if (rc)
-		return cfg_fail(err, rc, s, file, key, "%s", why);
-	if (lo > 0.0 && !(*v > 0.0))
-		return cfg_fail(err, TS_ERANGE, s, file, key, "found %s, expected a positive %s",
-				cfg_found(s, fb, sizeof fb), ts_unit_kind_name(kind));
-	if (!(*v >= lo && *v <= hi)) {
-		char a[48], b[48];
-		return cfg_fail(err, TS_ERANGE, s, file, key,
-				"found %s, expected %s to %s (far outside it is no real figure)",
-				cfg_found(s, fb, sizeof fb), ts_units_format(lo, kind, a, sizeof a),
-				ts_units_format(hi, kind, b, sizeof b));
-	}
-	return 0;
+	int rc = cfg_get_number(g, name, kind, false, lo, hi, v, file, prefix, err);
+	return rc < 0 ? rc : 0;
 }
 
 static int read_cost(const config_setting_t *g, const char *file, struct ts_cost *c,
@@ -108,10 +79,13 @@ static int read_cost(const config_setting_t *g, const char *file, struct ts_cost
 	const config_setting_t *o;
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, cost_keys, COUNT(cost_keys), err)) ||
-	    (rc = num(g, "usd_per_gpu_hour", p, file, 0.0, 1e6, &c->usd_per_gpu_hour, err)) ||
-	    (rc = num(g, "usd_per_node_hour", p, file, 0.0, 1e7, &c->usd_per_node_hour, err)) ||
-	    (rc = num(g, "usd_per_kwh", p, file, 0.0, 100.0, &c->usd_per_kwh, err)) ||
-	    (rc = num(g, "pue", p, file, 1.0, 10.0, &c->pue, err)) ||
+	    (rc = opt(g, "usd_per_gpu_hour", p, file, TS_UNIT_COUNT_, 0.0, 1e6,
+		      &c->usd_per_gpu_hour, err)) ||
+	    (rc = opt(g, "usd_per_node_hour", p, file, TS_UNIT_COUNT_, 0.0, 1e7,
+		      &c->usd_per_node_hour, err)) ||
+	    (rc = opt(g, "usd_per_kwh", p, file, TS_UNIT_COUNT_, 0.0, 100.0, &c->usd_per_kwh,
+		      err)) ||
+	    (rc = opt(g, "pue", p, file, TS_UNIT_COUNT_, 1.0, 10.0, &c->pue, err)) ||
 	    (rc = sub(g, "owned", "cost.owned", file, &o, err)))
 		return rc;
 	if (!o)
@@ -119,11 +93,14 @@ static int read_cost(const config_setting_t *g, const char *file, struct ts_cost
 	p = "cost.owned.";
 	c->owned = true;
 	if ((rc = cfg_check_keys(o, file, p, owned_keys, COUNT(owned_keys), err)) ||
-	    (rc = num(o, "server_usd", p, file, 0.0, 1e12, &c->server_usd, err)) ||
-	    (rc = num(o, "network_usd", p, file, 0.0, 1e12, &c->network_usd, err)) ||
-	    (rc = num(o, "storage_usd", p, file, 0.0, 1e12, &c->storage_usd, err)) ||
-	    (rc = num(o, "years", p, file, 0.1, 100.0, &c->years, err)) ||
-	    (rc = num(o, "upkeep_usd_per_year", p, file, 0.0, 1e12, &c->upkeep_usd_per_year, err)))
+	    (rc = opt(o, "server_usd", p, file, TS_UNIT_COUNT_, 0.0, 1e12, &c->server_usd, err)) ||
+	    (rc =
+		 opt(o, "network_usd", p, file, TS_UNIT_COUNT_, 0.0, 1e12, &c->network_usd, err)) ||
+	    (rc =
+		 opt(o, "storage_usd", p, file, TS_UNIT_COUNT_, 0.0, 1e12, &c->storage_usd, err)) ||
+	    (rc = opt(o, "years", p, file, TS_UNIT_COUNT_, 0.1, 100.0, &c->years, err)) ||
+	    (rc = opt(o, "upkeep_usd_per_year", p, file, TS_UNIT_COUNT_, 0.0, 1e12,
+		      &c->upkeep_usd_per_year, err)))
 		return rc;
 	if (!member(o, "server_usd"))
 		return cfg_fail(err, TS_EINVALID, o, file, "cost.owned.server_usd",
@@ -138,7 +115,7 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 	const char *p = "checkpoint.";
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, ck_keys, COUNT(ck_keys), err)) ||
-	    (rc = qty(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, CK_WRITE_MIN, CK_WRITE_MAX,
+	    (rc = opt(g, "write_bandwidth", p, file, TS_UNIT_BANDWIDTH, CK_WRITE_MIN, CK_WRITE_MAX,
 		      &k->write_Bps, err)))
 		return rc;
 	const config_setting_t *st = member(g, "storage");
@@ -164,7 +141,7 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 		return 0;
 	}
 	if (config_setting_type(iv) == CONFIG_TYPE_STRING)
-		return qty(g, "interval", p, file, TS_UNIT_TIME, CK_INTERVAL_MIN, CK_INTERVAL_MAX,
+		return opt(g, "interval", p, file, TS_UNIT_TIME, CK_INTERVAL_MIN, CK_INTERVAL_MAX,
 			   &k->interval_s, err);
 	int64_t n;
 	if ((rc = cfg_int(iv, file, "checkpoint.interval", 1, (int64_t)1 << 50, &n, err)))
@@ -179,12 +156,14 @@ static int read_power(const config_setting_t *g, const char *file, struct ts_pow
 	const char *p = "power.";
 	int rc;
 	if ((rc = cfg_check_keys(g, file, p, power_keys, COUNT(power_keys), err)) ||
-	    (rc = qty(g, "node_max", p, file, TS_UNIT_POWER, NODE_W_MIN, NODE_W_MAX, &w->node_max_w,
+	    (rc = opt(g, "node_max", p, file, TS_UNIT_POWER, NODE_W_MIN, NODE_W_MAX, &w->node_max_w,
 		      err)) ||
-	    (rc = num(g, "gpu_comm_fraction", p, file, 0.0, 1.0, &w->gpu_comm_frac, err)) ||
-	    (rc = num(g, "gpu_idle_fraction", p, file, 0.0, 1.0, &w->gpu_idle_frac, err)) ||
-	    (rc = qty(g, "nic", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->nic_w, err)) ||
-	    (rc = qty(g, "switch_port", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->switch_port_w,
+	    (rc = opt(g, "gpu_comm_fraction", p, file, TS_UNIT_COUNT_, 0.0, 1.0, &w->gpu_comm_frac,
+		      err)) ||
+	    (rc = opt(g, "gpu_idle_fraction", p, file, TS_UNIT_COUNT_, 0.0, 1.0, &w->gpu_idle_frac,
+		      err)) ||
+	    (rc = opt(g, "nic", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->nic_w, err)) ||
+	    (rc = opt(g, "switch_port", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->switch_port_w,
 		      err)))
 		return rc;
 	return 0;
@@ -205,11 +184,11 @@ static int read_failures(const config_setting_t *g, const char *file, struct ts_
 		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
 		    !strcmp(config_setting_get_string(s), "none"))
 			*dst[i] = 0.0;
-		else if ((rc = qty(g, mtbf[i], p, file, TS_UNIT_TIME, MTBF_MIN, MTBF_MAX, dst[i],
+		else if ((rc = opt(g, mtbf[i], p, file, TS_UNIT_TIME, MTBF_MIN, MTBF_MAX, dst[i],
 				   err)))
 			return rc;
 	}
-	return qty(g, "restart", p, file, TS_UNIT_TIME, 0.0, RESTART_MAX, &f->restart_s, err);
+	return opt(g, "restart", p, file, TS_UNIT_TIME, 0.0, RESTART_MAX, &f->restart_s, err);
 }
 
 int costcfg_read(const void *top_, const char *file, struct ts_cost *cost, struct ts_checkpoint *ck,

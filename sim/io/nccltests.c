@@ -39,20 +39,24 @@ static int parse_row(char *line, const char *path, size_t lineno, struct nccl_ro
 				    "time algbw busbw #wrong)",
 				    n);
 	size_t k = n - 12; /* 1 with a root column */
+	/* sizes up to 1 EiB, bus bandwidths up to 1 PB/s (10^3 beyond NVLink 5):
+	 * a figure past these is a damaged file, and would overflow once scaled */
 	const struct {
 		size_t i;
 		const char *what;
 		double *dst;
+		double max;
 	} want[] = {
-	    {0, "size", &r->bytes},
-	    {6 + k, "out-of-place busbw", &r->oop_busbw_Bps},
-	    {10 + k, "in-place busbw", &r->ip_busbw_Bps},
+	    {0, "size", &r->bytes, 0x1p60},
+	    {6 + k, "out-of-place busbw", &r->oop_busbw_Bps, 1e6},
+	    {10 + k, "in-place busbw", &r->ip_busbw_Bps, 1e6},
 	};
 	for (size_t i = 0; i < 3; i++)
-		if (!num(f[want[i].i], want[i].dst) || *want[i].dst < 0.0)
+		if (!num(f[want[i].i], want[i].dst) || *want[i].dst < 0.0 ||
+		    *want[i].dst > want[i].max)
 			return ts_error_set(err, TS_ESYNTAX, path, (int)lineno, want[i].what,
-					    "found \"%s\", expected a non-negative number",
-					    f[want[i].i]);
+					    "found \"%.60s\", expected a number from 0 to %g%s",
+					    f[want[i].i], want[i].max, i ? " (GB/s)" : " (bytes)");
 	r->oop_busbw_Bps *= 1e9;
 	r->ip_busbw_Bps *= 1e9;
 	return 0;

@@ -857,6 +857,7 @@ static int load(const struct hw_catalog *cat, const char *text, const char *file
 	char **labels = nsets ? ts_calloc(nsets, sizeof *labels) : NULL;
 	if (!s || (nsets && !labels)) {
 		ts_free(s, s ? sizeof *s : 0);
+		ts_free(labels, labels ? nsets * sizeof *labels : 0);
 		return ts_error_set(err, TS_ENOMEM, file, 0, NULL, "out of memory");
 	}
 	snprintf(s->file, sizeof s->file, "%s", file);
@@ -871,7 +872,7 @@ static int load(const struct hw_catalog *cat, const char *text, const char *file
 		goto done;
 	for (size_t i = 0; i < nsets; i++) {
 		const char *a = sets[i] ? sets[i] : "";
-		size_t n = strlen(a) + 8;
+		size_t n = strlen(a) + 7; /* "--set " + a + NUL, as freed below */
 		if (!(labels[i] = ts_malloc(n))) {
 			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto done;

@@ -358,7 +358,8 @@ int graph_run(struct ts_graph *g, struct ts_error *err)
 	g->ran = true;
 	int rc = finalize(g);
 	if (rc)
-		return rc;
+		return ts_error_set(err, rc, NULL, 0, NULL, "building the task graph failed (%s)",
+				    ts_strerror(rc));
 	ts_time now = evq_now(fluid_evq(g->f));
 	for (uint32_t i = 0; i < g->nt; i++)
 		if (g->t[i].left == 0 && g->t[i].state == T_WAIT) {
@@ -372,6 +373,9 @@ int graph_run(struct ts_graph *g, struct ts_error *err)
 		    "found a task that would end at simulated time beyond 292 years "
 		    "(the int64-ns range), expected durations that fit; a hardware "
 		    "figure (bandwidth, efficiency, latency) far out of scale?");
+	if (fluid_status(g->f))
+		return ts_error_set(err, fluid_status(g->f), NULL, 0, NULL,
+				    "the simulation stopped (%s)", ts_strerror(fluid_status(g->f)));
 	if (g->fail)
 		return ts_error_set(err, g->fail, NULL, 0, NULL, "a task could not start (%s)",
 				    ts_strerror(g->fail));

@@ -117,59 +117,25 @@ static int calib_validate(const struct work_calib *c, struct ts_error *err)
 
 /* -------------------------------------------------------------- loading */
 
-static int fail_at(struct ts_error *err, int code, const char *file, const config_setting_t *s,
-		   const char *key, const char *fmt, const char *a, const char *b)
-{
-	return ts_error_set(err, code, file, s ? (int)config_setting_source_line(s) : 0, key, fmt,
-			    a, b);
-}
-
-static int find_key(const char *name)
-{
-	for (int i = 0; i < WORK_CALIB_COUNT; i++)
-		if (strcmp(name, calib_keys[i]) == 0)
-			return i;
-	return -1;
-}
-
 /* Read one `{ value = ...; source = "..."; [fitted_on = "...";] }` group. */
 static int load_one(const char *file, const config_setting_t *grp, size_t i, double *out,
 		    struct ts_error *err)
 {
-	char key[96], why[200];
-	snprintf(key, sizeof key, "%s", calib_keys[i]);
-	if (!config_setting_is_group(grp))
-		return fail_at(err, TS_ETYPE, file, grp, key, "%s%s",
-			       "found a scalar or list, expected a group "
-			       "{ value = ...; source = \"...\"; }",
-			       "");
 	static const char *const inner[] = {"value", "source", "fitted_on"};
-	int nin = config_setting_length(grp);
-	for (int j = 0; j < nin; j++) {
-		const config_setting_t *c = config_setting_get_elem(grp, (unsigned)j);
-		const char *nm = config_setting_name(c);
-		if (strcmp(nm, "value") && strcmp(nm, "source") && strcmp(nm, "fitted_on")) {
-			char sug[120];
-			ts_suggest(nm, inner, 3, 1, sug, sizeof sug);
-			snprintf(key, sizeof key, "%s.%s", calib_keys[i], nm);
-			return fail_at(err, TS_EUNKNOWN_KEY, file, c, key,
-				       "unknown key, expected value, source or fitted_on%s%s",
-				       *sug ? "; did you mean " : "", sug);
-		}
-		if (strcmp(nm, "value") && config_setting_type(c) != CONFIG_TYPE_STRING) {
-			snprintf(key, sizeof key, "%s.%s", calib_keys[i], nm);
-			return fail_at(err, TS_ETYPE, file, c, key, "%s%s", "expected a string",
-				       "");
-		}
-	}
-	const config_setting_t *src = config_setting_get_member(grp, "source");
-	if (!src || !*config_setting_get_string(src))
-		return fail_at(err, TS_EINVALID, file, grp, key, "%s%s",
-			       "no `source`: every constant says where its value comes from", "");
-	const config_setting_t *v = config_setting_get_member(grp, "value");
-	if (!v)
-		return fail_at(err, TS_EINVALID, file, grp, key, "%s%s", "no `value`", "");
-	snprintf(key, sizeof key, "%s.value", calib_keys[i]);
+	const char *key = calib_keys[i];
+	char why[200], text[4096], vkey[CFG_KEY_MAX];
+	const config_setting_t *v;
+	int rc;
+	if (!config_setting_is_group(grp))
+		return cfg_fail(err, TS_ETYPE, grp, file, key,
+				"found %s, expected a group { value = ...; source = \"...\"; }",
+				cfg_type_name(grp));
+	if ((rc = cfg_check_keys(grp, file, key, inner, 3, err)) ||
+	    (rc = cfg_get_string(grp, "source", true, text, sizeof text, file, key, err)) ||
+	    (rc = cfg_get_string(grp, "fitted_on", false, text, sizeof text, file, key, err)) < 0 ||
+	    (rc = cfg_member(grp, "value", true, file, key, "a number", &v, err)))
+		return rc;
+	cfg_key_join(vkey, key, "value");
 	double x;
 	switch (config_setting_type(v)) {
 	case CONFIG_TYPE_INT:
@@ -179,23 +145,23 @@ static int load_one(const char *file, const config_setting_t *grp, size_t i, dou
 	case CONFIG_TYPE_FLOAT:
 		x = config_setting_get_float(v);
 		break;
-	case CONFIG_TYPE_STRING:
+	case CONFIG_TYPE_STRING: /* only launch_s takes a unit */
 		if (i != 5)
-			return fail_at(err, TS_ETYPE, file, v, key, "found \"%s\", %s",
-				       config_setting_get_string(v), "expected a plain number");
-		{
-			int rc = ts_units_parse(config_setting_get_string(v), TS_UNIT_TIME, &x, why,
-						sizeof why);
-			if (rc)
-				return fail_at(err, rc, file, v, key, "%s%s", why, "");
-		}
+			return cfg_fail(err, TS_ETYPE, v, file, vkey,
+					"found %s, expected a plain number",
+					cfg_found(v, text, sizeof text));
+		rc =
+		    ts_units_parse(config_setting_get_string(v), TS_UNIT_TIME, &x, why, sizeof why);
+		if (rc)
+			return cfg_fail(err, rc, v, file, vkey, "%s", why);
 		break;
 	default:
-		return fail_at(err, TS_ETYPE, file, v, key, "%s%s", "expected a number", "");
+		return cfg_fail(err, TS_ETYPE, v, file, vkey, "found %s, expected a number",
+				cfg_type_name(v));
 	}
-	int rc = calib_check(i, x, why, sizeof why);
+	rc = calib_check(i, x, why, sizeof why);
 	if (rc)
-		return fail_at(err, rc, file, v, key, "%s%s", why, "");
+		return cfg_fail(err, rc, v, file, vkey, "%s", why);
 	*out = x;
 	return 0;
 }
@@ -210,18 +176,8 @@ int work_calib_load(const char *root, struct work_calib *out, struct ts_error *e
 	if (rc)
 		goto done;
 	const config_setting_t *top = config_root_setting(&cfg);
-	int n = config_setting_length(top);
-	for (int j = 0; j < n; j++) {
-		const config_setting_t *c = config_setting_get_elem(top, (unsigned)j);
-		const char *nm = config_setting_name(c);
-		if (find_key(nm) < 0) {
-			char sug[200];
-			ts_suggest(nm, calib_keys, WORK_CALIB_COUNT, 2, sug, sizeof sug);
-			rc = fail_at(err, TS_EUNKNOWN_KEY, path, c, nm, "unknown constant%s%s",
-				     *sug ? "; did you mean " : "", sug);
-			goto done;
-		}
-	}
+	if ((rc = cfg_check_keys(top, path, "", calib_keys, WORK_CALIB_COUNT, err)))
+		goto done;
 	struct work_calib tmp;
 	for (size_t i = 0; i < WORK_CALIB_COUNT; i++) {
 		const config_setting_t *grp = config_setting_get_member(top, calib_keys[i]);

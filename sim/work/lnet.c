@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/cfg.h"
 #include "base/suggest.h"
 #include "work/lnet.h"
 
@@ -457,52 +458,26 @@ static int pfail(struct ts_error *err, const char *file, const config_setting_t 
 			    "%s", msg);
 }
 
-/* A positive integer member (0 when absent and not required). */
+/* A positive integer member of at most max (0 when absent and not
+ * required): 0 or an error. */
 static int pint(const config_setting_t *g, const char *name, bool required, int32_t max,
 		const char *file, const char *prefix, int32_t *out, struct ts_error *err)
 {
-	const config_setting_t *s = config_setting_get_member(g, name);
-	*out = 0;
-	if (!s) {
-		if (!required)
-			return 0;
-		int rc = pfail(err, file, g, prefix, name,
-			       "found no value, expected a positive integer (required here)");
-		return rc;
-	}
-	int t = config_setting_type(s);
-	if (t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64) {
-		pfail(err, file, s, prefix, name,
-		      "found a value that is not an integer, expected "
-		      "a positive integer");
-		return err ? (err->code = TS_ETYPE) : TS_ETYPE;
-	}
-	long long v = config_setting_get_int64(s);
-	if (v < 1 || v > max) {
-		pfail(err, file, s, prefix, name, "found %lld, expected 1 to %d", v, (int)max);
-		return err ? (err->code = TS_ERANGE) : TS_ERANGE;
-	}
-	*out = (int32_t)v;
-	return 0;
+	uint32_t v = 0;
+	int rc = cfg_get_uint(g, name, required, 1, (uint32_t)max, &v, file, prefix, err);
+	*out = rc == 0 ? (int32_t)v : 0;
+	return rc < 0 ? rc : 0;
 }
 
 int work_lnet_parse_layout(const void *setting, const char *file, const char *prefix,
 			   struct ts_model *m, struct ts_error *err)
 {
-	const config_setting_t *s = config_setting_get_member(setting, "memory_format");
-	if (!s)
-		return 0;
-	if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-		pfail(err, file, s, prefix, "memory_format",
-		      "found a value that is not a string, expected \"nhwc\" or \"nchw\"");
-		return err ? (err->code = TS_ETYPE) : TS_ETYPE;
-	}
-	const char *v = config_setting_get_string(s);
-	if (strcmp(v, "nhwc") && strcmp(v, "nchw"))
-		return pfail(err, file, s, prefix, "memory_format",
-			     "found \"%s\", expected \"nhwc\" (channels-last) or \"nchw\"", v);
-	m->lnet_nchw = strcmp(v, "nchw") == 0;
-	return 0;
+	static const char *const formats[] = {"nhwc", "nchw"};
+	int f = 0;
+	int rc = cfg_get_enum(setting, "memory_format", false, formats, 2, &f, file, prefix, err);
+	if (rc == 0) /* absent: as it is */
+		m->lnet_nchw = f == 1;
+	return rc < 0 ? rc : 0;
 }
 
 /* Walk the list over the input once: an entry that does not fit the shape
@@ -586,40 +561,13 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 			return pfail(err, file, e, pre, "",
 				     "found a value that is not a group, "
 				     "expected { op = \"conv\"; ... }");
-		for (int j = 0; j < config_setting_length(e); j++) {
-			const char *nm =
-			    config_setting_name(config_setting_get_elem(e, (unsigned)j));
-			size_t k = 0;
-			while (k < 7 && strcmp(keys[k], nm))
-				k++;
-			if (k == 7) {
-				char sugg[100];
-				ts_suggest(nm, keys, 7, 1, sugg, sizeof sugg);
-				pfail(err, file, config_setting_get_elem(e, (unsigned)j), pre, nm,
-				      "found an unknown key, expected a layer key%s%s",
-				      sugg[0] ? "; did you mean " : "", sugg);
-				return err ? (err->code = TS_EUNKNOWN_KEY) : TS_EUNKNOWN_KEY;
-			}
-		}
-		const char *op = NULL;
-		if (!config_setting_lookup_string(e, "op", &op))
-			return pfail(err, file, e, pre, "op",
-				     "found no op string, expected one of conv, bn, relu, maxpool, "
-				     "avgpool, linear, bottleneck, patch, encoder, layernorm");
+		int k = 0;
+		if ((rc = cfg_check_keys(e, file, pre, keys, 7, err)) ||
+		    (rc = cfg_get_enum(e, "op", true, op_names, TS_LOP_COUNT_, &k, file, pre, err)))
+			return rc;
 		struct ts_layer *l = &m->lnet[m->nlnet];
 		memset(l, 0, sizeof *l);
 		l->line = (int)config_setting_source_line(e);
-		int k = 0;
-		while (k < TS_LOP_COUNT_ && strcmp(op_names[k], op))
-			k++;
-		if (k == TS_LOP_COUNT_) {
-			char sugg[100];
-			ts_suggest(op, op_names, TS_LOP_COUNT_, 1, sugg, sizeof sugg);
-			pfail(err, file, config_setting_get_member(e, "op"), pre, "op",
-			      "found \"%s\", expected a layer op%s%s", op,
-			      sugg[0] ? "; did you mean " : "", sugg);
-			return err ? (err->code = TS_EUNKNOWN_NAME) : TS_EUNKNOWN_NAME;
-		}
 		l->op = (enum ts_layer_op)k;
 		bool need_out = k == TS_LOP_CONV || k == TS_LOP_LINEAR || k == TS_LOP_BOTTLENECK ||
 				k == TS_LOP_PATCH;

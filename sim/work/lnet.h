@@ -39,7 +39,7 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
  * each call (NVIDIA, "Convolutional Layers User's Guide", section Tensor
  * Layout: docs.nvidia.com/deeplearning/performance/dl-performance-
  * convolutional); PyTorch keeps NCHW unless the model is converted to
- * channels_last. Returns 0 or TS_ETYPE / TS_EINVALID with `err` naming
+ * channels_last. Returns 0 or TS_ETYPE / TS_EUNKNOWN_NAME with `err` naming
  * file, line and key. */
 int work_lnet_parse_layout(const void *setting, const char *file, const char *prefix,
 			   struct ts_model *m, struct ts_error *err);

@@ -38,14 +38,18 @@ static const char *const key_names[TS_MK_COUNT_] = {
     "source",	     "num_experts", "top_k",	  "capacity_factor", "parallel_block",
     "parallel_norms"};
 
-/* Every key a model group may hold: the model keys, `base` and `hf_config`. */
-#define NGROUP_KEYS (TS_MK_COUNT_ + 2)
-static const char *const group_keys[NGROUP_KEYS] = {
+/* Every key a model group may hold: the model keys, `base`, `hf_config`, and
+ * the keys of a layer-list model (read by work_lnet_parse and
+ * work_lnet_parse_layout). */
+static const char *const group_keys[] = {
     "name",	      "family",	     "layers",	   "hidden",	      "heads",
     "kv_heads",	      "head_dim",    "ffn_hidden", "vocab",	      "seq_len",
     "activation",     "norm",	     "position",   "tied_embeddings", "bias",
     "source",	      "num_experts", "top_k",	   "capacity_factor", "parallel_block",
-    "parallel_norms", "base",	     "hf_config"};
+    "parallel_norms", "base",	     "hf_config",  "input",	      "layer_list",
+    "memory_format"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static const char *const family_names[TS_FAMILY_COUNT_] = {"gpt", "llama", "bert", "layers"};
 static const char *const act_names[TS_ACT_COUNT_] = {"gelu", "swiglu"};
@@ -104,29 +108,17 @@ static void copy(char *dst, size_t n, const char *src)
 	dst[l] = '\0';
 }
 
+/* cfg_fail about `prefix` + `key` ("model." + "hidden"; key "" names the
+ * group itself); fmt takes the two strings a and b. */
 static int fail_at(struct ts_error *err, int code, const config_setting_t *s, const char *file,
 		   const char *prefix, const char *key, const char *fmt, const char *a,
 		   const char *b)
 {
-	char f[200], k[160];
-	int line;
-	cfg_where(s, file, f, sizeof f, &line);
-	snprintf(k, sizeof k, "%s%s", prefix ? prefix : "", key);
-	size_t kl = strlen(k);
-	if (kl && k[kl - 1] == '.')
-		k[kl - 1] = '\0';
-	return ts_error_set(err, code, f, line, k, fmt, a, b);
+	char k[CFG_KEY_MAX];
+	return cfg_fail(err, code, s, file, cfg_key_join(k, prefix, key), fmt, a, b);
 }
 
 /* ---- reading one group ------------------------------------------------ */
-
-static int find(const char *const *names, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(names[i], s) == 0)
-			return (int)i;
-	return -1;
-}
 
 static void note_origin(struct raw *r, enum ts_model_key k, const config_setting_t *s,
 			const char *file)
@@ -137,132 +129,17 @@ static void note_origin(struct raw *r, enum ts_model_key k, const config_setting
 	r->given |= 1u << k;
 }
 
-static int get_size(const config_setting_t *s, const char *file, const char *prefix,
-		    const char *key, int64_t max, int64_t *out, struct ts_error *err)
-{
-	char fb[128], mb[32];
-	int64_t v;
-	int t = config_setting_type(s);
-	if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
-		v = config_setting_get_int64(s);
-	} else if (t == CONFIG_TYPE_FLOAT) {
-		double d = config_setting_get_float(s);
-		if (!(d >= 1.0 && d <= (double)max && d == floor(d)))
-			return fail_at(err, TS_ERANGE, s, file, prefix, key,
-				       "found %s, expected a positive whole number%s",
-				       cfg_found(s, fb, sizeof fb), "");
-		v = (int64_t)d;
-	} else {
-		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive integer%s",
-			       cfg_found(s, fb, sizeof fb), "");
-	}
-	if (v < 1 || v > max) {
-		snprintf(mb, sizeof mb, "%lld", (long long)max);
-		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected a positive integer of at most %s",
-			       cfg_found(s, fb, sizeof fb), mb);
-	}
-	*out = v;
-	return 0;
-}
-
-static int get_enum(const config_setting_t *s, const char *file, const char *prefix,
-		    const char *key, const char *const *names, size_t n, int *out,
-		    struct ts_error *err)
-{
-	char fb[128], opts[128] = "";
-	size_t off = 0;
-	for (size_t i = 0; i < n; i++)
-		off += (size_t)snprintf(opts + off, sizeof opts - off, "%s\"%s\"",
-					i == 0 ? "" : (i + 1 == n ? " or " : ", "), names[i]);
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail_at(err, TS_ETYPE, s, file, prefix, key, "found %s, expected %s",
-			       cfg_found(s, fb, sizeof fb), opts);
-	int i = find(names, n, config_setting_get_string(s));
-	if (i < 0)
-		return fail_at(err, TS_EUNKNOWN_NAME, s, file, prefix, key, "found %s, expected %s",
-			       cfg_found(s, fb, sizeof fb), opts);
-	*out = i;
-	return 0;
-}
-
-static int get_text(const config_setting_t *s, const char *file, const char *prefix,
-		    const char *key, char *dst, size_t n, struct ts_error *err)
-{
-	char fb[128], lim[32];
-	if (config_setting_type(s) != CONFIG_TYPE_STRING)
-		return fail_at(err, TS_ETYPE, s, file, prefix, key, "found %s, expected a string%s",
-			       cfg_found(s, fb, sizeof fb), "");
-	const char *v = config_setting_get_string(s);
-	if (strlen(v) >= n) {
-		snprintf(lim, sizeof lim, "%zu", n - 1);
-		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected at most %s characters",
-			       cfg_found(s, fb, sizeof fb), lim);
-	}
-	copy(dst, n, v);
-	return 0;
-}
-
-static int get_bool(const config_setting_t *s, const char *file, const char *prefix,
-		    const char *key, bool *out, struct ts_error *err)
-{
-	char fb[128];
-	if (config_setting_type(s) != CONFIG_TYPE_BOOL)
-		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected true or false%s", cfg_found(s, fb, sizeof fb),
-			       "");
-	*out = config_setting_get_bool(s) != 0;
-	return 0;
-}
-
-/* A positive real of at most 64 (MoE capacity factor). */
-static int get_factor(const config_setting_t *s, const char *file, const char *prefix,
-		      const char *key, double *out, struct ts_error *err)
-{
-	char fb[128];
-	int t = config_setting_type(s);
-	double v;
-	if (t == CONFIG_TYPE_FLOAT)
-		v = config_setting_get_float(s);
-	else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-		v = (double)config_setting_get_int64(s);
-	else
-		return fail_at(err, TS_ETYPE, s, file, prefix, key,
-			       "found %s, expected a positive number%s",
-			       cfg_found(s, fb, sizeof fb), "");
-	if (!(v > 0.0 && v <= 64.0))
-		return fail_at(err, TS_ERANGE, s, file, prefix, key,
-			       "found %s, expected a number in (0, 64]%s",
-			       cfg_found(s, fb, sizeof fb), "");
-	*out = v;
-	return 0;
-}
-
 /* Apply one model group (a file's root or an inline group) to r. */
 static int apply_group(const char *root, const config_setting_t *g, const char *file,
 		       const char *prefix, struct raw *r, int depth, struct ts_error *err)
 {
 	int rc;
-	char fb[128], sugg[160];
+	char fb[128], kp[CFG_KEY_MAX];
 	if (!config_setting_is_group(g))
 		return fail_at(err, TS_ETYPE, g, file, prefix, "", "found %s, expected %s",
 			       cfg_found(g, fb, sizeof fb), "a model group { layers = ...; }");
-	int n = config_setting_length(g);
-	for (int i = 0; i < n; i++) {
-		const config_setting_t *c = config_setting_get_elem(g, (unsigned)i);
-		const char *nm = config_setting_name(c);
-		if (!strcmp(nm, "input") || !strcmp(nm, "layer_list") ||
-		    !strcmp(nm, "memory_format"))
-			continue; /* a layer-list model's (work_lnet_parse, _parse_layout) */
-		if (find(group_keys, NGROUP_KEYS, nm) < 0) {
-			ts_suggest(nm, group_keys, NGROUP_KEYS, 1, sugg, sizeof sugg);
-			return fail_at(err, TS_EUNKNOWN_KEY, c, file, prefix, nm,
-				       "found an unknown model key, expected a model key%s%s",
-				       sugg[0] ? "; did you mean " : "", sugg);
-		}
-	}
+	if ((rc = cfg_check_keys(g, file, prefix, group_keys, COUNT(group_keys), err)))
+		return rc;
 	const config_setting_t *b = config_setting_get_member(g, "base");
 	const config_setting_t *hfc = config_setting_get_member(g, "hf_config");
 	if (b && hfc)
@@ -273,7 +150,7 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		const char *bkey = b ? "base" : "hf_config";
 		if (!b)
 			b = hfc;
-		if ((rc = get_text(b, file, prefix, bkey, bname, 256, err)))
+		if ((rc = cfg_string(b, file, cfg_key_join(kp, prefix, bkey), bname, 256, err)))
 			return rc;
 		hf_resolve(file, bname, sizeof bname, hfc != NULL);
 		if (depth >= MAX_DEPTH)
@@ -297,71 +174,91 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		struct ts_model *m = &r->m;
 		switch ((enum ts_model_key)k) {
 		case TS_MK_NAME:
-			rc = get_text(s, file, prefix, kn, m->name, sizeof m->name, err);
+			rc = cfg_string(s, file, cfg_key_join(kp, prefix, kn), m->name,
+					sizeof m->name, err);
 			break;
 		case TS_MK_SOURCE:
-			rc = get_text(s, file, prefix, kn, m->source, sizeof m->source, err);
+			rc = cfg_string(s, file, cfg_key_join(kp, prefix, kn), m->source,
+					sizeof m->source, err);
 			break;
 		case TS_MK_FAMILY:
-			rc = get_enum(s, file, prefix, kn, family_names, TS_FAMILY_COUNT_, &e, err);
+			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), family_names,
+				      TS_FAMILY_COUNT_, &e, err);
 			m->family = (enum ts_model_family)e;
 			break;
 		case TS_MK_ACTIVATION:
-			rc = get_enum(s, file, prefix, kn, act_names, TS_ACT_COUNT_, &e, err);
+			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), act_names,
+				      TS_ACT_COUNT_, &e, err);
 			m->activation = (enum ts_activation)e;
 			break;
 		case TS_MK_NORM:
-			rc = get_enum(s, file, prefix, kn, norm_names, TS_NORM_COUNT_, &e, err);
+			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), norm_names,
+				      TS_NORM_COUNT_, &e, err);
 			m->norm = (enum ts_norm)e;
 			break;
 		case TS_MK_POSITION:
-			rc = get_enum(s, file, prefix, kn, pos_names, TS_POS_COUNT_, &e, err);
+			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), pos_names,
+				      TS_POS_COUNT_, &e, err);
 			m->position = (enum ts_position)e;
 			break;
 		case TS_MK_TIED_EMBEDDINGS:
-			rc = get_bool(s, file, prefix, kn, &m->tied_embeddings, err);
+			rc = cfg_bool(s, file, cfg_key_join(kp, prefix, kn), &m->tied_embeddings,
+				      err);
 			break;
 		case TS_MK_BIAS:
-			rc = get_bool(s, file, prefix, kn, &m->bias, err);
+			rc = cfg_bool(s, file, cfg_key_join(kp, prefix, kn), &m->bias, err);
 			break;
 		case TS_MK_LAYERS:
-			rc = get_size(s, file, prefix, kn, MAX_LAYERS, &m->layers, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_LAYERS,
+				     &m->layers, err);
 			break;
 		case TS_MK_HIDDEN:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->hidden, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->hidden,
+				     err);
 			break;
 		case TS_MK_HEADS:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->heads, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->heads,
+				     err);
 			break;
 		case TS_MK_KV_HEADS:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->kv_heads, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM,
+				     &m->kv_heads, err);
 			break;
 		case TS_MK_HEAD_DIM:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->head_dim, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM,
+				     &m->head_dim, err);
 			break;
 		case TS_MK_FFN_HIDDEN:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->ffn_hidden, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM,
+				     &m->ffn_hidden, err);
 			break;
 		case TS_MK_VOCAB:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->vocab, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->vocab,
+				     err);
 			break;
 		case TS_MK_SEQ_LEN:
-			rc = get_size(s, file, prefix, kn, MAX_DIM, &m->seq_len, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->seq_len,
+				     err);
 			break;
 		case TS_MK_NUM_EXPERTS:
-			rc = get_size(s, file, prefix, kn, MAX_EXPERTS, &m->num_experts, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_EXPERTS,
+				     &m->num_experts, err);
 			break;
 		case TS_MK_TOP_K:
-			rc = get_size(s, file, prefix, kn, MAX_EXPERTS, &m->top_k, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_EXPERTS,
+				     &m->top_k, err);
 			break;
 		case TS_MK_CAPACITY_FACTOR:
-			rc = get_factor(s, file, prefix, kn, &m->capacity_factor, err);
+			rc = cfg_float(s, file, cfg_key_join(kp, prefix, kn), CFG_POSITIVE, 64.0,
+				       &m->capacity_factor, err);
 			break;
 		case TS_MK_PARALLEL_BLOCK:
-			rc = get_bool(s, file, prefix, kn, &m->parallel_block, err);
+			rc = cfg_bool(s, file, cfg_key_join(kp, prefix, kn), &m->parallel_block,
+				      err);
 			break;
 		case TS_MK_PARALLEL_NORMS:
-			rc = get_size(s, file, prefix, kn, 2, &m->parallel_norms, err);
+			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, 2,
+				     &m->parallel_norms, err);
 			break;
 		default:
 			rc = 0;

@@ -1,0 +1,161 @@
+/* The configuration reader (base/cfg): whole trees only (a name or a string
+ * lost to a failed allocation is an error, never a default), and loading the
+ * catalog and a scenario with each allocation failing in turn through the
+ * allocation hook: the same scenario or an error with a message, and no leak.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <check.h>
+#include <libconfig.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/cfg.h"
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "io/scenario.h"
+#include "testutil.h"
+
+START_TEST(a_parsed_tree_is_whole)
+{
+	config_t cfg;
+	config_init(&cfg);
+	struct ts_error e;
+	ck_assert_int_eq(
+	    cfg_parse(&cfg, "a = 1; b = \"x\"; g = { c = [1, 2]; d = (\"y\", { e = 2.5; }); };",
+		      "t.cfg", &e),
+	    0);
+	ck_assert(cfg_intact(config_root_setting(&cfg)));
+	ck_assert(!cfg_intact(NULL));
+	/* a string whose text is lost (as when libconfig's strdup fails) */
+	config_setting_t *s = config_lookup(&cfg, "b");
+	ck_assert_ptr_nonnull(s);
+	config_setting_set_string(s, NULL);
+	ck_assert_ptr_null(config_setting_get_string(s));
+	ck_assert(!cfg_intact(config_root_setting(&cfg)));
+	ck_assert(cfg_intact(config_lookup(&cfg, "g")));
+	/* every reader says out of memory for it, never reads a default */
+	char buf[64];
+	double d;
+	int i;
+	static const char *const names[] = {"x", "y"};
+	ck_assert_int_eq(cfg_string(s, "t.cfg", "b", buf, sizeof buf, &e), TS_ENOMEM);
+	ck_assert_int_eq(cfg_enum(s, "t.cfg", "b", names, 2, &i, &e), TS_ENOMEM);
+	ck_assert_int_eq(cfg_bytes(s, "t.cfg", "b", &d, &e), TS_ENOMEM);
+	const config_setting_t *root = config_root_setting(&cfg);
+	ck_assert_int_eq(cfg_get_string(root, "b", true, buf, sizeof buf, "t.cfg", "", &e),
+			 TS_ENOMEM);
+	ck_assert_int_eq(
+	    cfg_get_number(root, "b", TS_UNIT_BYTES, true, 0.0, 1e9, &d, "t.cfg", "", &e),
+	    TS_ENOMEM);
+	ck_assert_str_eq(e.key, "b");
+	ck_assert_int_eq(e.line, 1);
+	/* deep inside a list */
+	config_setting_t *l = config_lookup(&cfg, "g.d");
+	config_setting_set_string(config_setting_get_elem(l, 0), NULL);
+	ck_assert(!cfg_intact(config_lookup(&cfg, "g")));
+	config_destroy(&cfg);
+}
+END_TEST
+
+/* A counting allocator that fails call number fail_at (0: none). */
+static long calls, fail_at;
+static long long live;
+
+static void *failing_alloc(void *ud, void *p, size_t osize, size_t nsize)
+{
+	(void)ud;
+	if (nsize == 0) {
+		if (p)
+			live -= (long long)osize;
+		free(p);
+		return NULL;
+	}
+	if (++calls == fail_at)
+		return NULL;
+	void *q = realloc(p, nsize);
+	if (q)
+		live += (long long)nsize - (long long)(p ? osize : 0);
+	return q;
+}
+
+/* Load the catalog and a scenario with one --set, dump it into *text; 0 or
+ * the error code (with err filled). */
+static int load_dump(char **text, struct ts_error *err)
+{
+	static const char *const sets[] = {"parallel.tp=2", "training.micro_batch=2"};
+	struct hw_catalog *cat = NULL;
+	struct ts_scenario *s = NULL;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/configs/scenarios/default.cfg", tu_root());
+	*text = NULL;
+	int rc = hw_catalog_load(tu_root(), &cat, err);
+	if (!rc)
+		rc = ts_scenario_load(cat, path, sets, 2, &s, err);
+	if (!rc) {
+		size_t len = 0;
+		FILE *f = open_memstream(text, &len);
+		ck_assert_ptr_nonnull(f);
+		rc = ts_scenario_dump(s, f);
+		fclose(f);
+		if (rc) /* the dump has no error record of its own */
+			ts_error_set(err, rc, NULL, 0, NULL, "dumping the scenario failed");
+	}
+	ts_scenario_destroy(s);
+	hw_catalog_destroy(cat);
+	return rc;
+}
+
+START_TEST(failed_allocations_give_the_answer_or_an_error)
+{
+	struct ts_error e;
+	char *want, *got, msg[1400];
+	calls = 0;
+	fail_at = 0;
+	live = 0;
+	ts_alloc_set(failing_alloc, NULL);
+	int rc = load_dump(&want, &e);
+	ts_alloc_set(NULL, NULL);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, msg, sizeof msg));
+	ck_assert_int_eq(live, 0);
+	long total = calls;
+	ck_assert_int_gt(total, 100);
+	/* every allocation up to 400, then a spread over the rest */
+	for (long k = 1; k <= 500; k++) {
+		fail_at = k <= 400 ? k : 400 + (total - 400) * (k - 400) / 100;
+		calls = 0;
+		live = 0;
+		ts_error_clear(&e);
+		ts_alloc_set(failing_alloc, NULL);
+		rc = load_dump(&got, &e);
+		ts_alloc_set(NULL, NULL);
+		if (rc == 0) {
+			ck_assert_msg(got && !strcmp(got, want),
+				      "allocation %ld failing: success with another scenario",
+				      fail_at);
+		} else {
+			ck_assert_msg(e.code == rc && rc < 0,
+				      "allocation %ld failing: code %d, error record %d", fail_at,
+				      rc, e.code);
+			ts_error_format(&e, msg, sizeof msg);
+			ck_assert_msg(msg[0] != '\0', "allocation %ld failing: no message",
+				      fail_at);
+		}
+		ck_assert_msg(live == 0, "allocation %ld failing: %lld bytes leaked", fail_at,
+			      live);
+		free(got);
+	}
+	free(want);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cfg");
+	TCase *tc = tu_tcase("core");
+	tcase_add_test(tc, a_parsed_tree_is_whole);
+	tcase_add_test(tc, failed_allocations_give_the_answer_or_an_error);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,75 @@
+/* libFuzzer target for the results CSV that `sweep --resume` reads back:
+ * the input is the content of a partial results file of a fixed sweep. The
+ * scan must keep a prefix of whole rows (never more points than the sweep
+ * has, never past the end of the file) or fail with a one-line message.
+ * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* memfd_create */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "io/sweepcfg.h"
+#include "sweep/sweep.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static struct sweep_spec *spec(void)
+{
+	static struct sweep_spec *sp;
+	static int tried;
+	if (!tried) {
+		tried = 1;
+		struct ts_error e;
+		if (sweepcfg_load_string(
+			"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; "
+			"};\naxes = { nodes = [1, 2, 4]; \"parallel.bucket\" = "
+			"[\"25 MiB\", \"none\"]; };\n",
+			"fuzz-sweep.cfg", &sp, &e) != 0)
+			sp = NULL;
+	}
+	return sp;
+}
+
+static int fd = -1;
+static char path[64];
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sweep_spec *sp = spec();
+	if (!sp || size > 256 * 1024)
+		return 0;
+	if (fd < 0) {
+		fd = memfd_create("fuzz-csv", 0);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	size_t done = 0;
+	long keep = 0;
+	struct ts_error e;
+	int rc = sweep_resume_scan(sp, path, &done, &keep, &e);
+	if (rc == 0) {
+		if (done > sp->npoints || keep < 0 || (size_t)keep > size)
+			abort();
+		/* what is kept ends a line */
+		if (keep > 0 && data[keep - 1] != '\n')
+			abort();
+		if (done > 0 && keep == 0)
+			abort();
+	} else {
+		char msg[1400];
+		if (e.code != rc)
+			abort();
+		ts_error_format(&e, msg, sizeof msg);
+		if (strchr(msg, '\n'))
+			abort();
+	}
+	return 0;
+}
