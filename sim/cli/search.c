@@ -169,7 +169,7 @@ int cli_search(int argc, char **argv)
 		else
 			table_cell(t, 8, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
 		table_cell(t, 9, "%lld", (long long)c->micro_batch);
-		table_cell(t, 10, "%s", ts_recompute_name(c->recompute));
+		table_cell(t, 10, "%s", work_recompute_name(c->recompute));
 		table_cell(t, 11, "%s",
 			   ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);

@@ -49,32 +49,6 @@ struct plan {
 	const struct work_calib *calib;
 };
 
-static enum work_framework fw_of(enum ts_framework f)
-{
-	switch (f) {
-	case TS_FW_DEEPSPEED:
-		return WORK_FW_DEEPSPEED;
-	case TS_FW_DDP:
-		return WORK_FW_DDP;
-	case TS_FW_FSDP:
-		return WORK_FW_FSDP;
-	default:
-		return WORK_FW_MEGATRON;
-	}
-}
-
-static enum work_recompute rc_of(enum ts_recompute r)
-{
-	switch (r) {
-	case TS_RECOMPUTE_FULL:
-		return WORK_RECOMPUTE_FULL;
-	case TS_RECOMPUTE_SELECTIVE:
-		return WORK_RECOMPUTE_SELECTIVE;
-	default:
-		return WORK_RECOMPUTE_NONE;
-	}
-}
-
 /* Fail naming where scenario key `key` was set ("file:line", or the --set
  * argument), so messages of the plan point at the scenario like those of
  * the loader do. */
@@ -151,11 +125,11 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 				 "found %s, but %s has no %s tensor cores; expected one of "
 				 "the GPU's precisions",
 				 ts_dtype_name(p->dtype), p->gpu->name, ts_dtype_name(p->dtype));
-	if (work_fw_conventions(fw_of(sc->training.framework), p->dtype, &p->conv))
+	if (work_fw_conventions(sc->training.framework, p->dtype, &p->conv))
 		return plan_fail(
 		    sc, err, TS_EINVALID, "training.framework",
 		    "found %s with %s, expected a framework/precision pair it supports",
-		    ts_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
+		    work_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;
@@ -170,7 +144,7 @@ static int make_plan(const struct ts_scenario *sc, const struct work_calib *cali
 				 (long long)sc->training.global_batch, (long long)accum,
 				 (long long)per_step, RUN_MAX_ACCUM);
 	p->accum = (uint32_t)accum;
-	p->rc = rc_of(sc->training.recompute);
+	p->rc = sc->training.recompute;
 	p->shape = (struct work_shape){
 	    .micro_batch = sc->training.micro_batch,
 	    .seq_len = sc->training.seq_len,

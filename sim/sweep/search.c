@@ -32,20 +32,6 @@
 /* Most micro-batches per iteration and rank (as sim/run/run.c). */
 #define MAX_ACCUM (1 << 16)
 
-static enum work_framework fw_of(enum ts_framework f)
-{
-	switch (f) {
-	case TS_FW_DEEPSPEED:
-		return WORK_FW_DEEPSPEED;
-	case TS_FW_DDP:
-		return WORK_FW_DDP;
-	case TS_FW_FSDP:
-		return WORK_FW_FSDP;
-	default:
-		return WORK_FW_MEGATRON;
-	}
-}
-
 /* Per-(tp, cp, micro-batch) costs, computed on first use. */
 struct costs_cache {
 	struct work_costs *c[MAX_TP][MAX_CP][MAX_MB];
@@ -139,7 +125,7 @@ static bool same_rc(const struct work_costs *c, int a, int b)
 
 /* ZeRO stages framework fw takes with dp ranks and pp stages, into z;
  * returns how many. */
-static int zero_stages(enum ts_framework fw, const struct ts_model *m, uint32_t dp, uint32_t pp,
+static int zero_stages(enum work_framework fw, const struct ts_model *m, uint32_t dp, uint32_t pp,
 		       int z[4])
 {
 	int n = 0;
@@ -147,18 +133,18 @@ static int zero_stages(enum ts_framework fw, const struct ts_model *m, uint32_t 
 	if (dp < 2 || m->family == TS_FAMILY_LAYERS)
 		return n;
 	switch (fw) {
-	case TS_FW_DEEPSPEED:
+	case WORK_FW_DEEPSPEED:
 		z[n++] = 1;
 		if (pp == 1) {
 			z[n++] = 2;
 			z[n++] = 3;
 		}
 		break;
-	case TS_FW_FSDP:
+	case WORK_FW_FSDP:
 		z[n++] = 2;
 		z[n++] = 3;
 		break;
-	case TS_FW_DDP:
+	case WORK_FW_DDP:
 		break;
 	default:
 		z[n++] = 1;
@@ -221,7 +207,7 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 		int nsched = pp > 1 && m % pp == 0 && L % (2 * pp) == 0 ? 2 : 1;
 		for (int sch = 0; sch < nsched; sch++)
 			for (int zi = 0; zi < nz; zi++)
-				for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
+				for (int r = 0; r < WORK_RECOMPUTE_COUNT_; r++) {
 					if (ts_grow((void **)&out->c, cap_c, out->n + 1,
 						    sizeof *out->c))
 						return TS_ENOMEM;
@@ -237,7 +223,7 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					    .schedule = sch ? TS_SCHED_INTERLEAVED : TS_SCHED_1F1B,
 					    .interleave = sch ? 2u : 1u,
 					    .micro_batch = mb,
-					    .recompute = (enum ts_recompute)r,
+					    .recompute = (enum work_recompute)r,
 					    .capacity_bytes =
 						hw_cluster_gpu_type(s->cluster)->mem_bytes,
 					    .score = INFINITY};
@@ -313,11 +299,11 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 	/* candidates */
 	struct work_fw_conventions conv;
 	enum ts_dtype dt = dtype_of(base);
-	if (work_fw_conventions(fw_of(base->training.framework), dt, &conv)) {
+	if (work_fw_conventions(base->training.framework, dt, &conv)) {
 		rc = ts_scenario_error(base, err, TS_EINVALID, "training.framework",
 				       "found %s with %s, expected a framework/precision pair it "
 				       "supports",
-				       ts_framework_name(base->training.framework),
+				       work_framework_name(base->training.framework),
 				       ts_dtype_name(dt));
 		goto done;
 	}

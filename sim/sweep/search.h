@@ -25,7 +25,7 @@ struct search_cand {
 	enum ts_schedule schedule;     /* 1f1b, or interleaved (pp > 1) */
 	uint32_t interleave;	       /* model chunks per stage: 1, or 2 when interleaved */
 	int64_t micro_batch;	       /* sequences per micro-batch */
-	enum ts_recompute recompute;   /* none | selective | full */
+	enum work_recompute recompute; /* none | selective | full */
 	double est_bytes;	       /* static memory estimate per GPU, bytes */
 	double capacity_bytes;	       /* usable bytes of the GPU */
 	bool pruned;		       /* est_bytes > capacity: not simulated */
