@@ -52,20 +52,26 @@ struct data_plan {
 	bool active;		     /* false: nothing to load (synthetic data) */
 };
 
+/* What the input pipeline reads, resolved by the plan (sim/plan/plan.h)
+ * once: the dataset, the storage it is read from and the node's page
+ * cache. Plain record. */
+struct data_input {
+	struct data_dataset dataset;
+	struct data_storage storage;	/* the storage the scenario names */
+	struct data_storage page_cache; /* the catalog's "page-cache" storage */
+	bool has_page_cache;		/* page_cache was found */
+};
+
 struct data_loader;
 
-/* Plan the input pipeline of scenario sc (borrowed; its cluster, catalog
- * root and data group) for `dp` GPUs, one rank class (class_mode) or one per
- * GPU, and create its resources in f (storage, CPU pools; the links come
- * from net). The dataset is sc->data.dataset, by default "c4-tokens" for
- * transformers and "synthetic" for layer-list models; the storage is
- * sc->data.storage, by default "local-nvme". Returns 0, or TS_EUNKNOWN_NAME
- * (dataset or storage, with the closest names), the errors of
- * data_catalog_load and data_dataset_load, or TS_ENOMEM, with `err` naming
- * the scenario line of the key. Free with data_loader_destroy. */
-int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, struct ts_fluid *f,
-		       uint32_t dp, bool class_mode, struct data_loader **out,
-		       struct ts_error *err);
+/* The input pipeline of scenario sc (borrowed; its cluster, training and
+ * data settings) reading input `in` (borrowed), for `dp` GPUs, one rank
+ * class (class_mode) or one per GPU: create its resources in f (storage,
+ * CPU pools; the links come from net). Opens no file. Returns 0 or
+ * TS_ENOMEM. Free with data_loader_destroy. */
+int data_loader_create(const struct ts_scenario *sc, const struct data_input *in,
+		       const struct ts_net *net, struct ts_fluid *f, uint32_t dp, bool class_mode,
+		       struct data_loader **out, struct ts_error *err);
 void data_loader_destroy(struct data_loader *l);
 
 /* The pipeline for dp_job.data; NULL when nothing is loaded. Owned by l. */

@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/file.h"
 #include "io/scenario.h"
 #include "run/run.h"
 #include "run/validate.h"
@@ -146,7 +147,7 @@ static int csv_open(struct csv *c, const char *path, struct ts_error *err)
 {
 	c->path = path;
 	c->lineno = 0;
-	c->fp = fopen(path, "r");
+	c->fp = ts_fopen(path, "r");
 	if (!c->fp)
 		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
 				    strerror(errno));

@@ -21,6 +21,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "base/file.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "sweep/sweep.h"
@@ -372,7 +373,7 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, size_t *don
 {
 	*done = 0;
 	*keep = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = ts_fopen(path, "r");
 	if (!f)
 		return 0; /* nothing yet */
 	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX),
