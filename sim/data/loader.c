@@ -159,8 +159,8 @@ static void make_plan(const struct ts_scenario *sc, const struct data_input *in,
 static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 		      const struct ts_net *net, const struct noderes *bw,
 		      const struct noderes *iops, const struct noderes *client, uint32_t agg_bw,
-		      uint32_t agg_iops, uint32_t g0, uint32_t ng, double w, struct fluid_use *u,
-		      uint32_t *n)
+		      uint32_t agg_iops, uint32_t g0, uint32_t ng, double w, double nw,
+		      struct fluid_use *u, uint32_t *n)
 {
 	const struct data_plan *p = &l->plan;
 	const struct hw_cluster *c = sc->cluster;
@@ -177,7 +177,7 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 			if (agg_iops != UINT32_MAX)
 				add_use(u, n, agg_iops, w / req);
 			if (client->present)
-				add_use(u, n, node_res_id(client, node), w);
+				add_use(u, n, node_res_id(client, node), w * nw);
 			uint32_t nic = hw_cluster_gpu_nic(c, g);
 			uint32_t ndev =
 			    nic == UINT32_MAX ? UINT32_MAX : hw_cluster_nic(c, node, nic);
@@ -191,16 +191,17 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 				for (size_t i = 0; i < nl; i++)
 					add_use(u, n, net_link_res(net, links[i]), w);
 		} else {
-			add_use(u, n, node_res_id(bw, node), w);
+			add_use(u, n, node_res_id(bw, node), w * nw);
 			if (iops->present)
-				add_use(u, n, node_res_id(iops, node), w / req);
+				add_use(u, n, node_res_id(iops, node), w * nw / req);
 		}
 	}
 }
 
 int data_loader_create(const struct ts_scenario *sc, const struct data_input *in,
-		       const struct ts_net *net, struct ts_fluid *f, uint32_t dp, bool class_mode,
-		       struct data_loader **out, struct ts_error *err)
+		       const struct ts_net *net, struct ts_fluid *f, const struct data_feed *feeds,
+		       uint32_t nfeeds, bool class_mode, struct data_loader **out,
+		       struct ts_error *err)
 {
 	*out = NULL;
 	struct data_loader *l = ts_calloc(1, sizeof *l);
@@ -226,7 +227,7 @@ int data_loader_create(const struct ts_scenario *sc, const struct data_input *in
 	uint32_t nodes = sc->nodes, gpn = sc->gpus_per_node;
 	l->gpn = gpn;
 	bool full = !class_mode;
-	l->ncls = class_mode ? 1 : dp;
+	l->ncls = nfeeds;
 	l->stages = ts_calloc((size_t)l->ncls * l->nstages, sizeof *l->stages);
 	l->uses = ts_calloc((size_t)l->ncls * l->nstages * MAX_USES, sizeof *l->uses);
 	if (!l->stages || !l->uses)
@@ -255,8 +256,9 @@ int data_loader_create(const struct ts_scenario *sc, const struct data_input *in
 		goto nomem;
 
 	for (uint32_t k = 0; k < l->ncls; k++) {
-		uint32_t g0 = class_mode ? 0 : k, ng = class_mode ? gpn : 1;
-		double w = class_mode ? 1.0 / gpn : 1.0;
+		const struct data_feed *fd = &feeds[k];
+		uint32_t g0 = fd->gpu0, ng = fd->ngpus ? fd->ngpus : 1;
+		double w = 1.0 / ng, nw = fd->node_weight, sh = fd->share;
 		for (uint32_t s = 0; s < l->nstages; s++) {
 			size_t at = (size_t)k * l->nstages + s;
 			struct dp_data_stage *x = &l->stages[at];
@@ -266,22 +268,22 @@ int data_loader_create(const struct ts_scenario *sc, const struct data_input *in
 			x->uses = u;
 			switch (l->kinds[s]) {
 			case DATA_READ:
-				x->work = p->read_bytes;
+				x->work = p->read_bytes * sh;
 				x->latency = ts_time_from_s(st->lat_s);
 				read_uses(l, sc, net, &bw, &iops, &client, agg_bw, agg_iops, g0, ng,
-					  w, u, &n);
+					  w, nw, u, &n);
 				break;
 			case DATA_DECODE:
-				x->work = p->decode_core_s;
+				x->work = p->decode_core_s * sh;
 				x->bound = (double)p->workers;
 				if (cpu.present)
 					for (uint32_t j = 0; j < ng; j++)
 						add_use(u, &n, node_res_id(&cpu, (g0 + j) / gpn),
-							w);
+							w * nw);
 				break;
 			default: {
 				double slow = INFINITY;
-				x->work = p->h2d_bytes;
+				x->work = p->h2d_bytes * sh;
 				for (uint32_t j = 0; j < ng; j++) {
 					uint32_t g = g0 + j, links[MAX_ROUTE];
 					size_t nl = 0;

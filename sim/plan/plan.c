@@ -385,10 +385,10 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		goto fail;
 	}
 	if (work_fw_conventions(sc->training.framework, p->dtype, &p->conv)) {
-		rc = plan_fail(sc, err, TS_EINVALID, "training.framework",
-			       "found %s with %s, expected a framework/precision pair it supports",
-			       work_framework_name(sc->training.framework),
-			       ts_dtype_name(p->dtype));
+		rc =
+		    plan_fail(sc, err, TS_EINVALID, "training.framework",
+			      "found %s with %s, expected a framework/precision pair it supports",
+			      work_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
 		goto fail;
 	}
 	p->dp = par->dp;
@@ -409,6 +409,14 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		goto fail;
 	}
 	p->accum = (uint32_t)accum;
+	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 && accum % par->pp) {
+		rc = plan_fail(sc, err, TS_EINVALID, "training.global_batch",
+			       "found %lld micro-batches per pipeline, expected a multiple of "
+			       "the %u pipeline stages for the interleaved schedule "
+			       "(Megatron-LM requires it)",
+			       (long long)accum, par->pp);
+		goto fail;
+	}
 	p->recompute = sc->training.recompute;
 	p->shape = (struct work_shape){
 	    .micro_batch = sc->training.micro_batch,
@@ -441,12 +449,13 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		}
 	}
 	p->params = ts_model_params(&sc->model);
-	p->bucket_bytes = par->bucket_bytes == TS_UNSET ? p->conv.bucket_bytes
-							: (double)par->bucket_bytes;
+	p->bucket_bytes =
+	    par->bucket_bytes == TS_UNSET ? p->conv.bucket_bytes : (double)par->bucket_bytes;
 	p->first_bucket_bytes = par->bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
 	p->overlap = par->overlap_grad_reduce == TS_UNSET ? p->conv.overlap_grad_reduce
 							  : par->overlap_grad_reduce != 0;
-	p->optimizer_s = work_optimizer_time(p->gpu, p->calib, p->params, p->conv.optim_bytes_touched);
+	p->optimizer_s =
+	    work_optimizer_time(p->gpu, p->calib, p->params, p->conv.optim_bytes_touched);
 	p->optimizer_s_per_param =
 	    work_optimizer_time(p->gpu, p->calib, 1.0, p->conv.optim_bytes_touched);
 	p->optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48);
@@ -485,8 +494,8 @@ int plan_derive(const struct ts_plan *base, const struct ts_scenario *sc, struct
 		struct ts_error *err)
 {
 	const struct ts_scenario *b = base->sc;
-	bool same = !strcmp(b->data.dataset, sc->data.dataset) &&
-		    b->model.family == sc->model.family;
+	bool same =
+	    !strcmp(b->data.dataset, sc->data.dataset) && b->model.family == sc->model.family;
 	return build(base->env, sc, same ? &base->input : NULL, out, err);
 }
 

@@ -33,7 +33,7 @@ struct ts_plan {
 	const struct hw_gpu_type *gpu;	/* the cluster's GPU type */
 	enum ts_dtype dtype;		/* GEMM precision (the framework's default resolved) */
 	struct work_fw_conventions conv;
-	struct work_shape shape;	/* one micro-batch on one rank */
+	struct work_shape shape; /* one micro-batch on one rank */
 	enum work_recompute recompute;
 	struct work_costs costs; /* per-op costs (transformers; zero for layer lists) */
 	double params;		 /* parameters of the model */
@@ -43,16 +43,16 @@ struct ts_plan {
 	bool class_mode;
 	struct dp_unit *units; /* one micro-batch in forward order (owned) */
 	uint32_t nunits;
-	double bucket_bytes;	   /* gradient bucket, framework default resolved; 0 = none */
-	double first_bucket_bytes; /* PyTorch DDP's first bucket; 0 = same */
-	bool overlap;		   /* gradient reduction overlaps backward */
+	double bucket_bytes;	      /* gradient bucket, framework default resolved; 0 = none */
+	double first_bucket_bytes;    /* PyTorch DDP's first bucket; 0 = same */
+	bool overlap;		      /* gradient reduction overlaps backward */
 	double optimizer_s;	      /* optimizer step of the whole model on one GPU, s */
 	double optimizer_s_per_param; /* optimizer step on the GPU, s per parameter */
 	uint32_t optimizer_kernels;
-	struct data_input input;      /* what the input pipeline reads */
-	double nvme_read_Bps;	      /* offload = nvme: a node's drives, bytes/s; else 0 */
+	struct data_input input; /* what the input pipeline reads */
+	double nvme_read_Bps;	 /* offload = nvme: a node's drives, bytes/s; else 0 */
 	double nvme_write_Bps;
-	double ckpt_bytes; /* one checkpoint: weights and optimizer state, bytes */
+	double ckpt_bytes;		  /* one checkpoint: weights and optimizer state, bytes */
 	struct data_storage ckpt_storage; /* where checkpoints go (with checkpoints
 					   * through the storage model) */
 	bool ckpt_storage_set;		  /* ckpt_storage holds one */

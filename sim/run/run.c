@@ -212,6 +212,52 @@ static void sim_destroy(struct sim *s)
 	ts_free(s->node_stage, s->nnodes * sizeof *s->node_stage);
 }
 
+/* The input pipeline of every schedule. Data parallelism: one class of
+ * every GPU (class mode, node 0's GPUs standing for it) or one per GPU,
+ * each loading whole micro-batches. Model parallelism: the classes of the
+ * first pipeline stage load, each GPU 1/(tp x cp) of a micro-batch (its
+ * tensor- and context-parallel group takes one micro-batch together); in
+ * class mode their node resources weigh nodes / (nodes holding first-stage
+ * GPUs), as only those nodes load. */
+static int sim_loader(const struct ts_plan *p, struct sim *s, struct ts_error *err)
+{
+	const struct ts_scenario *sc = p->sc;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	uint32_t n = s->mp ? s->lay.nclasses : p->class_mode ? 1u : p->dp;
+	struct data_feed *fd = ts_calloc(n, sizeof *fd);
+	if (!fd)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	if (!s->mp) {
+		for (uint32_t k = 0; k < n; k++)
+			fd[k] = (struct data_feed){.gpu0 = p->class_mode ? 0 : k,
+						   .ngpus = p->class_mode ? gpn : 1,
+						   .share = 1.0,
+						   .node_weight = 1.0};
+	} else {
+		const struct ts_parallel *par = &sc->parallel;
+		uint32_t loading = 0;
+		for (uint32_t nd = 0; nd < s->nnodes; nd++)
+			for (uint32_t i = 0; i < gpn; i++)
+				if (layout_class_stage(
+					&s->lay, layout_class_of(&s->lay, nd * gpn + i)) == 0) {
+					loading++;
+					break;
+				}
+		double nw = p->class_mode && loading ? (double)s->nnodes / (double)loading : 1.0;
+		for (uint32_t k = 0; k < n; k++)
+			fd[k] = (struct data_feed){
+			    .gpu0 = layout_class_rep(&s->lay, k),
+			    .ngpus = 1,
+			    .share = layout_class_stage(&s->lay, k) == 0
+					 ? 1.0 / ((double)par->tp * (double)par->cp)
+					 : 0.0,
+			    .node_weight = nw};
+	}
+	int rc = data_loader_create(sc, &p->input, s->net, s->f, fd, n, p->class_mode, &s->ld, err);
+	ts_free(fd, n * sizeof *fd);
+	return rc;
+}
+
 /* The engine, the network (links of nodes that hold different pipeline
  * stages in separate classes), the graph and the input pipeline. */
 static int sim_create(const struct ts_plan *p, struct sim *s, struct ts_error *err)
@@ -239,7 +285,7 @@ static int sim_create(const struct ts_plan *p, struct sim *s, struct ts_error *e
 			       s->node_stage) ||
 	    coll_create(&s->cc, s->net) || graph_create(&s->g, s->f, s->cc))
 		goto nomem;
-	return data_loader_create(sc, &p->input, s->net, s->f, p->dp, p->class_mode, &s->ld, err);
+	return sim_loader(p, s, err);
 nomem:
 	return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 }
@@ -292,6 +338,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 		    .optimizer_s_per_param = p->optimizer_s_per_param,
 		    .optimizer_kernels = p->optimizer_kernels,
 		    .launch_s = p->calib->launch_s,
+		    .data = data_loader_job(s->ld),
 		};
 		return pipe_build(s->g, s->f, &pj, &s->pbuilt, err);
 	}
@@ -524,7 +571,8 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
 		double busy[DATA_STAGE_COUNT_];
 		/* over the whole run: the loader may have run ahead of the window */
-		data_loader_busy(s.ld, s.g, s.built.data_streams, 0, w1, busy);
+		data_loader_busy(s.ld, s.g, s.mp ? s.pbuilt.data_streams : s.built.data_streams, 0,
+				 w1, busy);
 		data_loader_explain(s.ld, busy, out->data_stall_s, T, out->bottleneck,
 				    sizeof out->bottleneck);
 	}
