@@ -490,13 +490,17 @@ int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts
 	return build(env, sc, NULL, out, err);
 }
 
-int plan_derive(const struct ts_plan *base, const struct ts_scenario *sc, struct ts_plan **out,
-		struct ts_error *err)
+int plan_build_with(const struct ts_env *env, const struct ts_scenario *sc,
+		    const struct data_input *in, struct ts_plan **out, struct ts_error *err)
 {
-	const struct ts_scenario *b = base->sc;
-	bool same =
-	    !strcmp(b->data.dataset, sc->data.dataset) && b->model.family == sc->model.family;
-	return build(base->env, sc, same ? &base->input : NULL, out, err);
+	return build(env, sc, in, out, err);
+}
+
+int plan_input(const struct ts_env *env, const struct ts_scenario *sc, struct data_input *out,
+	       struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	return resolve_input(env, sc, NULL, out, err);
 }
 
 void plan_destroy(struct ts_plan *p)

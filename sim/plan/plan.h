@@ -75,14 +75,18 @@ struct ts_plan {
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
 	       struct ts_error *err);
 
-/* The same, for scenario sc that differs from base's scenario only in
- * settings below the data group (parallel degrees, micro-batch, ZeRO,
- * recompute, schedule, bucket, granularity, node count of the same
- * cluster...): base's resolved dataset is taken when sc names the same
- * dataset and model family, so nothing is read; otherwise as plan_build.
- * Borrows base's environment. Errors as plan_build. */
-int plan_derive(const struct ts_plan *base, const struct ts_scenario *sc, struct ts_plan **out,
-		struct ts_error *err);
+/* Resolve what the input pipeline of scenario sc reads (plan_build's
+ * dataset and storage): the only step of planning that opens a file (the
+ * dataset's). Errors as plan_build's for data.dataset and data.storage. */
+int plan_input(const struct ts_env *env, const struct ts_scenario *sc, struct data_input *out,
+	       struct ts_error *err);
+
+/* plan_build with the input already resolved (plan_input of a scenario
+ * with the same data group and model family, borrowed only while
+ * building): opens no file. A sweep or a search resolves its base's input
+ * once and builds each point's plan with it. Errors as plan_build. */
+int plan_build_with(const struct ts_env *env, const struct ts_scenario *sc,
+		    const struct data_input *in, struct ts_plan **out, struct ts_error *err);
 
 /* Refuse, with TS_EUNSUPPORTED naming the key and its scenario line, a
  * setting trainsim accepts but does not model: context, expert, tensor or

@@ -628,17 +628,13 @@ int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *tr
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
 	   struct ts_trace *trace, struct ts_error *err)
 {
-	/* an environment around the scenario's catalog and these constants
-	 * (read-only: the casts only fit struct ts_env's owning fields) */
-	struct hw_catalog *cat = (struct hw_catalog *)hw_cluster_catalog(sc->cluster);
-	const char *root = hw_catalog_root(cat);
-	struct ts_env env = {.root = (char *)(root ? root : "."), .cat = cat, .calib = *calib};
+	struct ts_env env;
 	struct ts_plan *p = NULL;
 	memset(out, 0, sizeof *out);
-	int rc = data_catalog_load(env.root, &env.data, err);
+	int rc = env_wrap(hw_cluster_catalog(sc->cluster), calib, &env, err);
 	if (!rc && !(rc = plan_build(&env, sc, &p, err)))
 		rc = run_plan(p, out, trace, err);
 	plan_destroy(p);
-	data_catalog_destroy(env.data);
+	env_release(&env);
 	return rc;
 }

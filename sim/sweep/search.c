@@ -21,6 +21,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "plan/plan.h"
 #include "run/run.h"
 #include "sweep/search.h"
 #include "work/memory.h"
@@ -240,17 +241,64 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 	return 0;
 }
 
+int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+			 const struct data_input *in, const struct search_cand *c,
+			 struct ts_result *out, struct ts_error *err)
+{
+	struct ts_scenario sc = *layout;
+	sc.training.micro_batch = c->micro_batch;
+	sc.training.recompute = c->recompute;
+	sc.training.iterations = 2; /* a warm-up, then the one measured */
+	sc.parallel.tp = c->tp;
+	sc.parallel.pp = c->pp;
+	sc.parallel.cp = c->cp;
+	sc.parallel.dp = c->dp;
+	sc.parallel.zero = c->zero;
+	sc.parallel.schedule = c->schedule;
+	sc.parallel.interleave = c->interleave;
+	sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
+	sc.sim.mode = TS_MODE_CLASS;
+	struct ts_plan *p = NULL;
+	memset(out, 0, sizeof *out);
+	int rc = plan_build_with(env, &sc, in, &p, err);
+	if (!rc)
+		rc = run_plan(p, out, NULL, err);
+	plan_destroy(p);
+	return rc;
+}
+
 int search_run(const struct hw_catalog *cat, const struct work_calib *calib, const char *path,
 	       const char *const *sets, size_t nsets, enum search_objective obj, uint32_t max_gpus,
 	       int threads, struct search_result *out, struct ts_error *err)
 {
+	struct ts_env env;
 	memset(out, 0, sizeof *out);
+	int rc = env_wrap(cat, calib, &env, err);
+	if (!rc)
+		rc = search_run_env(&env, path, sets, nsets, obj, max_gpus, threads, out, err);
+	env_release(&env);
+	return rc;
+}
+
+int search_run_env(const struct ts_env *env, const char *path, const char *const *sets,
+		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
+		   struct search_result *out, struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const struct hw_catalog *cat = env->cat;
+	const struct work_calib *calib = &env->calib;
 	struct ts_scenario *base = NULL, *lay[MAX_LAYOUTS] = {0};
 	struct costs_cache *cache = NULL;
+	struct data_input input;
 	uint32_t nl = 0;
 	int rc = ts_scenario_load(cat, path, sets, nsets, &base, err);
 	if (rc)
 		return rc;
+	/* the dataset, read once for every candidate */
+	if ((rc = plan_input(env, base, &input, err))) {
+		ts_scenario_destroy(base);
+		return rc;
+	}
 	uint32_t gpn = base->gpus_per_node;
 	if (!max_gpus)
 		max_gpus = base->gpus;
@@ -364,21 +412,7 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		struct search_cand *c = &cs[i];
 		if (c->pruned || c->alias)
 			continue;
-		struct ts_scenario sc = *lay[c->rc];
-		sc.training.micro_batch = c->micro_batch;
-		sc.training.recompute = c->recompute;
-		sc.training.iterations = 2; /* a warm-up, then the one measured */
-		sc.parallel.tp = c->tp;
-		sc.parallel.pp = c->pp;
-		sc.parallel.cp = c->cp;
-		sc.parallel.dp = c->dp;
-		sc.parallel.zero = c->zero;
-		sc.parallel.schedule = c->schedule;
-		sc.parallel.interleave = c->interleave;
-		sc.sim.granularity =
-		    TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
-		sc.sim.mode = TS_MODE_CLASS;
-		c->rc = ts_run(&sc, calib, &c->res, NULL, NULL);
+		c->rc = search_candidate_run(env, lay[c->rc], &input, c, &c->res, NULL);
 	}
 	out->seconds = now_s() - t0;
 	for (size_t i = 0; i < out->n; i++) {

@@ -12,6 +12,7 @@
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "io/sweepcfg.h"
+#include "plan/env.h"
 #include "run/result.h"
 #include "work/compute.h"
 
@@ -68,6 +69,14 @@ typedef void (*sweep_progress_fn)(void *ud, size_t done, size_t total, double el
 int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	      const struct work_calib *calib, size_t first, int threads, FILE *out,
 	      sweep_progress_fn progress, void *ud, struct ts_error *err);
+
+/* sweep_run in environment env (borrowed: catalog, constants, storage
+ * catalog): the dataset of the base is read once (from point `first`), and
+ * a point that names the same dataset plans with it; each point's
+ * scenario is still loaded from the base text with its --set values. Same
+ * returns as sweep_run. */
+int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t first, int threads,
+		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err);
 
 /* Look at an existing output file `path` of sweep sp: when it is missing or
  * empty, *done = 0 and *keep = 0; when it starts with sp's header, *done is
