@@ -1,18 +1,18 @@
-/* Simulating a scenario end to end.
+/* Simulating a plan end to end.
  *
- * plan: the DP group and the rank classes; the framework's conventions
- * (dtypes, bytes per parameter, buckets, overlap, reserve); per-op costs on
- * the cluster's GPU, memoised once per (model, shape, GPU) by
- * work_costs_compute. build: the units of one micro-batch (ops, layers, or
- * the whole model cut at bucket milestones) into the data-parallel task
- * graph. simulate: the graph on the event engine, collectives on the
+ * The plan (sim/plan/plan.h) holds the checked scenario, the framework's
+ * conventions, the units of one micro-batch and what the input pipeline
+ * reads. create: the engine, the cluster's network, the task graph and the
+ * input pipeline. schedule: the units of every micro-batch into the
+ * data-parallel or the model-parallel task graph, the loader's tasks in
+ * either. play: the graph on the event engine, collectives on the
  * cluster's links. measure: iteration time between optimizer steps after
- * the warm-up, the critical-path breakdown of the compute stream of rank
- * class 0 (all DP ranks are alike), the memory peak of its pool, FLOPs, MFU
- * and the whole run.
+ * the warm-up, the critical-path breakdown of the compute stream of the
+ * class that ends last, the memory peak of the fullest pool. results:
+ * FLOPs, MFU, memory, and the whole run (steps, checkpoints, failures,
+ * energy, cost). Nothing here opens a file.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
