@@ -1,0 +1,171 @@
+/* Tests of the plan (sim/plan/plan.c): nothing below it opens a file (a
+ * run, a search candidate and a sweep point are counted through
+ * base/file), and the checks that take more than one key refuse bad
+ * input naming the file, line and key.
+ * SPDX-License-Identifier: MIT */
+#include <check.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/file.h"
+#include "io/scenario.h"
+#include "io/sweepcfg.h"
+#include "plan/env.h"
+#include "plan/plan.h"
+#include "run/run.h"
+#include "sweep/search.h"
+#include "sweep/sweep.h"
+#include "testutil.h"
+
+static struct ts_env *env;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_msg(env_open(tu_root(), &env, &err) == 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+	env_destroy(env);
+}
+
+static struct ts_scenario *load(const char *text, const char *const *sets, size_t nsets)
+{
+	struct ts_scenario *sc = NULL;
+	struct ts_error err;
+	char buf[1400];
+	if (ts_scenario_load_string(env->cat, text, "plan.cfg", sets, nsets, &sc, &err))
+		ck_abort_msg("scenario: %s", ts_error_format(&err, buf, sizeof buf));
+	return sc;
+}
+
+/* A job that uses everything a plan resolves from files: the dataset (a
+ * run length in epochs), the storage of the input pipeline and of the
+ * checkpoints, tensor and pipeline parallelism with ZeRO-1. */
+static const char *job = "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+			 "training = { global_batch = 64; micro_batch = 2; seq_len = 512;\n"
+			 "  epochs = 0.001; };\n"
+			 "parallel = { tp = 2; pp = 2; zero = 1; };\n"
+			 "data = { dataset = \"c4-tokens\"; storage = \"lustre\"; };\n"
+			 "checkpoint = { interval = 100; storage = \"local-nvme\"; };\n"
+			 "sim = { granularity = \"stage\"; };\n";
+
+/* Planning reads the dataset (the counter moves, so it counts); running the
+ * plan, a search candidate planned with the resolved input, and a sweep
+ * point's plan and run after its scenario is loaded open nothing. */
+START_TEST(nothing_opened_after_planning)
+{
+	struct ts_error err;
+	char buf[1400];
+	struct ts_scenario *sc = load(job, NULL, 0);
+	struct ts_plan *p = NULL;
+	uint64_t n0 = ts_files_opened();
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s",
+		      ts_error_format(&err, buf, sizeof buf));
+	ck_assert_uint_gt(ts_files_opened(), n0); /* the dataset file */
+
+	/* a run */
+	uint64_t n1 = ts_files_opened();
+	struct ts_result r;
+	ck_assert_msg(run_plan(p, &r, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ts_files_opened(), n1);
+	ck_assert(r.iteration_time_s > 0.0 && r.steps > 0.0 && r.checkpoints > 0.0);
+
+	/* a search candidate on the scenario's layout */
+	struct data_input in;
+	ck_assert_int_eq(plan_input(env, sc, &in, &err), 0);
+	struct search_cand c = {.nodes = 2,
+				.gpus_per_node = 8,
+				.tp = 4,
+				.pp = 1,
+				.cp = 1,
+				.dp = 4,
+				.zero = 3,
+				.schedule = TS_SCHED_1F1B,
+				.interleave = 1,
+				.micro_batch = 4,
+				.recompute = WORK_RECOMPUTE_FULL};
+	uint64_t n2 = ts_files_opened();
+	struct ts_result rc;
+	ck_assert_msg(search_candidate_run(env, sc, &in, &c, &rc, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ts_files_opened(), n2);
+	ck_assert(rc.iteration_time_s > 0.0);
+
+	/* a sweep point: loading its scenario reads the model and cluster
+	 * files; planning it with the base's input and running it read none */
+	struct sweep_spec *sp = NULL;
+	char text[2048];
+	snprintf(text, sizeof text, "base = { %s };\naxes = { \"parallel.zero\" = [0, 2]; };\n",
+		 job);
+	ck_assert_msg(sweepcfg_load_string(text, "sweep.cfg", &sp, &err) == 0, "%s",
+		      ts_error_format(&err, buf, sizeof buf));
+	struct ts_scenario *pt = NULL;
+	ck_assert_int_eq(sweep_point_load(sp, env->cat, 1, &pt, &err), 0);
+	ck_assert_int_eq(pt->parallel.zero, 2);
+	uint64_t n3 = ts_files_opened();
+	struct ts_plan *pp = NULL;
+	struct ts_result rs;
+	ck_assert_msg(plan_build_with(env, pt, &in, &pp, &err) == 0, "%s", err.msg);
+	ck_assert_msg(run_plan(pp, &rs, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ts_files_opened(), n3);
+	ck_assert(rs.iteration_time_s > 0.0);
+
+	/* the legacy entry point reads the storage catalog and the dataset */
+	uint64_t n4 = ts_files_opened();
+	ck_assert_int_eq(ts_run(sc, &env->calib, &r, NULL, &err), 0);
+	ck_assert_uint_ge(ts_files_opened(), n4 + 2);
+
+	plan_destroy(pp);
+	ts_scenario_destroy(pt);
+	sweepcfg_destroy(sp);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
+/* The cross-key checks name the key and the line that set it, and a plan
+ * built from a refused scenario is NULL. */
+START_TEST(cross_key_errors_name_file_line_key)
+{
+	static const struct {
+		const char *set, *key, *found;
+		int code;
+	} cases[] = {
+	    {"parallel.offload=nvme", "parallel.offload", "with parallel.zero = 1", TS_EINVALID},
+	    {"parallel.tp_comm_overlap=true", "parallel.tp_comm_overlap",
+	     "with parallel.sp = false", TS_EINVALID},
+	    {"data.storage=lustr", "data.storage", "lustre", TS_EUNKNOWN_NAME},
+	    {"checkpoint.storage=nvm", "checkpoint.storage", "local-nvme", TS_EUNKNOWN_NAME},
+	    {"power.node_max=\"100 W\"", "power.node_max", "found 100 W", TS_ERANGE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[2] = {cases[i].set, "parallel.zero=1"};
+		struct ts_scenario *sc = load(job, sets, 2);
+		struct ts_plan *p = (struct ts_plan *)1;
+		struct ts_error err;
+		char line[1400];
+		int rc = plan_build(env, sc, &p, &err);
+		ts_error_format(&err, line, sizeof line);
+		ck_assert_msg(rc == cases[i].code, "%s: %d %s", cases[i].set, rc, line);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(strstr(line, cases[i].key) && strstr(line, cases[i].found), "%s",
+			      line);
+		/* placed at the --set argument or the scenario line that set it */
+		ck_assert_msg(strstr(line, "--set") || strstr(line, "plan.cfg:"), "%s", line);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, nothing_opened_after_planning);
+	tcase_add_test(tc, cross_key_errors_name_file_line_key);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
