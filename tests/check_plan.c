@@ -1,10 +1,15 @@
 /* Tests of the plan (sim/plan/plan.c): nothing below it opens a file (a
  * run, a search candidate and a sweep point are counted through
  * base/file), and the checks that take more than one key refuse bad
- * input naming the file, line and key.
+ * input naming the file, line and key; the public API's plan (trainsim.h)
+ * is this plan.
  * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* mkdtemp */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/file.h"
@@ -16,6 +21,7 @@
 #include "sweep/search.h"
 #include "sweep/sweep.h"
 #include "testutil.h"
+#include "trainsim.h"
 
 static struct ts_env *env;
 
@@ -158,6 +164,85 @@ START_TEST(cross_key_errors_name_file_line_key)
 }
 END_TEST
 
+/* Write text to DIR/name in a new temporary folder dir (size n). */
+static void write_tmp(char *dir, size_t n, const char *name, const char *text, char *path,
+		      size_t pn)
+{
+	snprintf(dir, n, "/tmp/check_plan.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, pn, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The calls of trainsim.h a program makes: open the environment, load the
+ * scenario file, plan (which reads the dataset), simulate: the simulation
+ * opens no file, and gives the internal run_plan's figures; a scenario
+ * whose keys contradict each other is refused by ts_plan_build, naming the
+ * file, line and key. */
+START_TEST(public_api_plan_is_the_plan)
+{
+	char dir[64], path[128], bad[128];
+	write_tmp(dir, sizeof dir, "job.cfg", job, path, sizeof path);
+	ts_env *e = NULL;
+	ck_assert_msg(ts_env_open(tu_root(), &e) == 0, "%s", ts_errmsg());
+	ts_scenario *sc = NULL;
+	ck_assert_msg(ts_scenario_load_file(e, path, NULL, 0, &sc) == 0, "%s", ts_errmsg());
+	ts_plan *p = NULL;
+	uint64_t n0 = ts_files_opened();
+	ck_assert_msg(ts_plan_build(e, sc, &p) == 0, "%s", ts_errmsg());
+	ck_assert_uint_gt(ts_files_opened(), n0); /* the dataset file */
+	uint64_t n1 = ts_files_opened();
+	ts_result *r = NULL;
+	ck_assert_msg(ts_plan_simulate(p, NULL, &r) == 0, "%s", ts_errmsg());
+	ck_assert_uint_eq(ts_files_opened(), n1);
+	/* the same figures as the plan's own run */
+	struct ts_result own;
+	struct ts_error err;
+	ck_assert_msg(run_plan(p, &own, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(ts_result_iteration_time_s(r) > 0.0);
+	ck_assert(ts_result_iteration_time_s(r) == own.iteration_time_s);
+	double steps = 0.0;
+	ck_assert_int_eq(ts_result_get(r, "steps", &steps), 0);
+	ck_assert(steps == own.steps && steps > 0.0);
+	ts_result_free(r);
+	ts_plan_free(p);
+	ts_scenario_free(sc);
+
+	/* a cross-key refusal comes from ts_plan_build, not the simulation */
+	const char *const off[] = {"parallel.offload=nvme"};
+	ck_assert_msg(ts_scenario_load_file(e, path, off, 1, &sc) == 0, "%s", ts_errmsg());
+	p = (ts_plan *)1;
+	ck_assert_int_eq(ts_plan_build(e, sc, &p), TS_EINVALID);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(ts_errmsg(), "parallel.offload"), "%s", ts_errmsg());
+	ts_scenario_free(sc);
+
+	/* a run shorter than one step: the plan's, at the line of the key */
+	snprintf(bad, sizeof bad, "%s", path);
+	char text[2048];
+	snprintf(text, sizeof text, "%s", job);
+	char *ep = strstr(text, "epochs = 0.001");
+	ck_assert_ptr_nonnull(ep);
+	memcpy(ep, "epochs = 1e-12", strlen("epochs = 1e-12"));
+	FILE *f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(ts_scenario_load_file(e, bad, NULL, 0, &sc) == 0, "%s", ts_errmsg());
+	ck_assert_int_eq(ts_plan_build(e, sc, &p), TS_ERANGE);
+	ck_assert_msg(strstr(ts_errmsg(), "job.cfg:3") && strstr(ts_errmsg(), "training.epochs") &&
+			  strstr(ts_errmsg(), "less than one step"),
+		      "%s", ts_errmsg());
+	ts_scenario_free(sc);
+	ts_env_close(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -166,6 +251,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, nothing_opened_after_planning);
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
+	tcase_add_test(tc, public_api_plan_is_the_plan);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -32,7 +32,7 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		return api_failf(TS_EUSAGE, NULL, "found %s, expected SCENARIO.cfg",
 				 path ? "an empty file name" : "no scenario file");
 	enum search_objective obj = objective == TS_OBJECTIVE_COST ? SEARCH_COST : SEARCH_TIME;
-	if (search_run(env->cat, &env->calib, path, sets, nsets, obj, max_gpus, threads, &sr, &err))
+	if (search_run_env(env, path, sets, nsets, obj, max_gpus, threads, &sr, &err))
 		return api_fail(&err);
 	struct ts_table *t = NULL;
 	int rc = 0;
