@@ -9,14 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/csv.h"
 #include "base/err.h"
 #include "base/file.h"
 #include "io/scenario.h"
 #include "io/sweepcfg.h"
 #include "plan/env.h"
 #include "plan/plan.h"
+#include "report/outfile.h"
 #include "run/run.h"
 #include "sweep/search.h"
 #include "sweep/sweep.h"
@@ -243,6 +246,59 @@ START_TEST(public_api_plan_is_the_plan)
 }
 END_TEST
 
+/* The opens of the CSV reader, the output files (a replacing output and a
+ * locked, resumable one) and the catalog listing go through base/file:
+ * each moves the counter. */
+START_TEST(other_opens_are_counted)
+{
+	char dir[64], path[128], out[160];
+	write_tmp(dir, sizeof dir, "a.csv", "x,y\n1,2\n", path, sizeof path);
+	struct ts_error err;
+	uint64_t n = ts_files_opened();
+	struct csv c;
+	ck_assert_int_eq(csv_open(&c, path, 256, 8, &err), 0);
+	csv_close(&c);
+	ck_assert_uint_eq(ts_files_opened(), n + 1);
+
+	n = ts_files_opened();
+	struct outfile *of = NULL;
+	snprintf(out, sizeof out, "%s/out.txt", dir);
+	ck_assert_msg(outfile_open(out, "-o", &of, &err) == 0, "%s", err.msg);
+	outfile_abort(of);
+	ck_assert_uint_gt(ts_files_opened(), n);
+	n = ts_files_opened();
+	ck_assert_msg(outfile_open_locked(out, "-o", &of, &err) == 0, "%s", err.msg);
+	outfile_abort(of);
+	ck_assert_uint_gt(ts_files_opened(), n);
+	unlink(out);
+
+	/* a data root whose models/ is empty: listing it opens that folder
+	 * and nothing else */
+	char root[160], link[200], target[1024], models[200];
+	snprintf(root, sizeof root, "%s/root", dir);
+	snprintf(link, sizeof link, "%s/configs", root);
+	snprintf(models, sizeof models, "%s/models", root);
+	snprintf(target, sizeof target, "%s/configs", tu_root());
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(mkdir(models, 0700), 0);
+	ts_env *e = NULL;
+	ck_assert_msg(ts_env_open(root, &e) == 0, "%s", ts_errmsg());
+	FILE *sink = fopen("/dev/null", "w");
+	ck_assert_ptr_nonnull(sink);
+	n = ts_files_opened();
+	ck_assert_msg(ts_list_write(e, "models", TS_FORMAT_TEXT, sink) == 0, "%s", ts_errmsg());
+	ck_assert_uint_eq(ts_files_opened(), n + 1);
+	fclose(sink);
+	ts_env_close(e);
+	rmdir(models);
+	unlink(link);
+	rmdir(root);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -252,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, nothing_opened_after_planning);
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
 	tcase_add_test(tc, public_api_plan_is_the_plan);
+	tcase_add_test(tc, other_opens_are_counted);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

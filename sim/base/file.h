@@ -15,6 +15,14 @@ FILE *ts_fopen(const char *path, const char *mode);
 /* open(2) without O_CREAT (no mode), counted. Same return and errno. */
 int ts_open(const char *path, int flags);
 
+/* open(2) with O_CREAT and a mode (an output file), counted. Same return
+ * and errno. */
+int ts_open_create(const char *path, int flags, unsigned mode);
+
+/* mkstemp(3) (a temporary output file next to its final name), counted.
+ * Same return and errno; tmpl is rewritten as mkstemp does. */
+int ts_mkstemp(char *tmpl);
+
 /* opendir(3), counted. Same return and errno. */
 DIR *ts_opendir(const char *path);
 
