@@ -609,16 +609,8 @@ static int check(struct ld *l)
 				"found %u, expected a divisor of the %lld attention heads of %s",
 				q->tp, (long long)s->model.heads, s->model.name);
 	if (s->model.parallel_block && q->tp > 1) {
-		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
-		 * parallel block's collectives; the schedule still places the
-		 * sequential block's, by op name at op granularity */
-		if (s->sim.granularity == TS_GRAN_OP)
-			return cfg_fail(
-			    l->err, TS_EUNSUPPORTED, member(gp, "tp"), l->file, "parallel.tp",
-			    "found %u with the parallel block of %s at sim.granularity = "
-			    "\"op\", expected tp = 1 or granularity \"layer\" or "
-			    "\"stage\"",
-			    q->tp, s->model.name);
+		/* the schedule issues the sequential block's collectives; at op
+		 * granularity plan_check_modelled refuses it */
 		int rc = not_modelled(s, l->err,
 				      "model.parallel_block with tp > 1 (the schedule issues the "
 				      "sequential block's %u tensor-parallel collectives per layer "

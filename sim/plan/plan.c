@@ -49,6 +49,15 @@ static int place(const struct ts_scenario *sc, struct ts_error *err, int rc)
 int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err)
 {
 	const struct ts_parallel *par = &sc->parallel;
+	if (sc->model.parallel_block && par->tp > 1 && sc->sim.granularity == TS_GRAN_OP)
+		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
+		 * parallel block's collectives; the schedule still places the
+		 * sequential block's, by op name at op granularity (with layer or
+		 * stage granularity the scenario lists this as not modelled) */
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.tp",
+				 "found %u with the parallel block of %s at sim.granularity = "
+				 "\"op\", expected tp = 1 or granularity \"layer\" or \"stage\"",
+				 par->tp, sc->model.name);
 	if (sc->model.family != TS_FAMILY_LAYERS)
 		return 0;
 	if (par->cp > 1 || par->ep > 1)

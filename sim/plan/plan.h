@@ -90,7 +90,8 @@ int plan_build_with(const struct ts_env *env, const struct ts_scenario *sc,
 
 /* Refuse, with TS_EUNSUPPORTED naming the key and its scenario line, a
  * setting trainsim accepts but does not model: context, expert, tensor or
- * pipeline parallelism or ZeRO for a layer-list model. Returns 0 when sc is
+ * pipeline parallelism or ZeRO for a layer-list model; a parallel
+ * attention+MLP block with tp > 1 at op granularity. Returns 0 when sc is
  * modelled. plan_build calls it first; validation uses it to tell "not
  * modelled yet" from a failure. */
 int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err);
