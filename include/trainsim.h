@@ -194,8 +194,16 @@ TS_API void ts_scenario_free(ts_scenario *sc);
 typedef struct ts_plan ts_plan;
 
 /* Make the scenario ready to simulate in env: every cross-key check and
- * default. env and sc must outlive the plan (it borrows them). Returns 0,
- * TS_EINVALID (a setting that cannot be laid out) or TS_ENOMEM. */
+ * default, the framework's conventions, the per-op costs, the dataset (read
+ * from the data root's configs/datasets/: the last file a plan's run
+ * needs; simulating it opens none), storage, checkpoint storage and power.
+ * env and sc must outlive the plan (it borrows them). Returns 0, or
+ * TS_EUNSUPPORTED (a setting trainsim does not model), TS_EINVALID (keys
+ * that contradict each other, a setting that cannot be laid out), TS_ERANGE
+ * (a run shorter than one step, a power limit below the GPUs' draw),
+ * TS_ELIMIT, TS_EUNKNOWN_NAME (dataset or storage), the dataset file's
+ * errors, or TS_ENOMEM, with ts_errmsg() naming the scenario file, line and
+ * key; *out is NULL then. Free with ts_plan_free. */
 TS_API int ts_plan_build(const ts_env *env, const ts_scenario *sc, ts_plan **out);
 
 /* Free the plan (NULL is fine). */

@@ -11,6 +11,7 @@
 #include "hw/catalog.h"
 #include "hw/cluster.h"
 #include "io/scenario.h"
+#include "plan/plan.h"
 #include "run/cost.h"
 #include "run/run.h"
 #include "testutil.h"
@@ -134,6 +135,25 @@ START_TEST(test_node_power_formula)
 }
 END_TEST
 
+/* The checkpoint write of scenario s as a run makes it: the storage the
+ * plan resolves (plan_ckpt_storage, in the scenario root's storage
+ * catalog), then cost_checkpoint. */
+static int ckpt(const struct ts_scenario *s, double bytes, struct cost_ckpt *c, struct ts_error *e)
+{
+	const char *root = hw_catalog_root(hw_cluster_catalog(s->cluster));
+	struct data_catalog *dc = NULL;
+	const struct data_storage *st = NULL;
+	int rc = data_catalog_load(root ? root : ".", &dc, e);
+	bool any = s->checkpoint.interval_steps > 0.0 || s->checkpoint.interval_s > 0.0 ||
+		   s->checkpoint.interval_auto;
+	if (!rc && any && !(s->checkpoint.write_Bps > 0.0))
+		rc = plan_ckpt_storage(s, dc, &st, e);
+	if (!rc)
+		cost_checkpoint(s, st, bytes, c);
+	data_catalog_destroy(dc);
+	return rc;
+}
+
 /* Checkpoint writes through the storage model (sim/run/cost.h: shard =
  * bytes / nodes, write = 0.5 x the storage's read figure). */
 static double ckpt_each(const char *text, double bytes)
@@ -141,7 +161,7 @@ static double ckpt_each(const char *text, double bytes)
 	struct ts_error e;
 	struct ts_scenario *s = load(text, &e);
 	struct cost_ckpt c;
-	int rc = cost_checkpoint(s, bytes, &c, &e);
+	int rc = ckpt(s, bytes, &c, &e);
 	ck_assert_msg(rc == 0, "%s", e.msg);
 	ts_scenario_destroy(s);
 	return c.each_s;
@@ -215,13 +235,13 @@ START_TEST(test_ckpt_limits)
 	/* no checkpoints without an interval */
 	struct ts_error e;
 	struct ts_scenario *s = load(BASE, &e);
-	ck_assert_int_eq(cost_checkpoint(s, 1e9, &c, &e), 0);
+	ck_assert_int_eq(ckpt(s, 1e9, &c, &e), 0);
 	ck_assert_int_eq(c.limit, COST_CKPT_NONE);
 	ck_assert_double_eq_tol(c.each_s, 0.0, 1e-300);
 	ts_scenario_destroy(s);
 	/* an unknown storage names the key and the closest name */
 	s = load(BASE CK "storage = \"lustr\"; };\n", &e);
-	ck_assert_int_eq(cost_checkpoint(s, 1e9, &c, &e), TS_EUNKNOWN_NAME);
+	ck_assert_int_eq(ckpt(s, 1e9, &c, &e), TS_EUNKNOWN_NAME);
 	char line[1400];
 	ts_error_format(&e, line, sizeof line);
 	ck_assert_msg(strstr(line, "checkpoint.storage") && strstr(line, "lustre") &&
@@ -257,7 +277,7 @@ START_TEST(test_cloud_run)
 		 &e);
 	struct ts_result r = sample();
 	struct cost_ckpt c;
-	ck_assert_int_eq(cost_checkpoint(s, 20e9, &c, &e), 0);
+	ck_assert_int_eq(ckpt(s, 20e9, &c, &e), 0);
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, c.each_s, &r);
 	/* floor(1000 / 300) = 3 checkpoints of 20 GB at 1 GB/s = 60 s */
 	ck_assert_double_eq_tol(r.checkpoints, 3.0, 1e-12);
@@ -288,7 +308,7 @@ START_TEST(test_checkpoint_by_time)
 	    BASE "checkpoint = { interval = \"1 h\"; write_bandwidth = \"8 Gbit/s\"; };\n", &e);
 	struct ts_result r = sample();
 	struct cost_ckpt c;
-	ck_assert_int_eq(cost_checkpoint(s, 3e9, &c, &e), 0);
+	ck_assert_int_eq(ckpt(s, 3e9, &c, &e), 0);
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 3e9, c.each_s, &r);
 	/* 10000 s of training: floor(10000 / 3600) = 2; 3 GB at 1 GB/s = 3 s */
 	ck_assert_double_eq_tol(r.checkpoints, 2.0, 1e-12);
@@ -416,7 +436,7 @@ START_TEST(test_failures_auto)
 	ck_assert_double_eq_tol(cost_job_mtbf_s(s), 360000.0, 1e-6);
 	struct ts_result r = sample();
 	struct cost_ckpt c;
-	ck_assert_int_eq(cost_checkpoint(s, 20e9, &c, &e), 0);
+	ck_assert_int_eq(ckpt(s, 20e9, &c, &e), 0);
 	ck_assert_double_eq_tol(c.each_s, 20.0, 1e-12);
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, c.each_s, &r);
 	ck_assert_double_eq_tol(r.checkpoint_interval_s, 3794.733, 1e-3);

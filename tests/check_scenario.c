@@ -78,7 +78,7 @@ START_TEST(default_cfg_loads)
 	ck_assert_int_eq(s->training.global_batch, 512);
 	ck_assert_int_eq(s->training.micro_batch, 4);
 	ck_assert_int_eq(s->training.precision, TS_BF16);
-	ck_assert_int_eq(s->training.framework, TS_FW_MEGATRON);
+	ck_assert_int_eq(s->training.framework, WORK_FW_MEGATRON);
 	ck_assert_int_eq(s->training.run_unit, TS_RUN_TOKENS);
 	ck_assert(s->training.run_length == 300e9);
 	ck_assert_int_eq(s->parallel.bucket_bytes, 40 * 1024 * 1024);
@@ -102,13 +102,13 @@ START_TEST(defaults)
 {
 	struct ts_scenario *s = ok(BASE, NULL, 0);
 	ck_assert_str_eq(s->name, "gpt3-1.3b on dgx-a100-80gb");
-	ck_assert_int_eq(s->training.framework, TS_FW_MEGATRON);
+	ck_assert_int_eq(s->training.framework, WORK_FW_MEGATRON);
 	ck_assert_int_eq(s->training.micro_batch, 1);
 	ck_assert_int_eq(s->training.global_batch, 8); /* micro_batch x dp */
 	ck_assert_int_eq(s->training.seq_len, 2048);   /* the model's */
 	ck_assert_int_eq(s->training.precision, TS_UNSET);
 	ck_assert_int_eq(s->training.optimizer, TS_OPT_ADAM);
-	ck_assert_int_eq(s->training.recompute, TS_RECOMPUTE_NONE);
+	ck_assert_int_eq(s->training.recompute, WORK_RECOMPUTE_NONE);
 	ck_assert_int_eq(s->training.iterations, 3);
 	ck_assert_int_eq(s->training.run_unit, TS_RUN_NONE);
 	ck_assert_uint_eq(s->parallel.tp, 1);
@@ -179,7 +179,7 @@ START_TEST(set_scalars)
 	struct ts_scenario *s =
 	    ok(BASE "training = { micro_batch = 2; };\n", sets, sizeof sets / sizeof sets[0]);
 	ck_assert_uint_eq(s->parallel.tp, 2);
-	ck_assert_int_eq(s->training.framework, TS_FW_DEEPSPEED);
+	ck_assert_int_eq(s->training.framework, WORK_FW_DEEPSPEED);
 	ck_assert_int_eq(s->parallel.bucket_bytes, 25 * 1024 * 1024);
 	ck_assert(s->parallel.sp);
 	ck_assert(s->cost.usd_per_gpu_hour == 1.5);

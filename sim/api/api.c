@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "io/scenario.h"
 #include "plan/env.h"
+#include "plan/plan.h"
 #include "report/report.h"
 #include "report/table.h"
 #include "run/result.h"
@@ -154,17 +155,14 @@ void ts_scenario_free(ts_scenario *sc)
 
 int ts_plan_build(const ts_env *env, const ts_scenario *sc, ts_plan **out)
 {
-	*out = ts_calloc(1, sizeof **out);
-	if (!*out)
-		return api_failf(TS_ENOMEM, NULL, "out of memory");
-	(*out)->env = env;
-	(*out)->sc = sc;
-	return 0;
+	struct ts_error err;
+	ts_error_clear(&err);
+	return plan_build(env, sc, out, &err) ? api_fail(&err) : 0;
 }
 
 void ts_plan_free(ts_plan *p)
 {
-	ts_free(p, sizeof *p);
+	plan_destroy(p);
 }
 
 int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out)
@@ -178,7 +176,7 @@ int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out)
 		*out = NULL;
 		return api_failf(TS_ENOMEM, NULL, "out of memory");
 	}
-	int rc = ts_run(p->sc, &p->env->calib, *out, tr, &err);
+	int rc = run_plan(p, *out, tr, &err);
 	if (rc)
 		api_fail(&err);
 	else if (tr && (trace_write(tr, trace) || trace_status(tr) || fflush(trace)))

@@ -11,13 +11,8 @@
 struct ts_scenario;
 struct sweep_spec;
 
-/* A plan: on this version the scenario and environment it was built from,
- * both borrowed; ts_plan_simulate runs the scenario with the environment's
- * calibration. */
-struct ts_plan {
-	const struct ts_env *env;
-	const struct ts_scenario *sc;
-};
+/* A plan (ts_plan) is the library's own: struct ts_plan of plan/plan.h,
+ * built by plan_build and run by run_plan. */
 
 /* A sweep file loaded and checked against an environment (borrowed). */
 struct ts_sweep {

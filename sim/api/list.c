@@ -11,6 +11,7 @@
 
 #include "api/api_int.h"
 #include "base/alloc.h"
+#include "base/file.h"
 #include "base/suggest.h"
 #include "hw/catalog.h"
 #include "hw/cluster.h"
@@ -103,7 +104,7 @@ static void names_free(struct names *nm)
 static int names_of(const char *dir, struct names *nm)
 {
 	*nm = (struct names){0};
-	DIR *d = opendir(dir);
+	DIR *d = ts_opendir(dir);
 	if (!d)
 		return 0;
 	struct dirent *e;

@@ -9,6 +9,7 @@
 #include "plan/env.h"
 #include "report/table.h"
 #include "sweep/search.h"
+#include "work/ops.h"
 
 static void duration(char *b, size_t n, double s)
 {
@@ -31,7 +32,7 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		return api_failf(TS_EUSAGE, NULL, "found %s, expected SCENARIO.cfg",
 				 path ? "an empty file name" : "no scenario file");
 	enum search_objective obj = objective == TS_OBJECTIVE_COST ? SEARCH_COST : SEARCH_TIME;
-	if (search_run(env->cat, &env->calib, path, sets, nsets, obj, max_gpus, threads, &sr, &err))
+	if (search_run_env(env, path, sets, nsets, obj, max_gpus, threads, &sr, &err))
 		return api_fail(&err);
 	struct ts_table *t = NULL;
 	int rc = 0;
@@ -66,7 +67,7 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		else
 			table_cell(t, 8, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
 		table_cell(t, 9, "%lld", (long long)c->micro_batch);
-		table_cell(t, 10, "%s", ts_recompute_name(c->recompute));
+		table_cell(t, 10, "%s", work_recompute_name(c->recompute));
 		table_cell(t, 11, "%s",
 			   ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);

@@ -109,8 +109,7 @@ int ts_sweep_run(const ts_sweep *sw, size_t first, int threads, FILE *out, ts_pr
 {
 	struct ts_error err;
 	ts_error_clear(&err);
-	if (sweep_run(sw->sp, sw->env->cat, &sw->env->calib, first, threads, out, progress, user,
-		      &err))
+	if (sweep_run_env(sw->sp, sw->env, first, threads, out, progress, user, &err))
 		return api_fail(&err);
 	return 0;
 }

@@ -26,6 +26,7 @@
 #include "base/suggest.h"
 #include "base/units.h"
 #include "base/cfg.h"
+#include "base/file.h"
 
 #define SET_MAX_DEPTH 32 /* nesting of a --set group value */
 
@@ -520,7 +521,7 @@ int cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, 
 
 int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NONBLOCK);
+	int fd = ts_open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
 				    strerror(errno));
@@ -770,7 +771,7 @@ char *cfg_names(const char *dir, const char *near, size_t max, char *buf, size_t
 	size_t cnt = 0, cap = 0;
 	if (n)
 		buf[0] = '\0';
-	DIR *d = opendir(dir);
+	DIR *d = ts_opendir(dir);
 	if (!d)
 		return buf;
 	struct dirent *e;

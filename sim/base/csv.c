@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/csv.h"
+#include "base/file.h"
 
 int csv_split(char *line, char **f, int max)
 {
@@ -51,7 +52,7 @@ int csv_open(struct csv *c, const char *path, size_t line_max, int max_fields, s
 	if (!(c->line = ts_malloc(line_max)) ||
 	    !(c->f = ts_calloc((size_t)max_fields, sizeof *c->f)))
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (!(c->fp = fopen(path, "r")))
+	if (!(c->fp = ts_fopen(path, "r")))
 		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
 				    strerror(errno));
 	return 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "base/file.h"
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "base/units.h"
@@ -219,7 +220,7 @@ static void dataset_names(const char *dir, const char *name, char *buf, size_t n
 	char store[32][48];
 	const char *names[32];
 	size_t k = 0;
-	DIR *d = opendir(dir);
+	DIR *d = ts_opendir(dir);
 	buf[0] = '\0';
 	if (!d)
 		return;

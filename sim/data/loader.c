@@ -127,29 +127,10 @@ static uint32_t fabric_downlink(const struct hw_cluster *c, uint32_t nic)
 	return UINT32_MAX;
 }
 
-/* Fail naming where scenario key `key` was set (as run.c's plan errors). */
-static int key_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
-		    const char *msg)
+static void make_plan(const struct ts_scenario *sc, const struct data_input *in,
+		      struct data_plan *p)
 {
-	return ts_scenario_error(sc, err, code, key, "%s", msg);
-}
-
-static int make_plan(const struct ts_scenario *sc, const char *root, struct data_plan *p,
-		     struct ts_error *err)
-{
-	const char *dname = sc->data.dataset[0]			   ? sc->data.dataset
-			    : sc->model.family == TS_FAMILY_LAYERS ? "synthetic"
-								   : "c4-tokens";
-	struct ts_error e2 = {0};
-	int rc = data_dataset_load(root, dname, &p->dataset, &e2);
-	if (rc) {
-		if (e2.file[0]) { /* an error inside the dataset file: keep its place */
-			if (err)
-				*err = e2;
-			return rc;
-		}
-		return key_fail(sc, err, rc, "data.dataset", e2.msg);
-	}
+	p->dataset = in->dataset;
 	p->active = p->dataset.layout != DATA_LAYOUT_NONE;
 	double u = p->dataset.per_token ? (double)sc->training.seq_len : 1.0;
 	p->samples_per_batch = (double)sc->training.micro_batch;
@@ -163,32 +144,14 @@ static int make_plan(const struct ts_scenario *sc, const char *root, struct data
 	uint32_t cores = hw_cluster_cpu_cores(sc->cluster), gpn = sc->gpus_per_node;
 	p->cores = cores == 0 ? 0 : cores > gpn ? cores - gpn : 1u;
 	p->cache_bytes = DATA_PAGE_CACHE_FRACTION * hw_cluster_host_memory(sc->cluster);
-
-	struct data_catalog *cat = NULL;
-	if ((rc = data_catalog_load(root, &cat, err)))
-		return rc;
-	const char *sname = sc->data.storage[0] ? sc->data.storage : "local-nvme";
-	const struct data_storage *st = data_catalog_find_storage(cat, sname);
-	if (!st) {
-		char near[160], msg[400];
-		data_catalog_suggest_storage(cat, sname, near, sizeof near);
-		snprintf(msg, sizeof msg,
-			 "found \"%.60s\", expected a storage of configs/hardware/storage.cfg; "
-			 "closest: %s",
-			 sname, near[0] ? near : "(none)");
-		data_catalog_destroy(cat);
-		return key_fail(sc, err, TS_EUNKNOWN_NAME, "data.storage", msg);
-	}
+	const struct data_storage *st = &in->storage;
 	snprintf(p->storage_name, sizeof p->storage_name, "%s", st->name);
 	p->storage = *st;
-	const struct data_storage *pc = data_catalog_find_storage(cat, "page-cache");
-	if (pc && st->kind != DATA_STORAGE_MEMORY && p->cache_bytes > 0.0 &&
+	if (in->has_page_cache && st->kind != DATA_STORAGE_MEMORY && p->cache_bytes > 0.0 &&
 	    p->dataset_bytes <= p->cache_bytes) {
 		p->cached = true;
-		p->storage = *pc;
+		p->storage = in->page_cache;
 	}
-	data_catalog_destroy(cat);
-	return 0;
 }
 
 /* The uses of the read stage of the GPUs `g0 .. g0+ng-1` (global ranks),
@@ -196,8 +159,8 @@ static int make_plan(const struct ts_scenario *sc, const char *root, struct data
 static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 		      const struct ts_net *net, const struct noderes *bw,
 		      const struct noderes *iops, const struct noderes *client, uint32_t agg_bw,
-		      uint32_t agg_iops, uint32_t g0, uint32_t ng, double w, struct fluid_use *u,
-		      uint32_t *n)
+		      uint32_t agg_iops, uint32_t g0, uint32_t ng, double w, double nw,
+		      struct fluid_use *u, uint32_t *n)
 {
 	const struct data_plan *p = &l->plan;
 	const struct hw_cluster *c = sc->cluster;
@@ -214,7 +177,7 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 			if (agg_iops != UINT32_MAX)
 				add_use(u, n, agg_iops, w / req);
 			if (client->present)
-				add_use(u, n, node_res_id(client, node), w);
+				add_use(u, n, node_res_id(client, node), w * nw);
 			uint32_t nic = hw_cluster_gpu_nic(c, g);
 			uint32_t ndev =
 			    nic == UINT32_MAX ? UINT32_MAX : hw_cluster_nic(c, node, nic);
@@ -228,26 +191,23 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 				for (size_t i = 0; i < nl; i++)
 					add_use(u, n, net_link_res(net, links[i]), w);
 		} else {
-			add_use(u, n, node_res_id(bw, node), w);
+			add_use(u, n, node_res_id(bw, node), w * nw);
 			if (iops->present)
-				add_use(u, n, node_res_id(iops, node), w / req);
+				add_use(u, n, node_res_id(iops, node), w * nw / req);
 		}
 	}
 }
 
-int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, struct ts_fluid *f,
-		       uint32_t dp, bool class_mode, struct data_loader **out, struct ts_error *err)
+int data_loader_create(const struct ts_scenario *sc, const struct data_input *in,
+		       const struct ts_net *net, struct ts_fluid *f, const struct data_feed *feeds,
+		       uint32_t nfeeds, bool class_mode, struct data_loader **out,
+		       struct ts_error *err)
 {
 	*out = NULL;
 	struct data_loader *l = ts_calloc(1, sizeof *l);
 	if (!l)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
-	int rc = make_plan(sc, root ? root : ".", &l->plan, err);
-	if (rc) {
-		ts_free(l, sizeof *l);
-		return rc;
-	}
+	make_plan(sc, in, &l->plan);
 	struct data_plan *p = &l->plan;
 	*out = l;
 	if (!p->active)
@@ -267,7 +227,7 @@ int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, s
 	uint32_t nodes = sc->nodes, gpn = sc->gpus_per_node;
 	l->gpn = gpn;
 	bool full = !class_mode;
-	l->ncls = class_mode ? 1 : dp;
+	l->ncls = nfeeds;
 	l->stages = ts_calloc((size_t)l->ncls * l->nstages, sizeof *l->stages);
 	l->uses = ts_calloc((size_t)l->ncls * l->nstages * MAX_USES, sizeof *l->uses);
 	if (!l->stages || !l->uses)
@@ -296,8 +256,9 @@ int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, s
 		goto nomem;
 
 	for (uint32_t k = 0; k < l->ncls; k++) {
-		uint32_t g0 = class_mode ? 0 : k, ng = class_mode ? gpn : 1;
-		double w = class_mode ? 1.0 / gpn : 1.0;
+		const struct data_feed *fd = &feeds[k];
+		uint32_t g0 = fd->gpu0, ng = fd->ngpus ? fd->ngpus : 1;
+		double w = 1.0 / ng, nw = fd->node_weight, sh = fd->share;
 		for (uint32_t s = 0; s < l->nstages; s++) {
 			size_t at = (size_t)k * l->nstages + s;
 			struct dp_data_stage *x = &l->stages[at];
@@ -307,22 +268,22 @@ int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, s
 			x->uses = u;
 			switch (l->kinds[s]) {
 			case DATA_READ:
-				x->work = p->read_bytes;
+				x->work = p->read_bytes * sh;
 				x->latency = ts_time_from_s(st->lat_s);
 				read_uses(l, sc, net, &bw, &iops, &client, agg_bw, agg_iops, g0, ng,
-					  w, u, &n);
+					  w, nw, u, &n);
 				break;
 			case DATA_DECODE:
-				x->work = p->decode_core_s;
+				x->work = p->decode_core_s * sh;
 				x->bound = (double)p->workers;
 				if (cpu.present)
 					for (uint32_t j = 0; j < ng; j++)
 						add_use(u, &n, node_res_id(&cpu, (g0 + j) / gpn),
-							w);
+							w * nw);
 				break;
 			default: {
 				double slow = INFINITY;
-				x->work = p->h2d_bytes;
+				x->work = p->h2d_bytes * sh;
 				for (uint32_t j = 0; j < ng; j++) {
 					uint32_t g = g0 + j, links[MAX_ROUTE];
 					size_t nl = 0;

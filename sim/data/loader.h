@@ -52,19 +52,44 @@ struct data_plan {
 	bool active;		     /* false: nothing to load (synthetic data) */
 };
 
+/* What the input pipeline reads, resolved by the plan (sim/plan/plan.h)
+ * once: the dataset, the storage it is read from and the node's page
+ * cache. Plain record. */
+struct data_input {
+	struct data_dataset dataset;
+	struct data_storage storage;	/* the storage the scenario names */
+	struct data_storage page_cache; /* the catalog's "page-cache" storage */
+	bool has_page_cache;		/* page_cache was found */
+};
+
+/* One rank class the input pipeline feeds: the `ngpus` GPUs of one node
+ * from global rank gpu0 stand for its members (each link and node resource
+ * they use enters with coefficient 1/ngpus, times node_weight for the
+ * node's storage and CPUs), and each member loads `share` of a micro-batch
+ * (1 under data parallelism; 1/(tp x cp) for a GPU of the first pipeline
+ * stage, whose tensor- and context-parallel group shares a micro-batch;
+ * 0 for a class that loads nothing). node_weight is 1 when the class's
+ * members are spread over every node alike; nodes / (nodes holding them)
+ * when only some nodes do (class mode's node resources stand for every
+ * node). */
+struct data_feed {
+	uint32_t gpu0, ngpus;
+	double share;
+	double node_weight;
+};
+
 struct data_loader;
 
-/* Plan the input pipeline of scenario sc (borrowed; its cluster, catalog
- * root and data group) for `dp` GPUs, one rank class (class_mode) or one per
- * GPU, and create its resources in f (storage, CPU pools; the links come
- * from net). The dataset is sc->data.dataset, by default "c4-tokens" for
- * transformers and "synthetic" for layer-list models; the storage is
- * sc->data.storage, by default "local-nvme". Returns 0, or TS_EUNKNOWN_NAME
- * (dataset or storage, with the closest names), the errors of
- * data_catalog_load and data_dataset_load, or TS_ENOMEM, with `err` naming
- * the scenario line of the key. Free with data_loader_destroy. */
-int data_loader_create(const struct ts_scenario *sc, const struct ts_net *net, struct ts_fluid *f,
-		       uint32_t dp, bool class_mode, struct data_loader **out,
+/* The input pipeline of scenario sc (borrowed; its cluster, training and
+ * data settings) reading input `in` (borrowed), for the rank classes
+ * feeds[0..nfeeds) (class_mode: node resources are one class of every
+ * node; otherwise one resource per node): create its resources in f
+ * (storage, CPU pools; the links come from net). Stage s of class k is
+ * at dp_data.stages[k * nstages + s]. Opens no file. Returns 0 or
+ * TS_ENOMEM. Free with data_loader_destroy. */
+int data_loader_create(const struct ts_scenario *sc, const struct data_input *in,
+		       const struct ts_net *net, struct ts_fluid *f, const struct data_feed *feeds,
+		       uint32_t nfeeds, bool class_mode, struct data_loader **out,
 		       struct ts_error *err);
 void data_loader_destroy(struct data_loader *l);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/file.h"
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "hw/catalog.h"
@@ -391,7 +392,7 @@ static int list_files(struct hw_catalog *cat, const char *root, struct ts_error 
 {
 	char dir[1024];
 	snprintf(dir, sizeof dir, "%s/configs/hardware", root);
-	DIR *d = opendir(dir);
+	DIR *d = ts_opendir(dir);
 	if (!d)
 		return ts_error_set(err, TS_EIO, dir, 0, NULL,
 				    "cannot open the hardware catalog directory: %s",

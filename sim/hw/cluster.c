@@ -121,6 +121,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "base/alloc.h"
 #include "base/suggest.h"
 #include "hw/cluster.h"
@@ -522,7 +523,7 @@ static char *suggest_cluster(const struct hw_catalog *cat, const char *name, cha
 	char dir[1024];
 	snprintf(dir, sizeof dir, "%s/configs/clusters", hw_catalog_root(cat));
 	buf[0] = '\0';
-	DIR *d = opendir(dir);
+	DIR *d = ts_opendir(dir);
 	if (!d)
 		return buf;
 	struct dirent *de;

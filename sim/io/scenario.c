@@ -37,9 +37,9 @@
  * 100,000 took 41 s and 12 GB). */
 #define MAX_ITERATIONS 100
 
-static const char *const fw_names[TS_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
+static const char *const fw_names[WORK_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
 static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd"};
-static const char *const rc_names[TS_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
+static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
 static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
 static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage"};
@@ -52,9 +52,7 @@ static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples"
 	{                                                                                          \
 		return (unsigned)v < (count) ? table[v] : "?";                                     \
 	}
-NAME_FN(ts_framework_name, enum ts_framework, fw_names, TS_FW_COUNT_)
 NAME_FN(ts_optimizer_name, enum ts_optimizer, opt_names, TS_OPT_COUNT_)
-NAME_FN(ts_recompute_name, enum ts_recompute, rc_names, TS_RECOMPUTE_COUNT_)
 NAME_FN(ts_offload_name, enum ts_offload, off_names, TS_OFFLOAD_COUNT_)
 NAME_FN(ts_schedule_name, enum ts_schedule, sched_names, TS_SCHED_COUNT_)
 NAME_FN(ts_granularity_name, enum ts_granularity, gran_names, TS_GRAN_COUNT_)
@@ -378,9 +376,9 @@ static int read_training(struct ld *l)
 	int rc, e;
 	if ((rc = cfg_check_keys(g, l->file, p, training_keys, COUNT(training_keys), l->err)))
 		return rc;
-	if ((rc = get_enum(l, g, p, "framework", fw_names, TS_FW_COUNT_, TS_FW_MEGATRON, &e)))
+	if ((rc = get_enum(l, g, p, "framework", fw_names, WORK_FW_COUNT_, WORK_FW_MEGATRON, &e)))
 		return rc;
-	t->framework = (enum ts_framework)e;
+	t->framework = (enum work_framework)e;
 	if ((rc = get_int(l, g, p, "global_batch", 1, (int64_t)1 << 40, 0, &t->global_batch)) ||
 	    (rc = get_int(l, g, p, "micro_batch", 1, (int64_t)1 << 30, 1, &t->micro_batch)) ||
 	    (rc = get_int(l, g, p, "seq_len", 1, (int64_t)1 << 26, l->s->model.seq_len,
@@ -395,10 +393,10 @@ static int read_training(struct ld *l)
 	if ((rc = get_enum(l, g, p, "optimizer", opt_names, TS_OPT_COUNT_, TS_OPT_ADAM, &e)))
 		return rc;
 	t->optimizer = (enum ts_optimizer)e;
-	if ((rc = get_enum(l, g, p, "recompute", rc_names, TS_RECOMPUTE_COUNT_, TS_RECOMPUTE_NONE,
-			   &e)))
+	if ((rc = get_enum(l, g, p, "recompute", rc_names, WORK_RECOMPUTE_COUNT_,
+			   WORK_RECOMPUTE_NONE, &e)))
 		return rc;
-	t->recompute = (enum ts_recompute)e;
+	t->recompute = (enum work_recompute)e;
 	if ((rc = get_enum(l, g, p, "attention", attn_names, 2, 1, &e)))
 		return rc;
 	t->flash_attention = e == 1;
@@ -446,7 +444,7 @@ static int read_parallel(struct ld *l)
 	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
 	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
 	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
-	    (rc = get_int(l, g, p, "zero", 0, 3, l->s->training.framework == TS_FW_FSDP ? 3 : 0,
+	    (rc = get_int(l, g, p, "zero", 0, 3, l->s->training.framework == WORK_FW_FSDP ? 3 : 0,
 			  &z)))
 		return rc;
 	q->zero = (int)z;
@@ -611,16 +609,8 @@ static int check(struct ld *l)
 				"found %u, expected a divisor of the %lld attention heads of %s",
 				q->tp, (long long)s->model.heads, s->model.name);
 	if (s->model.parallel_block && q->tp > 1) {
-		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
-		 * parallel block's collectives; the schedule still places the
-		 * sequential block's, by op name at op granularity */
-		if (s->sim.granularity == TS_GRAN_OP)
-			return cfg_fail(
-			    l->err, TS_EUNSUPPORTED, member(gp, "tp"), l->file, "parallel.tp",
-			    "found %u with the parallel block of %s at sim.granularity = "
-			    "\"op\", expected tp = 1 or granularity \"layer\" or "
-			    "\"stage\"",
-			    q->tp, s->model.name);
+		/* the schedule issues the sequential block's collectives; at op
+		 * granularity plan_check_modelled refuses it */
 		int rc = not_modelled(s, l->err,
 				      "model.parallel_block with tp > 1 (the schedule issues the "
 				      "sequential block's %u tensor-parallel collectives per layer "

@@ -13,20 +13,14 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "hw/cluster.h"
+#include "work/memory.h"
 #include "work/model.h"
 
 /* Marker of a value left for the framework's defaults to fill (precision,
  * gradient bucket, overlap). */
 #define TS_UNSET (-1)
 
-enum ts_framework { TS_FW_MEGATRON, TS_FW_DEEPSPEED, TS_FW_DDP, TS_FW_FSDP, TS_FW_COUNT_ };
 enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_COUNT_ };
-enum ts_recompute {
-	TS_RECOMPUTE_NONE,
-	TS_RECOMPUTE_SELECTIVE,
-	TS_RECOMPUTE_FULL,
-	TS_RECOMPUTE_COUNT_
-};
 enum ts_offload { TS_OFFLOAD_NONE, TS_OFFLOAD_CPU, TS_OFFLOAD_NVME, TS_OFFLOAD_COUNT_ };
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT_ };
 enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_COUNT_ };
@@ -41,10 +35,10 @@ enum ts_run_unit {
 	TS_RUN_COUNT_
 };
 
-/* Names as written in scenario files ("megatron", "1f1b", ...). */
-const char *ts_framework_name(enum ts_framework f);
+/* Names as written in scenario files ("cpu", "1f1b", ...). The framework and
+ * the recompute mode are work/'s own enums (work_framework_name,
+ * work_recompute_name): one vocabulary from the file to the model. */
 const char *ts_optimizer_name(enum ts_optimizer o);
-const char *ts_recompute_name(enum ts_recompute r);
 const char *ts_offload_name(enum ts_offload o);
 const char *ts_schedule_name(enum ts_schedule s);
 const char *ts_granularity_name(enum ts_granularity g);
@@ -53,17 +47,17 @@ const char *ts_run_unit_name(enum ts_run_unit u);
 
 /* training = { ... } */
 struct ts_training {
-	enum ts_framework framework; /* default megatron */
+	enum work_framework framework; /* default megatron */
 	int64_t global_batch; /* sequences (samples) per iteration; default micro_batch x dp */
 	int64_t micro_batch;  /* sequences per micro-batch per DP rank; default 1 */
 	int64_t seq_len;      /* tokens per sequence; default the model's seq_len */
 	int precision;	      /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
-	enum ts_optimizer optimizer; /* default adam */
-	enum ts_recompute recompute; /* default none */
-	bool flash_attention;	     /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
-				      * batched GEMMs, as Megatron ran before FlashAttention) */
-	int64_t iterations;	     /* simulated iterations, the first a warm-up; default 3 */
-	enum ts_run_unit run_unit;   /* which of tokens | samples | epochs | steps was given */
+	enum ts_optimizer optimizer;   /* default adam */
+	enum work_recompute recompute; /* default none */
+	bool flash_attention;	   /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
+				    * batched GEMMs, as Megatron ran before FlashAttention) */
+	int64_t iterations;	   /* simulated iterations, the first a warm-up; default 3 */
+	enum ts_run_unit run_unit; /* which of tokens | samples | epochs | steps was given */
 	double run_length; /* amount of run_unit (tokens, samples, epochs or steps); 0 if none */
 };
 

@@ -113,6 +113,9 @@ struct pcls {
 	uint32_t opt;	     /* this iteration's optimizer task */
 	uint32_t prev_alloc; /* ZeRO-3: the last gathered-weights mark */
 	double params;	     /* weight elements of its stage */
+	uint32_t data[DP_DATA_MAX_STAGES]; /* input-pipeline streams (first stage) */
+	uint32_t batch;			   /* the last stage of the batch the next host launch
+					    * takes (GRAPH_NONE when none waits) */
 };
 
 struct pb {
@@ -154,6 +157,8 @@ struct pb {
 	struct fluid_use *nvtmp; /* scratch: one class's read and write uses */
 	uint32_t nvmax;		 /* most groups of one class */
 	double xbytes;		 /* scratch: bytes of the copy each_member starts */
+	uint32_t *taken;	 /* per class, ring of the last `qlen` "batch ready" marks */
+	uint32_t qlen;		 /* ring length: min(queue, batches) */
 	int rc;
 };
 
@@ -225,11 +230,14 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 					     .mult = mult,
 					     .pool = GRAPH_NONE};
 		first = task(b, &hs);
+		/* the host thread takes the batch before it launches */
+		dep(b, c->batch, first);
 		if (kernels > 1) {
 			hs.seconds = (kernels - 1) * b->j->launch_s;
 			rest = task(b, &hs);
 		}
 	}
+	c->batch = GRAPH_NONE;
 	struct graph_task_spec ts = {.kind = kind,
 				     .stream = c->compute,
 				     .label = label,
@@ -914,6 +922,48 @@ static bool seg_any(const struct seg *x)
 	       x->logits_alloc > 0.0 || x->logits_free > 0.0 || x->gather > 0.0;
 }
 
+/* The input pipeline of batch `i` (0-based over the whole run) of class k
+ * (a class of the first stage), as dp.c's: its stages one after another on
+ * their streams, the first waiting for a free slot of the prefetch queue,
+ * and a "batch ready" mark on the compute stream that the micro-batch's
+ * first forward follows; the host's next launch waits for the last stage. */
+static void load_batch(struct pb *b, uint32_t k, uint64_t i)
+{
+	const struct dp_data *d = b->j->data;
+	struct pcls *c = &b->c[k];
+	uint32_t mult = layout_class_members(b->lay, k), prev = GRAPH_NONE;
+	for (uint32_t s = 0; s < d->nstages && !b->rc; s++) {
+		const struct dp_data_stage *st = &d->stages[(size_t)k * d->nstages + s];
+		struct graph_task_spec ts = {.kind = GRAPH_DATA,
+					     .stream = c->data[s],
+					     .label = st->label,
+					     .res = GRAPH_NONE,
+					     .mult = mult,
+					     .pool = GRAPH_NONE,
+					     .uses = st->uses,
+					     .nuses = st->nuses,
+					     .work = st->work,
+					     .bound = st->bound,
+					     .latency = st->latency};
+		uint32_t id = task(b, &ts);
+		if (s == 0 && i >= d->queue)
+			dep(b, b->taken[(size_t)k * b->qlen + (i - d->queue) % b->qlen], id);
+		dep(b, prev, id);
+		prev = id;
+	}
+	struct graph_task_spec ms = {.kind = GRAPH_MARK,
+				     .stream = c->compute,
+				     .label = "batch ready",
+				     .res = GRAPH_NONE,
+				     .mult = mult,
+				     .pool = GRAPH_NONE};
+	uint32_t id = task(b, &ms);
+	dep(b, prev, id);
+	if (!b->rc)
+		b->taken[(size_t)k * b->qlen + i % b->qlen] = id;
+	c->batch = prev;
+}
+
 /* One pass of stage st for every class of it. */
 static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass *ps,
 		      uint32_t *firstv, uint32_t *lastv, const double *bb)
@@ -927,6 +977,9 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 		firstv[k] = lastv[k] = GRAPH_NONE;
 	}
 	struct seg acc = {.label = ps->bwd ? "backward" : "forward", .kind = GRAPH_COMPUTE};
+	/* a micro-batch enters the pipeline at the first chunk of stage 0 */
+	for (uint32_t i = 0; j->data && st == 0 && !ps->bwd && ps->chunk == 0 && i < b->per; i++)
+		load_batch(b, cls[i], (uint64_t)it * b->m + ps->mb);
 	if (!ps->bwd) {
 		bool gated = ps->mb == 0 && b->gate;
 		for (uint32_t u = u0; u < u1 && !b->rc; u++) {
@@ -1185,6 +1238,8 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->bucket_of, b->j->nunits * sizeof *b->bucket_of);
 	ts_free(b->nbk, b->V * sizeof *b->nbk);
 	ts_free(b->order, 2 * (size_t)b->m * b->v * sizeof *b->order);
+	if (b->taken)
+		ts_free(b->taken, (size_t)b->qlen * b->ncls * sizeof *b->taken);
 }
 
 int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
@@ -1198,32 +1253,26 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				    "iterations %u)",
 				    j->nunits, j->m, j->iterations);
 	uint32_t p = l->deg[LAYOUT_PP], v = j->interleave;
-	if (j->sched == PIPE_INTERLEAVED && v > 1 && j->m % p)
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "training.global_batch",
-				    "found %u micro-batches per pipeline, expected a multiple of "
-				    "the %u pipeline stages for the interleaved schedule "
-				    "(Megatron-LM requires it)",
-				    j->m, p);
 	if (j->sched != PIPE_INTERLEAVED)
 		v = 1;
-	const char *offname = j->nvme ? "nvme" : "cpu";
-	if (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0)))
+	/* the plan (sim/plan/plan.c) refuses the scenarios behind these; here
+	 * they are a malformed job */
+	if ((v > 1 && j->m % p) ||
+	    (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0))) ||
+	    (j->nvme && (!j->offload || !(j->nvme_read_Bps > 0.0) || !(j->nvme_write_Bps > 0.0) ||
+			 !(j->nvme_subgroup_params > 0.0))) ||
+	    (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep))
 		return ts_error_set(
-		    err, TS_EINVALID, NULL, 0, "parallel.offload",
-		    "found \"%s\" with zero = %d, expected zero >= 1 (ZeRO-Offload, "
-		    "ZeRO-Infinity and FSDP offload move the sharded state)",
-		    offname, j->zero);
-	if (j->nvme && (!j->offload || !(j->nvme_read_Bps > 0.0) || !(j->nvme_write_Bps > 0.0) ||
-			!(j->nvme_subgroup_params > 0.0)))
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
-				    "found \"nvme\" with drives reading %g B/s and writing %g B/s "
-				    "per node, sub-groups of %g parameters, expected all > 0",
-				    j->nvme_read_Bps, j->nvme_write_Bps, j->nvme_subgroup_params);
-	if (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep)
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
-				    "found %u, expected a divisor of dp = %u (expert parallelism "
-				    "runs inside data parallelism)",
-				    j->ep, l->deg[LAYOUT_DP]);
+		    err, TS_EINVALID, NULL, 0, NULL,
+		    "malformed model-parallel job (micro-batches %u on %u stages "
+		    "x %u chunks, offload %d with zero %d, nvme %d, ep %u of dp %u)",
+		    j->m, p, v, j->offload, j->zero, j->nvme, j->ep, l->deg[LAYOUT_DP]);
+	if (j->data && (j->data->nstages == 0 || j->data->nstages > DP_DATA_MAX_STAGES ||
+			j->data->queue == 0 || !j->data->stages))
+		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+				    "malformed input pipeline (%u stages, queue %u)",
+				    j->data->nstages, j->data->queue);
+	const char *offname = j->nvme ? "nvme" : "cpu";
 	struct pb b = {.g = g,
 		       .j = j,
 		       .lay = l,
@@ -1249,6 +1298,11 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
 	b.tmpv = ts_calloc(b.ncls, sizeof *b.tmpv);
 	b.tpx = ts_calloc(b.ncls, sizeof *b.tpx);
+	if (j->data) {
+		uint64_t batches = (uint64_t)b.niter * b.m;
+		b.qlen = j->data->queue < batches ? j->data->queue : (uint32_t)batches;
+		b.taken = ts_calloc((size_t)b.qlen * b.ncls, sizeof *b.taken);
+	}
 	if (j->offload) {
 		b.route = ts_calloc((size_t)b.ncls * 2 * PIPE_MAX_ROUTE, sizeof *b.route);
 		b.nroute = ts_calloc((size_t)b.ncls * 2, sizeof *b.nroute);
@@ -1271,7 +1325,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv || !b.tpx ||
 	    (j->offload && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
 	    !out->compute || !out->pool || !out->opt || !out->iter_end ||
-	    (j->zero >= 1 && j->zero <= 2 && !b.gate)) {
+	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && !b.taken)) {
 		b.rc = TS_ENOMEM;
 		goto done;
 	}
@@ -1333,7 +1387,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
 		struct pcls *c = &b.c[k];
 		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);
-		c->pending = c->red_last = c->prev_alloc = c->opt = GRAPH_NONE;
+		c->pending = c->red_last = c->prev_alloc = c->opt = c->batch = GRAPH_NONE;
 		for (uint32_t jj = 0; jj < v; jj++)
 			for (uint32_t u = b.first[jj * p + s]; u < b.first[jj * p + s + 1]; u++)
 				c->params += j->units[u].params;
@@ -1349,6 +1403,12 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		    (b.rc = graph_pool(g, "gpu", &c->pool)) ||
 		    (b.rc = fluid_resource_add(f, 1.0, mult, &c->gpu)))
 			break;
+		for (uint32_t d = 0; j->data && s == 0 && d < j->data->nstages && !b.rc; d++)
+			b.rc = graph_stream(g, j->data->stages[d].label, &c->data[d]);
+		if (j->data && s == 0 && !out->data_class_set) {
+			memcpy(out->data_streams, c->data, sizeof out->data_streams);
+			out->data_class_set = true;
+		}
 		bool off = j->offload;
 		graph_pool_add(g, c->pool, GRAPH_MEM_WEIGHTS,
 			       off && j->zero >= 3

@@ -93,6 +93,11 @@ struct pipe_job {
 	bool nvme;
 	double nvme_read_Bps, nvme_write_Bps; /* > 0 with nvme */
 	double nvme_subgroup_params;	      /* > 0 with nvme */
+	/* input pipeline (as dp_job.data; stage s of class k at
+	 * [k * nstages + s]): each micro-batch is loaded for the classes of the
+	 * first stage before its first forward there; NULL: every batch is
+	 * ready when the GPU wants it */
+	const struct dp_data *data;
 };
 
 /* Parameters per sub-group of the NVMe-offloaded step: DeepSpeed's default
@@ -123,6 +128,9 @@ struct pipe_built {
 	uint32_t *opt;	    /* per class: optimizer task of the last iteration */
 	uint32_t *iter_end; /* per iteration: a mark after every class's optimizer */
 	uint32_t niter;
+	uint32_t data_streams[DP_DATA_MAX_STAGES]; /* input-pipeline streams of the first
+						    * class of the first stage */
+	bool data_class_set;			   /* data_streams were made */
 };
 
 /* First unit of each chunk: chunk c (virtual stage c, held by stage c mod

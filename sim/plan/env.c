@@ -117,6 +117,23 @@ int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err)
 	return 0;
 }
 
+int env_wrap(const struct hw_catalog *cat, const struct work_calib *calib, struct ts_env *env,
+	     struct ts_error *err)
+{
+	const char *root = hw_catalog_root(cat);
+	/* read-only: the casts only fit struct ts_env's owning fields, which
+	 * env_release leaves alone */
+	*env = (struct ts_env){
+	    .root = (char *)(root ? root : "."), .cat = (struct hw_catalog *)cat, .calib = *calib};
+	return data_catalog_load(env->root, &env->data, err);
+}
+
+void env_release(struct ts_env *env)
+{
+	data_catalog_destroy(env->data);
+	env->data = NULL;
+}
+
 void env_destroy(struct ts_env *env)
 {
 	if (!env)

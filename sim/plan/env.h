@@ -41,6 +41,18 @@ int env_open(const char *root, struct ts_env **out, struct ts_error *err);
  * file's error with `err`, or TS_ENOMEM. */
 int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err);
 
+/* Fill *env with an environment around hardware catalog cat and constants
+ * calib that the caller keeps (cat is borrowed and must outlive env; calib
+ * is copied): the storage catalog is read from cat's root (or "."). For
+ * callers that hold a catalog and constants rather than an opened
+ * environment. Returns 0 or the storage catalog's error; release with
+ * env_release (not env_destroy). */
+int env_wrap(const struct hw_catalog *cat, const struct work_calib *calib, struct ts_env *env,
+	     struct ts_error *err);
+
+/* Release what env_wrap loaded (the storage catalog). */
+void env_release(struct ts_env *env);
+
 /* Free the environment (NULL is fine). */
 void env_destroy(struct ts_env *env);
 

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/file.h"
 #include "report/outfile.h"
 
 struct outfile {
@@ -232,7 +233,7 @@ int outfile_open(const char *path, const char *opt, struct outfile **out, struct
 	base = base ? base + 1 : path;
 	/* hidden, named after the output, in its folder */
 	snprintf(tmp, sizeof tmp, "%s/.%.100s.XXXXXX", dir, base);
-	int fd = mkstemp(tmp);
+	int fd = ts_mkstemp(tmp);
 	if (fd < 0)
 		return ts_error_set(err, TS_EIO, NULL, 0, opt,
 				    "found \"%s\", which cannot be written: a temporary file in "
@@ -250,7 +251,7 @@ int outfile_open_locked(const char *path, const char *opt, struct outfile **out,
 			struct ts_error *err)
 {
 	*out = NULL;
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+	int fd = ts_open_create(path, O_WRONLY | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return ts_error_set(err, TS_EIO, NULL, 0, opt,
 				    "found \"%s\", which cannot be written (%s), expected a "
@@ -321,7 +322,7 @@ static mode_t new_mode(const char *path)
 	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return st.st_mode & 07777;
 	unsigned mask = 022;
-	FILE *f = fopen("/proc/self/status", "r");
+	FILE *f = ts_fopen("/proc/self/status", "r");
 	if (f) {
 		char line[256];
 		while (fgets(line, sizeof line, f))

@@ -35,18 +35,6 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 	out->net_w = nics * p->nic_w + (sc->nodes > 1 ? nics * p->switch_port_w : 0.0);
 }
 
-int cost_check_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
-		     struct ts_error *err)
-{
-	double G = (double)sc->gpus_per_node, gpus_w = G * g->tdp_w;
-	if (!(sc->power.node_max_w > 0.0) || sc->power.node_max_w >= gpus_w)
-		return 0;
-	return ts_scenario_error(sc, err, TS_ERANGE, "power.node_max",
-				 "found %.0f W, expected at least the %.0f W the node's GPUs draw "
-				 "(%.0f x %s at a TDP of %.0f W)",
-				 sc->power.node_max_w, gpus_w, G, g->name, g->tdp_w);
-}
-
 void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t nodes,
 		     double nic_Bps, struct cost_ckpt *out)
 {
@@ -105,41 +93,21 @@ double cost_young_interval_s(double write_s, double mtbf_s)
 	return sqrt(2.0 * write_s * mtbf_s);
 }
 
-int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost_ckpt *out,
-		    struct ts_error *err)
+void cost_checkpoint(const struct ts_scenario *sc, const struct data_storage *st, double ckpt_bytes,
+		     struct cost_ckpt *out)
 {
 	const struct ts_checkpoint *ck = &sc->checkpoint;
 	memset(out, 0, sizeof *out);
 	if (!(ck->interval_steps > 0.0) && !(ck->interval_s > 0.0) && !ck->interval_auto)
-		return 0;
+		return;
 	if (ck->write_Bps > 0.0) {
 		out->node_Bps = ck->write_Bps / (double)(sc->nodes > 0 ? sc->nodes : 1);
 		out->each_s = ckpt_bytes / ck->write_Bps;
 		out->limit = COST_CKPT_OVERRIDE;
-		return 0;
+		return;
 	}
-	const char *key = ck->storage[0] ? "checkpoint.storage" : "data.storage";
-	const char *name = ck->storage[0]	 ? ck->storage
-			   : sc->data.storage[0] ? sc->data.storage
-						 : "local-nvme";
-	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
-	struct data_catalog *dc = NULL;
-	int rc = data_catalog_load(root ? root : ".", &dc, err);
-	if (rc)
-		return rc;
-	const struct data_storage *st = data_catalog_find_storage(dc, name);
-	if (!st) {
-		char close[200];
-		data_catalog_suggest_storage(dc, name, close, sizeof close);
-		rc = ts_scenario_error(sc, err, TS_EUNKNOWN_NAME, key,
-				       "found \"%s\", expected a storage type of "
-				       "configs/hardware/storage.cfg; close matches: %s",
-				       name, close[0] ? close : "(none)");
-	} else {
+	if (st)
 		cost_ckpt_write(st, ckpt_bytes, sc->nodes, cost_nic_Bps(sc->cluster), out);
-	}
-	data_catalog_destroy(dc);
-	return rc;
 }
 
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,

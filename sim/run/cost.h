@@ -43,13 +43,6 @@ struct cost_power {
 void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 		     struct cost_power *out);
 
-/* Refuse a scenario's power.node_max below its GPUs' TDP sum (gpus_per_node
- * x the GPU's tdp): a node cannot draw less than its GPUs at full load.
- * Returns 0 or TS_ERANGE naming the key (ts_scenario_error) and both
- * numbers. */
-int cost_check_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
-		     struct ts_error *err);
-
 /* Sequential write rate of a storage type as a share of its read figure
  * (storage.cfg gives reads): hardware.md section 3 gives 2,300 of 3,500 MB/s
  * for NVMe Gen3 (T1) and 6,600 of 13,000 MB/s for Gen5 (T2, T3), 0.66 and
@@ -90,12 +83,12 @@ void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t 
 /* The checkpoint write of scenario sc with checkpoints of ckpt_bytes:
  * nothing without checkpoint.interval; ckpt_bytes / checkpoint.write_bandwidth
  * when that is given (the job's aggregate rate, an explicit override);
- * otherwise cost_ckpt_write on checkpoint.storage, else data.storage, else
- * "local-nvme", and the summed rate of the node's links into the fabric.
- * Returns 0, or TS_EUNKNOWN_NAME (no such storage: the closest names, the
- * scenario line of the key) and the errors of data_catalog_load. */
-int cost_checkpoint(const struct ts_scenario *sc, double ckpt_bytes, struct cost_ckpt *out,
-		    struct ts_error *err);
+ * otherwise cost_ckpt_write on storage st (the plan resolves it:
+ * plan_ckpt_storage; NULL writes nothing) and the summed rate of the
+ * node's links into the fabric. The checks (power.node_max, the storage's
+ * name) are the plan's (sim/plan/plan.h). */
+void cost_checkpoint(const struct ts_scenario *sc, const struct data_storage *st, double ckpt_bytes,
+		     struct cost_ckpt *out);
 
 /* Mean time between interruptions of the job, s: 1 / (GPUs / gpu_mtbf +
  * nodes / node_mtbf), an MTBF of 0 counting as none (independent

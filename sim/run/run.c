@@ -1,18 +1,18 @@
-/* Simulating a scenario end to end.
+/* Simulating a plan end to end.
  *
- * plan: the DP group and the rank classes; the framework's conventions
- * (dtypes, bytes per parameter, buckets, overlap, reserve); per-op costs on
- * the cluster's GPU, memoised once per (model, shape, GPU) by
- * work_costs_compute. build: the units of one micro-batch (ops, layers, or
- * the whole model cut at bucket milestones) into the data-parallel task
- * graph. simulate: the graph on the event engine, collectives on the
+ * The plan (sim/plan/plan.h) holds the checked scenario, the framework's
+ * conventions, the units of one micro-batch and what the input pipeline
+ * reads. create: the engine, the cluster's network, the task graph and the
+ * input pipeline. schedule: the units of every micro-batch into the
+ * data-parallel or the model-parallel task graph, the loader's tasks in
+ * either. play: the graph on the event engine, collectives on the
  * cluster's links. measure: iteration time between optimizer steps after
- * the warm-up, the critical-path breakdown of the compute stream of rank
- * class 0 (all DP ranks are alike), the memory peak of its pool, FLOPs, MFU
- * and the whole run.
+ * the warm-up, the critical-path breakdown of the compute stream of the
+ * class that ends last, the memory peak of the fullest pool. results:
+ * FLOPs, MFU, memory, and the whole run (steps, checkpoints, failures,
+ * energy, cost). Nothing here opens a file.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,330 +27,11 @@
 #include "par/layout.h"
 #include "par/pipe.h"
 #include "data/loader.h"
-#include "run/lnet_units.h"
+#include "plan/plan.h"
 #include "run/cost.h"
 #include "run/run.h"
 #include "work/memory.h"
 #include "work/ops.h"
-
-/* Most micro-batches per iteration and rank (gradient accumulation steps). */
-#define RUN_MAX_ACCUM (1 << 16)
-
-struct plan {
-	const struct ts_scenario *sc;
-	const struct hw_gpu_type *gpu;
-	enum ts_dtype dtype;
-	struct work_fw_conventions conv;
-	struct work_shape shape;
-	enum work_recompute rc;
-	struct work_costs costs;
-	uint32_t dp, accum;
-	double params;
-	const struct work_calib *calib;
-};
-
-static enum work_framework fw_of(enum ts_framework f)
-{
-	switch (f) {
-	case TS_FW_DEEPSPEED:
-		return WORK_FW_DEEPSPEED;
-	case TS_FW_DDP:
-		return WORK_FW_DDP;
-	case TS_FW_FSDP:
-		return WORK_FW_FSDP;
-	default:
-		return WORK_FW_MEGATRON;
-	}
-}
-
-static enum work_recompute rc_of(enum ts_recompute r)
-{
-	switch (r) {
-	case TS_RECOMPUTE_FULL:
-		return WORK_RECOMPUTE_FULL;
-	case TS_RECOMPUTE_SELECTIVE:
-		return WORK_RECOMPUTE_SELECTIVE;
-	default:
-		return WORK_RECOMPUTE_NONE;
-	}
-}
-
-/* Fail naming where scenario key `key` was set ("file:line", or the --set
- * argument), so messages of the plan point at the scenario like those of
- * the loader do. */
-static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
-		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
-static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
-		     const char *fmt, ...)
-{
-	char msg[sizeof err->msg];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return ts_scenario_error(sc, err, code, key, "%s", msg);
-}
-
-static int make_plan(const struct ts_scenario *sc, const struct work_calib *calib, struct plan *p,
-		     struct ts_error *err)
-{
-	const struct ts_parallel *par = &sc->parallel;
-	memset(p, 0, sizeof *p);
-	p->sc = sc;
-	if ((par->cp > 1 || par->ep > 1) && sc->model.family == TS_FAMILY_LAYERS)
-		return plan_fail(sc, err, TS_EUNSUPPORTED,
-				 par->cp > 1 ? "parallel.cp" : "parallel.ep",
-				 "found %u, but context and expert parallelism are modelled for "
-				 "transformers only; expected 1",
-				 par->cp > 1 ? par->cp : par->ep);
-	if (par->offload != TS_OFFLOAD_NONE && par->zero < 1)
-		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
-				 "found \"%s\" with parallel.zero = %d, expected zero >= 1 "
-				 "(DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move "
-				 "sharded state)",
-				 ts_offload_name(par->offload), par->zero);
-	if (par->offload == TS_OFFLOAD_NVME && par->zero != 3)
-		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
-				 "found \"nvme\" with parallel.zero = %d, expected zero = 3 "
-				 "(DeepSpeed: \"NVMe offloading is available only with ZeRO "
-				 "stage 3\", config-json, offload_optimizer)",
-				 par->zero);
-	if (par->tp_comm_overlap && par->tp > 1 && !par->sp)
-		return plan_fail(sc, err, TS_EINVALID, "parallel.tp_comm_overlap",
-				 "found true with parallel.sp = false, expected sp = true "
-				 "(Megatron-Core overlaps the sequence-parallel all-gather and "
-				 "reduce-scatter with the GEMMs)");
-	if (par->zero != 0 && sc->model.family == TS_FAMILY_LAYERS)
-		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
-				 "found %d for a layer-list model, but ZeRO is modelled for "
-				 "transformers only; expected 0",
-				 par->zero);
-	if ((par->tp > 1 || par->pp > 1) && sc->model.family == TS_FAMILY_LAYERS)
-		return plan_fail(sc, err, TS_EUNSUPPORTED,
-				 par->tp > 1 ? "parallel.tp" : "parallel.pp",
-				 "found %u, but tensor and pipeline parallelism are modelled for "
-				 "transformers only; expected 1",
-				 par->tp > 1 ? par->tp : par->pp);
-	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 &&
-	    sc->model.layers % ((int64_t)par->pp * par->interleave) != 0)
-		return plan_fail(sc, err, TS_EINVALID, "parallel.interleave",
-				 "found %u virtual stages per GPU for %lld layers on %u stages, "
-				 "expected the layers to be a multiple of pp x interleave = %u "
-				 "(Megatron-LM's interleaved schedule takes the same whole layers "
-				 "per virtual stage)",
-				 par->interleave, (long long)sc->model.layers, par->pp,
-				 par->pp * par->interleave);
-	p->gpu = hw_cluster_gpu_type(sc->cluster);
-	int prec = sc->training.precision;
-	if (prec == TS_UNSET)
-		prec = p->gpu->peak_flops[TS_BF16] > 0.0 ? TS_BF16 : TS_FP16;
-	p->dtype = (enum ts_dtype)prec;
-	if (!(p->gpu->peak_flops[p->dtype] > 0.0))
-		return plan_fail(sc, err, TS_EINVALID, "training.precision",
-				 "found %s, but %s has no %s tensor cores; expected one of "
-				 "the GPU's precisions",
-				 ts_dtype_name(p->dtype), p->gpu->name, ts_dtype_name(p->dtype));
-	if (work_fw_conventions(fw_of(sc->training.framework), p->dtype, &p->conv))
-		return plan_fail(
-		    sc, err, TS_EINVALID, "training.framework",
-		    "found %s with %s, expected a framework/precision pair it supports",
-		    ts_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
-	p->dp = par->dp;
-	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
-	int64_t accum = sc->training.global_batch / per_step;
-	if (accum < 1)
-		return plan_fail(sc, err, TS_EINVALID, "training.global_batch",
-				 "found %lld, expected at least micro_batch x dp = %lld",
-				 (long long)sc->training.global_batch, (long long)per_step);
-	if (accum > RUN_MAX_ACCUM)
-		return plan_fail(sc, err, TS_ELIMIT, "training.global_batch",
-				 "found %lld = %lld micro-batches of micro_batch x dp = %lld, "
-				 "expected at most %d micro-batches per iteration",
-				 (long long)sc->training.global_batch, (long long)accum,
-				 (long long)per_step, RUN_MAX_ACCUM);
-	p->accum = (uint32_t)accum;
-	p->rc = rc_of(sc->training.recompute);
-	p->shape = (struct work_shape){
-	    .micro_batch = sc->training.micro_batch,
-	    .seq_len = sc->training.seq_len,
-	    .tp = par->tp,
-	    .cp = par->cp,
-	    .ep = par->ep,
-	    .sp = par->sp && par->tp > 1,
-	    .dtype = p->dtype,
-	    .flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
-	    .causal = sc->model.family != TS_FAMILY_BERT,
-	};
-	p->calib = calib;
-	int rc = sc->model.family == TS_FAMILY_LAYERS
-		     ? 0 /* layer lists: run_lnet_units */
-		     : work_costs_compute(&sc->model, &p->shape, p->gpu, calib, &p->costs, err);
-	if (rc && err && !err->file[0] && err->key[0] && strncmp(err->key, "parallel.", 9) == 0) {
-		/* a degree the model cannot take (ep on a dense model): say
-		 * where the scenario set it */
-		char key[sizeof err->key], msg[sizeof err->msg];
-		snprintf(key, sizeof key, "%s", err->key);
-		snprintf(msg, sizeof msg, "%s", err->msg);
-		return plan_fail(sc, err, rc, key, "%s", msg);
-	}
-	if (rc)
-		return rc;
-	p->params = ts_model_params(&sc->model);
-	return 0;
-}
-
-/* The units of one micro-batch in forward order. */
-static int make_units(const struct plan *p, enum dp_granularity gran, struct dp_unit **out,
-		      uint32_t *n)
-{
-	const struct work_costs *c = &p->costs;
-	const struct ts_model *m = &p->sc->model;
-	double gb = ts_dtype_bytes(p->conv.reduce_dtype);
-	uint32_t L = (uint32_t)m->layers;
-	size_t cnt = gran == DP_GRAN_OP ? c->nembed_ops + L * c->nops + c->nhead_ops : L + 2u;
-	struct dp_unit *u = ts_calloc(cnt, sizeof *u);
-	if (!u)
-		return TS_ENOMEM;
-	size_t k = 0;
-	if (gran == DP_GRAN_OP) {
-		for (size_t i = 0; i < c->nembed_ops; i++, k++) {
-			const struct work_op_cost *o = &c->embed_ops[i];
-			u[k] = (struct dp_unit){.label = "embed",
-						.fwd_s = o->fwd_s,
-						.dgrad_s = o->dgrad_s,
-						.wgrad_s = o->wgrad_s,
-						.kernels_fwd = o->op.kernels,
-						.kernels_bwd = o->op.bwd_kernels,
-						.grad_bytes = o->op.params * gb,
-						.act_bytes = o->op.saved_bytes,
-						.act_cat = GRAPH_MEM_ACTIVATIONS,
-						.layer = 0};
-		}
-		for (uint32_t l = 0; l < L; l++)
-			for (size_t i = 0; i < c->nops; i++, k++) {
-				const struct work_op_cost *o = &c->ops[i];
-				double act = o->op.saved_bytes, rs = 0.0;
-				if (p->rc == WORK_RECOMPUTE_FULL) {
-					act = i == 0 ? c->layer_input_bytes : 0.0;
-					rs = o->fwd_s;
-				} else if (p->rc == WORK_RECOMPUTE_SELECTIVE &&
-					   o->op.selective_bytes > 0.0) {
-					act -= o->op.selective_bytes;
-					rs = o->fwd_s;
-				}
-				u[k] = (struct dp_unit){.label = o->op.name,
-							.fwd_s = o->fwd_s,
-							.dgrad_s = o->dgrad_s,
-							.wgrad_s = o->wgrad_s,
-							.recompute_s = rs,
-							.kernels_fwd = o->op.kernels,
-							.kernels_bwd = o->op.bwd_kernels,
-							.grad_bytes = o->op.params * gb,
-							.act_bytes = act,
-							.act_cat = GRAPH_MEM_ACTIVATIONS,
-							.layer = (uint16_t)(l + 1)};
-			}
-		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
-			const struct work_op_cost *o = &c->head_ops[i];
-			u[k] = (struct dp_unit){.label = o->op.name,
-						.fwd_s = o->fwd_s,
-						.dgrad_s = o->dgrad_s,
-						.wgrad_s = o->wgrad_s,
-						.kernels_fwd = o->op.kernels,
-						.kernels_bwd = o->op.bwd_kernels,
-						.grad_bytes = o->op.params * gb,
-						.act_bytes = o->op.saved_bytes,
-						.act_cat = GRAPH_MEM_LOGITS,
-						.layer = (uint16_t)(L + 1)};
-		}
-	} else {
-		u[k++] = (struct dp_unit){.label = "embed",
-					  .fwd_s = c->embed_fwd_s,
-					  .dgrad_s = 0.0,
-					  .wgrad_s = c->embed_bwd_s,
-					  .kernels_fwd = c->embed_kernels_fwd,
-					  .kernels_bwd = c->embed_kernels_bwd,
-					  .grad_bytes = c->embed_params * gb,
-					  .act_bytes = c->embed_saved_bytes,
-					  .act_cat = GRAPH_MEM_ACTIVATIONS,
-					  .layer = 0};
-		for (uint32_t l = 0; l < L; l++)
-			u[k++] = (struct dp_unit){.label = "layer",
-						  .fwd_s = c->layer_fwd_s,
-						  .dgrad_s = c->layer_dgrad_s,
-						  .wgrad_s = c->layer_wgrad_s,
-						  .recompute_s = c->layer_recompute_s[p->rc],
-						  .kernels_fwd = c->layer_kernels_fwd,
-						  .kernels_bwd = c->layer_kernels_bwd,
-						  .grad_bytes = c->layer_params * gb,
-						  .act_bytes = c->layer_act_bytes[p->rc],
-						  .act_cat = GRAPH_MEM_ACTIVATIONS,
-						  .layer = (uint16_t)(l + 1)};
-		u[k++] = (struct dp_unit){.label = "head",
-					  .fwd_s = c->head_fwd_s,
-					  .dgrad_s = c->head_dgrad_s,
-					  .wgrad_s = c->head_wgrad_s,
-					  .kernels_fwd = c->head_kernels_fwd,
-					  .kernels_bwd = c->head_kernels_bwd,
-					  .grad_bytes = c->head_params * gb,
-					  .act_bytes = c->head_saved_bytes,
-					  .act_cat = GRAPH_MEM_LOGITS,
-					  .layer = (uint16_t)(L + 1)};
-	}
-	/* weights per unit, and Megatron-LM's tensor-parallel collectives
-	 * (Shoeybi et al. 2019, §3, Fig. 3): per layer g (all-reduce) after the
-	 * attention output projection and after fc2 in forward, f after the
-	 * input gradients of qkv and fc1 in backward; the vocab-parallel
-	 * embedding all-reduces its output, the head's input gradient is
-	 * all-reduced */
-	/* context parallelism: the attention runs beside the ring of K, V
-	 * blocks; MoE: dispatch and combine all-to-alls after the router and
-	 * the second expert GEMM in forward, their gradients after the expert
-	 * GEMMs' backward (work_costs.layer_a2a_fwd, layer_a2a_bwd: 2 and 2) */
-	double attn_f = 0.0, attn_b = 0.0;
-	for (size_t i = 0; i < c->nops; i++)
-		if (c->ops[i].op.kind == WORK_ATTN_FLASH || c->ops[i].op.kind == WORK_ATTN_CORE) {
-			attn_f += c->ops[i].fwd_s;
-			attn_b += c->ops[i].dgrad_s + c->ops[i].wgrad_s;
-		}
-	bool moe = c->layer_a2a_fwd > 0;
-	for (size_t i = 0; i < k; i++) {
-		struct dp_unit *x = &u[i];
-		if (x->layer >= 1 && x->layer <= L && c->layer_cp_steps > 0) {
-			bool at = gran != DP_GRAN_OP || !strcmp(x->label, "attn");
-			x->ring_fwd_s = at ? (gran == DP_GRAN_OP ? x->fwd_s : attn_f) : 0.0;
-			x->ring_bwd_s = at ? (gran == DP_GRAN_OP ? x->dgrad_s : attn_b) : 0.0;
-		}
-		if (x->layer >= 1 && x->layer <= L && moe) {
-			if (gran != DP_GRAN_OP) {
-				x->a2a_fwd = (uint8_t)c->layer_a2a_fwd;
-				x->a2a_bwd = (uint8_t)c->layer_a2a_bwd;
-			} else {
-				x->a2a_fwd =
-				    !strcmp(x->label, "router") || !strcmp(x->label, "expert_fc2");
-				x->a2a_bwd = !strcmp(x->label, "expert_fc1") ||
-					     !strcmp(x->label, "expert_fc2");
-			}
-		}
-		x->params = gb > 0.0 ? x->grad_bytes / gb : 0.0;
-		if (x->layer >= 1 && x->layer <= L) {
-			if (gran != DP_GRAN_OP) {
-				x->tp_fwd = x->tp_bwd = 2;
-			} else {
-				x->tp_fwd = !strcmp(x->label, "proj") || !strcmp(x->label, "fc2");
-				x->tp_bwd = !strcmp(x->label, "qkv") || !strcmp(x->label, "fc1");
-			}
-		} else if (x->layer == 0 && (i + 1 == k || u[i + 1].layer != 0)) {
-			x->tp_fwd = 1;
-		} else if (x->layer == L + 1 && i > 0 && u[i - 1].layer != L + 1) {
-			x->tp_bwd = 1;
-		}
-	}
-	*out = u;
-	*n = (uint32_t)k;
-	return 0;
-}
 
 static double secs(ts_time t, double per)
 {
@@ -498,265 +179,296 @@ static ts_time ext_ns(ts_time x1, ts_time x2, const struct extrap *ex, uint32_t 
 	return (num + k / 2) / k;
 }
 
-/* offload = "nvme": read and write bandwidth of a node's drives, those of
- * data.storage (default local-nvme) in configs/hardware/storage.cfg, all
- * its devices. Returns 0, or TS_EINVALID naming data.storage when that is
- * not a local storage with a write bandwidth. */
-static int nvme_drives(const struct ts_scenario *sc, double *rd, double *wr, struct ts_error *err)
+/* One simulation of the plan's job with `accum` micro-batches per
+ * iteration: the engine, the cluster's network, the task graph, the input
+ * pipeline and the schedule built on them. */
+struct sim {
+	struct ts_evq *q;
+	struct ts_fluid *f;
+	struct ts_net *net;
+	struct ts_coll *cc;
+	struct ts_graph *g;
+	struct data_loader *ld;
+	bool mp;		  /* the model-parallel schedule (pipe_build) */
+	struct layout lay;	  /* with mp */
+	uint32_t *node_stage;	  /* with mp: per node, the stage of its class */
+	uint32_t nnodes;	  /* entries of node_stage */
+	uint32_t *ranks, nranks;  /* the DP group (dp_build) */
+	struct dp_built built;	  /* without mp */
+	struct pipe_built pbuilt; /* with mp */
+};
+
+static void sim_destroy(struct sim *s)
 {
-	const char *root = hw_catalog_root(hw_cluster_catalog(sc->cluster));
-	const char *name = sc->data.storage[0] ? sc->data.storage : "local-nvme";
-	struct data_catalog *cat = NULL;
-	int rc = data_catalog_load(root ? root : ".", &cat, err);
-	if (rc)
-		return rc;
-	const struct data_storage *st = data_catalog_find_storage(cat, name);
-	if (st && st->kind == DATA_STORAGE_LOCAL && st->write_Bps > 0.0) {
-		*rd = st->read_Bps * st->devices;
-		*wr = st->write_Bps * st->devices;
+	dp_built_free(&s->built);
+	pipe_built_free(&s->pbuilt);
+	data_loader_destroy(s->ld);
+	graph_destroy(s->g);
+	coll_destroy(s->cc);
+	net_destroy(s->net);
+	fluid_destroy(s->f);
+	evq_destroy(s->q);
+	ts_free(s->ranks, s->nranks * sizeof *s->ranks);
+	ts_free(s->node_stage, s->nnodes * sizeof *s->node_stage);
+}
+
+/* The input pipeline of every schedule. Data parallelism: one class of
+ * every GPU (class mode, node 0's GPUs standing for it) or one per GPU,
+ * each loading whole micro-batches. Model parallelism: the classes of the
+ * first pipeline stage load, each GPU 1/(tp x cp) of a micro-batch (its
+ * tensor- and context-parallel group takes one micro-batch together); in
+ * class mode their node resources weigh nodes / (nodes holding first-stage
+ * GPUs), as only those nodes load. */
+static int sim_loader(const struct ts_plan *p, struct sim *s, struct ts_error *err)
+{
+	const struct ts_scenario *sc = p->sc;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	uint32_t n = s->mp ? s->lay.nclasses : p->class_mode ? 1u : p->dp;
+	struct data_feed *fd = ts_calloc(n, sizeof *fd);
+	if (!fd)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	if (!s->mp) {
+		for (uint32_t k = 0; k < n; k++)
+			fd[k] = (struct data_feed){.gpu0 = p->class_mode ? 0 : k,
+						   .ngpus = p->class_mode ? gpn : 1,
+						   .share = 1.0,
+						   .node_weight = 1.0};
 	} else {
-		rc = plan_fail(sc, err, TS_EINVALID, "data.storage",
-			       "found \"%s\" with parallel.offload = \"nvme\", expected a "
-			       "node-local drive with a write bandwidth to hold the optimizer "
-			       "state (local-nvme, local-nvme-gen3, local-nvme-gen5, "
-			       "local-nvme-raid8)",
-			       name);
+		const struct ts_parallel *par = &sc->parallel;
+		uint32_t loading = 0;
+		for (uint32_t nd = 0; nd < s->nnodes; nd++)
+			for (uint32_t i = 0; i < gpn; i++)
+				if (layout_class_stage(
+					&s->lay, layout_class_of(&s->lay, nd * gpn + i)) == 0) {
+					loading++;
+					break;
+				}
+		double nw = p->class_mode && loading ? (double)s->nnodes / (double)loading : 1.0;
+		for (uint32_t k = 0; k < n; k++)
+			fd[k] = (struct data_feed){
+			    .gpu0 = layout_class_rep(&s->lay, k),
+			    .ngpus = 1,
+			    .share = layout_class_stage(&s->lay, k) == 0
+					 ? 1.0 / ((double)par->tp * (double)par->cp)
+					 : 0.0,
+			    .node_weight = nw};
 	}
-	data_catalog_destroy(cat);
+	int rc = data_loader_create(sc, &p->input, s->net, s->f, fd, n, p->class_mode, &s->ld, err);
+	ts_free(fd, n * sizeof *fd);
 	return rc;
 }
 
-/* Simulate sc with `accum` micro-batches per iteration (0: as the global
- * batch gives). With ex, this run has m2 = accum micro-batches and its
- * per-iteration times and memory are carried to ex->m along the line
- * through ex->r1's and its own before anything is derived from them.
- * keep (may be NULL) receives this run's own measurement. */
-static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, uint32_t accum,
-		  const struct extrap *ex, struct meas *keep, struct ts_result *out,
-		  struct ts_trace *trace, struct ts_error *err)
+/* The engine, the network (links of nodes that hold different pipeline
+ * stages in separate classes), the graph and the input pipeline. */
+static int sim_create(const struct ts_plan *p, struct sim *s, struct ts_error *err)
 {
-	memset(out, 0, sizeof *out);
-	struct plan *p = ts_calloc(1, sizeof *p);
-	if (!p)
-		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	int rc = make_plan(sc, calib, p, err);
-	/* the micro-batches the results speak for, against those simulated */
-	double batch_share = 1.0;
-	if (!rc && accum) {
-		batch_share = (double)(ex ? ex->m : accum) / (double)p->accum;
-		p->accum = accum;
-	}
-	struct ts_evq *q = NULL;
-	struct ts_fluid *f = NULL;
-	struct ts_net *net = NULL;
-	struct ts_coll *cc = NULL;
-	struct ts_graph *g = NULL;
-	struct dp_unit *units = NULL;
-	uint32_t nunits = 0, *ranks = NULL;
-	struct dp_built built = {0};
-	struct pipe_built pbuilt = {0};
-	struct layout lay;
-	uint32_t *node_stage = NULL;
-	struct data_loader *ld = NULL;
-	if (rc)
-		goto out;
-	enum dp_granularity gran = sc->sim.granularity == TS_GRAN_OP	  ? DP_GRAN_OP
-				   : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
-									  : DP_GRAN_LAYER;
-	if (sc->model.family == TS_FAMILY_LAYERS &&
-	    (rc = run_lnet_units(&sc->model, sc->training.micro_batch, p->dtype, p->gpu, calib,
-				 gran, ts_dtype_bytes(p->conv.reduce_dtype), &units, &nunits, err)))
-		goto out;
-	rc = TS_ENOMEM;
-	if ((!units && make_units(p, gran, &units, &nunits)) ||
-	    !(ranks = ts_calloc(p->dp, sizeof *ranks)))
-		goto nomem;
-	for (uint32_t i = 0; i < p->dp; i++)
-		ranks[i] = i;
-	bool class_mode = sc->sim.mode == TS_MODE_CLASS;
+	const struct ts_scenario *sc = p->sc;
 	const struct ts_parallel *par = &sc->parallel;
-	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
+	int rc;
+	s->mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
-	uint32_t nnodes = hw_cluster_nodes(sc->cluster);
-	if (mp && (rc = layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, class_mode,
-				    err)))
-		goto out;
-	/* nodes that hold different pipeline stages carry different traffic:
-	 * class mode keeps their links in separate classes */
-	node_stage = mp ? ts_calloc(nnodes, sizeof *node_stage) : NULL;
-	if (mp && !node_stage)
+	s->nnodes = hw_cluster_nodes(sc->cluster);
+	if (s->mp && (rc = layout_init(&s->lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn,
+				       p->class_mode, err)))
+		return rc;
+	if (s->mp && !(s->node_stage = ts_calloc(s->nnodes, sizeof *s->node_stage)))
 		goto nomem;
-	for (uint32_t nd = 0; mp && nd < nnodes; nd++)
-		node_stage[nd] = layout_class_stage(&lay, layout_class_of(&lay, nd * gpn));
-	if (evq_create(&q, 4096) || fluid_create(&f, q) ||
-	    net_create_grouped(&net, sc->cluster, f, class_mode ? NET_CLASS : NET_FULL,
-			       node_stage) ||
-	    coll_create(&cc, net) || graph_create(&g, f, cc))
+	for (uint32_t nd = 0; s->mp && nd < s->nnodes; nd++)
+		s->node_stage[nd] = layout_class_stage(&s->lay, layout_class_of(&s->lay, nd * gpn));
+	if (!(s->ranks = ts_calloc(p->dp, sizeof *s->ranks)))
 		goto nomem;
-	if ((rc = data_loader_create(sc, net, f, p->dp, class_mode, &ld, err)))
-		goto out;
-	struct work_static st;
-	rc = work_static_bytes(&p->conv, p->params, 0, p->dp, &st, err);
-	if (rc)
-		goto out;
-	double bucket = sc->parallel.bucket_bytes == TS_UNSET ? p->conv.bucket_bytes
-							      : (double)sc->parallel.bucket_bytes;
-	double first = sc->parallel.bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
-	bool overlap = sc->parallel.overlap_grad_reduce == TS_UNSET
-			   ? p->conv.overlap_grad_reduce
-			   : sc->parallel.overlap_grad_reduce != 0;
-	struct dp_job job = {
-	    .units = units,
-	    .nunits = nunits,
-	    .gran = gran,
-	    .accum = p->accum,
-	    .iterations = (uint32_t)sc->training.iterations,
-	    .bucket_bytes = bucket,
-	    .first_bucket_bytes = first,
-	    .overlap = overlap,
-	    .optimizer_s =
-		work_optimizer_time(p->gpu, calib, p->params, p->conv.optim_bytes_touched),
-	    .optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48),
-	    .launch_s = calib->launch_s,
-	    .ranks = ranks,
-	    .dp = p->dp,
-	    .class_mode = class_mode,
-	    .coll_mult = (p->dp + gpn - 1) / gpn,
-	    .weights_bytes = st.weight_bytes,
-	    .grads_bytes = st.grad_bytes,
-	    .optimizer_bytes = st.optim_bytes,
-	    .data = data_loader_job(ld),
-	};
-	if (mp) {
+	s->nranks = p->dp;
+	for (uint32_t i = 0; i < p->dp; i++)
+		s->ranks[i] = i;
+	if (evq_create(&s->q, 4096) || fluid_create(&s->f, s->q) ||
+	    net_create_grouped(&s->net, sc->cluster, s->f, p->class_mode ? NET_CLASS : NET_FULL,
+			       s->node_stage) ||
+	    coll_create(&s->cc, s->net) || graph_create(&s->g, s->f, s->cc))
+		goto nomem;
+	return sim_loader(p, s, err);
+nomem:
+	return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+}
+
+/* The schedule of `accum` micro-batches per iteration on s's graph. */
+static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
+			struct ts_error *err)
+{
+	const struct ts_scenario *sc = p->sc;
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	if (s->mp) {
 		/* tensor, pipeline or sharded data parallelism: the model-parallel
 		 * schedule over the rank classes of the placement */
-		double ab = work_act_bytes(p->dtype), nv_rd = 0.0, nv_wr = 0.0;
-		if (par->offload == TS_OFFLOAD_NVME && (rc = nvme_drives(sc, &nv_rd, &nv_wr, err)))
-			goto out;
 		struct pipe_job pj = {
-		    .units = units,
-		    .nunits = nunits,
-		    .gran = gran,
+		    .units = p->units,
+		    .nunits = p->nunits,
+		    .gran = p->gran,
 		    .sched = par->schedule == TS_SCHED_GPIPE	     ? PIPE_GPIPE
 			     : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
 								     : PIPE_1F1B,
 		    .interleave = par->interleave,
-		    .m = p->accum,
+		    .m = accum,
 		    .iterations = (uint32_t)sc->training.iterations,
-		    .lay = &lay,
+		    .lay = &s->lay,
 		    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
-				(double)par->cp * (double)sc->model.hidden * ab,
+				(double)par->cp * (double)sc->model.hidden *
+				work_act_bytes(p->dtype),
 		    .cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
 		    .cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
 		    .ep = par->ep,
 		    .a2a_bytes = p->costs.layer_a2a_bytes,
 		    .offload = par->offload != TS_OFFLOAD_NONE,
-		    .net = net,
+		    .net = s->net,
 		    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
 		    .nvme = par->offload == TS_OFFLOAD_NVME,
-		    .nvme_read_Bps = nv_rd,
-		    .nvme_write_Bps = nv_wr,
+		    .nvme_read_Bps = p->nvme_read_Bps,
+		    .nvme_write_Bps = p->nvme_write_Bps,
 		    .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
 		    .sp = par->sp,
 		    .zero = par->zero,
 		    .tp_overlap = par->tp_comm_overlap,
-		    .comm_slowdown = calib->comm_compute_slowdown,
-		    .bucket_bytes = bucket,
-		    .overlap = overlap,
+		    .comm_slowdown = p->calib->comm_compute_slowdown,
+		    .bucket_bytes = p->bucket_bytes,
+		    .overlap = p->overlap,
 		    .weight_bpp = p->conv.weight_bytes,
 		    .grad_bpp = p->conv.grad_bytes,
 		    .optim_bpp = p->conv.optim_bytes,
 		    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
-		    .optimizer_s_per_param =
-			work_optimizer_time(p->gpu, calib, 1.0, p->conv.optim_bytes_touched),
-		    .optimizer_kernels = job.optimizer_kernels,
-		    .launch_s = calib->launch_s,
+		    .optimizer_s_per_param = p->optimizer_s_per_param,
+		    .optimizer_kernels = p->optimizer_kernels,
+		    .launch_s = p->calib->launch_s,
+		    .data = data_loader_job(s->ld),
 		};
-		rc = pipe_build(g, f, &pj, &pbuilt, err);
-	} else {
-		rc = dp_build(g, f, &job, &built, err);
+		return pipe_build(s->g, s->f, &pj, &s->pbuilt, err);
 	}
+	struct work_static st;
+	int rc = work_static_bytes(&p->conv, p->params, 0, p->dp, &st, err);
 	if (rc)
-		goto out;
-	struct tracer tx = {.tr = trace, .f = f, .net = net, .g = g};
+		return rc;
+	struct dp_job job = {
+	    .units = p->units,
+	    .nunits = p->nunits,
+	    .gran = p->gran,
+	    .accum = accum,
+	    .iterations = (uint32_t)sc->training.iterations,
+	    .bucket_bytes = p->bucket_bytes,
+	    .first_bucket_bytes = p->first_bucket_bytes,
+	    .overlap = p->overlap,
+	    .optimizer_s = p->optimizer_s,
+	    .optimizer_kernels = p->optimizer_kernels,
+	    .launch_s = p->calib->launch_s,
+	    .ranks = s->ranks,
+	    .dp = p->dp,
+	    .class_mode = p->class_mode,
+	    .coll_mult = (p->dp + gpn - 1) / gpn,
+	    .weights_bytes = st.weight_bytes,
+	    .grads_bytes = st.grad_bytes,
+	    .optimizer_bytes = st.optim_bytes,
+	    .data = data_loader_job(s->ld),
+	};
+	return dp_build(s->g, s->f, &job, &s->built, err);
+}
+
+/* Play the graph, recording it on trace when not NULL. */
+static int sim_play(struct sim *s, struct ts_trace *trace, struct ts_error *err)
+{
+	struct tracer tx = {.tr = trace, .f = s->f, .net = s->net, .g = s->g};
 	if (trace) {
 		struct fluid_observer obs = {.on_start = tr_start, .on_end = tr_end, .ud = &tx};
 		if (trace_process(trace, "links", &tx.links_proc))
-			goto nomem;
-		fluid_set_observer(f, &obs);
+			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		fluid_set_observer(s->f, &obs);
 	}
-	rc = graph_run(g, err);
-	fluid_set_observer(f, NULL);
+	int rc = graph_run(s->g, err);
+	fluid_set_observer(s->f, NULL);
 	ts_free(tx.track, tx.captrack * sizeof *tx.track);
 	ts_free(tx.start, tx.capstart * sizeof *tx.start);
 	if (!rc && tx.rc)
 		rc = ts_error_set(err, tx.rc, NULL, 0, NULL, "out of memory while tracing");
-	if (rc)
-		goto out;
+	if (!rc && trace)
+		trace_tasks(trace, s->g);
+	return rc;
+}
 
-	/* --- measure */
-	uint32_t ni = mp ? pbuilt.niter : built.niter;
-	const uint32_t *iter_end = mp ? pbuilt.iter_end : built.iter_end;
-	uint32_t meas_stream = built.compute_stream, meas_pool = built.pool;
-	if (mp) {
-		/* the breakdown of the class whose step ends last, the memory of
-		 * the fullest class */
+/* Measure the played graph: the span of the iterations after the warm-up,
+ * the breakdown of the compute stream of the class whose step ends last,
+ * the memory of the fullest class (*peak bytes, split in ms->at). *w1
+ * receives the end of the window. */
+static void sim_measure(const struct sim *s, struct meas *ms, double *peak, ts_time *w1)
+{
+	const struct ts_graph *g = s->g;
+	uint32_t ni = s->mp ? s->pbuilt.niter : s->built.niter;
+	const uint32_t *iter_end = s->mp ? s->pbuilt.iter_end : s->built.iter_end;
+	uint32_t meas_stream = s->built.compute_stream, meas_pool = s->built.pool;
+	if (s->mp) {
+		const struct pipe_built *pb = &s->pbuilt;
 		uint32_t lastk = 0, fullk = 0;
-		for (uint32_t k = 1; k < pbuilt.nclasses; k++) {
-			if (graph_rec(g, pbuilt.opt[k])->end > graph_rec(g, pbuilt.opt[lastk])->end)
+		for (uint32_t k = 1; k < pb->nclasses; k++) {
+			if (graph_rec(g, pb->opt[k])->end > graph_rec(g, pb->opt[lastk])->end)
 				lastk = k;
-			if (graph_pool_peak(g, pbuilt.pool[k], NULL) >
-			    graph_pool_peak(g, pbuilt.pool[fullk], NULL))
+			if (graph_pool_peak(g, pb->pool[k], NULL) >
+			    graph_pool_peak(g, pb->pool[fullk], NULL))
 				fullk = k;
 		}
-		meas_stream = pbuilt.compute[lastk];
-		meas_pool = pbuilt.pool[fullk];
+		meas_stream = pb->compute[lastk];
+		meas_pool = pb->pool[fullk];
 	}
 	ts_time t_first = graph_rec(g, iter_end[0])->end;
 	ts_time t_last = graph_rec(g, iter_end[ni - 1])->end;
-	ts_time w0 = ni >= 2 ? t_first : 0, w1 = t_last;
-	struct meas ms = {.per = ni >= 2 ? (double)(ni - 1) : 1.0, .span = w1 - w0};
-	graph_breakdown(g, meas_stream, w0, w1, &ms.bd);
-	double peak_bytes = graph_pool_peak(g, meas_pool, ms.at);
-	if (keep)
-		*keep = ms;
-	if (ex) {
-		/* every part of the iteration, and every kind of memory at the
-		 * peak, on the line through the two simulated batch sizes */
-		const struct meas *a = &ex->r1;
-		uint32_t m2 = p->accum;
-		ms.span = ext_ns(a->span, ms.span, ex, m2);
-		for (int k = 0; k < GRAPH_KIND_COUNT_; k++) {
-			ms.bd.busy[k] = ext_ns(a->bd.busy[k], ms.bd.busy[k], ex, m2);
-			ms.bd.wait[k] = ext_ns(a->bd.wait[k], ms.bd.wait[k], ex, m2);
-		}
-		double w = ((double)ex->m - (double)ex->m1) / ((double)m2 - (double)ex->m1);
-		peak_bytes = 0.0;
-		for (int k = 0; k < GRAPH_MEM_COUNT_; k++) {
-			ms.at[k] = a->at[k] == ms.at[k]
-				       ? a->at[k]
-				       : fmax(0.0, a->at[k] + (ms.at[k] - a->at[k]) * w);
-			peak_bytes += ms.at[k];
-		}
+	ts_time w0 = ni >= 2 ? t_first : 0;
+	*w1 = t_last;
+	*ms = (struct meas){.per = ni >= 2 ? (double)(ni - 1) : 1.0, .span = t_last - w0};
+	graph_breakdown(g, meas_stream, w0, t_last, &ms->bd);
+	*peak = graph_pool_peak(g, meas_pool, ms->at);
+}
+
+/* Carry measurement ms of m2 micro-batches to ex->m along the line through
+ * ex->r1's and its own: every part of the iteration and every kind of
+ * memory at the peak. */
+static void extend(const struct extrap *ex, uint32_t m2, struct meas *ms, double *peak)
+{
+	const struct meas *a = &ex->r1;
+	ms->span = ext_ns(a->span, ms->span, ex, m2);
+	for (int k = 0; k < GRAPH_KIND_COUNT_; k++) {
+		ms->bd.busy[k] = ext_ns(a->bd.busy[k], ms->bd.busy[k], ex, m2);
+		ms->bd.wait[k] = ext_ns(a->bd.wait[k], ms->bd.wait[k], ex, m2);
 	}
+	double w = ((double)ex->m - (double)ex->m1) / ((double)m2 - (double)ex->m1);
+	*peak = 0.0;
+	for (int k = 0; k < GRAPH_MEM_COUNT_; k++) {
+		ms->at[k] = a->at[k] == ms->at[k]
+				? a->at[k]
+				: fmax(0.0, a->at[k] + (ms->at[k] - a->at[k]) * w);
+		*peak += ms->at[k];
+	}
+}
+
+/* The per-iteration results of measurement ms, whose micro-batches stand
+ * for batch_share of the scenario's, with peak_bytes at the memory peak:
+ * times, throughput, FLOPs, memory. */
+static void iteration_results(const struct ts_plan *p, const struct meas *ms, double peak_bytes,
+			      double batch_share, struct ts_result *out)
+{
+	const struct ts_scenario *sc = p->sc;
 	const struct ts_training *tr = &sc->training;
-	double per = ms.per;
+	double per = ms->per;
 	snprintf(out->name, sizeof out->name, "%s", sc->name);
 	out->gpus = sc->gpus;
-	out->iteration_time_s = secs(ms.span, per);
-	out->compute_s = secs(ms.bd.busy[GRAPH_COMPUTE], per);
-	out->recompute_s = secs(ms.bd.busy[GRAPH_RECOMPUTE], per);
+	out->iteration_time_s = secs(ms->span, per);
+	out->compute_s = secs(ms->bd.busy[GRAPH_COMPUTE], per);
+	out->recompute_s = secs(ms->bd.busy[GRAPH_RECOMPUTE], per);
 	/* the step, and waits for its parts off the GPU (NVMe offload's swap) */
-	out->optimizer_s = secs(ms.bd.busy[GRAPH_OPTIMIZER] + ms.bd.wait[GRAPH_OPTIMIZER], per);
-	out->exposed_comm_s = secs(ms.bd.wait[GRAPH_COMM], per);
-	out->bubble_s = secs(ms.bd.wait[GRAPH_P2P], per);
-	out->data_stall_s = secs(ms.bd.wait[GRAPH_DATA], per);
-	out->mem.weights = ms.at[GRAPH_MEM_WEIGHTS];
-	out->mem.gradients = ms.at[GRAPH_MEM_GRADIENTS];
-	out->mem.optimizer = ms.at[GRAPH_MEM_OPTIMIZER];
-	out->mem.activations = ms.at[GRAPH_MEM_ACTIVATIONS];
-	out->mem.logits = ms.at[GRAPH_MEM_LOGITS];
-	out->mem.buffers = ms.at[GRAPH_MEM_BUFFERS];
+	out->optimizer_s = secs(ms->bd.busy[GRAPH_OPTIMIZER] + ms->bd.wait[GRAPH_OPTIMIZER], per);
+	out->exposed_comm_s = secs(ms->bd.wait[GRAPH_COMM], per);
+	out->bubble_s = secs(ms->bd.wait[GRAPH_P2P], per);
+	out->data_stall_s = secs(ms->bd.wait[GRAPH_DATA], per);
+	out->mem.weights = ms->at[GRAPH_MEM_WEIGHTS];
+	out->mem.gradients = ms->at[GRAPH_MEM_GRADIENTS];
+	out->mem.optimizer = ms->at[GRAPH_MEM_OPTIMIZER];
+	out->mem.activations = ms->at[GRAPH_MEM_ACTIVATIONS];
+	out->mem.logits = ms->at[GRAPH_MEM_LOGITS];
+	out->mem.buffers = ms->at[GRAPH_MEM_BUFFERS];
 	double T = out->iteration_time_s;
 	double tokens = (double)tr->global_batch * (double)tr->seq_len * batch_share;
 	out->samples_per_s = (double)tr->global_batch * batch_share / T;
@@ -765,8 +477,9 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	    work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
 	 * per rank and micro-batch) over every layer and micro-batch of the job */
-	double recompute_flops = p->costs.layer_recompute_flops[p->rc] * (double)sc->model.layers *
-				 tokens / ((double)tr->micro_batch * (double)tr->seq_len) *
+	double recompute_flops = p->costs.layer_recompute_flops[p->recompute] *
+				 (double)sc->model.layers * tokens /
+				 ((double)tr->micro_batch * (double)tr->seq_len) *
 				 (double)p->shape.tp * (double)(p->shape.cp > 1 ? p->shape.cp : 1);
 	out->hardware_flops_per_iteration = out->model_flops_per_iteration + recompute_flops;
 	double peak = p->gpu->peak_flops[TS_BF16] > 0.0 ? p->gpu->peak_flops[TS_BF16]
@@ -785,7 +498,15 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	out->memory_per_gpu_bytes = peak_bytes + out->mem.reserve;
 	out->memory_capacity_bytes = cap;
 	out->fits = out->memory_per_gpu_bytes <= cap;
-	/* whole run */
+}
+
+/* The whole run: steps from the run length, checkpoints, failures, energy
+ * and cost (sim/run/cost.h). */
+static void run_results(const struct ts_plan *p, double batch_share, struct ts_result *out)
+{
+	const struct ts_scenario *sc = p->sc;
+	const struct ts_training *tr = &sc->training;
+	double tokens = (double)tr->global_batch * (double)tr->seq_len * batch_share;
 	double steps = 0.0, per_step = 1.0; /* run length units per optimizer step */
 	switch (tr->run_unit) {
 	case TS_RUN_TOKENS:
@@ -797,7 +518,7 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	case TS_RUN_EPOCHS: {
 		/* passes over the dataset (data.dataset); a token dataset counts
 		 * tokens, packed into sequences of seq_len */
-		const struct data_dataset *ds = &data_loader_plan(ld)->dataset;
+		const struct data_dataset *ds = &p->input.dataset;
 		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
 		per_step = (double)tr->global_batch / per_epoch;
 		break;
@@ -808,53 +529,57 @@ static int run_at(const struct ts_scenario *sc, const struct work_calib *calib, 
 	if (tr->run_unit != TS_RUN_NONE) {
 		steps =
 		    tr->run_unit == TS_RUN_STEPS ? tr->run_length : ceil(tr->run_length / per_step);
-		/* less than one step is no run: 5e-324 tokens made 0 steps */
-		if (!(tr->run_length / per_step >= 1.0)) {
-			char key[64];
-			snprintf(key, sizeof key, "training.%s", ts_run_unit_name(tr->run_unit));
-			rc = plan_fail(sc, err, TS_ERANGE, key,
-				       "found %g, less than one step (%.6g %s per step), expected "
-				       "at least one step",
-				       tr->run_length, per_step, ts_run_unit_name(tr->run_unit));
-			goto out;
-		}
 	}
 	out->steps = steps;
-	/* a checkpoint holds the weights and the optimizer state (not gradients) */
-	double ckpt_bytes = p->params * (p->conv.weight_bytes + p->conv.optim_bytes);
 	struct cost_ckpt ckw;
-	if ((rc = cost_check_power(sc, p->gpu, err)) ||
-	    (rc = cost_checkpoint(sc, ckpt_bytes, &ckw, err)))
+	cost_checkpoint(sc, p->ckpt_storage_set ? &p->ckpt_storage : NULL, p->ckpt_bytes, &ckw);
+	cost_whole_run(sc, p->gpu, p->ckpt_bytes, ckw.each_s, out);
+}
+
+/* Simulate plan p with `accum` micro-batches per iteration (0: as the
+ * global batch gives). With ex, this run has m2 = accum micro-batches and its
+ * per-iteration times and memory are carried to ex->m along the line
+ * through ex->r1's and its own before anything is derived from them.
+ * keep (may be NULL) receives this run's own measurement. */
+static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *ex,
+		  struct meas *keep, struct ts_result *out, struct ts_trace *trace,
+		  struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	/* the micro-batches the results speak for, against those simulated */
+	double batch_share = 1.0;
+	if (accum)
+		batch_share = (double)(ex ? ex->m : accum) / (double)p->accum;
+	else
+		accum = p->accum;
+	struct sim s = {0};
+	struct meas ms;
+	double peak;
+	ts_time w1;
+	int rc;
+	if ((rc = sim_create(p, &s, err)) || (rc = sim_schedule(p, accum, &s, err)) ||
+	    (rc = sim_play(&s, trace, err)))
 		goto out;
-	cost_whole_run(sc, p->gpu, ckpt_bytes, ckw.each_s, out);
+	sim_measure(&s, &ms, &peak, &w1);
+	if (keep)
+		*keep = ms;
+	if (ex)
+		extend(ex, accum, &ms, &peak);
+	iteration_results(p, &ms, peak, batch_share, out);
+	run_results(p, batch_share, out);
 	bottleneck(out);
+	double T = out->iteration_time_s;
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
 		double busy[DATA_STAGE_COUNT_];
 		/* over the whole run: the loader may have run ahead of the window */
-		data_loader_busy(ld, g, built.data_streams, 0, w1, busy);
-		data_loader_explain(ld, busy, out->data_stall_s, T, out->bottleneck,
+		data_loader_busy(s.ld, s.g, s.mp ? s.pbuilt.data_streams : s.built.data_streams, 0,
+				 w1, busy);
+		data_loader_explain(s.ld, busy, out->data_stall_s, T, out->bottleneck,
 				    sizeof out->bottleneck);
 	}
-	ts_scenario_not_modelled(sc, out->not_modelled, sizeof out->not_modelled);
-	if (trace)
-		trace_tasks(trace, g);
-	rc = 0;
-	goto out;
-nomem:
-	rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	ts_scenario_not_modelled(p->sc, out->not_modelled, sizeof out->not_modelled);
 out:
-	dp_built_free(&built);
-	pipe_built_free(&pbuilt);
-	data_loader_destroy(ld);
-	graph_destroy(g);
-	coll_destroy(cc);
-	net_destroy(net);
-	fluid_destroy(f);
-	evq_destroy(q);
-	ts_free(ranks, p->dp * sizeof *ranks);
-	ts_free(node_stage, hw_cluster_nodes(sc->cluster) * sizeof *node_stage);
-	ts_free(units, nunits * sizeof *units);
-	ts_free(p, sizeof *p);
+	sim_destroy(&s);
 	return rc;
 }
 
@@ -878,25 +603,39 @@ bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, ui
 	uint32_t b = a + u * (u >= RUN_EXTRAP_DM ? 1u : (RUN_EXTRAP_DM + u - 1) / u);
 	*m1 = a;
 	*m2 = b;
-	*m = all > 0 && all <= RUN_MAX_ACCUM ? (uint32_t)all : 0;
+	*m = all > 0 && all <= PLAN_MAX_ACCUM ? (uint32_t)all : 0;
 	/* a batch the plan refuses, or micro-batches interleaving cannot
 	 * take, get their message from the whole run */
-	return sc->sim.extrapolate && all >= (int64_t)a + b && all <= RUN_MAX_ACCUM &&
+	return sc->sim.extrapolate && all >= (int64_t)a + b && all <= PLAN_MAX_ACCUM &&
 	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u);
+}
+
+int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
+	     struct ts_error *err)
+{
+	uint32_t m1, m2, m;
+	/* a trace shows every micro-batch */
+	if (trace || !ts_run_extends(p->sc, &m1, &m2, &m))
+		return run_at(p, 0, NULL, NULL, out, trace, err);
+	struct extrap ex = {.m1 = m1, .m = m};
+	int rc = run_at(p, m1, NULL, &ex.r1, out, NULL, err);
+	if (rc) {
+		memset(out, 0, sizeof *out);
+		return rc;
+	}
+	return run_at(p, m2, &ex, NULL, out, NULL, err);
 }
 
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
 	   struct ts_trace *trace, struct ts_error *err)
 {
-	uint32_t m1, m2, m;
-	/* a trace shows every micro-batch */
-	if (trace || !ts_run_extends(sc, &m1, &m2, &m))
-		return run_at(sc, calib, 0, NULL, NULL, out, trace, err);
-	struct extrap ex = {.m1 = m1, .m = m};
-	int rc = run_at(sc, calib, m1, NULL, &ex.r1, out, NULL, err);
-	if (rc) {
-		memset(out, 0, sizeof *out);
-		return rc;
-	}
-	return run_at(sc, calib, m2, &ex, NULL, out, NULL, err);
+	struct ts_env env;
+	struct ts_plan *p = NULL;
+	memset(out, 0, sizeof *out);
+	int rc = env_wrap(hw_cluster_catalog(sc->cluster), calib, &env, err);
+	if (!rc && !(rc = plan_build(&env, sc, &p, err)))
+		rc = run_plan(p, out, trace, err);
+	plan_destroy(p);
+	env_release(&env);
+	return rc;
 }

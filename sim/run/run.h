@@ -6,17 +6,31 @@
 
 #include "base/err.h"
 #include "io/scenario.h"
+#include "plan/plan.h"
 #include "trace/trace.h"
 #include "run/result.h"
 #include "work/compute.h"
 
-/* Simulate scenario `sc` with the efficiency constants `calib` and fill
+/* Simulate the job of plan p (borrowed) and fill `out` (every stable result
+ * key); when `trace` is not NULL, every task of every simulated iteration is
+ * recorded on it. Opens no file: everything read from the environment is
+ * in the plan. Returns 0, or TS_EINVALID for a schedule the builders refuse,
+ * or TS_ENOMEM, with `err` filled. Never prints. Extension as ts_run. */
+int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
+	     struct ts_error *err);
+
+/* Plan scenario `sc` in an environment of its cluster's catalog (its root
+ * directory for the storage catalog and datasets) and the efficiency
+ * constants `calib`, then run_plan; the storage catalog is read once per
+ * call (a sweep or a search builds its plans from one struct ts_env
+ * instead). Simulate scenario `sc` with the efficiency constants `calib` and fill
  * `out` (every stable result key). When `trace` is not NULL, every task of
  * every simulated iteration is recorded on it (one track per stream).
  * A scenario that does not fit in memory is still simulated and reported
  * with fits = false. Returns 0, TS_EUNSUPPORTED for a setting not modelled
  * yet (the message names the key), TS_EINVALID for an inconsistent
- * scenario, or TS_ENOMEM, with `err` filled. Never prints.
+ * scenario, the errors of plan_build and data_catalog_load, or TS_ENOMEM,
+ * with `err` filled. Never prints.
  *
  * An iteration of m micro-batches has, once the pipeline is full, one
  * period per micro-batch, so its time and each part of it grow linearly in

@@ -47,6 +47,8 @@
 
 #include "base/alloc.h"
 #include "base/csv.h"
+#include "base/file.h"
+#include "plan/plan.h"
 #include "io/scenario.h"
 #include "run/run.h"
 #include "run/validate.h"
@@ -686,6 +688,12 @@ int val_predict(const struct hw_catalog *cat, const struct work_calib *c, const 
 	int rc = ts_scenario_load_string(cat, r->scenario, r->id, NULL, 0, &sc, err);
 	if (rc)
 		return rc;
+	if (plan_check_modelled(sc, NULL) == TS_EUNSUPPORTED) {
+		/* not modelled yet: reported, not a failure */
+		ts_scenario_destroy(sc);
+		*predicted = NAN;
+		return 0;
+	}
 	struct ts_result res;
 	rc = ts_run(sc, c, &res, NULL, err);
 	ts_scenario_destroy(sc);
@@ -729,10 +737,6 @@ int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
 			continue;
 		struct ts_error e = {0};
 		rcs[i] = val_predict(cat, c, &rows[i], &pred[i], &e);
-		if (rcs[i] == TS_EUNSUPPORTED && !strncmp(e.key, "parallel.", 9)) {
-			pred[i] = NAN; /* not modelled yet: reported, not a failure */
-			rcs[i] = 0;
-		}
 	}
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++)

@@ -90,16 +90,18 @@ int val_load_multi(const char *root, struct val_row **rows, size_t *n, struct ts
 void val_rows_free(struct val_row *rows, size_t n);
 
 /* Simulate row r with the constants c on catalog cat and put the predicted
- * value of r->metric in *predicted. Returns 0 or the errors of
- * ts_scenario_load_string and ts_run, with `err` filled (may be NULL). */
+ * value of r->metric in *predicted; a row whose settings trainsim does not
+ * model yet (plan_check_modelled) gets NAN and is no failure. Returns 0 or
+ * the errors of ts_scenario_load_string and ts_run, with `err` filled (may
+ * be NULL). */
 int val_predict(const struct hw_catalog *cat, const struct work_calib *c, const struct val_row *r,
 		double *predicted, struct ts_error *err);
 
 /* val_predict for rows[i] with use == NULL or use[i] true, into pred[i] (the
  * others are left alone). Rows run in parallel (OpenMP); results do not
- * depend on the thread count. A row whose parallelism trainsim does not
- * model yet (ts_run's TS_EUNSUPPORTED on a parallel.* key) gets pred[i] =
- * NAN and is no failure (val_summarize counts it as not run). On failure
+ * depend on the thread count. A row whose settings trainsim does not model
+ * yet gets pred[i] = NAN (val_predict) and is no failure (val_summarize
+ * counts it as not run). On failure
  * returns the error of the first failing row by index. */
 int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
 		    const struct val_row *rows, size_t n, const bool *use, double *pred,

@@ -21,6 +21,7 @@
 #endif
 
 #include "base/alloc.h"
+#include "plan/plan.h"
 #include "run/run.h"
 #include "sweep/search.h"
 #include "work/memory.h"
@@ -31,20 +32,6 @@
 #define MAX_CP 5 /* cp = 1, 2, 4, 8, 16 */
 /* Most micro-batches per iteration and rank (as sim/run/run.c). */
 #define MAX_ACCUM (1 << 16)
-
-static enum work_framework fw_of(enum ts_framework f)
-{
-	switch (f) {
-	case TS_FW_DEEPSPEED:
-		return WORK_FW_DEEPSPEED;
-	case TS_FW_DDP:
-		return WORK_FW_DDP;
-	case TS_FW_FSDP:
-		return WORK_FW_FSDP;
-	default:
-		return WORK_FW_MEGATRON;
-	}
-}
 
 /* Per-(tp, cp, micro-batch) costs, computed on first use. */
 struct costs_cache {
@@ -139,7 +126,7 @@ static bool same_rc(const struct work_costs *c, int a, int b)
 
 /* ZeRO stages framework fw takes with dp ranks and pp stages, into z;
  * returns how many. */
-static int zero_stages(enum ts_framework fw, const struct ts_model *m, uint32_t dp, uint32_t pp,
+static int zero_stages(enum work_framework fw, const struct ts_model *m, uint32_t dp, uint32_t pp,
 		       int z[4])
 {
 	int n = 0;
@@ -147,18 +134,18 @@ static int zero_stages(enum ts_framework fw, const struct ts_model *m, uint32_t 
 	if (dp < 2 || m->family == TS_FAMILY_LAYERS)
 		return n;
 	switch (fw) {
-	case TS_FW_DEEPSPEED:
+	case WORK_FW_DEEPSPEED:
 		z[n++] = 1;
 		if (pp == 1) {
 			z[n++] = 2;
 			z[n++] = 3;
 		}
 		break;
-	case TS_FW_FSDP:
+	case WORK_FW_FSDP:
 		z[n++] = 2;
 		z[n++] = 3;
 		break;
-	case TS_FW_DDP:
+	case WORK_FW_DDP:
 		break;
 	default:
 		z[n++] = 1;
@@ -221,7 +208,7 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 		int nsched = pp > 1 && m % pp == 0 && L % (2 * pp) == 0 ? 2 : 1;
 		for (int sch = 0; sch < nsched; sch++)
 			for (int zi = 0; zi < nz; zi++)
-				for (int r = 0; r < TS_RECOMPUTE_COUNT_; r++) {
+				for (int r = 0; r < WORK_RECOMPUTE_COUNT_; r++) {
 					if (ts_grow((void **)&out->c, cap_c, out->n + 1,
 						    sizeof *out->c))
 						return TS_ENOMEM;
@@ -237,7 +224,7 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					    .schedule = sch ? TS_SCHED_INTERLEAVED : TS_SCHED_1F1B,
 					    .interleave = sch ? 2u : 1u,
 					    .micro_batch = mb,
-					    .recompute = (enum ts_recompute)r,
+					    .recompute = (enum work_recompute)r,
 					    .capacity_bytes =
 						hw_cluster_gpu_type(s->cluster)->mem_bytes,
 					    .score = INFINITY};
@@ -254,17 +241,64 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 	return 0;
 }
 
+int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+			 const struct data_input *in, const struct search_cand *c,
+			 struct ts_result *out, struct ts_error *err)
+{
+	struct ts_scenario sc = *layout;
+	sc.training.micro_batch = c->micro_batch;
+	sc.training.recompute = c->recompute;
+	sc.training.iterations = 2; /* a warm-up, then the one measured */
+	sc.parallel.tp = c->tp;
+	sc.parallel.pp = c->pp;
+	sc.parallel.cp = c->cp;
+	sc.parallel.dp = c->dp;
+	sc.parallel.zero = c->zero;
+	sc.parallel.schedule = c->schedule;
+	sc.parallel.interleave = c->interleave;
+	sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
+	sc.sim.mode = TS_MODE_CLASS;
+	struct ts_plan *p = NULL;
+	memset(out, 0, sizeof *out);
+	int rc = plan_build_with(env, &sc, in, &p, err);
+	if (!rc)
+		rc = run_plan(p, out, NULL, err);
+	plan_destroy(p);
+	return rc;
+}
+
 int search_run(const struct hw_catalog *cat, const struct work_calib *calib, const char *path,
 	       const char *const *sets, size_t nsets, enum search_objective obj, uint32_t max_gpus,
 	       int threads, struct search_result *out, struct ts_error *err)
 {
+	struct ts_env env;
 	memset(out, 0, sizeof *out);
+	int rc = env_wrap(cat, calib, &env, err);
+	if (!rc)
+		rc = search_run_env(&env, path, sets, nsets, obj, max_gpus, threads, out, err);
+	env_release(&env);
+	return rc;
+}
+
+int search_run_env(const struct ts_env *env, const char *path, const char *const *sets,
+		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
+		   struct search_result *out, struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const struct hw_catalog *cat = env->cat;
+	const struct work_calib *calib = &env->calib;
 	struct ts_scenario *base = NULL, *lay[MAX_LAYOUTS] = {0};
 	struct costs_cache *cache = NULL;
+	struct data_input input;
 	uint32_t nl = 0;
 	int rc = ts_scenario_load(cat, path, sets, nsets, &base, err);
 	if (rc)
 		return rc;
+	/* the dataset, read once for every candidate */
+	if ((rc = plan_input(env, base, &input, err))) {
+		ts_scenario_destroy(base);
+		return rc;
+	}
 	uint32_t gpn = base->gpus_per_node;
 	if (!max_gpus)
 		max_gpus = base->gpus;
@@ -313,11 +347,11 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 	/* candidates */
 	struct work_fw_conventions conv;
 	enum ts_dtype dt = dtype_of(base);
-	if (work_fw_conventions(fw_of(base->training.framework), dt, &conv)) {
+	if (work_fw_conventions(base->training.framework, dt, &conv)) {
 		rc = ts_scenario_error(base, err, TS_EINVALID, "training.framework",
 				       "found %s with %s, expected a framework/precision pair it "
 				       "supports",
-				       ts_framework_name(base->training.framework),
+				       work_framework_name(base->training.framework),
 				       ts_dtype_name(dt));
 		goto done;
 	}
@@ -378,21 +412,7 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 		struct search_cand *c = &cs[i];
 		if (c->pruned || c->alias)
 			continue;
-		struct ts_scenario sc = *lay[c->rc];
-		sc.training.micro_batch = c->micro_batch;
-		sc.training.recompute = c->recompute;
-		sc.training.iterations = 2; /* a warm-up, then the one measured */
-		sc.parallel.tp = c->tp;
-		sc.parallel.pp = c->pp;
-		sc.parallel.cp = c->cp;
-		sc.parallel.dp = c->dp;
-		sc.parallel.zero = c->zero;
-		sc.parallel.schedule = c->schedule;
-		sc.parallel.interleave = c->interleave;
-		sc.sim.granularity =
-		    TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
-		sc.sim.mode = TS_MODE_CLASS;
-		c->rc = ts_run(&sc, calib, &c->res, NULL, NULL);
+		c->rc = search_candidate_run(env, lay[c->rc], &input, c, &c->res, NULL);
 	}
 	out->seconds = now_s() - t0;
 	for (size_t i = 0; i < out->n; i++) {

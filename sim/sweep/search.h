@@ -12,6 +12,8 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "io/scenario.h"
+#include "plan/env.h"
+#include "data/loader.h"
 #include "run/result.h"
 #include "work/compute.h"
 
@@ -25,7 +27,7 @@ struct search_cand {
 	enum ts_schedule schedule;     /* 1f1b, or interleaved (pp > 1) */
 	uint32_t interleave;	       /* model chunks per stage: 1, or 2 when interleaved */
 	int64_t micro_batch;	       /* sequences per micro-batch */
-	enum ts_recompute recompute;   /* none | selective | full */
+	enum work_recompute recompute; /* none | selective | full */
 	double est_bytes;	       /* static memory estimate per GPU, bytes */
 	double capacity_bytes;	       /* usable bytes of the GPU */
 	bool pruned;		       /* est_bytes > capacity: not simulated */
@@ -101,6 +103,22 @@ struct search_result {
 int search_run(const struct hw_catalog *cat, const struct work_calib *calib, const char *path,
 	       const char *const *sets, size_t nsets, enum search_objective obj, uint32_t max_gpus,
 	       int threads, struct search_result *out, struct ts_error *err);
+
+/* search_run in environment env (borrowed): its catalog, constants and
+ * storage catalog; the dataset is read once, and no candidate opens a
+ * file. Same errors, and those of plan_input for the base scenario. */
+int search_run_env(const struct ts_env *env, const char *path, const char *const *sets,
+		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
+		   struct search_result *out, struct ts_error *err);
+
+/* Simulate candidate c on layout scenario `layout` (its nodes and GPUs per
+ * node; c's degrees, micro-batch, ZeRO stage, schedule and recompute mode
+ * replace the layout's; two iterations, class mode, stage granularity)
+ * with input `in` (plan_input of the search's scenario): plan_build_with,
+ * then run_plan, into *out. Opens no file. Returns 0 or their errors. */
+int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+			 const struct data_input *in, const struct search_cand *c,
+			 struct ts_result *out, struct ts_error *err);
 
 void search_result_free(struct search_result *r);
 

@@ -30,6 +30,8 @@
 #include "base/alloc.h"
 #include "base/cfg.h"
 #include "base/csv.h"
+#include "base/file.h"
+#include "plan/plan.h"
 #include "report/report.h"
 #include "run/run.h"
 #include "sweep/sweep.h"
@@ -163,18 +165,58 @@ int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
 	return rc;
 }
 
-int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		    const struct work_calib *calib, size_t i, char *buf, size_t n,
-		    struct ts_result *res)
+/* What every point of one sweep shares: the environment and, once a point
+ * has resolved it, the input of the base's dataset (points that name the
+ * same dataset and model family plan with it and read nothing). */
+struct sweep_base {
+	const struct ts_env *env;
+	bool have_input;
+	struct data_input input;
+	char dataset[sizeof((struct ts_data *)0)->dataset];
+	enum ts_model_family family;
+};
+
+/* Plan and simulate scenario sc of a point. */
+static int point_run(const struct sweep_base *sb, const struct ts_scenario *sc, struct ts_result *r,
+		     struct ts_error *err)
+{
+	struct ts_plan *p = NULL;
+	bool same = sb->have_input && !strcmp(sb->dataset, sc->data.dataset) &&
+		    sb->family == sc->model.family;
+	int rc = same ? plan_build_with(sb->env, sc, &sb->input, &p, err)
+		      : plan_build(sb->env, sc, &p, err);
+	if (!rc)
+		rc = run_plan(p, r, NULL, err);
+	plan_destroy(p);
+	return rc;
+}
+
+/* The base's input, resolved from point `i` (nothing when it does not
+ * load or its input does not resolve: the points then plan alone). */
+static void base_input(const struct sweep_spec *sp, size_t i, struct sweep_base *sb)
+{
+	struct ts_scenario *sc = NULL;
+	if (sweep_point_load(sp, sb->env->cat, i, &sc, NULL))
+		return;
+	if (!plan_input(sb->env, sc, &sb->input, NULL)) {
+		sb->have_input = true;
+		snprintf(sb->dataset, sizeof sb->dataset, "%s", sc->data.dataset);
+		sb->family = sc->model.family;
+	}
+	ts_scenario_destroy(sc);
+}
+
+static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, size_t i, char *buf,
+		     size_t n, struct ts_result *res)
 {
 	struct ts_scenario *sc = NULL;
 	struct ts_error err;
 	struct ts_result r;
 	char idx[32], msg[1400], status[1500];
 	ts_error_clear(&err);
-	int prc = sweep_point_load(sp, cat, i, &sc, &err);
+	int prc = sweep_point_load(sp, sb->env->cat, i, &sc, &err);
 	if (!prc)
-		prc = ts_run(sc, calib, &r, NULL, &err);
+		prc = point_run(sb, sc, &r, &err);
 	ts_scenario_destroy(sc);
 	if (prc == TS_ENOMEM)
 		return TS_ENOMEM;
@@ -212,6 +254,22 @@ int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	return capture(buf, n, &off, print_row, &r);
 }
 
+int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
+		    const struct work_calib *calib, size_t i, char *buf, size_t n,
+		    struct ts_result *res)
+{
+	struct ts_env env;
+	struct ts_error err;
+	if (env_wrap(cat, calib, &env, &err)) {
+		env_release(&env);
+		return err.code == TS_ENOMEM ? TS_ENOMEM : TS_EIO;
+	}
+	struct sweep_base sb = {.env = &env};
+	int rc = point_row(sp, &sb, i, buf, n, res);
+	env_release(&env);
+	return rc;
+}
+
 static double now_s(void)
 {
 	struct timespec t;
@@ -223,7 +281,21 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	      const struct work_calib *calib, size_t first, int threads, FILE *out,
 	      sweep_progress_fn progress, void *ud, struct ts_error *err)
 {
+	struct ts_env env;
+	int rc = env_wrap(cat, calib, &env, err);
+	if (!rc)
+		rc = sweep_run_env(sp, &env, first, threads, out, progress, ud, err);
+	env_release(&env);
+	return rc;
+}
+
+int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t first, int threads,
+		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err)
+{
 	long n = (long)sp->npoints, from = (long)first;
+	struct sweep_base sb = {.env = env};
+	if (from < n)
+		base_input(sp, (size_t)from, &sb);
 	size_t cnt = n > from ? (size_t)(n - from) : 0;
 	int stop = 0, werr = 0;
 	double t0 = now_s();
@@ -258,8 +330,7 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 #endif
 			halted = stop;
 			int rc = halted ? 0
-				 : buf	? sweep_point_row(sp, cat, calib, (size_t)i, buf,
-							  SWEEP_ROW_MAX, NULL)
+				 : buf	? point_row(sp, &sb, (size_t)i, buf, SWEEP_ROW_MAX, NULL)
 					: TS_ENOMEM;
 			char *row = NULL;
 			if (!halted && !rc && !(row = ts_strdup(buf)))
@@ -461,7 +532,7 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 {
 	*done = 0;
 	*keep = 0;
-	FILE *f = fopen(path, "r");
+	FILE *f = ts_fopen(path, "r");
 	if (!f)
 		return 0; /* nothing yet */
 	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX),

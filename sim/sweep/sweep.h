@@ -12,6 +12,7 @@
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "io/sweepcfg.h"
+#include "plan/env.h"
 #include "run/result.h"
 #include "work/compute.h"
 
@@ -91,6 +92,13 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
  * sweep digest: base 0123456789abcdef, calibration ..., version 0.1.0\n")
  * into buf (size n). Returns 0 or TS_ELIMIT. */
 int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n);
+/* sweep_run in environment env (borrowed: catalog, constants, storage
+ * catalog): the dataset of the base is read once (from point `first`), and
+ * a point that names the same dataset plans with it; each point's
+ * scenario is still loaded from the base text with its --set values. Same
+ * returns as sweep_run. */
+int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t first, int threads,
+		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err);
 
 /* Look at an existing output file `path` of sweep sp: when it is missing or
  * empty (or holds only its digest line), *done = 0 and *keep = 0; when it

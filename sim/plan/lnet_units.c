@@ -4,13 +4,13 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "run/lnet_units.h"
+#include "plan/lnet_units.h"
 #include "work/lnet.h"
 
-int run_lnet_units(const struct ts_model *m, int64_t b, enum ts_dtype d,
-		   const struct hw_gpu_type *g, const struct work_calib *c,
-		   enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
-		   uint32_t *n, struct ts_error *err)
+int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
+		     const struct hw_gpu_type *g, const struct work_calib *c,
+		     enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
+		     uint32_t *n, struct ts_error *err)
 {
 	struct work_lnet_op *ops;
 	size_t nops;

@@ -1,8 +1,8 @@
 /* The units of one micro-batch of a layer-list model (family "layers") for
  * the data-parallel schedule: one per op, or one per block of the list.
  * SPDX-License-Identifier: MIT */
-#ifndef TS_RUN_LNET_UNITS_H
-#define TS_RUN_LNET_UNITS_H
+#ifndef TS_PLAN_LNET_UNITS_H
+#define TS_PLAN_LNET_UNITS_H
 
 #include <stdint.h>
 
@@ -17,9 +17,9 @@
  * grad_elem_bytes. Writes a new array *out of *n (free with
  * ts_free(*out, *n * sizeof **out)). Returns 0, TS_ENOMEM or the errors of
  * work_lnet_ops. */
-int run_lnet_units(const struct ts_model *m, int64_t b, enum ts_dtype d,
-		   const struct hw_gpu_type *g, const struct work_calib *c,
-		   enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
-		   uint32_t *n, struct ts_error *err);
+int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
+		     const struct hw_gpu_type *g, const struct work_calib *c,
+		     enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
+		     uint32_t *n, struct ts_error *err);
 
 #endif

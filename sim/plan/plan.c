@@ -1,0 +1,554 @@
+/* Planning a scenario: the checks that take more than one key, the
+ * defaults that depend on the framework and the GPU, and everything a run
+ * reads from the environment (dataset, storage, drives), resolved once.
+ *
+ * Cross-key checks live here and nowhere else: the schedule builders and
+ * the input pipeline trust the plan. Errors name the scenario key and the
+ * line that set it (ts_scenario_error); an error of a lower layer that
+ * names a key but no file (work_costs_compute: "parallel.ep" on a dense
+ * model) is placed at that key's line the same way.
+ * SPDX-License-Identifier: MIT */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "hw/cluster.h"
+#include "plan/lnet_units.h"
+#include "plan/plan.h"
+#include "work/ops.h"
+
+/* Fail naming where scenario key `key` was set ("file:line", or the --set
+ * argument). */
+static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
+		     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int plan_fail(const struct ts_scenario *sc, struct ts_error *err, int code, const char *key,
+		     const char *fmt, ...)
+{
+	char msg[sizeof err->msg];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return ts_scenario_error(sc, err, code, key, "%s", msg);
+}
+
+/* An error of a lower layer that names a key but no file: place it at the
+ * scenario line of that key. */
+static int place(const struct ts_scenario *sc, struct ts_error *err, int rc)
+{
+	if (!rc || !err || err->file[0] || !err->key[0])
+		return rc;
+	char key[sizeof err->key], msg[sizeof err->msg];
+	snprintf(key, sizeof key, "%s", err->key);
+	snprintf(msg, sizeof msg, "%s", err->msg);
+	return plan_fail(sc, err, rc, key, "%s", msg);
+}
+
+int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	if (sc->model.parallel_block && par->tp > 1 && sc->sim.granularity == TS_GRAN_OP)
+		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
+		 * parallel block's collectives; the schedule still places the
+		 * sequential block's, by op name at op granularity (with layer or
+		 * stage granularity the scenario lists this as not modelled) */
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.tp",
+				 "found %u with the parallel block of %s at sim.granularity = "
+				 "\"op\", expected tp = 1 or granularity \"layer\" or \"stage\"",
+				 par->tp, sc->model.name);
+	if (sc->model.family != TS_FAMILY_LAYERS)
+		return 0;
+	if (par->cp > 1 || par->ep > 1)
+		return plan_fail(sc, err, TS_EUNSUPPORTED,
+				 par->cp > 1 ? "parallel.cp" : "parallel.ep",
+				 "found %u, but context and expert parallelism are modelled for "
+				 "transformers only; expected 1",
+				 par->cp > 1 ? par->cp : par->ep);
+	if (par->zero != 0)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.zero",
+				 "found %d for a layer-list model, but ZeRO is modelled for "
+				 "transformers only; expected 0",
+				 par->zero);
+	if (par->tp > 1 || par->pp > 1)
+		return plan_fail(sc, err, TS_EUNSUPPORTED,
+				 par->tp > 1 ? "parallel.tp" : "parallel.pp",
+				 "found %u, but tensor and pipeline parallelism are modelled for "
+				 "transformers only; expected 1",
+				 par->tp > 1 ? par->tp : par->pp);
+	return 0;
+}
+
+/* The keys whose values contradict each other. The offload rule is here
+ * once: DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move sharded
+ * state, so offload needs ZeRO, and NVMe needs stage 3. */
+static int check_pairs(const struct ts_scenario *sc, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	if (par->offload != TS_OFFLOAD_NONE && par->zero < 1)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
+				 "found \"%s\" with parallel.zero = %d, expected zero >= 1 "
+				 "(DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move "
+				 "sharded state)",
+				 ts_offload_name(par->offload), par->zero);
+	if (par->offload == TS_OFFLOAD_NVME && par->zero != 3)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.offload",
+				 "found \"nvme\" with parallel.zero = %d, expected zero = 3 "
+				 "(DeepSpeed: \"NVMe offloading is available only with ZeRO "
+				 "stage 3\", config-json, offload_optimizer)",
+				 par->zero);
+	if (par->tp_comm_overlap && par->tp > 1 && !par->sp)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.tp_comm_overlap",
+				 "found true with parallel.sp = false, expected sp = true "
+				 "(Megatron-Core overlaps the sequence-parallel all-gather and "
+				 "reduce-scatter with the GEMMs)");
+	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 &&
+	    sc->model.layers % ((int64_t)par->pp * par->interleave) != 0)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.interleave",
+				 "found %u virtual stages per GPU for %lld layers on %u stages, "
+				 "expected the layers to be a multiple of pp x interleave = %u "
+				 "(Megatron-LM's interleaved schedule takes the same whole layers "
+				 "per virtual stage)",
+				 par->interleave, (long long)sc->model.layers, par->pp,
+				 par->pp * par->interleave);
+	if (par->ep > 1 && par->dp % par->ep)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.ep",
+				 "found %u, expected a divisor of dp = %u (expert parallelism "
+				 "runs inside data parallelism)",
+				 par->ep, par->dp);
+	return 0;
+}
+
+/* power.node_max below what the node's GPUs draw. */
+static int check_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+		       struct ts_error *err)
+{
+	double G = (double)sc->gpus_per_node, gpus_w = G * g->tdp_w;
+	if (!(sc->power.node_max_w > 0.0) || sc->power.node_max_w >= gpus_w)
+		return 0;
+	return plan_fail(sc, err, TS_ERANGE, "power.node_max",
+			 "found %.0f W, expected at least the %.0f W the node's GPUs draw "
+			 "(%.0f x %s at a TDP of %.0f W)",
+			 sc->power.node_max_w, gpus_w, G, g->name, g->tdp_w);
+}
+
+/* The dataset and the storage of the input pipeline: data.dataset (default
+ * c4-tokens for transformers, synthetic for layer-list models) read from
+ * configs/datasets/, data.storage (default local-nvme) and the page cache
+ * from the environment's storage catalog. */
+static int resolve_input(const struct ts_env *env, const struct ts_scenario *sc,
+			 const struct data_input *reuse, struct data_input *in,
+			 struct ts_error *err)
+{
+	if (reuse) {
+		in->dataset = reuse->dataset;
+	} else {
+		const char *dname = sc->data.dataset[0]			   ? sc->data.dataset
+				    : sc->model.family == TS_FAMILY_LAYERS ? "synthetic"
+									   : "c4-tokens";
+		struct ts_error e2 = {0};
+		int rc = data_dataset_load(env->root, dname, &in->dataset, &e2);
+		if (rc) {
+			if (e2.file[0]) { /* an error inside the dataset file: keep its place */
+				if (err)
+					*err = e2;
+				return rc;
+			}
+			return plan_fail(sc, err, rc, "data.dataset", "%s", e2.msg);
+		}
+	}
+	const char *sname = sc->data.storage[0] ? sc->data.storage : "local-nvme";
+	const struct data_storage *st = data_catalog_find_storage(env->data, sname);
+	if (!st) {
+		char near[160];
+		data_catalog_suggest_storage(env->data, sname, near, sizeof near);
+		return plan_fail(sc, err, TS_EUNKNOWN_NAME, "data.storage",
+				 "found \"%.60s\", expected a storage of "
+				 "configs/hardware/storage.cfg; closest: %s",
+				 sname, near[0] ? near : "(none)");
+	}
+	in->storage = *st;
+	const struct data_storage *pc = data_catalog_find_storage(env->data, "page-cache");
+	in->has_page_cache = pc != NULL;
+	if (pc)
+		in->page_cache = *pc;
+	return 0;
+}
+
+/* offload = "nvme": read and write bandwidth of a node's drives, those of
+ * data.storage (default local-nvme), all its devices; TS_EINVALID naming
+ * data.storage when that is not a local storage with a write bandwidth. */
+static int nvme_drives(const struct ts_scenario *sc, const struct data_input *in, double *rd,
+		       double *wr, struct ts_error *err)
+{
+	const struct data_storage *st = &in->storage;
+	if (st->kind == DATA_STORAGE_LOCAL && st->write_Bps > 0.0) {
+		*rd = st->read_Bps * st->devices;
+		*wr = st->write_Bps * st->devices;
+		return 0;
+	}
+	return plan_fail(sc, err, TS_EINVALID, "data.storage",
+			 "found \"%s\" with parallel.offload = \"nvme\", expected a "
+			 "node-local drive with a write bandwidth to hold the optimizer "
+			 "state (local-nvme, local-nvme-gen3, local-nvme-gen5, "
+			 "local-nvme-raid8)",
+			 st->name);
+}
+
+int plan_ckpt_storage(const struct ts_scenario *sc, const struct data_catalog *cat,
+		      const struct data_storage **out, struct ts_error *err)
+{
+	const struct ts_checkpoint *ck = &sc->checkpoint;
+	const char *key = ck->storage[0] ? "checkpoint.storage" : "data.storage";
+	const char *name = ck->storage[0]	 ? ck->storage
+			   : sc->data.storage[0] ? sc->data.storage
+						 : "local-nvme";
+	*out = data_catalog_find_storage(cat, name);
+	if (*out)
+		return 0;
+	char close[200];
+	data_catalog_suggest_storage(cat, name, close, sizeof close);
+	return plan_fail(sc, err, TS_EUNKNOWN_NAME, key,
+			 "found \"%s\", expected a storage type of "
+			 "configs/hardware/storage.cfg; close matches: %s",
+			 name, close[0] ? close : "(none)");
+}
+
+/* The units of one micro-batch in forward order. */
+static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct dp_unit **out,
+		      uint32_t *n)
+{
+	const struct work_costs *c = &p->costs;
+	const struct ts_model *m = &p->sc->model;
+	double gb = ts_dtype_bytes(p->conv.reduce_dtype);
+	uint32_t L = (uint32_t)m->layers;
+	size_t cnt = gran == DP_GRAN_OP ? c->nembed_ops + L * c->nops + c->nhead_ops : L + 2u;
+	struct dp_unit *u = ts_calloc(cnt, sizeof *u);
+	if (!u)
+		return TS_ENOMEM;
+	size_t k = 0;
+	if (gran == DP_GRAN_OP) {
+		for (size_t i = 0; i < c->nembed_ops; i++, k++) {
+			const struct work_op_cost *o = &c->embed_ops[i];
+			u[k] = (struct dp_unit){.label = "embed",
+						.fwd_s = o->fwd_s,
+						.dgrad_s = o->dgrad_s,
+						.wgrad_s = o->wgrad_s,
+						.kernels_fwd = o->op.kernels,
+						.kernels_bwd = o->op.bwd_kernels,
+						.grad_bytes = o->op.params * gb,
+						.act_bytes = o->op.saved_bytes,
+						.act_cat = GRAPH_MEM_ACTIVATIONS,
+						.layer = 0};
+		}
+		for (uint32_t l = 0; l < L; l++)
+			for (size_t i = 0; i < c->nops; i++, k++) {
+				const struct work_op_cost *o = &c->ops[i];
+				double act = o->op.saved_bytes, rs = 0.0;
+				if (p->recompute == WORK_RECOMPUTE_FULL) {
+					act = i == 0 ? c->layer_input_bytes : 0.0;
+					rs = o->fwd_s;
+				} else if (p->recompute == WORK_RECOMPUTE_SELECTIVE &&
+					   o->op.selective_bytes > 0.0) {
+					act -= o->op.selective_bytes;
+					rs = o->fwd_s;
+				}
+				u[k] = (struct dp_unit){.label = o->op.name,
+							.fwd_s = o->fwd_s,
+							.dgrad_s = o->dgrad_s,
+							.wgrad_s = o->wgrad_s,
+							.recompute_s = rs,
+							.kernels_fwd = o->op.kernels,
+							.kernels_bwd = o->op.bwd_kernels,
+							.grad_bytes = o->op.params * gb,
+							.act_bytes = act,
+							.act_cat = GRAPH_MEM_ACTIVATIONS,
+							.layer = (uint16_t)(l + 1)};
+			}
+		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
+			const struct work_op_cost *o = &c->head_ops[i];
+			u[k] = (struct dp_unit){.label = o->op.name,
+						.fwd_s = o->fwd_s,
+						.dgrad_s = o->dgrad_s,
+						.wgrad_s = o->wgrad_s,
+						.kernels_fwd = o->op.kernels,
+						.kernels_bwd = o->op.bwd_kernels,
+						.grad_bytes = o->op.params * gb,
+						.act_bytes = o->op.saved_bytes,
+						.act_cat = GRAPH_MEM_LOGITS,
+						.layer = (uint16_t)(L + 1)};
+		}
+	} else {
+		u[k++] = (struct dp_unit){.label = "embed",
+					  .fwd_s = c->embed_fwd_s,
+					  .dgrad_s = 0.0,
+					  .wgrad_s = c->embed_bwd_s,
+					  .kernels_fwd = c->embed_kernels_fwd,
+					  .kernels_bwd = c->embed_kernels_bwd,
+					  .grad_bytes = c->embed_params * gb,
+					  .act_bytes = c->embed_saved_bytes,
+					  .act_cat = GRAPH_MEM_ACTIVATIONS,
+					  .layer = 0};
+		for (uint32_t l = 0; l < L; l++)
+			u[k++] = (struct dp_unit){.label = "layer",
+						  .fwd_s = c->layer_fwd_s,
+						  .dgrad_s = c->layer_dgrad_s,
+						  .wgrad_s = c->layer_wgrad_s,
+						  .recompute_s = c->layer_recompute_s[p->recompute],
+						  .kernels_fwd = c->layer_kernels_fwd,
+						  .kernels_bwd = c->layer_kernels_bwd,
+						  .grad_bytes = c->layer_params * gb,
+						  .act_bytes = c->layer_act_bytes[p->recompute],
+						  .act_cat = GRAPH_MEM_ACTIVATIONS,
+						  .layer = (uint16_t)(l + 1)};
+		u[k++] = (struct dp_unit){.label = "head",
+					  .fwd_s = c->head_fwd_s,
+					  .dgrad_s = c->head_dgrad_s,
+					  .wgrad_s = c->head_wgrad_s,
+					  .kernels_fwd = c->head_kernels_fwd,
+					  .kernels_bwd = c->head_kernels_bwd,
+					  .grad_bytes = c->head_params * gb,
+					  .act_bytes = c->head_saved_bytes,
+					  .act_cat = GRAPH_MEM_LOGITS,
+					  .layer = (uint16_t)(L + 1)};
+	}
+	/* weights per unit, and Megatron-LM's tensor-parallel collectives
+	 * (Shoeybi et al. 2019, §3, Fig. 3): per layer g (all-reduce) after the
+	 * attention output projection and after fc2 in forward, f after the
+	 * input gradients of qkv and fc1 in backward; the vocab-parallel
+	 * embedding all-reduces its output, the head's input gradient is
+	 * all-reduced */
+	/* context parallelism: the attention runs beside the ring of K, V
+	 * blocks; MoE: dispatch and combine all-to-alls after the router and
+	 * the second expert GEMM in forward, their gradients after the expert
+	 * GEMMs' backward (work_costs.layer_a2a_fwd, layer_a2a_bwd: 2 and 2) */
+	double attn_f = 0.0, attn_b = 0.0;
+	for (size_t i = 0; i < c->nops; i++)
+		if (c->ops[i].op.kind == WORK_ATTN_FLASH || c->ops[i].op.kind == WORK_ATTN_CORE) {
+			attn_f += c->ops[i].fwd_s;
+			attn_b += c->ops[i].dgrad_s + c->ops[i].wgrad_s;
+		}
+	bool moe = c->layer_a2a_fwd > 0;
+	for (size_t i = 0; i < k; i++) {
+		struct dp_unit *x = &u[i];
+		if (x->layer >= 1 && x->layer <= L && c->layer_cp_steps > 0) {
+			bool at = gran != DP_GRAN_OP || !strcmp(x->label, "attn");
+			x->ring_fwd_s = at ? (gran == DP_GRAN_OP ? x->fwd_s : attn_f) : 0.0;
+			x->ring_bwd_s = at ? (gran == DP_GRAN_OP ? x->dgrad_s : attn_b) : 0.0;
+		}
+		if (x->layer >= 1 && x->layer <= L && moe) {
+			if (gran != DP_GRAN_OP) {
+				x->a2a_fwd = (uint8_t)c->layer_a2a_fwd;
+				x->a2a_bwd = (uint8_t)c->layer_a2a_bwd;
+			} else {
+				x->a2a_fwd =
+				    !strcmp(x->label, "router") || !strcmp(x->label, "expert_fc2");
+				x->a2a_bwd = !strcmp(x->label, "expert_fc1") ||
+					     !strcmp(x->label, "expert_fc2");
+			}
+		}
+		x->params = gb > 0.0 ? x->grad_bytes / gb : 0.0;
+		if (x->layer >= 1 && x->layer <= L) {
+			if (gran != DP_GRAN_OP) {
+				x->tp_fwd = x->tp_bwd = 2;
+			} else {
+				x->tp_fwd = !strcmp(x->label, "proj") || !strcmp(x->label, "fc2");
+				x->tp_bwd = !strcmp(x->label, "qkv") || !strcmp(x->label, "fc1");
+			}
+		} else if (x->layer == 0 && (i + 1 == k || u[i + 1].layer != 0)) {
+			x->tp_fwd = 1;
+		} else if (x->layer == L + 1 && i > 0 && u[i - 1].layer != L + 1) {
+			x->tp_bwd = 1;
+		}
+	}
+	*out = u;
+	*n = (uint32_t)k;
+	return 0;
+}
+
+/* Refuse a run length of less than one optimizer step of the full global
+ * batch (5e-324 tokens made 0 steps and a run of 0 s); epochs count passes
+ * over p's resolved dataset. */
+static int check_run_length(const struct ts_plan *p, struct ts_error *err)
+{
+	const struct ts_training *tr = &p->sc->training;
+	double per_step = 1.0; /* run length units per optimizer step */
+	switch (tr->run_unit) {
+	case TS_RUN_TOKENS:
+		per_step = (double)tr->global_batch * (double)tr->seq_len;
+		break;
+	case TS_RUN_SAMPLES:
+		per_step = (double)tr->global_batch;
+		break;
+	case TS_RUN_EPOCHS: {
+		const struct data_dataset *ds = &p->input.dataset;
+		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
+		per_step = (double)tr->global_batch / per_epoch;
+		break;
+	}
+	default:
+		break;
+	}
+	if (tr->run_unit == TS_RUN_NONE || tr->run_length / per_step >= 1.0)
+		return 0;
+	char key[64];
+	snprintf(key, sizeof key, "training.%s", ts_run_unit_name(tr->run_unit));
+	return plan_fail(p->sc, err, TS_ERANGE, key,
+			 "found %g, less than one step (%.6g %s per step), expected at least one "
+			 "step",
+			 tr->run_length, per_step, ts_run_unit_name(tr->run_unit));
+}
+
+static int build(const struct ts_env *env, const struct ts_scenario *sc,
+		 const struct data_input *reuse, struct ts_plan **out, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	*out = NULL;
+	int rc;
+	if ((rc = plan_check_modelled(sc, err)) || (rc = check_pairs(sc, err)))
+		return rc;
+	struct ts_plan *p = ts_calloc(1, sizeof *p);
+	if (!p)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	p->env = env;
+	p->sc = sc;
+	p->calib = &env->calib;
+	p->gpu = hw_cluster_gpu_type(sc->cluster);
+	int prec = sc->training.precision;
+	if (prec == TS_UNSET)
+		prec = p->gpu->peak_flops[TS_BF16] > 0.0 ? TS_BF16 : TS_FP16;
+	p->dtype = (enum ts_dtype)prec;
+	if (!(p->gpu->peak_flops[p->dtype] > 0.0)) {
+		rc = plan_fail(sc, err, TS_EINVALID, "training.precision",
+			       "found %s, but %s has no %s tensor cores; expected one of "
+			       "the GPU's precisions",
+			       ts_dtype_name(p->dtype), p->gpu->name, ts_dtype_name(p->dtype));
+		goto fail;
+	}
+	if (work_fw_conventions(sc->training.framework, p->dtype, &p->conv)) {
+		rc =
+		    plan_fail(sc, err, TS_EINVALID, "training.framework",
+			      "found %s with %s, expected a framework/precision pair it supports",
+			      work_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
+		goto fail;
+	}
+	p->dp = par->dp;
+	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
+	int64_t accum = sc->training.global_batch / per_step;
+	if (accum < 1) {
+		rc = plan_fail(sc, err, TS_EINVALID, "training.global_batch",
+			       "found %lld, expected at least micro_batch x dp = %lld",
+			       (long long)sc->training.global_batch, (long long)per_step);
+		goto fail;
+	}
+	if (accum > PLAN_MAX_ACCUM) {
+		rc = plan_fail(sc, err, TS_ELIMIT, "training.global_batch",
+			       "found %lld = %lld micro-batches of micro_batch x dp = %lld, "
+			       "expected at most %d micro-batches per iteration",
+			       (long long)sc->training.global_batch, (long long)accum,
+			       (long long)per_step, PLAN_MAX_ACCUM);
+		goto fail;
+	}
+	p->accum = (uint32_t)accum;
+	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 && accum % par->pp) {
+		rc = plan_fail(sc, err, TS_EINVALID, "training.global_batch",
+			       "found %lld micro-batches per pipeline, expected a multiple of "
+			       "the %u pipeline stages for the interleaved schedule "
+			       "(Megatron-LM requires it)",
+			       (long long)accum, par->pp);
+		goto fail;
+	}
+	p->recompute = sc->training.recompute;
+	p->shape = (struct work_shape){
+	    .micro_batch = sc->training.micro_batch,
+	    .seq_len = sc->training.seq_len,
+	    .tp = par->tp,
+	    .cp = par->cp,
+	    .ep = par->ep,
+	    .sp = par->sp && par->tp > 1,
+	    .dtype = p->dtype,
+	    .flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
+	    .causal = sc->model.family != TS_FAMILY_BERT,
+	};
+	p->gran = sc->sim.granularity == TS_GRAN_OP	 ? DP_GRAN_OP
+		  : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
+							 : DP_GRAN_LAYER;
+	p->class_mode = sc->sim.mode == TS_MODE_CLASS;
+	if (sc->model.family == TS_FAMILY_LAYERS) {
+		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dtype, p->gpu,
+				      p->calib, p->gran, ts_dtype_bytes(p->conv.reduce_dtype),
+				      &p->units, &p->nunits, err);
+		if ((rc = place(sc, err, rc)))
+			goto fail;
+	} else {
+		rc = work_costs_compute(&sc->model, &p->shape, p->gpu, p->calib, &p->costs, err);
+		if ((rc = place(sc, err, rc)))
+			goto fail;
+		if (make_units(p, p->gran, &p->units, &p->nunits)) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			goto fail;
+		}
+	}
+	p->params = ts_model_params(&sc->model);
+	p->bucket_bytes =
+	    par->bucket_bytes == TS_UNSET ? p->conv.bucket_bytes : (double)par->bucket_bytes;
+	p->first_bucket_bytes = par->bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
+	p->overlap = par->overlap_grad_reduce == TS_UNSET ? p->conv.overlap_grad_reduce
+							  : par->overlap_grad_reduce != 0;
+	p->optimizer_s =
+	    work_optimizer_time(p->gpu, p->calib, p->params, p->conv.optim_bytes_touched);
+	p->optimizer_s_per_param =
+	    work_optimizer_time(p->gpu, p->calib, 1.0, p->conv.optim_bytes_touched);
+	p->optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48);
+	if ((rc = resolve_input(env, sc, reuse, &p->input, err)) || (rc = check_run_length(p, err)))
+		goto fail;
+	if (par->offload == TS_OFFLOAD_NVME &&
+	    (rc = nvme_drives(sc, &p->input, &p->nvme_read_Bps, &p->nvme_write_Bps, err)))
+		goto fail;
+	/* a checkpoint holds the weights and the optimizer state (not gradients) */
+	p->ckpt_bytes = p->params * (p->conv.weight_bytes + p->conv.optim_bytes);
+	if ((rc = check_power(sc, p->gpu, err)))
+		goto fail;
+	const struct ts_checkpoint *ck = &sc->checkpoint;
+	if ((ck->interval_steps > 0.0 || ck->interval_s > 0.0 || ck->interval_auto) &&
+	    !(ck->write_Bps > 0.0)) {
+		const struct data_storage *st;
+		if ((rc = plan_ckpt_storage(sc, env->data, &st, err)))
+			goto fail;
+		p->ckpt_storage = *st;
+		p->ckpt_storage_set = true;
+	}
+	*out = p;
+	return 0;
+fail:
+	plan_destroy(p);
+	return rc;
+}
+
+int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
+	       struct ts_error *err)
+{
+	return build(env, sc, NULL, out, err);
+}
+
+int plan_build_with(const struct ts_env *env, const struct ts_scenario *sc,
+		    const struct data_input *in, struct ts_plan **out, struct ts_error *err)
+{
+	return build(env, sc, in, out, err);
+}
+
+int plan_input(const struct ts_env *env, const struct ts_scenario *sc, struct data_input *out,
+	       struct ts_error *err)
+{
+	memset(out, 0, sizeof *out);
+	return resolve_input(env, sc, NULL, out, err);
+}
+
+void plan_destroy(struct ts_plan *p)
+{
+	if (!p)
+		return;
+	ts_free(p->units, p->nunits * sizeof *p->units);
+	ts_free(p, sizeof *p);
+}

@@ -1,0 +1,109 @@
+/* The plan of a scenario: every cross-key check and default, the
+ * framework's conventions, per-op costs and the units of one micro-batch,
+ * the resolved dataset, storage, drives and checkpoint target, built once
+ * from a scenario and an environment. Everything below the plan (the
+ * schedule, the input pipeline, the engine) takes what it needs from it and
+ * opens no file; bad input is refused here, naming the file, line and key.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_PLAN_PLAN_H
+#define TS_PLAN_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "data/catalog.h"
+#include "data/loader.h"
+#include "io/scenario.h"
+#include "par/dp.h"
+#include "plan/env.h"
+#include "work/compute.h"
+#include "work/memory.h"
+
+/* Most micro-batches per iteration and rank (gradient accumulation steps). */
+#define PLAN_MAX_ACCUM (1 << 16)
+
+/* A checked, resolved scenario. Owned by its builder's caller (free with
+ * plan_destroy); borrows the environment and the scenario, which must
+ * outlive it. Read-only once built: runs only read it. */
+struct ts_plan {
+	const struct ts_env *env;	/* borrowed */
+	const struct ts_scenario *sc;	/* borrowed: model, cluster, settings */
+	const struct work_calib *calib; /* borrowed: the compute constants */
+	const struct hw_gpu_type *gpu;	/* the cluster's GPU type */
+	enum ts_dtype dtype;		/* GEMM precision (the framework's default resolved) */
+	struct work_fw_conventions conv;
+	struct work_shape shape; /* one micro-batch on one rank */
+	enum work_recompute recompute;
+	struct work_costs costs; /* per-op costs (transformers; zero for layer lists) */
+	double params;		 /* parameters of the model */
+	uint32_t dp;		 /* data-parallel degree */
+	uint32_t accum;		 /* micro-batches per rank and iteration */
+	enum dp_granularity gran;
+	bool class_mode;
+	struct dp_unit *units; /* one micro-batch in forward order (owned) */
+	uint32_t nunits;
+	double bucket_bytes;	      /* gradient bucket, framework default resolved; 0 = none */
+	double first_bucket_bytes;    /* PyTorch DDP's first bucket; 0 = same */
+	bool overlap;		      /* gradient reduction overlaps backward */
+	double optimizer_s;	      /* optimizer step of the whole model on one GPU, s */
+	double optimizer_s_per_param; /* optimizer step on the GPU, s per parameter */
+	uint32_t optimizer_kernels;
+	struct data_input input; /* what the input pipeline reads */
+	double nvme_read_Bps;	 /* offload = nvme: a node's drives, bytes/s; else 0 */
+	double nvme_write_Bps;
+	double ckpt_bytes;		  /* one checkpoint: weights and optimizer state, bytes */
+	struct data_storage ckpt_storage; /* where checkpoints go (with checkpoints
+					   * through the storage model) */
+	bool ckpt_storage_set;		  /* ckpt_storage holds one */
+};
+
+/* Check scenario sc against environment env and resolve everything a run
+ * needs: the settings trainsim does not model (plan_check_modelled), the
+ * pairs of keys that contradict each other (offload without ZeRO, NVMe
+ * offload without ZeRO-3, TP overlap without SP, interleaving that does not
+ * split the layers), the precision (the framework's default on the GPU) and
+ * the framework's conventions, the micro-batches per iteration, the per-op
+ * costs and the units of one micro-batch, the dataset (read from
+ * configs/datasets/ here, the only file a plan opens), the storage, the
+ * NVMe drives of offload = "nvme", the checkpoint storage and the power
+ * figures. Borrows env and sc (both must outlive the plan). Returns 0 with
+ * a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID, TS_ERANGE,
+ * TS_ELIMIT, TS_EUNKNOWN_NAME (dataset or storage, with the closest names),
+ * the dataset file's errors, or TS_ENOMEM, with `err` naming the scenario
+ * file and line of the key (or the --set argument); *out is NULL then. */
+int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
+	       struct ts_error *err);
+
+/* Resolve what the input pipeline of scenario sc reads (plan_build's
+ * dataset and storage): the only step of planning that opens a file (the
+ * dataset's). Errors as plan_build's for data.dataset and data.storage. */
+int plan_input(const struct ts_env *env, const struct ts_scenario *sc, struct data_input *out,
+	       struct ts_error *err);
+
+/* plan_build with the input already resolved (plan_input of a scenario
+ * with the same data group and model family, borrowed only while
+ * building): opens no file. A sweep or a search resolves its base's input
+ * once and builds each point's plan with it. Errors as plan_build. */
+int plan_build_with(const struct ts_env *env, const struct ts_scenario *sc,
+		    const struct data_input *in, struct ts_plan **out, struct ts_error *err);
+
+/* Refuse, with TS_EUNSUPPORTED naming the key and its scenario line, a
+ * setting trainsim accepts but does not model: context, expert, tensor or
+ * pipeline parallelism or ZeRO for a layer-list model; a parallel
+ * attention+MLP block with tp > 1 at op granularity. Returns 0 when sc is
+ * modelled. plan_build calls it first; validation uses it to tell "not
+ * modelled yet" from a failure. */
+int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err);
+
+/* The storage checkpoints of sc are written to, looked up in catalog cat:
+ * checkpoint.storage, else data.storage, else "local-nvme". Returns 0 with
+ * *out, or TS_EUNKNOWN_NAME naming the key (and its scenario line) and the
+ * closest names. */
+int plan_ckpt_storage(const struct ts_scenario *sc, const struct data_catalog *cat,
+		      const struct data_storage **out, struct ts_error *err);
+
+/* Free a plan (NULL is fine). */
+void plan_destroy(struct ts_plan *p);
+
+#endif

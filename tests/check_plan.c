@@ -1,0 +1,314 @@
+/* Tests of the plan (sim/plan/plan.c): nothing below it opens a file (a
+ * run, a search candidate and a sweep point are counted through
+ * base/file), and the checks that take more than one key refuse bad
+ * input naming the file, line and key; the public API's plan (trainsim.h)
+ * is this plan.
+ * SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE /* mkdtemp */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/csv.h"
+#include "base/err.h"
+#include "base/file.h"
+#include "io/scenario.h"
+#include "io/sweepcfg.h"
+#include "plan/env.h"
+#include "plan/plan.h"
+#include "report/outfile.h"
+#include "run/run.h"
+#include "sweep/search.h"
+#include "sweep/sweep.h"
+#include "testutil.h"
+#include "trainsim.h"
+
+static struct ts_env *env;
+
+static void setup(void)
+{
+	struct ts_error err;
+	ck_assert_msg(env_open(tu_root(), &env, &err) == 0, "%s", err.msg);
+}
+
+static void teardown(void)
+{
+	env_destroy(env);
+}
+
+static struct ts_scenario *load(const char *text, const char *const *sets, size_t nsets)
+{
+	struct ts_scenario *sc = NULL;
+	struct ts_error err;
+	char buf[1400];
+	if (ts_scenario_load_string(env->cat, text, "plan.cfg", sets, nsets, &sc, &err))
+		ck_abort_msg("scenario: %s", ts_error_format(&err, buf, sizeof buf));
+	return sc;
+}
+
+/* A job that uses everything a plan resolves from files: the dataset (a
+ * run length in epochs), the storage of the input pipeline and of the
+ * checkpoints, tensor and pipeline parallelism with ZeRO-1. */
+static const char *job = "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+			 "training = { global_batch = 64; micro_batch = 2; seq_len = 512;\n"
+			 "  epochs = 0.001; };\n"
+			 "parallel = { tp = 2; pp = 2; zero = 1; };\n"
+			 "data = { dataset = \"c4-tokens\"; storage = \"lustre\"; };\n"
+			 "checkpoint = { interval = 100; storage = \"local-nvme\"; };\n"
+			 "sim = { granularity = \"stage\"; };\n";
+
+/* Planning reads the dataset (the counter moves, so it counts); running the
+ * plan, a search candidate planned with the resolved input, and a sweep
+ * point's plan and run after its scenario is loaded open nothing. */
+START_TEST(nothing_opened_after_planning)
+{
+	struct ts_error err;
+	char buf[1400];
+	struct ts_scenario *sc = load(job, NULL, 0);
+	struct ts_plan *p = NULL;
+	uint64_t n0 = ts_files_opened();
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s",
+		      ts_error_format(&err, buf, sizeof buf));
+	ck_assert_uint_gt(ts_files_opened(), n0); /* the dataset file */
+
+	/* a run */
+	uint64_t n1 = ts_files_opened();
+	struct ts_result r;
+	ck_assert_msg(run_plan(p, &r, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ts_files_opened(), n1);
+	ck_assert(r.iteration_time_s > 0.0 && r.steps > 0.0 && r.checkpoints > 0.0);
+
+	/* a search candidate on the scenario's layout */
+	struct data_input in;
+	ck_assert_int_eq(plan_input(env, sc, &in, &err), 0);
+	struct search_cand c = {.nodes = 2,
+				.gpus_per_node = 8,
+				.tp = 4,
+				.pp = 1,
+				.cp = 1,
+				.dp = 4,
+				.zero = 3,
+				.schedule = TS_SCHED_1F1B,
+				.interleave = 1,
+				.micro_batch = 4,
+				.recompute = WORK_RECOMPUTE_FULL};
+	uint64_t n2 = ts_files_opened();
+	struct ts_result rc;
+	ck_assert_msg(search_candidate_run(env, sc, &in, &c, &rc, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ts_files_opened(), n2);
+	ck_assert(rc.iteration_time_s > 0.0);
+
+	/* a sweep point: loading its scenario reads the model and cluster
+	 * files; planning it with the base's input and running it read none */
+	struct sweep_spec *sp = NULL;
+	char text[2048];
+	snprintf(text, sizeof text, "base = { %s };\naxes = { \"parallel.zero\" = [0, 2]; };\n",
+		 job);
+	ck_assert_msg(sweepcfg_load_string(text, "sweep.cfg", &sp, &err) == 0, "%s",
+		      ts_error_format(&err, buf, sizeof buf));
+	struct ts_scenario *pt = NULL;
+	ck_assert_int_eq(sweep_point_load(sp, env->cat, 1, &pt, &err), 0);
+	ck_assert_int_eq(pt->parallel.zero, 2);
+	uint64_t n3 = ts_files_opened();
+	struct ts_plan *pp = NULL;
+	struct ts_result rs;
+	ck_assert_msg(plan_build_with(env, pt, &in, &pp, &err) == 0, "%s", err.msg);
+	ck_assert_msg(run_plan(pp, &rs, NULL, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(ts_files_opened(), n3);
+	ck_assert(rs.iteration_time_s > 0.0);
+
+	/* the legacy entry point reads the storage catalog and the dataset */
+	uint64_t n4 = ts_files_opened();
+	ck_assert_int_eq(ts_run(sc, &env->calib, &r, NULL, &err), 0);
+	ck_assert_uint_ge(ts_files_opened(), n4 + 2);
+
+	plan_destroy(pp);
+	ts_scenario_destroy(pt);
+	sweepcfg_destroy(sp);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
+/* The cross-key checks name the key and the line that set it, and a plan
+ * built from a refused scenario is NULL. */
+START_TEST(cross_key_errors_name_file_line_key)
+{
+	static const struct {
+		const char *set, *key, *found;
+		int code;
+	} cases[] = {
+	    {"parallel.offload=nvme", "parallel.offload", "with parallel.zero = 1", TS_EINVALID},
+	    {"parallel.tp_comm_overlap=true", "parallel.tp_comm_overlap",
+	     "with parallel.sp = false", TS_EINVALID},
+	    {"data.storage=lustr", "data.storage", "lustre", TS_EUNKNOWN_NAME},
+	    {"checkpoint.storage=nvm", "checkpoint.storage", "local-nvme", TS_EUNKNOWN_NAME},
+	    {"power.node_max=\"100 W\"", "power.node_max", "found 100 W", TS_ERANGE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[2] = {cases[i].set, "parallel.zero=1"};
+		struct ts_scenario *sc = load(job, sets, 2);
+		struct ts_plan *p = (struct ts_plan *)1;
+		struct ts_error err;
+		char line[1400];
+		int rc = plan_build(env, sc, &p, &err);
+		ts_error_format(&err, line, sizeof line);
+		ck_assert_msg(rc == cases[i].code, "%s: %d %s", cases[i].set, rc, line);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(strstr(line, cases[i].key) && strstr(line, cases[i].found), "%s",
+			      line);
+		/* placed at the --set argument or the scenario line that set it */
+		ck_assert_msg(strstr(line, "--set") || strstr(line, "plan.cfg:"), "%s", line);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/* Write text to DIR/name in a new temporary folder dir (size n). */
+static void write_tmp(char *dir, size_t n, const char *name, const char *text, char *path,
+		      size_t pn)
+{
+	snprintf(dir, n, "/tmp/check_plan.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, pn, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fputs(text, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The calls of trainsim.h a program makes: open the environment, load the
+ * scenario file, plan (which reads the dataset), simulate: the simulation
+ * opens no file, and gives the internal run_plan's figures; a scenario
+ * whose keys contradict each other is refused by ts_plan_build, naming the
+ * file, line and key. */
+START_TEST(public_api_plan_is_the_plan)
+{
+	char dir[64], path[128], bad[128];
+	write_tmp(dir, sizeof dir, "job.cfg", job, path, sizeof path);
+	ts_env *e = NULL;
+	ck_assert_msg(ts_env_open(tu_root(), &e) == 0, "%s", ts_errmsg());
+	ts_scenario *sc = NULL;
+	ck_assert_msg(ts_scenario_load_file(e, path, NULL, 0, &sc) == 0, "%s", ts_errmsg());
+	ts_plan *p = NULL;
+	uint64_t n0 = ts_files_opened();
+	ck_assert_msg(ts_plan_build(e, sc, &p) == 0, "%s", ts_errmsg());
+	ck_assert_uint_gt(ts_files_opened(), n0); /* the dataset file */
+	uint64_t n1 = ts_files_opened();
+	ts_result *r = NULL;
+	ck_assert_msg(ts_plan_simulate(p, NULL, &r) == 0, "%s", ts_errmsg());
+	ck_assert_uint_eq(ts_files_opened(), n1);
+	/* the same figures as the plan's own run */
+	struct ts_result own;
+	struct ts_error err;
+	ck_assert_msg(run_plan(p, &own, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(ts_result_iteration_time_s(r) > 0.0);
+	ck_assert(ts_result_iteration_time_s(r) == own.iteration_time_s);
+	double steps = 0.0;
+	ck_assert_int_eq(ts_result_get(r, "steps", &steps), 0);
+	ck_assert(steps == own.steps && steps > 0.0);
+	ts_result_free(r);
+	ts_plan_free(p);
+	ts_scenario_free(sc);
+
+	/* a cross-key refusal comes from ts_plan_build, not the simulation */
+	const char *const off[] = {"parallel.offload=nvme"};
+	ck_assert_msg(ts_scenario_load_file(e, path, off, 1, &sc) == 0, "%s", ts_errmsg());
+	p = (ts_plan *)1;
+	ck_assert_int_eq(ts_plan_build(e, sc, &p), TS_EINVALID);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(ts_errmsg(), "parallel.offload"), "%s", ts_errmsg());
+	ts_scenario_free(sc);
+
+	/* a run shorter than one step: the plan's, at the line of the key */
+	snprintf(bad, sizeof bad, "%s", path);
+	char text[2048];
+	snprintf(text, sizeof text, "%s", job);
+	char *ep = strstr(text, "epochs = 0.001");
+	ck_assert_ptr_nonnull(ep);
+	memcpy(ep, "epochs = 1e-12", strlen("epochs = 1e-12"));
+	FILE *f = fopen(bad, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(ts_scenario_load_file(e, bad, NULL, 0, &sc) == 0, "%s", ts_errmsg());
+	ck_assert_int_eq(ts_plan_build(e, sc, &p), TS_ERANGE);
+	ck_assert_msg(strstr(ts_errmsg(), "job.cfg:3") && strstr(ts_errmsg(), "training.epochs") &&
+			  strstr(ts_errmsg(), "less than one step"),
+		      "%s", ts_errmsg());
+	ts_scenario_free(sc);
+	ts_env_close(e);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* The opens of the CSV reader, the output files (a replacing output and a
+ * locked, resumable one) and the catalog listing go through base/file:
+ * each moves the counter. */
+START_TEST(other_opens_are_counted)
+{
+	char dir[64], path[128], out[160];
+	write_tmp(dir, sizeof dir, "a.csv", "x,y\n1,2\n", path, sizeof path);
+	struct ts_error err;
+	uint64_t n = ts_files_opened();
+	struct csv c;
+	ck_assert_int_eq(csv_open(&c, path, 256, 8, &err), 0);
+	csv_close(&c);
+	ck_assert_uint_eq(ts_files_opened(), n + 1);
+
+	n = ts_files_opened();
+	struct outfile *of = NULL;
+	snprintf(out, sizeof out, "%s/out.txt", dir);
+	ck_assert_msg(outfile_open(out, "-o", &of, &err) == 0, "%s", err.msg);
+	outfile_abort(of);
+	ck_assert_uint_gt(ts_files_opened(), n);
+	n = ts_files_opened();
+	ck_assert_msg(outfile_open_locked(out, "-o", &of, &err) == 0, "%s", err.msg);
+	outfile_abort(of);
+	ck_assert_uint_gt(ts_files_opened(), n);
+	unlink(out);
+
+	/* a data root whose models/ is empty: listing it opens that folder
+	 * and nothing else */
+	char root[160], link[200], target[1024], models[200];
+	snprintf(root, sizeof root, "%s/root", dir);
+	snprintf(link, sizeof link, "%s/configs", root);
+	snprintf(models, sizeof models, "%s/models", root);
+	snprintf(target, sizeof target, "%s/configs", tu_root());
+	ck_assert_int_eq(mkdir(root, 0700), 0);
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(mkdir(models, 0700), 0);
+	ts_env *e = NULL;
+	ck_assert_msg(ts_env_open(root, &e) == 0, "%s", ts_errmsg());
+	FILE *sink = fopen("/dev/null", "w");
+	ck_assert_ptr_nonnull(sink);
+	n = ts_files_opened();
+	ck_assert_msg(ts_list_write(e, "models", TS_FORMAT_TEXT, sink) == 0, "%s", ts_errmsg());
+	ck_assert_uint_eq(ts_files_opened(), n + 1);
+	fclose(sink);
+	ts_env_close(e);
+	rmdir(models);
+	unlink(link);
+	rmdir(root);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("core");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, nothing_opened_after_planning);
+	tcase_add_test(tc, cross_key_errors_name_file_line_key);
+	tcase_add_test(tc, public_api_plan_is_the_plan);
+	tcase_add_test(tc, other_opens_are_counted);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
