@@ -302,9 +302,8 @@ END_TEST
 int main(void)
 {
 	Suite *s = suite_create("plan");
-	TCase *tc = tcase_create("core");
+	TCase *tc = tu_tcase("core");
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, nothing_opened_after_planning);
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
 	tcase_add_test(tc, public_api_plan_is_the_plan);
