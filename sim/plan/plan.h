@@ -56,7 +56,15 @@ struct ts_plan {
 	struct data_storage ckpt_storage; /* where checkpoints go (with checkpoints
 					   * through the storage model) */
 	bool ckpt_storage_set;		  /* ckpt_storage holds one */
+	double est_bytes;		  /* what simulating the plan allocates at most, bytes
+					   * (plan_estimate), without a trace */
+	double est_trace_bytes;		  /* the same with a trace (every micro-batch simulated) */
+	double max_memory;		  /* sim.max_memory resolved, bytes */
 };
+
+/* The shortest iterations simulated for an extension (plan_extends). */
+#define PLAN_EXTRAP_M1 8u
+#define PLAN_EXTRAP_DM 4u
 
 /* Check scenario sc against environment env and resolve everything a run
  * needs: the settings trainsim does not model (plan_check_modelled), the
@@ -101,6 +109,28 @@ int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err);
  * closest names. */
 int plan_ckpt_storage(const struct ts_scenario *sc, const struct data_catalog *cat,
 		      const struct data_storage **out, struct ts_error *err);
+
+/* Whether a run of scenario sc is simulated by extension (sim/run/run.h,
+ * ts_run): two short runs of *m1 < *m2 micro-batches per iteration, the
+ * first with at least PLAN_EXTRAP_M1 micro-batches and two pipeline fills,
+ * the second with at least PLAN_EXTRAP_DM and one fill more, both
+ * multiples of the stage count; *m receives the scenario's own count (0
+ * when the global batch gives none or too many). */
+bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m);
+
+/* Estimate, in bytes, what simulating plan p allocates at its peak: the
+ * task graph of the largest run simulated (the m2 run of an extension, or
+ * every micro-batch with a trace or without extension) and its records,
+ * with `trace` true as a traced run simulates it. An upper bound within
+ * about a factor 2 of the measured peak (see plan.c). */
+double plan_estimate(const struct ts_plan *p, bool trace);
+
+/* Refuse, with TS_ELIMIT naming the key that drives the size (sim.mode in
+ * full mode, sim.granularity at op granularity, else training.iterations),
+ * the estimate and the limit, a plan whose run (traced when `trace`) would
+ * allocate more than sim.max_memory. Returns 0 when it fits. plan_build
+ * checks the untraced run; a traced run checks again. */
+int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err);
 
 /* Free a plan (NULL is fine). */
 void plan_destroy(struct ts_plan *p);
