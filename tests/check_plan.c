@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L /* glob */
 #include <check.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@
 #include "run/run.h"
 #include "sweep/search.h"
 #include "sweep/sweep.h"
+#include "trace/trace.h"
 #include "testutil.h"
 
 static struct ts_env *env;
@@ -203,6 +205,45 @@ START_TEST(oversized_run_refused_naming_key_and_figures)
 }
 END_TEST
 
+/* A traced run simulates every micro-batch (no extension): it is checked
+ * again, and refused when only the traced run is above the limit. */
+START_TEST(traced_run_checked_for_its_own_size)
+{
+	static const char *big =
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { global_batch = 4096; micro_batch = 4; seq_len = 512; };\n";
+	struct ts_error err;
+	char line[1400], lim[64];
+	struct ts_scenario *sc = load(big, NULL, 0);
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	double e = p->est_bytes, et = p->est_trace_bytes;
+	ck_assert_msg(et > 4.0 * e, "estimate %g B, traced %g B", e, et); /* 128 mb against 12 */
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+
+	snprintf(lim, sizeof lim, "sim.max_memory=\"%.0f B\"", sqrt(e * et));
+	const char *sets[1] = {lim};
+	sc = load(big, sets, 1);
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	FILE *out = fopen("/dev/null", "w");
+	struct ts_trace *tr;
+	ck_assert_int_eq(trace_open(&tr, out), 0);
+	struct ts_result r;
+	int rc = run_plan(p, &r, tr, &err);
+	ts_error_format(&err, line, sizeof line);
+	ck_assert_msg(rc == TS_ELIMIT, "%d %s", rc, line);
+	ck_assert_msg(strstr(line, "training.iterations") && strstr(line, "--trace"), "%s", line);
+	ck_assert_uint_eq(trace_nspans(tr), 0); /* refused before anything ran */
+	trace_destroy(tr);
+	fclose(out);
+	/* untraced, the same plan runs */
+	ck_assert_msg(run_plan(p, &r, NULL, &err) == 0, "%s", err.msg);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Every scenario of the bundled examples, the default scenario and the
  * scaling sweep's largest point plan under the default limit, and each
  * would on a machine of 2 GiB (estimate below 1 GiB), traced or not. */
@@ -267,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, nothing_opened_after_planning);
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
 	tcase_add_test(tc, oversized_run_refused_naming_key_and_figures);
+	tcase_add_test(tc, traced_run_checked_for_its_own_size);
 	tcase_add_test(tc, bundled_examples_fit_the_default);
 	suite_add_tcase(s, tc);
 	return tu_run(s);

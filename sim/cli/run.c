@@ -175,10 +175,12 @@ int cli_run(int argc, char **argv)
 			rc = CLI_BADINPUT;
 			goto done;
 		}
-		if (trace_create(&tr)) {
+		int trc = trace_open(&tr, tf);
+		if (trc) {
 			fclose(tf);
 			remove(trace_path);
-			fprintf(stderr, "trainsim run: --trace: out of memory\n");
+			fprintf(stderr, "trainsim run: --trace: writing \"%s\" failed (%s)\n",
+				trace_path, trc == TS_ENOMEM ? "out of memory" : "write error");
 			rc = CLI_BADINPUT;
 			goto done;
 		}

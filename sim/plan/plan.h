@@ -75,11 +75,12 @@ struct ts_plan {
  * costs and the units of one micro-batch, the dataset (read from
  * configs/datasets/ here, the only file a plan opens), the storage, the
  * NVMe drives of offload = "nvme", the checkpoint storage and the power
- * figures. Borrows env and sc (both must outlive the plan). Returns 0 with
- * a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID, TS_ERANGE,
- * TS_ELIMIT, TS_EUNKNOWN_NAME (dataset or storage, with the closest names),
- * the dataset file's errors, or TS_ENOMEM, with `err` naming the scenario
- * file and line of the key (or the --set argument); *out is NULL then. */
+ * figures, and last the size of the run it describes (plan_estimate, refused
+ * above sim.max_memory by plan_check_size). Borrows env and sc (both must outlive the plan).
+ * Returns 0 with a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID, TS_ERANGE, TS_ELIMIT,
+ * TS_EUNKNOWN_NAME (dataset or storage, with the closest names), the dataset file's errors, or
+ * TS_ENOMEM, with `err` naming the scenario file and line of the key (or the --set argument); *out
+ * is NULL then. */
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
 	       struct ts_error *err);
 
