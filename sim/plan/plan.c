@@ -535,7 +535,7 @@ static double gpu_tasks(uint32_t kernels, double launch_s)
  * holds (a layer, an op, or with stage granularity the class's stage as a
  * whole) makes a forward, two backward (input and weight gradients) and a
  * recompute GPU task of up to four graph tasks each (with its launches),
- * and 3 tasks per collective after it (tensor-parallel, expert all-to-all,
+ * and 2 tasks per collective after it (tensor-parallel, expert all-to-all,
  * context-parallel ring steps, ZeRO gathers and per-micro-batch gradient
  * reductions); 8 more per micro-batch and class (input pipeline, pipeline
  * sends, memory marks) and per iteration each unit's gradient bucket (3)
@@ -549,18 +549,24 @@ static double gpu_tasks(uint32_t kernels, double launch_s)
  *
  * Peak RSS (/usr/bin/time -f %M, Release build) against the estimate, for
  * configs/scenarios/default.cfg (GPT-3 1.3B, 8 GPUs) with --set; RSS
- * includes 3.6 MiB of program and catalogs (the RSS of --dump-config):
- *   as it is (DP 8, layer, class mode):        6.7 MiB, estimate 5.3 MiB
- *   sim.granularity = "op":                     24.4 MiB, estimate 24.6 MiB
- *   TP 2 x PP 4, op, extended (m2 = 12):        26.7 MiB, estimate 46.7 MiB
- *   the same, sim.extrapolate = false (128):     338 MiB, estimate  477 MiB
- *   TP 2 x PP 4 on 16 nodes, layer:             25.3 MiB, estimate 47.2 MiB
- *   sim.mode = "full", 64 GPUs:                 26.3 MiB, estimate 45.1 MiB
- *   sim.mode = "full", 1,024 GPUs (batch 4096):  189 MiB, estimate  389 MiB
- * that is 1.2 to 2.2 times what the run allocated beyond the program. The
- * tasks counted against the graph's own count: 15642/15255,
- * 72774/70551, 133620/110115, 1378760/1173603, 125904/68697,
- * 126186/122187, 1032430/983115. */
+ * includes 3.6 MiB of program and catalogs (the RSS of --dump-config);
+ * "all mb" is sim.extrapolate = false, every micro-batch simulated:
+ *   as it is (DP 8, layer, class mode):          6.7 MiB, estimate  5.3 MiB
+ *   sim.granularity = "op":                       24.4 MiB, estimate 24.6 MiB
+ *   TP 2 x PP 4, op, extended (m2 = 12):          26.8 MiB, estimate 44.4 MiB
+ *   the same, all 128 mb (as --trace runs it):     338 MiB, estimate  452 MiB
+ *   TP 2 x PP 4 on 16 nodes, layer:               25.4 MiB, estimate 40.9 MiB
+ *   ZeRO-3, op, all 128 mb:                        184 MiB, estimate  350 MiB
+ *   TP 2 x CP 2, all 64 mb:                        192 MiB, estimate  421 MiB
+ *   PP 4 interleaved x 2, op, all 64 mb:           169 MiB, estimate  195 MiB
+ *   PP 8, stage granularity, all 64 mb:           10.3 MiB, estimate 49.0 MiB
+ *   sim.mode = "full", 64 GPUs:                   26.4 MiB, estimate 45.1 MiB
+ *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      176 MiB, estimate  313 MiB
+ *   sim.mode = "full", 1,024 GPUs (batch 4096):    189 MiB, estimate  389 MiB
+ * Above a few MiB, 1.15 to 2.2 times the measured peak (more at stage
+ * granularity, where it is small). The tasks counted were never fewer than
+ * the graph's own count (15642 for 15255, 1.30e6 for 1.17e6, 1.03e6 for
+ * 983115, 578124 for 570579 interleaved). */
 double plan_estimate(const struct ts_plan *p, bool trace)
 {
 	const struct ts_scenario *sc = p->sc;
@@ -601,11 +607,13 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 			c += 2.0 * par->cp;
 			cr += 2.0 * par->cp * 2.0;
 		}
-		if (mp && par->zero >= 2) {
+		/* ZeRO-3 gathers a unit's weights before its forward and backward;
+		 * ZeRO-2 and 3 reduce its gradients every micro-batch */
+		if (mp && par->zero >= 2 && x->params > 0.0) {
 			c += par->zero == 3 ? 3.0 : 1.0;
 			cr += (par->zero == 3 ? 3.0 : 1.0) * par->dp;
 		}
-		unit_tasks += t + 3.0 * c;
+		unit_tasks += t + 2.0 * c;
 		unit_colls += c;
 		unit_coll_ranks += cr;
 	}
