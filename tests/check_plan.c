@@ -170,18 +170,19 @@ END_TEST
 START_TEST(oversized_run_refused_naming_key_and_figures)
 {
 	static const struct {
-		const char *set, *key;
+		const char *set, *set2, *key;
 	} cases[] = {
-	    {"sim.granularity=\"layer\"", "training.iterations"},
-	    {"sim.granularity=\"op\"", "sim.granularity"},
-	    {"sim.mode=\"full\"", "sim.mode"},
+	    {"sim.granularity=\"layer\"", "seed=1", "training.iterations"},
+	    {"sim.granularity=\"op\"", "seed=1", "sim.granularity"},
+	    {"sim.mode=\"full\"", "seed=1", "sim.mode"},
+	    {"sim.extrapolate=false", "training.global_batch=512", "sim.extrapolate"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct ts_error err;
 		char line[1400], est[32];
 		/* the estimate, from a plan under a large limit */
-		const char *big[2] = {cases[i].set, "sim.max_memory=\"1 TiB\""};
-		struct ts_scenario *sc = load(job, big, 2);
+		const char *big[3] = {cases[i].set, cases[i].set2, "sim.max_memory=\"1 TiB\""};
+		struct ts_scenario *sc = load(job, big, 3);
 		struct ts_plan *p = NULL;
 		ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
 		ck_assert(p->est_bytes > 1048576.0);
@@ -189,8 +190,8 @@ START_TEST(oversized_run_refused_naming_key_and_figures)
 		plan_destroy(p);
 		ts_scenario_destroy(sc);
 
-		const char *tiny[2] = {cases[i].set, "sim.max_memory=\"1 MiB\""};
-		sc = load(job, tiny, 2);
+		const char *tiny[3] = {cases[i].set, cases[i].set2, "sim.max_memory=\"1 MiB\""};
+		sc = load(job, tiny, 3);
 		p = (struct ts_plan *)1;
 		int rc = plan_build(env, sc, &p, &err);
 		ts_error_format(&err, line, sizeof line);

@@ -517,6 +517,17 @@ bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint
 	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u);
 }
 
+/* Micro-batches per iteration a run of p simulates at once: the longer of
+ * the two short runs of an extension (they follow each other), else all;
+ * a traced run simulates all. */
+static uint32_t simulated_mb(const struct ts_plan *p, bool trace)
+{
+	uint32_t m1, m2, m;
+	if (!trace && plan_extends(p->sc, &m1, &m2, &m))
+		return m2;
+	return p->accum;
+}
+
 /* Graph tasks of one GPU task with `kernels` launches (par/dp.c and
  * par/pipe.c, gpu_task): the kernel, and with launches a first launch, the
  * other launches and a mark that waits for them. */
@@ -571,10 +582,7 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 {
 	const struct ts_scenario *sc = p->sc;
 	const struct ts_parallel *par = &sc->parallel;
-	uint32_t m1, m2, m;
-	double accum = (double)p->accum;
-	if (!trace && plan_extends(sc, &m1, &m2, &m))
-		accum = (double)m2; /* the two short runs follow each other */
+	double accum = (double)simulated_mb(p, trace);
 	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
 	double classes = p->class_mode ? 1.0 : (double)p->dp;
 	double holders = classes; /* classes that hold each unit */
@@ -652,22 +660,33 @@ int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)
 				 "full mode needs about %s for %u ranks x %u micro-batches x %lld "
 				 "iterations%s, above sim.max_memory %s%s; use sim.mode = "
 				 "\"class\" or raise sim.max_memory",
-				 need, sc->gpus, p->accum, (long long)sc->training.iterations, with,
-				 lim, limit_from);
+				 need, sc->gpus, simulated_mb(p, trace),
+				 (long long)sc->training.iterations, with, lim, limit_from);
 	if (p->gran == DP_GRAN_OP)
 		return plan_fail(
 		    sc, err, TS_ELIMIT, "sim.granularity",
 		    "op granularity needs about %s for %u ops x %u micro-batches x %lld "
 		    "iterations%s, above sim.max_memory %s%s; use sim.granularity = "
 		    "\"layer\" or raise sim.max_memory",
-		    need, p->nunits, p->accum, (long long)sc->training.iterations, with, lim,
-		    limit_from);
+		    need, p->nunits, simulated_mb(p, trace), (long long)sc->training.iterations,
+		    with, lim, limit_from);
+	uint32_t m1, m2, m;
+	struct ts_scenario ext = *sc; /* would extension have simulated fewer? */
+	ext.sim.extrapolate = true;
+	if (!trace && !sc->sim.extrapolate && plan_extends(&ext, &m1, &m2, &m))
+		return plan_fail(sc, err, TS_ELIMIT, "sim.extrapolate",
+				 "false simulates all %u micro-batches of an iteration, which need "
+				 "about %s for %u units x %lld iterations, above sim.max_memory "
+				 "%s%s; use sim.extrapolate = true (%u micro-batches at most) or "
+				 "raise sim.max_memory",
+				 p->accum, need, p->nunits, (long long)sc->training.iterations, lim,
+				 limit_from, m2);
 	return plan_fail(sc, err, TS_ELIMIT, "training.iterations",
 			 "found %lld iterations, which need about %s for %u micro-batches x %u "
 			 "units%s, above sim.max_memory %s%s; simulate fewer iterations or raise "
 			 "sim.max_memory",
-			 (long long)sc->training.iterations, need, p->accum, p->nunits, with, lim,
-			 limit_from);
+			 (long long)sc->training.iterations, need, simulated_mb(p, trace),
+			 p->nunits, with, lim, limit_from);
 }
 
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,

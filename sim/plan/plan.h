@@ -127,7 +127,9 @@ bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint
 double plan_estimate(const struct ts_plan *p, bool trace);
 
 /* Refuse, with TS_ELIMIT naming the key that drives the size (sim.mode in
- * full mode, sim.granularity at op granularity, else training.iterations),
+ * full mode, sim.granularity at op granularity, sim.extrapolate = false
+ * where the extension would simulate fewer micro-batches, else
+ * training.iterations),
  * the estimate and the limit, a plan whose run (traced when `trace`) would
  * allocate more than sim.max_memory. Returns 0 when it fits. plan_build
  * checks the untraced run; a traced run checks again. */
