@@ -215,10 +215,14 @@ typedef struct ts_result ts_result;
 
 /* Simulate the plan's iterations and extrapolate the whole run. When trace
  * is not NULL, a Chrome trace (JSON, for Perfetto or chrome://tracing) of
- * the simulated iterations is written to it; nothing is written on failure
- * after the trace began, so a caller that wrote to a file should remove it.
- * A setting that does not fit in memory is a result (fits = false), not an
- * error. Returns 0, TS_EINVALID, TS_EIO (writing the trace) or TS_ENOMEM.
+ * the simulated iterations is streamed to it as events happen (no span is
+ * held in memory); on failure the stream holds a partial document, so a
+ * caller that wrote to a file should discard it (ts_output_abort). A traced
+ * run simulates every micro-batch, and is refused with TS_ELIMIT, before
+ * anything is simulated, when its estimated size exceeds sim.max_memory.
+ * A setting that does not fit in GPU memory is a result (fits = false), not
+ * an error. Returns 0, TS_EINVALID, TS_ELIMIT, TS_EIO (writing the trace)
+ * or TS_ENOMEM.
  * Free *out with ts_result_free. */
 TS_API int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out);
 

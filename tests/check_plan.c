@@ -6,6 +6,8 @@
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE /* mkdtemp */
 #include <check.h>
+#include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include "base/csv.h"
 #include "base/err.h"
 #include "base/file.h"
+#include "base/units.h"
 #include "io/scenario.h"
 #include "io/sweepcfg.h"
 #include "plan/env.h"
@@ -23,6 +26,7 @@
 #include "run/run.h"
 #include "sweep/search.h"
 #include "sweep/sweep.h"
+#include "trace/trace.h"
 #include "testutil.h"
 #include "trainsim.h"
 
@@ -299,6 +303,142 @@ START_TEST(other_opens_are_counted)
 }
 END_TEST
 
+/* A plan whose run would allocate more than sim.max_memory is refused with
+ * TS_ELIMIT, naming the key that makes it large, the estimate and the
+ * limit, at the line of the key. */
+START_TEST(oversized_run_refused_naming_key_and_figures)
+{
+	static const struct {
+		const char *set, *set2, *key;
+	} cases[] = {
+	    {"sim.granularity=\"layer\"", "seed=1", "training.iterations"},
+	    {"sim.granularity=\"op\"", "seed=1", "sim.granularity"},
+	    {"sim.mode=\"full\"", "seed=1", "sim.mode"},
+	    {"sim.extrapolate=false", "training.global_batch=512", "sim.extrapolate"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ts_error err;
+		char line[1400], est[32];
+		/* the estimate, from a plan under a large limit */
+		const char *big[3] = {cases[i].set, cases[i].set2, "sim.max_memory=\"1 TiB\""};
+		struct ts_scenario *sc = load(job, big, 3);
+		struct ts_plan *p = NULL;
+		ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+		ck_assert(p->est_bytes > 1048576.0);
+		ts_units_format(p->est_bytes, TS_UNIT_BYTES, est, sizeof est);
+		plan_destroy(p);
+		ts_scenario_destroy(sc);
+
+		const char *tiny[3] = {cases[i].set, cases[i].set2, "sim.max_memory=\"1 MiB\""};
+		sc = load(job, tiny, 3);
+		p = (struct ts_plan *)1;
+		int rc = plan_build(env, sc, &p, &err);
+		ts_error_format(&err, line, sizeof line);
+		ck_assert_msg(rc == TS_ELIMIT, "%s: %d %s", cases[i].set, rc, line);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(strstr(line, cases[i].key), "%s: lacks %s", line, cases[i].key);
+		ck_assert_msg(strstr(line, est), "%s: lacks the estimate %s", line, est);
+		ck_assert_msg(strstr(line, "above sim.max_memory 1 MiB"), "%s", line);
+		ck_assert_msg(strstr(line, "--set") || strstr(line, "plan.cfg:"), "%s", line);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/* A traced run simulates every micro-batch (no extension): it is checked
+ * again, and refused when only the traced run is above the limit. */
+START_TEST(traced_run_checked_for_its_own_size)
+{
+	static const char *big =
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { global_batch = 4096; micro_batch = 4; seq_len = 512; };\n";
+	struct ts_error err;
+	char line[1400], lim[64];
+	struct ts_scenario *sc = load(big, NULL, 0);
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	double e = p->est_bytes, et = p->est_trace_bytes;
+	ck_assert_msg(et > 4.0 * e, "estimate %g B, traced %g B", e, et); /* 128 mb against 12 */
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+
+	snprintf(lim, sizeof lim, "sim.max_memory=\"%.0f B\"", sqrt(e * et));
+	const char *sets[1] = {lim};
+	sc = load(big, sets, 1);
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	FILE *out = fopen("/dev/null", "w");
+	struct ts_trace *tr;
+	ck_assert_int_eq(trace_open(&tr, out), 0);
+	struct ts_result r;
+	int rc = run_plan(p, &r, tr, &err);
+	ts_error_format(&err, line, sizeof line);
+	ck_assert_msg(rc == TS_ELIMIT, "%d %s", rc, line);
+	ck_assert_msg(strstr(line, "training.iterations") && strstr(line, "--trace"), "%s", line);
+	ck_assert_uint_eq(trace_nspans(tr), 0); /* refused before anything ran */
+	trace_destroy(tr);
+	fclose(out);
+	/* untraced, the same plan runs */
+	ck_assert_msg(run_plan(p, &r, NULL, &err) == 0, "%s", err.msg);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
+/* Every scenario of the bundled examples, the default scenario and the
+ * scaling sweep's largest point plan under the default limit, and each
+ * would on a machine of 2 GiB (estimate below 1 GiB), traced or not. */
+START_TEST(bundled_examples_fit_the_default)
+{
+	char pat[4096];
+	snprintf(pat, sizeof pat, "%s/examples/*/*.cfg", tu_root());
+	glob_t gl;
+	ck_assert_int_eq(glob(pat, 0, NULL, &gl), 0);
+	size_t planned = 0;
+	for (size_t i = 0; i <= gl.gl_pathc; i++) {
+		char path[4096];
+		const char *sets[1] = {"nodes=64"};
+		size_t nsets = 0;
+		if (i < gl.gl_pathc) {
+			/* scenarios only (not sweeps or calibration overrides) */
+			FILE *f = fopen(gl.gl_pathv[i], "r");
+			ck_assert_ptr_nonnull(f);
+			char l[512];
+			bool scenario = false;
+			while (!scenario && fgets(l, sizeof l, f))
+				scenario = !strncmp(l, "model", 5);
+			fclose(f);
+			if (!scenario)
+				continue;
+			snprintf(path, sizeof path, "%s", gl.gl_pathv[i]);
+		} else {
+			snprintf(path, sizeof path, "%s/examples/scaling-sweep/base.cfg",
+				 tu_root());
+			nsets = 1;
+		}
+		struct ts_scenario *sc = NULL;
+		struct ts_error err;
+		char line[1400];
+		ck_assert_msg(ts_scenario_load(env->cat, path, sets, nsets, &sc, &err) == 0, "%s",
+			      ts_error_format(&err, line, sizeof line));
+		ck_assert(sc->sim.max_memory == 0.0); /* the default */
+		struct ts_plan *p = NULL;
+		ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s: %s", path,
+			      ts_error_format(&err, line, sizeof line));
+		ck_assert(p->max_memory == ts_scenario_max_memory(sc));
+		ck_assert_msg(p->est_bytes > 0.0 && p->est_bytes <= p->est_trace_bytes &&
+				  p->est_trace_bytes < 1073741824.0,
+			      "%s: estimate %g B, traced %g B", path, p->est_bytes,
+			      p->est_trace_bytes);
+		ck_assert_int_eq(plan_check_size(p, true, &err), 0);
+		plan_destroy(p);
+		ts_scenario_destroy(sc);
+		planned++;
+	}
+	globfree(&gl);
+	ck_assert_uint_ge(planned, 10);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("plan");
@@ -308,6 +448,9 @@ int main(void)
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
 	tcase_add_test(tc, public_api_plan_is_the_plan);
 	tcase_add_test(tc, other_opens_are_counted);
+	tcase_add_test(tc, oversized_run_refused_naming_key_and_figures);
+	tcase_add_test(tc, traced_run_checked_for_its_own_size);
+	tcase_add_test(tc, bundled_examples_fit_the_default);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # trainsim run as a user meets it: the text report, JSON with the stable
 # result keys and a breakdown that sums to the iteration, CSV, --trace,
-# --dump-config, --set, and a scenario that does not fit in memory.
+# --dump-config, --set, a scenario that does not fit in memory, and a run
+# larger than sim.max_memory.
 # Usage: bash cli_run.sh TRAINSIM_BINARY SOURCE_DIR
 # SPDX-License-Identifier: MIT
 . "$(dirname "$0")/clilib.bash" "$@"
@@ -141,6 +142,17 @@ if ok nofittext "${NOFIT[@]}"; then
 	grep -qE 'does NOT fit: needs [0-9.]+ GiB of 79\.3 GiB' "$TMP/nofittext" ||
 		fail "text report of a scenario that does not fit lacks 'does NOT fit: needs ...'"
 fi
+
+# --- a run larger than sim.max_memory is refused before it is built: exit
+# status 2 and a message naming the key, the estimate and the limit
+checks=$((checks + 1))
+"$BIN" run "$SCEN" --set 'sim.granularity="op"' --set 'sim.max_memory="1 MiB"' \
+	>"$TMP/big" 2>"$TMP/big.err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "oversized run: exit $rc, expected 2"
+[ -s "$TMP/big" ] && fail "oversized run: printed a report"
+grep -qE 'sim\.granularity: op granularity needs about [0-9.]+ MiB .*above sim\.max_memory 1 MiB' \
+	"$TMP/big.err" || fail "oversized run: $(cat "$TMP/big.err")"
 
 # --- huge durations print in short scientific notation with their unit,
 # not as dozens of digits (a run of 1e22 tokens; a restart is bounded to

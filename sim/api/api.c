@@ -171,10 +171,12 @@ int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out)
 	struct ts_trace *tr = NULL;
 	ts_error_clear(&err);
 	*out = ts_calloc(1, sizeof **out);
-	if (!*out || (trace && trace_create(&tr))) {
+	int trc = *out && trace ? trace_open(&tr, trace) : 0;
+	if (!*out || trc) {
 		ts_free(*out, sizeof **out);
 		*out = NULL;
-		return api_failf(TS_ENOMEM, NULL, "out of memory");
+		return trc == TS_EIO ? api_failf(TS_EIO, "--trace", "writing the trace failed")
+				     : api_failf(TS_ENOMEM, NULL, "out of memory");
 	}
 	int rc = run_plan(p, *out, tr, &err);
 	if (rc)

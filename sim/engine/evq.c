@@ -90,6 +90,12 @@ static int grow_slots(struct ts_evq *q, size_t need)
 	return 0;
 }
 
+double evq_bytes(double events)
+{
+	return 2.0 * events * (double)(sizeof(struct slot) + 2 * sizeof(struct key)) +
+	       (double)sizeof(struct ts_evq);
+}
+
 int evq_create(struct ts_evq **qp, size_t cap_hint)
 {
 	struct ts_evq *q = ts_calloc(1, sizeof *q);

@@ -29,6 +29,12 @@ int evq_create(struct ts_evq **q, size_t cap_hint);
 /* Free the queue and every pending event (callbacks are not called). */
 void evq_destroy(struct ts_evq *q);
 
+/* Bytes at most that a queue holding `events` pending events needs: a slot
+ * and a key each (and a cancelled event's key until it is passed), times 2
+ * for the doubling of its arrays. For estimating a run's size before
+ * building it. */
+double evq_bytes(double events);
+
 /* Current simulated time in ns: the time of the event being run, or of the
  * last one run. */
 ts_time evq_now(const struct ts_evq *q);

@@ -131,6 +131,15 @@ void fluid_destroy(struct ts_fluid *f)
 	ts_free(f, sizeof *f);
 }
 
+double fluid_bytes(double res, double acts, double uses)
+{
+	double per_res = (double)(sizeof(struct res) + sizeof(uint32_t) * 2); /* + dirty, cres */
+	double per_act = (double)(sizeof(struct act) + sizeof(uint32_t));     /* + cact */
+	double per_use = (double)(sizeof(struct elem) + sizeof(struct user));
+	return 2.0 * (res * per_res + acts * (per_act + uses * per_use)) +
+	       (double)sizeof(struct ts_fluid);
+}
+
 struct ts_evq *fluid_evq(struct ts_fluid *f)
 {
 	return f->q;

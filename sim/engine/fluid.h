@@ -54,6 +54,13 @@ struct fluid_observer {
 int fluid_create(struct ts_fluid **f, struct ts_evq *q);
 void fluid_destroy(struct ts_fluid *f);
 
+/* Bytes at most that a fluid model with `res` resources and `acts`
+ * activity slots (the most activities alive at once), each activity using
+ * `uses` resources on average, holds: its resource, activity, element and
+ * user records and its scratch, times 2 for the doubling of its arrays.
+ * For estimating a run's size before building it. */
+double fluid_bytes(double res, double acts, double uses);
+
 /* The queue the model schedules on. */
 struct ts_evq *fluid_evq(struct ts_fluid *f);
 

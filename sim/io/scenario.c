@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/units.h"
@@ -85,7 +86,7 @@ static const char *const parallel_keys[] = {"tp",
 					    "tp_comm_overlap"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
-static const char *const sim_keys[] = {"granularity", "mode", "extrapolate"};
+static const char *const sim_keys[] = {"granularity", "mode", "extrapolate", "max_memory"};
 
 /* One load in progress. */
 struct ld {
@@ -532,6 +533,14 @@ static int read_rest(struct ld *l)
 	    (rc = cfg_bool(member(l->g_sim, "extrapolate"), l->file, "sim.extrapolate",
 			   &s->sim.extrapolate, l->err)))
 		return rc;
+	s->sim.max_memory = 0.0;
+	const config_setting_t *mm = member(l->g_sim, "max_memory");
+	if (mm && (rc = cfg_bytes(mm, l->file, "sim.max_memory", &s->sim.max_memory, l->err)))
+		return rc;
+	if (mm && !(s->sim.max_memory >= 1.0)) {
+		return cfg_fail(l->err, TS_ERANGE, mm, l->file, "sim.max_memory",
+				"found %g bytes, expected at least 1 byte", s->sim.max_memory);
+	}
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
@@ -803,9 +812,24 @@ static int note_all(struct ld *l)
 	N("sim.granularity", "default", "\"%s\"", gran_names[s->sim.granularity]);
 	N("sim.mode", "default", "\"%s\"", mode_names[s->sim.mode]);
 	N("sim.extrapolate", "default", "%s", s->sim.extrapolate ? "true" : "false");
+	char mem[32];
+	ts_units_format(ts_scenario_max_memory(s), TS_UNIT_BYTES, mem, sizeof mem);
+	N("sim.max_memory",
+	  s->sim.max_memory > 0.0 ? "" : "default: half of the machine's physical memory", "\"%s\"",
+	  mem);
 	N("seed", "default", "%llu", (unsigned long long)s->seed);
 #undef N
 	return 0;
+}
+
+double ts_scenario_max_memory(const struct ts_scenario *s)
+{
+	if (s->sim.max_memory > 0.0)
+		return s->sim.max_memory;
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	if (pages <= 0 || size <= 0)
+		return 4.0 * 1073741824.0;
+	return 0.5 * (double)pages * (double)size;
 }
 
 /* ---- load ---------------------------------------------------------------- */

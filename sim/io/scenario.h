@@ -134,8 +134,10 @@ struct ts_power {
 struct ts_simopts {
 	enum ts_granularity granularity; /* task size; default layer */
 	enum ts_sim_mode mode;		 /* rank classes or every rank; default class */
-	bool extrapolate; /* many micro-batches: simulate two short iterations and extend
-			   * their steady state (sim/run/run.h); default true */
+	bool extrapolate;  /* many micro-batches: simulate two short iterations and extend
+			    * their steady state (sim/run/run.h); default true */
+	double max_memory; /* bytes a run may allocate (sim/plan/plan.h, the size
+			    * estimate); 0 = unset: half the machine's physical memory */
 };
 
 /* Where one resolved value came from. */
@@ -204,6 +206,12 @@ void ts_scenario_destroy(struct ts_scenario *s);
  * (model keys included), the keys not modelled, and the cluster's
  * description, for --dump-config. Returns 0 or TS_EIO (write failed). */
 int ts_scenario_dump(const struct ts_scenario *s, FILE *out);
+
+/* What a run of s may allocate, bytes: sim.max_memory, or when it is not
+ * given half of the machine's physical memory
+ * (sysconf(_SC_PHYS_PAGES) x sysconf(_SC_PAGESIZE); 4 GiB when the system
+ * does not tell). */
+double ts_scenario_max_memory(const struct ts_scenario *s);
 
 /* Fill `err` with an error about scenario key `key` (dotted, as in
  * origins[]), placed where that key was set: its file and line, or the

@@ -108,6 +108,13 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g, sizeof *g);
 }
 
+double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
+{
+	return 2.0 * (tasks * (double)sizeof(struct gtask) +
+		      deps * (double)(sizeof(struct edge) + sizeof(uint32_t)) +
+		      colls * (double)sizeof(struct gcoll) + coll_ranks * (double)sizeof(uint32_t));
+}
+
 int graph_stream(struct ts_graph *g, const char *name, uint32_t *id)
 {
 	if (ts_grow((void **)&g->s, &g->caps, g->ns + 1, sizeof *g->s))

@@ -127,6 +127,13 @@ const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t task);
 double graph_pool_peak(const struct ts_graph *g, uint32_t pool, double at_peak[GRAPH_MEM_COUNT_]);
 
 /* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */
+/* Bytes at most that a graph of `tasks` tasks and `deps` dependencies,
+ * with `colls` collectives over `coll_ranks` ranks in all, holds once
+ * built: the sizes of its task, edge, successor, collective and rank
+ * records, times 2 for the doubling of its arrays (each holds up to twice
+ * what it needs). For estimating a run's size before building it. */
+double graph_bytes(double tasks, double deps, double colls, double coll_ranks);
+
 void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_time t1,
 		     struct graph_breakdown *out);
 

@@ -8,12 +8,18 @@
  * names a key but no file (work_costs_compute: "parallel.ep" on a dense
  * model) is placed at that key's line the same way.
  * SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/units.h"
 #include "hw/cluster.h"
+#include "engine/evq.h"
+#include "engine/fluid.h"
+#include "par/graph.h"
+#include "par/layout.h"
 #include "plan/lnet_units.h"
 #include "plan/plan.h"
 #include "work/ops.h"
@@ -519,11 +525,210 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		p->ckpt_storage = *st;
 		p->ckpt_storage_set = true;
 	}
+	p->max_memory = ts_scenario_max_memory(sc);
+	p->est_bytes = plan_estimate(p, false);
+	p->est_trace_bytes = plan_estimate(p, true);
+	if ((rc = plan_check_size(p, false, err)))
+		goto fail;
 	*out = p;
 	return 0;
 fail:
 	plan_destroy(p);
 	return rc;
+}
+
+/* The shortest iterations of an extension are chosen so that 1F1B has
+ * reached its steady state (after p - 1 warm-up forwards) in both, and
+ * multiples of the stage count as interleaved 1F1B needs;
+ * tests/check_extrap.c compares extensions against whole iterations. */
+bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m)
+{
+	const struct ts_training *tr = &sc->training;
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t u = par->pp > 0 ? par->pp : 1u;
+	int64_t per_step = tr->micro_batch * (int64_t)par->dp;
+	int64_t all = per_step > 0 ? tr->global_batch / per_step : 0;
+	uint32_t a = u * (u >= PLAN_EXTRAP_M1 / 2 ? 2u : (PLAN_EXTRAP_M1 + u - 1) / u);
+	uint32_t b = a + u * (u >= PLAN_EXTRAP_DM ? 1u : (PLAN_EXTRAP_DM + u - 1) / u);
+	*m1 = a;
+	*m2 = b;
+	*m = all > 0 && all <= PLAN_MAX_ACCUM ? (uint32_t)all : 0;
+	/* a batch the plan refuses, or micro-batches interleaving cannot
+	 * take, get their message from the whole run */
+	return sc->sim.extrapolate && all >= (int64_t)a + b && all <= PLAN_MAX_ACCUM &&
+	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u);
+}
+
+/* Micro-batches per iteration a run of p simulates at once: the longer of
+ * the two short runs of an extension (they follow each other), else all;
+ * a traced run simulates all. */
+static uint32_t simulated_mb(const struct ts_plan *p, bool trace)
+{
+	uint32_t m1, m2, m;
+	if (!trace && plan_extends(p->sc, &m1, &m2, &m))
+		return m2;
+	return p->accum;
+}
+
+/* Graph tasks of one GPU task with `kernels` launches (par/dp.c and
+ * par/pipe.c, gpu_task): the kernel, and with launches a first launch, the
+ * other launches and a mark that waits for them. */
+static double gpu_tasks(uint32_t kernels, double launch_s)
+{
+	if (kernels == 0 || !(launch_s > 0.0))
+		return 1.0;
+	return kernels > 1 ? 4.0 : 2.0;
+}
+
+/* The size model. A run's memory is its task graph: every task of every
+ * simulated iteration and micro-batch on every rank class is one record
+ * (par/graph.c, struct gtask, 152 bytes on x86-64) with about 1.6 dependencies
+ * (counted as 2, an edge and a successor each) and, for collectives, a
+ * record and its ranks. Per micro-batch and class, each unit the class
+ * holds (a layer, an op, or with stage granularity the class's stage as a
+ * whole) makes a forward, two backward (input and weight gradients) and a
+ * recompute GPU task of up to four graph tasks each (with its launches),
+ * and 2 tasks per collective after it (tensor-parallel, expert all-to-all,
+ * context-parallel ring steps, ZeRO gathers and per-micro-batch gradient
+ * reductions); 8 more per micro-batch and class (input pipeline, pipeline
+ * sends, memory marks) and per iteration each unit's gradient bucket (3)
+ * and 16 per class (optimizer step, marks). The data-parallel schedule at
+ * stage granularity makes one task of all units (16 per micro-batch);
+ * the model-parallel one is counted per unit (an over-estimate). The
+ * engine (fluid activities and resources, the
+ * event queue, collectives' per-channel transfers) is bounded by the
+ * activities alive at once and the links, not by the tasks: counted per
+ * rank class below, sized by fluid_bytes and evq_bytes.
+ *
+ * Peak RSS (/usr/bin/time -f %M, Release build) against the estimate, for
+ * configs/scenarios/default.cfg (GPT-3 1.3B, 8 GPUs) with --set; RSS
+ * includes 3.6 MiB of program and catalogs (the RSS of --dump-config);
+ * "all mb" is sim.extrapolate = false, every micro-batch simulated:
+ *   as it is (DP 8, layer, class mode):          6.7 MiB, estimate  5.3 MiB
+ *   sim.granularity = "op":                       24.4 MiB, estimate 24.6 MiB
+ *   TP 2 x PP 4, op, extended (m2 = 12):          26.8 MiB, estimate 44.4 MiB
+ *   the same, all 128 mb (as --trace runs it):     338 MiB, estimate  452 MiB
+ *   TP 2 x PP 4 on 16 nodes, layer:               25.4 MiB, estimate 40.9 MiB
+ *   ZeRO-3, op, all 128 mb:                        184 MiB, estimate  350 MiB
+ *   TP 2 x CP 2, all 64 mb:                        192 MiB, estimate  421 MiB
+ *   PP 4 interleaved x 2, op, all 64 mb:           169 MiB, estimate  195 MiB
+ *   PP 8, stage granularity, all 64 mb:           10.3 MiB, estimate 49.0 MiB
+ *   sim.mode = "full", 64 GPUs:                   26.4 MiB, estimate 45.1 MiB
+ *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      176 MiB, estimate  313 MiB
+ *   sim.mode = "full", 1,024 GPUs (batch 4096):    189 MiB, estimate  389 MiB
+ * Above a few MiB, 1.15 to 2.2 times the measured peak (more at stage
+ * granularity, where it is small). The tasks counted were never fewer than
+ * the graph's own count (15642 for 15255, 1.30e6 for 1.17e6, 1.03e6 for
+ * 983115, 578124 for 570579 interleaved). */
+double plan_estimate(const struct ts_plan *p, bool trace)
+{
+	const struct ts_scenario *sc = p->sc;
+	const struct ts_parallel *par = &sc->parallel;
+	double accum = (double)simulated_mb(p, trace);
+	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
+	double classes = p->class_mode ? 1.0 : (double)p->dp;
+	double holders = classes; /* classes that hold each unit */
+	if (mp) {
+		struct layout lay;
+		struct ts_error e;
+		uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+		if (layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, p->class_mode,
+				&e) == 0)
+			classes = (double)lay.nclasses;
+		else
+			classes = (double)sc->gpus;
+		holders = classes / (double)(par->pp ? par->pp : 1u);
+	}
+	double launch = p->calib ? p->calib->launch_s : 0.0;
+	double unit_tasks = 0.0, unit_colls = 0.0, unit_coll_ranks = 0.0;
+	for (uint32_t u = 0; u < p->nunits; u++) {
+		const struct dp_unit *x = &p->units[u];
+		double t = gpu_tasks(x->kernels_fwd, launch) +
+			   gpu_tasks(x->kernels_bwd / 2, launch) +
+			   gpu_tasks(x->kernels_bwd - x->kernels_bwd / 2, launch);
+		if (x->recompute_s > 0.0)
+			t += gpu_tasks(x->kernels_fwd, launch);
+		/* the data-parallel schedule has none of these */
+		double ntp = mp && par->tp > 1 ? (double)x->tp_fwd + x->tp_bwd : 0.0;
+		double na2a = mp && par->ep > 1 ? (double)x->a2a_fwd + x->a2a_bwd : 0.0;
+		double c = ntp + na2a;
+		double cr = ntp * par->tp + na2a * par->ep;
+		if (mp && par->cp > 1 && (x->ring_fwd_s > 0.0 || x->ring_bwd_s > 0.0)) {
+			c += 2.0 * par->cp;
+			cr += 2.0 * par->cp * 2.0;
+		}
+		/* ZeRO-3 gathers a unit's weights before its forward and backward;
+		 * ZeRO-2 and 3 reduce its gradients every micro-batch */
+		if (mp && par->zero >= 2 && x->params > 0.0) {
+			c += par->zero == 3 ? 3.0 : 1.0;
+			cr += (par->zero == 3 ? 3.0 : 1.0) * par->dp;
+		}
+		unit_tasks += t + 2.0 * c;
+		unit_colls += c;
+		unit_coll_ranks += cr;
+	}
+	if (p->gran == DP_GRAN_STAGE && !mp)
+		unit_tasks = fmin(unit_tasks, 16.0 + 3.0 * unit_colls);
+	/* gradient buckets: at most one per unit, each one collective over the
+	 * data-parallel group, per class in class mode and shared in full mode */
+	double buckets = (double)p->nunits * (p->class_mode ? holders : 1.0);
+	double iters = (double)sc->training.iterations;
+	double per_mb = holders * unit_tasks + classes * 8.0;
+	double per_iter = accum * per_mb + buckets * 3.0 + classes * 16.0;
+	double tasks = iters * per_iter;
+	double colls = iters * (accum * holders * unit_colls + buckets);
+	double coll_ranks = iters * (accum * holders * unit_coll_ranks + buckets * (double)p->dp);
+	/* the engine: per rank class (of every GPU in full mode) its GPU, NVLink,
+	 * PCIe and NIC resources and the link classes of its node (8), up to 64
+	 * activities alive at once (its streams' tasks, and a collective's
+	 * per-channel transfers) on 4 resources each, and their events */
+	double engine = fluid_bytes(8.0 * classes, 64.0 * classes, 4.0) + evq_bytes(64.0 * classes);
+	return graph_bytes(tasks, 2.0 * tasks, colls, coll_ranks) + engine;
+}
+
+int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)
+{
+	const struct ts_scenario *sc = p->sc;
+	double est = trace ? p->est_trace_bytes : p->est_bytes;
+	if (est <= p->max_memory)
+		return 0;
+	char need[32], lim[32];
+	ts_units_format(est, TS_UNIT_BYTES, need, sizeof need);
+	ts_units_format(p->max_memory, TS_UNIT_BYTES, lim, sizeof lim);
+	const char *limit_from = sc->sim.max_memory > 0.0 ? "" : " (half of physical memory)";
+	const char *with = trace ? " with --trace (every micro-batch simulated)" : "";
+	if (!p->class_mode)
+		return plan_fail(sc, err, TS_ELIMIT, "sim.mode",
+				 "full mode needs about %s for %u ranks x %u micro-batches x %lld "
+				 "iterations%s, above sim.max_memory %s%s; use sim.mode = "
+				 "\"class\" or raise sim.max_memory",
+				 need, sc->gpus, simulated_mb(p, trace),
+				 (long long)sc->training.iterations, with, lim, limit_from);
+	if (p->gran == DP_GRAN_OP)
+		return plan_fail(
+		    sc, err, TS_ELIMIT, "sim.granularity",
+		    "op granularity needs about %s for %u ops x %u micro-batches x %lld "
+		    "iterations%s, above sim.max_memory %s%s; use sim.granularity = "
+		    "\"layer\" or raise sim.max_memory",
+		    need, p->nunits, simulated_mb(p, trace), (long long)sc->training.iterations,
+		    with, lim, limit_from);
+	uint32_t m1, m2, m;
+	struct ts_scenario ext = *sc; /* would extension have simulated fewer? */
+	ext.sim.extrapolate = true;
+	if (!trace && !sc->sim.extrapolate && plan_extends(&ext, &m1, &m2, &m))
+		return plan_fail(sc, err, TS_ELIMIT, "sim.extrapolate",
+				 "false simulates all %u micro-batches of an iteration, which need "
+				 "about %s for %u units x %lld iterations, above sim.max_memory "
+				 "%s%s; use sim.extrapolate = true (%u micro-batches at most) or "
+				 "raise sim.max_memory",
+				 p->accum, need, p->nunits, (long long)sc->training.iterations, lim,
+				 limit_from, m2);
+	return plan_fail(sc, err, TS_ELIMIT, "training.iterations",
+			 "found %lld iterations, which need about %s for %u micro-batches x %u "
+			 "units%s, above sim.max_memory %s%s; simulate fewer iterations or raise "
+			 "sim.max_memory",
+			 (long long)sc->training.iterations, need, simulated_mb(p, trace),
+			 p->nunits, with, lim, limit_from);
 }
 
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,

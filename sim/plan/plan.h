@@ -56,7 +56,15 @@ struct ts_plan {
 	struct data_storage ckpt_storage; /* where checkpoints go (with checkpoints
 					   * through the storage model) */
 	bool ckpt_storage_set;		  /* ckpt_storage holds one */
+	double est_bytes;		  /* what simulating the plan allocates at most, bytes
+					   * (plan_estimate), without a trace */
+	double est_trace_bytes;		  /* the same with a trace (every micro-batch simulated) */
+	double max_memory;		  /* sim.max_memory resolved, bytes */
 };
+
+/* The shortest iterations simulated for an extension (plan_extends). */
+#define PLAN_EXTRAP_M1 8u
+#define PLAN_EXTRAP_DM 4u
 
 /* Check scenario sc against environment env and resolve everything a run
  * needs: the settings trainsim does not model (plan_check_modelled), the
@@ -67,11 +75,12 @@ struct ts_plan {
  * costs and the units of one micro-batch, the dataset (read from
  * configs/datasets/ here, the only file a plan opens), the storage, the
  * NVMe drives of offload = "nvme", the checkpoint storage and the power
- * figures. Borrows env and sc (both must outlive the plan). Returns 0 with
- * a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID, TS_ERANGE,
- * TS_ELIMIT, TS_EUNKNOWN_NAME (dataset or storage, with the closest names),
- * the dataset file's errors, or TS_ENOMEM, with `err` naming the scenario
- * file and line of the key (or the --set argument); *out is NULL then. */
+ * figures, and last the size of the run it describes (plan_estimate, refused
+ * above sim.max_memory by plan_check_size). Borrows env and sc (both must outlive the plan).
+ * Returns 0 with a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID, TS_ERANGE, TS_ELIMIT,
+ * TS_EUNKNOWN_NAME (dataset or storage, with the closest names), the dataset file's errors, or
+ * TS_ENOMEM, with `err` naming the scenario file and line of the key (or the --set argument); *out
+ * is NULL then. */
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
 	       struct ts_error *err);
 
@@ -102,6 +111,30 @@ int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err);
  * closest names. */
 int plan_ckpt_storage(const struct ts_scenario *sc, const struct data_catalog *cat,
 		      const struct data_storage **out, struct ts_error *err);
+
+/* Whether a run of scenario sc is simulated by extension (sim/run/run.h,
+ * ts_run): two short runs of *m1 < *m2 micro-batches per iteration, the
+ * first with at least PLAN_EXTRAP_M1 micro-batches and two pipeline fills,
+ * the second with at least PLAN_EXTRAP_DM and one fill more, both
+ * multiples of the stage count; *m receives the scenario's own count (0
+ * when the global batch gives none or too many). */
+bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m);
+
+/* Estimate, in bytes, what simulating plan p allocates at its peak: the
+ * task graph of the largest run simulated (the m2 run of an extension, or
+ * every micro-batch with a trace or without extension) and its records,
+ * with `trace` true as a traced run simulates it. An upper bound within
+ * about a factor 2 of the measured peak (see plan.c). */
+double plan_estimate(const struct ts_plan *p, bool trace);
+
+/* Refuse, with TS_ELIMIT naming the key that drives the size (sim.mode in
+ * full mode, sim.granularity at op granularity, sim.extrapolate = false
+ * where the extension would simulate fewer micro-batches, else
+ * training.iterations),
+ * the estimate and the limit, a plan whose run (traced when `trace`) would
+ * allocate more than sim.max_memory. Returns 0 when it fits. plan_build
+ * checks the untraced run; a traced run checks again. */
+int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err);
 
 /* Free a plan (NULL is fine). */
 void plan_destroy(struct ts_plan *p);

@@ -583,38 +583,21 @@ out:
 	return rc;
 }
 
-/* Shortest iterations simulated for an extension: the first has at least
- * RUN_EXTRAP_M1 micro-batches and two pipeline fills, the second at least
- * RUN_EXTRAP_DM and one fill more; both are multiples of the stage count
- * (interleaved 1F1B needs it). Chosen so that 1F1B has reached its steady
- * state (after p - 1 warm-up forwards) in both; tests/check_extrap.c
- * compares extensions against whole iterations. */
-#define RUN_EXTRAP_M1 8u
-#define RUN_EXTRAP_DM 4u
-
 bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m)
 {
-	const struct ts_training *tr = &sc->training;
-	const struct ts_parallel *par = &sc->parallel;
-	uint32_t u = par->pp > 0 ? par->pp : 1u;
-	int64_t per_step = tr->micro_batch * (int64_t)par->dp;
-	int64_t all = per_step > 0 ? tr->global_batch / per_step : 0;
-	uint32_t a = u * (u >= RUN_EXTRAP_M1 / 2 ? 2u : (RUN_EXTRAP_M1 + u - 1) / u);
-	uint32_t b = a + u * (u >= RUN_EXTRAP_DM ? 1u : (RUN_EXTRAP_DM + u - 1) / u);
-	*m1 = a;
-	*m2 = b;
-	*m = all > 0 && all <= PLAN_MAX_ACCUM ? (uint32_t)all : 0;
-	/* a batch the plan refuses, or micro-batches interleaving cannot
-	 * take, get their message from the whole run */
-	return sc->sim.extrapolate && all >= (int64_t)a + b && all <= PLAN_MAX_ACCUM &&
-	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u);
+	return plan_extends(sc, m1, m2, m);
 }
 
 int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
 	     struct ts_error *err)
 {
 	uint32_t m1, m2, m;
-	/* a trace shows every micro-batch */
+	/* a trace shows every micro-batch: a larger graph than plan_build checked */
+	int rc0 = trace ? plan_check_size(p, true, err) : 0;
+	if (rc0) {
+		memset(out, 0, sizeof *out);
+		return rc0;
+	}
 	if (trace || !ts_run_extends(p->sc, &m1, &m2, &m))
 		return run_at(p, 0, NULL, NULL, out, trace, err);
 	struct extrap ex = {.m1 = m1, .m = m};

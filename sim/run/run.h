@@ -15,7 +15,9 @@
  * key); when `trace` is not NULL, every task of every simulated iteration is
  * recorded on it. Opens no file: everything read from the environment is
  * in the plan. Returns 0, or TS_EINVALID for a schedule the builders refuse,
- * or TS_ENOMEM, with `err` filled. Never prints. Extension as ts_run. */
+ * TS_ELIMIT for a traced run (every micro-batch simulated) above
+ * sim.max_memory (plan_check_size), or TS_ENOMEM, with `err` filled. Never
+ * prints. Extension as ts_run. */
 int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
 	     struct ts_error *err);
 
@@ -38,8 +40,8 @@ int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *tr
  * eq. 1), and so does what a GPipe stage holds at its peak. With
  * sc->sim.extrapolate (the default) and no trace, a long iteration is
  * simulated twice, with m1 and m2 micro-batches (multiples of the stage
- * count, see RUN_EXTRAP_M1), and every time and memory figure is read off
- * the line through the two at m; the cost of a run then no longer grows
+ * count, see plan_extends in sim/plan/plan.h), and every time and memory
+ * figure is read off the line through the two at m; the cost of a run then no longer grows
  * with the global batch. */
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
 	   struct ts_trace *trace, struct ts_error *err);

@@ -1,11 +1,12 @@
-/* Chrome trace writer.
+/* Chrome trace writer, streaming.
  *
- * Recording only appends fixed-size records to growable arrays; every string
- * (process, track, span and counter names) is copied once into one byte
- * arena and referred to by offset, and a small direct-mapped cache lets
- * repeated names (the same kernel or collective on every iteration) share
- * one copy. Nothing is encoded until trace_write, which streams one jansson
- * object per event so a long trace never exists twice in memory.
+ * Every event is encoded by jansson and written to the output as it is
+ * recorded: process and thread metadata when a process or track is added,
+ * a span when it is recorded (a fluid activity's when it ends), a counter
+ * sample at once. What the trace keeps grows with the tracks (each one's
+ * process) and the fluid activities alive at once (their start, track and
+ * a copy of their name), never with the spans: a trace of any length holds
+ * a few kilobytes. trace_write closes the JSON document.
  * Output ids: pid = process + 1, tid = track + 1 (unique across processes).
  * Times are printed with just the digits that keep whole nanoseconds, so
  * 999.999 us stays "999.999" rather than its 17-digit binary expansion.
@@ -21,51 +22,25 @@
 #include "base/jstr.h"
 #include "trace/trace.h"
 
-#define NO_STR SIZE_MAX
-#define CACHE_SIZE 256
-
-struct proc {
-	size_t name;
-};
-
-struct track {
-	uint32_t proc;
-	size_t name;
-};
-
-struct span {
-	ts_time start, end;
-	size_t name, cat;
-	uint32_t track;
-};
-
-struct counter {
-	ts_time time;
-	double value;
-	size_t name;
-	uint32_t proc;
-};
-
-/* A fluid activity that started and has not ended. */
+/* A fluid activity that started and has not ended: its name and category
+ * copied into buffers kept for the next activity with the same id. */
 struct open_act {
 	ts_time start;
-	size_t name, cat;
 	uint32_t track;
-	bool open;
+	bool open, has_cat;
+	char *name, *cat;
+	size_t capname, capcat;
 };
 
 struct ts_trace {
-	char *str; /* arena of NUL-terminated strings */
-	size_t nstr, capstr;
-	size_t cache[CACHE_SIZE]; /* hash of a string -> its offset, NO_STR when empty */
-	struct proc *procs;
-	size_t nprocs, capprocs;
-	struct track *tracks;
+	FILE *out;     /* where events go */
+	bool own;      /* out is a temporary file of trace_create */
+	bool first;    /* no event written yet (no comma due) */
+	bool finished; /* trace_write closed the document */
+	uint32_t nprocs;
+	uint32_t *track_proc; /* per track: its process */
 	size_t ntracks, captracks;
-	struct span *spans;
-	size_t nspans, capspans;
-	struct counter *counters;
-	size_t ncounters, capcounters;
+	size_t nspans, ncounters;
 	struct open_act *acts; /* indexed by fluid activity id */
 	size_t capacts;
 	trace_tag_fn map;
@@ -80,159 +55,6 @@ static int fail(struct ts_trace *t, int rc)
 	return rc;
 }
 
-static size_t hash_str(const char *s)
-{
-	size_t h = 2166136261u; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
-/* Copy s into the arena (or find it in the cache); NO_STR on out of memory. */
-static size_t intern(struct ts_trace *t, const char *s)
-{
-	if (!s)
-		s = "";
-	size_t slot = hash_str(s) % CACHE_SIZE;
-	size_t off = t->cache[slot];
-	if (off != NO_STR && strcmp(t->str + off, s) == 0)
-		return off;
-	size_t n = strlen(s) + 1;
-	if (t->nstr + n < t->nstr || ts_grow((void **)&t->str, &t->capstr, t->nstr + n, 1))
-		return NO_STR;
-	off = t->nstr;
-	memcpy(t->str + off, s, n);
-	t->nstr += n;
-	t->cache[slot] = off;
-	return off;
-}
-
-int trace_create(struct ts_trace **tp)
-{
-	struct ts_trace *t = ts_calloc(1, sizeof *t);
-	*tp = NULL;
-	if (!t)
-		return TS_ENOMEM;
-	for (size_t i = 0; i < CACHE_SIZE; i++)
-		t->cache[i] = NO_STR;
-	uint32_t p;
-	if (trace_process(t, "trainsim", &p)) {
-		trace_destroy(t);
-		return TS_ENOMEM;
-	}
-	*tp = t;
-	return 0;
-}
-
-void trace_destroy(struct ts_trace *t)
-{
-	if (!t)
-		return;
-	ts_free(t->str, t->capstr);
-	ts_free(t->procs, t->capprocs * sizeof *t->procs);
-	ts_free(t->tracks, t->captracks * sizeof *t->tracks);
-	ts_free(t->spans, t->capspans * sizeof *t->spans);
-	ts_free(t->counters, t->capcounters * sizeof *t->counters);
-	ts_free(t->acts, t->capacts * sizeof *t->acts);
-	ts_free(t, sizeof *t);
-}
-
-int trace_process(struct ts_trace *t, const char *name, uint32_t *process)
-{
-	if (!t)
-		return 0;
-	if (t->nprocs >= UINT32_MAX - 1 ||
-	    ts_grow((void **)&t->procs, &t->capprocs, t->nprocs + 1, sizeof *t->procs))
-		return fail(t, TS_ENOMEM);
-	size_t off = intern(t, name);
-	if (off == NO_STR)
-		return fail(t, TS_ENOMEM);
-	t->procs[t->nprocs].name = off;
-	*process = (uint32_t)t->nprocs++;
-	return 0;
-}
-
-int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t *track)
-{
-	if (!t)
-		return 0;
-	if (process >= t->nprocs)
-		return fail(t, TS_ERANGE);
-	if (t->ntracks >= UINT32_MAX - 1 ||
-	    ts_grow((void **)&t->tracks, &t->captracks, t->ntracks + 1, sizeof *t->tracks))
-		return fail(t, TS_ENOMEM);
-	size_t off = intern(t, name);
-	if (off == NO_STR)
-		return fail(t, TS_ENOMEM);
-	t->tracks[t->ntracks].proc = process;
-	t->tracks[t->ntracks].name = off;
-	*track = (uint32_t)t->ntracks++;
-	return 0;
-}
-
-static int add_span(struct ts_trace *t, uint32_t track, size_t name, size_t cat, ts_time start,
-		    ts_time end)
-{
-	if (ts_grow((void **)&t->spans, &t->capspans, t->nspans + 1, sizeof *t->spans))
-		return fail(t, TS_ENOMEM);
-	struct span *s = &t->spans[t->nspans++];
-	s->start = start;
-	s->end = end;
-	s->name = name;
-	s->cat = cat;
-	s->track = track;
-	return 0;
-}
-
-int trace_span(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
-	       ts_time end_ns, const char *category)
-{
-	if (!t)
-		return 0;
-	if (track >= t->ntracks || end_ns < start_ns)
-		return fail(t, TS_ERANGE);
-	size_t n = intern(t, name);
-	size_t c = category ? intern(t, category) : NO_STR;
-	if (n == NO_STR || (category && c == NO_STR))
-		return fail(t, TS_ENOMEM);
-	return add_span(t, track, n, c, start_ns, end_ns);
-}
-
-int trace_counter(struct ts_trace *t, uint32_t process, const char *name, ts_time time_ns,
-		  double value)
-{
-	if (!t)
-		return 0;
-	if (process >= t->nprocs)
-		return fail(t, TS_ERANGE);
-	if (ts_grow((void **)&t->counters, &t->capcounters, t->ncounters + 1, sizeof *t->counters))
-		return fail(t, TS_ENOMEM);
-	size_t n = intern(t, name);
-	if (n == NO_STR)
-		return fail(t, TS_ENOMEM);
-	struct counter *c = &t->counters[t->ncounters++];
-	c->time = time_ns;
-	c->value = isfinite(value) ? value : 0.0;
-	c->name = n;
-	c->proc = process;
-	return 0;
-}
-
-int trace_status(const struct ts_trace *t)
-{
-	return t ? t->status : 0;
-}
-size_t trace_nspans(const struct ts_trace *t)
-{
-	return t ? t->nspans : 0;
-}
-size_t trace_ncounters(const struct ts_trace *t)
-{
-	return t ? t->ncounters : 0;
-}
-
-/* --- writing */
-
 /* ns -> JSON microseconds: an integer when whole, else a real. */
 static json_t *json_us(ts_time ns)
 {
@@ -241,9 +63,10 @@ static json_t *json_us(ts_time ns)
 	return json_real((double)ns / 1e3);
 }
 
-static json_t *json_str(const struct ts_trace *t, size_t off)
+static json_t *json_str(const char *s)
 {
-	const char *s = t->str + off;
+	if (!s)
+		s = "";
 	return jstr_new(s, strlen(s));
 }
 
@@ -265,18 +88,19 @@ static json_t *json_value(double v)
 	return json_real(v);
 }
 
-/* Write one event with reals to `digits` significant digits and decref it;
- * *first tells whether a comma is due. */
-static int put_event(json_t *ev, int digits, FILE *out, bool *first)
+/* Write one event with reals to `digits` significant digits and decref it
+ * (a comma first unless it is the first event). Returns 0, TS_ENOMEM (ev
+ * NULL: nothing written) or TS_EIO, kept in the trace's status. */
+static int put_event(struct ts_trace *t, json_t *ev, int digits)
 {
 	if (!ev)
-		return TS_ENOMEM;
-	if (!*first)
-		fputs(",\n", out);
-	*first = false;
-	int rc = json_dumpf(ev, out, JSON_COMPACT | JSON_REAL_PRECISION(digits));
+		return fail(t, TS_ENOMEM);
+	if (!t->first)
+		fputs(",\n", t->out);
+	t->first = false;
+	int rc = json_dumpf(ev, t->out, JSON_COMPACT | JSON_REAL_PRECISION(digits));
 	json_decref(ev);
-	return rc ? TS_EIO : 0;
+	return rc ? fail(t, TS_EIO) : 0;
 }
 
 static json_t *meta(const char *what, uint32_t pid, uint32_t tid, json_t *args)
@@ -288,68 +112,225 @@ static json_t *meta(const char *what, uint32_t pid, uint32_t tid, json_t *args)
 			 "args", args);
 }
 
-static int write_events(const struct ts_trace *t, FILE *out)
+/* A recording call on a trace trace_write has closed. */
+static bool closed(struct ts_trace *t)
 {
-	bool first = true;
-	int rc = 0;
-	for (size_t i = 0; i < t->nprocs && !rc; i++) {
-		uint32_t pid = (uint32_t)i + 1;
-		rc = put_event(meta("process_name", pid, 0,
-				    json_pack("{s:o}", "name", json_str(t, t->procs[i].name))),
-			       17, out, &first);
-		if (!rc)
-			rc = put_event(meta("process_sort_index", pid, 0,
-					    json_pack("{s:I}", "sort_index", (json_int_t)i)),
-				       17, out, &first);
-	}
-	for (size_t i = 0; i < t->ntracks && !rc; i++) {
-		uint32_t pid = t->tracks[i].proc + 1, tid = (uint32_t)i + 1;
-		rc = put_event(meta("thread_name", pid, tid,
-				    json_pack("{s:o}", "name", json_str(t, t->tracks[i].name))),
-			       17, out, &first);
-		if (!rc)
-			rc = put_event(meta("thread_sort_index", pid, tid,
-					    json_pack("{s:I}", "sort_index", (json_int_t)i)),
-				       17, out, &first);
-	}
-	for (size_t i = 0; i < t->nspans && !rc; i++) {
-		const struct span *s = &t->spans[i];
-		json_t *ev = json_pack(
-		    "{s:o, s:s, s:o, s:o, s:I, s:I}", "name", json_str(t, s->name), "ph", "X", "ts",
-		    json_us(s->start), "dur", json_us(s->end - s->start), "pid",
-		    (json_int_t)t->tracks[s->track].proc + 1, "tid", (json_int_t)s->track + 1);
-		if (ev && s->cat != NO_STR && json_object_set_new(ev, "cat", json_str(t, s->cat))) {
-			json_decref(ev);
-			ev = NULL;
-		}
-		rc = put_event(ev, us_digits(s->end), out, &first);
-	}
-	for (size_t i = 0; i < t->ncounters && !rc; i++) {
-		const struct counter *c = &t->counters[i];
-		json_t *v = json_value(c->value);
-		rc = put_event(json_pack("{s:o, s:s, s:o, s:I, s:{s:o}}", "name",
-					 json_str(t, c->name), "ph", "C", "ts", json_us(c->time),
-					 "pid", (json_int_t)c->proc + 1, "args", "value", v),
-			       json_is_integer(v) ? us_digits(c->time) : 17, out, &first);
-	}
-	return rc;
+	if (!t->finished)
+		return false;
+	fail(t, TS_EINVALID);
+	return true;
 }
 
-int trace_write(const struct ts_trace *t, FILE *out)
+int trace_open(struct ts_trace **tp, FILE *out)
+{
+	*tp = NULL;
+	if (!out)
+		return TS_EINVALID;
+	struct ts_trace *t = ts_calloc(1, sizeof *t);
+	if (!t)
+		return TS_ENOMEM;
+	t->out = out;
+	t->first = true;
+	fputs("{\"traceEvents\": [\n", out);
+	uint32_t p;
+	if (trace_process(t, "trainsim", &p)) {
+		int rc = t->status;
+		trace_destroy(t);
+		return rc;
+	}
+	*tp = t;
+	return 0;
+}
+
+int trace_create(struct ts_trace **tp)
+{
+	*tp = NULL;
+	FILE *f = tmpfile();
+	if (!f)
+		return TS_EIO;
+	int rc = trace_open(tp, f);
+	if (rc) {
+		fclose(f);
+		return rc;
+	}
+	(*tp)->own = true;
+	return 0;
+}
+
+void trace_destroy(struct ts_trace *t)
+{
+	if (!t)
+		return;
+	if (t->own)
+		fclose(t->out);
+	for (size_t i = 0; i < t->capacts; i++) {
+		ts_free(t->acts[i].name, t->acts[i].capname);
+		ts_free(t->acts[i].cat, t->acts[i].capcat);
+	}
+	ts_free(t->acts, t->capacts * sizeof *t->acts);
+	ts_free(t->track_proc, t->captracks * sizeof *t->track_proc);
+	ts_free(t, sizeof *t);
+}
+
+int trace_process(struct ts_trace *t, const char *name, uint32_t *process)
 {
 	if (!t)
 		return 0;
-	if (!out)
+	if (closed(t))
 		return TS_EINVALID;
-	fputs("{\"traceEvents\": [\n", out);
-	int rc = write_events(t, out);
+	if (t->nprocs >= UINT32_MAX - 1)
+		return fail(t, TS_ENOMEM);
+	uint32_t i = t->nprocs, pid = i + 1;
+	int rc = put_event(
+	    t, meta("process_name", pid, 0, json_pack("{s:o}", "name", json_str(name))), 17);
+	if (!rc)
+		rc = put_event(t,
+			       meta("process_sort_index", pid, 0,
+				    json_pack("{s:I}", "sort_index", (json_int_t)i)),
+			       17);
 	if (rc)
 		return rc;
-	fputs("\n],\n\"displayTimeUnit\": \"ns\"}\n", out);
+	*process = t->nprocs++;
+	return 0;
+}
+
+int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t *track)
+{
+	if (!t)
+		return 0;
+	if (closed(t))
+		return TS_EINVALID;
+	if (process >= t->nprocs)
+		return fail(t, TS_ERANGE);
+	if (t->ntracks >= UINT32_MAX - 1 ||
+	    ts_grow((void **)&t->track_proc, &t->captracks, t->ntracks + 1, sizeof *t->track_proc))
+		return fail(t, TS_ENOMEM);
+	uint32_t i = (uint32_t)t->ntracks, pid = process + 1, tid = i + 1;
+	int rc = put_event(
+	    t, meta("thread_name", pid, tid, json_pack("{s:o}", "name", json_str(name))), 17);
+	if (!rc)
+		rc = put_event(t,
+			       meta("thread_sort_index", pid, tid,
+				    json_pack("{s:I}", "sort_index", (json_int_t)i)),
+			       17);
+	if (rc)
+		return rc;
+	t->track_proc[i] = process;
+	t->ntracks++;
+	*track = i;
+	return 0;
+}
+
+static int put_span(struct ts_trace *t, uint32_t track, const char *name, const char *cat,
+		    ts_time start, ts_time end)
+{
+	json_t *ev = json_pack("{s:o, s:s, s:o, s:o, s:I, s:I}", "name", json_str(name), "ph", "X",
+			       "ts", json_us(start), "dur", json_us(end - start), "pid",
+			       (json_int_t)t->track_proc[track] + 1, "tid", (json_int_t)track + 1);
+	if (ev && cat && json_object_set_new(ev, "cat", json_str(cat))) {
+		json_decref(ev);
+		ev = NULL;
+	}
+	int rc = put_event(t, ev, us_digits(end));
+	if (!rc)
+		t->nspans++;
+	return rc;
+}
+
+int trace_span(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
+	       ts_time end_ns, const char *category)
+{
+	if (!t)
+		return 0;
+	if (closed(t))
+		return TS_EINVALID;
+	if (track >= t->ntracks || end_ns < start_ns)
+		return fail(t, TS_ERANGE);
+	return put_span(t, track, name, category, start_ns, end_ns);
+}
+
+int trace_counter(struct ts_trace *t, uint32_t process, const char *name, ts_time time_ns,
+		  double value)
+{
+	if (!t)
+		return 0;
+	if (closed(t))
+		return TS_EINVALID;
+	if (process >= t->nprocs)
+		return fail(t, TS_ERANGE);
+	json_t *v = json_value(isfinite(value) ? value : 0.0);
+	int digits = json_is_integer(v) ? us_digits(time_ns) : 17;
+	int rc = put_event(t,
+			   json_pack("{s:o, s:s, s:o, s:I, s:{s:o}}", "name", json_str(name), "ph",
+				     "C", "ts", json_us(time_ns), "pid", (json_int_t)process + 1,
+				     "args", "value", v),
+			   digits);
+	if (!rc)
+		t->ncounters++;
+	return rc;
+}
+
+int trace_status(const struct ts_trace *t)
+{
+	return t ? t->status : 0;
+}
+size_t trace_nspans(const struct ts_trace *t)
+{
+	return t ? t->nspans : 0;
+}
+size_t trace_ncounters(const struct ts_trace *t)
+{
+	return t ? t->ncounters : 0;
+}
+
+/* --- closing */
+
+/* Copy the temporary file of trace_create to out. */
+static int copy_out(struct ts_trace *t, FILE *out)
+{
+	char buf[65536];
+	if (fflush(t->out) || fseek(t->out, 0, SEEK_SET))
+		return TS_EIO;
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, t->out)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			return TS_EIO;
+	if (ferror(t->out))
+		return TS_EIO;
+	return fseek(t->out, 0, SEEK_END) ? TS_EIO : 0;
+}
+
+int trace_write(struct ts_trace *t, FILE *out)
+{
+	if (!t)
+		return 0;
+	if (!out || (out != t->out && !t->own))
+		return TS_EINVALID;
+	if (!t->finished) {
+		fputs("\n],\n\"displayTimeUnit\": \"ns\"}\n", t->out);
+		t->finished = true;
+	}
+	if (ferror(t->out))
+		return TS_EIO;
+	if (out != t->out && copy_out(t, out))
+		return TS_EIO;
 	return ferror(out) ? TS_EIO : 0;
 }
 
 /* --- fluid observer adapter */
+
+/* Copy s into the buffer *buf of *cap bytes, growing it (kept for the next
+ * activity with the same id, so a long run allocates no more). */
+static int copy_str(char **buf, size_t *cap, const char *s)
+{
+	if (!s)
+		s = "";
+	size_t n = strlen(s) + 1;
+	if (ts_grow((void **)buf, cap, n, 1))
+		return TS_ENOMEM;
+	memcpy(*buf, s, n);
+	return 0;
+}
 
 static void on_start(void *ud, uint32_t act, uint32_t tag, ts_time when)
 {
@@ -367,12 +348,11 @@ static void on_start(void *ud, uint32_t act, uint32_t tag, ts_time when)
 		return;
 	}
 	struct open_act *a = &t->acts[act];
-	a->name = intern(t, name);
-	a->cat = cat ? intern(t, cat) : NO_STR;
-	if (a->name == NO_STR || (cat && a->cat == NO_STR)) {
+	if (copy_str(&a->name, &a->capname, name) || (cat && copy_str(&a->cat, &a->capcat, cat))) {
 		fail(t, TS_ENOMEM);
 		return;
 	}
+	a->has_cat = cat != NULL;
 	a->start = when;
 	a->track = track;
 	a->open = true;
@@ -386,7 +366,9 @@ static void on_end(void *ud, uint32_t act, uint32_t tag, ts_time when)
 		return; /* left out, or ended before it started (cancelled in latency) */
 	struct open_act *a = &t->acts[act];
 	a->open = false;
-	add_span(t, a->track, a->name, a->cat, a->start, when >= a->start ? when : a->start);
+	if (!t->finished)
+		put_span(t, a->track, a->name, a->has_cat ? a->cat : NULL, a->start,
+			 when >= a->start ? when : a->start);
 }
 
 int trace_fluid_observer(struct ts_trace *t, trace_tag_fn map, void *ud, struct fluid_observer *obs)

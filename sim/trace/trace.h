@@ -1,6 +1,7 @@
 /* Timelines in the Chrome trace event format (JSON), which Perfetto and
  * chrome://tracing open: processes (a node, "links"), tracks inside them
- * ("GPU 0 compute"), spans on tracks and counters (memory).
+ * ("GPU 0 compute"), spans on tracks and counters (memory), written to a
+ * stream as they are recorded.
  * SPDX-License-Identifier: MIT */
 #ifndef TS_TRACE_TRACE_H
 #define TS_TRACE_TRACE_H
@@ -16,48 +17,67 @@ struct ts_trace;
 /* Process 0 exists from the start, named "trainsim". */
 #define TRACE_DEFAULT_PROCESS 0u
 
-/* Create an empty trace. Returns 0 or TS_ENOMEM (*t = NULL). A disabled
- * trace is simply NULL: every trace_* call below accepts t == NULL, records
- * nothing and returns 0, so callers need no test of their own. */
+/* Open a trace that streams to `out` (borrowed; open until the trace is
+ * destroyed): the start of the JSON document at once, then every event as
+ * it is recorded, so the trace holds no span in memory; trace_write(t, out)
+ * closes the document. Returns 0, TS_EINVALID (out NULL), TS_ENOMEM, or
+ * TS_EIO (writing failed), *t = NULL on failure. A disabled trace is simply
+ * NULL: every trace_* call below accepts t == NULL, records nothing and
+ * returns 0, so callers need no test of their own. */
+int trace_open(struct ts_trace **t, FILE *out);
+
+/* A trace that streams to a temporary file (tmpfile) of its own, copied to
+ * a stream by trace_write. Returns 0, TS_EIO (no temporary file) or
+ * TS_ENOMEM (*t = NULL). */
 int trace_create(struct ts_trace **t);
 
-/* Free the trace and everything recorded (NULL is fine). */
+/* Free the trace (NULL is fine); closes the temporary file of trace_create,
+ * never the stream of trace_open. */
 void trace_destroy(struct ts_trace *t);
 
 /* Add a process (a "pid": one per node, or one for the links) named `name`
- * (copied). Writes its id to *process. Returns 0 or TS_ENOMEM. */
+ * (written at once). Writes its id to *process. Returns 0, TS_ENOMEM or
+ * TS_EIO. */
 int trace_process(struct ts_trace *t, const char *name, uint32_t *process);
 
-/* Add a track (a "tid", with its thread_name) named `name` (copied) in
- * `process`; tracks are shown in the order they were added. Writes its id to
- * *track. Returns 0, TS_ENOMEM, or TS_ERANGE for an unknown process. */
+/* Add a track (a "tid", with its thread_name) named `name` (written at
+ * once) in `process`; tracks are shown in the order they were added. Writes
+ * its id to *track. Returns 0, TS_ENOMEM, TS_EIO, or TS_ERANGE for an
+ * unknown process. */
 int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t *track);
 
 /* Record a span [start_ns, end_ns] on `track` (a complete "X" event, written
  * with ts and dur in microseconds, fractions keeping the nanoseconds).
- * `name` and `category` (may be NULL) are copied. Returns 0, TS_ENOMEM, or
- * TS_ERANGE for an unknown track or end_ns < start_ns. */
+ * `name` and `category` (may be NULL) are written at once. Returns 0,
+ * TS_ENOMEM, TS_EIO, or TS_ERANGE for an unknown track or end_ns <
+ * start_ns. */
 int trace_span(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
 	       ts_time end_ns, const char *category);
 
-/* Record that counter `name` (copied; e.g. "GPU 0 memory (bytes)") of
- * `process` takes `value` from time_ns on (a "C" event). A non-finite value
- * is written as 0. Returns 0, TS_ENOMEM, or TS_ERANGE for an unknown process. */
+/* Record that counter `name` (written at once; e.g. "GPU 0 memory
+ * (bytes)") of `process` takes `value` from time_ns on (a "C" event). A
+ * non-finite value is written as 0. Returns 0, TS_ENOMEM, TS_EIO, or
+ * TS_ERANGE for an unknown process. */
 int trace_counter(struct ts_trace *t, uint32_t process, const char *name, ts_time time_ns,
 		  double value);
 
-/* The first error of any recording call, 0 if none (a recording that failed
- * left the trace incomplete but valid). */
+/* The first error of any recording call, 0 if none (an event that could
+ * not be encoded is left out and the document stays valid; after TS_EIO
+ * the output is incomplete). */
 int trace_status(const struct ts_trace *t);
 
 /* Number of spans and counter samples recorded. */
 size_t trace_nspans(const struct ts_trace *t);
 size_t trace_ncounters(const struct ts_trace *t);
 
-/* Write {"traceEvents": [...], "displayTimeUnit": "ns"}: process and thread
- * metadata, then the spans and counters in the order recorded, each event
- * encoded by jansson. Returns 0, TS_ENOMEM, or TS_EIO when writing fails. */
-int trace_write(const struct ts_trace *t, FILE *out);
+/* Close the document {"traceEvents": [...], "displayTimeUnit": "ns"} (the
+ * first call writes its end; the events, each encoded by jansson, were
+ * written in the order recorded) and, for a trace of trace_create,
+ * copy it to `out`; a trace of trace_open takes its own stream only.
+ * Recording afterwards fails with TS_EINVALID. Returns 0, TS_EINVALID (out
+ * NULL, or another stream than a trace_open trace's), or TS_EIO when
+ * writing failed. */
+int trace_write(struct ts_trace *t, FILE *out);
 
 /* --- recording fluid activities */
 
