@@ -84,6 +84,16 @@ START_TEST(digest)
 	sp = load(text);
 	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
 	ck_assert(a.base == b.base);
+	/* sim.max_memory (default: half of this machine's memory) decides only
+	 * whether a point may run, never its figures: the same digest */
+	sweepcfg_destroy(sp);
+	snprintf(text, sizeof text,
+		 "base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; "
+		 "training = { global_batch = 64; micro_batch = 4; }; "
+		 "sim = { max_memory = \"3 GiB\"; }; };\naxes = { nodes = [1, 2]; };\n");
+	sp = load(text);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
+	ck_assert(a.base == b.base);
 	/* another global batch: another base */
 	sweepcfg_destroy(sp);
 	snprintf(text, sizeof text, BASE "axes = { nodes = [1, 2]; };\n", 128);

@@ -406,7 +406,10 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 /* Hash of the --dump-config text of sc: the first line (which names the
  * file) left out and each "  # where" comment cut, so that moving the base
  * or adding a comment to it keeps the digest; comment lines (the resolved
- * cluster) kept whole. */
+ * cluster) kept whole. sim.max_memory is left out: its default is half of
+ * the machine's memory, and it decides only whether a point may run, never
+ * the figures of a row, so a sweep resumed on another machine keeps its
+ * rows. */
 static int hash_dump(const struct ts_scenario *sc, uint64_t *h)
 {
 	char *text = NULL;
@@ -423,6 +426,10 @@ static int hash_dump(const struct ts_scenario *sc, uint64_t *h)
 		while (*p) {
 			char *e = strchr(p, '\n');
 			size_t n = e ? (size_t)(e - p) : strlen(p);
+			if (!strncmp(p, "sim.max_memory ", 15)) {
+				p += e ? (size_t)(e - p) + 1 : n;
+				continue;
+			}
 			if (*p != '#') {
 				char *c = strstr(p, "  # ");
 				if (c && c < p + n)
