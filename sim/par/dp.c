@@ -69,6 +69,7 @@ struct builder {
 	uint32_t ncls, mult;
 	uint32_t *taken; /* per class, ring of the last `queue` "batch ready" marks */
 	uint32_t qlen;	 /* ring length: min(queue, batches) */
+	uint32_t after;	 /* a task the next gpu_task's GPU work waits for */
 	int rc;
 };
 
@@ -117,6 +118,9 @@ static uint32_t gpu_task(struct builder *b, uint32_t k, enum graph_kind kind, co
 		return GRAPH_NONE;
 	if (first != GRAPH_NONE && (b->rc = graph_dep(b->g, first, id)))
 		return GRAPH_NONE;
+	if (b->after != GRAPH_NONE && (b->rc = graph_dep(b->g, b->after, id)))
+		return GRAPH_NONE;
+	b->after = GRAPH_NONE;
 	if (rest != GRAPH_NONE) {
 		struct graph_task_spec ms = {.kind = GRAPH_MARK,
 					     .stream = b->c[k].compute,
@@ -298,7 +302,7 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j, str
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
 				    "malformed input pipeline (%u stages, queue %u)",
 				    j->data->nstages, j->data->queue);
-	struct builder b = {.g = g, .j = j};
+	struct builder b = {.g = g, .j = j, .after = GRAPH_NONE};
 	b.ncls = j->class_mode ? 1 : j->dp;
 	b.mult = j->class_mode ? j->dp : 1;
 	uint64_t batches = (uint64_t)j->iterations * j->accum;
@@ -386,11 +390,12 @@ int dp_build(struct ts_graph *g, struct ts_fluid *f, const struct dp_job *j, str
 			}
 		}
 		for (uint32_t k = 0; k < b.ncls && !b.rc; k++) {
+			/* the step needs the reduced gradients: its kernels, not
+			 * only its end, wait for the last reduction */
+			b.after = last_red;
 			uint32_t opt = gpu_task(&b, k, GRAPH_OPTIMIZER, "optimizer", j->optimizer_s,
 						j->optimizer_kernels, GRAPH_MEM_BUFFERS, 0.0,
 						GRAPH_MEM_BUFFERS, 0.0);
-			if (!b.rc && last_red != GRAPH_NONE)
-				b.rc = graph_dep(g, last_red, opt);
 			if (k == 0)
 				out->iter_end[it] = opt;
 		}
