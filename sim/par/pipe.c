@@ -1085,10 +1085,6 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			if (coarse) {
 				add_seg(&rec, &r);
 				rec.gather += gth;
-				/* a unit's backward time as one sum, then onto the
-				 * segment's (the order fixes the rounding) */
-				w.s += d.s;
-				d.s = 0.0;
 				add_seg(&acc, &d);
 				add_seg(&acc, &w);
 			} else {
