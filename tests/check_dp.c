@@ -1,7 +1,9 @@
-/* Data-parallel training: bucket order, overlap (only the tail bucket is
- * exposed when backward outlasts communication), no overlap (every bucket
- * exposed), gradient accumulation, granularity levels, class mode equal to
- * full mode, memory fit, and the breakdown summing to the iteration time.
+/* Data-parallel training, the one-stage case of the schedule builder
+ * (sim/par/pipe.h): bucket order, overlap (only the tail bucket is exposed
+ * when backward outlasts communication), no overlap (every bucket exposed),
+ * the optimizer step after the last reduction, gradient accumulation,
+ * granularity levels, class mode equal to full mode, memory fit, and the
+ * breakdown summing to the iteration time.
  * SPDX-License-Identifier: MIT */
 #include <check.h>
 #include <math.h>
@@ -17,8 +19,9 @@
 #include "io/scenario.h"
 #include "net/coll.h"
 #include "net/net.h"
-#include "par/dp.h"
 #include "par/graph.h"
+#include "par/layout.h"
+#include "par/pipe.h"
 #include "run/run.h"
 #include "testutil.h"
 #include "work/compute.h"
@@ -60,7 +63,8 @@ START_TEST(bucket_order)
 END_TEST
 
 /* A synthetic DP job on one DGX A100: 8 layers of 10 ms forward, dgrad and
- * wgrad each, 64 MiB of gradients per layer, one bucket per layer. */
+ * wgrad each, 64 MiB of gradients per layer, one bucket per layer, and a
+ * 1 ms optimizer step (2^20 parameters at 1 ms / 2^20 each) of 4 kernels. */
 struct synth {
 	struct hw_cluster *c;
 	struct ts_evq *q;
@@ -68,7 +72,8 @@ struct synth {
 	struct ts_net *net;
 	struct ts_coll *cc;
 	struct ts_graph *g;
-	struct dp_built b;
+	struct layout lay;
+	struct pipe_built b;
 };
 
 static void synth_run(struct synth *s, bool overlap, uint32_t accum)
@@ -81,6 +86,7 @@ static void synth_run(struct synth *s, bool overlap, uint32_t accum)
 	ck_assert_int_eq(net_create(&s->net, s->c, s->f, NET_CLASS), 0);
 	ck_assert_int_eq(coll_create(&s->cc, s->net), 0);
 	ck_assert_int_eq(graph_create(&s->g, s->f, s->cc), 0);
+	ck_assert_int_eq(layout_init(&s->lay, 1, 1, 8, 1, NULL, 8, true, &err), 0);
 	static struct dp_unit u[8];
 	for (int i = 0; i < 8; i++)
 		u[i] = (struct dp_unit){.label = "layer",
@@ -89,28 +95,33 @@ static void synth_run(struct synth *s, bool overlap, uint32_t accum)
 					.wgrad_s = 0.010,
 					.grad_bytes = 67108864.0,
 					.act_bytes = 1e6,
-					.act_cat = GRAPH_MEM_ACTIVATIONS};
-	static uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-	struct dp_job j = {.units = u,
-			   .nunits = 8,
-			   .gran = DP_GRAN_LAYER,
-			   .accum = accum,
-			   .iterations = 3,
-			   .bucket_bytes = 67108864.0,
-			   .overlap = overlap,
-			   .optimizer_s = 0.001,
-			   .ranks = ranks,
-			   .dp = 8,
-			   .class_mode = true,
-			   .coll_mult = 1};
-	ck_assert_int_eq(dp_build(s->g, s->f, &j, &s->b, &err), 0);
-	ck_assert_uint_eq(s->b.buckets, 8);
+					.act_cat = GRAPH_MEM_ACTIVATIONS,
+					.layer = (uint16_t)(i + 1),
+					.params = 131072.0};
+	struct pipe_job j = {.units = u,
+			     .nunits = 8,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = accum,
+			     .iterations = 3,
+			     .lay = &s->lay,
+			     .ep = 1,
+			     .bucket_bytes = 67108864.0,
+			     .overlap = overlap,
+			     .optimizer_s_per_param = 0.001 / 1048576.0,
+			     /* the step's kernels are launched well ahead of the GPU,
+			      * so it may only start once the gradients are reduced
+			      * if the step itself, not its end, waits for them */
+			     .optimizer_kernels = 4,
+			     .launch_s = 1e-6};
+	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_int_eq(graph_run(s->g, &err), 0);
 }
 
 static void synth_fini(struct synth *s)
 {
-	dp_built_free(&s->b);
+	pipe_built_free(&s->b);
 	graph_destroy(s->g);
 	coll_destroy(s->cc);
 	net_destroy(s->net);
@@ -162,10 +173,12 @@ START_TEST(overlap_exposes_only_tail_bucket)
 	ts_time w0, w1;
 	window(&s, &w0, &w1);
 	struct graph_breakdown bd;
-	graph_breakdown(s.g, s.b.compute_stream, w0, w1, &bd);
+	graph_breakdown(s.g, s.b.compute[0], w0, w1, &bd);
 	ck_assert_int_eq(bd.wait[GRAPH_COMM], one);
-	/* 8 x 30 ms of compute + 1 ms optimizer + the tail bucket */
+	/* 8 x 30 ms of compute + the tail bucket + 1 ms optimizer after it */
 	ck_assert_int_eq(w1 - w0, 240000000 + 1000000 + one);
+	ck_assert_int_eq(bd.busy[GRAPH_OPTIMIZER], 1000000);
+	ck_assert_int_eq(bd.busy[GRAPH_COMPUTE], 240000000);
 	synth_fini(&s);
 }
 END_TEST
@@ -179,8 +192,9 @@ START_TEST(no_overlap_exposes_every_bucket)
 	ts_time w0, w1;
 	window(&s, &w0, &w1);
 	struct graph_breakdown bd;
-	graph_breakdown(s.g, s.b.compute_stream, w0, w1, &bd);
+	graph_breakdown(s.g, s.b.compute[0], w0, w1, &bd);
 	ck_assert_int_eq(bd.wait[GRAPH_COMM], 8 * one);
+	ck_assert_int_eq(w1 - w0, 240000000 + 8 * one + 1000000);
 	synth_fini(&s);
 }
 END_TEST

@@ -456,7 +456,11 @@ END_TEST
  * phase the warm-up sets -- and 10 % above micro-batches x decode time per
  * micro-batch), and the
  * GPUs' wait for data shows as data_stall_s, more than
- * DATA_LOADER_BOUND_FRACTION of the iteration, named as the bottleneck.
+ * DATA_LOADER_BOUND_FRACTION of the iteration, named as the bottleneck,
+ * and more than 15 % of it: under DP 8 the GPUs are busy about 0.195 s
+ * computing, 0.044 s on the tail of the gradient all-reduce (2.6 GB, not
+ * hidden by 2 micro-batches of 64 tokens) and 0.022 s on the step that
+ * follows it, which leaves about 0.058 s (18 %) of the 0.32 s waiting.
  * Before the input pipeline was part of the model-parallel schedule,
  * ZeRO-3 and TP x PP reported no stall at all and ran at compute speed. */
 START_TEST(loader_bound_under_every_schedule)
@@ -481,7 +485,7 @@ START_TEST(loader_bound_under_every_schedule)
 			      "%s: iteration %.6f s, loader pace %.6f s", cases[i].what,
 			      r.iteration_time_s, pace);
 		ck_assert_msg(data_loader_bound(r.data_stall_s, r.iteration_time_s) &&
-				  r.data_stall_s > 0.2 * r.iteration_time_s,
+				  r.data_stall_s > 0.15 * r.iteration_time_s,
 			      "%s: data stall %.6f s of %.6f s", cases[i].what, r.data_stall_s,
 			      r.iteration_time_s);
 		ck_assert_msg(!strncmp(r.bottleneck, "data loading", 12), "%s: %s", cases[i].what,

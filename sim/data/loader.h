@@ -1,5 +1,5 @@
 /* The input pipeline of a data-parallel job: storage reads, CPU workers
- * that decode and batch, the host-to-device copy, as fluid tasks of the DP
+ * that decode and batch, the host-to-device copy, as fluid tasks of the
  * task graph on the cluster's storage, CPU and link resources; and, after
  * the run, which stage limits it and what would fix it.
  * SPDX-License-Identifier: MIT */
@@ -14,7 +14,7 @@
 #include "data/catalog.h"
 #include "io/scenario.h"
 #include "net/net.h"
-#include "par/dp.h"
+#include "par/unit.h"
 #include "par/graph.h"
 
 /* Share of a node's RAM the page cache may hold: an assumption (the OS, the
@@ -93,13 +93,13 @@ int data_loader_create(const struct ts_scenario *sc, const struct data_input *in
 		       struct ts_error *err);
 void data_loader_destroy(struct data_loader *l);
 
-/* The pipeline for dp_job.data; NULL when nothing is loaded. Owned by l. */
+/* The pipeline for pipe_job.data; NULL when nothing is loaded. Owned by l. */
 const struct dp_data *data_loader_job(const struct data_loader *l);
 const struct data_plan *data_loader_plan(const struct data_loader *l);
 
 /* After graph_run: the busy fraction of each stage's stream of rank class 0
  * in the window (t0, t1] (the stage nearest 1 limits the loader). `streams`
- * are the data streams dp_build made (dp_built.data_streams). */
+ * are the data streams pipe_build made (pipe_built.data_streams). */
 void data_loader_busy(const struct data_loader *l, const struct ts_graph *g,
 		      const uint32_t *streams, ts_time t0, ts_time t1,
 		      double busy[DATA_STAGE_COUNT_]);

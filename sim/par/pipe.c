@@ -1,4 +1,5 @@
-/* Model-parallel schedule.
+/* The schedule of every training job (pure data parallelism is one stage
+ * of one class per GPU, or one class of all of them in class mode).
  *
  * Per rank class (sim/par/layout.h): a host stream issuing kernel launches,
  * a compute stream, a memory pool, a GPU resource, a stream for its DP
@@ -59,6 +60,37 @@ enum pgk {
 	PG_COUNT_
 };
 
+uint32_t dp_assign_buckets(const struct dp_unit *units, uint32_t n, double cap, double first,
+			   uint32_t *bucket_of)
+{
+	uint32_t b = 0;
+	double fill = 0.0;
+	bool any = false;
+	double limit = first > 0.0 ? first : cap;
+	for (uint32_t i = n; i-- > 0;) {
+		bucket_of[i] = b;
+		if (units[i].grad_bytes <= 0.0)
+			continue;
+		any = true;
+		fill += units[i].grad_bytes;
+		if (cap > 0.0 && fill >= limit) {
+			b++;
+			fill = 0.0;
+			limit = cap;
+		}
+	}
+	if (!any)
+		return 0;
+	/* a bucket opened but never filled holds the earliest units */
+	uint32_t nb = fill > 0.0 ? b + 1 : b;
+	/* units after the last gradient-carrying one (toward the input) that
+	 * were put in an empty trailing bucket belong to the last real one */
+	for (uint32_t i = 0; i < n; i++)
+		if (bucket_of[i] >= nb)
+			bucket_of[i] = nb - 1;
+	return nb;
+}
+
 /* Layers of chunk c of `chunks` for L layers (see pipe_split). */
 static uint32_t chunk_layers(uint32_t L, uint32_t chunks, uint32_t c)
 {
@@ -81,7 +113,7 @@ int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, uint32_
 		if (units[i].layer > maxl)
 			maxl = units[i].layer;
 	uint32_t L = maxl >= 1 ? maxl - 1 : 0; /* the head is layer L + 1 */
-	if (chunks == 0 || L < chunks)
+	if (chunks == 0 || (chunks > 1 && L < chunks))
 		return TS_EINVALID;
 	first[0] = 0;
 	uint32_t end = 0, i = 0;
@@ -213,9 +245,15 @@ static void dep(struct pb *b, uint32_t before, uint32_t after)
 		b->rc = graph_dep(b->g, before, after);
 }
 
-/* A compute task on class k with its launches (as dp.c's gpu_task: the
- * launches interleave with the kernels). Returns the id of its end; *start
- * receives the id of the compute task itself. */
+/* A compute task on class k with its launches. The launches of a task
+ * interleave with its kernels: the GPU can start once the first kernel is
+ * launched, and the task is not over before the last launch is (a
+ * zero-time mark on the compute stream waits for it). So a task lasts
+ * max(GPU time, launch time) once the host is not ahead, at every
+ * granularity, and a host-bound wait is charged to the host. The task
+ * itself (not only its end) waits for the class's pending collective.
+ * Returns the id of its end; *start receives the id of the compute task
+ * itself. */
 static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *label, double s,
 		    uint32_t kernels, double alloc, double freeb, uint32_t *start)
 {
@@ -923,10 +961,13 @@ static bool seg_any(const struct seg *x)
 }
 
 /* The input pipeline of batch `i` (0-based over the whole run) of class k
- * (a class of the first stage), as dp.c's: its stages one after another on
- * their streams, the first waiting for a free slot of the prefetch queue,
+ * (a class of the first stage): its stages one after another on their
+ * streams (stage s of batch i + 1 overlaps stage s + 1 of batch i, as the
+ * workers of a PyTorch DataLoader do), the first waiting for a free slot of
+ * the prefetch queue (the batch `queue` places earlier taken by the GPU),
  * and a "batch ready" mark on the compute stream that the micro-batch's
- * first forward follows; the host's next launch waits for the last stage. */
+ * first forward follows, so a late batch shows as a wait for GRAPH_DATA;
+ * the host's next launch waits for the last stage. */
 static void load_batch(struct pb *b, uint32_t k, uint64_t i)
 {
 	const struct dp_data *d = b->j->data;
@@ -1249,7 +1290,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	const struct layout *l = j->lay;
 	if (!j->nunits || !j->m || !j->iterations || !j->interleave || !l)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
-				    "empty model-parallel job (units %u, micro-batches %u, "
+				    "empty training job (units %u, micro-batches %u, "
 				    "iterations %u)",
 				    j->nunits, j->m, j->iterations);
 	uint32_t p = l->deg[LAYOUT_PP], v = j->interleave;
@@ -1264,7 +1305,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	    (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep))
 		return ts_error_set(
 		    err, TS_EINVALID, NULL, 0, NULL,
-		    "malformed model-parallel job (micro-batches %u on %u stages "
+		    "malformed training job (micro-batches %u on %u stages "
 		    "x %u chunks, offload %d with zero %d, nvme %d, ep %u of dp %u)",
 		    j->m, p, v, j->offload, j->zero, j->nvme, j->ep, l->deg[LAYOUT_DP]);
 	if (j->data && (j->data->nstages == 0 || j->data->nstages > DP_DATA_MAX_STAGES ||
@@ -1367,9 +1408,10 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	}
 	/* buckets per chunk (ZeRO-3: one per unit, as FSDP wraps each layer) */
 	double cap = j->zero == 3 ? 1e-300 : j->bucket_bytes;
+	double first_cap = j->zero == 3 ? 0.0 : j->first_bucket_bytes;
 	for (uint32_t vs = 0; vs < b.V; vs++) {
 		uint32_t u0 = b.first[vs], n = b.first[vs + 1] - u0;
-		b.nbk[vs] = dp_assign_buckets(j->units + u0, n, cap, 0.0, b.bucket_of + u0);
+		b.nbk[vs] = dp_assign_buckets(j->units + u0, n, cap, first_cap, b.bucket_of + u0);
 		for (uint32_t u = u0; u < u0 + n; u++)
 			bb[u0 + b.bucket_of[u]] += j->units[u].grad_bytes;
 	}
@@ -1451,7 +1493,7 @@ done:
 	if (b.rc) {
 		pipe_built_free(out);
 		return ts_error_set(err, b.rc, NULL, 0, NULL,
-				    "building the model-parallel "
+				    "building the training "
 				    "schedule failed (%s)",
 				    ts_strerror(b.rc));
 	}

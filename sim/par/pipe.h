@@ -1,7 +1,11 @@
-/* Model-parallel training as a task graph: pipeline schedules (GPipe, 1F1B,
- * interleaved 1F1B) over stages, Megatron-LM tensor-parallel collectives on
- * the compute path, data-parallel gradient reduction with ZeRO sharding, on
- * the rank classes of a placement (sim/par/layout.h).
+/* Training as a task graph, the one schedule builder of every job:
+ * pipeline schedules (GPipe, 1F1B, interleaved 1F1B) over stages, Megatron-LM
+ * tensor-parallel collectives on the compute path, data-parallel gradient
+ * reduction in buckets with ZeRO sharding, the optimizer step and the input
+ * pipeline, on the rank classes of a placement (sim/par/layout.h). Pure
+ * data parallelism is the one-stage case: tp = cp = pp = 1, every micro-batch
+ * a forward and a backward on each rank, the buckets reduced as they become
+ * ready (PyTorch DDP, Megatron-LM's DDP), the step after the last.
  * SPDX-License-Identifier: MIT */
 #ifndef TS_PAR_PIPE_H
 #define TS_PAR_PIPE_H
@@ -12,14 +16,14 @@
 #include "base/err.h"
 #include "net/coll.h"
 #include "net/net.h"
-#include "par/dp.h"
 #include "par/graph.h"
 #include "par/layout.h"
+#include "par/unit.h"
 
 enum pipe_schedule { PIPE_GPIPE, PIPE_1F1B, PIPE_INTERLEAVED };
 
-/* A model-parallel job. Units are those of the whole model in forward order
- * (embedding, layers, head), as for dp_build, with their times on one rank
+/* A training job. Units are those of the whole model in forward order
+ * (embedding, layers, head), with their times on one rank
  * of a tensor-parallel group (already split by tp); the builder cuts them
  * into pp x interleave chunks by pipe_split. */
 struct pipe_job {
@@ -55,6 +59,8 @@ struct pipe_job {
 	/* data parallelism and ZeRO */
 	int zero;				/* 0..3 */
 	double bucket_bytes;			/* 0 = one reduction per chunk */
+	double first_bucket_bytes;		/* PyTorch DDP's smaller first bucket (the
+						 * last units of a chunk); 0 = same */
 	bool overlap;				/* reduce during backward */
 	double weight_bpp, grad_bpp, optim_bpp; /* bytes per parameter (framework) */
 	double reduce_bpp;			/* bytes per parameter of the gradient reduction */
@@ -93,8 +99,8 @@ struct pipe_job {
 	bool nvme;
 	double nvme_read_Bps, nvme_write_Bps; /* > 0 with nvme */
 	double nvme_subgroup_params;	      /* > 0 with nvme */
-	/* input pipeline (as dp_job.data; stage s of class k at
-	 * [k * nstages + s]): each micro-batch is loaded for the classes of the
+	/* input pipeline (stage s of class k at [k * nstages + s]): each
+	 * micro-batch is loaded for the classes of the
 	 * first stage before its first forward there; NULL: every batch is
 	 * ready when the GPU wants it */
 	const struct dp_data *data;
@@ -133,6 +139,15 @@ struct pipe_built {
 	bool data_class_set;			   /* data_streams were made */
 };
 
+/* Bucket assignment in reverse parameter order, as PyTorch DDP does it:
+ * tensors (here: units with gradients, last unit first) fill a bucket until
+ * it holds at least `cap` bytes (the first bucket at least `first`); a unit
+ * bigger than the cap ends up alone in its bucket. Writes, per unit, its
+ * bucket index (0 = first reduced), and returns the number of buckets
+ * (0 when no unit has gradients). cap == 0 puts everything in one bucket. */
+uint32_t dp_assign_buckets(const struct dp_unit *units, uint32_t n, double cap, double first,
+			   uint32_t *bucket_of);
+
 /* First unit of each chunk: chunk c (virtual stage c, held by stage c mod
  * pp) is units [first[c], first[c+1]); first has chunks + 1 entries. The
  * embedding units join chunk 0 and the head units the last chunk
@@ -142,8 +157,9 @@ struct pipe_built {
  * then to the last and the first, which also carry the head and the
  * embedding. Llama 3 405B's 126 layers on 16 stages so get 7 layers on
  * the first and last stages and 8 on the others, as Meta ran it (Llama
- * Team 2024, "The Llama 3 Herd of Models", §3.3.2). Returns 0 or
- * TS_EINVALID when there are fewer layers than chunks. */
+ * Team 2024, "The Llama 3 Herd of Models", §3.3.2). One chunk holds every
+ * unit, whatever their layers. Returns 0 or TS_EINVALID when there are
+ * fewer layers than chunks (more than one). */
 int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, uint32_t *first);
 
 /* Add the job's tasks to g; GPU resources are created in f. Returns 0,

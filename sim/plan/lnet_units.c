@@ -41,6 +41,7 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		x->kernels_fwd += o->op.kernels;
 		x->kernels_bwd += o->op.bwd_kernels;
 		x->grad_bytes += o->op.params * grad_elem_bytes;
+		x->params += o->op.params;
 		x->act_bytes += o->op.saved_bytes;
 	}
 	ts_free(ops, nops * sizeof *ops);

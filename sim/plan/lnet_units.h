@@ -6,14 +6,14 @@
 
 #include <stdint.h>
 
-#include "par/dp.h"
+#include "par/unit.h"
 #include "work/compute.h"
 #include "work/model.h"
 
 /* Units of model m (family "layers") for micro-batch b at precision d on
  * GPU g with constants c, in forward order: each op of work_lnet_ops at op
  * granularity, the ops of one block summed at layer and stage granularity
- * (dp_build merges them at stage). Gradient bytes are params x
+ * (the schedule builder merges them at stage). Gradient bytes are params x
  * grad_elem_bytes. Writes a new array *out of *n (free with
  * ts_free(*out, *n * sizeof **out)). Returns 0, TS_ENOMEM or the errors of
  * work_lnet_ops. */

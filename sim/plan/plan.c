@@ -502,8 +502,6 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	p->first_bucket_bytes = par->bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
 	p->overlap = par->overlap_grad_reduce == TS_UNSET ? p->conv.overlap_grad_reduce
 							  : par->overlap_grad_reduce != 0;
-	p->optimizer_s =
-	    work_optimizer_time(p->gpu, p->calib, p->params, p->conv.optim_bytes_touched);
 	p->optimizer_s_per_param =
 	    work_optimizer_time(p->gpu, p->calib, 1.0, p->conv.optim_bytes_touched);
 	p->optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48);

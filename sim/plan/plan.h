@@ -15,7 +15,7 @@
 #include "data/catalog.h"
 #include "data/loader.h"
 #include "io/scenario.h"
-#include "par/dp.h"
+#include "par/unit.h"
 #include "plan/env.h"
 #include "work/compute.h"
 #include "work/memory.h"
@@ -46,7 +46,6 @@ struct ts_plan {
 	double bucket_bytes;	      /* gradient bucket, framework default resolved; 0 = none */
 	double first_bucket_bytes;    /* PyTorch DDP's first bucket; 0 = same */
 	bool overlap;		      /* gradient reduction overlaps backward */
-	double optimizer_s;	      /* optimizer step of the whole model on one GPU, s */
 	double optimizer_s_per_param; /* optimizer step on the GPU, s per parameter */
 	uint32_t optimizer_kernels;
 	struct data_input input; /* what the input pipeline reads */

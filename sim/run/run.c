@@ -3,9 +3,9 @@
  * The plan (sim/plan/plan.h) holds the checked scenario, the framework's
  * conventions, the units of one micro-batch and what the input pipeline
  * reads. create: the engine, the cluster's network, the task graph and the
- * input pipeline. schedule: the units of every micro-batch into the
- * data-parallel or the model-parallel task graph, the loader's tasks in
- * either. play: the graph on the event engine, collectives on the
+ * input pipeline. schedule: the units of every micro-batch into the task
+ * graph of sim/par/pipe.h (pure data parallelism is its one-stage case),
+ * the loader's tasks in it. play: the graph on the event engine, collectives on the
  * cluster's links. measure: iteration time between optimizer steps after
  * the warm-up, the critical-path breakdown of the compute stream of the
  * class that ends last, the memory peak of the fullest pool. results:
@@ -22,7 +22,6 @@
 #include "engine/fluid.h"
 #include "net/coll.h"
 #include "net/net.h"
-#include "par/dp.h"
 #include "par/graph.h"
 #include "par/layout.h"
 #include "par/pipe.h"
@@ -189,18 +188,14 @@ struct sim {
 	struct ts_coll *cc;
 	struct ts_graph *g;
 	struct data_loader *ld;
-	bool mp;		  /* the model-parallel schedule (pipe_build) */
-	struct layout lay;	  /* with mp */
-	uint32_t *node_stage;	  /* with mp: per node, the stage of its class */
+	struct layout lay;	  /* the placement */
+	uint32_t *node_stage;	  /* per node, the stage of its class */
 	uint32_t nnodes;	  /* entries of node_stage */
-	uint32_t *ranks, nranks;  /* the DP group (dp_build) */
-	struct dp_built built;	  /* without mp */
-	struct pipe_built pbuilt; /* with mp */
+	struct pipe_built pbuilt; /* the schedule */
 };
 
 static void sim_destroy(struct sim *s)
 {
-	dp_built_free(&s->built);
 	pipe_built_free(&s->pbuilt);
 	data_loader_destroy(s->ld);
 	graph_destroy(s->g);
@@ -208,51 +203,40 @@ static void sim_destroy(struct sim *s)
 	net_destroy(s->net);
 	fluid_destroy(s->f);
 	evq_destroy(s->q);
-	ts_free(s->ranks, s->nranks * sizeof *s->ranks);
 	ts_free(s->node_stage, s->nnodes * sizeof *s->node_stage);
 }
 
-/* The input pipeline of every schedule. Data parallelism: one class of
- * every GPU (class mode, node 0's GPUs standing for it) or one per GPU,
- * each loading whole micro-batches. Model parallelism: the classes of the
- * first pipeline stage load, each GPU 1/(tp x cp) of a micro-batch (its
- * tensor- and context-parallel group takes one micro-batch together); in
- * class mode their node resources weigh nodes / (nodes holding first-stage
- * GPUs), as only those nodes load. */
+/* The input pipeline of every schedule: the classes of the first pipeline
+ * stage load, each GPU 1/(tp x cp) of a micro-batch (its tensor- and
+ * context-parallel group takes one micro-batch together; with pure data
+ * parallelism every GPU loads whole micro-batches); in class mode their
+ * node resources weigh nodes / (nodes holding first-stage GPUs), as only
+ * those nodes load. */
 static int sim_loader(const struct ts_plan *p, struct sim *s, struct ts_error *err)
 {
 	const struct ts_scenario *sc = p->sc;
+	const struct ts_parallel *par = &sc->parallel;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
-	uint32_t n = s->mp ? s->lay.nclasses : p->class_mode ? 1u : p->dp;
+	uint32_t n = s->lay.nclasses;
 	struct data_feed *fd = ts_calloc(n, sizeof *fd);
 	if (!fd)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (!s->mp) {
-		for (uint32_t k = 0; k < n; k++)
-			fd[k] = (struct data_feed){.gpu0 = p->class_mode ? 0 : k,
-						   .ngpus = p->class_mode ? gpn : 1,
-						   .share = 1.0,
-						   .node_weight = 1.0};
-	} else {
-		const struct ts_parallel *par = &sc->parallel;
-		uint32_t loading = 0;
-		for (uint32_t nd = 0; nd < s->nnodes; nd++)
-			for (uint32_t i = 0; i < gpn; i++)
-				if (layout_class_stage(
-					&s->lay, layout_class_of(&s->lay, nd * gpn + i)) == 0) {
-					loading++;
-					break;
-				}
-		double nw = p->class_mode && loading ? (double)s->nnodes / (double)loading : 1.0;
-		for (uint32_t k = 0; k < n; k++)
-			fd[k] = (struct data_feed){
-			    .gpu0 = layout_class_rep(&s->lay, k),
-			    .ngpus = 1,
-			    .share = layout_class_stage(&s->lay, k) == 0
-					 ? 1.0 / ((double)par->tp * (double)par->cp)
-					 : 0.0,
-			    .node_weight = nw};
-	}
+	uint32_t loading = 0;
+	for (uint32_t nd = 0; nd < s->nnodes; nd++)
+		for (uint32_t i = 0; i < gpn; i++)
+			if (layout_class_stage(&s->lay, layout_class_of(&s->lay, nd * gpn + i)) ==
+			    0) {
+				loading++;
+				break;
+			}
+	double nw = p->class_mode && loading ? (double)s->nnodes / (double)loading : 1.0;
+	for (uint32_t k = 0; k < n; k++)
+		fd[k] = (struct data_feed){.gpu0 = layout_class_rep(&s->lay, k),
+					   .ngpus = 1,
+					   .share = layout_class_stage(&s->lay, k) == 0
+							? 1.0 / ((double)par->tp * (double)par->cp)
+							: 0.0,
+					   .node_weight = nw};
 	int rc = data_loader_create(sc, &p->input, s->net, s->f, fd, n, p->class_mode, &s->ld, err);
 	ts_free(fd, n * sizeof *fd);
 	return rc;
@@ -265,21 +249,15 @@ static int sim_create(const struct ts_plan *p, struct sim *s, struct ts_error *e
 	const struct ts_scenario *sc = p->sc;
 	const struct ts_parallel *par = &sc->parallel;
 	int rc;
-	s->mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
 	s->nnodes = hw_cluster_nodes(sc->cluster);
-	if (s->mp && (rc = layout_init(&s->lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn,
-				       p->class_mode, err)))
+	if ((rc = layout_init(&s->lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, p->class_mode,
+			      err)))
 		return rc;
-	if (s->mp && !(s->node_stage = ts_calloc(s->nnodes, sizeof *s->node_stage)))
+	if (!(s->node_stage = ts_calloc(s->nnodes, sizeof *s->node_stage)))
 		goto nomem;
-	for (uint32_t nd = 0; s->mp && nd < s->nnodes; nd++)
+	for (uint32_t nd = 0; nd < s->nnodes; nd++)
 		s->node_stage[nd] = layout_class_stage(&s->lay, layout_class_of(&s->lay, nd * gpn));
-	if (!(s->ranks = ts_calloc(p->dp, sizeof *s->ranks)))
-		goto nomem;
-	s->nranks = p->dp;
-	for (uint32_t i = 0; i < p->dp; i++)
-		s->ranks[i] = i;
 	if (evq_create(&s->q, 4096) || fluid_create(&s->f, s->q) ||
 	    net_create_grouped(&s->net, sc->cluster, s->f, p->class_mode ? NET_CLASS : NET_FULL,
 			       s->node_stage) ||
@@ -297,77 +275,47 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 	const struct ts_scenario *sc = p->sc;
 	const struct ts_parallel *par = &sc->parallel;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
-	if (s->mp) {
-		/* tensor, pipeline or sharded data parallelism: the model-parallel
-		 * schedule over the rank classes of the placement */
-		struct pipe_job pj = {
-		    .units = p->units,
-		    .nunits = p->nunits,
-		    .gran = p->gran,
-		    .sched = par->schedule == TS_SCHED_GPIPE	     ? PIPE_GPIPE
-			     : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
-								     : PIPE_1F1B,
-		    .interleave = par->interleave,
-		    .m = accum,
-		    .iterations = (uint32_t)sc->training.iterations,
-		    .lay = &s->lay,
-		    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
-				(double)par->cp * (double)sc->model.hidden *
-				work_act_bytes(p->dtype),
-		    .cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
-		    .cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
-		    .ep = par->ep,
-		    .a2a_bytes = p->costs.layer_a2a_bytes,
-		    .offload = par->offload != TS_OFFLOAD_NONE,
-		    .net = s->net,
-		    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
-		    .nvme = par->offload == TS_OFFLOAD_NVME,
-		    .nvme_read_Bps = p->nvme_read_Bps,
-		    .nvme_write_Bps = p->nvme_write_Bps,
-		    .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
-		    .sp = par->sp,
-		    .zero = par->zero,
-		    .tp_overlap = par->tp_comm_overlap,
-		    .comm_slowdown = p->calib->comm_compute_slowdown,
-		    .bucket_bytes = p->bucket_bytes,
-		    .overlap = p->overlap,
-		    .weight_bpp = p->conv.weight_bytes,
-		    .grad_bpp = p->conv.grad_bytes,
-		    .optim_bpp = p->conv.optim_bytes,
-		    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
-		    .optimizer_s_per_param = p->optimizer_s_per_param,
-		    .optimizer_kernels = p->optimizer_kernels,
-		    .launch_s = p->calib->launch_s,
-		    .data = data_loader_job(s->ld),
-		};
-		return pipe_build(s->g, s->f, &pj, &s->pbuilt, err);
-	}
-	struct work_static st;
-	int rc = work_static_bytes(&p->conv, p->params, 0, p->dp, &st, err);
-	if (rc)
-		return rc;
-	struct dp_job job = {
+	struct pipe_job pj = {
 	    .units = p->units,
 	    .nunits = p->nunits,
 	    .gran = p->gran,
-	    .accum = accum,
+	    .sched = par->schedule == TS_SCHED_GPIPE	     ? PIPE_GPIPE
+		     : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
+							     : PIPE_1F1B,
+	    .interleave = par->interleave,
+	    .m = accum,
 	    .iterations = (uint32_t)sc->training.iterations,
+	    .lay = &s->lay,
+	    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
+			(double)par->cp * (double)sc->model.hidden * work_act_bytes(p->dtype),
+	    .cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
+	    .cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
+	    .ep = par->ep,
+	    .a2a_bytes = p->costs.layer_a2a_bytes,
+	    .offload = par->offload != TS_OFFLOAD_NONE,
+	    .net = s->net,
+	    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
+	    .nvme = par->offload == TS_OFFLOAD_NVME,
+	    .nvme_read_Bps = p->nvme_read_Bps,
+	    .nvme_write_Bps = p->nvme_write_Bps,
+	    .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
+	    .sp = par->sp,
+	    .zero = par->zero,
+	    .tp_overlap = par->tp_comm_overlap,
+	    .comm_slowdown = p->calib->comm_compute_slowdown,
 	    .bucket_bytes = p->bucket_bytes,
 	    .first_bucket_bytes = p->first_bucket_bytes,
 	    .overlap = p->overlap,
-	    .optimizer_s = p->optimizer_s,
+	    .weight_bpp = p->conv.weight_bytes,
+	    .grad_bpp = p->conv.grad_bytes,
+	    .optim_bpp = p->conv.optim_bytes,
+	    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
+	    .optimizer_s_per_param = p->optimizer_s_per_param,
 	    .optimizer_kernels = p->optimizer_kernels,
 	    .launch_s = p->calib->launch_s,
-	    .ranks = s->ranks,
-	    .dp = p->dp,
-	    .class_mode = p->class_mode,
-	    .coll_mult = (p->dp + gpn - 1) / gpn,
-	    .weights_bytes = st.weight_bytes,
-	    .grads_bytes = st.grad_bytes,
-	    .optimizer_bytes = st.optim_bytes,
 	    .data = data_loader_job(s->ld),
 	};
-	return dp_build(s->g, s->f, &job, &s->built, err);
+	return pipe_build(s->g, s->f, &pj, &s->pbuilt, err);
 }
 
 /* Play the graph, recording it on trace when not NULL. */
@@ -398,22 +346,18 @@ static int sim_play(struct sim *s, struct ts_trace *trace, struct ts_error *err)
 static void sim_measure(const struct sim *s, struct meas *ms, double *peak, ts_time *w1)
 {
 	const struct ts_graph *g = s->g;
-	uint32_t ni = s->mp ? s->pbuilt.niter : s->built.niter;
-	const uint32_t *iter_end = s->mp ? s->pbuilt.iter_end : s->built.iter_end;
-	uint32_t meas_stream = s->built.compute_stream, meas_pool = s->built.pool;
-	if (s->mp) {
-		const struct pipe_built *pb = &s->pbuilt;
-		uint32_t lastk = 0, fullk = 0;
-		for (uint32_t k = 1; k < pb->nclasses; k++) {
-			if (graph_rec(g, pb->opt[k])->end > graph_rec(g, pb->opt[lastk])->end)
-				lastk = k;
-			if (graph_pool_peak(g, pb->pool[k], NULL) >
-			    graph_pool_peak(g, pb->pool[fullk], NULL))
-				fullk = k;
-		}
-		meas_stream = pb->compute[lastk];
-		meas_pool = pb->pool[fullk];
+	const struct pipe_built *pb = &s->pbuilt;
+	uint32_t ni = pb->niter;
+	const uint32_t *iter_end = pb->iter_end;
+	uint32_t lastk = 0, fullk = 0;
+	for (uint32_t k = 1; k < pb->nclasses; k++) {
+		if (graph_rec(g, pb->opt[k])->end > graph_rec(g, pb->opt[lastk])->end)
+			lastk = k;
+		if (graph_pool_peak(g, pb->pool[k], NULL) >
+		    graph_pool_peak(g, pb->pool[fullk], NULL))
+			fullk = k;
 	}
+	uint32_t meas_stream = pb->compute[lastk], meas_pool = pb->pool[fullk];
 	ts_time t_first = graph_rec(g, iter_end[0])->end;
 	ts_time t_last = graph_rec(g, iter_end[ni - 1])->end;
 	ts_time w0 = ni >= 2 ? t_first : 0;
@@ -572,8 +516,7 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
 		double busy[DATA_STAGE_COUNT_];
 		/* over the whole run: the loader may have run ahead of the window */
-		data_loader_busy(s.ld, s.g, s.mp ? s.pbuilt.data_streams : s.built.data_streams, 0,
-				 w1, busy);
+		data_loader_busy(s.ld, s.g, s.pbuilt.data_streams, 0, w1, busy);
 		data_loader_explain(s.ld, busy, out->data_stall_s, T, out->bottleneck,
 				    sizeof out->bottleneck);
 	}
