@@ -205,6 +205,11 @@ void ts_scenario_destroy(struct ts_scenario *s);
  * description, for --dump-config. Returns 0 or TS_EIO (write failed). */
 int ts_scenario_dump(const struct ts_scenario *s, FILE *out);
 
+/* The ts_scenario_dump text of s in memory: *text a NUL-terminated string
+ * of *len bytes, allocated with malloc and owned by the caller (free()).
+ * Returns 0, or TS_ENOMEM or TS_EIO with *text NULL. */
+int ts_scenario_dump_text(const struct ts_scenario *s, char **text, size_t *len);
+
 /* Fill `err` with an error about scenario key `key` (dotted, as in
  * origins[]), placed where that key was set: its file and line, or the
  * --set argument that set it, else the scenario file. For checks made after
