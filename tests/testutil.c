@@ -1,6 +1,8 @@
 /* Helpers shared by the Check suites.
  * SPDX-License-Identifier: MIT */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "base/err.h"
@@ -28,6 +30,50 @@ int tu_run(Suite *s)
 	int nf = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return nf;
+}
+
+static char scratch[128];
+
+const char *tu_scratch(const char *name)
+{
+	snprintf(scratch, sizeof scratch, "/tmp/%s-XXXXXX", name);
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	return scratch;
+}
+
+void tu_scratch_remove(void)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+const char *tu_at(const char *name)
+{
+	static char buf[8][256];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(buf[k], sizeof buf[k], "%s/%s", scratch, name);
+	return buf[k];
+}
+
+void tu_put(const char *name, const char *text)
+{
+	FILE *f = fopen(tu_at(name), "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+const char *tu_get(const char *name)
+{
+	static char buf[4096];
+	FILE *f = fopen(tu_at(name), "r");
+	ck_assert_ptr_nonnull(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
 }
 
 double tu_relerr(double got, double want)

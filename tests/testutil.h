@@ -27,6 +27,24 @@ TCase *tu_tcase(const char *name);
 /* Run a suite in fork mode; returns the number of failures. */
 int tu_run(Suite *s);
 
+/* A scratch folder for one test: tu_scratch makes /tmp/NAME-XXXXXX (a
+ * checked fixture's setup calls it) and returns its path, valid until
+ * tu_scratch_remove (the teardown) removes it with all it holds. Either
+ * fails the test when it cannot. */
+const char *tu_scratch(const char *name);
+void tu_scratch_remove(void);
+
+/* The scratch folder's path joined with name, in one of eight static
+ * buffers (one call may take eight). */
+const char *tu_at(const char *name);
+
+/* Write text to the scratch file `name`, failing the test on an error. */
+void tu_put(const char *name, const char *text);
+
+/* The first 4095 bytes of the scratch file `name`, in a static buffer
+ * (overwritten by the next call); fails the test when it cannot be read. */
+const char *tu_get(const char *name);
+
 /* Relative error |got - want| / |want|. */
 double tu_relerr(double got, double want);
 
