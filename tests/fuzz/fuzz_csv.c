@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t done = 0;
 	long keep = 0;
 	struct ts_error e;
-	int rc = sweep_resume_scan(sp, path, &done, &keep, &e);
+	int rc = sweep_resume_scan(sp, path, NULL, &done, &keep, &e);
 	if (rc == 0) {
 		if (done > sp->npoints || keep < 0 || (size_t)keep > size)
 			abort();
