@@ -25,9 +25,7 @@ static struct work_calib committed;
 
 static void setup(void)
 {
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-	ck_assert_int_eq(work_calib_load(tu_root(), &committed, &err), 0);
+	tu_load_hw(&cat, &committed);
 }
 
 static void teardown(void)

@@ -24,10 +24,7 @@ static struct hw_catalog *cat;
 
 static void setup(void)
 {
-	struct ts_error e = {0};
-	char buf[1500];
-	int rc = hw_catalog_load(tu_root(), &cat, &e);
-	ck_assert_msg(rc == 0, "catalog: %s", ts_error_format(&e, buf, sizeof buf));
+	cat = tu_catalog();
 }
 
 static void teardown(void)

@@ -17,10 +17,7 @@ static struct hw_catalog *cat;
 
 static void setup(void)
 {
-	struct ts_error e;
-	char buf[1200];
-	int rc = hw_catalog_load(tu_root(), &cat, &e);
-	ck_assert_msg(rc == 0, "catalog: %s", ts_error_format(&e, buf, sizeof buf));
+	cat = tu_catalog();
 }
 
 static void teardown(void)

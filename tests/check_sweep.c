@@ -23,9 +23,7 @@ static struct work_calib calib;
 
 static void setup(void)
 {
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
+	tu_load_hw(&cat, &calib);
 }
 
 static void teardown(void)

@@ -9,6 +9,7 @@
 #include "hw/catalog.h"
 #include "testutil.h"
 #include "work/compute.h"
+#include "work/model.h"
 
 const char *tu_root(void)
 {
@@ -81,13 +82,34 @@ double tu_relerr(double got, double want)
 	return fabs(got - want) / fabs(want);
 }
 
+struct hw_catalog *tu_catalog(void)
+{
+	struct hw_catalog *cat = NULL;
+	struct ts_error e;
+	char buf[1400];
+	ts_error_clear(&e);
+	ck_assert_msg(hw_catalog_load(tu_root(), &cat, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	return cat;
+}
+
 void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib)
 {
 	struct ts_error e;
 	char buf[1400];
+	*cat = tu_catalog();
 	ts_error_clear(&e);
-	ck_assert_msg(hw_catalog_load(tu_root(), cat, &e) == 0, "%s",
-		      ts_error_format(&e, buf, sizeof buf));
 	ck_assert_msg(work_calib_load(tu_root(), calib, &e) == 0, "%s",
 		      ts_error_format(&e, buf, sizeof buf));
+}
+
+struct ts_model tu_model(const char *name)
+{
+	struct ts_model m;
+	struct ts_error e;
+	char buf[1400];
+	ts_error_clear(&e);
+	ck_assert_msg(ts_model_load(tu_root(), name, &m, &e) == 0, "%s: %s", name,
+		      ts_error_format(&e, buf, sizeof buf));
+	return m;
 }

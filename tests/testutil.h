@@ -11,11 +11,22 @@ const char *tu_root(void);
 
 struct hw_catalog;
 struct work_calib;
+struct ts_model;
+
+/* Load the hardware catalog from tu_root(), failing the test with the
+ * formatted error (file, line, key) if it does not load. Free it with
+ * hw_catalog_destroy. */
+struct hw_catalog *tu_catalog(void);
 
 /* Load the hardware catalog and the compute constants from tu_root(),
  * failing the test with the formatted error (file, line, key) if either
  * does not load. Free *cat with hw_catalog_destroy. */
 void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib);
+
+/* The model `name` (a bundled name, a path or "hf:PATH") as ts_model_load
+ * reads it from tu_root(), failing the test with the name and the formatted
+ * error if it does not load. */
+struct ts_model tu_model(const char *name);
 
 /* A test case without a time limit. Check's default kills a test after 4 s
  * of wall-clock time, which a loaded machine or a sanitizer build exceeds;
