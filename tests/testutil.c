@@ -77,6 +77,23 @@ const char *tu_get(const char *name)
 	return buf;
 }
 
+void *tu_failing_alloc(void *ud, void *p, size_t osize, size_t nsize)
+{
+	struct tu_failalloc *fa = ud;
+	if (nsize == 0) {
+		if (p)
+			fa->live -= (long long)osize;
+		free(p);
+		return NULL;
+	}
+	if (++fa->calls == fa->fail_at)
+		return NULL;
+	void *q = realloc(p, nsize);
+	if (q)
+		fa->live += (long long)nsize - (long long)(p ? osize : 0);
+	return q;
+}
+
 double tu_relerr(double got, double want)
 {
 	return fabs(got - want) / fabs(want);

@@ -4,6 +4,7 @@
 #define TS_TESTUTIL_H
 
 #include <check.h>
+#include <stddef.h>
 
 /* Project source directory (from TS_SOURCE_DIR in the environment, else the
  * compile-time default). */
@@ -55,6 +56,16 @@ void tu_put(const char *name, const char *text);
 /* The first 4095 bytes of the scratch file `name`, in a static buffer
  * (overwritten by the next call); fails the test when it cannot be read. */
 const char *tu_get(const char *name);
+
+/* An allocator for ts_alloc_set that fails one chosen call and counts the
+ * bytes still allocated, for allocation-failure tests; ud is a struct
+ * tu_failalloc, which the test zeroes (and arms) before each run. */
+struct tu_failalloc {
+	long fail_at;	/* the call that returns NULL (1-based), 0: none */
+	long calls;	/* allocations and resizes so far */
+	long long live; /* bytes allocated and not yet freed */
+};
+void *tu_failing_alloc(void *ud, void *p, size_t osize, size_t nsize);
 
 /* Relative error |got - want| / |want|. */
 double tu_relerr(double got, double want);
