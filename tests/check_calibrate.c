@@ -23,16 +23,6 @@
 static struct hw_catalog *cat;
 static struct work_calib committed;
 
-static void setup(void)
-{
-	tu_load_hw(&cat, &committed);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 /* A small model on one GPU: kernels are short, the host launching them
  * sets the pace (launch_s dominates). */
 #define LAUNCH_BOUND                                                                               \
@@ -255,7 +245,7 @@ int main(void)
 {
 	Suite *s = suite_create("calibrate");
 	TCase *tc = tu_tcase("calibrate");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &committed);
 	tcase_add_test(tc, test_own_prediction);
 	tcase_add_test(tc, test_recovers_launch);
 	tcase_add_test(tc, test_recovers_k0);

@@ -19,16 +19,6 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void)
-{
-	tu_load_hw(&cat, &calib);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 /* Write text to a temporary scenario file; the path into buf. */
 static void scenario(char *buf, size_t n, const char *text)
 {
@@ -133,7 +123,7 @@ int main(void)
 {
 	Suite *s = suite_create("search");
 	TCase *tc = tu_tcase("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_needs_sharding);
 	suite_add_tcase(s, tc);

@@ -120,6 +120,30 @@ void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib)
 		      ts_error_format(&e, buf, sizeof buf));
 }
 
+static struct hw_catalog **fixture_cat;
+static struct work_calib *fixture_calib;
+
+static void hw_setup(void)
+{
+	if (fixture_calib)
+		tu_load_hw(fixture_cat, fixture_calib);
+	else
+		*fixture_cat = tu_catalog();
+}
+
+static void hw_teardown(void)
+{
+	hw_catalog_destroy(*fixture_cat);
+	*fixture_cat = NULL;
+}
+
+void tu_hw_fixture(TCase *tc, struct hw_catalog **cat, struct work_calib *calib)
+{
+	fixture_cat = cat;
+	fixture_calib = calib;
+	tcase_add_checked_fixture(tc, hw_setup, hw_teardown);
+}
+
 struct ts_model tu_model(const char *name)
 {
 	struct ts_model m;

@@ -24,6 +24,13 @@ struct hw_catalog *tu_catalog(void);
  * does not load. Free *cat with hw_catalog_destroy. */
 void tu_load_hw(struct hw_catalog **cat, struct work_calib *calib);
 
+/* Add to tc a checked fixture (run in each test's process) that loads the
+ * catalog into *cat as tu_catalog does, and the compute constants into
+ * *calib when calib is not NULL, before each test, and destroys the catalog
+ * (setting *cat to NULL) after it. One catalog per suite process: the last
+ * call's pointers serve every test case it was added to. */
+void tu_hw_fixture(TCase *tc, struct hw_catalog **cat, struct work_calib *calib);
+
 /* The model `name` (a bundled name, a path or "hf:PATH") as ts_model_load
  * reads it from tu_root(), failing the test with the name and the formatted
  * error if it does not load. */
