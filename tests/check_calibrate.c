@@ -178,11 +178,7 @@ static void synth(const char *scen, const char *link, double eff, uint32_t gpus,
 static void fit_back(const char *text, const char *link, double eff, uint32_t gpus)
 {
 	char scen[64], table[64];
-	snprintf(scen, sizeof scen, "/tmp/check_nccl_scen_XXXXXX");
-	int fd = mkstemp(scen);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	tu_tmpfile("check_nccl_scen", text, scen, sizeof scen);
 	synth(scen, link, eff, gpus, table, sizeof table);
 	struct nccl_table t;
 	struct calib_link_fit fit;
@@ -224,12 +220,8 @@ END_TEST
 START_TEST(test_nccl_bad_row)
 {
 	char path[64];
-	snprintf(path, sizeof path, "/tmp/check_nccl_bad_XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	const char *text = "# size count type\n  1048576 262144 float sum -1 12.0\n";
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	tu_tmpfile("check_nccl_bad", "# size count type\n  1048576 262144 float sum -1 12.0\n",
+		   path, sizeof path);
 	struct nccl_table t;
 	struct ts_error e;
 	ck_assert_int_eq(nccltests_read(path, &t, &e), TS_ESYNTAX);

@@ -185,14 +185,7 @@ END_TEST
 /* Write `text` to a temporary config.json; returns its path in buf. */
 static const char *tmp_json(const char *text, char *buf, size_t n)
 {
-	snprintf(buf, n, "/tmp/check_hfconfig_XXXXXX");
-	int fd = mkstemp(buf);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	return buf;
+	return tu_tmpfile("check_hfconfig", text, buf, n);
 }
 
 static const struct {

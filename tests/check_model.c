@@ -253,12 +253,10 @@ START_TEST(unknown_name_suggests)
 	ck_assert_msg(strstr(msg, "/nonexistent/x.cfg") != NULL, "%s", msg);
 	/* a size beyond 32 bits is read whole (libconfig alone would wrap it to
 	 * 10) and refused by its range, on its line */
-	char tmp[] = "/tmp/ts_model_XXXXXX";
-	int fd = mkstemp(tmp);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
-	fputs("# big\nlayers = 2; hidden = 64; heads = 4; seq_len = 8;\nvocab = 4294967306;\n", f);
-	fclose(f);
+	char tmp[64];
+	tu_tmpfile("ts_model",
+		   "# big\nlayers = 2; hidden = 64; heads = 4; seq_len = 8;\nvocab = 4294967306;\n",
+		   tmp, sizeof tmp);
 	ck_assert_int_eq(ts_model_load(tu_root(), tmp, &m, &e), TS_ERANGE);
 	ts_error_format(&e, msg, sizeof msg);
 	ck_assert_msg(strstr(msg, ":3:") && strstr(msg, "vocab") && strstr(msg, "4294967306"), "%s",

@@ -22,13 +22,7 @@ static struct work_calib calib;
 /* Write text to a temporary scenario file; the path into buf. */
 static void scenario(char *buf, size_t n, const char *text)
 {
-	snprintf(buf, n, "/tmp/check_search_XXXXXX");
-	int fd = mkstemp(buf);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
+	tu_tmpfile("check_search", text, buf, n);
 }
 
 /* GPT-3 1.3B (24 layers, 16 heads, causal, sequence 2048), Megatron-LM

@@ -77,6 +77,18 @@ const char *tu_get(const char *name)
 	return buf;
 }
 
+const char *tu_tmpfile(const char *name, const char *text, char *buf, size_t n)
+{
+	snprintf(buf, n, "/tmp/%s-XXXXXX", name);
+	int fd = mkstemp(buf);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
 void *tu_failing_alloc(void *ud, void *p, size_t osize, size_t nsize)
 {
 	struct tu_failalloc *fa = ud;

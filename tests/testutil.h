@@ -64,6 +64,10 @@ void tu_put(const char *name, const char *text);
  * (overwritten by the next call); fails the test when it cannot be read. */
 const char *tu_get(const char *name);
 
+/* Write text to a new file /tmp/NAME-XXXXXX, its path into buf (n bytes),
+ * failing the test on an error; returns buf. The test removes the file. */
+const char *tu_tmpfile(const char *name, const char *text, char *buf, size_t n);
+
 /* An allocator for ts_alloc_set that fails one chosen call and counts the
  * bytes still allocated, for allocation-failure tests; ud is a struct
  * tu_failalloc, which the test zeroes (and arms) before each run. */
