@@ -27,13 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ts_scenario *s = NULL;
 	struct ts_error e;
 	int rc = ts_scenario_load(cat, path, sets, n, &s, &e);
-	if (rc == 0) {
-		fuzz_check_scenario(s);
-	} else {
-		if (s != NULL)
-			abort();
-		fuzz_check_error(&e, rc);
-	}
+	fuzz_check_load(rc, s, &e);
 	free(buf);
 	return 0;
 }

@@ -90,11 +90,18 @@ static inline void fuzz_check_error(const struct ts_error *e, int rc)
 		abort();
 }
 
-/* A loaded scenario must be complete and consistent (its parallel degrees
- * multiply to its GPUs, its global batch divides by dp x micro-batch) and
- * must dump; it is destroyed. */
-static inline void fuzz_check_scenario(struct ts_scenario *s)
+/* A scenario load that returned rc with *s and e: a loaded scenario must
+ * be complete and consistent (its parallel degrees multiply to its GPUs,
+ * its global batch divides by dp x micro-batch) and must dump, and is then
+ * destroyed; a failure must leave no scenario and a one-line error. */
+static inline void fuzz_check_load(int rc, struct ts_scenario *s, const struct ts_error *e)
 {
+	if (rc != 0) {
+		if (s != NULL)
+			abort();
+		fuzz_check_error(e, rc);
+		return;
+	}
 	if (!s || !s->cluster || s->parallel.dp == 0 || s->gpus == 0 ||
 	    (uint64_t)s->parallel.tp * s->parallel.pp * s->parallel.cp * s->parallel.dp !=
 		s->gpus ||
