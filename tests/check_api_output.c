@@ -3,7 +3,7 @@
  * file replaced only on commit, and a sweep's results file resumed only with
  * the calibration that made its rows.
  * SPDX-License-Identifier: MIT */
-#define _GNU_SOURCE /* mkdtemp */
+#define _POSIX_C_SOURCE 200809L /* access */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,48 +13,16 @@
 #include "testutil.h"
 #include "trainsim.h"
 
-static char dir[64];
+static const char *dir; /* the test's scratch folder */
 
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_api_output-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dir = tu_scratch("check_api_output");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-/* dir/name into a static buffer (one of four). */
-static const char *at(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
-
-static void put(const char *name, const char *text)
-{
-	FILE *f = fopen(at(name), "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static const char *get(const char *name)
-{
-	static char buf[4096];
-	FILE *f = fopen(at(name), "r");
-	ck_assert_ptr_nonnull(f);
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	tu_scratch_remove();
 }
 
 static ts_env *env_open(void)
@@ -77,14 +45,14 @@ START_TEST(check_refuses_bundled_and_inputs)
 	ck_assert_ptr_nonnull(strstr(ts_errmsg(), "models"));
 	ck_assert_int_ne(access(path, F_OK), 0);
 
-	put("in.cfg", "x = 1;\n");
-	struct ts_output_arg same[] = {{"--trace", at("in.cfg")}};
-	struct ts_output_arg ins[] = {{NULL, at("in.cfg")}};
+	tu_put("in.cfg", "x = 1;\n");
+	struct ts_output_arg same[] = {{"--trace", tu_at("in.cfg")}};
+	struct ts_output_arg ins[] = {{NULL, tu_at("in.cfg")}};
 	ck_assert_int_eq(ts_output_check(env, same, 1, ins, 1), TS_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(ts_errmsg(), "--trace"));
-	ck_assert_str_eq(get("in.cfg"), "x = 1;\n");
+	ck_assert_str_eq(tu_get("in.cfg"), "x = 1;\n");
 
-	struct ts_output_arg dash[] = {{"-o", "-"}, {"--trace", at("new.json")}};
+	struct ts_output_arg dash[] = {{"-o", "-"}, {"--trace", tu_at("new.json")}};
 	ck_assert_int_eq(ts_output_check(env, dash, 2, ins, 1), 0);
 	ts_env_close(env);
 }
@@ -94,18 +62,18 @@ END_TEST
  * temporary file stays behind either way. */
 START_TEST(check_commit_and_abort)
 {
-	put("out.txt", "old\n");
+	tu_put("out.txt", "old\n");
 	ts_output *o = NULL;
-	ck_assert_int_eq(ts_output_open(at("out.txt"), "-o", &o), 0);
-	ck_assert_str_ne(ts_output_file(o), at("out.txt"));
+	ck_assert_int_eq(ts_output_open(tu_at("out.txt"), "-o", &o), 0);
+	ck_assert_str_ne(ts_output_file(o), tu_at("out.txt"));
 	fputs("half", ts_output_stream(o));
 	ts_output_abort(o);
-	ck_assert_str_eq(get("out.txt"), "old\n");
+	ck_assert_str_eq(tu_get("out.txt"), "old\n");
 
-	ck_assert_int_eq(ts_output_open(at("out.txt"), "-o", &o), 0);
+	ck_assert_int_eq(ts_output_open(tu_at("out.txt"), "-o", &o), 0);
 	fputs("new\n", ts_output_stream(o));
 	ck_assert_int_eq(ts_output_commit(o), 0);
-	ck_assert_str_eq(get("out.txt"), "new\n");
+	ck_assert_str_eq(tu_get("out.txt"), "new\n");
 
 	char cmd[160];
 	snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = out.txt", dir);
@@ -126,34 +94,34 @@ END_TEST
  * calibration. */
 START_TEST(check_sweep_output_digest)
 {
-	put("base.cfg", "model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\nnodes = 1;\n"
-			"gpus_per_node = 8;\n"
-			"training = { global_batch = 64; micro_batch = 4; iterations = 2; };\n");
-	put("sw.cfg", "base = \"base.cfg\";\naxes = { nodes = [1, 2]; };\n");
-	put("cal.cfg", "gemm_k0 = { value = 100.0; };\n");
+	tu_put("base.cfg", "model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\nnodes = 1;\n"
+			   "gpus_per_node = 8;\n"
+			   "training = { global_batch = 64; micro_batch = 4; iterations = 2; };\n");
+	tu_put("sw.cfg", "base = \"base.cfg\";\naxes = { nodes = [1, 2]; };\n");
+	tu_put("cal.cfg", "gemm_k0 = { value = 100.0; };\n");
 	ts_env *env = env_open();
 	ts_sweep *sw = NULL;
-	ck_assert_msg(ts_sweep_open(env, at("sw.cfg"), &sw) == 0, "%s", ts_errmsg());
+	ck_assert_msg(ts_sweep_open(env, tu_at("sw.cfg"), &sw) == 0, "%s", ts_errmsg());
 	ts_output *o = NULL;
 	size_t first = 7;
-	ck_assert_msg(ts_sweep_output_open(sw, at("r.csv"), false, &o, &first) == 0, "%s",
+	ck_assert_msg(ts_sweep_output_open(sw, tu_at("r.csv"), false, &o, &first) == 0, "%s",
 		      ts_errmsg());
 	ck_assert_uint_eq(first, 0);
-	ck_assert_str_eq(ts_output_file(o), at("r.csv"));
+	ck_assert_str_eq(ts_output_file(o), tu_at("r.csv"));
 	ck_assert_int_eq(ts_sweep_run(sw, first, 1, ts_output_stream(o), NULL, NULL), 0);
 	ck_assert_int_eq(ts_output_commit(o), 0);
-	ck_assert_int_eq(strncmp(get("r.csv"), "# trainsim sweep digest: base ", 30), 0);
+	ck_assert_int_eq(strncmp(tu_get("r.csv"), "# trainsim sweep digest: base ", 30), 0);
 
-	ck_assert_int_eq(ts_sweep_output_open(sw, at("r.csv"), true, &o, &first), 0);
+	ck_assert_int_eq(ts_sweep_output_open(sw, tu_at("r.csv"), true, &o, &first), 0);
 	ck_assert_uint_eq(first, 2);
 	ts_output_abort(o);
 	ts_sweep_free(sw);
 	ts_env_close(env);
 
 	env = env_open();
-	ck_assert_msg(ts_env_load_calibration(env, at("cal.cfg")) == 0, "%s", ts_errmsg());
-	ck_assert_int_eq(ts_sweep_open(env, at("sw.cfg"), &sw), 0);
-	ck_assert_int_eq(ts_sweep_output_open(sw, at("r.csv"), true, &o, &first), TS_EINVALID);
+	ck_assert_msg(ts_env_load_calibration(env, tu_at("cal.cfg")) == 0, "%s", ts_errmsg());
+	ck_assert_int_eq(ts_sweep_open(env, tu_at("sw.cfg"), &sw), 0);
+	ck_assert_int_eq(ts_sweep_output_open(sw, tu_at("r.csv"), true, &o, &first), TS_EINVALID);
 	ck_assert_ptr_null(o);
 	ck_assert_msg(strstr(ts_errmsg(), "the calibration") != NULL, "%s", ts_errmsg());
 	ts_sweep_free(sw);

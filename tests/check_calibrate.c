@@ -23,18 +23,6 @@
 static struct hw_catalog *cat;
 static struct work_calib committed;
 
-static void setup(void)
-{
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-	ck_assert_int_eq(work_calib_load(tu_root(), &committed, &err), 0);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 /* A small model on one GPU: kernels are short, the host launching them
  * sets the pace (launch_s dominates). */
 #define LAUNCH_BOUND                                                                               \
@@ -190,11 +178,7 @@ static void synth(const char *scen, const char *link, double eff, uint32_t gpus,
 static void fit_back(const char *text, const char *link, double eff, uint32_t gpus)
 {
 	char scen[64], table[64];
-	snprintf(scen, sizeof scen, "/tmp/check_nccl_scen_XXXXXX");
-	int fd = mkstemp(scen);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	tu_tmpfile("check_nccl_scen", text, scen, sizeof scen);
 	synth(scen, link, eff, gpus, table, sizeof table);
 	struct nccl_table t;
 	struct calib_link_fit fit;
@@ -236,12 +220,8 @@ END_TEST
 START_TEST(test_nccl_bad_row)
 {
 	char path[64];
-	snprintf(path, sizeof path, "/tmp/check_nccl_bad_XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	const char *text = "# size count type\n  1048576 262144 float sum -1 12.0\n";
-	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-	close(fd);
+	tu_tmpfile("check_nccl_bad", "# size count type\n  1048576 262144 float sum -1 12.0\n",
+		   path, sizeof path);
 	struct nccl_table t;
 	struct ts_error e;
 	ck_assert_int_eq(nccltests_read(path, &t, &e), TS_ESYNTAX);
@@ -257,7 +237,7 @@ int main(void)
 {
 	Suite *s = suite_create("calibrate");
 	TCase *tc = tu_tcase("calibrate");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &committed);
 	tcase_add_test(tc, test_own_prediction);
 	tcase_add_test(tc, test_recovers_launch);
 	tcase_add_test(tc, test_recovers_k0);

@@ -19,20 +19,6 @@
 
 static struct hw_catalog *cat;
 
-static void setup(void)
-{
-	struct ts_error e = {0};
-	char buf[1500];
-	int rc = hw_catalog_load(tu_root(), &cat, &e);
-	ck_assert_msg(rc == 0, "catalog: %s", ts_error_format(&e, buf, sizeof buf));
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-	cat = NULL;
-}
-
 static const struct hw_gpu_type *gpu(const char *name)
 {
 	int i = hw_catalog_find_gpu(cat, name);
@@ -353,19 +339,19 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("catalog_new");
 	TCase *tc = tu_tcase("entries");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_loop_test(tc, gpu_datasheet_figures, 0, (int)(sizeof gpus / sizeof *gpus));
 	tcase_add_test(tc, gpu_memory_and_dtypes);
 	tcase_add_loop_test(tc, link_datasheet_figures, 0, (int)(sizeof links / sizeof *links));
 	suite_add_tcase(s, tc);
 	tc = tu_tcase("relations");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_test(tc, h800_is_h100_with_less_nvlink);
 	tcase_add_test(tc, mi300x_equal_matmul_faster_memory);
 	tcase_add_test(tc, gb200_b200_above_hgx_b200_h20_below_h100);
 	suite_add_tcase(s, tc);
 	tc = tu_tcase("clusters");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_loop_test(tc, cluster_loads_as_described, 0,
 			    (int)(sizeof clusters / sizeof *clusters));
 	tcase_add_test(tc, mi300x_is_a_mesh_not_a_switch);

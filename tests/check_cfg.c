@@ -59,26 +59,7 @@ START_TEST(a_parsed_tree_is_whole)
 }
 END_TEST
 
-/* A counting allocator that fails call number fail_at (0: none). */
-static long calls, fail_at;
-static long long live;
-
-static void *failing_alloc(void *ud, void *p, size_t osize, size_t nsize)
-{
-	(void)ud;
-	if (nsize == 0) {
-		if (p)
-			live -= (long long)osize;
-		free(p);
-		return NULL;
-	}
-	if (++calls == fail_at)
-		return NULL;
-	void *q = realloc(p, nsize);
-	if (q)
-		live += (long long)nsize - (long long)(p ? osize : 0);
-	return q;
-}
+static struct tu_failalloc fa; /* the failing allocator's state */
 
 /* Load the catalog and a scenario with one --set, dump it into *text; 0 or
  * the error code (with err filled). */
@@ -111,39 +92,39 @@ START_TEST(failed_allocations_give_the_answer_or_an_error)
 {
 	struct ts_error e;
 	char *want, *got, msg[1400];
-	calls = 0;
-	fail_at = 0;
-	live = 0;
-	ts_alloc_set(failing_alloc, NULL);
+	fa.calls = 0;
+	fa.fail_at = 0;
+	fa.live = 0;
+	ts_alloc_set(tu_failing_alloc, &fa);
 	int rc = load_dump(&want, &e);
 	ts_alloc_set(NULL, NULL);
 	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, msg, sizeof msg));
-	ck_assert_int_eq(live, 0);
-	long total = calls;
+	ck_assert_int_eq(fa.live, 0);
+	long total = fa.calls;
 	ck_assert_int_gt(total, 100);
 	/* every allocation up to 400, then a spread over the rest */
 	for (long k = 1; k <= 500; k++) {
-		fail_at = k <= 400 ? k : 400 + (total - 400) * (k - 400) / 100;
-		calls = 0;
-		live = 0;
+		fa.fail_at = k <= 400 ? k : 400 + (total - 400) * (k - 400) / 100;
+		fa.calls = 0;
+		fa.live = 0;
 		ts_error_clear(&e);
-		ts_alloc_set(failing_alloc, NULL);
+		ts_alloc_set(tu_failing_alloc, &fa);
 		rc = load_dump(&got, &e);
 		ts_alloc_set(NULL, NULL);
 		if (rc == 0) {
 			ck_assert_msg(got && !strcmp(got, want),
 				      "allocation %ld failing: success with another scenario",
-				      fail_at);
+				      fa.fail_at);
 		} else {
 			ck_assert_msg(e.code == rc && rc < 0,
-				      "allocation %ld failing: code %d, error record %d", fail_at,
-				      rc, e.code);
+				      "allocation %ld failing: code %d, error record %d",
+				      fa.fail_at, rc, e.code);
 			ts_error_format(&e, msg, sizeof msg);
 			ck_assert_msg(msg[0] != '\0', "allocation %ld failing: no message",
-				      fail_at);
+				      fa.fail_at);
 		}
-		ck_assert_msg(live == 0, "allocation %ld failing: %lld bytes leaked", fail_at,
-			      live);
+		ck_assert_msg(fa.live == 0, "allocation %ld failing: %lld bytes leaked", fa.fail_at,
+			      fa.live);
 		free(got);
 	}
 	free(want);

@@ -17,20 +17,6 @@
 
 static struct hw_catalog *cat;
 
-static void setup(void)
-{
-	struct ts_error e = {0};
-	char buf[1500];
-	int rc = hw_catalog_load(tu_root(), &cat, &e);
-	ck_assert_msg(rc == 0, "catalog: %s", ts_error_format(&e, buf, sizeof buf));
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-	cat = NULL;
-}
-
 static struct hw_cluster *load(const char *name, const struct hw_cluster_opts *o)
 {
 	struct hw_cluster *c = NULL;
@@ -645,7 +631,7 @@ static Suite *cluster_suite(void)
 {
 	Suite *s = suite_create("cluster");
 	TCase *tc = tu_tcase("cluster");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_test(tc, bundled_counts);
 	tcase_add_test(tc, dgx_a100_gpu_pair_over_nvswitch);
 	tcase_add_test(tc, rtx4090_pair_through_cpu);

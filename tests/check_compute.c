@@ -35,16 +35,6 @@ static struct hw_gpu_type a100(void)
 	return g;
 }
 
-static struct ts_model load(const char *name)
-{
-	struct ts_model m;
-	struct ts_error e;
-	char buf[1200];
-	int rc = ts_model_load(tu_root(), name, &m, &e);
-	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
-	return m;
-}
-
 /* The constants the hand computations below are written for (a 128 x 256
  * tile, K0 = 128, the catalog's rates sustained in full), whatever the
  * fitted values in compute.cfg are. */
@@ -187,7 +177,7 @@ START_TEST(costs_gpt3_layer)
 {
 	struct hw_gpu_type g = a100();
 	struct work_calib c = hand_calib();
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	struct work_shape s = {.micro_batch = 1,
 			       .seq_len = 2048,
 			       .tp = 8,
@@ -250,7 +240,7 @@ START_TEST(costs_unfused_and_errors)
 {
 	struct hw_gpu_type g = a100();
 	struct work_calib c = hand_calib();
-	struct ts_model m = load("gpt3-1.3b");
+	struct ts_model m = tu_model("gpt3-1.3b");
 	struct work_shape s = {.micro_batch = 4,
 			       .seq_len = 2048,
 			       .tp = 1,
@@ -316,7 +306,7 @@ START_TEST(catalog_a100)
 	ck_assert(tu_relerr(work_gemm_eff(g, TS_BF16, &c, 1024, 1024, 4096),
 			    work_gemm_eff(&h, TS_BF16, &c, 1024, 1024, 4096)) < 1e-9);
 	/* every GPU of the catalog costs a Llama layer in bf16 or fp16 */
-	struct ts_model m = load("llama2-7b");
+	struct ts_model m = tu_model("llama2-7b");
 	for (size_t j = 0; j < hw_catalog_ngpus(cat); j++) {
 		const struct hw_gpu_type *x = hw_catalog_gpu(cat, j);
 		struct work_shape s = {.micro_batch = 1,

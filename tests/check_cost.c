@@ -19,16 +19,6 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void)
-{
-	tu_load_hw(&cat, &calib);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 #define BASE                                                                                       \
 	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                         \
 	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; }; "      \
@@ -521,7 +511,7 @@ int main(void)
 {
 	Suite *s = suite_create("cost");
 	TCase *tc = tu_tcase("cost");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, test_node_power_default);
 	tcase_add_test(tc, test_node_power_cluster);
 	tcase_add_test(tc, test_node_power_formula);

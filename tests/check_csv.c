@@ -52,12 +52,7 @@ END_TEST
 static char *write_tmp(const char *text)
 {
 	static char path[64];
-	strcpy(path, "/tmp/check_csv-XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	FILE *fp = fdopen(fd, "w");
-	fputs(text, fp);
-	fclose(fp);
+	tu_tmpfile("check_csv", text, path, sizeof path);
 	return path;
 }
 

@@ -16,16 +16,6 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void)
-{
-	tu_load_hw(&cat, &calib);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 /* The schedules here are periodic once the pipeline is full: every task
  * has a fixed duration and every transfer the same share of its links from
  * one micro-batch to the next, so the whole iteration is exactly linear in
@@ -179,7 +169,7 @@ int main(void)
 {
 	Suite *s = suite_create("extrap");
 	TCase *tc = tu_tcase("extrap");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_loop_test(tc, test_extension_equals_whole, 0,
 			    (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_gpipe_memory_grows);

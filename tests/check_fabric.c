@@ -22,20 +22,6 @@
 
 static struct hw_catalog *cat;
 
-static void setup(void)
-{
-	struct ts_error e = {0};
-	char buf[1500];
-	int rc = hw_catalog_load(tu_root(), &cat, &e);
-	ck_assert_msg(rc == 0, "catalog: %s", ts_error_format(&e, buf, sizeof buf));
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-	cat = NULL;
-}
-
 static struct hw_cluster *load(const char *name, uint32_t nodes, uint32_t nics)
 {
 	struct hw_cluster_opts o = {.nodes = nodes, .nics_per_node = nics};
@@ -785,7 +771,7 @@ static Suite *fabric_suite(void)
 {
 	Suite *s = suite_create("fabric");
 	TCase *tc = tu_tcase("fabric");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_test(tc, bundled_counts);
 	tcase_add_test(tc, dgx1_hybrid_cube_mesh);
 	tcase_add_test(tc, a100_pcie_bridges_in_pairs);

@@ -36,16 +36,6 @@ static struct ts_model load_hf(const char *dir)
 	return m;
 }
 
-static struct ts_model load_bundled(const char *name)
-{
-	struct ts_model m;
-	struct ts_error e;
-	char buf[1200];
-	int rc = ts_model_load(tu_root(), name, &m, &e);
-	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
-	return m;
-}
-
 /* Published parameter counts; tol is relative (0 = exact). */
 static const struct {
 	const char *dir;
@@ -128,7 +118,7 @@ START_TEST(same_as_bundled)
 					       {"mixtral-8x7b", "mixtral-8x7b"},
 					       {"bert-large-uncased", "bert-large"}};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-		struct ts_model a = load_hf(pairs[i][0]), b = load_bundled(pairs[i][1]);
+		struct ts_model a = load_hf(pairs[i][0]), b = tu_model(pairs[i][1]);
 		ck_assert_str_eq(a.name, pairs[i][0]);
 		ck_assert_int_eq(a.family, b.family);
 		ck_assert_int_eq(a.layers, b.layers);
@@ -195,14 +185,7 @@ END_TEST
 /* Write `text` to a temporary config.json; returns its path in buf. */
 static const char *tmp_json(const char *text, char *buf, size_t n)
 {
-	snprintf(buf, n, "/tmp/check_hfconfig_XXXXXX");
-	int fd = mkstemp(buf);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-	return buf;
+	return tu_tmpfile("check_hfconfig", text, buf, n);
 }
 
 static const struct {

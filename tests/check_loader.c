@@ -20,18 +20,6 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void)
-{
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 static struct ts_result run_text(const char *text, const char *const *sets, size_t nsets)
 {
 	struct ts_scenario *sc;
@@ -498,7 +486,7 @@ int main(void)
 {
 	Suite *s = suite_create("loader");
 	TCase *tc = tu_tcase("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, decode_rate_sets_the_pace);
 	tcase_add_test(tc, workers_double_until_cores_run_out);
 	tcase_add_test(tc, shared_fs_divides_its_aggregate);

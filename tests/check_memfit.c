@@ -21,19 +21,6 @@
 
 static struct hw_catalog *cat;
 
-static void setup(void)
-{
-	struct ts_error e;
-	char buf[1400];
-	ck_assert_msg(hw_catalog_load(tu_root(), &cat, &e) == 0, "%s",
-		      ts_error_format(&e, buf, sizeof buf));
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 /* Run `text`; returns 1 when the run needs parallelism trainsim does not
  * model yet (the case then prints why and is skipped), 0 when *r is set. */
 static int run(const char *label, const char *text, struct ts_result *r)
@@ -149,7 +136,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("memfit");
 	TCase *tc = tu_tcase("field reports");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_test(tc, falcon7b_zero2_does_not_fit);
 	tcase_add_test(tc, llama7b_offload_batch2_fits);
 	suite_add_tcase(s, tc);

@@ -14,16 +14,6 @@
 #include "work/ops.h"
 #include "testutil.h"
 
-static struct ts_model load(const char *name)
-{
-	struct ts_model m;
-	struct ts_error e;
-	char buf[1200];
-	int rc = ts_model_load(tu_root(), name, &m, &e);
-	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
-	return m;
-}
-
 /* Saved bytes of one layer of model m under shape s and recompute mode r. */
 static double act(const struct ts_model *m, const struct work_shape *s, enum work_recompute r)
 {
@@ -49,7 +39,7 @@ static double act(const struct ts_model *m, const struct work_shape *s, enum wor
  * tolerance is rounding only (1e-12). */
 START_TEST(korthikanti_activations)
 {
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	for (int64_t b = 1; b <= 2; b++) {
 		double s = 2048, h = 12288, a = 96, t = 8, sbh = s * (double)b * h;
 		struct work_shape w = {.micro_batch = b,
@@ -174,7 +164,7 @@ static double a100_80gb_capacity(void)
  * layers x activations + embedding and head activations + reserve. */
 static double ddp_bytes(const char *name, double cap)
 {
-	struct ts_model m = load(name);
+	struct ts_model m = tu_model(name);
 	struct work_fw_conventions c;
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
 	struct work_static st;

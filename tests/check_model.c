@@ -13,17 +13,6 @@
 #include "work/model.h"
 #include "testutil.h"
 
-static struct ts_model load(const char *name)
-{
-	struct ts_model m;
-	struct ts_error e;
-	ts_error_clear(&e);
-	int rc = ts_model_load(tu_root(), name, &m, &e);
-	char buf[1200];
-	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
-	return m;
-}
-
 /* Published parameter counts. Each row: the model, the expected count, its
  * source, and the relative tolerance (0 = must be exact). */
 static const struct {
@@ -65,7 +54,7 @@ static const struct {
 START_TEST(published_counts)
 {
 	size_t i = (size_t)_i;
-	struct ts_model m = load(published[i].model);
+	struct ts_model m = tu_model(published[i].model);
 	double got = ts_model_params(&m);
 	double err = tu_relerr(got, published[i].want);
 	ck_assert_msg(err <= published[i].tol, "%s: %.0f vs %.0f (%s): relative error %.2e > %.1e",
@@ -77,23 +66,23 @@ END_TEST
 /* Hand-computed from the formula in model.h (exact integers). */
 START_TEST(exact_counts)
 {
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	/* 96 (12 h^2 + 13 h) + V h + s h + 2 h, h = 12288 */
 	ck_assert(ts_model_params(&m) == 174604259328.0);
-	m = load("llama3-8b");
+	m = tu_model("llama3-8b");
 	/* 32 (h (h + 2*1024) + h^2 + 3 h f + 2h) + 2 V h + h */
 	ck_assert(ts_model_params(&m) == 8030261248.0);
-	m = load("bert-large");
+	m = tu_model("bert-large");
 	/* BertModel (335,141,888) + MLM transform/bias (1,082,170) + NSP (2,050) */
 	ck_assert(ts_model_params(&m) == 336226108.0);
-	m = load("llama2-13b");
+	m = tu_model("llama2-13b");
 	ck_assert(ts_model_params(&m) == 13015864320.0);
 }
 END_TEST
 
 START_TEST(fields_and_defaults)
 {
-	struct ts_model m = load("llama2-70b");
+	struct ts_model m = tu_model("llama2-70b");
 	ck_assert_str_eq(m.name, "llama2-70b");
 	ck_assert_int_eq(m.family, TS_FAMILY_LLAMA);
 	ck_assert_int_eq(m.layers, 80);
@@ -104,7 +93,7 @@ START_TEST(fields_and_defaults)
 	ck_assert_int_gt(m.origin[TS_MK_LAYERS].line, 0);
 	ck_assert(strstr(m.origin[TS_MK_LAYERS].file, "models/llama2-70b.cfg") != NULL);
 	ck_assert(strstr(m.source, "arxiv.org") != NULL);
-	m = load("bert-large");
+	m = tu_model("bert-large");
 	ck_assert_int_eq(m.kv_heads, 16); /* default = heads */
 	ck_assert(m.tied_embeddings);
 	/* every bundled model cites its source with a URL */
@@ -112,7 +101,7 @@ START_TEST(fields_and_defaults)
 			     "llama2-13b", "llama2-70b",   "llama3-8b", "llama3-70b", "llama3-405b",
 			     "bert-large", "mixtral-8x7b", "falcon-7b"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		m = load(all[i]);
+		m = tu_model(all[i]);
 		ck_assert_msg(strstr(m.source, "https://") != NULL, "%s has no URL", all[i]);
 		ck_assert_int_eq(ts_model_validate(&m, NULL), 0);
 	}
@@ -264,12 +253,10 @@ START_TEST(unknown_name_suggests)
 	ck_assert_msg(strstr(msg, "/nonexistent/x.cfg") != NULL, "%s", msg);
 	/* a size beyond 32 bits is read whole (libconfig alone would wrap it to
 	 * 10) and refused by its range, on its line */
-	char tmp[] = "/tmp/ts_model_XXXXXX";
-	int fd = mkstemp(tmp);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
-	fputs("# big\nlayers = 2; hidden = 64; heads = 4; seq_len = 8;\nvocab = 4294967306;\n", f);
-	fclose(f);
+	char tmp[64];
+	tu_tmpfile("ts_model",
+		   "# big\nlayers = 2; hidden = 64; heads = 4; seq_len = 8;\nvocab = 4294967306;\n",
+		   tmp, sizeof tmp);
 	ck_assert_int_eq(ts_model_load(tu_root(), tmp, &m, &e), TS_ERANGE);
 	ts_error_format(&e, msg, sizeof msg);
 	ck_assert_msg(strstr(msg, ":3:") && strstr(msg, "vocab") && strstr(msg, "4294967306"), "%s",
@@ -283,7 +270,7 @@ END_TEST
 
 START_TEST(dump_lists_every_key)
 {
-	struct ts_model m = load("llama3-8b");
+	struct ts_model m = tu_model("llama3-8b");
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -306,7 +293,7 @@ END_TEST
 
 START_TEST(moe_keys)
 {
-	struct ts_model m = load("mixtral-8x7b");
+	struct ts_model m = tu_model("mixtral-8x7b");
 	ck_assert_int_eq(m.num_experts, 8);
 	ck_assert_int_eq(m.top_k, 2);
 	ck_assert(m.capacity_factor == 1.0);
@@ -328,7 +315,7 @@ START_TEST(moe_keys)
 	ck_assert_int_eq(m.top_k, 2);
 	ck_assert(m.capacity_factor == 1.0);
 	/* a dense model has none: params unchanged */
-	struct ts_model d = load("llama2-7b");
+	struct ts_model d = tu_model("llama2-7b");
 	ck_assert_int_eq(d.num_experts, 0);
 	/* 4 experts: the MLP 4 times plus a 4096 x 4 router, per layer:
 	 * 6,738,415,616 + 32 x (3 x 3 x 4096 x 11008 + 4 x 4096) */

@@ -12,17 +12,6 @@
 #include "work/ops.h"
 #include "testutil.h"
 
-static struct ts_model load(const char *name)
-{
-	struct ts_model m;
-	struct ts_error e;
-	ts_error_clear(&e);
-	int rc = ts_model_load(tu_root(), name, &m, &e);
-	char buf[1200];
-	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
-	return m;
-}
-
 static struct work_shape shape(int64_t b, int64_t s, int64_t tp, bool sp)
 {
 	struct work_shape w = {.micro_batch = b,
@@ -60,7 +49,7 @@ static const struct work_op *find(const struct work_op *ops, size_t n, const cha
  * same terms: must agree to rounding (relative 1e-12). */
 START_TEST(flops_gpt3_korthikanti)
 {
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	double l = 96, h = 12288, s = 2048, V = 50257;
 	double want = 72.0 * l * h * h * (1.0 + s / (6.0 * h) + V / (12.0 * h * l));
 	double got = work_model_flops_per_token(&m, 2048);
@@ -84,7 +73,7 @@ END_TEST
  * (6·N with N = 68.98e9 would give 4.14e11: the difference is attention.) */
 START_TEST(flops_llama2_70b)
 {
-	struct ts_model m = load("llama2-70b");
+	struct ts_model m = tu_model("llama2-70b");
 	ck_assert(work_layer_flops_per_token(&m, 4096) == 1845493760.0);
 	ck_assert(work_model_flops_per_token(&m, 4096) == 444491366400.0);
 }
@@ -97,7 +86,7 @@ END_TEST
  *   forward 718,917,632; x 3 = 2,156,752,896 per token. */
 START_TEST(flops_bert_large)
 {
-	struct ts_model m = load("bert-large");
+	struct ts_model m = tu_model("bert-large");
 	ck_assert(work_layer_flops_per_token(&m, 512) == 27262976.0);
 	ck_assert(work_model_flops_per_token(&m, 512) == 2156752896.0);
 }
@@ -117,7 +106,7 @@ static const struct {
 START_TEST(layer_ops_sum_to_model_flops)
 {
 	size_t i = (size_t)_i;
-	struct ts_model m = load(split_cases[i].model);
+	struct ts_model m = tu_model(split_cases[i].model);
 	struct work_shape s =
 	    shape(split_cases[i].b, split_cases[i].s, split_cases[i].tp, split_cases[i].sp);
 	s.flash = split_cases[i].flash;
@@ -148,7 +137,7 @@ START_TEST(params_add_up)
 	const char *all[] = {"gpt3-1.3b", "gpt3-175b",	 "llama2-7b", "llama2-70b",
 			     "llama3-8b", "llama3-405b", "bert-large"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-		struct ts_model m = load(all[i]);
+		struct ts_model m = tu_model(all[i]);
 		struct work_shape s = shape(1, m.seq_len, 1, false);
 		struct work_op ops[WORK_MAX_OPS];
 		size_t n;
@@ -177,7 +166,7 @@ END_TEST
  *   (3h² + 3h + h² + 4h² + 4h + 4h²)/8 + 2h + 2·2h = 12h²/8 + 7h/8 + 6h. */
 START_TEST(tp_splits_params)
 {
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	struct work_shape s = shape(1, 2048, 8, true);
 	struct work_op ops[WORK_MAX_OPS];
 	size_t n = layer(&m, &s, ops);
@@ -197,7 +186,7 @@ END_TEST
  * 64/16·128 + 2·128 = 768 columns, more than the model's share 10240/16 = 640. */
 START_TEST(gqa_replicates_kv_heads)
 {
-	struct ts_model m = load("llama2-70b");
+	struct ts_model m = tu_model("llama2-70b");
 	struct work_shape s = shape(1, 4096, 16, true);
 	struct work_op ops[WORK_MAX_OPS];
 	size_t n = layer(&m, &s, ops);
@@ -216,7 +205,7 @@ END_TEST
  * mask, sbh/t. GPT-3 175B, b = 1, s = 2048, t = 8. */
 START_TEST(head_and_embed_saved)
 {
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	struct work_shape s = shape(1, 2048, 8, true);
 	s.dtype = TS_FP16;
 	struct work_op ops[WORK_MAX_OPS];
@@ -243,7 +232,7 @@ END_TEST
  * 34·s·b·h + 4·a·s·b bytes. GPT-3 1.3B: h = 2048, a = 16 (models/gpt3-1.3b.cfg). */
 START_TEST(flash_saved)
 {
-	struct ts_model m = load("gpt3-1.3b");
+	struct ts_model m = tu_model("gpt3-1.3b");
 	struct work_shape s = shape(2, 2048, 1, false);
 	s.flash = true;
 	struct work_op ops[WORK_MAX_OPS];
@@ -265,7 +254,7 @@ END_TEST
 
 START_TEST(bad_shapes)
 {
-	struct ts_model m = load("gpt3-175b");
+	struct ts_model m = tu_model("gpt3-175b");
 	struct work_op ops[WORK_MAX_OPS];
 	size_t n;
 	struct ts_error e;
@@ -297,7 +286,7 @@ START_TEST(op_lists_fit)
 {
 	const char *all[] = {"gpt3-175b", "llama2-70b", "bert-large"};
 	for (size_t i = 0; i < 3; i++) {
-		struct ts_model m = load(all[i]);
+		struct ts_model m = tu_model(all[i]);
 		for (int fl = 0; fl < 2; fl++) {
 			struct work_shape s = shape(1, 1024, 1, false);
 			s.flash = fl;
@@ -318,7 +307,7 @@ static struct ts_model load_hf(const char *dir)
 {
 	char name[1200];
 	snprintf(name, sizeof name, "hf:%s/tests/data/hf/%s/config.json", tu_root(), dir);
-	return load(name);
+	return tu_model(name);
 }
 
 struct sums {

@@ -3,7 +3,7 @@
  * and removed alone on failure, write errors named with file and reason,
  * one writer at a time on a locked output.
  * SPDX-License-Identifier: MIT */
-#define _GNU_SOURCE /* mkdtemp, asprintf */
+#define _XOPEN_SOURCE 700 /* symlink, mkfifo, lstat, setrlimit */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
@@ -20,49 +20,16 @@
 #include "report/outfile.h"
 #include "testutil.h"
 
-static char dir[64];
+static const char *dir; /* the test's scratch folder */
 
 static void setup(void)
 {
-	snprintf(dir, sizeof dir, "/tmp/check_outfile-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dir = tu_scratch("check_outfile");
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-/* dir/name into a static buffer (one of eight, so a call can take several). */
-static const char *at(const char *name)
-{
-	static char buf[8][256];
-	static int k;
-	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
-	return buf[k];
-}
-
-static void put(const char *name, const char *text)
-{
-	FILE *f = fopen(at(name), "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static char *get(const char *name)
-{
-	static char buf[4096];
-	FILE *f = fopen(at(name), "r");
-	if (!f)
-		return NULL;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	tu_scratch_remove();
 }
 
 /* Number of entries of dir (besides . and ..). */
@@ -81,11 +48,11 @@ static int entries(void)
 START_TEST(output_is_input)
 {
 	struct ts_error err;
-	put("in.cfg", "x = 1;\n");
-	ck_assert_int_eq(symlink("in.cfg", at("link.json")), 0);
-	struct outfile_arg ins[] = {{NULL, at("in.cfg")}, {"--calib", NULL}};
+	tu_put("in.cfg", "x = 1;\n");
+	ck_assert_int_eq(symlink("in.cfg", tu_at("link.json")), 0);
+	struct outfile_arg ins[] = {{NULL, tu_at("in.cfg")}, {"--calib", NULL}};
 	/* the path itself, another spelling, and a symlink to it */
-	const char *same[] = {at("in.cfg"), at("./in.cfg"), at("link.json")};
+	const char *same[] = {tu_at("in.cfg"), tu_at("./in.cfg"), tu_at("link.json")};
 	for (size_t i = 0; i < 3; i++) {
 		struct outfile_arg outs[] = {{"--trace", same[i]}};
 		ts_error_clear(&err);
@@ -93,12 +60,12 @@ START_TEST(output_is_input)
 		ck_assert_str_eq(err.key, "--trace");
 		ck_assert_ptr_nonnull(strstr(err.msg, "the same file as the input"));
 		ck_assert_ptr_nonnull(strstr(err.msg, same[i]));
-		ck_assert_ptr_nonnull(strstr(err.msg, at("in.cfg")));
+		ck_assert_ptr_nonnull(strstr(err.msg, tu_at("in.cfg")));
 	}
 	/* another file, missing or not, passes; missing inputs are skipped */
-	put("old.json", "{}");
-	struct outfile_arg ok[] = {{"--trace", at("new.json")}, {"-o", at("old.json")}};
-	struct outfile_arg gone[] = {{NULL, at("nothere.cfg")}};
+	tu_put("old.json", "{}");
+	struct outfile_arg ok[] = {{"--trace", tu_at("new.json")}, {"-o", tu_at("old.json")}};
+	struct outfile_arg gone[] = {{NULL, tu_at("nothere.cfg")}};
 	ck_assert_int_eq(outfile_check(ok, 2, ins, 2, &err), 0);
 	ck_assert_int_eq(outfile_check(ok, 2, gone, 1, &err), 0);
 	ck_assert_int_eq(outfile_check(NULL, 0, ins, 2, &err), 0);
@@ -108,14 +75,14 @@ END_TEST
 START_TEST(output_twice)
 {
 	struct ts_error err;
-	put("a.csv", "");
-	ck_assert_int_eq(symlink("a.csv", at("b.csv")), 0);
-	struct outfile_arg outs[] = {{"-o", at("a.csv")}, {"--trace", at("b.csv")}};
+	tu_put("a.csv", "");
+	ck_assert_int_eq(symlink("a.csv", tu_at("b.csv")), 0);
+	struct outfile_arg outs[] = {{"-o", tu_at("a.csv")}, {"--trace", tu_at("b.csv")}};
 	ck_assert_int_eq(outfile_check(outs, 2, NULL, 0, &err), TS_EUSAGE);
 	ck_assert_str_eq(err.key, "--trace");
 	ck_assert_ptr_nonnull(strstr(err.msg, "the same file as the output"));
 	/* the same missing path twice */
-	struct outfile_arg twice[] = {{"-o", at("n.csv")}, {"--trace", at("n.csv")}};
+	struct outfile_arg twice[] = {{"-o", tu_at("n.csv")}, {"--trace", tu_at("n.csv")}};
 	ck_assert_int_eq(outfile_check(twice, 2, NULL, 0, &err), TS_EUSAGE);
 }
 END_TEST
@@ -125,18 +92,18 @@ END_TEST
 START_TEST(output_inside_input_folder)
 {
 	struct ts_error err;
-	ck_assert_int_eq(mkdir(at("data"), 0700), 0);
-	ck_assert_int_eq(mkdir(at("data/models"), 0700), 0);
-	ck_assert_int_eq(symlink("data/models", at("m")), 0);
-	struct outfile_arg ins[] = {{"bundled data", at("data")}};
-	const char *bad[] = {at("data/new.cfg"), at("data/models/x.cfg"), at("m/x.cfg"),
-			     at("data/../data/y.cfg")};
+	ck_assert_int_eq(mkdir(tu_at("data"), 0700), 0);
+	ck_assert_int_eq(mkdir(tu_at("data/models"), 0700), 0);
+	ck_assert_int_eq(symlink("data/models", tu_at("m")), 0);
+	struct outfile_arg ins[] = {{"bundled data", tu_at("data")}};
+	const char *bad[] = {tu_at("data/new.cfg"), tu_at("data/models/x.cfg"), tu_at("m/x.cfg"),
+			     tu_at("data/../data/y.cfg")};
 	for (size_t i = 0; i < 4; i++) {
 		struct outfile_arg outs[] = {{"-o", bad[i]}};
 		ck_assert_int_eq(outfile_check(outs, 1, ins, 1, &err), TS_EUSAGE);
 		ck_assert_ptr_nonnull(strstr(err.msg, "inside the folder"));
 	}
-	struct outfile_arg ok[] = {{"-o", at("data.csv")}, {"--trace", at("m.json")}};
+	struct outfile_arg ok[] = {{"-o", tu_at("data.csv")}, {"--trace", tu_at("m.json")}};
 	ck_assert_int_eq(outfile_check(ok, 2, ins, 1, &err), 0);
 }
 END_TEST
@@ -150,11 +117,11 @@ START_TEST(output_not_a_file)
 	struct outfile_arg dev[] = {{"--trace", "/dev/null"}};
 	ck_assert_int_eq(outfile_check(dev, 1, NULL, 0, &err), TS_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "a device node"));
-	ck_assert_int_eq(mkfifo(at("fifo"), 0600), 0);
-	struct outfile_arg fifo[] = {{"-o", at("fifo")}};
+	ck_assert_int_eq(mkfifo(tu_at("fifo"), 0600), 0);
+	struct outfile_arg fifo[] = {{"-o", tu_at("fifo")}};
 	ck_assert_int_eq(outfile_check(fifo, 1, NULL, 0, &err), TS_EUSAGE);
 	ck_assert_ptr_nonnull(strstr(err.msg, "FIFO"));
-	struct outfile_arg nodir[] = {{"-o", at("no/such/x.csv")}};
+	struct outfile_arg nodir[] = {{"-o", tu_at("no/such/x.csv")}};
 	ck_assert_int_eq(outfile_check(nodir, 1, NULL, 0, &err), TS_EIO);
 	ck_assert_ptr_nonnull(strstr(err.msg, "does not exist"));
 	struct outfile_arg empty[] = {{"-o", ""}};
@@ -166,8 +133,8 @@ END_TEST
  * check runs in a child dropped to nobody, since root may write anything. */
 START_TEST(output_read_only)
 {
-	put("ro.csv", "keep");
-	ck_assert_int_eq(chmod(at("ro.csv"), 0444), 0);
+	tu_put("ro.csv", "keep");
+	ck_assert_int_eq(chmod(tu_at("ro.csv"), 0444), 0);
 	ck_assert_int_eq(chmod(dir, 0777), 0);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -175,7 +142,7 @@ START_TEST(output_read_only)
 		struct ts_error err;
 		if (geteuid() == 0 && setuid(65534) != 0)
 			_exit(3);
-		struct outfile_arg outs[] = {{"-o", at("ro.csv")}};
+		struct outfile_arg outs[] = {{"-o", tu_at("ro.csv")}};
 		if (outfile_check(outs, 1, NULL, 0, &err) != TS_EIO)
 			_exit(1);
 		_exit(strstr(err.msg, "cannot be written") && strstr(err.msg, strerror(EACCES))
@@ -194,26 +161,26 @@ START_TEST(commit_renames)
 {
 	struct ts_error err;
 	struct outfile *of;
-	put("t.json", "old");
-	ck_assert_int_eq(chmod(at("t.json"), 0640), 0);
-	ck_assert_int_eq(outfile_open(at("t.json"), "--trace", &of, &err), 0);
+	tu_put("t.json", "old");
+	ck_assert_int_eq(chmod(tu_at("t.json"), 0640), 0);
+	ck_assert_int_eq(outfile_open(tu_at("t.json"), "--trace", &of, &err), 0);
 	fputs("new", outfile_stream(of));
 	/* nothing moves before the commit; the temporary file is beside it */
-	ck_assert_str_eq(get("t.json"), "old");
+	ck_assert_str_eq(tu_get("t.json"), "old");
 	ck_assert_int_eq(entries(), 2);
 	ck_assert_int_eq(strncmp(outfile_temp(of), dir, strlen(dir)), 0);
 	ck_assert_int_eq(outfile_commit(of, &err), 0);
-	ck_assert_str_eq(get("t.json"), "new");
+	ck_assert_str_eq(tu_get("t.json"), "new");
 	ck_assert_int_eq(entries(), 1);
 	struct stat st;
-	ck_assert_int_eq(stat(at("t.json"), &st), 0);
+	ck_assert_int_eq(stat(tu_at("t.json"), &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0640); /* the replaced file's mode */
 	/* a new file: 0666 less the umask */
 	mode_t old = umask(027);
-	ck_assert_int_eq(outfile_open(at("u.json"), NULL, &of, &err), 0);
+	ck_assert_int_eq(outfile_open(tu_at("u.json"), NULL, &of, &err), 0);
 	ck_assert_int_eq(outfile_commit(of, &err), 0);
 	umask(old);
-	ck_assert_int_eq(stat(at("u.json"), &st), 0);
+	ck_assert_int_eq(stat(tu_at("u.json"), &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0640);
 }
 END_TEST
@@ -223,14 +190,14 @@ START_TEST(abort_removes_only_the_temporary)
 	struct ts_error err;
 	struct outfile *of;
 	/* a symlink to someone's file: neither the link nor the file moves */
-	put("precious", "keep me");
-	ck_assert_int_eq(symlink("precious", at("t.json")), 0);
-	ck_assert_int_eq(outfile_open(at("t.json"), "--trace", &of, &err), 0);
+	tu_put("precious", "keep me");
+	ck_assert_int_eq(symlink("precious", tu_at("t.json")), 0);
+	ck_assert_int_eq(outfile_open(tu_at("t.json"), "--trace", &of, &err), 0);
 	fputs("half a trace", outfile_stream(of));
 	outfile_abort(of);
-	ck_assert_str_eq(get("precious"), "keep me");
+	ck_assert_str_eq(tu_get("precious"), "keep me");
 	struct stat st;
-	ck_assert_int_eq(lstat(at("t.json"), &st), 0);
+	ck_assert_int_eq(lstat(tu_at("t.json"), &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_int_eq(entries(), 2);
 	outfile_abort(NULL);
@@ -248,7 +215,7 @@ START_TEST(write_error_named)
 	signal(SIGXFSZ, SIG_IGN);
 	struct rlimit rl = {4096, 4096};
 	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-	ck_assert_int_eq(outfile_open(at("big.csv"), "-o", &of, &err), 0);
+	ck_assert_int_eq(outfile_open(tu_at("big.csv"), "-o", &of, &err), 0);
 	char line[100];
 	memset(line, 'x', sizeof line - 2);
 	line[98] = '\n';
@@ -257,15 +224,15 @@ START_TEST(write_error_named)
 		fputs(line, outfile_stream(of));
 	ck_assert_int_eq(outfile_commit(of, &err), TS_EIO);
 	ck_assert_str_eq(err.key, "-o");
-	ck_assert_ptr_nonnull(strstr(err.msg, at("big.csv")));
+	ck_assert_ptr_nonnull(strstr(err.msg, tu_at("big.csv")));
 	ck_assert_ptr_nonnull(strstr(err.msg, strerror(EFBIG)));
 	ck_assert_int_eq(entries(), 0);
 	/* the same through the locked, in-place writer */
-	ck_assert_int_eq(outfile_open_locked(at("rows.csv"), "-o", &of, &err), 0);
+	ck_assert_int_eq(outfile_open_locked(tu_at("rows.csv"), "-o", &of, &err), 0);
 	for (int i = 0; i < 200; i++)
 		fputs(line, outfile_stream(of));
 	ck_assert_int_eq(outfile_commit(of, &err), TS_EIO);
-	ck_assert_ptr_nonnull(strstr(err.msg, at("rows.csv")));
+	ck_assert_ptr_nonnull(strstr(err.msg, tu_at("rows.csv")));
 	ck_assert_ptr_nonnull(strstr(err.msg, strerror(EFBIG)));
 }
 END_TEST
@@ -274,18 +241,18 @@ START_TEST(locked_one_writer)
 {
 	struct ts_error err;
 	struct outfile *a, *b;
-	put("r.csv", "head\nrow 0\nrow 1\n");
-	ck_assert_int_eq(outfile_open_locked(at("r.csv"), "-o", &a, &err), 0);
-	ck_assert_str_eq(get("r.csv"), "head\nrow 0\nrow 1\n"); /* not truncated by opening */
-	ck_assert_int_eq(outfile_open_locked(at("r.csv"), "-o", &b, &err), TS_EIO);
+	tu_put("r.csv", "head\nrow 0\nrow 1\n");
+	ck_assert_int_eq(outfile_open_locked(tu_at("r.csv"), "-o", &a, &err), 0);
+	ck_assert_str_eq(tu_get("r.csv"), "head\nrow 0\nrow 1\n"); /* not truncated by opening */
+	ck_assert_int_eq(outfile_open_locked(tu_at("r.csv"), "-o", &b, &err), TS_EIO);
 	ck_assert_ptr_null(b);
 	ck_assert_ptr_nonnull(strstr(err.msg, "locked by another process"));
 	ck_assert_int_eq(outfile_truncate(a, 11, &err), 0);
 	fputs("row 1'\n", outfile_stream(a));
 	outfile_abort(a); /* in place: what is written stays */
-	ck_assert_str_eq(get("r.csv"), "head\nrow 0\nrow 1'\n");
+	ck_assert_str_eq(tu_get("r.csv"), "head\nrow 0\nrow 1'\n");
 	/* the lock went with it */
-	ck_assert_int_eq(outfile_open_locked(at("r.csv"), "-o", &b, &err), 0);
+	ck_assert_int_eq(outfile_open_locked(tu_at("r.csv"), "-o", &b, &err), 0);
 	ck_assert_int_eq(outfile_commit(b, &err), 0);
 	ck_assert_int_eq(outfile_open_locked("/dev/null", "-o", &b, &err), TS_EIO);
 	ck_assert_ptr_nonnull(strstr(err.msg, "not a regular file"));

@@ -15,20 +15,6 @@
 
 static struct hw_catalog *cat;
 
-static void setup(void)
-{
-	struct ts_error e;
-	char buf[1200];
-	int rc = hw_catalog_load(tu_root(), &cat, &e);
-	ck_assert_msg(rc == 0, "catalog: %s", ts_error_format(&e, buf, sizeof buf));
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-	cat = NULL;
-}
-
 #define BASE "model = \"gpt3-1.3b\";\ncluster = \"dgx-a100-80gb\";\n"
 
 /* Load text (as "t.cfg") with --set arguments; fail the test on error. */
@@ -543,7 +529,7 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("scenario");
 	TCase *t = tu_tcase("scenario");
-	tcase_add_checked_fixture(t, setup, teardown);
+	tu_hw_fixture(t, &cat, NULL);
 	tcase_add_test(t, default_cfg_loads);
 	tcase_add_test(t, defaults);
 	tcase_add_test(t, dp_derived);

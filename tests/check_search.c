@@ -19,28 +19,10 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void)
-{
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 /* Write text to a temporary scenario file; the path into buf. */
 static void scenario(char *buf, size_t n, const char *text)
 {
-	snprintf(buf, n, "/tmp/check_search_XXXXXX");
-	int fd = mkstemp(buf);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	ck_assert_int_eq(fclose(f), 0);
+	tu_tmpfile("check_search", text, buf, n);
 }
 
 /* GPT-3 1.3B (24 layers, 16 heads, causal, sequence 2048), Megatron-LM
@@ -135,7 +117,7 @@ int main(void)
 {
 	Suite *s = suite_create("search");
 	TCase *tc = tu_tcase("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_needs_sharding);
 	suite_add_tcase(s, tc);

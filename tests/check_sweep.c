@@ -21,18 +21,6 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
-static void setup(void)
-{
-	struct ts_error err;
-	ck_assert_int_eq(hw_catalog_load(tu_root(), &cat, &err), 0);
-	ck_assert_int_eq(work_calib_load(tu_root(), &calib, &err), 0);
-}
-
-static void teardown(void)
-{
-	hw_catalog_destroy(cat);
-}
-
 #define BASE                                                                                       \
 	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; "                            \
 	"training = { global_batch = %d; micro_batch = 4; }; };\n"
@@ -196,7 +184,7 @@ int main(void)
 {
 	Suite *s = suite_create("sweep");
 	TCase *tc = tu_tcase("sweep");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, two_axes_one_key);
 	tcase_add_test(tc, digest);
 	tcase_add_test(tc, resume_same_setup_only);

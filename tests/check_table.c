@@ -137,32 +137,14 @@ START_TEST(bad_calls_do_not_crash)
 }
 END_TEST
 
-/* An allocator that fails the Nth allocation and counts live bytes. */
-static long fail_at, calls;
-static long long live;
-
-static void *failing_alloc(void *ud, void *p, size_t osize, size_t nsize)
-{
-	(void)ud;
-	if (nsize == 0) {
-		live -= (long long)osize;
-		free(p);
-		return NULL;
-	}
-	if (++calls == fail_at)
-		return NULL;
-	void *q = realloc(p, nsize);
-	if (q)
-		live += (long long)nsize - (long long)(p ? osize : 0);
-	return q;
-}
+static struct tu_failalloc fa; /* the failing allocator's state */
 
 START_TEST(failed_allocations_leak_nothing)
 {
-	for (fail_at = 1; fail_at < 200; fail_at++) {
-		calls = 0;
-		live = 0;
-		ts_alloc_set(failing_alloc, NULL);
+	for (fa.fail_at = 1; fa.fail_at < 200; fa.fail_at++) {
+		fa.calls = 0;
+		fa.live = 0;
+		ts_alloc_set(tu_failing_alloc, &fa);
 		struct ts_table *t;
 		if (table_create(&t, 3) == 0) {
 			table_header(t, 0, "a", TABLE_LEFT);
@@ -180,7 +162,7 @@ START_TEST(failed_allocations_leak_nothing)
 			table_destroy(t);
 		}
 		ts_alloc_set(NULL, NULL);
-		ck_assert_int_eq(live, 0);
+		ck_assert_int_eq(fa.live, 0);
 	}
 }
 END_TEST

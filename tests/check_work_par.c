@@ -20,16 +20,6 @@
 #include "work/ops.h"
 #include "testutil.h"
 
-static struct ts_model load(const char *name)
-{
-	struct ts_model m;
-	struct ts_error e;
-	char buf[1200];
-	int rc = ts_model_load(tu_root(), name, &m, &e);
-	ck_assert_msg(rc == 0, "%s: %s", name, ts_error_format(&e, buf, sizeof buf));
-	return m;
-}
-
 /* An H100 SXM by hand (configs/hardware/gpus.cfg figures): 989.4 TFLOP/s
  * bf16, 1978.9 fp8, MAMF 0.8009, 132 SMs, 3.35 TB/s at 0.88. */
 static struct hw_gpu_type h100(void)
@@ -77,7 +67,7 @@ static const struct work_op_cost *find_op(const struct work_costs *c, const char
  * in its 2.5 x backward FLOPs); none nothing. */
 START_TEST(recompute_counts)
 {
-	struct ts_model m = load("gpt3-1.3b");
+	struct ts_model m = tu_model("gpt3-1.3b");
 	struct hw_gpu_type g = h100();
 	struct work_shape s = {.micro_batch = 1,
 			       .seq_len = 2048,
@@ -169,7 +159,7 @@ END_TEST
  * per rank each way, twice forward and twice backward. */
 START_TEST(moe_ops)
 {
-	struct ts_model m = load("mixtral-8x7b");
+	struct ts_model m = tu_model("mixtral-8x7b");
 	struct hw_gpu_type g = h100();
 	struct work_shape s = {.micro_batch = 1,
 			       .seq_len = 4096,
@@ -221,7 +211,7 @@ START_TEST(moe_ops)
 	s.ep = 3;
 	ck_assert_int_eq(work_costs_compute(&m, &s, &g, &k, &bad, &e), TS_EINVALID);
 	ck_assert_msg(strstr(ts_error_format(&e, buf, sizeof buf), "parallel.ep"), "%s", buf);
-	struct ts_model d = load("llama2-7b");
+	struct ts_model d = tu_model("llama2-7b");
 	s.ep = 2;
 	ck_assert_int_eq(work_costs_compute(&d, &s, &g, &k, &bad, &e), TS_EINVALID);
 	/* dense models carry no all-to-all */
@@ -236,7 +226,7 @@ END_TEST
  * = 33,554,432, three steps forward, twice the bytes per step backward. */
 START_TEST(ring_attention)
 {
-	struct ts_model m = load("llama2-7b");
+	struct ts_model m = tu_model("llama2-7b");
 	struct hw_gpu_type g = h100();
 	struct work_shape s = {.micro_batch = 1,
 			       .seq_len = 8192,
@@ -279,7 +269,7 @@ END_TEST
  * 4 more. */
 START_TEST(fp8_costs)
 {
-	struct ts_model m = load("llama2-7b");
+	struct ts_model m = tu_model("llama2-7b");
 	struct hw_gpu_type g = h100();
 	struct work_calib k = work_calib_defaults();
 	struct work_shape s = {.micro_batch = 1,

@@ -18,6 +18,18 @@
  * by more than this fraction is refused: the overrides would be wrong. */
 #define CALIB_MISS_MAX 0.05
 
+/* The status of a calibration once its outputs are written: `written` is
+ * the status of writing the overrides, which are then flushed, and the report
+ * is flushed only when they were. Returns 0 or TS_EIO naming the output. */
+static int finish_outputs(int written, FILE *overrides, FILE *report)
+{
+	if (written || fflush(overrides) || ferror(overrides))
+		return api_failf(TS_EIO, NULL, "writing the overrides failed");
+	if (ferror(report) || fflush(report))
+		return api_failf(TS_EIO, NULL, "writing the report failed");
+	return 0;
+}
+
 int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, size_t nsets,
 		      const char *file, FILE *overrides, FILE *report)
 {
@@ -58,14 +70,10 @@ int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, si
 		 "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
 		 "GPUs",
 		 path, file, fit.measured_Bps / 1e9, fit.gpus);
-	if (calibcfg_write_link(overrides, fit.link, fit.fitted_eff,
-				"trainsim calibration overrides: use with --calib", src) ||
-	    fflush(overrides) || ferror(overrides)) {
-		rc = api_failf(TS_EIO, NULL, "writing the overrides failed");
-		goto done;
-	}
-	if (ferror(report) || fflush(report))
-		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+	rc = finish_outputs(calibcfg_write_link(overrides, fit.link, fit.fitted_eff,
+						"trainsim calibration overrides: use with --calib",
+						src),
+			    overrides, report);
 done:
 	nccltests_free(&t);
 	return rc;
@@ -128,14 +136,9 @@ int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *set
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
 		 measured);
-	if (calibcfg_write(overrides, &fit.calib, &fit.key, 1,
-			   "trainsim calibration overrides: use with --calib", src) ||
-	    fflush(overrides) || ferror(overrides)) {
-		rc = api_failf(TS_EIO, NULL, "writing the overrides failed");
-		goto done;
-	}
-	if (ferror(report) || fflush(report))
-		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+	rc = finish_outputs(calibcfg_write(overrides, &fit.calib, &fit.key, 1,
+					   "trainsim calibration overrides: use with --calib", src),
+			    overrides, report);
 done:
 	ts_scenario_destroy(sc);
 	return rc;

@@ -1,7 +1,6 @@
 /* trainsim collective: an nccl-tests-style table of a collective on a
  * cluster, simulated size by size.
  * SPDX-License-Identifier: MIT */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,17 +23,6 @@ static void usage(FILE *out)
 		"  --set: any key of the cluster file, with or without \"cluster.\" in front\n"
 		"         (nodes=2, fabric.oversubscription=2, node.p2p=false, nic=\"ib-ndr\")\n"
 		"  -g: use only the first GPUS GPUs of the cluster (default all)\n");
-}
-
-static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (end == s || *end || errno || v < lo || v > hi || s[0] == '-')
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
 }
 
 /* A value the command line gives that trainsim cannot use: exit 2. */
@@ -97,10 +85,13 @@ int cli_collective(int argc, char **argv)
 		if (id == O_CLUSTER) {
 			o.cluster = v;
 		} else if (id == O_NODES) {
-			if (parse_u32(v, 1, 65536, &o.nodes)) {
-				rc = bad_value("--nodes", v, "a whole number from 1 to 65536");
+			long n;
+			if (cli_opt_long("collective", "--nodes", v, 1, 65536,
+					 "a whole number from 1 to 65536", &n)) {
+				rc = CLI_BADINPUT;
 				goto out;
 			}
+			o.nodes = (uint32_t)n;
 		} else if (id == O_SET) {
 			sets[o.nsets++] = v;
 		} else if (id == O_OP) {
@@ -119,10 +110,13 @@ int cli_collective(int argc, char **argv)
 				goto out;
 			}
 		} else if (id == O_GPUS) {
-			if (parse_u32(v, 1, UINT32_MAX, &o.gpus)) {
-				rc = bad_value("-g", v, "a whole number >= 1");
+			long n;
+			if (cli_opt_long("collective", "-g", v, 1, UINT32_MAX,
+					 "a whole number >= 1", &n)) {
+				rc = CLI_BADINPUT;
 				goto out;
 			}
+			o.gpus = (uint32_t)n;
 		} else if (id == O_ALGO) {
 			o.algo = v;
 		} else if (id == O_PROTO) {

@@ -16,6 +16,7 @@
  * that group's function, and note it in note_all(). */
 #define _POSIX_C_SOURCE 200809L
 
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -972,6 +973,23 @@ char *ts_scenario_not_modelled(const struct ts_scenario *s, char *buf, size_t n)
 		off += (size_t)w;
 	}
 	return buf;
+}
+
+int ts_scenario_dump_text(const struct ts_scenario *s, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	FILE *m = open_memstream(text, len);
+	if (!m)
+		return TS_ENOMEM;
+	int rc = ts_scenario_dump(s, m);
+	if (fclose(m) && !rc)
+		rc = TS_ENOMEM;
+	if (rc) {
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
 }
 
 int ts_scenario_dump(const struct ts_scenario *s, FILE *out)

@@ -213,6 +213,11 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out);
  * does not tell). */
 double ts_scenario_max_memory(const struct ts_scenario *s);
 
+/* The ts_scenario_dump text of s in memory: *text a NUL-terminated string
+ * of *len bytes, allocated with malloc and owned by the caller (free()).
+ * Returns 0, or TS_ENOMEM or TS_EIO with *text NULL. */
+int ts_scenario_dump_text(const struct ts_scenario *s, char **text, size_t *len);
+
 /* Fill `err` with an error about scenario key `key` (dotted, as in
  * origins[]), placed where that key was set: its file and line, or the
  * --set argument that set it, else the scenario file. For checks made after

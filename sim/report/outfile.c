@@ -45,6 +45,14 @@ static const char *opt_of(const struct outfile_arg *a)
 	return a->opt && a->opt[0] ? a->opt : NULL;
 }
 
+/* Input a as the messages name it, into buf: "PATH" or "PATH" (OPT). */
+static const char *input_name(const struct outfile_arg *a, char *buf, size_t n)
+{
+	const char *opt = opt_of(a);
+	snprintf(buf, n, "\"%s\"%s%s%s", a->path, opt ? " (" : "", opt ? opt : "", opt ? ")" : "");
+	return buf;
+}
+
 /* The folder of path into buf ("." when none). */
 static void folder_of(const char *path, char *buf, size_t n)
 {
@@ -74,6 +82,7 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 {
 	const char *opt = opt_of(o);
 	struct stat so, si;
+	char in[1024]; /* an input's name, for messages */
 	if (!o->path[0])
 		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
 				    "found an empty file name, expected an output file");
@@ -102,19 +111,15 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 		if (S_ISDIR(si.st_mode) && inside(o->path, ins[i].path))
 			return ts_error_set(
 			    err, TS_EUSAGE, NULL, 0, opt,
-			    "found \"%s\", inside the folder \"%s\"%s%s%s of the "
-			    "inputs, expected a file elsewhere (it would replace or "
-			    "add to the inputs)",
-			    o->path, ins[i].path, opt_of(&ins[i]) ? " (" : "",
-			    opt_of(&ins[i]) ? ins[i].opt : "", opt_of(&ins[i]) ? ")" : "");
+			    "found \"%s\", inside the folder %s of the inputs, expected a "
+			    "file elsewhere (it would replace or add to the inputs)",
+			    o->path, input_name(&ins[i], in, sizeof in));
 		if (exists && si.st_dev == so.st_dev && si.st_ino == so.st_ino)
 			return ts_error_set(
 			    err, TS_EUSAGE, NULL, 0, opt,
-			    "found \"%s\", the same file as the input \"%s\"%s%s%s, "
-			    "expected another file (writing it would destroy the "
-			    "input)",
-			    o->path, ins[i].path, opt_of(&ins[i]) ? " (" : "",
-			    opt_of(&ins[i]) ? ins[i].opt : "", opt_of(&ins[i]) ? ")" : "");
+			    "found \"%s\", the same file as the input %s, expected another "
+			    "file (writing it would destroy the input)",
+			    o->path, input_name(&ins[i], in, sizeof in));
 	}
 	for (size_t j = 0; j < k; j++) {
 		if (!outs[j].path)

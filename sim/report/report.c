@@ -6,7 +6,6 @@
  * nested object in JSON and a plain column name in CSV. JSON goes through
  * jansson and CSV through the table module; nothing is quoted by hand.
  * SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -622,14 +621,9 @@ static json_t *dump_setting(char *line)
 
 int report_scenario_json(const struct ts_scenario *sc, FILE *out)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	if (!m)
-		return TS_ENOMEM;
-	int rc = ts_scenario_dump(sc, m);
-	if (fclose(m) && !rc)
-		rc = TS_ENOMEM;
+	char *text;
+	size_t len;
+	int rc = ts_scenario_dump_text(sc, &text, &len);
 	json_t *obj = json_object(), *set = json_array(), *cl = json_array();
 	if (!rc && (!obj || !set || !cl || json_object_set_new(obj, "name", js(sc->name)) ||
 		    json_object_set_new(obj, "file", js(sc->file)) ||

@@ -412,14 +412,9 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
  * rows. */
 static int hash_dump(const struct ts_scenario *sc, uint64_t *h)
 {
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return TS_ENOMEM;
-	int rc = ts_scenario_dump(sc, f);
-	if (fclose(f) && !rc)
-		rc = TS_ENOMEM;
+	char *text;
+	size_t len;
+	int rc = ts_scenario_dump_text(sc, &text, &len);
 	if (!rc) {
 		char *p = strchr(text, '\n');
 		p = p ? p + 1 : text + len;

@@ -247,17 +247,34 @@ static int act_key(struct hf *h, const char *key)
 
 /* Llama, Mistral, Mixtral, Qwen2: pre-RMSNorm decoders with RoPE, a gated
  * (SwiGLU) MLP and no biases by default. */
+/* The sizes every family requires, read in this order (the first bad one
+ * is the error): hidden, layers and heads, each under key[i] or else its
+ * alias[i] (alias NULL: none); the MLP width under `ffn` when ffn is not
+ * NULL; vocab_size. Returns 0 or an error. */
+static int core_sizes(struct hf *h, const char *const key[3], const char *const alias[3],
+		      const char *ffn)
+{
+	struct ts_model *m = h->m;
+	const enum ts_model_key k[3] = {TS_MK_HIDDEN, TS_MK_LAYERS, TS_MK_HEADS};
+	int64_t *dst[3] = {&m->hidden, &m->layers, &m->heads};
+	int rc;
+	for (int i = 0; i < 3; i++)
+		if ((rc = size_key(h, k[i], dst[i], key[i], alias ? alias[i] : NULL, 0, true)))
+			return rc;
+	if (ffn && (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, ffn, NULL, 0, true)))
+		return rc;
+	return size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true);
+}
+
+/* The names transformers' current configurations use for core_sizes. */
+static const char *const std_keys[3] = {"hidden_size", "num_hidden_layers", "num_attention_heads"};
+
 static int llama_like(struct hf *h, enum hf_type t)
 {
 	struct ts_model *m = h->m;
 	int rc;
 	conventions(h, TS_FAMILY_LLAMA, TS_ACT_SWIGLU, TS_NORM_RMSNORM, TS_POS_ROPE);
-	if ((rc = size_key(h, TS_MK_HIDDEN, &m->hidden, "hidden_size", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "num_hidden_layers", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "num_attention_heads", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, "intermediate_size", NULL, 0,
-			   true)) ||
-	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
+	if ((rc = core_sizes(h, std_keys, NULL, "intermediate_size")) ||
 	    (rc = size_key(h, TS_MK_KV_HEADS, &m->kv_heads, "num_key_value_heads", NULL, 0,
 			   false)) ||
 	    (rc = size_key(h, TS_MK_HEAD_DIM, &m->head_dim, "head_dim", NULL, 0, false)) ||
@@ -313,10 +330,8 @@ static int gpt2(struct hf *h)
 	conventions(h, TS_FAMILY_GPT, TS_ACT_GELU, TS_NORM_LAYERNORM, TS_POS_LEARNED);
 	m->bias = true;
 	mark(h, TS_MK_BIAS, "model_type (Conv1D layers with biases)");
-	if ((rc = size_key(h, TS_MK_HIDDEN, &m->hidden, "n_embd", "hidden_size", 0, true)) ||
-	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "n_layer", "num_hidden_layers", 0, true)) ||
-	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "n_head", "num_attention_heads", 0, true)) ||
-	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
+	if ((rc = core_sizes(h, (const char *const[]){"n_embd", "n_layer", "n_head"}, std_keys,
+			     NULL)) ||
 	    (rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "n_positions", NULL, 1024, false)) ||
 	    (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, "n_inner", NULL, 0, false)) ||
 	    (rc = act_key(h, "activation_function")) ||
@@ -333,12 +348,7 @@ static int gpt_neox(struct hf *h)
 	struct ts_model *m = h->m;
 	int rc;
 	conventions(h, TS_FAMILY_GPT, TS_ACT_GELU, TS_NORM_LAYERNORM, TS_POS_ROPE);
-	if ((rc = size_key(h, TS_MK_HIDDEN, &m->hidden, "hidden_size", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "num_hidden_layers", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "num_attention_heads", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, "intermediate_size", NULL, 0,
-			   true)) ||
-	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
+	if ((rc = core_sizes(h, std_keys, NULL, "intermediate_size")) ||
 	    (rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "max_position_embeddings", NULL, 2048,
 			   false)) ||
 	    (rc = act_key(h, "hidden_act")) ||
@@ -375,10 +385,8 @@ static int falcon(struct hf *h)
 		    alibi ? TS_POS_ALIBI : TS_POS_ROPE);
 	if (f_alibi)
 		m->origin[TS_MK_POSITION].note = alibi ? "alibi" : "alibi false: rotary";
-	if ((rc = size_key(h, TS_MK_HIDDEN, &m->hidden, "hidden_size", "n_embed", 0, true)) ||
-	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "num_hidden_layers", "n_layer", 0, true)) ||
-	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "num_attention_heads", "n_head", 0, true)) ||
-	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
+	if ((rc = core_sizes(h, std_keys, (const char *const[]){"n_embed", "n_layer", "n_head"},
+			     NULL)) ||
 	    (rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "max_position_embeddings", NULL, 2048,
 			   false)) ||
 	    (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, "ffn_hidden_size", NULL, 0,
@@ -437,12 +445,7 @@ static int bert(struct hf *h)
 	conventions(h, TS_FAMILY_BERT, TS_ACT_GELU, TS_NORM_LAYERNORM, TS_POS_LEARNED);
 	m->bias = true;
 	mark(h, TS_MK_BIAS, "model_type");
-	if ((rc = size_key(h, TS_MK_HIDDEN, &m->hidden, "hidden_size", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "num_hidden_layers", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "num_attention_heads", NULL, 0, true)) ||
-	    (rc = size_key(h, TS_MK_FFN_HIDDEN, &m->ffn_hidden, "intermediate_size", NULL, 0,
-			   true)) ||
-	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
+	if ((rc = core_sizes(h, std_keys, NULL, "intermediate_size")) ||
 	    (rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "max_position_embeddings", NULL, 512,
 			   false)) ||
 	    (rc = act_key(h, "hidden_act")) ||
@@ -478,10 +481,10 @@ static int bloom(struct hf *h)
 	mark(h, TS_MK_BIAS, "model_type");
 	m->seq_len = 2048;
 	mark(h, TS_MK_SEQ_LEN, "BLOOM's training sequence length (ALiBi sets no limit)");
-	if ((rc = size_key(h, TS_MK_HIDDEN, &m->hidden, "hidden_size", "n_embed", 0, true)) ||
-	    (rc = size_key(h, TS_MK_LAYERS, &m->layers, "n_layer", "num_hidden_layers", 0, true)) ||
-	    (rc = size_key(h, TS_MK_HEADS, &m->heads, "n_head", "num_attention_heads", 0, true)) ||
-	    (rc = size_key(h, TS_MK_VOCAB, &m->vocab, "vocab_size", NULL, 0, true)) ||
+	if ((rc = core_sizes(
+		 h, (const char *const[]){"hidden_size", "n_layer", "n_head"},
+		 (const char *const[]){"n_embed", "num_hidden_layers", "num_attention_heads"},
+		 NULL)) ||
 	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings", true)))
 		return rc;
 	not_modelled(h, "the LayerNorm after the word embeddings (2h parameters)");

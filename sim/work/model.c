@@ -169,96 +169,76 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 		const config_setting_t *s = config_setting_get_member(g, key_names[k]);
 		if (!s)
 			continue;
-		const char *kn = key_names[k];
+		const char *key = cfg_key_join(kp, prefix, key_names[k]); /* for messages */
 		int e = 0;
 		struct ts_model *m = &r->m;
 		switch ((enum ts_model_key)k) {
 		case TS_MK_NAME:
-			rc = cfg_string(s, file, cfg_key_join(kp, prefix, kn), m->name,
-					sizeof m->name, err);
+			rc = cfg_string(s, file, key, m->name, sizeof m->name, err);
 			break;
 		case TS_MK_SOURCE:
-			rc = cfg_string(s, file, cfg_key_join(kp, prefix, kn), m->source,
-					sizeof m->source, err);
+			rc = cfg_string(s, file, key, m->source, sizeof m->source, err);
 			break;
 		case TS_MK_FAMILY:
-			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), family_names,
-				      TS_FAMILY_COUNT_, &e, err);
+			rc = cfg_enum(s, file, key, family_names, TS_FAMILY_COUNT_, &e, err);
 			m->family = (enum ts_model_family)e;
 			break;
 		case TS_MK_ACTIVATION:
-			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), act_names,
-				      TS_ACT_COUNT_, &e, err);
+			rc = cfg_enum(s, file, key, act_names, TS_ACT_COUNT_, &e, err);
 			m->activation = (enum ts_activation)e;
 			break;
 		case TS_MK_NORM:
-			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), norm_names,
-				      TS_NORM_COUNT_, &e, err);
+			rc = cfg_enum(s, file, key, norm_names, TS_NORM_COUNT_, &e, err);
 			m->norm = (enum ts_norm)e;
 			break;
 		case TS_MK_POSITION:
-			rc = cfg_enum(s, file, cfg_key_join(kp, prefix, kn), pos_names,
-				      TS_POS_COUNT_, &e, err);
+			rc = cfg_enum(s, file, key, pos_names, TS_POS_COUNT_, &e, err);
 			m->position = (enum ts_position)e;
 			break;
 		case TS_MK_TIED_EMBEDDINGS:
-			rc = cfg_bool(s, file, cfg_key_join(kp, prefix, kn), &m->tied_embeddings,
-				      err);
+			rc = cfg_bool(s, file, key, &m->tied_embeddings, err);
 			break;
 		case TS_MK_BIAS:
-			rc = cfg_bool(s, file, cfg_key_join(kp, prefix, kn), &m->bias, err);
+			rc = cfg_bool(s, file, key, &m->bias, err);
 			break;
 		case TS_MK_LAYERS:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_LAYERS,
-				     &m->layers, err);
+			rc = cfg_int(s, file, key, 1, MAX_LAYERS, &m->layers, err);
 			break;
 		case TS_MK_HIDDEN:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->hidden,
-				     err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->hidden, err);
 			break;
 		case TS_MK_HEADS:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->heads,
-				     err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->heads, err);
 			break;
 		case TS_MK_KV_HEADS:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM,
-				     &m->kv_heads, err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->kv_heads, err);
 			break;
 		case TS_MK_HEAD_DIM:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM,
-				     &m->head_dim, err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->head_dim, err);
 			break;
 		case TS_MK_FFN_HIDDEN:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM,
-				     &m->ffn_hidden, err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->ffn_hidden, err);
 			break;
 		case TS_MK_VOCAB:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->vocab,
-				     err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->vocab, err);
 			break;
 		case TS_MK_SEQ_LEN:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_DIM, &m->seq_len,
-				     err);
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->seq_len, err);
 			break;
 		case TS_MK_NUM_EXPERTS:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_EXPERTS,
-				     &m->num_experts, err);
+			rc = cfg_int(s, file, key, 1, MAX_EXPERTS, &m->num_experts, err);
 			break;
 		case TS_MK_TOP_K:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, MAX_EXPERTS,
-				     &m->top_k, err);
+			rc = cfg_int(s, file, key, 1, MAX_EXPERTS, &m->top_k, err);
 			break;
 		case TS_MK_CAPACITY_FACTOR:
-			rc = cfg_float(s, file, cfg_key_join(kp, prefix, kn), CFG_POSITIVE, 64.0,
-				       &m->capacity_factor, err);
+			rc = cfg_float(s, file, key, CFG_POSITIVE, 64.0, &m->capacity_factor, err);
 			break;
 		case TS_MK_PARALLEL_BLOCK:
-			rc = cfg_bool(s, file, cfg_key_join(kp, prefix, kn), &m->parallel_block,
-				      err);
+			rc = cfg_bool(s, file, key, &m->parallel_block, err);
 			break;
 		case TS_MK_PARALLEL_NORMS:
-			rc = cfg_int(s, file, cfg_key_join(kp, prefix, kn), 1, 2,
-				     &m->parallel_norms, err);
+			rc = cfg_int(s, file, key, 1, 2, &m->parallel_norms, err);
 			break;
 		default:
 			rc = 0;

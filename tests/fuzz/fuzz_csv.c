@@ -3,20 +3,10 @@
  * scan must keep a prefix of whole rows (never more points than the sweep
  * has, never past the end of the file) or fail with a one-line message.
  * SPDX-License-Identifier: MIT */
-#define _GNU_SOURCE /* memfd_create */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+#include "fuzzutil.h"
 
-#include "base/err.h"
 #include "io/sweepcfg.h"
 #include "sweep/sweep.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct sweep_spec *spec(void)
 {
@@ -35,22 +25,12 @@ static struct sweep_spec *spec(void)
 	return sp;
 }
 
-static int fd = -1;
-static char path[64];
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sweep_spec *sp = spec();
 	if (!sp || size > 256 * 1024)
 		return 0;
-	if (fd < 0) {
-		fd = memfd_create("fuzz-csv", 0);
-		if (fd < 0)
-			abort();
-		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
-		abort();
+	const char *path = fuzz_file(data, size);
 	size_t done = 0;
 	long keep = 0;
 	struct ts_error e;
@@ -68,12 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (done > 0 && keep == 0)
 			abort();
 	} else {
-		char msg[1400];
-		if (e.code != rc)
-			abort();
-		ts_error_format(&e, msg, sizeof msg);
-		if (strchr(msg, '\n'))
-			abort();
+		fuzz_check_error(&e, rc);
 	}
 	return 0;
 }

@@ -3,25 +3,16 @@
  * lengths, or their common length when zipped); a failure must leave no
  * sweep and give a one-line message.
  * SPDX-License-Identifier: MIT */
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "base/err.h"
+#include "fuzzutil.h"
 #include "io/sweepcfg.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 64 * 1024)
 		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	struct sweep_spec *sp = NULL;
 	struct ts_error e;
 	int rc = sweepcfg_load_string(text, "fuzz-sweep.cfg", &sp, &e);
@@ -50,12 +41,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort();
 		sweepcfg_destroy(sp);
 	} else {
-		char msg[1400];
-		if (sp != NULL || e.code != rc)
+		if (sp != NULL)
 			abort();
-		ts_error_format(&e, msg, sizeof msg);
-		if (strchr(msg, '\n'))
-			abort();
+		fuzz_check_error(&e, rc);
 	}
 	free(text);
 	return 0;
