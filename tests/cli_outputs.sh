@@ -137,6 +137,25 @@ py out.d/t.json 'import json, sys; assert json.load(open(sys.argv[1]))["traceEve
 only t.json link.json
 ok cal calibrate "$TMP/s.cfg" --measured-iteration-s 1.0 -o "$TMP/out.d/c.cfg"
 only t.json link.json c.cfg
+# a symlink is followed: its target gets the new file, the link stays
+mkdir -p "$TMP/tgt.d"
+printf 'old\n' >"$TMP/tgt.d/target.json"
+ln -s ../tgt.d/target.json "$TMP/out.d/l2.json"
+ok trace-link run "$TMP/s.cfg" --trace "$TMP/out.d/l2.json"
+checks=$((checks + 1))
+[ -L "$TMP/out.d/l2.json" ] || fail "a successful run replaced the symlink it was given"
+py tgt.d/target.json 'import json, sys; assert json.load(open(sys.argv[1]))["traceEvents"]'
+checks=$((checks + 1))
+[ -z "$(ls -A "$TMP/tgt.d" | grep -v '^target.json$')" ] || fail "a temporary file was left beside the target"
+rm "$TMP/out.d/l2.json"
+# a link into /proc (/dev/stdout) stands for a descriptor: refused, not replaced
+refused 1 '--trace: found "/dev/stdout", a file descriptor of this process|use - for standard output' \
+	run s.cfg --trace /dev/stdout
+checks=$((checks + 1))
+[ -L /dev/stdout ] || fail "/dev/stdout is no longer a symlink"
+ln -s ../nowhere/x.json "$TMP/out.d/dangling.json"
+refused 2 'a symlink whose target does not exist' run s.cfg --trace out.d/dangling.json
+rm "$TMP/out.d/dangling.json"
 
 # --- 3. one key on two axes is refused naming both lines
 cat >"$TMP/dup.cfg" <<'EOF'

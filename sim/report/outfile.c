@@ -8,7 +8,11 @@
  * folder, hence same file system, so rename(2) is atomic) and only
  * outfile_commit puts it in place: a failure removes the temporary file and
  * nothing else; whatever the path named (a symlink, someone's file, a
- * device) is untouched. The stream writes through a cookie (fopencookie)
+ * device) is untouched. An output that is a symlink is written to its
+ * target (the new file replaces the target, in the target's folder, and
+ * the link stays); a name under /proc, or a link into it (/dev/stdout), is
+ * refused, since renaming onto it would replace the link, not write the
+ * stream it stands for. The stream writes through a cookie (fopencookie)
  * that keeps the errno of the first failed write(2), so a full disk is
  * reported with its reason however late stdio notices it.
  * SPDX-License-Identifier: MIT */
@@ -77,6 +81,42 @@ static bool inside(const char *path, const char *dir)
 	return !strncmp(rf, rd, n) && (rf[n] == '/' || rf[n] == '\0' || !strcmp(rd, "/"));
 }
 
+/* Whether path is, or leads through symlinks to, a file of /proc (as
+ * /dev/stdout -> /proc/self/fd/1 does): such a name stands for a file
+ * descriptor of this process, which a rename would replace, not write. */
+static bool via_proc(const char *path)
+{
+	char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX];
+	snprintf(cur, sizeof cur, "%s", path);
+	for (int hop = 0; hop < 40; hop++) { /* Linux follows at most 40 links */
+		if (!strncmp(cur, "/proc/", 6))
+			return true;
+		ssize_t n = readlink(cur, link, sizeof link - 1);
+		if (n < 0)
+			return false;
+		link[n] = '\0';
+		if (link[0] == '/') {
+			snprintf(cur, sizeof cur, "%s", link);
+		} else {
+			folder_of(cur, dir, sizeof dir);
+			snprintf(cur, sizeof cur, "%.2000s/%.2000s", dir, link);
+		}
+	}
+	return false;
+}
+
+/* The file an output named `path` really is: path itself, or the target
+ * of the symlink path names (resolved into real, PATH_MAX bytes), so that
+ * the new file replaces the target and the link stays. NULL when path is a
+ * symlink whose target does not exist or cannot be resolved (errno set). */
+static const char *target_of(const char *path, char *real)
+{
+	struct stat sl;
+	if (lstat(path, &sl) != 0 || !S_ISLNK(sl.st_mode))
+		return path;
+	return realpath(path, real);
+}
+
 static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs, size_t k,
 		     const struct outfile_arg *ins, size_t nin, struct ts_error *err)
 {
@@ -86,6 +126,19 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 	if (!o->path[0])
 		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
 				    "found an empty file name, expected an output file");
+	if (via_proc(o->path))
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
+				    "found \"%s\", a file descriptor of this process (under "
+				    "/proc), expected a file to write (use - for standard output)",
+				    o->path);
+	char real[PATH_MAX];
+	const char *target = target_of(o->path, real);
+	if (!target)
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", a symlink whose target %s, expected a "
+				    "symlink to a file that exists, or a file",
+				    o->path,
+				    errno == ENOENT ? "does not exist" : "cannot be resolved");
 	bool exists = stat(o->path, &so) == 0;
 	if (exists && S_ISDIR(so.st_mode))
 		return ts_error_set(err, TS_EUSAGE, NULL, 0, opt,
@@ -136,7 +189,7 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 	}
 	char dir[4096];
 	struct stat sd;
-	folder_of(o->path, dir, sizeof dir);
+	folder_of(target, dir, sizeof dir);
 	int st = stat(dir, &sd) != 0 ? errno : 0;
 	if (st || !S_ISDIR(sd.st_mode))
 		return ts_error_set(err, TS_EIO, NULL, 0, opt,
@@ -232,7 +285,13 @@ static int of_make(const char *path, const char *opt, const char *tmp, int fd, b
 int outfile_open(const char *path, const char *opt, struct outfile **out, struct ts_error *err)
 {
 	*out = NULL;
-	char dir[4096], tmp[4300];
+	char dir[4096], tmp[4300], real[PATH_MAX];
+	const char *named = path;
+	if (!(path = target_of(path, real)))
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found \"%s\", a symlink whose target cannot be resolved "
+				    "(%s), expected a symlink to a file that exists, or a file",
+				    named, strerror(errno));
 	folder_of(path, dir, sizeof dir);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;

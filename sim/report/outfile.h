@@ -39,10 +39,10 @@ struct outfile;
 
 /* Open output `path` for writing as a new temporary file in the same folder
  * (mkstemp, named ".NAME.XXXXXX"); nothing at `path` changes until
- * outfile_commit renames the temporary file onto it. rename(2) replaces the
- * name: a symlink at `path` is replaced by the new file, its target is
- * never written. `opt` (may be NULL) keys errors. Returns 0, or
- * TS_EIO (the folder cannot be written; the message holds strerror) or
+ * outfile_commit renames the temporary file onto it. A symlink at `path`
+ * is followed: the temporary file is made in its target's folder and
+ * renamed onto the target, so the link stays and points to the new file. `opt` (may be NULL) keys
+ * errors. Returns 0, or TS_EIO (the folder cannot be written; the message holds strerror) or
  * TS_ENOMEM; *out is NULL on failure. */
 int outfile_open(const char *path, const char *opt, struct outfile **out, struct ts_error *err);
 
