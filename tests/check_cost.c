@@ -343,6 +343,30 @@ START_TEST(test_published_llama65b)
 }
 END_TEST
 
+/* BLOOM (Luccioni et al. 2022, JMLR 24(253)): dynamic consumption of the
+ * final training, 1,082,990 GPU-hours of A100-80GB x 0.4 kW = 433,196 kWh,
+ * on 384 GPUs (48 nodes): 1,082,990 / 384 h = 10153031.3 s. */
+START_TEST(test_published_bloom)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 48;\n"
+	    "training = { global_batch = 384; micro_batch = 1; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"none\"; node_mtbf = \"none\"; };\n"
+	    "power = { gpu_comm_fraction = 1.0; gpu_idle_fraction = 1.0; };\n",
+	    &e);
+	ck_assert_ptr_nonnull(s);
+	struct ts_result r = sample();
+	r.steps = 1082990.0 * 3600.0 / 384.0 / 10.0;
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
+	ck_assert_double_eq_tol(r.gpu_hours, 1082990.0, 1e-6);
+	ck_assert_double_eq_tol(r.gpu_energy_kwh, 433196.0, 1e-6);
+	/* energy_kwh (facility, PUE 1.58 by default) is far above it */
+	ck_assert_double_gt(r.energy_kwh, 1.58 * r.gpu_energy_kwh);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
 /* power.node_max on a partly used node: 6.5 kW for 8 x 400 W, 4 used:
  * host (6500 - 3200) x 4 / 8 = 1650 W, busy 1650 + 1600 = 3250 W (not
  * 6500 - 1600 = 4900 W of host). */
@@ -654,6 +678,7 @@ int main(void)
 	tcase_add_test(tc, test_failures_auto);
 	tcase_add_test(tc, test_failures_nodes);
 	tcase_add_test(tc, test_published_llama65b);
+	tcase_add_test(tc, test_published_bloom);
 	tcase_add_test(tc, test_node_power_partial_given);
 	tcase_add_test(tc, test_node_power_workstation);
 	tcase_add_test(tc, test_default_checkpoints);
