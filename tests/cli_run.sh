@@ -169,6 +169,26 @@ for cmd in "run $TMP/huge.cfg" "compare $TMP/huge.cfg $SCEN"; do
 	fi
 done
 
+# --- the whole run's defaults: failures modelled checkpoint at Young's
+# interval; "none" opts out and warns; energy at three levels, the facility
+# figure above IT above the GPU boards
+if ok wr run "$SCEN" --format json; then
+	checks=$((checks + 1))
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["checkpoints"] > r["failures_expected"] > 0, r
+assert r["warnings"] == [], r["warnings"]
+assert r["energy_kwh"] == r["facility_energy_kwh"] > r["it_energy_kwh"] > r["gpu_energy_kwh"] > 0, r
+assert r["failure_restart_each_s"] == 600 and r["failure_lost_each_s"] > 0, r' "$TMP/wr" ||
+		fail "whole run defaults: $(head -c 600 "$TMP/wr")"
+fi
+if ok wrnone run "$SCEN" --set 'checkpoint.interval="none"'; then
+	checks=$((checks + 1))
+	grep -q '^warning: 0.1 expected failures exceed the 0 checkpoints' "$TMP/wrnone" ||
+		fail "checkpoint.interval = none: no warning: $(grep -A3 'Whole run' "$TMP/wrnone")"
+	grep -q '^checkpoints' "$TMP/wrnone" && fail "checkpoint.interval = none: checkpoints written"
+fi
+
 # --- the same scenario twice gives the same bytes
 if ok again run "$SCEN" --format json; then
 	checks=$((checks + 1))
