@@ -19,10 +19,14 @@
 static struct hw_catalog *cat;
 static struct work_calib calib;
 
+#define BASE_NOFAIL                                                                                \
+	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                         \
+	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; }; "
+
 #define BASE                                                                                       \
 	"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"                         \
 	"training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; }; "      \
-	"failures = { gpu_mtbf = \"none\"; };\n"
+	"failures = { gpu_mtbf = \"none\"; node_mtbf = \"none\"; };\n"
 
 static struct ts_scenario *load(const char *text, struct ts_error *e)
 {
@@ -287,6 +291,136 @@ START_TEST(test_cloud_run)
 	/* 1000 x 512 x 2048 = 1048.576 M tokens */
 	ck_assert_double_eq_tol(r.usd_per_mtokens, r.cost_usd / 1048.576, 1e-12);
 	ck_assert_double_eq_tol(r.breakeven_months, 0.0, 1e-300);
+	/* three levels: GPU boards alone, 3200 W busy, 1600 W communicating,
+	 * 480 W idle per node: 2 x (3200 x 8 + 1600 + 480) = 55360 J per
+	 * iteration, x 1000; checkpoints idle 2 x 480 x 60 = 57600 J;
+	 * 55417600 J = 15.394 kWh. IT = facility / PUE = 127447200 J. */
+	ck_assert_double_eq_tol(r.gpu_energy_kwh, 55417600.0 / 3.6e6, 1e-9);
+	ck_assert_double_eq_tol(r.it_energy_kwh, 127447200.0 / 3.6e6, 1e-9);
+	ck_assert_double_eq_tol(r.facility_energy_kwh, r.energy_kwh, 1e-12);
+	ck_assert_str_eq(r.warnings, "");
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* LLaMA (Touvron et al. 2023, Table 15) counts training energy as GPU-hours
+ * x GPU power x PUE 1.1: LLaMA-65B, 1,022,362 GPU-hours of A100-80GB at
+ * 400 W = 408,945 kWh, x 1.1 = 449,839 kWh, published as 449 MWh. With
+ * GPUs that draw their TDP in every state, trainsim's GPU level is that
+ * product: 2048 GPUs (256 nodes) for 1,022,362 / 2048 h = 1797120.7 s. */
+START_TEST(test_published_llama65b)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 256;\n"
+	    "training = { global_batch = 2048; micro_batch = 1; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"none\"; node_mtbf = \"none\"; };\n"
+	    "power = { gpu_comm_fraction = 1.0; gpu_idle_fraction = 1.0; };\n"
+	    "cost = { pue = 1.1; };\n",
+	    &e);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_double_eq_tol(hw_cluster_gpu_type(s->cluster)->tdp_w, 400.0, 1e-12);
+	struct ts_result r = sample();
+	r.steps = 1022362.0 * 3600.0 / 2048.0 / 10.0;
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
+	ck_assert_double_eq_tol(r.gpu_hours, 1022362.0, 1e-6);
+	ck_assert_double_eq_tol(r.gpu_energy_kwh, 408944.8, 1e-6);
+	/* the published 449 MWh: GPU level x PUE, within 0.2 % */
+	ck_assert_double_lt(fabs(r.gpu_energy_kwh * 1.1 / 449000.0 - 1.0), 0.002);
+	/* the facility level adds hosts, NICs and switches: above it */
+	ck_assert_double_gt(r.facility_energy_kwh, r.gpu_energy_kwh * 1.1);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* BLOOM (Luccioni et al. 2022, JMLR 24(253)): dynamic consumption of the
+ * final training, 1,082,990 GPU-hours of A100-80GB x 0.4 kW = 433,196 kWh,
+ * on 384 GPUs (48 nodes): 1,082,990 / 384 h = 10153031.3 s. */
+START_TEST(test_published_bloom)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 48;\n"
+	    "training = { global_batch = 384; micro_batch = 1; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"none\"; node_mtbf = \"none\"; };\n"
+	    "power = { gpu_comm_fraction = 1.0; gpu_idle_fraction = 1.0; };\n",
+	    &e);
+	ck_assert_ptr_nonnull(s);
+	struct ts_result r = sample();
+	r.steps = 1082990.0 * 3600.0 / 384.0 / 10.0;
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
+	ck_assert_double_eq_tol(r.gpu_hours, 1082990.0, 1e-6);
+	ck_assert_double_eq_tol(r.gpu_energy_kwh, 433196.0, 1e-6);
+	/* energy_kwh (facility, PUE 1.58 by default) is far above it */
+	ck_assert_double_gt(r.energy_kwh, 1.58 * r.gpu_energy_kwh);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* power.node_max on a partly used node: 6.5 kW for 8 x 400 W, 4 used:
+ * host (6500 - 3200) x 4 / 8 = 1650 W, busy 1650 + 1600 = 3250 W (not
+ * 6500 - 1600 = 4900 W of host). */
+START_TEST(test_node_power_partial_given)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+				     "gpus_per_node = 4; power = { node_max = \"6.5 kW\"; };\n",
+				     &e);
+	struct cost_power p;
+	cost_node_power(s, hw_cluster_gpu_type(s->cluster), &p);
+	ck_assert_double_eq_tol(p.host_w, 1650.0, 1e-9);
+	ck_assert_double_eq_tol(p.busy_w, 3250.0, 1e-9);
+	ck_assert_double_eq_tol(p.gpu_busy_w, 1600.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* A workstation of 4 x RTX 4090 (450 W): host COST_HOST_W_WORKSTATION =
+ * 400 W for the node, busy 400 + 1800 = 2200 W (not 4 x 862.5 W). */
+START_TEST(test_node_power_workstation)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load("model = \"gpt3-1.3b\"; cluster = \"rtx4090-x4\";\n", &e);
+	ck_assert_ptr_nonnull(s);
+	struct cost_power p;
+	cost_node_power(s, hw_cluster_gpu_type(s->cluster), &p);
+	ck_assert_double_eq_tol(p.host_w, 400.0, 1e-9);
+	ck_assert_double_eq_tol(p.busy_w, 2200.0, 1e-9);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* Failures modelled and no interval: checkpoints at Young's interval.
+ * 16 GPUs of 1600 h: M = 5760000 / 16 = 360000 s; 20 GB at 1 GB/s = 20 s;
+ * interval sqrt(2 x 20 x 360000) = 3794.733 s; floor(10000 / 3794.733) = 2;
+ * F = 10040 / 360000 = 0.027889 < 2: no warning. */
+START_TEST(test_default_checkpoints)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+	    "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"1600 h\"; node_mtbf = \"none\"; };\n"
+	    "checkpoint = { write_bandwidth = \"1 GB/s\"; };\n",
+	    &e);
+	ck_assert(cost_ckpt_auto(s));
+	struct ts_result r = sample();
+	struct cost_ckpt c;
+	ck_assert_int_eq(ckpt(s, 20e9, &c, &e), 0);
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, c.each_s, &r);
+	ck_assert_double_eq_tol(r.checkpoint_interval_s, 3794.733, 1e-3);
+	ck_assert_double_eq_tol(r.checkpoints, 2.0, 1e-12);
+	/* each failure loses half of 3794.733 + 20 s */
+	ck_assert_double_eq_tol(r.failure_lost_each_s, 1907.367, 1e-3);
+	ck_assert_double_eq_tol(r.failure_restart_each_s, 600.0, 1e-12);
+	ck_assert_double_eq_tol(r.job_mtbf_s, 360000.0, 1e-6);
+	ck_assert_str_eq(r.warnings, "");
+	ts_scenario_destroy(s);
+	/* the Llama 3 defaults: 16 GPUs / 86300 h + 2 nodes / 15300 h */
+	s = load(BASE_NOFAIL "\n", &e);
+	ck_assert(cost_ckpt_auto(s));
+	ck_assert_double_eq_tol(cost_job_mtbf_s(s),
+				1.0 / (16.0 / (86300.0 * 3600.0) + 2.0 / (15300.0 * 3600.0)), 1e-3);
 	ts_scenario_destroy(s);
 }
 END_TEST
@@ -438,23 +572,27 @@ START_TEST(test_failures_auto)
 }
 END_TEST
 
-/* Node failures only, no checkpoints: 2 nodes of 100 h fail every
- * 180000 s; F = 10000 / 180000 = 0.055556, each losing half the run
- * (5000 s) and a 60 s restart: failure_s = 0.055556 x 5060 = 281.111 s. */
+/* Node failures only, checkpoints opted out ("none"): 2 nodes of 100 h
+ * fail every 180000 s; F = 10000 / 180000 = 0.055556, each losing half the
+ * run (5000 s) and a 60 s restart: failure_s = 0.055556 x 5060 = 281.111 s;
+ * F exceeds the 0 checkpoints: a warning. */
 START_TEST(test_failures_nodes)
 {
 	struct ts_error e;
 	struct ts_scenario *s = load(
 	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
 	    "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
-	    "failures = { gpu_mtbf = \"none\"; node_mtbf = \"100 h\"; restart = \"1 min\"; };\n",
+	    "failures = { gpu_mtbf = \"none\"; node_mtbf = \"100 h\"; restart = \"1 min\"; };\n"
+	    "checkpoint = { interval = \"none\"; };\n",
 	    &e);
+	ck_assert(!cost_ckpt_auto(s));
 	struct ts_result r = sample();
 	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, 0.0, &r);
 	ck_assert_double_eq_tol(r.checkpoints, 0.0, 1e-300);
 	ck_assert_double_eq_tol(r.failures_expected, 10000.0 / 180000.0, 1e-12);
 	ck_assert_double_eq_tol(r.failure_s, 281.1111, 1e-3);
 	ck_assert_double_eq_tol(r.time_to_train_s, 10281.1111, 1e-3);
+	ck_assert_ptr_nonnull(strstr(r.warnings, "0.1 expected failures exceed the 0 checkpoints"));
 	ts_scenario_destroy(s);
 }
 END_TEST
@@ -529,6 +667,11 @@ int main(void)
 	tcase_add_test(tc, test_young_interval);
 	tcase_add_test(tc, test_failures_auto);
 	tcase_add_test(tc, test_failures_nodes);
+	tcase_add_test(tc, test_published_llama65b);
+	tcase_add_test(tc, test_published_bloom);
+	tcase_add_test(tc, test_node_power_partial_given);
+	tcase_add_test(tc, test_node_power_workstation);
+	tcase_add_test(tc, test_default_checkpoints);
 	tcase_add_loop_test(tc, test_bad_keys, 0, (int)(sizeof bad / sizeof bad[0]));
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? 1 : 0;

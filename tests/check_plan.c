@@ -214,6 +214,14 @@ START_TEST(public_api_plan_is_the_plan)
 	double steps = 0.0;
 	ck_assert_int_eq(ts_result_get(r, "steps", &steps), 0);
 	ck_assert(steps == own.steps && steps > 0.0);
+	/* the energy levels by name, as the report writes them */
+	double gpu_kwh = 0.0, it_kwh = 0.0, fac_kwh = 0.0;
+	ck_assert_int_eq(ts_result_get(r, "gpu_energy_kwh", &gpu_kwh), 0);
+	ck_assert_int_eq(ts_result_get(r, "it_energy_kwh", &it_kwh), 0);
+	ck_assert_int_eq(ts_result_get(r, "facility_energy_kwh", &fac_kwh), 0);
+	ck_assert(gpu_kwh == own.gpu_energy_kwh && it_kwh == own.it_energy_kwh);
+	ck_assert(fac_kwh == own.energy_kwh && fac_kwh > it_kwh && it_kwh > gpu_kwh &&
+		  gpu_kwh > 0.0);
 	ts_result_free(r);
 	ts_plan_free(p);
 	ts_scenario_free(sc);

@@ -156,7 +156,8 @@ grep -qE 'sim\.granularity: op granularity needs about [0-9.]+ MiB .*above sim\.
 
 # --- huge durations print in short scientific notation with their unit,
 # not as dozens of digits (a run of 1e22 tokens; a restart is bounded to
-# 1e7 s, so it no longer makes one)
+# 1e7 s, so it no longer makes one; checkpoints by default keep failures
+# from costing half the run each)
 printf '%s\n' 'model = "gpt3-1.3b"; cluster = "dgx-a100-80gb";' \
 	'training = { global_batch = 64; micro_batch = 4; tokens = 1.0e22; };' >"$TMP/huge.cfg"
 for cmd in "run $TMP/huge.cfg" "compare $TMP/huge.cfg $SCEN"; do
@@ -164,9 +165,29 @@ for cmd in "run $TMP/huge.cfg" "compare $TMP/huge.cfg $SCEN"; do
 	if ok huge $cmd; then
 		checks=$((checks + 1))
 		grep -qE '[0-9]{13}' "$TMP/huge" && fail "trainsim $cmd: a long digit string: $(grep -E '[0-9]{13}' "$TMP/huge")"
-		grep -qE 'time to train +1\.09e\+21 days' "$TMP/huge" || fail "trainsim $cmd: time to train: $(grep 'time to train' "$TMP/huge")"
+		grep -qE 'time to train +7\.55e\+11 days' "$TMP/huge" || fail "trainsim $cmd: time to train: $(grep 'time to train' "$TMP/huge")"
 	fi
 done
+
+# --- the whole run's defaults: failures modelled checkpoint at Young's
+# interval; "none" opts out and warns; energy at three levels, the facility
+# figure above IT above the GPU boards
+if ok wr run "$SCEN" --format json; then
+	checks=$((checks + 1))
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["checkpoints"] > r["failures_expected"] > 0, r
+assert r["warnings"] == [], r["warnings"]
+assert r["energy_kwh"] == r["facility_energy_kwh"] > r["it_energy_kwh"] > r["gpu_energy_kwh"] > 0, r
+assert r["failure_restart_each_s"] == 600 and r["failure_lost_each_s"] > 0, r' "$TMP/wr" ||
+		fail "whole run defaults: $(head -c 600 "$TMP/wr")"
+fi
+if ok wrnone run "$SCEN" --set 'checkpoint.interval="none"'; then
+	checks=$((checks + 1))
+	grep -q '^warning: 0.1 expected failures exceed the 0 checkpoints' "$TMP/wrnone" ||
+		fail "checkpoint.interval = none: no warning: $(grep -A3 'Whole run' "$TMP/wrnone")"
+	grep -q '^checkpoints' "$TMP/wrnone" && fail "checkpoint.interval = none: checkpoints written"
+fi
 
 # --- the same scenario twice gives the same bytes
 if ok again run "$SCEN" --format json; then

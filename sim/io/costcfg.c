@@ -140,6 +140,11 @@ static int read_checkpoint(const config_setting_t *g, const char *file, struct t
 		k->interval_auto = true;
 		return 0;
 	}
+	if (config_setting_type(iv) == CONFIG_TYPE_STRING &&
+	    !strcmp(config_setting_get_string(iv), "none")) {
+		k->interval_none = true;
+		return 0;
+	}
 	if (config_setting_type(iv) == CONFIG_TYPE_STRING)
 		return opt(g, "interval", p, file, TS_UNIT_TIME, CK_INTERVAL_MIN, CK_INTERVAL_MAX,
 			   &k->interval_s, err);

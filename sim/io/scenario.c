@@ -798,10 +798,27 @@ static int note_all(struct ld *l)
 		N("checkpoint.interval", "", "%.0f", s->checkpoint.interval_steps);
 	else if (s->checkpoint.interval_s > 0.0)
 		N("checkpoint.interval", "", "\"%g s\"", s->checkpoint.interval_s);
+	else if (s->checkpoint.interval_auto || s->checkpoint.interval_none)
+		N("checkpoint.interval", "", "\"%s\"",
+		  s->checkpoint.interval_auto ? "auto" : "none");
+	else if (s->failures.gpu_mtbf_s > 0.0 || s->failures.node_mtbf_s > 0.0)
+		N("checkpoint.interval", "default: Young's interval, failures are modelled",
+		  "\"auto\"");
 	else
-		N("checkpoint.interval", "default: no checkpoints", "none");
+		N("checkpoint.interval", "default: no failures modelled", "\"none\"");
 	N("checkpoint.write_bandwidth", "default: not given", "\"%g B/s\"",
 	  s->checkpoint.write_Bps);
+	const double *mtbf[2] = {&s->failures.gpu_mtbf_s, &s->failures.node_mtbf_s};
+	const char *mkey[2] = {"failures.gpu_mtbf", "failures.node_mtbf"};
+	const char *mwhy[2] = {"default: Llama 3 log, GPU causes",
+			       "default: Llama 3 log, other causes"};
+	for (int i = 0; i < 2; i++) {
+		if (*mtbf[i] > 0.0)
+			N(mkey[i], mwhy[i], "\"%g h\"", *mtbf[i] / 3600.0);
+		else
+			N(mkey[i], mwhy[i], "\"none\"");
+	}
+	N("failures.restart", "default: assumption", "\"%g s\"", s->failures.restart_s);
 	if (s->power.node_max_w > 0.0)
 		N("power.node_max", "", "\"%g W\"", s->power.node_max_w);
 	else

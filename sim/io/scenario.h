@@ -112,6 +112,9 @@ struct ts_checkpoint {
 				* the storage model (sim/run/cost.h) */
 	char storage[64];      /* storage type written to; "" = data.storage (or local-nvme) */
 	bool interval_auto;    /* interval = "auto": Young's optimum (sim/run/cost.h) */
+	bool interval_none;    /* interval = "none": no checkpoints even with failures modelled
+				* (without an interval, failures modelled checkpoint at
+				* Young's optimum) */
 };
 
 /* failures = { ... }: interruptions of the whole run (sim/run/cost.h). */

@@ -515,8 +515,9 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	if ((rc = check_power(sc, p->gpu, err)))
 		goto fail;
 	const struct ts_checkpoint *ck = &sc->checkpoint;
-	if ((ck->interval_steps > 0.0 || ck->interval_s > 0.0 || ck->interval_auto) &&
-	    !(ck->write_Bps > 0.0)) {
+	/* resolved whenever checkpoints may be written: failures modelled
+	 * checkpoint by default (sim/run/cost.h, cost_ckpt_auto) */
+	if (!ck->interval_none && !(ck->write_Bps > 0.0)) {
 		const struct data_storage *st;
 		if ((rc = plan_ckpt_storage(sc, env->data, &st, err)))
 			goto fail;

@@ -86,8 +86,15 @@ static const struct field fields[] = {
     NUM(breakeven_months),
     NUM(failures_expected),
     NUM(failure_s),
+    NUM(failure_lost_each_s),
+    NUM(failure_restart_each_s),
+    NUM(job_mtbf_s),
+    NUM(gpu_energy_kwh),
+    NUM(it_energy_kwh),
+    NUM(facility_energy_kwh),
     STR(bottleneck),
     {"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
+    {"warnings", F_LIST, R_(warnings), sizeof(((struct ts_result *)0)->warnings)},
 };
 
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -504,24 +511,40 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	kv(t, "steps", fmt_num(a, sizeof a, "%.0f", r->steps));
 	if (r->checkpoints > 0.0) {
 		char b[64], c[200];
-		snprintf(c, sizeof c, "%.0f of %s, %s in all", r->checkpoints,
-			 fmt_gib(a, sizeof a, r->checkpoint_bytes),
+		snprintf(c, sizeof c,
+			 r->checkpoints < 1e9 ? "%.0f of %s, %s in all" : "%.3g of %s, %s in all",
+			 r->checkpoints, fmt_gib(a, sizeof a, r->checkpoint_bytes),
 			 fmt_duration(b, sizeof b, r->checkpoint_s));
 		kv(t, "checkpoints", c);
 	}
 	if (r->failures_expected > 0.0) {
 		char b[64], c[200];
+		char d[64], e[64];
 		snprintf(c, sizeof c, "%.1f expected, %s lost with restarts", r->failures_expected,
 			 fmt_duration(b, sizeof b, r->failure_s));
 		kv(t, "failures", c);
+		snprintf(c, sizeof c, "%s of work lost + %s restart (one per %s)",
+			 fmt_duration(b, sizeof b, r->failure_lost_each_s),
+			 fmt_duration(d, sizeof d, r->failure_restart_each_s),
+			 fmt_duration(e, sizeof e, r->job_mtbf_s));
+		kv(t, "each failure", c);
 	}
 	kv(t, "time to train", fmt_duration(a, sizeof a, r->time_to_train_s));
 	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));
 	/* zero for a run of GPU-hours: energy is not modelled yet, no price given */
 	bool run = isfinite(r->gpu_hours) && r->gpu_hours > 0.0;
 	kv(t, "energy",
-	   run && r->energy_kwh == 0.0 ? "not modelled"
-				       : fmt_num(a, sizeof a, "%.1f kWh", r->energy_kwh));
+	   run && r->energy_kwh == 0.0
+	       ? "not modelled"
+	       : fmt_num(a, sizeof a, "%.1f kWh (facility: IT x PUE)", r->energy_kwh));
+	if (run && r->energy_kwh > 0.0) {
+		kv(t, "IT energy",
+		   fmt_num(a, sizeof a, "%.1f kWh (GPUs, hosts, NICs, switches)",
+			   r->it_energy_kwh));
+		kv(t, "GPU energy",
+		   fmt_num(a, sizeof a, "%.1f kWh (GPU boards alone, as papers count)",
+			   r->gpu_energy_kwh));
+	}
 	if (run && r->energy_kwh > 0.0)
 		kv(t, "mean power",
 		   fmt_num(a, sizeof a, "%.1f kW (PUE included)", r->avg_power_kw));
@@ -536,6 +559,9 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	else if (r->breakeven_months < 0.0)
 		kv(t, "buying breaks even", "never (the cloud costs less than running costs)");
 	emit(t, "Whole run", out, rc);
+	size_t wlen = bounded_len(r->warnings, sizeof r->warnings);
+	if (!*rc && wlen)
+		fprintf(out, "warning: %.*s\n", (int)wlen, r->warnings);
 }
 
 int report_result_text(const struct ts_result *r, FILE *out)

@@ -7,6 +7,7 @@
  * Checkpoint writes stop training (synchronous save) with GPUs idle.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,20 +20,30 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 {
 	const struct ts_power *p = &sc->power;
 	double G = (double)sc->gpus_per_node, tdp = g->tdp_w;
-	double rated = hw_cluster_node_power_w(sc->cluster);
+	double rated = p->node_max_w > 0.0 ? p->node_max_w : hw_cluster_node_power_w(sc->cluster);
 	double Gf = (double)hw_cluster_power_gpus(sc->cluster), host;
-	if (p->node_max_w > 0.0)
-		host = fmax(0.0, p->node_max_w - G * tdp);
-	else if (rated > 0.0 && Gf > 0.0) /* a share of the rated node's host */
+	if (!(Gf >= G))
+		Gf = G;
+	if (rated > 0.0 && Gf > 0.0) /* a share of the rated node's host */
 		host = fmax(0.0, rated - Gf * tdp) * G / Gf;
+	else if (cost_workstation_gpu(g))
+		host = COST_HOST_W_WORKSTATION * G / (Gf > 0.0 ? Gf : 1.0);
 	else
 		host = G * COST_HOST_W_PER_GPU;
 	out->host_w = host;
-	out->busy_w = host + G * tdp;
-	out->comm_w = host + G * tdp * p->gpu_comm_frac;
-	out->idle_w = host + G * tdp * p->gpu_idle_frac;
+	out->gpu_busy_w = G * tdp;
+	out->gpu_comm_w = G * tdp * p->gpu_comm_frac;
+	out->gpu_idle_w = G * tdp * p->gpu_idle_frac;
+	out->busy_w = host + out->gpu_busy_w;
+	out->comm_w = host + out->gpu_comm_w;
+	out->idle_w = host + out->gpu_idle_w;
 	double nics = (double)sc->nodes * (double)sc->nics_per_node;
 	out->net_w = nics * p->nic_w + (sc->nodes > 1 ? nics * p->switch_port_w : 0.0);
+}
+
+bool cost_workstation_gpu(const struct hw_gpu_type *g)
+{
+	return !strncmp(g->name, "RTX-", 4);
 }
 
 void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t nodes,
@@ -93,12 +104,27 @@ double cost_young_interval_s(double write_s, double mtbf_s)
 	return sqrt(2.0 * write_s * mtbf_s);
 }
 
+bool cost_ckpt_auto(const struct ts_scenario *sc)
+{
+	const struct ts_checkpoint *ck = &sc->checkpoint;
+	if (ck->interval_auto)
+		return true;
+	return !ck->interval_none && !(ck->interval_steps > 0.0) && !(ck->interval_s > 0.0) &&
+	       isfinite(cost_job_mtbf_s(sc));
+}
+
+bool cost_ckpt_on(const struct ts_scenario *sc)
+{
+	const struct ts_checkpoint *ck = &sc->checkpoint;
+	return ck->interval_steps > 0.0 || ck->interval_s > 0.0 || cost_ckpt_auto(sc);
+}
+
 void cost_checkpoint(const struct ts_scenario *sc, const struct data_storage *st, double ckpt_bytes,
 		     struct cost_ckpt *out)
 {
 	const struct ts_checkpoint *ck = &sc->checkpoint;
 	memset(out, 0, sizeof *out);
-	if (!(ck->interval_steps > 0.0) && !(ck->interval_s > 0.0) && !ck->interval_auto)
+	if (!cost_ckpt_on(sc))
 		return;
 	if (ck->write_Bps > 0.0) {
 		out->node_Bps = ck->write_Bps / (double)(sc->nodes > 0 ? sc->nodes : 1);
@@ -122,7 +148,7 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	double train_s = steps * T, n = 0.0, M = cost_job_mtbf_s(sc);
 	double interval = ck->interval_steps > 0.0 ? ck->interval_steps * T
 			  : ck->interval_s > 0.0   ? ck->interval_s
-			  : ck->interval_auto	   ? cost_young_interval_s(each_s, M)
+			  : cost_ckpt_auto(sc)	   ? cost_young_interval_s(each_s, M)
 						   : 0.0;
 	if (interval > 0.0)
 		n = floor(train_s / interval);
@@ -135,14 +161,23 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	 * (checkpoint interval + write; the run so far without checkpoints)
 	 * and a restart */
 	double seg = n > 0.0 ? interval + each : w0;
+	r->job_mtbf_s = isfinite(M) ? M : 0.0;
 	r->failures_expected = isfinite(M) ? w0 / M : 0.0;
-	double lost_s = r->failures_expected * 0.5 * seg;
-	double restart_s = r->failures_expected * sc->failures.restart_s;
+	r->failure_lost_each_s = r->failures_expected > 0.0 ? 0.5 * seg : 0.0;
+	r->failure_restart_each_s = r->failures_expected > 0.0 ? sc->failures.restart_s : 0.0;
+	double lost_s = r->failures_expected * r->failure_lost_each_s;
+	double restart_s = r->failures_expected * r->failure_restart_each_s;
 	r->failure_s = lost_s + restart_s;
 	r->time_to_train_s = w0 + r->failure_s;
 	double hours = r->time_to_train_s / 3600.0;
 	r->gpu_hours = hours * (double)sc->gpus;
 	r->node_hours = hours * (double)sc->nodes;
+	r->warnings[0] = '\0';
+	if (r->failures_expected > n)
+		snprintf(r->warnings, sizeof r->warnings,
+			 "%.1f expected failures exceed the %.0f checkpoints: each loses %.1f h of "
+			 "work (set checkpoint.interval)",
+			 r->failures_expected, n, r->failure_lost_each_s / 3600.0);
 
 	struct cost_power pw;
 	cost_node_power(sc, g, &pw);
@@ -150,13 +185,20 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	double busy = r->compute_s + r->recompute_s + r->optimizer_s;
 	double comm = r->exposed_comm_s;
 	double idle = fmax(0.0, T - busy - comm);
+	double gpu_iter_J =
+	    nodes * (pw.gpu_busy_w * busy + pw.gpu_comm_w * comm + pw.gpu_idle_w * idle);
 	double iter_J =
 	    nodes * (pw.busy_w * busy + pw.comm_w * comm + pw.idle_w * idle) + pw.net_w * T;
 	/* checkpoint writes and restarts idle; lost work is redone at the
 	 * iteration's mean power */
-	double idle_J = (nodes * pw.idle_w + pw.net_w) * (r->checkpoint_s + restart_s);
-	double J = ((steps + lost_s / T) * iter_J + idle_J) * c->pue;
-	r->energy_kwh = J / 3.6e6;
+	double stop_s = r->checkpoint_s + restart_s, iters = steps + lost_s / T;
+	double gpu_J = iters * gpu_iter_J + nodes * pw.gpu_idle_w * stop_s;
+	double it_J = iters * iter_J + (nodes * pw.idle_w + pw.net_w) * stop_s;
+	double J = it_J * c->pue;
+	r->gpu_energy_kwh = gpu_J / 3.6e6;
+	r->it_energy_kwh = it_J / 3.6e6;
+	r->facility_energy_kwh = J / 3.6e6;
+	r->energy_kwh = r->facility_energy_kwh;
 	r->avg_power_kw = J / r->time_to_train_s / 1000.0;
 
 	double cloud_per_h = (double)sc->gpus * c->usd_per_gpu_hour + nodes * c->usd_per_node_hour;

@@ -18,30 +18,48 @@
  * 8.9 kW of the rated 10.2 kW (X4), which its cluster file states. */
 #define COST_HOST_W_PER_GPU 412.5
 
+/* Host power of a workstation of consumer cards (GPU types named "RTX-"),
+ * W per node of the cluster file's GPU count, shared by the GPUs used: one
+ * desktop CPU, memory, drives and fans of a tower with 4 x 450 W cards near
+ * 2.2 kW at the wall, rather than a datacenter node's 412.5 W per GPU
+ * (which would add 1.65 kW). An assumption: a Threadripper-class CPU draws
+ * 280 W at full load, memory, drives, fans and PSU loss about 120 W. */
+#define COST_HOST_W_WORKSTATION 400.0
+
 /* Hours per month of continuous use (8766 h / 12). */
 #define COST_HOURS_PER_MONTH 730.5
 
 /* Power of one node in each state, and of the job's network. */
 struct cost_power {
-	double busy_w; /* GPUs computing at TDP, host at its share: the node's rating */
-	double comm_w; /* GPUs only communicating: host + GPUs x TDP x gpu_comm_fraction */
-	double idle_w; /* GPUs waiting (bubble, stall, checkpoint): host + GPUs x TDP x idle */
-	double host_w; /* the host share (CPUs, memory, fans, PSU loss) */
-	double net_w;  /* the job's NICs and fabric switch ports, always on */
+	double busy_w;	   /* GPUs computing at TDP, host at its share: the node's rating */
+	double comm_w;	   /* GPUs only communicating: host + GPUs x TDP x gpu_comm_fraction */
+	double idle_w;	   /* GPUs waiting (bubble, stall, checkpoint): host + GPUs x TDP x idle */
+	double host_w;	   /* the host share (CPUs, memory, fans, PSU loss) */
+	double gpu_busy_w; /* the node's used GPUs alone, computing: G x TDP */
+	double gpu_comm_w; /* communicating: G x TDP x f_comm */
+	double gpu_idle_w; /* waiting: G x TDP x f_idle */
+	double net_w;	   /* the job's NICs and fabric switch ports, always on */
 };
 
-/* Node power of scenario sc whose GPU type is g:
- *   host = max(0, power.node_max - G x TDP) with the scenario's
- *   power.node_max; else the share G / Gf of the cluster file's rated node,
- *   max(0, rated - Gf x TDP) x G / Gf (hw_cluster_node_power_w, Gf = the
- *   file's GPUs per node: four GPUs of a DGX A100 draw half its host);
- *   else G x COST_HOST_W_PER_GPU; G = GPUs used per node;
- *   busy = host + G x TDP; comm = host + G x TDP x f_comm;
- *   idle = host + G x TDP x f_idle;
+/* Node power of scenario sc whose GPU type is g, with G = GPUs used per
+ * node and Gf = GPUs of the cluster file's node (the node that is rated):
+ *   host = max(0, rated - Gf x TDP) x G / Gf, rated = the scenario's
+ *   power.node_max, else the cluster file's (hw_cluster_node_power_w): a
+ *   node whose GPUs are partly used powers the share of the host its GPUs
+ *   use (four GPUs of a DGX A100 draw half its host), the unused GPUs none;
+ *   else, for a workstation of consumer cards (cost_workstation_gpu),
+ *   COST_HOST_W_WORKSTATION x G / Gf;
+ *   else G x COST_HOST_W_PER_GPU;
+ *   gpu_busy = G x TDP; gpu_comm = G x TDP x f_comm; gpu_idle = G x TDP x f_idle;
+ *   busy = host + gpu_busy; comm = host + gpu_comm; idle = host + gpu_idle;
  *   net = nodes x NICs x nic + (nodes > 1 ? nodes x NICs x switch_port : 0)
  *   (one switch port per NIC of a non-blocking single-tier fabric). */
 void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 		     struct cost_power *out);
+
+/* Whether GPU type g is a consumer card, which sits in a workstation rather
+ * than a datacenter node: its name begins "RTX-" (configs/hardware/gpus.cfg). */
+bool cost_workstation_gpu(const struct hw_gpu_type *g);
 
 /* Sequential write rate of a storage type as a share of its read figure
  * (storage.cfg gives reads): hardware.md section 3 gives 2,300 of 3,500 MB/s
@@ -90,6 +108,15 @@ void cost_ckpt_write(const struct data_storage *st, double ckpt_bytes, uint32_t 
 void cost_checkpoint(const struct ts_scenario *sc, const struct data_storage *st, double ckpt_bytes,
 		     struct cost_ckpt *out);
 
+/* Whether scenario sc checkpoints at Young's interval: checkpoint.interval
+ * = "auto", or no interval given (neither "none" nor a count or time) while
+ * failures are modelled (cost_job_mtbf_s finite). */
+bool cost_ckpt_auto(const struct ts_scenario *sc);
+
+/* Whether scenario sc writes checkpoints: an interval given, or
+ * cost_ckpt_auto. */
+bool cost_ckpt_on(const struct ts_scenario *sc);
+
 /* Mean time between interruptions of the job, s: 1 / (GPUs / gpu_mtbf +
  * nodes / node_mtbf), an MTBF of 0 counting as none (independent
  * exponential failures add their rates); INFINITY without failures. */
@@ -108,18 +135,23 @@ double cost_young_interval_s(double write_s, double mtbf_s);
  * breakdown are set, for scenario sc on GPU type g with checkpoints of
  * ckpt_bytes each taking each_s (cost_checkpoint):
  * - checkpoints: every checkpoint.interval steps (or seconds of training,
- *   or cost_young_interval_s(each_s, cost_job_mtbf_s) when "auto"),
+ *   or cost_young_interval_s(each_s, cost_job_mtbf_s) when cost_ckpt_auto:
+ *   "auto", or no interval while failures are modelled; "none" writes none),
  *   n = floor(steps x iteration / interval), each each_s;
  *   W0 = steps x iteration + n x each_s;
  * - failures (first order, Daly 2006 §3): F = W0 / M interruptions
  *   (M = cost_job_mtbf_s), each losing half a segment (interval + each_s;
- *   W0 without checkpoints) and failures.restart; failure_s = F x (seg / 2
- *   + restart); time_to_train_s = W0 + failure_s (valid while failure_s
- *   is small against W0);
- * - energy: per iteration, nodes x (busy x (compute + recompute + optimizer)
- *   + comm x exposed_comm + idle x (bubble + data stall + other)) + net x
- *   iteration; lost work at that per-iteration energy; checkpoints and
- *   restarts at idle; all x PUE;
+ *   W0 without checkpoints: failure_lost_each_s) and failures.restart
+ *   (failure_restart_each_s); failure_s = F x (seg / 2 + restart);
+ *   time_to_train_s = W0 + failure_s (valid while failure_s is small
+ *   against W0); a warning in r->warnings when F exceeds n;
+ * - energy at three levels (cost_node_power):
+ *   gpu (boards alone) per iteration = nodes x (gpu_busy x (compute +
+ *   recompute + optimizer) + gpu_comm x exposed_comm + gpu_idle x (bubble +
+ *   data stall + other)); it = the same with each state's node power
+ *   (GPUs + host) + net x iteration; lost work at the iteration's energy;
+ *   checkpoints and restarts at idle (gpu_idle; idle x nodes + net);
+ *   facility = it x PUE = energy_kwh;
  * - cost: cloud, hours x (GPUs x usd_per_gpu_hour + nodes x
  *   usd_per_node_hour); owned, hours x (capital / (years x 8766 h) +
  *   upkeep / 8766 h) + energy x usd_per_kwh, capital = nodes x (server +

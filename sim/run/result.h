@@ -43,19 +43,27 @@ struct ts_result {
 	double steps; /* iterations in the run */
 	double time_to_train_s, gpu_hours, energy_kwh, cost_usd;
 	/* whole run, continued (sim/run/cost.h) */
-	double checkpoints;	      /* checkpoints written in the run */
-	double checkpoint_bytes;      /* one checkpoint (weights and optimizer state), bytes */
-	double checkpoint_s;	      /* time writing checkpoints, s (part of time_to_train_s) */
-	double checkpoint_interval_s; /* training time between checkpoints, s (0: none) */
-	double failures_expected;     /* interruptions expected in the run */
-	double failure_s;	      /* work lost and restarts, s (part of time_to_train_s) */
-	double node_hours;	      /* nodes x time to train, h */
-	double avg_power_kw;	      /* mean facility power while training (PUE included), kW */
-	double usd_per_mtokens;	      /* cost_usd per million training tokens, US$ */
-	double breakeven_months;      /* owned: months of use after which buying is cheaper than the
-				       * cloud price; 0 = not applicable, -1 = never */
-	char bottleneck[160];	      /* one line: what sets the pace */
-	char not_modelled[512];	      /* keys accepted but not modelled, comma-separated */
+	double checkpoints;	       /* checkpoints written in the run */
+	double checkpoint_bytes;       /* one checkpoint (weights and optimizer state), bytes */
+	double checkpoint_s;	       /* time writing checkpoints, s (part of time_to_train_s) */
+	double checkpoint_interval_s;  /* training time between checkpoints, s (0: none) */
+	double failures_expected;      /* interruptions expected in the run */
+	double failure_s;	       /* work lost and restarts, s (part of time_to_train_s) */
+	double failure_lost_each_s;    /* work one interruption loses, s (half a segment) */
+	double failure_restart_each_s; /* one restart, s (failures.restart) */
+	double job_mtbf_s;	       /* mean time between interruptions of the job, s (0: none) */
+	/* energy at three levels (sim/run/cost.h); energy_kwh = facility */
+	double gpu_energy_kwh;	    /* GPU boards by state (busy, communicating, idle), kWh */
+	double it_energy_kwh;	    /* GPUs + hosts + NICs + switch ports, kWh */
+	double facility_energy_kwh; /* IT x PUE, kWh */
+	double node_hours;	    /* nodes x time to train, h */
+	double avg_power_kw;	    /* mean facility power while training (PUE included), kW */
+	double usd_per_mtokens;	    /* cost_usd per million training tokens, US$ */
+	double breakeven_months;    /* owned: months of use after which buying is cheaper than the
+				     * cloud price; 0 = not applicable, -1 = never */
+	char bottleneck[160];	    /* one line: what sets the pace */
+	char not_modelled[512];	    /* keys accepted but not modelled, comma-separated */
+	char warnings[256];	    /* whole-run warnings, comma-separated */
 };
 
 #endif
