@@ -120,6 +120,11 @@ expect 2 '--trace|/nonexistent/dir/t.json|expected a writable file' \
 	run base.cfg --trace /nonexistent/dir/t.json
 [ -e "$TMP/t.json" ] && fail "a failed run left a trace file"
 
+# a product of tp, pp and cp that does not divide the GPUs is blamed on the
+# degree above 1 (here the --set that made it), not on a tp of 1
+expect 2 '--set parallel.pp=25: parallel.pp: found tp x pp x cp = 1 x 25 x 1' \
+	run base.cfg --set parallel.tp=1 --set parallel.pp=25
+
 # --- trainsim run: files
 expect 2 'missing.cfg|cannot open' run missing.cfg
 mkdir "$TMP/adir.cfg"

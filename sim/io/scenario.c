@@ -562,6 +562,15 @@ static const config_setting_t *culprit(const config_setting_t *g, const char *a,
 				       const char *c, const char **key)
 {
 	const char *names[3] = {a, b, c};
+	/* a key set to more than 1 first: tp = 1 cannot make a product that
+	 * does not divide the GPUs, the pp = 25 beside it can */
+	for (int i = 0; i < 3; i++) {
+		const config_setting_t *m = names[i] ? member(g, names[i]) : NULL;
+		if (m && config_setting_type(m) == CONFIG_TYPE_INT && config_setting_get_int(m) > 1) {
+			*key = names[i];
+			return m;
+		}
+	}
 	for (int i = 0; i < 3; i++) {
 		if (names[i] && member(g, names[i])) {
 			*key = names[i];
