@@ -182,7 +182,7 @@ expect 2 'mbdiv.cfg:10|training.micro_batch|found micro_batch = 3|expected a div
 variant gbdiv 's/global_batch = 64;/global_batch = 60;/'
 expect 2 'gbdiv.cfg:9|training.global_batch|found 60|expected a multiple' run gbdiv.cfg
 variant cp 's/tp = 1;/tp = 1; cp = 3;/'
-expect 2 'cp.cfg:17|parallel.tp|found tp x pp x cp = 1 x 1 x 3|expected a divisor' run cp.cfg
+expect 2 'cp.cfg:17|parallel.cp|found tp x pp x cp = 1 x 1 x 3|expected a divisor' run cp.cfg
 variant gpn 's/gpus_per_node = 8;/gpus_per_node = 16;/'
 expect 2 'gpn.cfg:6|gpus_per_node|found 16|expected at most' run gpn.cfg
 variant iters 's/iterations = 2;/iterations = 1;/'
