@@ -373,29 +373,33 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 	return 0;
 }
 
+double plan_units_per_step(const struct ts_plan *p, double batch_share)
+{
+	const struct ts_training *tr = &p->sc->training;
+	switch (tr->run_unit) {
+	case TS_RUN_TOKENS:
+		return (double)tr->global_batch * (double)tr->seq_len * batch_share;
+	case TS_RUN_SAMPLES:
+		return (double)tr->global_batch;
+	case TS_RUN_EPOCHS: {
+		/* passes over the dataset (data.dataset); a token dataset counts
+		 * tokens, packed into sequences of seq_len */
+		const struct data_dataset *ds = &p->input.dataset;
+		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
+		return (double)tr->global_batch / per_epoch;
+	}
+	default:
+		return 1.0;
+	}
+}
+
 /* Refuse a run length of less than one optimizer step of the full global
  * batch (5e-324 tokens made 0 steps and a run of 0 s); epochs count passes
  * over p's resolved dataset. */
 static int check_run_length(const struct ts_plan *p, struct ts_error *err)
 {
 	const struct ts_training *tr = &p->sc->training;
-	double per_step = 1.0; /* run length units per optimizer step */
-	switch (tr->run_unit) {
-	case TS_RUN_TOKENS:
-		per_step = (double)tr->global_batch * (double)tr->seq_len;
-		break;
-	case TS_RUN_SAMPLES:
-		per_step = (double)tr->global_batch;
-		break;
-	case TS_RUN_EPOCHS: {
-		const struct data_dataset *ds = &p->input.dataset;
-		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
-		per_step = (double)tr->global_batch / per_epoch;
-		break;
-	}
-	default:
-		break;
-	}
+	double per_step = plan_units_per_step(p, 1.0);
 	if (tr->run_unit == TS_RUN_NONE || tr->run_length / per_step >= 1.0)
 		return 0;
 	char key[64];

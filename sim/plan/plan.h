@@ -111,6 +111,13 @@ int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err);
 int plan_ckpt_storage(const struct ts_scenario *sc, const struct data_catalog *cat,
 		      const struct data_storage **out, struct ts_error *err);
 
+/* Run-length units (training.tokens, samples or epochs, as the scenario
+ * gives the run) that one optimizer step consumes; tokens scaled by
+ * batch_share (the fraction of the global batch a step really trains, 1 for
+ * the whole batch); 1 for steps or no run length. Epochs count passes over
+ * the plan's resolved dataset. */
+double plan_units_per_step(const struct ts_plan *p, double batch_share);
+
 /* Whether a run of scenario sc is simulated by extension (sim/run/run.h,
  * ts_run): two short runs of *m1 < *m2 micro-batches per iteration, the
  * first with at least PLAN_EXTRAP_M1 micro-batches and two pipeline fills,

@@ -450,26 +450,7 @@ static void run_results(const struct ts_plan *p, double batch_share, struct ts_r
 {
 	const struct ts_scenario *sc = p->sc;
 	const struct ts_training *tr = &sc->training;
-	double tokens = (double)tr->global_batch * (double)tr->seq_len * batch_share;
-	double steps = 0.0, per_step = 1.0; /* run length units per optimizer step */
-	switch (tr->run_unit) {
-	case TS_RUN_TOKENS:
-		per_step = tokens;
-		break;
-	case TS_RUN_SAMPLES:
-		per_step = (double)tr->global_batch;
-		break;
-	case TS_RUN_EPOCHS: {
-		/* passes over the dataset (data.dataset); a token dataset counts
-		 * tokens, packed into sequences of seq_len */
-		const struct data_dataset *ds = &p->input.dataset;
-		double per_epoch = ds->per_token ? ds->samples / (double)tr->seq_len : ds->samples;
-		per_step = (double)tr->global_batch / per_epoch;
-		break;
-	}
-	default:
-		break;
-	}
+	double steps = 0.0, per_step = plan_units_per_step(p, batch_share);
 	if (tr->run_unit != TS_RUN_NONE) {
 		steps =
 		    tr->run_unit == TS_RUN_STEPS ? tr->run_length : ceil(tr->run_length / per_step);
