@@ -86,6 +86,10 @@ expect_usage 'found unknown option "--bogus", expected --set, --format, --trace,
 expect_usage '-j: found "0", expected a thread count from 1 to 1024' sweep sw.cfg -j0
 expect_usage '--calib: found nothing, expected an overrides file' compare "$S" "$S" --calib
 expect_usage 'found unknown option "-x"' sweep sw.cfg -x
+# -o=FILE would make a file named "=FILE": refused, naming both spellings
+expect_usage '-o: found "-o=q3.csv", expected a results file (- for standard output) as "-o q3.csv" or "--output=q3.csv"' sweep sw.cfg -o=q3.csv
+checks=$((checks + 1))
+[ -e "=q3.csv" ] && fail "sweep -o=q3.csv made a file named =q3.csv"
 for c in run compare sweep search calibrate validate collective list plot; do
 	checks=$((checks + 1))
 	"$BIN" $c --help >out 2>err

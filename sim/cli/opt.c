@@ -85,6 +85,15 @@ int cli_opt_next(struct cli_opts *p, const char **val)
 		}
 		return o->id;
 	}
+	if (attached && a[1] != '-' && attached[0] == '=') {
+		/* -o=x.csv: getopt would take "=x.csv" as the value */
+		fprintf(stderr,
+			"trainsim %s: %s: found \"%s\", expected %s as \"%s %s\" or "
+			"\"%s%s\"\n",
+			p->cmd, name, a, o->value, name, attached + 1, o->lng ? o->lng : name,
+			o->lng ? attached : attached + 1);
+		return CLI_OPT_ERR;
+	}
 	if (!attached) {
 		if (p->i >= p->argc) {
 			fprintf(stderr, "trainsim %s: %s: found nothing, expected %s after it\n",
