@@ -125,6 +125,11 @@ expect 2 '--trace|/nonexistent/dir/t.json|expected a writable file' \
 expect 2 '--set parallel.pp=25: parallel.pp: found tp x pp x cp = 1 x 25 x 1' \
 	run base.cfg --set parallel.tp=1 --set parallel.pp=25
 
+# a calibration constant out of its range is blamed on the overrides file
+printf 'tc_sustain = { value = 50.0; source = "typo"; };\n' >"$TMP/badcal.cfg"
+expect 2 'badcal.cfg:1: tc_sustain.value: found 50, expected a number in (0, 1]' \
+	run base.cfg --calib badcal.cfg
+
 # --- trainsim run: files
 expect 2 'missing.cfg|cannot open' run missing.cfg
 mkdir "$TMP/adir.cfg"

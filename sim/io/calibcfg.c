@@ -109,6 +109,9 @@ int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *
 		} else {
 			rc = cfg_float(v, path, key, 0.0, 1e12, f, err);
 		}
+		int e;
+		if (!rc && (e = work_calib_check(i, *f, why, sizeof why)))
+			rc = cfg_fail(err, e, v, path, key, "%s", why);
 	}
 	if (!rc) {
 		*c = w;

@@ -89,8 +89,7 @@ struct work_calib work_calib_defaults(void)
 	return c;
 }
 
-/* Allowed range of constant i, inclusive unless noted. */
-static int calib_check(size_t i, double v, char *why, size_t n)
+int work_calib_check(size_t i, double v, char *why, size_t n)
 {
 	static const double lo[WORK_CALIB_COUNT] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
 	static const double hi[WORK_CALIB_COUNT] = {1e6, 4096.0, 4096.0, 1.0, 1.0, 1.0, 1.0, 1.0};
@@ -108,7 +107,7 @@ static int calib_validate(const struct work_calib *c, struct ts_error *err)
 	struct work_calib tmp = *c;
 	for (size_t i = 0; i < WORK_CALIB_COUNT; i++) {
 		char why[160];
-		int rc = calib_check(i, *work_calib_field(&tmp, i), why, sizeof why);
+		int rc = work_calib_check(i, *work_calib_field(&tmp, i), why, sizeof why);
 		if (rc)
 			return ts_error_set(err, TS_EINVALID, NULL, 0, calib_keys[i], "%s", why);
 	}
@@ -159,7 +158,7 @@ static int load_one(const char *file, const config_setting_t *grp, size_t i, dou
 		return cfg_fail(err, TS_ETYPE, v, file, vkey, "found %s, expected a number",
 				cfg_type_name(v));
 	}
-	rc = calib_check(i, x, why, sizeof why);
+	rc = work_calib_check(i, x, why, sizeof why);
 	if (rc)
 		return cfg_fail(err, rc, v, file, vkey, "%s", why);
 	*out = x;

@@ -30,6 +30,11 @@ struct work_calib {
 				       * runs beside it (TP overlap), fraction, 0..1 */
 };
 
+/* Whether v is an allowed value of constant i (the order of
+ * work_calib_field): 0, or TS_ERANGE with "found ..., expected a number in
+ * [lo, hi]" written into why (n bytes). */
+int work_calib_check(size_t i, double v, char *why, size_t n);
+
 /* Number of constants in struct work_calib and their keys in compute.cfg
  * ("gemm_k0", ..., in field order); for fitters and --dump-config. */
 #define WORK_CALIB_COUNT 8
