@@ -148,11 +148,16 @@ py tgt.d/target.json 'import json, sys; assert json.load(open(sys.argv[1]))["tra
 checks=$((checks + 1))
 [ -z "$(ls -A "$TMP/tgt.d" | grep -v '^target.json$')" ] || fail "a temporary file was left beside the target"
 rm "$TMP/out.d/l2.json"
-# a link into /proc (/dev/stdout) stands for a descriptor: refused, not replaced
-refused 1 '--trace: found "/dev/stdout", a file descriptor of this process|use - for standard output' \
-	run s.cfg --trace /dev/stdout
+# a link into /proc (as /dev/stdout is) stands for a descriptor: refused, not
+# replaced (the test makes its own such link, so no system file is at stake)
+ln -s /proc/self/fd/1 "$TMP/out.d/fd1"
+refused 1 '--trace: found "out.d/fd1", a file descriptor of this process|use - for standard output' \
+	run s.cfg --trace out.d/fd1
 checks=$((checks + 1))
-[ -L /dev/stdout ] || fail "/dev/stdout is no longer a symlink"
+[ -L "$TMP/out.d/fd1" ] || fail "the link into /proc was replaced"
+rm "$TMP/out.d/fd1"
+refused 1 '--trace: found "/proc/self/fd/1", a file descriptor of this process' \
+	run s.cfg --trace /proc/self/fd/1
 ln -s ../nowhere/x.json "$TMP/out.d/dangling.json"
 refused 2 'a symlink whose target does not exist' run s.cfg --trace out.d/dangling.json
 rm "$TMP/out.d/dangling.json"
