@@ -221,6 +221,25 @@ int plan_ckpt_storage(const struct ts_scenario *sc, const struct data_catalog *c
 			 name, close[0] ? close : "(none)");
 }
 
+/* The unit of one op at op granularity: its costs, its gradients in the
+ * reduction dtype (gb bytes per parameter), act_bytes saved for backward
+ * (in memory category cat), rs seconds of recompute, in layer `layer`. */
+static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, double gb,
+			      double act_bytes, double rs, enum graph_mem cat, uint16_t layer)
+{
+	return (struct dp_unit){.label = label,
+				.fwd_s = o->fwd_s,
+				.dgrad_s = o->dgrad_s,
+				.wgrad_s = o->wgrad_s,
+				.recompute_s = rs,
+				.kernels_fwd = o->op.kernels,
+				.kernels_bwd = o->op.bwd_kernels,
+				.grad_bytes = o->op.params * gb,
+				.act_bytes = act_bytes,
+				.act_cat = cat,
+				.layer = layer};
+}
+
 /* The units of one micro-batch in forward order. */
 static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct dp_unit **out,
 		      uint32_t *n)
@@ -237,16 +256,8 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 	if (gran == DP_GRAN_OP) {
 		for (size_t i = 0; i < c->nembed_ops; i++, k++) {
 			const struct work_op_cost *o = &c->embed_ops[i];
-			u[k] = (struct dp_unit){.label = "embed",
-						.fwd_s = o->fwd_s,
-						.dgrad_s = o->dgrad_s,
-						.wgrad_s = o->wgrad_s,
-						.kernels_fwd = o->op.kernels,
-						.kernels_bwd = o->op.bwd_kernels,
-						.grad_bytes = o->op.params * gb,
-						.act_bytes = o->op.saved_bytes,
-						.act_cat = GRAPH_MEM_ACTIVATIONS,
-						.layer = 0};
+			u[k] = op_unit(o, "embed", gb, o->op.saved_bytes, 0.0,
+				       GRAPH_MEM_ACTIVATIONS, 0);
 		}
 		for (uint32_t l = 0; l < L; l++)
 			for (size_t i = 0; i < c->nops; i++, k++) {
@@ -260,30 +271,13 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					act -= o->op.selective_bytes;
 					rs = o->fwd_s;
 				}
-				u[k] = (struct dp_unit){.label = o->op.name,
-							.fwd_s = o->fwd_s,
-							.dgrad_s = o->dgrad_s,
-							.wgrad_s = o->wgrad_s,
-							.recompute_s = rs,
-							.kernels_fwd = o->op.kernels,
-							.kernels_bwd = o->op.bwd_kernels,
-							.grad_bytes = o->op.params * gb,
-							.act_bytes = act,
-							.act_cat = GRAPH_MEM_ACTIVATIONS,
-							.layer = (uint16_t)(l + 1)};
+				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
+					       (uint16_t)(l + 1));
 			}
 		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
 			const struct work_op_cost *o = &c->head_ops[i];
-			u[k] = (struct dp_unit){.label = o->op.name,
-						.fwd_s = o->fwd_s,
-						.dgrad_s = o->dgrad_s,
-						.wgrad_s = o->wgrad_s,
-						.kernels_fwd = o->op.kernels,
-						.kernels_bwd = o->op.bwd_kernels,
-						.grad_bytes = o->op.params * gb,
-						.act_bytes = o->op.saved_bytes,
-						.act_cat = GRAPH_MEM_LOGITS,
-						.layer = (uint16_t)(L + 1)};
+			u[k] = op_unit(o, o->op.name, gb, o->op.saved_bytes, 0.0, GRAPH_MEM_LOGITS,
+				       (uint16_t)(L + 1));
 		}
 	} else {
 		u[k++] = (struct dp_unit){.label = "embed",
