@@ -130,6 +130,19 @@ printf 'tc_sustain = { value = 50.0; source = "typo"; };\n' >"$TMP/badcal.cfg"
 expect 2 'badcal.cfg:1: tc_sustain.value: found 50, expected a number in (0, 1]' \
 	run base.cfg --calib badcal.cfg
 
+# plot: a row marked ok whose figure is not a finite number (or a GPU count
+# below 1) names the file, line and column instead of reaching gnuplot
+if command -v gnuplot >/dev/null; then
+	(cd "$TMP" && "$BIN" run base.cfg --format csv >r.csv) || fail "run --format csv failed"
+	for bad in "gpus:-5:a GPU count of at least 1" "tokens_per_s:12x:a finite number"; do
+		IFS=: read -r col val what <<<"$bad"
+		awk -F, -v OFS=, -v col="$col" -v val="$val" \
+			'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) c = i } NR == 2 { $c = val } 1' \
+			"$TMP/r.csv" >"$TMP/r_$col.csv"
+		expect 2 "r_$col.csv:2: $col: found \"$val\", expected $what" plot scaling "r_$col.csv" -o p.png
+	done
+fi
+
 # --- trainsim run: files
 expect 2 'missing.cfg|cannot open' run missing.cfg
 mkdir "$TMP/adir.cfg"

@@ -131,6 +131,19 @@ int ts_plot_data(const ts_env *env, const char *kind, const char *csv_path, FILE
 		bool ok = true;
 		for (int i = 0; i < nneed; i++) {
 			r->v[i] = num(&c, ci[i]);
+			/* an empty cell is a figure the row does not have (no run
+			 * length, no price); any other cell must be a finite number:
+			 * trainsim writes nothing else in a row that is ok */
+			bool empty = ci[i] >= c.nf || !*c.f[ci[i]];
+			if (!empty &&
+			    (!isfinite(r->v[i]) || (k == 0 && i == 0 && !(r->v[i] >= 1.0)))) {
+				ts_error_set(&err, TS_EINVALID, csv_path, c.lineno, need[k][i],
+					     "found \"%.40s\", expected %s", c.f[ci[i]],
+					     k == 0 && i == 0 ? "a GPU count of at least 1"
+							      : "a finite number");
+				rc = api_fail(&err);
+				goto out;
+			}
 			ok = ok && isfinite(r->v[i]);
 		}
 		if (!ok || (k == 2 && !(r->v[0] > 0.0)))
