@@ -566,8 +566,9 @@ static const config_setting_t *culprit(const config_setting_t *g, const char *a,
 	 * does not divide the GPUs, the pp = 25 beside it can */
 	for (int i = 0; i < 3; i++) {
 		const config_setting_t *m = names[i] ? member(g, names[i]) : NULL;
-		if (m && config_setting_type(m) == CONFIG_TYPE_INT &&
-		    config_setting_get_int(m) > 1) {
+		int ty = m ? config_setting_type(m) : CONFIG_TYPE_NONE;
+		if ((ty == CONFIG_TYPE_INT || ty == CONFIG_TYPE_INT64) &&
+		    config_setting_get_int64(m) > 1) {
 			*key = names[i];
 			return m;
 		}
