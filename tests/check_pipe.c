@@ -102,12 +102,12 @@ START_TEST(split_uneven)
 	for (int i = 0; i < 128; i++)
 		u[i].layer = (uint16_t)i; /* embed 0, layers 1..126, head 127 */
 	uint32_t first[17];
-	ck_assert_int_eq(pipe_split(u, 128, 16, first), 0);
+	ck_assert_int_eq(pipe_split(u, 128, 16, NULL, first), 0);
 	ck_assert_uint_eq(first[1] - first[0], 1 + 7); /* embedding + 7 layers */
 	for (int c = 1; c < 15; c++)
 		ck_assert_uint_eq(first[c + 1] - first[c], 8);
 	ck_assert_uint_eq(first[16] - first[15], 7 + 1); /* 7 layers + head */
-	ck_assert_int_eq(pipe_split(u, 128, 127, first), TS_EINVALID);
+	ck_assert_int_eq(pipe_split(u, 128, 127, NULL, first), TS_EINVALID);
 }
 END_TEST
 
@@ -125,7 +125,17 @@ struct psim {
 /* 8 layers of forward 10 ms, input and weight gradients 10 ms each, 1 MB of
  * activations per layer, no embedding or head work, free transfers, on pp
  * stages of one DGX A100. */
+static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			   uint32_t m, const uint32_t *chunk_layers);
+
 static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v, uint32_t m)
+{
+	psim_run_split(s, pp, sched, v, m, NULL);
+}
+
+/* The same with the 8 layers split chunk_layers[c] to chunk c (NULL: even). */
+static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			   uint32_t m, const uint32_t *chunk_layers)
 {
 	struct hw_cluster_opts o = {0};
 	struct ts_error err;
@@ -152,6 +162,7 @@ static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint
 			     .gran = DP_GRAN_LAYER,
 			     .sched = sched,
 			     .interleave = v,
+			     .chunk_layers = chunk_layers,
 			     .m = m,
 			     .iterations = 2,
 			     .lay = &s->l};
@@ -591,6 +602,66 @@ START_TEST(memory_in_flight)
 }
 END_TEST
 
+/* Explicit chunk layers: units go to chunks in order, a chunk of no layers
+ * holds only the embedding or the head, and counts that do not add up to
+ * the layers are refused. */
+START_TEST(split_explicit)
+{
+	static struct dp_unit u[10];
+	for (int i = 0; i < 10; i++)
+		u[i].layer = (uint16_t)i; /* embed 0, layers 1..8, head 9 */
+	uint32_t first[5];
+	const uint32_t cl[4] = {0, 3, 5, 0};
+	ck_assert_int_eq(pipe_split(u, 10, 4, cl, first), 0);
+	ck_assert_uint_eq(first[1] - first[0], 1); /* the embedding alone */
+	ck_assert_uint_eq(first[2] - first[1], 3);
+	ck_assert_uint_eq(first[3] - first[2], 5);
+	ck_assert_uint_eq(first[4] - first[3], 1); /* the head alone */
+	const uint32_t bad[4] = {1, 3, 5, 0};	   /* 9 of 8 layers */
+	ck_assert_int_eq(pipe_split(u, 10, 4, bad, first), TS_EINVALID);
+}
+END_TEST
+
+/* Uneven stages, by hand: 8 layers of forward 10 ms and backward 20 ms
+ * (input and weight gradients), 1 MB of activations each, 1F1B on p = 2
+ * stages, m = 4, free transfers. Split 3 + 5, stage 0 runs 4 x 3 x 30 ms =
+ * 360 ms of compute and stage 1 4 x 5 x 30 = 600 ms; stage 0 holds
+ * min(p - s, m) = 2 micro-batches of 3 MB, stage 1 one of 5 MB. The
+ * timeline (forward 30 | 50 ms, backward 60 | 100 ms): stage 0 runs F0
+ * [0, 30], F1 [30, 60]; stage 1 F0 [30, 80], B0 [80, 180], F1 [180, 230],
+ * B1 [230, 330], F2 [330, 380], B2 [380, 480], F3 [480, 530], B3 [530,
+ * 630]; stage 0 B0 [180, 240], F2, B1 [330, 390], F3, B2 [480, 540], B3
+ * [630, 690]: 690 ms, against (m + p - 1)(t_f + t_b) = 5 x 120 = 600 ms
+ * for the even 4 + 4, whose stages hold 8 MB and 4 MB. */
+START_TEST(uneven_stages_by_hand)
+{
+	const uint32_t split[2][2] = {{3, 5}, {4, 4}};
+	const double want_t[2] = {0.690, 0.600};
+	const double want_c[2][2] = {{0.360, 0.600}, {0.480, 0.480}};
+	const double want_m[2][2] = {{6e6, 5e6}, {8e6, 4e6}};
+	for (int k = 0; k < 2; k++) {
+		struct psim s = {0};
+		psim_run_split(&s, 2, PIPE_1F1B, 1, 4, split[k]);
+		ck_assert_msg(fabs(iter_s(&s) - want_t[k]) < 1e-8, "split %d: %.9f s, want %.3f", k,
+			      iter_s(&s), want_t[k]);
+		for (uint32_t st = 0; st < 2; st++) {
+			struct graph_breakdown bd;
+			graph_breakdown(s.g, s.b.compute[st], graph_rec(s.g, s.b.iter_end[0])->end,
+					graph_rec(s.g, s.b.iter_end[1])->end, &bd);
+			double c = ts_time_to_s(bd.busy[GRAPH_COMPUTE]);
+			ck_assert_msg(fabs(c - want_c[k][st]) < 1e-8, "split %d stage %u: %.9f s",
+				      k, st, c);
+			double at[GRAPH_MEM_COUNT_];
+			graph_pool_peak(s.g, s.b.pool[st], at);
+			ck_assert_msg(fabs(at[GRAPH_MEM_ACTIVATIONS] - want_m[k][st]) < 1.0,
+				      "split %d stage %u: %.0f bytes", k, st,
+				      at[GRAPH_MEM_ACTIVATIONS]);
+		}
+		psim_free(&s);
+	}
+}
+END_TEST
+
 static double run_mode(const char *text, const char *mode, struct ts_result *r)
 {
 	struct ts_scenario *sc;
@@ -643,6 +714,8 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, layout_groups);
 	tcase_add_test(tc, split_uneven);
+	tcase_add_test(tc, split_explicit);
+	tcase_add_test(tc, uneven_stages_by_hand);
 	tcase_add_test(tc, bubble_fraction);
 	tcase_add_test(tc, memory_in_flight);
 	tcase_add_test(tc, class_equals_full);

@@ -20,6 +20,7 @@
 #include "base/units.h"
 #include "io/scenario.h"
 #include "io/sweepcfg.h"
+#include "par/pipe.h"
 #include "plan/env.h"
 #include "plan/plan.h"
 #include "report/outfile.h"
@@ -166,6 +167,142 @@ START_TEST(cross_key_errors_name_file_line_key)
 			      line);
 		/* placed at the --set argument or the scenario line that set it */
 		ck_assert_msg(strstr(line, "--set") || strstr(line, "plan.cfg:"), "%s", line);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/* Layers of stage st (all its chunks) of the pp x v chunk layers cl. */
+static uint32_t stage_sum(const uint32_t *cl, uint32_t pp, uint32_t v, uint32_t st)
+{
+	uint32_t n = 0;
+	for (uint32_t j = 0; j < v; j++)
+		n += cl[j * pp + st];
+	return n;
+}
+
+/* Layers per virtual stage as Megatron-LM splits them. The bundled Llama 3
+ * 405B scenario (126 layers, pp 16, interleave 8, the embedding and the
+ * loss counted): 128 slots, one per chunk, so chunk 0 of stage 0 holds only
+ * the embedding and the last chunk of stage 15 only the loss: 7 layers on
+ * the first and last stages, 8 on the others (Llama 3 paper, §3.3.2). With
+ * interleave 2: 4 slots per chunk, 3 + 4 layers on stage 0, 4 + 3 on stage
+ * 15. first_stage_layers = last_stage_layers = 7 without interleaving is
+ * the even deal; 6 and 8 with interleave 2 give stage 0 chunks of 3 and the
+ * others of 4. */
+START_TEST(stage_layers_as_megatron)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/configs/scenarios/llama3-405b-16k.cfg", tu_root());
+	struct ts_scenario *sc = NULL;
+	struct ts_error err;
+	char line[1400];
+	ck_assert_msg(ts_scenario_load(env->cat, path, NULL, 0, &sc, &err) == 0, "%s",
+		      ts_error_format(&err, line, sizeof line));
+	static uint32_t cl[128];
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), 0);
+	ck_assert_uint_eq(cl[0], 0);
+	ck_assert_uint_eq(cl[127], 0);
+	for (uint32_t c = 1; c < 127; c++)
+		ck_assert_uint_eq(cl[c], 1);
+	for (uint32_t st = 0; st < 16; st++)
+		ck_assert_uint_eq(stage_sum(cl, 16, 8, st), st == 0 || st == 15 ? 7u : 8u);
+	ts_scenario_destroy(sc);
+
+	const char *v2[] = {"parallel.interleave=2"};
+	ck_assert_int_eq(ts_scenario_load(env->cat, path, v2, 1, &sc, &err), 0);
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), 0);
+	ck_assert_uint_eq(cl[0], 3);  /* stage 0, chunk 0: embedding + 3 */
+	ck_assert_uint_eq(cl[16], 4); /* stage 0, chunk 1 */
+	ck_assert_uint_eq(cl[15], 4); /* stage 15, chunk 0 */
+	ck_assert_uint_eq(cl[31], 3); /* stage 15, chunk 1: 3 + loss */
+	for (uint32_t st = 1; st < 15; st++)
+		ck_assert(cl[st] == 4 && cl[16 + st] == 4);
+	ts_scenario_destroy(sc);
+
+	const char *fl[] = {"parallel.schedule=1f1b",
+			    "parallel.interleave=1",
+			    "parallel.account_for_embedding=false",
+			    "parallel.account_for_loss=false",
+			    "parallel.first_stage_layers=7",
+			    "parallel.last_stage_layers=7"};
+	ck_assert_int_eq(ts_scenario_load(env->cat, path, fl, 6, &sc, &err), 0);
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), 0);
+	for (uint32_t st = 0; st < 16; st++) {
+		ck_assert_uint_eq(cl[st], st == 0 || st == 15 ? 7u : 8u);
+		ck_assert_uint_eq(cl[st], pipe_even_layers(126, 16, st));
+	}
+	ts_scenario_destroy(sc);
+
+	const char *fl2[] = {"parallel.account_for_embedding=false",
+			     "parallel.account_for_loss=false", "parallel.interleave=2",
+			     "parallel.first_stage_layers=6", "parallel.last_stage_layers=8"};
+	ck_assert_int_eq(ts_scenario_load(env->cat, path, fl2, 5, &sc, &err), 0);
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), 0);
+	ck_assert(cl[0] == 3 && cl[16] == 3);
+	for (uint32_t st = 1; st < 16; st++)
+		ck_assert(cl[st] == 4 && cl[16 + st] == 4);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
+/* What Megatron-LM refuses, refused by the plan naming the key, where it
+ * was set, what was found and what was expected. */
+START_TEST(stage_layers_refused)
+{
+	static const struct {
+		const char *sets[6];
+		size_t n;
+		const char *key, *found;
+	} cases[] = {
+	    /* 7 is not a multiple of interleave 2 */
+	    {{"parallel.account_for_embedding=false", "parallel.account_for_loss=false",
+	      "parallel.interleave=2", "parallel.first_stage_layers=7",
+	      "parallel.last_stage_layers=7"},
+	     5,
+	     "parallel.first_stage_layers",
+	     "found 7 layers on the first stage with interleave = 2"},
+	    /* 126 - 14 = 112 layers do not split over 15 stages */
+	    {{"parallel.account_for_embedding=false", "parallel.account_for_loss=false",
+	      "parallel.schedule=1f1b", "parallel.interleave=1", "parallel.last_stage_layers=14"},
+	     5,
+	     "parallel.last_stage_layers",
+	     "leaves 112 layers for the 15 stages between"},
+	    /* both ways at once */
+	    {{"parallel.first_stage_layers=8"},
+	     1,
+	     "parallel.first_stage_layers",
+	     "with parallel.account_for_embedding = true"},
+	    /* 126 + 1 = 127 slots on 32 virtual stages */
+	    {{"parallel.account_for_loss=false", "parallel.interleave=2"},
+	     2,
+	     "parallel.account_for_embedding",
+	     "= 127 on pp x interleave = 32 virtual stages"},
+	    /* interleaving without any key must divide exactly */
+	    {{"parallel.account_for_embedding=false", "parallel.account_for_loss=false",
+	      "parallel.interleave=2"},
+	     3,
+	     "parallel.interleave",
+	     "126 layers on 16 stages"},
+	};
+	char path[4096];
+	snprintf(path, sizeof path, "%s/configs/scenarios/llama3-405b-16k.cfg", tu_root());
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ts_scenario *sc = NULL;
+		struct ts_error err;
+		char line[1400];
+		ck_assert_msg(
+		    ts_scenario_load(env->cat, path, cases[i].sets, cases[i].n, &sc, &err) == 0,
+		    "case %zu: %s", i, ts_error_format(&err, line, sizeof line));
+		struct ts_plan *p = (struct ts_plan *)1;
+		int rc = plan_build(env, sc, &p, &err);
+		ts_error_format(&err, line, sizeof line);
+		ck_assert_msg(rc == TS_EINVALID, "case %zu: %d %s", i, rc, line);
+		ck_assert_ptr_null(p);
+		ck_assert_msg(strstr(line, cases[i].key) && strstr(line, cases[i].found),
+			      "case %zu: %s", i, line);
+		ck_assert_msg(strstr(line, "--set") || strstr(line, "llama3-405b-16k.cfg:"),
+			      "case %zu: %s", i, line);
 		ts_scenario_destroy(sc);
 	}
 }
@@ -454,6 +591,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, nothing_opened_after_planning);
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
+	tcase_add_test(tc, stage_layers_as_megatron);
+	tcase_add_test(tc, stage_layers_refused);
 	tcase_add_test(tc, public_api_plan_is_the_plan);
 	tcase_add_test(tc, other_opens_are_counted);
 	tcase_add_test(tc, oversized_run_refused_naming_key_and_figures);

@@ -14,7 +14,10 @@
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "run/run.h"
+#include "base/alloc.h"
+#include "hw/cluster.h"
 #include "work/compute.h"
+#include "work/lnet.h"
 #include "work/memory.h"
 #include "work/model.h"
 #include "work/ops.h"
@@ -373,12 +376,93 @@ START_TEST(flash_eff_per_gpu)
 }
 END_TEST
 
+/* Full recompute on a layer list, by hand: a stem (conv 3 -> 32, 3 x 3;
+ * batch norm; ReLU) on 32 x 32 images, two identical bottlenecks (32 -> 8
+ * -> 8 -> 32, no projection), global pool and a linear head; 64 images of
+ * bf16 activations on one A100. Saved elements per image (each op saves
+ * its input): conv 3,072; batch norm and ReLU 32,768 each; a bottleneck
+ * 32,768 (conv) + 6 x 8,192 (bn, relu, conv, bn, relu, conv over 8
+ * channels) + 32,768 (bn) + 32,768 (relu) = 147,456, of which its input,
+ * 32,768, is the checkpoint; linear 32. Without recompute the peak holds
+ * all: 363,552 per image, x 64 x 2 B = 46,534,656 B. With it the forward
+ * keeps 3,072 + 2 x 32,768 + 2 x 32,768 + 32 = 134,176, and the peak comes
+ * as the last bottleneck is rerun, the head already freed: 134,176 - 32 +
+ * 114,688 = 248,832, x 128 B = 31,850,496 B. The rerun is the two
+ * bottlenecks' forward, on the compute path. */
+START_TEST(layer_list_checkpointing)
+{
+	struct hw_catalog *cat = NULL;
+	struct ts_error e;
+	char buf[800], text[1400];
+	ck_assert_msg(hw_catalog_load(tu_root(), &cat, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	const char *model =
+	    "model = { family = \"layers\"; input = { channels = 3; height = 32; width = 32; };\n"
+	    " layer_list = ( { op = \"conv\"; out = 32; kernel = 3; stride = 1; },"
+	    " { op = \"bn\"; }, { op = \"relu\"; },"
+	    " { op = \"bottleneck\"; mid = 8; out = 32; stride = 1; repeat = 2; },"
+	    " { op = \"avgpool\"; }, { op = \"linear\"; out = 10; } ); };\n";
+	struct work_calib k = work_calib_defaults();
+	struct ts_result r[2][2];
+	const char *mode[2] = {"none", "full"}, *gran[2] = {"layer", "op"};
+	for (int g = 0; g < 2; g++)
+		for (int i = 0; i < 2; i++) {
+			snprintf(text, sizeof text,
+				 "%scluster = \"dgx-a100-80gb\"; gpus_per_node = 1;\n"
+				 "training = { framework = \"ddp\"; global_batch = 64; "
+				 "micro_batch = 64; precision = \"bf16\"; recompute = \"%s\"; "
+				 "iterations = 2; };\n"
+				 "sim = { granularity = \"%s\"; };\n",
+				 model, mode[i], gran[g]);
+			struct ts_scenario *sc = NULL;
+			ck_assert_msg(
+			    ts_scenario_load_string(cat, text, "ckpt", NULL, 0, &sc, &e) == 0, "%s",
+			    ts_error_format(&e, buf, sizeof buf));
+			ck_assert_msg(ts_run(sc, &k, &r[g][i], NULL, &e) == 0, "%s",
+				      ts_error_format(&e, buf, sizeof buf));
+			ts_scenario_destroy(sc);
+		}
+	for (int g = 0; g < 2; g++) {
+		ck_assert_msg(fabs(r[g][0].mem.activations - 46534656.0) < 1.0, "%s none: %.0f",
+			      gran[g], r[g][0].mem.activations);
+		ck_assert_msg(fabs(r[g][1].mem.activations - 31850496.0) < 1.0, "%s full: %.0f",
+			      gran[g], r[g][1].mem.activations);
+		ck_assert(fabs((r[g][0].memory_per_gpu_bytes - r[g][1].memory_per_gpu_bytes) -
+			       (46534656.0 - 31850496.0)) < 1.0);
+		ck_assert_double_eq(r[g][0].recompute_s, 0.0);
+		ck_assert_double_eq(r[g][0].hfu, r[g][0].mfu);
+		ck_assert(r[g][1].hfu > r[g][1].mfu);
+	}
+	/* the rerun: the forward of the ops of the two bottlenecks (all but
+	 * the stem's three ops and the head's two), the one micro-batch once */
+	struct ts_scenario *sc = NULL;
+	snprintf(text, sizeof text, "%scluster = \"dgx-a100-80gb\"; gpus_per_node = 1;\n", model);
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "ckpt", NULL, 0, &sc, &e), 0);
+	struct work_lnet_op *ops;
+	size_t n;
+	ck_assert_int_eq(work_lnet_ops(&sc->model, 64, TS_BF16, hw_cluster_gpu_type(sc->cluster),
+				       &k, &ops, &n, &e),
+			 0);
+	double fwd = 0.0;
+	ck_assert_uint_eq(n, 3 + 2 * 10 + 2);
+	for (size_t i = 3; i + 2 < n; i++)
+		fwd += ops[i].c.fwd_s;
+	ts_free(ops, n * sizeof *ops);
+	ts_scenario_destroy(sc);
+	for (int g = 0; g < 2; g++)
+		ck_assert_msg(fabs(r[g][1].recompute_s - fwd) < 2e-9 * 40,
+			      "%s: %.9f s, want %.9f s", gran[g], r[g][1].recompute_s, fwd);
+	hw_catalog_destroy(cat);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("work_par");
 	TCase *t = tu_tcase("core");
 	tcase_add_test(t, recompute_counts);
 	tcase_add_test(t, recompute_hfu);
+	tcase_add_test(t, layer_list_checkpointing);
 	tcase_add_test(t, moe_ops);
 	tcase_add_test(t, ring_attention);
 	tcase_add_test(t, fp8_costs);

@@ -298,6 +298,34 @@ expect 2 '--set parallel.bucket="0x1p4 MiB"|found "0x1p4 MiB"|written in decimal
 expect 1 '--format: found csv with --dump-config, expected text or json' \
 	run base.cfg --dump-config --format csv
 
+# --- uneven pipeline stages (Megatron-LM's first/last stage layers and
+# account_for_embedding/loss), refused at their line with what was found
+variant uneven 's/  pp = 1;/  pp = 4; first_stage_layers = 5;/'
+expect 2 'uneven.cfg:18: parallel.first_stage_layers|found first_stage_layers = 5 and last_stage_layers = 0 of 24 layers on 4 stages|leaves 19 layers for the 3 stages between' \
+	run uneven.cfg
+variant unevenv 's/  pp = 1;/  pp = 4; schedule = "interleaved"; interleave = 2; first_stage_layers = 3;/'
+expect 2 'unevenv.cfg:18: parallel.first_stage_layers|found 3 layers on the first stage with interleave = 2|expected a multiple of 2' \
+	run unevenv.cfg
+variant unevenboth 's/  pp = 1;/  pp = 4; first_stage_layers = 6; account_for_embedding = true;/'
+expect 2 'unevenboth.cfg:18: parallel.first_stage_layers|found 6 with parallel.account_for_embedding = true|expected one of the two ways' \
+	run unevenboth.cfg
+variant accounted 's/  pp = 1;/  pp = 4; schedule = "interleaved"; interleave = 2; account_for_embedding = true; account_for_loss = true;/'
+expect 2 'accounted.cfg:18: parallel.account_for_embedding|found 24 layers + 1 (embedding) + 1 (loss) = 26 on pp x interleave = 8 virtual stages|expected a multiple of 8' \
+	run accounted.cfg
+variant unevenpp1 's/  pp = 1;/  pp = 1; last_stage_layers = 4;/'
+expect 2 'unevenpp1.cfg:18: parallel.last_stage_layers|found 4 with parallel.pp = 1|expected pp >= 2' \
+	run unevenpp1.cfg
+variant unevenzero 's/  pp = 1;/  pp = 4; first_stage_layers = 0;/'
+expect 2 'unevenzero.cfg:18|parallel.first_stage_layers|found 0' run unevenzero.cfg
+variant unevenok 's/  pp = 1;/  pp = 4; first_stage_layers = 4; last_stage_layers = 4;/'
+checks=$((checks + 1))
+(cd "$TMP" && "$BIN" run unevenok.cfg) >"$TMP/out" 2>"$TMP/err" ||
+	fail "trainsim run unevenok.cfg (4 + 8 + 8 + 4 layers): exit $?: $(head -c 400 "$TMP/err")"
+# selective recompute is the transformer attention's: refused on a layer list
+variant rsel 's/model = "gpt3-1.3b";/model = "resnet50";/; s/  seq_len = 2048;//; s/  precision = "bf16";/  precision = "bf16"; recompute = "selective";/; s/tokens = 1.0e9;/samples = 1.0e6;/'
+expect 2 'rsel.cfg:12: training.recompute|found "selective" for the layer-list model resnet50|expected "none" or "full"' \
+	run rsel.cfg
+
 # Physically meaningless hardware figures in a copied data directory: refused
 # by the catalog on their file, line and key (they once overflowed the
 # simulated clock and were reported as a dependency cycle).

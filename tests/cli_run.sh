@@ -18,6 +18,26 @@ if ok text run "$SCEN"; then
 	grep -qE '[0-9]e-[0-9]' "$TMP/text" && fail "text report prints rounding noise: $(grep -E '[0-9]e-[0-9]' "$TMP/text")"
 fi
 
+# --- the bundled Llama 3 405B scenario (16,384 GPUs, interleaved, the
+# embedding and the loss counted as layers) runs in class mode, its
+# breakdown sums, and --dump-config names the file line of its split keys
+L3=$SRC/configs/scenarios/llama3-405b-16k.cfg
+if ok l3json run "$L3" --format json; then
+	py l3json '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["gpus"] == 16384, d["gpus"]
+T = d["iteration_time_s"]
+assert T > 0 and d["bubble_s"] > 0 and d["recompute_s"] == 0, d
+parts = ["compute_s", "recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s", "optimizer_s", "other_s"]
+assert abs(sum(d[p] for p in parts) - T) <= 1e-9 * T, "breakdown does not sum"
+'
+fi
+if ok l3dump run "$L3" --dump-config; then
+	grep -qE 'parallel.account_for_embedding = true  # .*llama3-405b-16k.cfg:[0-9]+' "$TMP/l3dump" ||
+		fail "--dump-config does not show account_for_embedding from its line: $(grep account_for "$TMP/l3dump")"
+fi
+
 # --- JSON: schema_version, every stable key, and the breakdown sums exactly
 if ok json run "$SCEN" --format json; then
 	py json '

@@ -84,7 +84,11 @@ static const char *const parallel_keys[] = {"tp",
 					    "interleave",
 					    "bucket",
 					    "overlap_grad_reduce",
-					    "tp_comm_overlap"};
+					    "tp_comm_overlap",
+					    "first_stage_layers",
+					    "last_stage_layers",
+					    "account_for_embedding",
+					    "account_for_loss"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
 static const char *const sim_keys[] = {"granularity", "mode", "extrapolate", "max_memory"};
@@ -446,6 +450,9 @@ static int read_parallel(struct ld *l)
 	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
 	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
 	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
+	    (rc = get_u32(l, g, p, "first_stage_layers", 1, UINT16_MAX, 0,
+			  &q->first_stage_layers)) ||
+	    (rc = get_u32(l, g, p, "last_stage_layers", 1, UINT16_MAX, 0, &q->last_stage_layers)) ||
 	    (rc = get_int(l, g, p, "zero", 0, 3, l->s->training.framework == WORK_FW_FSDP ? 3 : 0,
 			  &z)))
 		return rc;
@@ -453,6 +460,15 @@ static int read_parallel(struct ld *l)
 	q->sp = false;
 	if (member(g, "sp") &&
 	    (rc = cfg_bool(member(g, "sp"), l->file, "parallel.sp", &q->sp, l->err)))
+		return rc;
+	q->account_embedding = q->account_loss = false;
+	if (member(g, "account_for_embedding") &&
+	    (rc = cfg_bool(member(g, "account_for_embedding"), l->file,
+			   "parallel.account_for_embedding", &q->account_embedding, l->err)))
+		return rc;
+	if (member(g, "account_for_loss") &&
+	    (rc = cfg_bool(member(g, "account_for_loss"), l->file, "parallel.account_for_loss",
+			   &q->account_loss, l->err)))
 		return rc;
 	q->tp_comm_overlap = false;
 	if (member(g, "tp_comm_overlap") &&
@@ -655,11 +671,17 @@ static int check(struct ld *l)
 				"found \"interleaved\" with pp = %u and interleave = %u, expected "
 				"pp >= 2 and interleave >= 2",
 				q->pp, q->interleave);
-	if ((int64_t)q->pp * q->interleave > s->model.layers)
-		return cfg_fail(l->err, TS_EINVALID, member(gp, "interleave"), l->file,
-				"parallel.interleave",
-				"found pp x interleave = %u x %u, expected at most the %lld layers",
-				q->pp, q->interleave, (long long)s->model.layers);
+	/* the embedding and the loss may take a virtual stage of their own */
+	int64_t slots =
+	    s->model.layers + (q->account_embedding ? 1 : 0) + (q->account_loss ? 1 : 0);
+	if ((int64_t)q->pp * q->interleave > slots)
+		return cfg_fail(
+		    l->err, TS_EINVALID, member(gp, "interleave"), l->file, "parallel.interleave",
+		    "found pp x interleave = %u x %u, expected at most the %lld layers%s", q->pp,
+		    q->interleave, (long long)slots,
+		    slots > s->model.layers ? " (with the embedding and the loss counted "
+					      "as parallel.account_for_* say)"
+					    : "");
 
 	if (t->global_batch == 0) {
 		t->global_batch = t->micro_batch * (int64_t)q->dp;
@@ -778,6 +800,17 @@ static int note_all(struct ld *l)
 	N("parallel.offload", "default", "\"%s\"", off_names[q->offload]);
 	N("parallel.schedule", "default", "\"%s\"", sched_names[q->schedule]);
 	N("parallel.interleave", "default", "%u", q->interleave);
+	if (q->first_stage_layers)
+		N("parallel.first_stage_layers", "", "%u", q->first_stage_layers);
+	else
+		N("parallel.first_stage_layers", "default: unset, an even split", "unset");
+	if (q->last_stage_layers)
+		N("parallel.last_stage_layers", "", "%u", q->last_stage_layers);
+	else
+		N("parallel.last_stage_layers", "default: unset, an even split", "unset");
+	N("parallel.account_for_embedding", "default", "%s",
+	  q->account_embedding ? "true" : "false");
+	N("parallel.account_for_loss", "default", "%s", q->account_loss ? "true" : "false");
 	if (q->bucket_bytes == TS_UNSET)
 		N("parallel.bucket", "default: unset, the framework's", "unset");
 	else if (q->bucket_bytes == 0)

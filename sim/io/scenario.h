@@ -75,9 +75,19 @@ struct ts_parallel {
 	enum ts_offload offload;   /* default none; cpu | nvme (optimizer state) */
 	enum ts_schedule schedule; /* pipeline schedule; default 1f1b */
 	uint32_t interleave;	   /* virtual stages per GPU; default 1 */
-	int64_t bucket_bytes;	   /* gradient bucket, bytes; 0 = "none" (one reduction after
-				    * backward); TS_UNSET = framework default */
-	int overlap_grad_reduce;   /* 1, 0, or TS_UNSET = framework default */
+	/* Uneven pipeline stages, as Megatron-LM's options: transformer layers
+	 * on the first / last pipeline stage (--decoder-first-pipeline-num-layers,
+	 * --decoder-last-pipeline-num-layers), 0 = not set; the embedding and
+	 * the loss counted as one layer each in the split
+	 * (--account-for-embedding-in-pipeline-split,
+	 * --account-for-loss-in-pipeline-split). Neither: the layers are dealt
+	 * out as evenly as possible (sim/par/pipe.h, pipe_split). The plan
+	 * checks them against pp and interleave (plan_stage_layers). */
+	uint32_t first_stage_layers, last_stage_layers;
+	bool account_embedding, account_loss;
+	int64_t bucket_bytes;	 /* gradient bucket, bytes; 0 = "none" (one reduction after
+				  * backward); TS_UNSET = framework default */
+	int overlap_grad_reduce; /* 1, 0, or TS_UNSET = framework default */
 };
 
 /* data = { ... }: the input pipeline (sim/data/loader.h) */

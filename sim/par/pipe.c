@@ -91,8 +91,7 @@ uint32_t dp_assign_buckets(const struct dp_unit *units, uint32_t n, double cap, 
 	return nb;
 }
 
-/* Layers of chunk c of `chunks` for L layers (see pipe_split). */
-static uint32_t chunk_layers(uint32_t L, uint32_t chunks, uint32_t c)
+uint32_t pipe_even_layers(uint32_t L, uint32_t chunks, uint32_t c)
 {
 	uint32_t base = L / chunks, extra = L % chunks;
 	if (chunks == 1)
@@ -106,19 +105,27 @@ static uint32_t chunk_layers(uint32_t L, uint32_t chunks, uint32_t c)
 	return base + (c - 1 < to_mid ? 1u : 0u);
 }
 
-int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, uint32_t *first)
+int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, const uint32_t *layers,
+	       uint32_t *first)
 {
 	uint32_t maxl = 0;
 	for (uint32_t i = 0; i < n; i++)
 		if (units[i].layer > maxl)
 			maxl = units[i].layer;
 	uint32_t L = maxl >= 1 ? maxl - 1 : 0; /* the head is layer L + 1 */
-	if (chunks == 0 || (chunks > 1 && L < chunks))
+	if (chunks == 0 || (chunks > 1 && !layers && L < chunks))
 		return TS_EINVALID;
+	if (chunks > 1 && layers) {
+		uint64_t sum = 0;
+		for (uint32_t c = 0; c < chunks; c++)
+			sum += layers[c];
+		if (sum != L)
+			return TS_EINVALID;
+	}
 	first[0] = 0;
 	uint32_t end = 0, i = 0;
 	for (uint32_t c = 0; c + 1 < chunks; c++) {
-		end += chunk_layers(L, chunks, c);
+		end += layers ? layers[c] : pipe_even_layers(L, chunks, c);
 		while (i < n && units[i].layer <= end)
 			i++;
 		first[c + 1] = i;
@@ -1064,10 +1071,15 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
 			uint32_t kr = x->kernels_bwd / 2, kd = x->kernels_bwd - kr;
 			double gth = z3 ? x->params : 0.0;
+			/* a recompute makes its activations again (layer lists:
+			 * the block's, on its last unit), freed by this
+			 * backward; at stage granularity one segment reruns
+			 * several units, and holds the largest of them */
 			struct seg r = {.label = x->label,
 					.kind = GRAPH_RECOMPUTE,
 					.s = x->recompute_s,
-					.kernels = x->recompute_s > 0.0 ? x->kernels_fwd : 0};
+					.kernels = x->recompute_s > 0.0 ? x->kernels_rec : 0,
+					.alloc = coarse ? 0.0 : x->recompute_bytes};
 			struct seg d = {.label = x->label,
 					.kind = GRAPH_COMPUTE,
 					.s = x->dgrad_s,
@@ -1078,17 +1090,19 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.kind = GRAPH_COMPUTE,
 					.s = x->wgrad_s,
 					.kernels = kr,
-					.freeb = lg ? 0.0 : x->act_bytes,
+					.freeb = (lg ? 0.0 : x->act_bytes) +
+						 (coarse ? 0.0 : x->recompute_bytes),
 					.logits_free = lg ? x->act_bytes : 0.0,
 					.tp = x->tp_bwd,
 					.a2a = x->a2a_bwd};
 			if (coarse) {
 				add_seg(&rec, &r);
+				rec.alloc = fmax(rec.alloc, x->recompute_bytes);
 				rec.gather += gth;
 				add_seg(&acc, &d);
 				add_seg(&acc, &w);
 			} else {
-				if (r.s > 0.0) {
+				if (r.s > 0.0 || r.alloc > 0.0) {
 					r.gather = gth;
 					gth = 0.0;
 					emit_seg(b, st, &r, firstv, lastv);
@@ -1100,6 +1114,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			bool cut = u == u0 ||
 				   (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]);
 			if (coarse && cut) {
+				acc.freeb += rec.alloc;
 				if (seg_any(&rec))
 					emit_seg(b, st, &rec, firstv, lastv);
 				emit_seg(b, st, &acc, firstv, lastv);
@@ -1395,7 +1410,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		goto done;
 	for (size_t i = 0; b.gate && i < (size_t)b.ncls * j->nunits; i++)
 		b.gate[i] = GRAPH_NONE;
-	if (pipe_split(j->units, j->nunits, b.V, b.first)) {
+	if (pipe_split(j->units, j->nunits, b.V, j->chunk_layers, b.first)) {
 		pb_free(&b, nids);
 		ts_free(bb, j->nunits * sizeof *bb);
 		ts_free(firstv, b.ncls * sizeof *firstv);
@@ -1403,7 +1418,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		pipe_built_free(out);
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.pp",
 				    "found pp x interleave = %u chunks, expected at most one "
-				    "chunk per layer",
+				    "chunk per layer (and chunk layers that sum to the model's)",
 				    b.V);
 	}
 	/* buckets per chunk (ZeRO-3: one per unit, as FSDP wraps each layer) */

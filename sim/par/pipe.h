@@ -31,10 +31,13 @@ struct pipe_job {
 	uint32_t nunits;
 	enum dp_granularity gran;
 	enum pipe_schedule sched;
-	uint32_t interleave;	  /* model chunks per stage, v >= 1 (> 1: interleaved) */
-	uint32_t m;		  /* micro-batches per pipeline and iteration, >= 1 */
-	uint32_t iterations;	  /* >= 1; the first is a warm-up */
-	const struct layout *lay; /* placement (borrowed) */
+	uint32_t interleave;	      /* model chunks per stage, v >= 1 (> 1: interleaved) */
+	const uint32_t *chunk_layers; /* layers of each of the pp x v chunks (virtual
+				       * stage c at [c]; borrowed), summing to the model's
+				       * layers; NULL: pipe_even_layers */
+	uint32_t m;		      /* micro-batches per pipeline and iteration, >= 1 */
+	uint32_t iterations;	      /* >= 1; the first is a warm-up */
+	const struct layout *lay;     /* placement (borrowed) */
 	/* tensor parallelism: bytes of one activation b x s x h at its dtype;
 	 * each unit's tp_fwd / tp_bwd collectives move this many */
 	double tp_bytes;
@@ -148,19 +151,26 @@ struct pipe_built {
 uint32_t dp_assign_buckets(const struct dp_unit *units, uint32_t n, double cap, double first,
 			   uint32_t *bucket_of);
 
+/* Layers of chunk c of `chunks` when L layers are dealt out as evenly as
+ * possible: every chunk gets floor(L / chunks), and the L mod chunks extra
+ * layers go to the middle chunks 1, 2, ... first, then to the last and the
+ * first, which also carry the head and the embedding. Llama 3 405B's 126
+ * layers on 16 stages so get 7 layers on the first and last stages and 8 on
+ * the others, as Meta ran it (Llama Team 2024, "The Llama 3 Herd of
+ * Models", §3.3.2). One chunk gets all L. */
+uint32_t pipe_even_layers(uint32_t L, uint32_t chunks, uint32_t c);
+
 /* First unit of each chunk: chunk c (virtual stage c, held by stage c mod
  * pp) is units [first[c], first[c+1]); first has chunks + 1 entries. The
  * embedding units join chunk 0 and the head units the last chunk
- * (Megatron-LM places them so). L layers (units with 1 <= layer <= L) are
- * dealt out as evenly as possible: every chunk gets floor(L / chunks), and
- * the L mod chunks extra layers go to the middle chunks 1, 2, ... first,
- * then to the last and the first, which also carry the head and the
- * embedding. Llama 3 405B's 126 layers on 16 stages so get 7 layers on
- * the first and last stages and 8 on the others, as Meta ran it (Llama
- * Team 2024, "The Llama 3 Herd of Models", §3.3.2). One chunk holds every
- * unit, whatever their layers. Returns 0 or TS_EINVALID when there are
- * fewer layers than chunks (more than one). */
-int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, uint32_t *first);
+ * (Megatron-LM places them so). The L layers (units with 1 <= layer <= L)
+ * go layers[c] to chunk c, in order (a chunk of no layers holds only the
+ * embedding or the head, or nothing), or with layers NULL as
+ * pipe_even_layers deals them. One chunk holds every unit, whatever their
+ * layers. Returns 0 or TS_EINVALID when layers is NULL and there are fewer
+ * layers than chunks (more than one), or when layers does not sum to L. */
+int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, const uint32_t *layers,
+	       uint32_t *first);
 
 /* Add the job's tasks to g; GPU resources are created in f. Returns 0,
  * TS_ENOMEM, or TS_EINVALID (empty job, micro-batches not a multiple of pp

@@ -21,6 +21,9 @@ struct dp_unit {
 	double fwd_s;		  /* forward */
 	double dgrad_s, wgrad_s;  /* backward: input gradient, weight gradient */
 	double recompute_s;	  /* forward re-run before this unit's backward */
+	uint32_t kernels_rec;	  /* kernel launches of that re-run */
+	double recompute_bytes;	  /* activations the re-run makes again, held from its
+				   * start to the end of this unit's backward */
 	uint32_t kernels_fwd;	  /* kernel launches of the forward */
 	uint32_t kernels_bwd;	  /* kernel launches of the backward (and recompute) */
 	double grad_bytes;	  /* gradient bytes this unit's weights produce, as reduced */

@@ -1,21 +1,51 @@
 /* Units of a layer-list model: ops (op granularity) or blocks (layer and
  * stage granularity) of work_lnet_ops turned into dp_unit records.
  * SPDX-License-Identifier: MIT */
+#include <stdbool.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "plan/lnet_units.h"
 #include "work/lnet.h"
 
+/* Full recompute of the block of ops [i0, i1) (more than one op) on the
+ * units: the first unit of the block keeps the block's input, the unit of
+ * the block's last op (u_last) reruns the block's forward and makes the
+ * rest of its activations again. Returns the forward FLOPs rerun. */
+static double checkpoint_block(const struct work_lnet_op *ops, size_t i0, size_t i1,
+			       struct dp_unit *u_first, struct dp_unit *u_last, bool per_op,
+			       struct dp_unit *u_ops)
+{
+	double saved = 0.0, fwd = 0.0, flops = 0.0;
+	uint32_t kernels = 0;
+	for (size_t i = i0; i < i1; i++) {
+		saved += ops[i].c.op.saved_bytes;
+		fwd += ops[i].c.fwd_s;
+		flops += ops[i].c.op.fwd_flops;
+		kernels += ops[i].c.op.kernels;
+	}
+	double kept = ops[i0].c.op.saved_bytes;
+	if (!(saved > kept)) /* nothing to gain (ViT's patch embedding) */
+		return 0.0;
+	for (size_t i = i0; per_op && i < i1; i++) /* op units: only the first keeps */
+		u_ops[i - i0].act_bytes = 0.0;
+	u_first->act_bytes = kept;
+	u_last->recompute_s = fwd;
+	u_last->kernels_rec = kernels;
+	u_last->recompute_bytes = saved - kept;
+	return flops;
+}
+
 int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		     const struct hw_gpu_type *g, const struct work_calib *c,
-		     enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
-		     uint32_t *n, struct ts_error *err)
+		     enum dp_granularity gran, double grad_elem_bytes, enum work_recompute r,
+		     struct dp_unit **out, uint32_t *n, double *rec_flops, struct ts_error *err)
 {
 	struct work_lnet_op *ops;
 	size_t nops;
 	*out = NULL;
 	*n = 0;
+	*rec_flops = 0.0;
 	int rc = work_lnet_ops(m, b, d, g, c, &ops, &nops, err);
 	if (rc)
 		return rc;
@@ -43,6 +73,25 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		x->grad_bytes += o->op.params * grad_elem_bytes;
 		x->params += o->op.params;
 		x->act_bytes += o->op.saved_bytes;
+	}
+	if (r == WORK_RECOMPUTE_FULL) {
+		/* blocks are runs of ops of one block index; unit of op i: i at
+		 * op granularity, else one per block, in order */
+		uint32_t ub = 0;
+		for (size_t i0 = 0; i0 < nops;) {
+			size_t i1 = i0 + 1;
+			while (i1 < nops && ops[i1].block == ops[i0].block)
+				i1++;
+			if (i1 - i0 > 1) {
+				bool per_op = gran == DP_GRAN_OP;
+				struct dp_unit *first = per_op ? &u[i0] : &u[ub];
+				struct dp_unit *last = per_op ? &u[i1 - 1] : &u[ub];
+				*rec_flops += checkpoint_block(ops, i0, i1, first, last, per_op,
+							       per_op ? &u[i0] : NULL);
+			}
+			ub++;
+			i0 = i1;
+		}
 	}
 	ts_free(ops, nops * sizeof *ops);
 	if (k < nops) {

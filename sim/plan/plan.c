@@ -20,6 +20,7 @@
 #include "engine/fluid.h"
 #include "par/graph.h"
 #include "par/layout.h"
+#include "par/pipe.h"
 #include "plan/lnet_units.h"
 #include "plan/plan.h"
 #include "work/ops.h"
@@ -77,6 +78,16 @@ int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err)
 				 "found %d for a layer-list model, but ZeRO is modelled for "
 				 "transformers only; expected 0",
 				 par->zero);
+	if (sc->training.recompute == WORK_RECOMPUTE_SELECTIVE)
+		/* selective recompute reruns a transformer's attention core
+		 * (Korthikanti et al. 2022, §5); a layer list checkpoints whole
+		 * blocks (plan/lnet_units.h) */
+		return plan_fail(
+		    sc, err, TS_EUNSUPPORTED, "training.recompute",
+		    "found \"selective\" for the layer-list model %s, but selective "
+		    "recompute is the transformer attention's; expected \"none\" or "
+		    "\"full\" (each block's input kept, its forward rerun in backward)",
+		    sc->model.name);
 	if (par->tp > 1 || par->pp > 1)
 		return plan_fail(sc, err, TS_EUNSUPPORTED,
 				 par->tp > 1 ? "parallel.tp" : "parallel.pp",
@@ -109,20 +120,119 @@ static int check_pairs(const struct ts_scenario *sc, struct ts_error *err)
 				 "found true with parallel.sp = false, expected sp = true "
 				 "(Megatron-Core overlaps the sequence-parallel all-gather and "
 				 "reduce-scatter with the GEMMs)");
-	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 &&
-	    sc->model.layers % ((int64_t)par->pp * par->interleave) != 0)
-		return plan_fail(sc, err, TS_EINVALID, "parallel.interleave",
-				 "found %u virtual stages per GPU for %lld layers on %u stages, "
-				 "expected the layers to be a multiple of pp x interleave = %u "
-				 "(Megatron-LM's interleaved schedule takes the same whole layers "
-				 "per virtual stage)",
-				 par->interleave, (long long)sc->model.layers, par->pp,
-				 par->pp * par->interleave);
 	if (par->ep > 1 && par->dp % par->ep)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.ep",
 				 "found %u, expected a divisor of dp = %u (expert parallelism "
 				 "runs inside data parallelism)",
 				 par->ep, par->dp);
+	return 0;
+}
+
+/* Megatron-LM's uneven first and last stages (transformer_config.py,
+ * TransformerConfig.__post_init__, "Uneven PP"; transformer_block.py,
+ * get_num_layers_to_build): f layers on the first stage, l on the last, the
+ * rest split evenly over the stages between (pp less one per key given);
+ * with v virtual stages per GPU each chunk of a stage holds its stage's
+ * layers / v, so f, l and the middle stages' layers must be multiples of
+ * v. An unset key leaves its stage a middle one. */
+static int split_first_last(const struct ts_scenario *sc, uint32_t *out, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	int64_t L = sc->model.layers, f = par->first_stage_layers, l = par->last_stage_layers;
+	uint32_t pp = par->pp, v = par->interleave;
+	const char *key = f ? "parallel.first_stage_layers" : "parallel.last_stage_layers";
+	if (pp < 2)
+		return plan_fail(sc, err, TS_EINVALID, key,
+				 "found %lld with parallel.pp = 1, expected pp >= 2 (the first "
+				 "and last stage layers split a pipeline)",
+				 (long long)(f ? f : l));
+	if (par->account_embedding || par->account_loss)
+		return plan_fail(sc, err, TS_EINVALID, key,
+				 "found %lld with parallel.%s = true, expected one of the two ways "
+				 "to split the layers (Megatron-LM refuses "
+				 "num_layers_in_first/last_pipeline_stage with "
+				 "account_for_embedding/loss_in_pipeline_split)",
+				 (long long)(f ? f : l),
+				 par->account_embedding ? "account_for_embedding"
+							: "account_for_loss");
+	if (f % v || l % v)
+		return plan_fail(
+		    sc, err, TS_EINVALID,
+		    f % v ? "parallel.first_stage_layers" : "parallel.last_stage_layers",
+		    "found %lld layers on the %s stage with interleave = %u, expected a "
+		    "multiple of %u (Megatron-LM gives each of a stage's virtual stages "
+		    "the same layers; Llama 3's layout, one layer fewer on the first "
+		    "and last stages, is parallel.account_for_embedding and "
+		    "account_for_loss)",
+		    (long long)(f % v ? f : l), f % v ? "first" : "last", v, v);
+	int64_t mid = L - f - l;
+	uint32_t nmid = pp - (f ? 1u : 0u) - (l ? 1u : 0u);
+	if (mid < 0 || (mid > 0) != (nmid > 0) || (nmid && mid % nmid) ||
+	    (nmid && (mid / nmid) % v) || (nmid && mid / nmid < 1))
+		return plan_fail(
+		    sc, err, TS_EINVALID, key,
+		    "found first_stage_layers = %lld and last_stage_layers = %lld of %lld layers "
+		    "on "
+		    "%u stages, which leaves %lld layers for the %u stages between; expected them "
+		    "to split evenly, %s per stage",
+		    (long long)f, (long long)l, (long long)L, pp, (long long)mid, nmid,
+		    v > 1 ? "a positive multiple of interleave" : "at least one");
+	int64_t per_mid = nmid ? mid / nmid : 0;
+	for (uint32_t j = 0; j < v; j++)
+		for (uint32_t st = 0; st < pp; st++) {
+			int64_t n = st == 0 && f ? f : st + 1 == pp && l ? l : per_mid;
+			out[j * pp + st] = (uint32_t)(n / v);
+		}
+	return 0;
+}
+
+/* Megatron-LM's account_for_embedding/loss_in_pipeline_split
+ * (transformer_block.py, get_num_layers_to_build): the embedding and the
+ * loss count as one layer each, the L + e + l slots are split evenly over
+ * pp x v virtual stages, and the first virtual stage builds one layer fewer
+ * (it holds the embedding), the last one fewer (it holds the loss). With
+ * one slot per virtual stage the first holds only the embedding and the
+ * last only the output projection and the loss: Llama 3 405B's layout
+ * (Llama Team 2024, "The Llama 3 Herd of Models", §3.3.2). */
+static int split_accounted(const struct ts_scenario *sc, uint32_t *out, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t pp = par->pp, v = par->interleave, V = pp * v;
+	int64_t e = par->account_embedding, l = par->account_loss;
+	int64_t slots = sc->model.layers + e + l;
+	const char *key = e ? "parallel.account_for_embedding" : "parallel.account_for_loss";
+	if (slots % V)
+		return plan_fail(
+		    sc, err, TS_EINVALID, key,
+		    "found %lld layers + %lld (embedding) + %lld (loss) = %lld on pp x "
+		    "interleave = %u virtual stages, expected a multiple of %u",
+		    (long long)sc->model.layers, (long long)e, (long long)l, (long long)slots, V,
+		    V);
+	for (uint32_t c = 0; c < V; c++)
+		out[c] = (uint32_t)(slots / V) - (c == 0 ? (uint32_t)e : 0u) -
+			 (c + 1 == V ? (uint32_t)l : 0u);
+	return 0;
+}
+
+int plan_stage_layers(const struct ts_scenario *sc, uint32_t *out, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t pp = par->pp, v = par->interleave, V = pp * v;
+	int64_t L = sc->model.layers;
+	if (par->first_stage_layers || par->last_stage_layers)
+		return split_first_last(sc, out, err);
+	if (par->account_embedding || par->account_loss)
+		return split_accounted(sc, out, err);
+	if (v > 1 && L % V != 0)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.interleave",
+				 "found %u virtual stages per GPU for %lld layers on %u stages, "
+				 "expected the layers to be a multiple of pp x interleave = %u "
+				 "(Megatron-LM's interleaved schedule takes the same whole layers "
+				 "per virtual stage), or parallel.first_stage_layers and "
+				 "last_stage_layers that make them so",
+				 v, (long long)L, pp, V);
+	for (uint32_t c = 0; c < V; c++)
+		out[c] = pipe_even_layers((uint32_t)L, V, c);
 	return 0;
 }
 
@@ -232,6 +342,7 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.dgrad_s = o->dgrad_s,
 				.wgrad_s = o->wgrad_s,
 				.recompute_s = rs,
+				.kernels_rec = rs > 0.0 ? o->op.kernels : 0,
 				.kernels_fwd = o->op.kernels,
 				.kernels_bwd = o->op.bwd_kernels,
 				.grad_bytes = o->op.params * gb,
@@ -291,17 +402,20 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					  .act_cat = GRAPH_MEM_ACTIVATIONS,
 					  .layer = 0};
 		for (uint32_t l = 0; l < L; l++)
-			u[k++] = (struct dp_unit){.label = "layer",
-						  .fwd_s = c->layer_fwd_s,
-						  .dgrad_s = c->layer_dgrad_s,
-						  .wgrad_s = c->layer_wgrad_s,
-						  .recompute_s = c->layer_recompute_s[p->recompute],
-						  .kernels_fwd = c->layer_kernels_fwd,
-						  .kernels_bwd = c->layer_kernels_bwd,
-						  .grad_bytes = c->layer_params * gb,
-						  .act_bytes = c->layer_act_bytes[p->recompute],
-						  .act_cat = GRAPH_MEM_ACTIVATIONS,
-						  .layer = (uint16_t)(l + 1)};
+			u[k++] = (struct dp_unit){
+			    .label = "layer",
+			    .fwd_s = c->layer_fwd_s,
+			    .dgrad_s = c->layer_dgrad_s,
+			    .wgrad_s = c->layer_wgrad_s,
+			    .recompute_s = c->layer_recompute_s[p->recompute],
+			    .kernels_rec =
+				c->layer_recompute_s[p->recompute] > 0.0 ? c->layer_kernels_fwd : 0,
+			    .kernels_fwd = c->layer_kernels_fwd,
+			    .kernels_bwd = c->layer_kernels_bwd,
+			    .grad_bytes = c->layer_params * gb,
+			    .act_bytes = c->layer_act_bytes[p->recompute],
+			    .act_cat = GRAPH_MEM_ACTIVATIONS,
+			    .layer = (uint16_t)(l + 1)};
 		u[k++] = (struct dp_unit){.label = "head",
 					  .fwd_s = c->head_fwd_s,
 					  .dgrad_s = c->head_dgrad_s,
@@ -415,6 +529,14 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	struct ts_plan *p = ts_calloc(1, sizeof *p);
 	if (!p)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	p->nchunks = par->pp * par->interleave;
+	if (!(p->chunk_layers = ts_calloc(p->nchunks, sizeof *p->chunk_layers))) {
+		ts_free(p, sizeof *p);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	if (sc->model.family != TS_FAMILY_LAYERS &&
+	    (rc = plan_stage_layers(sc, p->chunk_layers, err)))
+		goto fail;
 	p->env = env;
 	p->sc = sc;
 	p->calib = &env->calib;
@@ -482,7 +604,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	if (sc->model.family == TS_FAMILY_LAYERS) {
 		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dtype, p->gpu,
 				      p->calib, p->gran, ts_dtype_bytes(p->conv.reduce_dtype),
-				      &p->units, &p->nunits, err);
+				      p->recompute, &p->units, &p->nunits, &p->recompute_flops_mb,
+				      err);
 		if ((rc = place(sc, err, rc)))
 			goto fail;
 	} else {
@@ -644,7 +767,7 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 			   gpu_tasks(x->kernels_bwd / 2, launch) +
 			   gpu_tasks(x->kernels_bwd - x->kernels_bwd / 2, launch);
 		if (x->recompute_s > 0.0)
-			t += gpu_tasks(x->kernels_fwd, launch);
+			t += gpu_tasks(x->kernels_rec, launch);
 		/* the data-parallel schedule has none of these */
 		double ntp = mp && par->tp > 1 ? (double)x->tp_fwd + x->tp_bwd : 0.0;
 		double na2a = mp && par->ep > 1 ? (double)x->a2a_fwd + x->a2a_bwd : 0.0;
@@ -752,5 +875,6 @@ void plan_destroy(struct ts_plan *p)
 	if (!p)
 		return;
 	ts_free(p->units, p->nunits * sizeof *p->units);
+	ts_free(p->chunk_layers, p->nchunks * sizeof *p->chunk_layers);
 	ts_free(p, sizeof *p);
 }

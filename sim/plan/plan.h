@@ -43,6 +43,12 @@ struct ts_plan {
 	bool class_mode;
 	struct dp_unit *units; /* one micro-batch in forward order (owned) */
 	uint32_t nunits;
+	uint32_t *chunk_layers;	      /* transformer layers of each virtual stage, chunk j of
+				       * stage s at [j x pp + s] (plan_stage_layers; owned;
+				       * zeros for layer-list models) */
+	uint32_t nchunks;	      /* pp x interleave */
+	double recompute_flops_mb;    /* layer-list models: forward FLOPs that full recompute
+				       * reruns per micro-batch on a rank (0 otherwise) */
 	double bucket_bytes;	      /* gradient bucket, framework default resolved; 0 = none */
 	double first_bucket_bytes;    /* PyTorch DDP's first bucket; 0 = same */
 	bool overlap;		      /* gradient reduction overlaps backward */
@@ -64,6 +70,21 @@ struct ts_plan {
 /* The shortest iterations simulated for an extension (plan_extends). */
 #define PLAN_EXTRAP_M1 8u
 #define PLAN_EXTRAP_DM 4u
+
+/* The transformer layers of each of the pp x interleave virtual stages of
+ * scenario sc, chunk j of stage s at out[j x pp + s] (pp x interleave
+ * entries; the embedding joins the first, the head the last):
+ * parallel.first_stage_layers / last_stage_layers as Megatron-LM's
+ * --decoder-first/last-pipeline-num-layers (the other stages split the rest
+ * evenly; with interleave v every stage's layers a multiple of v, each of
+ * its chunks 1/v of them); parallel.account_for_embedding / account_for_loss
+ * as Megatron-LM's --account-for-embedding/loss-in-pipeline-split (the
+ * embedding and the loss count as a layer in an even split, the first and
+ * last virtual stages build one layer fewer); neither, the even deal of
+ * pipe_even_layers, which with interleaving must be exact. Returns 0, or
+ * TS_EINVALID with `err` naming the key, its file and line, what was found
+ * and what Megatron-LM expects. */
+int plan_stage_layers(const struct ts_scenario *sc, uint32_t *out, struct ts_error *err);
 
 /* Check scenario sc against environment env and resolve everything a run
  * needs: the settings trainsim does not model (plan_check_modelled), the

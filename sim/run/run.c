@@ -283,6 +283,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 		     : par->schedule == TS_SCHED_INTERLEAVED ? PIPE_INTERLEAVED
 							     : PIPE_1F1B,
 	    .interleave = par->interleave,
+	    .chunk_layers = sc->model.family == TS_FAMILY_LAYERS ? NULL : p->chunk_layers,
 	    .m = accum,
 	    .iterations = (uint32_t)sc->training.iterations,
 	    .lay = &s->lay,
@@ -425,6 +426,9 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 				 (double)sc->model.layers * tokens /
 				 ((double)tr->micro_batch * (double)tr->seq_len) *
 				 (double)p->shape.tp * (double)(p->shape.cp > 1 ? p->shape.cp : 1);
+	/* layer lists: the checkpointed blocks' forward, per micro-batch of a rank */
+	recompute_flops += p->recompute_flops_mb * (double)tr->global_batch * batch_share /
+			   (double)tr->micro_batch;
 	out->hardware_flops_per_iteration = out->model_flops_per_iteration + recompute_flops;
 	double peak = p->gpu->peak_flops[TS_BF16] > 0.0 ? p->gpu->peak_flops[TS_BF16]
 							: p->gpu->peak_flops[TS_FP16];

@@ -209,6 +209,10 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 		for (int sch = 0; sch < nsched; sch++)
 			for (int zi = 0; zi < nz; zi++)
 				for (int r = 0; r < WORK_RECOMPUTE_COUNT_; r++) {
+					/* selective recompute is the transformer's
+					 * (plan_check_modelled refuses it on a layer list) */
+					if (layers_only && r == WORK_RECOMPUTE_SELECTIVE)
+						continue;
 					if (ts_grow((void **)&out->c, cap_c, out->n + 1,
 						    sizeof *out->c))
 						return TS_ENOMEM;
@@ -254,6 +258,11 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	sc.parallel.cp = c->cp;
 	sc.parallel.dp = c->dp;
 	sc.parallel.zero = c->zero;
+	/* the scenario's uneven stages hold for its own pipeline only */
+	if (c->pp != layout->parallel.pp || c->interleave != layout->parallel.interleave) {
+		sc.parallel.first_stage_layers = sc.parallel.last_stage_layers = 0;
+		sc.parallel.account_embedding = sc.parallel.account_loss = false;
+	}
 	sc.parallel.schedule = c->schedule;
 	sc.parallel.interleave = c->interleave;
 	sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
