@@ -577,7 +577,7 @@ START_TEST(bubble_fraction)
 }
 END_TEST
 
-/* Stragglers (sim/run/straggle.h): with straggle 0.05 every forward and
+/* Stragglers (sim/work/straggle.h): with straggle 0.05 every forward and
  * backward task runs 5 % longer, the pace of the slowest GPU, and so does
  * the whole 1F1B iteration of bubble_fraction's first case, bubble
  * included: 8 x 0.060 x 1.05 x (1 + 3/8) = 0.693 s (each task rounds up to

@@ -1,5 +1,5 @@
 /* Stragglers as a mean slowdown: the expected maximum of n standard normal
- * speeds, times the spread of a GPU SKU's speeds (sim/run/straggle.h).
+ * speeds, times the spread of a GPU SKU's speeds (sim/work/straggle.h).
  *
  * E[max of n] = integral of x n phi(x) Phi(x)^(n-1) dx, the density of the
  * maximum being n phi Phi^(n-1). Phi^(n-1) is taken as exp((n-1) log1p(-Q))
@@ -9,7 +9,7 @@
  * about 1 / sqrt(2 ln n)), so Simpson's rule on a fixed grid of 4,800
  * intervals (step 0.005) is accurate to about 1e-9.
  * SPDX-License-Identifier: MIT */
-#include "run/straggle.h"
+#include "work/straggle.h"
 
 #include <math.h>
 

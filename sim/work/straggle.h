@@ -2,8 +2,8 @@
  * the pace of its slowest GPU, and the slowest of n GPUs is slower the
  * larger n is.
  * SPDX-License-Identifier: MIT */
-#ifndef TS_RUN_STRAGGLE_H
-#define TS_RUN_STRAGGLE_H
+#ifndef TS_WORK_STRAGGLE_H
+#define TS_WORK_STRAGGLE_H
 
 #include <stdint.h>
 
