@@ -50,7 +50,7 @@ END_TEST
 
 /* The slowdown grows with the job's GPU count, slower and slower (about
  * sigma sqrt(2 ln n)), and is sigma x E[max] exactly: one GPU loses
- * nothing, one DGX (8) 1.42 sigma, 16,384 GPUs (Llama 3 405B) 3.9 sigma,
+ * nothing, one DGX (8) 1.42 sigma, 16,384 GPUs (Llama 3 405B) 3.97 sigma,
  * below sigma sqrt(2 ln n) = 4.4 sigma. No sigma, no slowdown. */
 START_TEST(slowdown_grows_with_gpus)
 {
