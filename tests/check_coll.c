@@ -580,6 +580,43 @@ START_TEST(pair_latency_per_hop)
 }
 END_TEST
 
+/* The distributed optimizer's reduce-scatter at scale: a data-parallel group
+ * of one GPU per node (TP 8 fills each node, as in Llama 3 405B's DP 128)
+ * runs NCCL's ring, the only reduce-scatter algorithm without NVLS or
+ * CollNet, whose latency grows with the group: n - 1 network steps. 8 KiB
+ * picks LL (NCCL tuning.cc: base 3.6 us, 2.7 us per network step against
+ * LL128's 10 + 4.0 per step): 3.6 + 127 x 2.7 = 346.5 us at 128 nodes, and
+ * 3.6 + 511 x 2.7 = 1383.3 us at 512. Each is simulated whole: the
+ * collective ends after its latency plus its 8 KiB at LL's rate. */
+START_TEST(dp_reduce_scatter_at_scale)
+{
+	static const struct {
+		uint32_t nodes;
+		double lat_us;
+	} cs[] = {{128, 3.6 + 127 * 2.7}, {512, 3.6 + 511 * 2.7}};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		struct world w;
+		world_init(&w, "dgx-h100", cs[i].nodes, 0, NET_FULL);
+		uint32_t ranks[1024];
+		for (uint32_t r = 0; r < cs[i].nodes; r++)
+			ranks[r] = r * hw_cluster_gpus_per_node(w.c);
+		struct coll_plan p =
+		    start(&w, COLL_REDUCE_SCATTER, cs[i].nodes, 8192.0, COLL_PROTO_AUTO, 0, ranks);
+		ck_assert_int_eq(p.algo, COLL_ALGO_RING);
+		ck_assert_int_eq(p.proto, COLL_PROTO_LL);
+		ck_assert_uint_eq(p.nodes, cs[i].nodes);
+		ck_assert_msg(fabs(p.latency_s - cs[i].lat_us * 1e-6) < 1e-12, "%u nodes: %.3f us",
+			      cs[i].nodes, p.latency_s * 1e6);
+		fluid_run(w.f, TS_TIME_MAX);
+		ck_assert_int_eq(w.ndone, 1);
+		double t = ts_time_to_s(w.end[0]);
+		ck_assert_msg(t > p.latency_s && t < p.latency_s + 8192.0 / p.bus_Bps * 4.0 + 1e-9,
+			      "%u nodes: %.3f us", cs[i].nodes, t * 1e6);
+		world_fini(&w);
+	}
+}
+END_TEST
+
 /* Forced algorithms that cannot run say why. */
 START_TEST(forced_algo_errors)
 {
@@ -852,6 +889,7 @@ int main(void)
 	tcase_add_test(tc, nvls_closed_form);
 	tcase_add_test(tc, algorithm_by_size);
 	tcase_add_test(tc, pair_latency_per_hop);
+	tcase_add_test(tc, dp_reduce_scatter_at_scale);
 	tcase_add_test(tc, forced_algo_errors);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);

@@ -125,17 +125,10 @@ struct psim {
 /* 8 layers of forward 10 ms, input and weight gradients 10 ms each, 1 MB of
  * activations per layer, no embedding or head work, free transfers, on pp
  * stages of one DGX A100. */
-static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
-			   uint32_t m, const uint32_t *chunk_layers);
-
-static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v, uint32_t m)
-{
-	psim_run_split(s, pp, sched, v, m, NULL);
-}
-
-/* The same with the 8 layers split chunk_layers[c] to chunk c (NULL: even). */
-static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
-			   uint32_t m, const uint32_t *chunk_layers)
+/* The 8 layers split chunk_layers[c] to chunk c (NULL: even), every step
+ * slowed by the straggler factor 1 + straggle. */
+static void psim_run_full(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			  uint32_t m, const uint32_t *chunk_layers, double straggle)
 {
 	struct hw_cluster_opts o = {0};
 	struct ts_error err;
@@ -165,9 +158,27 @@ static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched
 			     .chunk_layers = chunk_layers,
 			     .m = m,
 			     .iterations = 2,
-			     .lay = &s->l};
+			     .lay = &s->l,
+			     .straggle = straggle};
 	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_int_eq(graph_run(s->g, &err), 0);
+}
+
+static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			   uint32_t m, const uint32_t *chunk_layers)
+{
+	psim_run_full(s, pp, sched, v, m, chunk_layers, 0.0);
+}
+
+static void psim_run_slow(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			  uint32_t m, double straggle)
+{
+	psim_run_full(s, pp, sched, v, m, NULL, straggle);
+}
+
+static void psim_run(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v, uint32_t m)
+{
+	psim_run_full(s, pp, sched, v, m, NULL, 0.0);
 }
 
 static void psim_free(struct psim *s)
@@ -581,6 +592,22 @@ START_TEST(bubble_fraction)
 }
 END_TEST
 
+/* Stragglers (sim/work/straggle.h): with straggle 0.05 every forward and
+ * backward task runs 5 % longer, the pace of the slowest GPU, and so does
+ * the whole 1F1B iteration of bubble_fraction's first case, bubble
+ * included: 8 x 0.060 x 1.05 x (1 + 3/8) = 0.693 s (each task rounds up to
+ * a nanosecond: within 1e-7 s). */
+START_TEST(straggler_paces_pipeline)
+{
+	struct psim s = {0};
+	psim_run_slow(&s, 4, PIPE_1F1B, 1, 8, 0.05);
+	double t = iter_s(&s), want = 8 * 0.060 * 1.05 * (1.0 + 3.0 / 8.0);
+	ck_assert_msg(fabs(t - want) < 1e-7, "%.9f s, want %.9f s", t, want);
+	ck_assert_msg(fabs(task_s(&s, "layer") - 0.0105) < 2e-9, "%.9f s", task_s(&s, "layer"));
+	psim_free(&s);
+}
+END_TEST
+
 /* Activations in flight: stage s of 1F1B holds min(p - s, m) micro-batches
  * of its 2 layers x 1 MB; GPipe holds all m. */
 START_TEST(memory_in_flight)
@@ -724,6 +751,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, offload_over_pcie);
 	tcase_add_test(tc, tp_comm_overlap);
 	tcase_add_test(tc, zero1_gather_per_bucket);
+	tcase_add_test(tc, straggler_paces_pipeline);
 	suite_add_tcase(s, tc);
 	return s;
 }

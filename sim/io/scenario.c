@@ -30,6 +30,7 @@
 #include "io/costcfg.h"
 #include "base/cfg.h"
 #include "io/scenario.h"
+#include "work/straggle.h"
 
 #define MAX_NODES 65536
 #define MAX_GPUS_PER_NODE 1024
@@ -91,7 +92,8 @@ static const char *const parallel_keys[] = {"tp",
 					    "account_for_loss"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
-static const char *const sim_keys[] = {"granularity", "mode", "extrapolate", "max_memory"};
+static const char *const sim_keys[] = {"granularity", "mode", "extrapolate", "max_memory",
+				       "straggler_sd"};
 
 /* One load in progress. */
 struct ld {
@@ -558,6 +560,11 @@ static int read_rest(struct ld *l)
 		return cfg_fail(l->err, TS_ERANGE, mm, l->file, "sim.max_memory",
 				"found %g bytes, expected at least 1 byte", s->sim.max_memory);
 	}
+	s->sim.straggler_sd = STRAGGLE_SIGMA;
+	const config_setting_t *sd = member(l->g_sim, "straggler_sd");
+	if (sd && (rc = cfg_float(sd, l->file, "sim.straggler_sd", 0.0, 0.5, &s->sim.straggler_sd,
+				  l->err)))
+		return rc;
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
@@ -879,6 +886,8 @@ static int note_all(struct ld *l)
 	N("sim.max_memory",
 	  s->sim.max_memory > 0.0 ? "" : "default: half of the machine's physical memory", "\"%s\"",
 	  mem);
+	N("sim.straggler_sd", "default: Sinha et al. SC'22 (sim/work/straggle.h)", "%g",
+	  s->sim.straggler_sd);
 	N("seed", "default", "%llu", (unsigned long long)s->seed);
 #undef N
 	return 0;

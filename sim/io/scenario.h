@@ -147,10 +147,13 @@ struct ts_power {
 struct ts_simopts {
 	enum ts_granularity granularity; /* task size; default layer */
 	enum ts_sim_mode mode;		 /* rank classes or every rank; default class */
-	bool extrapolate;  /* many micro-batches: simulate two short iterations and extend
-			    * their steady state (sim/run/run.h); default true */
-	double max_memory; /* bytes a run may allocate (sim/plan/plan.h, the size
-			    * estimate); 0 = unset: half the machine's physical memory */
+	bool extrapolate;    /* many micro-batches: simulate two short iterations and extend
+			      * their steady state (sim/run/run.h); default true */
+	double max_memory;   /* bytes a run may allocate (sim/plan/plan.h, the size
+			      * estimate); 0 = unset: half the machine's physical memory */
+	double straggler_sd; /* spread of GPU compute speeds, standard deviation as a
+			      * fraction of the median, 0-0.5 (sim/work/straggle.h);
+			      * default STRAGGLE_SIGMA, 0 = every GPU at the median */
 };
 
 /* Where one resolved value came from. */

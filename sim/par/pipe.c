@@ -847,7 +847,7 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 	 * communication kernels beside them, and the next segment waits for
 	 * both */
 	bool tpo = j->tp_overlap && sg->tp && b->lay->deg[LAYOUT_TP] > 1 && j->tp_bytes > 0.0;
-	double slow = tpo ? 1.0 + j->comm_slowdown : 1.0;
+	double slow = (tpo ? 1.0 + j->comm_slowdown : 1.0) * (1.0 + j->straggle);
 	if (tpo) {
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];

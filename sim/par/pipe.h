@@ -59,6 +59,10 @@ struct pipe_job {
 	 * comm_compute_slowdown), and the next segment waits for both */
 	bool tp_overlap;
 	double comm_slowdown; /* >= 0 */
+	/* stragglers (sim/work/straggle.h): every forward, backward and
+	 * recompute segment takes (1 + straggle) times as long, the pace of the
+	 * job's slowest GPU; >= 0, 0 = every GPU at the median speed */
+	double straggle;
 	/* data parallelism and ZeRO */
 	int zero;				/* 0..3 */
 	double bucket_bytes;			/* 0 = one reduction per chunk */

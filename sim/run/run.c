@@ -28,6 +28,7 @@
 #include "data/loader.h"
 #include "plan/plan.h"
 #include "run/cost.h"
+#include "work/straggle.h"
 #include "run/run.h"
 #include "work/memory.h"
 #include "work/ops.h"
@@ -304,6 +305,8 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 	    .zero = par->zero,
 	    .tp_overlap = par->tp_comm_overlap,
 	    .comm_slowdown = p->calib->comm_compute_slowdown,
+	    .straggle = straggle_slowdown((uint64_t)par->tp * par->cp * par->pp * par->dp,
+					  sc->sim.straggler_sd),
 	    .bucket_bytes = p->bucket_bytes,
 	    .first_bucket_bytes = p->first_bucket_bytes,
 	    .overlap = p->overlap,
