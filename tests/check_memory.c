@@ -185,14 +185,25 @@ static double ddp_bytes(const char *name, double cap)
 	ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
 	for (size_t i = 0; i < n; i++)
 		total += ops[i].saved_bytes;
-	return total + work_reserve_bytes(&c, cap);
+	(void)cap;
+	total += work_buffer_bytes(&c, ts_model_params(&m));
+	struct work_overhead oh;
+	work_overhead_bytes(&(struct work_overhead_in){.gen = WORK_GEN_AMPERE,
+						       .comms = 1,
+						       .held_bytes = total,
+						       .alloc_fraction = c.alloc_fraction},
+			    &oh);
+	return total + oh.total;
 }
 
 /* Llama-2-7B under plain DDP holds 16 x 6.74e9 = 107.8 GB of weights, grads
  * and Adam state alone: it cannot fit in 80 GB. GPT-3 1.3B holds 16 x 1.32e9
- * = 21 GB plus 24 x 34·s·h bytes (6.8 GB) of activations, 0.8 GB of fp32
- * logits and a 5 GiB reserve: it fits. (The schedule redoes this with the
- * simulated peak.) */
+ * = 21 GB, 4 x 1.32e9 = 5.3 GB of DDP's gradient bucket copies, 24 x 34·s·h
+ * bytes (6.8 GB) of activations, 0.8 GB of fp32 logits, then a 0.4 GiB
+ * context, 16 MiB of cuBLAS workspaces, 256 MiB of NCCL buffers (one
+ * communicator: 16 channels x 2 peers x 2 protocols x 4 MiB) and 8 % of
+ * the held bytes as allocator slack: it fits. (The schedule redoes this
+ * with the simulated peak.) */
 START_TEST(ddp_fit_check)
 {
 	double cap = a100_80gb_capacity();
@@ -200,10 +211,18 @@ START_TEST(ddp_fit_check)
 	double gpt = ddp_bytes("gpt3-1.3b", cap);
 	ck_assert_msg(llama > cap, "llama2-7b needs %.1f GB of %.1f", llama / 1e9, cap / 1e9);
 	ck_assert_msg(gpt < cap, "gpt3-1.3b needs %.1f GB of %.1f", gpt / 1e9, cap / 1e9);
-	ck_assert(gpt > 30e9 && gpt < 40e9); /* the hand estimate above: about 34 GB */
-	struct work_fw_conventions c;
-	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
-	ck_assert(work_reserve_bytes(&c, cap) == 1073741824.0 + 0.05 * cap);
+	ck_assert(gpt > 30e9 && gpt < 40e9); /* the hand estimate above: about 37 GB */
+	struct work_overhead oh;
+	work_overhead_bytes(
+	    &(struct work_overhead_in){
+		.gen = WORK_GEN_AMPERE, .comms = 1, .held_bytes = 1e10, .alloc_fraction = 0.08},
+	    &oh);
+	double MiB = 1048576.0;
+	ck_assert(oh.cuda_context == 0.4 * 1024.0 * MiB);
+	ck_assert(oh.workspaces == 4.0 * 8.0 * MiB);
+	ck_assert(oh.nccl == 16.0 * 2.0 * 2.0 * 4.0 * MiB);
+	ck_assert(oh.allocator == 0.08 * 1e10);
+	ck_assert(oh.total == oh.cuda_context + oh.workspaces + oh.nccl + oh.allocator);
 }
 END_TEST
 
