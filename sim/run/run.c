@@ -310,7 +310,9 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 	    .grad_bpp = p->conv.grad_bytes,
 	    .optim_bpp = p->conv.optim_bytes,
 	    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
-	    .buffer_bpp = p->conv.bucket_copy_bpp,
+	    .buffer_bpp =
+		(p->dp * (par->cp > 1 ? par->cp : 1) > 1 ? p->conv.bucket_copy_bpp : 0.0) +
+		p->conv.autocast_copy_bpp,
 	    .ipg_bpp = ts_dtype_bytes(p->conv.grad_dtype),
 	    .ipg_max_bytes = p->conv.ipg_bucket_elems * ts_dtype_bytes(p->conv.grad_dtype),
 	    .optimizer_s_per_param = p->optimizer_s_per_param,

@@ -156,6 +156,12 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		 * the view "can reduce peak memory usage, where the saved memory
 		 * size will be equal to the total gradients size") */
 		out->bucket_copy_bpp = out->grad_bytes;
+		/* autocast casts each fp32 weight to the low precision at its
+		 * first use in the forward and keeps the copy, saved for the
+		 * backward, until the step (torch.autocast's weight cast cache;
+		 * the Hugging Face guide's "6 bytes per parameter for mixed
+		 * precision training") */
+		out->autocast_copy_bpp = half ? 2.0 : 0.0;
 		out->alloc_fraction = ALLOC_DDP;
 		out->source =
 		    "PyTorch AMP keeps fp32 weights and grads (4 + 4) and Adam's two fp32 "
@@ -245,10 +251,11 @@ void work_fw_adam8bit(struct work_fw_conventions *c)
 	c->optim_bytes_touched -= 12.0;
 }
 
-double work_buffer_bytes(const struct work_fw_conventions *c, double params)
+double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp)
 {
 	double ipg = c->ipg_bucket_elems < params ? c->ipg_bucket_elems : params;
-	return params * c->bucket_copy_bpp + ipg * ts_dtype_bytes(c->grad_dtype);
+	return params * ((dp > 1 ? c->bucket_copy_bpp : 0.0) + c->autocast_copy_bpp) +
+	       ipg * ts_dtype_bytes(c->grad_dtype);
 }
 
 enum work_gpu_gen work_gpu_generation(const char *n)
@@ -270,15 +277,18 @@ enum work_gpu_gen work_gpu_generation(const char *n)
 	return WORK_GEN_OTHER;
 }
 
-/* CUDA context of a PyTorch process, by generation. With CUDA >= 11.7
- * kernels load lazily (the default in PyTorch): "around 400MB"
- * (pytorch/pytorch#109888, ptrblck, 2023) and "~300MB ... >1000MB" before
- * lazy loading (pytorch/pytorch#107667). Part of it is local memory the
- * driver reserves per resident thread on every SM, so it grows with the
- * SM count and the runtime a generation ships with: assumed 0.30 GiB for
- * Volta/Turing (80 SMs), 0.40 for Ampere/Ada (108 SMs, the figure above),
- * 0.50 for Hopper and later (132 SMs, CUDA 12). */
-static const double CONTEXT_GIB[WORK_GEN_COUNT_] = {0.30, 0.30, 0.40, 0.40, 0.50, 0.50, 0.50};
+/* CUDA context of a PyTorch process, by the generation and the CUDA
+ * release its runs used. Before CUDA 11.7 every kernel of every library
+ * loaded into the context at start: 1343 MiB on a V100 with CUDA 11.2 in
+ * the Hugging Face "Model training anatomy" guide (nvidia-smi after
+ * torch.ones(1).to("cuda")), ">1000MB" in pytorch/pytorch#107667. From
+ * 11.7 kernels load lazily (the default in PyTorch): "around 400MB"
+ * (pytorch/pytorch#109888, 2023). Volta and Turing runs are taken as the
+ * former (NGC containers of their time, CUDA 11.0-11.2), Ampere and Ada as
+ * the latter, Hopper and later at 0.5 GiB (CUDA 12: the local memory the
+ * driver reserves per resident thread grows with 132 SMs against 108;
+ * an assumption). */
+static const double CONTEXT_GIB[WORK_GEN_COUNT_] = {1.31, 1.31, 0.40, 0.40, 0.50, 0.50, 0.50};
 
 /* cuBLAS workspace per handle and stream: PyTorch's default is
  * ":4096:2:16:8" (2 x 4096 KiB + 8 x 16 KiB, about 8 MiB) before Hopper and

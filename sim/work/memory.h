@@ -33,7 +33,8 @@ struct work_fw_conventions {
 	double bucket_bytes;	   /* default gradient bucket; 0 = one reduction per wrapped unit */
 	double first_bucket_bytes; /* the first (last-layer) bucket */
 	bool overlap_grad_reduce;  /* reductions overlap backward by default */
-	double bucket_copy_bpp;	   /* gradient bucket copies, bytes per parameter (DDP) */
+	double bucket_copy_bpp;	   /* gradient bucket copies, bytes per parameter (DDP, dp > 1) */
+	double autocast_copy_bpp;  /* autocast's low-precision weight copies (DDP with AMP) */
 	double ipg_bucket_elems;   /* DeepSpeed's contiguous reduction bucket, elements */
 	double alloc_fraction;	   /* caching-allocator slack, fraction of the bytes held */
 	const char *source;	   /* where these conventions come from */
@@ -85,11 +86,12 @@ void work_fw_adam8bit(struct work_fw_conventions *c);
 
 /* Bytes of framework buffers one rank holds for the whole iteration besides
  * its weights, gradients and optimizer state: PyTorch DDP's gradient bucket
- * copies (bucket_copy_bpp per parameter) and DeepSpeed's contiguous
- * reduction bucket (ipg_bucket_elems elements of the gradient dtype, at most
- * the rank's parameters). `params` are the rank's parameters before data
- * parallelism. */
-double work_buffer_bytes(const struct work_fw_conventions *c, double params);
+ * copies (bucket_copy_bpp per parameter, with dp > 1 only: one process
+ * runs without DDP), autocast's weight copies (autocast_copy_bpp) and
+ * DeepSpeed's contiguous reduction bucket (ipg_bucket_elems elements of the
+ * gradient dtype, at most the rank's parameters). `params` are the rank's
+ * parameters before data parallelism, dp the data-parallel ranks. */
+double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp);
 
 /* GPU generations, for what the CUDA driver and libraries take. */
 enum work_gpu_gen {
