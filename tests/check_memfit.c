@@ -1,5 +1,6 @@
 /* Memory-fit cases of the field reports (../shared/data/field-reports.md) as
- * tests of `fits`: what trainsim says fits or not against what users saw.
+ * tests of the memory verdict: what trainsim says fits or not against what
+ * users saw; and the public reports of tests/validation/memory_fit.csv.
  * Case 30 (MAR on 8 x A100 80GB) is not here: a masked autoregressive image
  * model with a diffusion-loss MLP run on several noise samples per token
  * and a random masking ratio cannot be described by trainsim's model files.
