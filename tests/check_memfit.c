@@ -20,6 +20,7 @@
 #include "work/compute.h"
 #include "work/memory.h"
 #include "work/model.h"
+#include "work/ops.h"
 #include "testutil.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -145,6 +146,66 @@ START_TEST(llama7b_offload_batch2_fits)
 	ck_assert_msg(!strcmp(b3.memory_verdict, "fits"),
 		      "case 28 batch 3 is no longer predicted to fit: the known gap closed, "
 		      "assert the reported out-of-memory verdict");
+}
+END_TEST
+
+/* Korthikanti et al. 2022 (https://arxiv.org/abs/2205.05198, Table 2) as a
+ * check on what the schedule holds, not as the model: a GPT of L = 4 layers
+ * (h = 1024, a = 16), fp16, no flash attention, s = 1024, b = 2, one GPU:
+ * the activations at the peak are L x s·b·h·(34 + 5·a·s/h) plus the
+ * embedding's saved dropout mask and output (the head's fp32 softmax is
+ * under logits); with pp = 2 and 1F1B over m = 4 micro-batches, stage 0
+ * holds min(p, m) = 2 micro-batches of its 2 layers, the same L·K plus two
+ * embeddings. Selective recompute leaves 34·s·b·h per layer, full the
+ * layer input 2·s·b·h. */
+START_TEST(korthikanti_through_the_schedule)
+{
+	const double L = 4, h = 1024, a = 16, s = 1024, b = 2, sbh = s * b * h;
+	const char *fmt =
+	    "model = { family = \"gpt\"; layers = 4; hidden = 1024; heads = 16; vocab = 32000;"
+	    " seq_len = 1024; };\ncluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = %d;\n"
+	    "training = { framework = \"megatron\"; global_batch = 8; micro_batch = 2;"
+	    " seq_len = 1024; precision = \"fp16\"; attention = \"unfused\"; recompute = \"%s\";"
+	    " iterations = 2; };\nparallel = { pp = %d; dp = 1; };\n";
+	struct ts_model m = {0};
+	struct ts_error e;
+	ck_assert_int_eq(ts_model_load(tu_root(), "gpt3-1.3b", &m, &e), 0);
+	m.layers = 4;
+	m.hidden = 1024;
+	m.heads = 16;
+	m.kv_heads = 16;
+	m.ffn_hidden = 4096;
+	m.vocab = 32000;
+	struct work_shape sh = {.micro_batch = 2,
+				.seq_len = 1024,
+				.tp = 1,
+				.dtype = TS_FP16,
+				.flash = false,
+				.causal = true};
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	ck_assert_int_eq(work_embed_ops(&m, &sh, ops, WORK_MAX_OPS, &n, NULL), 0);
+	double embed = 0.0;
+	for (size_t i = 0; i < n; i++)
+		embed += ops[i].saved_bytes;
+	const struct {
+		const char *rc;
+		int pp;
+		double layer, embeds;
+	} cs[] = {{"none", 1, sbh * (34.0 + 5.0 * a * s / h), 1.0},
+		  {"selective", 1, 34.0 * sbh, 1.0},
+		  {"full", 1, 2.0 * sbh, 1.0},
+		  {"none", 2, sbh * (34.0 + 5.0 * a * s / h), 2.0}};
+	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+		char text[1024];
+		struct ts_result r;
+		snprintf(text, sizeof text, fmt, cs[i].pp, cs[i].rc, cs[i].pp);
+		ck_assert_int_eq(run("korthikanti", text, &r), 0);
+		double want = L * cs[i].layer + cs[i].embeds * embed;
+		ck_assert_msg(tu_relerr(r.mem.activations, want) < 1e-9,
+			      "%s pp %d: %.0f bytes of activations, Korthikanti %.0f", cs[i].rc,
+			      cs[i].pp, r.mem.activations, want);
+	}
 }
 END_TEST
 
@@ -295,6 +356,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, falcon7b_zero2_does_not_fit);
 	tcase_add_test(tc, llama7b_offload_batch2_fits);
 	tcase_add_test(tc, public_reports);
+	tcase_add_test(tc, korthikanti_through_the_schedule);
 	tcase_add_test(tc, llama3_405b_interleaved_pinned);
 	suite_add_tcase(s, tc);
 	return s;

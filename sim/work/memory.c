@@ -139,6 +139,9 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		 * overlap_comm), allocated once (DeepSpeed configuration JSON
 		 * docs; deepspeed/runtime/zero/stage_1_and_2.py, ipg_buffer) */
 		out->ipg_bucket_elems = 5e8;
+		/* allgather_bucket_size (5e8) only chunks the gather of the
+		 * updated weights into the flat low-precision buffer already
+		 * counted as weights: no buffer of its own */
 		out->alloc_fraction = ALLOC_DEEPSPEED;
 		out->source = "Rajbhandari et al. 2020 (ZeRO), section 3.1: 2 + 2 + 12 bytes per "
 			      "parameter for mixed-precision Adam; DeepSpeed config docs: "
