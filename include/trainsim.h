@@ -235,6 +235,18 @@ TS_API double ts_result_iteration_time_s(const ts_result *r);
 /* The scenario's name (owned by r). */
 TS_API const char *ts_result_name(const ts_result *r);
 
+/* The memory verdict: "fits", "tight" (the peak is within the memory
+ * model's stated error of the GPU's capacity, either side: a risk, not a
+ * pass) or "does not fit" (owned by r). The headroom (capacity less the
+ * peak, GiB, negative when short) and the error (a fraction of the peak)
+ * are the numbers "memory_headroom_gib" and "memory_error" of
+ * ts_result_get. */
+TS_API const char *ts_result_memory_verdict(const ts_result *r);
+
+/* The largest term of the memory breakdown at the peak ("activations",
+ * "weights", "optimizer", "cuda_context", "nccl", ...; owned by r). */
+TS_API const char *ts_result_memory_largest_term(const ts_result *r);
+
 /* The number under a stable result key of `trainsim run --format json`
  * ("tokens_per_s", "mfu", "memory_per_gpu_bytes", "cost_usd", ...; the
  * memory breakdown as "memory_breakdown.weights_bytes"; a boolean such as

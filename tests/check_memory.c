@@ -185,14 +185,26 @@ static double ddp_bytes(const char *name, double cap)
 	ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
 	for (size_t i = 0; i < n; i++)
 		total += ops[i].saved_bytes;
-	return total + work_reserve_bytes(&c, cap);
+	(void)cap;
+	total += work_buffer_bytes(&c, ts_model_params(&m), 8);
+	struct work_overhead oh;
+	work_overhead_bytes(&(struct work_overhead_in){.gen = WORK_GEN_AMPERE,
+						       .comms = 1,
+						       .held_bytes = total,
+						       .alloc_fraction = c.alloc_fraction},
+			    &oh);
+	return total + oh.total;
 }
 
 /* Llama-2-7B under plain DDP holds 16 x 6.74e9 = 107.8 GB of weights, grads
  * and Adam state alone: it cannot fit in 80 GB. GPT-3 1.3B holds 16 x 1.32e9
- * = 21 GB plus 24 x 34·s·h bytes (6.8 GB) of activations, 0.8 GB of fp32
- * logits and a 5 GiB reserve: it fits. (The schedule redoes this with the
- * simulated peak.) */
+ * = 21 GB, 4 x 1.32e9 = 5.3 GB of DDP's gradient bucket copies and 2.6 GB
+ * of autocast's bf16 weight copies, 24 x 34·s·h bytes (6.8 GB) of
+ * activations, 0.8 GB of fp32 logits (36.6 GB held), then a 0.4 GiB
+ * context, 16 MiB of cuBLAS workspaces, 256 MiB of NCCL buffers (one
+ * communicator: 16 channels x 2 peers x 2 protocols x 4 MiB) and 8 % of
+ * the held bytes as allocator slack: about 40 GB, it fits. (The schedule
+ * redoes this with the simulated peak.) */
 START_TEST(ddp_fit_check)
 {
 	double cap = a100_80gb_capacity();
@@ -200,10 +212,50 @@ START_TEST(ddp_fit_check)
 	double gpt = ddp_bytes("gpt3-1.3b", cap);
 	ck_assert_msg(llama > cap, "llama2-7b needs %.1f GB of %.1f", llama / 1e9, cap / 1e9);
 	ck_assert_msg(gpt < cap, "gpt3-1.3b needs %.1f GB of %.1f", gpt / 1e9, cap / 1e9);
-	ck_assert(gpt > 30e9 && gpt < 40e9); /* the hand estimate above: about 34 GB */
-	struct work_fw_conventions c;
-	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
-	ck_assert(work_reserve_bytes(&c, cap) == 1073741824.0 + 0.05 * cap);
+	ck_assert(gpt > 36e9 && gpt < 44e9); /* the hand estimate above: about 40 GB */
+	struct work_overhead oh;
+	work_overhead_bytes(
+	    &(struct work_overhead_in){
+		.gen = WORK_GEN_AMPERE, .comms = 1, .held_bytes = 1e10, .alloc_fraction = 0.08},
+	    &oh);
+	double MiB = 1048576.0;
+	ck_assert(oh.cuda_context == 0.4 * 1024.0 * MiB);
+	ck_assert(oh.workspaces == 4.0 * 8.0 * MiB);
+	ck_assert(oh.nccl == 16.0 * 2.0 * 2.0 * 4.0 * MiB);
+	ck_assert(oh.allocator == 0.08 * 1e10);
+	ck_assert(oh.total == oh.cuda_context + oh.workspaces + oh.nccl + oh.allocator);
+}
+END_TEST
+
+/* bitsandbytes' 8-bit Adam (Dettmers et al. 2022, §2): the two moments in
+ * one byte each, so 8 bytes of fp32 moments become 2: Megatron bf16 18 ->
+ * 12 bytes per parameter, DDP with AMP 16 -> 10 (the Hugging Face guide's
+ * "2 bytes * number of parameters for 8-bit AdamW optimizers"); the step
+ * moves 12 bytes fewer. */
+START_TEST(adam_8bit)
+{
+	struct work_fw_conventions c, d;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	d = c;
+	work_fw_adam8bit(&d);
+	ck_assert(d.bytes_per_param == 12.0 && d.optim_bytes == 6.0 && d.weight_bytes == 2.0);
+	ck_assert(d.optim_bytes_touched == c.optim_bytes_touched - 12.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_FP16, &c), 0);
+	work_fw_adam8bit(&c);
+	ck_assert(c.bytes_per_param == 10.0 && c.optim_bytes == 2.0);
+	/* DDP's buffers: bucket copies (4 bytes, with more than one rank) and
+	 * autocast's fp16 weight copies (2 bytes) */
+	ck_assert(work_buffer_bytes(&c, 1e9, 8) == 6e9);
+	ck_assert(work_buffer_bytes(&c, 1e9, 1) == 2e9);
+	/* DeepSpeed: the reduction bucket, 5e8 elements of 2 bytes at most */
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DEEPSPEED, TS_BF16, &c), 0);
+	ck_assert(work_buffer_bytes(&c, 1e9, 8) == 1e9 && work_buffer_bytes(&c, 1e8, 8) == 2e8);
+	/* generations by catalog name */
+	ck_assert_int_eq(work_gpu_generation("V100-SXM2-16GB"), WORK_GEN_VOLTA);
+	ck_assert_int_eq(work_gpu_generation("A100-SXM4-80GB"), WORK_GEN_AMPERE);
+	ck_assert_int_eq(work_gpu_generation("H100-SXM5-80GB"), WORK_GEN_HOPPER);
+	ck_assert_int_eq(work_gpu_generation("B200"), WORK_GEN_BLACKWELL);
+	ck_assert_int_eq(work_gpu_generation("MI300X"), WORK_GEN_OTHER);
 }
 END_TEST
 
@@ -215,6 +267,7 @@ static Suite *suite(void)
 	tcase_add_test(t, bytes_per_param);
 	tcase_add_test(t, zero_paper_figure1);
 	tcase_add_test(t, ddp_fit_check);
+	tcase_add_test(t, adam_8bit);
 	suite_add_tcase(s, t);
 	return s;
 }

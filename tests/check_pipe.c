@@ -689,6 +689,31 @@ START_TEST(uneven_stages_by_hand)
 }
 END_TEST
 
+/* Interleaved 1F1B, p = 4 stages of v = 2 chunks of one 1 MB layer, m = 8:
+ * stage s runs (p - s - 1) x 2 + (v - 1) x p warm-up forwards of a chunk
+ * (Megatron-LM's get_num_warmup_microbatches for the interleaved schedule)
+ * and one more before its first backward frees one, so it holds that many
+ * + 1 chunk activations at its peak, at most m x v: 11, 9, 7, 5 MB. For
+ * stage 0 this is Korthikanti et al. 2022 §4.2.3's L x (1 + (p - 1)/(p v))
+ * layers (8 x 11/8 = 11). The peak comes out of the simulated schedule. */
+START_TEST(memory_in_flight_interleaved)
+{
+	const uint32_t p = 4, v = 2, m = 8;
+	struct psim s = {0};
+	psim_run(&s, p, PIPE_INTERLEAVED, v, m);
+	for (uint32_t st = 0; st < p; st++) {
+		double at[GRAPH_MEM_COUNT_];
+		graph_pool_peak(s.g, s.b.pool[st], at);
+		double chunks = fmin(2.0 * (p - st - 1) + (v - 1.0) * p + 1.0, (double)(m * v));
+		ck_assert_msg(fabs(at[GRAPH_MEM_ACTIVATIONS] - chunks * 1e6) < 1.0,
+			      "interleaved stage %u: %.0f bytes, want %.0f", st,
+			      at[GRAPH_MEM_ACTIVATIONS], chunks * 1e6);
+	}
+	ck_assert(fabs(8.0 * (1.0 + 3.0 / 8.0) - 11.0) < 1e-12); /* the closed form, stage 0 */
+	psim_free(&s);
+}
+END_TEST
+
 static double run_mode(const char *text, const char *mode, struct ts_result *r)
 {
 	struct ts_scenario *sc;
@@ -745,6 +770,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, uneven_stages_by_hand);
 	tcase_add_test(tc, bubble_fraction);
 	tcase_add_test(tc, memory_in_flight);
+	tcase_add_test(tc, memory_in_flight_interleaved);
 	tcase_add_test(tc, class_equals_full);
 	tcase_add_test(tc, ring_attention_overlap);
 	tcase_add_test(tc, moe_all_to_all_on_path);

@@ -359,6 +359,17 @@ START_TEST(public_api_plan_is_the_plan)
 	ck_assert(gpu_kwh == own.gpu_energy_kwh && it_kwh == own.it_energy_kwh);
 	ck_assert(fac_kwh == own.energy_kwh && fac_kwh > it_kwh && it_kwh > gpu_kwh &&
 		  gpu_kwh > 0.0);
+	/* the memory verdict, its headroom and largest term through the API */
+	ck_assert_str_eq(ts_result_memory_verdict(r), own.memory_verdict);
+	ck_assert_str_eq(ts_result_memory_largest_term(r), own.memory_largest_term);
+	double head = 0.0, merr = 0.0, need = 0.0, cap = 0.0;
+	ck_assert_int_eq(ts_result_get(r, "memory_headroom_gib", &head), 0);
+	ck_assert_int_eq(ts_result_get(r, "memory_error", &merr), 0);
+	ck_assert_int_eq(ts_result_get(r, "memory_per_gpu_bytes", &need), 0);
+	ck_assert_int_eq(ts_result_get(r, "memory_capacity_bytes", &cap), 0);
+	ck_assert(head == (cap - need) / 1073741824.0 && merr > 0.0);
+	ck_assert(!strcmp(own.memory_verdict, "fits") || !strcmp(own.memory_verdict, "tight") ||
+		  !strcmp(own.memory_verdict, "does not fit"));
 	ts_result_free(r);
 	ts_plan_free(p);
 	ts_scenario_free(sc);

@@ -15,9 +15,9 @@
 static const char *const stable_keys[] = {
     "schema_version", "iteration_time_s", "samples_per_s", "tokens_per_s",
     "model_flops_per_iteration", "tflops_per_gpu", "mfu", "hfu", "memory_per_gpu_bytes",
-    "memory_capacity_bytes", "fits", "compute_s", "recompute_s", "exposed_comm_s", "bubble_s",
-    "data_stall_s", "optimizer_s", "other_s", "time_to_train_s", "gpu_hours", "energy_kwh",
-    "cost_usd",
+    "memory_capacity_bytes", "fits", "memory_verdict", "memory_headroom_gib", "memory_error",
+    "memory_largest_term", "compute_s", "recompute_s", "exposed_comm_s", "bubble_s", "data_stall_s",
+    "optimizer_s", "other_s", "time_to_train_s", "gpu_hours", "energy_kwh", "cost_usd",
     /* beyond the DESIGN.md minimum */
     "name", "gpus", "hardware_flops_per_iteration", "memory_breakdown", "steps", "bottleneck",
     "not_modelled"};
@@ -113,10 +113,11 @@ START_TEST(json_has_every_stable_key)
 	ck_assert(json_real_value(json_object_get(j, "mfu")) == 0.45);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "name")), r.name);
 	json_t *mem = json_object_get(j, "memory_breakdown");
-	const char *mk[] = {"weights_bytes",	 "gradients_bytes", "optimizer_bytes",
-			    "activations_bytes", "logits_bytes",    "buffers_bytes",
-			    "reserve_bytes"};
-	for (size_t i = 0; i < 7; i++)
+	const char *mk[] = {"weights_bytes",	 "gradients_bytes",    "optimizer_bytes",
+			    "activations_bytes", "logits_bytes",       "buffers_bytes",
+			    "reserve_bytes",	 "cuda_context_bytes", "workspaces_bytes",
+			    "nccl_bytes",	 "allocator_bytes"};
+	for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++)
 		ck_assert_msg(json_is_real(json_object_get(mem, mk[i])), "missing %s", mk[i]);
 	ck_assert(json_real_value(json_object_get(mem, "optimizer_bytes")) == r.mem.optimizer);
 	json_t *nm = json_object_get(j, "not_modelled");
@@ -268,6 +269,29 @@ START_TEST(text_report)
 	ck_assert_ptr_nonnull(strstr(s, "fits: 45.1 GiB of 79.3 GiB"));
 	ck_assert_ptr_null(strstr(s, "Whole run"));
 	ck_assert_ptr_nonnull(strstr(s, "(unattributed)"));
+	free(s);
+
+	/* tight: within the memory model's error of capacity, either side,
+	 * with the headroom (or the shortfall) and the largest term */
+	strcpy(r.memory_verdict, "tight");
+	strcpy(r.memory_largest_term, "activations");
+	r.memory_error = 0.10;
+	r.memory_per_gpu_bytes = 76.3 * 1073741824.0;
+	s = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(
+	    strstr(s, "tight: holds 76.3 GiB of 79.3 GiB, 3.0 GiB headroom, within the memory "
+		      "model's 10 % error; largest term: activations"));
+	free(s);
+	r.fits = false;
+	r.memory_per_gpu_bytes = 81.3 * 1073741824.0;
+	s = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(strstr(s, "tight: needs 81.3 GiB of 79.3 GiB, 2.0 GiB short"));
+	free(s);
+	strcpy(r.memory_verdict, "does not fit");
+	s = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(strstr(
+	    s,
+	    "does NOT fit: needs 81.3 GiB of 79.3 GiB, 2.0 GiB short; largest term: activations"));
 	free(s);
 }
 END_TEST

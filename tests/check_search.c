@@ -77,9 +77,19 @@ START_TEST(test_count)
 	ck_assert_uint_eq(z1, 48);
 	/* cp > 1: (1,2,1) at g = 2; (1,2,1), (1,2,2), (1,4,1), (2,2,1) at g = 4 */
 	ck_assert_uint_eq(cp, 12 + 18 + 21 + 12 + 12);
-	/* ranked best first */
-	for (size_t i = 1; i < sr.ranked; i++)
-		ck_assert(sr.c[i - 1].score <= sr.c[i].score);
+	/* ranked best first among those that fit clearly, then among the
+	 * tight ones (a risk, not a pass: after every clear fit) */
+	size_t tight = 0;
+	for (size_t i = 0; i < sr.ranked; i++) {
+		tight += sr.c[i].tight;
+		ck_assert(sr.c[i].tight == !strcmp(sr.c[i].res.memory_verdict, "tight"));
+		if (i == 0)
+			continue;
+		ck_assert(sr.c[i - 1].tight <= sr.c[i].tight);
+		if (sr.c[i - 1].tight == sr.c[i].tight)
+			ck_assert(sr.c[i - 1].score <= sr.c[i].score);
+	}
+	ck_assert_uint_eq(tight, sr.tight);
 	search_result_free(&sr);
 }
 END_TEST

@@ -206,6 +206,16 @@ const char *ts_result_name(const ts_result *r)
 	return r->name;
 }
 
+const char *ts_result_memory_verdict(const ts_result *r)
+{
+	return r->memory_verdict;
+}
+
+const char *ts_result_memory_largest_term(const ts_result *r)
+{
+	return r->memory_largest_term;
+}
+
 int ts_result_get(const ts_result *r, const char *key, double *value)
 {
 	json_t *o = report_result_to_json(r);

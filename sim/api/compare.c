@@ -108,7 +108,9 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 			 r->memory_capacity_bytes / (double)TS_GiB);
 		break;
 	case 6:
-		snprintf(b, n, "%s", r->fits ? "yes" : "NO");
+		/* tight: within the memory model's error of capacity, a risk */
+		snprintf(b, n, "%s%s", r->fits ? "yes" : "NO",
+			 strcmp(r->memory_verdict, "tight") ? "" : " (tight)");
 		break;
 	case 7:
 		fmt_duration(b, n, v);

@@ -71,7 +71,8 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		table_cell(t, 11, "%s",
 			   ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
-		table_cell(t, 13, "%.1f GiB", r->memory_per_gpu_bytes / (double)TS_GiB);
+		table_cell(t, 13, "%.1f GiB%s", r->memory_per_gpu_bytes / (double)TS_GiB,
+			   c->tight ? " tight" : "");
 		if (obj == SEARCH_COST)
 			table_cell(t, 14, "%s",
 				   ts_units_format_num(
@@ -93,6 +94,11 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		"(%zu failed, %zu did not fit), %zu ranked",
 		sr.n, sr.pruned, sr.simulated, sr.failed,
 		sr.simulated + sr.aliases - sr.failed - sr.ranked, sr.ranked);
+	if (sr.tight)
+		fprintf(out,
+			" (%zu of them tight: within the memory model's error of capacity, "
+			"a risk, ranked after those that fit)",
+			sr.tight);
 	if (sr.aliases)
 		fprintf(out, "; %zu identical to a lighter recompute mode (copied, not simulated)",
 			sr.aliases);

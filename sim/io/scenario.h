@@ -20,7 +20,8 @@
  * gradient bucket, overlap). */
 #define TS_UNSET (-1)
 
-enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_COUNT_ };
+/* adam8bit: bitsandbytes' 8-bit Adam(W), one byte per moment */
+enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_ADAM8BIT, TS_OPT_COUNT_ };
 enum ts_offload { TS_OFFLOAD_NONE, TS_OFFLOAD_CPU, TS_OFFLOAD_NVME, TS_OFFLOAD_COUNT_ };
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT_ };
 enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_COUNT_ };

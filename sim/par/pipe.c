@@ -1477,6 +1477,9 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				   : c->params * j->grad_bpp / (j->zero >= 2 ? dp : 1.0));
 		graph_pool_add(g, c->pool, GRAPH_MEM_OPTIMIZER,
 			       off ? 0.0 : c->params * j->optim_bpp / (j->zero >= 1 ? dp : 1.0));
+		graph_pool_add(g, c->pool, GRAPH_MEM_BUFFERS,
+			       c->params * j->buffer_bpp +
+				   fmin(c->params * j->ipg_bpp, j->ipg_max_bytes));
 		out->compute[k] = c->compute;
 		out->pool[k] = c->pool;
 	}

@@ -71,7 +71,12 @@ struct pipe_job {
 	bool overlap;				/* reduce during backward */
 	double weight_bpp, grad_bpp, optim_bpp; /* bytes per parameter (framework) */
 	double reduce_bpp;			/* bytes per parameter of the gradient reduction */
-	double optimizer_s_per_param;		/* optimizer step seconds per parameter on a rank */
+	/* framework buffers held all iteration (GRAPH_MEM_BUFFERS): buffer_bpp
+	 * bytes per parameter of the rank (DDP's bucket copies) plus ipg_bpp
+	 * per parameter up to ipg_max_bytes (DeepSpeed's reduction bucket);
+	 * work_buffer_bytes (sim/work/memory.h) */
+	double buffer_bpp, ipg_bpp, ipg_max_bytes;
+	double optimizer_s_per_param; /* optimizer step seconds per parameter on a rank */
 	uint32_t optimizer_kernels;
 	double launch_s; /* host time per kernel launch, s */
 	/* CPU offload (zero >= 1), as DeepSpeed ZeRO-Offload (Ren et al. 2021)

@@ -11,10 +11,13 @@
 /* Full recompute of the block of ops [i0, i1) (more than one op) on the
  * units: the first unit of the block keeps the block's input, the unit of
  * the block's last op (u_last) reruns the block's forward and makes the
- * rest of its activations again. Returns the forward FLOPs rerun. */
+ * rest of its activations again. The input is shared with the tensor the op
+ * before the block saves (an in-place ReLU's output) unless that op's block
+ * was itself checkpointed (prev_dropped), when the input must be kept here.
+ * Returns the forward FLOPs rerun, 0 when the block is left as it is. */
 static double checkpoint_block(const struct work_lnet_op *ops, size_t i0, size_t i1,
-			       struct dp_unit *u_first, struct dp_unit *u_last, bool per_op,
-			       struct dp_unit *u_ops)
+			       bool prev_dropped, struct dp_unit *u_first, struct dp_unit *u_last,
+			       bool per_op, struct dp_unit *u_ops)
 {
 	double saved = 0.0, fwd = 0.0, flops = 0.0;
 	uint32_t kernels = 0;
@@ -24,15 +27,15 @@ static double checkpoint_block(const struct work_lnet_op *ops, size_t i0, size_t
 		flops += ops[i].c.op.fwd_flops;
 		kernels += ops[i].c.op.kernels;
 	}
-	double kept = ops[i0].c.op.saved_bytes;
-	if (!(saved > kept)) /* nothing to gain (ViT's patch embedding) */
+	double first = ops[i0].c.op.saved_bytes;
+	if (!(saved > first)) /* nothing to gain (ViT's patch embedding) */
 		return 0.0;
 	for (size_t i = i0; per_op && i < i1; i++) /* op units: only the first keeps */
 		u_ops[i - i0].act_bytes = 0.0;
-	u_first->act_bytes = kept;
+	u_first->act_bytes = first + (prev_dropped ? ops[i0].shared_in_bytes : 0.0);
 	u_last->recompute_s = fwd;
 	u_last->kernels_rec = kernels;
-	u_last->recompute_bytes = saved - kept;
+	u_last->recompute_bytes = saved - first;
 	return flops;
 }
 
@@ -78,6 +81,7 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		/* blocks are runs of ops of one block index; unit of op i: i at
 		 * op granularity, else one per block, in order */
 		uint32_t ub = 0;
+		bool dropped = false; /* the previous block was checkpointed */
 		for (size_t i0 = 0; i0 < nops;) {
 			size_t i1 = i0 + 1;
 			while (i1 < nops && ops[i1].block == ops[i0].block)
@@ -86,8 +90,12 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 				bool per_op = gran == DP_GRAN_OP;
 				struct dp_unit *first = per_op ? &u[i0] : &u[ub];
 				struct dp_unit *last = per_op ? &u[i1 - 1] : &u[ub];
-				*rec_flops += checkpoint_block(ops, i0, i1, first, last, per_op,
-							       per_op ? &u[i0] : NULL);
+				double f = checkpoint_block(ops, i0, i1, dropped, first, last,
+							    per_op, per_op ? &u[i0] : NULL);
+				*rec_flops += f;
+				dropped = f > 0.0;
+			} else {
+				dropped = false;
 			}
 			ub++;
 			i0 = i1;

@@ -559,6 +559,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 			      work_framework_name(sc->training.framework), ts_dtype_name(p->dtype));
 		goto fail;
 	}
+	if (sc->training.optimizer == TS_OPT_ADAM8BIT)
+		work_fw_adam8bit(&p->conv);
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;

@@ -58,6 +58,10 @@ static const struct field fields[] = {
     NUM(memory_per_gpu_bytes),
     NUM(memory_capacity_bytes),
     {"fits", F_BOOL, R_(fits), 0},
+    STR(memory_verdict),
+    NUM(memory_headroom_gib),
+    NUM(memory_error),
+    STR(memory_largest_term),
     MEM(weights),
     MEM(gradients),
     MEM(optimizer),
@@ -65,6 +69,10 @@ static const struct field fields[] = {
     MEM(logits),
     MEM(buffers),
     MEM(reserve),
+    MEM(cuda_context),
+    MEM(workspaces),
+    MEM(nccl),
+    MEM(allocator),
     NUM(compute_s),
     NUM(recompute_s),
     NUM(exposed_comm_s),
@@ -462,10 +470,16 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 		const char *label;
 		double bytes;
 	} parts[] = {
-	    {"weights", m->weights},	 {"gradients", m->gradients},
-	    {"optimizer", m->optimizer}, {"activations", m->activations},
-	    {"logits", m->logits},	 {"buffers", m->buffers},
-	    {"reserve", m->reserve},
+	    {"weights", m->weights},
+	    {"gradients", m->gradients},
+	    {"optimizer", m->optimizer},
+	    {"activations", m->activations},
+	    {"logits", m->logits},
+	    {"buffers", m->buffers},
+	    {"CUDA context", m->cuda_context},
+	    {"workspaces", m->workspaces},
+	    {"NCCL buffers", m->nccl},
+	    {"allocator slack", m->allocator},
 	};
 	struct ts_table *t;
 	char a[64], b[32];
@@ -492,14 +506,24 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 	emit(t, "Memory per GPU (worst rank at its peak)", out, rc);
 	if (*rc)
 		return;
-	if (r->fits)
-		fprintf(out, "fits: %s of %s\n", fmt_gib(a, sizeof a, total),
-			fmt_gib(b, sizeof b, cap));
-	else {
-		char c[64];
-		fprintf(out, "does NOT fit: needs %s of %s\n", fmt_gib(a, sizeof a, total),
-			fmt_gib(c, sizeof c, cap));
-	}
+	char c[64];
+	double head = fabs(cap - total);
+	const char *big = r->memory_largest_term[0] ? r->memory_largest_term : "?";
+	if (!strcmp(r->memory_verdict, "tight"))
+		fprintf(out,
+			"tight: %s %s of %s, %s %s, within the memory model's %.0f %% error; "
+			"largest term: %s\n",
+			r->fits ? "holds" : "needs", fmt_gib(a, sizeof a, total),
+			fmt_gib(b, sizeof b, cap), fmt_gib(c, sizeof c, head),
+			r->fits ? "headroom" : "short", 100.0 * r->memory_error, big);
+	else if (r->fits)
+		fprintf(out, "fits: %s of %s, %s headroom; largest term: %s\n",
+			fmt_gib(a, sizeof a, total), fmt_gib(b, sizeof b, cap),
+			fmt_gib(c, sizeof c, head), big);
+	else
+		fprintf(out, "does NOT fit: needs %s of %s, %s short; largest term: %s\n",
+			fmt_gib(a, sizeof a, total), fmt_gib(c, sizeof c, cap),
+			fmt_gib(b, sizeof b, head), big);
 }
 
 static void run_table(const struct ts_result *r, FILE *out, int *rc)

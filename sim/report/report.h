@@ -14,7 +14,8 @@
  * scenario keys and the result keys"), with:
  *   "memory_breakdown": { "weights_bytes", "gradients_bytes",
  *       "optimizer_bytes", "activations_bytes", "logits_bytes",
- *       "buffers_bytes", "reserve_bytes" },
+ *       "buffers_bytes", "reserve_bytes", "cuda_context_bytes",
+ *       "workspaces_bytes", "nccl_bytes", "allocator_bytes" },
  *   "bottleneck": string, "not_modelled": array of strings (the
  *   comma-separated list, trimmed, empty entries dropped).
  * A number that is NaN or infinite is written as null: it is a bug of the

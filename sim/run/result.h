@@ -12,13 +12,17 @@
 
 /* Memory of the worst rank at its peak, by kind, bytes. */
 struct ts_mem_breakdown {
-	double weights;	    /* parameters (this rank's shard) */
-	double gradients;   /* gradients */
-	double optimizer;   /* optimizer state (fp32 master, moments) */
-	double activations; /* saved activations at the peak */
-	double logits;	    /* fp32 logits and loss buffers */
-	double buffers;	    /* communication buckets and prefetch buffers */
-	double reserve;	    /* framework/allocator reserve */
+	double weights;	     /* parameters (this rank's shard) */
+	double gradients;    /* gradients */
+	double optimizer;    /* optimizer state (fp32 master, moments) */
+	double activations;  /* saved activations at the peak */
+	double logits;	     /* fp32 logits and loss buffers */
+	double buffers;	     /* communication buckets and prefetch buffers */
+	double reserve;	     /* what the schedule does not hold: the four below */
+	double cuda_context; /* CUDA driver context (by GPU generation) */
+	double workspaces;   /* cuBLAS/cuBLASLt and cuDNN workspaces */
+	double nccl;	     /* NCCL channel buffers of the rank's communicators */
+	double allocator;    /* caching-allocator slack (fraction of held, by framework) */
 };
 
 struct ts_result {
@@ -35,6 +39,11 @@ struct ts_result {
 	double memory_per_gpu_bytes;	     /* peak of the worst rank, reserve included */
 	double memory_capacity_bytes;	     /* usable bytes of that GPU */
 	bool fits;			     /* memory_per_gpu_bytes <= memory_capacity_bytes */
+	char memory_verdict[16];	     /* "fits", "tight" (within memory_error of
+					      * capacity, either side) or "does not fit" */
+	double memory_headroom_gib;	     /* capacity - need, GiB (negative: short by) */
+	double memory_error;		     /* the memory model's stated error, fraction of need */
+	char memory_largest_term[16];	     /* the largest term of memory_breakdown */
 	struct ts_mem_breakdown mem;	     /* the peak, by kind */
 	/* critical-path attribution on the rank that finishes last; the seven
 	 * sum exactly to iteration_time_s */

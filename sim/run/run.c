@@ -314,6 +314,11 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 	    .grad_bpp = p->conv.grad_bytes,
 	    .optim_bpp = p->conv.optim_bytes,
 	    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),
+	    .buffer_bpp =
+		(p->dp * (par->cp > 1 ? par->cp : 1) > 1 ? p->conv.bucket_copy_bpp : 0.0) +
+		p->conv.autocast_copy_bpp,
+	    .ipg_bpp = ts_dtype_bytes(p->conv.grad_dtype),
+	    .ipg_max_bytes = p->conv.ipg_bucket_elems * ts_dtype_bytes(p->conv.grad_dtype),
 	    .optimizer_s_per_param = p->optimizer_s_per_param,
 	    .optimizer_kernels = p->optimizer_kernels,
 	    .launch_s = p->calib->launch_s,
@@ -392,6 +397,60 @@ static void extend(const struct extrap *ex, uint32_t m2, struct meas *ms, double
 	}
 }
 
+/* NCCL communicators of more than one rank that a rank of plan p is in:
+ * tensor, pipeline (point-to-point), context and expert parallel, and the
+ * data-parallel one (gradients, ZeRO) over dp x cp. */
+static uint32_t comms(const struct ts_plan *p)
+{
+	const struct ts_parallel *par = &p->sc->parallel;
+	int64_t cp = p->shape.cp > 1 ? p->shape.cp : 1;
+	return (uint32_t)(p->shape.tp > 1) + (uint32_t)(par->pp > 1) + (uint32_t)(cp > 1) +
+	       (uint32_t)(p->shape.ep > 1) + (uint32_t)(p->dp * cp > 1);
+}
+
+/* The model runs cuDNN convolutions (a layer list with conv or bottleneck). */
+static bool has_convs(const struct ts_model *m)
+{
+	if (m->family != TS_FAMILY_LAYERS)
+		return false;
+	for (uint32_t i = 0; i < m->nlnet; i++)
+		if (m->lnet[i].op == TS_LOP_CONV || m->lnet[i].op == TS_LOP_BOTTLENECK)
+			return true;
+	return false;
+}
+
+/* fits, the verdict with its margin and the largest term of out->mem. */
+static void verdict(struct ts_result *out)
+{
+	double need = out->memory_per_gpu_bytes, cap = out->memory_capacity_bytes;
+	const struct ts_mem_breakdown *m = &out->mem;
+	const struct {
+		const char *name;
+		double bytes;
+	} t[] = {{"weights", m->weights},
+		 {"gradients", m->gradients},
+		 {"optimizer", m->optimizer},
+		 {"activations", m->activations},
+		 {"logits", m->logits},
+		 {"buffers", m->buffers},
+		 {"cuda_context", m->cuda_context},
+		 {"workspaces", m->workspaces},
+		 {"nccl", m->nccl},
+		 {"allocator", m->allocator}};
+	size_t big = 0;
+	for (size_t i = 1; i < sizeof t / sizeof t[0]; i++)
+		if (t[i].bytes > t[big].bytes)
+			big = i;
+	snprintf(out->memory_largest_term, sizeof out->memory_largest_term, "%s", t[big].name);
+	out->fits = need <= cap;
+	out->memory_error = WORK_MEM_ERROR;
+	out->memory_headroom_gib = (cap - need) / (1024.0 * 1024.0 * 1024.0);
+	const char *v = fabs(cap - need) <= WORK_MEM_ERROR * need ? "tight"
+			: out->fits				  ? "fits"
+								  : "does not fit";
+	snprintf(out->memory_verdict, sizeof out->memory_verdict, "%s", v);
+}
+
 /* The per-iteration results of measurement ms, whose micro-batches stand
  * for batch_share of the scenario's, with peak_bytes at the memory peak:
  * times, throughput, FLOPs, memory. */
@@ -445,10 +504,21 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	if (fabs(out->other_s) < 1e-9)
 		out->other_s = 0.0;
 	double cap = p->gpu->mem_bytes;
-	out->mem.reserve = work_reserve_bytes(&p->conv, cap);
+	struct work_overhead oh;
+	work_overhead_bytes(&(struct work_overhead_in){.gen = work_gpu_generation(p->gpu->name),
+						       .comms = comms(p),
+						       .convs = has_convs(&sc->model),
+						       .held_bytes = peak_bytes,
+						       .alloc_fraction = p->conv.alloc_fraction},
+			    &oh);
+	out->mem.cuda_context = oh.cuda_context;
+	out->mem.workspaces = oh.workspaces;
+	out->mem.nccl = oh.nccl;
+	out->mem.allocator = oh.allocator;
+	out->mem.reserve = oh.total;
 	out->memory_per_gpu_bytes = peak_bytes + out->mem.reserve;
 	out->memory_capacity_bytes = cap;
-	out->fits = out->memory_per_gpu_bytes <= cap;
+	verdict(out);
 }
 
 /* The whole run: steps from the run length, checkpoints, failures, energy

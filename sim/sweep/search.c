@@ -112,8 +112,20 @@ static double estimate(const struct ts_scenario *sc, const struct work_fw_conven
 	if (work_static_bytes(conv, first_p, x->zero, x->dp, &s0, NULL) ||
 	    work_static_bytes(conv, last_p, x->zero, x->dp, &s1, NULL))
 		return INFINITY;
-	return fmax(s0.total_bytes + first_a, s1.total_bytes + last_a) +
-	       work_reserve_bytes(conv, hw_cluster_gpu_type(sc->cluster)->mem_bytes);
+	double held = fmax(
+	    s0.total_bytes + work_buffer_bytes(conv, first_p, (int64_t)x->dp * x->cp) + first_a,
+	    s1.total_bytes + work_buffer_bytes(conv, last_p, (int64_t)x->dp * x->cp) + last_a);
+	struct work_overhead oh;
+	uint32_t comms = (uint32_t)(x->tp > 1) + (uint32_t)(x->pp > 1) + (uint32_t)(x->cp > 1) +
+			 (uint32_t)(x->dp * x->cp > 1);
+	work_overhead_bytes(&(struct work_overhead_in){.gen = work_gpu_generation(
+							   hw_cluster_gpu_type(sc->cluster)->name),
+						       .comms = comms,
+						       .convs = false,
+						       .held_bytes = held,
+						       .alloc_fraction = conv->alloc_fraction},
+			    &oh);
+	return held + oh.total;
 }
 
 /* Recompute modes a and b save, rerun and recount the same per layer. */
@@ -161,9 +173,18 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* Ranked first, those that fit; then those whose memory is tight (within
+ * the memory model's error of capacity: a risk, not a pass); then the rest. */
+static int tier(const struct search_cand *x)
+{
+	return !isfinite(x->score) ? 2 : x->tight ? 1 : 0;
+}
+
 static int cmp_cand(const void *a, const void *b)
 {
 	const struct search_cand *x = a, *y = b;
+	if (tier(x) != tier(y))
+		return tier(x) < tier(y) ? -1 : 1;
 	if (x->score < y->score)
 		return -1;
 	if (x->score > y->score)
@@ -364,6 +385,8 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 				       ts_dtype_name(dt));
 		goto done;
 	}
+	if (base->training.optimizer == TS_OPT_ADAM8BIT)
+		work_fw_adam8bit(&conv);
 	cache = ts_calloc(1, sizeof *cache);
 	if (!cache)
 		goto nomem;
@@ -452,7 +475,9 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 			: (r->time_to_train_s > 0.0 ? r->time_to_train_s : r->iteration_time_s);
 		if (isfinite(v)) {
 			c->score = v;
+			c->tight = !strcmp(r->memory_verdict, "tight");
 			out->ranked++;
+			out->tight += c->tight;
 		}
 	}
 	/* rank by (score, enumeration order) into an array of exactly n */

@@ -34,6 +34,9 @@ struct search_cand {
 	bool alias;		       /* its recompute mode saves and reruns exactly what a
 					* lighter one does (selective with flash attention,
 					* which keeps no scores): that one's result is copied */
+	bool tight;		       /* ranked, but its memory is within the memory
+					* model's error of capacity: ranked after every
+					* candidate that fits clearly */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
@@ -51,6 +54,7 @@ struct search_result {
 	size_t aliases;		/* not simulated: identical to a lighter recompute mode */
 	size_t failed;		/* simulated with an error (not ranked) */
 	size_t ranked;		/* simulated, fits and has a score */
+	size_t tight;		/* of the ranked, those whose memory is tight */
 	double seconds;		/* wall time of the simulations, s */
 };
 
@@ -90,7 +94,8 @@ struct search_result {
  * ZeRO stage, plus saved activations of the micro-batches in flight
  * (1 without a pipeline; 1F1B min(pp, m) on the first stage and 1 on the
  * last; interleaved min(2 (pp - 1) + (v - 1) pp + 1, m v) chunks on the
- * first, Narayanan et al. 2021 §2.2), plus the framework's reserve;
+ * first, Narayanan et al. 2021 §2.2), plus the framework's buffers and the
+ * overhead terms (work_overhead_bytes);
  * candidates above the GPU's capacity are pruned. The rest are simulated
  * in class mode at stage granularity over two iterations (the first a
  * warm-up) on `threads` OpenMP threads (0: the default), each on a copy

@@ -38,6 +38,10 @@ struct walk {
 	double C, H, W;	 /* image shape per sample */
 	double T, D;	 /* tokens and width per sample */
 	bool first_conv; /* no conv seen yet: no input gradient */
+	bool in_saved;	 /* the current tensor is already saved for backward by the op
+			  * that made it (an in-place ReLU keeps its output): an op
+			  * that saves it again shares the storage, PyTorch's saved
+			  * tensors being references */
 	uint32_t block;
 	/* sinks */
 	struct work_lnet_op *ops;
@@ -101,6 +105,7 @@ static void mem(struct walk *w, const char *name, double elems, double fwd, doub
 	op.kernels = 1;
 	op.bwd_kernels = 1;
 	emit(w, &op);
+	w->in_saved = false; /* its output is a new tensor */
 }
 
 static double img(const struct walk *w)
@@ -115,6 +120,11 @@ static void conv(struct walk *w, double out, double k, double s)
 	bool first = w->first_conv;
 	size_t at = w->n;
 	gemm(w, "conv", w->b * Ho * Wo, out, w->C * k * k, params, in, o);
+	if (w->in_saved && w->store && !w->rc && w->n == at + 1) {
+		w->ops[at].shared_in_bytes = w->ops[at].c.op.saved_bytes;
+		w->ops[at].c.op.saved_bytes = 0.0;
+	}
+	w->in_saved = false;
 	if (w->transpose && w->store && !w->rc && w->n == at + 1) {
 		/* one copy in and one out per phase, each a read and a write */
 		struct work_lnet_op *x = &w->ops[at];
@@ -138,12 +148,13 @@ static void bn(struct walk *w)
 static void relu(struct walk *w)
 {
 	mem(w, "relu", img(w), 2.0, 3.0, 0.0, img(w));
+	w->in_saved = true;
 }
 
 static void bottleneck(struct walk *w, double mid, double out, double stride)
 {
 	double C0 = w->C, H0 = w->H, W0 = w->W;
-	conv(w, mid, 1.0, 1.0);
+	conv(w, mid, 1.0, 1.0); /* saves the block input (unless already saved) */
 	bn(w);
 	relu(w);
 	conv(w, mid, 3.0, stride); /* v1.5: the stride sits in the 3x3 conv */
@@ -156,6 +167,7 @@ static void bottleneck(struct walk *w, double mid, double out, double stride)
 		w->C = C0;
 		w->H = H0;
 		w->W = W0;
+		w->in_saved = true; /* the block input, saved by its first conv */
 		conv(w, out, 1.0, stride);
 		bn(w);
 		w->C = C1;
@@ -242,6 +254,7 @@ static bool walk_all(struct walk *w)
 	w->W = m->in_w;
 	w->tokens = false;
 	w->first_conv = true;
+	w->in_saved = false;
 	for (uint32_t i = 0; i < m->nlnet && !w->rc; i++) {
 		const struct ts_layer *l = &m->lnet[i];
 		bool image = l->op == TS_LOP_CONV || l->op == TS_LOP_BN ||
@@ -276,10 +289,15 @@ static bool walk_all(struct walk *w)
 			case TS_LOP_MAXPOOL: {
 				if (!fits_image(w, l, l->kernel, false))
 					return false;
-				double in = img(w);
+				/* saves its input (shared with the ReLU before it) and
+				 * the int64 index of every output element
+				 * (max_pool2d_with_indices) */
+				double in = img(w), shared = w->in_saved ? 0.0 : in;
 				w->H = ceil(w->H / l->stride);
 				w->W = ceil(w->W / l->stride);
-				mem(w, "maxpool", in + img(w), 1.0, 1.0, 0.0, in);
+				mem(w, "maxpool", in + img(w), 1.0, 1.0, 0.0,
+				    shared + img(w) * 8.0 / w->e);
+				w->in_saved = false;
 				break;
 			}
 			case TS_LOP_AVGPOOL: {

@@ -61,6 +61,9 @@ double work_lnet_fwd_flops(const struct ts_model *m);
 struct work_lnet_op {
 	struct work_op_cost c;
 	uint32_t block;		/* index of the entry (and repeat) it comes from */
+	double shared_in_bytes; /* bytes of its input that the op before it already
+				 * saves (an in-place ReLU's output) and that it
+				 * therefore does not count in c.op.saved_bytes */
 	double transpose_bytes; /* NCHW <-> NHWC copies around a tensor-core
 				 * convolution in each phase it runs, bytes; 0
 				 * for NHWC, fp32 and non-convolutions */

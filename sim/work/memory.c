@@ -31,16 +31,27 @@
 
 #include "work/memory.h"
 
-/* Reserve, the same for every framework (assumptions, to be checked against
- * measured out-of-memory boundaries):
- * - 1 GiB absolute: a PyTorch process's CUDA context alone takes 700-800 MiB
- *   of device memory (723 MiB in discuss.pytorch.org/t/73021, "~700+MB" in
- *   discuss.pytorch.org/t/81330); cuBLAS workspaces and NCCL's per-channel
- *   buffers take a few hundred MiB more.
- * - 5 % of capacity: slack of PyTorch's caching allocator (rounded block
- *   sizes, fragmentation between free blocks). */
-#define RESERVE_BYTES (1024.0 * 1024.0 * 1024.0)
-#define RESERVE_FRACTION 0.05
+/* Caching-allocator slack, the bytes PyTorch's allocator has reserved from
+ * the driver beyond those its tensors hold at the peak (block rounding,
+ * free blocks split between segments), as a fraction of the bytes held.
+ * Assumptions, checked against tests/validation/memory_fit.csv (sim/README.md,
+ * "Memory as frameworks allocate it"), ordered by how each framework lays
+ * out its long-lived tensors:
+ * - Megatron-Core keeps weights and gradients in contiguous per-bucket
+ *   buffers (megatron/core/distributed/param_and_grad_buffer.py) and frees
+ *   pipeline outputs early (deallocate_pipeline_outputs): 3 %;
+ * - DeepSpeed copies gradients into a contiguous buffer as they are made
+ *   ("contiguous_gradients: ... Avoids memory fragmentation during backward
+ *   pass", DeepSpeed configuration JSON docs): 5 %;
+ * - FSDP all-gathers and frees a flat parameter per unit every pass, across
+ *   two streams, the pattern its rate limiter (limit_all_gathers) exists
+ *   for (Zhao et al. 2023, "PyTorch FSDP", VLDB, §4.4): 8 %;
+ * - plain DDP with autocast allocates and frees a low-precision weight
+ *   copy per layer and pass: 8 %. */
+#define ALLOC_MEGATRON 0.03
+#define ALLOC_DEEPSPEED 0.05
+#define ALLOC_FSDP 0.08
+#define ALLOC_DDP 0.08
 #define MiB (1024.0 * 1024.0)
 
 static const char *const fw_names[WORK_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
@@ -75,8 +86,6 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 	/* fp8 trains with bf16 weights (fp8 is a GEMM-input cast). */
 	enum ts_dtype lowp = precision == TS_FP8 ? TS_BF16 : precision;
 	memset(out, 0, sizeof *out);
-	out->reserve_bytes = RESERVE_BYTES;
-	out->reserve_fraction = RESERVE_FRACTION;
 	switch (fw) {
 	case WORK_FW_MEGATRON:
 		/* Buckets: Megatron-Core's DDP uses max(40M, 1M x dp) elements per
@@ -103,6 +112,7 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		}
 		out->bucket_bytes = 40e6 * ts_dtype_bytes(out->grad_dtype);
 		out->first_bucket_bytes = out->bucket_bytes;
+		out->alloc_fraction = ALLOC_MEGATRON;
 		out->source =
 		    "Megatron Core distributed optimizer guide (20/18/16 bytes per "
 		    "parameter; 4+16/d, 6+12/d, 8+8/d sharded); buckets of "
@@ -124,6 +134,15 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		out->bucket_bytes = 5e8 * ts_dtype_bytes(out->grad_dtype);
 		out->first_bucket_bytes = out->bucket_bytes;
 		out->overlap_grad_reduce = false;
+		/* contiguous_gradients (default true) reduces through one
+		 * buffer of reduce_bucket_size = 5e8 elements (two with
+		 * overlap_comm), allocated once (DeepSpeed configuration JSON
+		 * docs; deepspeed/runtime/zero/stage_1_and_2.py, ipg_buffer) */
+		out->ipg_bucket_elems = 5e8;
+		/* allgather_bucket_size (5e8) only chunks the gather of the
+		 * updated weights into the flat low-precision buffer already
+		 * counted as weights: no buffer of its own */
+		out->alloc_fraction = ALLOC_DEEPSPEED;
 		out->source = "Rajbhandari et al. 2020 (ZeRO), section 3.1: 2 + 2 + 12 bytes per "
 			      "parameter for mixed-precision Adam; DeepSpeed config docs: "
 			      "reduce_bucket_size 5e8 elements, overlap_comm false";
@@ -135,6 +154,18 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		out->bucket_bytes = 25.0 * MiB;
 		out->first_bucket_bytes = 1.0 * MiB;
 		out->overlap_grad_reduce = true;
+		/* DDP copies each gradient into its bucket's flat buffer unless
+		 * gradient_as_bucket_view = True (default False; the DDP docs:
+		 * the view "can reduce peak memory usage, where the saved memory
+		 * size will be equal to the total gradients size") */
+		out->bucket_copy_bpp = out->grad_bytes;
+		/* autocast casts each fp32 weight to the low precision at its
+		 * first use in the forward and keeps the copy, saved for the
+		 * backward, until the step (torch.autocast's weight cast cache;
+		 * the Hugging Face guide's "6 bytes per parameter for mixed
+		 * precision training") */
+		out->autocast_copy_bpp = half ? 2.0 : 0.0;
+		out->alloc_fraction = ALLOC_DDP;
 		out->source =
 		    "PyTorch AMP keeps fp32 weights and grads (4 + 4) and Adam's two fp32 "
 		    "moments (8); PyTorch DDP docs: bucket_cap_mb = 25, first bucket 1 MiB "
@@ -149,6 +180,7 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		out->bucket_bytes = 0.0; /* one reduce-scatter per wrapped unit */
 		out->first_bucket_bytes = 0.0;
 		out->overlap_grad_reduce = true;
+		out->alloc_fraction = ALLOC_FSDP;
 		out->source = "PyTorch FSDP with MixedPrecision: sharded fp32 weights, grads and "
 			      "Adam moments (16 bytes per parameter / dp), compute copies in "
 			      "param_dtype, reduce_dtype defaulting to param_dtype; one "
@@ -212,7 +244,86 @@ double work_activation_bytes(const struct work_op *ops, size_t n, double layer_i
 	return sum;
 }
 
-double work_reserve_bytes(const struct work_fw_conventions *c, double capacity_bytes)
+void work_fw_adam8bit(struct work_fw_conventions *c)
 {
-	return c->reserve_bytes + c->reserve_fraction * capacity_bytes;
+	/* m and v: 4 + 4 bytes fp32 -> 1 + 1 (block-wise quantised, the
+	 * per-block scales are 2 x 4 bytes per 2048 elements: below 0.01) */
+	double o = c->optim_bytes - 6.0;
+	split(c, c->weight_bytes, c->grad_bytes, o > 0.0 ? o : 0.0);
+	/* reads and writes of m and v: 16 bytes -> 4 */
+	c->optim_bytes_touched -= 12.0;
+}
+
+double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp)
+{
+	double ipg = c->ipg_bucket_elems < params ? c->ipg_bucket_elems : params;
+	return params * ((dp > 1 ? c->bucket_copy_bpp : 0.0) + c->autocast_copy_bpp) +
+	       ipg * ts_dtype_bytes(c->grad_dtype);
+}
+
+enum work_gpu_gen work_gpu_generation(const char *n)
+{
+	static const struct {
+		const char *prefix;
+		enum work_gpu_gen gen;
+	} t[] = {
+	    {"V100", WORK_GEN_VOLTA},	 {"T4", WORK_GEN_TURING},    {"RTX-20", WORK_GEN_TURING},
+	    {"A100", WORK_GEN_AMPERE},	 {"A10", WORK_GEN_AMPERE},   {"A40", WORK_GEN_AMPERE},
+	    {"RTX-30", WORK_GEN_AMPERE}, {"RTX-A", WORK_GEN_AMPERE}, {"L4", WORK_GEN_ADA},
+	    {"RTX-40", WORK_GEN_ADA},	 {"H1", WORK_GEN_HOPPER},    {"H2", WORK_GEN_HOPPER},
+	    {"H8", WORK_GEN_HOPPER},	 {"GH", WORK_GEN_HOPPER},    {"B1", WORK_GEN_BLACKWELL},
+	    {"B2", WORK_GEN_BLACKWELL},	 {"GB", WORK_GEN_BLACKWELL}, {"RTX-50", WORK_GEN_BLACKWELL},
+	};
+	for (size_t i = 0; n && i < sizeof t / sizeof t[0]; i++)
+		if (!strncasecmp(n, t[i].prefix, strlen(t[i].prefix)))
+			return t[i].gen;
+	return WORK_GEN_OTHER;
+}
+
+/* CUDA context of a PyTorch process, by the generation and the CUDA
+ * release its runs used. Before CUDA 11.7 every kernel of every library
+ * loaded into the context at start: 1343 MiB on a V100 with CUDA 11.2 in
+ * the Hugging Face "Model training anatomy" guide (nvidia-smi after
+ * torch.ones(1).to("cuda")), ">1000MB" in pytorch/pytorch#107667. From
+ * 11.7 kernels load lazily (the default in PyTorch): "around 400MB"
+ * (pytorch/pytorch#109888, 2023). Volta and Turing runs are taken as the
+ * former (NGC containers of their time, CUDA 11.0-11.2), Ampere and Ada as
+ * the latter, Hopper and later at 0.5 GiB (CUDA 12: the local memory the
+ * driver reserves per resident thread grows with 132 SMs against 108;
+ * an assumption). */
+static const double CONTEXT_GIB[WORK_GEN_COUNT_] = {1.31, 1.31, 0.40, 0.40, 0.50, 0.50, 0.50};
+
+/* cuBLAS workspace per handle and stream: PyTorch's default is
+ * ":4096:2:16:8" (2 x 4096 KiB + 8 x 16 KiB, about 8 MiB) before Hopper and
+ * 32 MiB on Hopper and later (aten/src/ATen/cuda/CublasHandlePool.cpp,
+ * getChosenWorkspaceSize; CUBLAS_WORKSPACE_CONFIG in PyTorch's
+ * "Reproducibility" note); cuBLASLt takes as much again. Two streams issue
+ * GEMMs (the compute stream and a side stream: backward's or TP overlap's). */
+#define CUBLAS_MIB_PRE_HOPPER 8.0
+#define CUBLAS_MIB_HOPPER 32.0
+/* cuDNN's convolution workspace with cudnn.benchmark: the fastest
+ * algorithm whose workspace fits is chosen, per convolution shape; the
+ * largest of them is held by the allocator. Assumption: 256 MiB. */
+#define CUDNN_WORKSPACE_MIB 256.0
+/* NCCL: every channel of a communicator holds a receive buffer per peer
+ * of NCCL_BUFFSIZE (default 4 MiB, NCCL environment-variable docs) for
+ * the Simple protocol, LL128 about as much again (NCCL_LL128_BUFFSIZE):
+ * rings have 2 peers (previous, next), and NCCL opens up to
+ * NCCL_MAX_NCHANNELS channels; 16 channels per communicator is assumed
+ * (NCCL_DEBUG=INFO logs of 8-GPU NVLink nodes show 16-32 "coll channels"). */
+#define NCCL_BUFFSIZE_MIB 4.0
+#define NCCL_PROTOCOL_BUFFERS 2.0
+#define NCCL_PEERS 2.0
+#define NCCL_CHANNELS 16.0
+
+void work_overhead_bytes(const struct work_overhead_in *in, struct work_overhead *out)
+{
+	enum work_gpu_gen g = (unsigned)in->gen < WORK_GEN_COUNT_ ? in->gen : WORK_GEN_OTHER;
+	double cublas = g >= WORK_GEN_HOPPER ? CUBLAS_MIB_HOPPER : CUBLAS_MIB_PRE_HOPPER;
+	out->cuda_context = CONTEXT_GIB[g] * 1024.0 * MiB;
+	out->workspaces = (2.0 * 2.0 * cublas + (in->convs ? CUDNN_WORKSPACE_MIB : 0.0)) * MiB;
+	out->nccl = (double)in->comms * NCCL_CHANNELS * NCCL_PEERS * NCCL_PROTOCOL_BUFFERS *
+		    NCCL_BUFFSIZE_MIB * MiB;
+	out->allocator = in->alloc_fraction * (in->held_bytes > 0.0 ? in->held_bytes : 0.0);
+	out->total = out->cuda_context + out->workspaces + out->nccl + out->allocator;
 }

@@ -33,8 +33,10 @@ struct work_fw_conventions {
 	double bucket_bytes;	   /* default gradient bucket; 0 = one reduction per wrapped unit */
 	double first_bucket_bytes; /* the first (last-layer) bucket */
 	bool overlap_grad_reduce;  /* reductions overlap backward by default */
-	double reserve_bytes;	   /* CUDA context, library workspaces, communication buffers */
-	double reserve_fraction;   /* allocator fragmentation, fraction of capacity */
+	double bucket_copy_bpp;	   /* gradient bucket copies, bytes per parameter (DDP, dp > 1) */
+	double autocast_copy_bpp;  /* autocast's low-precision weight copies (DDP with AMP) */
+	double ipg_bucket_elems;   /* DeepSpeed's contiguous reduction bucket, elements */
+	double alloc_fraction;	   /* caching-allocator slack, fraction of the bytes held */
 	const char *source;	   /* where these conventions come from */
 };
 
@@ -76,8 +78,60 @@ int work_static_bytes(const struct work_fw_conventions *c, double params, int ze
 double work_activation_bytes(const struct work_op *ops, size_t n, double layer_input_bytes,
 			     enum work_recompute r);
 
-/* Bytes a GPU of usable capacity `capacity_bytes` cannot give to training:
- * reserve_bytes + reserve_fraction · capacity. */
-double work_reserve_bytes(const struct work_fw_conventions *c, double capacity_bytes);
+/* Turn Adam's state into bitsandbytes' 8-bit Adam (Dettmers et al. 2022,
+ * "8-bit Optimizers via Block-wise Quantization", ICLR, §2: the two moments
+ * in one byte each): the 8 bytes per parameter of fp32 moments become 2, the
+ * fp32 master copy (if any) stays; the step touches 12 bytes fewer. */
+void work_fw_adam8bit(struct work_fw_conventions *c);
+
+/* Bytes of framework buffers one rank holds for the whole iteration besides
+ * its weights, gradients and optimizer state: PyTorch DDP's gradient bucket
+ * copies (bucket_copy_bpp per parameter, with dp > 1 only: one process
+ * runs without DDP), autocast's weight copies (autocast_copy_bpp) and
+ * DeepSpeed's contiguous reduction bucket (ipg_bucket_elems elements of the
+ * gradient dtype, at most the rank's parameters). `params` are the rank's
+ * parameters before data parallelism, dp the data-parallel ranks. */
+double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp);
+
+/* GPU generations, for what the CUDA driver and libraries take. */
+enum work_gpu_gen {
+	WORK_GEN_VOLTA,
+	WORK_GEN_TURING,
+	WORK_GEN_AMPERE,
+	WORK_GEN_ADA,
+	WORK_GEN_HOPPER,
+	WORK_GEN_BLACKWELL,
+	WORK_GEN_OTHER, /* not an NVIDIA GPU (MI300X, TPU): Hopper's figures */
+	WORK_GEN_COUNT_
+};
+
+/* The generation of a catalog GPU by its name ("V100-SXM2-16GB" -> Volta). */
+enum work_gpu_gen work_gpu_generation(const char *gpu_name);
+
+/* What a rank needs beyond the bytes its schedule holds. */
+struct work_overhead_in {
+	enum work_gpu_gen gen;
+	uint32_t comms;	       /* NCCL communicators of more than one rank the rank is in */
+	bool convs;	       /* the model runs cuDNN convolutions */
+	double held_bytes;     /* peak bytes of the schedule (weights to buffers) */
+	double alloc_fraction; /* the framework's allocator slack (conventions) */
+};
+
+/* The terms, bytes; total = their sum. */
+struct work_overhead {
+	double cuda_context; /* driver, kernels loaded, per-SM local memory */
+	double workspaces;   /* cuBLAS / cuBLASLt workspaces, cuDNN's for convolutions */
+	double nccl;	     /* NCCL channel buffers of every communicator */
+	double allocator;    /* the caching allocator's reserved-but-unallocated slack */
+	double total;
+};
+
+/* The overhead terms of one rank (each figure's source in memory.c). */
+void work_overhead_bytes(const struct work_overhead_in *in, struct work_overhead *out);
+
+/* The memory model's stated error, as a fraction of the predicted peak:
+ * a peak within this fraction of capacity, either side, is "tight". The
+ * band is measured on tests/validation/memory_fit.csv (sim/README.md). */
+#define WORK_MEM_ERROR 0.10
 
 #endif
