@@ -392,6 +392,81 @@ START_TEST(traced_run_checked_for_its_own_size)
 }
 END_TEST
 
+/* Tensor-parallel collectives of a parallel block (PaLM §2; GPT-J, GPT-NeoX
+ * with gpt_j_residual) against a sequential one, counted by hand. L = 3
+ * layers, tp = 2, 2 micro-batches. Per micro-batch, a sequential block has
+ * 2 all-reduces forward (after proj and fc2) and 2 backward (the input
+ * gradients of qkv and fc1); a parallel block with one shared norm sums
+ * both branches before 1 forward and has 1 backward (the fused qkv_fc1);
+ * the embedding adds 1 forward and the head 1 backward:
+ *   sequential 4·L + 2 = 14, parallel 2·L + 2 = 8 per micro-batch,
+ * with two norms (GPT-NeoX) 3·L + 2 = 11. The plan's units carry these at op
+ * and at layer granularity. At op granularity the simulated iterations have
+ * exactly as many collectives; at layer granularity a layer's forward ones
+ * are one collective of tp_fwd times the bytes (and so backward): 2·L + 2
+ * collectives per micro-batch whatever the block, fewer bytes when parallel.
+ * The trace shows each collective as one span on each of the 4 directed
+ * NVLink links it crosses (GPU 0 and 1 to and from the NVSwitch). */
+static size_t count_spans(const char *trace, const char *name)
+{
+	size_t n = 0;
+	for (const char *q = strstr(trace, name); q; q = strstr(q + 1, name))
+		n++;
+	return n;
+}
+
+START_TEST(parallel_block_tp_collectives)
+{
+	static const char *text =
+	    "model = { base = \"gpt3-1.3b\"; layers = 3; };\n"
+	    "cluster = \"dgx-a100-80gb\"; gpus_per_node = 2;\n"
+	    "training = { global_batch = 2; micro_batch = 1; seq_len = 512; iterations = 2; };\n"
+	    "parallel = { tp = 2; };\n";
+	static const struct {
+		const char *block, *norms, *gran;
+		unsigned per_mb;
+	} cases[] = {
+	    {"model.parallel_block=false", NULL, "sim.granularity=\"op\"", 4 * 3 + 2},
+	    {"model.parallel_block=false", NULL, "sim.granularity=\"layer\"", 4 * 3 + 2},
+	    {"model.parallel_block=true", NULL, "sim.granularity=\"op\"", 2 * 3 + 2},
+	    {"model.parallel_block=true", NULL, "sim.granularity=\"layer\"", 2 * 3 + 2},
+	    {"model.parallel_block=true", "model.parallel_norms=2", "sim.granularity=\"op\"",
+	     3 * 3 + 2},
+	    {"model.parallel_block=true", "model.parallel_norms=2", "sim.granularity=\"layer\"",
+	     3 * 3 + 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[3] = {cases[i].gran, cases[i].block, cases[i].norms};
+		struct ts_scenario *sc = load(text, sets, cases[i].norms ? 3 : 2);
+		struct ts_error err;
+		struct ts_plan *p = NULL;
+		ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+		unsigned units = 0;
+		for (uint32_t u = 0; u < p->nunits; u++)
+			units += p->units[u].tp_fwd + p->units[u].tp_bwd;
+		ck_assert_msg(units == cases[i].per_mb, "%s %s: %u collectives per micro-batch",
+			      cases[i].block, cases[i].gran, units);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		struct ts_trace *tr;
+		ck_assert_int_eq(trace_open(&tr, out), 0);
+		struct ts_result r;
+		ck_assert_msg(run_plan(p, &r, tr, &err) == 0, "%s", err.msg);
+		trace_destroy(tr);
+		fclose(out);
+		/* 4 links x 2 iterations of 2 micro-batches */
+		size_t spans = count_spans(buf, "\"tp collective\"");
+		size_t colls = strstr(cases[i].gran, "op") ? cases[i].per_mb : 2 * 3 + 2;
+		ck_assert_msg(spans == 4 * 2 * 2 * colls, "%s %s: %zu spans", cases[i].block,
+			      cases[i].gran, spans);
+		free(buf);
+		plan_destroy(p);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
 /* Every scenario of the bundled examples, the default scenario and the
  * scaling sweep's largest point plan under the default limit, and each
  * would on a machine of 2 GiB (estimate below 1 GiB), traced or not. */
@@ -459,6 +534,7 @@ int main(void)
 	tcase_add_test(tc, oversized_run_refused_naming_key_and_figures);
 	tcase_add_test(tc, traced_run_checked_for_its_own_size);
 	tcase_add_test(tc, bundled_examples_fit_the_default);
+	tcase_add_test(tc, parallel_block_tp_collectives);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -55,15 +55,6 @@ static int place(const struct ts_scenario *sc, struct ts_error *err, int rc)
 int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err)
 {
 	const struct ts_parallel *par = &sc->parallel;
-	if (sc->model.parallel_block && par->tp > 1 && sc->sim.granularity == TS_GRAN_OP)
-		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
-		 * parallel block's collectives; the schedule still places the
-		 * sequential block's, by op name at op granularity (with layer or
-		 * stage granularity the scenario lists this as not modelled) */
-		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.tp",
-				 "found %u with the parallel block of %s at sim.granularity = "
-				 "\"op\", expected tp = 1 or granularity \"layer\" or \"stage\"",
-				 par->tp, sc->model.name);
 	if (sc->model.family != TS_FAMILY_LAYERS)
 		return 0;
 	if (par->cp > 1 || par->ep > 1)
@@ -237,7 +228,9 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.grad_bytes = o->op.params * gb,
 				.act_bytes = act_bytes,
 				.act_cat = cat,
-				.layer = layer};
+				.layer = layer,
+				.tp_fwd = o->op.tp_fwd,
+				.tp_bwd = o->op.tp_bwd};
 }
 
 /* The units of one micro-batch in forward order. */
@@ -350,11 +343,10 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		}
 		x->params = gb > 0.0 ? x->grad_bytes / gb : 0.0;
 		if (x->layer >= 1 && x->layer <= L) {
+			/* op granularity: each op's own tp_fwd / tp_bwd (op_unit) */
 			if (gran != DP_GRAN_OP) {
-				x->tp_fwd = x->tp_bwd = 2;
-			} else {
-				x->tp_fwd = !strcmp(x->label, "proj") || !strcmp(x->label, "fc2");
-				x->tp_bwd = !strcmp(x->label, "qkv") || !strcmp(x->label, "fc1");
+				x->tp_fwd = (uint8_t)c->layer_tp_fwd;
+				x->tp_bwd = (uint8_t)c->layer_tp_bwd;
 			}
 		} else if (x->layer == 0 && (i + 1 == k || u[i + 1].layer != 0)) {
 			x->tp_fwd = 1;

@@ -488,6 +488,9 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 	attention(L, g);
 	gemm(L, "proj", g, g->T, g->h, g->ql, g->ql * g->h + g->bias * g->h, g->e * g->T * g->ql);
 	if (g->E > 0.0) {
+		/* the experts are not split over TP ranks: the attention branch's
+		 * row-parallel output is the block's one forward all-reduce */
+		tp_after(L, 1, 0);
 		/* with one norm the router reads the input qkv saved */
 		moe_mlp(L, g, norms == 1 ? 0.0 : x_in);
 	} else {
