@@ -467,6 +467,43 @@ START_TEST(parallel_block_tp_collectives)
 }
 END_TEST
 
+/* DeepSeek-V3 (models/deepseek-v3.cfg) plans and runs: its first 3 layers
+ * are dense (no all-to-all, the dense layer's costs), the other 58 and the
+ * multi-token prediction block (a layer of the last stage) have experts,
+ * and the model FLOPs of an iteration are 291,847,274,496 per token
+ * (tests/check_ops.c, deepseek_v3_ops) x 128 sequences x 4096 tokens. */
+START_TEST(deepseek_v3_runs)
+{
+	static const char *text =
+	    "model = \"deepseek-v3\"; cluster = \"dgx-h100\"; nodes = 32;\n"
+	    "training = { global_batch = 128; micro_batch = 1; seq_len = 4096;\n"
+	    "  precision = \"fp8\"; recompute = \"full\"; iterations = 2; };\n"
+	    "parallel = { pp = 16; ep = 8; zero = 1; };\n"
+	    "sim = { granularity = \"layer\"; };\n";
+	struct ts_scenario *sc = load(text, NULL, 0);
+	struct ts_error err;
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(p->nunits, 61 + 1 + 2);
+	for (uint32_t u = 1; u <= 62; u++) {
+		const struct dp_unit *x = &p->units[u];
+		bool dense = u <= 3;
+		ck_assert_uint_eq(x->a2a_fwd, dense ? 0 : 2);
+		ck_assert(x->fwd_s == (dense ? p->dense_costs.layer_fwd_s : p->costs.layer_fwd_s));
+		ck_assert_uint_eq(x->layer, u <= 61 ? u : 61);
+	}
+	ck_assert_str_eq(p->units[62].label, "mtp layer");
+	ck_assert(p->dense_costs.layer_params < p->costs.layer_params);
+	struct ts_result r;
+	ck_assert_msg(run_plan(p, &r, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(r.fits);
+	ck_assert_double_eq(r.model_flops_per_iteration, 291847274496.0 * 128.0 * 4096.0);
+	ck_assert(r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Every scenario of the bundled examples, the default scenario and the
  * scaling sweep's largest point plan under the default limit, and each
  * would on a machine of 2 GiB (estimate below 1 GiB), traced or not. */
@@ -535,6 +572,7 @@ int main(void)
 	tcase_add_test(tc, traced_run_checked_for_its_own_size);
 	tcase_add_test(tc, bundled_examples_fit_the_default);
 	tcase_add_test(tc, parallel_block_tp_collectives);
+	tcase_add_test(tc, deepseek_v3_runs);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

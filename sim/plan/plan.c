@@ -241,7 +241,14 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 	const struct ts_model *m = &p->sc->model;
 	double gb = ts_dtype_bytes(p->conv.reduce_dtype);
 	uint32_t L = (uint32_t)m->layers;
-	size_t cnt = gran == DP_GRAN_OP ? c->nembed_ops + L * c->nops + c->nhead_ops : L + 2u;
+	/* the first D layers of a MoE model are dense; the M multi-token
+	 * prediction blocks run on the last stage after layer L (as layer L) */
+	uint32_t D = m->num_experts > 0 ? (uint32_t)m->dense_layers : 0u;
+	uint32_t M = (uint32_t)m->mtp_depth;
+	const struct work_costs *dc = D > 0 ? &p->dense_costs : c;
+	size_t cnt = gran == DP_GRAN_OP
+			 ? c->nembed_ops + (L - D + M) * c->nops + D * dc->nops + c->nhead_ops
+			 : L + M + 2u;
 	struct dp_unit *u = ts_calloc(cnt, sizeof *u);
 	if (!u)
 		return TS_ENOMEM;
@@ -252,12 +259,13 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			u[k] = op_unit(o, "embed", gb, o->op.saved_bytes, 0.0,
 				       GRAPH_MEM_ACTIVATIONS, 0);
 		}
-		for (uint32_t l = 0; l < L; l++)
-			for (size_t i = 0; i < c->nops; i++, k++) {
-				const struct work_op_cost *o = &c->ops[i];
+		for (uint32_t l = 0; l < L + M; l++) {
+			const struct work_costs *lc = l < D ? dc : c;
+			for (size_t i = 0; i < lc->nops; i++, k++) {
+				const struct work_op_cost *o = &lc->ops[i];
 				double act = o->op.saved_bytes, rs = 0.0;
 				if (p->recompute == WORK_RECOMPUTE_FULL) {
-					act = i == 0 ? c->layer_input_bytes : 0.0;
+					act = i == 0 ? lc->layer_input_bytes : 0.0;
 					rs = o->fwd_s;
 				} else if (p->recompute == WORK_RECOMPUTE_SELECTIVE &&
 					   o->op.selective_bytes > 0.0) {
@@ -265,8 +273,9 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					rs = o->fwd_s;
 				}
 				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
-					       (uint16_t)(l + 1));
+					       (uint16_t)(l < L ? l + 1 : L));
 			}
+		}
 		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
 			const struct work_op_cost *o = &c->head_ops[i];
 			u[k] = op_unit(o, o->op.name, gb, o->op.saved_bytes, 0.0, GRAPH_MEM_LOGITS,
@@ -283,18 +292,21 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					  .act_bytes = c->embed_saved_bytes,
 					  .act_cat = GRAPH_MEM_ACTIVATIONS,
 					  .layer = 0};
-		for (uint32_t l = 0; l < L; l++)
-			u[k++] = (struct dp_unit){.label = "layer",
-						  .fwd_s = c->layer_fwd_s,
-						  .dgrad_s = c->layer_dgrad_s,
-						  .wgrad_s = c->layer_wgrad_s,
-						  .recompute_s = c->layer_recompute_s[p->recompute],
-						  .kernels_fwd = c->layer_kernels_fwd,
-						  .kernels_bwd = c->layer_kernels_bwd,
-						  .grad_bytes = c->layer_params * gb,
-						  .act_bytes = c->layer_act_bytes[p->recompute],
-						  .act_cat = GRAPH_MEM_ACTIVATIONS,
-						  .layer = (uint16_t)(l + 1)};
+		for (uint32_t l = 0; l < L + M; l++) {
+			const struct work_costs *lc = l < D ? dc : c;
+			u[k++] =
+			    (struct dp_unit){.label = l < L ? "layer" : "mtp layer",
+					     .fwd_s = lc->layer_fwd_s,
+					     .dgrad_s = lc->layer_dgrad_s,
+					     .wgrad_s = lc->layer_wgrad_s,
+					     .recompute_s = lc->layer_recompute_s[p->recompute],
+					     .kernels_fwd = lc->layer_kernels_fwd,
+					     .kernels_bwd = lc->layer_kernels_bwd,
+					     .grad_bytes = lc->layer_params * gb,
+					     .act_bytes = lc->layer_act_bytes[p->recompute],
+					     .act_cat = GRAPH_MEM_ACTIVATIONS,
+					     .layer = (uint16_t)(l < L ? l + 1 : L)};
+		}
 		u[k++] = (struct dp_unit){.label = "head",
 					  .fwd_s = c->head_fwd_s,
 					  .dgrad_s = c->head_dgrad_s,
@@ -330,7 +342,8 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			x->ring_fwd_s = at ? (gran == DP_GRAN_OP ? x->fwd_s : attn_f) : 0.0;
 			x->ring_bwd_s = at ? (gran == DP_GRAN_OP ? x->dgrad_s : attn_b) : 0.0;
 		}
-		if (x->layer >= 1 && x->layer <= L && moe) {
+		bool dense = x->layer >= 1 && x->layer <= D;
+		if (x->layer >= 1 && x->layer <= L && moe && !dense) {
 			if (gran != DP_GRAN_OP) {
 				x->a2a_fwd = (uint8_t)c->layer_a2a_fwd;
 				x->a2a_bwd = (uint8_t)c->layer_a2a_bwd;
@@ -345,8 +358,8 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		if (x->layer >= 1 && x->layer <= L) {
 			/* op granularity: each op's own tp_fwd / tp_bwd (op_unit) */
 			if (gran != DP_GRAN_OP) {
-				x->tp_fwd = (uint8_t)c->layer_tp_fwd;
-				x->tp_bwd = (uint8_t)c->layer_tp_bwd;
+				x->tp_fwd = (uint8_t)(dense ? dc : c)->layer_tp_fwd;
+				x->tp_bwd = (uint8_t)(dense ? dc : c)->layer_tp_bwd;
 			}
 		} else if (x->layer == 0 && (i + 1 == k || u[i + 1].layer != 0)) {
 			x->tp_fwd = 1;
@@ -481,6 +494,14 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		rc = work_costs_compute(&sc->model, &p->shape, p->gpu, p->calib, &p->costs, err);
 		if ((rc = place(sc, err, rc)))
 			goto fail;
+		struct ts_model dm;
+		if (work_dense_model(&sc->model, &dm)) {
+			struct work_shape ds = p->shape;
+			ds.ep = 1; /* no experts to shard */
+			rc = work_costs_compute(&dm, &ds, p->gpu, p->calib, &p->dense_costs, err);
+			if ((rc = place(sc, err, rc)))
+				goto fail;
+		}
 		if (make_units(p, p->gran, &p->units, &p->nunits)) {
 			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto fail;

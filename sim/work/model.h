@@ -82,6 +82,14 @@ enum ts_model_key {
 	TS_MK_CAPACITY_FACTOR,
 	TS_MK_PARALLEL_BLOCK, /* printed only when parallel_block is true */
 	TS_MK_PARALLEL_NORMS,
+	TS_MK_KV_LORA_RANK, /* multi-head latent attention (printed only with kv_lora_rank > 0) */
+	TS_MK_Q_LORA_RANK,
+	TS_MK_QK_ROPE_HEAD_DIM,
+	TS_MK_V_HEAD_DIM,
+	TS_MK_MOE_FFN_HIDDEN, /* fine-grained experts (printed only with num_experts > 0) */
+	TS_MK_SHARED_EXPERTS,
+	TS_MK_DENSE_LAYERS,
+	TS_MK_MTP_DEPTH, /* multi-token prediction (printed only when > 0) */
 	TS_MK_COUNT_
 };
 
@@ -128,6 +136,32 @@ struct ts_model {
 	 * block has 2 norms and parallel_norms 0. */
 	bool parallel_block;
 	int64_t parallel_norms;
+	/* Multi-head latent attention (DeepSeek-V2, https://arxiv.org/abs/2405.04434,
+	 * section 2.1; DeepSeek-V3, https://arxiv.org/abs/2412.19437, section
+	 * 2.1.1): keys and values are up-projected per head from a shared
+	 * latent of kv_lora_rank elements per token (after an RMSNorm), queries
+	 * from one of q_lora_rank (0: projected from h directly); of the
+	 * head_dim elements of a query/key head, qk_rope_head_dim carry the
+	 * rotary position (the key's part from h, shared by all heads); values
+	 * have v_head_dim. kv_lora_rank 0 = standard attention (the other three
+	 * 0; v_head_dim is then head_dim). kv_heads = heads with it. */
+	int64_t kv_lora_rank;
+	int64_t q_lora_rank;
+	int64_t qk_rope_head_dim;
+	int64_t v_head_dim;
+	/* DeepSeekMoE (Dai et al. 2024, https://arxiv.org/abs/2401.06066;
+	 * DeepSeek-V3 section 2.1.2): experts of moe_ffn_hidden each (default
+	 * ffn_hidden), shared_experts of them that every token passes through
+	 * besides its top_k routed ones (default 0), and the first dense_layers
+	 * layers with a dense MLP of ffn_hidden instead (default 0). */
+	int64_t moe_ffn_hidden;
+	int64_t shared_experts;
+	int64_t dense_layers;
+	/* Multi-token prediction (DeepSeek-V3 section 2.2): mtp_depth sequential
+	 * modules, each two norms, a 2h x h projection and one transformer
+	 * block (of the MoE kind), sharing the embedding and the output head;
+	 * their loss is computed every step. Default 0. */
+	int64_t mtp_depth;
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
 	/* family "layers" only: the input (channels x height x width per
 	 * sample) and the layer list; the transformer keys are then 1 */
@@ -197,9 +231,28 @@ int ts_model_validate(const struct ts_model *m, struct ts_error *err);
  *              h*h + h + 2h and output bias V; NSP head 2h + 2 (the
  *              pre-training model, as BertForPreTraining counts it)
  *
- * Matches the published counts of GPT-3, Llama 2/3 and BERT (see
- * tests/check_model.c for the figures and their sources). */
+ * With multi-head latent attention (kv_lora_rank = c > 0, q_lora_rank = cq,
+ * rotary part r, value head dv, H heads of head_dim d) the attention is
+ * cq > 0: h*cq + cq (norm) + cq*H*d, else h*H*d; h*(c + r) + c (norm)
+ * + c*H*(d - r + dv); output H*dv*h (norm weights as the model's norm).
+ * With moe_ffn_hidden, shared_experts S and dense_layers D, the L - D MoE
+ * layers hold (E + S) experts of moe_ffn_hidden and the D others a dense
+ * MLP of ffn_hidden. mtp_depth modules each add one MoE layer, two norms,
+ * 2h*h and a norm before the shared head.
+ *
+ * Matches the published counts of GPT-3, Llama 2/3, BERT and DeepSeek-V3
+ * (see tests/check_model.c for the figures and their sources). */
 double ts_model_params(const struct ts_model *m);
+
+/* The parameters of the mtp_depth multi-token prediction modules (part of
+ * ts_model_params; 0 without them). */
+double ts_model_mtp_params(const struct ts_model *m);
+
+/* Parameters one token passes through: ts_model_params less the routed
+ * experts it does not use (num_experts - top_k per MoE layer), less the
+ * multi-token prediction modules (inference does not run them), with the
+ * embedding and the output head. */
+double ts_model_active_params(const struct ts_model *m);
 
 /* Write the names of the models in ROOT/models/ (file names without .cfg,
  * sorted) to buf as "a, b, c" (size n), or the up-to-`max` names closest to
