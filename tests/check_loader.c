@@ -194,6 +194,45 @@ START_TEST(layer_list_parameters)
 }
 END_TEST
 
+/* DiT-XL/2 (Peebles and Xie 2023, https://arxiv.org/abs/2212.09748): 675 M
+ * parameters and 118.6 Gflops per 256 x 256 image forward (Table 4; the
+ * paper's "flops" are multiply-adds). By hand (D 1152, f 4608, 256 tokens):
+ *   block    4D² + 4D + 2Df + f + D + 6D² + 6D          = 23,905,152  x 28
+ *   patch    2·2·4·D + D = 19,584; timestep MLP 256·D + D + D² + D = 1,624,320
+ *   classes  1001·D = 1,153,152; final 2D² + 2D + D·32 + 32 = 2,693,408
+ *   total                                                = 674,834,720
+ * multiply-adds per block 12·D²·256 + 2·256²·D + 6D² = 4,235,821,056, with
+ * the embeddings and the final layer 118.62 G in all. It runs on one DGX
+ * A100 at bf16 and fits. */
+START_TEST(dit_xl_2)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "dit-xl-2", &m, &err), 0);
+	ck_assert_double_eq(ts_model_params(&m), 674834720.0);
+	ck_assert(tu_relerr(ts_model_params(&m), 675e6) < 0.001);
+	double macs = work_lnet_fwd_flops(&m) / 2.0;
+	ck_assert_msg(tu_relerr(macs, 118.6e9) < 0.001, "%.6e", macs);
+	ck_assert(macs > 28.0 * 4235821056.0);
+	struct ts_result r = run_text("model = \"dit-xl-2\"; cluster = \"dgx-a100-80gb\";\n"
+				      "training = { global_batch = 256; micro_batch = 32;\n"
+				      "  precision = \"bf16\"; iterations = 2; };\n",
+				      NULL, 0);
+	ck_assert(r.fits && r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	ck_assert_double_eq(r.model_flops_per_iteration, 3.0 * 256.0 * 2.0 * macs);
+	/* a DiT op needs the latent's patches */
+	const char *bad = "model = { family = \"layers\"; input = { channels = 3; height = 224;\n"
+			  "  width = 224; }; layer_list = ( { op = \"patch\"; kernel = 16; out = "
+			  "768; },\n  { op = \"dit\"; heads = 12; mid = 3072; } ); };\n"
+			  "cluster = \"dgx-a100-80gb\";\n";
+	struct ts_scenario *sc = NULL;
+	ck_assert_int_eq(ts_scenario_load_string(cat, bad, "t.cfg", NULL, 0, &sc, &err),
+			 TS_EINVALID);
+	ck_assert_msg(strstr(err.msg, "latent_patch") && strstr(err.key, "layer_list.[1]"), "%s %s",
+		      err.key, err.msg);
+}
+END_TEST
+
 /* Validation: NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, DALI,
  * ../shared/data/measurements.csv rows DLE-RN50-001..008). The run settings
  * are those of the repository's benchmark launcher (PyTorch/Classification/
@@ -494,6 +533,7 @@ int main(void)
 	tcase_add_test(tc, tokens_do_not_slow_a_language_model);
 	tcase_add_test(tc, catalog_and_errors);
 	tcase_add_test(tc, layer_list_parameters);
+	tcase_add_test(tc, dit_xl_2);
 	tcase_add_test(tc, resnet50_rows);
 	tcase_add_test(tc, resnet50_layout_v100);
 	tcase_add_test(tc, layout_transposes);

@@ -22,22 +22,23 @@
 #include "base/suggest.h"
 #include "work/lnet.h"
 
-static const char *const op_names[TS_LOP_COUNT_] = {"conv",    "bn",	   "relu",	 "maxpool",
-						    "avgpool", "linear",   "bottleneck", "patch",
-						    "encoder", "layernorm"};
+static const char *const op_names[TS_LOP_COUNT_] = {
+    "conv",  "bn",	"relu",	     "maxpool",	     "avgpool",	 "linear", "bottleneck",
+    "patch", "encoder", "layernorm", "latent_patch", "dit_cond", "dit",	   "dit_final"};
 
 /* ---- the walk ------------------------------------------------------------ */
 
 struct walk {
 	const struct ts_model *m;
-	double b;	 /* samples */
-	double e, ew;	 /* activation and weight bytes per element */
-	bool flash;	 /* attention as flash */
-	bool transpose;	 /* NCHW activations around tensor-core convolutions */
-	bool tokens;	 /* after a patch embedding */
-	double C, H, W;	 /* image shape per sample */
-	double T, D;	 /* tokens and width per sample */
-	bool first_conv; /* no conv seen yet: no input gradient */
+	double b;	  /* samples */
+	double e, ew;	  /* activation and weight bytes per element */
+	bool flash;	  /* attention as flash */
+	bool transpose;	  /* NCHW activations around tensor-core convolutions */
+	bool tokens;	  /* after a patch embedding */
+	double C, H, W;	  /* image shape per sample */
+	double T, D;	  /* tokens and width per sample */
+	double gh, gw, p; /* patch grid and patch size of a latent_patch */
+	bool first_conv;  /* no conv seen yet: no input gradient */
 	uint32_t block;
 	/* sinks */
 	struct work_lnet_op *ops;
@@ -166,11 +167,10 @@ static void bottleneck(struct walk *w, double mid, double out, double stride)
 	relu(w);
 }
 
-static void encoder(struct walk *w, double heads, double f)
+/* Self-attention over the w->T tokens of width w->D in `heads` heads. */
+static void attn_core(struct walk *w, double heads)
 {
 	double b = w->b, T = w->T, D = w->D, x = b * T * D;
-	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
-	gemm(w, "qkv", b * T, 3.0 * D, D, 3.0 * D * D + 3.0 * D, x, 3.0 * x);
 	struct work_op a = {.m = T, .n = T, .k = D / heads, .batch = b * heads};
 	snprintf(a.name, sizeof a.name, "attn");
 	a.fwd_flops = 4.0 * b * T * T * D;
@@ -191,6 +191,14 @@ static void encoder(struct walk *w, double heads, double f)
 	a.kernels = w->flash ? 1 : 3;
 	a.bwd_kernels = w->flash ? 1 : 4;
 	emit(w, &a);
+}
+
+static void encoder(struct walk *w, double heads, double f)
+{
+	double b = w->b, T = w->T, D = w->D, x = b * T * D;
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+	gemm(w, "qkv", b * T, 3.0 * D, D, 3.0 * D * D + 3.0 * D, x, 3.0 * x);
+	attn_core(w, heads);
 	gemm(w, "proj", b * T, D, D, D * D + D, x, x);
 	mem(w, "add", x, 3.0, 0.0, 0.0, 0.0);
 	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
@@ -198,6 +206,62 @@ static void encoder(struct walk *w, double heads, double f)
 	mem(w, "gelu", b * T * f, 2.0, 3.0, 0.0, b * T * f);
 	gemm(w, "fc2", b * T, D, f, f * D + D, b * T * f, x);
 	mem(w, "add", x, 3.0, 0.0, 0.0, 0.0);
+}
+
+/* A DiT block with adaLN-Zero (Peebles and Xie 2023, "Scalable Diffusion
+ * Models with Transformers", https://arxiv.org/abs/2212.09748, section 3.2
+ * and Figure 3): the conditioning c (D per sample) is regressed through SiLU
+ * and a linear layer into 6 D shift, scale and gate values; each of the two
+ * sublayers is a LayerNorm without affine parameters, a modulation
+ * x·(1 + scale) + shift, the sublayer (attention; an MLP of f with GeLU),
+ * and a gated residual add. Parameters 4D² + 4D (attention) + 2Df + f + D
+ * (MLP) + 6D² + 6D (adaLN); FLOPs per sample 2·(12D²T + 2T²D + 6D²) with
+ * f = 4D: the paper's 118.6 Gflops of DiT-XL/2 count multiply-adds. */
+static void dit_block(struct walk *w, double heads, double f)
+{
+	double b = w->b, T = w->T, D = w->D, x = b * T * D;
+	gemm(w, "adaln", b, 6.0 * D, D, 6.0 * D * D + 6.0 * D, b * D, 6.0 * b * D);
+	mem(w, "ln", x, 3.0, 5.0, 0.0, x);
+	mem(w, "modulate", x, 2.0, 3.0, 0.0, 0.0);
+	gemm(w, "qkv", b * T, 3.0 * D, D, 3.0 * D * D + 3.0 * D, x, 3.0 * x);
+	attn_core(w, heads);
+	gemm(w, "proj", b * T, D, D, D * D + D, x, x);
+	mem(w, "gate_add", x, 3.0, 4.0, 0.0, x);
+	mem(w, "ln", x, 3.0, 5.0, 0.0, x);
+	mem(w, "modulate", x, 2.0, 3.0, 0.0, 0.0);
+	gemm(w, "fc1", b * T, f, D, D * f + f, x, b * T * f);
+	mem(w, "gelu", b * T * f, 2.0, 3.0, 0.0, b * T * f);
+	gemm(w, "fc2", b * T, D, f, f * D + D, b * T * f, x);
+	mem(w, "gate_add", x, 3.0, 4.0, 0.0, x);
+}
+
+/* DiT's conditioning (section 3.2): the timestep's sine-cosine embedding of
+ * `freq` elements through a two-layer MLP (SiLU between) to D, and the
+ * class label's row of a table of `classes` x D (classes + 1 rows with the
+ * null class of classifier-free guidance), summed into c. */
+static void dit_cond(struct walk *w, double classes, double freq)
+{
+	double b = w->b, D = w->D;
+	gemm(w, "t_embed", b, D, freq, freq * D + D, b * freq, b * D);
+	mem(w, "silu", b * D, 2.0, 3.0, 0.0, b * D);
+	gemm(w, "t_mlp", b, D, D, D * D + D, b * D, b * D);
+	mem(w, "y_embed", b * D, 3.0, 2.0, classes * D, 0.0);
+}
+
+/* DiT's final layer: adaLN (shift and scale, 2D), LayerNorm, modulation and
+ * a linear layer to p²·out per token, rearranged into an image of `out`
+ * channels (DiT predicts noise and variance: twice the latent's channels). */
+static void dit_final(struct walk *w, double p, double out)
+{
+	double b = w->b, T = w->T, D = w->D, x = b * T * D, n = p * p * out;
+	gemm(w, "adaln", b, 2.0 * D, D, 2.0 * D * D + 2.0 * D, b * D, 2.0 * b * D);
+	mem(w, "ln", x, 3.0, 5.0, 0.0, x);
+	mem(w, "modulate", x, 2.0, 3.0, 0.0, 0.0);
+	gemm(w, "final", b * T, n, D, D * n + n, x, b * T * n);
+	w->tokens = false;
+	w->C = out;
+	w->H = w->gh * w->p;
+	w->W = w->gw * w->p;
 }
 
 static bool fail_fit(struct walk *w, const struct ts_layer *l, const char *why)
@@ -246,11 +310,21 @@ static bool walk_all(struct walk *w)
 		const struct ts_layer *l = &m->lnet[i];
 		bool image = l->op == TS_LOP_CONV || l->op == TS_LOP_BN ||
 			     l->op == TS_LOP_MAXPOOL || l->op == TS_LOP_AVGPOOL ||
-			     l->op == TS_LOP_BOTTLENECK || l->op == TS_LOP_PATCH;
+			     l->op == TS_LOP_BOTTLENECK || l->op == TS_LOP_PATCH ||
+			     l->op == TS_LOP_LATENT_PATCH;
 		if (image && w->tokens)
 			return fail_fit(w, l, "an image op after the patch embedding");
-		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM) && !w->tokens)
+		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM ||
+		     l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT ||
+		     l->op == TS_LOP_DIT_FINAL) &&
+		    !w->tokens)
 			return fail_fit(w, l, "a token op before a patch embedding");
+		if ((l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT ||
+		     l->op == TS_LOP_DIT_FINAL) &&
+		    !(w->p > 0.0))
+			return fail_fit(w, l,
+					"a DiT op after a ViT patch embedding (expected "
+					"latent_patch)");
 		for (int32_t r = 0; r < (l->repeat > 0 ? l->repeat : 1); r++) {
 			w->block++;
 			switch (l->op) {
@@ -320,6 +394,37 @@ static bool walk_all(struct walk *w)
 				if (fmod(w->D, l->heads) != 0.0)
 					return fail_fit(w, l, "heads that do not divide the width");
 				encoder(w, l->heads, l->mid);
+				break;
+			case TS_LOP_LATENT_PATCH: {
+				double p = l->kernel;
+				if (!fits_image(w, l, p, true))
+					return false;
+				w->gh = w->H / p;
+				w->gw = w->W / p;
+				w->p = p;
+				double np = w->gh * w->gw, D = l->out;
+				gemm(w, "patch", w->b * np, D, w->C * p * p, w->C * p * p * D + D,
+				     img(w), w->b * np * D);
+				w->first_conv = false;
+				w->tokens = true;
+				w->T = np;
+				w->D = D;
+				mem(w, "pos", w->b * w->T * w->D, 3.0, 1.0, 0.0, 0.0);
+				break;
+			}
+			case TS_LOP_DIT_COND:
+				dit_cond(w, l->out, l->mid);
+				break;
+			case TS_LOP_DIT:
+				if (fmod(w->D, l->heads) != 0.0)
+					return fail_fit(w, l, "heads that do not divide the width");
+				dit_block(w, l->heads, l->mid);
+				break;
+			case TS_LOP_DIT_FINAL:
+				if (l->kernel != (int32_t)w->p)
+					return fail_fit(w, l,
+							"a kernel other than the latent's patch");
+				dit_final(w, l->kernel, l->out);
 				break;
 			default:
 				break;
@@ -570,13 +675,17 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		l->line = (int)config_setting_source_line(e);
 		l->op = (enum ts_layer_op)k;
 		bool need_out = k == TS_LOP_CONV || k == TS_LOP_LINEAR || k == TS_LOP_BOTTLENECK ||
-				k == TS_LOP_PATCH;
-		bool need_kernel = k == TS_LOP_CONV || k == TS_LOP_MAXPOOL || k == TS_LOP_PATCH;
-		bool need_mid = k == TS_LOP_BOTTLENECK || k == TS_LOP_ENCODER;
+				k == TS_LOP_PATCH || k == TS_LOP_LATENT_PATCH ||
+				k == TS_LOP_DIT_COND || k == TS_LOP_DIT_FINAL;
+		bool need_kernel = k == TS_LOP_CONV || k == TS_LOP_MAXPOOL || k == TS_LOP_PATCH ||
+				   k == TS_LOP_LATENT_PATCH || k == TS_LOP_DIT_FINAL;
+		bool need_mid = k == TS_LOP_BOTTLENECK || k == TS_LOP_ENCODER ||
+				k == TS_LOP_DIT_COND || k == TS_LOP_DIT;
+		bool need_heads = k == TS_LOP_ENCODER || k == TS_LOP_DIT;
 		if ((rc = pint(e, "out", need_out, 1 << 20, file, pre, &l->out, err)) ||
 		    (rc = pint(e, "kernel", need_kernel, 64, file, pre, &l->kernel, err)) ||
 		    (rc = pint(e, "mid", need_mid, 1 << 20, file, pre, &l->mid, err)) ||
-		    (rc = pint(e, "heads", k == TS_LOP_ENCODER, 4096, file, pre, &l->heads, err)) ||
+		    (rc = pint(e, "heads", need_heads, 4096, file, pre, &l->heads, err)) ||
 		    (rc = pint(e, "stride", false, 64, file, pre, &l->stride, err)) ||
 		    (rc = pint(e, "repeat", false, 1000, file, pre, &l->repeat, err)))
 			return rc;

@@ -24,6 +24,11 @@
  *   { op = "bottleneck"; mid = 64; out = 256; stride = 1; repeat = 3; }
  *   { op = "patch"; kernel = 16; out = 768; }  (ViT patches plus a class token)
  *   { op = "encoder"; heads = 12; mid = 3072; repeat = 12; }
+ * and a diffusion transformer (DiT, Peebles and Xie 2023):
+ *   { op = "latent_patch"; kernel = 2; out = 1152; }  (no class token; fixed positions)
+ *   { op = "dit_cond"; out = 1001; mid = 256; }  (class rows; timestep frequencies)
+ *   { op = "dit"; heads = 16; mid = 4608; repeat = 28; }  (adaLN-Zero blocks)
+ *   { op = "dit_final"; kernel = 2; out = 8; }  (back to an image of 8 channels)
  * Returns 0 or TS_ETYPE, TS_ERANGE, TS_EUNKNOWN_KEY, TS_EUNKNOWN_NAME,
  * TS_EINVALID (an entry that does not fit the shape before it) or
  * TS_ELIMIT (more than TS_MAX_LAYER_ENTRIES), with `err` naming file, line
@@ -48,8 +53,11 @@ int work_lnet_parse_layout(const void *setting, const char *file, const char *pr
  * by batch norm), batch norm 2C, linear F·out + out, patch embedding
  * p²·C·D + D plus (T+1)·D positions and a class token D, encoder block
  * 4D² + 4D (QKV, projection) + 2·D·f + f + D (MLP) + 4D (two LayerNorms),
- * layernorm 2D. ResNet-50 gives 25.6 M and ViT-B/16 86.6 M, the published
- * counts (tests/check_lnet.c). */
+ * layernorm 2D; latent patch p²·C·D + D; DiT conditioning f·D + D + D² + D
+ * + classes·D, block 4D² + 4D + 2·D·f + f + D + 6D² + 6D (norms without
+ * parameters), final layer 2D² + 2D + D·p²·out + p²·out. ResNet-50 gives
+ * 25.6 M, ViT-B/16 86.6 M and DiT-XL/2 674.8 M, the published counts
+ * (tests/check_loader.c). */
 double work_lnet_params(const struct ts_model *m);
 
 /* Forward FLOPs of one sample (2 per multiply-add; convolutions and linear

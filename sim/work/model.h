@@ -34,6 +34,14 @@ enum ts_layer_op {
 	TS_LOP_PATCH,	   /* ViT patch embedding: kernel (patch), out (width), class token */
 	TS_LOP_ENCODER,	   /* pre-LN transformer encoder blocks: heads, mid (MLP), repeat */
 	TS_LOP_LAYERNORM,  /* layer normalisation */
+	/* diffusion transformers (DiT: Peebles and Xie 2023) */
+	TS_LOP_LATENT_PATCH, /* patches of a latent: kernel (patch), out (width); no class
+			      * token, fixed sine-cosine positions */
+	TS_LOP_DIT_COND,     /* timestep MLP from a mid-wide frequency embedding and a
+			      * table of out class rows: the conditioning c */
+	TS_LOP_DIT,	     /* DiT blocks with adaLN-Zero: heads, mid (MLP), repeat */
+	TS_LOP_DIT_FINAL,    /* adaLN, norm and a linear to kernel² x out per token, back
+			      * to an image of out channels */
 	TS_LOP_COUNT_
 };
 
