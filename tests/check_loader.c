@@ -233,6 +233,48 @@ START_TEST(dit_xl_2)
 }
 END_TEST
 
+/* Conformer (L) (Gulati et al. 2020, https://arxiv.org/abs/2005.08100,
+ * Table 1: 118.8 M parameters; 17 blocks of 512, 8 heads, kernel 32, one
+ * LSTM of 640). By hand (D 512, f 2048, K 32, H 640, V 1024):
+ *   subsampling  9·512 + 512·9·512 + (512·20)·512 + 512    =   7,607,296
+ *   block        24D² + (K + 32)·D                          =   6,324,224  x 17
+ *   transducer   V·H + 8H² + 8H + D·H + H + H² + H + H·V + V =   5,332,224
+ *   total                                                   = 120,451,328
+ * 1.4 % above the paper's, which does not give the subsampling's or the
+ * joint network's sizes. Forward FLOPs of one 12 s utterance (1200 frames,
+ * 300 after subsampling, 48 labels): per block 2·T·(2·2·D·f + 3D² + D² +
+ * 2D² + D²) + 2·(2T - 1)·D² + 6·T²·D = 4,208,115,712; the convolutions
+ * 221,184,000 + 28,311,552,000 and the token projection 3,145,728,000; the
+ * transducer 2·48·4H·H x 2 + 2·300·H·D + 2·48·H² + 2·300·48·H·V =
+ * 19,424,870,400: 122,641,301,504 in all (the paper gives no FLOPs). */
+START_TEST(conformer_l)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "conformer-l", &m, &err), 0);
+	ck_assert_double_eq(ts_model_params(&m), 120451328.0);
+	ck_assert(tu_relerr(ts_model_params(&m), 118.8e6) < 0.015);
+	ck_assert_double_eq(work_lnet_fwd_flops(&m), 122641301504.0);
+	ck_assert_double_eq(17.0 * 4208115712.0 + 221184000.0 + 28311552000.0 + 3145728000.0 +
+				19424870400.0,
+			    122641301504.0);
+	struct ts_result r = run_text("model = \"conformer-l\"; cluster = \"dgx-a100-80gb\";\n"
+				      "training = { global_batch = 256; micro_batch = 32;\n"
+				      "  precision = \"bf16\"; iterations = 2; };\n",
+				      NULL, 0);
+	ck_assert(r.fits && r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	ck_assert_double_eq(r.model_flops_per_iteration, 3.0 * 256.0 * 122641301504.0);
+	/* a transducer needs its labels */
+	const char *bad = "model = { base = \"conformer-l\"; layer_list = (\n"
+			  "  { op = \"tokens\"; out = 512; },\n"
+			  "  { op = \"transducer\"; out = 1024; mid = 640; } ); };\n"
+			  "cluster = \"dgx-a100-80gb\";\n";
+	struct ts_scenario *sc = NULL;
+	ck_assert_int_ne(ts_scenario_load_string(cat, bad, "t.cfg", NULL, 0, &sc, &err), 0);
+	ck_assert_msg(strstr(err.key, "layer_list.[1].labels") != NULL, "%s: %s", err.key, err.msg);
+}
+END_TEST
+
 /* Validation: NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, DALI,
  * ../shared/data/measurements.csv rows DLE-RN50-001..008). The run settings
  * are those of the repository's benchmark launcher (PyTorch/Classification/
@@ -534,6 +576,7 @@ int main(void)
 	tcase_add_test(tc, catalog_and_errors);
 	tcase_add_test(tc, layer_list_parameters);
 	tcase_add_test(tc, dit_xl_2);
+	tcase_add_test(tc, conformer_l);
 	tcase_add_test(tc, resnet50_rows);
 	tcase_add_test(tc, resnet50_layout_v100);
 	tcase_add_test(tc, layout_transposes);

@@ -23,8 +23,9 @@
 #include "work/lnet.h"
 
 static const char *const op_names[TS_LOP_COUNT_] = {
-    "conv",  "bn",	"relu",	     "maxpool",	     "avgpool",	 "linear", "bottleneck",
-    "patch", "encoder", "layernorm", "latent_patch", "dit_cond", "dit",	   "dit_final"};
+    "conv",	  "bn",	       "relu",	  "maxpool",   "avgpool",      "linear",
+    "bottleneck", "patch",     "encoder", "layernorm", "latent_patch", "dit_cond",
+    "dit",	  "dit_final", "tokens",  "conformer", "transducer"};
 
 /* ---- the walk ------------------------------------------------------------ */
 
@@ -264,6 +265,99 @@ static void dit_final(struct walk *w, double p, double out)
 	w->W = w->gw * w->p;
 }
 
+/* Conformer (Gulati et al. 2020, "Conformer: Convolution-augmented
+ * Transformer for Speech Recognition", https://arxiv.org/abs/2005.08100,
+ * section 2 and Figures 1-4): two half-step feed-forward modules (LayerNorm,
+ * D -> f, Swish, f -> D) around multi-head self-attention with relative
+ * sinusoidal positions (Transformer-XL: a D x D projection of the 2T - 1
+ * relative positions and two D-wide biases; the scores QK^T and the position
+ * scores QP^T, so 2·T²·D multiply-adds more than plain attention, unfused)
+ * and a convolution module (LayerNorm, pointwise D -> 2D, GLU, depthwise
+ * convolution of kernel K along time, BatchNorm, Swish, pointwise D -> D),
+ * then a LayerNorm. Parameters 24D² + (K + 32)·D. The depthwise
+ * convolution (2·T·D·K FLOPs, 0.3 % of a block at D 512) is timed by its
+ * bytes and carries no model FLOPs. */
+static void ffn_half(struct walk *w, double f)
+{
+	double b = w->b, T = w->T, D = w->D, x = b * T * D;
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+	gemm(w, "ffn1", b * T, f, D, D * f + f, x, b * T * f);
+	mem(w, "swish", b * T * f, 2.0, 3.0, 0.0, b * T * f);
+	gemm(w, "ffn2", b * T, D, f, f * D + D, b * T * f, x);
+	mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+}
+
+static void conformer(struct walk *w, double heads, double f, double K)
+{
+	double b = w->b, T = w->T, D = w->D, x = b * T * D;
+	ffn_half(w, f);
+	/* self-attention with relative positions */
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+	gemm(w, "qkv", b * T, 3.0 * D, D, 3.0 * D * D + 3.0 * D, x, 3.0 * x);
+	gemm(w, "pos", 2.0 * T - 1.0, D, D, D * D + 2.0 * D, (2.0 * T - 1.0) * D,
+	     (2.0 * T - 1.0) * D);
+	double sc = b * heads * T * T;
+	struct work_op a = {
+	    .kind = WORK_ATTN_CORE, .m = T, .n = T, .k = D / heads, .batch = b * heads};
+	snprintf(a.name, sizeof a.name, "attn_relpos");
+	a.fwd_flops = 6.0 * b * T * T * D; /* QK^T, QP^T, AV */
+	a.dgrad_flops = 2.0 * a.fwd_flops;
+	a.fwd_bytes = 3.0 * sc * w->e; /* two score tensors summed, softmax */
+	a.dgrad_bytes = 4.0 * sc * w->e;
+	a.saved_bytes = (sc + 4.0 * x) * w->e;
+	a.kernels = 5;
+	a.bwd_kernels = 7;
+	emit(w, &a);
+	gemm(w, "proj", b * T, D, D, D * D + D, x, x);
+	mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+	/* convolution module */
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+	gemm(w, "pw1", b * T, 2.0 * D, D, 2.0 * D * D + 2.0 * D, x, 2.0 * x);
+	mem(w, "glu", x, 3.0, 4.0, 0.0, 2.0 * x);
+	mem(w, "depthwise", x, 2.0, 4.0, D * K + D, x);
+	mem(w, "bn", x, 3.0, 5.0, 2.0 * D, x);
+	mem(w, "swish", x, 2.0, 3.0, 0.0, x);
+	gemm(w, "pw2", b * T, D, D, D * D + D, x, x);
+	mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+	ffn_half(w, f);
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * D, x);
+}
+
+/* An RNN transducer's prediction and joint networks (Graves 2012,
+ * https://arxiv.org/abs/1211.3711; the Conformer paper's single-LSTM
+ * decoder, section 3.1): the U labels' embeddings (V x H), one LSTM layer
+ * of H (the input projection for all steps at once, then the recurrent
+ * GEMM step by step: U launches; its serial dependency is not modelled
+ * beyond them), projections of the T encoder frames and the U prediction
+ * states to H, tanh of their sum over every (frame, label) pair, a linear
+ * H -> V there, and the transducer loss over the T·U·V logits
+ * (memory-bound). Parameters V·H + 8H² + 8H + D·H + H + H² + H + H·V + V. */
+static void transducer(struct walk *w, double V, double H, double U)
+{
+	double b = w->b, T = w->T, D = w->D;
+	mem(w, "label_embed", b * U * H, 3.0, 2.0, V * H, 0.0);
+	gemm(w, "lstm_x", b * U, 4.0 * H, H, 4.0 * H * H + 8.0 * H, b * U * H, 4.0 * b * U * H);
+	struct work_op r = {.kind = WORK_GEMM, .m = b, .n = 4.0 * H, .k = H, .batch = U};
+	snprintf(r.name, sizeof r.name, "lstm_h");
+	r.fwd_flops = r.dgrad_flops = r.wgrad_flops = 2.0 * b * 4.0 * H * H * U;
+	r.fwd_bytes = r.dgrad_bytes = r.wgrad_bytes =
+	    (U * (b * H + 4.0 * b * H) + 4.0 * H * H) * w->e;
+	r.params = 4.0 * H * H;
+	r.saved_bytes = 6.0 * b * U * H * w->e; /* states and gates */
+	r.kernels = (uint32_t)U;
+	r.bwd_kernels = 2u * (uint32_t)U;
+	emit(w, &r);
+	gemm(w, "enc_proj", b * T, H, D, D * H + H, b * T * D, b * T * H);
+	gemm(w, "pred_proj", b * U, H, H, H * H + H, b * U * H, b * U * H);
+	double J = b * T * U; /* (frame, label) pairs */
+	mem(w, "joint_tanh", J * H, 3.0, 3.0, 0.0, J * H);
+	gemm(w, "joint_out", J, V, H, H * V + V, J * H, J * V);
+	mem(w, "rnnt_loss", J * V, 4.0, 4.0, 0.0, J * V);
+	w->tokens = false;
+	w->C = V;
+	w->H = w->W = 1.0;
+}
+
 static bool fail_fit(struct walk *w, const struct ts_layer *l, const char *why)
 {
 	w->bad = l;
@@ -315,8 +409,8 @@ static bool walk_all(struct walk *w)
 		if (image && w->tokens)
 			return fail_fit(w, l, "an image op after the patch embedding");
 		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM ||
-		     l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT ||
-		     l->op == TS_LOP_DIT_FINAL) &&
+		     l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT || l->op == TS_LOP_DIT_FINAL ||
+		     l->op == TS_LOP_CONFORMER || l->op == TS_LOP_TRANSDUCER) &&
 		    !w->tokens)
 			return fail_fit(w, l, "a token op before a patch embedding");
 		if ((l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT ||
@@ -414,6 +508,25 @@ static bool walk_all(struct walk *w)
 			}
 			case TS_LOP_DIT_COND:
 				dit_cond(w, l->out, l->mid);
+				break;
+			case TS_LOP_TOKENS: {
+				if (w->tokens)
+					return fail_fit(w, l, "tokens after tokens");
+				double k = w->C * w->W, T = w->H;
+				gemm(w, "tokens", w->b * T, l->out, k, k * l->out + l->out, img(w),
+				     w->b * T * l->out);
+				w->tokens = true;
+				w->T = T;
+				w->D = l->out;
+				break;
+			}
+			case TS_LOP_CONFORMER:
+				if (fmod(w->D, l->heads) != 0.0)
+					return fail_fit(w, l, "heads that do not divide the width");
+				conformer(w, l->heads, l->mid, l->kernel);
+				break;
+			case TS_LOP_TRANSDUCER:
+				transducer(w, l->out, l->mid, l->labels);
 				break;
 			case TS_LOP_DIT:
 				if (fmod(w->D, l->heads) != 0.0)
@@ -656,8 +769,8 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		      TS_MAX_LAYER_ENTRIES);
 		return err ? (err->code = TS_ELIMIT) : TS_ELIMIT;
 	}
-	static const char *const keys[] = {"op",     "out",   "mid",   "kernel",
-					   "stride", "heads", "repeat"};
+	static const char *const keys[] = {"op",     "out",   "mid",	"kernel",
+					   "stride", "heads", "repeat", "labels"};
 	m->nlnet = 0;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(ll, (unsigned)i);
@@ -667,7 +780,7 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 				     "found a value that is not a group, "
 				     "expected { op = \"conv\"; ... }");
 		int k = 0;
-		if ((rc = cfg_check_keys(e, file, pre, keys, 7, err)) ||
+		if ((rc = cfg_check_keys(e, file, pre, keys, 8, err)) ||
 		    (rc = cfg_get_enum(e, "op", true, op_names, TS_LOP_COUNT_, &k, file, pre, err)))
 			return rc;
 		struct ts_layer *l = &m->lnet[m->nlnet];
@@ -676,18 +789,23 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		l->op = (enum ts_layer_op)k;
 		bool need_out = k == TS_LOP_CONV || k == TS_LOP_LINEAR || k == TS_LOP_BOTTLENECK ||
 				k == TS_LOP_PATCH || k == TS_LOP_LATENT_PATCH ||
-				k == TS_LOP_DIT_COND || k == TS_LOP_DIT_FINAL;
+				k == TS_LOP_DIT_COND || k == TS_LOP_DIT_FINAL ||
+				k == TS_LOP_TOKENS || k == TS_LOP_TRANSDUCER;
 		bool need_kernel = k == TS_LOP_CONV || k == TS_LOP_MAXPOOL || k == TS_LOP_PATCH ||
-				   k == TS_LOP_LATENT_PATCH || k == TS_LOP_DIT_FINAL;
+				   k == TS_LOP_LATENT_PATCH || k == TS_LOP_DIT_FINAL ||
+				   k == TS_LOP_CONFORMER;
 		bool need_mid = k == TS_LOP_BOTTLENECK || k == TS_LOP_ENCODER ||
-				k == TS_LOP_DIT_COND || k == TS_LOP_DIT;
-		bool need_heads = k == TS_LOP_ENCODER || k == TS_LOP_DIT;
+				k == TS_LOP_DIT_COND || k == TS_LOP_DIT || k == TS_LOP_CONFORMER ||
+				k == TS_LOP_TRANSDUCER;
+		bool need_heads = k == TS_LOP_ENCODER || k == TS_LOP_DIT || k == TS_LOP_CONFORMER;
 		if ((rc = pint(e, "out", need_out, 1 << 20, file, pre, &l->out, err)) ||
 		    (rc = pint(e, "kernel", need_kernel, 64, file, pre, &l->kernel, err)) ||
 		    (rc = pint(e, "mid", need_mid, 1 << 20, file, pre, &l->mid, err)) ||
 		    (rc = pint(e, "heads", need_heads, 4096, file, pre, &l->heads, err)) ||
 		    (rc = pint(e, "stride", false, 64, file, pre, &l->stride, err)) ||
-		    (rc = pint(e, "repeat", false, 1000, file, pre, &l->repeat, err)))
+		    (rc = pint(e, "repeat", false, 1000, file, pre, &l->repeat, err)) ||
+		    (rc = pint(e, "labels", k == TS_LOP_TRANSDUCER, 1 << 16, file, pre, &l->labels,
+			       err)))
 			return rc;
 		if (!l->stride)
 			l->stride = k == TS_LOP_MAXPOOL ? l->kernel : 1;

@@ -42,6 +42,11 @@ enum ts_layer_op {
 	TS_LOP_DIT,	     /* DiT blocks with adaLN-Zero: heads, mid (MLP), repeat */
 	TS_LOP_DIT_FINAL,    /* adaLN, norm and a linear to kernel² x out per token, back
 			      * to an image of out channels */
+	/* speech (Conformer: Gulati et al. 2020) */
+	TS_LOP_TOKENS,	   /* an image's rows as tokens: a linear of channels x width to out */
+	TS_LOP_CONFORMER,  /* Conformer blocks: heads, mid (FFN), kernel (depthwise conv), repeat */
+	TS_LOP_TRANSDUCER, /* RNN-T prediction network (one LSTM of mid) and joint network over
+			    * every (frame, label) pair: out (vocabulary), labels per sample */
 	TS_LOP_COUNT_
 };
 
@@ -54,6 +59,7 @@ struct ts_layer {
 	int32_t stride; /* stride (bottleneck: of its first block's 3x3 conv) */
 	int32_t heads;	/* encoder attention heads */
 	int32_t repeat; /* blocks (bottleneck, encoder); 1 otherwise */
+	int32_t labels; /* transducer: output labels per sample */
 	int line;	/* line of the entry in its file, for messages */
 };
 
