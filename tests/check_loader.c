@@ -416,9 +416,9 @@ START_TEST(layout_transposes)
 	const struct hw_gpu_type *g = hw_catalog_gpu(cat, (size_t)gi);
 	struct work_lnet_op *a, *b;
 	size_t na, nb;
-	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP16, g, &calib, &a, &na, &err), 0);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, 1, TS_FP16, g, &calib, &a, &na, &err), 0);
 	m.lnet_nchw = true;
-	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP16, g, &calib, &b, &nb, &err), 0);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, 1, TS_FP16, g, &calib, &b, &nb, &err), 0);
 	ck_assert(na == 2 && nb == 2);
 	double el = 32.0 * 64 * 56 * 56, want = 2.0 * (el + el) * 2.0 / (2039e9 * 0.88);
 	/* the second convolution has all three phases */
@@ -431,7 +431,7 @@ START_TEST(layout_transposes)
 	ck_assert(b[0].c.dgrad_s == 0.0 && b[0].c.op.bwd_kernels == a[0].c.op.bwd_kernels + 2);
 	ts_free(a, na * sizeof *a);
 	ts_free(b, nb * sizeof *b);
-	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP32, g, &calib, &b, &nb, &err), 0);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, 1, TS_FP32, g, &calib, &b, &nb, &err), 0);
 	ck_assert(b[1].transpose_bytes == 0.0);
 	ts_free(b, nb * sizeof *b);
 

@@ -27,6 +27,7 @@
 #include "sweep/search.h"
 #include "sweep/sweep.h"
 #include "trace/trace.h"
+#include "work/lnet.h"
 #include "testutil.h"
 #include "trainsim.h"
 
@@ -504,6 +505,74 @@ START_TEST(deepseek_v3_runs)
 }
 END_TEST
 
+/* CLIP ViT-L/14 (models/clip-vit-l-14.cfg; Radford et al. 2021, Table 20
+ * for the dimensions). Parameters by hand: image tower 3·14²·1024 + 1024
+ * (the patch entry's bias, which OpenAI's convolution lacks) + 258·1024
+ * (class token, positions) + 2 LayerNorms of 2·1024 + 24 x (12·1024² +
+ * 13·1024) + 1024·768 = 303,967,232; text tower 49,408·768 + 77·768 +
+ * 12 x (12·768² + 13·768) + 2·768 + 768² = 123,650,304; the temperature 1:
+ * 427,617,537, OpenAI's checkpoint's 427,616,513 + 1,024. Forward FLOPs of
+ * one pair (the paper gives none): 2 x (24 x (12·1024²·257 + 2·257²·1024)
+ * + 256·588·1024 + 12 x (12·768²·77 + 2·77²·768) + 1024·768 + 768² + 768)
+ * = 175,325,223,936. On one DGX A100 (dp 8, micro-batch 64, 2 micro-batches,
+ * 2 iterations) each micro-batch all-gathers 2 x 64 x 768 bf16 embeddings
+ * per rank and reduce-scatters their gradients: one collective each per
+ * micro-batch, 16 NVLink spans each in the trace (8 GPUs to and from the
+ * NVSwitch), and its logits are 64 x 512 per direction. */
+START_TEST(clip_contrastive)
+{
+	static const char *text =
+	    "model = \"clip-vit-l-14\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { global_batch = 1024; micro_batch = 64; precision = \"bf16\";\n"
+	    "  iterations = 2; };\n"
+	    "sim = { granularity = \"op\"; };\n";
+	struct ts_scenario *sc = load(text, NULL, 0);
+	ck_assert_double_eq(ts_model_params(&sc->model), 427617537.0);
+	ck_assert_double_eq(work_lnet_fwd_flops(&sc->model), 175325223936.0);
+	struct ts_error err;
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	double g = 0.0;
+	unsigned with = 0;
+	for (uint32_t u = 0; u < p->nunits; u++) {
+		g += p->units[u].dp_gather_bytes;
+		with += p->units[u].dp_gather_bytes > 0.0;
+	}
+	ck_assert_uint_eq(with, 1);
+	ck_assert_double_eq(g, 2.0 * 64.0 * 768.0 * 2.0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct ts_trace *tr;
+	ck_assert_int_eq(trace_open(&tr, out), 0);
+	struct ts_result r;
+	ck_assert_msg(run_plan(p, &r, tr, &err) == 0, "%s", err.msg);
+	trace_destroy(tr);
+	fclose(out);
+	ck_assert(r.fits);
+	ck_assert_double_eq(r.model_flops_per_iteration, 3.0 * 1024.0 * 175325223936.0);
+	ck_assert_uint_eq(count_spans(buf, "\"embedding all-gather\""), 16 * 2 * 2);
+	ck_assert_uint_eq(count_spans(buf, "\"embedding grad reduce-scatter\""), 16 * 2 * 2);
+	free(buf);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+	/* one GPU gathers nothing */
+	const char *one[] = {"gpus_per_node=1", "training.global_batch=128"};
+	sc = load(text, one, 2);
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(trace_open(&tr, out), 0);
+	ck_assert_msg(run_plan(p, &r, tr, &err) == 0, "%s", err.msg);
+	trace_destroy(tr);
+	fclose(out);
+	ck_assert_uint_eq(count_spans(buf, "\"embedding all-gather\""), 0);
+	free(buf);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Every scenario of the bundled examples, the default scenario and the
  * scaling sweep's largest point plan under the default limit, and each
  * would on a machine of 2 GiB (estimate below 1 GiB), traced or not. */
@@ -573,6 +642,7 @@ int main(void)
 	tcase_add_test(tc, bundled_examples_fit_the_default);
 	tcase_add_test(tc, parallel_block_tp_collectives);
 	tcase_add_test(tc, deepseek_v3_runs);
+	tcase_add_test(tc, clip_contrastive);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -7,7 +7,7 @@
 #include "plan/lnet_units.h"
 #include "work/lnet.h"
 
-int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
+int lnet_units_build(const struct ts_model *m, int64_t b, int64_t dp, enum ts_dtype d,
 		     const struct hw_gpu_type *g, const struct work_calib *c,
 		     enum dp_granularity gran, double grad_elem_bytes, struct dp_unit **out,
 		     uint32_t *n, struct ts_error *err)
@@ -16,7 +16,7 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 	size_t nops;
 	*out = NULL;
 	*n = 0;
-	int rc = work_lnet_ops(m, b, d, g, c, &ops, &nops, err);
+	int rc = work_lnet_ops(m, b, dp, d, g, c, &ops, &nops, err);
 	if (rc)
 		return rc;
 	struct dp_unit *u = nops ? ts_calloc(nops, sizeof *u) : NULL;
@@ -43,6 +43,7 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		x->grad_bytes += o->op.params * grad_elem_bytes;
 		x->params += o->op.params;
 		x->act_bytes += o->op.saved_bytes;
+		x->dp_gather_bytes += o->op.dp_gather_bytes;
 	}
 	ts_free(ops, nops * sizeof *ops);
 	if (k < nops) {

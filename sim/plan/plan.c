@@ -485,7 +485,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 							 : DP_GRAN_LAYER;
 	p->class_mode = sc->sim.mode == TS_MODE_CLASS;
 	if (sc->model.family == TS_FAMILY_LAYERS) {
-		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dtype, p->gpu,
+		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dp, p->dtype, p->gpu,
 				      p->calib, p->gran, ts_dtype_bytes(p->conv.reduce_dtype),
 				      &p->units, &p->nunits, err);
 		if ((rc = place(sc, err, rc)))

@@ -23,9 +23,9 @@
 #include "work/lnet.h"
 
 static const char *const op_names[TS_LOP_COUNT_] = {
-    "conv",	  "bn",	       "relu",	  "maxpool",   "avgpool",      "linear",
-    "bottleneck", "patch",     "encoder", "layernorm", "latent_patch", "dit_cond",
-    "dit",	  "dit_final", "tokens",  "conformer", "transducer"};
+    "conv",   "bn",	   "relu",	 "maxpool",	 "avgpool",    "linear", "bottleneck",
+    "patch",  "encoder",   "layernorm",	 "latent_patch", "dit_cond",   "dit",	 "dit_final",
+    "tokens", "conformer", "transducer", "text",	 "contrastive"};
 
 /* ---- the walk ------------------------------------------------------------ */
 
@@ -39,6 +39,8 @@ struct walk {
 	double C, H, W;	  /* image shape per sample */
 	double T, D;	  /* tokens and width per sample */
 	double gh, gw, p; /* patch grid and patch size of a latent_patch */
+	double dp;	  /* data-parallel ranks a contrastive loss gathers over */
+	double tW;	  /* width of a text tower's output; 0 before one */
 	bool first_conv;  /* no conv seen yet: no input gradient */
 	uint32_t block;
 	/* sinks */
@@ -358,6 +360,69 @@ static void transducer(struct walk *w, double V, double H, double U)
 	w->H = w->W = 1.0;
 }
 
+/* Block r of a CLIP text tower (Radford et al. 2021, "Learning Transferable
+ * Visual Models From Natural Language Supervision",
+ * https://arxiv.org/abs/2103.00020, section 2.4): `context` tokens of
+ * `width` W embedded from a table of `out` rows with learned positions
+ * (first block), pre-LN transformer blocks (the encoder's ops; its causal
+ * mask halves no FLOPs here), a final LayerNorm (last block). The image
+ * tower's token state is kept aside meanwhile. */
+static void text_block(struct walk *w, const struct ts_layer *l, int32_t r)
+{
+	double T0 = w->T, D0 = w->D, b = w->b;
+	double W = l->width, ctx = l->context;
+	w->T = ctx;
+	w->D = W;
+	if (r == 0) {
+		mem(w, "token_embed", b * ctx * W, 3.0, 2.0, (double)l->out * W, 0.0);
+		mem(w, "text_pos", b * ctx * W, 3.0, 1.0, ctx * W, 0.0);
+	}
+	encoder(w, l->heads, l->mid);
+	if (r == l->repeat - 1) {
+		mem(w, "ln", b * ctx * W, 3.0, 5.0, 2.0 * W, b * ctx * W);
+		w->tW = W;
+	}
+	w->T = T0;
+	w->D = D0;
+}
+
+/* CLIP's contrastive loss (section 2.3 and Figure 3; "each GPU computes
+ * only the subset of pairwise similarities necessary for its local batch
+ * of embeddings", section 2.5): the image tower's class token (width D)
+ * and the text tower's end token (width tW) projected to E without bias
+ * and normalised; every rank's embeddings all-gathered over the dp
+ * data-parallel ranks (b·E per tower; the reduce-scatter of their
+ * gradients in backward: sim/par/pipe.c); the logits of the b local images
+ * against the B = b·dp texts and of the b local texts against the B images
+ * (no weights: backward computes the gradients of both operands), the
+ * temperature (1 parameter) and the two cross-entropies over 2·b·B logits.
+ * work_lnet_fwd_flops (batch 1) counts each sample against its own pair;
+ * the simulated ops count the whole b x B. */
+static void contrastive(struct walk *w, double E)
+{
+	double b = w->b, D = w->D, W = w->tW, B = w->b * w->dp;
+	gemm(w, "img_proj", b, E, D, D * E, b * D, b * E);
+	gemm(w, "txt_proj", b, E, W, W * E, b * W, b * E);
+	size_t at = w->n;
+	mem(w, "normalize", 2.0 * b * E, 3.0, 4.0, 0.0, 2.0 * b * E);
+	if (w->store && !w->rc && w->n == at + 1)
+		w->ops[at].c.op.dp_gather_bytes = 2.0 * b * E * w->e;
+	struct work_op op = {.kind = WORK_GEMM, .m = b, .n = B, .k = E, .batch = 2.0};
+	snprintf(op.name, sizeof op.name, "clip_logits");
+	op.fwd_flops = 2.0 * 2.0 * b * B * E;
+	op.dgrad_flops = 2.0 * op.fwd_flops;
+	op.fwd_bytes = 2.0 * (b * E + B * E + b * B) * w->e;
+	op.dgrad_bytes = 2.0 * op.fwd_bytes;
+	op.saved_bytes = 2.0 * (b + B) * E * w->e;
+	op.kernels = 2;
+	op.bwd_kernels = 4;
+	emit(w, &op);
+	mem(w, "clip_loss", 2.0 * b * B, 4.0, 3.0, 1.0, 2.0 * b * B);
+	w->tokens = false;
+	w->C = E;
+	w->H = w->W = 1.0;
+}
+
 static bool fail_fit(struct walk *w, const struct ts_layer *l, const char *why)
 {
 	w->bad = l;
@@ -410,7 +475,8 @@ static bool walk_all(struct walk *w)
 			return fail_fit(w, l, "an image op after the patch embedding");
 		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM ||
 		     l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT || l->op == TS_LOP_DIT_FINAL ||
-		     l->op == TS_LOP_CONFORMER || l->op == TS_LOP_TRANSDUCER) &&
+		     l->op == TS_LOP_CONFORMER || l->op == TS_LOP_TRANSDUCER ||
+		     l->op == TS_LOP_TEXT || l->op == TS_LOP_CONTRASTIVE) &&
 		    !w->tokens)
 			return fail_fit(w, l, "a token op before a patch embedding");
 		if ((l->op == TS_LOP_DIT_COND || l->op == TS_LOP_DIT ||
@@ -528,6 +594,17 @@ static bool walk_all(struct walk *w)
 			case TS_LOP_TRANSDUCER:
 				transducer(w, l->out, l->mid, l->labels);
 				break;
+			case TS_LOP_TEXT:
+				if (l->width % l->heads != 0)
+					return fail_fit(w, l, "heads that do not divide the width");
+				text_block(w, l, r);
+				break;
+			case TS_LOP_CONTRASTIVE:
+				if (!(w->tW > 0.0))
+					return fail_fit(w, l,
+							"a contrastive loss without a text tower");
+				contrastive(w, l->out);
+				break;
 			case TS_LOP_DIT:
 				if (fmod(w->D, l->heads) != 0.0)
 					return fail_fit(w, l, "heads that do not divide the width");
@@ -556,6 +633,7 @@ static void walk_init(struct walk *w, const struct ts_model *m, double b, enum t
 	memset(w, 0, sizeof *w);
 	w->m = m;
 	w->b = b;
+	w->dp = 1.0;
 	w->e = work_act_bytes(d);
 	w->ew = ts_dtype_bytes(d);
 	w->flash = d == TS_FP16 || d == TS_BF16 || d == TS_FP8;
@@ -599,7 +677,7 @@ static double split_k_wgrad_s(const struct hw_gpu_type *g, enum ts_dtype d,
 		    op->wgrad_bytes / work_hbm_Bps(g, c));
 }
 
-int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d,
+int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, int64_t dp, enum ts_dtype d,
 		  const struct hw_gpu_type *g, const struct work_calib *c,
 		  struct work_lnet_op **ops, size_t *n, struct ts_error *err)
 {
@@ -611,6 +689,7 @@ int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d
 				    ts_dtype_name(d));
 	struct walk w;
 	walk_init(&w, m, (double)micro_batch, d);
+	w.dp = dp > 1 ? (double)dp : 1.0;
 	w.store = true;
 	walk_all(&w);
 	if (w.rc) {
@@ -769,8 +848,8 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		      TS_MAX_LAYER_ENTRIES);
 		return err ? (err->code = TS_ELIMIT) : TS_ELIMIT;
 	}
-	static const char *const keys[] = {"op",     "out",   "mid",	"kernel",
-					   "stride", "heads", "repeat", "labels"};
+	static const char *const keys[] = {"op",    "out",    "mid",	"kernel", "stride",
+					   "heads", "repeat", "labels", "width",  "context"};
 	m->nlnet = 0;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(ll, (unsigned)i);
@@ -780,7 +859,7 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 				     "found a value that is not a group, "
 				     "expected { op = \"conv\"; ... }");
 		int k = 0;
-		if ((rc = cfg_check_keys(e, file, pre, keys, 8, err)) ||
+		if ((rc = cfg_check_keys(e, file, pre, keys, 10, err)) ||
 		    (rc = cfg_get_enum(e, "op", true, op_names, TS_LOP_COUNT_, &k, file, pre, err)))
 			return rc;
 		struct ts_layer *l = &m->lnet[m->nlnet];
@@ -790,14 +869,16 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		bool need_out = k == TS_LOP_CONV || k == TS_LOP_LINEAR || k == TS_LOP_BOTTLENECK ||
 				k == TS_LOP_PATCH || k == TS_LOP_LATENT_PATCH ||
 				k == TS_LOP_DIT_COND || k == TS_LOP_DIT_FINAL ||
-				k == TS_LOP_TOKENS || k == TS_LOP_TRANSDUCER;
+				k == TS_LOP_TOKENS || k == TS_LOP_TRANSDUCER || k == TS_LOP_TEXT ||
+				k == TS_LOP_CONTRASTIVE;
 		bool need_kernel = k == TS_LOP_CONV || k == TS_LOP_MAXPOOL || k == TS_LOP_PATCH ||
 				   k == TS_LOP_LATENT_PATCH || k == TS_LOP_DIT_FINAL ||
 				   k == TS_LOP_CONFORMER;
 		bool need_mid = k == TS_LOP_BOTTLENECK || k == TS_LOP_ENCODER ||
 				k == TS_LOP_DIT_COND || k == TS_LOP_DIT || k == TS_LOP_CONFORMER ||
-				k == TS_LOP_TRANSDUCER;
-		bool need_heads = k == TS_LOP_ENCODER || k == TS_LOP_DIT || k == TS_LOP_CONFORMER;
+				k == TS_LOP_TRANSDUCER || k == TS_LOP_TEXT;
+		bool need_heads = k == TS_LOP_ENCODER || k == TS_LOP_DIT || k == TS_LOP_CONFORMER ||
+				  k == TS_LOP_TEXT;
 		if ((rc = pint(e, "out", need_out, 1 << 20, file, pre, &l->out, err)) ||
 		    (rc = pint(e, "kernel", need_kernel, 64, file, pre, &l->kernel, err)) ||
 		    (rc = pint(e, "mid", need_mid, 1 << 20, file, pre, &l->mid, err)) ||
@@ -805,6 +886,9 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		    (rc = pint(e, "stride", false, 64, file, pre, &l->stride, err)) ||
 		    (rc = pint(e, "repeat", false, 1000, file, pre, &l->repeat, err)) ||
 		    (rc = pint(e, "labels", k == TS_LOP_TRANSDUCER, 1 << 16, file, pre, &l->labels,
+			       err)) ||
+		    (rc = pint(e, "width", k == TS_LOP_TEXT, 1 << 20, file, pre, &l->width, err)) ||
+		    (rc = pint(e, "context", k == TS_LOP_TEXT, 1 << 20, file, pre, &l->context,
 			       err)))
 			return rc;
 		if (!l->stride)

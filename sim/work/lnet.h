@@ -29,6 +29,14 @@
  *   { op = "dit_cond"; out = 1001; mid = 256; }  (class rows; timestep frequencies)
  *   { op = "dit"; heads = 16; mid = 4608; repeat = 28; }  (adaLN-Zero blocks)
  *   { op = "dit_final"; kernel = 2; out = 8; }  (back to an image of 8 channels)
+ * a speech model (Conformer, Gulati et al. 2020) over frames x mel bins:
+ *   { op = "tokens"; out = 512; }  (rows as tokens: a linear of channels x width)
+ *   { op = "conformer"; heads = 8; mid = 2048; kernel = 32; repeat = 17; }
+ *   { op = "transducer"; out = 1024; mid = 640; labels = 48; }  (RNN-T decoder and loss)
+ * and CLIP (Radford et al. 2021) after an image tower:
+ *   { op = "text"; out = 49408; context = 77; width = 768; heads = 12; mid = 3072;
+ *     repeat = 12; }
+ *   { op = "contrastive"; out = 768; }  (projections, DP all-gather, logits, loss)
  * Returns 0 or TS_ETYPE, TS_ERANGE, TS_EUNKNOWN_KEY, TS_EUNKNOWN_NAME,
  * TS_EINVALID (an entry that does not fit the shape before it) or
  * TS_ELIMIT (more than TS_MAX_LAYER_ENTRIES), with `err` naming file, line
@@ -74,7 +82,9 @@ struct work_lnet_op {
 				 * for NHWC, fp32 and non-convolutions */
 };
 
-/* The ops of one micro-batch of `micro_batch` samples at precision d with
+/* The ops of one micro-batch of `micro_batch` samples (a contrastive loss:
+ * against the micro_batch x dp samples of the dp data-parallel ranks) at
+ * precision d with
  * their times on GPU g (work_op_time), in forward order, into a new array
  * *ops of *n (free with ts_free(*ops, *n * sizeof **ops)). Convolutions are
  * implicit GEMMs, M = batch·H_out·W_out, N = C_out, K = C_in·k², timed with
@@ -93,7 +103,7 @@ struct work_lnet_op {
  * otherwise. The first convolution computes no input gradient. Saved
  * bytes are each op's input at activation precision. Returns 0, TS_ENOMEM,
  * or TS_EUNSUPPORTED when g lacks dtype d. */
-int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d,
+int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, int64_t dp, enum ts_dtype d,
 		  const struct hw_gpu_type *g, const struct work_calib *c,
 		  struct work_lnet_op **ops, size_t *n, struct ts_error *err);
 

@@ -47,20 +47,27 @@ enum ts_layer_op {
 	TS_LOP_CONFORMER,  /* Conformer blocks: heads, mid (FFN), kernel (depthwise conv), repeat */
 	TS_LOP_TRANSDUCER, /* RNN-T prediction network (one LSTM of mid) and joint network over
 			    * every (frame, label) pair: out (vocabulary), labels per sample */
+	/* contrastive image-text models (CLIP: Radford et al. 2021) */
+	TS_LOP_TEXT,	    /* a text tower: out (vocabulary), context tokens, width, heads,
+			     * mid (MLP), repeat (blocks); causal pre-LN blocks, final norm */
+	TS_LOP_CONTRASTIVE, /* both towers' projections to out, the all-gather over DP and
+			     * the logits of each rank's pairs against the whole batch */
 	TS_LOP_COUNT_
 };
 
 /* One entry of a layer list. Plain record; unused fields are 0. */
 struct ts_layer {
 	enum ts_layer_op op;
-	int32_t out;	/* output channels or features */
-	int32_t mid;	/* bottleneck inner width; encoder MLP width */
-	int32_t kernel; /* square kernel (patch size for patch) */
-	int32_t stride; /* stride (bottleneck: of its first block's 3x3 conv) */
-	int32_t heads;	/* encoder attention heads */
-	int32_t repeat; /* blocks (bottleneck, encoder); 1 otherwise */
-	int32_t labels; /* transducer: output labels per sample */
-	int line;	/* line of the entry in its file, for messages */
+	int32_t out;	 /* output channels or features */
+	int32_t mid;	 /* bottleneck inner width; encoder MLP width */
+	int32_t kernel;	 /* square kernel (patch size for patch) */
+	int32_t stride;	 /* stride (bottleneck: of its first block's 3x3 conv) */
+	int32_t heads;	 /* encoder attention heads */
+	int32_t repeat;	 /* blocks (bottleneck, encoder); 1 otherwise */
+	int32_t labels;	 /* transducer: output labels per sample */
+	int32_t width;	 /* text tower width */
+	int32_t context; /* text tower tokens per sample */
+	int line;	 /* line of the entry in its file, for messages */
 };
 
 /* Most entries of a layer list (blocks repeat, so a ResNet-50 takes 11). */

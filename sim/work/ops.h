@@ -82,6 +82,11 @@ struct work_op {
 	 * parallel block with one norm. 0 when tp = 1 too (the schedule skips
 	 * them), and 0 on expert GEMMs. */
 	uint8_t tp_fwd, tp_bwd;
+	/* Bytes this rank puts into an all-gather over the data-parallel
+	 * group after the forward (and the reduce-scatter of their gradients
+	 * after the backward): CLIP's embeddings for its contrastive loss
+	 * (sim/work/lnet.c); 0 for every other op. */
+	double dp_gather_bytes;
 };
 
 /* The work one rank does for one micro-batch. Plain record. */
