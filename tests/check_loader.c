@@ -275,6 +275,78 @@ START_TEST(conformer_l)
 }
 END_TEST
 
+/* Closed forms of the SDXL UNet's parts (forward FLOPs per sample, hw
+ * pixels or tokens; Podell et al. 2023 and diffusers' UNet2DConditionModel),
+ * written apart from sim/work/lnet.c's walk to check it. */
+static double sd_conv(double ci, double co, double k, double hw)
+{
+	return 2.0 * hw * co * ci * k * k;
+}
+
+static double sd_res(double ci, double co, double hw)
+{
+	double f = sd_conv(ci, co, 3, hw) + 2.0 * 1280.0 * co + sd_conv(co, co, 3, hw);
+	return ci != co ? f + sd_conv(ci, co, 1, hw) : f;
+}
+
+static double sd_tr(double C, double n, double N)
+{
+	double blk = 2 * N * 3 * C * C + 4 * N * N * C + 2 * N * C * C /* self-attention */
+		     + 2 * N * C * C + 2 * 77 * 2 * C * 2048 + 4 * N * 77 * C +
+		     2 * N * C * C			      /* cross-attention */
+		     + 2 * N * 8 * C * C + 2 * N * 4 * C * C; /* GEGLU */
+	return 2 * N * C * C + n * blk + 2 * N * C * C;	      /* proj_in, proj_out */
+}
+
+/* SDXL's UNet (Podell et al. 2023, https://arxiv.org/abs/2307.01952,
+ * Table 1: 2.6B parameters; the paper gives no FLOPs). 2,567,463,684
+ * parameters, the count of the released diffusers UNet (ResNet blocks
+ * 2Ci + 9CiCo + Co + 1280Co + Co + 2Co + 9Co² + Co [+ CiCo + Co];
+ * transformer blocks 18C² + 2·2048·C + 17C, and 2C² + 4C once per
+ * transformer: 5 transformers of 2 blocks at 640 channels, 7 of 10 at
+ * 1280), and forward FLOPs per 1024 x 1024 image (128 x 128 latents)
+ * from the closed forms above: 6.76 T. It runs on a DGX H100 at
+ * 4 images per GPU and fits; a res_cat without a skip left is refused at
+ * its entry. */
+START_TEST(sdxl_unet)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "sdxl-unet", &m, &err), 0);
+	ck_assert_double_eq(ts_model_params(&m), 2567463684.0);
+	ck_assert(tu_relerr(ts_model_params(&m), 2.6e9) < 0.015);
+	double h0 = 128 * 128, h1 = 64 * 64, h2 = 32 * 32, T = 1280;
+	double f = sd_conv(4, 320, 3, h0) + 2 * (320 * T + T * T + 2816 * T + T * T);
+	f += 2 * sd_res(320, 320, h0) + sd_conv(320, 320, 3, h1);
+	f += 2 * sd_tr(640, 2, h1) + sd_res(320, 640, h1) + sd_res(640, 640, h1) +
+	     sd_conv(640, 640, 3, h2);
+	f += sd_res(640, 1280, h2) + 3 * sd_res(1280, 1280, h2) + 3 * sd_tr(1280, 10, h2);
+	f += sd_res(2560, 1280, h2) * 2 + sd_res(1920, 1280, h2) + 3 * sd_tr(1280, 10, h2) +
+	     sd_conv(1280, 1280, 3, h1);
+	f += sd_res(1920, 640, h1) + sd_res(1280, 640, h1) + sd_res(960, 640, h1) +
+	     3 * sd_tr(640, 2, h1) + sd_conv(640, 640, 3, h0);
+	f += sd_res(960, 320, h0) + 2 * sd_res(640, 320, h0) + sd_conv(320, 4, 3, h0);
+	ck_assert_msg(work_lnet_fwd_flops(&m) == f, "%.6e vs %.6e", work_lnet_fwd_flops(&m), f);
+	ck_assert_double_eq(f, 6761236398080.0);
+	struct ts_result r = run_text("model = \"sdxl-unet\"; cluster = \"dgx-h100\";\n"
+				      "training = { global_batch = 32; micro_batch = 4;\n"
+				      "  precision = \"bf16\"; iterations = 2; };\n",
+				      NULL, 0);
+	ck_assert(r.fits && r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	const char *bad = "model = { base = \"sdxl-unet\"; layer_list = (\n"
+			  "  { op = \"unet_in\"; out = 320; },\n"
+			  "  { op = \"unet_cond\"; out = 1280; mid = 320; width = 2816; },\n"
+			  "  { op = \"res_cat\"; out = 320; },\n"
+			  "  { op = \"res_cat\"; out = 320; } ); };\n"
+			  "cluster = \"dgx-h100\";\n";
+	struct ts_scenario *sc = NULL;
+	ck_assert_int_eq(ts_scenario_load_string(cat, bad, "t.cfg", NULL, 0, &sc, &err),
+			 TS_EINVALID);
+	ck_assert_msg(strstr(err.key, "layer_list.[3]") && strstr(err.msg, "skip"), "%s: %s",
+		      err.key, err.msg);
+}
+END_TEST
+
 /* Validation: NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, DALI,
  * ../shared/data/measurements.csv rows DLE-RN50-001..008). The run settings
  * are those of the repository's benchmark launcher (PyTorch/Classification/
@@ -577,6 +649,7 @@ int main(void)
 	tcase_add_test(tc, layer_list_parameters);
 	tcase_add_test(tc, dit_xl_2);
 	tcase_add_test(tc, conformer_l);
+	tcase_add_test(tc, sdxl_unet);
 	tcase_add_test(tc, resnet50_rows);
 	tcase_add_test(tc, resnet50_layout_v100);
 	tcase_add_test(tc, layout_transposes);

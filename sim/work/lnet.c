@@ -23,9 +23,10 @@
 #include "work/lnet.h"
 
 static const char *const op_names[TS_LOP_COUNT_] = {
-    "conv",   "bn",	   "relu",	 "maxpool",	 "avgpool",    "linear", "bottleneck",
-    "patch",  "encoder",   "layernorm",	 "latent_patch", "dit_cond",   "dit",	 "dit_final",
-    "tokens", "conformer", "transducer", "text",	 "contrastive"};
+    "conv",   "bn",	   "relu",	 "maxpool",	 "avgpool",	"linear",  "bottleneck",
+    "patch",  "encoder",   "layernorm",	 "latent_patch", "dit_cond",	"dit",	   "dit_final",
+    "tokens", "conformer", "transducer", "text",	 "contrastive", "unet_in", "unet_cond",
+    "res",    "res_cat",   "xattn",	 "push",	 "down",	"up",	   "unet_out"};
 
 /* ---- the walk ------------------------------------------------------------ */
 
@@ -41,7 +42,10 @@ struct walk {
 	double gh, gw, p; /* patch grid and patch size of a latent_patch */
 	double dp;	  /* data-parallel ranks a contrastive loss gathers over */
 	double tW;	  /* width of a text tower's output; 0 before one */
-	bool first_conv;  /* no conv seen yet: no input gradient */
+	double temb;	  /* width of a UNet's time embedding; 0 before unet_cond */
+	double skip[TS_MAX_LAYER_ENTRIES][3]; /* skips kept: channels, height, width */
+	uint32_t nskip;
+	bool first_conv; /* no conv seen yet: no input gradient */
 	uint32_t block;
 	/* sinks */
 	struct work_lnet_op *ops;
@@ -423,6 +427,133 @@ static void contrastive(struct walk *w, double E)
 	w->H = w->W = 1.0;
 }
 
+/* ---- the SDXL UNet (Podell et al. 2023, https://arxiv.org/abs/2307.01952) */
+
+/* A convolution with a bias of `out` (the UNet's convolutions have them). */
+static void conv_bias(struct walk *w, double out, double k, double s)
+{
+	double Ho = ceil(w->H / s), Wo = ceil(w->W / s);
+	double in = img(w), o = w->b * out * Ho * Wo;
+	gemm(w, "conv", w->b * Ho * Wo, out, w->C * k * k, w->C * k * k * out + out, in, o);
+	w->first_conv = false;
+	w->C = out;
+	w->H = Ho;
+	w->W = Wo;
+}
+
+/* GroupNorm (statistics and normalise passes, as batch norm) and SiLU. */
+static void gn_silu(struct walk *w)
+{
+	mem(w, "gn", img(w), 3.0, 5.0, 2.0 * w->C, img(w));
+	mem(w, "silu", img(w), 2.0, 3.0, 0.0, img(w));
+}
+
+/* A ResNet block of the UNet (diffusers' ResnetBlock2D): GroupNorm, SiLU,
+ * 3x3 convolution to out, the time embedding projected to out and added,
+ * GroupNorm, SiLU, 3x3 convolution, and a 1x1 shortcut when the channels
+ * change; the input may carry `skip` channels concatenated from the down
+ * path. Parameters 2·Ci + 9·Ci·Co + Co + temb·Co + Co + 2·Co + 9·Co² + Co
+ * (+ Ci·Co + Co). */
+static void unet_res(struct walk *w, double out)
+{
+	double Ci = w->C, H = w->H, W = w->W, b = w->b;
+	gn_silu(w);
+	conv_bias(w, out, 3.0, 1.0);
+	gemm(w, "temb_proj", b, out, w->temb, w->temb * out + out, b * w->temb, b * out);
+	mem(w, "temb_add", img(w), 3.0, 1.0, 0.0, 0.0);
+	gn_silu(w);
+	conv_bias(w, out, 3.0, 1.0);
+	if (Ci != out) {
+		double C1 = w->C;
+		w->C = Ci;
+		w->H = H;
+		w->W = W;
+		conv_bias(w, out, 1.0, 1.0);
+		w->C = C1;
+	}
+	mem(w, "add", img(w), 3.0, 1.0, 0.0, 0.0);
+}
+
+/* Attention of nq query tokens against nk key tokens of width C in `heads`
+ * heads (flash at fp16/bf16). */
+static void unet_attn_core(struct walk *w, const char *name, double nq, double nk, double C,
+			   double heads)
+{
+	double b = w->b, q = b * nq * C, kv = b * nk * C;
+	struct work_op a = {.m = nq, .n = nk, .k = C / heads, .batch = b * heads};
+	snprintf(a.name, sizeof a.name, "%s", name);
+	a.fwd_flops = 4.0 * b * nq * nk * C;
+	if (w->flash) {
+		a.kind = WORK_ATTN_FLASH;
+		a.dgrad_flops = 2.5 * a.fwd_flops;
+		a.fwd_bytes = (2.0 * q + 2.0 * kv) * w->e;
+		a.dgrad_bytes = 2.0 * a.fwd_bytes;
+		a.saved_bytes = (2.0 * q + 2.0 * kv) * w->e;
+	} else {
+		double sc = b * heads * nq * nk;
+		a.kind = WORK_ATTN_CORE;
+		a.dgrad_flops = 2.0 * a.fwd_flops;
+		a.fwd_bytes = 2.0 * sc * w->e;
+		a.dgrad_bytes = 3.0 * sc * w->e;
+		a.saved_bytes = (sc + q + 2.0 * kv) * w->e;
+	}
+	a.kernels = w->flash ? 1 : 3;
+	a.bwd_kernels = w->flash ? 1 : 4;
+	emit(w, &a);
+}
+
+/* Block r of a UNet transformer (diffusers' Transformer2DModel with
+ * BasicTransformerBlocks, linear projections): on the first, GroupNorm and
+ * proj_in over the H·W tokens of the image's C channels; each block
+ * self-attention (q, k, v without bias), cross-attention to the text
+ * encoders' `ctx` tokens of width Dc (k, v from them), and a GEGLU
+ * feed-forward of 4C; on the last, proj_out and the residual add.
+ * Parameters per block 2C + 4C² + C + 2C + 2C² + 2·Dc·C + C + 2C + 12C² + 9C,
+ * and 2C + 2C² + 2C once. */
+static void unet_xattn(struct walk *w, const struct ts_layer *l, int32_t r)
+{
+	double b = w->b, C = w->C, N = w->H * w->W, x = b * N * C;
+	double ctx = l->context, Dc = l->width, heads = l->heads;
+	if (r == 0) {
+		mem(w, "gn", x, 3.0, 5.0, 2.0 * C, x);
+		gemm(w, "proj_in", b * N, C, C, C * C + C, x, x);
+	}
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * C, x);
+	gemm(w, "qkv", b * N, 3.0 * C, C, 3.0 * C * C, x, 3.0 * x);
+	unet_attn_core(w, "self_attn", N, N, C, heads);
+	gemm(w, "attn_out", b * N, C, C, C * C + C, x, x);
+	mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * C, x);
+	gemm(w, "q", b * N, C, C, C * C, x, x);
+	gemm(w, "kv_ctx", b * ctx, 2.0 * C, Dc, 2.0 * Dc * C, b * ctx * Dc, 2.0 * b * ctx * C);
+	unet_attn_core(w, "cross_attn", N, ctx, C, heads);
+	gemm(w, "attn_out", b * N, C, C, C * C + C, x, x);
+	mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+	mem(w, "ln", x, 3.0, 5.0, 2.0 * C, x);
+	gemm(w, "ff1", b * N, 8.0 * C, C, 8.0 * C * C + 8.0 * C, x, 8.0 * x);
+	mem(w, "geglu", 4.0 * x, 3.0, 5.0, 0.0, 8.0 * x);
+	gemm(w, "ff2", b * N, C, 4.0 * C, 4.0 * C * C + C, 4.0 * x, x);
+	mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+	if (r == l->repeat - 1) {
+		gemm(w, "proj_out", b * N, C, C, C * C + C, x, x);
+		mem(w, "add", x, 3.0, 1.0, 0.0, 0.0);
+	}
+}
+
+/* SDXL's conditioning (section 2.2): the timestep's sinusoidal embedding of
+ * `freq` channels through a two-layer MLP (SiLU) to `out`, and the pooled
+ * text embedding with the size and crop conditionings (`width` in all,
+ * 2816) through another, added: per sample, tiny. */
+static void unet_cond(struct walk *w, double out, double freq, double add)
+{
+	double b = w->b;
+	gemm(w, "time_mlp1", b, out, freq, freq * out + out, b * freq, b * out);
+	gemm(w, "time_mlp2", b, out, out, out * out + out, b * out, b * out);
+	gemm(w, "add_mlp1", b, out, add, add * out + out, b * add, b * out);
+	gemm(w, "add_mlp2", b, out, out, out * out + out, b * out, b * out);
+	w->temb = out;
+}
+
 static bool fail_fit(struct walk *w, const struct ts_layer *l, const char *why)
 {
 	w->bad = l;
@@ -470,7 +601,10 @@ static bool walk_all(struct walk *w)
 		bool image = l->op == TS_LOP_CONV || l->op == TS_LOP_BN ||
 			     l->op == TS_LOP_MAXPOOL || l->op == TS_LOP_AVGPOOL ||
 			     l->op == TS_LOP_BOTTLENECK || l->op == TS_LOP_PATCH ||
-			     l->op == TS_LOP_LATENT_PATCH;
+			     l->op == TS_LOP_LATENT_PATCH || l->op == TS_LOP_UNET_IN ||
+			     l->op == TS_LOP_RES || l->op == TS_LOP_RES_CAT ||
+			     l->op == TS_LOP_XATTN || l->op == TS_LOP_DOWN || l->op == TS_LOP_UP ||
+			     l->op == TS_LOP_UNET_OUT;
 		if (image && w->tokens)
 			return fail_fit(w, l, "an image op after the patch embedding");
 		if ((l->op == TS_LOP_ENCODER || l->op == TS_LOP_LAYERNORM ||
@@ -598,6 +732,63 @@ static bool walk_all(struct walk *w)
 				if (l->width % l->heads != 0)
 					return fail_fit(w, l, "heads that do not divide the width");
 				text_block(w, l, r);
+				break;
+			case TS_LOP_UNET_IN:
+				if (!fits_image(w, l, 3.0, false))
+					return false;
+				conv_bias(w, l->out, 3.0, 1.0);
+				if (w->nskip < TS_MAX_LAYER_ENTRIES) {
+					w->skip[w->nskip][0] = w->C;
+					w->skip[w->nskip][1] = w->H;
+					w->skip[w->nskip++][2] = w->W;
+				}
+				break;
+			case TS_LOP_UNET_COND:
+				unet_cond(w, l->out, l->mid, l->width);
+				break;
+			case TS_LOP_RES:
+			case TS_LOP_RES_CAT:
+				if (!(w->temb > 0.0))
+					return fail_fit(w, l, "a res block before unet_cond");
+				if (l->op == TS_LOP_RES_CAT) {
+					if (w->nskip == 0)
+						return fail_fit(w, l,
+								"no skip left to concatenate");
+					w->nskip--;
+					if (w->skip[w->nskip][1] != w->H ||
+					    w->skip[w->nskip][2] != w->W)
+						return fail_fit(w, l, "a skip of another size");
+					w->C += w->skip[w->nskip][0];
+				}
+				unet_res(w, l->out);
+				break;
+			case TS_LOP_XATTN:
+				if (fmod(w->C, l->heads) != 0.0)
+					return fail_fit(w, l,
+							"heads that do not divide the channels");
+				unet_xattn(w, l, r);
+				break;
+			case TS_LOP_PUSH:
+				if (w->nskip >= TS_MAX_LAYER_ENTRIES)
+					return fail_fit(w, l, "too many skips kept");
+				w->skip[w->nskip][0] = w->C;
+				w->skip[w->nskip][1] = w->H;
+				w->skip[w->nskip++][2] = w->W;
+				break;
+			case TS_LOP_DOWN:
+				if (!fits_image(w, l, 3.0, false))
+					return false;
+				conv_bias(w, w->C, 3.0, 2.0);
+				break;
+			case TS_LOP_UP:
+				mem(w, "upsample", img(w) * 5.0, 1.0, 1.0, 0.0, 0.0);
+				w->H *= 2.0;
+				w->W *= 2.0;
+				conv_bias(w, w->C, 3.0, 1.0);
+				break;
+			case TS_LOP_UNET_OUT:
+				gn_silu(w);
+				conv_bias(w, l->out, 3.0, 1.0);
 				break;
 			case TS_LOP_CONTRASTIVE:
 				if (!(w->tW > 0.0))
@@ -870,15 +1061,17 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 				k == TS_LOP_PATCH || k == TS_LOP_LATENT_PATCH ||
 				k == TS_LOP_DIT_COND || k == TS_LOP_DIT_FINAL ||
 				k == TS_LOP_TOKENS || k == TS_LOP_TRANSDUCER || k == TS_LOP_TEXT ||
-				k == TS_LOP_CONTRASTIVE;
+				k == TS_LOP_CONTRASTIVE || k == TS_LOP_UNET_IN ||
+				k == TS_LOP_UNET_COND || k == TS_LOP_RES || k == TS_LOP_RES_CAT ||
+				k == TS_LOP_UNET_OUT;
 		bool need_kernel = k == TS_LOP_CONV || k == TS_LOP_MAXPOOL || k == TS_LOP_PATCH ||
 				   k == TS_LOP_LATENT_PATCH || k == TS_LOP_DIT_FINAL ||
 				   k == TS_LOP_CONFORMER;
 		bool need_mid = k == TS_LOP_BOTTLENECK || k == TS_LOP_ENCODER ||
 				k == TS_LOP_DIT_COND || k == TS_LOP_DIT || k == TS_LOP_CONFORMER ||
-				k == TS_LOP_TRANSDUCER || k == TS_LOP_TEXT;
+				k == TS_LOP_TRANSDUCER || k == TS_LOP_TEXT || k == TS_LOP_UNET_COND;
 		bool need_heads = k == TS_LOP_ENCODER || k == TS_LOP_DIT || k == TS_LOP_CONFORMER ||
-				  k == TS_LOP_TEXT;
+				  k == TS_LOP_TEXT || k == TS_LOP_XATTN;
 		if ((rc = pint(e, "out", need_out, 1 << 20, file, pre, &l->out, err)) ||
 		    (rc = pint(e, "kernel", need_kernel, 64, file, pre, &l->kernel, err)) ||
 		    (rc = pint(e, "mid", need_mid, 1 << 20, file, pre, &l->mid, err)) ||
@@ -887,9 +1080,11 @@ int work_lnet_parse(const void *setting, const char *file, const char *prefix, s
 		    (rc = pint(e, "repeat", false, 1000, file, pre, &l->repeat, err)) ||
 		    (rc = pint(e, "labels", k == TS_LOP_TRANSDUCER, 1 << 16, file, pre, &l->labels,
 			       err)) ||
-		    (rc = pint(e, "width", k == TS_LOP_TEXT, 1 << 20, file, pre, &l->width, err)) ||
-		    (rc = pint(e, "context", k == TS_LOP_TEXT, 1 << 20, file, pre, &l->context,
-			       err)))
+		    (rc = pint(e, "width",
+			       k == TS_LOP_TEXT || k == TS_LOP_XATTN || k == TS_LOP_UNET_COND,
+			       1 << 20, file, pre, &l->width, err)) ||
+		    (rc = pint(e, "context", k == TS_LOP_TEXT || k == TS_LOP_XATTN, 1 << 20, file,
+			       pre, &l->context, err)))
 			return rc;
 		if (!l->stride)
 			l->stride = k == TS_LOP_MAXPOOL ? l->kernel : 1;

@@ -37,6 +37,11 @@
  *   { op = "text"; out = 49408; context = 77; width = 768; heads = 12; mid = 3072;
  *     repeat = 12; }
  *   { op = "contrastive"; out = 768; }  (projections, DP all-gather, logits, loss)
+ * and a diffusion UNet (SDXL, Podell et al. 2023) over latents:
+ *   { op = "unet_in"; out = 320; }  { op = "unet_cond"; out = 1280; mid = 320; width = 2816; }
+ *   { op = "res"; out = 640; }  { op = "push"; }  { op = "down"; }  { op = "up"; }
+ *   { op = "xattn"; heads = 10; repeat = 2; width = 2048; context = 77; }
+ *   { op = "res_cat"; out = 640; }  (with the last skip pushed)  { op = "unet_out"; out = 4; }
  * Returns 0 or TS_ETYPE, TS_ERANGE, TS_EUNKNOWN_KEY, TS_EUNKNOWN_NAME,
  * TS_EINVALID (an entry that does not fit the shape before it) or
  * TS_ELIMIT (more than TS_MAX_LAYER_ENTRIES), with `err` naming file, line

@@ -52,6 +52,18 @@ enum ts_layer_op {
 			     * mid (MLP), repeat (blocks); causal pre-LN blocks, final norm */
 	TS_LOP_CONTRASTIVE, /* both towers' projections to out, the all-gather over DP and
 			     * the logits of each rank's pairs against the whole batch */
+	/* diffusion UNets (SDXL: Podell et al. 2023) */
+	TS_LOP_UNET_IN,	  /* 3x3 convolution with bias to out channels, kept for a skip */
+	TS_LOP_UNET_COND, /* time embedding (mid frequencies) and added conditioning (width)
+			   * MLPs to out: the embedding every res block takes */
+	TS_LOP_RES,	  /* ResNet block to out channels */
+	TS_LOP_RES_CAT,	  /* ResNet block of the input and the last skip, concatenated */
+	TS_LOP_XATTN,	  /* a transformer of repeat blocks: self- and cross-attention (heads;
+			   * context tokens of width), GEGLU */
+	TS_LOP_PUSH,	  /* keep the current activation for a skip */
+	TS_LOP_DOWN,	  /* 3x3 convolution of stride 2 */
+	TS_LOP_UP,	  /* nearest upsampling x2 and a 3x3 convolution */
+	TS_LOP_UNET_OUT,  /* GroupNorm, SiLU, 3x3 convolution to out channels */
 	TS_LOP_COUNT_
 };
 
