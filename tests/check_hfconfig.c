@@ -141,6 +141,50 @@ START_TEST(same_as_bundled)
 }
 END_TEST
 
+/* DeepSeek-V3's config.json gives the bundled models/deepseek-v3.cfg
+ * (which trains at 4K: the file's 163,840 positions are YaRN-extended),
+ * the same parameters: 682,636,472,320 with the MTP module. Absent keys take
+ * DeepseekV3Config's defaults; q_lora_rank 0 (null in a file, as
+ * DeepSeek-V2-Lite's) means queries from h; node-limited routing is listed
+ * as not modelled. */
+static int from_text(const char *text, const char *file, struct ts_model *m, struct ts_error *e);
+
+START_TEST(deepseek_v3_import)
+{
+	struct ts_model a = load_hf("deepseek-v3"), b = tu_model("deepseek-v3");
+	ck_assert_int_eq(a.seq_len, 163840);
+	ck_assert_int_eq(a.head_dim, 192);
+	ck_assert_int_eq(a.kv_lora_rank, b.kv_lora_rank);
+	ck_assert_int_eq(a.q_lora_rank, b.q_lora_rank);
+	ck_assert_int_eq(a.qk_rope_head_dim, b.qk_rope_head_dim);
+	ck_assert_int_eq(a.v_head_dim, b.v_head_dim);
+	ck_assert_int_eq(a.num_experts, b.num_experts);
+	ck_assert_int_eq(a.top_k, b.top_k);
+	ck_assert_int_eq(a.moe_ffn_hidden, b.moe_ffn_hidden);
+	ck_assert_int_eq(a.shared_experts, b.shared_experts);
+	ck_assert_int_eq(a.dense_layers, b.dense_layers);
+	ck_assert_int_eq(a.mtp_depth, b.mtp_depth);
+	ck_assert(ts_model_params(&a) == ts_model_params(&b));
+	ck_assert(ts_model_params(&a) == 682636472320.0);
+	ck_assert_msg(strstr(a.source, "n_group") != NULL, "%s", a.source);
+	struct ts_model m;
+	struct ts_error e;
+	char file[1200];
+	snprintf(file, sizeof file, "%s/tests/data/hf/scenario.cfg", tu_root());
+	/* the class defaults are DeepSeek-V3's; a null q_lora_rank is none */
+	ck_assert_int_eq(from_text("model = { hf_config = \"deepseek-v3/config.json\"; "
+				   "q_lora_rank = 0; };",
+				   file, &m, &e),
+			 0);
+	ck_assert_int_eq(m.q_lora_rank, 0);
+	/* queries from h: h x 128 x 192 instead of h x 1536 + 1536 + 1536 x 128 x 192
+	 * per layer (62 layers with the MTP block) */
+	double h = 7168.0, q = 128.0 * 192.0;
+	ck_assert_double_eq(ts_model_params(&m),
+			    682636472320.0 + 62.0 * (h * q - (h * 1536.0 + 1536.0 + 1536.0 * q)));
+}
+END_TEST
+
 /* Family conventions and defaults of absent keys. */
 START_TEST(family_fields)
 {
@@ -384,25 +428,14 @@ START_TEST(scenarios)
 	char nm[1000];
 	ck_assert_str_eq(ts_scenario_not_modelled(s, nm, sizeof nm), "");
 	ts_scenario_destroy(s);
-	/* with tp > 1 the schedule's sequential collectives are listed as not
-	 * modelled, and op granularity (which places them by op name) refused */
+	/* with tp > 1, at op granularity too, the parallel block is modelled
+	 * (tests/check_plan.c counts its collectives) */
 	const char *tp2[] = {"parallel.tp=2", "sim.granularity=\"op\""};
 	s = NULL;
-	rc = ts_scenario_load(cat, path, tp2, 1, &s, &e);
-	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
-	ck_assert_msg(strstr(ts_scenario_not_modelled(s, nm, sizeof nm), "model.parallel_block"),
-		      "%s", nm);
-	ck_assert_int_eq(plan_check_modelled(s, &e), 0);
-	ts_scenario_destroy(s);
-	s = NULL;
-	/* the refusal is the plan's: the scenario loads, planning refuses */
 	rc = ts_scenario_load(cat, path, tp2, 2, &s, &e);
 	ck_assert_msg(rc == 0, "%s", ts_error_format(&e, buf, sizeof buf));
-	ck_assert_int_eq(plan_check_modelled(s, &e), TS_EUNSUPPORTED);
-	ts_error_format(&e, buf, sizeof buf);
-	ck_assert_msg(strstr(buf, "--set parallel.tp=2") && strstr(buf, "parallel.tp") &&
-			  strstr(buf, "parallel block"),
-		      "%s", buf);
+	ck_assert_str_eq(ts_scenario_not_modelled(s, nm, sizeof nm), "");
+	ck_assert_int_eq(plan_check_modelled(s, &e), 0);
 	ts_scenario_destroy(s);
 	hw_catalog_destroy(cat);
 }
@@ -416,6 +449,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, mixtral_active);
 	tcase_add_test(tc, qwen2_biases);
 	tcase_add_test(tc, same_as_bundled);
+	tcase_add_test(tc, deepseek_v3_import);
 	tcase_add_test(tc, family_fields);
 	tcase_add_loop_test(tc, bad_input, 0, (int)(sizeof bad_files / sizeof bad_files[0]));
 	tcase_add_test(tc, refusals);

@@ -194,6 +194,159 @@ START_TEST(layer_list_parameters)
 }
 END_TEST
 
+/* DiT-XL/2 (Peebles and Xie 2023, https://arxiv.org/abs/2212.09748): 675 M
+ * parameters and 118.6 Gflops per 256 x 256 image forward (Table 4; the
+ * paper's "flops" are multiply-adds). By hand (D 1152, f 4608, 256 tokens):
+ *   block    4D² + 4D + 2Df + f + D + 6D² + 6D          = 23,905,152  x 28
+ *   patch    2·2·4·D + D = 19,584; timestep MLP 256·D + D + D² + D = 1,624,320
+ *   classes  1001·D = 1,153,152; final 2D² + 2D + D·32 + 32 = 2,693,408
+ *   total                                                = 674,834,720
+ * multiply-adds per block 12·D²·256 + 2·256²·D + 6D² = 4,235,821,056, with
+ * the embeddings and the final layer 118.62 G in all. It runs on one DGX
+ * A100 at bf16 and fits. */
+START_TEST(dit_xl_2)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "dit-xl-2", &m, &err), 0);
+	ck_assert_double_eq(ts_model_params(&m), 674834720.0);
+	ck_assert(tu_relerr(ts_model_params(&m), 675e6) < 0.001);
+	double macs = work_lnet_fwd_flops(&m) / 2.0;
+	ck_assert_msg(tu_relerr(macs, 118.6e9) < 0.001, "%.6e", macs);
+	ck_assert(macs > 28.0 * 4235821056.0);
+	struct ts_result r = run_text("model = \"dit-xl-2\"; cluster = \"dgx-a100-80gb\";\n"
+				      "training = { global_batch = 256; micro_batch = 32;\n"
+				      "  precision = \"bf16\"; iterations = 2; };\n",
+				      NULL, 0);
+	ck_assert(r.fits && r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	ck_assert_double_eq(r.model_flops_per_iteration, 3.0 * 256.0 * 2.0 * macs);
+	/* a DiT op needs the latent's patches */
+	const char *bad = "model = { family = \"layers\"; input = { channels = 3; height = 224;\n"
+			  "  width = 224; }; layer_list = ( { op = \"patch\"; kernel = 16; out = "
+			  "768; },\n  { op = \"dit\"; heads = 12; mid = 3072; } ); };\n"
+			  "cluster = \"dgx-a100-80gb\";\n";
+	struct ts_scenario *sc = NULL;
+	ck_assert_int_eq(ts_scenario_load_string(cat, bad, "t.cfg", NULL, 0, &sc, &err),
+			 TS_EINVALID);
+	ck_assert_msg(strstr(err.msg, "latent_patch") && strstr(err.key, "layer_list.[1]"), "%s %s",
+		      err.key, err.msg);
+}
+END_TEST
+
+/* Conformer (L) (Gulati et al. 2020, https://arxiv.org/abs/2005.08100,
+ * Table 1: 118.8 M parameters; 17 blocks of 512, 8 heads, kernel 32, one
+ * LSTM of 640). By hand (D 512, f 2048, K 32, H 640, V 1024):
+ *   subsampling  9·512 + 512·9·512 + (512·20)·512 + 512    =   7,607,296
+ *   block        24D² + (K + 32)·D                          =   6,324,224  x 17
+ *   transducer   V·H + 8H² + 8H + D·H + H + H² + H + H·V + V =   5,332,224
+ *   total                                                   = 120,451,328
+ * 1.4 % above the paper's, which does not give the subsampling's or the
+ * joint network's sizes. Forward FLOPs of one 12 s utterance (1200 frames,
+ * 300 after subsampling, 48 labels): per block 2·T·(2·2·D·f + 3D² + D² +
+ * 2D² + D²) + 2·(2T - 1)·D² + 6·T²·D = 4,208,115,712; the convolutions
+ * 221,184,000 + 28,311,552,000 and the token projection 3,145,728,000; the
+ * transducer 2·48·4H·H x 2 + 2·300·H·D + 2·48·H² + 2·300·48·H·V =
+ * 19,424,870,400: 122,641,301,504 in all (the paper gives no FLOPs). */
+START_TEST(conformer_l)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "conformer-l", &m, &err), 0);
+	ck_assert_double_eq(ts_model_params(&m), 120451328.0);
+	ck_assert(tu_relerr(ts_model_params(&m), 118.8e6) < 0.015);
+	ck_assert_double_eq(work_lnet_fwd_flops(&m), 122641301504.0);
+	ck_assert_double_eq(17.0 * 4208115712.0 + 221184000.0 + 28311552000.0 + 3145728000.0 +
+				19424870400.0,
+			    122641301504.0);
+	struct ts_result r = run_text("model = \"conformer-l\"; cluster = \"dgx-a100-80gb\";\n"
+				      "training = { global_batch = 256; micro_batch = 32;\n"
+				      "  precision = \"bf16\"; iterations = 2; };\n",
+				      NULL, 0);
+	ck_assert(r.fits && r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	ck_assert_double_eq(r.model_flops_per_iteration, 3.0 * 256.0 * 122641301504.0);
+	/* a transducer needs its labels */
+	const char *bad = "model = { base = \"conformer-l\"; layer_list = (\n"
+			  "  { op = \"tokens\"; out = 512; },\n"
+			  "  { op = \"transducer\"; out = 1024; mid = 640; } ); };\n"
+			  "cluster = \"dgx-a100-80gb\";\n";
+	struct ts_scenario *sc = NULL;
+	ck_assert_int_ne(ts_scenario_load_string(cat, bad, "t.cfg", NULL, 0, &sc, &err), 0);
+	ck_assert_msg(strstr(err.key, "layer_list.[1].labels") != NULL, "%s: %s", err.key, err.msg);
+}
+END_TEST
+
+/* Closed forms of the SDXL UNet's parts (forward FLOPs per sample, hw
+ * pixels or tokens; Podell et al. 2023 and diffusers' UNet2DConditionModel),
+ * written apart from sim/work/lnet.c's walk to check it. */
+static double sd_conv(double ci, double co, double k, double hw)
+{
+	return 2.0 * hw * co * ci * k * k;
+}
+
+static double sd_res(double ci, double co, double hw)
+{
+	double f = sd_conv(ci, co, 3, hw) + 2.0 * 1280.0 * co + sd_conv(co, co, 3, hw);
+	return ci != co ? f + sd_conv(ci, co, 1, hw) : f;
+}
+
+static double sd_tr(double C, double n, double N)
+{
+	double blk = 2 * N * 3 * C * C + 4 * N * N * C + 2 * N * C * C /* self-attention */
+		     + 2 * N * C * C + 2 * 77 * 2 * C * 2048 + 4 * N * 77 * C +
+		     2 * N * C * C			      /* cross-attention */
+		     + 2 * N * 8 * C * C + 2 * N * 4 * C * C; /* GEGLU */
+	return 2 * N * C * C + n * blk + 2 * N * C * C;	      /* proj_in, proj_out */
+}
+
+/* SDXL's UNet (Podell et al. 2023, https://arxiv.org/abs/2307.01952,
+ * Table 1: 2.6B parameters; the paper gives no FLOPs). 2,567,463,684
+ * parameters, the count of the released diffusers UNet (ResNet blocks
+ * 2Ci + 9CiCo + Co + 1280Co + Co + 2Co + 9Co² + Co [+ CiCo + Co];
+ * transformer blocks 18C² + 2·2048·C + 17C, and 2C² + 4C once per
+ * transformer: 5 transformers of 2 blocks at 640 channels, 7 of 10 at
+ * 1280), and forward FLOPs per 1024 x 1024 image (128 x 128 latents)
+ * from the closed forms above: 6.76 T. It runs on a DGX H100 at
+ * 4 images per GPU and fits; a res_cat without a skip left is refused at
+ * its entry. */
+START_TEST(sdxl_unet)
+{
+	struct ts_model m;
+	struct ts_error err;
+	ck_assert_int_eq(ts_model_load(tu_root(), "sdxl-unet", &m, &err), 0);
+	ck_assert_double_eq(ts_model_params(&m), 2567463684.0);
+	ck_assert(tu_relerr(ts_model_params(&m), 2.6e9) < 0.015);
+	double h0 = 128 * 128, h1 = 64 * 64, h2 = 32 * 32, T = 1280;
+	double f = sd_conv(4, 320, 3, h0) + 2 * (320 * T + T * T + 2816 * T + T * T);
+	f += 2 * sd_res(320, 320, h0) + sd_conv(320, 320, 3, h1);
+	f += 2 * sd_tr(640, 2, h1) + sd_res(320, 640, h1) + sd_res(640, 640, h1) +
+	     sd_conv(640, 640, 3, h2);
+	f += sd_res(640, 1280, h2) + 3 * sd_res(1280, 1280, h2) + 3 * sd_tr(1280, 10, h2);
+	f += sd_res(2560, 1280, h2) * 2 + sd_res(1920, 1280, h2) + 3 * sd_tr(1280, 10, h2) +
+	     sd_conv(1280, 1280, 3, h1);
+	f += sd_res(1920, 640, h1) + sd_res(1280, 640, h1) + sd_res(960, 640, h1) +
+	     3 * sd_tr(640, 2, h1) + sd_conv(640, 640, 3, h0);
+	f += sd_res(960, 320, h0) + 2 * sd_res(640, 320, h0) + sd_conv(320, 4, 3, h0);
+	ck_assert_msg(work_lnet_fwd_flops(&m) == f, "%.6e vs %.6e", work_lnet_fwd_flops(&m), f);
+	ck_assert_double_eq(f, 6761236398080.0);
+	struct ts_result r = run_text("model = \"sdxl-unet\"; cluster = \"dgx-h100\";\n"
+				      "training = { global_batch = 32; micro_batch = 4;\n"
+				      "  precision = \"bf16\"; iterations = 2; };\n",
+				      NULL, 0);
+	ck_assert(r.fits && r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	const char *bad = "model = { base = \"sdxl-unet\"; layer_list = (\n"
+			  "  { op = \"unet_in\"; out = 320; },\n"
+			  "  { op = \"unet_cond\"; out = 1280; mid = 320; width = 2816; },\n"
+			  "  { op = \"res_cat\"; out = 320; },\n"
+			  "  { op = \"res_cat\"; out = 320; } ); };\n"
+			  "cluster = \"dgx-h100\";\n";
+	struct ts_scenario *sc = NULL;
+	ck_assert_int_eq(ts_scenario_load_string(cat, bad, "t.cfg", NULL, 0, &sc, &err),
+			 TS_EINVALID);
+	ck_assert_msg(strstr(err.key, "layer_list.[3]") && strstr(err.msg, "skip"), "%s: %s",
+		      err.key, err.msg);
+}
+END_TEST
+
 /* Validation: NVIDIA DeepLearningExamples ResNet-50 v1.5 (PyTorch, DALI,
  * ../shared/data/measurements.csv rows DLE-RN50-001..008). The run settings
  * are those of the repository's benchmark launcher (PyTorch/Classification/
@@ -333,9 +486,9 @@ START_TEST(layout_transposes)
 	const struct hw_gpu_type *g = hw_catalog_gpu(cat, (size_t)gi);
 	struct work_lnet_op *a, *b;
 	size_t na, nb;
-	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP16, g, &calib, &a, &na, &err), 0);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, 1, TS_FP16, g, &calib, &a, &na, &err), 0);
 	m.lnet_nchw = true;
-	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP16, g, &calib, &b, &nb, &err), 0);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, 1, TS_FP16, g, &calib, &b, &nb, &err), 0);
 	ck_assert(na == 2 && nb == 2);
 	double el = 32.0 * 64 * 56 * 56, want = 2.0 * (el + el) * 2.0 / (2039e9 * 0.88);
 	/* the second convolution has all three phases */
@@ -348,7 +501,7 @@ START_TEST(layout_transposes)
 	ck_assert(b[0].c.dgrad_s == 0.0 && b[0].c.op.bwd_kernels == a[0].c.op.bwd_kernels + 2);
 	ts_free(a, na * sizeof *a);
 	ts_free(b, nb * sizeof *b);
-	ck_assert_int_eq(work_lnet_ops(&m, 32, TS_FP32, g, &calib, &b, &nb, &err), 0);
+	ck_assert_int_eq(work_lnet_ops(&m, 32, 1, TS_FP32, g, &calib, &b, &nb, &err), 0);
 	ck_assert(b[1].transpose_bytes == 0.0);
 	ts_free(b, nb * sizeof *b);
 
@@ -492,6 +645,9 @@ int main(void)
 	tcase_add_test(tc, tokens_do_not_slow_a_language_model);
 	tcase_add_test(tc, catalog_and_errors);
 	tcase_add_test(tc, layer_list_parameters);
+	tcase_add_test(tc, dit_xl_2);
+	tcase_add_test(tc, conformer_l);
+	tcase_add_test(tc, sdxl_unet);
 	tcase_add_test(tc, resnet50_rows);
 	tcase_add_test(tc, resnet50_layout_v100);
 	tcase_add_test(tc, layout_transposes);

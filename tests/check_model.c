@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <libconfig.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -264,7 +265,9 @@ START_TEST(unknown_name_suggests)
 	remove(tmp);
 	char names[512];
 	ts_model_names(tu_root(), NULL, 0, names, sizeof names);
-	ck_assert_msg(strstr(names, "bert-large, falcon-7b, gpt3-1.3b") != NULL, "%s", names);
+	ck_assert_msg(
+	    strstr(names, "bert-large, clip-vit-l-14, conformer-l, deepseek-v3, dit-xl-2") != NULL,
+	    "%s", names);
 }
 END_TEST
 
@@ -288,6 +291,85 @@ START_TEST(dump_lists_every_key)
 	ck_assert(strstr(buf, "llama3-8b.cfg:") != NULL);
 	ck_assert(strstr(buf, "hidden / heads") != NULL);
 	free(buf);
+}
+END_TEST
+
+/* DeepSeek-V3 (DeepSeek-AI 2024, https://arxiv.org/abs/2412.19437): "671B
+ * total parameters with 37B activated for each token" (abstract; section
+ * 4.2), and 685B on the model card "which includes 671B of the Main Model
+ * weights and 14B of the Multi-Token Prediction (MTP) Module weights"
+ * (https://huggingface.co/deepseek-ai/DeepSeek-V3). By hand from
+ * models/deepseek-v3.cfg (h 7168, 128 heads of 192 = 128 + 64 rotary,
+ * values 128, latents 512 and 1536, experts of 2048, vocabulary 129280):
+ *   attention   h·1536 + 1536 + 1536·128·192 + h·(512 + 64) + 512
+ *               + 512·128·(128 + 128) + 128·128·h        =    187,107,328
+ *   MoE layer   attention + 257·3·h·2048 + h·256 + 2h    = 11,507,286,016
+ *   dense layer attention + 3·h·18432 + 2h               =    583,483,392
+ *   main        58 MoE + 3 dense + 2·V·h + h             = 671,026,404,352
+ *   MTP module  MoE layer + 3h + 2h·h                    = 11,610,067,968
+ *   activated   58·(attention + 9·3·h·2048 + h·256 + 2h) + 3 dense
+ *               + 2·V·h + h                              = 37,552,282,624
+ * The MTP module shares the embedding and the head; with the checkpoint's
+ * copies of both (2·V·h) it is 13.46B, the card's "14B" rounded. */
+START_TEST(deepseek_v3_counts)
+{
+	struct ts_model m = tu_model("deepseek-v3");
+	double mtp = ts_model_mtp_params(&m);
+	ck_assert_double_eq(ts_model_params(&m), 671026404352.0 + 11610067968.0);
+	ck_assert_double_eq(mtp, 11610067968.0);
+	ck_assert_double_eq(ts_model_active_params(&m), 37552282624.0);
+	ck_assert_msg(tu_relerr(ts_model_params(&m) - mtp, 671e9) < 0.001, "%.0f",
+		      ts_model_params(&m) - mtp);
+	/* 37B activated: the report rounds down (1.5 % above it here; 36.6B
+	 * without the input embedding's table) */
+	ck_assert(tu_relerr(ts_model_active_params(&m), 37e9) < 0.02);
+	double h = 7168.0, V = 129280.0;
+	ck_assert(fabs(mtp + 2.0 * V * h - 14e9) / 14e9 < 0.05);
+	/* a dense model's active parameters are all of them but MTP's */
+	struct ts_model d = tu_model("llama2-7b");
+	ck_assert_double_eq(ts_model_active_params(&d), ts_model_params(&d));
+	/* Mixtral: 12.9B active per token (Jiang et al. 2024, section 2.1) */
+	struct ts_model x = tu_model("mixtral-8x7b");
+	ck_assert(tu_relerr(ts_model_active_params(&x), 12.9e9) < 0.005);
+	/* the keys print only when used */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(ts_model_dump(&m, "model.", f), 0);
+	ck_assert_int_eq(ts_model_dump(&d, "dense.", f), 0);
+	fclose(f);
+	ck_assert(strstr(buf, "model.kv_lora_rank = 512") && strstr(buf, "model.mtp_depth = 1") &&
+		  strstr(buf, "model.dense_layers = 3") && strstr(buf, "model.shared_experts = 1"));
+	ck_assert(!strstr(buf, "dense.kv_lora_rank") && !strstr(buf, "dense.mtp_depth") &&
+		  !strstr(buf, "dense.moe_ffn_hidden"));
+	free(buf);
+}
+END_TEST
+
+/* The latent-attention and DeepSeekMoE keys refuse what they cannot mean,
+ * naming the key. */
+START_TEST(deepseek_keys_refused)
+{
+	static const struct {
+		const char *text, *key;
+	} bad[] = {
+	    {"model = { base = \"llama2-7b\"; q_lora_rank = 64; };", "q_lora_rank"},
+	    {"model = { base = \"llama2-7b\"; kv_lora_rank = 64; kv_heads = 8; };", "kv_heads"},
+	    {"model = { base = \"llama2-7b\"; kv_lora_rank = 64; qk_rope_head_dim = 128; };",
+	     "qk_rope_head_dim"},
+	    {"model = { base = \"llama2-7b\"; shared_experts = 1; };", "shared_experts"},
+	    {"model = { base = \"llama2-7b\"; moe_ffn_hidden = 1024; };", "moe_ffn_hidden"},
+	    {"model = { base = \"mixtral-8x7b\"; dense_layers = 32; };", "dense_layers"},
+	    {"model = { base = \"bert-large\"; mtp_depth = 1; };", "mtp_depth"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct ts_model m;
+		struct ts_error e;
+		char msg[512];
+		int rc = inline_model(bad[i].text, &m, &e, msg, sizeof msg);
+		ck_assert_msg(rc == TS_EINVALID, "%s: %d", bad[i].text, rc);
+		ck_assert_msg(strstr(msg, bad[i].key) != NULL, "%s: %s", bad[i].text, msg);
+	}
 }
 END_TEST
 
@@ -352,6 +434,8 @@ static Suite *suite(void)
 	tcase_add_test(t, unknown_name_suggests);
 	tcase_add_test(t, dump_lists_every_key);
 	tcase_add_test(t, moe_keys);
+	tcase_add_test(t, deepseek_v3_counts);
+	tcase_add_test(t, deepseek_keys_refused);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -401,6 +401,78 @@ END_TEST
  * everything else equals the rotary model: BLOOM-176B with position = rope
  * has the same parameters and FLOPs and one "rope" op more; with learned
  * positions it has seq_len·h = 2048·14336 parameters more. */
+/* DeepSeek-V3's ops (models/deepseek-v3.cfg; per-token forward FLOPs by
+ * hand, s = 4096, h 7168, q = 128·192, v = 128·128):
+ *   latent attention 2h·1536 + 2·1536·q + 2h·576 + 2·512·128·256 + 2v·h
+ *                    + 2·s·(q + v)                         =   709,754,880
+ *   MoE layer        attention + 9·6·h·2048 + 2·h·256      = 1,506,148,352
+ *   dense layer      attention + 6·h·18432                 = 1,502,478,336
+ *   MTP module       MoE layer + 4h² + 2·h·V               = 3,565,027,328
+ *   step             3·(58 MoE + 3 dense + 2·h·V + MTP)    = 291,847,274,496
+ * (97.3 GFLOP forward per token: 2.6 x 37.6B active parameters with the
+ * attention at 4K). The layer ops' FLOPs sum to these on 1 and 8 TP ranks,
+ * and their parameters (58 MoE layers and the MTP block, 3 dense layers,
+ * embedding, head with the MTP projection and norms) to ts_model_params;
+ * on t ranks each rank also runs the replicated latent down projection
+ * (2h·(1536 + 512 + 64) per token) and router (2h·256) whole, (1 - 1/t) of
+ * them beyond the model FLOPs / t. */
+START_TEST(deepseek_v3_ops)
+{
+	struct ts_model m = tu_model("deepseek-v3");
+	ck_assert_double_eq(work_layer_flops_per_token(&m, 4096), 1506148352.0);
+	ck_assert_double_eq(work_dense_layer_flops_per_token(&m, 4096), 1502478336.0);
+	ck_assert_double_eq(work_mtp_flops_per_token(&m, 4096), 3565027328.0);
+	ck_assert_double_eq(work_model_flops_per_token(&m, 4096), 291847274496.0);
+	struct ts_model dm;
+	ck_assert(work_dense_model(&m, &dm));
+	ck_assert_double_eq(work_layer_flops_per_token(&dm, 4096), 1502478336.0);
+	for (int64_t tp = 1; tp <= 8; tp *= 8) {
+		struct work_shape s = shape(1, 4096, tp, tp > 1);
+		s.flash = true;
+		struct work_op ops[WORK_MAX_OPS];
+		const struct ts_model *which[2] = {&m, &dm};
+		double per_token[2] = {1506148352.0, 1502478336.0};
+		double lp[2] = {0.0, 0.0};
+		for (int w = 0; w < 2; w++) {
+			size_t n = layer(which[w], &s, ops);
+			double sum = 0.0;
+			for (size_t j = 0; j < n; j++) {
+				sum += ops[j].fwd_flops;
+				lp[w] += ops[j].params;
+			}
+			double t = (double)tp, h = 7168.0;
+			double repl =
+			    2.0 * h * (1536.0 + 512.0 + 64.0) + (w == 0 ? 2.0 * h * 256.0 : 0.0);
+			double want = (per_token[w] / t + repl * (1.0 - 1.0 / t)) * 4096.0;
+			ck_assert_msg(tu_relerr(sum, want) < 1e-12, "tp %lld: %.6e vs %.6e",
+				      (long long)tp, sum, want);
+			/* MoE: the shared experts and the attention each end in
+			 * one forward all-reduce and start with one backward */
+			unsigned f = 0, b = 0;
+			for (size_t j = 0; j < n; j++) {
+				f += ops[j].tp_fwd;
+				b += ops[j].tp_bwd;
+			}
+			ck_assert_uint_eq(f, 2);
+			ck_assert_uint_eq(b, 2);
+		}
+		if (tp > 1)
+			continue;
+		size_t n;
+		double ep = 0.0, hp = 0.0;
+		ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		for (size_t j = 0; j < n; j++)
+			ep += ops[j].params;
+		ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+		for (size_t j = 0; j < n; j++)
+			hp += ops[j].params;
+		ck_assert_ptr_nonnull(find(ops, n, "mtp_logits"));
+		double got = (61.0 - 3.0 + 1.0) * lp[0] + 3.0 * lp[1] + ep + hp;
+		ck_assert_msg(got == ts_model_params(&m), "%.0f vs %.0f", got, ts_model_params(&m));
+	}
+}
+END_TEST
+
 START_TEST(alibi_no_position_work)
 {
 	struct ts_model a = load_hf("bloom"), r = a, l = a;
@@ -440,6 +512,7 @@ static Suite *suite(void)
 	tcase_add_test(t, op_lists_fit);
 	tcase_add_test(t, parallel_block_ops);
 	tcase_add_test(t, alibi_no_position_work);
+	tcase_add_test(t, deepseek_v3_ops);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -28,6 +28,7 @@
 #include "sweep/search.h"
 #include "sweep/sweep.h"
 #include "trace/trace.h"
+#include "work/lnet.h"
 #include "testutil.h"
 #include "trainsim.h"
 
@@ -540,6 +541,186 @@ START_TEST(traced_run_checked_for_its_own_size)
 }
 END_TEST
 
+/* Tensor-parallel collectives of a parallel block (PaLM §2; GPT-J, GPT-NeoX
+ * with gpt_j_residual) against a sequential one, counted by hand. L = 3
+ * layers, tp = 2, 2 micro-batches. Per micro-batch, a sequential block has
+ * 2 all-reduces forward (after proj and fc2) and 2 backward (the input
+ * gradients of qkv and fc1); a parallel block with one shared norm sums
+ * both branches before 1 forward and has 1 backward (the fused qkv_fc1);
+ * the embedding adds 1 forward and the head 1 backward:
+ *   sequential 4·L + 2 = 14, parallel 2·L + 2 = 8 per micro-batch,
+ * with two norms (GPT-NeoX) 3·L + 2 = 11. The plan's units carry these at op
+ * and at layer granularity. At op granularity the simulated iterations have
+ * exactly as many collectives; at layer granularity a layer's forward ones
+ * are one collective of tp_fwd times the bytes (and so backward): 2·L + 2
+ * collectives per micro-batch whatever the block, fewer bytes when parallel.
+ * The trace shows each collective as one span on each of the 4 directed
+ * NVLink links it crosses (GPU 0 and 1 to and from the NVSwitch). */
+static size_t count_spans(const char *trace, const char *name)
+{
+	size_t n = 0;
+	for (const char *q = strstr(trace, name); q; q = strstr(q + 1, name))
+		n++;
+	return n;
+}
+
+START_TEST(parallel_block_tp_collectives)
+{
+	static const char *text =
+	    "model = { base = \"gpt3-1.3b\"; layers = 3; };\n"
+	    "cluster = \"dgx-a100-80gb\"; gpus_per_node = 2;\n"
+	    "training = { global_batch = 2; micro_batch = 1; seq_len = 512; iterations = 2; };\n"
+	    "parallel = { tp = 2; };\n";
+	static const struct {
+		const char *block, *norms, *gran;
+		unsigned per_mb;
+	} cases[] = {
+	    {"model.parallel_block=false", NULL, "sim.granularity=\"op\"", 4 * 3 + 2},
+	    {"model.parallel_block=false", NULL, "sim.granularity=\"layer\"", 4 * 3 + 2},
+	    {"model.parallel_block=true", NULL, "sim.granularity=\"op\"", 2 * 3 + 2},
+	    {"model.parallel_block=true", NULL, "sim.granularity=\"layer\"", 2 * 3 + 2},
+	    {"model.parallel_block=true", "model.parallel_norms=2", "sim.granularity=\"op\"",
+	     3 * 3 + 2},
+	    {"model.parallel_block=true", "model.parallel_norms=2", "sim.granularity=\"layer\"",
+	     3 * 3 + 2},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[3] = {cases[i].gran, cases[i].block, cases[i].norms};
+		struct ts_scenario *sc = load(text, sets, cases[i].norms ? 3 : 2);
+		struct ts_error err;
+		struct ts_plan *p = NULL;
+		ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+		unsigned units = 0;
+		for (uint32_t u = 0; u < p->nunits; u++)
+			units += p->units[u].tp_fwd + p->units[u].tp_bwd;
+		ck_assert_msg(units == cases[i].per_mb, "%s %s: %u collectives per micro-batch",
+			      cases[i].block, cases[i].gran, units);
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+		struct ts_trace *tr;
+		ck_assert_int_eq(trace_open(&tr, out), 0);
+		struct ts_result r;
+		ck_assert_msg(run_plan(p, &r, tr, &err) == 0, "%s", err.msg);
+		trace_destroy(tr);
+		fclose(out);
+		/* 4 links x 2 iterations of 2 micro-batches */
+		size_t spans = count_spans(buf, "\"tp collective\"");
+		size_t colls = strstr(cases[i].gran, "op") ? cases[i].per_mb : 2 * 3 + 2;
+		ck_assert_msg(spans == 4 * 2 * 2 * colls, "%s %s: %zu spans", cases[i].block,
+			      cases[i].gran, spans);
+		free(buf);
+		plan_destroy(p);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
+/* DeepSeek-V3 (models/deepseek-v3.cfg) plans and runs: its first 3 layers
+ * are dense (no all-to-all, the dense layer's costs), the other 58 and the
+ * multi-token prediction block (a layer of the last stage) have experts,
+ * and the model FLOPs of an iteration are 291,847,274,496 per token
+ * (tests/check_ops.c, deepseek_v3_ops) x 128 sequences x 4096 tokens. */
+START_TEST(deepseek_v3_runs)
+{
+	static const char *text =
+	    "model = \"deepseek-v3\"; cluster = \"dgx-h100\"; nodes = 32;\n"
+	    "training = { global_batch = 128; micro_batch = 1; seq_len = 4096;\n"
+	    "  precision = \"fp8\"; recompute = \"full\"; iterations = 2; };\n"
+	    "parallel = { pp = 16; ep = 8; zero = 1; };\n"
+	    "sim = { granularity = \"layer\"; };\n";
+	struct ts_scenario *sc = load(text, NULL, 0);
+	struct ts_error err;
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	ck_assert_uint_eq(p->nunits, 61 + 1 + 2);
+	for (uint32_t u = 1; u <= 62; u++) {
+		const struct dp_unit *x = &p->units[u];
+		bool dense = u <= 3;
+		ck_assert_uint_eq(x->a2a_fwd, dense ? 0 : 2);
+		ck_assert(x->fwd_s == (dense ? p->dense_costs.layer_fwd_s : p->costs.layer_fwd_s));
+		ck_assert_uint_eq(x->layer, u <= 61 ? u : 61);
+	}
+	ck_assert_str_eq(p->units[62].label, "mtp layer");
+	ck_assert(p->dense_costs.layer_params < p->costs.layer_params);
+	struct ts_result r;
+	ck_assert_msg(run_plan(p, &r, NULL, &err) == 0, "%s", err.msg);
+	ck_assert(r.fits);
+	ck_assert_double_eq(r.model_flops_per_iteration, 291847274496.0 * 128.0 * 4096.0);
+	ck_assert(r.iteration_time_s > 0.0 && r.mfu > 0.0 && r.mfu < 1.0);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
+/* CLIP ViT-L/14 (models/clip-vit-l-14.cfg; Radford et al. 2021, Table 20
+ * for the dimensions). Parameters by hand: image tower 3·14²·1024 + 1024
+ * (the patch entry's bias, which OpenAI's convolution lacks) + 258·1024
+ * (class token, positions) + 2 LayerNorms of 2·1024 + 24 x (12·1024² +
+ * 13·1024) + 1024·768 = 303,967,232; text tower 49,408·768 + 77·768 +
+ * 12 x (12·768² + 13·768) + 2·768 + 768² = 123,650,304; the temperature 1:
+ * 427,617,537, OpenAI's checkpoint's 427,616,513 + 1,024. Forward FLOPs of
+ * one pair (the paper gives none): 2 x (24 x (12·1024²·257 + 2·257²·1024)
+ * + 256·588·1024 + 12 x (12·768²·77 + 2·77²·768) + 1024·768 + 768² + 768)
+ * = 175,325,223,936. On one DGX A100 (dp 8, micro-batch 64, 2 micro-batches,
+ * 2 iterations) each micro-batch all-gathers 2 x 64 x 768 bf16 embeddings
+ * per rank and reduce-scatters their gradients: one collective each per
+ * micro-batch, 16 NVLink spans each in the trace (8 GPUs to and from the
+ * NVSwitch), and its logits are 64 x 512 per direction. */
+START_TEST(clip_contrastive)
+{
+	static const char *text =
+	    "model = \"clip-vit-l-14\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { global_batch = 1024; micro_batch = 64; precision = \"bf16\";\n"
+	    "  iterations = 2; };\n"
+	    "sim = { granularity = \"op\"; };\n";
+	struct ts_scenario *sc = load(text, NULL, 0);
+	ck_assert_double_eq(ts_model_params(&sc->model), 427617537.0);
+	ck_assert_double_eq(work_lnet_fwd_flops(&sc->model), 175325223936.0);
+	struct ts_error err;
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	double g = 0.0;
+	unsigned with = 0;
+	for (uint32_t u = 0; u < p->nunits; u++) {
+		g += p->units[u].dp_gather_bytes;
+		with += p->units[u].dp_gather_bytes > 0.0;
+	}
+	ck_assert_uint_eq(with, 1);
+	ck_assert_double_eq(g, 2.0 * 64.0 * 768.0 * 2.0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	struct ts_trace *tr;
+	ck_assert_int_eq(trace_open(&tr, out), 0);
+	struct ts_result r;
+	ck_assert_msg(run_plan(p, &r, tr, &err) == 0, "%s", err.msg);
+	trace_destroy(tr);
+	fclose(out);
+	ck_assert(r.fits);
+	ck_assert_double_eq(r.model_flops_per_iteration, 3.0 * 1024.0 * 175325223936.0);
+	ck_assert_uint_eq(count_spans(buf, "\"embedding all-gather\""), 16 * 2 * 2);
+	ck_assert_uint_eq(count_spans(buf, "\"embedding grad reduce-scatter\""), 16 * 2 * 2);
+	free(buf);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+	/* one GPU gathers nothing */
+	const char *one[] = {"gpus_per_node=1", "training.global_batch=128"};
+	sc = load(text, one, 2);
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s", err.msg);
+	buf = NULL;
+	out = open_memstream(&buf, &len);
+	ck_assert_int_eq(trace_open(&tr, out), 0);
+	ck_assert_msg(run_plan(p, &r, tr, &err) == 0, "%s", err.msg);
+	trace_destroy(tr);
+	fclose(out);
+	ck_assert_uint_eq(count_spans(buf, "\"embedding all-gather\""), 0);
+	free(buf);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Every scenario of the bundled examples, the default scenario and the
  * scaling sweep's largest point plan under the default limit, and each
  * would on a machine of 2 GiB (estimate below 1 GiB), traced or not. */
@@ -609,6 +790,9 @@ int main(void)
 	tcase_add_test(tc, oversized_run_refused_naming_key_and_figures);
 	tcase_add_test(tc, traced_run_checked_for_its_own_size);
 	tcase_add_test(tc, bundled_examples_fit_the_default);
+	tcase_add_test(tc, parallel_block_tp_collectives);
+	tcase_add_test(tc, deepseek_v3_runs);
+	tcase_add_test(tc, clip_contrastive);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -15,6 +15,7 @@
 #include "sweep/search.h"
 #include "testutil.h"
 #include "work/compute.h"
+#include "work/ops.h"
 
 static struct hw_catalog *cat;
 static struct work_calib calib;
@@ -123,6 +124,74 @@ START_TEST(test_needs_sharding)
 }
 END_TEST
 
+/* Candidates that resolve to the same plan are one row. GPT-3 1.3B with
+ * flash attention on 1 GPU, global batch 4: micro-batches 1, 2, 4 x 3
+ * recompute modes = 9 candidates. Flash attention keeps no scores, so
+ * selective keeps and reruns what none does: per micro-batch one row
+ * "none = selective" and one "full", 6 rows at most, 3 aliases; an alias is
+ * not ranked, takes its equal's result, and no two ranked rows have the
+ * same settings. Without flash (fp32) the three modes differ: 9 rows. A
+ * layer-list model is searched with none and full only (selective is the
+ * transformer's attention recompute), which differ: 6 rows, no alias. */
+START_TEST(test_same_plan_once)
+{
+	static const struct {
+		const char *text;
+		size_t n, aliases;
+		unsigned equiv0; /* recompute_equiv of every "none" candidate */
+	} cases[] = {
+	    {"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	     "gpus_per_node = 1; training = { global_batch = 4; micro_batch = 1; seq_len = 2048; "
+	     "};\n",
+	     9, 3, 1u | 2u},
+	    {"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	     "gpus_per_node = 1; training = { global_batch = 4; micro_batch = 1; seq_len = 2048;\n"
+	     "  precision = \"fp32\"; };\n",
+	     9, 0, 1u},
+	    {"model = \"resnet50\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	     "gpus_per_node = 1; training = { global_batch = 4; micro_batch = 1; };\n",
+	     6, 0, 1u},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		char path[64];
+		scenario(path, sizeof path, cases[k].text);
+		struct search_result sr;
+		struct ts_error err;
+		int rc = search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 1, 2, &sr, &err);
+		unlink(path);
+		ck_assert_msg(rc == 0, "case %zu: %s", k, err.msg);
+		ck_assert_uint_eq(sr.n, cases[k].n);
+		ck_assert_uint_eq(sr.aliases, cases[k].aliases);
+		ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, sr.n);
+		for (size_t i = 0; i < sr.n; i++) {
+			const struct search_cand *c = &sr.c[i];
+			if (c->alias) {
+				ck_assert(!isfinite(c->score));
+				ck_assert(c->recompute != WORK_RECOMPUTE_NONE);
+				continue;
+			}
+			if (c->recompute == WORK_RECOMPUTE_NONE)
+				ck_assert_uint_eq(c->recompute_equiv, cases[k].equiv0);
+			ck_assert(c->recompute_equiv & (1u << c->recompute));
+			/* an alias's result is its equal's */
+			for (size_t j = 0; j < sr.n; j++)
+				if (sr.c[j].alias && sr.c[j].micro_batch == c->micro_batch &&
+				    (c->recompute_equiv & (1u << sr.c[j].recompute)))
+					ck_assert(sr.c[j].res.iteration_time_s ==
+						  c->res.iteration_time_s);
+		}
+		for (size_t i = 0; i < sr.ranked; i++)
+			for (size_t j = 0; j < i; j++)
+				ck_assert_msg(sr.c[i].micro_batch != sr.c[j].micro_batch ||
+						  sr.c[i].recompute != sr.c[j].recompute,
+					      "case %zu: ranks %zu and %zu are one setting", k, j,
+					      i);
+		ck_assert_uint_le(sr.ranked, sr.n - cases[k].aliases);
+		search_result_free(&sr);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("search");
@@ -130,6 +199,7 @@ int main(void)
 	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_needs_sharding);
+	tcase_add_test(tc, test_same_plan_once);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -446,7 +446,7 @@ START_TEST(layer_list_checkpointing)
 	ck_assert_int_eq(ts_scenario_load_string(cat, text, "ckpt", NULL, 0, &sc, &e), 0);
 	struct work_lnet_op *ops;
 	size_t n;
-	ck_assert_int_eq(work_lnet_ops(&sc->model, 64, TS_BF16, hw_cluster_gpu_type(sc->cluster),
+	ck_assert_int_eq(work_lnet_ops(&sc->model, 64, 1, TS_BF16, hw_cluster_gpu_type(sc->cluster),
 				       &k, &ops, &n, &e),
 			 0);
 	double fwd = 0.0;

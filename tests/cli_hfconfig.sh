@@ -31,6 +31,13 @@ for m in llama2-7b mistral-7b mixtral-8x7b qwen2-7b gpt2 pythia-1.4b falcon-7b b
 	done
 done
 
+# DeepSeek-V3: 3 dense layers, 1 with experts and the MTP block
+for g in layer op; do
+	ok "deepseek-v3-$g" run "$SCEN" "${SHORT[@]}" --set sim.granularity=$g \
+		--set "model={ hf_config = \"$HF/deepseek-v3/config.json\"; layers = 4; }" &&
+		finite "deepseek-v3-$g"
+done
+
 # relative to the scenario file, whatever the working directory
 cd "$TMP" || exit 1
 ok rel-string run "$HF/gpt2-scenario.cfg" "${SHORT[@]}" && finite rel-string
@@ -71,6 +78,7 @@ expect 2 "t5-small/config.json|model_type|encoder-decoder" run "$SCEN" \
 	--set "model=\"hf:$HF/t5-small/config.json\""
 expect 2 "model.hf_config|nope/config.json|expected a readable Hugging Face config.json" \
 	run "$SCEN" --set "model={ hf_config = \"$HF/nope/config.json\"; }"
-expect 2 "parallel.tp|parallel block|granularity" run "$HF/pythia-inline.cfg" \
-	--set parallel.tp=2 --set sim.granularity=op
+# a parallel block with tensor parallelism runs at op granularity too
+ok tp2 run "$HF/pythia-inline.cfg" "${SHORT[@]}" --set parallel.tp=2 --set sim.granularity=op &&
+	finite tp2
 finish

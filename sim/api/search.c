@@ -2,6 +2,7 @@
  * as a ranked table.
  * SPDX-License-Identifier: MIT */
 #include <stdio.h>
+#include <string.h>
 
 #include "api/api_int.h"
 #include "base/ts.h"
@@ -67,7 +68,15 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		else
 			table_cell(t, 8, "%s", c->pp > 1 ? ts_schedule_name(c->schedule) : "-");
 		table_cell(t, 9, "%lld", (long long)c->micro_batch);
-		table_cell(t, 10, "%s", work_recompute_name(c->recompute));
+		/* the recompute modes that resolve to this same plan, one row */
+		char rc_names[64] = "";
+		for (int m = 0; m < WORK_RECOMPUTE_COUNT_; m++)
+			if (c->recompute_equiv & (1u << m))
+				snprintf(rc_names + strlen(rc_names),
+					 sizeof rc_names - strlen(rc_names), "%s%s",
+					 rc_names[0] ? " = " : "",
+					 work_recompute_name((enum work_recompute)m));
+		table_cell(t, 10, "%s", rc_names);
 		table_cell(t, 11, "%s",
 			   ts_units_format(r->iteration_time_s, TS_UNIT_TIME, a, sizeof a));
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
@@ -92,15 +101,17 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 	fprintf(out,
 		"\n%zu configurations: %zu pruned by the memory estimate, %zu simulated "
 		"(%zu failed, %zu did not fit), %zu ranked",
-		sr.n, sr.pruned, sr.simulated, sr.failed,
-		sr.simulated + sr.aliases - sr.failed - sr.ranked, sr.ranked);
+		sr.n, sr.pruned, sr.simulated, sr.failed, sr.simulated - sr.failed - sr.ranked,
+		sr.ranked);
 	if (sr.tight)
 		fprintf(out,
 			" (%zu of them tight: within the memory model's error of capacity, "
 			"a risk, ranked after those that fit)",
 			sr.tight);
 	if (sr.aliases)
-		fprintf(out, "; %zu identical to a lighter recompute mode (copied, not simulated)",
+		fprintf(out,
+			"; %zu the same plan as another (not simulated; listed in its row, as "
+			"\"none = selective\")",
 			sr.aliases);
 	if (sr.layouts_skipped)
 		fprintf(out, "; %zu GPU counts skipped (the scenario does not load with them)",

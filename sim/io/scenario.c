@@ -652,17 +652,6 @@ static int check(struct ld *l)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "tp"), l->file, "parallel.tp",
 				"found %u, expected a divisor of the %lld attention heads of %s",
 				q->tp, (long long)s->model.heads, s->model.name);
-	if (s->model.parallel_block && q->tp > 1) {
-		/* the schedule issues the sequential block's collectives; at op
-		 * granularity plan_check_modelled refuses it */
-		int rc = not_modelled(s, l->err,
-				      "model.parallel_block with tp > 1 (the schedule issues the "
-				      "sequential block's %u tensor-parallel collectives per layer "
-				      "each way)",
-				      2u);
-		if (rc)
-			return rc;
-	}
 	if ((int64_t)q->pp > s->model.layers)
 		return cfg_fail(l->err, TS_EINVALID, member(gp, "pp"), l->file, "parallel.pp",
 				"found %u, expected at most the %lld layers of %s", q->pp,

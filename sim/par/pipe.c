@@ -730,11 +730,14 @@ struct seg {
 	double s;
 	uint32_t kernels;
 	double alloc, freeb, logits_alloc, logits_free;
-	uint32_t tp;	   /* tensor-parallel collectives after it */
-	double gather;	   /* ZeRO-3: weight elements gathered before it */
-	uint32_t a2a;	   /* MoE all-to-alls after it */
-	double ring_s;	   /* seconds of s that overlap the K, V ring (context parallel) */
-	double ring_bytes; /* bytes each rank passes on per ring step */
+	uint32_t tp;	    /* tensor-parallel collectives after it */
+	double gather;	    /* ZeRO-3: weight elements gathered before it */
+	uint32_t a2a;	    /* MoE all-to-alls after it */
+	double ring_s;	    /* seconds of s that overlap the K, V ring (context parallel) */
+	double ring_bytes;  /* bytes each rank passes on per ring step */
+	double dp_gather;   /* bytes per rank all-gathered (forward) or reduce-scattered
+			     * (backward) over DP after it, on the compute path */
+	bool dp_gather_bwd; /* backward: reduce-scatter the gradients */
 };
 
 /* Megatron-LM's f and g operators for `n` activations of the segment led
@@ -886,6 +889,23 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 					sg->gather * j->weight_bpp *
 					    (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp));
 	}
+	/* an all-gather over DP of what each rank made (CLIP's embeddings,
+	 * torch.distributed.all_gather on the compute stream), or the
+	 * reduce-scatter of its gradient in backward */
+	if (sg->dp_gather > 0.0 && b->ndp > 1) {
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			if (!leads(b, k, PG_DP))
+				continue;
+			uint32_t id = group_coll(
+			    b, k, PG_DP, sg->dp_gather_bwd ? COLL_REDUCE_SCATTER : COLL_ALL_GATHER,
+			    sg->dp_gather * (double)b->ndp, GRAPH_COMM, GRAPH_NONE,
+			    sg->dp_gather_bwd ? "embedding grad reduce-scatter"
+					      : "embedding all-gather",
+			    lastv);
+			each_member(b, k, PG_DP, id, set_pending);
+		}
+	}
 	/* MoE dispatch and combine (forward), their gradients (backward):
 	 * all-to-alls over the expert-parallel group on the compute path */
 	if (sg->a2a && j->ep > 1 && j->a2a_bytes > 0.0) {
@@ -959,12 +979,15 @@ static void add_seg(struct seg *a, const struct seg *x)
 	a->a2a += x->a2a;
 	a->ring_s += x->ring_s;
 	a->ring_bytes += x->ring_bytes;
+	a->dp_gather += x->dp_gather;
+	a->dp_gather_bwd = a->dp_gather_bwd || x->dp_gather_bwd;
 }
 
 static bool seg_any(const struct seg *x)
 {
 	return x->s > 0.0 || x->kernels || x->alloc > 0.0 || x->freeb > 0.0 || x->tp || x->a2a ||
-	       x->logits_alloc > 0.0 || x->logits_free > 0.0 || x->gather > 0.0;
+	       x->logits_alloc > 0.0 || x->logits_free > 0.0 || x->gather > 0.0 ||
+	       x->dp_gather > 0.0;
 }
 
 /* The input pipeline of batch `i` (0-based over the whole run) of class k
@@ -1054,6 +1077,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					 .tp = x->tp_fwd,
 					 .gather = z3 ? x->params : 0.0,
 					 .a2a = x->a2a_fwd,
+					 .dp_gather = x->dp_gather_bytes,
 					 .ring_s = x->ring_fwd_s,
 					 .ring_bytes = x->ring_fwd_s > 0.0 ? j->cp_fwd_bytes : 0.0};
 			if (coarse)
@@ -1094,7 +1118,9 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 						 (coarse ? 0.0 : x->recompute_bytes),
 					.logits_free = lg ? x->act_bytes : 0.0,
 					.tp = x->tp_bwd,
-					.a2a = x->a2a_bwd};
+					.a2a = x->a2a_bwd,
+					.dp_gather = x->dp_gather_bytes,
+					.dp_gather_bwd = true};
 			if (coarse) {
 				add_seg(&rec, &r);
 				rec.alloc = fmax(rec.alloc, x->recompute_bytes);

@@ -38,6 +38,11 @@ struct dp_unit {
 	double ring_fwd_s;	  /* context parallelism: seconds of fwd_s (attention) that
 				   * run chunk by chunk beside the ring of K, V transfers */
 	double ring_bwd_s;	  /* the same of dgrad_s (attention backward) */
+	double dp_gather_bytes;	  /* bytes this rank puts into an all-gather over the
+				   * data-parallel group after its forward (CLIP's
+				   * embeddings for the contrastive loss), and into the
+				   * reduce-scatter of their gradients after its
+				   * backward; 0 = none */
 };
 
 /* Most stages of an input pipeline (read, decode, host-to-device copy). */

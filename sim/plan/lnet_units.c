@@ -39,7 +39,7 @@ static double checkpoint_block(const struct work_lnet_op *ops, size_t i0, size_t
 	return flops;
 }
 
-int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
+int lnet_units_build(const struct ts_model *m, int64_t b, int64_t dp, enum ts_dtype d,
 		     const struct hw_gpu_type *g, const struct work_calib *c,
 		     enum dp_granularity gran, double grad_elem_bytes, enum work_recompute r,
 		     struct dp_unit **out, uint32_t *n, double *rec_flops, struct ts_error *err)
@@ -49,7 +49,7 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 	*out = NULL;
 	*n = 0;
 	*rec_flops = 0.0;
-	int rc = work_lnet_ops(m, b, d, g, c, &ops, &nops, err);
+	int rc = work_lnet_ops(m, b, dp, d, g, c, &ops, &nops, err);
 	if (rc)
 		return rc;
 	struct dp_unit *u = nops ? ts_calloc(nops, sizeof *u) : NULL;
@@ -76,6 +76,7 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		x->grad_bytes += o->op.params * grad_elem_bytes;
 		x->params += o->op.params;
 		x->act_bytes += o->op.saved_bytes;
+		x->dp_gather_bytes += o->op.dp_gather_bytes;
 	}
 	if (r == WORK_RECOMPUTE_FULL) {
 		/* blocks are runs of ops of one block index; unit of op i: i at

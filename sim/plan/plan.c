@@ -56,15 +56,6 @@ static int place(const struct ts_scenario *sc, struct ts_error *err, int rc)
 int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err)
 {
 	const struct ts_parallel *par = &sc->parallel;
-	if (sc->model.parallel_block && par->tp > 1 && sc->sim.granularity == TS_GRAN_OP)
-		/* work_costs.layer_tp_fwd/bwd and the ops' tp_fwd/tp_bwd give a
-		 * parallel block's collectives; the schedule still places the
-		 * sequential block's, by op name at op granularity (with layer or
-		 * stage granularity the scenario lists this as not modelled) */
-		return plan_fail(sc, err, TS_EUNSUPPORTED, "parallel.tp",
-				 "found %u with the parallel block of %s at sim.granularity = "
-				 "\"op\", expected tp = 1 or granularity \"layer\" or \"stage\"",
-				 par->tp, sc->model.name);
 	if (sc->model.family != TS_FAMILY_LAYERS)
 		return 0;
 	if (par->cp > 1 || par->ep > 1)
@@ -348,7 +339,9 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.grad_bytes = o->op.params * gb,
 				.act_bytes = act_bytes,
 				.act_cat = cat,
-				.layer = layer};
+				.layer = layer,
+				.tp_fwd = o->op.tp_fwd,
+				.tp_bwd = o->op.tp_bwd};
 }
 
 /* The units of one micro-batch in forward order. */
@@ -359,7 +352,14 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 	const struct ts_model *m = &p->sc->model;
 	double gb = ts_dtype_bytes(p->conv.reduce_dtype);
 	uint32_t L = (uint32_t)m->layers;
-	size_t cnt = gran == DP_GRAN_OP ? c->nembed_ops + L * c->nops + c->nhead_ops : L + 2u;
+	/* the first D layers of a MoE model are dense; the M multi-token
+	 * prediction blocks run on the last stage after layer L (as layer L) */
+	uint32_t D = m->num_experts > 0 ? (uint32_t)m->dense_layers : 0u;
+	uint32_t M = (uint32_t)m->mtp_depth;
+	const struct work_costs *dc = D > 0 ? &p->dense_costs : c;
+	size_t cnt = gran == DP_GRAN_OP
+			 ? c->nembed_ops + (L - D + M) * c->nops + D * dc->nops + c->nhead_ops
+			 : L + M + 2u;
 	struct dp_unit *u = ts_calloc(cnt, sizeof *u);
 	if (!u)
 		return TS_ENOMEM;
@@ -370,12 +370,13 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			u[k] = op_unit(o, "embed", gb, o->op.saved_bytes, 0.0,
 				       GRAPH_MEM_ACTIVATIONS, 0);
 		}
-		for (uint32_t l = 0; l < L; l++)
-			for (size_t i = 0; i < c->nops; i++, k++) {
-				const struct work_op_cost *o = &c->ops[i];
+		for (uint32_t l = 0; l < L + M; l++) {
+			const struct work_costs *lc = l < D ? dc : c;
+			for (size_t i = 0; i < lc->nops; i++, k++) {
+				const struct work_op_cost *o = &lc->ops[i];
 				double act = o->op.saved_bytes, rs = 0.0;
 				if (p->recompute == WORK_RECOMPUTE_FULL) {
-					act = i == 0 ? c->layer_input_bytes : 0.0;
+					act = i == 0 ? lc->layer_input_bytes : 0.0;
 					rs = o->fwd_s;
 				} else if (p->recompute == WORK_RECOMPUTE_SELECTIVE &&
 					   o->op.selective_bytes > 0.0) {
@@ -383,8 +384,9 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					rs = o->fwd_s;
 				}
 				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
-					       (uint16_t)(l + 1));
+					       (uint16_t)(l < L ? l + 1 : L));
 			}
+		}
 		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
 			const struct work_op_cost *o = &c->head_ops[i];
 			u[k] = op_unit(o, o->op.name, gb, o->op.saved_bytes, 0.0, GRAPH_MEM_LOGITS,
@@ -401,21 +403,24 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					  .act_bytes = c->embed_saved_bytes,
 					  .act_cat = GRAPH_MEM_ACTIVATIONS,
 					  .layer = 0};
-		for (uint32_t l = 0; l < L; l++)
+		for (uint32_t l = 0; l < L + M; l++) {
+			const struct work_costs *lc = l < D ? dc : c;
 			u[k++] = (struct dp_unit){
-			    .label = "layer",
-			    .fwd_s = c->layer_fwd_s,
-			    .dgrad_s = c->layer_dgrad_s,
-			    .wgrad_s = c->layer_wgrad_s,
-			    .recompute_s = c->layer_recompute_s[p->recompute],
-			    .kernels_rec =
-				c->layer_recompute_s[p->recompute] > 0.0 ? c->layer_kernels_fwd : 0,
-			    .kernels_fwd = c->layer_kernels_fwd,
-			    .kernels_bwd = c->layer_kernels_bwd,
-			    .grad_bytes = c->layer_params * gb,
-			    .act_bytes = c->layer_act_bytes[p->recompute],
+			    .label = l < L ? "layer" : "mtp layer",
+			    .fwd_s = lc->layer_fwd_s,
+			    .dgrad_s = lc->layer_dgrad_s,
+			    .wgrad_s = lc->layer_wgrad_s,
+			    .recompute_s = lc->layer_recompute_s[p->recompute],
+			    .kernels_rec = lc->layer_recompute_s[p->recompute] > 0.0
+					       ? lc->layer_kernels_fwd
+					       : 0,
+			    .kernels_fwd = lc->layer_kernels_fwd,
+			    .kernels_bwd = lc->layer_kernels_bwd,
+			    .grad_bytes = lc->layer_params * gb,
+			    .act_bytes = lc->layer_act_bytes[p->recompute],
 			    .act_cat = GRAPH_MEM_ACTIVATIONS,
-			    .layer = (uint16_t)(l + 1)};
+			    .layer = (uint16_t)(l < L ? l + 1 : L)};
+		}
 		u[k++] = (struct dp_unit){.label = "head",
 					  .fwd_s = c->head_fwd_s,
 					  .dgrad_s = c->head_dgrad_s,
@@ -451,7 +456,8 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			x->ring_fwd_s = at ? (gran == DP_GRAN_OP ? x->fwd_s : attn_f) : 0.0;
 			x->ring_bwd_s = at ? (gran == DP_GRAN_OP ? x->dgrad_s : attn_b) : 0.0;
 		}
-		if (x->layer >= 1 && x->layer <= L && moe) {
+		bool dense = x->layer >= 1 && x->layer <= D;
+		if (x->layer >= 1 && x->layer <= L && moe && !dense) {
 			if (gran != DP_GRAN_OP) {
 				x->a2a_fwd = (uint8_t)c->layer_a2a_fwd;
 				x->a2a_bwd = (uint8_t)c->layer_a2a_bwd;
@@ -464,11 +470,10 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		}
 		x->params = gb > 0.0 ? x->grad_bytes / gb : 0.0;
 		if (x->layer >= 1 && x->layer <= L) {
+			/* op granularity: each op's own tp_fwd / tp_bwd (op_unit) */
 			if (gran != DP_GRAN_OP) {
-				x->tp_fwd = x->tp_bwd = 2;
-			} else {
-				x->tp_fwd = !strcmp(x->label, "proj") || !strcmp(x->label, "fc2");
-				x->tp_bwd = !strcmp(x->label, "qkv") || !strcmp(x->label, "fc1");
+				x->tp_fwd = (uint8_t)(dense ? dc : c)->layer_tp_fwd;
+				x->tp_bwd = (uint8_t)(dense ? dc : c)->layer_tp_bwd;
 			}
 		} else if (x->layer == 0 && (i + 1 == k || u[i + 1].layer != 0)) {
 			x->tp_fwd = 1;
@@ -604,7 +609,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 							 : DP_GRAN_LAYER;
 	p->class_mode = sc->sim.mode == TS_MODE_CLASS;
 	if (sc->model.family == TS_FAMILY_LAYERS) {
-		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dtype, p->gpu,
+		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dp, p->dtype, p->gpu,
 				      p->calib, p->gran, ts_dtype_bytes(p->conv.reduce_dtype),
 				      p->recompute, &p->units, &p->nunits, &p->recompute_flops_mb,
 				      err);
@@ -614,6 +619,14 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		rc = work_costs_compute(&sc->model, &p->shape, p->gpu, p->calib, &p->costs, err);
 		if ((rc = place(sc, err, rc)))
 			goto fail;
+		struct ts_model dm;
+		if (work_dense_model(&sc->model, &dm)) {
+			struct work_shape ds = p->shape;
+			ds.ep = 1; /* no experts to shard */
+			rc = work_costs_compute(&dm, &ds, p->gpu, p->calib, &p->dense_costs, err);
+			if ((rc = place(sc, err, rc)))
+				goto fail;
+		}
 		if (make_units(p, p->gran, &p->units, &p->nunits)) {
 			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto fail;

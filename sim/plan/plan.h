@@ -35,10 +35,13 @@ struct ts_plan {
 	struct work_fw_conventions conv;
 	struct work_shape shape; /* one micro-batch on one rank */
 	enum work_recompute recompute;
-	struct work_costs costs; /* per-op costs (transformers; zero for layer lists) */
-	double params;		 /* parameters of the model */
-	uint32_t dp;		 /* data-parallel degree */
-	uint32_t accum;		 /* micro-batches per rank and iteration */
+	struct work_costs costs;       /* per-op costs (transformers; zero for layer lists); of a
+					* layer with experts in a MoE model */
+	struct work_costs dense_costs; /* of one of model.dense_layers (work_dense_model);
+					* zero without them */
+	double params;		       /* parameters of the model */
+	uint32_t dp;		       /* data-parallel degree */
+	uint32_t accum;		       /* micro-batches per rank and iteration */
 	enum dp_granularity gran;
 	bool class_mode;
 	struct dp_unit *units; /* one micro-batch in forward order (owned) */

@@ -257,7 +257,17 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					c->est_bytes =
 					    layers_only ? 0.0 : estimate(s, x->conv, wc, c, m);
 					c->pruned = !(c->est_bytes <= c->capacity_bytes);
-					c->alias = wc && r > 0 && same_rc(wc, r - 1, r);
+					/* the lightest mode that resolves to the same plan:
+					 * the candidates of r' < r are the r - r' before
+					 * (layer lists: none and full only, which differ) */
+					int r0 = r;
+					for (int q = 0; q < r && r0 == r; q++)
+						if (!layers_only && wc && same_rc(wc, q, r))
+							r0 = q;
+					c->alias = r0 < r;
+					c->same_as = out->n - 1 - (size_t)(r - r0);
+					c->recompute_equiv = 1u << r;
+					out->c[c->same_as].recompute_equiv |= 1u << r;
 					c->rc =
 					    (int)l; /* which layout: kept in rc until simulated */
 					out->pruned += c->pruned;
@@ -453,15 +463,13 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 			c->rc = 0;
 			continue;
 		}
-		if (c->alias) { /* the lighter mode is the one before, or its alias */
-			c->rc = out->c[i - 1].rc;
-			c->res = out->c[i - 1].res;
+		if (c->alias) { /* listed in its equal's row, not ranked itself */
+			c->rc = out->c[c->same_as].rc;
+			c->res = out->c[c->same_as].res;
 			out->aliases++;
-			if (c->rc)
-				continue;
-		} else {
-			out->simulated++;
+			continue;
 		}
+		out->simulated++;
 		if (c->rc) {
 			out->failed++;
 			continue;

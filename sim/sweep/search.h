@@ -31,9 +31,14 @@ struct search_cand {
 	double est_bytes;	       /* static memory estimate per GPU, bytes */
 	double capacity_bytes;	       /* usable bytes of the GPU */
 	bool pruned;		       /* est_bytes > capacity: not simulated */
-	bool alias;		       /* its recompute mode saves and reruns exactly what a
-					* lighter one does (selective with flash attention,
-					* which keeps no scores): that one's result is copied */
+	bool alias;		       /* its resolved plan is that of an earlier candidate
+					* (same_as): not simulated, not ranked, its result
+					* copied; e.g. selective recompute with flash
+					* attention, which keeps no scores, is "none" */
+	size_t same_as;		       /* an alias: index, in enumeration order, of the
+					* candidate it equals (itself otherwise) */
+	unsigned recompute_equiv;      /* bit r set: recompute mode r resolves to this
+					* candidate's plan (its own bit included) */
 	bool tight;		       /* ranked, but its memory is within the memory
 					* model's error of capacity: ranked after every
 					* candidate that fits clearly */
@@ -51,7 +56,8 @@ struct search_result {
 	size_t degrees_skipped; /* (tp, cp, pp, dp) whose dp does not divide the global batch */
 	size_t pruned;		/* not simulated: the static estimate does not fit */
 	size_t simulated;	/* simulated */
-	size_t aliases;		/* not simulated: identical to a lighter recompute mode */
+	size_t aliases;		/* not simulated nor ranked: the plan of another candidate,
+				 * whose recompute_equiv lists them */
 	size_t failed;		/* simulated with an error (not ranked) */
 	size_t ranked;		/* simulated, fits and has a score */
 	size_t tight;		/* of the ranked, those whose memory is tight */
@@ -99,9 +105,14 @@ struct search_result {
  * candidates above the GPU's capacity are pruned. The rest are simulated
  * in class mode at stage granularity over two iterations (the first a
  * warm-up) on `threads` OpenMP threads (0: the default), each on a copy
- * of its layout's scenario; a recompute mode whose per-layer saved bytes,
- * rerun time and FLOPs equal those of a lighter mode is not simulated but
- * takes that candidate's result (alias). Ranked by time to train (iteration time
+ * of its layout's scenario. Candidates whose resolved plans are the same
+ * are simulated and ranked once: the settings a candidate resolves to are
+ * its layout, degrees, ZeRO stage, schedule, micro-batch and what its
+ * recompute mode does (per-layer saved bytes, rerun seconds and FLOPs);
+ * a recompute mode that does what a lighter one does (selective with flash
+ * attention, which keeps no scores; any mode of a layer-list model, which
+ * recomputes nothing) is an alias of the lighter one's candidate, which
+ * lists it in recompute_equiv. Ranked by time to train (iteration time
  * without a run length) or cost (GPU-seconds per iteration without a
  * price); ties keep enumeration order. Returns 0, or the errors of
  * ts_scenario_load for the base scenario, TS_ENOMEM. */

@@ -36,13 +36,14 @@ enum hf_type {
 	HF_FALCON,
 	HF_BERT,
 	HF_BLOOM,
+	HF_DEEPSEEK_V3,
 	HF_TYPE_COUNT_
 };
 
 /* model_type values, with Falcon's two older names last. */
-static const char *const type_names[] = {"llama", "mistral",	     "mixtral",	  "qwen2",
-					 "gpt2",  "gpt_neox",	     "falcon",	  "bert",
-					 "bloom", "RefinedWebModel", "RefinedWeb"};
+static const char *const type_names[] = {"llama", "mistral",	 "mixtral",	    "qwen2",
+					 "gpt2",  "gpt_neox",	 "falcon",	    "bert",
+					 "bloom", "deepseek_v3", "RefinedWebModel", "RefinedWeb"};
 #define NTYPES (sizeof type_names / sizeof type_names[0])
 
 /* Encoder-decoder model types, refused by name. */
@@ -513,6 +514,95 @@ static void name_from_path(struct hf *h)
 	mark(h, TS_MK_NAME, "the file's directory or name");
 }
 
+/* An integer key of at least 0 into *dst as model key k (def when absent;
+ * null counts as 0, as DeepSeek-V2-Lite's "q_lora_rank": null means no
+ * query latent). Returns 0 or an error. */
+static int count_key(struct hf *h, enum ts_model_key k, int64_t *dst, const char *key, int64_t def,
+		     int64_t max)
+{
+	const json_t *v = json_object_get(h->root, key);
+	char fb[96], mx[32];
+	if (!v) {
+		*dst = def;
+		mark(h, k, "absent: the transformers default");
+		return 0;
+	}
+	if (json_is_null(v)) {
+		*dst = 0;
+		mark(h, k, key);
+		return 0;
+	}
+	snprintf(mx, sizeof mx, "%lld", (long long)max);
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max)
+		return fail(h, json_is_integer(v) ? TS_ERANGE : TS_ETYPE, key,
+			    "found %s, expected an integer from 0 to %s", found(v, fb, sizeof fb),
+			    mx);
+	*dst = (int64_t)json_integer_value(v);
+	mark(h, k, key);
+	return 0;
+}
+
+/* DeepSeek-V3 (transformers' DeepseekV3Config; the checkpoint's
+ * config.json, https://huggingface.co/deepseek-ai/DeepSeek-V3): a llama-like
+ * decoder with multi-head latent attention (kv_lora_rank, q_lora_rank,
+ * qk_nope_head_dim + qk_rope_head_dim = head_dim, v_head_dim), DeepSeekMoE
+ * (n_routed_experts of moe_intermediate_size, n_shared_experts,
+ * num_experts_per_tok, the first first_k_dense_replace layers dense of
+ * intermediate_size) and num_nextn_predict_layers multi-token prediction
+ * modules (a key of the checkpoint's file, not of the class: 0 when absent).
+ * Absent keys take DeepseekV3Config's defaults, which are DeepSeek-V3's. */
+static int deepseek_v3(struct hf *h)
+{
+	struct ts_model *m = h->m;
+	int rc;
+	int64_t nope = 0, rope = 0, freq = 1;
+	conventions(h, TS_FAMILY_LLAMA, TS_ACT_SWIGLU, TS_NORM_RMSNORM, TS_POS_ROPE);
+	if ((rc = core_sizes(h, std_keys, NULL, "intermediate_size")) ||
+	    (rc = size_key(h, TS_MK_KV_HEADS, &m->kv_heads, "num_key_value_heads", NULL, 0,
+			   false)) ||
+	    (rc = act_key(h, "hidden_act")) ||
+	    (rc = size_key(h, TS_MK_SEQ_LEN, &m->seq_len, "max_position_embeddings", NULL, 4096,
+			   false)) ||
+	    (rc = flag(h, TS_MK_TIED_EMBEDDINGS, &m->tied_embeddings, "tie_word_embeddings",
+		       false)) ||
+	    (rc = flag(h, TS_MK_BIAS, &m->bias, "attention_bias", false)) ||
+	    (rc = size_key(h, TS_MK_KV_LORA_RANK, &m->kv_lora_rank, "kv_lora_rank", NULL, 512,
+			   false)) ||
+	    (rc = count_key(h, TS_MK_Q_LORA_RANK, &m->q_lora_rank, "q_lora_rank", 1536,
+			    HF_MAX_DIM)) ||
+	    (rc = count_key(h, TS_MK_QK_ROPE_HEAD_DIM, &m->qk_rope_head_dim, "qk_rope_head_dim", 64,
+			    HF_MAX_DIM)) ||
+	    (rc = size_key(h, TS_MK_HEAD_DIM, &nope, "qk_nope_head_dim", NULL, 128, false)) ||
+	    (rc = size_key(h, TS_MK_V_HEAD_DIM, &m->v_head_dim, "v_head_dim", NULL, 128, false)) ||
+	    (rc = size_key(h, TS_MK_NUM_EXPERTS, &m->num_experts, "n_routed_experts", NULL, 256,
+			   false)) ||
+	    (rc = size_key(h, TS_MK_TOP_K, &m->top_k, "num_experts_per_tok", NULL, 8, false)) ||
+	    (rc = size_key(h, TS_MK_MOE_FFN_HIDDEN, &m->moe_ffn_hidden, "moe_intermediate_size",
+			   NULL, 2048, false)) ||
+	    (rc = count_key(h, TS_MK_SHARED_EXPERTS, &m->shared_experts, "n_shared_experts", 1,
+			    4096)) ||
+	    (rc = count_key(h, TS_MK_DENSE_LAYERS, &m->dense_layers, "first_k_dense_replace", 3,
+			    100000)) ||
+	    (rc =
+		 count_key(h, TS_MK_MTP_DEPTH, &m->mtp_depth, "num_nextn_predict_layers", 0, 16)) ||
+	    (rc = count_key(h, TS_MK_COUNT_, &freq, "moe_layer_freq", 1, 100000)))
+		return rc;
+	rope = m->qk_rope_head_dim;
+	m->head_dim = nope + rope; /* a query/key head: its non-rotary and rotary parts */
+	h->m->origin[TS_MK_HEAD_DIM].note = "qk_nope_head_dim + qk_rope_head_dim";
+	if (!(*h->given & (1u << TS_MK_KV_HEADS))) {
+		m->kv_heads = m->heads;
+		mark(h, TS_MK_KV_HEADS, "absent: num_attention_heads");
+	}
+	m->capacity_factor = 1.0; /* no token dropping (the report, section 2.1.2) */
+	mark(h, TS_MK_CAPACITY_FACTOR, "no token dropping (1.0)");
+	if (freq != 1)
+		not_modelled(h, "moe_layer_freq other than 1 (counted as every layer MoE)");
+	if (json_object_get(h->root, "n_group") || json_object_get(h->root, "topk_group"))
+		not_modelled(h, "node-limited routing (n_group, topk_group)");
+	return 0;
+}
+
 static int read_model(struct hf *h)
 {
 	char fb[200], sugg[160];
@@ -548,7 +638,7 @@ static int read_model(struct hf *h)
 		snprintf(fb, sizeof fb, "%s%s", sugg[0] ? "; did you mean " : "", sugg);
 		return fail(h, TS_EUNSUPPORTED, "model_type",
 			    "found \"%.60s\", expected llama, mistral, mixtral, qwen2, gpt2, "
-			    "gpt_neox, falcon, bert or bloom%s",
+			    "gpt_neox, falcon, bert, bloom or deepseek_v3%s",
 			    type, fb);
 	}
 	name_from_path(h);
@@ -567,6 +657,9 @@ static int read_model(struct hf *h)
 		break;
 	case HF_BLOOM:
 		rc = bloom(h);
+		break;
+	case HF_DEEPSEEK_V3:
+		rc = deepseek_v3(h);
 		break;
 	default:
 		rc = llama_like(h, (enum hf_type)t);

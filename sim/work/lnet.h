@@ -24,6 +24,24 @@
  *   { op = "bottleneck"; mid = 64; out = 256; stride = 1; repeat = 3; }
  *   { op = "patch"; kernel = 16; out = 768; }  (ViT patches plus a class token)
  *   { op = "encoder"; heads = 12; mid = 3072; repeat = 12; }
+ * and a diffusion transformer (DiT, Peebles and Xie 2023):
+ *   { op = "latent_patch"; kernel = 2; out = 1152; }  (no class token; fixed positions)
+ *   { op = "dit_cond"; out = 1001; mid = 256; }  (class rows; timestep frequencies)
+ *   { op = "dit"; heads = 16; mid = 4608; repeat = 28; }  (adaLN-Zero blocks)
+ *   { op = "dit_final"; kernel = 2; out = 8; }  (back to an image of 8 channels)
+ * a speech model (Conformer, Gulati et al. 2020) over frames x mel bins:
+ *   { op = "tokens"; out = 512; }  (rows as tokens: a linear of channels x width)
+ *   { op = "conformer"; heads = 8; mid = 2048; kernel = 32; repeat = 17; }
+ *   { op = "transducer"; out = 1024; mid = 640; labels = 48; }  (RNN-T decoder and loss)
+ * and CLIP (Radford et al. 2021) after an image tower:
+ *   { op = "text"; out = 49408; context = 77; width = 768; heads = 12; mid = 3072;
+ *     repeat = 12; }
+ *   { op = "contrastive"; out = 768; }  (projections, DP all-gather, logits, loss)
+ * and a diffusion UNet (SDXL, Podell et al. 2023) over latents:
+ *   { op = "unet_in"; out = 320; }  { op = "unet_cond"; out = 1280; mid = 320; width = 2816; }
+ *   { op = "res"; out = 640; }  { op = "push"; }  { op = "down"; }  { op = "up"; }
+ *   { op = "xattn"; heads = 10; repeat = 2; width = 2048; context = 77; }
+ *   { op = "res_cat"; out = 640; }  (with the last skip pushed)  { op = "unet_out"; out = 4; }
  * Returns 0 or TS_ETYPE, TS_ERANGE, TS_EUNKNOWN_KEY, TS_EUNKNOWN_NAME,
  * TS_EINVALID (an entry that does not fit the shape before it) or
  * TS_ELIMIT (more than TS_MAX_LAYER_ENTRIES), with `err` naming file, line
@@ -48,8 +66,11 @@ int work_lnet_parse_layout(const void *setting, const char *file, const char *pr
  * by batch norm), batch norm 2C, linear F·out + out, patch embedding
  * p²·C·D + D plus (T+1)·D positions and a class token D, encoder block
  * 4D² + 4D (QKV, projection) + 2·D·f + f + D (MLP) + 4D (two LayerNorms),
- * layernorm 2D. ResNet-50 gives 25.6 M and ViT-B/16 86.6 M, the published
- * counts (tests/check_lnet.c). */
+ * layernorm 2D; latent patch p²·C·D + D; DiT conditioning f·D + D + D² + D
+ * + classes·D, block 4D² + 4D + 2·D·f + f + D + 6D² + 6D (norms without
+ * parameters), final layer 2D² + 2D + D·p²·out + p²·out. ResNet-50 gives
+ * 25.6 M, ViT-B/16 86.6 M and DiT-XL/2 674.8 M, the published counts
+ * (tests/check_loader.c). */
 double work_lnet_params(const struct ts_model *m);
 
 /* Forward FLOPs of one sample (2 per multiply-add; convolutions and linear
@@ -69,7 +90,9 @@ struct work_lnet_op {
 				 * for NHWC, fp32 and non-convolutions */
 };
 
-/* The ops of one micro-batch of `micro_batch` samples at precision d with
+/* The ops of one micro-batch of `micro_batch` samples (a contrastive loss:
+ * against the micro_batch x dp samples of the dp data-parallel ranks) at
+ * precision d with
  * their times on GPU g (work_op_time), in forward order, into a new array
  * *ops of *n (free with ts_free(*ops, *n * sizeof **ops)). Convolutions are
  * implicit GEMMs, M = batch·H_out·W_out, N = C_out, K = C_in·k², timed with
@@ -88,7 +111,7 @@ struct work_lnet_op {
  * otherwise. The first convolution computes no input gradient. Saved
  * bytes are each op's input at activation precision. Returns 0, TS_ENOMEM,
  * or TS_EUNSUPPORTED when g lacks dtype d. */
-int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, enum ts_dtype d,
+int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, int64_t dp, enum ts_dtype d,
 		  const struct hw_gpu_type *g, const struct work_calib *c,
 		  struct work_lnet_op **ops, size_t *n, struct ts_error *err);
 

@@ -31,23 +31,73 @@
 #define MAX_LAYERS ((int64_t)100000)
 #define MAX_EXPERTS ((int64_t)4096)
 
-static const char *const key_names[TS_MK_COUNT_] = {
-    "name",	     "family",	    "layers",	  "hidden",	     "heads",
-    "kv_heads",	     "head_dim",    "ffn_hidden", "vocab",	     "seq_len",
-    "activation",    "norm",	    "position",	  "tied_embeddings", "bias",
-    "source",	     "num_experts", "top_k",	  "capacity_factor", "parallel_block",
-    "parallel_norms"};
+static const char *const key_names[TS_MK_COUNT_] = {"name",
+						    "family",
+						    "layers",
+						    "hidden",
+						    "heads",
+						    "kv_heads",
+						    "head_dim",
+						    "ffn_hidden",
+						    "vocab",
+						    "seq_len",
+						    "activation",
+						    "norm",
+						    "position",
+						    "tied_embeddings",
+						    "bias",
+						    "source",
+						    "num_experts",
+						    "top_k",
+						    "capacity_factor",
+						    "parallel_block",
+						    "parallel_norms",
+						    "kv_lora_rank",
+						    "q_lora_rank",
+						    "qk_rope_head_dim",
+						    "v_head_dim",
+						    "moe_ffn_hidden",
+						    "shared_experts",
+						    "dense_layers",
+						    "mtp_depth"};
 
 /* Every key a model group may hold: the model keys, `base`, `hf_config`, and
  * the keys of a layer-list model (read by work_lnet_parse and
  * work_lnet_parse_layout). */
-static const char *const group_keys[] = {
-    "name",	      "family",	     "layers",	   "hidden",	      "heads",
-    "kv_heads",	      "head_dim",    "ffn_hidden", "vocab",	      "seq_len",
-    "activation",     "norm",	     "position",   "tied_embeddings", "bias",
-    "source",	      "num_experts", "top_k",	   "capacity_factor", "parallel_block",
-    "parallel_norms", "base",	     "hf_config",  "input",	      "layer_list",
-    "memory_format"};
+static const char *const group_keys[] = {"name",
+					 "family",
+					 "layers",
+					 "hidden",
+					 "heads",
+					 "kv_heads",
+					 "head_dim",
+					 "ffn_hidden",
+					 "vocab",
+					 "seq_len",
+					 "activation",
+					 "norm",
+					 "position",
+					 "tied_embeddings",
+					 "bias",
+					 "source",
+					 "num_experts",
+					 "top_k",
+					 "capacity_factor",
+					 "parallel_block",
+					 "parallel_norms",
+					 "base",
+					 "hf_config",
+					 "input",
+					 "layer_list",
+					 "memory_format",
+					 "kv_lora_rank",
+					 "q_lora_rank",
+					 "qk_rope_head_dim",
+					 "v_head_dim",
+					 "moe_ffn_hidden",
+					 "shared_experts",
+					 "dense_layers",
+					 "mtp_depth"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -239,6 +289,30 @@ static int apply_group(const char *root, const config_setting_t *g, const char *
 			break;
 		case TS_MK_PARALLEL_NORMS:
 			rc = cfg_int(s, file, key, 1, 2, &m->parallel_norms, err);
+			break;
+		case TS_MK_KV_LORA_RANK:
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->kv_lora_rank, err);
+			break;
+		case TS_MK_Q_LORA_RANK:
+			rc = cfg_int(s, file, key, 0, MAX_DIM, &m->q_lora_rank, err);
+			break;
+		case TS_MK_QK_ROPE_HEAD_DIM:
+			rc = cfg_int(s, file, key, 0, MAX_DIM, &m->qk_rope_head_dim, err);
+			break;
+		case TS_MK_V_HEAD_DIM:
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->v_head_dim, err);
+			break;
+		case TS_MK_MOE_FFN_HIDDEN:
+			rc = cfg_int(s, file, key, 1, MAX_DIM, &m->moe_ffn_hidden, err);
+			break;
+		case TS_MK_SHARED_EXPERTS:
+			rc = cfg_int(s, file, key, 0, MAX_EXPERTS, &m->shared_experts, err);
+			break;
+		case TS_MK_DENSE_LAYERS:
+			rc = cfg_int(s, file, key, 0, MAX_LAYERS, &m->dense_layers, err);
+			break;
+		case TS_MK_MTP_DEPTH:
+			rc = cfg_int(s, file, key, 0, 16, &m->mtp_depth, err);
 			break;
 		default:
 			rc = 0;
@@ -483,6 +557,43 @@ static int finish(struct raw *r, struct ts_error *err)
 		m->parallel_norms = 1;
 	derive(r, TS_MK_PARALLEL_BLOCK, TS_MK_COUNT_, "sequential attention, then MLP");
 	derive(r, TS_MK_PARALLEL_NORMS, TS_MK_PARALLEL_BLOCK, "one shared norm");
+	/* latent attention: its other keys mean nothing without kv_lora_rank */
+	static const enum ts_model_key mla[] = {TS_MK_Q_LORA_RANK, TS_MK_QK_ROPE_HEAD_DIM,
+						TS_MK_V_HEAD_DIM};
+	for (size_t i = 0; i < sizeof mla / sizeof mla[0]; i++)
+		if (!(r->given & (1u << TS_MK_KV_LORA_RANK)) && (r->given & (1u << mla[i]))) {
+			char k[160];
+			snprintf(k, sizeof k, "%s%s", r->prefix, key_names[mla[i]]);
+			return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
+					    "found a multi-head latent attention key without "
+					    "kv_lora_rank, expected kv_lora_rank = N with it");
+		}
+	if (m->kv_lora_rank == 0) {
+		m->q_lora_rank = m->qk_rope_head_dim = 0;
+		m->v_head_dim = m->head_dim;
+	} else if (!(r->given & (1u << TS_MK_V_HEAD_DIM))) {
+		m->v_head_dim = m->head_dim;
+	}
+	derive(r, TS_MK_KV_LORA_RANK, TS_MK_COUNT_, "standard attention");
+	derive(r, TS_MK_Q_LORA_RANK, TS_MK_KV_LORA_RANK, "queries from h");
+	derive(r, TS_MK_QK_ROPE_HEAD_DIM, TS_MK_KV_LORA_RANK, "0");
+	derive(r, TS_MK_V_HEAD_DIM, TS_MK_HEAD_DIM, "= head_dim");
+	static const enum ts_model_key moe[] = {TS_MK_MOE_FFN_HIDDEN, TS_MK_SHARED_EXPERTS,
+						TS_MK_DENSE_LAYERS};
+	for (size_t i = 0; i < sizeof moe / sizeof moe[0]; i++)
+		if (m->num_experts == 0 && (r->given & (1u << moe[i]))) {
+			char k[160];
+			snprintf(k, sizeof k, "%s%s", r->prefix, key_names[moe[i]]);
+			return ts_error_set(err, TS_EINVALID, r->file, r->line, k,
+					    "found a mixture-of-experts key without num_experts, "
+					    "expected num_experts = N with it");
+		}
+	if (!(r->given & (1u << TS_MK_MOE_FFN_HIDDEN)))
+		m->moe_ffn_hidden = m->num_experts > 0 ? m->ffn_hidden : 0;
+	derive(r, TS_MK_MOE_FFN_HIDDEN, TS_MK_FFN_HIDDEN, "= ffn_hidden");
+	derive(r, TS_MK_SHARED_EXPERTS, TS_MK_COUNT_, "none");
+	derive(r, TS_MK_DENSE_LAYERS, TS_MK_COUNT_, "every layer MoE");
+	derive(r, TS_MK_MTP_DEPTH, TS_MK_COUNT_, "next token only");
 	return 0;
 }
 
@@ -574,6 +685,30 @@ static int validate(const struct ts_model *m, const struct at *at, struct ts_err
 			   "found a parallel block in a post-LN bert model, expected a pre-LN "
 			   "family (gpt or llama)",
 			   0, 0);
+	if (m->kv_lora_rank > 0 && m->kv_heads != m->heads)
+		return bad(m, TS_MK_KV_HEADS, at, err, TS_EINVALID,
+			   "found %lld with multi-head latent attention, expected heads = %lld "
+			   "(keys and values are up-projected per head)",
+			   (long long)m->kv_heads, (long long)m->heads);
+	if (m->kv_lora_rank > 0 && m->qk_rope_head_dim >= m->head_dim)
+		return bad(m, TS_MK_QK_ROPE_HEAD_DIM, at, err, TS_EINVALID,
+			   "found %lld, expected less than head_dim = %lld (the rotary part of "
+			   "a query/key head)",
+			   (long long)m->qk_rope_head_dim, (long long)m->head_dim);
+	if (m->kv_lora_rank > 0 && (m->parallel_block || m->family == TS_FAMILY_BERT))
+		return bad(m, TS_MK_KV_LORA_RANK, at, err, TS_EINVALID,
+			   "found multi-head latent attention with a parallel block or in a bert "
+			   "model, expected a sequential gpt or llama block",
+			   0, 0);
+	if (m->num_experts > 0 && m->dense_layers >= m->layers)
+		return bad(m, TS_MK_DENSE_LAYERS, at, err, TS_EINVALID,
+			   "found %lld, expected fewer than layers = %lld (at least one MoE layer)",
+			   (long long)m->dense_layers, (long long)m->layers);
+	if (m->mtp_depth > 0 && m->family == TS_FAMILY_BERT)
+		return bad(m, TS_MK_MTP_DEPTH, at, err, TS_EINVALID,
+			   "found %lld in a bert model, expected 0 (multi-token prediction is a "
+			   "decoder's)",
+			   (long long)m->mtp_depth, 0);
 	if ((unsigned)m->family >= TS_FAMILY_COUNT_ || (unsigned)m->activation >= TS_ACT_COUNT_ ||
 	    (unsigned)m->norm >= TS_NORM_COUNT_ || (unsigned)m->position >= TS_POS_COUNT_)
 		return bad(m, TS_MK_FAMILY, at, err, TS_EINVALID,
@@ -678,23 +813,60 @@ int ts_model_from_setting(const char *root, const void *setting, const char *fil
 
 /* ---- parameters -------------------------------------------------------- */
 
-double ts_model_params(const struct ts_model *m)
+/* Parameters of one transformer block: `moe` with the model's experts (when
+ * it has any), else a dense MLP of ffn_hidden; `active` counts the top_k
+ * routed experts a token uses instead of all of them. */
+static double layer_params(const struct ts_model *m, bool moe, bool active)
 {
-	if (m->family == TS_FAMILY_LAYERS)
-		return work_lnet_params(m);
-	double h = (double)m->hidden, a = (double)(m->heads * m->head_dim);
-	double k = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
-	double V = (double)m->vocab, L = (double)m->layers, b = m->bias ? 1.0 : 0.0;
-	double norm = m->norm == TS_NORM_LAYERNORM ? 2.0 * h : h;
-
-	double qkv = h * (a + 2.0 * k) + b * (a + 2.0 * k);
-	double proj = a * h + b * h;
-	double mlp = m->activation == TS_ACT_SWIGLU ? 3.0 * h * f + b * (2.0 * f + h)
-						    : 2.0 * h * f + b * (f + h);
-	if (m->num_experts > 0) /* every expert's MLP and the router */
-		mlp = (double)m->num_experts * mlp + h * (double)m->num_experts;
+	double h = (double)m->hidden, H = (double)m->heads, d = (double)m->head_dim;
+	double a = H * d, k = (double)(m->kv_heads * m->head_dim), f = (double)m->ffn_hidden;
+	double b = m->bias ? 1.0 : 0.0;
+	double w = m->norm == TS_NORM_LAYERNORM ? 2.0 : 1.0; /* norm parameters per element */
+	double attn;
+	if (m->kv_lora_rank > 0) {
+		double c = (double)m->kv_lora_rank, cq = (double)m->q_lora_rank;
+		double r = (double)m->qk_rope_head_dim, dv = (double)m->v_head_dim;
+		double q = cq > 0.0 ? h * cq + b * cq + w * cq + cq * a + b * a : h * a + b * a;
+		double kv =
+		    h * (c + r) + b * (c + r) + w * c + c * H * (d - r + dv) + b * H * (d - r + dv);
+		attn = q + kv + H * dv * h + b * h;
+	} else {
+		attn = h * (a + 2.0 * k) + b * (a + 2.0 * k) + a * h + b * h;
+	}
+	bool swiglu = m->activation == TS_ACT_SWIGLU;
+	double mlp;
+	if (moe && m->num_experts > 0) {
+		double fe = (double)m->moe_ffn_hidden;
+		double one =
+		    swiglu ? 3.0 * h * fe + b * (2.0 * fe + h) : 2.0 * h * fe + b * (fe + h);
+		double routed = active ? (double)m->top_k : (double)m->num_experts;
+		mlp = (routed + (double)m->shared_experts) * one + h * (double)m->num_experts;
+	} else {
+		mlp = swiglu ? 3.0 * h * f + b * (2.0 * f + h) : 2.0 * h * f + b * (f + h);
+	}
 	double norms = m->parallel_block ? (double)m->parallel_norms : 2.0;
-	double layer = qkv + proj + mlp + norms * norm;
+	return attn + mlp + norms * w * h;
+}
+
+double ts_model_mtp_params(const struct ts_model *m)
+{
+	if (m->family == TS_FAMILY_LAYERS || m->mtp_depth <= 0)
+		return 0.0;
+	double h = (double)m->hidden, w = m->norm == TS_NORM_LAYERNORM ? 2.0 : 1.0;
+	/* the block; norms of the hidden state and of the next token's
+	 * embedding; the 2h x h projection; the norm before the shared head */
+	return (double)m->mtp_depth * (layer_params(m, true, false) + 3.0 * w * h + 2.0 * h * h);
+}
+
+/* The parameters of the main model: `active` as ts_model_active_params. */
+static double main_params(const struct ts_model *m, bool active)
+{
+	double h = (double)m->hidden, V = (double)m->vocab;
+	double norm = m->norm == TS_NORM_LAYERNORM ? 2.0 * h : h;
+	double D = m->num_experts > 0 ? (double)m->dense_layers : 0.0;
+	double L = (double)m->layers;
+	double layers =
+	    D * layer_params(m, false, active) + (L - D) * layer_params(m, true, active);
 
 	double once = V * h + norm;
 	if (m->position == TS_POS_LEARNED)
@@ -706,7 +878,21 @@ double ts_model_params(const struct ts_model *m)
 			+ h * h + h		  /* pooler */
 			+ h * h + h + 2.0 * h + V /* MLM transform, its norm, output bias */
 			+ 2.0 * h + 2.0;	  /* next-sentence head */
-	return L * layer + once;
+	return layers + once;
+}
+
+double ts_model_params(const struct ts_model *m)
+{
+	if (m->family == TS_FAMILY_LAYERS)
+		return work_lnet_params(m);
+	return main_params(m, false) + ts_model_mtp_params(m);
+}
+
+double ts_model_active_params(const struct ts_model *m)
+{
+	if (m->family == TS_FAMILY_LAYERS)
+		return work_lnet_params(m);
+	return main_params(m, true);
 }
 
 /* ---- dump --------------------------------------------------------------- */
@@ -717,8 +903,14 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 		char v[600], o[260];
 		if (k >= TS_MK_NUM_EXPERTS && k <= TS_MK_CAPACITY_FACTOR && m->num_experts == 0)
 			continue; /* dense models print no MoE keys */
-		if (k >= TS_MK_PARALLEL_BLOCK && !m->parallel_block)
+		if ((k == TS_MK_PARALLEL_BLOCK || k == TS_MK_PARALLEL_NORMS) && !m->parallel_block)
 			continue; /* nor sequential blocks the parallel ones */
+		if (k >= TS_MK_KV_LORA_RANK && k <= TS_MK_V_HEAD_DIM && m->kv_lora_rank == 0)
+			continue; /* nor standard attention the latent one's */
+		if (k >= TS_MK_MOE_FFN_HIDDEN && k <= TS_MK_DENSE_LAYERS && m->num_experts == 0)
+			continue;
+		if (k == TS_MK_MTP_DEPTH && m->mtp_depth == 0)
+			continue;
 		switch ((enum ts_model_key)k) {
 		case TS_MK_NAME:
 			snprintf(v, sizeof v, "\"%s\"", m->name);
@@ -783,6 +975,21 @@ int ts_model_dump(const struct ts_model *m, const char *prefix, FILE *out)
 		case TS_MK_PARALLEL_NORMS:
 			snprintf(v, sizeof v, "%lld", (long long)m->parallel_norms);
 			break;
+		case TS_MK_KV_LORA_RANK:
+		case TS_MK_Q_LORA_RANK:
+		case TS_MK_QK_ROPE_HEAD_DIM:
+		case TS_MK_V_HEAD_DIM:
+		case TS_MK_MOE_FFN_HIDDEN:
+		case TS_MK_SHARED_EXPERTS:
+		case TS_MK_DENSE_LAYERS:
+		case TS_MK_MTP_DEPTH: {
+			const int64_t *x[] = {&m->kv_lora_rank,	    &m->q_lora_rank,
+					      &m->qk_rope_head_dim, &m->v_head_dim,
+					      &m->moe_ffn_hidden,   &m->shared_experts,
+					      &m->dense_layers,	    &m->mtp_depth};
+			snprintf(v, sizeof v, "%lld", (long long)*x[k - TS_MK_KV_LORA_RANK]);
+			break;
+		}
 		default:
 			v[0] = '\0';
 			break;

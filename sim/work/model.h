@@ -34,19 +34,52 @@ enum ts_layer_op {
 	TS_LOP_PATCH,	   /* ViT patch embedding: kernel (patch), out (width), class token */
 	TS_LOP_ENCODER,	   /* pre-LN transformer encoder blocks: heads, mid (MLP), repeat */
 	TS_LOP_LAYERNORM,  /* layer normalisation */
+	/* diffusion transformers (DiT: Peebles and Xie 2023) */
+	TS_LOP_LATENT_PATCH, /* patches of a latent: kernel (patch), out (width); no class
+			      * token, fixed sine-cosine positions */
+	TS_LOP_DIT_COND,     /* timestep MLP from a mid-wide frequency embedding and a
+			      * table of out class rows: the conditioning c */
+	TS_LOP_DIT,	     /* DiT blocks with adaLN-Zero: heads, mid (MLP), repeat */
+	TS_LOP_DIT_FINAL,    /* adaLN, norm and a linear to kernel² x out per token, back
+			      * to an image of out channels */
+	/* speech (Conformer: Gulati et al. 2020) */
+	TS_LOP_TOKENS,	   /* an image's rows as tokens: a linear of channels x width to out */
+	TS_LOP_CONFORMER,  /* Conformer blocks: heads, mid (FFN), kernel (depthwise conv), repeat */
+	TS_LOP_TRANSDUCER, /* RNN-T prediction network (one LSTM of mid) and joint network over
+			    * every (frame, label) pair: out (vocabulary), labels per sample */
+	/* contrastive image-text models (CLIP: Radford et al. 2021) */
+	TS_LOP_TEXT,	    /* a text tower: out (vocabulary), context tokens, width, heads,
+			     * mid (MLP), repeat (blocks); causal pre-LN blocks, final norm */
+	TS_LOP_CONTRASTIVE, /* both towers' projections to out, the all-gather over DP and
+			     * the logits of each rank's pairs against the whole batch */
+	/* diffusion UNets (SDXL: Podell et al. 2023) */
+	TS_LOP_UNET_IN,	  /* 3x3 convolution with bias to out channels, kept for a skip */
+	TS_LOP_UNET_COND, /* time embedding (mid frequencies) and added conditioning (width)
+			   * MLPs to out: the embedding every res block takes */
+	TS_LOP_RES,	  /* ResNet block to out channels */
+	TS_LOP_RES_CAT,	  /* ResNet block of the input and the last skip, concatenated */
+	TS_LOP_XATTN,	  /* a transformer of repeat blocks: self- and cross-attention (heads;
+			   * context tokens of width), GEGLU */
+	TS_LOP_PUSH,	  /* keep the current activation for a skip */
+	TS_LOP_DOWN,	  /* 3x3 convolution of stride 2 */
+	TS_LOP_UP,	  /* nearest upsampling x2 and a 3x3 convolution */
+	TS_LOP_UNET_OUT,  /* GroupNorm, SiLU, 3x3 convolution to out channels */
 	TS_LOP_COUNT_
 };
 
 /* One entry of a layer list. Plain record; unused fields are 0. */
 struct ts_layer {
 	enum ts_layer_op op;
-	int32_t out;	/* output channels or features */
-	int32_t mid;	/* bottleneck inner width; encoder MLP width */
-	int32_t kernel; /* square kernel (patch size for patch) */
-	int32_t stride; /* stride (bottleneck: of its first block's 3x3 conv) */
-	int32_t heads;	/* encoder attention heads */
-	int32_t repeat; /* blocks (bottleneck, encoder); 1 otherwise */
-	int line;	/* line of the entry in its file, for messages */
+	int32_t out;	 /* output channels or features */
+	int32_t mid;	 /* bottleneck inner width; encoder MLP width */
+	int32_t kernel;	 /* square kernel (patch size for patch) */
+	int32_t stride;	 /* stride (bottleneck: of its first block's 3x3 conv) */
+	int32_t heads;	 /* encoder attention heads */
+	int32_t repeat;	 /* blocks (bottleneck, encoder); 1 otherwise */
+	int32_t labels;	 /* transducer: output labels per sample */
+	int32_t width;	 /* text tower width */
+	int32_t context; /* text tower tokens per sample */
+	int line;	 /* line of the entry in its file, for messages */
 };
 
 /* Most entries of a layer list (blocks repeat, so a ResNet-50 takes 11). */
@@ -82,6 +115,14 @@ enum ts_model_key {
 	TS_MK_CAPACITY_FACTOR,
 	TS_MK_PARALLEL_BLOCK, /* printed only when parallel_block is true */
 	TS_MK_PARALLEL_NORMS,
+	TS_MK_KV_LORA_RANK, /* multi-head latent attention (printed only with kv_lora_rank > 0) */
+	TS_MK_Q_LORA_RANK,
+	TS_MK_QK_ROPE_HEAD_DIM,
+	TS_MK_V_HEAD_DIM,
+	TS_MK_MOE_FFN_HIDDEN, /* fine-grained experts (printed only with num_experts > 0) */
+	TS_MK_SHARED_EXPERTS,
+	TS_MK_DENSE_LAYERS,
+	TS_MK_MTP_DEPTH, /* multi-token prediction (printed only when > 0) */
 	TS_MK_COUNT_
 };
 
@@ -128,6 +169,32 @@ struct ts_model {
 	 * block has 2 norms and parallel_norms 0. */
 	bool parallel_block;
 	int64_t parallel_norms;
+	/* Multi-head latent attention (DeepSeek-V2, https://arxiv.org/abs/2405.04434,
+	 * section 2.1; DeepSeek-V3, https://arxiv.org/abs/2412.19437, section
+	 * 2.1.1): keys and values are up-projected per head from a shared
+	 * latent of kv_lora_rank elements per token (after an RMSNorm), queries
+	 * from one of q_lora_rank (0: projected from h directly); of the
+	 * head_dim elements of a query/key head, qk_rope_head_dim carry the
+	 * rotary position (the key's part from h, shared by all heads); values
+	 * have v_head_dim. kv_lora_rank 0 = standard attention (the other three
+	 * 0; v_head_dim is then head_dim). kv_heads = heads with it. */
+	int64_t kv_lora_rank;
+	int64_t q_lora_rank;
+	int64_t qk_rope_head_dim;
+	int64_t v_head_dim;
+	/* DeepSeekMoE (Dai et al. 2024, https://arxiv.org/abs/2401.06066;
+	 * DeepSeek-V3 section 2.1.2): experts of moe_ffn_hidden each (default
+	 * ffn_hidden), shared_experts of them that every token passes through
+	 * besides its top_k routed ones (default 0), and the first dense_layers
+	 * layers with a dense MLP of ffn_hidden instead (default 0). */
+	int64_t moe_ffn_hidden;
+	int64_t shared_experts;
+	int64_t dense_layers;
+	/* Multi-token prediction (DeepSeek-V3 section 2.2): mtp_depth sequential
+	 * modules, each two norms, a 2h x h projection and one transformer
+	 * block (of the MoE kind), sharing the embedding and the output head;
+	 * their loss is computed every step. Default 0. */
+	int64_t mtp_depth;
 	struct ts_model_origin origin[TS_MK_COUNT_]; /* provenance of each key */
 	/* family "layers" only: the input (channels x height x width per
 	 * sample) and the layer list; the transformer keys are then 1 */
@@ -197,9 +264,28 @@ int ts_model_validate(const struct ts_model *m, struct ts_error *err);
  *              h*h + h + 2h and output bias V; NSP head 2h + 2 (the
  *              pre-training model, as BertForPreTraining counts it)
  *
- * Matches the published counts of GPT-3, Llama 2/3 and BERT (see
- * tests/check_model.c for the figures and their sources). */
+ * With multi-head latent attention (kv_lora_rank = c > 0, q_lora_rank = cq,
+ * rotary part r, value head dv, H heads of head_dim d) the attention is
+ * cq > 0: h*cq + cq (norm) + cq*H*d, else h*H*d; h*(c + r) + c (norm)
+ * + c*H*(d - r + dv); output H*dv*h (norm weights as the model's norm).
+ * With moe_ffn_hidden, shared_experts S and dense_layers D, the L - D MoE
+ * layers hold (E + S) experts of moe_ffn_hidden and the D others a dense
+ * MLP of ffn_hidden. mtp_depth modules each add one MoE layer, two norms,
+ * 2h*h and a norm before the shared head.
+ *
+ * Matches the published counts of GPT-3, Llama 2/3, BERT and DeepSeek-V3
+ * (see tests/check_model.c for the figures and their sources). */
 double ts_model_params(const struct ts_model *m);
+
+/* The parameters of the mtp_depth multi-token prediction modules (part of
+ * ts_model_params; 0 without them). */
+double ts_model_mtp_params(const struct ts_model *m);
+
+/* Parameters one token passes through: ts_model_params less the routed
+ * experts it does not use (num_experts - top_k per MoE layer), less the
+ * multi-token prediction modules (inference does not run them), with the
+ * embedding and the output head. */
+double ts_model_active_params(const struct ts_model *m);
 
 /* Write the names of the models in ROOT/models/ (file names without .cfg,
  * sorted) to buf as "a, b, c" (size n), or the up-to-`max` names closest to

@@ -53,18 +53,27 @@
 /* Everything the op builders need, derived once from model and shape. */
 struct dims {
 	double b, s, T, h, q, d, f, V, t;
-	double sq;	 /* query tokens per sequence on this rank: s / cp */
-	double cp;	 /* context-parallel degree */
-	double E, ep;	 /* experts (0 = dense MLP) and expert-parallel degree */
-	double topk, cf; /* experts per token, capacity factor */
-	bool fp8;	 /* GEMM inputs cast to fp8 */
-	double heads_l;	 /* query heads on this rank */
-	double ql, kvl;	 /* query and KV widths on this rank */
-	double fl;	 /* MLP width on this rank */
-	double Ts;	 /* tokens in the sequence region on this rank */
-	double e;	 /* activation bytes */
-	double bias;	 /* 1 with biases */
-	bool drop;	 /* dropout layers present */
+	double sq;		   /* query tokens per sequence on this rank: s / cp */
+	double cp;		   /* context-parallel degree */
+	double E, ep;		   /* experts (0 = dense MLP) and expert-parallel degree */
+	double topk, cf;	   /* experts per token, capacity factor */
+	bool fp8;		   /* GEMM inputs cast to fp8 */
+	double heads_l;		   /* query heads on this rank */
+	double ql, kvl;		   /* query and KV widths on this rank */
+	double fl;		   /* MLP width on this rank */
+	double fel;		   /* one expert's width on this rank (moe_ffn_hidden / t) */
+	double S;		   /* shared experts */
+	bool mla;		   /* multi-head latent attention */
+	double c, cq;		   /* KV and query latent widths (replicated on TP ranks) */
+	double r;		   /* rotary part of a query/key head */
+	double dv;		   /* value head width */
+	double qlv;		   /* value (and attention output) width on this rank */
+	double kvlv;		   /* value width of the KV heads on this rank */
+	double latent_norm_params; /* the latent norms' parameters */
+	double Ts;		   /* tokens in the sequence region on this rank */
+	double e;		   /* activation bytes */
+	double bias;		   /* 1 with biases */
+	bool drop;		   /* dropout layers present */
 	bool swiglu;
 	bool rope;
 	bool bert;
@@ -119,16 +128,51 @@ double work_act_bytes(enum ts_dtype d)
 
 /* ---------------------------------------------------------- model FLOPs */
 
-double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len)
+/* Forward FLOPs per token of one block: `moe` with the model's experts
+ * (when it has any), else a dense MLP of ffn_hidden. */
+static double block_flops(const struct ts_model *m, int64_t seq_len, bool moe)
 {
 	double h = (double)m->hidden;
 	double q = (double)m->heads * (double)m->head_dim;
 	double kv = (double)m->kv_heads * (double)m->head_dim;
 	double f = (double)m->ffn_hidden;
-	double mlp = m->activation == TS_ACT_SWIGLU ? 2.0 * 3.0 * h * f : 2.0 * 2.0 * h * f;
-	if (m->num_experts > 0) /* top_k experts per token and the router */
-		mlp = (double)m->top_k * mlp + 2.0 * h * (double)m->num_experts;
+	bool swiglu = m->activation == TS_ACT_SWIGLU;
+	double mlp = swiglu ? 2.0 * 3.0 * h * f : 2.0 * 2.0 * h * f;
+	if (moe && m->num_experts > 0) { /* top_k and shared experts per token, the router */
+		double fe = (double)m->moe_ffn_hidden;
+		double one = swiglu ? 2.0 * 3.0 * h * fe : 2.0 * 2.0 * h * fe;
+		mlp =
+		    (double)(m->top_k + m->shared_experts) * one + 2.0 * h * (double)m->num_experts;
+	}
+	if (m->kv_lora_rank > 0) {
+		double H = (double)m->heads, c = (double)m->kv_lora_rank;
+		double cq = (double)m->q_lora_rank, r = (double)m->qk_rope_head_dim;
+		double qv = H * (double)m->v_head_dim, d = (double)m->head_dim;
+		double qproj = cq > 0.0 ? 2.0 * h * cq + 2.0 * cq * q : 2.0 * h * q;
+		double kvproj = 2.0 * h * (c + r) + 2.0 * c * H * (d - r + (double)m->v_head_dim);
+		return qproj + kvproj + 2.0 * qv * h + mlp + 2.0 * (double)seq_len * (q + qv);
+	}
 	return 2.0 * h * (q + 2.0 * kv) + 2.0 * q * h + mlp + 4.0 * (double)seq_len * q;
+}
+
+double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len)
+{
+	return block_flops(m, seq_len, true);
+}
+
+double work_dense_layer_flops_per_token(const struct ts_model *m, int64_t seq_len)
+{
+	return block_flops(m, seq_len, false);
+}
+
+double work_mtp_flops_per_token(const struct ts_model *m, int64_t seq_len)
+{
+	if (m->family == TS_FAMILY_LAYERS || m->mtp_depth <= 0)
+		return 0.0;
+	double h = (double)m->hidden;
+	/* the block, the 2h x h projection, the shared head's logits */
+	return (double)m->mtp_depth *
+	       (block_flops(m, seq_len, true) + 2.0 * 2.0 * h * h + 2.0 * h * (double)m->vocab);
 }
 
 double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
@@ -139,7 +183,11 @@ double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
 	double head = 2.0 * h * (double)m->vocab;
 	if (m->family == TS_FAMILY_BERT)
 		head += 2.0 * h * h; /* MLM transform dense */
-	double fwd = (double)m->layers * work_layer_flops_per_token(m, seq_len) + head;
+	double D = m->num_experts > 0 ? (double)m->dense_layers : 0.0;
+	double fwd = ((double)m->layers - D) * work_layer_flops_per_token(m, seq_len) + head;
+	if (D > 0.0)
+		fwd += D * work_dense_layer_flops_per_token(m, seq_len);
+	fwd += work_mtp_flops_per_token(m, seq_len);
 	return 3.0 * fwd;
 }
 
@@ -185,6 +233,10 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
 				    "tp = %lld does not divide ffn_hidden = %lld of %s",
 				    (long long)t, (long long)m->ffn_hidden, m->name);
+	if (m->num_experts > 0 && m->moe_ffn_hidden % t != 0)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
+				    "tp = %lld does not divide moe_ffn_hidden = %lld of %s",
+				    (long long)t, (long long)m->moe_ffn_hidden, m->name);
 	if (m->kv_heads % t != 0 && t % m->kv_heads != 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.tp",
 				    "tp = %lld and kv_heads = %lld of %s: expected one to divide "
@@ -217,6 +269,15 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 	int64_t kv_l = m->kv_heads >= t ? m->kv_heads / t : 1;
 	g->kvl = (double)kv_l * g->d;
 	g->fl = (double)(m->ffn_hidden / t);
+	g->fel = (double)(m->moe_ffn_hidden / t);
+	g->S = (double)m->shared_experts;
+	g->mla = m->kv_lora_rank > 0;
+	g->c = (double)m->kv_lora_rank;
+	g->cq = (double)m->q_lora_rank;
+	g->r = (double)m->qk_rope_head_dim;
+	g->dv = g->mla ? (double)m->v_head_dim : g->d;
+	g->qlv = g->heads_l * g->dv;
+	g->kvlv = (double)kv_l * g->dv;
 	g->Ts = s->sp ? g->T / g->t : g->T;
 	g->e = work_act_bytes(s->dtype);
 	g->bias = m->bias ? 1.0 : 0.0;
@@ -227,6 +288,7 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 	g->flash = s->flash;
 	g->causal = s->causal;
 	g->norm_params = m->norm == TS_NORM_RMSNORM ? g->h : 2.0 * g->h;
+	g->latent_norm_params = (m->norm == TS_NORM_RMSNORM ? 1.0 : 2.0) * (g->c + g->cq);
 	return 0;
 }
 
@@ -334,7 +396,7 @@ static void attention(struct list *L, const struct dims *g)
 {
 	double B = g->b * g->heads_l; /* batched heads */
 	double S2 = B * g->sq * g->s; /* score elements: local queries x all keys */
-	double qkv = g->e * g->T * (g->ql + 2.0 * g->kvl);
+	double qkv = g->e * g->T * (g->ql + g->kvl + g->kvlv);
 	struct work_op *op = add(L, "attn", g->flash ? WORK_ATTN_FLASH : WORK_ATTN_CORE);
 	if (!op)
 		return;
@@ -344,12 +406,14 @@ static void attention(struct list *L, const struct dims *g)
 	op->batch = B;
 	op->causal = g->causal;
 	op->fwd_flops = 4.0 * g->s * g->T * g->ql; /* QK^T and AV: 2 x 2·s·d per head and token */
+	if (g->mla) /* QK^T over the query/key head, AV over the value head */
+		op->fwd_flops = 2.0 * g->s * g->T * (g->ql + g->qlv);
 	if (g->flash) {
 		double lse = LSE_BYTES * B * g->sq;
-		double o = g->e * g->T * g->ql;
+		double o = g->e * g->T * g->qlv;
 		op->dgrad_flops = FLASH_BWD_FLOP_RATIO * op->fwd_flops;
 		/* ring attention reads the other ranks' K and V chunks as they arrive */
-		double kv_remote = g->e * g->b * (g->s - g->sq) * 2.0 * g->kvl;
+		double kv_remote = g->e * g->b * (g->s - g->sq) * (g->kvl + g->kvlv);
 		op->fwd_bytes = qkv + o + lse + kv_remote;
 		op->dgrad_bytes = 2.0 * qkv + 2.0 * o + lse + 2.0 * kv_remote;
 		op->saved_bytes = qkv + lse;   /* O is kept as the projection's input */
@@ -374,10 +438,20 @@ static void attention(struct list *L, const struct dims *g)
 	}
 }
 
-/* The MLP's activation over `tokens` rows of the local width. */
-static void activation(struct list *L, const struct dims *g, double tokens)
+/* Mark the op just added as followed by tensor-parallel collectives. */
+static void tp_after(struct list *L, uint8_t fwd, uint8_t bwd)
 {
-	double u = g->e * tokens * g->fl;
+	if (!L->rc && L->n > 0) {
+		L->ops[L->n - 1].tp_fwd = fwd;
+		L->ops[L->n - 1].tp_bwd = bwd;
+	}
+}
+
+/* The MLP's activation over `tokens` rows of `width` (the local MLP or
+ * expert width). */
+static void activation(struct list *L, const struct dims *g, double tokens, double width)
+{
+	double u = g->e * tokens * width;
 	if (g->swiglu)
 		membound(L, "swiglu", 3.0 * u, 5.0 * u, 0.0, 2.0 * u, 1, 1);
 	else
@@ -399,8 +473,8 @@ static void moe_mlp(struct list *L, const struct dims *g, double x_in)
 	double El = g->E / g->ep;	    /* experts on this rank */
 	double Tr = g->T * g->topk * g->cf; /* token copies this rank's experts take */
 	double Te = Tr / El;		    /* tokens per local expert */
-	double fc1_n = (g->swiglu ? 2.0 : 1.0) * g->fl;
-	double mlp_bias = g->bias * (g->swiglu ? 2.0 * g->fl : g->fl);
+	double fc1_n = (g->swiglu ? 2.0 : 1.0) * g->fel;
+	double mlp_bias = g->bias * (g->swiglu ? 2.0 * g->fel : g->fel);
 	gemm(L, "router", g, g->T, g->E, g->h, g->h * g->E, x_in);
 	/* softmax over E logits, top-k and the gate weights: fp32 logits read
 	 * and probabilities written, indices and gates kept for backward */
@@ -414,12 +488,25 @@ static void moe_mlp(struct list *L, const struct dims *g, double x_in)
 		op->params = El * (g->h * fc1_n + mlp_bias);
 		op->saved_bytes = g->e * Tr * g->h;
 	}
-	activation(L, g, Tr);
-	op = batched(L, "expert_fc2", g, Te, g->h, g->fl, El);
+	activation(L, g, Tr, g->fel);
+	op = batched(L, "expert_fc2", g, Te, g->h, g->fel, El);
 	if (op) {
-		op->params = El * (g->fl * g->h + g->bias * g->h);
+		op->params = El * (g->fel * g->h + g->bias * g->h);
 		op->saved_bytes =
-		    g->e * Tr * g->fl + g->e * Tr * g->h; /* input, output for gates */
+		    g->e * Tr * g->fel + g->e * Tr * g->h; /* input, output for gates */
+	}
+	if (g->S > 0.0) {
+		/* shared experts (DeepSeekMoE): a dense MLP of S experts' width
+		 * that every token passes through, split over TP ranks as a
+		 * dense MLP (its own all-reduces); its input is the router's */
+		double w = g->S * g->fel;
+		double n1 = (g->swiglu ? 2.0 : 1.0) * w;
+		gemm(L, "shared_fc1", g, g->T, n1, g->h,
+		     g->h * n1 + g->bias * (g->swiglu ? 2.0 * w : w), 0.0);
+		tp_after(L, 0, 1);
+		activation(L, g, g->T, w);
+		gemm(L, "shared_fc2", g, g->T, g->h, w, w * g->h + g->bias * g->h, g->e * g->T * w);
+		tp_after(L, 1, 0);
 	}
 }
 
@@ -431,35 +518,72 @@ static void moe_mlp(struct list *L, const struct dims *g, double x_in)
  * gradient the same. Weight casts happen once per iteration and are
  * counted with the optimizer step (memory.c). The ops' saved tensors stay
  * at bf16 size (an upper bound: TE may keep the fp8 copies instead). */
-static void fp8_casts(struct list *L, const struct dims *g, double qkv_n, double fc1_n)
+static void fp8_casts(struct list *L, const struct dims *g, double attn_in, double attn_out,
+		      double fc1_n)
 {
 	double mlp_in, mlp_mid, mlp_out1, mlp_out2;
 	if (g->E > 0.0) {
 		double Tr = g->T * g->topk * g->cf;
+		double fe1 = (g->swiglu ? 2.0 : 1.0) * g->fel;
 		mlp_in = Tr * g->h + g->T * g->h; /* experts' input, router's input */
-		mlp_mid = Tr * g->fl;
-		mlp_out1 = Tr * fc1_n + g->T * g->E;
-		mlp_out2 = Tr * g->h;
+		mlp_mid = Tr * g->fel + g->T * g->S * g->fel;
+		mlp_out1 = Tr * fe1 + g->T * g->E + g->T * g->S * fe1;
+		mlp_out2 = Tr * g->h + (g->S > 0.0 ? g->T * g->h : 0.0);
 	} else {
 		mlp_in = g->T * g->h;
 		mlp_mid = g->T * g->fl;
 		mlp_out1 = g->T * fc1_n;
 		mlp_out2 = g->T * g->h;
 	}
-	double fwd = g->T * g->h + g->T * g->ql + mlp_in + mlp_mid;    /* GEMM inputs */
-	double bwd = g->T * qkv_n + g->T * g->h + mlp_out1 + mlp_out2; /* output grads */
+	double fwd = g->T * attn_in + mlp_in + mlp_mid;	    /* GEMM inputs */
+	double bwd = g->T * attn_out + mlp_out1 + mlp_out2; /* output grads */
 	membound(L, "fp8_cast", 4.0 * fwd, 4.0 * bwd, 0.0, 0.0, 4, 4);
 }
 
 /* -------------------------------------------------------------- layers */
 
-/* Mark the op just added as followed by tensor-parallel collectives. */
-static void tp_after(struct list *L, uint8_t fwd, uint8_t bwd)
+/* Widths per token of the outputs of the latent attention's input GEMMs:
+ * the down projection (query and KV latents, the shared rotary key), the
+ * query and the KV up projections. */
+static double mla_out(const struct dims *g)
 {
-	if (!L->rc && L->n > 0) {
-		L->ops[L->n - 1].tp_fwd = fwd;
-		L->ops[L->n - 1].tp_bwd = bwd;
-	}
+	return g->cq + g->c + g->r + g->ql + g->heads_l * (g->d - g->r + g->dv);
+}
+
+/* Multi-head latent attention (see ts_model in model.h; DeepSeek-V2 §2.1,
+ * DeepSeek-V3 §2.1.1), as Megatron-Core's MLASelfAttention runs it: one
+ * down projection of h into the query latent (cq), the KV latent (c) and
+ * the shared rotary key (r), replicated on TP ranks; RMSNorms of both
+ * latents; the column-parallel up projections of the query latent into
+ * heads x head_dim and of the KV latent into heads x (the key's non-rotary
+ * part + the value head); rotary embedding of the queries' and the shared
+ * key's rotary parts; attention with head_dim for QK^T and v_head_dim for
+ * AV; the row-parallel output projection. Without a query latent (cq 0)
+ * the query is projected from h. TP: the up projections' input gradients
+ * are summed over the ranks before the replicated down projection's (one
+ * collective backward, counted at the down projection) and the output
+ * projection's forward is all-reduced. */
+static void mla_attention(struct list *L, const struct dims *g, double x_in)
+{
+	double a = g->cq + g->c + g->r;
+	double kvb_n = g->heads_l * (g->d - g->r + g->dv);
+	gemm(L, "qkv_a", g, g->T, a, g->h, g->h * a + g->bias * a, x_in);
+	tp_after(L, 0, 1);
+	double lat = g->e * g->T * (g->cq + g->c);
+	membound(L, "latent_norm", 2.0 * lat, 3.0 * lat, g->latent_norm_params, lat,
+		 g->cq > 0.0 ? 2u : 1u, g->cq > 0.0 ? 4u : 2u);
+	if (g->cq > 0.0)
+		gemm(L, "q_b", g, g->T, g->ql, g->cq, g->cq * g->ql + g->bias * g->ql,
+		     g->e * g->T * g->cq);
+	else
+		gemm(L, "q", g, g->T, g->ql, g->h, g->h * g->ql + g->bias * g->ql, 0.0);
+	gemm(L, "kv_b", g, g->T, kvb_n, g->c, g->c * kvb_n + g->bias * kvb_n, g->e * g->T * g->c);
+	double qk = g->e * g->T * (g->heads_l * g->r + g->r);
+	membound(L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
+	attention(L, g);
+	gemm(L, "proj", g, g->T, g->h, g->qlv, g->qlv * g->h + g->bias * g->h,
+	     g->e * g->T * g->qlv);
+	tp_after(L, 1, 0);
 }
 
 /* A parallel block (see work_layer_ops in ops.h): norms 1 shares the norm
@@ -488,6 +612,9 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 	attention(L, g);
 	gemm(L, "proj", g, g->T, g->h, g->ql, g->ql * g->h + g->bias * g->h, g->e * g->T * g->ql);
 	if (g->E > 0.0) {
+		/* the experts are not split over TP ranks: the attention branch's
+		 * row-parallel output is the block's one forward all-reduce */
+		tp_after(L, 1, 0);
 		/* with one norm the router reads the input qkv saved */
 		moe_mlp(L, g, norms == 1 ? 0.0 : x_in);
 	} else {
@@ -495,13 +622,13 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 			gemm(L, "fc1", g, g->T, fc1_n, g->h, g->h * fc1_n + mlp_bias, x_in);
 			tp_after(L, 0, 1);
 		}
-		activation(L, g, g->T);
+		activation(L, g, g->T, g->fl);
 		gemm(L, "fc2", g, g->T, g->h, g->fl, g->fl * g->h + g->bias * g->h,
 		     g->e * g->T * g->fl);
 		tp_after(L, 1, 0);
 	}
 	if (g->fp8)
-		fp8_casts(L, g, qkv_n, fc1_n);
+		fp8_casts(L, g, g->h + g->ql, qkv_n + g->h, fc1_n);
 	double n = g->Ts * g->h;
 	if (g->drop)
 		membound(L, "resid", (4.0 * g->e + 2.0 * MASK_BYTES) * n,
@@ -540,15 +667,19 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	/* BERT is post-LN: the norms follow the residual adds. */
 	if (!g.bert)
 		norm(&L, "norm1", &g, g.Ts);
-	gemm(&L, "qkv", &g, g.T, qkv_n, g.h, g.h * qkv_n + g.bias * qkv_n, x_in);
-	tp_after(&L, 0, 1);
-	if (g.rope) {
-		double qk = g.e * g.T * (g.ql + g.kvl);
-		membound(&L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
+	if (g.mla) {
+		mla_attention(&L, &g, x_in);
+	} else {
+		gemm(&L, "qkv", &g, g.T, qkv_n, g.h, g.h * qkv_n + g.bias * qkv_n, x_in);
+		tp_after(&L, 0, 1);
+		if (g.rope) {
+			double qk = g.e * g.T * (g.ql + g.kvl);
+			membound(&L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
+		}
+		attention(&L, &g);
+		gemm(&L, "proj", &g, g.T, g.h, g.ql, g.ql * g.h + g.bias * g.h, g.e * g.T * g.ql);
+		tp_after(&L, 1, 0);
 	}
-	attention(&L, &g);
-	gemm(&L, "proj", &g, g.T, g.h, g.ql, g.ql * g.h + g.bias * g.h, g.e * g.T * g.ql);
-	tp_after(&L, 1, 0);
 	residual(&L, "resid1", &g);
 	norm(&L, g.bert ? "norm1" : "norm2", &g, g.Ts);
 	if (g.E > 0.0) {
@@ -556,12 +687,16 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	} else {
 		gemm(&L, "fc1", &g, g.T, fc1_n, g.h, g.h * fc1_n + mlp_bias, x_in);
 		tp_after(&L, 0, 1);
-		activation(&L, &g, g.T);
+		activation(&L, &g, g.T, g.fl);
 		gemm(&L, "fc2", &g, g.T, g.h, g.fl, g.fl * g.h + g.bias * g.h, g.e * g.T * g.fl);
 		tp_after(&L, 1, 0);
 	}
-	if (g.fp8)
-		fp8_casts(&L, &g, qkv_n, fc1_n);
+	if (g.fp8) {
+		if (g.mla)
+			fp8_casts(&L, &g, g.h + g.cq + g.c + g.qlv, mla_out(&g) + g.h, fc1_n);
+		else
+			fp8_casts(&L, &g, g.h + g.ql, qkv_n + g.h, fc1_n);
+	}
 	residual(&L, "resid2", &g);
 	if (g.bert)
 		norm(&L, "norm2", &g, g.Ts);
@@ -652,6 +787,33 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 	membound(&L, "xent", XENT_FWD_BYTES_PER_LOGIT * g.T * Vl,
 		 XENT_BWD_BYTES_PER_LOGIT * g.T * Vl, 0.0, 4.0 * g.T * Vl, XENT_FWD_KERNELS,
 		 XENT_BWD_KERNELS);
+	if (m->mtp_depth > 0) {
+		/* Multi-token prediction (DeepSeek-V3 §2.2) besides its blocks
+		 * (the schedule's, as layers of the last stage): per module the
+		 * next tokens' embedding rows, the norms of them and of the
+		 * hidden state, the 2h x h projection of both, the final norm and
+		 * the shared output head with its loss; the D modules' ops as one
+		 * of D x the tokens (same FLOPs and bytes). */
+		double D = (double)m->mtp_depth, TD = g.T * D;
+		struct work_op *op = add(&L, "mtp_embed", WORK_EMBED);
+		if (op) {
+			op->m = TD;
+			op->n = g.h;
+			op->fwd_bytes = 2.0 * g.e * TD * g.h;
+			op->wgrad_bytes = (g.e + 8.0) * TD * g.h;
+			op->kernels = g.t > 1.0 ? 3u : 1u;
+			op->bwd_kernels = 3;
+		}
+		double x2 = g.e * TD * g.h;
+		membound(&L, "mtp_norms", 4.0 * x2, 6.0 * x2, 2.0 * D * g.norm_params, 2.0 * x2, 2,
+			 4);
+		gemm(&L, "mtp_proj", &g, TD, g.h, 2.0 * g.h, D * 2.0 * g.h * g.h, 2.0 * x2);
+		membound(&L, "mtp_final_norm", 2.0 * x2, 3.0 * x2, D * g.norm_params, x2, 1, 2);
+		gemm(&L, "mtp_logits", &g, TD, Vl, g.h, 0.0, x2);
+		membound(&L, "mtp_xent", XENT_FWD_BYTES_PER_LOGIT * TD * Vl,
+			 XENT_BWD_BYTES_PER_LOGIT * TD * Vl, 0.0, 4.0 * TD * Vl, XENT_FWD_KERNELS,
+			 XENT_BWD_KERNELS);
+	}
 	if (g.bert) {
 		/* Pooler (dense h x h + tanh on the first token) and the 2-way
 		 * next-sentence classifier: b rows only. */
@@ -659,4 +821,15 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 		     g.e * g.b * g.h);
 	}
 	return finish(&L, n, err, "the head");
+}
+
+bool work_dense_model(const struct ts_model *m, struct ts_model *out)
+{
+	if (m->num_experts == 0 || m->dense_layers == 0)
+		return false;
+	*out = *m;
+	out->num_experts = out->top_k = out->shared_experts = out->dense_layers = 0;
+	out->moe_ffn_hidden = 0;
+	out->capacity_factor = 0.0;
+	return true;
 }

@@ -13,9 +13,10 @@
 #include "hw/catalog.h"
 #include "work/model.h"
 
-/* Most ops one call fills: a block has at most 15 (MoE with fp8), the head 6, the
+/* Most ops one call fills: a block has at most 21 (latent attention, MoE
+ * with shared experts, fp8), the head 9 (with multi-token prediction), the
  * embedding 4. */
-#define WORK_MAX_OPS 16
+#define WORK_MAX_OPS 24
 
 enum work_op_kind {
 	WORK_GEMM,	 /* dense matmul with weights: batch x (m x k)·(k x n) */
@@ -81,6 +82,11 @@ struct work_op {
 	 * parallel block with one norm. 0 when tp = 1 too (the schedule skips
 	 * them), and 0 on expert GEMMs. */
 	uint8_t tp_fwd, tp_bwd;
+	/* Bytes this rank puts into an all-gather over the data-parallel
+	 * group after the forward (and the reduce-scatter of their gradients
+	 * after the backward): CLIP's embeddings for its contrastive loss
+	 * (sim/work/lnet.c); 0 for every other op. */
+	double dp_gather_bytes;
 };
 
 /* The work one rank does for one micro-batch. Plain record. */
@@ -111,8 +117,13 @@ struct work_shape {
  * KV exchange itself is the schedule's (work_costs.layer_cp_*).
  *
  * A model with experts replaces the MLP by a router, a top-k, a permutation
- * and E/ep batched expert GEMMs of cf·T·top_k·ep/E tokens each (see
+ * and E/ep batched expert GEMMs of cf·T·top_k·ep/E tokens each, and its
+ * shared experts by a dense MLP of shared_experts x moe_ffn_hidden (see
  * moe_mlp in ops.c); the all-to-all is the schedule's (work_costs.layer_a2a_*).
+ * This is a MoE layer; a model's dense_layers are the ops of the same model
+ * with num_experts = 0 (work_dense_model). Latent attention (kv_lora_rank
+ * > 0) replaces QKV, rotary, attention and projection by mla_attention's
+ * ops (ops.c).
  * With fp8 a "fp8_cast" op carries Transformer Engine's cast-transposes of
  * the GEMM inputs (forward) and output gradients (backward).
  *
@@ -156,6 +167,11 @@ int work_embed_ops(const struct ts_model *m, const struct work_shape *s, struct 
 int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct work_op *ops,
 		  size_t max, size_t *n, struct ts_error *err);
 
+/* The model whose layer ops are those of m's dense_layers: m with its
+ * experts removed (num_experts, top_k, shared experts 0; the MLP of
+ * ffn_hidden) into *out. Returns false when m has no dense layers. */
+bool work_dense_model(const struct ts_model *m, struct ts_model *out);
+
 /* Elements of the output matrix a last stage holds when embeddings are tied
  * (a copy of the word embedding, V·h/t on this rank); 0 when untied. */
 double work_head_tied_params(const struct ts_model *m, const struct work_shape *s);
@@ -163,14 +179,30 @@ double work_head_tied_params(const struct ts_model *m, const struct work_shape *
 /* Model FLOPs of one layer's forward per token, from the dimensions:
  * QKV 2·h·(q + 2·kv_heads·head_dim), output projection 2·q·h, MLP 2·3·h·f
  * (SwiGLU) or 2·2·h·f (GeLU), attention core 4·s·q, with q = heads·head_dim.
- * With experts the MLP counts top_k times plus the router's 2·h·E (the
- * capacity factor's padding is not model FLOPs). */
+ * With experts the MLP counts top_k + shared_experts times at
+ * moe_ffn_hidden plus the router's 2·h·E (the capacity factor's padding is
+ * not model FLOPs). With latent attention (c = kv_lora_rank, cq =
+ * q_lora_rank, r rotary, v = heads·v_head_dim): 2·h·cq + 2·cq·q (or 2·h·q
+ * without cq), 2·h·(c + r) + 2·c·heads·(head_dim - r + v_head_dim), output
+ * 2·v·h, attention 2·s·(q + v). A layer with experts; see
+ * work_dense_layer_flops_per_token for the dense_layers. */
 double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len);
 
+/* The same for one of the model's dense_layers (a dense MLP of ffn_hidden
+ * in a model with experts); work_layer_flops_per_token for a dense model. */
+double work_dense_layer_flops_per_token(const struct ts_model *m, int64_t seq_len);
+
+/* Forward FLOPs per token of the mtp_depth multi-token prediction modules:
+ * each one MoE block, the 2h x h projection (2·2h·h) and the shared
+ * head's logits (2·h·V). 0 without them. */
+double work_mtp_flops_per_token(const struct ts_model *m, int64_t seq_len);
+
 /* Model FLOPs per token of one training step, forward and backward, no
- * recomputation: 3 x (layers x work_layer_flops_per_token + 2·h·V logits
- * [+ 2·h·h BERT MLM transform]). For GPT models this equals the per-token
- * form of Korthikanti et al. 2022's 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)). */
+ * recomputation: 3 x ((layers - dense_layers) x work_layer_flops_per_token
+ * + dense_layers x work_dense_layer_flops_per_token + 2·h·V logits
+ * [+ 2·h·h BERT MLM transform] + work_mtp_flops_per_token). For GPT models
+ * this equals the per-token form of Korthikanti et al. 2022's
+ * 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)). */
 double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len);
 
 /* Bytes of one activation element at compute precision `d` (fp8 keeps
