@@ -47,7 +47,7 @@ static const char *const group_keys[] = {
     "activation",     "norm",	     "position",   "tied_embeddings", "bias",
     "source",	      "num_experts", "top_k",	   "capacity_factor", "parallel_block",
     "parallel_norms", "base",	     "hf_config",  "input",	      "layer_list",
-    "memory_format"};
+    "memory_format",  "unit"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
