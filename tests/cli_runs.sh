@@ -58,6 +58,18 @@ if ok phtext run "$TMP/ph.cfg"; then
 	done
 fi
 
+if ok phdump run "$TMP/ph.cfg" --dump-config; then
+	grep -qF '# phase "short context":' "$TMP/phdump" || fail "--dump-config lacks the phase"
+	grep -qE '^#   parallel.tp = 2  # .*ph.cfg:7 \(phases\[1\]\)$' "$TMP/phdump" ||
+		fail "--dump-config lacks phases[1]'s tp: $(grep -A4 'phases\[1\]' "$TMP/phdump")"
+fi
+# a trace and a search want one phase
+checks=$((checks + 2))
+"$BIN" run "$TMP/ph.cfg" --trace "$TMP/t.json" >/dev/null 2>"$TMP/tr.err" && fail "a trace of phases ran"
+grep -q 'phases.*expected a scenario of one phase' "$TMP/tr.err" || fail "trace of phases: $(cat "$TMP/tr.err")"
+"$BIN" search "$TMP/ph.cfg" >/dev/null 2>"$TMP/se.err" && fail "a search of phases ran"
+grep -q 'phases.*found a run in phases' "$TMP/se.err" || fail "search of phases: $(cat "$TMP/se.err")"
+
 # --- ramp-up 32 -> 512 by 32 over 2e6 samples, then the full batch: the
 # groups of check_scenario.c (rampup_phases): batches 64, 160, 288, 416 for
 # 7640, 3167, 1780, 1245 steps, then 300e9 - 2e6 x 2048 = 295.904e9 tokens

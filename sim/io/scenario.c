@@ -859,6 +859,9 @@ static int note_all(struct ld *l)
 		snprintf(key, sizeof key, "training.%s", run_names[t->run_unit]);
 		N(key, "", "%.17g", t->run_length);
 	}
+	if (t->rampup_start)
+		N("training.rampup", "", "{ start = %lld; increment = %lld; samples = %.17g; }",
+		  (long long)t->rampup_start, (long long)t->rampup_increment, t->rampup_samples);
 	N("parallel.tp", "default", "%u", q->tp);
 	N("parallel.pp", "default", "%u", q->pp);
 	N("parallel.dp", "derived: GPUs / (tp x pp x cp)", "%u", q->dp);
@@ -1228,7 +1231,9 @@ static int make_user_phases(struct ld *l, const config_setting_t *ph, const char
 
 /* training.rampup as phases: the ramp's increments (batch start + k x
  * increment, k = 0 .. K-1, K = (global_batch - start) / increment, each for
- * samples / K samples, as Megatron-LM's ramp-up calculator) in at most
+ * samples / K samples, as Megatron-LM's ramp-up calculator,
+ * RampupBatchsizeNumMicroBatchesCalculator in
+ * megatron/core/num_microbatches_calculator.py) in at most
  * TS_RAMPUP_GROUPS groups of consecutive increments. A group is simulated
  * at one batch, B = its samples / its steps (steps = the sum over its
  * increments of ceil(samples / K / batch)), rounded to a multiple of
@@ -1239,7 +1244,11 @@ static int make_ramp_phases(struct ld *l, const char *text, const char *const *s
 {
 	const struct ts_training *t = &l->s->training;
 	int64_t K = (t->global_batch - t->rampup_start) / t->rampup_increment;
+	/* the batch granularity: whole micro-batches on every DP rank, and with
+	 * the interleaved schedule a multiple of the stages (Megatron-LM) */
 	int64_t q = t->micro_batch * (int64_t)l->s->parallel.dp;
+	if (l->s->parallel.schedule == TS_SCHED_INTERLEAVED)
+		q *= (int64_t)l->s->parallel.pp;
 	int64_t groups = K < TS_RAMPUP_GROUPS ? K : TS_RAMPUP_GROUPS;
 	double per = t->rampup_samples / (double)K;
 	int line = config_setting_source_line(member(l->g_training, "rampup"));
@@ -1443,6 +1452,19 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 			return TS_EIO;
 		if (strcmp(o->key, "model") == 0 && ts_model_dump(&s->model, "model.", out))
 			return TS_EIO;
+	}
+	/* a run in phases: each phase's own values, those its overlay set */
+	for (uint32_t p = 0; p < s->n_phases; p++) {
+		const struct ts_scenario *ph = s->phases[p];
+		if (fprintf(out, "# phase \"%s\":\n", ph->phase_name) < 0)
+			return TS_EIO;
+		for (size_t i = 0; i < ph->n_origins; i++) {
+			const struct ts_scenario_origin *o = &ph->origins[i];
+			if ((strstr(o->where, " (phases[") ||
+			     strstr(o->where, " (training.rampup)")) &&
+			    fprintf(out, "#   %s = %s  # %s\n", o->key, o->value, o->where) < 0)
+				return TS_EIO;
+		}
 	}
 	char nm[1024];
 	ts_scenario_not_modelled(s, nm, sizeof nm);
