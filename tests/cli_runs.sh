@@ -159,6 +159,7 @@ assert math.isclose(r["epochs"], e, rel_tol=1e-12), r["epochs"]
 assert math.isclose(r["epoch_s"], r["time_to_train_s"] / e, rel_tol=1e-12), r["epoch_s"]
 assert math.isclose(r["usd_per_epoch"], r["cost_usd"] / e, rel_tol=1e-12), r["usd_per_epoch"]
 assert math.isclose(r["cost_usd"], r["gpu_hours"] * 2.0, rel_tol=1e-12), r["cost_usd"]
+assert r["usd_per_mtokens"] == 0 and r["tokens_per_s"] == r["samples_per_s"], r
 '
 if ok rnt run "$TMP/rn.cfg"; then
 	for s in 'images/s (an epoch of 1281167 images in' 'time per epoch' 'cost per epoch'; do

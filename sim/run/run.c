@@ -471,6 +471,7 @@ static void run_units(const struct ts_plan *p, struct ts_result *out)
 				     : "samples");
 	if (!out->per_sample)
 		return;
+	out->usd_per_mtokens = 0.0; /* not applicable: the price is per epoch */
 	const struct data_dataset *ds = &p->input.dataset;
 	out->epoch_samples = ds->per_token ? 0.0 : ds->samples;
 	if (!(out->epoch_samples > 0.0))
