@@ -366,6 +366,11 @@ static const struct {
      NULL,
      TS_EINVALID,
      {"bad.cfg:4:", "training.rampup.increment", "512 - 32 = 480", NULL}},
+    {BASE "training = { global_batch = 1099511627776; micro_batch = 131072; tokens = 1e30;\n "
+	  "rampup = { start = 1; increment = 1; samples = 1e6; }; };\n",
+     NULL,
+     TS_ELIMIT,
+     {"bad.cfg:4:", "training.rampup.increment", "1099511627775 increments", "at most 1048576"}},
     {BASE "training = { global_batch = 512; steps = 1000;\n rampup = { start = 32; increment "
 	  "= 32; samples = 1e6; }; };\n",
      NULL,

@@ -38,6 +38,9 @@
  * more only average identical iterations (and cost time and memory:
  * 100,000 took 41 s and 12 GB). */
 #define MAX_ITERATIONS 100
+/* Most batch sizes a ramp-up passes through (each is summed once when it is
+ * turned into phases); Megatron-LM runs have tens to thousands. */
+#define MAX_RAMPUP_INCREMENTS (1 << 20)
 
 static const char *const fw_names[WORK_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
 static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd"};
@@ -659,6 +662,13 @@ static int check_rampup(struct ld *l)
 				(long long)t->rampup_increment, (long long)t->global_batch,
 				(long long)t->rampup_start,
 				(long long)(t->global_batch - t->rampup_start));
+	int64_t K = (t->global_batch - t->rampup_start) / t->rampup_increment;
+	if (K > MAX_RAMPUP_INCREMENTS)
+		return cfg_fail(
+		    l->err, TS_ELIMIT, member(g, "increment"), l->file, "training.rampup.increment",
+		    "found %lld increments of %lld from %lld to %lld, expected at most %d",
+		    (long long)K, (long long)t->rampup_increment, (long long)t->rampup_start,
+		    (long long)t->global_batch, MAX_RAMPUP_INCREMENTS);
 	if (t->run_unit != TS_RUN_TOKENS && t->run_unit != TS_RUN_SAMPLES)
 		return cfg_fail(l->err, TS_EINVALID, g, l->file, "training.rampup",
 				"found a ramp-up with %s, expected the run length in tokens or "
