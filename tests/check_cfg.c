@@ -88,6 +88,50 @@ static int load_dump(char **text, struct ts_error *err)
 	return rc;
 }
 
+/* Every size read through cfg_bytes or cfg_get_number (scenario buckets and
+ * memory limits, cluster host memory, dataset bytes per sample, GPU memory)
+ * needs its unit: "40" and 40 are refused with file, line, key, what was
+ * found and what was expected; a size of 0 is 0 in any unit. */
+START_TEST(sizes_need_their_unit)
+{
+	config_t cfg;
+	struct ts_error e;
+	double d = -1.0;
+	config_init(&cfg);
+	ck_assert_int_eq(cfg_parse(&cfg,
+				   "a = \"40\";\nb = 40;\nc = 40.0;\nz = 0;\nm = \"40 MiB\";\n",
+				   "t.cfg", &e),
+			 0);
+	const config_setting_t *root = config_root_setting(&cfg);
+	char msg[600];
+	static const char *const keys[] = {"a", "b", "c"};
+	for (int i = 0; i < 3; i++) {
+		const config_setting_t *s = config_setting_get_member(root, keys[i]);
+		ck_assert_int_eq(cfg_bytes(s, "t.cfg", keys[i], &d, &e), TS_EUNIT);
+		ts_error_format(&e, msg, sizeof msg);
+		ck_assert_int_eq(e.line, i + 1);
+		ck_assert_str_eq(e.key, keys[i]);
+		ck_assert_msg(strstr(msg, "t.cfg:") && strstr(msg, "without a unit") &&
+				  strstr(msg, "\"40 MiB\"") && strstr(msg, "\"40 B\""),
+			      "%s", msg);
+		ck_assert_int_eq(cfg_get_number(root, keys[i], TS_UNIT_BYTES, true, 0.0, 1e12, &d,
+						"t.cfg", "g", &e),
+				 TS_EUNIT);
+		ck_assert_int_eq(e.line, i + 1);
+	}
+	ck_assert_str_eq(e.key, "g.c");
+	ck_assert_int_eq(
+	    cfg_get_number(root, "z", TS_UNIT_BYTES, true, 0.0, 1e12, &d, "t.cfg", "", &e), 0);
+	ck_assert_double_eq(d, 0.0);
+	ck_assert_int_eq(
+	    cfg_get_number(root, "m", TS_UNIT_BYTES, true, 0.0, 1e12, &d, "t.cfg", "", &e), 0);
+	ck_assert_double_eq(d, 40.0 * 1048576.0);
+	ck_assert_int_eq(cfg_bytes(config_setting_get_member(root, "m"), "t.cfg", "m", &d, &e), 0);
+	ck_assert_double_eq(d, 40.0 * 1048576.0);
+	config_destroy(&cfg);
+}
+END_TEST
+
 START_TEST(failed_allocations_give_the_answer_or_an_error)
 {
 	struct ts_error e;
@@ -136,6 +180,7 @@ int main(void)
 	Suite *s = suite_create("cfg");
 	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, a_parsed_tree_is_whole);
+	tcase_add_test(tc, sizes_need_their_unit);
 	tcase_add_test(tc, failed_allocations_give_the_answer_or_an_error);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -324,6 +324,63 @@ static const struct {
      NULL,
      TS_EUNIT,
      {"bad.cfg:3:", "parallel.bucket", "25 GB/s", NULL}},
+    /* a size without a unit is not taken as bytes: "40" and 40 alike */
+    {BASE "parallel = { bucket = \"40\"; };\n",
+     NULL,
+     TS_EUNIT,
+     {"bad.cfg:3:", "parallel.bucket", "found \"40\" without a unit", "\"40 MiB\""}},
+    {BASE "parallel = { bucket = 40; };\n",
+     NULL,
+     TS_EUNIT,
+     {"bad.cfg:3:", "parallel.bucket", "found the number 40 without a unit", "\"40 B\""}},
+    {BASE "sim = { max_memory = \"12\"; };\n",
+     NULL,
+     TS_EUNIT,
+     {"bad.cfg:3:", "sim.max_memory", "found \"12\" without a unit", "\"12 MiB\""}},
+    {BASE, "parallel.bucket=40", TS_EUNIT, {"--set parallel.bucket=40", "without a unit", NULL}},
+    /* two run lengths in one file stay an error naming both */
+    {BASE "training = { tokens = 1e9;\n steps = 10; };\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.steps", "found both tokens and steps", NULL}},
+    /* phases: each with its own run length, none beside them */
+    {BASE "training = { tokens = 1e9; };\nphases = ( { tokens = 1e9; } );\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:3:", "training.tokens", "beside phases (line 4)", "in each phase"}},
+    {BASE "phases = ( { tokens = 1e9; },\n { seq_len = 1024; } );\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "phases.[1]", "no run length", NULL}},
+    {BASE "phases = ( { tokens = 1e9; sequence = 1024; } );\n",
+     NULL,
+     TS_EUNKNOWN_KEY,
+     {"bad.cfg:3:", "sequence", "seq_len", NULL}},
+    {BASE "phases = ( { tokens = 1e9; parallel = { tp = 3; }; } );\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:3 (phases[0])", "parallel.tp", "found tp x pp x cp = 3", NULL}},
+    /* ramp-up: Megatron's divisibility rule, a run length in tokens or samples */
+    {BASE "training = { global_batch = 512; tokens = 1e12;\n rampup = { start = 32; increment "
+	  "= 100; samples = 1e6; }; };\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.rampup.increment", "512 - 32 = 480", NULL}},
+    {BASE "training = { global_batch = 1099511627776; micro_batch = 131072; tokens = 1e30;\n "
+	  "rampup = { start = 1; increment = 1; samples = 1e6; }; };\n",
+     NULL,
+     TS_ELIMIT,
+     {"bad.cfg:4:", "training.rampup.increment", "1099511627775 increments", "at most 1048576"}},
+    {BASE "training = { global_batch = 512; steps = 1000;\n rampup = { start = 32; increment "
+	  "= 32; samples = 1e6; }; };\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.rampup", "with steps", "tokens or samples"}},
+    {BASE "training = { global_batch = 512; samples = 1e6;\n rampup = { start = 32; increment "
+	  "= 32; samples = 1e6; }; };\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.rampup", "fewer than the run's", NULL}},
     /* zero and negative sizes */
     {BASE "training = { micro_batch = 0; };\n",
      NULL,
@@ -525,6 +582,106 @@ START_TEST(relative_model_path)
 }
 END_TEST
 
+/* A --set run length replaces the file's (another unit) and says so; the
+ * same unit given twice is a plain override without a note. */
+START_TEST(run_length_override)
+{
+	static const char *text = BASE "training = {\n tokens = 1e9;\n};\n";
+	const char *steps[] = {"training.steps=100"};
+	struct ts_scenario *s = ok(text, steps, 1);
+	ck_assert_int_eq(s->training.run_unit, TS_RUN_STEPS);
+	ck_assert_double_eq(s->training.run_length, 100.0);
+	ck_assert_msg(strstr(s->notes, "training.tokens of t.cfg:4 gives way to --set "
+				       "training.steps=100"),
+		      "%s", s->notes);
+	ts_scenario_destroy(s);
+	const char *epochs[] = {"training.epochs=2", "training.samples=5000"};
+	s = ok(text, epochs, 2); /* the last run length wins */
+	ck_assert_int_eq(s->training.run_unit, TS_RUN_SAMPLES);
+	ck_assert_double_eq(s->training.run_length, 5000.0);
+	ck_assert_msg(strstr(s->notes, "training.epochs of --set training.epochs=2 gives way"),
+		      "%s", s->notes);
+	ts_scenario_destroy(s);
+	const char *tokens[] = {"training.tokens=2e9"};
+	s = ok(text, tokens, 1);
+	ck_assert_int_eq(s->training.run_unit, TS_RUN_TOKENS);
+	ck_assert_double_eq(s->training.run_length, 2e9);
+	ck_assert_str_eq(s->notes, "");
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* phases = ( ... ): each phase the base with its overlay and its own run
+ * length; the base itself has none. */
+START_TEST(phases_overlay)
+{
+	static const char *text = BASE
+	    "nodes = 2;\ntraining = { global_batch = 512; micro_batch = 4; seq_len = 1536; };\n"
+	    "phases = ( { name = \"short context\"; tokens = 1.5e12; seq_len = 1024; },\n"
+	    " { tokens = 2e11; seq_len = 2048; parallel = { cp = 2; tp = 2; }; } );\n";
+	struct ts_scenario *s = ok(text, NULL, 0);
+	ck_assert_uint_eq(s->n_phases, 2);
+	ck_assert_int_eq(s->training.run_unit, TS_RUN_NONE);
+	const struct ts_scenario *a = s->phases[0], *b = s->phases[1];
+	ck_assert_str_eq(a->phase_name, "short context");
+	ck_assert_str_eq(b->phase_name, "phases[1]");
+	ck_assert_int_eq(a->training.seq_len, 1024);
+	ck_assert_double_eq(a->training.run_length, 1.5e12);
+	ck_assert_uint_eq(a->parallel.dp, 16); /* 16 GPUs of 2 nodes */
+	ck_assert_int_eq(b->training.seq_len, 2048);
+	ck_assert_uint_eq(b->parallel.cp, 2);
+	ck_assert_uint_eq(b->parallel.tp, 2);
+	ck_assert_uint_eq(b->parallel.dp, 4); /* 16 / (2 x 2) */
+	ck_assert_int_eq(b->training.global_batch, 512);
+	ck_assert_uint_eq(a->n_phases, 0);
+	ck_assert_str_eq(origin(b, "parallel.cp")->where, "t.cfg:6 (phases[1])");
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* training.rampup as phases. Batch 32 to 512 by 32: K = 480 / 32 = 15
+ * increments of 2e6 / 15 = 133,333.3 samples each, in 4 groups of
+ * increments [0,3) [3,7) [7,11) [11,15):
+ *   batches 32, 64, 96: steps 4167 + 2084 + 1389 = 7640, 400,000 samples,
+ *     B = 400,000 / 7640 = 52.4 -> the nearest multiple of micro_batch x
+ *     dp = 4 x 8 = 32: 64;
+ *   128..224: 1042 + 834 + 695 + 596 = 3167, 533,333 / 3167 = 168.4 -> 160;
+ *   256..352: 521 + 463 + 417 + 379 = 1780, 533,333 / 1780 = 299.6 -> 288;
+ *   384..480: 348 + 321 + 298 + 278 = 1245, 533,333 / 1245 = 428.4 -> 416;
+ * then 300e9 - 2e6 x 2048 = 295.904e9 tokens at the full batch. */
+START_TEST(rampup_phases)
+{
+	static const char *text =
+	    BASE "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; tokens = "
+		 "300e9;\n rampup = { start = 32; increment = 32; samples = 2e6; }; };\n";
+	struct ts_scenario *s = ok(text, NULL, 0);
+	static const int64_t batch[5] = {64, 160, 288, 416, 512};
+	static const double steps[4] = {7640, 3167, 1780, 1245};
+	ck_assert_uint_eq(s->n_phases, 5);
+	for (int i = 0; i < 4; i++) {
+		ck_assert_int_eq(s->phases[i]->training.global_batch, batch[i]);
+		ck_assert_int_eq(s->phases[i]->training.run_unit, TS_RUN_STEPS);
+		ck_assert_double_eq(s->phases[i]->training.run_length, steps[i]);
+		ck_assert_int_eq(s->phases[i]->training.rampup_start, 0);
+	}
+	ck_assert_str_eq(s->phases[0]->phase_name, "ramp-up 1/4 (batch 32-96)");
+	ck_assert_str_eq(s->phases[3]->phase_name, "ramp-up 4/4 (batch 384-480)");
+	ck_assert_int_eq(s->phases[4]->training.global_batch, 512);
+	ck_assert_int_eq(s->phases[4]->training.run_unit, TS_RUN_TOKENS);
+	ck_assert_double_eq_tol(s->phases[4]->training.run_length, 295.904e9, 1.0);
+	/* the ramp in tokens: 4.096e9 tokens / 2048 = 2e6 samples, the same phases */
+	static const char *tok =
+	    BASE "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; tokens = "
+		 "300e9;\n rampup = { start = 32; increment = 32; tokens = 4.096e9; }; };\n";
+	struct ts_scenario *t = ok(tok, NULL, 0);
+	ck_assert_uint_eq(t->n_phases, 5);
+	for (int i = 0; i < 4; i++)
+		ck_assert_double_eq(t->phases[i]->training.run_length, steps[i]);
+	ts_scenario_destroy(t);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("scenario");
@@ -539,6 +696,9 @@ static Suite *suite(void)
 	tcase_add_loop_test(t, bad_input, 0, (int)(sizeof bad / sizeof bad[0]));
 	tcase_add_test(t, missing_file);
 	tcase_add_test(t, relative_model_path);
+	tcase_add_test(t, run_length_override);
+	tcase_add_test(t, phases_overlay);
+	tcase_add_test(t, rampup_phases);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -187,6 +187,11 @@ variant prec 's/"bf16"/"bf17"/'
 expect 2 'prec.cfg:12|training.precision|found "bf17"|expected|closest: "bf16"' run prec.cfg
 variant unit 's/"40 MiB"/"25 MiBs"/'
 expect 2 'unit.cfg:20|parallel.bucket|"25 MiBs"|unknown unit "MiBs"|expected a size' run unit.cfg
+# a size without a unit is not 40 bytes: refused, string or number
+variant unitless 's/"40 MiB"/"40"/'
+expect 2 'unitless.cfg:20|parallel.bucket|found "40" without a unit|expected a size with its unit|"40 MiB"' run unitless.cfg
+variant bare 's/"40 MiB"/40/'
+expect 2 'bare.cfg:20|parallel.bucket|found the number 40 without a unit|"40 B" for bytes' run bare.cfg
 variant zerosize 's/"40 MiB"/"0 MiB"/'
 expect 2 'zerosize.cfg:20|parallel.bucket|found "0 MiB"|expected a positive size' run zerosize.cfg
 variant negsize 's/"40 MiB"/"-5 MiB"/'

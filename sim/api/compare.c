@@ -26,7 +26,7 @@ static const struct row rows[] = {
     {"GPUs", "gpus", NONE},
     {"iteration time", "iteration_time_s", LOWER},
     {"throughput", "tokens_per_s", HIGHER},
-    {"scaling efficiency", "scaling_efficiency", HIGHER},
+    {"scaling efficiency (same GPU type)", "scaling_efficiency", HIGHER},
     {"MFU", "mfu", HIGHER},
     {"memory per GPU", "memory_per_gpu_bytes", LOWER},
     {"fits in memory", "fits", NONE},
@@ -34,21 +34,78 @@ static const struct row rows[] = {
     {"energy", "energy_kwh", LOWER},
     {"cost", "cost_usd", LOWER},
     {"cost per million tokens", "usd_per_mtokens", LOWER},
+    {"time per epoch", "epoch_s", LOWER},
     {"bottleneck", "bottleneck", NONE},
 };
 #define NROWS (sizeof rows / sizeof rows[0])
+enum { ROW_TPUT = 2, ROW_SCALING = 3, ROW_FITS = 6, ROW_PRICE = 10, ROW_EPOCH = 11 };
 
-static double value(const struct ts_result *r, const struct ts_result *first, size_t row)
+/* What the results of one comparison count in. */
+struct units {
+	bool any_sample;  /* some result is of a sample-based model */
+	bool all_sample;  /* all are: throughput in samples/s, price per epoch */
+	bool mixed;	  /* some count tokens and some samples: no best for those rows */
+	const char *unit; /* the common sample unit ("images") when all_sample and one */
+};
+
+static void units_of(const struct ts_result *const *rs, size_t np, struct units *u)
 {
+	u->any_sample = false;
+	u->all_sample = true;
+	u->unit = rs[0]->per_sample ? rs[0]->unit : NULL;
+	for (size_t k = 0; k < np; k++) {
+		u->any_sample = u->any_sample || rs[k]->per_sample;
+		u->all_sample = u->all_sample && rs[k]->per_sample;
+		if (!rs[k]->per_sample || !u->unit || strcmp(rs[k]->unit, u->unit))
+			u->unit = NULL;
+	}
+	u->mixed = u->any_sample && !u->all_sample;
+	if (u->all_sample && !u->unit)
+		u->unit = "samples";
+}
+
+/* The first result of rs[0..k] on the GPU type of rs[k]: throughput per
+ * GPU is compared like with like, never across GPU types. */
+static const struct ts_result *same_gpu_base(const struct ts_result *const *rs, size_t k)
+{
+	for (size_t j = 0; j < k; j++)
+		if (!strcmp(rs[j]->gpu, rs[k]->gpu))
+			return rs[j];
+	return rs[k];
+}
+
+/* Whether another result of rs[0..np) runs on the GPU type of rs[k]. */
+static bool gpu_shared(const struct ts_result *const *rs, size_t np, size_t k)
+{
+	for (size_t j = 0; j < np; j++)
+		if (j != k && !strcmp(rs[j]->gpu, rs[k]->gpu))
+			return true;
+	return false;
+}
+
+/* A result's throughput in its own unit: samples/s for a sample-based
+ * model, tokens/s for a transformer. */
+static double tput(const struct ts_result *r)
+{
+	return r->per_sample ? r->samples_per_s : r->tokens_per_s;
+}
+
+static double value(const struct ts_result *const *rs, size_t np, size_t k, size_t row)
+{
+	const struct ts_result *r = rs[k];
 	switch (row) {
 	case 0:
 		return (double)r->gpus;
 	case 1:
 		return r->iteration_time_s;
 	case 2:
-		return r->tokens_per_s;
-	case 3:
-		return (r->tokens_per_s / r->gpus) / (first->tokens_per_s / first->gpus);
+		return tput(r);
+	case 3: { /* NaN for a GPU type no other result runs on */
+		const struct ts_result *b = same_gpu_base(rs, k);
+		if (!gpu_shared(rs, np, k))
+			return (double)NAN;
+		return (tput(r) / r->gpus) / (tput(b) / b->gpus);
+	}
 	case 4:
 		return r->mfu;
 	case 5:
@@ -62,7 +119,9 @@ static double value(const struct ts_result *r, const struct ts_result *first, si
 	case 9:
 		return r->cost_usd;
 	case 10:
-		return r->usd_per_mtokens;
+		return r->per_sample ? r->usd_per_epoch : r->usd_per_mtokens;
+	case 11:
+		return r->per_sample ? r->epoch_s : 0.0;
 	default:
 		return 0.0;
 	}
@@ -84,6 +143,27 @@ static void fmt_duration(char *b, size_t n, double s)
 
 static void text_cell(char *b, size_t n, const struct ts_result *r, double v, size_t row)
 {
+	if (row == ROW_TPUT && r->per_sample) {
+		if (v >= 1e6)
+			snprintf(b, n, "%.3g M %s/s", v / 1e6, r->unit);
+		else if (v >= 1e4)
+			snprintf(b, n, "%.4g k %s/s", v / 1e3, r->unit);
+		else
+			snprintf(b, n, "%.4g %s/s", v, r->unit);
+		return;
+	}
+	if (row == ROW_PRICE && r->per_sample) {
+		snprintf(b, n, v > 0.0 ? "$%.4g" : "-", v);
+		return;
+	}
+	if (row == ROW_SCALING && !isfinite(v)) {
+		snprintf(b, n, "- (only %s)", r->gpu);
+		return;
+	}
+	if (row == ROW_EPOCH) {
+		fmt_duration(b, n, v);
+		return;
+	}
 	switch (row) {
 	case 0:
 		snprintf(b, n, "%u", (unsigned)r->gpus);
@@ -179,12 +259,19 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	}
 	if (!text)
 		table_header(t, np + 1, "best", TABLE_LEFT);
+	struct units u;
+	units_of(rs, np, &u);
 	for (size_t r = 0; r < NROWS; r++) {
+		if (r == ROW_EPOCH && !u.any_sample)
+			continue;
+		/* throughput and price in two units (tokens and samples) have
+		 * no best */
+		bool comparable = !(u.mixed && (r == ROW_TPUT || r == ROW_PRICE || r == ROW_EPOCH));
 		/* the best column: only among results that fit and have the value */
 		size_t best = np;
 		double bv = 0.0;
-		for (size_t k = 0; k < np && rows[r].better != NONE; k++) {
-			double v = value(rs[k], rs[0], r);
+		for (size_t k = 0; k < np && rows[r].better != NONE && comparable; k++) {
+			double v = value(rs, np, k, r);
 			if (!isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
 				continue;
 			if (best == np || (rows[r].better == LOWER ? v < bv : v > bv)) {
@@ -192,18 +279,34 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 				bv = v;
 			}
 		}
+		const char *label = rows[r].label, *key = rows[r].key;
+		if (r == ROW_TPUT && u.all_sample) {
+			label = "throughput";
+			key = "samples_per_s";
+		} else if (r == ROW_TPUT && u.mixed) {
+			label = "throughput (tokens/s or samples/s)";
+			key = "throughput_per_s";
+		} else if (r == ROW_PRICE && u.all_sample) {
+			label = "cost per epoch";
+			key = "usd_per_epoch";
+		} else if (r == ROW_PRICE && u.mixed) {
+			label = "cost per million tokens or per epoch";
+			key = "usd_per_mtokens_or_epoch";
+		}
 		table_add_row(t);
-		table_cell(t, 0, "%s", text ? rows[r].label : rows[r].key);
+		table_cell(t, 0, "%s", text ? label : key);
 		for (size_t k = 0; k < np; k++) {
-			double v = value(rs[k], rs[0], r);
+			double v = value(rs, np, k, r);
 			char b[200];
 			if (text) {
 				text_cell(b, sizeof b, rs[k], v, r);
 				table_cell(t, k + 1, "%s%s", b, k == best ? " *" : "");
-			} else if (r == 6) {
+			} else if (r == ROW_FITS) {
 				table_cell(t, k + 1, "%s", rs[k]->fits ? "true" : "false");
 			} else if (r == NROWS - 1) {
 				table_cell(t, k + 1, "%s", rs[k]->bottleneck);
+			} else if (!isfinite(v)) {
+				table_cell(t, k + 1, "%s", "");
 			} else {
 				table_cell(t, k + 1, "%.17g", v);
 			}
@@ -219,7 +322,8 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	if (text) {
 		e = fprintf(out,
 			    "Comparison of %zu scenarios ('*' marks the best of a row; scaling "
-			    "efficiency is throughput per GPU relative to the first)\n\n",
+			    "efficiency is throughput per GPU relative to the first scenario on "
+			    "the same GPU type)\n\n",
 			    np) < 0 ||
 		    table_print(t, out);
 	} else if (format == TS_FORMAT_CSV) {

@@ -236,6 +236,19 @@ int cfg_enum(const config_setting_t *s, const char *file, const char *key, const
 			cfg_found(s, fb, sizeof fb), opts, near[0] ? "; closest: " : "", near);
 }
 
+/* Refuse a size written as a bare number (40, 40L, 4.0): without a unit it
+ * would silently be bytes, where the writer most often meant MiB or GiB. */
+static int cfg_bare_size(const config_setting_t *s, const char *file, const char *key,
+			 struct ts_error *err)
+{
+	bool integer = config_setting_type(s) != CONFIG_TYPE_FLOAT;
+	double v = integer ? (double)config_setting_get_int64(s) : config_setting_get_float(s);
+	return cfg_fail(err, TS_EUNIT, s, file, key,
+			"found the number %g without a unit, expected a size with its unit as a "
+			"string (e.g. \"%g MiB\", or \"%g B\" for bytes)",
+			v, v, v);
+}
+
 int cfg_bytes(const config_setting_t *s, const char *file, const char *key, double *out,
 	      struct ts_error *err)
 {
@@ -251,11 +264,11 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 			return cfg_fail(err, rc, s, file, key, "%s", why);
 		if (rc)
 			return cfg_fail(err, rc, s, file, key, "found \"%.100s\": %s", text, why);
-	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
-		v = (double)config_setting_get_int64(s);
+	} else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64 || t == CONFIG_TYPE_FLOAT) {
+		return cfg_bare_size(s, file, key, err);
 	} else {
 		return cfg_fail(err, TS_ETYPE, s, file, key,
-				"found %s, expected a size (e.g. \"25 MiB\") or a byte count",
+				"found %s, expected a size with its unit (e.g. \"25 MiB\")",
 				cfg_found(s, fb, sizeof fb));
 	}
 	if (!isfinite(v) || v < 1.0 || v > 0x1p60)
@@ -404,8 +417,10 @@ int cfg_get_number(const config_setting_t *g, const char *key, enum ts_unit_kind
 	double v;
 	if (kind == TS_UNIT_COUNT_ && (integer || type == CONFIG_TYPE_FLOAT)) {
 		v = integer ? (double)config_setting_get_int64(s) : config_setting_get_float(s);
-	} else if (kind == TS_UNIT_BYTES && integer) {
-		v = (double)config_setting_get_int64(s);
+	} else if (kind == TS_UNIT_BYTES && integer && config_setting_get_int64(s) == 0) {
+		v = 0.0; /* zero bytes, in any unit */
+	} else if (kind == TS_UNIT_BYTES && (integer || type == CONFIG_TYPE_FLOAT)) {
+		return cfg_bare_size(s, file, k, err);
 	} else if (kind != TS_UNIT_COUNT_ && type == CONFIG_TYPE_STRING) {
 		char why[256];
 		const char *text = text_of(s, file, k, err);

@@ -64,8 +64,8 @@ int cfg_string(const config_setting_t *s, const char *file, const char *key, cha
  * TS_EUNKNOWN_NAME listing the choices (closest first). */
 int cfg_enum(const config_setting_t *s, const char *file, const char *key, const char *const *names,
 	     size_t n, int *out, struct ts_error *err);
-/* A size in bytes: a positive integer, or a string with a unit ("25 MiB");
- * TS_EUNIT for an unknown unit. */
+/* A size in bytes: a string with a unit ("25 MiB"); TS_EUNIT for an
+ * unknown unit or none ("40", 40: a bare number is not taken as bytes). */
 int cfg_bytes(const config_setting_t *s, const char *file, const char *key, double *out,
 	      struct ts_error *err);
 
@@ -93,8 +93,8 @@ int cfg_member(const config_setting_t *g, const char *key, bool required, const 
 int cfg_get_string(const config_setting_t *g, const char *key, bool required, char *out, size_t n,
 		   const char *file, const char *path, struct ts_error *err);
 /* A number of `kind` in [lo, hi] into *out: for a unit kind, a string with a
- * unit ("300 GB/s") parsed by ts_units_parse into SI base units (sizes also
- * take a bare integer, in bytes); for TS_UNIT_COUNT_, a plain integer or
+ * unit ("300 GB/s") parsed by ts_units_parse into SI base units (a size
+ * without a unit, "40" or 40, is TS_EUNIT, but for 0); for TS_UNIT_COUNT_, a plain integer or
  * float. lo = CFG_POSITIVE asks for a value greater than zero. */
 int cfg_get_number(const config_setting_t *g, const char *key, enum ts_unit_kind kind,
 		   bool required, double lo, double hi, double *out, const char *file,

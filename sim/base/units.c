@@ -102,11 +102,21 @@ int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out, char *
 	memcpy(unit, end, len);
 	unit[len] = '\0';
 	if (len == 0) {
-		if (kind == TS_UNIT_BYTES) {
-			*out = v;
+		/* a bare number is refused, a size included ("40" meant as
+		 * 40 MiB would silently be 40 bytes), but for a size of zero,
+		 * which is zero in any unit */
+		if (kind == TS_UNIT_BYTES && v == 0.0) {
+			*out = 0.0;
 			return 0;
 		}
-		say(why, n, "found \"%s\" without a unit, expected %s", text, kind_names[kind]);
+		if (kind == TS_UNIT_BYTES && why && n)
+			snprintf(why, n,
+				 "found \"%s\" without a unit, expected a size with its unit (e.g. "
+				 "\"%g MiB\", or \"%g B\" for bytes)",
+				 text, v, v);
+		else
+			say(why, n, "found \"%s\" without a unit, expected %s", text,
+			    kind_names[kind]);
 		return TS_EUNIT;
 	}
 	for (const struct unit *u = tables[kind]; u->name; u++) {

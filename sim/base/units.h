@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 enum ts_unit_kind {
-	TS_UNIT_BYTES, /* B, kB, MB, GB, TB (10^3 steps), KiB, MiB, GiB, TiB; bare number = bytes */
+	TS_UNIT_BYTES,	   /* B, kB, MB, GB, TB (10^3 steps), KiB, MiB, GiB, TiB */
 	TS_UNIT_BANDWIDTH, /* bytes/s: B/s, kB/s, MB/s, GB/s, TB/s, GiB/s, bit/s, kbit/s, Mbit/s,
 			      Gbit/s, Tbit/s (also Gb/s, Gbps) */
 	TS_UNIT_TIME,	   /* seconds: ns, us (µs), ms, s, min, h, d */
@@ -21,7 +21,8 @@ const char *ts_unit_kind_name(enum ts_unit_kind kind);
 
 /* Parse `text` ("<number> <unit>", space optional) as a quantity of `kind`
  * into *out (SI base unit: bytes, bytes/s, s, FLOP/s, W). A bare number is
- * accepted only for TS_UNIT_BYTES. Returns 0, or TS_EUNIT (unknown or missing
+ * refused for every kind, sizes included ("40" is not 40 bytes: write
+ * "40 B"), except a size of "0", which is 0 in any unit. Returns 0, or TS_EUNIT (unknown or missing
  * unit), TS_ESYNTAX (no number, or one not in decimal: "0x1p4 GB", "inf W"),
  * TS_ERANGE (negative, NaN or infinite); on
  * failure `why` (size n, may be NULL) says what was found and expected. */

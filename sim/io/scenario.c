@@ -39,6 +39,9 @@
  * more only average identical iterations (and cost time and memory:
  * 100,000 took 41 s and 12 GB). */
 #define MAX_ITERATIONS 100
+/* Most batch sizes a ramp-up passes through (each is summed once when it is
+ * turned into phases); Megatron-LM runs have tens to thousands. */
+#define MAX_RAMPUP_INCREMENTS (1 << 20)
 
 static const char *const fw_names[WORK_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
 static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd", "adam8bit"};
@@ -68,10 +71,11 @@ NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
 
 static const char *const root_keys[] = {
     "name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node", "training", "parallel",
-    "data", "cost",  "sim",	"seed",	 "checkpoint",	  "power",	   "failures"};
+    "data", "cost",  "sim",	"seed",	 "checkpoint",	  "power",	   "failures", "phases"};
 static const char *const training_keys[] = {
     "framework",  "global_batch", "micro_batch", "seq_len", "precision", "optimizer", "recompute",
-    "iterations", "tokens",	  "samples",	 "epochs",  "steps",	 "attention"};
+    "iterations", "tokens",	  "samples",	 "epochs",  "steps",	 "attention", "rampup"};
+static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
 					    "pp",
@@ -376,6 +380,56 @@ static int load_cluster(struct ld *l)
 
 /* ---- groups ------------------------------------------------------------ */
 
+/* training.rampup = { start; increment; samples | tokens; } (Megatron-LM's
+ * --rampup-batch-size START INCREMENT SAMPLES); tokens are turned into
+ * samples in check(), where seq_len is known. */
+static int read_rampup(struct ld *l)
+{
+	struct ts_training *t = &l->s->training;
+	const config_setting_t *g = member(l->g_training, "rampup");
+	const char *p = "training.rampup.";
+	int rc;
+	t->rampup_start = t->rampup_increment = 0;
+	t->rampup_samples = 0.0;
+	if (!g)
+		return 0;
+	if (!config_setting_is_group(g)) {
+		char fb[160];
+		return cfg_fail(l->err, TS_ETYPE, g, l->file, "training.rampup",
+				"found %s, expected a group rampup = { start = 32; increment = 32; "
+				"samples = 6.0e6; };",
+				cfg_found(g, fb, sizeof fb));
+	}
+	if ((rc = cfg_check_keys(g, l->file, p, rampup_keys, COUNT(rampup_keys), l->err)))
+		return rc;
+	static const char *const need[] = {"start", "increment"};
+	for (int i = 0; i < 2; i++)
+		if (!member(g, need[i]))
+			return cfg_fail(l->err, TS_EINVALID, g, l->file, "training.rampup",
+					"found no %s, expected start, increment and samples (or "
+					"tokens), as Megatron's --rampup-batch-size",
+					need[i]);
+	if ((rc = get_int(l, g, p, "start", 1, (int64_t)1 << 40, 0, &t->rampup_start)) ||
+	    (rc = get_int(l, g, p, "increment", 1, (int64_t)1 << 40, 0, &t->rampup_increment)))
+		return rc;
+	const config_setting_t *ns = member(g, "samples"), *nt = member(g, "tokens");
+	if (ns && nt)
+		return cfg_fail(l->err, TS_EINVALID, nt, l->file, "training.rampup.tokens",
+				"found both samples (line %d) and tokens, expected one ramp length",
+				config_setting_source_line(ns));
+	if (!ns && !nt)
+		return cfg_fail(l->err, TS_EINVALID, g, l->file, "training.rampup",
+				"found no ramp length, expected samples or tokens");
+	double v;
+	if ((rc = cfg_float(ns ? ns : nt, l->file,
+			    ns ? "training.rampup.samples" : "training.rampup.tokens", CFG_POSITIVE,
+			    1e30, &v, l->err)))
+		return rc;
+	/* tokens: a negative count marks them until seq_len is known (check) */
+	t->rampup_samples = ns ? v : -v;
+	return 0;
+}
+
 static int read_training(struct ld *l)
 {
 	struct ts_training *t = &l->s->training;
@@ -433,7 +487,7 @@ static int read_training(struct ld *l)
 		t->run_length = v;
 		first = s;
 	}
-	return 0;
+	return read_rampup(l);
 }
 
 static int read_parallel(struct ld *l)
@@ -606,6 +660,54 @@ static const config_setting_t *culprit(const config_setting_t *g, const char *a,
 	return g;
 }
 
+/* The ramp-up against the global batch and the run length: Megatron's rule
+ * that (global_batch - start) be a multiple of increment; a run length in
+ * tokens or samples (steps and epochs do not say how many samples the ramp
+ * leaves); a ramp shorter than the run. */
+static int check_rampup(struct ld *l)
+{
+	struct ts_training *t = &l->s->training;
+	const config_setting_t *g = member(l->g_training, "rampup");
+	if (!t->rampup_start)
+		return 0;
+	if (t->rampup_samples < 0.0)
+		t->rampup_samples = -t->rampup_samples / (double)t->seq_len;
+	if (t->rampup_start >= t->global_batch)
+		return cfg_fail(l->err, TS_EINVALID, member(g, "start"), l->file,
+				"training.rampup.start",
+				"found %lld, expected less than global_batch = %lld",
+				(long long)t->rampup_start, (long long)t->global_batch);
+	if ((t->global_batch - t->rampup_start) % t->rampup_increment != 0)
+		return cfg_fail(l->err, TS_EINVALID, member(g, "increment"), l->file,
+				"training.rampup.increment",
+				"found %lld, expected a divisor of global_batch - start = %lld - "
+				"%lld = %lld (as Megatron-LM requires)",
+				(long long)t->rampup_increment, (long long)t->global_batch,
+				(long long)t->rampup_start,
+				(long long)(t->global_batch - t->rampup_start));
+	int64_t K = (t->global_batch - t->rampup_start) / t->rampup_increment;
+	if (K > MAX_RAMPUP_INCREMENTS)
+		return cfg_fail(
+		    l->err, TS_ELIMIT, member(g, "increment"), l->file, "training.rampup.increment",
+		    "found %lld increments of %lld from %lld to %lld, expected at most %d",
+		    (long long)K, (long long)t->rampup_increment, (long long)t->rampup_start,
+		    (long long)t->global_batch, MAX_RAMPUP_INCREMENTS);
+	if (t->run_unit != TS_RUN_TOKENS && t->run_unit != TS_RUN_SAMPLES)
+		return cfg_fail(l->err, TS_EINVALID, g, l->file, "training.rampup",
+				"found a ramp-up with %s, expected the run length in tokens or "
+				"samples (the ramp's samples count in it)",
+				t->run_unit == TS_RUN_NONE ? "no run length"
+							   : ts_run_unit_name(t->run_unit));
+	double total =
+	    t->run_unit == TS_RUN_TOKENS ? t->run_length / (double)t->seq_len : t->run_length;
+	if (!(t->rampup_samples < total))
+		return cfg_fail(l->err, TS_EINVALID, g, l->file, "training.rampup",
+				"found a ramp of %.6g samples, expected fewer than the run's "
+				"%.6g samples",
+				t->rampup_samples, total);
+	return 0;
+}
+
 static int check(struct ld *l)
 {
 	struct ts_scenario *s = l->s;
@@ -710,7 +812,7 @@ static int check(struct ld *l)
 				"training.seq_len",
 				"found %lld, expected at most the %lld learned positions of %s",
 				(long long)t->seq_len, (long long)s->model.seq_len, s->model.name);
-	return 0;
+	return check_rampup(l);
 }
 
 /* ---- provenance ---------------------------------------------------------- */
@@ -785,6 +887,9 @@ static int note_all(struct ld *l)
 		snprintf(key, sizeof key, "training.%s", run_names[t->run_unit]);
 		N(key, "", "%.17g", t->run_length);
 	}
+	if (t->rampup_start)
+		N("training.rampup", "", "{ start = %lld; increment = %lld; samples = %.17g; }",
+		  (long long)t->rampup_start, (long long)t->rampup_increment, t->rampup_samples);
 	N("parallel.tp", "default", "%u", q->tp);
 	N("parallel.pp", "default", "%u", q->pp);
 	N("parallel.dp", "derived: GPUs / (tp x pp x cp)", "%u", q->dp);
@@ -920,9 +1025,318 @@ static void one_line(struct ts_error *err)
 				*p = '?';
 }
 
+/* A phase's overlay on the scenario's tree: key=value arguments applied
+ * after the --set arguments, labelled `label` ("file:line (phases[1])"). */
+struct overlay {
+	const char *const *args;
+	size_t n;
+	const char *label;
+	const char *name; /* the phase's name for the report */
+};
+
 static int load(const struct hw_catalog *cat, const char *text, const char *file, const char *dir,
-		const char *const *sets, size_t nsets, struct ts_scenario **out,
-		struct ts_error *err)
+		const char *const *sets, size_t nsets, const struct overlay *ov,
+		struct ts_scenario **out, struct ts_error *err);
+
+/* The run-length unit (TS_RUN_TOKENS...) that --set argument `arg` sets
+ * ("training.steps=100"), or TS_RUN_NONE. */
+static int run_key_of(const char *arg)
+{
+	while (*arg == ' ' || *arg == '\t')
+		arg++;
+	if (strncmp(arg, "training.", 9))
+		return TS_RUN_NONE;
+	arg += 9;
+	size_t n = strcspn(arg, "= \t");
+	for (int u = TS_RUN_TOKENS; u < TS_RUN_COUNT_; u++)
+		if (strlen(run_names[u]) == n && !strncmp(arg, run_names[u], n))
+			return u;
+	return TS_RUN_NONE;
+}
+
+/* Append one item to a comma-separated list buffer (cut to fit). */
+static void list_add(char *buf, size_t n, const char *item)
+{
+	size_t len = strlen(buf);
+	if (len + 3 < n)
+		snprintf(buf + len, n - len, "%s%s", len ? ", " : "", item);
+}
+
+/* Before --set argument `arg` (labelled `label`) is applied to cfg: when it
+ * gives a run length, the tree's other run lengths (the file's, or an
+ * earlier argument's) give way to it, and a note in s->notes says so. */
+static void run_override(config_t *cfg, const char *arg, const char *label, const char *file,
+			 struct ts_scenario *s)
+{
+	int u = run_key_of(arg);
+	config_setting_t *tg = config_lookup(cfg, "training");
+	if (u == TS_RUN_NONE || !tg || !config_setting_is_group(tg))
+		return;
+	for (int v = TS_RUN_TOKENS; v < TS_RUN_COUNT_; v++) {
+		config_setting_t *old = config_setting_get_member(tg, run_names[v]);
+		if (v == u || !old)
+			continue;
+		char f[300], item[400];
+		int line;
+		cfg_where(old, file, f, sizeof f, &line);
+		if (line > 0)
+			snprintf(item, sizeof item, "training.%s of %s:%d gives way to %s",
+				 run_names[v], f, line, label);
+		else
+			snprintf(item, sizeof item, "training.%s of %s gives way to %s",
+				 run_names[v], f, label);
+		for (char *c = item; *c; c++) /* one item of a comma-separated list */
+			if (*c == ',')
+				*c = ';';
+		list_add(s->notes, sizeof s->notes, item);
+		config_setting_remove(tg, run_names[v]);
+	}
+}
+
+/* A scalar setting as a --set value that parses back to it, into buf. */
+static int value_text(const config_setting_t *v, char *buf, size_t n)
+{
+	switch (config_setting_type(v)) {
+	case CONFIG_TYPE_INT:
+		snprintf(buf, n, "%d", config_setting_get_int(v));
+		return 0;
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, n, "%lldL", (long long)config_setting_get_int64(v));
+		return 0;
+	case CONFIG_TYPE_FLOAT:
+		snprintf(buf, n, "%.17e", config_setting_get_float(v));
+		return 0;
+	case CONFIG_TYPE_BOOL:
+		snprintf(buf, n, "%s", config_setting_get_bool(v) ? "true" : "false");
+		return 0;
+	case CONFIG_TYPE_STRING: {
+		const char *t = config_setting_get_string(v);
+		size_t o = 0;
+		if (!t || n < 3)
+			return -1;
+		buf[o++] = '"';
+		for (; *t && o + 3 < n; t++) {
+			if (*t == '"' || *t == '\\')
+				buf[o++] = '\\';
+			buf[o++] = *t;
+		}
+		if (*t)
+			return -1;
+		buf[o++] = '"';
+		buf[o] = '\0';
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+#define PHASE_MAX_ARGS 48
+#define PHASE_ARG_LEN 320
+
+/* One phase of a run, loaded from the same text and --set arguments with
+ * the overlay args[0..n) on top; stored as the n-th phase of l->s. */
+static int load_phase(struct ld *l, const char *text, const char *const *sets, size_t nsets,
+		      char (*args)[PHASE_ARG_LEN], size_t n, const char *label, const char *name)
+{
+	struct ts_scenario *s = l->s;
+	const char *argv[PHASE_MAX_ARGS];
+	for (size_t i = 0; i < n; i++)
+		argv[i] = args[i];
+	if (s->n_phases >= TS_MAX_PHASES)
+		return ts_error_set(l->err, TS_ELIMIT, l->file, 0, "phases",
+				    "found more than %d phases, expected at most %d", TS_MAX_PHASES,
+				    TS_MAX_PHASES);
+	struct overlay ov = {argv, n, label, name};
+	struct ts_scenario *ph = NULL;
+	int rc = load(l->cat, text, l->file, l->dir, sets, nsets, &ov, &ph, l->err);
+	if (rc)
+		return rc;
+	s->phases[s->n_phases++] = ph;
+	return 0;
+}
+
+/* phases = ( { tokens = ...; seq_len = 8192; }, { ...; parallel = { cp = 16; }; } ):
+ * each phase's keys as training.KEY and parallel.KEY overlay arguments. */
+static int make_user_phases(struct ld *l, const config_setting_t *ph, const char *text,
+			    const char *const *sets, size_t nsets)
+{
+	struct ts_training *t = &l->s->training;
+	char fb[160];
+	int rc;
+	if (!config_setting_is_list(ph) || config_setting_length(ph) < 1)
+		return cfg_fail(l->err, TS_ETYPE, ph, l->file, "phases",
+				"found %s, expected a list of groups phases = ( { tokens = ...; "
+				"seq_len = 8192; }, { ... } );",
+				cfg_found(ph, fb, sizeof fb));
+	if (t->run_unit != TS_RUN_NONE) {
+		char key[64];
+		snprintf(key, sizeof key, "training.%s", run_names[t->run_unit]);
+		return cfg_fail(
+		    l->err, TS_EINVALID, member(l->g_training, run_names[t->run_unit]), l->file,
+		    key,
+		    "found a run length beside phases (line %d), expected the run length "
+		    "in each phase",
+		    config_setting_source_line(ph));
+	}
+	if (t->rampup_start)
+		return cfg_fail(
+		    l->err, TS_EUNSUPPORTED, member(l->g_training, "rampup"), l->file,
+		    "training.rampup",
+		    "found a ramp-up beside phases (line %d), expected one of the two (a "
+		    "ramp-up inside a phase is not modelled yet)",
+		    config_setting_source_line(ph));
+	/* a phase takes every training key but the ramp, a parallel group and a name */
+	const char *keys[COUNT(training_keys) + 2];
+	size_t nk = 0;
+	for (size_t i = 0; i < COUNT(training_keys); i++)
+		if (strcmp(training_keys[i], "rampup"))
+			keys[nk++] = training_keys[i];
+	keys[nk++] = "parallel";
+	keys[nk++] = "name";
+	int np = config_setting_length(ph);
+	if (np > TS_MAX_PHASES)
+		return cfg_fail(l->err, TS_ELIMIT, ph, l->file, "phases",
+				"found %d phases, expected at most %d", np, TS_MAX_PHASES);
+	for (int i = 0; i < np; i++) {
+		const config_setting_t *g = config_setting_get_elem(ph, (unsigned)i);
+		char path[32], key[160], label[400], name[64];
+		snprintf(path, sizeof path, "phases.[%d]", i);
+		if (!config_setting_is_group(g))
+			return cfg_fail(l->err, TS_ETYPE, g, l->file, path,
+					"found %s, expected a group { tokens = ...; ... }",
+					cfg_found(g, fb, sizeof fb));
+		if ((rc = cfg_check_keys(g, l->file, path, keys, nk, l->err)))
+			return rc;
+		snprintf(name, sizeof name, "phases[%d]", i);
+		snprintf(label, sizeof label, "%s:%d (phases[%d])", l->file,
+			 config_setting_source_line(g), i);
+		char args[PHASE_MAX_ARGS][PHASE_ARG_LEN], v[PHASE_ARG_LEN - 64];
+		size_t n = 0;
+		int runs = 0;
+		for (int m = 0; m < config_setting_length(g); m++) {
+			const config_setting_t *c = config_setting_get_elem(g, (unsigned)m);
+			const char *cn = config_setting_name(c);
+			if (!strcmp(cn, "name")) {
+				if ((rc = cfg_string(c, l->file, "phases.name", name, sizeof name,
+						     l->err)))
+					return rc;
+				for (char *x = name; *x; x++)
+					if (*x == ',')
+						*x = ';';
+				continue;
+			}
+			if (!strcmp(cn, "parallel")) {
+				char pp[64];
+				snprintf(pp, sizeof pp, "%s.parallel", path);
+				if ((rc = cfg_check_keys(c, l->file, pp, parallel_keys,
+							 COUNT(parallel_keys), l->err)))
+					return rc;
+				for (int j = 0; j < config_setting_length(c) && n < PHASE_MAX_ARGS;
+				     j++) {
+					const config_setting_t *d =
+					    config_setting_get_elem(c, (unsigned)j);
+					snprintf(key, sizeof key, "%s.%s", pp,
+						 config_setting_name(d));
+					if (value_text(d, v, sizeof v))
+						return cfg_fail(l->err, TS_ETYPE, d, l->file, key,
+								"found %s, expected a number, a "
+								"string or a boolean",
+								cfg_found(d, fb, sizeof fb));
+					snprintf(args[n++], PHASE_ARG_LEN, "parallel.%s=%s",
+						 config_setting_name(d), v);
+				}
+				continue;
+			}
+			snprintf(key, sizeof key, "%s.%s", path, cn);
+			if (value_text(c, v, sizeof v))
+				return cfg_fail(
+				    l->err, TS_ETYPE, c, l->file, key,
+				    "found %s, expected a number, a string or a boolean",
+				    cfg_found(c, fb, sizeof fb));
+			if (n < PHASE_MAX_ARGS)
+				snprintf(args[n++], PHASE_ARG_LEN, "training.%s=%s", cn, v);
+			for (int u = TS_RUN_TOKENS; u < TS_RUN_COUNT_; u++)
+				runs += !strcmp(cn, run_names[u]);
+		}
+		if (runs == 0)
+			return cfg_fail(
+			    l->err, TS_EINVALID, g, l->file, path,
+			    "found no run length in this phase, expected one of tokens, "
+			    "samples, epochs or steps");
+		if ((rc = load_phase(l, text, sets, nsets, args, n, label, name)))
+			return rc;
+	}
+	return 0;
+}
+
+/* training.rampup as phases: the ramp's increments (batch start + k x
+ * increment, k = 0 .. K-1, K = (global_batch - start) / increment, each for
+ * samples / K samples, as Megatron-LM's ramp-up calculator,
+ * RampupBatchsizeNumMicroBatchesCalculator in
+ * megatron/core/num_microbatches_calculator.py) in at most
+ * TS_RAMPUP_GROUPS groups of consecutive increments. A group is simulated
+ * at one batch, B = its samples / its steps (steps = the sum over its
+ * increments of ceil(samples / K / batch)), rounded to a multiple of
+ * micro_batch x dp, for its steps: an iteration's time is linear in its
+ * micro-batches, so steps x T(B) is the sum of the increments' times. Then
+ * the full batch for the rest of the run. */
+static int make_ramp_phases(struct ld *l, const char *text, const char *const *sets, size_t nsets)
+{
+	const struct ts_training *t = &l->s->training;
+	int64_t K = (t->global_batch - t->rampup_start) / t->rampup_increment;
+	/* the batch granularity: whole micro-batches on every DP rank, and with
+	 * the interleaved schedule a multiple of the stages (Megatron-LM) */
+	int64_t q = t->micro_batch * (int64_t)l->s->parallel.dp;
+	if (l->s->parallel.schedule == TS_SCHED_INTERLEAVED)
+		q *= (int64_t)l->s->parallel.pp;
+	int64_t groups = K < TS_RAMPUP_GROUPS ? K : TS_RAMPUP_GROUPS;
+	double per = t->rampup_samples / (double)K;
+	int line = config_setting_source_line(member(l->g_training, "rampup"));
+	char label[400], name[64], args[PHASE_MAX_ARGS][PHASE_ARG_LEN];
+	int rc;
+	snprintf(label, sizeof label, "%s:%d (training.rampup)", l->file, line);
+	for (int64_t j = 0; j < groups; j++) {
+		int64_t k0 = j * K / groups, k1 = (j + 1) * K / groups;
+		double steps = 0.0, samples = 0.0;
+		for (int64_t k = k0; k < k1; k++) {
+			double b = (double)(t->rampup_start + k * t->rampup_increment);
+			steps += ceil(per / b);
+			samples += per;
+		}
+		double B = fmax((double)q, (double)q * nearbyint(samples / steps / (double)q));
+		snprintf(name, sizeof name, "ramp-up %lld/%lld (batch %lld-%lld)",
+			 (long long)(j + 1), (long long)groups,
+			 (long long)(t->rampup_start + k0 * t->rampup_increment),
+			 (long long)(t->rampup_start + (k1 - 1) * t->rampup_increment));
+		snprintf(args[0], PHASE_ARG_LEN, "training.global_batch=%.0fL", B);
+		snprintf(args[1], PHASE_ARG_LEN, "training.steps=%.17e", steps);
+		if ((rc = load_phase(l, text, sets, nsets, args, 2, label, name)))
+			return rc;
+	}
+	snprintf(name, sizeof name, "full batch %lld", (long long)t->global_batch);
+	if (t->run_unit == TS_RUN_TOKENS)
+		snprintf(args[0], PHASE_ARG_LEN, "training.tokens=%.17e",
+			 t->run_length - t->rampup_samples * (double)t->seq_len);
+	else
+		snprintf(args[0], PHASE_ARG_LEN, "training.samples=%.17e",
+			 t->run_length - t->rampup_samples);
+	return load_phase(l, text, sets, nsets, args, 1, label, name);
+}
+
+static int make_phases(struct ld *l, const char *text, const char *const *sets, size_t nsets)
+{
+	const config_setting_t *ph = member(l->top, "phases");
+	if (ph)
+		return make_user_phases(l, ph, text, sets, nsets);
+	if (l->s->training.rampup_start)
+		return make_ramp_phases(l, text, sets, nsets);
+	return 0;
+}
+
+static int load(const struct hw_catalog *cat, const char *text, const char *file, const char *dir,
+		const char *const *sets, size_t nsets, const struct overlay *ov,
+		struct ts_scenario **out, struct ts_error *err)
 {
 	int rc;
 	*out = NULL;
@@ -952,11 +1366,27 @@ static int load(const struct hw_catalog *cat, const char *text, const char *file
 			goto done;
 		}
 		snprintf(labels[i], n, "--set %s", a);
+		run_override(&cfg, a, labels[i], file, s);
 		if ((rc = cfg_apply_set(&cfg, a, labels[i], err)))
 			goto done;
 	}
 	l.top = config_root_setting(&cfg);
-	rc = interpret(&l);
+	if (ov) { /* a phase: its own run length and overlay, no phases of its own */
+		config_setting_t *tg = config_setting_get_member(l.top, "training");
+		config_setting_remove(l.top, "phases");
+		if (tg && config_setting_is_group(tg)) {
+			config_setting_remove(tg, "rampup");
+			for (int u = TS_RUN_TOKENS; u < TS_RUN_COUNT_; u++)
+				config_setting_remove(tg, run_names[u]);
+		}
+		for (size_t i = 0; i < ov->n && !rc; i++)
+			rc = cfg_apply_set(&cfg, ov->args[i], ov->label, err);
+		snprintf(s->phase_name, sizeof s->phase_name, "%s", ov->name);
+	}
+	if (!rc)
+		rc = interpret(&l);
+	if (!rc && !ov)
+		rc = make_phases(&l, text, sets, nsets);
 done:
 	config_destroy(&cfg);
 	for (size_t i = 0; i < nsets; i++)
@@ -992,7 +1422,7 @@ int ts_scenario_load(const struct hw_catalog *cat, const char *path, const char 
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 	if (slash == path)
 		snprintf(dir, sizeof dir, "/");
-	rc = load(cat, text, path, dir, sets, nsets, out, err);
+	rc = load(cat, text, path, dir, sets, nsets, NULL, out, err);
 	ts_free(text, len + 1);
 	return rc;
 }
@@ -1004,13 +1434,15 @@ int ts_scenario_load_string(const struct hw_catalog *cat, const char *text, cons
 	*out = NULL;
 	if (!text)
 		return ts_error_set(err, TS_EIO, label, 0, NULL, "no scenario text given");
-	return load(cat, text, label ? label : "<string>", "", sets, nsets, out, err);
+	return load(cat, text, label ? label : "<string>", "", sets, nsets, NULL, out, err);
 }
 
 void ts_scenario_destroy(struct ts_scenario *s)
 {
 	if (!s)
 		return;
+	for (uint32_t i = 0; i < s->n_phases; i++)
+		ts_scenario_destroy(s->phases[i]);
 	if (s->cluster)
 		hw_cluster_destroy(s->cluster);
 	for (size_t i = 0; i < s->n_not_modelled; i++)
@@ -1061,6 +1493,19 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 			return TS_EIO;
 		if (strcmp(o->key, "model") == 0 && ts_model_dump(&s->model, "model.", out))
 			return TS_EIO;
+	}
+	/* a run in phases: each phase's own values, those its overlay set */
+	for (uint32_t p = 0; p < s->n_phases; p++) {
+		const struct ts_scenario *ph = s->phases[p];
+		if (fprintf(out, "# phase \"%s\":\n", ph->phase_name) < 0)
+			return TS_EIO;
+		for (size_t i = 0; i < ph->n_origins; i++) {
+			const struct ts_scenario_origin *o = &ph->origins[i];
+			if ((strstr(o->where, " (phases[") ||
+			     strstr(o->where, " (training.rampup)")) &&
+			    fprintf(out, "#   %s = %s  # %s\n", o->key, o->value, o->where) < 0)
+				return TS_EIO;
+		}
 	}
 	char nm[1024];
 	ts_scenario_not_modelled(s, nm, sizeof nm);

@@ -55,9 +55,16 @@ struct ts_training {
 	int precision;	      /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
 	enum ts_optimizer optimizer;   /* default adam */
 	enum work_recompute recompute; /* default none */
-	bool flash_attention;	   /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
-				    * batched GEMMs, as Megatron ran before FlashAttention) */
-	int64_t iterations;	   /* simulated iterations, the first a warm-up; default 3 */
+	bool flash_attention; /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
+			       * batched GEMMs, as Megatron ran before FlashAttention) */
+	int64_t iterations;   /* simulated iterations, the first a warm-up; default 3 */
+	/* training.rampup = { start; increment; samples | tokens; }: the batch
+	 * grows from start by increment to global_batch over the ramp's samples
+	 * (Megatron-LM's --rampup-batch-size); 0 = no ramp-up. The loader turns a
+	 * ramp into phases (ts_scenario.phases). */
+	int64_t rampup_start;	   /* first batch of the ramp, samples */
+	int64_t rampup_increment;  /* batch added at each increment, samples */
+	double rampup_samples;	   /* samples the ramp lasts (tokens / seq_len) */
 	enum ts_run_unit run_unit; /* which of tokens | samples | epochs | steps was given */
 	double run_length; /* amount of run_unit (tokens, samples, epochs or steps); 0 if none */
 };
@@ -157,6 +164,11 @@ struct ts_simopts {
 			      * default STRAGGLE_SIGMA, 0 = every GPU at the median */
 };
 
+/* Most phases of one scenario, user phases and ramp-up groups together. */
+#define TS_MAX_PHASES 12
+/* Most batch sizes a ramp-up is simulated at (ts_scenario.phases). */
+#define TS_RAMPUP_GROUPS 4
+
 /* Where one resolved value came from. */
 struct ts_scenario_origin {
 	char key[64];	 /* dotted key ("parallel.dp") */
@@ -193,6 +205,19 @@ struct ts_scenario {
 	    *origins; /* every resolved top-level value, in file order (owned) */
 	size_t n_origins;
 	size_t cap_origins; /* allocated slots of origins */
+	/* Said about the load, for the report (comma-separated, no comma inside
+	 * one): a run length from --set or a sweep axis that replaced the
+	 * file's (training.steps over training.tokens). */
+	char notes[512];
+	/* A run in phases: phases = ( { ... }, ... ) (each an overlay of
+	 * training and parallel keys on this scenario, with its own run
+	 * length) or training.rampup (TS_RAMPUP_GROUPS batch sizes, then the
+	 * full batch); each phase a whole scenario of its own, owned. The run
+	 * is their sum (sim/run/run.h); this scenario itself has no run
+	 * length then. n_phases = 0: a run of one phase. */
+	struct ts_scenario *phases[TS_MAX_PHASES];
+	uint32_t n_phases;
+	char phase_name[64]; /* a phase: "phases[1]", the phase's name, or "ramp-up 1/4" */
 };
 
 /* Load a scenario file and resolve it against the hardware catalog `cat`

@@ -665,6 +665,12 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	p->est_trace_bytes = plan_estimate(p, true);
 	if ((rc = plan_check_size(p, false, err)))
 		goto fail;
+	/* a run in phases: each phase its own plan (its own checks) */
+	for (uint32_t i = 0; i < sc->n_phases; i++) {
+		if ((rc = build(env, sc->phases[i], NULL, &p->phases[i], err)))
+			goto fail;
+		p->n_phases = i + 1;
+	}
 	*out = p;
 	return 0;
 fail:
@@ -889,6 +895,8 @@ void plan_destroy(struct ts_plan *p)
 {
 	if (!p)
 		return;
+	for (uint32_t i = 0; i < p->n_phases; i++)
+		plan_destroy(p->phases[i]);
 	ts_free(p->units, p->nunits * sizeof *p->units);
 	ts_free(p->chunk_layers, p->nchunks * sizeof *p->chunk_layers);
 	ts_free(p, sizeof *p);

@@ -68,6 +68,9 @@ struct ts_plan {
 					   * (plan_estimate), without a trace */
 	double est_trace_bytes;		  /* the same with a trace (every micro-batch simulated) */
 	double max_memory;		  /* sim.max_memory resolved, bytes */
+	/* a run in phases (ts_scenario.phases): the plan of each, owned */
+	struct ts_plan *phases[TS_MAX_PHASES];
+	uint32_t n_phases;
 };
 
 /* The shortest iterations simulated for an extension (plan_extends). */

@@ -103,6 +103,12 @@ static const struct field fields[] = {
     STR(bottleneck),
     {"not_modelled", F_LIST, R_(not_modelled), sizeof(((struct ts_result *)0)->not_modelled)},
     {"warnings", F_LIST, R_(warnings), sizeof(((struct ts_result *)0)->warnings)},
+    STR(gpu),
+    STR(unit),
+    NUM(epochs),
+    NUM(epoch_s),
+    NUM(usd_per_epoch),
+    {"notes", F_LIST, R_(notes), sizeof(((struct ts_result *)0)->notes)},
 };
 
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -210,6 +216,36 @@ json_t *report_result_to_json(const struct ts_result *r)
 		json_t *v = field_json(r, f);
 		if (!v || json_object_set_new(into, key, v))
 			goto fail;
+	}
+	if (r->n_phases) { /* a run in phases: each phase's share */
+		json_t *arr = json_array();
+		if (!arr || json_object_set_new(obj, "phases", arr))
+			goto fail;
+		for (uint32_t i = 0; i < r->n_phases && i < TS_RESULT_MAX_PHASES; i++) {
+			const struct ts_phase_result *x = &r->phases[i];
+			json_t *o = json_object();
+			if (!o || json_array_append_new(arr, o) ||
+			    json_object_set_new(
+				o, "name",
+				jstr_new(x->name, bounded_len(x->name, sizeof x->name))) ||
+			    json_object_set_new(o, "global_batch", json_num(x->global_batch)) ||
+			    json_object_set_new(o, "seq_len", json_num(x->seq_len)) ||
+			    json_object_set_new(o, "steps", json_num(x->steps)) ||
+			    json_object_set_new(o, "tokens", json_num(x->tokens)) ||
+			    json_object_set_new(o, "samples", json_num(x->samples)) ||
+			    json_object_set_new(o, "iteration_time_s",
+						json_num(x->iteration_time_s)) ||
+			    json_object_set_new(o, "time_to_train_s",
+						json_num(x->time_to_train_s)) ||
+			    json_object_set_new(o, "gpu_hours", json_num(x->gpu_hours)) ||
+			    json_object_set_new(o, "energy_kwh", json_num(x->energy_kwh)) ||
+			    json_object_set_new(o, "cost_usd", json_num(x->cost_usd)) ||
+			    json_object_set_new(o, "checkpoints", json_num(x->checkpoints)) ||
+			    json_object_set_new(o, "failures_expected",
+						json_num(x->failures_expected)) ||
+			    json_object_set_new(o, "fits", json_boolean(x->fits)))
+				goto fail;
+		}
 	}
 	return obj;
 fail:
@@ -408,8 +444,20 @@ static void headline(const struct ts_result *r, FILE *out, int *rc)
 	if (*rc || (*rc = kv_table(&t)))
 		return;
 	kv(t, "iteration time", fmt_time(a, sizeof a, r->iteration_time_s));
-	snprintf(c, sizeof c, "%s, %s", fmt_si(a, sizeof a, r->samples_per_s, "samples/s"),
-		 fmt_si(b, sizeof b, r->tokens_per_s, "tokens/s"));
+	if (r->per_sample) { /* a sample-based model: samples (images) and epochs, no tokens */
+		char u[40];
+		snprintf(u, sizeof u, "%.20s/s", r->unit);
+		snprintf(c, sizeof c, "%s", fmt_si(a, sizeof a, r->samples_per_s, u));
+		if (r->epoch_samples > 0.0 && r->samples_per_s > 0.0) {
+			size_t l = strlen(c);
+			snprintf(c + l, sizeof c - l, " (an epoch of %.0f %.20s in %s)",
+				 r->epoch_samples, r->unit,
+				 fmt_duration(b, sizeof b, r->epoch_samples / r->samples_per_s));
+		}
+	} else {
+		snprintf(c, sizeof c, "%s, %s", fmt_si(a, sizeof a, r->samples_per_s, "samples/s"),
+			 fmt_si(b, sizeof b, r->tokens_per_s, "tokens/s"));
+	}
 	kv(t, "throughput", c);
 	kv(t, "per GPU", fmt_num(a, sizeof a, "%.1f TFLOP/s", r->tflops_per_gpu));
 	kv(t, "MFU", fmt_num(a, sizeof a, "%.1f %%", 100.0 * r->mfu));
@@ -526,6 +574,37 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 			fmt_gib(b, sizeof b, head), big);
 }
 
+/* A run in phases: one row per phase, its batch, steps, iteration and its
+ * share of the whole run. */
+static void phase_table(const struct ts_result *r, FILE *out, int *rc)
+{
+	static const char *const head[] = {"phase",	"batch", "seq_len", "steps",
+					   "iteration", "time",	 "cost"};
+	struct ts_table *t;
+	char a[64];
+	if (*rc || !r->n_phases || (*rc = table_create(&t, 7)))
+		return;
+	for (int i = 0; i < 7; i++)
+		table_header(t, (size_t)i, head[i], i ? TABLE_RIGHT : TABLE_LEFT);
+	for (uint32_t i = 0; i < r->n_phases && i < TS_RESULT_MAX_PHASES; i++) {
+		const struct ts_phase_result *x = &r->phases[i];
+		table_add_row(t);
+		table_cell(t, 0, "%.*s%s", (int)bounded_len(x->name, sizeof x->name), x->name,
+			   x->fits ? "" : " (does NOT fit)");
+		table_cell(t, 1, "%.0f", x->global_batch);
+		table_cell(t, 2, "%s",
+			   r->per_sample ? "-" : fmt_num(a, sizeof a, "%.0f", x->seq_len));
+		table_cell(t, 3, "%s", fmt_num(a, sizeof a, "%.0f", x->steps));
+		table_cell(t, 4, "%s", fmt_time(a, sizeof a, x->iteration_time_s));
+		table_cell(t, 5, "%s", fmt_duration(a, sizeof a, x->time_to_train_s));
+		table_cell(t, 6, "%s",
+			   x->cost_usd > 0.0 ? fmt_num(a, sizeof a, "$%.2f", x->cost_usd) : "-");
+	}
+	emit(t, "Phases (each simulated on its own; the figures above are their sum)", out, rc);
+	if (!*rc)
+		fprintf(out, "per-iteration figures above: the longest phase's\n");
+}
+
 static void run_table(const struct ts_result *r, FILE *out, int *rc)
 {
 	struct ts_table *t;
@@ -575,14 +654,23 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	kv(t, "cost",
 	   run && r->cost_usd == 0.0 ? "no price given (cost.usd_per_gpu_hour)"
 				     : fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
-	if (run && r->cost_usd > 0.0)
+	if (r->per_sample && r->epochs > 0.0) {
+		char b[64], c[160];
+		snprintf(c, sizeof c, "%s (%s epochs)", fmt_duration(b, sizeof b, r->epoch_s),
+			 fmt_num(a, sizeof a, "%.4g", r->epochs));
+		kv(t, "time per epoch", c);
+		if (run && r->cost_usd > 0.0)
+			kv(t, "cost per epoch", fmt_num(a, sizeof a, "$%.2f", r->usd_per_epoch));
+	} else if (run && r->cost_usd > 0.0) {
 		kv(t, "cost per million tokens", fmt_num(a, sizeof a, "$%.4g", r->usd_per_mtokens));
+	}
 	if (r->breakeven_months > 0.0)
 		kv(t, "buying breaks even after",
 		   fmt_num(a, sizeof a, "%.1f months of use", r->breakeven_months));
 	else if (r->breakeven_months < 0.0)
 		kv(t, "buying breaks even", "never (the cloud costs less than running costs)");
-	emit(t, "Whole run", out, rc);
+	emit(t, r->n_phases ? "Whole run (the sum of its phases)" : "Whole run", out, rc);
+	phase_table(r, out, rc);
 	size_t wlen = bounded_len(r->warnings, sizeof r->warnings);
 	if (!*rc && wlen)
 		fprintf(out, "warning: %.*s\n", (int)wlen, r->warnings);
@@ -617,6 +705,13 @@ int report_result_text(const struct ts_result *r, FILE *out)
 		json_array_foreach(nm, i, v) fprintf(out, "  - %s\n", json_string_value(v));
 	}
 	json_decref(nm);
+	json_t *notes = json_list(r->notes, bounded_len(r->notes, sizeof r->notes));
+	if (!notes)
+		return TS_ENOMEM;
+	size_t i;
+	json_t *v;
+	json_array_foreach(notes, i, v) fprintf(out, "note: %s\n", json_string_value(v));
+	json_decref(notes);
 	return ferror(out) ? TS_EIO : 0;
 }
 

@@ -25,8 +25,26 @@ struct ts_mem_breakdown {
 	double allocator;    /* caching-allocator slack (fraction of held, by framework) */
 };
 
+/* Most phases a result breaks a run into (TS_MAX_PHASES of sim/io/scenario.h). */
+#define TS_RESULT_MAX_PHASES 12
+
+/* One phase of a run in phases (sim/run/run.h, run_plan). Plain record. */
+struct ts_phase_result {
+	char name[64];		 /* "phases[0]", the phase's name, or "ramp-up 1/4 (batch 32-96)" */
+	double global_batch;	 /* samples per iteration */
+	double seq_len;		 /* tokens per sample (1 for a sample-based model) */
+	double steps;		 /* iterations */
+	double tokens;		 /* steps x global_batch x seq_len */
+	double samples;		 /* steps x global_batch */
+	double iteration_time_s; /* s */
+	double time_to_train_s, gpu_hours, energy_kwh, cost_usd; /* the phase's share */
+	double checkpoints, failures_expected;
+	bool fits;
+};
+
 struct ts_result {
 	char name[160];			     /* scenario name */
+	char gpu[48];			     /* the cluster's GPU type ("A100-SXM4-80GB") */
 	uint32_t gpus;			     /* GPUs in the job */
 	double iteration_time_s;	     /* mean over steady iterations (warm-up excluded), s */
 	double samples_per_s;		     /* whole job */
@@ -72,7 +90,23 @@ struct ts_result {
 				     * cloud price; 0 = not applicable, -1 = never */
 	char bottleneck[160];	    /* one line: what sets the pace */
 	char not_modelled[512];	    /* keys accepted but not modelled, comma-separated */
-	char warnings[256];	    /* whole-run warnings, comma-separated */
+	char warnings[512];	    /* whole-run warnings, comma-separated */
+	char notes[512];	    /* how the scenario was read (a run length from --set that
+				     * replaced the file's), comma-separated */
+	/* what the model trains on: "tokens" (a transformer), or the unit a
+	 * sample-based model declares ("images", "samples"); the throughput and
+	 * price of such a model are per sample and per epoch */
+	char unit[16];
+	bool per_sample;      /* unit is not tokens */
+	double epoch_samples; /* samples in one epoch (the dataset's), 0 = unknown */
+	double epochs;	      /* epochs in the run (steps x batch / epoch_samples) */
+	double epoch_s;	      /* time per epoch, s: time_to_train_s / epochs with a run
+			       * length, else epoch_samples / samples_per_s */
+	double usd_per_epoch; /* cost_usd / epochs, US$ (0 without a run length or a price) */
+	/* a run in phases: the whole-run fields above are their sums, the
+	 * per-iteration ones those of the longest phase */
+	uint32_t n_phases;
+	struct ts_phase_result phases[TS_RESULT_MAX_PHASES];
 };
 
 #endif

@@ -461,6 +461,7 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	const struct ts_training *tr = &sc->training;
 	double per = ms->per;
 	snprintf(out->name, sizeof out->name, "%s", sc->name);
+	snprintf(out->gpu, sizeof out->gpu, "%s", p->gpu->name);
 	out->gpus = sc->gpus;
 	out->iteration_time_s = secs(ms->span, per);
 	out->compute_s = secs(ms->bd.busy[GRAPH_COMPUTE], per);
@@ -521,6 +522,47 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	verdict(out);
 }
 
+/* The words of cost_whole_run's warning that failures outnumber checkpoints. */
+#define RUN_FAIL_WARNING "expected failures exceed the"
+
+/* Append warning w to r->warnings (a comma-separated list; w holds none). */
+static void run_warn(struct ts_result *r, const char *w)
+{
+	size_t len = strlen(r->warnings);
+	if (len + 3 < sizeof r->warnings)
+		snprintf(r->warnings + len, sizeof r->warnings - len, "%s%s", len ? ", " : "", w);
+}
+
+/* What the model of plan p trains on, and for a sample-based model (a
+ * layer list) its epoch: the dataset's samples, the epochs of the run,
+ * the time and price of one (whole-run figures over the run's epochs, so
+ * checkpoints and failures count; without a run length, the epoch's
+ * samples at the iteration's throughput and no price). */
+static void run_units(const struct ts_plan *p, struct ts_result *out)
+{
+	const struct ts_model *m = &p->sc->model;
+	out->per_sample = m->family == TS_FAMILY_LAYERS;
+	snprintf(out->unit, sizeof out->unit, "%s",
+		 !out->per_sample    ? "tokens"
+		 : m->sample_unit[0] ? m->sample_unit
+				     : "samples");
+	if (!out->per_sample)
+		return;
+	out->usd_per_mtokens = 0.0; /* not applicable: the price is per epoch */
+	const struct data_dataset *ds = &p->input.dataset;
+	out->epoch_samples = ds->per_token ? 0.0 : ds->samples;
+	if (!(out->epoch_samples > 0.0))
+		return;
+	double run_samples = out->steps * (double)p->sc->training.global_batch;
+	out->epochs = run_samples / out->epoch_samples;
+	if (out->epochs > 0.0 && out->time_to_train_s > 0.0) {
+		out->epoch_s = out->time_to_train_s / out->epochs;
+		out->usd_per_epoch = out->cost_usd / out->epochs;
+	} else if (out->samples_per_s > 0.0) {
+		out->epoch_s = out->epoch_samples / out->samples_per_s;
+	}
+}
+
 /* The whole run: steps from the run length, checkpoints, failures, energy
  * and cost (sim/run/cost.h). */
 static void run_results(const struct ts_plan *p, double batch_share, struct ts_result *out)
@@ -536,6 +578,14 @@ static void run_results(const struct ts_plan *p, double batch_share, struct ts_r
 	struct cost_ckpt ckw;
 	cost_checkpoint(sc, p->ckpt_storage_set ? &p->ckpt_storage : NULL, p->ckpt_bytes, &ckw);
 	cost_whole_run(sc, p->gpu, p->ckpt_bytes, ckw.each_s, out);
+	run_units(p, out);
+	snprintf(out->notes, sizeof out->notes, "%s", sc->notes);
+	/* FSDP's NO_SHARD is DDP: say so rather than run it unsharded unseen */
+	if (sc->training.framework == WORK_FW_FSDP && sc->parallel.zero == 0 && p->dp > 1)
+		run_warn(out, "training.framework = \"fsdp\" with parallel.zero = 0 runs as FSDP's "
+			      "NO_SHARD: weights and gradients and optimizer state replicated on "
+			      "every rank and gradients all-reduced as DDP does (zero = 3 is "
+			      "FULL_SHARD and zero = 2 SHARD_GRAD_OP)");
 }
 
 /* Simulate plan p with `accum` micro-batches per iteration (0: as the
@@ -589,10 +639,128 @@ bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, ui
 	return plan_extends(sc, m1, m2, m);
 }
 
+/* The run of plan p in phases: each phase simulated and extrapolated on
+ * its own (run_plan), the whole-run figures summed, the per-iteration ones
+ * those of the phase that takes longest, memory that of the phase with the
+ * highest peak, fits only when every phase fits. */
+static int run_phases(const struct ts_plan *p, struct ts_result *out, struct ts_error *err)
+{
+	struct ts_result *r = ts_calloc(1, sizeof *r);
+	if (!r)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	struct ts_phase_result ph[TS_RESULT_MAX_PHASES];
+	double sum[12] = {0}, tokens = 0.0, longest = -1.0, mem_share = -1.0;
+	bool fits = true;
+	char warnings[sizeof out->warnings] = "";
+	struct ts_mem_breakdown mem = {0};
+	double mem_bytes = 0.0, mem_cap = 0.0;
+	int rc = 0;
+	uint32_t n = p->n_phases < TS_RESULT_MAX_PHASES ? p->n_phases : TS_RESULT_MAX_PHASES;
+	for (uint32_t i = 0; i < n && !rc; i++) {
+		const struct ts_scenario *sc = p->phases[i]->sc;
+		if ((rc = run_plan(p->phases[i], r, NULL, err)))
+			break;
+		struct ts_phase_result *x = &ph[i];
+		memset(x, 0, sizeof *x);
+		snprintf(x->name, sizeof x->name, "%s", sc->phase_name);
+		x->global_batch = (double)sc->training.global_batch;
+		x->seq_len = r->per_sample ? 1.0 : (double)sc->training.seq_len;
+		x->steps = r->steps;
+		x->samples = r->steps * x->global_batch;
+		x->tokens = x->samples * x->seq_len;
+		x->iteration_time_s = r->iteration_time_s;
+		x->time_to_train_s = r->time_to_train_s;
+		x->gpu_hours = r->gpu_hours;
+		x->energy_kwh = r->energy_kwh;
+		x->cost_usd = r->cost_usd;
+		x->checkpoints = r->checkpoints;
+		x->failures_expected = r->failures_expected;
+		x->fits = r->fits;
+		fits = fits && r->fits;
+		tokens += x->tokens;
+		const double add[12] = {r->steps,	  r->time_to_train_s,	r->gpu_hours,
+					r->node_hours,	  r->energy_kwh,	r->gpu_energy_kwh,
+					r->it_energy_kwh, r->cost_usd,		r->checkpoints,
+					r->checkpoint_s,  r->failures_expected, r->failure_s};
+		for (int k = 0; k < 12; k++)
+			sum[k] += add[k];
+		/* warnings of the phase's settings, once; the failures against
+		 * the checkpoints are weighed over the whole run below */
+		size_t wl = strlen(warnings), rl = strlen(r->warnings);
+		if (rl && !strstr(warnings, r->warnings) &&
+		    !strstr(r->warnings, RUN_FAIL_WARNING) && wl + rl + 3 < sizeof warnings)
+			snprintf(warnings + wl, sizeof warnings - wl, "%s%.*s", wl ? ", " : "",
+				 (int)rl, r->warnings);
+		double share = r->memory_per_gpu_bytes / r->memory_capacity_bytes;
+		if (share > mem_share) {
+			mem_share = share;
+			mem = r->mem;
+			mem_bytes = r->memory_per_gpu_bytes;
+			mem_cap = r->memory_capacity_bytes;
+		}
+		if (r->time_to_train_s > longest) {
+			longest = r->time_to_train_s;
+			*out = *r;
+		}
+	}
+	ts_free(r, sizeof *r);
+	if (rc)
+		return rc;
+	memcpy(out->phases, ph, n * sizeof *ph);
+	out->n_phases = n;
+	snprintf(out->name, sizeof out->name, "%s", p->sc->name);
+	out->fits = fits;
+	out->mem = mem;
+	out->memory_per_gpu_bytes = mem_bytes;
+	out->memory_capacity_bytes = mem_cap;
+	out->steps = sum[0];
+	out->time_to_train_s = sum[1];
+	out->gpu_hours = sum[2];
+	out->node_hours = sum[3];
+	out->energy_kwh = out->facility_energy_kwh = sum[4];
+	out->gpu_energy_kwh = sum[5];
+	out->it_energy_kwh = sum[6];
+	out->cost_usd = sum[7];
+	out->checkpoints = sum[8];
+	out->checkpoint_s = sum[9];
+	out->failures_expected = sum[10];
+	out->failure_s = sum[11];
+	out->avg_power_kw =
+	    out->time_to_train_s > 0.0 ? out->energy_kwh / (out->time_to_train_s / 3600.0) : 0.0;
+	out->usd_per_mtokens =
+	    tokens > 0.0 && !out->per_sample ? out->cost_usd / (tokens / 1e6) : 0.0;
+	if (out->per_sample && out->epoch_samples > 0.0) {
+		out->epochs = tokens / out->epoch_samples; /* seq_len is 1 per sample */
+		out->epoch_s = out->epochs > 0.0 ? out->time_to_train_s / out->epochs : 0.0;
+		out->usd_per_epoch = out->epochs > 0.0 ? out->cost_usd / out->epochs : 0.0;
+	}
+	snprintf(out->warnings, sizeof out->warnings, "%s", warnings);
+	if (out->failures_expected > out->checkpoints) {
+		char w[200];
+		snprintf(w, sizeof w,
+			 "%.1f expected failures over the phases exceed their %.0f checkpoints",
+			 out->failures_expected, out->checkpoints);
+		run_warn(out, w);
+	}
+	snprintf(out->notes, sizeof out->notes, "%s", p->sc->notes);
+	return 0;
+}
+
 int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
 	     struct ts_error *err)
 {
 	uint32_t m1, m2, m;
+	if (p->n_phases) {
+		memset(out, 0, sizeof *out);
+		if (trace)
+			return ts_error_set(err, TS_EUNSUPPORTED, p->sc->file, 0, "phases",
+					    "found a trace asked of a run in phases, expected a "
+					    "scenario of one phase (trace one phase with --set)");
+		int rc = run_phases(p, out, err);
+		if (rc)
+			memset(out, 0, sizeof *out);
+		return rc;
+	}
 	/* a trace shows every micro-batch: a larger graph than plan_build checked */
 	int rc0 = trace ? plan_check_size(p, true, err) : 0;
 	if (rc0) {

@@ -334,6 +334,14 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 	int rc = ts_scenario_load(cat, path, sets, nsets, &base, err);
 	if (rc)
 		return rc;
+	if (base->n_phases) { /* a candidate would change the base, not its phases */
+		rc = ts_error_set(err, TS_EUNSUPPORTED, base->file, 0,
+				  base->training.rampup_start ? "training.rampup" : "phases",
+				  "found a run in phases, expected one phase to search (search a "
+				  "phase on its own with --set)");
+		ts_scenario_destroy(base);
+		return rc;
+	}
 	/* the dataset, read once for every candidate */
 	if ((rc = plan_input(env, base, &input, err))) {
 		ts_scenario_destroy(base);

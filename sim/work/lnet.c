@@ -983,7 +983,33 @@ int work_lnet_parse_layout(const void *setting, const char *file, const char *pr
 	int rc = cfg_get_enum(setting, "memory_format", false, formats, 2, &f, file, prefix, err);
 	if (rc == 0) /* absent: as it is */
 		m->lnet_nchw = f == 1;
-	return rc < 0 ? rc : 0;
+	if (rc < 0)
+		return rc;
+	/* what one sample is, for throughput and price per sample: a
+	 * plural noun of letters ("images", "scenes"); absent: as it is */
+	char unit[sizeof m->sample_unit];
+	rc = cfg_get_string(setting, "unit", false, unit, sizeof unit, file, prefix, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		char k[CFG_KEY_MAX];
+		int line = cfg_line(config_setting_get_member(setting, "unit"));
+		cfg_key_join(k, prefix, "unit");
+		for (const char *c = unit; *c; c++)
+			if (!((*c >= 'a' && *c <= 'z') || *c == '-'))
+				return ts_error_set(
+				    err, TS_EINVALID, file, line, k,
+				    "found \"%s\", expected a plural noun in lower-case "
+				    "letters such as \"images\" or \"samples\"",
+				    unit);
+		if (!strcmp(unit, "tokens"))
+			return ts_error_set(
+			    err, TS_EINVALID, file, line, k,
+			    "found \"tokens\", expected a sample unit (a layer-list "
+			    "model trains on samples: \"images\", \"samples\")");
+		snprintf(m->sample_unit, sizeof m->sample_unit, "%s", unit);
+	}
+	return 0;
 }
 
 /* Walk the list over the input once: an entry that does not fit the shape

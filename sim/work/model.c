@@ -97,7 +97,8 @@ static const char *const group_keys[] = {"name",
 					 "moe_ffn_hidden",
 					 "shared_experts",
 					 "dense_layers",
-					 "mtp_depth"};
+					 "mtp_depth",
+					 "unit"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -201,8 +201,10 @@ struct ts_model {
 	int32_t in_c, in_h, in_w;
 	struct ts_layer lnet[TS_MAX_LAYER_ENTRIES];
 	uint32_t nlnet;
-	bool lnet_nchw; /* memory_format = "nchw": activations channels-first (PyTorch's
-			 * default), not channels-last; see work_lnet_parse_layout */
+	char sample_unit[16]; /* unit = "images": what one sample is (layer lists;
+			       * "" = "samples"), for per-sample throughput and price */
+	bool lnet_nchw;	      /* memory_format = "nchw": activations channels-first (PyTorch's
+			       * default), not channels-last; see work_lnet_parse_layout */
 };
 
 /* Name of a key ("ffn_hidden") and of enum values ("swiglu"). */
