@@ -172,6 +172,14 @@ double work_layer_flops_per_token(const struct ts_model *m, int64_t seq_len);
  * [+ 2·h·h BERT MLM transform]). For GPT models this equals the per-token
  * form of Korthikanti et al. 2022's 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)). */
 double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len);
+/* The attention-core part of work_model_flops_per_token: 3 x layers x
+ * 4·s·q (QK^T and AV, forward and backward), FLOPs per token; 0 for
+ * layer-list models. A causal mask lets a kernel skip half of it: trainsim's
+ * model FLOPs (result key model_flops_per_iteration, mfu) count half of
+ * this when the attention is causal, as FlashAttention's benchmarks count
+ * causal FLOPs (flash-attention benchmarks/benchmark_flash_attention.py:
+ * 4·b·s²·h·d / 2 when causal); mfu_palm counts it in full. */
+double work_attn_flops_per_token(const struct ts_model *m, int64_t seq_len);
 
 /* Bytes of one activation element at compute precision `d` (fp8 keeps
  * activations in bf16, tf32 in fp32). */
