@@ -56,7 +56,8 @@ enum work_recompute {
  * FLOPs are matmul FLOPs only (2 per multiply-add), as the standard model
  * FLOPs count them: element-wise ops carry 0 FLOPs and are timed by bytes.
  * fwd_flops of attention is the full 4·s·(heads·head_dim) per token even
- * when causal; the compute model executes half with flash. */
+ * when causal; with flash the compute model executes the blocks on and below
+ * the diagonal (work_flash_causal_fraction, about half). */
 struct work_op {
 	char name[24]; /* "qkv", "attn", "fc1", ... */
 	enum work_op_kind kind;
@@ -72,7 +73,7 @@ struct work_op {
 	double selective_bytes; /* the part of saved_bytes that selective recompute drops */
 	uint32_t kernels;	/* kernel launches forward */
 	uint32_t bwd_kernels;	/* kernel launches backward (dgrad + wgrad) */
-	bool causal;		/* attention with a causal mask (flash executes half the FLOPs) */
+	bool causal;		/* attention with a causal mask (flash executes about half) */
 	/* Megatron tensor-parallel collectives (all-reduce, or with sequence
 	 * parallelism reduce-scatter / all-gather) after this op's forward and
 	 * after its input gradient: the row-parallel GEMMs' forward (proj,
