@@ -3,6 +3,7 @@
  * parameter count, tensor-parallel splits, and bad shapes.
  * SPDX-License-Identifier: MIT */
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,33 @@ START_TEST(flops_bert_large)
 	struct ts_model m = tu_model("bert-large");
 	ck_assert(work_layer_flops_per_token(&m, 512) == 27262976.0);
 	ck_assert(work_model_flops_per_token(&m, 512) == 2156752896.0);
+	/* the attention core alone: 3 x 24 x 4·512·1024 = 150,994,944 per token */
+	ck_assert(work_attn_flops_per_token(&m, 512) == 150994944.0);
+}
+END_TEST
+
+/* The attention core a causal mask halves, by hand: GPT-3 1.3B at 2,048
+ * tokens, 3 x 24 layers x 4·2048·2048 = 1,207,959,552 FLOPs per token of
+ * work_model_flops_per_token's 3 x (24 x 117,440,512 + 205,852,672) =
+ * 9,073,274,880; causal, the kernels' count is 9,073,274,880 - 603,979,776
+ * = 8,469,295,104. At 32,768 tokens the attention is 3 x 24 x
+ * 4·32768·2048 = 19,327,352,832 of 27,192,668,160 (71 %): counted in full
+ * it overstates a causal model's FLOPs by 1.5513x. Layer-list models have
+ * none. */
+START_TEST(flops_attention_core)
+{
+	struct ts_model m = tu_model("gpt3-1.3b");
+	ck_assert(work_attn_flops_per_token(&m, 2048) == 1207959552.0);
+	ck_assert(work_model_flops_per_token(&m, 2048) == 9073274880.0);
+	double causal =
+	    work_model_flops_per_token(&m, 2048) - 0.5 * work_attn_flops_per_token(&m, 2048);
+	ck_assert(causal == 8469295104.0);
+	ck_assert(work_attn_flops_per_token(&m, 32768) == 19327352832.0);
+	double full = work_model_flops_per_token(&m, 32768);
+	ck_assert(full == 27192668160.0);
+	ck_assert(fabs(full / (full - 0.5 * 19327352832.0) - 1.5513) < 1e-4);
+	struct ts_model r = tu_model("resnet50");
+	ck_assert(work_attn_flops_per_token(&r, 224) == 0.0);
 }
 END_TEST
 
@@ -501,6 +529,7 @@ static Suite *suite(void)
 	tcase_add_test(t, flops_gpt3_korthikanti);
 	tcase_add_test(t, flops_llama2_70b);
 	tcase_add_test(t, flops_bert_large);
+	tcase_add_test(t, flops_attention_core);
 	tcase_add_loop_test(t, layer_ops_sum_to_model_flops, 0,
 			    (int)(sizeof split_cases / sizeof split_cases[0]));
 	tcase_add_test(t, params_add_up);

@@ -20,7 +20,7 @@ static const char *const stable_keys[] = {
     "optimizer_s", "other_s", "time_to_train_s", "gpu_hours", "energy_kwh", "cost_usd",
     /* beyond the DESIGN.md minimum */
     "name", "gpus", "hardware_flops_per_iteration", "memory_breakdown", "steps", "bottleneck",
-    "not_modelled"};
+    "not_modelled", "mfu_palm"};
 
 static struct ts_result sample(void)
 {
@@ -35,6 +35,7 @@ static struct ts_result sample(void)
 	r.hardware_flops_per_iteration = 2.5e16;
 	r.tflops_per_gpu = 1250.0;
 	r.mfu = 0.45;
+	r.mfu_palm = 0.45;
 	r.hfu = 0.55;
 	r.mem.weights = 14.0 * 1073741824.0;
 	r.mem.gradients = 14.0 * 1073741824.0;
@@ -253,6 +254,15 @@ START_TEST(text_report)
 	ck_assert_ptr_nonnull(strstr(s, "iteration                 2 s  100.0 %\n"));
 	ck_assert_ptr_null(strstr(s, "unattributed"));
 	ck_assert_ptr_nonnull(strstr(s, "MFU             45.0 %\n"));
+	free(s);
+	/* a causal model: both conventions, trainsim's first */
+	r.mfu_palm = 0.52;
+	s = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(strstr(s, "MFU             45.0 % (causal attention at half; 52.0 % "
+					"counted in full, as PaLM and Megatron do)\n"));
+	r.mfu_palm = 0.45;
+	free(s);
+	s = capture_r(report_result_text, &r);
 	ck_assert_ptr_nonnull(strstr(s, "256 samples/s, 1.049 M tokens/s"));
 	ck_assert_ptr_nonnull(strstr(s, "Whole run"));
 	ck_assert_ptr_nonnull(strstr(s, "33.3 min"));

@@ -27,7 +27,14 @@
  * phase-1 throughput on the same GPUs, while every per-token cost grows
  * with the sequence (attention is 4x); trainsim predicts 44-46 % too few
  * sequences/s (34-36 % before tc_sustain slowed tensor-core work by a
- * fifth). Not explained yet (see the validation report). */
+ * fifth). Fused attention does not explain it: the TF32 rows cannot use
+ * NVIDIA's fused multi-head attention (fp16 only), and the fp16 row
+ * (DLE-BERT-021) run with flash attention in place of the unfused one
+ * still comes out at 1,104 of 1,648 sequences/s (-33 %); the GEMMs alone
+ * give no more tokens/s at 512 than at 128. Only less work per sequence
+ * (unpadding, or the MLM head on the masked positions alone) could; the
+ * 21.11 scripts' settings are not in the source (sim/README.md,
+ * Validation). */
 #define BERT_SEQ512_LO (-0.50)
 #define BERT_SEQ512_HI (-0.38)
 

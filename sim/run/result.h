@@ -49,20 +49,25 @@ struct ts_result {
 	double iteration_time_s;	     /* mean over steady iterations (warm-up excluded), s */
 	double samples_per_s;		     /* whole job */
 	double tokens_per_s;		     /* whole job */
-	double model_flops_per_iteration;    /* from the dimensions, no recompute, FLOP */
-	double hardware_flops_per_iteration; /* with recompute, FLOP */
+	double model_flops_per_iteration;    /* from the dimensions, no recompute, causal
+					      * attention at half (as the kernels skip the
+					      * masked half), FLOP */
+	double hardware_flops_per_iteration; /* with recompute, same count, FLOP */
 	double tflops_per_gpu;		     /* model FLOPs / iteration time / GPUs / 1e12 */
 	double mfu;			     /* fraction 0-1 of dense bf16/fp16 peak */
-	double hfu;			     /* same, counting recomputed FLOPs */
-	double memory_per_gpu_bytes;	     /* peak of the worst rank, reserve included */
-	double memory_capacity_bytes;	     /* usable bytes of that GPU */
-	bool fits;			     /* memory_per_gpu_bytes <= memory_capacity_bytes */
-	char memory_verdict[16];	     /* "fits", "tight" (within memory_error of
-					      * capacity, either side) or "does not fit" */
-	double memory_headroom_gib;	     /* capacity - need, GiB (negative: short by) */
-	double memory_error;		     /* the memory model's stated error, fraction of need */
-	char memory_largest_term[16];	     /* the largest term of memory_breakdown */
-	struct ts_mem_breakdown mem;	     /* the peak, by kind */
+	double mfu_palm;	      /* same with attention counted in full, causal or not (PaLM,
+				       * Chowdhery et al. 2022, app. B; Megatron, Korthikanti et al.
+				       * 2022): equal to mfu without a causal mask, fraction 0-1 */
+	double hfu;		      /* same, counting recomputed FLOPs */
+	double memory_per_gpu_bytes;  /* peak of the worst rank, reserve included */
+	double memory_capacity_bytes; /* usable bytes of that GPU */
+	bool fits;		      /* memory_per_gpu_bytes <= memory_capacity_bytes */
+	char memory_verdict[16];      /* "fits", "tight" (within memory_error of
+				       * capacity, either side) or "does not fit" */
+	double memory_headroom_gib;   /* capacity - need, GiB (negative: short by) */
+	double memory_error;	      /* the memory model's stated error, fraction of need */
+	char memory_largest_term[16]; /* the largest term of memory_breakdown */
+	struct ts_mem_breakdown mem;  /* the peak, by kind */
 	/* critical-path attribution on the rank that finishes last; the seven
 	 * sum exactly to iteration_time_s */
 	double compute_s, recompute_s, exposed_comm_s, bubble_s, data_stall_s, optimizer_s, other_s;

@@ -481,14 +481,23 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	double tokens = (double)tr->global_batch * (double)tr->seq_len * batch_share;
 	out->samples_per_s = (double)tr->global_batch * batch_share / T;
 	out->tokens_per_s = tokens / T;
-	out->model_flops_per_iteration =
-	    work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
+	/* model FLOPs with attention in full (PaLM, Megatron), and as the
+	 * kernels count them: a causal mask halves the attention core */
+	double palm_flops = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
+	double attn = work_attn_flops_per_token(&sc->model, tr->seq_len) * tokens;
+	double masked = p->shape.causal ? 0.5 : 0.0;
+	out->model_flops_per_iteration = palm_flops - masked * attn;
 	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
-	 * per rank and micro-batch) over every layer and micro-batch of the job */
+	 * per rank and micro-batch) over every layer and micro-batch of the job,
+	 * a rerun attention core (a third of attn) counted as the model FLOPs */
 	double recompute_flops = p->costs.layer_recompute_flops[p->recompute] *
 				 (double)sc->model.layers * tokens /
 				 ((double)tr->micro_batch * (double)tr->seq_len) *
 				 (double)p->shape.tp * (double)(p->shape.cp > 1 ? p->shape.cp : 1);
+	bool attn_rerun = p->recompute == WORK_RECOMPUTE_FULL ||
+			  (p->recompute == WORK_RECOMPUTE_SELECTIVE && recompute_flops > 0.0);
+	if (attn_rerun)
+		recompute_flops -= masked * attn / 3.0;
 	/* layer lists: the checkpointed blocks' forward, per micro-batch of a rank */
 	recompute_flops += p->recompute_flops_mb * (double)tr->global_batch * batch_share /
 			   (double)tr->micro_batch;
@@ -497,6 +506,7 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 							: p->gpu->peak_flops[TS_FP16];
 	out->tflops_per_gpu = out->model_flops_per_iteration / T / sc->gpus / 1e12;
 	out->mfu = out->model_flops_per_iteration / (T * sc->gpus * peak);
+	out->mfu_palm = palm_flops / (T * sc->gpus * peak);
 	out->hfu = out->hardware_flops_per_iteration / (T * sc->gpus * peak);
 	out->other_s = T - (out->compute_s + out->recompute_s + out->exposed_comm_s +
 			    out->bubble_s + out->data_stall_s + out->optimizer_s);

@@ -840,8 +840,8 @@ static const enum val_source fit_sources[] = {VAL_VTRAIN, VAL_MEG24, VAL_MPT, VA
  * work_calib_field order: wide enough to hold every physically sensible
  * value, narrow enough that the simplex cannot wander into nonsense. */
 static const double fit_lo[WORK_CALIB_COUNT] = {0.0, 16.0, 16.0, 0.05, 0.3, 0.0, 0.3, 0.0};
-static const double fit_hi[WORK_CALIB_COUNT] = {2048.0, 512.0, 512.0, 1.0, 1.0, 500e-6, 1.0, 1.0};
-static const double fit_step[WORK_CALIB_COUNT] = {64.0, 64.0, 64.0, 0.1, 0.05, 10e-6, 0.05, 0.05};
+static const double fit_hi[WORK_CALIB_COUNT] = {8.0, 512.0, 512.0, 1.0, 1.0, 500e-6, 1.0, 1.0};
+static const double fit_step[WORK_CALIB_COUNT] = {0.4, 64.0, 64.0, 0.1, 0.05, 10e-6, 0.05, 0.05};
 
 /* The start scan over tc_sustain (the others at the start values), then at
  * most FIT_ITERS simplex iterations: each evaluation simulates 156 rows,
@@ -949,8 +949,8 @@ static int fit_run(struct fit_ctx *f, double start_m, struct work_calib *best, d
 		rc = ts_error_set(f->err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
-	/* one normalising step per constant: 64 elements of K0, 10 us of
-	 * launch_s, 0.05 of tc_sustain */
+	/* one normalising step per constant: 0.4 of gemm_k0 (about 60 elements
+	 * of K0 on an A100), 10 us of launch_s, 0.05 of tc_sustain */
 	gsl_vector_set_all(step, 1.0);
 	gsl_error_handler_t *old = gsl_set_error_handler_off();
 	int status = gsl_multimin_fminimizer_set(m, &fn, x, step);

@@ -10,12 +10,14 @@
  *   kernels sustain back to back in a training step (tc_sustain: clocks
  *   drop at the power limit, real shapes miss the best one), reduced by wave
  *   quantisation (the last wave of output tiles leaves SMs idle) and by a
- *   fixed per-tile cost worth K0 elements of reduction (pipeline fill and
- *   epilogue), which makes short-K GEMMs slow. Thin GEMMs are held to the
- *   roofline: never faster than their bytes at achievable HBM bandwidth.
+ *   fixed per-tile cost worth K0 elements of reduction, which makes short-K
+ *   GEMMs slow: the exposed part (gemm_k0) of writing the tile's outputs at
+ *   HBM bandwidth, so K0 follows the GPU's FLOP per byte (work_gemm_k0).
+ *   Thin GEMMs are held to the roofline: never faster than their bytes at
+ *   achievable HBM bandwidth.
  * - Flash attention runs at a fixed fraction of the peak (times tc_sustain,
- *   as GEMMs), executing half its FLOPs when causal (FlashAttention-2 skips
- *   fully masked blocks).
+ *   as GEMMs); causal, it skips the key blocks above the diagonal and
+ *   computes the diagonal ones in full (work_flash_causal_fraction).
  * - Everything else streams bytes at achievable HBM bandwidth.
  * Nothing here knows about launches, streams or communication: a kernel's
  * time is its device time, and the host model adds launch costs.
@@ -77,13 +79,13 @@ double *work_calib_field(struct work_calib *c, size_t i)
 struct work_calib work_calib_defaults(void)
 {
 	struct work_calib c = {
-	    .gemm_k0 = 119.1,
+	    .gemm_k0 = 0.4714,
 	    .tile_m = 128.0,
 	    .tile_n = 128.0,
 	    .flash_eff = 0.60,
 	    .hbm_eff = 0.88,
-	    .launch_s = 73.88e-6,
-	    .tc_sustain = 0.8052,
+	    .launch_s = 73.59e-6,
+	    .tc_sustain = 0.7932,
 	    .comm_compute_slowdown = 0.12,
 	};
 	return c;
@@ -208,9 +210,32 @@ double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
 	double sms = (double)g->sms;
 	double tiles = ceil(m / c->tile_m) * ceil(n / c->tile_n) * ceil(batch);
 	double waves = ceil(tiles / sms);
-	double eta =
-	    c->tc_sustain * g->mamf_eff[d] * (tiles / (waves * sms)) * (k / (k + c->gemm_k0));
+	double k0 = work_gemm_k0(g, d, c);
+	double eta = c->tc_sustain * g->mamf_eff[d] * (tiles / (waves * sms)) * (k / (k + k0));
 	return eta > 1.0 ? 1.0 : eta;
+}
+
+double work_gemm_k0(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c)
+{
+	if ((unsigned)d >= TS_DTYPE_COUNT_)
+		return 0.0;
+	double bw = work_hbm_Bps(g, c);
+	if (!(bw > 0.0))
+		return 0.0;
+	/* a tile's main loop does 2·tm·tn FLOPs per element of K at the
+	 * matmul rate; writing its tm·tn outputs of e bytes at the tile's
+	 * share of HBM bandwidth takes as long as e·rate/(2·bw) elements of
+	 * K (the SM count and the tile size cancel) */
+	double rate = g->peak_flops[d] * g->mamf_eff[d];
+	return c->gemm_k0 * work_act_bytes(d) * rate / (2.0 * bw);
+}
+
+double work_flash_causal_fraction(double seq_k)
+{
+	if (!(seq_k > 0.0))
+		return 0.5;
+	double nb = ceil(seq_k / WORK_FLASH_BLOCK);
+	return (nb + 1.0) / (2.0 * nb);
 }
 
 double work_gemm_eff(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
@@ -297,7 +322,7 @@ double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
 		double peak = g->peak_flops[da] * eff * c->tc_sustain;
 		if (!(peak > 0.0))
 			return HUGE_VAL;
-		return (op->causal ? 0.5 : 1.0) * flops / peak;
+		return (op->causal ? work_flash_causal_fraction(op->n) : 1.0) * flops / peak;
 	}
 	case WORK_MEMBOUND:
 	case WORK_EMBED:

@@ -18,7 +18,8 @@
  * their sources and the rows they were fitted on live in
  * configs/calibration/compute.cfg; work_calib_defaults holds the same values. */
 struct work_calib {
-	double gemm_k0;	   /* K0 of the K/(K + K0) factor, elements of the reduction */
+	double gemm_k0;	   /* exposed part of a GEMM tile's output write at HBM bandwidth,
+			    * a fraction (work_gemm_k0 turns it into K0, elements) */
 	double tile_m;	   /* GEMM output tile rows (along M), elements */
 	double tile_n;	   /* GEMM output tile columns (along N), elements */
 	double flash_eff;  /* flash attention: fraction of the dtype's dense peak, 0..1 */
@@ -56,7 +57,7 @@ int work_calib_load(const char *root, struct work_calib *out, struct ts_error *e
 /* Fraction of the dense peak of dtype d that a GEMM of M x N (reduction K)
  * reaches (DESIGN.md, "Models of the hardware and the work"):
  *   eta = tc_sustain · mamf_eff[d] · tiles/(ceil(tiles/SMs)·SMs) · K/(K + K0),
- *   tiles = ceil(M/tile_m) · ceil(N/tile_n).
+ *   tiles = ceil(M/tile_m) · ceil(N/tile_n), K0 = work_gemm_k0(g, d, c).
  * mamf_eff is the maximum achievable matmul fraction of the catalog, the
  * best iteration of a short benchmark; tc_sustain is the part of it that
  * kernels keep up back to back in a training step. Returns
@@ -68,6 +69,37 @@ double work_gemm_eff(const struct hw_gpu_type *g, enum ts_dtype d, const struct 
 double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
 			     const struct work_calib *c, double m, double n, double k,
 			     double batch);
+
+/* K0 of the K/(K + K0) factor of work_gemm_eff on g at precision d, in
+ * elements of the reduction: the time a tile takes to write its outputs
+ * (e bytes each, e = work_act_bytes(d)) at the tile's share of achievable
+ * HBM bandwidth, as a count of main-loop steps at the GPU's best matmul
+ * rate, times the calibration's gemm_k0 (the part of that write not hidden
+ * behind other tiles' math, a fraction):
+ *   K0 = gemm_k0 · e · peak[d] · mamf_eff[d] / (2 · hbm_Bps · hbm_eff).
+ * The SM count and the tile size cancel. So K0 grows with the GPU's machine
+ * balance (FLOP per byte): about 150 · gemm_k0 on A100 bf16, 270 · gemm_k0
+ * on H100 SXM, where tensor cores doubled per SM and per clock and HBM did
+ * not keep pace (NVIDIA, "GPU Performance Background User's Guide",
+ * docs.nvidia.com/deeplearning/performance, "Understanding Performance":
+ * arithmetic intensity against ops:byte ratio). 0 when g lacks bandwidth. */
+double work_gemm_k0(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c);
+
+/* Query (forward) or key (backward) rows of one flash-attention thread
+ * block: kBlockM = 128 for head dims up to 128 on A100 and H100
+ * (flash-attention csrc/flash_attn/src/flash_fwd_launch_template.h,
+ * run_mha_fwd_hdim64/128: Flash_fwd_kernel_traits<d, 128, ...>). */
+#define WORK_FLASH_BLOCK 128.0
+
+/* Fraction of the non-causal work a causal flash-attention kernel does on
+ * seq_k keys: it skips the key blocks wholly above the diagonal and computes
+ * the diagonal blocks in full with a mask (Dao 2023, FlashAttention-2,
+ * https://arxiv.org/abs/2307.08691, section 3.1.1 "Causal masking"), so of
+ * nb x nb blocks (nb = ceil(seq_k / WORK_FLASH_BLOCK)) it computes
+ * nb(nb + 1)/2: (nb + 1)/(2 nb), 0.625 at 512 keys, 0.516 at 4,096, tending
+ * to 1/2. With context parallelism the queries of a rank meet all seq_k keys
+ * and the same count holds. 0.5 for a non-positive seq_k. */
+double work_flash_causal_fraction(double seq_k);
 
 /* Achievable HBM bandwidth of g, bytes/s: hbm_Bps x (the GPU's hbm_eff, or
  * the calibration's when the GPU gives none). */
@@ -83,8 +115,8 @@ double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
  *   never faster than its operands at achievable HBM bandwidth, plus its
  *   element-wise bytes at HBM bandwidth; all of the FLOPs even when causal
  *   (the unfused path masks, it does not skip);
- * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff · tc_sustain), half of them
- *   when causal;
+ * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff · tc_sustain), times
+ *   work_flash_causal_fraction when causal;
  *   flash_eff is the GPU's catalog value when it gives one (it differs by
  *   generation: FlashAttention-2 reaches 50-73 % of A100 but 35 % of H100),
  *   else the calibration's;

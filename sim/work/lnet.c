@@ -876,7 +876,7 @@ static double split_k_wgrad_s(const struct hw_gpu_type *g, enum ts_dtype d,
 			      const struct work_calib *c, const struct work_op *op)
 {
 	double tiles = ceil(op->k / c->tile_m) * ceil(op->n / c->tile_n);
-	double S = fmin(ceil((double)g->sms / tiles), floor(op->m / (4.0 * c->gemm_k0)));
+	double S = fmin(ceil((double)g->sms / tiles), floor(op->m / (4.0 * work_gemm_k0(g, d, c))));
 	if (!(S > 1.0) || !(op->wgrad_flops > 0.0))
 		return INFINITY;
 	double eff = work_gemm_eff_batched(g, d, c, op->k, op->n, op->m / S, S);
@@ -908,11 +908,8 @@ int work_lnet_ops(const struct ts_model *m, int64_t micro_batch, int64_t dp, enu
 	/* fp32 GEMMs run on the CUDA cores: the tensor-core factors of the
 	 * calibration do not apply (see lnet.h) */
 	struct work_calib cc = *c;
-	if (d == TS_FP32) {
+	if (d == TS_FP32) /* K0 follows the CUDA cores' rate (work_gemm_k0) */
 		cc.tc_sustain = 1.0;
-		if (g->peak_flops[TS_FP16] > 0.0)
-			cc.gemm_k0 = c->gemm_k0 * g->peak_flops[TS_FP32] / g->peak_flops[TS_FP16];
-	}
 	double hbm = work_hbm_Bps(g, c);
 	for (size_t i = 0; i < w.n; i++) {
 		struct work_op_cost *oc = &w.ops[i].c;

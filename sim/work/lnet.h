@@ -98,8 +98,8 @@ struct work_lnet_op {
  * implicit GEMMs, M = batch·H_out·W_out, N = C_out, K = C_in·k², timed with
  * work_gemm_eff; fp32 runs on the CUDA cores (the catalog's fp32 peak is
  * the non-tensor one), where the tensor-core factors do not apply: no
- * tc_sustain, and gemm_k0 (a fixed cost per output tile, in elements of
- * reduction at the tensor-core rate) scaled by peak[fp32] / peak[fp16].
+ * tc_sustain, and K0 (work_gemm_k0) at the CUDA cores' rate and 4-byte
+ * outputs.
  * With m->lnet_nchw, a convolution at a tensor-core precision also reads
  * and writes its two activation operands once more in each phase
  * (forward: input in, output back; dgrad: dY in, dX back; wgrad: X and dY

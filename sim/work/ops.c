@@ -191,6 +191,14 @@ double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
 	return 3.0 * fwd;
 }
 
+double work_attn_flops_per_token(const struct ts_model *m, int64_t seq_len)
+{
+	if (m->family == TS_FAMILY_LAYERS)
+		return 0.0;
+	double q = (double)m->heads * (double)m->head_dim;
+	return 3.0 * (double)m->layers * 4.0 * (double)seq_len * q;
+}
+
 /* ------------------------------------------------------------ checking */
 
 static int dims_init(const struct ts_model *m, const struct work_shape *s, struct dims *g,

@@ -57,7 +57,8 @@ enum work_recompute {
  * FLOPs are matmul FLOPs only (2 per multiply-add), as the standard model
  * FLOPs count them: element-wise ops carry 0 FLOPs and are timed by bytes.
  * fwd_flops of attention is the full 4·s·(heads·head_dim) per token even
- * when causal; the compute model executes half with flash. */
+ * when causal; with flash the compute model executes the blocks on and below
+ * the diagonal (work_flash_causal_fraction, about half). */
 struct work_op {
 	char name[24]; /* "qkv", "attn", "fc1", ... */
 	enum work_op_kind kind;
@@ -73,7 +74,7 @@ struct work_op {
 	double selective_bytes; /* the part of saved_bytes that selective recompute drops */
 	uint32_t kernels;	/* kernel launches forward */
 	uint32_t bwd_kernels;	/* kernel launches backward (dgrad + wgrad) */
-	bool causal;		/* attention with a causal mask (flash executes half the FLOPs) */
+	bool causal;		/* attention with a causal mask (flash executes about half) */
 	/* Megatron tensor-parallel collectives (all-reduce, or with sequence
 	 * parallelism reduce-scatter / all-gather) after this op's forward and
 	 * after its input gradient: the row-parallel GEMMs' forward (proj,
@@ -204,6 +205,14 @@ double work_mtp_flops_per_token(const struct ts_model *m, int64_t seq_len);
  * this equals the per-token form of Korthikanti et al. 2022's
  * 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)). */
 double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len);
+/* The attention-core part of work_model_flops_per_token: 3 x layers x
+ * 4·s·q (QK^T and AV, forward and backward), FLOPs per token; 0 for
+ * layer-list models. A causal mask lets a kernel skip half of it: trainsim's
+ * model FLOPs (result key model_flops_per_iteration, mfu) count half of
+ * this when the attention is causal, as FlashAttention's benchmarks count
+ * causal FLOPs (flash-attention benchmarks/benchmark_flash_attention.py:
+ * 4·b·s²·h·d / 2 when causal); mfu_palm counts it in full. */
+double work_attn_flops_per_token(const struct ts_model *m, int64_t seq_len);
 
 /* Bytes of one activation element at compute precision `d` (fp8 keeps
  * activations in bf16, tf32 in fp32). */
