@@ -1541,6 +1541,12 @@ bool hw_cluster_collnet(const struct hw_cluster *c)
 	       c->fab.topo != HW_TOPO_TORUS3D;
 }
 
+double hw_cluster_flow_cap(const struct hw_cluster *c, uint32_t *sockets)
+{
+	*sockets = c->fab.sockets ? c->fab.sockets : 1;
+	return c->nodes > 1 ? c->fab.flow_cap : 0.0;
+}
+
 const char *hw_cluster_topology(const struct hw_cluster *c)
 {
 	static const char *const names[HW_TOPO_COUNT_] = {"none", "switch",  "fat-tree",
