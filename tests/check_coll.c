@@ -702,6 +702,59 @@ START_TEST(tcp_step_latency)
 }
 END_TEST
 
+/* Without GPU peer-to-peer NCCL copies through host memory (its SHM
+ * transport): the sender writes each byte into the socket's memory and the
+ * receiver reads it out, two passes per byte of every ring edge. One EPYC
+ * 7763 socket (8 x DDR4-3200, 204.8 GB/s, 0.77 of it for copies: 157.7
+ * GB/s) with GPUs on its own PCIe 4 x16 root ports: with peer-to-peer the
+ * ring runs at 0.89 x 31.5 = 28.0 GB/s per edge either way; without it, 2
+ * GPUs put 2 edges x 2 passes x 28.0 = 112 GB/s on the memory, below its
+ * 157.7, and still run at 28.0, but 8 GPUs need 8 x 2 x busbw <= 157.7:
+ * busbw = 9.856 GB/s. A socket without memory_bandwidth takes the
+ * host-memory type's 204.8 GB/s. (Before, the bounce through the cpu cost
+ * nothing on one root complex: 28.0 GB/s either way.) */
+START_TEST(shm_through_host_memory)
+{
+	const char *text = "cluster = { name = \"one-root\"; nodes = 1; node = {\n"
+			   "  p2p = %s;\n"
+			   "  devices = ( { name = \"gpu\"; kind = \"gpu\"; type = \"RTX-4090\"; "
+			   "count = 8; },\n"
+			   "    { name = \"cpu\"; kind = \"cpu\"; %s } );\n"
+			   "  links = ( { a = \"gpu\"; b = \"cpu\"; type = \"pcie4-x16\"; } ); };\n"
+			   "  fabric = { topology = \"none\"; }; };\n";
+	static const struct {
+		const char *p2p, *mem;
+		uint32_t n;
+		double busbw;
+	} cases[] = {
+	    {"true", "memory_bandwidth = \"204.8 GB/s\";", 8, 0.89 * 31.5e9},
+	    {"false", "memory_bandwidth = \"204.8 GB/s\";", 2, 0.89 * 31.5e9},
+	    {"false", "memory_bandwidth = \"204.8 GB/s\";", 8, 204.8e9 * 0.77 / 16.0},
+	    {"false", "", 8, 204.8e9 * 0.77 / 16.0},
+	};
+	double bytes = 1073741824.0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char file[1024], path[256];
+		snprintf(file, sizeof file, text, cases[i].p2p, cases[i].mem);
+		tu_tmpfile("oneroot", file, path, sizeof path);
+		char cfg[300];
+		snprintf(cfg, sizeof cfg, "%s.cfg", path);
+		ck_assert_int_eq(rename(path, cfg), 0);
+		for (int mode = 0; mode < 2; mode++) {
+			double t = time_one(cfg, 1, 0, mode ? NET_FULL : NET_CLASS, COLL_ALL_REDUCE,
+					    cases[i].n, bytes, COLL_PROTO_SIMPLE, NULL);
+			double bus = bytes / t * coll_bus_factor(COLL_ALL_REDUCE, cases[i].n);
+			printf("one root, p2p %s, %s %u GPUs: busbw %.3f GB/s, hand %.3f\n",
+			       cases[i].p2p, cases[i].mem, cases[i].n, bus / 1e9,
+			       cases[i].busbw / 1e9);
+			ck_assert_msg(tu_relerr(bus, cases[i].busbw) < 2e-3, "%g vs %g", bus,
+				      cases[i].busbw);
+		}
+		unlink(cfg);
+	}
+}
+END_TEST
+
 /* Forced algorithms that cannot run say why. */
 START_TEST(forced_algo_errors)
 {
@@ -977,6 +1030,7 @@ int main(void)
 	tcase_add_test(tc, forced_algo_errors);
 	tcase_add_test(tc, socket_flow_cap_closed_form);
 	tcase_add_test(tc, tcp_step_latency);
+	tcase_add_test(tc, shm_through_host_memory);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
 	tcase_add_test(tc, pxn_two_sockets);
