@@ -401,8 +401,13 @@ static int64_t queue_held(const struct sim *s, uint32_t it)
 /* Whether s's iteration period has settled; *last_s and *prev_s receive the
  * two means compared, s. Fewer than three iterations compare nothing. With
  * an input pipeline, the batches it holds ready must also be the same at
- * both ends of the compared periods: while its prefetch queue fills (or
- * drains) the period can stay flat for many iterations and then change. */
+ * both ends of the last k periods: while its prefetch queue fills (or
+ * drains) the period can stay flat for many iterations and then change.
+ * A queue that fills by less than a batch in k iterations passes for full;
+ * where that slow filling competes with training for a link, the period
+ * it changes can be missed. A queue that fills slowly beside work it does
+ * not touch (the loader a little faster than the GPU) leaves the period as
+ * it is, and so settles at once. */
 static bool period_settled(const struct sim *s, double *last_s, double *prev_s)
 {
 	const struct pipe_built *pb = &s->pbuilt;
@@ -416,7 +421,7 @@ static bool period_settled(const struct sim *s, double *last_s, double *prev_s)
 	ts_time e0 = graph_rec(s->g, pb->iter_end[ni - 1 - 2 * k])->end;
 	*last_s = ts_time_to_s(e2 - e1) / (double)k;
 	*prev_s = ts_time_to_s(e1 - e0) / (double)k;
-	if (pb->loaded && queue_held(s, ni - 1) != queue_held(s, ni - 1 - 2 * k))
+	if (pb->loaded && queue_held(s, ni - 1) != queue_held(s, ni - 1 - k))
 		return false;
 	return fabs(*last_s - *prev_s) <= RUN_SETTLE_TOL * *last_s;
 }
