@@ -755,6 +755,53 @@ START_TEST(shm_through_host_memory)
 }
 END_TEST
 
+/* Consumer NVLink bridges: a TU102 pair (RTX 2080 Ti, TITAN RTX) has 2
+ * NVLink2 links, 50 GB/s per direction, a GA102 pair (RTX 3090, A6000) four
+ * x4 NVLink3 links, 56.25 GB/s; at NVLink's 0.72 two ranks reach 36.0 and
+ * 40.5 GB/s busbw (= algbw). NCCL_P2P_DISABLE (p2p = false) leaves the
+ * bridge for host memory over each GPU's PCIe: 0.89 x 15.75 = 14.0 GB/s
+ * on PCIe 3 (the TU102 cards), 0.89 x 31.5 = 28.0 on PCIe 4, both under
+ * the memory's 157.7 / (2 edges x 2 passes) = 39.4 GB/s. Field report 20
+ * (GPT-2 on 2 TITAN RTX: 101 s with NVLink, 131 s without) lost its
+ * bridge the same way. */
+START_TEST(consumer_nvlink_bridges)
+{
+	static const struct {
+		const char *gpu, *bridge, *pcie, *p2p;
+		double busbw;
+	} pairs[] = {
+	    {"RTX-2080-Ti", "nvlink-bridge-tu102", "pcie3-x16", "true", 50e9 * 0.72},
+	    {"RTX-3090", "nvlink-bridge-ga102", "pcie4-x16", "true", 56.25e9 * 0.72},
+	    {"RTX-2080-Ti", "nvlink-bridge-tu102", "pcie3-x16", "false", 15.75e9 * 0.89},
+	    {"RTX-3090", "nvlink-bridge-ga102", "pcie4-x16", "false", 31.5e9 * 0.89},
+	};
+	double bytes = 1073741824.0;
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		char file[1024], path[256], cfg[300];
+		snprintf(
+		    file, sizeof file,
+		    "cluster = { name = \"pair\"; nodes = 1; node = { p2p = %s;\n"
+		    "  devices = ( { name = \"gpu\"; kind = \"gpu\"; type = \"%s\"; count = 2; "
+		    "},\n    { name = \"cpu\"; kind = \"cpu\"; } );\n"
+		    "  links = ( { a = \"gpu[0]\"; b = \"gpu[1]\"; type = \"%s\"; },\n"
+		    "    { a = \"gpu\"; b = \"cpu\"; type = \"%s\"; } ); };\n"
+		    "  fabric = { topology = \"none\"; }; };\n",
+		    pairs[i].p2p, pairs[i].gpu, pairs[i].bridge, pairs[i].pcie);
+		tu_tmpfile("pair", file, path, sizeof path);
+		snprintf(cfg, sizeof cfg, "%s.cfg", path);
+		ck_assert_int_eq(rename(path, cfg), 0);
+		double t = time_one(cfg, 1, 0, NET_FULL, COLL_ALL_REDUCE, 2, bytes,
+				    COLL_PROTO_SIMPLE, NULL);
+		double bus = bytes / t;
+		printf("%s pair, %s, p2p %s: busbw %.2f GB/s, hand %.2f\n", pairs[i].gpu,
+		       pairs[i].bridge, pairs[i].p2p, bus / 1e9, pairs[i].busbw / 1e9);
+		ck_assert_msg(tu_relerr(bus, pairs[i].busbw) < 1e-3, "%g vs %g", bus,
+			      pairs[i].busbw);
+		unlink(cfg);
+	}
+}
+END_TEST
+
 /* Forced algorithms that cannot run say why. */
 START_TEST(forced_algo_errors)
 {
@@ -1031,6 +1078,7 @@ int main(void)
 	tcase_add_test(tc, socket_flow_cap_closed_form);
 	tcase_add_test(tc, tcp_step_latency);
 	tcase_add_test(tc, shm_through_host_memory);
+	tcase_add_test(tc, consumer_nvlink_bridges);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
 	tcase_add_test(tc, pxn_two_sockets);
