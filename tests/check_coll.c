@@ -659,12 +659,12 @@ START_TEST(socket_flow_cap_closed_form)
 END_TEST
 
 /* A ring step between nodes over TCP costs the route's catalog latency where
- * it exceeds NCCL's table: on the Azure VMs (field report 11) the route
- * GPU -> cpu -> NIC -> switch -> NIC -> cpu -> GPU is 4 PCIe 3 hops of
- * 0.5 us and 2 Ethernet hops of 25 us = 52 us, against NCCL's 2.7 us for
- * LL. 8 ranks on 2 nodes, LL, 8 bytes: 3.6 us base + 12 intra-node steps x
- * 1.0 us (PCI) x 1.8 (LL across nodes) + 2 network steps x 52 us = 129.2 us.
- * On InfiniBand the table stays (DGX A100, 2 nodes: route 2.6 us < 2.7). */
+ * it exceeds NCCL's table: on the Azure VMs (field report 11) the network
+ * part of the route, NIC -> switch -> NIC, is 2 Ethernet hops of 25 us = 50
+ * us, against NCCL's 2.7 us for LL. 8 ranks on 2 nodes, LL, 8 bytes: 3.6 us
+ * base + 12 intra-node steps x 1.0 us (PCI) x 1.8 (LL across nodes) + 2
+ * network steps x 50 us = 125.2 us. On InfiniBand the table stays (DGX A100,
+ * 2 nodes: 2 HDR hops of 0.3 us < 2.7). */
 START_TEST(tcp_step_latency)
 {
 	struct coll_plan p;
@@ -682,11 +682,11 @@ START_TEST(tcp_step_latency)
 			      .proto = COLL_PROTO_LL};
 	struct ts_error err;
 	ck_assert_int_eq(coll_plan(w.cc, &s, &p, &err), 0);
-	ck_assert_double_eq_tol(p.latency_s, (3.6 + 12.0 * 1.0 * 1.8 + 2.0 * 52.0) * 1e-6, 1e-12);
-	/* tree: 2 x ((4 - 1) x 1.0 x 1.8 + log2(2) x 52) + 4.4 base, LL */
+	ck_assert_double_eq_tol(p.latency_s, (3.6 + 12.0 * 1.0 * 1.8 + 2.0 * 50.0) * 1e-6, 1e-12);
+	/* tree: 2 x ((4 - 1) x 1.0 x 1.8 + log2(2) x 50) + 4.4 base, LL */
 	s.algo = COLL_ALGO_TREE;
 	ck_assert_int_eq(coll_plan(w.cc, &s, &p, &err), 0);
-	ck_assert_double_eq_tol(p.latency_s, (4.4 + 2.0 * (3.0 * 1.8 + 52.0)) * 1e-6, 1e-12);
+	ck_assert_double_eq_tol(p.latency_s, (4.4 + 2.0 * (3.0 * 1.8 + 50.0)) * 1e-6, 1e-12);
 	world_fini(&w);
 	world_init(&w, "dgx-a100-80gb", 2, 0, NET_CLASS);
 	uint32_t r16[16];

@@ -497,18 +497,20 @@ static double pair_latency_s(const struct ts_coll *cc, const struct coll_spec *s
 }
 
 /* NCCL's per-step network latency of `hw_us` (its table, tuned on
- * InfiniBand), or the route's own when that is longer: a step over NCCL's
+ * InfiniBand), or the network's own when that is longer: a step over NCCL's
  * socket transport crosses the kernel's TCP stack on both hosts, about 50 us
  * kernel to kernel (links.cfg, eth-*: 25 us per hop, I8), where the table
- * has 2.7-9.6 us. net_us is the catalog latency of the route between the
- * first two nodes' GPUs, us (0 inside one node). */
+ * has 2.7-9.6 us; InfiniBand's 0.25-0.3 us per hop stay under the table.
+ * net_us is the catalog latency of the fabric links between the first two
+ * nodes, us (0 inside one node). */
 static double net_step_us(double hw_us, double net_us)
 {
 	return net_us > hw_us ? net_us : hw_us;
 }
 
-/* The catalog latency of the route from GPU rank a to GPU rank b, us (0
- * when there is none). */
+/* The catalog latency of the network part of the route from GPU rank a to
+ * GPU rank b (the links to and from fabric switches), us; 0 when there is
+ * none. The hops inside the nodes are NCCL's intra-node steps. */
 static double route_latency_us(const struct ts_coll *cc, uint32_t a, uint32_t b)
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
@@ -518,8 +520,12 @@ static double route_latency_us(const struct ts_coll *cc, uint32_t a, uint32_t b)
 			     COLL_MAX_ROUTE, &n))
 		return 0.0;
 	double lat = 0.0;
-	for (size_t i = 0; i < n; i++)
-		lat += hw_cluster_link(c, links[i])->lat_s;
+	for (size_t i = 0; i < n; i++) {
+		const struct hw_link *l = hw_cluster_link(c, links[i]);
+		if (hw_cluster_device(c, l->src)->node == HW_FABRIC ||
+		    hw_cluster_device(c, l->dst)->node == HW_FABRIC)
+			lat += l->lat_s;
+	}
 	return lat * 1e6;
 }
 
