@@ -442,8 +442,9 @@ static double efficiency(const struct coll_spec *s, int algo, int proto, uint32_
  * each connection, whatever the NIC's line rate. A connection carries
  * `conn` bytes per byte of the channel's progress (a ring edge: the bus
  * factor; a tree edge: half each way, each of the two trees its own
- * connection) and the wire 1/eff of those. The most progress per second of
- * one channel, or 0 when nothing limits a flow. */
+ * connection; a transfer between two ranks: one) and the wire 1/eff of
+ * those. The most progress per second of one channel, or 0 when nothing
+ * limits a flow (an all-to-all is left unlimited). */
 static double flow_bound(const struct ts_coll *cc, const struct coll_spec *s, int algo, double eff)
 {
 	uint32_t socks;
@@ -459,6 +460,10 @@ static double flow_bound(const struct ts_coll *cc, const struct coll_spec *s, in
 		conn = 0.5;
 		break;
 	case COLL_ALGO_P2P:
+		/* one transfer between two ranks; an all-to-all is one activity
+		 * over many connections, which no single cap describes */
+		if (s->nranks != 2)
+			return 0.0;
 		conn = 1.0;
 		break;
 	default:
