@@ -81,8 +81,9 @@ START_TEST(bundled_counts)
 	    {"dgx-a100-40gb", "A100-SXM4-40GB", 1, 8, 8, 24, 74, 74},
 	    {"dgx-a100-80gb", "A100-SXM4-80GB", 1, 8, 8, 24, 74, 74},
 	    {"dgx-h100", "H100-SXM5-80GB", 1, 8, 8, 24, 74, 74},
-	    /* 4 GPU + CPU + NIC + switch; 8 GPU-CPU + 2 NIC-CPU + 2 fabric */
-	    {"rtx4090-x4", "RTX-4090", 1, 4, 1, 7, 12, 12},
+	    /* 4 GPU + CPU + NIC + switch; 8 GPU-CPU + 2 NIC-CPU + the CPU's
+	     * memory (no peer-to-peer) + 2 fabric */
+	    {"rtx4090-x4", "RTX-4090", 1, 4, 1, 7, 13, 13},
 	    /* 2 nodes of 16 devices + switch; 44 links per node + 2 x 2 fabric;
 	     * classes: 44 + 2 */
 	    {"ethernet-10g", "A100-SXM4-80GB", 2, 16, 1, 33, 92, 46},
@@ -140,11 +141,17 @@ START_TEST(rtx4090_pair_through_cpu)
 	ck_assert(!hw_cluster_p2p(c));
 	uint32_t g0 = hw_cluster_gpu(c, 0), g1 = hw_cluster_gpu(c, 1), r[32];
 	size_t n = route(c, g0, g1, NONE, r);
-	ck_assert_uint_eq(n, 2);
+	/* gpu0 -> cpu, into and out of its memory (NCCL's SHM transport), -> gpu1 */
+	ck_assert_uint_eq(n, 4);
 	check_walk(c, g0, g1, r, n);
 	ck_assert(passes_kind(c, r, n, HW_DEV_CPU));
 	int pcie4 = hw_catalog_find_link(cat, "pcie4-x16");
 	ck_assert_uint_eq(hw_cluster_link(c, r[0])->type, (uint32_t)pcie4);
+	int mem = hw_catalog_find_link(cat, "host-memory");
+	ck_assert_uint_eq(hw_cluster_link(c, r[1])->type, (uint32_t)mem);
+	ck_assert_uint_eq(r[1], r[2]);
+	/* 2 x EPYC 7252, 8 x DDR4-3200 each, at STREAM copy's 0.77 */
+	ck_assert(tu_relerr(hw_cluster_link(c, r[1])->bw_Bps, 409.6e9 * 0.77) < 1e-12);
 	hw_cluster_destroy(c);
 }
 END_TEST
@@ -187,7 +194,8 @@ START_TEST(inline_base_overrides)
 	ck_assert(!hw_cluster_p2p(c));
 	uint32_t g0 = hw_cluster_gpu(c, 0), g1 = hw_cluster_gpu(c, 1), r[32];
 	size_t n = route(c, g0, g1, NONE, r);
-	ck_assert_uint_eq(n, 4); /* gpu0 -> pcie0 -> cpu0 -> pcie0 -> gpu1 */
+	/* gpu0 -> pcie0 -> cpu0, into and out of cpu0's memory, -> pcie0 -> gpu1 */
+	ck_assert_uint_eq(n, 6);
 	check_walk(c, g0, g1, r, n);
 	ck_assert(passes_kind(c, r, n, HW_DEV_CPU));
 	ck_assert(!passes_kind(c, r, n, HW_DEV_NVSWITCH));

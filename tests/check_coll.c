@@ -617,6 +617,228 @@ START_TEST(dp_reduce_scatter_at_scale)
 }
 END_TEST
 
+/* The cluster file aws-p3dn-24xlarge with its fabric line replaced, in a
+ * temporary file (path into buf); the caller removes it. */
+static const char *p3dn_with(const char *fabric, char *buf, size_t n)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/configs/clusters/aws-p3dn-24xlarge.cfg", tu_root());
+	FILE *fp = fopen(path, "r");
+	ck_assert_ptr_nonnull(fp);
+	static char text[16384];
+	size_t len = fread(text, 1, sizeof text - 1, fp);
+	fclose(fp);
+	text[len] = '\0';
+	char *at = strstr(text, "\tfabric = {");
+	ck_assert_ptr_nonnull(at);
+	char out[16384];
+	snprintf(out, sizeof out, "%.*s\t%s\n};\n", (int)(at - text), text, fabric);
+	return tu_tmpfile("p3dn", out, buf, n);
+}
+
+/* NCCL's socket transport: a channel's connection between two nodes opens
+ * socket_threads x socks_per_thread TCP flows, and EC2 caps each flow
+ * (10 Gbit/s in a placement group, 5 outside). A ring edge carries busbw
+ * bytes per second, so with one channel busbw = sockets x flow_cap by hand:
+ * one socket at 10 Gbit/s gives 1.25 GB/s of a 100 GbE NIC, one at 5
+ * Gbit/s 0.625; NCCL's 2 x 8 sockets on AWS lift the cap (20 GB/s) above
+ * the NIC, which then sets busbw at 0.54 x 12.5 GB/s (eth-100g). 1 GiB,
+ * ring Simple, 16 GPUs on 2 nodes: the latency term (about 0.4 ms of 0.3-3
+ * s) stays under 0.2 %. Field report 15 (horovod#2581): nload saw about 10
+ * Gbit/s of the 100 Gbit/s NIC. */
+START_TEST(socket_flow_cap_closed_form)
+{
+	static const struct {
+		const char *fabric;
+		double busbw;
+	} caps[] = {
+	    {"fabric = { topology = \"switch\"; flow_cap = \"10 Gbit/s\"; };", 1.25e9},
+	    {"fabric = { topology = \"switch\"; flow_cap = \"5 Gbit/s\"; };", 0.625e9},
+	    {"fabric = { topology = \"switch\"; flow_cap = \"10 Gbit/s\"; socket_threads = 2; "
+	     "socks_per_thread = 2; };",
+	     4.0 * 1.25e9},
+	    {"fabric = { topology = \"switch\"; flow_cap = \"10 Gbit/s\"; socket_threads = 2; "
+	     "socks_per_thread = 8; };",
+	     0.54 * 12.5e9},
+	};
+	double bytes = 1073741824.0;
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		char path[256];
+		p3dn_with(caps[i].fabric, path, sizeof path);
+		for (int mode = 0; mode < 2; mode++) {
+			struct coll_plan p;
+			double t = time_one(path, 2, 0, mode ? NET_FULL : NET_CLASS,
+					    COLL_ALL_REDUCE, 16, bytes, COLL_PROTO_SIMPLE, &p);
+			double bus = bytes / t * coll_bus_factor(COLL_ALL_REDUCE, 16);
+			printf("p3dn %s: busbw %.4f GB/s, hand %.4f (plan %.4f, %s)\n",
+			       caps[i].fabric, bus / 1e9, caps[i].busbw / 1e9, p.bus_Bps / 1e9,
+			       coll_algo_name((enum coll_algo)p.algo));
+			ck_assert_msg(tu_relerr(bus, caps[i].busbw) < 2e-3, "%g vs %g", bus,
+				      caps[i].busbw);
+			ck_assert_msg(tu_relerr(p.bus_Bps, caps[i].busbw) < 1e-9, "plan %g vs %g",
+				      p.bus_Bps, caps[i].busbw);
+		}
+		unlink(path);
+	}
+	/* NCCL's MAX_SOCKETS: 16 threads x 8 sockets is refused at its key */
+	char path[256];
+	p3dn_with("fabric = { topology = \"switch\"; socket_threads = 16; socks_per_thread = 8; };",
+		  path, sizeof path);
+	struct hw_cluster_opts o = {.nodes = 2};
+	struct hw_cluster *c = NULL;
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, path, &o, &c, &err), TS_ERANGE);
+	ck_assert_ptr_nonnull(strstr(err.key, "cluster.fabric.socks_per_thread"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "128 sockets"));
+	ck_assert_int_gt(err.line, 0);
+	unlink(path);
+}
+END_TEST
+
+/* A ring step between nodes over TCP costs the route's catalog latency where
+ * it exceeds NCCL's table: on the Azure VMs (field report 11) the network
+ * part of the route, NIC -> switch -> NIC, is 2 Ethernet hops of 25 us = 50
+ * us, against NCCL's 2.7 us for LL. 8 ranks on 2 nodes, LL, 8 bytes: 3.6 us
+ * base + 12 intra-node steps x 1.0 us (PCI) x 1.8 (LL across nodes) + 2
+ * network steps x 50 us = 125.2 us. On InfiniBand the table stays (DGX A100,
+ * 2 nodes: 2 HDR hops of 0.3 us < 2.7). */
+START_TEST(tcp_step_latency)
+{
+	struct coll_plan p;
+	time_one("azure-v100-25g", 2, 0, NET_CLASS, COLL_ALL_REDUCE, 8, 8.0, COLL_PROTO_LL, &p);
+	ck_assert_int_eq(p.algo, COLL_ALGO_TREE); /* auto: the tree has fewer network steps */
+	struct world w;
+	world_init(&w, "azure-v100-25g", 2, 0, NET_CLASS);
+	uint32_t r[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	struct coll_spec s = {.op = COLL_ALL_REDUCE,
+			      .ranks = r,
+			      .nranks = 8,
+			      .bytes = 8.0,
+			      .mult = 2,
+			      .algo = COLL_ALGO_RING,
+			      .proto = COLL_PROTO_LL};
+	struct ts_error err;
+	ck_assert_int_eq(coll_plan(w.cc, &s, &p, &err), 0);
+	ck_assert_double_eq_tol(p.latency_s, (3.6 + 12.0 * 1.0 * 1.8 + 2.0 * 50.0) * 1e-6, 1e-12);
+	/* tree: 2 x ((4 - 1) x 1.0 x 1.8 + log2(2) x 50) + 4.4 base, LL */
+	s.algo = COLL_ALGO_TREE;
+	ck_assert_int_eq(coll_plan(w.cc, &s, &p, &err), 0);
+	ck_assert_double_eq_tol(p.latency_s, (4.4 + 2.0 * (3.0 * 1.8 + 50.0)) * 1e-6, 1e-12);
+	world_fini(&w);
+	world_init(&w, "dgx-a100-80gb", 2, 0, NET_CLASS);
+	uint32_t r16[16];
+	for (uint32_t i = 0; i < 16; i++)
+		r16[i] = i;
+	s.ranks = r16;
+	s.nranks = 16;
+	s.algo = COLL_ALGO_RING;
+	ck_assert_int_eq(coll_plan(w.cc, &s, &p, &err), 0);
+	/* 3.6 + 28 x 0.47 x 1.8 + 2 x 2.7 us: NCCL's table */
+	ck_assert_double_eq_tol(p.latency_s, (3.6 + 28.0 * 0.47 * 1.8 + 2.0 * 2.7) * 1e-6, 1e-12);
+	world_fini(&w);
+}
+END_TEST
+
+/* Without GPU peer-to-peer NCCL copies through host memory (its SHM
+ * transport): the sender writes each byte into the socket's memory and the
+ * receiver reads it out, two passes per byte of every ring edge. One EPYC
+ * 7763 socket (8 x DDR4-3200, 204.8 GB/s, 0.77 of it for copies: 157.7
+ * GB/s) with GPUs on its own PCIe 4 x16 root ports: with peer-to-peer the
+ * ring runs at 0.89 x 31.5 = 28.0 GB/s per edge either way; without it, 2
+ * GPUs put 2 edges x 2 passes x 28.0 = 112 GB/s on the memory, below its
+ * 157.7, and still run at 28.0, but 8 GPUs need 8 x 2 x busbw <= 157.7:
+ * busbw = 9.856 GB/s. A socket without memory_bandwidth takes the
+ * host-memory type's 204.8 GB/s. (Before, the bounce through the cpu cost
+ * nothing on one root complex: 28.0 GB/s either way.) */
+START_TEST(shm_through_host_memory)
+{
+	const char *text = "cluster = { name = \"one-root\"; nodes = 1; node = {\n"
+			   "  p2p = %s;\n"
+			   "  devices = ( { name = \"gpu\"; kind = \"gpu\"; type = \"RTX-4090\"; "
+			   "count = 8; },\n"
+			   "    { name = \"cpu\"; kind = \"cpu\"; %s } );\n"
+			   "  links = ( { a = \"gpu\"; b = \"cpu\"; type = \"pcie4-x16\"; } ); };\n"
+			   "  fabric = { topology = \"none\"; }; };\n";
+	static const struct {
+		const char *p2p, *mem;
+		uint32_t n;
+		double busbw;
+	} cases[] = {
+	    {"true", "memory_bandwidth = \"204.8 GB/s\";", 8, 0.89 * 31.5e9},
+	    {"false", "memory_bandwidth = \"204.8 GB/s\";", 2, 0.89 * 31.5e9},
+	    {"false", "memory_bandwidth = \"204.8 GB/s\";", 8, 204.8e9 * 0.77 / 16.0},
+	    {"false", "", 8, 204.8e9 * 0.77 / 16.0},
+	};
+	double bytes = 1073741824.0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char file[1024], path[256];
+		snprintf(file, sizeof file, text, cases[i].p2p, cases[i].mem);
+		tu_tmpfile("oneroot", file, path, sizeof path);
+		char cfg[300];
+		snprintf(cfg, sizeof cfg, "%s.cfg", path);
+		ck_assert_int_eq(rename(path, cfg), 0);
+		for (int mode = 0; mode < 2; mode++) {
+			double t = time_one(cfg, 1, 0, mode ? NET_FULL : NET_CLASS, COLL_ALL_REDUCE,
+					    cases[i].n, bytes, COLL_PROTO_SIMPLE, NULL);
+			double bus = bytes / t * coll_bus_factor(COLL_ALL_REDUCE, cases[i].n);
+			printf("one root, p2p %s, %s %u GPUs: busbw %.3f GB/s, hand %.3f\n",
+			       cases[i].p2p, cases[i].mem, cases[i].n, bus / 1e9,
+			       cases[i].busbw / 1e9);
+			ck_assert_msg(tu_relerr(bus, cases[i].busbw) < 2e-3, "%g vs %g", bus,
+				      cases[i].busbw);
+		}
+		unlink(cfg);
+	}
+}
+END_TEST
+
+/* Consumer NVLink bridges: a TU102 pair (RTX 2080 Ti, TITAN RTX) has 2
+ * NVLink2 links, 50 GB/s per direction, a GA102 pair (RTX 3090, A6000) four
+ * x4 NVLink3 links, 56.25 GB/s; at NVLink's 0.72 two ranks reach 36.0 and
+ * 40.5 GB/s busbw (= algbw). NCCL_P2P_DISABLE (p2p = false) leaves the
+ * bridge for host memory over each GPU's PCIe: 0.89 x 15.75 = 14.0 GB/s
+ * on PCIe 3 (the TU102 cards), 0.89 x 31.5 = 28.0 on PCIe 4, both under
+ * the memory's 157.7 / (2 edges x 2 passes) = 39.4 GB/s. Field report 20
+ * (GPT-2 on 2 TITAN RTX: 101 s with NVLink, 131 s without) lost its
+ * bridge the same way. */
+START_TEST(consumer_nvlink_bridges)
+{
+	static const struct {
+		const char *gpu, *bridge, *pcie, *p2p;
+		double busbw;
+	} pairs[] = {
+	    {"RTX-2080-Ti", "nvlink-bridge-tu102", "pcie3-x16", "true", 50e9 * 0.72},
+	    {"RTX-3090", "nvlink-bridge-ga102", "pcie4-x16", "true", 56.25e9 * 0.72},
+	    {"RTX-2080-Ti", "nvlink-bridge-tu102", "pcie3-x16", "false", 15.75e9 * 0.89},
+	    {"RTX-3090", "nvlink-bridge-ga102", "pcie4-x16", "false", 31.5e9 * 0.89},
+	};
+	double bytes = 1073741824.0;
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		char file[1024], path[256], cfg[300];
+		snprintf(
+		    file, sizeof file,
+		    "cluster = { name = \"pair\"; nodes = 1; node = { p2p = %s;\n"
+		    "  devices = ( { name = \"gpu\"; kind = \"gpu\"; type = \"%s\"; count = 2; "
+		    "},\n    { name = \"cpu\"; kind = \"cpu\"; } );\n"
+		    "  links = ( { a = \"gpu[0]\"; b = \"gpu[1]\"; type = \"%s\"; },\n"
+		    "    { a = \"gpu\"; b = \"cpu\"; type = \"%s\"; } ); };\n"
+		    "  fabric = { topology = \"none\"; }; };\n",
+		    pairs[i].p2p, pairs[i].gpu, pairs[i].bridge, pairs[i].pcie);
+		tu_tmpfile("pair", file, path, sizeof path);
+		snprintf(cfg, sizeof cfg, "%s.cfg", path);
+		ck_assert_int_eq(rename(path, cfg), 0);
+		double t = time_one(cfg, 1, 0, NET_FULL, COLL_ALL_REDUCE, 2, bytes,
+				    COLL_PROTO_SIMPLE, NULL);
+		double bus = bytes / t;
+		printf("%s pair, %s, p2p %s: busbw %.2f GB/s, hand %.2f\n", pairs[i].gpu,
+		       pairs[i].bridge, pairs[i].p2p, bus / 1e9, pairs[i].busbw / 1e9);
+		ck_assert_msg(tu_relerr(bus, pairs[i].busbw) < 1e-3, "%g vs %g", bus,
+			      pairs[i].busbw);
+		unlink(cfg);
+	}
+}
+END_TEST
+
 /* Forced algorithms that cannot run say why. */
 START_TEST(forced_algo_errors)
 {
@@ -891,6 +1113,10 @@ int main(void)
 	tcase_add_test(tc, pair_latency_per_hop);
 	tcase_add_test(tc, dp_reduce_scatter_at_scale);
 	tcase_add_test(tc, forced_algo_errors);
+	tcase_add_test(tc, socket_flow_cap_closed_form);
+	tcase_add_test(tc, tcp_step_latency);
+	tcase_add_test(tc, shm_through_host_memory);
+	tcase_add_test(tc, consumer_nvlink_bridges);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
 	tcase_add_test(tc, pxn_two_sockets);

@@ -231,6 +231,47 @@ static struct ts_result run_text(const char *text, const char *const *sets, size
 	return r;
 }
 
+/* Field report 15 (horovod#2581): VGG-16 (138 M parameters, 553 MB of fp32
+ * gradients a step) with Horovod's PyTorch synthetic benchmark on p3dn.24xlarge
+ * (100 Gbit/s ENA), 1,531.9 images/s on 8 GPUs and 546.9 on 16 over 2 nodes;
+ * nload showed about 10 Gbit/s in use. Assumed: the benchmark's default batch
+ * of 32 per GPU, fp32, SGD; PyTorch 1.0's NCCL opening one socket per
+ * connection (no AWS detection: socket_threads = socks_per_thread = 1), in a
+ * cluster placement group (EC2: 10 Gbit/s per flow). The ring then moves 1.25
+ * GB/s per edge: 2 x 15/16 x 553.4 MB / 1.25 GB/s = 0.83 s of all-reduce a
+ * step, of which backward hides a little. Tolerance 10 %: the step is 70 %
+ * exposed all-reduce, set by the flow limit; the rest is compute, which is the
+ * known gap: one node is predicted at 875 images/s against 1,532 (cuDNN runs
+ * VGG's 3x3 convolutions as Winograd transforms, about 2.25x fewer
+ * multiplications, Lavin & Gray 2016, which the GEMM model does not count). */
+START_TEST(field_report_15_vgg16_p3dn)
+{
+	const char *text =
+	    "model = \"vgg16\";\n"
+	    "cluster = { base = \"aws-p3dn-24xlarge\"; fabric = { socket_threads = 1; "
+	    "socks_per_thread = 1; }; };\n"
+	    "training = { framework = \"ddp\"; micro_batch = 32; precision = "
+	    "\"fp32\"; optimizer = \"sgd\"; };\n";
+	const char *one[] = {"nodes=1"}, *two[] = {"nodes=2"};
+	struct ts_result r1 = run_text(text, one, 1), r2 = run_text(text, two, 1);
+	printf("FR 15 VGG-16 on p3dn: 1 node %.1f images/s (measured 1531.9), 2 nodes %.1f "
+	       "(measured 546.9, %+.1f %%), exposed all-reduce %.3f of %.3f s\n",
+	       r1.samples_per_s, r2.samples_per_s, 100.0 * (r2.samples_per_s / 546.9 - 1.0),
+	       r2.exposed_comm_s, r2.iteration_time_s);
+	ck_assert_msg(tu_relerr(r2.samples_per_s, 546.9) < 0.10, "%g", r2.samples_per_s);
+	ck_assert(r2.samples_per_s < r1.samples_per_s);
+	/* the known gap, pinned: fails once one node comes within 15 % */
+	ck_assert_msg(tu_relerr(r1.samples_per_s, 1531.9) > 0.15, "%g", r1.samples_per_s);
+	/* with NCCL's 2 x 8 sockets on AWS the 100 GbE NIC sets the pace and 2 nodes
+	 * beat one, as the report expected of a working fabric */
+	const char *aws[] = {"nodes=2", "cluster.fabric.socket_threads=2",
+			     "cluster.fabric.socks_per_thread=8"};
+	struct ts_result r16 = run_text(text, aws, 3);
+	printf("FR 15 with 2 x 8 sockets: %.1f images/s\n", r16.samples_per_s);
+	ck_assert(r16.samples_per_s > r1.samples_per_s);
+}
+END_TEST
+
 static const char *gpt13 =
     "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
     "training = { framework = \"megatron\"; global_batch = 512; micro_batch = 4;"
@@ -434,6 +475,7 @@ int main(void)
 	TCase *tc = tu_tcase("core");
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, bucket_order);
+	tcase_add_test(tc, field_report_15_vgg16_p3dn);
 	tcase_add_test(tc, overlap_exposes_only_tail_bucket);
 	tcase_add_test(tc, no_overlap_exposes_every_bucket);
 	tcase_add_test(tc, accumulation_syncs_once);

@@ -113,7 +113,7 @@ START_TEST(bundled_counts)
 	     * xGMI (x 2 directions) = 30, + 2 x 2 fabric */
 	    {"a100-pcie-8x-bridged", "A100-PCIe-80GB", 1, 8, 2, 13, 34, 34, false},
 	    /* 8 GPU + 4 PCIe + 2 CPU + NIC + switch; (8 + 4 + 1 + 1) x 2 = 28 + 2 */
-	    {"pcie-8gpu", "RTX-5090", 1, 8, 1, 16, 30, 30, false},
+	    {"pcie-8gpu", "RTX-5090", 1, 8, 1, 16, 32, 32, false}, /* + 2 cpu memories */
 	    /* 2 GPU + CPU + NIC + switch; (1 + 2 + 1) x 2 + 2 */
 	    {"h100-pcie-bridged", "H100-PCIe-80GB", 1, 2, 1, 5, 10, 10, false},
 	    {"dgx-h100", "H100-SXM5-80GB", 1, 8, 8, 24, 74, 74, true},
@@ -234,11 +234,17 @@ START_TEST(pcie_box_through_host)
 	ck_assert(!hw_cluster_p2p(c));
 	uint32_t r[64];
 	size_t n = route(c, hw_cluster_gpu(c, 0), hw_cluster_gpu(c, 1), NONE, r);
-	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(n, 6); /* with the cpu's memory, written and read */
 	ck_assert_int_eq(dst_dev(c, r[0])->kind, HW_DEV_PCIE_SWITCH);
 	ck_assert_int_eq(dst_dev(c, r[1])->kind, HW_DEV_CPU);
+	ck_assert_uint_eq(r[2], r[3]);
+	ck_assert_int_eq(dst_dev(c, r[2])->kind, HW_DEV_CPU);
+	/* across UPI, into the memory of the receiver's socket (cpu 1) */
 	n = route(c, hw_cluster_gpu(c, 0), hw_cluster_gpu(c, 4), NONE, r);
-	ck_assert_uint_eq(n, 5); /* across UPI */
+	ck_assert_uint_eq(n, 7);
+	ck_assert_int_eq(dst_dev(c, r[2])->kind, HW_DEV_CPU);
+	ck_assert_uint_eq(r[3], r[4]);
+	ck_assert_uint_eq(dst_dev(c, r[3])->group, 1u);
 	hw_cluster_destroy(c);
 }
 END_TEST

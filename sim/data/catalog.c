@@ -67,8 +67,9 @@ static int fail(const struct rd *r, int code, const config_setting_t *s, const c
 
 static int read_storage(const struct rd *r, const config_setting_t *e, struct data_storage *d)
 {
-	static const char *const keys[] = {"name",    "kind",	 "read",   "write", "iops",
-					   "latency", "devices", "client", "source"};
+	static const char *const keys[] = {"name",   "kind",	"read",	   "write",
+					   "iops",   "latency", "devices", "client",
+					   "source", "seek",	"rpm"};
 	int rc, k = 0;
 	double v;
 	memset(d, 0, sizeof *d);
@@ -108,6 +109,30 @@ static int read_storage(const struct rd *r, const config_setting_t *e, struct da
 				    v, kind_names[d->kind]);
 		d->devices = (uint32_t)v;
 	}
+	/* a rotating drive: average seek (datasheet, read) and spindle speed; a
+	 * random request waits for both, then reads at the sequential rate */
+	double seek = 0.0, rpm = 0.0;
+	int hs, hr;
+	if ((hs = cfg_get_number(e, "seek", TS_UNIT_TIME, false, 0.0, 1.0, &seek, r->file,
+				 r->prefix, r->err)) < 0)
+		return hs;
+	if ((hr = cfg_get_number(e, "rpm", TS_UNIT_COUNT_, false, 1000.0, 100000.0, &rpm, r->file,
+				 r->prefix, r->err)) < 0)
+		return hr;
+	if ((hs == 0) != (hr == 0)) {
+		const char *key = hs == 0 ? "seek" : "rpm";
+		return fail(r, TS_EINVALID, config_setting_get_member(e, key), key,
+			    "found %s without %s, expected seek and rpm together (a rotating "
+			    "drive's positioning is the seek plus half a revolution)",
+			    key, hs == 0 ? "rpm" : "seek");
+	}
+	if (hs == 0 && (d->kind != DATA_STORAGE_LOCAL || d->iops > 0.0))
+		return fail(r, TS_EINVALID, config_setting_get_member(e, "seek"), "seek",
+			    "found seek and rpm %s, expected them on a local storage without "
+			    "iops (a rotating drive's request rate follows from them)",
+			    d->iops > 0.0 ? "with iops" : "on a storage that is not local");
+	if (hs == 0)
+		d->position_s = seek + 0.5 * 60.0 / rpm;
 	if ((rc = cfg_get_number(e, "client", TS_UNIT_BANDWIDTH, false, 1.0, 1e16, &d->client_Bps,
 				 r->file, r->prefix, r->err)) < 0)
 		return rc;

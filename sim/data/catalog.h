@@ -28,6 +28,9 @@ struct data_storage {
 			    * storage cannot hold NVMe-offloaded optimizer state) */
 	double iops;	   /* local: per device; shared: aggregate; 0 = not limiting */
 	double lat_s;	   /* latency of one request, s */
+	double position_s; /* local rotating drives: average seek plus half a revolution,
+			    * the time each random request holds its drive before its
+			    * bytes flow, s; 0 = no mechanical positioning */
 	uint32_t devices;  /* local: drives per node read in parallel (RAID 0); 1 */
 	double client_Bps; /* shared: most one node reads, bytes/s; 0 = only its NICs */
 	char source[640];  /* where the numbers come from */

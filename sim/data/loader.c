@@ -6,7 +6,12 @@
  *   per-node resource of devices x read bandwidth, with a second per-node
  *   resource of devices x IOPS on which a byte costs 1/request bytes (one
  *   request per sample file, or 1 MiB requests for packed files), so small
- *   files on a disk run at IOPS x file size. A shared file system is one
+ *   files on a disk run at IOPS x file size. A rotating drive (seek and rpm
+ *   given) is instead one resource of drive-seconds: a request holds a drive
+ *   for its positioning (average seek plus half a revolution) and then for
+ *   its bytes at the sequential rate, the two in series as one head does
+ *   them (Ruemmler & Wilkes 1994, "An introduction to disk drive modeling",
+ *   IEEE Computer 27(3)), not the lesser of two limits. A shared file system is one
  *   aggregate resource for all nodes (bandwidth and IOPS), a per-node cap
  *   (`client`), and the links from the fabric into the node's NIC and on to
  *   its CPU, the same link resources the gradient collectives use, so reads
@@ -190,6 +195,11 @@ static void read_uses(const struct data_loader *l, const struct ts_scenario *sc,
 			if (!cpu_route(c, node, ndev, false, links, &nl))
 				for (size_t i = 0; i < nl; i++)
 					add_use(u, n, net_link_res(net, links[i]), w);
+		} else if (p->storage.position_s > 0.0) {
+			/* a request holds one drive for its positioning, then its
+			 * bytes at the sequential rate (Ruemmler & Wilkes 1994) */
+			add_use(u, n, node_res_id(bw, node),
+				w * nw * (1.0 / p->storage.read_Bps + p->storage.position_s / req));
 		} else {
 			add_use(u, n, node_res_id(bw, node), w * nw);
 			if (iops->present)
@@ -243,6 +253,10 @@ int data_loader_create(const struct ts_scenario *sc, const struct data_input *in
 			    (st->iops > 0.0 && fluid_resource_add(f, st->iops, 1, &agg_iops)) ||
 			    (st->client_Bps > 0.0 &&
 			     node_res(f, st->client_Bps, nodes, full, &client)))
+				goto nomem;
+		} else if (st->position_s > 0.0) {
+			/* rotating drives: one resource of drive-seconds per second */
+			if (node_res(f, (double)st->devices, nodes, full, &bw))
 				goto nomem;
 		} else {
 			if (node_res(f, st->read_Bps * st->devices, nodes, full, &bw) ||

@@ -159,6 +159,8 @@ struct sdev {
 	bool sharp;	  /* nvswitch: reduces in the switch (NVLink SHARP) */
 	uint32_t cores;	  /* cpu: cores per socket; 0 = not given */
 	double mem_bytes; /* cpu: host memory per socket, bytes; 0 = not given */
+	double mem_bw;	  /* cpu: memory bandwidth per socket (line rate), bytes/s; 0 = not
+			   * given */
 	unsigned file;
 	int line;
 };
@@ -267,8 +269,8 @@ static int parse_type(const struct hw_catalog *cat, bool gpu, const config_setti
 static int parse_device(struct spec *sp, const struct hw_catalog *cat, const config_setting_t *e,
 			unsigned fidx, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"name",  "kind",   "type",  "count",
-					   "cores", "memory", "sharp", NULL};
+	static const char *const keys[] = {
+	    "name", "kind", "type", "count", "cores", "memory", "sharp", "memory_bandwidth", NULL};
 	const char *file = sp->files[fidx];
 	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
@@ -312,6 +314,18 @@ static int parse_device(struct spec *sp, const struct hw_catalog *cat, const con
 		if ((rc = cfg_get_bool(e, "sharp", true, &d.sharp, file, path, err)))
 			return rc;
 	}
+	/* the socket's memory bandwidth: GPU traffic without peer-to-peer is
+	 * copied through it (route_table) */
+	const config_setting_t *mb = config_setting_get_member(e, "memory_bandwidth");
+	if (mb && d.kind != HW_DEV_CPU)
+		return ts_error_set(err, TS_EINVALID, file, cfg_line(mb),
+				    cfg_key_join(k, path, "memory_bandwidth"),
+				    "found memory_bandwidth on a %s device, expected it only on "
+				    "cpu devices",
+				    kind_names[d.kind]);
+	if ((rc = cfg_get_number(e, "memory_bandwidth", TS_UNIT_BANDWIDTH, false, CFG_POSITIVE,
+				 1e15, &d.mem_bw, file, path, err)) < 0)
+		return rc;
 	/* host resources of a cpu socket, for the input pipeline (sim/data/) */
 	for (int h = 0; h < 2; h++) {
 		const char *hk = h ? "memory" : "cores";
@@ -877,6 +891,39 @@ static int expand_links(const struct spec *sp, const struct hw_catalog *cat, str
 	return 0;
 }
 
+/* Host memory as a link of a cpu socket to itself, of the catalog's
+ * "host-memory" type at the socket's memory_bandwidth (the type's 8 x
+ * DDR4-3200 when not given): a GPU-to-GPU route without peer-to-peer is
+ * written into it and read out of it (route_table), so the socket's memory
+ * bandwidth is a capacity the copies share. Made only with p2p = false (no
+ * other route uses it), after node.links, so the other links keep their
+ * ids. */
+static int memory_links(const struct spec *sp, const struct hw_catalog *cat, struct build *b,
+			struct ts_error *err)
+{
+	int type = -1;
+	for (size_t g = 0; g < sp->ndevs; g++) {
+		const struct sdev *d = &sp->devs[g];
+		if (sp->p2p || d->kind != HW_DEV_CPU)
+			continue;
+		if (type < 0 && (type = hw_catalog_find_link(cat, "host-memory")) < 0)
+			return ts_error_set(
+			    err, TS_EUNKNOWN_NAME, sp->files[d->file], d->line, "cluster.node.p2p",
+			    "found p2p = false with cpu \"%s\", but the catalog has "
+			    "no \"host-memory\" link type (configs/hardware/links.cfg) "
+			    "for its memory, expected one",
+			    d->name);
+		const struct hw_link_type *lt = hw_catalog_link(cat, (size_t)type);
+		double line = d->mem_bw > 0.0 ? d->mem_bw : lt->bw_Bps;
+		for (uint32_t m = 0; m < d->count; m++) {
+			uint32_t x = b->gfirst[g] + m;
+			if (add_tlink(b, x, x, (uint32_t)type, line * lt->efficiency, lt->lat_s))
+				return oom(err);
+		}
+	}
+	return 0;
+}
+
 /* Per destination, hop counts over reversed links through forwarding devices;
  * then per source the walk along lowest-id links. Fills b->dist and the
  * temporary route table. */
@@ -949,7 +996,8 @@ static int route_table(struct hw_cluster *c, struct build *b)
 	for (size_t p = 0; p < T * T; p++)
 		total += b->tmp_len[p] == NO_ROUTE ? 0 : b->tmp_len[p];
 	if (!c->p2p)
-		total *= 2; /* bounded: a bounce is two routes */
+		total = 2 * total + 2 * T * T; /* bounded: a bounce is two routes and the
+						* memory link twice */
 	c->rt_off = ts_calloc(T * T, sizeof *c->rt_off);
 	c->rt_len = ts_calloc(T * T, sizeof *c->rt_len);
 	c->rt_links = ts_calloc(total + 1, sizeof *c->rt_links);
@@ -975,7 +1023,12 @@ static int route_table(struct hw_cluster *c, struct build *b)
 				uint16_t d1 = b->dist[s * T + x], d2 = b->dist[(size_t)x * T + d];
 				if (d1 == NO_ROUTE || d2 == NO_ROUTE)
 					continue;
-				if ((uint32_t)d1 + d2 < bestd) {
+				/* the socket nearest the receiver, as NCCL's SHM transport
+				 * keeps the buffer with the receiving rank (assumption);
+				 * then the fewest hops in all */
+				uint32_t dd = best == NONE ? NONE : b->dist[(size_t)best * T + d];
+				if (best == NONE || d2 < dd ||
+				    (d2 == dd && (uint32_t)d1 + d2 < bestd)) {
 					bestd = (uint32_t)d1 + d2;
 					best = x;
 				}
@@ -985,6 +1038,16 @@ static int route_table(struct hw_cluster *c, struct build *b)
 				continue;
 			}
 			append_route(c, b, s * T + best, &n);
+			/* written into host memory, read out of it */
+			uint32_t mem = NONE;
+			for (uint32_t k = 0; k < c->L && mem == NONE; k++)
+				if (b->tl[k].src == best && b->tl[k].dst == best)
+					mem = k;
+			if (mem != NONE) {
+				c->rt_links[n++] = mem;
+				c->rt_links[n++] = mem;
+				bestd += 2;
+			}
 			append_route(c, b, (size_t)best * T + d, &n);
 			c->rt_len[p] = (uint16_t)bestd;
 		}
@@ -1106,7 +1169,7 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 		     "one nic per node",
 		     c->nodes, sp->fabric.topology == HW_TOPO_NONE ? "no fabric" : "no NIC");
 
-	if ((rc = expand_links(sp, cat, &b, err)))
+	if ((rc = expand_links(sp, cat, &b, err)) || (rc = memory_links(sp, cat, &b, err)))
 		goto out;
 
 	/* keep the first gpn GPUs and nics NICs */
@@ -1539,6 +1602,12 @@ bool hw_cluster_collnet(const struct hw_cluster *c)
 {
 	return c->fab.sharp && c->fab.topo != HW_TOPO_NONE && c->fab.topo != HW_TOPO_TORUS2D &&
 	       c->fab.topo != HW_TOPO_TORUS3D;
+}
+
+double hw_cluster_flow_cap(const struct hw_cluster *c, uint32_t *sockets)
+{
+	*sockets = c->fab.sockets ? c->fab.sockets : 1;
+	return c->nodes > 1 ? c->fab.flow_cap : 0.0;
 }
 
 const char *hw_cluster_topology(const struct hw_cluster *c)

@@ -155,6 +155,13 @@ uint32_t hw_cluster_nvls_switch(const struct hw_cluster *c, uint32_t node);
  * e.g. InfiniBand SHARP): collnet-style algorithms may use it. */
 bool hw_cluster_collnet(const struct hw_cluster *c);
 
+/* The per-flow limit of NCCL's socket transport between nodes: the bytes/s
+ * one TCP flow may carry (fabric.flow_cap, a cloud provider's per-flow
+ * limit; 0 = none) and, in *sockets, the flows one connection opens
+ * (fabric.socket_threads x fabric.socks_per_thread, NCCL_SOCKET_NTHREADS x
+ * NCCL_NSOCKS_PERTHREAD, default 1 x 1). */
+double hw_cluster_flow_cap(const struct hw_cluster *c, uint32_t *sockets);
+
 /* The fabric topology's name: "none", "switch", "fat-tree", "rail",
  * "torus2d" or "torus3d". Static string. */
 const char *hw_cluster_topology(const struct hw_cluster *c);

@@ -94,9 +94,10 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 		    const config_setting_t *g, const char *file, struct ts_error *err)
 {
 	static const char *const keys[] = {
-	    "topology", "levels",	  "radix", "oversubscription", "nodes_per_leaf",
-	    "spines",	"leaves_per_pod", "link",  "routing",	       "seed",
-	    "sharp",	"dims",		  NULL};
+	    "topology", "levels",	  "radix",    "oversubscription", "nodes_per_leaf",
+	    "spines",	"leaves_per_pod", "link",     "routing",	  "seed",
+	    "sharp",	"dims",		  "flow_cap", "socket_threads",	  "socks_per_thread",
+	    NULL};
 	const char *path = "cluster.fabric";
 	char k[CFG_KEY_MAX];
 	int rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err);
@@ -172,6 +173,35 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 			return rc;
 		fs->has_sharp = true;
 	}
+	/* NCCL's socket transport (src/transport/net_socket.cc): each connection
+	 * opens NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD sockets, at most 16
+	 * threads (MAX_THREADS) and 64 sockets (MAX_SOCKETS) */
+	double cap = 0.0;
+	uint32_t nt = 0, ns = 0;
+	if ((rc = cfg_get_number(g, "flow_cap", TS_UNIT_BANDWIDTH, false, CFG_POSITIVE, 1e15, &cap,
+				 file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "socket_threads", false, 1, 16, &nt, file, path, err)) < 0 ||
+	    (rc = cfg_get_uint(g, "socks_per_thread", false, 1, 64, &ns, file, path, err)) < 0)
+		return rc;
+	if (config_setting_get_member(g, "flow_cap"))
+		fs->flow_cap = cap;
+	if (config_setting_get_member(g, "socket_threads"))
+		fs->socket_threads = nt;
+	if (config_setting_get_member(g, "socks_per_thread"))
+		fs->socks_per_thread = ns;
+	uint32_t nthr = fs->socket_threads ? fs->socket_threads : 1;
+	uint32_t sp = fs->socks_per_thread ? fs->socks_per_thread : 1;
+	if (nthr * sp > 64) {
+		const char *key = config_setting_get_member(g, "socks_per_thread")
+				      ? "socks_per_thread"
+				      : "socket_threads";
+		return ts_error_set(
+		    err, TS_ERANGE, file, cfg_line(config_setting_get_member(g, key)),
+		    cfg_key_join(k, path, key),
+		    "found socket_threads %u x socks_per_thread %u = %u sockets per "
+		    "connection, expected at most 64 (NCCL's MAX_SOCKETS)",
+		    nthr, sp, nthr * sp);
+	}
 	if ((s = config_setting_get_member(g, "dims"))) {
 		int n = (config_setting_is_array(s) || config_setting_is_list(s))
 			    ? config_setting_length(s)
@@ -242,6 +272,9 @@ int hw_fabric_plan(struct hw_fabric *fb, const struct hw_fabric_spec *fs,
 	fb->routing = fs->routing < 0 ? HW_ROUTE_DMODK : fs->routing;
 	fb->seed = fs->has_seed ? fs->seed : 1;
 	fb->sharp = fs->sharp;
+	fb->flow_cap = fs->flow_cap;
+	fb->sockets = (fs->socket_threads ? fs->socket_threads : 1) *
+		      (fs->socks_per_thread ? fs->socks_per_thread : 1);
 	fb->symmetric = true;
 	fb->up_type = fs->link_type != NONE ? fs->link_type : nic_type;
 	if (fb->topo == HW_TOPO_NONE || nics == 0) {

@@ -57,8 +57,12 @@ struct hw_fabric_spec {
 	bool has_seed;
 	bool sharp; /* switches reduce in the network (InfiniBand SHARP) */
 	bool has_sharp;
-	uint32_t dims[3], ndims; /* torus dimensions */
-	char file[256];		 /* where `fabric` was last given, for messages */
+	uint32_t dims[3], ndims;   /* torus dimensions */
+	double flow_cap;	   /* bytes/s one TCP flow may carry (a cloud's per-flow
+				    * limit); 0 = none */
+	uint32_t socket_threads;   /* NCCL_SOCKET_NTHREADS, 0 = not given (1) */
+	uint32_t socks_per_thread; /* NCCL_NSOCKS_PERTHREAD, 0 = not given (1) */
+	char file[256];		   /* where `fabric` was last given, for messages */
 	int line;
 };
 
@@ -91,8 +95,10 @@ struct hw_fabric {
 	uint64_t seed;
 	uint32_t dims[3], ndims;
 	bool sharp;
-	bool symmetric; /* every leaf (pod) holds as many nodes (leaves) */
-	double oversub; /* realised down:up capacity at a full leaf */
+	double flow_cap;  /* bytes/s per TCP flow, 0 = no per-flow limit */
+	uint32_t sockets; /* TCP flows per NCCL socket connection (>= 1) */
+	bool symmetric;	  /* every leaf (pod) holds as many nodes (leaves) */
+	double oversub;	  /* realised down:up capacity at a full leaf */
 };
 
 /* Size the fabric of `fs` for `nodes` nodes of `nics` NICs (nic_type: the

@@ -432,6 +432,55 @@ static double efficiency(const struct coll_spec *s, int algo, int proto, uint32_
 	}
 }
 
+/* NCCL's socket transport across nodes (src/transport/net_socket.cc): a
+ * channel's connection to the next node opens `sockets` TCP flows
+ * (NCCL_SOCKET_NTHREADS x NCCL_NSOCKS_PERTHREAD) and splits each message over
+ * them, and a cloud provider may limit what one flow carries (fabric.flow_cap:
+ * AWS EC2, 5 Gbit/s per flow between instances outside a cluster placement
+ * group, 10 inside; Amazon EC2 user guide, "Amazon EC2 instance network
+ * bandwidth"). A channel then moves at most sockets x flow_cap bytes/s over
+ * each connection, whatever the NIC's line rate. A connection carries
+ * `conn` bytes per byte of the channel's progress (a ring edge: the bus
+ * factor; a tree edge: half each way, each of the two trees its own
+ * connection; a transfer between two ranks: one) and the wire 1/eff of
+ * those. The most progress per second of one channel, or 0 when nothing
+ * limits a flow (an all-to-all is left unlimited). */
+static double flow_bound(const struct ts_coll *cc, const struct coll_spec *s, int algo, double eff)
+{
+	uint32_t socks;
+	double cap = hw_cluster_flow_cap(net_cluster(cc->net), &socks);
+	if (!(cap > 0.0) || cc->nodes < 2)
+		return 0.0;
+	double conn;
+	switch (algo) {
+	case COLL_ALGO_RING:
+		conn = coll_bus_factor(s->op, s->nranks);
+		break;
+	case COLL_ALGO_TREE:
+		conn = 0.5;
+		break;
+	case COLL_ALGO_P2P:
+		/* one transfer between two ranks; an all-to-all is one activity
+		 * over many connections, which no single cap describes */
+		if (s->nranks != 2)
+			return 0.0;
+		conn = 1.0;
+		break;
+	default:
+		return 0.0;
+	}
+	return conn > 0.0 ? (double)socks * cap * eff / conn : 0.0;
+}
+
+/* The algbw of `nact` channels of fluid algbw `alg` (all channels, bytes/s)
+ * with wire efficiency eff, under the flow bound. */
+static double capped_alg(const struct ts_coll *cc, const struct coll_spec *s, int algo, double alg,
+			 double eff, uint32_t nact)
+{
+	double b = flow_bound(cc, s, algo, eff);
+	return b > 0.0 ? fmin(alg * eff, (double)nact * b) : alg * eff;
+}
+
 /* A transfer between two ranks (a pipeline send: a two-rank broadcast or
  * send/recv) crosses one route once: its latency is NCCL's software base
  * latency of the protocol plus the catalog latency of every link of the
@@ -452,7 +501,41 @@ static double pair_latency_s(const struct ts_coll *cc, const struct coll_spec *s
 	return lat;
 }
 
-static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t nodes, bool intra_pci)
+/* NCCL's per-step network latency of `hw_us` (its table, tuned on
+ * InfiniBand), or the network's own when that is longer: a step over NCCL's
+ * socket transport crosses the kernel's TCP stack on both hosts, about 50 us
+ * kernel to kernel (links.cfg, eth-*: 25 us per hop, I8), where the table
+ * has 2.7-9.6 us; InfiniBand's 0.25-0.3 us per hop stay under the table.
+ * net_us is the catalog latency of the fabric links between the first two
+ * nodes, us (0 inside one node). */
+static double net_step_us(double hw_us, double net_us)
+{
+	return net_us > hw_us ? net_us : hw_us;
+}
+
+/* The catalog latency of the network part of the route from GPU rank a to
+ * GPU rank b (the links to and from fabric switches), us; 0 when there is
+ * none. The hops inside the nodes are NCCL's intra-node steps. */
+static double route_latency_us(const struct ts_coll *cc, uint32_t a, uint32_t b)
+{
+	const struct hw_cluster *c = net_cluster(cc->net);
+	uint32_t links[COLL_MAX_ROUTE];
+	size_t n = 0;
+	if (hw_cluster_route(c, hw_cluster_gpu(c, a), hw_cluster_gpu(c, b), UINT32_MAX, links,
+			     COLL_MAX_ROUTE, &n))
+		return 0.0;
+	double lat = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hw_link *l = hw_cluster_link(c, links[i]);
+		if (hw_cluster_device(c, l->src)->node == HW_FABRIC ||
+		    hw_cluster_device(c, l->dst)->node == HW_FABRIC)
+			lat += l->lat_s;
+	}
+	return lat * 1e6;
+}
+
+static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t nodes, bool intra_pci,
+			     double net_us)
 {
 	uint32_t n = s->nranks;
 	double nsteps, ninter;
@@ -474,12 +557,11 @@ static double ring_latency_s(const struct coll_spec *s, int proto, uint32_t node
 	double intra = ring_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto];
 	if (nodes > 1 && proto == COLL_PROTO_LL)
 		intra *= 1.8;
-	double inter = ring_hw_lat_us[HW_NET][proto];
+	double inter = net_step_us(ring_hw_lat_us[HW_NET][proto], net_us);
 	double lat = ring_base_lat_us[proto];
 	if (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)
-		lat += nsteps * ring_hw_lat_us[nodes > 1   ? HW_NET
-					       : intra_pci ? HW_PCI
-							   : HW_NVLINK][proto];
+		lat += nsteps *
+		       (nodes > 1 ? inter : ring_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto]);
 	else
 		lat += (nsteps - ninter) * intra + ninter * inter;
 	if (proto == COLL_PROTO_SIMPLE && nodes > 1 && s->op == COLL_ALL_REDUCE &&
@@ -496,27 +578,28 @@ static uint32_t log2_floor(uint64_t v)
 	return l;
 }
 
-static double tree_latency_s(const struct coll_spec *s, int proto, uint32_t nodes, bool intra_pci)
+static double tree_latency_s(const struct coll_spec *s, int proto, uint32_t nodes, bool intra_pci,
+			     double net_us)
 {
 	double intra = tree_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto];
 	if (nodes > 1 && proto == COLL_PROTO_LL)
 		intra *= 1.8;
 	double ppn = (double)(s->nranks / nodes);
-	double lat =
-	    tree_base_lat_us[proto] +
-	    2.0 * ((ppn - 1.0) * intra + log2_floor(nodes) * tree_hw_lat_us[HW_NET][proto]);
+	double lat = tree_base_lat_us[proto] +
+		     2.0 * ((ppn - 1.0) * intra +
+			    log2_floor(nodes) * net_step_us(tree_hw_lat_us[HW_NET][proto], net_us));
 	return lat * 1e-6;
 }
 
 static double collnet_latency_s(const struct coll_spec *s, int proto, uint32_t nodes,
-				bool intra_pci)
+				bool intra_pci, double net_us)
 {
 	double intra = collnet_hw_lat_us[intra_pci ? HW_PCI : HW_NVLINK][proto];
 	if (nodes > 1 && proto == COLL_PROTO_LL)
 		intra *= 1.8;
 	double ppn = (double)(s->nranks / nodes);
 	return (collnet_base_lat_us[proto] + 2.0 * (ppn - 1.0) * intra +
-		collnet_hw_lat_us[HW_NET][proto]) *
+		net_step_us(collnet_hw_lat_us[HW_NET][proto], net_us)) *
 	       1e-6;
 }
 
@@ -632,16 +715,21 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 		if (pl >= 0.0)
 			p->latency_s = pl;
 		p->channels = cc->shape[COLL_ALGO_P2P].nact;
-		p->bus_Bps = cc->shape[COLL_ALGO_P2P].algbw_Bps * factor;
-		p->est_s = p->latency_s + s->bytes / cc->shape[COLL_ALGO_P2P].algbw_Bps;
+		double alg = capped_alg(cc, s, COLL_ALGO_P2P, cc->shape[COLL_ALGO_P2P].algbw_Bps,
+					1.0, p->channels);
+		p->bus_Bps = alg * factor;
+		p->est_s = p->latency_s + s->bytes / alg;
 		return 0;
 	}
 	/* the ring's bottleneck busbw is the tuning model's bus bandwidth */
 	if ((rc = build_shape(cc, s, COLL_ALGO_RING, err)))
 		return rc;
-	double ring_alg = cc->shape[COLL_ALGO_RING].algbw_Bps;
+	double ring_alg = capped_alg(cc, s, COLL_ALGO_RING, cc->shape[COLL_ALGO_RING].algbw_Bps,
+				     1.0, cc->shape[COLL_ALGO_RING].nact);
 	double B = ring_alg * factor;
 	bool intra_pci = cc->intra_pci;
+	double net_us =
+	    cc->nodes > 1 ? route_latency_us(cc, s->ranks[cc->blk[0]], s->ranks[cc->blk[1]]) : 0.0;
 	double best = HUGE_VAL;
 	for (int a = COLL_ALGO_RING; a <= COLL_ALGO_COLLNET; a++) {
 		if (s->algo != COLL_ALGO_AUTO ? a != s->algo : !algo_enabled(cc, s, a))
@@ -654,7 +742,7 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 				continue;
 			double lat, alg;
 			if (a == COLL_ALGO_RING) {
-				lat = ring_latency_s(s, pr, cc->nodes, intra_pci);
+				lat = ring_latency_s(s, pr, cc->nodes, intra_pci, net_us);
 				if (s->nranks == 2 &&
 				    (s->op == COLL_BROADCAST || s->op == COLL_REDUCE)) {
 					double pl = pair_latency_s(cc, s, pr);
@@ -662,8 +750,12 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 				}
 				alg = ring_alg * proto_factor(s, pr, cc->nodes, s->nranks);
 			} else if (a == COLL_ALGO_TREE) {
-				lat = tree_latency_s(s, pr, cc->nodes, intra_pci);
+				lat = tree_latency_s(s, pr, cc->nodes, intra_pci, net_us);
 				alg = tree_model_algbw(B, pr, cc->nodes, s->bytes);
+				double tb = flow_bound(cc, s, COLL_ALGO_TREE,
+						       efficiency(s, a, pr, cc->nodes));
+				if (tb > 0.0)
+					alg = fmin(alg, cc->nch * tb);
 			} else if (a == COLL_ALGO_NVLS) {
 				if (pr != COLL_PROTO_SIMPLE)
 					continue;
@@ -674,7 +766,7 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 					continue;
 				if ((rc = build_shape(cc, s, a, err)))
 					return rc;
-				lat = collnet_latency_s(s, pr, cc->nodes, intra_pci);
+				lat = collnet_latency_s(s, pr, cc->nodes, intra_pci, net_us);
 				alg = cc->shape[a].algbw_Bps * efficiency(s, a, pr, cc->nodes);
 			}
 			double t = lat + s->bytes / alg;
@@ -691,7 +783,9 @@ static int plan_internal(struct ts_coll *cc, const struct coll_spec *s, struct c
 		return rc;
 	const struct coll_shape *sh = &cc->shape[p->algo];
 	p->channels = sh->nact;
-	p->bus_Bps = sh->algbw_Bps * efficiency(s, p->algo, p->proto, cc->nodes) * factor;
+	p->bus_Bps = capped_alg(cc, s, p->algo, sh->algbw_Bps,
+				efficiency(s, p->algo, p->proto, cc->nodes), sh->nact) *
+		     factor;
 	return 0;
 }
 
@@ -775,6 +869,7 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 		struct fluid_spec fs = {.work = s->bytes / sh->nact,
 					.mult = s->mult,
 					.weight = 1.0,
+					.bound = flow_bound(cc, s, p->algo, eff),
 					.latency = lat,
 					.uses = cc->scaled,
 					.nuses = hi - lo,

@@ -160,6 +160,7 @@ struct pcls {
 struct pb {
 	struct ts_graph *g;
 	const struct pipe_job *j;
+	struct pipe_built *out; /* what is built */
 	const struct layout *lay;
 	struct pcls *c;
 	uint32_t ncls, p, v, V, m, niter;
@@ -997,8 +998,11 @@ static bool seg_any(const struct seg *x)
  * the prefetch queue (the batch `queue` places earlier taken by the GPU),
  * and a "batch ready" mark on the compute stream that the micro-batch's
  * first forward follows, so a late batch shows as a wait for GRAPH_DATA;
- * the host's next launch waits for the last stage. */
-static void load_batch(struct pb *b, uint32_t k, uint64_t i)
+ * the host's next launch waits for the last stage. A batch `ahead` is one of
+ * the iterations that would follow the simulated ones: it is read into the
+ * queue as in a longer run, so that the loader's traffic does not stop
+ * before the last iteration, and nothing takes it. */
+static void load_batch(struct pb *b, uint32_t k, uint64_t i, bool ahead)
 {
 	const struct dp_data *d = b->j->data;
 	struct pcls *c = &b->c[k];
@@ -1022,6 +1026,10 @@ static void load_batch(struct pb *b, uint32_t k, uint64_t i)
 		dep(b, prev, id);
 		prev = id;
 	}
+	if (k == b->scls[0] && b->out->loaded && i < b->out->nloaded)
+		b->out->loaded[i] = prev;
+	if (ahead)
+		return;
 	struct graph_task_spec ms = {.kind = GRAPH_MARK,
 				     .stream = c->compute,
 				     .label = "batch ready",
@@ -1050,7 +1058,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	struct seg acc = {.label = ps->bwd ? "backward" : "forward", .kind = GRAPH_COMPUTE};
 	/* a micro-batch enters the pipeline at the first chunk of stage 0 */
 	for (uint32_t i = 0; j->data && st == 0 && !ps->bwd && ps->chunk == 0 && i < b->per; i++)
-		load_batch(b, cls[i], (uint64_t)it * b->m + ps->mb);
+		load_batch(b, cls[i], (uint64_t)it * b->m + ps->mb, false);
 	if (!ps->bwd) {
 		bool gated = ps->mb == 0 && b->gate;
 		for (uint32_t u = u0; u < u1 && !b->rc; u++) {
@@ -1357,6 +1365,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	const char *offname = j->nvme ? "nvme" : "cpu";
 	struct pb b = {.g = g,
 		       .j = j,
+		       .out = out,
 		       .lay = l,
 		       .p = p,
 		       .v = v,
@@ -1384,6 +1393,9 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		uint64_t batches = (uint64_t)b.niter * b.m;
 		b.qlen = j->data->queue < batches ? j->data->queue : (uint32_t)batches;
 		b.taken = ts_calloc((size_t)b.qlen * b.ncls, sizeof *b.taken);
+		out->nloaded = (uint32_t)(batches + j->data->queue);
+		out->per_iter = b.m;
+		out->loaded = ts_calloc(out->nloaded, sizeof *out->loaded);
 	}
 	if (j->offload) {
 		b.route = ts_calloc((size_t)b.ncls * 2 * PIPE_MAX_ROUTE, sizeof *b.route);
@@ -1407,7 +1419,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv || !b.tpx ||
 	    (j->offload && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
 	    !out->compute || !out->pool || !out->opt || !out->iter_end ||
-	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && !b.taken)) {
+	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && (!b.taken || !out->loaded))) {
 		b.rc = TS_ENOMEM;
 		goto done;
 	}
@@ -1529,6 +1541,11 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		}
 		emit_p2p(&b, it);
 	}
+	/* the queue's worth of batches a longer run would read next */
+	uint64_t nb = (uint64_t)b.niter * b.m;
+	for (uint64_t i = nb; j->data && i < nb + j->data->queue && !b.rc; i++)
+		for (uint32_t q = 0; q < b.per && !b.rc; q++)
+			load_batch(&b, b.scls[q], i, true);
 done:
 	pb_free(&b, nids);
 	ts_free(bb, j->nunits * sizeof *bb);
@@ -1550,5 +1567,6 @@ void pipe_built_free(struct pipe_built *b)
 	ts_free(b->pool, b->nclasses * sizeof *b->pool);
 	ts_free(b->opt, b->nclasses * sizeof *b->opt);
 	ts_free(b->iter_end, b->niter * sizeof *b->iter_end);
+	ts_free(b->loaded, b->nloaded * sizeof *b->loaded);
 	memset(b, 0, sizeof *b);
 }

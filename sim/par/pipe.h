@@ -149,6 +149,11 @@ struct pipe_built {
 	uint32_t data_streams[DP_DATA_MAX_STAGES]; /* input-pipeline streams of the first
 						    * class of the first stage */
 	bool data_class_set;			   /* data_streams were made */
+	uint32_t *loaded;  /* per batch read by that class (the simulated iterations'
+			    * micro-batches, then a queue's worth ahead): the task
+			    * of its last loader stage; NULL without a loader */
+	uint32_t nloaded;  /* entries of loaded */
+	uint32_t per_iter; /* batches an iteration of that class takes */
 };
 
 /* Bucket assignment in reverse parameter order, as PyTorch DDP does it:

@@ -269,8 +269,9 @@ nomem:
 	return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 }
 
-/* The schedule of `accum` micro-batches per iteration on s's graph. */
-static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
+/* The schedule of `iterations` iterations of `accum` micro-batches each on
+ * s's graph. */
+static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterations, struct sim *s,
 			struct ts_error *err)
 {
 	const struct ts_scenario *sc = p->sc;
@@ -286,7 +287,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, struct sim *s,
 	    .interleave = par->interleave,
 	    .chunk_layers = sc->model.family == TS_FAMILY_LAYERS ? NULL : p->chunk_layers,
 	    .m = accum,
-	    .iterations = (uint32_t)sc->training.iterations,
+	    .iterations = iterations,
 	    .lay = &s->lay,
 	    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
 			(double)par->cp * (double)sc->model.hidden * work_act_bytes(p->dtype),
@@ -348,11 +349,13 @@ static int sim_play(struct sim *s, struct ts_trace *trace, struct ts_error *err)
 	return rc;
 }
 
-/* Measure the played graph: the span of the iterations after the warm-up,
- * the breakdown of the compute stream of the class whose step ends last,
- * the memory of the fullest class (*peak bytes, split in ms->at). *w1
- * receives the end of the window. */
-static void sim_measure(const struct sim *s, struct meas *ms, double *peak, ts_time *w1)
+/* Measure the played graph: the span of the iterations after the warm-up
+ * (after iteration `skip`, 0-based: the first by default, the first half
+ * when the period had to settle), the breakdown of the compute stream of the
+ * class whose step ends last, the memory of the fullest class (*peak bytes,
+ * split in ms->at). *w1 receives the end of the window. */
+static void sim_measure(const struct sim *s, uint32_t skip, struct meas *ms, double *peak,
+			ts_time *w1)
 {
 	const struct ts_graph *g = s->g;
 	const struct pipe_built *pb = &s->pbuilt;
@@ -367,13 +370,98 @@ static void sim_measure(const struct sim *s, struct meas *ms, double *peak, ts_t
 			fullk = k;
 	}
 	uint32_t meas_stream = pb->compute[lastk], meas_pool = pb->pool[fullk];
-	ts_time t_first = graph_rec(g, iter_end[0])->end;
+	if (skip + 1 >= ni)
+		skip = 0;
+	ts_time t_first = graph_rec(g, iter_end[skip])->end;
 	ts_time t_last = graph_rec(g, iter_end[ni - 1])->end;
 	ts_time w0 = ni >= 2 ? t_first : 0;
 	*w1 = t_last;
-	*ms = (struct meas){.per = ni >= 2 ? (double)(ni - 1) : 1.0, .span = t_last - w0};
+	*ms = (struct meas){.per = ni >= 2 ? (double)(ni - 1 - skip) : 1.0, .span = t_last - w0};
 	graph_breakdown(g, meas_stream, w0, t_last, &ms->bd);
 	*peak = graph_pool_peak(g, meas_pool, ms->at);
+}
+
+/* The steady state of the iteration period. An iteration repeats itself from
+ * the second on unless something carries over from one to the next: an input
+ * pipeline whose prefetch queue drains while its reads share a NIC with the
+ * gradient all-reduce takes tens of iterations to reach its period (2 nodes
+ * on 10 GbE reading ImageNet-21k from NFS: 0.32 s a step over 3 iterations,
+ * 0.62 s over 100). The period has settled when the mean of the last k of
+ * the n - 1 periods of n iterations, k = max(1, (n - 1) / 4), is within
+ * RUN_SETTLE_TOL of the mean of the k before them; until then the run is
+ * simulated again with twice the iterations, at most RUN_SETTLE_MAX_ITERS
+ * (and within sim.max_memory), and measured over its steady iterations
+ * (settle_start), or over its second half when it never settles. */
+#define RUN_SETTLE_TOL 0.01
+#define RUN_SETTLE_MAX_ITERS 96
+
+/* Batches the input pipeline holds ready at the end of iteration `it`
+ * (0-based): read by then, less those the iterations so far took. */
+static int64_t queue_held(const struct sim *s, uint32_t it)
+{
+	const struct pipe_built *pb = &s->pbuilt;
+	ts_time t = graph_rec(s->g, pb->iter_end[it])->end;
+	uint32_t n = 0;
+	while (n < pb->nloaded && graph_rec(s->g, pb->loaded[n])->end <= t)
+		n++;
+	return (int64_t)n - (int64_t)(it + 1) * pb->per_iter;
+}
+
+/* Whether s's iteration period has settled; *last_s and *prev_s receive the
+ * two means compared, s. Fewer than three iterations compare nothing. With
+ * an input pipeline, the batches it holds ready must also be the same at
+ * both ends of the last k periods: while its prefetch queue fills (or
+ * drains) the period can stay flat for many iterations and then change.
+ * A queue that fills by less than a batch in k iterations passes for full;
+ * where that slow filling competes with training for a link, the period
+ * it changes can be missed. A queue that fills slowly beside work it does
+ * not touch (the loader a little faster than the GPU) leaves the period as
+ * it is, and so settles at once. */
+static bool period_settled(const struct sim *s, double *last_s, double *prev_s)
+{
+	const struct pipe_built *pb = &s->pbuilt;
+	uint32_t ni = pb->niter;
+	*last_s = *prev_s = 0.0;
+	if (ni < 3)
+		return true;
+	uint32_t k = (ni - 1) / 4 ? (ni - 1) / 4 : 1;
+	ts_time e2 = graph_rec(s->g, pb->iter_end[ni - 1])->end;
+	ts_time e1 = graph_rec(s->g, pb->iter_end[ni - 1 - k])->end;
+	ts_time e0 = graph_rec(s->g, pb->iter_end[ni - 1 - 2 * k])->end;
+	*last_s = ts_time_to_s(e2 - e1) / (double)k;
+	*prev_s = ts_time_to_s(e1 - e0) / (double)k;
+	if (pb->loaded && queue_held(s, ni - 1) != queue_held(s, ni - 1 - k))
+		return false;
+	return fabs(*last_s - *prev_s) <= RUN_SETTLE_TOL * *last_s;
+}
+
+/* The first iteration of the steady state of a settled run: going back from
+ * the last, the iterations whose period is within RUN_SETTLE_TOL of the last
+ * one and after which the input pipeline holds as many batches as at the
+ * end, leaving at least the 2k periods compared by period_settled. 0 when
+ * every period after the first is alike (the window of sim_measure). */
+static uint32_t settle_start(const struct sim *s)
+{
+	const struct pipe_built *pb = &s->pbuilt;
+	uint32_t ni = pb->niter;
+	if (ni < 3)
+		return 0;
+	uint32_t k = (ni - 1) / 4 ? (ni - 1) / 4 : 1;
+	const struct ts_graph *g = s->g;
+	ts_time ref =
+	    graph_rec(g, pb->iter_end[ni - 1])->end - graph_rec(g, pb->iter_end[ni - 2])->end;
+	int64_t held = pb->loaded ? queue_held(s, ni - 1) : 0;
+	uint32_t it = ni - 1; /* periods it .. ni - 1 are steady */
+	while (it >= 2) {
+		ts_time per = graph_rec(g, pb->iter_end[it - 1])->end -
+			      graph_rec(g, pb->iter_end[it - 2])->end;
+		if (fabs((double)(per - ref)) > RUN_SETTLE_TOL * (double)ref ||
+		    (pb->loaded && queue_held(s, it - 1) != held))
+			break;
+		it--;
+	}
+	uint32_t start = it - 1; /* the window starts at the end of iteration it - 1 */
+	return start < ni - 1 - 2 * k ? start : ni - 1 - 2 * k;
 }
 
 /* Carry measurement ms of m2 micro-batches to ex->m along the line through
@@ -619,16 +707,40 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	double peak;
 	ts_time w1;
 	int rc;
-	if ((rc = sim_create(p, &s, err)) || (rc = sim_schedule(p, accum, &s, err)) ||
-	    (rc = sim_play(&s, trace, err)))
-		goto out;
-	sim_measure(&s, &ms, &peak, &w1);
+	uint32_t iters = (uint32_t)p->sc->training.iterations, skip;
+	double last_s, prev_s;
+	bool settled;
+	for (;;) {
+		if ((rc = sim_create(p, &s, err)) ||
+		    (rc = sim_schedule(p, accum, iters, &s, err)) ||
+		    (rc = sim_play(&s, trace, err)))
+			goto out;
+		settled = period_settled(&s, &last_s, &prev_s);
+		uint32_t more = 2 * iters < RUN_SETTLE_MAX_ITERS ? 2 * iters : RUN_SETTLE_MAX_ITERS;
+		/* the plan's size estimate is linear in the iterations */
+		bool fits = p->est_bytes * (double)more <=
+			    p->max_memory * (double)p->sc->training.iterations;
+		if (settled || trace || more <= iters || !fits)
+			break;
+		sim_destroy(&s);
+		memset(&s, 0, sizeof s);
+		iters = more;
+	}
+	skip = settled ? settle_start(&s) : iters / 2;
+	sim_measure(&s, skip, &ms, &peak, &w1);
 	if (keep)
 		*keep = ms;
 	if (ex)
 		extend(ex, accum, &ms, &peak);
 	iteration_results(p, &ms, peak, batch_share, out);
 	run_results(p, batch_share, out);
+	if (!settled) {
+		size_t len = strlen(out->warnings);
+		snprintf(out->warnings + len, sizeof out->warnings - len,
+			 "%siteration period not settled after %u iterations (%.1f ms then %.1f "
+			 "ms a step)",
+			 len ? ", " : "", iters, 1e3 * prev_s, 1e3 * last_s);
+	}
 	bottleneck(out);
 	double T = out->iteration_time_s;
 	if (data_loader_bound(out->data_stall_s, T)) { /* say which stage, and the fix */
