@@ -545,9 +545,13 @@ static int solve(struct ts_fluid *f)
 			left--;
 		}
 	}
+	bool watch = f->has_obs && f->obs.on_load;
 	for (size_t i = 0; i < nr; i++) {
 		struct res *r = &f->res[f->cres[i]];
+		double was = r->load;
 		r->load = r->cap - r->R;
+		if (watch && r->load != was)
+			f->obs.on_load(f->obs.ud, f->cres[i], r->load, now);
 	}
 	for (size_t i = 0; i < na; i++) {
 		uint32_t id = f->cact[i];

@@ -38,6 +38,8 @@ struct dp_unit {
 	double ring_fwd_s;	  /* context parallelism: seconds of fwd_s (attention) that
 				   * run chunk by chunk beside the ring of K, V transfers */
 	double ring_bwd_s;	  /* the same of dgrad_s (attention backward) */
+	/* FLOPs on this rank per micro-batch (standard count), for traces */
+	double fwd_flops, dgrad_flops, wgrad_flops, recompute_flops;
 };
 
 /* Most stages of an input pipeline (read, decode, host-to-device copy). */

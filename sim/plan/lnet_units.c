@@ -73,6 +73,9 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 		x->grad_bytes += o->op.params * grad_elem_bytes;
 		x->params += o->op.params;
 		x->act_bytes += o->op.saved_bytes;
+		x->fwd_flops += o->op.fwd_flops;
+		x->dgrad_flops += o->op.dgrad_flops;
+		x->wgrad_flops += o->op.wgrad_flops;
 	}
 	if (r == WORK_RECOMPUTE_FULL) {
 		/* blocks are runs of ops of one block index; unit of op i: i at
@@ -86,8 +89,10 @@ int lnet_units_build(const struct ts_model *m, int64_t b, enum ts_dtype d,
 				bool per_op = gran == DP_GRAN_OP;
 				struct dp_unit *first = per_op ? &u[i0] : &u[ub];
 				struct dp_unit *last = per_op ? &u[i1 - 1] : &u[ub];
-				*rec_flops += checkpoint_block(ops, i0, i1, first, last, per_op,
-							       per_op ? &u[i0] : NULL);
+				double rf = checkpoint_block(ops, i0, i1, first, last, per_op,
+							     per_op ? &u[i0] : NULL);
+				last->recompute_flops += rf;
+				*rec_flops += rf;
 			}
 			ub++;
 			i0 = i1;

@@ -348,7 +348,21 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.grad_bytes = o->op.params * gb,
 				.act_bytes = act_bytes,
 				.act_cat = cat,
-				.layer = layer};
+				.layer = layer,
+				.fwd_flops = o->op.fwd_flops,
+				.dgrad_flops = o->op.dgrad_flops,
+				.wgrad_flops = o->op.wgrad_flops,
+				.recompute_flops = rs > 0.0 ? o->op.fwd_flops : 0.0};
+}
+
+/* The FLOPs of ops[0..n) into a unit (forward, input and weight gradient). */
+static void unit_flops(struct dp_unit *u, const struct work_op_cost *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		u->fwd_flops += ops[i].op.fwd_flops;
+		u->dgrad_flops += ops[i].op.dgrad_flops;
+		u->wgrad_flops += ops[i].op.wgrad_flops;
+	}
 }
 
 /* The units of one micro-batch in forward order. */
@@ -426,6 +440,12 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					  .act_bytes = c->head_saved_bytes,
 					  .act_cat = GRAPH_MEM_LOGITS,
 					  .layer = (uint16_t)(L + 1)};
+		unit_flops(&u[0], c->embed_ops, c->nembed_ops);
+		for (uint32_t l = 0; l < L; l++) {
+			unit_flops(&u[1 + l], c->ops, c->nops);
+			u[1 + l].recompute_flops = c->layer_recompute_flops[p->recompute];
+		}
+		unit_flops(&u[L + 1], c->head_ops, c->nhead_ops);
 	}
 	/* weights per unit, and Megatron-LM's tensor-parallel collectives
 	 * (Shoeybi et al. 2019, §3, Fig. 3): per layer g (all-reduce) after the
