@@ -190,6 +190,11 @@ int graph_keep_detail(struct ts_graph *g)
 	return 0;
 }
 
+double graph_detail_bytes(double tasks)
+{
+	return 2.0 * tasks * (double)(sizeof(struct graph_detail) + sizeof(bool));
+}
+
 bool graph_keeps_detail(const struct ts_graph *g)
 {
 	return g->keep_detail;
@@ -229,11 +234,16 @@ void graph_set_observer(struct ts_graph *g, const struct graph_observer *obs)
 		g->obs = *obs;
 }
 
-/* A pool changed: tell the observer. */
-static void pool_seen(struct ts_graph *g, uint32_t pool)
+/* Tell the observer that task id starts or ends at `now` (after its pool
+ * changed by `bytes`). Off the path of a run without an observer. */
+static __attribute__((noinline, cold)) void observe(struct ts_graph *g, uint32_t id, bool end,
+						    double bytes, ts_time now)
 {
-	if (g->has_obs && g->obs.on_pool)
-		g->obs.on_pool(g->obs.ud, pool, g->p[pool].total, evq_now(fluid_evq(g->f)));
+	const struct gtask *t = &g->t[id];
+	if (bytes != 0.0 && t->pool != GRAPH_NONE && g->obs.on_pool)
+		g->obs.on_pool(g->obs.ud, t->pool, g->p[t->pool].total, now);
+	if (g->obs.on_task)
+		g->obs.on_task(g->obs.ud, id, end, now);
 }
 
 double graph_pool_peak(const struct ts_graph *g, uint32_t pool, double at_peak[GRAPH_MEM_COUNT_])
@@ -338,12 +348,10 @@ static void start_task(struct ts_graph *g, uint32_t id)
 	ts_time now = evq_now(fluid_evq(g->f));
 	t->state = T_RUNNING;
 	t->rec.start = now;
-	if (t->pool != GRAPH_NONE && t->alloc != 0.0) {
+	if (t->pool != GRAPH_NONE && t->alloc != 0.0)
 		pool_change(&g->p[t->pool], t->alloc_cat, t->alloc);
-		pool_seen(g, t->pool);
-	}
-	if (g->has_obs && g->obs.on_task)
-		g->obs.on_task(g->obs.ud, id, false, now);
+	if (g->has_obs)
+		observe(g, id, false, t->alloc, now);
 	int rc;
 	if (t->coll != GRAPH_NONE) {
 		struct gcoll *gc = &g->c[t->coll];
@@ -390,12 +398,10 @@ static void task_done(void *ctx, uint64_t arg)
 	t->state = T_DONE;
 	t->rec.end = now;
 	g->ndone++;
-	if (t->pool != GRAPH_NONE && t->free != 0.0) {
+	if (t->pool != GRAPH_NONE && t->free != 0.0)
 		pool_change(&g->p[t->pool], t->free_cat, -t->free);
-		pool_seen(g, t->pool);
-	}
-	if (g->has_obs && g->obs.on_task)
-		g->obs.on_task(g->obs.ud, id, true, now);
+	if (g->has_obs)
+		observe(g, id, true, t->free, now);
 	for (uint32_t k = 0; k < t->nsucc; k++) {
 		uint32_t s = g->succ[t->succ_off + k];
 		struct gtask *st = &g->t[s];

@@ -149,6 +149,10 @@ struct graph_detail {
 int graph_keep_detail(struct ts_graph *g);
 bool graph_keeps_detail(const struct ts_graph *g);
 
+/* Bytes at most the details of `tasks` tasks take (times 2 for the
+ * doubling of their arrays), for a traced run's estimate. */
+double graph_detail_bytes(double tasks);
+
 /* Set task's details (copied). Returns 0, TS_ENOMEM, or TS_EINVALID for an
  * unknown task or a graph that keeps none. */
 int graph_set_detail(struct ts_graph *g, uint32_t task, const struct graph_detail *d);

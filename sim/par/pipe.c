@@ -199,6 +199,7 @@ struct pb {
 	uint32_t *taken;	 /* per class, ring of the last `qlen` "batch ready" marks */
 	uint32_t qlen;		 /* ring length: min(queue, batches) */
 	struct graph_detail det; /* what the next task is, for traces */
+	bool keep;		 /* the graph keeps details (a trace) */
 	int rc;
 };
 
@@ -239,18 +240,24 @@ static uint32_t stage_order(const struct pb *b, uint32_t s, struct pass *o)
 	return n;
 }
 
+/* A trace's details of task id (only when the graph keeps them). */
+static __attribute__((noinline, cold)) void
+task_detail(struct pb *b, const struct graph_task_spec *s, uint32_t id)
+{
+	struct graph_detail d = b->det;
+	d.bytes = s->coll ? s->coll->bytes : s->nuses ? s->work : 0.0;
+	if (s->kind != GRAPH_COMPUTE && s->kind != GRAPH_RECOMPUTE)
+		d.flops = 0.0;
+	b->rc = graph_set_detail(b->g, id, &d);
+}
+
 static uint32_t task(struct pb *b, const struct graph_task_spec *s)
 {
 	uint32_t id = GRAPH_NONE;
 	if (!b->rc)
 		b->rc = graph_task(b->g, s, &id);
-	if (!b->rc && graph_keeps_detail(b->g)) {
-		struct graph_detail d = b->det;
-		d.bytes = s->coll ? s->coll->bytes : s->nuses ? s->work : 0.0;
-		if (s->kind != GRAPH_COMPUTE && s->kind != GRAPH_RECOMPUTE)
-			d.flops = 0.0;
-		b->rc = graph_set_detail(b->g, id, &d);
-	}
+	if (b->keep && !b->rc)
+		task_detail(b, s, id);
 	return b->rc ? GRAPH_NONE : id;
 }
 
@@ -1440,6 +1447,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	}
 	for (size_t i = 0; i < nids; i++)
 		b.ids[i] = GRAPH_NONE;
+	b.keep = graph_keeps_detail(g);
 	b.det = (struct graph_detail){.iter = GRAPH_NONE,
 				      .mb = GRAPH_NONE,
 				      .layer0 = GRAPH_NONE,

@@ -823,7 +823,9 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 	 * activities alive at once (its streams' tasks, and a collective's
 	 * per-channel transfers) on 4 resources each, and their events */
 	double engine = fluid_bytes(8.0 * classes, 64.0 * classes, 4.0) + evq_bytes(64.0 * classes);
-	return graph_bytes(tasks, 2.0 * tasks, colls, coll_ranks) + engine;
+	/* a trace keeps each task's details (graph_keep_detail) */
+	return graph_bytes(tasks, 2.0 * tasks, colls, coll_ranks) + engine +
+	       (trace ? graph_detail_bytes(tasks) : 0.0);
 }
 
 int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)
