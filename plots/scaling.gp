@@ -16,6 +16,7 @@ set format y (logx ? '%.0s%c' : '%.1s%c')
 set ytics nomirror
 set key top left noenhanced
 if (nseries == 1) {
+	set key bottom right
 	set y2label 'scaling efficiency (%)'
 	set y2range [0:110]
 	set y2tics 10
