@@ -434,17 +434,37 @@ TS_API int ts_list_write(const ts_env *env, const char *kind, enum ts_format for
 
 /* ---- charts ------------------------------------------------------------- */
 
-/* Prepare a chart of kind "scaling" (throughput against GPUs), "breakdown"
- * (where the iteration time goes), "frontier" (cost against time to train)
- * or "memory" (memory per GPU by kind) from the results CSV csv_path (as
- * trainsim sweep or run --format csv write it; rows whose status is not ok
- * or that do not fit are left out): write the whitespace-separated columns
- * the gnuplot script reads to data, and the path of that script (under the
- * data root) into script (size n). The caller runs gnuplot with
- * datafile, outfile, fmt ("png" or "svg"), title_in and plotdir set.
- * Returns 0, TS_EUSAGE (an unknown kind), TS_EIO (a file that cannot be
- * read), TS_ESYNTAX (broken CSV, with file and line), TS_EINVALID (a
- * missing column, no row to plot), TS_ENOMEM. */
+/* Options of a chart; a NULL field (or 0) takes the default. */
+typedef struct ts_plot_opts {
+	const char *title;  /* the chart's title (default: what it shows and the scenario) */
+	const char *x;	    /* scaling: the column on x (default: the sweep axis nodes,
+			     * gpus or gpus_per_node, else gpus) */
+	const char *series; /* scaling: columns, comma-separated, whose values make one
+			     * series each (default: the sweep's other axes) */
+	bool log_x;	    /* scaling: a base-2 logarithmic x axis */
+} ts_plot_opts;
+
+/* Prepare a chart of kind "scaling" (throughput against nodes or GPUs, one
+ * series per value of the sweep's other axes, each with its ideal line),
+ * "breakdown" (where the iteration time goes), "frontier" (cost against
+ * time to train), "memory" (memory per GPU by kind) from the results CSV
+ * csv_path (as trainsim sweep or run --format csv write it; rows whose
+ * status is not ok or that do not fit are left out), or "compare" (grouped
+ * bars per metric, relative to the first scenario) from a trainsim compare
+ * CSV: write the whitespace-separated columns the gnuplot script reads to
+ * data, gnuplot settings (title, axis label, series count; may be NULL) to
+ * settings, and the path of that script (under the data root) into script
+ * (size n). opts may be NULL. The caller runs gnuplot with datafile,
+ * outfile, fmt ("png", "svg" or "pdf") and plotdir set and the settings
+ * loaded. Returns 0, TS_EUSAGE (an unknown kind, an option the kind does
+ * not take), TS_EIO (a file that cannot be read), TS_ESYNTAX (broken CSV,
+ * with file and line), TS_EINVALID (a missing column, no row to plot),
+ * TS_ENOMEM. */
+TS_API int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
+			   const ts_plot_opts *opts, FILE *data, FILE *settings, char *script,
+			   size_t n);
+
+/* ts_plot_prepare with the default options and no settings. */
 TS_API int ts_plot_data(const ts_env *env, const char *kind, const char *csv_path, FILE *data,
 			char *script, size_t n);
 

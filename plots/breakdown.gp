@@ -3,10 +3,9 @@
 # exposed_comm bubble data_stall optimizer other (seconds)
 # SPDX-License-Identifier: MIT
 load plotdir.'/common.gp'
-set title 'Time per iteration: '.title_in noenhanced
 set yrange [0:*]
 set ylabel 'time per iteration (s)'
-set xlabel 'configuration'
+set xlabel xlabel noenhanced
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1

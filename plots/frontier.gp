@@ -3,7 +3,6 @@
 # Data (written by trainsim plot frontier): hours cost_usd on_frontier "label"
 # SPDX-License-Identifier: MIT
 load plotdir.'/common.gp'
-set title 'Cost against time to train: '.title_in noenhanced
 set xlabel 'time to train (hours)'
 set ylabel 'cost (US$)'
 set logscale x 10

@@ -4,10 +4,9 @@
 # activations logits buffers reserve capacity (GiB)
 # SPDX-License-Identifier: MIT
 load plotdir.'/common.gp'
-set title 'Memory per GPU: '.title_in noenhanced
 set yrange [0:*]
 set ylabel 'memory per GPU (GiB)'
-set xlabel 'configuration'
+set xlabel xlabel noenhanced
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1

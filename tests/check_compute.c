@@ -516,7 +516,7 @@ START_TEST(calib_errors)
 {
 	struct ts_error e;
 	/* unknown constant, with a suggestion and its line */
-	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; source = \"s\"; };\n" GOOD_REST
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 0.5; source = \"s\"; };\n" GOOD_REST
 				   "launch = { value = \"10 us\"; source = \"s\"; };\n",
 				   &e),
 			 TS_EUNKNOWN_KEY);
@@ -525,7 +525,7 @@ START_TEST(calib_errors)
 	ck_assert(strstr(e.msg, "launch_s") != NULL);
 	ck_assert(strstr(e.file, "compute.cfg") != NULL);
 	/* out of range */
-	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; source = \"s\"; };\n"
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 0.5; source = \"s\"; };\n"
 				   "tile_m = { value = 128; source = \"s\"; };\n"
 				   "tile_n = { value = 256; source = \"s\"; };\n"
 				   "flash_eff = { value = 1.6; source = \"s\"; };\n"
@@ -535,14 +535,22 @@ START_TEST(calib_errors)
 			 TS_ERANGE);
 	ck_assert_str_eq(e.key, "flash_eff.value");
 	ck_assert_int_eq(e.line, 4);
+	/* a gemm_k0 written as the count of elements of K it once was (the
+	 * committed constant was 119.1 before it became a fraction) */
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 119.1; source = \"s\"; };\n" GOOD_REST
+				   "launch_s = { value = \"10 us\"; source = \"s\"; };\n",
+				   &e),
+			 TS_ERANGE);
+	ck_assert_str_eq(e.key, "gemm_k0.value");
+	ck_assert_msg(strstr(e.msg, "no longer a count of elements") != NULL, "%s", e.msg);
 	/* a time without a unit */
-	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; source = \"s\"; };\n" GOOD_REST
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 0.5; source = \"s\"; };\n" GOOD_REST
 				   "launch_s = { value = \"10 parsecs\"; source = \"s\"; };\n",
 				   &e),
 			 TS_EUNIT);
 	ck_assert_str_eq(e.key, "launch_s.value");
 	/* no source: the missing key is named */
-	ck_assert_int_eq(load_text("gemm_k0 = { value = 128.0; };\n" GOOD_REST
+	ck_assert_int_eq(load_text("gemm_k0 = { value = 0.5; };\n" GOOD_REST
 				   "launch_s = { value = 1e-5; source = \"s\"; };\n",
 				   &e),
 			 TS_EINVALID);

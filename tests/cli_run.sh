@@ -92,11 +92,13 @@ ev = d["traceEvents"]
 assert isinstance(ev, list) and len(ev) > 10, "traceEvents has %d events" % len(ev)
 assert any(e.get("ph") == "X" for e in ev), "no complete (X) events"
 tracks = [e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"]
-assert "compute" in tracks, "no compute stream track: %s" % tracks[:5]
-links = [t for t in tracks if "nvswitch" in t and "->" in t]
-assert links, "no NVLink track among %s" % tracks[:10]
-spans = [e for e in ev if e.get("cat") == "link"]
-assert spans and all(e["dur"] > 0 for e in spans), "no link spans with a duration"
+want = "GPU 0 compute | node 0, rank 0 (tp 0, pp 0, dp 0) stage 0"
+assert any(t.startswith(want) for t in tracks), "no track %r: %s" % (want, tracks[:5])
+assert any(t.startswith("GPU 7 grad reduction | ") for t in tracks), "no gradient reduction track of GPU 7"
+links = [e["name"] for e in ev if e.get("ph") == "C" and "nvswitch" in e["name"] and "->" in e["name"]]
+assert links and all(n.endswith("utilisation (%)") for n in links), "no NVLink utilisation counter"
+spans = [e for e in ev if e.get("cat") == "comm"]
+assert spans and all(e["dur"] > 0 and e["args"]["bytes"] > 0 for e in spans), "no collective slices with a duration and bytes"
 '
 fi
 

@@ -14,14 +14,26 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 
-static const char *const kinds[] = {"scaling", "breakdown", "frontier", "memory"};
+static const char *const kinds[] = {"scaling", "breakdown", "frontier", "memory", "compare"};
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: trainsim plot scaling|breakdown|frontier|memory RESULTS.csv "
-		"-o OUT.png|OUT.svg\n"
-		"  RESULTS.csv: the output of trainsim sweep, or of trainsim run --format csv\n");
+		"usage: trainsim plot scaling|breakdown|frontier|memory|compare RESULTS.csv "
+		"-o OUT.png|OUT.svg|OUT.pdf\n"
+		"         [--title TEXT] [--x COLUMN] [--series COLUMN[,COLUMN...]] [--log-x]\n"
+		"  RESULTS.csv: the output of trainsim sweep or run --format csv; for compare,\n"
+		"  of trainsim compare --format csv\n"
+		"  scaling    throughput against nodes or GPUs, a series (with its ideal line)\n"
+		"             per value of the sweep's other axes; --x and --series choose the\n"
+		"             columns, --log-x a base-2 logarithmic x axis\n"
+		"  breakdown  where the iteration time goes, a bar per point\n"
+		"  frontier   cost against time to train, the cheapest-for-its-speed points\n"
+		"  memory     memory per GPU by kind against the capacity\n"
+		"  compare    grouped bars per metric, relative to the first scenario\n"
+		"  --title    the chart's title (default: what it shows and the scenario's name)\n"
+		"example: trainsim sweep s.cfg -o r.csv && trainsim plot scaling r.csv --log-x "
+		"-o scaling.pdf\n");
 }
 
 static bool on_path(const char *prog)
@@ -65,11 +77,33 @@ static void last_line(const char *path, char *buf, size_t n)
 	fclose(f);
 }
 
+/* What gnuplot said on a run that succeeded (warnings), on stderr. */
+static void relay(const char *path)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[strspn(line, " \t^")])
+			fprintf(stderr, "trainsim plot: gnuplot: %s\n", line);
+	}
+	fclose(f);
+}
+
 int cli_plot(int argc, char **argv)
 {
 	const char *kind = NULL, *in = NULL, *outp = NULL;
-	enum { O_OUT = 1 };
-	static const struct cli_opt opts[] = {{O_OUT, "--output", "-o", "OUT.png or OUT.svg"}, {0}};
+	ts_plot_opts po = {0};
+	enum { O_OUT = 1, O_TITLE, O_X, O_SERIES, O_LOGX };
+	static const struct cli_opt opts[] = {
+	    {O_OUT, "--output", "-o", "OUT.png, OUT.svg or OUT.pdf"},
+	    {O_TITLE, "--title", NULL, "a title"},
+	    {O_X, "--x", NULL, "a column name"},
+	    {O_SERIES, "--series", NULL, "column names, comma-separated"},
+	    {O_LOGX, "--log-x", NULL, NULL},
+	    {0}};
 	struct cli_opts p;
 	const char *v;
 	cli_opt_init(&p, "plot", opts, argc, argv);
@@ -82,6 +116,14 @@ int cli_plot(int argc, char **argv)
 		}
 		if (id == O_OUT) {
 			outp = v;
+		} else if (id == O_TITLE) {
+			po.title = v;
+		} else if (id == O_X) {
+			po.x = v;
+		} else if (id == O_SERIES) {
+			po.series = v;
+		} else if (id == O_LOGX) {
+			po.log_x = true;
 		} else if (!kind) {
 			kind = v;
 		} else if (!in) {
@@ -96,30 +138,31 @@ int cli_plot(int argc, char **argv)
 	}
 	if (!kind || !in || !outp) {
 		fprintf(stderr,
-			"trainsim plot: found %s, expected KIND RESULTS.csv -o OUT.png|svg\n",
+			"trainsim plot: found %s, expected KIND RESULTS.csv -o OUT.png|svg|pdf\n",
 			!kind ? "no kind"
 			: !in ? "no results file"
 			      : "no -o");
 		return CLI_USAGE;
 	}
 	bool known = false;
-	for (int i = 0; i < 4; i++)
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
 		known = known || !strcmp(kind, kinds[i]);
 	if (!known) {
 		fprintf(stderr,
 			"trainsim plot: found kind \"%s\", expected scaling, breakdown, "
-			"frontier or memory\n",
+			"frontier, memory or compare\n",
 			kind);
 		return CLI_USAGE;
 	}
 	const char *dot = strrchr(outp, '.');
 	const char *fmt = dot && !strcmp(dot, ".svg")	? "svg"
 			  : dot && !strcmp(dot, ".png") ? "png"
+			  : dot && !strcmp(dot, ".pdf") ? "pdf"
 							: NULL;
 	if (!fmt) {
 		fprintf(stderr,
-			"trainsim plot: -o: found \"%s\", expected a name ending in .png "
-			"or .svg\n",
+			"trainsim plot: -o: found \"%s\", expected a name ending in .png, "
+			".svg or .pdf\n",
 			outp);
 		return CLI_USAGE;
 	}
@@ -142,24 +185,37 @@ int cli_plot(int argc, char **argv)
 	}
 	char script[4096], plotdir[4096];
 	snprintf(plotdir, sizeof plotdir, "%s/plots", ts_env_root(env));
-	char tmp[] = "/tmp/trainsim-plot-XXXXXX";
-	int fd = mkstemp(tmp);
-	FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!d) {
-		fprintf(stderr, "trainsim plot: cannot write a temporary file\n");
-		if (fd >= 0)
+	char tmp[] = "/tmp/trainsim-plot-XXXXXX", set[] = "/tmp/trainsim-plotset-XXXXXX";
+	int fd = mkstemp(tmp), sfd = fd >= 0 ? mkstemp(set) : -1;
+	FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL, *sf = sfd >= 0 ? fdopen(sfd, "w") : NULL;
+	if (!d || !sf) {
+		fprintf(stderr, "trainsim plot: cannot write a temporary file in /tmp (%s)\n",
+			strerror(errno));
+		if (d)
+			fclose(d);
+		else if (fd >= 0)
 			close(fd);
+		if (sfd >= 0 && !sf)
+			close(sfd);
+		if (sf)
+			fclose(sf);
+		if (fd >= 0)
+			remove(tmp);
+		if (sfd >= 0)
+			remove(set);
 		ts_env_close(env);
 		return CLI_BADINPUT;
 	}
-	rc = ts_plot_data(env, kind, in, d, script, sizeof script) ? cli_fail("plot") : CLI_OK;
+	rc = ts_plot_prepare(env, kind, in, &po, d, sf, script, sizeof script) ? cli_fail("plot")
+									       : CLI_OK;
 	ts_env_close(env);
-	if (fclose(d) && !rc) {
+	if ((fclose(d) | fclose(sf)) && !rc) {
 		fprintf(stderr, "trainsim plot: cannot write a temporary file\n");
 		rc = CLI_BADINPUT;
 	}
 	if (rc) {
 		remove(tmp);
+		remove(set);
 		return rc;
 	}
 	/* gnuplot writes a temporary file beside OUT, renamed onto OUT only
@@ -170,6 +226,7 @@ int cli_plot(int argc, char **argv)
 	int logfd = -1;
 	if (ts_output_open(outp, "-o", &of)) {
 		remove(tmp);
+		remove(set);
 		return cli_fail("plot");
 	}
 	if ((logfd = mkstemp(log)) < 0) {
@@ -177,13 +234,13 @@ int cli_plot(int argc, char **argv)
 			strerror(errno));
 		ts_output_abort(of);
 		remove(tmp);
+		remove(set);
 		return CLI_BADINPUT;
 	}
 	char expr[8192];
-	const char *base = strrchr(in, '/');
 	snprintf(expr, sizeof expr,
-		 "datafile='%s'; outfile='%s'; fmt='%s'; title_in='%s'; plotdir='%s'", tmp,
-		 ts_output_file(of), fmt, base ? base + 1 : in, plotdir);
+		 "datafile='%s'; outfile='%s'; fmt='%s'; plotdir='%s'; load '%s'", tmp,
+		 ts_output_file(of), fmt, plotdir, set);
 	for (char *q = expr; *q; q++) /* gnuplot single-quoted strings take no escapes */
 		if (*q == '\\')
 			*q = '/';
@@ -215,8 +272,10 @@ int cli_plot(int argc, char **argv)
 		remove(log);
 	} else {
 		rc = CLI_OK;
+		relay(log);
 		remove(log);
 	}
 	remove(tmp);
+	remove(set);
 	return rc;
 }

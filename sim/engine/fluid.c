@@ -472,6 +472,19 @@ static void fix(struct ts_fluid *f, struct act *a, double t)
 	}
 }
 
+/* The loads of the component's nr resources, each change told to the
+ * observer (traces only). */
+static __attribute__((noinline, cold)) void report_loads(struct ts_fluid *f, size_t nr, ts_time now)
+{
+	for (size_t i = 0; i < nr; i++) {
+		struct res *r = &f->res[f->cres[i]];
+		double was = r->load;
+		r->load = r->cap - r->R;
+		if (r->load != was)
+			f->obs.on_load(f->obs.ud, f->cres[i], r->load, now);
+	}
+}
+
 static int solve(struct ts_fluid *f)
 {
 	size_t nr, na;
@@ -545,10 +558,13 @@ static int solve(struct ts_fluid *f)
 			left--;
 		}
 	}
-	for (size_t i = 0; i < nr; i++) {
-		struct res *r = &f->res[f->cres[i]];
-		r->load = r->cap - r->R;
-	}
+	if (f->has_obs && f->obs.on_load)
+		report_loads(f, nr, now);
+	else
+		for (size_t i = 0; i < nr; i++) {
+			struct res *r = &f->res[f->cres[i]];
+			r->load = r->cap - r->R;
+		}
 	for (size_t i = 0; i < na; i++) {
 		uint32_t id = f->cact[i];
 		struct act *a = &f->acts[id];

@@ -43,10 +43,15 @@ struct fluid_spec {
 };
 
 /* Observer of activity lifetimes (for traces): called when an activity
- * starts using resources and when it ends, with its tag and id. */
+ * starts using resources and when it ends, with its tag and id; on_load
+ * (may be NULL) when a rate solve changes the load of resource `res` to
+ * `load` units/s per member (a link's bytes/s; divide by
+ * fluid_resource_cap for its utilisation) from time t on. Without an
+ * observer the engine tests one flag per solve and calls nothing. */
 struct fluid_observer {
 	void (*on_start)(void *ud, uint32_t act, uint32_t tag, ts_time t);
 	void (*on_end)(void *ud, uint32_t act, uint32_t tag, ts_time t);
+	void (*on_load)(void *ud, uint32_t res, double load, ts_time t);
 	void *ud;
 };
 

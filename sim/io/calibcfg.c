@@ -84,7 +84,7 @@ int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *
 	for (size_t i = 0; i < WORK_CALIB_COUNT && !rc; i++) {
 		const config_setting_t *g = config_setting_get_member(top, keys[i]);
 		static const char *const inner[] = {"value", "source", "fitted_on"};
-		char key[96], fb[160], why[200];
+		char key[96], fb[160], why[300];
 		if (!g)
 			continue;
 		snprintf(key, sizeof key, "%s.", keys[i]);

@@ -79,6 +79,14 @@ struct ts_graph {
 	uint32_t ndone;
 	int fail;
 	bool ran;
+	/* traces only */
+	bool keep_detail;
+	struct graph_detail *det; /* per task, when kept */
+	size_t capdet;
+	bool *has_det;
+	size_t caphas;
+	bool has_obs;
+	struct graph_observer obs;
 };
 
 int graph_create(struct ts_graph **out, struct ts_fluid *f, struct ts_coll *cc)
@@ -105,6 +113,8 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g->uses, g->capuses * sizeof *g->uses);
 	ts_free(g->e, g->cape * sizeof *g->e);
 	ts_free(g->succ, g->capsucc * sizeof *g->succ);
+	ts_free(g->det, g->capdet * sizeof *g->det);
+	ts_free(g->has_det, g->caphas * sizeof *g->has_det);
 	ts_free(g, sizeof *g);
 }
 
@@ -167,6 +177,73 @@ int graph_pool_add(struct ts_graph *g, uint32_t pool, enum graph_mem cat, double
 		return TS_EINVALID;
 	pool_change(&g->p[pool], cat, bytes);
 	return 0;
+}
+
+double graph_pool_now(const struct ts_graph *g, uint32_t pool)
+{
+	return g->p[pool].total;
+}
+
+int graph_keep_detail(struct ts_graph *g)
+{
+	g->keep_detail = true;
+	return 0;
+}
+
+double graph_detail_bytes(double tasks)
+{
+	return 2.0 * tasks * (double)(sizeof(struct graph_detail) + sizeof(bool));
+}
+
+bool graph_keeps_detail(const struct ts_graph *g)
+{
+	return g->keep_detail;
+}
+
+int graph_set_detail(struct ts_graph *g, uint32_t task, const struct graph_detail *d)
+{
+	if (!g->keep_detail || task >= g->nt)
+		return TS_EINVALID;
+	if (ts_grow((void **)&g->det, &g->capdet, (size_t)task + 1, sizeof *g->det) ||
+	    ts_grow((void **)&g->has_det, &g->caphas, (size_t)task + 1, sizeof *g->has_det))
+		return TS_ENOMEM;
+	g->det[task] = *d;
+	g->has_det[task] = true;
+	return 0;
+}
+
+const struct graph_detail *graph_detail(const struct ts_graph *g, uint32_t task)
+{
+	return task < g->caphas && g->has_det[task] ? &g->det[task] : NULL;
+}
+
+uint32_t graph_coll_ranks(const struct ts_graph *g, uint32_t task, const uint32_t **ranks)
+{
+	*ranks = NULL;
+	if (task >= g->nt || g->t[task].coll == GRAPH_NONE)
+		return 0;
+	const struct gcoll *gc = &g->c[g->t[task].coll];
+	*ranks = g->ranks + gc->ranks_off;
+	return gc->spec.nranks;
+}
+
+void graph_set_observer(struct ts_graph *g, const struct graph_observer *obs)
+{
+	g->has_obs = obs != NULL;
+	if (obs)
+		g->obs = *obs;
+}
+
+/* Tell the observer that task id starts or ends at `now` (after its pool
+ * changed by `bytes`). Off the path of a run without an observer. */
+static __attribute__((noinline, cold)) void observe(struct ts_graph *g, uint32_t id, bool end,
+						    double bytes, ts_time now)
+{
+	const struct gtask *t = &g->t[id];
+	if (bytes != 0.0 && t->pool != GRAPH_NONE && g->obs.on_pool)
+		g->obs.on_pool(g->obs.ud, t->pool, g->p[t->pool].total, now);
+	if (g->obs.on_task)
+		g->obs.on_task(g->obs.ud, id, end, now);
 }
 
 double graph_pool_peak(const struct ts_graph *g, uint32_t pool, double at_peak[GRAPH_MEM_COUNT_])
@@ -273,6 +350,8 @@ static void start_task(struct ts_graph *g, uint32_t id)
 	t->rec.start = now;
 	if (t->pool != GRAPH_NONE && t->alloc != 0.0)
 		pool_change(&g->p[t->pool], t->alloc_cat, t->alloc);
+	if (g->has_obs)
+		observe(g, id, false, t->alloc, now);
 	int rc;
 	if (t->coll != GRAPH_NONE) {
 		struct gcoll *gc = &g->c[t->coll];
@@ -321,6 +400,8 @@ static void task_done(void *ctx, uint64_t arg)
 	g->ndone++;
 	if (t->pool != GRAPH_NONE && t->free != 0.0)
 		pool_change(&g->p[t->pool], t->free_cat, -t->free);
+	if (g->has_obs)
+		observe(g, id, true, t->free, now);
 	for (uint32_t k = 0; k < t->nsucc; k++) {
 		uint32_t s = g->succ[t->succ_off + k];
 		struct gtask *st = &g->t[s];

@@ -5,6 +5,7 @@
 #ifndef TS_PAR_GRAPH_H
 #define TS_PAR_GRAPH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/err.h"
@@ -125,6 +126,55 @@ const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t task);
 
 /* Peak bytes of a pool and the split by category at that moment. */
 double graph_pool_peak(const struct ts_graph *g, uint32_t pool, double at_peak[GRAPH_MEM_COUNT_]);
+
+/* Current bytes of a pool (its base before the run). */
+double graph_pool_now(const struct ts_graph *g, uint32_t pool);
+
+/* --- what traces show (nothing of it is kept or called unless asked for) */
+
+/* Details of a task for a trace's slice arguments. */
+struct graph_detail {
+	double flops;		 /* FLOPs of a compute task, per member */
+	double bytes;		 /* bytes of a collective or transfer, per rank */
+	uint32_t iter, mb;	 /* iteration and micro-batch, or GRAPH_NONE */
+	uint32_t layer0, layer1; /* first and last layer it works on, or GRAPH_NONE */
+	uint32_t owner;		 /* rank class that issued it, or GRAPH_NONE */
+	uint32_t peer;		 /* pipeline transfer: receiving class, or GRAPH_NONE */
+	uint8_t pass;		 /* 0: none, 1: a forward pass, 2: a backward pass */
+};
+
+/* Keep a struct graph_detail per task from now on (graph_set_detail);
+ * without this call graph_set_detail is never needed and nothing is kept.
+ * Returns 0. */
+int graph_keep_detail(struct ts_graph *g);
+bool graph_keeps_detail(const struct ts_graph *g);
+
+/* Bytes at most the details of `tasks` tasks take (times 2 for the
+ * doubling of their arrays), for a traced run's estimate. */
+double graph_detail_bytes(double tasks);
+
+/* Set task's details (copied). Returns 0, TS_ENOMEM, or TS_EINVALID for an
+ * unknown task or a graph that keeps none. */
+int graph_set_detail(struct ts_graph *g, uint32_t task, const struct graph_detail *d);
+
+/* A task's details, or NULL when none were set. */
+const struct graph_detail *graph_detail(const struct ts_graph *g, uint32_t task);
+
+/* The ranks of a collective task (*ranks: valid while g lives) and their
+ * number; 0 for a task that is no collective. */
+uint32_t graph_coll_ranks(const struct ts_graph *g, uint32_t task, const uint32_t **ranks);
+
+/* Observer of a run (for traces): on_task when a task starts (end false)
+ * and when it ends (end true), on_pool when a pool's bytes change to
+ * `bytes`; t in ns. Either may be NULL. */
+struct graph_observer {
+	void (*on_task)(void *ud, uint32_t task, bool end, ts_time t);
+	void (*on_pool)(void *ud, uint32_t pool, double bytes, ts_time t);
+	void *ud;
+};
+
+/* Set (copied) or clear (NULL) the observer. */
+void graph_set_observer(struct ts_graph *g, const struct graph_observer *obs);
 
 /* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */
 /* Bytes at most that a graph of `tasks` tasks and `deps` dependencies,

@@ -199,6 +199,8 @@ struct pb {
 	double xbytes;		 /* scratch: bytes of the copy each_member starts */
 	uint32_t *taken;	 /* per class, ring of the last `qlen` "batch ready" marks */
 	uint32_t qlen;		 /* ring length: min(queue, batches) */
+	struct graph_detail det; /* what the next task is, for traces */
+	bool keep;		 /* the graph keeps details (a trace) */
 	int rc;
 };
 
@@ -239,11 +241,24 @@ static uint32_t stage_order(const struct pb *b, uint32_t s, struct pass *o)
 	return n;
 }
 
+/* A trace's details of task id (only when the graph keeps them). */
+static __attribute__((noinline, cold)) void
+task_detail(struct pb *b, const struct graph_task_spec *s, uint32_t id)
+{
+	struct graph_detail d = b->det;
+	d.bytes = s->coll ? s->coll->bytes : s->nuses ? s->work : 0.0;
+	if (s->kind != GRAPH_COMPUTE && s->kind != GRAPH_RECOMPUTE)
+		d.flops = 0.0;
+	b->rc = graph_set_detail(b->g, id, &d);
+}
+
 static uint32_t task(struct pb *b, const struct graph_task_spec *s)
 {
 	uint32_t id = GRAPH_NONE;
 	if (!b->rc)
 		b->rc = graph_task(b->g, s, &id);
+	if (b->keep && !b->rc)
+		task_detail(b, s, id);
 	return b->rc ? GRAPH_NONE : id;
 }
 
@@ -462,7 +477,9 @@ static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op
 				     .mult = 1,
 				     .coll = &cs,
 				     .pool = GRAPH_NONE};
+	b->det.owner = k;
 	uint32_t id = task(b, &ts);
+	b->det.owner = GRAPH_NONE;
 	if (after) {
 		uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, g, mem);
 		for (uint32_t i = 0; i < m && !b->rc; i++)
@@ -739,6 +756,9 @@ struct seg {
 	double dp_gather;   /* bytes per rank all-gathered (forward) or reduce-scattered
 			     * (backward) over DP after it, on the compute path */
 	bool dp_gather_bwd; /* backward: reduce-scatter the gradients */
+	double flops;	    /* FLOPs of its compute (traces) */
+	bool has_layer;	    /* l0..l1: the layers it works on (traces) */
+	uint32_t l0, l1;
 };
 
 /* Megatron-LM's f and g operators for `n` activations of the segment led
@@ -817,6 +837,9 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 {
 	const struct pipe_job *j = b->j;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
+	b->det.flops = sg->flops;
+	b->det.layer0 = sg->has_layer ? sg->l0 : GRAPH_NONE;
+	b->det.layer1 = sg->has_layer ? sg->l1 : GRAPH_NONE;
 	/* ZeRO-3: gather the weights over DP, one segment ahead */
 	if (sg->gather > 0.0 && b->ndp > 1) {
 		/* offload: the shard comes up from the host first (after the
@@ -945,6 +968,7 @@ static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *last
 	uint32_t *cls = b->scls + (size_t)st * b->per;
 	if (bytes <= 0.0)
 		return;
+	b->det.layer0 = b->det.layer1 = GRAPH_NONE;
 	if (b->ndp == 1) {
 		/* nothing to reduce; offload still copies the gradients down */
 		for (uint32_t i = 0; b->j->offload && i < b->per && !b->rc; i++)
@@ -982,6 +1006,12 @@ static void add_seg(struct seg *a, const struct seg *x)
 	a->ring_bytes += x->ring_bytes;
 	a->dp_gather += x->dp_gather;
 	a->dp_gather_bwd = a->dp_gather_bwd || x->dp_gather_bwd;
+	a->flops += x->flops;
+	if (x->has_layer) {
+		a->l0 = a->has_layer && a->l0 < x->l0 ? a->l0 : x->l0;
+		a->l1 = a->has_layer && a->l1 > x->l1 ? a->l1 : x->l1;
+		a->has_layer = true;
+	}
 }
 
 static bool seg_any(const struct seg *x)
@@ -1051,6 +1081,10 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	uint32_t *cls = b->scls + (size_t)st * b->per;
 	uint32_t vs = ps->chunk * b->p + st, u0 = b->first[vs], u1 = b->first[vs + 1];
 	bool coarse = j->gran == DP_GRAN_STAGE, z3 = j->zero == 3;
+	b->det.iter = it;
+	b->det.mb = ps->mb;
+	b->det.pass = ps->bwd ? 2 : 1;
+	b->det.layer0 = b->det.layer1 = GRAPH_NONE;
 	for (uint32_t i = 0; i < b->per; i++) {
 		uint32_t k = cls[i];
 		firstv[k] = lastv[k] = GRAPH_NONE;
@@ -1087,7 +1121,11 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					 .a2a = x->a2a_fwd,
 					 .dp_gather = x->dp_gather_bytes,
 					 .ring_s = x->ring_fwd_s,
-					 .ring_bytes = x->ring_fwd_s > 0.0 ? j->cp_fwd_bytes : 0.0};
+					 .ring_bytes = x->ring_fwd_s > 0.0 ? j->cp_fwd_bytes : 0.0,
+					 .flops = x->fwd_flops,
+					 .has_layer = true,
+					 .l0 = x->layer,
+					 .l1 = x->layer};
 			if (coarse)
 				add_seg(&acc, &sg);
 			else
@@ -1111,13 +1149,21 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.kind = GRAPH_RECOMPUTE,
 					.s = x->recompute_s,
 					.kernels = x->recompute_s > 0.0 ? x->kernels_rec : 0,
-					.alloc = coarse ? 0.0 : x->recompute_bytes};
+					.alloc = coarse ? 0.0 : x->recompute_bytes,
+					.flops = x->recompute_flops,
+					.has_layer = true,
+					.l0 = x->layer,
+					.l1 = x->layer};
 			struct seg d = {.label = x->label,
 					.kind = GRAPH_COMPUTE,
 					.s = x->dgrad_s,
 					.kernels = kd,
 					.ring_s = x->ring_bwd_s,
-					.ring_bytes = x->ring_bwd_s > 0.0 ? j->cp_bwd_bytes : 0.0};
+					.ring_bytes = x->ring_bwd_s > 0.0 ? j->cp_bwd_bytes : 0.0,
+					.flops = x->dgrad_flops,
+					.has_layer = true,
+					.l0 = x->layer,
+					.l1 = x->layer};
 			struct seg w = {.label = x->label,
 					.kind = GRAPH_COMPUTE,
 					.s = x->wgrad_s,
@@ -1128,7 +1174,12 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.tp = x->tp_bwd,
 					.a2a = x->a2a_bwd,
 					.dp_gather = x->dp_gather_bytes,
-					.dp_gather_bwd = true};
+					.dp_gather_bwd = true,
+
+					.flops = x->wgrad_flops,
+					.has_layer = true,
+					.l0 = x->layer,
+					.l1 = x->layer};
 			if (coarse) {
 				add_seg(&rec, &r);
 				rec.alloc = fmax(rec.alloc, x->recompute_bytes);
@@ -1184,6 +1235,8 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 	const struct pipe_job *j = b->j;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
 	double dp = (double)b->ndp;
+	b->det.mb = b->det.layer0 = b->det.layer1 = GRAPH_NONE;
+	b->det.pass = 0;
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
 		struct pcls *c = &b->c[k];
@@ -1289,7 +1342,15 @@ static void emit_p2p(struct pb *b, uint32_t it)
 							     .mult = 1,
 							     .coll = bytes > 0.0 ? &cs : NULL,
 							     .pool = GRAPH_NONE};
+				b->det = (struct graph_detail){.iter = it,
+							       .mb = ps->mb,
+							       .layer0 = GRAPH_NONE,
+							       .layer1 = GRAPH_NONE,
+							       .owner = k,
+							       .peer = peer,
+							       .pass = ps->bwd ? 2 : 1};
 				uint32_t id = task(b, &ts);
+				b->det.owner = b->det.peer = GRAPH_NONE;
 				dep(b, idp(b, it, k, ps->mb, ps->chunk)[ps->bwd ? 3 : 1], id);
 				dep(b, id, idp(b, it, peer, ps->mb, to / b->p)[ps->bwd ? 2 : 0]);
 			}
@@ -1425,6 +1486,13 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	}
 	for (size_t i = 0; i < nids; i++)
 		b.ids[i] = GRAPH_NONE;
+	b.keep = graph_keeps_detail(g);
+	b.det = (struct graph_detail){.iter = GRAPH_NONE,
+				      .mb = GRAPH_NONE,
+				      .layer0 = GRAPH_NONE,
+				      .layer1 = GRAPH_NONE,
+				      .owner = GRAPH_NONE,
+				      .peer = GRAPH_NONE};
 	pg_init(&b);
 	for (uint32_t k = 0; j->offload && k < b.ncls; k++) {
 		uint32_t r = layout_class_rep(l, k);
@@ -1500,6 +1568,13 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 			break;
 		for (uint32_t d = 0; j->data && s == 0 && d < j->data->nstages && !b.rc; d++)
 			b.rc = graph_stream(g, j->data->stages[d].label, &c->data[d]);
+		uint32_t ns = graph_nstreams(g);
+		if (!b.rc &&
+		    ts_grow((void **)&out->stream_cls, &out->capsc, ns, sizeof *out->stream_cls))
+			b.rc = TS_ENOMEM;
+		for (uint32_t x = out->nstreams; !b.rc && x < ns; x++)
+			out->stream_cls[x] = k;
+		out->nstreams = b.rc ? out->nstreams : ns;
 		if (j->data && s == 0 && !out->data_class_set) {
 			memcpy(out->data_streams, c->data, sizeof out->data_streams);
 			out->data_class_set = true;
@@ -1568,5 +1643,6 @@ void pipe_built_free(struct pipe_built *b)
 	ts_free(b->opt, b->nclasses * sizeof *b->opt);
 	ts_free(b->iter_end, b->niter * sizeof *b->iter_end);
 	ts_free(b->loaded, b->nloaded * sizeof *b->loaded);
+	ts_free(b->stream_cls, b->capsc * sizeof *b->stream_cls);
 	memset(b, 0, sizeof *b);
 }

@@ -149,11 +149,14 @@ struct pipe_built {
 	uint32_t data_streams[DP_DATA_MAX_STAGES]; /* input-pipeline streams of the first
 						    * class of the first stage */
 	bool data_class_set;			   /* data_streams were made */
-	uint32_t *loaded;  /* per batch read by that class (the simulated iterations'
-			    * micro-batches, then a queue's worth ahead): the task
-			    * of its last loader stage; NULL without a loader */
-	uint32_t nloaded;  /* entries of loaded */
-	uint32_t per_iter; /* batches an iteration of that class takes */
+	uint32_t *loaded;     /* per batch read by that class (the simulated iterations'
+			       * micro-batches, then a queue's worth ahead): the task
+			       * of its last loader stage; NULL without a loader */
+	uint32_t nloaded;     /* entries of loaded */
+	uint32_t per_iter;    /* batches an iteration of that class takes */
+	uint32_t *stream_cls; /* per stream of the graph: the class it belongs to */
+	uint32_t nstreams;    /* entries of stream_cls */
+	size_t capsc;	      /* capacity of stream_cls */
 };
 
 /* Bucket assignment in reverse parameter order, as PyTorch DDP does it:
@@ -198,6 +201,9 @@ int pipe_split(const struct dp_unit *units, uint32_t n, uint32_t chunks, const u
  * (warm-up (p - s - 1) x 2 + (v - 1) x p forwards). Activations and their
  * gradients go from chunk to chunk as one-way transfers (GRAPH_P2P) over
  * the links between the two stages' GPUs. */
+/* With graph_keep_detail(g) set before the build, every task gets its
+ * struct graph_detail (micro-batch, layers, FLOPs, bytes, the class that
+ * issued it and a pipeline transfer's receiver) for traces. */
 int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *job,
 	       struct pipe_built *out, struct ts_error *err);
 void pipe_built_free(struct pipe_built *b);

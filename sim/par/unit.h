@@ -43,6 +43,8 @@ struct dp_unit {
 				   * embeddings for the contrastive loss), and into the
 				   * reduce-scatter of their gradients after its
 				   * backward; 0 = none */
+	/* FLOPs on this rank per micro-batch (standard count), for traces */
+	double fwd_flops, dgrad_flops, wgrad_flops, recompute_flops;
 };
 
 /* Most stages of an input pipeline (read, decode, host-to-device copy). */

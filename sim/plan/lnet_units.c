@@ -77,6 +77,9 @@ int lnet_units_build(const struct ts_model *m, int64_t b, int64_t dp, enum ts_dt
 		x->params += o->op.params;
 		x->act_bytes += o->op.saved_bytes;
 		x->dp_gather_bytes += o->op.dp_gather_bytes;
+		x->fwd_flops += o->op.fwd_flops;
+		x->dgrad_flops += o->op.dgrad_flops;
+		x->wgrad_flops += o->op.wgrad_flops;
 	}
 	if (r == WORK_RECOMPUTE_FULL) {
 		/* blocks are runs of ops of one block index; unit of op i: i at
@@ -91,10 +94,11 @@ int lnet_units_build(const struct ts_model *m, int64_t b, int64_t dp, enum ts_dt
 				bool per_op = gran == DP_GRAN_OP;
 				struct dp_unit *first = per_op ? &u[i0] : &u[ub];
 				struct dp_unit *last = per_op ? &u[i1 - 1] : &u[ub];
-				double f = checkpoint_block(ops, i0, i1, dropped, first, last,
-							    per_op, per_op ? &u[i0] : NULL);
-				*rec_flops += f;
-				dropped = f > 0.0;
+				double rf = checkpoint_block(ops, i0, i1, dropped, first, last,
+							     per_op, per_op ? &u[i0] : NULL);
+				last->recompute_flops += rf;
+				*rec_flops += rf;
+				dropped = rf > 0.0;
 			} else {
 				dropped = false;
 			}

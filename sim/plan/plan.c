@@ -341,7 +341,22 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.act_cat = cat,
 				.layer = layer,
 				.tp_fwd = o->op.tp_fwd,
-				.tp_bwd = o->op.tp_bwd};
+				.tp_bwd = o->op.tp_bwd,
+
+				.fwd_flops = o->op.fwd_flops,
+				.dgrad_flops = o->op.dgrad_flops,
+				.wgrad_flops = o->op.wgrad_flops,
+				.recompute_flops = rs > 0.0 ? o->op.fwd_flops : 0.0};
+}
+
+/* The FLOPs of ops[0..n) into a unit (forward, input and weight gradient). */
+static void unit_flops(struct dp_unit *u, const struct work_op_cost *ops, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		u->fwd_flops += ops[i].op.fwd_flops;
+		u->dgrad_flops += ops[i].op.dgrad_flops;
+		u->wgrad_flops += ops[i].op.wgrad_flops;
+	}
 }
 
 /* The units of one micro-batch in forward order. */
@@ -431,6 +446,13 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					  .act_bytes = c->head_saved_bytes,
 					  .act_cat = GRAPH_MEM_LOGITS,
 					  .layer = (uint16_t)(L + 1)};
+		unit_flops(&u[0], c->embed_ops, c->nembed_ops);
+		for (uint32_t l = 0; l < L + M; l++) {
+			const struct work_costs *lc = l < D ? dc : c;
+			unit_flops(&u[1 + l], lc->ops, lc->nops);
+			u[1 + l].recompute_flops = lc->layer_recompute_flops[p->recompute];
+		}
+		unit_flops(&u[L + M + 1], c->head_ops, c->nhead_ops);
 	}
 	/* weights per unit, and Megatron-LM's tensor-parallel collectives
 	 * (Shoeybi et al. 2019, §3, Fig. 3): per layer g (all-reduce) after the
@@ -824,7 +846,9 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 	 * activities alive at once (its streams' tasks, and a collective's
 	 * per-channel transfers) on 4 resources each, and their events */
 	double engine = fluid_bytes(8.0 * classes, 64.0 * classes, 4.0) + evq_bytes(64.0 * classes);
-	return graph_bytes(tasks, 2.0 * tasks, colls, coll_ranks) + engine;
+	/* a trace keeps each task's details (graph_keep_detail) */
+	return graph_bytes(tasks, 2.0 * tasks, colls, coll_ranks) + engine +
+	       (trace ? graph_detail_bytes(tasks) : 0.0);
 }
 
 int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)

@@ -30,92 +30,13 @@
 #include "run/cost.h"
 #include "work/straggle.h"
 #include "run/run.h"
+#include "run/timeline.h"
 #include "work/memory.h"
 #include "work/ops.h"
 
 static double secs(ts_time t, double per)
 {
 	return ts_time_to_s(t) / per;
-}
-
-/* Tracing: every task of every simulated iteration on a track per stream
- * of rank class 0, and every transfer on a track per busy link (or link
- * class), recorded through the fluid observer as activities end. */
-struct tracer {
-	struct ts_trace *tr;
-	struct ts_fluid *f;
-	const struct ts_net *net;
-	const struct ts_graph *g;
-	uint32_t links_proc;
-	uint32_t *track; /* per fluid resource: trace track, or UNSEEN / NOT_LINK */
-	size_t captrack;
-	ts_time *start; /* per activity id: when it started using resources */
-	size_t capstart;
-	int rc;
-};
-
-#define UNSEEN UINT32_MAX
-#define NOT_LINK (UINT32_MAX - 1)
-
-static void tr_start(void *ud, uint32_t act, uint32_t tag, ts_time t)
-{
-	(void)tag;
-	struct tracer *x = ud;
-	size_t old = x->capstart;
-	if (ts_grow((void **)&x->start, &x->capstart, (size_t)act + 1, sizeof *x->start)) {
-		x->rc = TS_ENOMEM;
-		return;
-	}
-	(void)old;
-	x->start[act] = t;
-}
-
-static void tr_end(void *ud, uint32_t act, uint32_t tag, ts_time t)
-{
-	struct tracer *x = ud;
-	if (x->rc || act >= x->capstart)
-		return;
-	uint32_t n = fluid_activity_nuses(x->f, act);
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t r = fluid_activity_res(x->f, act, i);
-		size_t old = x->captrack;
-		if (ts_grow((void **)&x->track, &x->captrack, (size_t)r + 1, sizeof *x->track)) {
-			x->rc = TS_ENOMEM;
-			return;
-		}
-		for (size_t k = old; k < x->captrack; k++)
-			x->track[k] = UNSEEN;
-		if (x->track[r] == UNSEEN) {
-			char name[200];
-			x->track[r] = NOT_LINK;
-			if (net_res_name(x->net, r, name, sizeof name) &&
-			    trace_track(x->tr, x->links_proc, name, &x->track[r]))
-				x->track[r] = NOT_LINK;
-		}
-		if (x->track[r] == NOT_LINK)
-			continue;
-		const char *label =
-		    tag < graph_ntasks(x->g) ? graph_rec(x->g, tag)->label : "transfer";
-		trace_span(x->tr, x->track[r], label, x->start[act], t, "link");
-	}
-}
-
-static void trace_tasks(struct ts_trace *tr, const struct ts_graph *g)
-{
-	uint32_t ns = graph_nstreams(g);
-	uint32_t proc, tracks[64];
-	if (trace_process(tr, "rank class 0", &proc))
-		return;
-	for (uint32_t s = 0; s < ns && s < 64; s++)
-		trace_track(tr, proc, graph_stream_name(g, s), &tracks[s]);
-	static const char *const cats[GRAPH_KIND_COUNT_] = {
-	    "compute", "recompute", "optimizer", "comm", "p2p", "data", "host", "mark"};
-	for (uint32_t t = 0; t < graph_ntasks(g); t++) {
-		const struct graph_rec *r = graph_rec(g, t);
-		if (r->stream == GRAPH_NONE || r->stream >= 64 || r->kind == GRAPH_MARK)
-			continue;
-		trace_span(tr, tracks[r->stream], r->label, r->start, r->end, cats[r->kind]);
-	}
 }
 
 static void bottleneck(struct ts_result *r)
@@ -328,24 +249,35 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	return pipe_build(s->g, s->f, &pj, &s->pbuilt, err);
 }
 
-/* Play the graph, recording it on trace when not NULL. */
-static int sim_play(struct sim *s, struct ts_trace *trace, struct ts_error *err)
+/* Play the graph. With trace, its timeline (sim/run/timeline.h) is
+ * written as it plays, with the utilisation of the links in links[0..nlinks)
+ * (the graph kept its details: sim_create_traced). */
+static int sim_play(struct sim *s, struct ts_trace *trace, const uint32_t *links, uint32_t nlinks,
+		    struct ts_error *err)
 {
-	struct tracer tx = {.tr = trace, .f = s->f, .net = s->net, .g = s->g};
+	struct timeline *tl = NULL;
 	if (trace) {
-		struct fluid_observer obs = {.on_start = tr_start, .on_end = tr_end, .ud = &tx};
-		if (trace_process(trace, "links", &tx.links_proc))
-			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-		fluid_set_observer(s->f, &obs);
+		struct timeline_src src = {.tr = trace,
+					   .g = s->g,
+					   .f = s->f,
+					   .net = s->net,
+					   .lay = &s->lay,
+					   .pb = &s->pbuilt,
+					   .links = links,
+					   .nlinks = nlinks};
+		int rc = timeline_begin(&src, &tl);
+		if (rc) {
+			timeline_end(tl);
+			return ts_error_set(err, rc, NULL, 0, NULL, "%s while tracing",
+					    rc == TS_EIO ? "writing the trace failed"
+							 : "out of memory");
+		}
 	}
 	int rc = graph_run(s->g, err);
-	fluid_set_observer(s->f, NULL);
-	ts_free(tx.track, tx.captrack * sizeof *tx.track);
-	ts_free(tx.start, tx.capstart * sizeof *tx.start);
-	if (!rc && tx.rc)
-		rc = ts_error_set(err, tx.rc, NULL, 0, NULL, "out of memory while tracing");
-	if (!rc && trace)
-		trace_tasks(trace, s->g);
+	int trc = timeline_end(tl);
+	if (!rc && trc)
+		rc = ts_error_set(err, trc, NULL, 0, NULL, "%s while tracing",
+				  trc == TS_EIO ? "writing the trace failed" : "out of memory");
 	return rc;
 }
 
@@ -710,16 +642,30 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	uint32_t iters = (uint32_t)p->sc->training.iterations, skip;
 	double last_s, prev_s;
 	bool settled;
+	uint32_t links[TIMELINE_MAX_LINKS], nlinks = 0;
+	if (trace) {
+		/* the busiest links are known once the run is over: a first,
+		 * untraced run of the same schedule finds them */
+		if (!(rc = sim_create(p, &s, err)) &&
+		    !(rc = sim_schedule(p, accum, iters, &s, err)) &&
+		    !(rc = sim_play(&s, NULL, NULL, 0, err)))
+			nlinks = timeline_busiest_links(s.f, s.net, links, TIMELINE_MAX_LINKS);
+		sim_destroy(&s);
+		memset(&s, 0, sizeof s);
+		if (rc)
+			return rc;
+	}
 	for (;;) {
-		if ((rc = sim_create(p, &s, err)) ||
+		if ((rc = sim_create(p, &s, err)) || (trace && (rc = graph_keep_detail(s.g))) ||
 		    (rc = sim_schedule(p, accum, iters, &s, err)) ||
-		    (rc = sim_play(&s, trace, err)))
+		    (rc = sim_play(&s, trace, links, nlinks, err)))
 			goto out;
 		settled = period_settled(&s, &last_s, &prev_s);
 		uint32_t more = 2 * iters < RUN_SETTLE_MAX_ITERS ? 2 * iters : RUN_SETTLE_MAX_ITERS;
 		/* the plan's size estimate is linear in the iterations */
 		bool fits = p->est_bytes * (double)more <=
 			    p->max_memory * (double)p->sc->training.iterations;
+		/* a traced run keeps the file's iterations: its trace is that run */
 		if (settled || trace || more <= iters || !fits)
 			break;
 		sim_destroy(&s);

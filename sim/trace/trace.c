@@ -40,7 +40,7 @@ struct ts_trace {
 	uint32_t nprocs;
 	uint32_t *track_proc; /* per track: its process */
 	size_t ntracks, captracks;
-	size_t nspans, ncounters;
+	size_t nspans, ncounters, nflows;
 	struct open_act *acts; /* indexed by fluid activity id */
 	size_t capacts;
 	trace_tag_fn map;
@@ -174,6 +174,11 @@ void trace_destroy(struct ts_trace *t)
 
 int trace_process(struct ts_trace *t, const char *name, uint32_t *process)
 {
+	return trace_process_at(t, name, t ? (int64_t)t->nprocs : 0, process);
+}
+
+int trace_process_at(struct ts_trace *t, const char *name, int64_t sort_index, uint32_t *process)
+{
 	if (!t)
 		return 0;
 	if (closed(t))
@@ -186,7 +191,7 @@ int trace_process(struct ts_trace *t, const char *name, uint32_t *process)
 	if (!rc)
 		rc = put_event(t,
 			       meta("process_sort_index", pid, 0,
-				    json_pack("{s:I}", "sort_index", (json_int_t)i)),
+				    json_pack("{s:I}", "sort_index", (json_int_t)sort_index)),
 			       17);
 	if (rc)
 		return rc;
@@ -195,6 +200,12 @@ int trace_process(struct ts_trace *t, const char *name, uint32_t *process)
 }
 
 int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t *track)
+{
+	return trace_track_at(t, process, name, t ? (int64_t)t->ntracks : 0, track);
+}
+
+int trace_track_at(struct ts_trace *t, uint32_t process, const char *name, int64_t sort_index,
+		   uint32_t *track)
 {
 	if (!t)
 		return 0;
@@ -211,7 +222,7 @@ int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t
 	if (!rc)
 		rc = put_event(t,
 			       meta("thread_sort_index", pid, tid,
-				    json_pack("{s:I}", "sort_index", (json_int_t)i)),
+				    json_pack("{s:I}", "sort_index", (json_int_t)sort_index)),
 			       17);
 	if (rc)
 		return rc;
@@ -221,8 +232,38 @@ int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t
 	return 0;
 }
 
-static int put_span(struct ts_trace *t, uint32_t track, const char *name, const char *cat,
-		    ts_time start, ts_time end)
+/* A figure as JSON: an integer when it is one and fits, else a real. */
+static json_t *json_figure(double v)
+{
+	if (!isfinite(v))
+		return json_integer(0);
+	if (v == floor(v) && fabs(v) < 9.2e18)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+/* The args object of a span, or NULL (none, or out of memory: *oom). */
+static json_t *span_args(const struct trace_arg *a, size_t n, bool *oom)
+{
+	*oom = false;
+	if (!n)
+		return NULL;
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < n; i++) {
+		json_t *v = a[i].type == TRACE_ARG_INT	  ? json_integer((json_int_t)a[i].i)
+			    : a[i].type == TRACE_ARG_REAL ? json_figure(a[i].r)
+							  : json_str(a[i].s);
+		if (json_object_set_new(o, a[i].key ? a[i].key : "", v)) {
+			json_decref(o);
+			o = NULL;
+		}
+	}
+	*oom = o == NULL;
+	return o;
+}
+
+static int put_span_args(struct ts_trace *t, uint32_t track, const char *name, const char *cat,
+			 ts_time start, ts_time end, const struct trace_arg *args, size_t nargs)
 {
 	json_t *ev = json_pack("{s:o, s:s, s:o, s:o, s:I, s:I}", "name", json_str(name), "ph", "X",
 			       "ts", json_us(start), "dur", json_us(end - start), "pid",
@@ -231,10 +272,63 @@ static int put_span(struct ts_trace *t, uint32_t track, const char *name, const 
 		json_decref(ev);
 		ev = NULL;
 	}
-	int rc = put_event(t, ev, us_digits(end));
+	bool oom;
+	json_t *ao = span_args(args, nargs, &oom);
+	if (ev && (oom || (ao && json_object_set_new(ev, "args", ao)))) {
+		json_decref(ev);
+		ev = NULL;
+	}
+	int rc = put_event(t, ev, us_digits(end) > 15 ? us_digits(end) : 15);
 	if (!rc)
 		t->nspans++;
 	return rc;
+}
+
+static int put_span(struct ts_trace *t, uint32_t track, const char *name, const char *cat,
+		    ts_time start, ts_time end)
+{
+	return put_span_args(t, track, name, cat, start, end, NULL, 0);
+}
+
+int trace_span_args(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
+		    ts_time end_ns, const char *category, const struct trace_arg *args,
+		    size_t nargs)
+{
+	if (!t)
+		return 0;
+	if (closed(t))
+		return TS_EINVALID;
+	if (track >= t->ntracks || end_ns < start_ns || (nargs && !args))
+		return fail(t, TS_ERANGE);
+	return put_span_args(t, track, name, category, start_ns, end_ns, args, nargs);
+}
+
+int trace_flow(struct ts_trace *t, uint32_t track, uint64_t id, bool start, ts_time time_ns,
+	       const char *name, const char *category)
+{
+	if (!t)
+		return 0;
+	if (closed(t))
+		return TS_EINVALID;
+	if (track >= t->ntracks)
+		return fail(t, TS_ERANGE);
+	json_t *ev = json_pack("{s:o, s:o, s:s, s:I, s:o, s:I, s:I}", "name", json_str(name), "cat",
+			       json_str(category ? category : "flow"), "ph", start ? "s" : "f",
+			       "id", (json_int_t)id, "ts", json_us(time_ns), "pid",
+			       (json_int_t)t->track_proc[track] + 1, "tid", (json_int_t)track + 1);
+	if (ev && !start && json_object_set_new(ev, "bp", json_string("e"))) {
+		json_decref(ev);
+		ev = NULL;
+	}
+	int rc = put_event(t, ev, us_digits(time_ns));
+	if (!rc)
+		t->nflows++;
+	return rc;
+}
+
+size_t trace_nflows(const struct ts_trace *t)
+{
+	return t ? t->nflows : 0;
 }
 
 int trace_span(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
@@ -373,6 +467,7 @@ static void on_end(void *ud, uint32_t act, uint32_t tag, ts_time when)
 
 int trace_fluid_observer(struct ts_trace *t, trace_tag_fn map, void *ud, struct fluid_observer *obs)
 {
+	obs->on_load = NULL;
 	if (!t) {
 		obs->on_start = NULL;
 		obs->on_end = NULL;

@@ -6,6 +6,8 @@
 #ifndef TS_TRACE_TRACE_H
 #define TS_TRACE_TRACE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -45,6 +47,41 @@ int trace_process(struct ts_trace *t, const char *name, uint32_t *process);
  * its id to *track. Returns 0, TS_ENOMEM, TS_EIO, or TS_ERANGE for an
  * unknown process. */
 int trace_track(struct ts_trace *t, uint32_t process, const char *name, uint32_t *track);
+
+/* trace_process and trace_track with a sort index of one's own (Perfetto
+ * and chrome://tracing order processes, and tracks in a process, by it)
+ * instead of the order of creation. Same returns. */
+int trace_process_at(struct ts_trace *t, const char *name, int64_t sort_index, uint32_t *process);
+int trace_track_at(struct ts_trace *t, uint32_t process, const char *name, int64_t sort_index,
+		   uint32_t *track);
+
+/* One argument of a span (shown in the slice's details): an integer, a
+ * real or a string (borrowed, written at once). */
+struct trace_arg {
+	const char *key;
+	enum { TRACE_ARG_INT, TRACE_ARG_REAL, TRACE_ARG_STR } type;
+	int64_t i;
+	double r; /* written as an integer when it is one (bytes, FLOPs) */
+	const char *s;
+};
+
+/* trace_span with `nargs` arguments (args may be NULL when nargs is 0).
+ * Same returns. */
+int trace_span_args(struct ts_trace *t, uint32_t track, const char *name, ts_time start_ns,
+		    ts_time end_ns, const char *category, const struct trace_arg *args,
+		    size_t nargs);
+
+/* One end of a flow arrow (Chrome trace "s" / "f" events, as Perfetto
+ * draws them): `start` true for the tail, bound to the span of `track`
+ * that encloses time_ns, false for the head, bound to the span enclosing
+ * time_ns on its track ("bp": "e"). Both ends share `id` and `category`
+ * (name and category written at once). Returns 0, TS_ENOMEM, TS_EIO, or
+ * TS_ERANGE for an unknown track. */
+int trace_flow(struct ts_trace *t, uint32_t track, uint64_t id, bool start, ts_time time_ns,
+	       const char *name, const char *category);
+
+/* Number of flow ends recorded. */
+size_t trace_nflows(const struct ts_trace *t);
 
 /* Record a span [start_ns, end_ns] on `track` (a complete "X" event, written
  * with ts and dur in microseconds, fractions keeping the nanoseconds).

@@ -94,11 +94,19 @@ struct work_calib work_calib_defaults(void)
 int work_calib_check(size_t i, double v, char *why, size_t n)
 {
 	static const double lo[WORK_CALIB_COUNT] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-	static const double hi[WORK_CALIB_COUNT] = {1e6, 4096.0, 4096.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+	/* gemm_k0 is a fraction of a tile's output write (work_gemm_k0); 64 is
+	 * far above any fit (0.47 jointly, 30 at calibrate's bound of 64 times it) and below
+	 * the element counts it was given in before (60 to 660) */
+	static const double hi[WORK_CALIB_COUNT] = {64.0, 4096.0, 4096.0, 1.0, 1.0, 1.0, 1.0, 1.0};
 	static const int lo_open[WORK_CALIB_COUNT] = {0, 0, 0, 1, 1, 0, 1, 0};
 	if (!isfinite(v) || v < lo[i] || (lo_open[i] && v == lo[i]) || v > hi[i]) {
-		snprintf(why, n, "found %g, expected a number in %s%g, %g]", v,
-			 lo_open[i] ? "(" : "[", lo[i], hi[i]);
+		snprintf(
+		    why, n, "found %g, expected a number in %s%g, %g]%s", v, lo_open[i] ? "(" : "[",
+		    lo[i], hi[i],
+		    i == 0 && v > hi[i]
+			? " (gemm_k0 is the unhidden fraction of a GEMM tile's output write, "
+			  "no longer a count of elements of K: see configs/calibration/compute.cfg)"
+			: "");
 		return TS_ERANGE;
 	}
 	return 0;
@@ -108,7 +116,7 @@ static int calib_validate(const struct work_calib *c, struct ts_error *err)
 {
 	struct work_calib tmp = *c;
 	for (size_t i = 0; i < WORK_CALIB_COUNT; i++) {
-		char why[160];
+		char why[300];
 		int rc = work_calib_check(i, *work_calib_field(&tmp, i), why, sizeof why);
 		if (rc)
 			return ts_error_set(err, TS_EINVALID, NULL, 0, calib_keys[i], "%s", why);
@@ -124,7 +132,7 @@ static int load_one(const char *file, const config_setting_t *grp, size_t i, dou
 {
 	static const char *const inner[] = {"value", "source", "fitted_on"};
 	const char *key = calib_keys[i];
-	char why[200], text[4096], vkey[CFG_KEY_MAX];
+	char why[300], text[4096], vkey[CFG_KEY_MAX];
 	const config_setting_t *v;
 	int rc;
 	if (!config_setting_is_group(grp))

@@ -196,7 +196,11 @@ double work_attn_flops_per_token(const struct ts_model *m, int64_t seq_len)
 	if (m->family == TS_FAMILY_LAYERS)
 		return 0.0;
 	double q = (double)m->heads * (double)m->head_dim;
-	return 3.0 * (double)m->layers * 4.0 * (double)seq_len * q;
+	/* scores over head_dim, values over v_head_dim (latent attention),
+	 * as block_flops counts them; the multi-token prediction blocks too */
+	double qv = m->kv_lora_rank > 0 ? (double)m->heads * (double)m->v_head_dim : q;
+	double blocks = (double)m->layers + (m->mtp_depth > 0 ? (double)m->mtp_depth : 0.0);
+	return 3.0 * blocks * 2.0 * (double)seq_len * (q + qv);
 }
 
 /* ------------------------------------------------------------ checking */

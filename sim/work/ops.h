@@ -205,8 +205,10 @@ double work_mtp_flops_per_token(const struct ts_model *m, int64_t seq_len);
  * this equals the per-token form of Korthikanti et al. 2022's
  * 72·B·s·l·h²·(1 + s/(6h) + V/(12·h·l)). */
 double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len);
-/* The attention-core part of work_model_flops_per_token: 3 x layers x
- * 4·s·q (QK^T and AV, forward and backward), FLOPs per token; 0 for
+/* The attention-core part of work_model_flops_per_token: 3 x (layers +
+ * mtp_depth) x 2·s·(q + q_v) (QK^T over q = heads·head_dim and AV over q_v =
+ * heads·v_head_dim with latent attention, q otherwise; forward and
+ * backward), FLOPs per token; 0 for
  * layer-list models. A causal mask lets a kernel skip half of it: trainsim's
  * model FLOPs (result key model_flops_per_iteration, mfu) count half of
  * this when the attention is causal, as FlashAttention's benchmarks count
