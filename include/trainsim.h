@@ -331,6 +331,36 @@ typedef void (*ts_progress_fn)(void *user, size_t done, size_t total, double ela
  * file's error, or TS_ENOMEM. */
 TS_API int ts_sweep_open(const ts_env *env, const char *path, ts_sweep **out);
 
+/* ts_sweep_open with the overrides sets[0..nsets) ("key=value", as in
+ * ts_scenario_load_file) laid over the base scenario of every point before
+ * its axis values (and counted in the digest of the output file). A set of
+ * a key that is an axis is TS_EUSAGE (the axis would override it); more
+ * errors as ts_sweep_open. */
+TS_API int ts_sweep_open_with(const ts_env *env, const char *path, const char *const *sets,
+			      size_t nsets, ts_sweep **out);
+
+/* Run only part k (1 <= k <= n) of n of the sweep: the points k-1, k-1+n,
+ * k-1+2n, ... (interleaved, so each part gets a like share of small and
+ * large points), keeping their ids in the whole sweep. Call before
+ * ts_sweep_output_open; the output's digest line then names the part
+ * ("shard K/N of P points") and is written to standard output too, for
+ * ts_sweep_merge. Returns 0 or TS_EUSAGE. */
+TS_API int ts_sweep_set_shard(ts_sweep *sw, size_t k, size_t n);
+
+/* Number of points ts_sweep_run runs from the start: those of the part set
+ * by ts_sweep_set_shard, or all. */
+TS_API size_t ts_sweep_points(const ts_sweep *sw);
+
+/* Merge the parts parts[0..n) of a sharded sweep (files that
+ * `trainsim sweep --shard K/N` wrote, in any order; "-" is standard input)
+ * into out: the bytes the whole sweep writes, to a file (digest true: its
+ * digest line first) or to standard output (digest false). Every part is
+ * read and checked before anything is written: all N parts of one sweep
+ * (same axes, base, --set, calibration, version and header), each once and
+ * whole. Returns 0, TS_EIO, TS_EINVALID (the message names the part file,
+ * its line and what differs or is missing), TS_EUSAGE or TS_ENOMEM. */
+TS_API int ts_sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out);
+
 /* The base scenario file of the sweep (owned by sw), NULL when inline. */
 TS_API const char *ts_sweep_base_path(const ts_sweep *sw);
 
@@ -340,7 +370,8 @@ TS_API const char *ts_sweep_base_path(const ts_sweep *sw);
 TS_API int ts_sweep_point_load(const ts_sweep *sw, size_t i, ts_scenario **out);
 
 /* Open the results file of the sweep for ts_sweep_run and write what
- * precedes the rows; *first receives the first point to run.
+ * precedes the rows; *first receives the first point to run (of the part,
+ * for a sharded sweep, whose resumable rows are those of its points).
  * path NULL or "-": standard output, the CSV header is written, *first 0.
  * Else the file is opened in place (created when missing) under an
  * exclusive lock held until ts_output_commit or ts_output_abort, so a second
