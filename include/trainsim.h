@@ -115,9 +115,11 @@ TS_API char *ts_suggest(const char *name, const char *const *cand, size_t ncand,
 /* ---- output formats ----------------------------------------------------- */
 
 enum ts_format {
-	TS_FORMAT_TEXT = 0, /* a table or report for people */
-	TS_FORMAT_CSV = 1,  /* RFC 4180 with units in the column names */
-	TS_FORMAT_JSON = 2, /* one object with "schema_version" */
+	TS_FORMAT_TEXT = 0,	  /* a table or report for people */
+	TS_FORMAT_CSV = 1,	  /* RFC 4180 with units in the column names */
+	TS_FORMAT_JSON = 2,	  /* one object with "schema_version" */
+	TS_FORMAT_NCCL_TESTS = 3, /* the text nccl-tests prints (ts_collective_write only;
+				     ts_format_parse does not give it) */
 };
 
 /* Parse "text", "csv" or "json" into *out. Returns 0 or TS_EUSAGE. */
@@ -498,7 +500,13 @@ TS_API int ts_parse_size(const char *s, double *bytes);
 
 /* Simulate the collective of o at each size from min_bytes to max_bytes and
  * write the table (size, count, time, algbw, busbw, algorithm, protocol,
- * channels) and the mean bus bandwidth to out. Returns 0, TS_EUSAGE (an
+ * channels) and the mean bus bandwidth to out. TS_FORMAT_NCCL_TESTS writes
+ * what nccl-tests (all_reduce_perf, ...) prints instead: its commented
+ * header with one "#  Rank" line per GPU, the columns size count type redop
+ * root, then time algbw busbw #wrong out-of-place and in-place (the same
+ * simulated figures; #wrong "N/A", nothing being checked), and its closing
+ * lines, so that tools that read nccl-tests output (ts_calibrate_nccl
+ * among them) read it. Returns 0, TS_EUSAGE (an
  * unknown op, algorithm, protocol or mode; no cluster), TS_ERANGE (sizes,
  * GPUs, a --set value), the cluster's error, TS_EIO or TS_ENOMEM. */
 TS_API int ts_collective_write(const ts_env *env, const struct ts_collective_opts *o,

@@ -216,8 +216,8 @@ static int merge_write(struct part *ps, size_t n, bool digest, FILE *out, struct
 	if (!rc && fflush(out))
 		rc = TS_EIO;
 	if (rc)
-		rc = ts_error_set(err, TS_EIO, NULL, 0, NULL, "writing the merged sweep failed (%s)",
-				  strerror(errno));
+		rc = ts_error_set(err, TS_EIO, NULL, 0, NULL,
+				  "writing the merged sweep failed (%s)", strerror(errno));
 out:
 	ts_free(by, parts * sizeof *by);
 	ts_free(next, parts * sizeof *next);
@@ -227,8 +227,9 @@ out:
 int sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out, struct ts_error *err)
 {
 	if (!n)
-		return ts_error_set(err, TS_EUSAGE, NULL, 0, NULL,
-				    "found no part, expected the PART.csv files of a sharded sweep");
+		return ts_error_set(
+		    err, TS_EUSAGE, NULL, 0, NULL,
+		    "found no part, expected the PART.csv files of a sharded sweep");
 	size_t dash = 0;
 	for (size_t i = 0; i < n; i++)
 		dash += !strcmp(parts[i], "-");
