@@ -447,11 +447,22 @@ TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, en
 
 /* ---- catalogs ----------------------------------------------------------- */
 
-/* Write what the environment offers of `kind`: "gpus", "links", "clusters"
- * or "models", as a table, CSV or JSON (sorted by name). Returns 0,
- * TS_EUSAGE (an unknown kind; ts_errmsg() suggests the closest), the error
- * of a file that does not load, TS_EIO or TS_ENOMEM. */
+/* Write what the environment offers of `kind`: "gpus", "links", "clusters",
+ * "models", "datasets", "storage" or "scenarios", as a table, CSV or JSON
+ * (sorted by name). Returns 0, TS_EUSAGE (an unknown kind; ts_errmsg()
+ * suggests the closest), the error of a file that does not load, TS_EIO or
+ * TS_ENOMEM. */
 TS_API int ts_list_write(const ts_env *env, const char *kind, enum ts_format format, FILE *out);
+
+/* Write entry `name` of `kind` (as ts_list_write names them) field by
+ * field: the dotted field, its value as the file states it, its source
+ * (the entry's sources.FIELD, else the source of the group holding it,
+ * else the entry's source) and file:line, relative to the data root. Text
+ * opens with the entry's file, line and source. Returns 0, TS_EUSAGE (an
+ * unknown kind), TS_EUNKNOWN_NAME (no such entry; ts_errmsg() suggests the
+ * closest), the file's error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_list_entry_write(const ts_env *env, const char *kind, const char *name,
+			       enum ts_format format, FILE *out);
 
 /* ---- charts ------------------------------------------------------------- */
 

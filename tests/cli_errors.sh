@@ -261,9 +261,9 @@ expect 1 'unknown option|"--bogus"|expected' "${C[@]}" --bogus 1
 expect 1 '-b|found nothing|expected a value' "${C[@]}" -b
 
 # --- trainsim list
-expect 1 '"bogus"|gpus, links, clusters or models' list bogus
+expect 1 '"bogus"|gpus, links, clusters, models, datasets, storage or scenarios' list bogus
 expect 1 '"gpu"|did you mean "gpus"' list gpu
-expect 1 'found no kind|gpus, links, clusters or models' list
+expect 1 'found no kind|gpus, links, clusters, models, datasets, storage or scenarios' list
 expect 1 '--format|"x"|text, csv or json' list gpus --format x
 expect 1 'unknown option|"--bogus"' list gpus --bogus
 

@@ -36,8 +36,10 @@ int cli_merge(int argc, char **argv)
 	const char **parts = calloc((size_t)argc, sizeof *parts);
 	size_t nparts = 0;
 	int rc = CLI_USAGE;
-	if (!parts)
+	if (!parts) {
+		fprintf(stderr, "trainsim merge: out of memory\n");
 		return CLI_BADINPUT;
+	}
 	enum { O_OUT = 1 };
 	static const struct cli_opt opts[] = {
 	    {O_OUT, "--output", "-o", "a results file (- for standard output)"}, {0}};
@@ -69,6 +71,7 @@ int cli_merge(int argc, char **argv)
 	struct ts_output_arg *ins = calloc(nparts, sizeof *ins);
 	ts_output *o = NULL;
 	if (!ins) {
+		fprintf(stderr, "trainsim merge: out of memory\n");
 		rc = CLI_BADINPUT;
 		goto close;
 	}

@@ -21,7 +21,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: trainsim plot scaling|breakdown|frontier|memory RESULTS.csv "
 		"-o OUT.png|OUT.svg\n"
-		"  RESULTS.csv: the output of trainsim sweep, or of trainsim run --format csv\n");
+		"  RESULTS.csv: the output of trainsim sweep, or of trainsim run --format csv\n"
+		"\n"
+		"example:\n"
+		"  trainsim sweep examples/scaling-sweep/sweep.cfg -o scaling.csv\n"
+		"  trainsim plot scaling scaling.csv -o scaling.png\n");
 }
 
 static bool on_path(const char *prog)

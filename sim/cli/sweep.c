@@ -108,8 +108,10 @@ int cli_sweep(int argc, char **argv)
 	long shard_k = 0, shard_n = 0;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
-	if (!sets)
+	if (!sets) {
+		fprintf(stderr, "trainsim sweep: out of memory\n");
 		return CLI_BADINPUT;
+	}
 	enum { O_OUT = 1, O_JOBS, O_RESUME, O_FORCE, O_CALIB, O_SET, O_SHARD };
 	static const struct cli_opt opts[] = {
 	    {O_OUT, "--output", "-o", "a results file (- for standard output)"},
