@@ -116,8 +116,8 @@ static void walk(struct ts_table *t, const config_setting_t *s, const char *path
 		 struct notes *ns)
 {
 	if (config_setting_is_aggregate(s)) {
-		const char *own = config_setting_is_group(s) && s != entry ? str_member(s, "source")
-									    : NULL;
+		const char *own =
+		    config_setting_is_group(s) && s != entry ? str_member(s, "source") : NULL;
 		int n = config_setting_length(s);
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
@@ -176,7 +176,8 @@ static int find_entry(const char *root, const struct where *w, const char *name,
 			return ts_error_set(err, TS_EUNKNOWN_NAME, NULL, 0, NULL,
 					    "found no %s named \"%s\" in %s, expected one of its "
 					    "files%s%s",
-					    w->kind, name, dir, near[0] ? "; did you mean " : "", near);
+					    w->kind, name, dir, near[0] ? "; did you mean " : "",
+					    near);
 		}
 		fclose(f);
 		int rc = cfg_load_file(cfg, path, err);
@@ -236,7 +237,8 @@ static int find_entry(const char *root, const struct where *w, const char *name,
 		config_setting_t *l = config_lookup(cfg, w->list);
 		int n = l ? config_setting_length(l) : 0;
 		for (int k = 0; k < n && nn < 512; k++) {
-			const char *nm = str_member(config_setting_get_elem(l, (unsigned)k), "name");
+			const char *nm =
+			    str_member(config_setting_get_elem(l, (unsigned)k), "name");
 			if (nm)
 				names[nn++] = nm;
 		}
@@ -331,7 +333,7 @@ static int list_rows(const char *root, const struct where *w, const char *const 
 			int m = w->list ? (l ? config_setting_length(l) : 0) : 1;
 			for (int k = 0; k < m; k++) {
 				config_setting_t *g =
-				    w->list ? config_setting_get_elem(l, (unsigned)k)
+				    w->list    ? config_setting_get_elem(l, (unsigned)k)
 				    : w->group ? config_setting_get_member(r, w->group)
 					       : r;
 				table_add_row(t);
@@ -339,7 +341,8 @@ static int list_rows(const char *root, const struct where *w, const char *const 
 					table_cell(t, 0, "%.*s", (int)(strlen(files[i]) - 4),
 						   files[i]);
 				for (size_t c = w->list ? 0 : 1; c < n; c++) {
-					const char *key = strcmp(cols[c], "title") ? cols[c] : "name";
+					const char *key =
+					    strcmp(cols[c], "title") ? cols[c] : "name";
 					config_setting_t *s =
 					    g ? config_setting_get_member(g, key) : NULL;
 					char v[512];
@@ -360,11 +363,11 @@ static int list_rows(const char *root, const struct where *w, const char *const 
 int list_more(const ts_env *env, const char *kind, struct ts_table **out, bool people,
 	      struct ts_error *err)
 {
-	static const char *const storage[] = {"name",  "kind",	  "read",   "write",
-					      "iops",  "latency", "client", "devices"};
+	static const char *const storage[] = {"name", "kind",	 "read",   "write",
+					      "iops", "latency", "client", "devices"};
 	static const char *const datasets[] = {"name", "layout", "samples", "bytes_per_sample",
 					       "bytes_per_token"};
-	static const char *const scenarios[] = {"name",	 "title", "model",
+	static const char *const scenarios[] = {"name",	   "title", "model",
 						"cluster", "nodes", "gpus_per_node"};
 	const char *const *cols = storage;
 	size_t n = 8, k = 2;

@@ -89,6 +89,13 @@ int cli_search(int argc, char **argv)
 			objective);
 		goto out;
 	}
+	/* the scenario is loaded again for every GPU count: standard input
+	 * would be empty from the second on */
+	if (path && !strcmp(path, "-")) {
+		fprintf(stderr, "trainsim search: found \"-\", expected a scenario file (search "
+				"reads it once per GPU count; save standard input to a file)\n");
+		goto out;
+	}
 	ts_env *env = NULL;
 	if ((rc = cli_env("search", calib_path, &env)))
 		goto out;
