@@ -6,12 +6,17 @@ BUILD_FUZZ ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 SCENARIO   ?= configs/scenarios/default.cfg
 
-.PHONY: all deps build run test test-unit test-asan test-fuzz fuzz bench clean format
+.PHONY: all deps deps-test build run test test-unit test-asan test-fuzz fuzz bench clean format
 
 all: build
 
+# What building and running need (compiler, CMake, libraries, gnuplot);
+# deps-test adds the test tools (Check, clang for fuzzing, clang-format).
 deps:
-	@sh cmake/deps.sh
+	@sh cmake/deps.sh run
+
+deps-test:
+	@sh cmake/deps.sh test
 
 build: deps
 	@echo "trainsim: building in $(BUILD)/ (log: $(BUILD)/build.log)"
@@ -23,7 +28,7 @@ build: deps
 run: build
 	@sh cmake/run-default.sh $(BUILD)/trainsim
 
-test: deps test-unit test-asan test-fuzz
+test: deps-test test-unit test-asan test-fuzz
 
 test-unit:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release

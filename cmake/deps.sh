@@ -1,20 +1,45 @@
 #!/bin/sh
-# Install the Debian packages trainsim builds with, when they are missing:
-# directly as root, through sudo when it needs no password, else print the
-# exact command to run. SPDX-License-Identifier: MIT
+# Install the Debian packages trainsim needs, when they are missing: directly
+# as root, through sudo when it needs no password, else print the exact
+# command to run.
+#   sh cmake/deps.sh run    what building and running need (make run):
+#                           compiler and OpenMP (gcc), CMake, pkg-config,
+#                           GSL, libconfig, jansson, gnuplot
+#   sh cmake/deps.sh test   and the test tools (make test): Check, clang and
+#                           its libFuzzer runtime, clang-format, python3
+# SPDX-License-Identifier: MIT
 set -u
-pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev check clang libclang-rt-14-dev gnuplot-nox clang-format"
+run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev gnuplot-nox"
+test_pkgs="check clang libclang-rt-14-dev clang-format python3"
+case "${1:-run}" in
+run) pkgs=$run_pkgs ;;
+test) pkgs="$run_pkgs $test_pkgs" ;;
+*)
+	echo "usage: sh cmake/deps.sh run|test" >&2
+	exit 2
+	;;
+esac
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "trainsim: not a Debian-like system; make sure these (or your distribution's" >&2
+	echo "  equivalents) are installed: $pkgs" >&2
+	exit 0
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
 # A package satisfied by an equivalent (e.g. a newer clang runtime) is fine.
-if [ -n "$missing" ] && command -v clang >/dev/null 2>&1; then
-	res=$(clang -print-resource-dir 2>/dev/null)
-	if ls "$res"/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1; then
-		missing=$(echo "$missing" | sed 's/ libclang-rt-14-dev//')
+case "$missing" in
+*libclang-rt-14-dev*)
+	if command -v clang >/dev/null 2>&1; then
+		res=$(clang -print-resource-dir 2>/dev/null)
+		if ls "$res"/lib/linux/libclang_rt.fuzzer-*.a >/dev/null 2>&1 ||
+			ls "$res"/lib/*/libclang_rt.fuzzer*.a >/dev/null 2>&1; then
+			missing=$(echo "$missing" | sed 's/ libclang-rt-14-dev//')
+		fi
 	fi
-fi
+	;;
+esac
 [ -z "$missing" ] && exit 0
 cmd="apt-get install -y$missing"
 if [ "$(id -u)" = 0 ]; then

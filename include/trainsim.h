@@ -115,9 +115,11 @@ TS_API char *ts_suggest(const char *name, const char *const *cand, size_t ncand,
 /* ---- output formats ----------------------------------------------------- */
 
 enum ts_format {
-	TS_FORMAT_TEXT = 0, /* a table or report for people */
-	TS_FORMAT_CSV = 1,  /* RFC 4180 with units in the column names */
-	TS_FORMAT_JSON = 2, /* one object with "schema_version" */
+	TS_FORMAT_TEXT = 0,	  /* a table or report for people */
+	TS_FORMAT_CSV = 1,	  /* RFC 4180 with units in the column names */
+	TS_FORMAT_JSON = 2,	  /* one object with "schema_version" */
+	TS_FORMAT_NCCL_TESTS = 3, /* the text nccl-tests prints (ts_collective_write only;
+				     ts_format_parse does not give it) */
 };
 
 /* Parse "text", "csv" or "json" into *out. Returns 0 or TS_EUSAGE. */
@@ -343,6 +345,36 @@ typedef void (*ts_progress_fn)(void *user, size_t done, size_t total, double ela
  * file's error, or TS_ENOMEM. */
 TS_API int ts_sweep_open(const ts_env *env, const char *path, ts_sweep **out);
 
+/* ts_sweep_open with the overrides sets[0..nsets) ("key=value", as in
+ * ts_scenario_load_file) laid over the base scenario of every point before
+ * its axis values (and counted in the digest of the output file). A set of
+ * a key that is an axis is TS_EUSAGE (the axis would override it); more
+ * errors as ts_sweep_open. */
+TS_API int ts_sweep_open_with(const ts_env *env, const char *path, const char *const *sets,
+			      size_t nsets, ts_sweep **out);
+
+/* Run only part k (1 <= k <= n) of n of the sweep: the points k-1, k-1+n,
+ * k-1+2n, ... (interleaved, so each part gets a like share of small and
+ * large points), keeping their ids in the whole sweep. Call before
+ * ts_sweep_output_open; the output's digest line then names the part
+ * ("shard K/N of P points") and is written to standard output too, for
+ * ts_sweep_merge. Returns 0 or TS_EUSAGE. */
+TS_API int ts_sweep_set_shard(ts_sweep *sw, size_t k, size_t n);
+
+/* Number of points ts_sweep_run runs from the start: those of the part set
+ * by ts_sweep_set_shard, or all. */
+TS_API size_t ts_sweep_points(const ts_sweep *sw);
+
+/* Merge the parts parts[0..n) of a sharded sweep (files that
+ * `trainsim sweep --shard K/N` wrote, in any order; "-" is standard input)
+ * into out: the bytes the whole sweep writes, to a file (digest true: its
+ * digest line first) or to standard output (digest false). Every part is
+ * read and checked before anything is written: all N parts of one sweep
+ * (same axes, base, --set, calibration, version and header), each once and
+ * whole. Returns 0, TS_EIO, TS_EINVALID (the message names the part file,
+ * its line and what differs or is missing), TS_EUSAGE or TS_ENOMEM. */
+TS_API int ts_sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out);
+
 /* The base scenario file of the sweep (owned by sw), NULL when inline. */
 TS_API const char *ts_sweep_base_path(const ts_sweep *sw);
 
@@ -352,7 +384,8 @@ TS_API const char *ts_sweep_base_path(const ts_sweep *sw);
 TS_API int ts_sweep_point_load(const ts_sweep *sw, size_t i, ts_scenario **out);
 
 /* Open the results file of the sweep for ts_sweep_run and write what
- * precedes the rows; *first receives the first point to run.
+ * precedes the rows; *first receives the first point to run (of the part,
+ * for a sharded sweep, whose resumable rows are those of its points).
  * path NULL or "-": standard output, the CSV header is written, *first 0.
  * Else the file is opened in place (created when missing) under an
  * exclusive lock held until ts_output_commit or ts_output_abort, so a second
@@ -426,11 +459,22 @@ TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, en
 
 /* ---- catalogs ----------------------------------------------------------- */
 
-/* Write what the environment offers of `kind`: "gpus", "links", "clusters"
- * or "models", as a table, CSV or JSON (sorted by name). Returns 0,
- * TS_EUSAGE (an unknown kind; ts_errmsg() suggests the closest), the error
- * of a file that does not load, TS_EIO or TS_ENOMEM. */
+/* Write what the environment offers of `kind`: "gpus", "links", "clusters",
+ * "models", "datasets", "storage" or "scenarios", as a table, CSV or JSON
+ * (sorted by name). Returns 0, TS_EUSAGE (an unknown kind; ts_errmsg()
+ * suggests the closest), the error of a file that does not load, TS_EIO or
+ * TS_ENOMEM. */
 TS_API int ts_list_write(const ts_env *env, const char *kind, enum ts_format format, FILE *out);
+
+/* Write entry `name` of `kind` (as ts_list_write names them) field by
+ * field: the dotted field, its value as the file states it, its source
+ * (the entry's sources.FIELD, else the source of the group holding it,
+ * else the entry's source) and file:line, relative to the data root. Text
+ * opens with the entry's file, line and source. Returns 0, TS_EUSAGE (an
+ * unknown kind), TS_EUNKNOWN_NAME (no such entry; ts_errmsg() suggests the
+ * closest), the file's error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_list_entry_write(const ts_env *env, const char *kind, const char *name,
+			       enum ts_format format, FILE *out);
 
 /* ---- charts ------------------------------------------------------------- */
 
@@ -499,7 +543,13 @@ TS_API int ts_parse_size(const char *s, double *bytes);
 
 /* Simulate the collective of o at each size from min_bytes to max_bytes and
  * write the table (size, count, time, algbw, busbw, algorithm, protocol,
- * channels) and the mean bus bandwidth to out. Returns 0, TS_EUSAGE (an
+ * channels) and the mean bus bandwidth to out. TS_FORMAT_NCCL_TESTS writes
+ * what nccl-tests (all_reduce_perf, ...) prints instead: its commented
+ * header with one "#  Rank" line per GPU, the columns size count type redop
+ * root, then time algbw busbw #wrong out-of-place and in-place (the same
+ * simulated figures; #wrong "N/A", nothing being checked), and its closing
+ * lines, so that tools that read nccl-tests output (ts_calibrate_nccl
+ * among them) read it. Returns 0, TS_EUSAGE (an
  * unknown op, algorithm, protocol or mode; no cluster), TS_ERANGE (sizes,
  * GPUs, a --set value), the cluster's error, TS_EIO or TS_ENOMEM. */
 TS_API int ts_collective_write(const ts_env *env, const struct ts_collective_opts *o,

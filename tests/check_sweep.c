@@ -2,7 +2,9 @@
  * refused naming both lines; the digest of what makes the rows changes with
  * the resolved base and the calibration and not with where a value was
  * written; --resume refuses rows of another setup and says which part
- * changed.
+ * changed; a part of a sharded sweep (--shard K/N) holds every N-th point
+ * and its digest line names the part and the axes; --set changes the base's
+ * digest and refuses an axis key.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -103,6 +105,72 @@ START_TEST(digest)
 }
 END_TEST
 
+START_TEST(shard_and_sets)
+{
+	char text[512], line[512];
+	struct ts_error err;
+	struct sweep_digest a, b, p;
+	snprintf(text, sizeof text,
+		 BASE "axes = { nodes = [1, 2, 4]; training = { seq_len = [512, 1024]; }; };\n",
+		 64);
+	struct sweep_spec *sp = load(text);
+	/* 6 points in 4 parts: 0 4 | 1 5 | 2 | 3 */
+	const size_t want[4] = {2, 2, 1, 1};
+	for (size_t k = 0; k < 4; k++) {
+		ck_assert_int_eq(sweepcfg_set_shard(sp, k, 4, &err), 0);
+		ck_assert_uint_eq(sweepcfg_shard_points(sp), want[k]);
+	}
+	ck_assert_int_eq(sweepcfg_set_shard(sp, 4, 4, &err), TS_EUSAGE);
+	ck_assert_int_eq(sweepcfg_set_shard(sp, 0, 0, &err), TS_EUSAGE);
+	/* part 2 of 4 (k = 1): the line names it and reads back whole */
+	ck_assert_int_eq(sweepcfg_set_shard(sp, 1, 4, &err), 0);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &p, &err), 0);
+	ck_assert_int_eq(sweep_digest_line(&p, line, sizeof line), 0);
+	ck_assert_ptr_nonnull(strstr(line, ", shard 2/4 of 6 points, axes "));
+	ck_assert(sweep_digest_parse(line, &b));
+	ck_assert(b.base == p.base && b.calib == p.calib && b.axes == p.axes);
+	ck_assert_uint_eq(b.shard_k, 1);
+	ck_assert_uint_eq(b.shard_n, 4);
+	ck_assert_uint_eq(b.npoints, 6);
+	/* the whole sweep's line has no part, and the same base */
+	ck_assert_int_eq(sweepcfg_set_shard(sp, 0, 1, &err), 0);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &a, &err), 0);
+	ck_assert_int_eq(sweep_digest_line(&a, line, sizeof line), 0);
+	ck_assert_ptr_null(strstr(line, "shard"));
+	ck_assert(sweep_digest_parse(line, &b));
+	ck_assert_uint_eq(b.shard_n, 0);
+	ck_assert(a.base == p.base);
+	/* damaged parts are not digest lines */
+	const char *bad[] = {
+	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 0/4 of 6 "
+	    "points, axes 3\n",
+	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 5/4 of 6 "
+	    "points, axes 3\n",
+	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 1/1 of 6 "
+	    "points, axes 3\n",
+	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 1/4\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(!sweep_digest_parse(bad[i], &b), "%s", bad[i]);
+	/* other axis values: another axes hash, the same base */
+	sweepcfg_destroy(sp);
+	snprintf(text, sizeof text,
+		 BASE "axes = { nodes = [1, 2, 8]; training = { seq_len = [512, 1024]; }; };\n",
+		 64);
+	sp = load(text);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
+	ck_assert(b.base == a.base && b.axes != a.axes);
+	/* --set: another base; a set of an axis key is refused */
+	const char *sets[] = {"training.global_batch=128"};
+	ck_assert_int_eq(sweepcfg_set_base(sp, sets, 1, &err), 0);
+	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &b, &err), 0);
+	ck_assert(b.base != a.base);
+	const char *axis[] = {"training.seq_len = 2048"};
+	ck_assert_int_eq(sweepcfg_set_base(sp, axis, 1, &err), TS_EUSAGE);
+	ck_assert_ptr_nonnull(strstr(err.msg, "a key that is an axis"));
+	sweepcfg_destroy(sp);
+}
+END_TEST
+
 /* A file of sweep sp whose first line is the digest d, then the header and
  * `rows` rows of the points; its path into path. */
 static void output(char *path, size_t n, const struct sweep_spec *sp, const struct sweep_digest *d,
@@ -188,6 +256,7 @@ int main(void)
 	tcase_add_test(tc, two_axes_one_key);
 	tcase_add_test(tc, digest);
 	tcase_add_test(tc, resume_same_setup_only);
+	tcase_add_test(tc, shard_and_sets);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -261,14 +261,14 @@ expect 2 '--set|"nodes"|KEY=VALUE' "${C[@]}" --set nodes
 expect 2 '--set|"nodes=0"|expected a whole number' "${C[@]}" --set nodes=0
 expect 2 'gpus_per_node|found 16|expected at most' "${C[@]}" --set gpus_per_node=16
 expect 2 '--nodes|"100000"|expected' "${C[@]}" --nodes 100000
-expect 1 '--format|"x"|text, csv or json' "${C[@]}" --format x
+expect 1 '--format|"x"|text, csv, json or nccl-tests' "${C[@]}" --format x
 expect 1 'unknown option|"--bogus"|expected' "${C[@]}" --bogus 1
 expect 1 '-b|found nothing|expected a value' "${C[@]}" -b
 
 # --- trainsim list
-expect 1 '"bogus"|gpus, links, clusters or models' list bogus
+expect 1 '"bogus"|gpus, links, clusters, models, datasets, storage or scenarios' list bogus
 expect 1 '"gpu"|did you mean "gpus"' list gpu
-expect 1 'found no kind|gpus, links, clusters or models' list
+expect 1 'found no kind|gpus, links, clusters, models, datasets, storage or scenarios' list
 expect 1 '--format|"x"|text, csv or json' list gpus --format x
 expect 1 'unknown option|"--bogus"' list gpus --bogus
 

@@ -50,6 +50,9 @@ int api_failf(int code, const char *key, const char *fmt, ...)
 
 int api_table_write(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out)
 {
+	if (format != TS_FORMAT_TEXT && format != TS_FORMAT_CSV && format != TS_FORMAT_JSON)
+		return api_failf(TS_EUSAGE, "--format",
+				 "found format %d, expected text, csv or json", (int)format);
 	if (table_status(t))
 		return api_failf(TS_ENOMEM, NULL, "out of memory");
 	int e;

@@ -358,8 +358,82 @@ static double count_of(int op, double bytes, uint32_t n)
 	return floor(bytes / 4.0);
 }
 
+/* One simulated size, as nccl-tests prints it. */
+struct crow {
+	double bytes, count, time_s, algbw_Bps, busbw_Bps;
+};
+
+/* The reduction nccl-tests names for op ("none" where nothing is reduced). */
+static const char *redop_of(int op)
+{
+	return op == COLL_ALL_GATHER || op == COLL_BROADCAST || op == COLL_ALL_TO_ALL ||
+		       op == COLL_SEND_RECV
+		   ? "none"
+		   : "sum";
+}
+
+/* The root nccl-tests prints: 0 for the rooted collectives, -1 otherwise. */
+static int root_of(int op)
+{
+	return op == COLL_BROADCAST || op == COLL_REDUCE ? 0 : -1;
+}
+
+/* A time as nccl-tests prints it (7 wide: 2, 1 or 0 decimals as it grows). */
+static void nccl_time(char *b, size_t n, double us)
+{
+	snprintf(b, n, us >= 10000.0 ? "%7.0f" : us >= 100.0 ? "%7.1f" : "%7.2f", us);
+}
+
+/* The table in nccl-tests' own layout (common.cu of NVIDIA/nccl-tests:
+ * the preamble, "# Using devices" and a Rank line per GPU, the two-line
+ * header, the rows, the closing lines). */
+static void write_nccl(const struct copts *o, const struct hw_cluster *c, uint32_t n,
+		       const struct crow *rows, size_t nrows, double avg_bus, FILE *out)
+{
+	const char *gpu = hw_cluster_gpu_type(c)->name;
+	uint32_t per = hw_cluster_gpus_per_node(c);
+	fprintf(out,
+		"# nThread 1 nGpus 1 minBytes %.0f maxBytes %.0f step: %g(factor) warmup iters: 0 "
+		"iters: 1 agg iters: 1 validation: 0 graph: 0\n",
+		o->min_b, o->max_b, o->factor);
+	fprintf(out, "#\n# trainsim collective: %s simulated on %s (%u node(s) x %u GPU(s))\n",
+		coll_op_name((enum coll_op)o->op), hw_cluster_name(c), hw_cluster_nodes(c), per);
+	fprintf(out, "#\n# Using devices\n");
+	for (uint32_t r = 0; r < n; r++) {
+		char host[32];
+		uint32_t dev = per ? r % per : r;
+		snprintf(host, sizeof host, "node%u", per ? r / per : 0);
+		fprintf(out, "#  Rank %2u Group  0 Pid %6u on %10s device %2u [0x%02x] %s\n", r, r,
+			host, dev, dev, gpu);
+	}
+	fprintf(out,
+		"#\n# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
+		"in-place          \n",
+		"", "", "", "", "");
+	fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size",
+		"count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
+		"algbw", "busbw", "#wrong");
+	fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)",
+		"(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
+		"(GB/s)", "");
+	for (size_t i = 0; i < nrows; i++) {
+		const struct crow *r = &rows[i];
+		char t[32];
+		nccl_time(t, sizeof t, r->time_s * 1e6);
+		fprintf(out, "%12.0f  %12.0f  %8s  %6s  %6d", r->bytes, r->count, "float",
+			redop_of(o->op), root_of(o->op));
+		for (int place = 0; place < 2; place++)
+			fprintf(out, "  %7s  %6.2f  %6.2f  %5s", t, r->algbw_Bps / 1e9,
+				r->busbw_Bps / 1e9, "N/A");
+		fputc('\n', out);
+	}
+	fprintf(out, "# Out of bounds values : 0 OK\n");
+	fprintf(out, "# Avg bus bandwidth    : %g \n", avg_bus / 1e9);
+	fprintf(out, "#\n\n");
+}
+
 static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts_table *tab,
-		    double *avg_bus, enum net_mode *used)
+		    struct crow *rows, size_t *nrow, double *avg_bus, enum net_mode *used)
 {
 	struct coll_meter *m = NULL;
 	struct ts_error err;
@@ -389,16 +463,15 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		double algbw = t > 0.0 ? bytes / t : 0.0;
 		double bus = algbw * coll_bus_factor((enum coll_op)o->op, n);
 		sum_bus += bus;
+		if (nrows < COLL_MAX_ROWS)
+			rows[nrows] =
+			    (struct crow){bytes, count_of(o->op, bytes, n), t, algbw, bus};
 		nrows++;
 		table_add_row(tab);
 		table_cell(tab, 0, "%.0f", bytes);
 		table_cell(tab, 1, "%.0f", count_of(o->op, bytes, n));
 		table_cell(tab, 2, "float");
-		table_cell(tab, 3, "%s",
-			   o->op == COLL_ALL_GATHER || o->op == COLL_BROADCAST ||
-				   o->op == COLL_ALL_TO_ALL || o->op == COLL_SEND_RECV
-			       ? "none"
-			       : "sum");
+		table_cell(tab, 3, "%s", redop_of(o->op));
 		table_cell(tab, 4, "%.2f", t * 1e6);
 		table_cell(tab, 5, "%.2f", algbw / 1e9);
 		table_cell(tab, 6, "%.2f", bus / 1e9);
@@ -407,6 +480,7 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		table_cell(tab, 9, "%u", p.channels);
 	}
 	*avg_bus = nrows ? sum_bus / nrows : 0.0;
+	*nrow = (size_t)nrows < COLL_MAX_ROWS ? (size_t)nrows : COLL_MAX_ROWS;
 	if (table_status(tab))
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 out:
@@ -438,6 +512,7 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 		return rc;
 	struct hw_cluster *c = NULL;
 	struct ts_table *tab = NULL;
+	struct crow *rows = NULL;
 	if ((rc = cluster_load(env->cat, &o, &c)))
 		goto out;
 	static const char *const heads[] = {"size(B)",	"count(elements)", "type",	  "redop",
@@ -452,10 +527,17 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 			     i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
 	double avg_bus = 0.0;
 	enum net_mode used = o.mode;
-	if ((rc = simulate(&o, c, tab, &avg_bus, &used)))
+	size_t nrows = 0;
+	if (!(rows = ts_calloc(COLL_MAX_ROWS, sizeof *rows))) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	if ((rc = simulate(&o, c, tab, rows, &nrows, &avg_bus, &used)))
 		goto out;
 	uint32_t n = o.ngpus ? o.ngpus : hw_cluster_gpus(c);
-	if (format == TS_FORMAT_CSV) {
+	if (format == TS_FORMAT_NCCL_TESTS) {
+		write_nccl(&o, c, n, rows, nrows, avg_bus, out);
+	} else if (format == TS_FORMAT_CSV) {
 		table_print_csv(tab, out);
 	} else if (format == TS_FORMAT_JSON) {
 		json_t *root = json_object();
@@ -484,6 +566,7 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 	if (fflush(out) || ferror(out))
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 out:
+	ts_free(rows, COLL_MAX_ROWS * sizeof *rows);
 	table_destroy(tab);
 	hw_cluster_destroy(c);
 	return rc;

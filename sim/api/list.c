@@ -1,6 +1,6 @@
 /* ts_list_write: the GPU and link types of the hardware catalog, the
- * bundled clusters (configs/clusters/) and models (models/), as a table, CSV
- * or JSON.
+ * bundled clusters (configs/clusters/) and models (models/), datasets,
+ * storage types and scenarios (listinfo.c), as a table, CSV or JSON.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* opendir, readdir */
 #include <dirent.h>
@@ -19,7 +19,8 @@
 #include "report/table.h"
 #include "work/model.h"
 
-static const char *const kinds[] = {"gpus", "links", "clusters", "models"};
+static const char *const kinds[] = {"gpus",	"links",   "clusters", "models",
+				    "datasets", "storage", "scenarios"};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
 /* Most files listed from one directory. */
@@ -256,7 +257,8 @@ int ts_list_write(const ts_env *env, const char *kind, enum ts_format format, FI
 		if (kind)
 			ts_suggest(kind, kinds, NKINDS, 1, near, sizeof near);
 		return api_failf(TS_EUSAGE, NULL,
-				 "found %s%s%s, expected gpus, links, clusters or models%s%s",
+				 "found %s%s%s, expected gpus, links, clusters, models, "
+				 "datasets, storage or scenarios%s%s",
 				 kind ? "\"" : "no kind", kind ? kind : "", kind ? "\"" : "",
 				 near[0] ? "; did you mean " : "", near);
 	}
@@ -275,8 +277,11 @@ int ts_list_write(const ts_env *env, const char *kind, enum ts_format format, FI
 	case 2:
 		rc = list_clusters(env->root, env->cat, &t, people, &err);
 		break;
-	default:
+	case 3:
 		rc = list_models(env->root, &t, &err);
+		break;
+	default:
+		rc = list_more(env, kinds[k], &t, people, &err);
 		break;
 	}
 	if (rc) {

@@ -10,9 +10,16 @@
 #include "io/sweepcfg.h"
 #include "plan/env.h"
 #include "report/outfile.h"
+#include "sweep/merge.h"
 #include "sweep/sweep.h"
 
 int ts_sweep_open(const ts_env *env, const char *path, ts_sweep **out)
+{
+	return ts_sweep_open_with(env, path, NULL, 0, out);
+}
+
+int ts_sweep_open_with(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
+		       ts_sweep **out)
 {
 	struct ts_error err;
 	ts_error_clear(&err);
@@ -26,6 +33,8 @@ int ts_sweep_open(const ts_env *env, const char *path, ts_sweep **out)
 	sw->env = env;
 	int rc = sweepcfg_load(path, &sw->sp, &err);
 	if (!rc)
+		rc = sweepcfg_set_base(sw->sp, sets, nsets, &err);
+	if (!rc)
 		rc = sweep_check(sw->sp, env->cat, &err);
 	if (rc) {
 		ts_sweep_free(sw);
@@ -33,6 +42,28 @@ int ts_sweep_open(const ts_env *env, const char *path, ts_sweep **out)
 	}
 	*out = sw;
 	return 0;
+}
+
+int ts_sweep_set_shard(ts_sweep *sw, size_t k, size_t n)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	if (k < 1 || sweepcfg_set_shard(sw->sp, k - 1, n, &err))
+		return api_failf(TS_EUSAGE, "--shard",
+				 "found %zu/%zu, expected K/N with 1 <= K <= N", k, n);
+	return 0;
+}
+
+size_t ts_sweep_points(const ts_sweep *sw)
+{
+	return sweepcfg_shard_points(sw->sp);
+}
+
+int ts_sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	return sweep_merge(parts, n, digest, out, &err) ? api_fail(&err) : 0;
 }
 
 const char *ts_sweep_base_path(const ts_sweep *sw)
@@ -75,8 +106,15 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 	*out = NULL;
 	*first = 0;
 	int rc;
+	struct sweep_digest dg;
 	if (!path || !strcmp(path, "-")) {
-		if ((rc = write_head(sw, NULL, stdout, &err)) == TS_EIO)
+		/* a part of a sharded sweep says which, for trainsim merge */
+		bool part = sw->sp->shard_n > 1;
+		if (part && sweep_digest(sw->sp, sw->env->cat, &sw->env->calib, sw->env->calib_path,
+					 &dg, &err))
+			return api_fail(&err);
+		*first = sw->sp->shard_k;
+		if ((rc = write_head(sw, part ? &dg : NULL, stdout, &err)) == TS_EIO)
 			return api_failf(TS_EIO, NULL,
 					 "writing the header to standard output failed (%s)",
 					 strerror(errno));
@@ -84,7 +122,6 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 	}
 	/* locked before the scan, so that no other writer moves the rows
 	 * between the scan and the cut */
-	struct sweep_digest dg;
 	struct outfile *of = NULL;
 	long keep = 0;
 	if (sweep_digest(sw->sp, sw->env->cat, &sw->env->calib, sw->env->calib_path, &dg, &err) ||
@@ -97,6 +134,8 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 			outfile_write_error(of, errno, &err);
 		goto fail;
 	}
+	/* rows done of this part, as the point to run next */
+	*first = sw->sp->shard_k + *first * (sw->sp->shard_n > 1 ? sw->sp->shard_n : 1);
 	return api_output_wrap(of, out);
 fail:
 	*first = 0;

@@ -534,8 +534,58 @@ int cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, 
 			"found %g %s, expected %g to %g %s (%s)", v, unit, lo, hi, unit, why);
 }
 
+static int cfg_text_checked(char *buf, size_t n, size_t got, const char *path, char **text,
+			    size_t *len, struct ts_error *err);
+
+/* Read standard input whole (at most CFG_MAX_FILE bytes) into *buf of
+ * *n bytes and a NUL; 0 or an error keyed "-". */
+static int read_stdin(char **buf, size_t *n, struct ts_error *err)
+{
+	size_t cap = CFG_MAX_FILE + 2, got = 0;
+	char *b = ts_malloc(cap);
+	if (!b)
+		return ts_error_set(err, TS_ENOMEM, "-", 0, NULL, "out of memory reading the file");
+	for (;;) {
+		ssize_t r = read(STDIN_FILENO, b + got, cap - 1 - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+			ts_free(b, cap);
+			return ts_error_set(err, TS_EIO, "-", 0, NULL,
+					    "cannot read standard input: %s", strerror(e));
+		}
+		if (r == 0 || (got += (size_t)r) == cap - 1)
+			break;
+	}
+	if (got > CFG_MAX_FILE) {
+		ts_free(b, cap);
+		return ts_error_set(
+		    err, TS_ELIMIT, "-", 0, NULL,
+		    "found more than %u bytes on standard input, expected at most %u", CFG_MAX_FILE,
+		    CFG_MAX_FILE);
+	}
+	char *t = ts_realloc(b, cap, got + 1);
+	if (!t) {
+		ts_free(b, cap);
+		return ts_error_set(err, TS_ENOMEM, "-", 0, NULL, "out of memory reading the file");
+	}
+	t[got] = '\0';
+	*buf = t;
+	*n = got;
+	return 0;
+}
+
 int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *err)
 {
+	if (!strcmp(path, "-")) {
+		char *buf = NULL;
+		size_t n = 0;
+		int rc = read_stdin(&buf, &n, err);
+		if (rc)
+			return rc;
+		return cfg_text_checked(buf, n, n, "-", text, len, err);
+	}
 	int fd = ts_open(path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0)
 		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
@@ -569,6 +619,15 @@ int cfg_read_text(const char *path, char **text, size_t *len, struct ts_error *e
 	}
 	close(fd);
 	buf[got] = '\0';
+	return cfg_text_checked(buf, n, got, path, text, len, err);
+}
+
+/* The checks of cfg_read_text on buf (n + 1 bytes, the first got read and
+ * a NUL after them), which it takes over: *text and *len on success, freed
+ * on failure. */
+static int cfg_text_checked(char *buf, size_t n, size_t got, const char *path, char **text,
+			    size_t *len, struct ts_error *err)
+{
 	/* libconfig reads up to the first NUL byte and ignores the rest, so a
 	 * NUL would silently cut the file short. */
 	const char *nul = memchr(buf, '\0', got);

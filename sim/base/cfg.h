@@ -126,7 +126,8 @@ int cfg_bounds(const config_setting_t *g, const char *key, double v, double lo, 
  * the whole tree and fail with TS_ENOMEM, so a tree they return is whole. */
 bool cfg_intact(const config_setting_t *s);
 
-/* Read a regular file of at most CFG_MAX_FILE bytes into a NUL-terminated
+/* Read a regular file (or standard input for path "-", read once and whole)
+ * of at most CFG_MAX_FILE bytes into a NUL-terminated
  * buffer owned by the caller (ts_free(*text, *len + 1)); a leading UTF-8
  * byte-order mark is dropped. TS_EIO, TS_ELIMIT or TS_ENOMEM; TS_ESYNTAX
  * (with its line) for a NUL byte in the file, which libconfig would take

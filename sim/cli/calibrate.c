@@ -14,15 +14,31 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim calibrate SCENARIO.cfg --measured-iteration-s SECONDS\n"
-		     "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
-		     "       trainsim calibrate SCENARIO.cfg --nccl-tests all_reduce_perf.txt\n"
-		     "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
-		     "  writes the fitted constants (or the link efficiency that makes the\n"
-		     "  simulated all-reduce busbw plateau match nccl-tests') to OVERRIDES.cfg\n"
-		     "  (default calibration.cfg); trainsim run|sweep|compare|search\n"
-		     "  --calib OVERRIDES.cfg use them; -o - writes them to standard output\n"
-		     "  (the report then goes to standard error)\n");
+	fprintf(
+	    out,
+	    "usage: trainsim calibrate SCENARIO.cfg --measured-iteration-s SECONDS\n"
+	    "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
+	    "       trainsim calibrate SCENARIO.cfg --nccl-tests all_reduce_perf.txt\n"
+	    "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
+	    "\n"
+	    "Fit the compute constant the scenario's iteration time depends on most to a\n"
+	    "measured iteration, or the efficiency of the link an all-reduce is bound by to\n"
+	    "nccl-tests output (its busbw plateau), and write the fit as an overrides file\n"
+	    "that trainsim run|sweep|compare|search --calib OVERRIDES.cfg use.\n"
+	    "\n"
+	    "  --measured-iteration-s S  the measured mean iteration time, seconds\n"
+	    "  --nccl-tests FILE         all_reduce_perf output (- for standard input), as\n"
+	    "                            nccl-tests or trainsim collective --format\n"
+	    "                            nccl-tests print it\n"
+	    "  -o FILE                   the overrides (default calibration.cfg); - writes\n"
+	    "                            them to standard output and the report to\n"
+	    "                            standard error\n"
+	    "  --set KEY=VALUE           override a key of the scenario (repeatable)\n"
+	    "  SCENARIO.cfg              - reads the scenario from standard input\n"
+	    "\n"
+	    "example:\n"
+	    "  trainsim calibrate configs/scenarios/default.cfg --measured-iteration-s 0.9\n"
+	    "  all_reduce_perf -b 8 -e 8G -f 2 -g 8 | trainsim calibrate my.cfg --nccl-tests -\n");
 }
 
 int cli_calibrate(int argc, char **argv)
@@ -43,7 +59,7 @@ int cli_calibrate(int argc, char **argv)
 	static const struct cli_opt opts[] = {
 	    {O_MEASURED, "--measured-iteration-s", NULL, "a number of seconds"},
 	    {O_OUT, "--output", "-o", "an overrides file (- for standard output)"},
-	    {O_NCCL, "--nccl-tests", NULL, "an all_reduce_perf output file"},
+	    {O_NCCL, "--nccl-tests", NULL, "an all_reduce_perf output file (- for standard input)"},
 	    {O_SET, "--set", NULL, "KEY=VALUE"},
 	    {0}};
 	struct cli_opts p;

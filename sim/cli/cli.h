@@ -20,6 +20,8 @@ int cli_validate(int argc, char **argv);
 
 /* trainsim sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--resume [--force]] [--calib FILE] */
 int cli_sweep(int argc, char **argv);
+/* trainsim merge PART.csv... [-o ALL.csv] */
+int cli_merge(int argc, char **argv);
 /* trainsim compare A.cfg B.cfg ... */
 int cli_compare(int argc, char **argv);
 /* trainsim search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N] */

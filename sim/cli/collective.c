@@ -17,12 +17,23 @@ static void usage(FILE *out)
 		"         [--op all_reduce|all_gather|reduce_scatter|broadcast|reduce|all_to_all|\n"
 		"               send_recv] [-b MIN] [-e MAX] [-f FACTOR] [-g GPUS]\n"
 		"         [--algo auto|ring|tree|nvls|collnet] [--proto auto|LL|LL128|Simple]\n"
-		"         [--mode class|full] [--format text|csv|json]\n"
+		"         [--mode class|full] [--format text|csv|json|nccl-tests]\n"
+		"\n"
+		"Simulate one collective on a cluster at each message size, as nccl-tests'\n"
+		"all_reduce_perf measures it: time, algorithm and bus bandwidth per size.\n"
+		"\n"
 		"  sizes take nccl-tests suffixes (8, 64K, 1M, 8G: powers of 1024) or units (\"1 "
 		"GiB\")\n"
 		"  --set: any key of the cluster file, with or without \"cluster.\" in front\n"
 		"         (nodes=2, fabric.oversubscription=2, node.p2p=false, nic=\"ib-ndr\")\n"
-		"  -g: use only the first GPUS GPUs of the cluster (default all)\n");
+		"  -g: use only the first GPUS GPUs of the cluster (default all)\n"
+		"  --format nccl-tests: what nccl-tests prints (commented header, size count\n"
+		"         type redop root, out-of-place and in-place time algbw busbw #wrong),\n"
+		"         for tools that read it, trainsim calibrate --nccl-tests among them\n"
+		"\n"
+		"example:\n"
+		"  trainsim collective --cluster dgx-h100 --nodes 2 -b 8 -e 8G -f 2\n"
+		"  trainsim collective --cluster dgx-a100-80gb --format nccl-tests >ar.txt\n");
 }
 
 /* A value the command line gives that trainsim cannot use: exit 2. */
@@ -69,7 +80,7 @@ int cli_collective(int argc, char **argv)
 	    {O_ALGO, "--algo", NULL, "an algorithm"},
 	    {O_PROTO, "--proto", NULL, "a protocol"},
 	    {O_MODE, "--mode", NULL, "class or full"},
-	    {O_FORMAT, "--format", NULL, "text, csv or json"},
+	    {O_FORMAT, "--format", NULL, "text, csv, json or nccl-tests"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -133,9 +144,13 @@ int cli_collective(int argc, char **argv)
 			goto out;
 		}
 	}
-	enum ts_format fmt;
-	if (ts_format_parse(format, &fmt)) {
-		rc = cli_fail("collective");
+	enum ts_format fmt = TS_FORMAT_NCCL_TESTS;
+	if (strcmp(format, "nccl-tests") && ts_format_parse(format, &fmt)) {
+		fprintf(stderr,
+			"trainsim collective: --format: found \"%s\", expected text, csv, json or "
+			"nccl-tests\n",
+			format);
+		rc = CLI_USAGE;
 		goto out;
 	}
 	ts_env *env = NULL;

@@ -12,8 +12,20 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: trainsim compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]...\n"
 		     "                        [--format text|csv|json] [--calib OVERRIDES.cfg]\n"
-		     "  --set applies to every scenario; scaling efficiency is throughput per GPU\n"
-		     "  relative to the first scenario; '*' marks the best of a row\n");
+		     "\n"
+		     "Simulate two or more scenarios and show them side by side: time per\n"
+		     "iteration, throughput, scaling efficiency (throughput per GPU relative to\n"
+		     "the first scenario), memory, time to train, energy and cost; '*' marks the\n"
+		     "best of a row.\n"
+		     "\n"
+		     "  A.cfg ...         scenario files; one of them may be - (standard input)\n"
+		     "  --set KEY=VALUE   override a key of every scenario (repeatable)\n"
+		     "  --format F        text, csv or json\n"
+		     "  --calib FILE      calibration overrides (as trainsim calibrate writes)\n"
+		     "\n"
+		     "example:\n"
+		     "  cd examples/4gpu-vs-16node\n"
+		     "  trainsim compare box-4xa100.cfg dgx16-ib.cfg dgx16-10gbe.cfg\n");
 }
 
 int cli_compare(int argc, char **argv)

@@ -23,8 +23,11 @@ static void usage(FILE *out)
 	    "                                                              clusters and models\n"
 	    "  compare A.cfg B.cfg [C.cfg ...] [--set KEY=VALUE]... [--format text|csv|json]\n"
 	    "                                                              scenarios side by side\n"
-	    "  sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--resume [--force]]\n"
-	    "                                                              a sweep as CSV rows\n"
+	    "  sweep SWEEP.cfg [-o RESULTS.csv] [-j N] [--set KEY=VALUE]... [--shard K/N]\n"
+	    "        [--resume [--force]]                                  a sweep as CSV rows\n"
+	    "  merge PART.csv... [-o ALL.csv]                              the parts of a sharded "
+	    "sweep\n"
+	    "                                                              as one CSV\n"
 	    "  search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N]\n"
 	    "                                                              the best settings that "
 	    "fit\n"
@@ -68,19 +71,22 @@ int main(int argc, char **argv)
 		return cli_compare(argc - 1, argv + 1);
 	if (!strcmp(cmd, "sweep"))
 		return cli_sweep(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return cli_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "search"))
 		return cli_search(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cli_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plot"))
 		return cli_plot(argc - 1, argv + 1);
-	static const char *const cmds[] = {"run",   "collective", "validate",  "list", "compare",
-					   "sweep", "search",	  "calibrate", "plot", "help"};
+	static const char *const cmds[] = {"run",	"collective", "validate", "list",
+					   "compare",	"sweep",      "merge",	  "search",
+					   "calibrate", "plot",	      "help"};
 	char near[160];
 	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
 	fprintf(stderr,
 		"trainsim: found unknown command \"%s\", expected run, collective, "
-		"validate, list, compare, sweep, search, calibrate, plot or help%s%s\n",
+		"validate, list, compare, sweep, merge, search, calibrate, plot or help%s%s\n",
 		cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }

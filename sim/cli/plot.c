@@ -32,8 +32,10 @@ static void usage(FILE *out)
 		"  memory     memory per GPU by kind against the capacity\n"
 		"  compare    grouped bars per metric, relative to the first scenario\n"
 		"  --title    the chart's title (default: what it shows and the scenario's name)\n"
-		"example: trainsim sweep s.cfg -o r.csv && trainsim plot scaling r.csv --log-x "
-		"-o scaling.pdf\n");
+		"\n"
+		"example:\n"
+		"  trainsim sweep examples/scaling-sweep/sweep.cfg -o scaling.csv\n"
+		"  trainsim plot scaling scaling.csv --log-x -o scaling.pdf\n");
 }
 
 static bool on_path(const char *prog)

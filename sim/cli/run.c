@@ -13,8 +13,30 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
 		"                    [--trace OUT.json] [--dump-config] [--calib OVERRIDES.cfg]\n"
-		"  options take their value as --opt VALUE or --opt=VALUE; --trace - writes\n"
-		"  the trace to standard output and the report to standard error\n");
+		"\n"
+		"Simulate one scenario (a cluster, a model, a training setup) and report the\n"
+		"iteration time, throughput, MFU, memory per GPU, the time to train, energy\n"
+		"and cost, and where the iteration time goes.\n"
+		"\n"
+		"  SCENARIO.cfg      a scenario file (configs/README.md); - reads it from\n"
+		"                    standard input\n"
+		"  --set KEY=VALUE   override any key (repeatable): --set parallel.tp=8\n"
+		"                    --set nodes=16 --set model=gpt3-175b\n"
+		"  --format F        text (a report for people), csv or json (the stable\n"
+		"                    result keys, for programs)\n"
+		"  --trace FILE      a Chrome trace of the simulated iterations for Perfetto\n"
+		"                    (ui.perfetto.dev) or chrome://tracing; --trace - writes\n"
+		"                    it to standard output and the report to standard error\n"
+		"  --dump-config     print the resolved scenario with where every value came\n"
+		"                    from (file, catalog source, default), then stop\n"
+		"  --calib FILE      calibration overrides (as trainsim calibrate writes)\n"
+		"\n"
+		"Options take their value as --opt VALUE or --opt=VALUE. A setting that does\n"
+		"not fit in GPU memory is a result (fits = false), not an error.\n"
+		"\n"
+		"example:\n"
+		"  trainsim run configs/scenarios/default.cfg\n"
+		"  trainsim run configs/scenarios/default.cfg --set nodes=4 --format json\n");
 }
 
 int cli_fail(const char *cmd)

@@ -17,7 +17,10 @@ static void usage(FILE *out)
 		     "  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
 		     "  the framework takes, recompute and context parallelism (cp, powers of\n"
 		     "  two up to 16); prunes what cannot fit by a static memory estimate and\n"
-		     "  simulates the rest\n");
+		     "  simulates the rest\n"
+		     "\n"
+		     "example:\n"
+		     "  trainsim search configs/scenarios/default.cfg --max-gpus 64 --top 5\n");
 }
 
 int cli_search(int argc, char **argv)
@@ -84,6 +87,13 @@ int cli_search(int argc, char **argv)
 			"trainsim search: --objective: found \"%s\", expected time or "
 			"cost\n",
 			objective);
+		goto out;
+	}
+	/* the scenario is loaded again for every GPU count: standard input
+	 * would be empty from the second on */
+	if (path && !strcmp(path, "-")) {
+		fprintf(stderr, "trainsim search: found \"-\", expected a scenario file (search "
+				"reads it once per GPU count; save standard input to a file)\n");
 		goto out;
 	}
 	ts_env *env = NULL;

@@ -10,8 +10,21 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|"
-		     "all] [--fit] [--format text|csv]\n");
+	fprintf(out,
+		"usage: trainsim validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|all]\n"
+		"                         [--fit] [--format text|csv]\n"
+		"\n"
+		"Predict published training measurements (tests/validation/) and print the\n"
+		"prediction, the measurement and the error per row, with the mean absolute\n"
+		"percentage error (MAPE) per source, on the fitting and held-out halves.\n"
+		"\n"
+		"  --source S   one source of measurements (default all)\n"
+		"  --fit        first refit the constants on the fitting halves and print\n"
+		"               the fit\n"
+		"  --format F   text (a table) or csv\n"
+		"\n"
+		"example:\n"
+		"  trainsim validate --source bert\n");
 }
 
 int cli_validate(int argc, char **argv)

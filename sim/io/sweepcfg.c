@@ -445,6 +445,8 @@ void sweepcfg_destroy(struct sweep_spec *sp)
 		ts_free(x->set, x->n * sizeof *x->set);
 		ts_free(x->shown, x->n * sizeof *x->shown);
 	}
+	for (size_t k = 0; k < sp->nsets; k++)
+		ts_free(sp->sets[k], strlen(sp->sets[k]) + 1);
 	if (sp->base_path)
 		ts_free(sp->base_path, strlen(sp->base_path) + 1);
 	if (sp->base_text)
@@ -459,4 +461,52 @@ size_t sweepcfg_value_index(const struct sweep_spec *sp, size_t i, size_t a)
 	for (size_t b = sp->naxes; b-- > a + 1;)
 		i /= sp->axes[b].n;
 	return i % sp->axes[a].n;
+}
+
+int sweepcfg_set_base(struct sweep_spec *sp, const char *const *sets, size_t n,
+		      struct ts_error *err)
+{
+	for (size_t k = 0; k < n; k++) {
+		const char *eq = strchr(sets[k], '=');
+		if (!eq || eq == sets[k])
+			return ts_error_set(err, TS_EUSAGE, NULL, 0, "--set",
+					    "found \"%s\", expected KEY=VALUE", sets[k]);
+		size_t klen = (size_t)(eq - sets[k]);
+		while (klen && (sets[k][klen - 1] == ' ' || sets[k][klen - 1] == '\t'))
+			klen--;
+		for (size_t a = 0; a < sp->naxes; a++)
+			if (strlen(sp->axes[a].key) == klen &&
+			    !strncmp(sp->axes[a].key, sets[k], klen))
+				return ts_error_set(
+				    err, TS_EUSAGE, NULL, 0, "--set",
+				    "found \"%s\", a key that is an axis of %s (line %d), "
+				    "expected a key the axes leave alone (each point sets "
+				    "its axis values after the base)",
+				    sets[k], sp->file, sp->axes[a].line);
+		if (sp->nsets >= SWEEP_MAX_SETS)
+			return ts_error_set(err, TS_ELIMIT, NULL, 0, "--set",
+					    "found more than %d, expected at most %d",
+					    SWEEP_MAX_SETS, SWEEP_MAX_SETS);
+		if (!(sp->sets[sp->nsets] = ts_strdup(sets[k])))
+			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		sp->nsets++;
+	}
+	return 0;
+}
+
+int sweepcfg_set_shard(struct sweep_spec *sp, size_t k, size_t n, struct ts_error *err)
+{
+	if (n == 0 || k >= n)
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, "--shard",
+				    "found part %zu of %zu, expected K/N with 1 <= K <= N", k + 1,
+				    n);
+	sp->shard_k = k;
+	sp->shard_n = n;
+	return 0;
+}
+
+size_t sweepcfg_shard_points(const struct sweep_spec *sp)
+{
+	size_t n = sp->shard_n ? sp->shard_n : 1;
+	return sp->npoints > sp->shard_k ? (sp->npoints - sp->shard_k + n - 1) / n : 0;
 }

@@ -12,6 +12,8 @@
 /* Most axes, and most points of a sweep. */
 #define SWEEP_MAX_AXES 16
 #define SWEEP_MAX_POINTS 10000000
+/* Most --set overrides of a sweep's base. */
+#define SWEEP_MAX_SETS 64
 
 /* One axis: a dotted scenario key and its values. */
 struct sweep_axis {
@@ -31,7 +33,14 @@ struct sweep_spec {
 	bool zip;	 /* true: point i takes value i of every axis */
 	size_t naxes;
 	struct sweep_axis axes[SWEEP_MAX_AXES];
-	size_t npoints; /* product of the axis lengths, or their common length (zip) */
+	size_t npoints;		    /* product of the axis lengths, or their common length (zip) */
+	size_t nsets;		    /* number of base overrides */
+	char *sets[SWEEP_MAX_SETS]; /* "key=value" laid over the base before the axes
+				       (trainsim sweep --set), owned */
+	size_t shard_k;		    /* the part run: points shard_k, shard_k + shard_n,
+				       ... (0-based; 0 for the whole sweep) */
+	size_t shard_n;		    /* number of parts the sweep is cut into; 0 or 1:
+				       the whole sweep */
 };
 
 /* Load sweep file `path`:
@@ -52,6 +61,23 @@ int sweepcfg_load(const char *path, struct sweep_spec **out, struct ts_error *er
  * base paths are taken from the working directory. */
 int sweepcfg_load_string(const char *text, const char *label, struct sweep_spec **out,
 			 struct ts_error *err);
+
+/* Lay sets[0..n) ("key=value", as ts_scenario_load takes them) over the
+ * base of sp, before the axis values of each point; copied. Returns 0,
+ * TS_ELIMIT (more than SWEEP_MAX_SETS in all), TS_EUSAGE (a set without
+ * "=", or one of a key that is an axis: the axis would override it) or
+ * TS_ENOMEM, with err keyed "--set". */
+int sweepcfg_set_base(struct sweep_spec *sp, const char *const *sets, size_t n,
+		      struct ts_error *err);
+
+/* Run only part k (0-based) of n of sp: the points k, k + n, k + 2n, ...
+ * (interleaved, so every part gets a like share of small and large
+ * points). Returns 0 or TS_EUSAGE (k >= n, n == 0) with err keyed
+ * "--shard". */
+int sweepcfg_set_shard(struct sweep_spec *sp, size_t k, size_t n, struct ts_error *err);
+
+/* Number of points of sp's part (all points when not sharded). */
+size_t sweepcfg_shard_points(const struct sweep_spec *sp);
 
 /* Free a sweep (NULL is fine). */
 void sweepcfg_destroy(struct sweep_spec *sp);

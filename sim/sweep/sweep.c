@@ -49,16 +49,19 @@ int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, 
 		     struct ts_scenario **out, struct ts_error *err)
 {
 	char sets[SWEEP_MAX_AXES][512];
-	const char *argv[SWEEP_MAX_AXES];
+	const char *argv[SWEEP_MAX_SETS + SWEEP_MAX_AXES];
+	size_t nargv = 0;
+	for (size_t k = 0; k < sp->nsets; k++)
+		argv[nargv++] = sp->sets[k];
 	for (size_t a = 0; a < sp->naxes; a++) {
 		const struct sweep_axis *x = &sp->axes[a];
 		snprintf(sets[a], sizeof sets[a], "%s=%s", x->key,
 			 x->set[sweepcfg_value_index(sp, i, a)]);
-		argv[a] = sets[a];
+		argv[nargv++] = sets[a];
 	}
-	int rc = sp->base_path ? ts_scenario_load(cat, sp->base_path, argv, sp->naxes, out, err)
-			       : ts_scenario_load_string(cat, sp->base_text, sp->file, argv,
-							 sp->naxes, out, err);
+	int rc = sp->base_path
+		     ? ts_scenario_load(cat, sp->base_path, argv, nargv, out, err)
+		     : ts_scenario_load_string(cat, sp->base_text, sp->file, argv, nargv, out, err);
 	if (!rc)
 		(*out)->seed = sweep_point_seed((*out)->seed, (uint64_t)i);
 	return rc;
@@ -82,6 +85,11 @@ int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat, struc
 				return ts_error_set(err, rc, sp->file, sp->axes[a].line,
 						    sp->axes[a].key, "%s", e.msg);
 		}
+		/* a --set of the command line, laid over the base */
+		for (size_t k = 0; k < sp->nsets; k++)
+			if (!strcmp(e.file + 6, sp->sets[k]))
+				return ts_error_set(err, rc, NULL, 0, NULL, "%s",
+						    ts_error_format(&e, msg, sizeof msg));
 		return 0;
 	}
 	/* the base file itself: every point reads it the same way */
@@ -292,11 +300,16 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t first, int threads,
 		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err)
 {
-	long n = (long)sp->npoints, from = (long)first;
+	/* the points run: from, from + step, ... below n (step > 1 for one part
+	 * of a sharded sweep); k counts them, in the order they are written */
+	long n = (long)sp->npoints, from = (long)first,
+	     step = sp->shard_n > 1 ? (long)sp->shard_n : 1;
 	struct sweep_base sb = {.env = env};
 	if (from < n)
 		base_input(sp, (size_t)from, &sb);
-	size_t cnt = n > from ? (size_t)(n - from) : 0;
+	size_t cnt = n > from ? (size_t)((n - from + step - 1) / step) : 0;
+	/* for progress: the points of this part, and those done before `first` */
+	size_t total = sweepcfg_shard_points(sp), before = total - cnt;
 	int stop = 0, werr = 0;
 	double t0 = now_s();
 	/* rows finished ahead of an earlier point wait here (each point's row,
@@ -305,7 +318,7 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 	char **held = ts_calloc(cnt + 1, sizeof *held);
 	int *held_rc = ts_calloc(cnt + 1, sizeof *held_rc);
 	bool *done = ts_calloc(cnt + 1, sizeof *done);
-	long next = from;
+	long next = 0, m = (long)cnt;
 	if (!held || !held_rc || !done) {
 		ts_free(held, (cnt + 1) * sizeof *held);
 		ts_free(held_rc, (cnt + 1) * sizeof *held_rc);
@@ -323,7 +336,8 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
-		for (long i = from; i < n; i++) {
+		for (long k = 0; k < m; k++) {
+			long i = from + k * step;
 			int halted;
 #ifdef _OPENMP
 #pragma omp atomic read
@@ -339,13 +353,12 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 #pragma omp critical(sweep_rows)
 #endif
 			{
-				size_t k = (size_t)(i - from);
 				held[k] = row;
 				held_rc[k] = rc;
 				done[k] = true;
 				/* write every row that is now next in order */
-				while (next < n && done[next - from] && !stop) {
-					size_t j = (size_t)(next - from);
+				while (next < m && done[next] && !stop) {
+					size_t j = (size_t)next;
 					int w = held_rc[j];
 					if (!w && (fputs(held[j], out) == EOF || fflush(out))) {
 						w = TS_EIO;
@@ -357,7 +370,7 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 #endif
 						stop = w;
 					} else if (progress) {
-						progress(ud, (size_t)(next + 1), (size_t)n,
+						progress(ud, before + (size_t)(next + 1), total,
 							 now_s() - t0);
 					}
 					if (held[j])
@@ -448,9 +461,10 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	d->base = d->calib = FNV64_BASIS;
 	struct ts_scenario *sc = NULL;
 	struct ts_error e;
-	int rc = sp->base_path
-		     ? ts_scenario_load(cat, sp->base_path, NULL, 0, &sc, &e)
-		     : ts_scenario_load_string(cat, sp->base_text, sp->file, NULL, 0, &sc, &e);
+	const char *const *sets = (const char *const *)sp->sets;
+	int rc = sp->base_path ? ts_scenario_load(cat, sp->base_path, sets, sp->nsets, &sc, &e)
+			       : ts_scenario_load_string(cat, sp->base_text, sp->file, sets,
+							 sp->nsets, &sc, &e);
 	char *text = NULL;
 	size_t len = 0;
 	if (!rc) {
@@ -460,13 +474,27 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 			return ts_error_set(err, rc, NULL, 0, NULL, "out of memory");
 	} else if (rc == TS_ENOMEM) {
 		return ts_error_set(err, rc, NULL, 0, NULL, "out of memory");
-	} else if (!sp->base_path) { /* a base that needs its axes to load */
-		d->base = fnv1a(d->base, sp->base_text, strlen(sp->base_text));
 	} else {
-		if ((rc = cfg_read_text(sp->base_path, &text, &len, err)))
-			return rc;
-		d->base = fnv1a(d->base, text, len);
-		ts_free(text, len + 1);
+		if (!sp->base_path) { /* a base that needs its axes to load */
+			d->base = fnv1a(d->base, sp->base_text, strlen(sp->base_text));
+		} else {
+			if ((rc = cfg_read_text(sp->base_path, &text, &len, err)))
+				return rc;
+			d->base = fnv1a(d->base, text, len);
+			ts_free(text, len + 1);
+		}
+		for (size_t k = 0; k < sp->nsets; k++)
+			d->base = fnv1a(d->base, sp->sets[k], strlen(sp->sets[k]) + 1);
+	}
+	d->shard_k = sp->shard_k;
+	d->shard_n = sp->shard_n > 1 ? sp->shard_n : 0;
+	d->npoints = sp->npoints;
+	d->axes = fnv1a(FNV64_BASIS, sp->zip ? "zip" : "product", sp->zip ? 4 : 8);
+	for (size_t a = 0; a < sp->naxes; a++) {
+		d->axes = fnv1a(d->axes, sp->axes[a].key, strlen(sp->axes[a].key) + 1);
+		for (size_t v = 0; v < sp->axes[a].n; v++)
+			d->axes =
+			    fnv1a(d->axes, sp->axes[a].set[v], strlen(sp->axes[a].set[v]) + 1);
 	}
 	struct work_calib c = *calib;
 	double *v;
@@ -485,24 +513,43 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 }
 
 #define DIGEST_FMT                                                                                 \
-	"# trainsim sweep digest: base %016" PRIx64 ", calibration %016" PRIx64 ", version %s\n"
+	"# trainsim sweep digest: base %016" PRIx64 ", calibration %016" PRIx64 ", version %s"
+#define DIGEST_SHARD_FMT ", shard %zu/%zu of %zu points, axes %016" PRIx64
 
 int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n)
 {
 	int w = snprintf(buf, n, DIGEST_FMT, d->base, d->calib, d->version);
+	if (w >= 0 && (size_t)w < n && d->shard_n > 1) {
+		int v = snprintf(buf + w, n - (size_t)w, DIGEST_SHARD_FMT, d->shard_k + 1,
+				 d->shard_n, d->npoints, d->axes);
+		w = v < 0 ? v : w + v;
+	}
+	if (w >= 0 && (size_t)w + 1 < n) {
+		buf[w++] = '\n';
+		buf[w] = '\0';
+	}
 	return w < 0 || (size_t)w >= n ? TS_ELIMIT : 0;
 }
 
-/* Whether line is a digest line, and its parts into *d. */
-static bool digest_parse(const char *line, struct sweep_digest *d)
+bool sweep_digest_parse(const char *line, struct sweep_digest *d)
 {
-	int end = 0;
+	int end = 0, tail = 0;
 	memset(d, 0, sizeof *d);
-	return sscanf(line,
-		      "# trainsim sweep digest: base %16" SCNx64 ", calibration %16" SCNx64
-		      ", version %31[^\n]%n",
-		      &d->base, &d->calib, d->version, &end) == 3 &&
-	       end > 0 && line[end] == '\n';
+	if (sscanf(line,
+		   "# trainsim sweep digest: base %16" SCNx64 ", calibration %16" SCNx64
+		   ", version %31[^,\n]%n",
+		   &d->base, &d->calib, d->version, &end) != 3 ||
+	    end <= 0)
+		return false;
+	if (line[end] == '\n')
+		return true;
+	size_t k = 0;
+	if (sscanf(line + end, ", shard %zu/%zu of %zu points, axes %16" SCNx64 "%n", &k,
+		   &d->shard_n, &d->npoints, &d->axes, &tail) != 4 ||
+	    tail <= 0 || line[end + tail] != '\n' || k < 1 || d->shard_n < 2 || k > d->shard_n)
+		return false;
+	d->shard_k = k - 1;
+	return true;
 }
 
 /* Most columns of a sweep's CSV, and one more (a row with more fields than
@@ -555,7 +602,7 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		goto out; /* empty: start afresh */
 	if (d && !strncmp(line, "# trainsim sweep digest:", 24)) {
 		has_digest = true;
-		if (!digest_parse(line, &got)) {
+		if (!sweep_digest_parse(line, &got)) {
 			rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
 					  "found a damaged digest line, expected \"# trainsim "
 					  "sweep digest: base ..., calibration ..., version ...\"; "
@@ -583,6 +630,21 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 				  "digest: ...\" that sweep -o writes first, which tells whether "
 				  "the rows were made from this base scenario and calibration; "
 				  "--resume --force starts over");
+		goto out;
+	}
+	if (d && (got.shard_n != d->shard_n || got.shard_k != d->shard_k ||
+		  (d->shard_n > 1 && (got.axes != d->axes || got.npoints != d->npoints)))) {
+		char was[64] = "the whole sweep", is[64] = "the whole sweep";
+		if (got.shard_n > 1)
+			snprintf(was, sizeof was, "part %zu/%zu", got.shard_k + 1, got.shard_n);
+		if (d->shard_n > 1)
+			snprintf(is, sizeof is, "part %zu/%zu", d->shard_k + 1, d->shard_n);
+		rc = ts_error_set(
+		    err, TS_EINVALID, path, 1, NULL,
+		    "found the rows of %s%s, expected those of %s to resume "
+		    "(--shard must stay as it was); --resume --force starts over",
+		    was, got.shard_n > 1 && !strcmp(was, is) ? " of a sweep with other axes" : "",
+		    is);
 		goto out;
 	}
 	if (d &&
@@ -621,10 +683,11 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 	 * every field; from the first that is not (cut by a kill, another
 	 * run's, damaged), the file is not trusted and the points are
 	 * computed again */
-	while (*done < sp->npoints && fgets(line, SWEEP_ROW_MAX, f)) {
+	size_t step = sp->shard_n > 1 ? sp->shard_n : 1;
+	while (*done < sweepcfg_shard_points(sp) && fgets(line, SWEEP_ROW_MAX, f)) {
 		size_t len = strlen(line);
 		if (!len || line[len - 1] != '\n' ||
-		    !row_is_point(sp, line, *done, nfields, field, fields))
+		    !row_is_point(sp, line, sp->shard_k + *done * step, nfields, field, fields))
 			break;
 		(*done)++;
 		*keep = ftell(f);

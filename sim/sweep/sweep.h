@@ -5,6 +5,7 @@
 #ifndef TS_SWEEP_SWEEP_H
 #define TS_SWEEP_SWEEP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -59,7 +60,8 @@ int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
  * time: `done` rows of `total` written, `elapsed_s` seconds since the start. */
 typedef void (*sweep_progress_fn)(void *ud, size_t done, size_t total, double elapsed_s);
 
-/* Simulate points first..npoints-1 on `threads` OpenMP threads (0: the
+/* Simulate points first..npoints-1 (of a part of a sharded sweep: first,
+ * first + shard_n, ... below npoints) on `threads` OpenMP threads (0: the
  * default) and append their rows to `out` in point order, each row written
  * and flushed as soon as it and every earlier row are done, so an
  * interrupted sweep leaves a prefix of whole rows (and at most one partial
@@ -79,6 +81,12 @@ struct sweep_digest {
 	uint64_t calib;	  /* FNV-1a 64 of the compute constants in use and of the bytes
 			   * of the calibration overrides file (when one is given) */
 	char version[32]; /* the trainsim version */
+	/* one part of a sharded sweep (written only when shard_n > 1), so that
+	 * trainsim merge can tell the parts of one sweep */
+	size_t shard_k; /* the part, 0-based */
+	size_t shard_n; /* number of parts; 0 or 1: the whole sweep */
+	size_t npoints; /* points of the whole sweep */
+	uint64_t axes;	/* FNV-1a 64 of the axes: zip, each key and its values */
 };
 
 /* Fill *d for sweep sp run with catalog cat, constants calib and the
@@ -89,9 +97,15 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 		 struct ts_error *err);
 
 /* The digest as the comment line that opens an output file ("# trainsim
- * sweep digest: base 0123456789abcdef, calibration ..., version 0.1.0\n")
- * into buf (size n). Returns 0 or TS_ELIMIT. */
+ * sweep digest: base 0123456789abcdef, calibration ..., version 0.1.0\n";
+ * for a part of a sharded sweep, before the newline ", shard K/N of P
+ * points, axes 0123456789abcdef", K counted from 1) into buf (size n).
+ * Returns 0 or TS_ELIMIT. */
 int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n);
+
+/* Whether line is a digest line as sweep_digest_line writes it (ending in
+ * "\n"), and its parts into *d (shard_n 0 when it names no part). */
+bool sweep_digest_parse(const char *line, struct sweep_digest *d);
 /* sweep_run in environment env (borrowed: catalog, constants, storage
  * catalog): the dataset of the base is read once (from point `first`), and
  * a point that names the same dataset plans with it; each point's
@@ -103,7 +117,8 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 /* Look at an existing output file `path` of sweep sp: when it is missing or
  * empty (or holds only its digest line), *done = 0 and *keep = 0; when it
  * starts with the digest line `d` (when d is not NULL) and sp's header,
- * *done is the number of whole rows that follow in order (point 0, 1, ...),
+ * *done is the number of whole rows that follow in order (point 0, 1, ...;
+ * of a part of a sharded sweep, its points shard_k, shard_k + shard_n, ...),
  * each with its point's index, its axis values and as many fields as the
  * header, and *keep the byte offset just after the last of them: the first
  * row that is not (a partial last row, another run's row, a damaged one)

@@ -1,0 +1,256 @@
+/* Merging the parts of a sharded sweep.
+ *
+ * Part K of N holds the points K-1, K-1+N, K-1+2N, ... of a sweep of P
+ * points, after a digest line that says so (base, calibration, version,
+ * "shard K/N of P points", a hash of the axes) and the sweep's header.
+ * Every part is read whole and checked before a byte is written: the same
+ * digest but for K, the same header, K from 1 to N each once, and in each
+ * part exactly its points, in order, each row a whole line. Point i is then
+ * row i / N of part i % N + 1, so the rows are interleaved back in point
+ * order; the digest line of the whole sweep is the parts' without the
+ * shard, which is what an unsharded run writes: the merged file is
+ * byte-identical to it, and resumable like it.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/file.h"
+#include "sweep/merge.h"
+#include "sweep/sweep.h"
+
+/* One part, read whole. */
+struct part {
+	const char *path; /* as given ("-": standard input) */
+	char *text;	  /* the file, NUL-terminated (owned) */
+	size_t len, cap;
+	struct sweep_digest d;
+	const char *head; /* the header line (in text) */
+	size_t headlen;	  /* its length with the newline */
+	const char *rows; /* the first row (in text) */
+};
+
+static const char *part_name(const struct part *p)
+{
+	return strcmp(p->path, "-") ? p->path : "standard input";
+}
+
+/* Read p->path whole into p->text. */
+static int part_read(struct part *p, struct ts_error *err)
+{
+	bool in = !strcmp(p->path, "-");
+	FILE *f = in ? stdin : ts_fopen(p->path, "rb");
+	if (!f)
+		return ts_error_set(err, TS_EIO, p->path, 0, NULL, "cannot open the file (%s)",
+				    strerror(errno));
+	int rc = 0;
+	p->cap = 1 << 16;
+	p->len = 0;
+	if (!(p->text = ts_malloc(p->cap)))
+		rc = TS_ENOMEM;
+	while (!rc) {
+		if (p->cap - p->len < 2) {
+			size_t cap = p->cap;
+			if (ts_grow((void **)&p->text, &cap, p->cap * 2, 1)) {
+				rc = TS_ENOMEM;
+				break;
+			}
+			p->cap = cap;
+		}
+		size_t got = fread(p->text + p->len, 1, p->cap - p->len - 1, f);
+		p->len += got;
+		if (!got)
+			break;
+	}
+	if (!rc && ferror(f))
+		rc = ts_error_set(err, TS_EIO, part_name(p), 0, NULL, "reading failed");
+	else if (rc == TS_ENOMEM)
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	if (p->text)
+		p->text[p->len] = '\0';
+	if (!in)
+		fclose(f);
+	return rc;
+}
+
+/* The digest line and header of p, and where its rows start. */
+static int part_head(struct part *p, struct ts_error *err)
+{
+	char *nl = strchr(p->text, '\n');
+	if (memchr(p->text, '\0', p->len))
+		return ts_error_set(err, TS_EINVALID, part_name(p), 0, NULL,
+				    "found a NUL byte, expected the CSV of a sweep's part");
+	if (!nl || !sweep_digest_parse(p->text, &p->d) || p->d.shard_n < 2) {
+		size_t l = strcspn(p->text, "\n");
+		return ts_error_set(
+		    err, TS_EINVALID, part_name(p), 1, NULL,
+		    "found \"%.*s%s\", expected the digest line of one part of a sharded sweep "
+		    "(\"# trainsim sweep digest: ..., shard K/N of P points, ...\"), as trainsim "
+		    "sweep --shard K/N writes it first",
+		    (int)(l > 80 ? 80 : l), p->text, l > 80 ? "..." : "");
+	}
+	p->head = nl + 1;
+	char *hl = strchr(p->head, '\n');
+	if (!hl)
+		return ts_error_set(err, TS_EINVALID, part_name(p), 2, NULL,
+				    "found no whole header line, expected the sweep's CSV header "
+				    "(the part was cut short: run it again with --resume)");
+	p->headlen = (size_t)(hl + 1 - p->head);
+	p->rows = hl + 1;
+	return 0;
+}
+
+/* Check that the rows of p are its points, whole and complete. */
+static int part_rows(const struct part *p, struct ts_error *err)
+{
+	size_t want = p->d.npoints > p->d.shard_k
+			  ? (p->d.npoints - p->d.shard_k + p->d.shard_n - 1) / p->d.shard_n
+			  : 0;
+	size_t got = 0;
+	const char *r = p->rows, *end = p->text + p->len;
+	for (; r < end; got++) {
+		const char *nl = memchr(r, '\n', (size_t)(end - r));
+		int line = (int)got + 3;
+		if (!nl)
+			return ts_error_set(err, TS_EINVALID, part_name(p), line, NULL,
+					    "found a row cut short, expected whole rows (the part "
+					    "was interrupted: run it again with --resume)");
+		size_t point = p->d.shard_k + got * p->d.shard_n;
+		char id[32];
+		int k = snprintf(id, sizeof id, "%zu,", point);
+		if (got >= want || strncmp(r, id, (size_t)k)) {
+			size_t l = strcspn(r, ",\n");
+			return ts_error_set(err, TS_EINVALID, part_name(p), line, "point",
+					    "found point \"%.*s\", expected %s of part %zu/%zu",
+					    (int)(l > 24 ? 24 : l), r,
+					    got >= want ? "no more rows" : id, p->d.shard_k + 1,
+					    p->d.shard_n);
+		}
+		r = nl + 1;
+	}
+	if (got < want)
+		return ts_error_set(err, TS_EINVALID, part_name(p), (int)got + 3, NULL,
+				    "found %zu of the %zu rows of part %zu/%zu, expected all of "
+				    "them (the part was interrupted: run it again with --resume)",
+				    got, want, p->d.shard_k + 1, p->d.shard_n);
+	return 0;
+}
+
+/* Check that b belongs to the sweep of a. */
+static int part_same(const struct part *a, const struct part *b, struct ts_error *err)
+{
+	const char *what = NULL;
+	if (a->d.shard_n != b->d.shard_n)
+		what = "another part count";
+	else if (a->d.npoints != b->d.npoints || a->d.axes != b->d.axes)
+		what = "another sweep (other axes)";
+	else if (a->d.base != b->d.base)
+		what = "another base scenario (or --set)";
+	else if (a->d.calib != b->d.calib)
+		what = "another calibration";
+	else if (strcmp(a->d.version, b->d.version))
+		what = "another trainsim version";
+	else if (a->headlen != b->headlen || memcmp(a->head, b->head, a->headlen))
+		return ts_error_set(err, TS_EINVALID, part_name(b), 2, NULL,
+				    "found another header than %s's, expected the parts of one "
+				    "sweep",
+				    part_name(a));
+	if (what)
+		return ts_error_set(err, TS_EINVALID, part_name(b), 1, NULL,
+				    "found part %zu/%zu of %s than %s (part %zu/%zu), expected the "
+				    "parts of one sweep",
+				    b->d.shard_k + 1, b->d.shard_n, what, part_name(a),
+				    a->d.shard_k + 1, a->d.shard_n);
+	return 0;
+}
+
+static int merge_write(struct part *ps, size_t n, bool digest, FILE *out, struct ts_error *err)
+{
+	size_t parts = ps[0].d.shard_n;
+	/* by part index: the part, and the next row to copy */
+	struct part **by = ts_calloc(parts, sizeof *by);
+	const char **next = ts_calloc(parts, sizeof *next);
+	int rc = 0;
+	if (!by || !next) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = ps[i].d.shard_k;
+		if (by[k]) {
+			rc = ts_error_set(err, TS_EINVALID, part_name(&ps[i]), 1, NULL,
+					  "found part %zu/%zu, which %s is too, expected each "
+					  "part once",
+					  k + 1, parts, part_name(by[k]));
+			goto out;
+		}
+		by[k] = &ps[i];
+		next[k] = ps[i].rows;
+	}
+	for (size_t k = 0; k < parts; k++)
+		if (!by[k]) {
+			rc = ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+					  "found %zu part%s, expected all %zu parts of the sweep: "
+					  "part %zu/%zu is missing",
+					  n, n == 1 ? "" : "s", parts, k + 1, parts);
+			goto out;
+		}
+	char line[512];
+	struct sweep_digest whole = ps[0].d;
+	whole.shard_k = whole.shard_n = 0;
+	if (digest && (sweep_digest_line(&whole, line, sizeof line) || fputs(line, out) == EOF))
+		rc = TS_EIO;
+	if (!rc && fwrite(ps[0].head, 1, ps[0].headlen, out) != ps[0].headlen)
+		rc = TS_EIO;
+	for (size_t i = 0; !rc && i < ps[0].d.npoints; i++) {
+		size_t k = i % parts;
+		const char *nl = strchr(next[k], '\n');
+		size_t l = (size_t)(nl + 1 - next[k]);
+		if (fwrite(next[k], 1, l, out) != l)
+			rc = TS_EIO;
+		next[k] = nl + 1;
+	}
+	if (!rc && fflush(out))
+		rc = TS_EIO;
+	if (rc)
+		rc = ts_error_set(err, TS_EIO, NULL, 0, NULL,
+				  "writing the merged sweep failed (%s)", strerror(errno));
+out:
+	ts_free(by, parts * sizeof *by);
+	ts_free(next, parts * sizeof *next);
+	return rc;
+}
+
+int sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out, struct ts_error *err)
+{
+	if (!n)
+		return ts_error_set(
+		    err, TS_EUSAGE, NULL, 0, NULL,
+		    "found no part, expected the PART.csv files of a sharded sweep");
+	size_t dash = 0;
+	for (size_t i = 0; i < n; i++)
+		dash += !strcmp(parts[i], "-");
+	if (dash > 1)
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, NULL,
+				    "found \"-\" %zu times, expected standard input once at most",
+				    dash);
+	struct part *ps = ts_calloc(n, sizeof *ps);
+	if (!ps)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		ps[i].path = parts[i];
+		if (!(rc = part_read(&ps[i], err)) && !(rc = part_head(&ps[i], err)) &&
+		    !(rc = part_rows(&ps[i], err)) && i)
+			rc = part_same(&ps[0], &ps[i], err);
+	}
+	if (!rc)
+		rc = merge_write(ps, n, digest, out, err);
+	for (size_t i = 0; i < n; i++)
+		ts_free(ps[i].text, ps[i].cap);
+	ts_free(ps, n * sizeof *ps);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* Merging the parts of a sharded sweep (trainsim sweep --shard K/N, each
+ * part perhaps on another machine) into the output the whole sweep gives.
+ * SPDX-License-Identifier: MIT */
+#ifndef TS_SWEEP_MERGE_H
+#define TS_SWEEP_MERGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/err.h"
+
+/* Read the part files parts[0..n) ("-": standard input, once at most), each
+ * as `trainsim sweep --shard K/N -o PART.csv` writes it (a digest line
+ * naming its part, the header, its rows), check that they are the N parts
+ * of one sweep, whole, and write the rows of all of them in point order to
+ * out: with digest, after the digest line and header of the whole sweep
+ * (the bytes `trainsim sweep -o FILE` writes), else after the header only
+ * (the bytes it writes to standard output). Parts may come in any order.
+ * Returns 0, TS_EIO (a part cannot be read, writing failed), TS_EINVALID (a
+ * part without its digest line; parts of different sweeps, base scenarios,
+ * calibrations, versions or part counts; a part given twice or missing; a
+ * part whose rows are cut short or are not its points), TS_EUSAGE (no part,
+ * "-" twice) or TS_ENOMEM, with err naming the part file and line. */
+int sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out, struct ts_error *err);
+
+#endif
