@@ -31,74 +31,21 @@
 #define MAX_LAYERS ((int64_t)100000)
 #define MAX_EXPERTS ((int64_t)4096)
 
-static const char *const key_names[TS_MK_COUNT_] = {"name",
-						    "family",
-						    "layers",
-						    "hidden",
-						    "heads",
-						    "kv_heads",
-						    "head_dim",
-						    "ffn_hidden",
-						    "vocab",
-						    "seq_len",
-						    "activation",
-						    "norm",
-						    "position",
-						    "tied_embeddings",
-						    "bias",
-						    "source",
-						    "num_experts",
-						    "top_k",
-						    "capacity_factor",
-						    "parallel_block",
-						    "parallel_norms",
-						    "kv_lora_rank",
-						    "q_lora_rank",
-						    "qk_rope_head_dim",
-						    "v_head_dim",
-						    "moe_ffn_hidden",
-						    "shared_experts",
-						    "dense_layers",
-						    "mtp_depth"};
+/* The model keys, in the order of enum ts_model_key. */
+#define MODEL_KEYS                                                                                 \
+	"name", "family", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn_hidden",       \
+	    "vocab", "seq_len", "activation", "norm", "position", "tied_embeddings", "bias",       \
+	    "source", "num_experts", "top_k", "capacity_factor", "parallel_block",                 \
+	    "parallel_norms", "kv_lora_rank", "q_lora_rank", "qk_rope_head_dim", "v_head_dim",     \
+	    "moe_ffn_hidden", "shared_experts", "dense_layers", "mtp_depth"
+
+static const char *const key_names[TS_MK_COUNT_] = {MODEL_KEYS};
 
 /* Every key a model group may hold: the model keys, `base`, `hf_config`, and
  * the keys of a layer-list model (read by work_lnet_parse and
  * work_lnet_parse_layout). */
-static const char *const group_keys[] = {"name",
-					 "family",
-					 "layers",
-					 "hidden",
-					 "heads",
-					 "kv_heads",
-					 "head_dim",
-					 "ffn_hidden",
-					 "vocab",
-					 "seq_len",
-					 "activation",
-					 "norm",
-					 "position",
-					 "tied_embeddings",
-					 "bias",
-					 "source",
-					 "num_experts",
-					 "top_k",
-					 "capacity_factor",
-					 "parallel_block",
-					 "parallel_norms",
-					 "base",
-					 "hf_config",
-					 "input",
-					 "layer_list",
-					 "memory_format",
-					 "kv_lora_rank",
-					 "q_lora_rank",
-					 "qk_rope_head_dim",
-					 "v_head_dim",
-					 "moe_ffn_hidden",
-					 "shared_experts",
-					 "dense_layers",
-					 "mtp_depth",
-					 "unit"};
+static const char *const group_keys[] = {MODEL_KEYS,   "base",		"hf_config", "input",
+					 "layer_list", "memory_format", "unit"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
