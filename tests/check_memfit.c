@@ -157,12 +157,16 @@ END_TEST
  * under logits); with pp = 2 and 1F1B over m = 4 micro-batches, stage 0
  * holds min(p, m) = 2 micro-batches of its 2 layers, the same L·K plus two
  * embeddings. Selective recompute leaves 34·s·b·h per layer, full the
- * layer input 2·s·b·h. */
+ * layer input 2·s·b·h. With a vocabulary of 1,024 the logits (8 MB) no
+ * longer set the peak: it comes as the last layer's backward reruns what
+ * was dropped (full: its 34·s·b·h + 5·a·s²·b again beside the other
+ * inputs, (L - 1)·2·s·b·h + one whole layer; selective: one layer's
+ * 5·a·s²·b of attention scores beside L x 34·s·b·h). */
 START_TEST(korthikanti_through_the_schedule)
 {
 	const double L = 4, h = 1024, a = 16, s = 1024, b = 2, sbh = s * b * h;
 	const char *fmt =
-	    "model = { family = \"gpt\"; layers = 4; hidden = 1024; heads = 16; vocab = 32000;"
+	    "model = { family = \"gpt\"; layers = 4; hidden = 1024; heads = 16; vocab = %d;"
 	    " seq_len = 1024; };\ncluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = %d;\n"
 	    "training = { framework = \"megatron\"; global_batch = 8; micro_batch = 2;"
 	    " seq_len = 1024; precision = \"fp16\"; attention = \"unfused\"; recompute = \"%s\";"
@@ -188,20 +192,23 @@ START_TEST(korthikanti_through_the_schedule)
 	double embed = 0.0;
 	for (size_t i = 0; i < n; i++)
 		embed += ops[i].saved_bytes;
+	const double whole = sbh * (34.0 + 5.0 * a * s / h);
 	const struct {
 		const char *rc;
-		int pp;
-		double layer, embeds;
-	} cs[] = {{"none", 1, sbh * (34.0 + 5.0 * a * s / h), 1.0},
-		  {"selective", 1, 34.0 * sbh, 1.0},
-		  {"full", 1, 2.0 * sbh, 1.0},
-		  {"none", 2, sbh * (34.0 + 5.0 * a * s / h), 2.0}};
+		int pp, vocab;
+		double layer, embeds, rerun;
+	} cs[] = {{"none", 1, 32000, whole, 1.0, 0.0},
+		  {"selective", 1, 32000, 34.0 * sbh, 1.0, 0.0},
+		  {"full", 1, 32000, 2.0 * sbh, 1.0, 0.0},
+		  {"none", 2, 32000, whole, 2.0, 0.0},
+		  {"full", 1, 1024, 2.0 * sbh, 1.0, whole - 2.0 * sbh},
+		  {"selective", 1, 1024, 34.0 * sbh, 1.0, 5.0 * a * s * s * b}};
 	for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
 		char text[1024];
 		struct ts_result r;
-		snprintf(text, sizeof text, fmt, cs[i].pp, cs[i].rc, cs[i].pp);
+		snprintf(text, sizeof text, fmt, cs[i].vocab, cs[i].pp, cs[i].rc, cs[i].pp);
 		ck_assert_int_eq(run("korthikanti", text, &r), 0);
-		double want = L * cs[i].layer + cs[i].embeds * embed;
+		double want = L * cs[i].layer + cs[i].embeds * embed + cs[i].rerun;
 		ck_assert_msg(tu_relerr(r.mem.activations, want) < 1e-9,
 			      "%s pp %d: %.0f bytes of activations, Korthikanti %.0f", cs[i].rc,
 			      cs[i].pp, r.mem.activations, want);

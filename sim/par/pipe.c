@@ -1175,7 +1175,6 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.a2a = x->a2a_bwd,
 					.dp_gather = x->dp_gather_bytes,
 					.dp_gather_bwd = true,
-
 					.flops = x->wgrad_flops,
 					.has_layer = true,
 					.l0 = x->layer,
@@ -1196,7 +1195,10 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				emit_seg(b, st, &d, firstv, lastv);
 				emit_seg(b, st, &w, firstv, lastv);
 			}
-			bool cut = u == u0 ||
+			/* a stage's segments end at gradient buckets, and after the
+			 * head: its backward frees the logits before any layer's
+			 * recompute makes activations again */
+			bool cut = u == u0 || lg ||
 				   (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]);
 			if (coarse && cut) {
 				acc.freeb += rec.alloc;

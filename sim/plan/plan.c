@@ -342,7 +342,6 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.layer = layer,
 				.tp_fwd = o->op.tp_fwd,
 				.tp_bwd = o->op.tp_bwd,
-
 				.fwd_flops = o->op.fwd_flops,
 				.dgrad_flops = o->op.dgrad_flops,
 				.wgrad_flops = o->op.wgrad_flops,
@@ -387,19 +386,41 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		}
 		for (uint32_t l = 0; l < L + M; l++) {
 			const struct work_costs *lc = l < D ? dc : c;
+			/* full recompute reruns the layer's forward before the
+			 * backward of its last op (the first to run) and makes
+			 * its activations again, held until each op's backward
+			 * frees its own (at the same peak: all of them as the
+			 * layer's backward starts); selective reruns the
+			 * attention core inside its op's backward */
+			double saved = 0.0, fwd = 0.0, flops = 0.0;
+			uint32_t kern = 0;
+			for (size_t i = 0; i < lc->nops; i++) {
+				saved += lc->ops[i].op.saved_bytes;
+				fwd += lc->ops[i].fwd_s;
+				flops += lc->ops[i].op.fwd_flops;
+				kern += lc->ops[i].op.kernels;
+			}
 			for (size_t i = 0; i < lc->nops; i++, k++) {
 				const struct work_op_cost *o = &lc->ops[i];
-				double act = o->op.saved_bytes, rs = 0.0;
+				double act = o->op.saved_bytes, rs = 0.0, rb = 0.0;
+				bool last = i + 1 == lc->nops;
 				if (p->recompute == WORK_RECOMPUTE_FULL) {
 					act = i == 0 ? lc->layer_input_bytes : 0.0;
-					rs = o->fwd_s;
+					rs = last ? fwd : 0.0;
+					rb = last ? saved - lc->layer_input_bytes : 0.0;
 				} else if (p->recompute == WORK_RECOMPUTE_SELECTIVE &&
 					   o->op.selective_bytes > 0.0) {
 					act -= o->op.selective_bytes;
 					rs = o->fwd_s;
+					rb = o->op.selective_bytes;
 				}
 				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
 					       (uint16_t)(l < L ? l + 1 : L));
+				u[k].recompute_bytes = rb > 0.0 ? rb : 0.0;
+				if (p->recompute == WORK_RECOMPUTE_FULL && last) {
+					u[k].kernels_rec = kern;
+					u[k].recompute_flops = flops;
+				}
 			}
 		}
 		for (size_t i = 0; i < c->nhead_ops; i++, k++) {
@@ -426,6 +447,10 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			    .dgrad_s = lc->layer_dgrad_s,
 			    .wgrad_s = lc->layer_wgrad_s,
 			    .recompute_s = lc->layer_recompute_s[p->recompute],
+			    /* the activations the rerun makes again (full: the
+			     * layer's; selective: the attention core's) */
+			    .recompute_bytes = lc->layer_act_bytes[WORK_RECOMPUTE_NONE] -
+					       lc->layer_act_bytes[p->recompute],
 			    .kernels_rec = lc->layer_recompute_s[p->recompute] > 0.0
 					       ? lc->layer_kernels_fwd
 					       : 0,
