@@ -358,16 +358,19 @@ END_TEST
 
 /* Field report 22 (server-gear.com, tf_cnn_benchmarks ResNet-50 fp16 on 1
  * and 4 RTX 4090 without peer-to-peer): 4 GPUs scale 2.51x at batch 64
- * (1,688 -> 4,233 images/s) and 3.46x at batch 256 (1,776 -> 6,143). The
- * measured step grows by the same 22.6 ms at both batches (4 x 64 / 4,233 -
- * 64 / 1,688 = 22.6 ms; 4 x 256 / 6,143 - 256 / 1,776 = 22.6 ms): a cost
- * that does not shrink with a longer backward, so it is not hidden at all.
- * trainsim overlaps DDP buckets with backward and exposes 0.2 ms (3.95x and
- * 3.96x); with overlap off, 5.7 ms (51 MB of fp16 gradients through host
- * memory). tf_cnn_benchmarks' own default variable update (a parameter
- * server on one GPU: gradients gathered to it and variables sent back, in
- * fp32) is a schedule trainsim does not build. The known gap, pinned: fails
- * once the batch-64 scaling comes within 15 % of 2.51. */
+ * (1,688 -> 4,233 images/s) and 3.46x at batch 256 (1,776 -> 6,143). What
+ * the measured step gains over one GPU (n x batch / rate - batch / rate1):
+ * RTX 4090, 2 GPUs 8.4 ms, 4 GPUs 22.6 ms at batch 64 and 22.6 at 256; RTX
+ * 3090, 2 GPUs 7.7 ms, 4 GPUs 29.2 (batch 64) and 23.4 (256), 8 GPUs 61.5.
+ * It does not shrink with a longer backward (not hidden at all) and grows
+ * with n - 1: about 2 (n - 1) S / B for S = 102 MB of fp32 gradients and B
+ * = 28 GB/s (PCIe 4 at 0.89), 7.3, 21.9 and 51 ms, which is the cost of
+ * gathering every gradient into one GPU and sending the result back; a
+ * ring (2 (n - 1) / n S / B: 3.6, 5.5, 6.4 ms) cannot give it. The report
+ * does not state the tool's variable_update, so the mechanism is not
+ * modelled: trainsim overlaps DDP buckets with backward and exposes 0.2 ms
+ * (3.95x and 3.96x); with overlap off a ring exposes 5.7 ms. The known gap,
+ * pinned: fails once the batch-64 scaling comes within 15 % of 2.51. */
 START_TEST(field_report_22_rtx4090_scaling)
 {
 	const char *text = "model = \"resnet50\"; cluster = \"rtx4090-x4\";\n"
