@@ -130,8 +130,11 @@ START_TEST(every_entry_sourced_and_positive)
 			const char *s = hw_catalog_gpu_source(cat, i, gkeys[k]);
 			ck_assert_msg(s && *s, "%s.%s has no source", g->name, gkeys[k]);
 		}
-		ck_assert_msg(g->peak_flops[TS_BF16] > 0.0 || g->peak_flops[TS_FP16] > 0.0, "%s",
-			      g->name);
+		/* a training dtype: 16-bit tensor cores, or fp32 alone on GPUs
+		 * without them (Maxwell, Pascal GP102) */
+		ck_assert_msg(g->peak_flops[TS_BF16] > 0.0 || g->peak_flops[TS_FP16] > 0.0 ||
+				  g->peak_flops[TS_FP32] > 0.0,
+			      "%s", g->name);
 		for (int d = 0; d < TS_DTYPE_COUNT_; d++) {
 			ck_assert(g->peak_flops[d] >= 0.0);
 			if (g->peak_flops[d] > 0.0)

@@ -839,6 +839,49 @@ START_TEST(consumer_nvlink_bridges)
 }
 END_TEST
 
+/* A workstation's own memory rate: the buyers-guide workstation (2 x RTX
+ * 3090 on PCIe 4, p2p off) on a desktop CPU with two channels of DDR4-3200,
+ * 2 x 3200 MT/s x 8 B = 51.2 GB/s (examples/buyers-guide/workstation.cfg),
+ * at STREAM's 0.77 is 39.4 GB/s, crossed twice by each of the ring's two
+ * edges: 9.86 GB/s busbw, below PCIe 4's 28.0, which it was with the server
+ * default (204.8 GB/s: 157.7 / 4 = 39.4 > 28.0). The TITAN RTX pair of
+ * titan-rtx-x2-nvlink, the same memory, PCIe 3: 9.86 < 14.0. */
+START_TEST(workstation_memory_bandwidth)
+{
+	static const struct {
+		const char *gpu, *pcie, *mem;
+		double busbw;
+	} c[] = {
+	    {"RTX-3090", "pcie4-x16", "51.2 GB/s", 51.2e9 * 0.77 / 4.0},
+	    {"RTX-3090", "pcie4-x16", "204.8 GB/s", 31.5e9 * 0.89},
+	    {"TITAN-RTX", "pcie3-x16", "51.2 GB/s", 51.2e9 * 0.77 / 4.0},
+	};
+	double bytes = 1073741824.0;
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		char file[1024], path[256], cfg[300];
+		snprintf(
+		    file, sizeof file,
+		    "cluster = { name = \"ws\"; nodes = 1; node = { p2p = false;\n"
+		    "  devices = ( { name = \"gpu\"; kind = \"gpu\"; type = \"%s\"; count = 2; "
+		    "},\n    { name = \"cpu\"; kind = \"cpu\"; memory_bandwidth = \"%s\"; } "
+		    ");\n"
+		    "  links = ( { a = \"gpu\"; b = \"cpu\"; type = \"%s\"; } ); };\n"
+		    "  fabric = { topology = \"none\"; }; };\n",
+		    c[i].gpu, c[i].mem, c[i].pcie);
+		tu_tmpfile("ws", file, path, sizeof path);
+		snprintf(cfg, sizeof cfg, "%s.cfg", path);
+		ck_assert_int_eq(rename(path, cfg), 0);
+		double t = time_one(cfg, 1, 0, NET_FULL, COLL_ALL_REDUCE, 2, bytes,
+				    COLL_PROTO_SIMPLE, NULL);
+		double bus = bytes / t;
+		printf("%s pair, p2p off, memory %s: busbw %.2f GB/s, hand %.2f\n", c[i].gpu,
+		       c[i].mem, bus / 1e9, c[i].busbw / 1e9);
+		ck_assert_msg(tu_relerr(bus, c[i].busbw) < 1e-3, "%g vs %g", bus, c[i].busbw);
+		unlink(cfg);
+	}
+}
+END_TEST
+
 /* Forced algorithms that cannot run say why. */
 START_TEST(forced_algo_errors)
 {
@@ -1117,6 +1160,7 @@ int main(void)
 	tcase_add_test(tc, tcp_step_latency);
 	tcase_add_test(tc, shm_through_host_memory);
 	tcase_add_test(tc, consumer_nvlink_bridges);
+	tcase_add_test(tc, workstation_memory_bandwidth);
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
 	tcase_add_test(tc, pxn_two_sockets);

@@ -361,6 +361,37 @@ START_TEST(flash_causal_published)
 }
 END_TEST
 
+/* Flash attention's shape against FlashAttention-2's Figure 4 (a), (b)
+ * (A100, forward + backward, no causal mask; compute.h lists the bars):
+ * each bar over the 187 TFLOP/s of 2k keys at head dim 128, log-linear
+ * between bars (3k keys at hd 128: 187 + log2(1.5) x 9), the mean of the
+ * two head dims at 96, flat outside the figure; a flash op's time scales
+ * by its inverse (512 keys at hd 64: 187/132 x the time at flash_eff). */
+START_TEST(flash_shape_published)
+{
+	static const double seq[6] = {512, 1024, 2048, 4096, 8192, 16384};
+	static const double h64[6] = {132, 153, 162, 171, 175, 176};
+	static const double h128[6] = {150, 173, 187, 196, 201, 203};
+	for (int i = 0; i < 6; i++) {
+		ck_assert(tu_relerr(work_flash_shape(seq[i], 64.0), h64[i] / 187.0) < 1e-12);
+		ck_assert(tu_relerr(work_flash_shape(seq[i], 128.0), h128[i] / 187.0) < 1e-12);
+	}
+	ck_assert(work_flash_shape(2048.0, 128.0) == 1.0);
+	ck_assert(tu_relerr(work_flash_shape(3072.0, 128.0), (187.0 + log2(1.5) * 9.0) / 187.0) <
+		  1e-12);
+	ck_assert(tu_relerr(work_flash_shape(2048.0, 96.0), (162.0 + 187.0) / 2.0 / 187.0) < 1e-12);
+	ck_assert(work_flash_shape(128.0, 64.0) == work_flash_shape(512.0, 64.0));
+	ck_assert(work_flash_shape(65536.0, 256.0) == work_flash_shape(16384.0, 128.0));
+	ck_assert(work_flash_shape(0.0, 128.0) == 1.0);
+	struct hw_gpu_type g = a100();
+	struct work_calib c = hand_calib();
+	struct work_op op = {.kind = WORK_ATTN_FLASH, .m = 512, .n = 512, .k = 64, .batch = 32};
+	op.fwd_flops = 4.0 * 512.0 * 512.0 * 64.0 * 32.0;
+	double t = op.fwd_flops / (312e12 * 0.60 * 132.0 / 187.0);
+	ck_assert(tu_relerr(work_op_time(&g, TS_BF16, &c, &op, WORK_FWD), t) < 1e-12);
+}
+END_TEST
+
 /* GEMM rates on H100 against a published table: OpenXLA's default matmul
  * performance table for sm_90, bf16 x bf16 -> bf16, FLOP/s by batch and
  * shape (github.com/openxla/xla, xla/service/gpu/model/
@@ -590,6 +621,7 @@ static Suite *suite(void)
 	tcase_add_test(t, flash_time);
 	tcase_add_test(t, gemm_k0_balance);
 	tcase_add_test(t, flash_causal_published);
+	tcase_add_test(t, flash_shape_published);
 	tcase_add_test(t, gemm_h100_published);
 	tcase_add_test(t, costs_gpt3_layer);
 	tcase_add_test(t, costs_unfused_and_errors);

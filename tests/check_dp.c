@@ -272,6 +272,134 @@ START_TEST(field_report_15_vgg16_p3dn)
 }
 END_TEST
 
+/* Field report 17 (fairseq#789, 2019): the IWSLT'14 de-en Transformer on
+ * 2 machines of 4 TITAN X, about 38K words/s on one machine and 10K on two.
+ * Not stated, assumed: the TITAN X is the Maxwell GM200 card (the cluster
+ * file says why) and the machines share Gigabit Ethernet; fp32 and fairseq's
+ * example batch of --max-tokens 4096, of which about 88 % are target words
+ * (fairseq#70 logs wpb 3514 at 4000), taken as 56 x 64 = 3,584 target words
+ * a GPU. transformer_iwslt_de_en (6 + 6 layers of width 512, FFN 1024, 4
+ * heads; dictionaries of 8,848 and 6,632 words, decoder input and output
+ * embeddings shared) has no encoder-decoder family here: 15 decoder blocks
+ * stand in for the 12 layers plus 6 cross-attentions (half a block each),
+ * and a 15,480-word tied vocabulary for both embeddings, which gives its
+ * 39.4 M parameters (158 MB of fp32 gradients) and about its FLOPs per
+ * target word when source and target are of equal length.
+ * Two machines within 35 %: the network is assumed, and eth-1g's efficiency
+ * (0.54, NCCL's socket transport on 25 GbE, field report 11) gives 6.8K
+ * words/s where a single TCP stream filling a gigabit line would give about
+ * 11K; the 35 % spans the two. One machine is a known gap, pinned: 51.7K
+ * against 38K (fp32 GEMMs of width 512 on Maxwell at the assumed 0.80). */
+START_TEST(field_report_17_fairseq_titan_x)
+{
+	const char *text =
+	    "model = { base = \"gpt3-1.3b\"; layers = 15; hidden = 512; heads = 4; "
+	    "ffn_hidden = 1024; vocab = 15480; seq_len = 64; };\n"
+	    "cluster = \"titan-x-x4-1g\";\n"
+	    "training = { framework = \"ddp\"; micro_batch = 56; precision = \"fp32\"; "
+	    "optimizer = \"adam\"; };\n";
+	const char *one[] = {"nodes=1"}, *two[] = {"nodes=2"};
+	struct ts_result r1 = run_text(text, one, 1), r2 = run_text(text, two, 1);
+	double w1 = r1.samples_per_s * 64.0, w2 = r2.samples_per_s * 64.0;
+	printf("FR 17 fairseq on TITAN X: 1 machine %.0f words/s (measured 38000, %+.1f %%), "
+	       "2 machines %.0f (measured 10000, %+.1f %%), exposed all-reduce %.3f of %.3f s\n",
+	       w1, 100.0 * (w1 / 38000.0 - 1.0), w2, 100.0 * (w2 / 10000.0 - 1.0),
+	       r2.exposed_comm_s, r2.iteration_time_s);
+	ck_assert_msg(tu_relerr(w2, 10000.0) < 0.35, "%g", w2);
+	/* the report's point: 2 machines well below one (3.8x measured) */
+	ck_assert_msg(w2 * 2.0 < w1, "%g vs %g", w2, w1);
+	/* the known gap, pinned: fails once one machine comes within 15 % */
+	ck_assert_msg(tu_relerr(w1, 38000.0) > 0.15, "%g", w1);
+}
+END_TEST
+
+/* Field report 20 (transformers#9371, January 2021): run_clm.py fine-tuning
+ * gpt2 (12 layers, 768 wide, 12 heads, 1,024 tokens) on wikitext-2, fp32,
+ * AdamW, on 2 TITAN RTX with an NVLink bridge. Assumed: per-device batch 4
+ * and 200 steps, the arguments the Transformers multi-GPU performance notes
+ * give with this table (not re-read here: the thread's excerpt read shows
+ * the table only). Measured train_runtime: 1 GPU 102 s,
+ * DDP 101 s, DDP with NCCL_P2P_DISABLE=1 131 s. Within 15 % for 1 GPU and
+ * DDP over the bridge: the runtime includes the Trainer's per-step Python,
+ * logging and data collation, not simulated (prediction about 8 % short).
+ * Without peer-to-peer the gradients (498 MB) bounce through host memory at
+ * 9.9 GB/s (two DDR4-3200 channels at STREAM's 0.77, two passes of two
+ * edges), about 50 ms a step of which backward hides most: 2.9 % slower
+ * where 30 % is measured. The known gap, pinned: 30 s over 200 steps is
+ * 0.15 s a step, more than the whole all-reduce at the memory's rate; the
+ * SHM transport of that NCCL (2.7/2.8) runs below it by a factor that no
+ * source measures on such a box. */
+START_TEST(field_report_20_gpt2_titan_rtx)
+{
+	const char *text =
+	    "model = { base = \"gpt3-1.3b\"; layers = 12; hidden = 768; heads = 12; "
+	    "seq_len = 1024; };\n"
+	    "cluster = \"titan-rtx-x2-nvlink\";\n"
+	    "training = { framework = \"ddp\"; micro_batch = 4; precision = \"fp32\"; "
+	    "optimizer = \"adam\"; };\n";
+	const char *one[] = {"gpus_per_node=1"}, *ddp[] = {"gpus_per_node=2"},
+		   *nop2p[] = {"gpus_per_node=2", "cluster.node.p2p=false"};
+	double t1 = 200.0 * run_text(text, one, 1).iteration_time_s;
+	double t2 = 200.0 * run_text(text, ddp, 1).iteration_time_s;
+	double t3 = 200.0 * run_text(text, nop2p, 2).iteration_time_s;
+	printf("FR 20 GPT-2 on 2 TITAN RTX, 200 steps: 1 GPU %.1f s (measured 102, %+.1f %%), "
+	       "DDP over NVLink %.1f s (101, %+.1f %%), without peer-to-peer %.1f s (131, %+.1f "
+	       "%%), ratio %.3f (1.30)\n",
+	       t1, 100.0 * (t1 / 102.0 - 1.0), t2, 100.0 * (t2 / 101.0 - 1.0), t3,
+	       100.0 * (t3 / 131.0 - 1.0), t3 / t2);
+	ck_assert_msg(tu_relerr(t1, 102.0) < 0.15, "%g", t1);
+	ck_assert_msg(tu_relerr(t2, 101.0) < 0.15, "%g", t2);
+	ck_assert(t3 > t2 && t2 >= t1);
+	/* the known gap, pinned: fails once the run without the bridge comes
+	 * within 15 % of its 131 s */
+	ck_assert_msg(tu_relerr(t3, 131.0) > 0.15, "%g", t3);
+}
+END_TEST
+
+/* Field report 22 (server-gear.com, tf_cnn_benchmarks ResNet-50 fp16 on 1
+ * and 4 RTX 4090 without peer-to-peer): 4 GPUs scale 2.51x at batch 64
+ * (1,688 -> 4,233 images/s) and 3.46x at batch 256 (1,776 -> 6,143). What
+ * the measured step gains over one GPU (n x batch / rate - batch / rate1):
+ * RTX 4090, 2 GPUs 8.4 ms, 4 GPUs 22.6 ms at batch 64 and 22.6 at 256; RTX
+ * 3090, 2 GPUs 7.7 ms, 4 GPUs 29.2 (batch 64) and 23.4 (256), 8 GPUs 61.5.
+ * It does not shrink with a longer backward (not hidden at all) and grows
+ * with n - 1: about 2 (n - 1) S / B for S = 102 MB of fp32 gradients and B
+ * = 28 GB/s (PCIe 4 at 0.89), 7.3, 21.9 and 51 ms, which is the cost of
+ * gathering every gradient into one GPU and sending the result back; a
+ * ring (2 (n - 1) / n S / B: 3.6, 5.5, 6.4 ms) cannot give it. The report
+ * does not state the tool's variable_update, so the mechanism is not
+ * modelled: trainsim overlaps DDP buckets with backward and exposes 0.2 ms
+ * (3.95x and 3.96x); with overlap off a ring exposes 5.7 ms. The known gap,
+ * pinned: fails once the batch-64 scaling comes within 15 % of 2.51. */
+START_TEST(field_report_22_rtx4090_scaling)
+{
+	const char *text = "model = \"resnet50\"; cluster = \"rtx4090-x4\";\n"
+			   "training = { framework = \"ddp\"; precision = \"fp16\"; "
+			   "optimizer = \"sgd\"; };\n";
+	static const struct {
+		const char *batch;
+		double one, four;
+	} c[] = {{"training.micro_batch=64", 1688.0, 4233.0},
+		 {"training.micro_batch=256", 1776.0, 6143.0}};
+	double sc[2];
+	for (int i = 0; i < 2; i++) {
+		const char *a[] = {"gpus_per_node=1", c[i].batch},
+			   *b[] = {"gpus_per_node=4", c[i].batch};
+		struct ts_result r1 = run_text(text, a, 2), r4 = run_text(text, b, 2);
+		sc[i] = r4.samples_per_s / r1.samples_per_s;
+		printf(
+		    "FR 22 RTX 4090 %s: 1 GPU %.0f images/s (measured %.0f), 4 GPUs %.0f (%.0f), "
+		    "scaling %.2fx (measured %.2fx)\n",
+		    c[i].batch, r1.samples_per_s, c[i].one, r4.samples_per_s, c[i].four, sc[i],
+		    c[i].four / c[i].one);
+		ck_assert(r4.samples_per_s > r1.samples_per_s);
+	}
+	ck_assert_msg(tu_relerr(sc[0], 4233.0 / 1688.0) > 0.15, "%g", sc[0]);
+	/* the direction the report shows holds: small batch scales no better */
+	ck_assert(sc[0] <= sc[1]);
+}
+END_TEST
+
 static const char *gpt13 =
     "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
     "training = { framework = \"megatron\"; global_batch = 512; micro_batch = 4;"
@@ -476,6 +604,9 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, bucket_order);
 	tcase_add_test(tc, field_report_15_vgg16_p3dn);
+	tcase_add_test(tc, field_report_17_fairseq_titan_x);
+	tcase_add_test(tc, field_report_20_gpt2_titan_rtx);
+	tcase_add_test(tc, field_report_22_rtx4090_scaling);
 	tcase_add_test(tc, overlap_exposes_only_tail_bucket);
 	tcase_add_test(tc, no_overlap_exposes_every_bucket);
 	tcase_add_test(tc, accumulation_syncs_once);

@@ -522,8 +522,11 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	recompute_flops += p->recompute_flops_mb * (double)tr->global_batch * batch_share /
 			   (double)tr->micro_batch;
 	out->hardware_flops_per_iteration = out->model_flops_per_iteration + recompute_flops;
-	double peak = p->gpu->peak_flops[TS_BF16] > 0.0 ? p->gpu->peak_flops[TS_BF16]
-							: p->gpu->peak_flops[TS_FP16];
+	/* the 16-bit tensor peak by convention; fp32 on GPUs without one
+	 * (Maxwell, Pascal GP102) */
+	double peak = p->gpu->peak_flops[TS_BF16] > 0.0	  ? p->gpu->peak_flops[TS_BF16]
+		      : p->gpu->peak_flops[TS_FP16] > 0.0 ? p->gpu->peak_flops[TS_FP16]
+							  : p->gpu->peak_flops[TS_FP32];
 	out->tflops_per_gpu = out->model_flops_per_iteration / T / sc->gpus / 1e12;
 	out->mfu = out->model_flops_per_iteration / (T * sc->gpus * peak);
 	out->mfu_palm = palm_flops / (T * sc->gpus * peak);

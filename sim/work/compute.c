@@ -246,6 +246,34 @@ double work_flash_causal_fraction(double seq_k)
 	return (nb + 1.0) / (2.0 * nb);
 }
 
+/* FlashAttention-2 forward + backward on A100, TFLOP/s (compute.h) */
+static const double flash_seq[6] = {512.0, 1024.0, 2048.0, 4096.0, 8192.0, 16384.0};
+static const double flash_hd64[6] = {132.0, 153.0, 162.0, 171.0, 175.0, 176.0};
+static const double flash_hd128[6] = {150.0, 173.0, 187.0, 196.0, 201.0, 203.0};
+
+/* the table at seq_k keys (log-linear, flat outside) */
+static double flash_at(const double *t, double seq_k)
+{
+	if (seq_k <= flash_seq[0])
+		return t[0];
+	for (int i = 1; i < 6; i++)
+		if (seq_k <= flash_seq[i]) {
+			double u = log2(seq_k / flash_seq[i - 1]);
+			return t[i - 1] + u * (t[i] - t[i - 1]);
+		}
+	return t[5];
+}
+
+double work_flash_shape(double seq_k, double hd)
+{
+	if (!(seq_k > 0.0) || !(hd > 0.0))
+		return 1.0;
+	double v = (hd - 64.0) / 64.0;
+	v = v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+	double r = (1.0 - v) * flash_at(flash_hd64, seq_k) + v * flash_at(flash_hd128, seq_k);
+	return r / flash_hd128[2];
+}
+
 double work_gemm_eff(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
 		     double m, double n, double k)
 {
@@ -326,7 +354,8 @@ double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
 	case WORK_ATTN_FLASH: {
 		if (flops <= 0.0)
 			return 0.0;
-		double eff = g->flash_eff > 0.0 ? g->flash_eff : c->flash_eff;
+		double eff = (g->flash_eff > 0.0 ? g->flash_eff : c->flash_eff) *
+			     work_flash_shape(op->n, op->k);
 		double peak = g->peak_flops[da] * eff * c->tc_sustain;
 		if (!(peak > 0.0))
 			return HUGE_VAL;

@@ -101,6 +101,23 @@ double work_gemm_k0(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
  * and the same count holds. 0.5 for a non-positive seq_k. */
 double work_flash_causal_fraction(double seq_k);
 
+/* Flash attention's rate at seq_k keys and head dimension hd relative to
+ * its rate at 2,048 keys and head dimension 128, the point flash_eff
+ * describes: FlashAttention-2's forward + backward on A100 80GB SXM4,
+ * without causal mask, batch x seq_len = 16k tokens (Dao 2023,
+ * arXiv 2307.08691, Figure 4 (a) and (b); the bars as the flash-attention
+ * repository draws them, assets/flash2_a100_fwd_bwd_benchmark.png):
+ *   seq_k       512   1k    2k    4k    8k    16k
+ *   hd 64       132   153   162   171   175   176  TFLOP/s
+ *   hd 128      150   173   187   196   201   203
+ * (1k at hd 64 and 512 and 1k at hd 128 hide behind the legend and are read
+ * off the bar heights.) Interpolated linearly in log2(seq_k) and in hd,
+ * held flat outside 512-16k keys and 64-128 head dims (assumption: no figure
+ * of the paper covers them). The same shape is taken for every GPU, its
+ * level set by flash_eff (assumption: FlashAttention-3's Figure 5 plots
+ * H100's kernels, not this table). 1 for a non-positive argument. */
+double work_flash_shape(double seq_k, double hd);
+
 /* Achievable HBM bandwidth of g, bytes/s: hbm_Bps x (the GPU's hbm_eff, or
  * the calibration's when the GPU gives none). */
 double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
@@ -115,8 +132,8 @@ double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
  *   never faster than its operands at achievable HBM bandwidth, plus its
  *   element-wise bytes at HBM bandwidth; all of the FLOPs even when causal
  *   (the unfused path masks, it does not skip);
- * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff · tc_sustain), times
- *   work_flash_causal_fraction when causal;
+ * - WORK_ATTN_FLASH: FLOPs / (peak · flash_eff · work_flash_shape(seq_k,
+ *   head dim) · tc_sustain), times work_flash_causal_fraction when causal;
  *   flash_eff is the GPU's catalog value when it gives one (it differs by
  *   generation: FlashAttention-2 reaches 50-73 % of A100 but 35 % of H100),
  *   else the calibration's;
