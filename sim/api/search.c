@@ -578,20 +578,26 @@ static bool st_known(void *user, const struct search_cand *c, struct ts_result *
 /* One line per candidate: its key, status and result's bytes in hex (the
  * digest holds the version, so the layout of ts_result is that of this
  * build), so that a resumed search ranks bit for bit as an uninterrupted one. */
-static void st_done(void *user, const struct search_cand *c, int rc, const struct ts_result *res)
+static void state_write(FILE *f, const uint32_t k[10], int64_t mb, int rc,
+			const struct ts_result *res)
 {
-	struct state *st = user;
-	uint32_t k[10];
-	int64_t mb;
-	key_of(c, k, &mb);
-	FILE *f = st->f;
 	for (int i = 0; i < 10; i++)
 		fprintf(f, "%" PRIu32 " ", k[i]);
 	fprintf(f, "%lld %d ", (long long)mb, rc);
 	const unsigned char *b = (const unsigned char *)res;
 	for (size_t i = 0; i < sizeof *res; i++)
 		fprintf(f, "%02x", b[i]);
-	if (fputc('\n', f) == EOF || fflush(f))
+	fputc('\n', f);
+}
+
+static void st_done(void *user, const struct search_cand *c, int rc, const struct ts_result *res)
+{
+	struct state *st = user;
+	uint32_t k[10];
+	int64_t mb;
+	key_of(c, k, &mb);
+	state_write(st->f, k, mb, rc, res);
+	if (ferror(st->f) || fflush(st->f))
 		st->write_failed = true;
 }
 
@@ -710,15 +716,17 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 			return rc;
 		if (o->resume && (rc = state_read(o->state, d, &st)))
 			goto out;
-		if (!(st.f = fopen(o->state, o->resume && st.n ? "a" : "w"))) {
+		/* written anew: the digest, then the results kept (a last line cut
+		 * short is dropped), then those simulated now */
+		if (!(st.f = fopen(o->state, "w"))) {
 			rc = api_failf(TS_EIO, NULL,
 				       "%s: the search's state file cannot be written (%s)",
 				       o->state, strerror(errno));
 			goto out;
 		}
-		if (!(o->resume && st.n))
-			fprintf(st.f, "# trainsim search state, digest %016llx\n",
-				(unsigned long long)d);
+		fprintf(st.f, "# trainsim search state, digest %016llx\n", (unsigned long long)d);
+		for (size_t i = 0; i < st.n; i++)
+			state_write(st.f, st.e[i].key, st.e[i].mb, st.e[i].rc, &st.e[i].res);
 		if (fflush(st.f)) {
 			rc = api_failf(TS_EIO, NULL, "%s: writing the state file failed", o->state);
 			goto out;

@@ -48,7 +48,7 @@ static void usage(FILE *out)
  * line a minute in a log (none for a search shorter than a minute). */
 struct progress_state {
 	bool tty;
-	double last_s; /* when the last log line was written */
+	double last_s; /* when the last line was written, s */
 };
 
 static void progress(void *ud, size_t done, size_t total, double elapsed_s)
@@ -56,6 +56,9 @@ static void progress(void *ud, size_t done, size_t total, double elapsed_s)
 	struct progress_state *ps = ud;
 	double left = done ? elapsed_s / (double)done * (double)(total - done) : 0.0;
 	if (ps->tty) {
+		if (done < total && elapsed_s - ps->last_s < 0.2)
+			return; /* five updates a second at most */
+		ps->last_s = elapsed_s;
 		fprintf(stderr, "\rtrainsim search: %zu/%zu candidates, %.1f s, ETA %.0f s   ",
 			done, total, elapsed_s, left);
 		if (done == total)
