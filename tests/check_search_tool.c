@@ -155,16 +155,17 @@ START_TEST(test_resume)
 	tu_tmpfile("check_search_state", "", state, sizeof state);
 	ts_search_opts o = {.max_gpus = 4, .threads = 2, .top = 1000, .state = state};
 	json_t *a = search_json(path, NULL, 0, o, 0);
-	size_t simulated = (size_t)json_integer_value(
-	    json_object_get(json_object_get(a, "counts"), "simulated"));
+	size_t simulated =
+	    (size_t)json_integer_value(json_object_get(json_object_get(a, "counts"), "simulated"));
 	ck_assert_uint_eq(lines(state), 1 + simulated); /* the digest line, one per candidate */
 	cut(state, 1 + 40);
 	o.resume = true;
 	json_t *b = search_json(path, NULL, 0, o, 0);
 	ck_assert_int_eq(
 	    json_integer_value(json_object_get(json_object_get(b, "counts"), "resumed")), 40);
-	ck_assert_msg(json_equal(json_object_get(a, "candidates"), json_object_get(b, "candidates")),
-		      "a resumed search ranks otherwise");
+	ck_assert_msg(
+	    json_equal(json_object_get(a, "candidates"), json_object_get(b, "candidates")),
+	    "a resumed search ranks otherwise");
 	/* again: everything from the state, nothing simulated */
 	json_t *c = search_json(path, NULL, 0, o, 0);
 	ck_assert_int_eq(
@@ -174,8 +175,8 @@ START_TEST(test_resume)
 	/* another global batch: refused, the message says why */
 	const char *set[] = {"training.global_batch=16"};
 	ck_assert_ptr_null(search_json(path, set, 1, o, TS_EINVALID));
-	ck_assert_msg(strstr(ts_errmsg(), "other inputs") && strstr(ts_errmsg(), state),
-		      "%s", ts_errmsg());
+	ck_assert_msg(strstr(ts_errmsg(), "other inputs") && strstr(ts_errmsg(), state), "%s",
+		      ts_errmsg());
 	/* so is a file that is no state file */
 	FILE *f = fopen(state, "w");
 	fputs("rank,gpus\n", f);
@@ -212,8 +213,7 @@ START_TEST(test_skip_reasons)
 			      why ? why : "(none)");
 	}
 	ck_assert_int_eq(
-	    json_integer_value(json_object_get(json_object_get(j, "counts"), "configurations")),
-	    0);
+	    json_integer_value(json_object_get(json_object_get(j, "counts"), "configurations")), 0);
 	json_decref(j);
 	unlink(path);
 	/* (tp, cp, pp) whose dp does not divide the global batch: 3 sequences

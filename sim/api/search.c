@@ -452,7 +452,7 @@ static int export_best(const char *path, const char *const *sets, size_t nsets,
 	    f,
 	    "# The best settings trainsim search found for %s (by %s):\n"
 	    "# %u GPUs (%u x %u), tp %u, pp %u, cp %u, dp %u, ZeRO %d, %s%s, micro-batch %lld,\n"
-	    "# recompute %s (the same plan: %s); iteration %.17g s, memory per GPU %.17g bytes.\n"
+	    "# recompute %s (the same plan: %s); iteration %.10g s, memory per GPU %.10g bytes.\n"
 	    "# Simulated as the search did (two iterations, class mode, stage granularity),\n"
 	    "# so that `trainsim run` on this file gives the same figures; drop the sim\n"
 	    "# group and training.iterations for a finer run. Relative paths are read\n"
