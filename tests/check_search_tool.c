@@ -63,6 +63,24 @@ static double jnum(json_t *o, const char *a, const char *b)
 	return json_number_value(v);
 }
 
+/* What the progress callback saw. */
+struct seen {
+	size_t calls, last_done, total;
+	bool ordered; /* done counts up by one, total never changes */
+	double last_s;
+};
+
+static void on_progress(void *user, size_t done, size_t total, double elapsed_s)
+{
+	struct seen *s = user;
+	if (s->calls++ == 0)
+		s->total = total;
+	s->ordered =
+	    s->ordered && done == s->last_done + 1 && total == s->total && elapsed_s >= s->last_s;
+	s->last_done = done;
+	s->last_s = elapsed_s;
+}
+
 /* The exported winner, run as `trainsim run` runs a file, gives the
  * search's iteration time and memory per GPU bit for bit (the JSON prints
  * 17 digits, which round-trip a double). */
@@ -71,8 +89,21 @@ START_TEST(test_export_best)
 	char path[64], best[64];
 	tu_tmpfile("check_search_tool", SCEN, path, sizeof path);
 	tu_tmpfile("check_search_best", "", best, sizeof best);
-	ts_search_opts o = {.max_gpus = 4, .threads = 2, .top = 3, .export_best = best};
+	struct seen seen = {.ordered = true};
+	ts_search_opts o = {.max_gpus = 4,
+			    .threads = 2,
+			    .top = 3,
+			    .export_best = best,
+			    .progress = on_progress,
+			    .user = &seen};
 	json_t *j = search_json(path, NULL, 0, o, 0);
+	/* progress: once per candidate simulated, counting up to the total */
+	json_int_t simulated =
+	    json_integer_value(json_object_get(json_object_get(j, "counts"), "simulated"));
+	ck_assert(seen.ordered);
+	ck_assert_uint_eq(seen.calls, (size_t)simulated);
+	ck_assert_uint_eq(seen.total, (size_t)simulated);
+	ck_assert_uint_eq(seen.last_done, seen.total);
 	json_t *c0 = json_array_get(json_object_get(j, "candidates"), 0);
 	ck_assert_ptr_nonnull(c0);
 	ck_assert_int_eq(json_integer_value(json_object_get(c0, "rank")), 1);
