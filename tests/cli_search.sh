@@ -48,6 +48,15 @@ for k in ("iteration_time_s", "memory_per_gpu_bytes"):
 assert r["gpus"] == b["settings"]["gpus"], r["gpus"]
 ' "$TMP/json"
 
+# a model file named relative to the scenario: the export, elsewhere, still finds it
+mkdir -p "$TMP/sub/m" "$TMP/elsewhere"
+cp "$SRC/models/gpt3-1.3b.cfg" "$TMP/sub/m/mine.cfg"
+sed 's|^model = .*|model = "m/mine.cfg";|' "$S" >"$TMP/sub/s.cfg"
+(cd "$TMP" && "$BIN" search sub/s.cfg --max-gpus 2 -j2 --export-best elsewhere/b.cfg >/dev/null 2>"$TMP/rel.err") ||
+	fail "search with a relative model: $(cat "$TMP/rel.err")"
+grep -q "^model = \"/.*/sub/m/mine.cfg\";" "$TMP/elsewhere/b.cfg" || fail "$(grep model "$TMP/elsewhere/b.cfg")"
+ok rel run "$TMP/elsewhere/b.cfg"
+
 # -o OUT keeps OUT.state; --resume takes it: nothing simulated again, same rows
 "$BIN" search "$S" --max-gpus 4 --top 5 -j2 --format csv -o "$TMP/out.csv" >"$TMP/o" 2>&1 ||
 	fail "search -o: $(cat "$TMP/o")"

@@ -2,7 +2,7 @@
  * settings that fit, as a ranked table, CSV or JSON; the winner as a
  * scenario file; a state file to resume an interrupted search.
  * SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 
 #include <errno.h>
 #include <inttypes.h>
@@ -369,6 +369,35 @@ static void cfg_write_setting(const config_setting_t *s, int depth, FILE *out)
 		fputc(';', out);
 }
 
+/* Make the model or cluster file that `key` of cfg names by a relative path
+ * (read from the scenario's directory, sim/io/scenario.c) absolute, so that
+ * the exported file reads it from anywhere. Returns 0 or TS_ENOMEM. */
+static int absolute_file(config_t *cfg, const char *key, const char *scenario, struct ts_error *err)
+{
+	config_setting_t *v = config_setting_get_member(config_root_setting(cfg), key);
+	const char *name =
+	    v && config_setting_type(v) == CONFIG_TYPE_STRING ? config_setting_get_string(v) : NULL;
+	if (!name)
+		return 0;
+	bool hf = !strncmp(name, "hf:", 3);
+	const char *file = hf ? name + 3 : name;
+	size_t n = strlen(file);
+	if (file[0] == '/' ||
+	    !(hf || strchr(file, '/') || (n > 4 && !strcmp(file + n - 4, ".cfg"))))
+		return 0;
+	char dir[2048], joined[4096], *abs;
+	const char *slash = strrchr(scenario, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - scenario) : 1,
+		 slash ? scenario : ".");
+	snprintf(joined, sizeof joined, "%s/%s", dir[0] ? dir : "/", file);
+	if (!(abs = realpath(joined, NULL)))
+		return 0; /* left as it is: the loader says what is missing */
+	char arg[4200];
+	snprintf(arg, sizeof arg, "%s=\"%s%s\"", key, hf ? "hf:" : "", abs);
+	free(abs);
+	return cfg_apply_set(cfg, arg, "search", err);
+}
+
 /* Write scenario `path` with `sets` and the settings of candidate c as the
  * search simulated it (its layout, degrees, micro-batch, ZeRO stage,
  * schedule, recompute; two iterations, class mode, stage granularity) to
@@ -390,6 +419,14 @@ static int export_best(const char *path, const char *const *sets, size_t nsets,
 		ts_free(text, len + 1);
 	for (size_t i = 0; !rc && i < nsets; i++)
 		rc = cfg_apply_set(&cfg, sets[i], "--set", &err);
+	if (rc) {
+		config_destroy(&cfg);
+		return api_fail(&err);
+	}
+	if (!rc)
+		rc = absolute_file(&cfg, "model", path, &err);
+	if (!rc)
+		rc = absolute_file(&cfg, "cluster", path, &err);
 	if (rc) {
 		config_destroy(&cfg);
 		return api_fail(&err);
