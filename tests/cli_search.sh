@@ -88,7 +88,9 @@ if script -qec "true" /dev/null >/dev/null 2>&1; then
 	script -qec "'$BIN' search '$S' --max-gpus 2 -j2 >/dev/null" "$TMP/tty" >/dev/null 2>&1
 	grep -q "trainsim search: .*candidates, .* ETA" "$TMP/tty" ||
 		fail "no progress on a terminal: $(head -c 300 "$TMP/tty")"
-	checks=$((checks + 1))
+	script -qec "'$BIN' search '$S' --max-gpus 2 -j2 --quiet >/dev/null" "$TMP/tty" >/dev/null 2>&1
+	grep -q "ETA" "$TMP/tty" && fail "progress on a terminal with --quiet"
+	checks=$((checks + 2))
 fi
 
 # a cluster fixing its nodes: every GPU count skipped, and why

@@ -200,13 +200,11 @@ static bool jset(json_t *o, const char *key, json_t *v)
 static json_t *cand_json(const struct search_cand *c, size_t rank)
 {
 	const struct ts_result *r = &c->res;
-	char rc_names[64];
 	json_t *o = json_object(), *st = json_object(), *res = json_object(), *same = json_array();
 	for (int m = 0; same && m < WORK_RECOMPUTE_COUNT_; m++)
 		if (c->recompute_equiv & (1u << m))
 			json_array_append_new(
 			    same, json_string(work_recompute_name((enum work_recompute)m)));
-	(void)rc_names;
 	bool ok = jset(st, "gpus", json_integer(r->gpus)) &&
 		  jset(st, "nodes", json_integer(c->nodes)) &&
 		  jset(st, "gpus_per_node", json_integer(c->gpus_per_node)) &&

@@ -15,7 +15,7 @@ static void usage(FILE *out)
 		"usage: trainsim search SCENARIO.cfg [--objective time|cost] [--top N]\n"
 		"                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
 		"                       [--calib OVERRIDES.cfg] [--format text|csv|json]\n"
-		"                       [-o OUT [--resume]] [--export-best BEST.cfg]\n"
+		"                       [-o OUT [--resume]] [--export-best BEST.cfg] [--quiet]\n"
 		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
 		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
 		"  the framework takes, recompute and context parallelism (cp, powers of\n"
@@ -35,7 +35,8 @@ static void usage(FILE *out)
 		"                    `trainsim run F` reproduces (the search's two\n"
 		"                    iterations, class mode, stage granularity)\n"
 		"Progress goes to standard error: a live line with the time left on a\n"
-		"terminal; otherwise a line a minute once a search has run for a minute.\n"
+		"terminal; otherwise a line a minute once a search has run for a minute\n"
+		"(--quiet: none).\n"
 		"\n"
 		"example:\n"
 		"  trainsim search configs/scenarios/default.cfg --max-gpus 64 --top 5\n"
@@ -74,7 +75,7 @@ int cli_search(int argc, char **argv)
 {
 	const char *path = NULL, *objective = "time", *calib_path = NULL, *format = "text",
 		   *out_path = NULL, *best_path = NULL;
-	bool resume = false;
+	bool resume = false, quiet = false;
 	long top = 10, max_gpus = 0, threads = 0;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
@@ -93,7 +94,8 @@ int cli_search(int argc, char **argv)
 		O_FORMAT,
 		O_OUT,
 		O_RESUME,
-		O_BEST
+		O_BEST,
+		O_QUIET
 	};
 	static const struct cli_opt opts[] = {
 	    {O_OBJECTIVE, "--objective", NULL, "time or cost"},
@@ -106,6 +108,7 @@ int cli_search(int argc, char **argv)
 	    {O_OUT, "--output", "-o", "a report file"},
 	    {O_RESUME, "--resume", NULL, NULL},
 	    {O_BEST, "--export-best", NULL, "a scenario file to write"},
+	    {O_QUIET, "--quiet", "-q", NULL},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -130,6 +133,8 @@ int cli_search(int argc, char **argv)
 			out_path = v;
 		} else if (id == O_RESUME) {
 			resume = true;
+		} else if (id == O_QUIET) {
+			quiet = true;
 		} else if (id == O_BEST) {
 			best_path = v;
 		} else if (id == O_TOP || id == O_MAX_GPUS || id == O_JOBS) {
@@ -214,7 +219,7 @@ int cli_search(int argc, char **argv)
 			     .export_best = best_path,
 			     .state = state,
 			     .resume = resume,
-			     .progress = progress,
+			     .progress = quiet ? NULL : progress,
 			     .user = &ps};
 	if (ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout)) {
 		rc = cli_fail("search");
