@@ -555,6 +555,8 @@ static int search_digest(const ts_env *env, const char *path, const char *const 
 	h = fnv1a(h, &o, sizeof o);
 	h = fnv1a(h, &max_gpus, sizeof max_gpus);
 	h = fnv1a(h, ts_version(), strlen(ts_version()));
+	uint64_t rs = sizeof(struct ts_result); /* the state holds its bytes */
+	h = fnv1a(h, &rs, sizeof rs);
 	h = fnv1a(h, "search state 1", 14);
 	*d = h;
 	return 0;
