@@ -428,6 +428,34 @@ TS_API int ts_search_write(const ts_env *env, const char *path, const char *cons
 			   size_t nsets, enum ts_objective objective, uint32_t max_gpus,
 			   int threads, size_t top, FILE *out);
 
+/* Options of ts_search_run; a zero field takes the default. */
+typedef struct ts_search_opts {
+	enum ts_objective objective; /* what ranks first */
+	uint32_t max_gpus;	     /* most GPUs tried (0: the scenario's) */
+	int threads;		     /* OpenMP threads (0: the default) */
+	size_t top;		     /* candidates written (0: 10) */
+	enum ts_format format;	     /* text (a table, counts, every skip and why), csv (one
+				      * row per candidate) or json (candidates' settings and
+				      * results, counts, skips with reasons) */
+	const char *export_best;     /* write the best candidate here as a scenario file that
+				      * `trainsim run` reproduces (NULL: none) */
+	const char *state;	     /* the state file: each simulated candidate is appended
+				      * as it finishes (NULL: none) */
+	bool resume;		     /* take the results of state from an earlier run of the
+				      * same inputs (its digest must match: else TS_EINVALID) */
+	ts_progress_fn progress;     /* called as candidates finish (NULL: none), done and
+				      * total counting the candidates to simulate */
+	void *user;		     /* passed to progress */
+} ts_search_opts;
+
+/* Search as ts_search_write does, with options o (borrowed): the report in
+ * o->format to out, the winner to o->export_best, the state to o->state.
+ * Returns 0, the scenario's error, TS_EUSAGE (resume without a state file),
+ * TS_EINVALID (a state file of other inputs; no candidate fits and
+ * export_best is given), TS_EIO or TS_ENOMEM. */
+TS_API int ts_search_run(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
+			 const ts_search_opts *o, FILE *out);
+
 /* ---- calibration -------------------------------------------------------- */
 
 /* Fit the compute constant the scenario's iteration time depends on most so

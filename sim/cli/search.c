@@ -4,28 +4,78 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/opt.h"
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim search SCENARIO.cfg [--objective time|cost] [--top N]\n"
-		     "                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
-		     "                       [--calib OVERRIDES.cfg]\n"
-		     "  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
-		     "  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
-		     "  the framework takes, recompute and context parallelism (cp, powers of\n"
-		     "  two up to 16); prunes what cannot fit by a static memory estimate and\n"
-		     "  simulates the rest\n"
-		     "\n"
-		     "example:\n"
-		     "  trainsim search configs/scenarios/default.cfg --max-gpus 64 --top 5\n");
+	fprintf(out,
+		"usage: trainsim search SCENARIO.cfg [--objective time|cost] [--top N]\n"
+		"                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
+		"                       [--calib OVERRIDES.cfg] [--format text|csv|json]\n"
+		"                       [-o OUT [--resume]] [--export-best BEST.cfg] [--quiet]\n"
+		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
+		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
+		"  the framework takes, recompute and context parallelism (cp, powers of\n"
+		"  two up to 16); prunes what cannot fit by a static memory estimate and\n"
+		"  simulates the rest; says why any GPU count or (tp, cp, pp) was skipped\n"
+		"\n"
+		"  --format F        text (a table), csv (one row per candidate) or json\n"
+		"                    (settings and results, counts, skips and why)\n"
+		"  -o OUT            write the report to OUT (standard output otherwise);\n"
+		"                    each simulated candidate is kept in OUT.state\n"
+		"  --resume          take the candidates OUT.state holds (a search that was\n"
+		"                    stopped part way) and simulate the rest; refused\n"
+		"                    when the scenario, a --set, the model or\n"
+		"                    cluster, the calibration, --objective, --max-gpus or\n"
+		"                    the version changed\n"
+		"  --export-best F   write the best candidate as a scenario file that\n"
+		"                    `trainsim run F` reproduces (the search's two\n"
+		"                    iterations, class mode, stage granularity)\n"
+		"Progress goes to standard error: a live line with the time left on a\n"
+		"terminal; otherwise a line a minute once a search has run for a minute\n"
+		"(--quiet: none).\n"
+		"\n"
+		"example:\n"
+		"  trainsim search configs/scenarios/default.cfg --max-gpus 64 --top 5\n"
+		"  trainsim search configs/scenarios/default.cfg --max-gpus 64 --format json \\\n"
+		"      -o search.json --export-best best.cfg\n"
+		"  trainsim run best.cfg --trace best.json\n");
+}
+
+/* Progress of a search: a live line with the time left on a terminal, a
+ * line a minute in a log (none for a search shorter than a minute). */
+struct progress_state {
+	bool tty;
+	double last_s; /* when the last line was written, s */
+};
+
+static void progress(void *ud, size_t done, size_t total, double elapsed_s)
+{
+	struct progress_state *ps = ud;
+	double left = done ? elapsed_s / (double)done * (double)(total - done) : 0.0;
+	if (ps->tty) {
+		if (done < total && elapsed_s - ps->last_s < 0.2)
+			return; /* five updates a second at most */
+		ps->last_s = elapsed_s;
+		fprintf(stderr, "\rtrainsim search: %zu/%zu candidates, %.1f s, ETA %.0f s   ",
+			done, total, elapsed_s, left);
+		if (done == total)
+			fputc('\n', stderr);
+	} else if (elapsed_s - ps->last_s >= 60.0 && done < total) {
+		ps->last_s = elapsed_s;
+		fprintf(stderr, "trainsim search: %zu/%zu candidates after %.0f s, ETA %.0f s\n",
+			done, total, elapsed_s, left);
+	}
 }
 
 int cli_search(int argc, char **argv)
 {
-	const char *path = NULL, *objective = "time", *calib_path = NULL;
+	const char *path = NULL, *objective = "time", *calib_path = NULL, *format = "text",
+		   *out_path = NULL, *best_path = NULL;
+	bool resume = false, quiet = false;
 	long top = 10, max_gpus = 0, threads = 0;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
@@ -34,14 +84,32 @@ int cli_search(int argc, char **argv)
 		fprintf(stderr, "trainsim search: out of memory\n");
 		return CLI_BADINPUT;
 	}
-	enum { O_OBJECTIVE = 1, O_TOP, O_MAX_GPUS, O_JOBS, O_SET, O_CALIB };
-	static const struct cli_opt opts[] = {{O_OBJECTIVE, "--objective", NULL, "time or cost"},
-					      {O_TOP, "--top", NULL, "a count"},
-					      {O_MAX_GPUS, "--max-gpus", NULL, "a GPU count"},
-					      {O_JOBS, "--jobs", "-j", "a thread count"},
-					      {O_SET, "--set", NULL, "KEY=VALUE"},
-					      {O_CALIB, "--calib", NULL, "an overrides file"},
-					      {0}};
+	enum {
+		O_OBJECTIVE = 1,
+		O_TOP,
+		O_MAX_GPUS,
+		O_JOBS,
+		O_SET,
+		O_CALIB,
+		O_FORMAT,
+		O_OUT,
+		O_RESUME,
+		O_BEST,
+		O_QUIET
+	};
+	static const struct cli_opt opts[] = {
+	    {O_OBJECTIVE, "--objective", NULL, "time or cost"},
+	    {O_TOP, "--top", NULL, "a count"},
+	    {O_MAX_GPUS, "--max-gpus", NULL, "a GPU count"},
+	    {O_JOBS, "--jobs", "-j", "a thread count"},
+	    {O_SET, "--set", NULL, "KEY=VALUE"},
+	    {O_CALIB, "--calib", NULL, "an overrides file"},
+	    {O_FORMAT, "--format", NULL, "text, csv or json"},
+	    {O_OUT, "--output", "-o", "a report file"},
+	    {O_RESUME, "--resume", NULL, NULL},
+	    {O_BEST, "--export-best", NULL, "a scenario file to write"},
+	    {O_QUIET, "--quiet", "-q", NULL},
+	    {0}};
 	struct cli_opts p;
 	const char *v;
 	cli_opt_init(&p, "search", opts, argc, argv);
@@ -59,6 +127,16 @@ int cli_search(int argc, char **argv)
 			sets[nsets++] = v;
 		} else if (id == O_CALIB) {
 			calib_path = v;
+		} else if (id == O_FORMAT) {
+			format = v;
+		} else if (id == O_OUT) {
+			out_path = v;
+		} else if (id == O_RESUME) {
+			resume = true;
+		} else if (id == O_QUIET) {
+			quiet = true;
+		} else if (id == O_BEST) {
+			best_path = v;
 		} else if (id == O_TOP || id == O_MAX_GPUS || id == O_JOBS) {
 			long max = id == O_MAX_GPUS ? 1L << 26 : id == O_JOBS ? 1024 : 1L << 20;
 			char what[64];
@@ -96,14 +174,62 @@ int cli_search(int argc, char **argv)
 				"reads it once per GPU count; save standard input to a file)\n");
 		goto out;
 	}
+	enum ts_format fmt;
+	if (ts_format_parse(format, &fmt)) {
+		rc = cli_fail("search");
+		goto out;
+	}
+	if (out_path && !strcmp(out_path, "-"))
+		out_path = NULL;
+	if (resume && !out_path) {
+		fprintf(stderr, "trainsim search: --resume: found no -o, expected -o OUT to resume "
+				"(the state is kept in OUT.state)\n");
+		goto out;
+	}
 	ts_env *env = NULL;
 	if ((rc = cli_env("search", calib_path, &env)))
 		goto out;
-	rc = ts_search_write(env, path, sets, nsets,
-			     strcmp(objective, "cost") ? TS_OBJECTIVE_TIME : TS_OBJECTIVE_COST,
-			     (uint32_t)max_gpus, (int)threads, (size_t)top, stdout)
-		 ? cli_fail("search")
-		 : CLI_OK;
+	char *state = NULL;
+	ts_output *of = NULL;
+	if (out_path) {
+		size_t n = strlen(out_path) + sizeof ".state";
+		if (!(state = malloc(n))) {
+			fprintf(stderr, "trainsim search: out of memory\n");
+			rc = CLI_BADINPUT;
+			goto close;
+		}
+		snprintf(state, n, "%s.state", out_path);
+	}
+	const struct ts_output_arg outs[] = {
+	    {"-o", out_path}, {"--export-best", best_path}, {"-o OUT.state", state}};
+	const struct ts_output_arg ins[] = {{NULL, path}, {"--calib", calib_path}};
+	if ((rc = cli_check_outputs("search", env, outs, 3, ins, 2)))
+		goto close;
+	if (out_path && ts_output_open(out_path, "-o", &of)) {
+		rc = cli_fail("search");
+		goto close;
+	}
+	struct progress_state ps = {.tty = isatty(STDERR_FILENO)};
+	ts_search_opts so = {.objective =
+				 strcmp(objective, "cost") ? TS_OBJECTIVE_TIME : TS_OBJECTIVE_COST,
+			     .max_gpus = (uint32_t)max_gpus,
+			     .threads = (int)threads,
+			     .top = (size_t)top,
+			     .format = fmt,
+			     .export_best = best_path,
+			     .state = state,
+			     .resume = resume,
+			     .progress = quiet ? NULL : progress,
+			     .user = &ps};
+	if (ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout)) {
+		rc = cli_fail("search");
+		goto close;
+	}
+	rc = ts_output_commit(of) ? cli_fail("search") : CLI_OK;
+	of = NULL;
+close:
+	ts_output_abort(of);
+	free(state);
 	ts_env_close(env);
 out:
 	free(sets);

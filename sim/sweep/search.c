@@ -26,7 +26,7 @@
 #include "sweep/search.h"
 #include "work/memory.h"
 
-#define MAX_LAYOUTS 64
+#define MAX_LAYOUTS SEARCH_MAX_LAYOUTS
 #define MAX_MB 16
 #define MAX_TP 32
 #define MAX_CP 5 /* cp = 1, 2, 4, 8, 16 */
@@ -324,6 +324,13 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
 		   struct search_result *out, struct ts_error *err)
 {
+	return search_run_hooks(env, path, sets, nsets, obj, max_gpus, threads, NULL, out, err);
+}
+
+int search_run_hooks(const struct ts_env *env, const char *path, const char *const *sets,
+		     size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
+		     const struct search_hooks *h, struct search_result *out, struct ts_error *err)
+{
 	memset(out, 0, sizeof *out);
 	const struct hw_catalog *cat = env->cat;
 	const struct work_calib *calib = &env->calib;
@@ -348,6 +355,7 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 		return rc;
 	}
 	uint32_t gpn = base->gpus_per_node;
+	out->global_batch = base->training.global_batch;
 	if (!max_gpus)
 		max_gpus = base->gpus;
 	enum { NFIX = 10 };
@@ -384,7 +392,9 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 			argv[nsets + k] = fix[k];
 		struct ts_error e2;
 		if (ts_scenario_load(cat, path, argv, nsets + NFIX, &lay[nl], &e2)) {
-			out->layouts_skipped++;
+			struct search_skip *k = &out->skips[out->layouts_skipped++];
+			*k = (struct search_skip){(uint32_t)g, nodes, per, ""};
+			ts_error_format(&e2, k->why, sizeof k->why);
 			continue;
 		}
 		lay[nl]->training.global_batch = base->training.global_batch;
@@ -437,7 +447,13 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 						continue;
 					uint32_t dp = gp / pp;
 					if (gb % (int64_t)dp) {
-						out->degrees_skipped++;
+						if (ts_grow((void **)&out->skipped_degrees,
+							    &out->skipped_degrees_cap,
+							    out->degrees_skipped + 1,
+							    sizeof *out->skipped_degrees))
+							goto nomem;
+						out->skipped_degrees[out->degrees_skipped++] =
+						    (struct search_skip_degrees){g, tp, cp, pp, dp};
 						continue;
 					}
 					if (add_degrees(out, &cap_c, &ctx, s, l, ti, tp, ci, cp, pp,
@@ -452,6 +468,9 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 	double t0 = now_s();
 	long n = (long)out->n;
 	struct search_cand *cs = out->c;
+	size_t todo = 0, ndone = 0;
+	for (long i = 0; i < n; i++)
+		todo += !cs[i].pruned && !cs[i].alias;
 #ifdef _OPENMP
 	int nt = threads > 0 ? threads : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
@@ -462,7 +481,25 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 		struct search_cand *c = &cs[i];
 		if (c->pruned || c->alias)
 			continue;
-		c->rc = search_candidate_run(env, lay[c->rc], &input, c, &c->res, NULL);
+		bool known = false;
+		if (h && h->known) {
+#pragma omp critical(search_hooks)
+			known = h->known(h->user, c, &c->res, &c->rc);
+		}
+		if (!known)
+			c->rc = search_candidate_run(env, lay[c->rc], &input, c, &c->res, NULL);
+		if (h) {
+#pragma omp critical(search_hooks)
+			{
+				ndone++;
+				if (known)
+					out->resumed++;
+				else if (h->done)
+					h->done(h->user, c, c->rc, &c->res);
+				if (h->progress)
+					h->progress(h->user, ndone, todo, now_s() - t0);
+			}
+		}
 	}
 	out->seconds = now_s() - t0;
 	for (size_t i = 0; i < out->n; i++) {
@@ -531,6 +568,12 @@ nomem:
 	out->c = NULL;
 	out->n = 0;
 done:
+	if (rc && out->skipped_degrees) {
+		ts_free(out->skipped_degrees,
+			out->skipped_degrees_cap * sizeof *out->skipped_degrees);
+		out->skipped_degrees = NULL;
+		out->skipped_degrees_cap = out->degrees_skipped = 0;
+	}
 	if (cache) {
 		costs_free(cache);
 		ts_free(cache, sizeof *cache);
@@ -546,6 +589,8 @@ void search_result_free(struct search_result *r)
 {
 	if (r && r->c)
 		ts_free(r->c, (r->n ? r->n : 1) * sizeof *r->c);
+	if (r && r->skipped_degrees)
+		ts_free(r->skipped_degrees, r->skipped_degrees_cap * sizeof *r->skipped_degrees);
 	if (r)
 		memset(r, 0, sizeof *r);
 }

@@ -47,6 +47,22 @@ struct search_cand {
 	struct ts_result res;	       /* the simulated result */
 };
 
+/* Most GPU counts (layouts) a search tries. */
+#define SEARCH_MAX_LAYOUTS 64
+
+/* A GPU count the search skipped, and why. Plain record. */
+struct search_skip {
+	uint32_t gpus, nodes, gpus_per_node; /* the layout tried */
+	char why[1024];			     /* the loader's error (file:line: key: what
+					      * was found, what was expected) */
+};
+
+/* Degrees (tp, cp, pp, dp) on gpus GPUs the search skipped: dp does not
+ * divide the global batch. Plain record. */
+struct search_skip_degrees {
+	uint32_t gpus, tp, cp, pp, dp;
+};
+
 /* What a search did. Plain record owned by the caller; free with
  * search_result_free. */
 struct search_result {
@@ -62,6 +78,25 @@ struct search_result {
 	size_t ranked;		/* simulated, fits and has a score */
 	size_t tight;		/* of the ranked, those whose memory is tight */
 	double seconds;		/* wall time of the simulations, s */
+	int64_t global_batch;	/* the scenario's global batch, sequences */
+	size_t resumed;		/* of the simulated, those taken from hooks->known */
+	struct search_skip skips[SEARCH_MAX_LAYOUTS]; /* the layouts_skipped, in order */
+	struct search_skip_degrees *skipped_degrees;  /* the degrees_skipped, in order (owned) */
+	size_t skipped_degrees_cap;		      /* its allocated elements */
+};
+
+/* What a caller of search_run_hooks follows and keeps (every member may be
+ * NULL). Called from the simulating threads one at a time (in an OpenMP
+ * critical section), so they need no lock of their own. */
+struct search_hooks {
+	/* a candidate's result from an earlier run: true and *res, *rc
+	 * filled when user has it (it is then not simulated again) */
+	bool (*known)(void *user, const struct search_cand *c, struct ts_result *res, int *rc);
+	/* candidate c was just simulated (status rc, result res) */
+	void (*done)(void *user, const struct search_cand *c, int rc, const struct ts_result *res);
+	/* done of total candidates to simulate, after elapsed_s seconds */
+	void (*progress)(void *user, size_t done, size_t total, double elapsed_s);
+	void *user;
 };
 
 /* Most pipeline stages the search tries; a stage holds at least
@@ -126,6 +161,13 @@ int search_run(const struct hw_catalog *cat, const struct work_calib *calib, con
 int search_run_env(const struct ts_env *env, const char *path, const char *const *sets,
 		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
 		   struct search_result *out, struct ts_error *err);
+
+/* search_run_env with hooks h (NULL: none): the results h->known gives are
+ * taken and counted in out->resumed, the others simulated and passed to
+ * h->done; h->progress follows the count. Same errors. */
+int search_run_hooks(const struct ts_env *env, const char *path, const char *const *sets,
+		     size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
+		     const struct search_hooks *h, struct search_result *out, struct ts_error *err);
 
 /* Simulate candidate c on layout scenario `layout` (its nodes and GPUs per
  * node; c's degrees, micro-batch, ZeRO stage, schedule and recompute mode

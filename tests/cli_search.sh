@@ -1,0 +1,110 @@
+#!/bin/bash
+# trainsim search as a tool: --format csv and json agree with the table, the
+# exported winner runs to the search's figures, -o OUT keeps OUT.state and
+# --resume takes it (and refuses other inputs), progress on a terminal only,
+# the reason for every GPU count skipped.
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/clilib.bash" "$@"
+cat >"$TMP/s.cfg" <<'CFG'
+model = "gpt3-1.3b";
+cluster = "dgx-a100-80gb";
+nodes = 1;
+training = { framework = "megatron"; global_batch = 8; micro_batch = 1; seq_len = 2048; };
+CFG
+S="$TMP/s.cfg"
+
+# the three formats rank the same candidates
+ok text search "$S" --max-gpus 4 --top 5 -j2
+ok csv search "$S" --max-gpus 4 --top 5 -j2 --format csv
+ok json search "$S" --max-gpus 4 --top 5 -j2 --format json --export-best "$TMP/best.cfg"
+py json '
+import csv, json, re, sys
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+text = open(sys.argv[3]).read()
+assert d["kind"] == "search" and d["objective"] == "time", d.keys()
+c = d["counts"]
+assert c["configurations"] == 249, c
+assert c["pruned"] + c["simulated"] + c["aliases"] == c["configurations"], c
+assert c["ranked"] + c["failed"] + c["did_not_fit"] == c["simulated"], c
+assert len(d["candidates"]) == len(rows) == 5
+for j, r in zip(d["candidates"], rows):
+    s = j["settings"]
+    for k in ("gpus", "tp", "pp", "cp", "dp", "zero", "micro_batch"):
+        assert int(r[k]) == s[k], (k, r, s)
+    assert float(r["iteration_time_s"]) == j["result"]["iteration_time_s"], r
+m = re.search(r"^(\d+) configurations: (\d+) pruned", text, re.M)
+assert m and int(m.group(1)) == c["configurations"] and int(m.group(2)) == c["pruned"], m
+' "$TMP/csv" "$TMP/text"
+
+# the winner, run: the search's iteration time and memory (run prints 10 digits)
+ok run run "$TMP/best.cfg" --format json
+py run '
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))["candidates"][0]
+for k in ("iteration_time_s", "memory_per_gpu_bytes"):
+    assert abs(r[k] - b["result"][k]) <= 1e-9 * b["result"][k], (k, r[k], b["result"][k])
+assert r["gpus"] == b["settings"]["gpus"], r["gpus"]
+' "$TMP/json"
+
+# a model file named relative to the scenario: the export, elsewhere, still finds it
+mkdir -p "$TMP/sub/m" "$TMP/elsewhere"
+cp "$SRC/models/gpt3-1.3b.cfg" "$TMP/sub/m/mine.cfg"
+sed 's|^model = .*|model = "m/mine.cfg";|' "$S" >"$TMP/sub/s.cfg"
+(cd "$TMP" && "$BIN" search sub/s.cfg --max-gpus 2 -j2 --export-best elsewhere/b.cfg >/dev/null 2>"$TMP/rel.err") ||
+	fail "search with a relative model: $(cat "$TMP/rel.err")"
+grep -q "^model = \"/.*/sub/m/mine.cfg\";" "$TMP/elsewhere/b.cfg" || fail "$(grep model "$TMP/elsewhere/b.cfg")"
+ok rel run "$TMP/elsewhere/b.cfg"
+
+# -o OUT keeps OUT.state; --resume takes it: nothing simulated again, same rows
+"$BIN" search "$S" --max-gpus 4 --top 5 -j2 --format csv -o "$TMP/out.csv" >"$TMP/o" 2>&1 ||
+	fail "search -o: $(cat "$TMP/o")"
+[ ! -s "$TMP/o" ] && [ -s "$TMP/out.csv.state" ] && cmp -s "$TMP/out.csv" "$TMP/csv" ||
+	fail "search -o: not the report in OUT and its state in OUT.state"
+n=$(($(wc -l <"$TMP/out.csv.state") - 1))
+head -n 21 "$TMP/out.csv.state" >"$TMP/cut" && mv "$TMP/cut" "$TMP/out.csv.state"
+"$BIN" search "$S" --max-gpus 4 --top 5 -j2 --format csv -o "$TMP/out2.csv" >/dev/null 2>&1
+cp "$TMP/out.csv.state" "$TMP/out2.csv.state"
+"$BIN" search "$S" --max-gpus 4 --top 5 -j2 --format csv -o "$TMP/out2.csv" --resume 2>"$TMP/r.err" ||
+	fail "resume: $(cat "$TMP/r.err")"
+cmp -s "$TMP/out2.csv" "$TMP/csv" || fail "a resumed search ranks otherwise"
+"$BIN" search "$S" --max-gpus 4 --top 5 -j2 -o "$TMP/out2.txt" >/dev/null 2>&1
+cp "$TMP/out.csv.state" "$TMP/out2.txt.state"
+"$BIN" search "$S" --max-gpus 4 --top 5 -j2 -o "$TMP/out2.txt" --resume 2>/dev/null
+grep -q "(20 of them taken from the state file)" "$TMP/out2.txt" ||
+	fail "resume does not say what it took: $(tail -3 "$TMP/out2.txt")"
+[ "$(($(wc -l <"$TMP/out2.txt.state") - 1))" -eq "$n" ] || fail "the resumed state is not whole"
+"$BIN" search "$S" --max-gpus 4 -o "$TMP/out2.txt" --resume --set training.global_batch=16 \
+	>/dev/null 2>"$TMP/r.err" && fail "resumed a search of other inputs"
+grep -q "out2.txt.state: found the state of a search with other inputs" "$TMP/r.err" ||
+	fail "resume of other inputs: $(cat "$TMP/r.err")"
+"$BIN" search "$S" --resume >/dev/null 2>"$TMP/r.err" && fail "resumed without -o"
+grep -q -- "--resume: found no -o, expected -o OUT" "$TMP/r.err" || fail "$(cat "$TMP/r.err")"
+
+# progress: nothing on stderr without a terminal (above); a live line with
+# the time left on one
+if script -qec "true" /dev/null >/dev/null 2>&1; then
+	script -qec "'$BIN' search '$S' --max-gpus 2 -j2 >/dev/null" "$TMP/tty" >/dev/null 2>&1
+	grep -q "trainsim search: .*candidates, .* ETA" "$TMP/tty" ||
+		fail "no progress on a terminal: $(head -c 300 "$TMP/tty")"
+	script -qec "'$BIN' search '$S' --max-gpus 2 -j2 --quiet >/dev/null" "$TMP/tty" >/dev/null 2>&1
+	grep -q "ETA" "$TMP/tty" && fail "progress on a terminal with --quiet"
+	checks=$((checks + 2))
+fi
+
+# a cluster fixing its nodes: every GPU count skipped, and why
+cat >"$TMP/inl.cfg" <<'CFG'
+model = "gpt3-1.3b";
+cluster = { base = "dgx-a100-80gb"; nodes = 2; };
+training = { framework = "megatron"; global_batch = 48; micro_batch = 1; seq_len = 2048; };
+CFG
+ok inl search "$TMP/inl.cfg" --max-gpus 16
+[ "$(grep -c "^skipped .* GPUs .*inl.cfg:2: cluster.nodes: found it beside" "$TMP/inl")" -eq 5 ] ||
+	fail "skipped GPU counts without their reason: $(tail -6 "$TMP/inl")"
+"$BIN" search "$TMP/inl.cfg" --max-gpus 16 --export-best "$TMP/none.cfg" >/dev/null 2>"$TMP/e.err" &&
+	fail "exported a winner of nothing"
+grep -q -- "--export-best: found no candidate that fits" "$TMP/e.err" || fail "$(cat "$TMP/e.err")"
+"$BIN" search "$S" --format yaml >/dev/null 2>"$TMP/f.err" && fail "took --format yaml"
+grep -q "yaml" "$TMP/f.err" || fail "--format yaml: $(cat "$TMP/f.err")"
+finish
