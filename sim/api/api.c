@@ -311,7 +311,7 @@ const char *ts_result_memory_largest_term(const ts_result *r)
 
 int ts_result_get(const ts_result *r, const char *key, double *value)
 {
-	json_t *o = report_result_to_json(r);
+	json_t *o = report_result_document(r, api_result_scenario(r));
 	if (!o)
 		return api_failf(TS_ENOMEM, NULL, "out of memory");
 	const json_t *v = o;
