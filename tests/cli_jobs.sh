@@ -43,7 +43,12 @@ py cmpcsv '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert rows[0] == ["metric", "4x A100 box", "16 DGX A100 on InfiniBand", "best"], rows[0]
-assert len(rows) == 13
+# the scenarios by key path, then the 12 metrics
+r = {x[0]: x[1:] for x in rows[1:]}
+assert r["model.name"][:2] == ["gpt3-1.3b", "gpt3-1.3b"] and r["nodes"][1] == "16", r["nodes"]
+assert r["gpus"][:2] == ["4", "128"] and r["parallel.tp"][2] == "", r
+metrics = [x[0] for x in rows[1:]]
+assert metrics.index("model.name") < metrics.index("gpus") and len(metrics) - metrics.index("gpus") == 12, metrics
 '
 # scenarios named as the table's own keys, or alike, each keep a column of
 # their own and never overwrite "metric" or "best"

@@ -252,6 +252,15 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	}
 	if (!text)
 		table_header(t, np + 1, "best", TABLE_LEFT);
+	/* CSV: the scenarios first, a row per key path ("model.name",
+	 * "parallel.tp", ...), then the metrics */
+	for (size_t i = 0; format == TS_FORMAT_CSV && report_csv_scenario_col(i); i++) {
+		table_add_row(t);
+		table_cell(t, 0, "%s", report_csv_scenario_col(i));
+		for (size_t k = 0; k < np; k++)
+			report_scenario_cell(t, k + 1, api_result_scenario(rs[k]),
+					     report_csv_scenario_col(i));
+	}
 	struct units u;
 	units_of(rs, np, &u);
 	/* JSON: a list of the results, each with its scenario and "comparison":

@@ -417,6 +417,26 @@ const json_t *report_json_path(const json_t *obj, const char *path)
 	return obj;
 }
 
+const char *report_csv_scenario_col(size_t i)
+{
+	return i < NSCOLS ? scenario_cols[i] : NULL;
+}
+
+void report_scenario_cell(struct ts_table *t, size_t col, const json_t *scenario, const char *path)
+{
+	const json_t *v = report_json_path(scenario, path);
+	char buf[40];
+	if (json_is_string(v))
+		table_cell(t, col, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		table_cell(t, col, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v)) {
+		fmt_exact(buf, sizeof buf, json_real_value(v));
+		table_cell(t, col, "%s", buf);
+	} else if (json_is_boolean(v))
+		table_cell(t, col, "%s", json_is_true(v) ? "true" : "false");
+}
+
 int report_result_csv_row(const struct ts_result *r, FILE *out)
 {
 	return report_csv_row(r, NULL, NULL, 0, out);
@@ -436,18 +456,7 @@ int report_csv_row(const struct ts_result *r, const json_t *scenario, const char
 	for (size_t i = 0, c = 0; i < NSCOLS; i++) {
 		if (skipped(scenario_cols[i], skip, nskip))
 			continue;
-		const json_t *v = report_json_path(scenario, scenario_cols[i]);
-		char buf[40];
-		if (json_is_string(v))
-			table_cell(t, c, "%s", json_string_value(v));
-		else if (json_is_integer(v))
-			table_cell(t, c, "%lld", (long long)json_integer_value(v));
-		else if (json_is_real(v)) {
-			fmt_exact(buf, sizeof buf, json_real_value(v));
-			table_cell(t, c, "%s", buf);
-		} else if (json_is_boolean(v))
-			table_cell(t, c, "%s", json_is_true(v) ? "true" : "false");
-		c++;
+		report_scenario_cell(t, c++, scenario, scenario_cols[i]);
 	}
 	for (size_t k = 0; k < NFIELDS; k++) {
 		const struct field *f = &fields[k];

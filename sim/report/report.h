@@ -77,6 +77,15 @@ size_t report_csv_ncols_skip(const char *const *skip, size_t nskip);
  * etc. Returns 0 or TS_EIO. */
 int report_result_csv_header(FILE *out);
 
+/* The i-th scenario column's key path ("model.name"), NULL past the last. */
+const char *report_csv_scenario_col(size_t i);
+
+/* Set cell `col` of t's last row to the value under key path `path` of
+ * `scenario` as the CSV writes it (a whole number as an integer, a
+ * boolean as true/false, a string as is); left unset when absent. */
+struct ts_table;
+void report_scenario_cell(struct ts_table *t, size_t col, const json_t *scenario, const char *path);
+
 /* report_result_csv_header without the scenario columns skip[0..nskip). */
 int report_csv_header(FILE *out, const char *const *skip, size_t nskip);
 
