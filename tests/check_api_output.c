@@ -98,7 +98,7 @@ START_TEST(check_sweep_output_digest)
 			   "gpus_per_node = 8;\n"
 			   "training = { global_batch = 64; micro_batch = 4; iterations = 2; };\n");
 	tu_put("sw.cfg", "base = \"base.cfg\";\naxes = { nodes = [1, 2]; };\n");
-	tu_put("cal.cfg", "gemm_k0 = { value = 100.0; };\n");
+	tu_put("cal.cfg", "gemm_k0 = { value = 0.5; };\n");
 	ts_env *env = env_open();
 	ts_sweep *sw = NULL;
 	ck_assert_msg(ts_sweep_open(env, tu_at("sw.cfg"), &sw) == 0, "%s", ts_errmsg());

@@ -52,7 +52,7 @@ gpus_per_node = 8;
 training = { global_batch = 64; micro_batch = 4; iterations = 2; };
 EOF
 cp "$TMP/s.cfg" "$TMP/s.keep"
-printf 'gemm_k0 = { value = 100.0; };\n' >"$TMP/cal.cfg"
+printf 'gemm_k0 = { value = 0.5; };\n' >"$TMP/cal.cfg"
 cp "$TMP/cal.cfg" "$TMP/cal.keep"
 mkdir "$TMP/out.d"
 
