@@ -252,19 +252,29 @@ TS_API const char *ts_result_memory_largest_term(const ts_result *r);
 /* The number under a stable result key of `trainsim run --format json`
  * ("tokens_per_s", "mfu", "memory_per_gpu_bytes", "cost_usd", ...; the
  * memory breakdown as "memory_breakdown.weights_bytes"; a boolean such as
- * "fits" as 0 or 1) into *value, in the key's unit. Returns 0,
+ * "fits" as 0 or 1; a number of the scenario run as "scenario.parallel.tp")
+ * into *value, in the key's unit. Returns 0,
  * TS_EUNKNOWN_KEY (no such key, or not a number) or TS_ENOMEM. */
 TS_API int ts_result_get(const ts_result *r, const char *key, double *value);
 
 /* Write the result: TS_FORMAT_TEXT the readable report, TS_FORMAT_CSV a
- * header line and one row, TS_FORMAT_JSON one object (the stable result
- * keys and "schema_version"). Returns 0, TS_EIO or TS_ENOMEM. */
+ * header line and one row (the scenario's columns named by key path, such
+ * as "model.name", "nodes", "parallel.tp", then the result keys),
+ * TS_FORMAT_JSON one object ("trainsim_version", "schema_version", the
+ * stable result keys, and "scenario": the resolved scenario as nested
+ * keys, as --dump-config prints it without its comments). The JSON Schema
+ * is schema/result.schema.json of the data root. Returns 0, TS_EIO or
+ * TS_ENOMEM. r must come from ts_plan_simulate. */
 TS_API int ts_result_write(const ts_result *r, enum ts_format format, FILE *out);
 
-/* Write results rs[0..n) (n >= 2) side by side: one column per scenario,
- * the best of each row marked ('*' in text, a "best" column in CSV and
- * JSON), scaling efficiency relative to rs[0]. Returns 0, TS_EUSAGE (n <
- * 2), TS_EIO or TS_ENOMEM. */
+/* Write results rs[0..n) (n >= 2, each from ts_plan_simulate) side by
+ * side: text and CSV one column per scenario, the best of each row marked
+ * ('*' in text, a "best" column in CSV), scaling efficiency relative to
+ * the first result on the same GPU type; JSON a list of the results as
+ * ts_result_write writes them, each with "comparison":
+ * {"scaling_efficiency" (null: no other result on its GPU type), "best":
+ * [the keys of the rows it is best in]}. Returns 0, TS_EUSAGE (n < 2),
+ * TS_EIO or TS_ENOMEM. */
 TS_API int ts_compare_write(const ts_result *const *rs, size_t n, enum ts_format format, FILE *out);
 
 /* ---- output files ------------------------------------------------------- */

@@ -352,6 +352,12 @@ START_TEST(public_api_plan_is_the_plan)
 	double steps = 0.0;
 	ck_assert_int_eq(ts_result_get(r, "steps", &steps), 0);
 	ck_assert(steps == own.steps && steps > 0.0);
+	/* the scenario run, by key path, as the result's JSON carries it */
+	double tp = 0.0, batch = 0.0;
+	ck_assert_int_eq(ts_result_get(r, "scenario.parallel.tp", &tp), 0);
+	ck_assert(tp == (double)sc->parallel.tp);
+	ck_assert_int_eq(ts_result_get(r, "scenario.training.global_batch", &batch), 0);
+	ck_assert(batch == (double)sc->training.global_batch);
 	/* the energy levels by name, as the report writes them */
 	double gpu_kwh = 0.0, it_kwh = 0.0, fac_kwh = 0.0;
 	ck_assert_int_eq(ts_result_get(r, "gpu_energy_kwh", &gpu_kwh), 0);

@@ -20,7 +20,7 @@ static const char *const stable_keys[] = {
     "optimizer_s", "other_s", "time_to_train_s", "gpu_hours", "energy_kwh", "cost_usd",
     /* beyond the DESIGN.md minimum */
     "name", "gpus", "hardware_flops_per_iteration", "memory_breakdown", "steps", "bottleneck",
-    "not_modelled", "mfu_palm"};
+    "not_modelled", "mfu_palm", "trainsim_version", "scenario"};
 
 static struct ts_result sample(void)
 {
@@ -111,6 +111,10 @@ START_TEST(json_has_every_stable_key)
 			 TS_SCHEMA_VERSION);
 	ck_assert(json_is_false(json_object_get(j, "fits")));
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "gpus")), 8);
+	/* counts are integers */
+	ck_assert(json_is_integer(json_object_get(j, "steps")));
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "steps")), 1000);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "trainsim_version")), TS_VERSION);
 	ck_assert(json_real_value(json_object_get(j, "mfu")) == 0.45);
 	ck_assert_str_eq(json_string_value(json_object_get(j, "name")), r.name);
 	json_t *mem = json_object_get(j, "memory_breakdown");
@@ -202,9 +206,13 @@ START_TEST(csv_header_and_row_agree)
 	fclose(f);
 	char *row = capture_r(report_result_csv_row, &r);
 	char field[600];
+	/* the scenario's columns first, then the result's */
+	size_t ns = report_csv_scenario_cols(NULL, 0);
 	size_t nh = csv_fields(h, 0, field, sizeof field);
+	ck_assert_str_eq(field, "model.name");
+	csv_fields(h, ns, field, sizeof field);
 	ck_assert_str_eq(field, "name");
-	size_t nr = csv_fields(row, 0, field, sizeof field);
+	size_t nr = csv_fields(row, ns, field, sizeof field);
 	ck_assert_str_eq(field, r.name); /* quoted: holds a comma and quotes */
 	ck_assert_uint_eq(nh, report_csv_ncols());
 	ck_assert_uint_eq(nr, nh);
@@ -227,6 +235,8 @@ START_TEST(csv_header_and_row_agree)
 	}
 	for (size_t i = 0; i < sizeof stable_keys / sizeof stable_keys[0]; i++) {
 		if (!strcmp(stable_keys[i], "schema_version") ||
+		    !strcmp(stable_keys[i], "trainsim_version") ||
+		    !strcmp(stable_keys[i], "scenario") ||
 		    !strcmp(stable_keys[i], "memory_breakdown"))
 			continue;
 		bool found = false;
@@ -239,6 +249,72 @@ START_TEST(csv_header_and_row_agree)
 	}
 	free(h);
 	free(row);
+}
+END_TEST
+
+/* The scenario as nested keys in JSON and as key-path columns in CSV. */
+START_TEST(scenario_in_json_and_csv)
+{
+	struct ts_result r = sample();
+	r.steps = 1234.0;
+	r.checkpoints = 7.0;
+	json_error_t je;
+	json_t *sc = json_loads("{\"model\": {\"name\": \"llama2-7b\", \"layers\": 32},"
+				" \"cluster\": \"dgx-a100-80gb\", \"nodes\": 2,"
+				" \"parallel\": {\"tp\": 4, \"sp\": true},"
+				" \"training\": {\"global_batch\": 512, \"tokens\": 2.5e12}}",
+				0, &je);
+	ck_assert_ptr_nonnull(sc);
+	json_t *d = report_result_document(&r, sc);
+	ck_assert_ptr_nonnull(d);
+	ck_assert_int_eq(json_integer_value(report_json_path(d, "scenario.parallel.tp")), 4);
+	ck_assert_str_eq(json_string_value(report_json_path(d, "scenario.model.name")),
+			 "llama2-7b");
+	ck_assert_int_eq(json_integer_value(json_object_get(d, "checkpoints")), 7);
+	json_decref(d);
+	char *h = NULL, *row = NULL;
+	size_t hlen = 0, rlen = 0;
+	FILE *f = open_memstream(&h, &hlen);
+	ck_assert_int_eq(report_csv_header(f, NULL, 0), 0);
+	fclose(f);
+	f = open_memstream(&row, &rlen);
+	ck_assert_int_eq(report_csv_row(&r, sc, NULL, 0, f), 0);
+	fclose(f);
+	size_t nh = csv_fields(h, 0, NULL, 0);
+	ck_assert_uint_eq(csv_fields(row, 0, NULL, 0), nh);
+	const struct {
+		const char *col, *want;
+	} want[] = {{"model.name", "llama2-7b"},
+		    {"cluster", "dgx-a100-80gb"},
+		    {"nodes", "2"},
+		    {"parallel.tp", "4"},
+		    {"parallel.sp", "true"},
+		    {"parallel.pp", ""},
+		    {"training.global_batch", "512"},
+		    {"training.tokens", "2500000000000"},
+		    {"steps", "1234"},
+		    {"checkpoints", "7"}};
+	for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+		bool found = false;
+		for (size_t i = 0; i < nh && !found; i++) {
+			char name[128], field[128];
+			csv_fields(h, i, name, sizeof name);
+			if (strcmp(name, want[k].col))
+				continue;
+			found = true;
+			csv_fields(row, i, field, sizeof field);
+			ck_assert_msg(!strcmp(field, want[k].want),
+				      "%s: found \"%s\", expected \"%s\"", want[k].col, field,
+				      want[k].want);
+		}
+		ck_assert_msg(found, "CSV lacks the column %s", want[k].col);
+	}
+	free(h);
+	free(row);
+	/* a sweep leaves its axes' keys out of the scenario columns */
+	const char *skip[] = {"nodes", "parallel.tp"};
+	ck_assert_uint_eq(report_csv_ncols_skip(skip, 2) + 2, report_csv_ncols());
+	json_decref(sc);
 }
 END_TEST
 
@@ -332,6 +408,7 @@ int main(void)
 	tcase_add_test(tc, json_has_every_stable_key);
 	tcase_add_test(tc, non_finite_is_null);
 	tcase_add_test(tc, csv_header_and_row_agree);
+	tcase_add_test(tc, scenario_in_json_and_csv);
 	tcase_add_test(tc, text_report);
 	tcase_add_test(tc, text_report_noise_and_unmodelled);
 	suite_add_tcase(s, tc);

@@ -84,8 +84,8 @@ g = {r["name"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 for n in ("H800-SXM5-80GB", "H20", "GH200-96GB", "B200-GB200", "A100-PCIe-40GB",
           "V100-SXM2-16GB", "T4", "L4", "RTX-3090-Ti", "RTX-2080-Ti"):
     assert n in g, "list gpus lacks %s" % n
-assert g["H20"]["bf16(TFLOP/s)"] == 148 and g["H20"]["tdp(W)"] == 400, g["H20"]
-assert "bf16(TFLOP/s)" not in g["T4"] and g["T4"]["fp16(TFLOP/s)"] == 65, g["T4"]
+assert g["H20"]["bf16_TFLOPS"] == 148 and g["H20"]["tdp_W"] == 400, g["H20"]
+assert "bf16_TFLOPS" not in g["T4"] and g["T4"]["fp16_TFLOPS"] == 65, g["T4"]
 '
 ok links.json list links --format json && py links.json '
 import json, sys
@@ -93,7 +93,7 @@ l = {r["name"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 for n in ("nvlink4-h800", "nvlink-c2c", "efa-100g", "opa-100", "roce-40g", "eth-1g",
           "eth-100m", "tpu-ici-v5p-x6"):
     assert n in l, "list links lacks %s" % n
-assert l["efa-100g"]["bw(GB/s)"] == 12.5 and l["efa-100g"]["efficiency"] == 0.85, l["efa-100g"]
+assert l["efa-100g"]["bw_GBps"] == 12.5 and l["efa-100g"]["efficiency"] == 0.85, l["efa-100g"]
 '
 ok clusters.json list clusters --format json && py clusters.json '
 import json, sys

@@ -26,20 +26,20 @@ d = json.load(open(sys.argv[1]))
 assert d["schema_version"] >= 1 and d["cluster"] == "dgx-a100-80gb" and d["gpus"] == 8, d
 rows = d["rows"]
 assert len(rows) == 14, "%d rows from 1M to 8G by 2, expected 14" % len(rows)
-sizes = [r["size(B)"] for r in rows]
+sizes = [r["size_bytes"] for r in rows]
 assert sizes == [2**20 * 2**i for i in range(14)], sizes
-t = [r["time(us)"] for r in rows]
+t = [r["time_us"] for r in rows]
 assert all(b > a for a, b in zip(t, t[1:])), "time does not grow with size: %s" % t
 big = rows[-1]
-assert big["size(B)"] == 8 * 2**30
+assert big["size_bytes"] == 8 * 2**30
 # a ring cannot move more than one NVLink3 direction (300 GB/s) per GPU
-assert 150 <= big["busbw(GB/s)"] <= 300, "busbw at 8 GiB is %r GB/s, expected 150-300" % big["busbw(GB/s)"]
+assert 150 <= big["busbw_GBps"] <= 300, "busbw at 8 GiB is %r GB/s, expected 150-300" % big["busbw_GBps"]
 # algbw = size / time, busbw = algbw x 2(n-1)/n for all-reduce on 8 ranks
-alg = big["size(B)"] / (big["time(us)"] * 1e-6) / 1e9
-assert abs(alg - big["algbw(GB/s)"]) <= 0.01 * alg, (alg, big["algbw(GB/s)"])
-assert abs(big["busbw(GB/s)"] - big["algbw(GB/s)"] * 14 / 8) <= 0.02, big
+alg = big["size_bytes"] / (big["time_us"] * 1e-6) / 1e9
+assert abs(alg - big["algbw_GBps"]) <= 0.01 * alg, (alg, big["algbw_GBps"])
+assert abs(big["busbw_GBps"] - big["algbw_GBps"] * 14 / 8) <= 0.02, big
 for r in rows:
-    for k in ("time(us)", "algbw(GB/s)", "busbw(GB/s)"):
+    for k in ("time_us", "algbw_GBps", "busbw_GBps"):
         assert isinstance(r[k], (int, float)) and r[k] >= 0, (k, r)
 '
 fi
@@ -49,7 +49,7 @@ if ok csv "${DGX[@]}" -b 8 -e 64M -f 8 --format csv; then
 	py csv '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
-assert rows[0][:7] == ["size(B)", "count(elements)", "type", "redop", "time(us)", "algbw(GB/s)", "busbw(GB/s)"], rows[0]
+assert rows[0][:7] == ["size_bytes", "count_elements", "type", "redop", "time_us", "algbw_GBps", "busbw_GBps"], rows[0]
 assert len(rows) == 9, "%d lines, expected a header and 8 sizes (2^3 .. 2^24)" % len(rows)
 assert all(len(r) == len(rows[0]) for r in rows), "ragged CSV"
 '
@@ -70,7 +70,7 @@ if ok nodes "${DGX[@]}" --nodes 2 -b 1G -e 1G --format json; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["gpus"] == 16 and d["nodes"] == 2, d
-bw = d["rows"][0]["busbw(GB/s)"]
+bw = d["rows"][0]["busbw_GBps"]
 # between nodes the rings run over eight 200 Gb/s HDR NICs per node: at
 # most 8 x 25 GB/s (nccl-tests on two DGX A100 report about 180-190)
 assert 100 < bw <= 200, "busbw %r GB/s on two nodes, expected 100-200" % bw
@@ -84,7 +84,7 @@ ok zero "${DGX[@]}" -b 0 -e 0 || true
 # x16 direction (63 GB/s x 0.89 / 2 = 28.0: two ring edges per switch uplink);
 # with peer-to-peer the edges stay under their switch or cross each uplink
 # once: 63 x 0.89 = 56.1.
-BUS='import json, sys; d = json.load(open(sys.argv[1])); bw = d["rows"][0]["busbw(GB/s)"]'
+BUS='import json, sys; d = json.load(open(sys.argv[1])); bw = d["rows"][0]["busbw_GBps"]'
 if ok p2p_off collective --cluster pcie-8gpu -b 8G -e 8G --format json; then
 	py p2p_off "$BUS"'
 assert abs(bw - 28.04) <= 0.3, "busbw %r GB/s, expected 63 x 0.89 / 2 = 28.0" % bw'
@@ -108,8 +108,8 @@ if ok ft1 "${DGX[@]}" "${FT[@]}" --set fabric.oversubscription=1 &&
 	ok ft4 "${DGX[@]}" "${FT[@]}" --set fabric.oversubscription=4; then
 	py ft4 '
 import json, sys
-one = json.load(open(sys.argv[1].replace("ft4", "ft1")))["rows"][0]["busbw(GB/s)"]
-four = json.load(open(sys.argv[1]))["rows"][0]["busbw(GB/s)"]
+one = json.load(open(sys.argv[1].replace("ft4", "ft1")))["rows"][0]["busbw_GBps"]
+four = json.load(open(sys.argv[1]))["rows"][0]["busbw_GBps"]
 assert abs(four / one - 0.5) <= 0.05, "4:1 gives %r of 1:1 (%r vs %r GB/s), expected 0.5" % (four / one, four, one)'
 fi
 # bad keys and values: one line naming the key, exit 2

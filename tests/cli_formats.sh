@@ -29,8 +29,8 @@ for r in rows:
     assert r[5:8] == r[9:12], r  # one simulated figure for both places
 # the same figures as the csv table
 table = list(csv.DictReader(open(sys.argv[2])))
-assert [int(r[0]) for r in rows] == [int(t["size(B)"]) for t in table]
-assert all(abs(float(r[7]) - float(t["busbw(GB/s)"])) <= 0.005 for r, t in zip(rows, table))
+assert [int(r[0]) for r in rows] == [int(t["size_bytes"]) for t in table]
+assert all(abs(float(r[7]) - float(t["busbw_GBps"])) <= 0.005 for r, t in zip(rows, table))
 avg = [l for l in comments if l.startswith("# Avg bus bandwidth")]
 assert len(avg) == 1 and abs(float(avg[0].split(":")[1]) - sum(float(r[7]) for r in rows) / len(rows)) < 0.01, avg
 ' "$TMP/ncclcsv"

@@ -25,23 +25,30 @@ ok cmpjson compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" "$EX/dgx16-10gbe.cfg"
 py cmpjson '
 import json, sys
 d = json.load(open(sys.argv[1]))
-rows = {r["metric"]: r for r in d["rows"]}
-assert rows["gpus"]["4x A100 box"] == 4 and rows["gpus"]["16 DGX A100 on InfiniBand"] == 128
-assert rows["iteration_time_s"]["best"] == "16 DGX A100 on InfiniBand", rows["iteration_time_s"]
-assert rows["cost_usd"]["best"] == "4x A100 box", rows["cost_usd"]
-# scaling efficiency: tokens/s per GPU relative to the first column
-t = rows["tokens_per_s"]
-e = (t["16 nodes on 10 GbE"] / 128) / (t["4x A100 box"] / 4)
-assert abs(rows["scaling_efficiency"]["16 nodes on 10 GbE"] - e) < 1e-12 * e
-assert rows["scaling_efficiency"]["4x A100 box"] == 1.0
-assert "best" not in rows["gpus"]
+# a list of results, each a whole run result with its scenario
+assert isinstance(d, list) and len(d) == 3, type(d)
+r = {x["name"]: x for x in d}
+assert all(x["schema_version"] >= 2 and x["trainsim_version"] and x["scenario"]["cluster"] for x in d)
+assert r["4x A100 box"]["gpus"] == 4 and r["16 DGX A100 on InfiniBand"]["gpus"] == 128
+assert "iteration_time_s" in r["16 DGX A100 on InfiniBand"]["comparison"]["best"], r["16 DGX A100 on InfiniBand"]["comparison"]
+assert "cost_usd" in r["4x A100 box"]["comparison"]["best"], r["4x A100 box"]["comparison"]
+# scaling efficiency: tokens/s per GPU relative to the first result
+e = (r["16 nodes on 10 GbE"]["tokens_per_s"] / 128) / (r["4x A100 box"]["tokens_per_s"] / 4)
+assert abs(r["16 nodes on 10 GbE"]["comparison"]["scaling_efficiency"] - e) < 1e-12 * e
+assert r["4x A100 box"]["comparison"]["scaling_efficiency"] == 1.0
+assert not any("gpus" in x["comparison"]["best"] for x in d)
 '
 ok cmpcsv compare "$EX/box-4xa100.cfg" "$EX/dgx16-ib.cfg" --format csv
 py cmpcsv '
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert rows[0] == ["metric", "4x A100 box", "16 DGX A100 on InfiniBand", "best"], rows[0]
-assert len(rows) == 13
+# the scenarios by key path, then the 12 metrics
+r = {x[0]: x[1:] for x in rows[1:]}
+assert r["model.name"][:2] == ["gpt3-1.3b", "gpt3-1.3b"] and r["nodes"][1] == "16", r["nodes"]
+assert r["gpus"][:2] == ["4", "128"] and r["parallel.tp"][2] == "", r
+metrics = [x[0] for x in rows[1:]]
+assert metrics.index("model.name") < metrics.index("gpus") and len(metrics) - metrics.index("gpus") == 12, metrics
 '
 # scenarios named as the table's own keys, or alike, each keep a column of
 # their own and never overwrite "metric" or "best"
@@ -52,10 +59,11 @@ done | csplit -s -z -f "$TMP/named" -b '%d.cfg' - '/^name/' '{*}'
 ok cmpnames compare "$TMP/named0.cfg" "$TMP/named1.cfg" "$TMP/named2.cfg" --format json
 py cmpnames '
 import json, sys
-rows = json.load(open(sys.argv[1]))["rows"]
-assert [r["metric"] for r in rows][:2] == ["gpus", "iteration_time_s"], rows[:2]
-assert list(rows[1]) == ["metric", "best (2)", "metric (2)", "best (3)", "best"], list(rows[1])
-assert rows[1]["best"] == "best (3)", rows[1]   # global batch 64, the shortest iteration
+d = json.load(open(sys.argv[1]))
+# the results keep their own names, in order
+assert [x["name"] for x in d] == ["best", "metric", "best"], [x["name"] for x in d]
+# global batch 64, the shortest iteration
+assert "iteration_time_s" in d[2]["comparison"]["best"], [x["comparison"] for x in d]
 '
 ok cmpnamescsv compare "$TMP/named0.cfg" "$TMP/named1.cfg" "$TMP/named2.cfg" --format csv
 py cmpnamescsv '

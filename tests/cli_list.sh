@@ -37,15 +37,15 @@ py gpus.json '
 import json, sys
 g = {r["name"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 a = g["A100-SXM4-80GB"]
-assert a["bf16(TFLOP/s)"] == 312 and a["fp16(TFLOP/s)"] == 312, a
-assert 79 < a["memory(GiB)"] < 80 and a["sms"] == 108 and a["tdp(W)"] == 400, a
-assert "bf16(TFLOP/s)" not in g["V100-SXM2-32GB"], "V100 lists a bf16 rate"
+assert a["bf16_TFLOPS"] == 312 and a["fp16_TFLOPS"] == 312, a
+assert 79 < a["memory_GiB"] < 80 and a["sms"] == 108 and a["tdp_W"] == 400, a
+assert "bf16_TFLOPS" not in g["V100-SXM2-32GB"], "V100 lists a bf16 rate"
 '
 py links.json '
 import json, sys
 l = {r["name"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-assert l["nvlink3"]["bw(GB/s)"] == 300, l["nvlink3"]
-assert 0 < l["nvlink3"]["efficiency"] <= 1 and l["nvlink3"]["latency(us)"] > 0
+assert l["nvlink3"]["bw_GBps"] == 300, l["nvlink3"]
+assert 0 < l["nvlink3"]["efficiency"] <= 1 and l["nvlink3"]["latency_us"] > 0
 '
 py clusters.json '
 import json, sys
@@ -62,8 +62,8 @@ m = {r["name"]: r for r in json.load(open(sys.argv[1]))["rows"]}
 l = m["llama2-70b"]
 assert (l["layers"], l["hidden"], l["heads"], l["kv_heads"], l["ffn"], l["vocab"]) == \
        (80, 8192, 64, 8, 28672, 32000), l
-assert abs(m["llama2-7b"]["params(B)"] - 6.738) < 0.001, m["llama2-7b"]
-assert abs(m["gpt3-175b"]["params(B)"] - 174.6) < 0.1, m["gpt3-175b"]
+assert abs(m["llama2-7b"]["params_billions"] - 6.738) < 0.001, m["llama2-7b"]
+assert abs(m["gpt3-175b"]["params_billions"] - 174.6) < 0.1, m["gpt3-175b"]
 '
 checks=$((checks + 1))
 grep -qE '^V100-SXM2-32GB +- +125\.0 ' "$TMP/gpus.txt" || fail "list gpus: V100 row does not show '-' for bf16"

@@ -62,7 +62,7 @@ grep -q 'iteration' report.txt || fail "run --trace - wrote no report on stderr"
 ok coll collective --cluster=dgx-a100-80gb -b8 -e1M -f4 -g8 --format=csv
 py coll 'import csv,sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-assert [int(r["size(B)"]) for r in rows] == [8 * 4**k for k in range(9)], [r["size(B)"] for r in rows]'
+assert [int(r["size_bytes"]) for r in rows] == [8 * 4**k for k in range(9)], [r["size_bytes"] for r in rows]'
 ok list list gpus --format=csv
 ok search search "$S" -j1 --top=2 --max-gpus=8
 

@@ -179,21 +179,17 @@ EX=$SRC/examples
 ok cmpgpu compare "$EX/buyers-guide/workstation.cfg" "$EX/buyers-guide/server.cfg" --format json
 py cmpgpu '
 import json, sys
-rows = {r["metric"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-s = rows["scaling_efficiency"]
-assert [v for k, v in s.items() if k not in ("metric", "best")] == ["", ""], s
-assert "samples_per_s" in rows and "usd_per_epoch" in rows and "tokens_per_s" not in rows, list(rows)
+d = json.load(open(sys.argv[1]))
+assert [x["comparison"]["scaling_efficiency"] for x in d] == [None, None], [x["comparison"] for x in d]
+best = [k for x in d for k in x["comparison"]["best"]]
+assert "samples_per_s" in best and "usd_per_epoch" in best and "tokens_per_s" not in best, best
 '
 ok cmpsame compare "$EX/4gpu-vs-16node/box-4xa100.cfg" "$EX/4gpu-vs-16node/dgx16-ib.cfg" --format json
 py cmpsame '
 import json, sys
-rows = {r["metric"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-s = rows["scaling_efficiency"]
-t = rows["tokens_per_s"]
-names = [k for k in s if k not in ("metric", "best")]
-a, b = names
-assert float(s[a]) == 1.0, s
-want = (float(t[b]) / 128) / (float(t[a]) / 4)
-assert abs(float(s[b]) - want) < 1e-12, (s[b], want)
+a, b = json.load(open(sys.argv[1]))
+assert a["comparison"]["scaling_efficiency"] == 1.0, a["comparison"]
+want = (b["tokens_per_s"] / 128) / (a["tokens_per_s"] / 4)
+assert abs(b["comparison"]["scaling_efficiency"] - want) < 1e-12, (b["comparison"], want)
 '
 finish

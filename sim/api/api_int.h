@@ -20,6 +20,24 @@ struct ts_sweep {
 	struct sweep_spec *sp;
 };
 
+/* A result handed out by ts_plan_simulate: the record (first, so a
+ * ts_result * is the address of an api_result) and the resolved scenario
+ * it was simulated from (report_scenario_tree, owned), which its JSON and
+ * CSV carry. */
+#include <jansson.h>
+
+#include "run/result.h"
+struct api_result {
+	struct ts_result r;
+	json_t *scenario;
+};
+
+/* The scenario of a result made by ts_plan_simulate (borrowed). */
+static inline const json_t *api_result_scenario(const ts_result *r)
+{
+	return ((const struct api_result *)(const void *)r)->scenario;
+}
+
 /* An output file (report/outfile), or standard output when of is NULL. */
 struct outfile;
 struct ts_output {

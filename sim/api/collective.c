@@ -515,9 +515,16 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 	struct crow *rows = NULL;
 	if ((rc = cluster_load(env->cat, &o, &c)))
 		goto out;
-	static const char *const heads[] = {"size(B)",	"count(elements)", "type",	  "redop",
-					    "time(us)", "algbw(GB/s)",	   "busbw(GB/s)", "algo",
-					    "proto",	"channels"};
+	/* the text table keeps nccl-tests' headings; CSV and JSON use the
+	 * result key style (snake_case, the unit as suffix) */
+	static const char *const text_heads[] = {
+	    "size(B)",	   "count(elements)", "type", "redop", "time(us)",
+	    "algbw(GB/s)", "busbw(GB/s)",     "algo", "proto", "channels"};
+	static const char *const key_heads[] = {
+	    "size_bytes", "count_elements", "type", "redop", "time_us",
+	    "algbw_GBps", "busbw_GBps",	    "algo", "proto", "channels"};
+	const char *const *heads =
+	    format == TS_FORMAT_CSV || format == TS_FORMAT_JSON ? key_heads : text_heads;
 	if (table_create(&tab, 10)) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto out;
@@ -541,6 +548,7 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 		table_print_csv(tab, out);
 	} else if (format == TS_FORMAT_JSON) {
 		json_t *root = json_object();
+		json_object_set_new(root, "trainsim_version", json_string(TS_VERSION));
 		json_object_set_new(root, "schema_version", json_integer(TS_SCHEMA_VERSION));
 		json_object_set_new(root, "cluster", json_string(hw_cluster_name(c)));
 		json_object_set_new(root, "op", json_string(coll_op_name((enum coll_op)o.op)));

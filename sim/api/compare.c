@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/ts.h"
 #include "base/units.h"
+#include "report/report.h"
 #include "report/table.h"
 #include "run/result.h"
 
@@ -127,33 +128,28 @@ static double value(const struct ts_result *const *rs, size_t np, size_t k, size
 	}
 }
 
+/* A duration, "-" for none. */
 static void fmt_duration(char *b, size_t n, double s)
 {
 	if (s <= 0.0)
 		snprintf(b, n, "-");
-	else if (s < 120.0)
-		ts_units_format(s, TS_UNIT_TIME, b, n);
-	else if (s < 7200.0)
-		ts_units_format_num(b, n, "%.1f min", s / 60.0);
-	else if (s < 172800.0)
-		ts_units_format_num(b, n, "%.1f h", s / 3600.0);
 	else
-		ts_units_format_num(b, n, "%.1f days", s / 86400.0);
+		report_fmt(b, n, RQ_DURATION, s);
 }
 
 static void text_cell(char *b, size_t n, const struct ts_result *r, double v, size_t row)
 {
 	if (row == ROW_TPUT && r->per_sample) {
-		if (v >= 1e6)
-			snprintf(b, n, "%.3g M %s/s", v / 1e6, r->unit);
-		else if (v >= 1e4)
-			snprintf(b, n, "%.4g k %s/s", v / 1e3, r->unit);
-		else
-			snprintf(b, n, "%.4g %s/s", v, r->unit);
+		char u[40];
+		snprintf(u, sizeof u, "%.20s/s", r->unit);
+		report_fmt_rate(b, n, v, u);
 		return;
 	}
 	if (row == ROW_PRICE && r->per_sample) {
-		snprintf(b, n, v > 0.0 ? "$%.4g" : "-", v);
+		if (v > 0.0)
+			report_fmt(b, n, RQ_USD, v);
+		else
+			snprintf(b, n, "-");
 		return;
 	}
 	if (row == ROW_SCALING && !isfinite(v)) {
@@ -169,24 +165,21 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 		snprintf(b, n, "%u", (unsigned)r->gpus);
 		break;
 	case 1:
-		ts_units_format(v, TS_UNIT_TIME, b, n);
+		report_fmt(b, n, RQ_TIME, v);
 		break;
 	case 2:
-		if (v >= 1e6)
-			snprintf(b, n, "%.3g M tokens/s", v / 1e6);
-		else
-			snprintf(b, n, "%.4g k tokens/s", v / 1e3);
+		report_fmt_rate(b, n, v, "tokens/s");
 		break;
 	case 3:
-		ts_units_format_num(b, n, "%.1f %%", 100.0 * v);
-		break;
 	case 4:
-		ts_units_format_num(b, n, "%.1f %%", 100.0 * v);
+		report_fmt(b, n, RQ_PERCENT, v);
 		break;
-	case 5:
-		snprintf(b, n, "%.1f / %.1f GiB", v / (double)TS_GiB,
-			 r->memory_capacity_bytes / (double)TS_GiB);
+	case 5: {
+		char c[32];
+		snprintf(b, n, "%.1f / %s", v / (double)TS_GiB,
+			 report_fmt(c, sizeof c, RQ_GIB, r->memory_capacity_bytes));
 		break;
+	}
 	case 6:
 		/* tight: within the memory model's error of capacity, a risk */
 		snprintf(b, n, "%s%s", r->fits ? "yes" : "NO",
@@ -196,13 +189,12 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 		fmt_duration(b, n, v);
 		break;
 	case 8:
-		snprintf(b, n, v > 0.0 ? "%.4g kWh" : "-", v);
-		break;
 	case 9:
-		ts_units_format_num(b, n, v > 0.0 ? "$%.0f" : "-", v);
-		break;
 	case 10:
-		snprintf(b, n, v > 0.0 ? "$%.3g" : "-", v);
+		if (v > 0.0)
+			report_fmt(b, n, row == 8 ? RQ_KWH : row == 9 ? RQ_USD : RQ_USD_RATE, v);
+		else
+			snprintf(b, n, "-");
 		break;
 	default: { /* "what (why): share" without the parenthesis */
 		const char *par = strstr(r->bottleneck, " ("), *colon = strchr(r->bottleneck, ':');
@@ -246,6 +238,7 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 				 np == 1 ? "" : "s");
 	struct ts_table *t = NULL;
 	char(*heads)[COLUMN_NAME_MAX] = NULL;
+	json_t *docs = NULL;
 	int rc = 0;
 	bool text = format == TS_FORMAT_TEXT;
 	if (table_create(&t, np + (text ? 1 : 2)) || !(heads = ts_calloc(np, sizeof *heads))) {
@@ -259,8 +252,37 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	}
 	if (!text)
 		table_header(t, np + 1, "best", TABLE_LEFT);
+	/* CSV: the scenarios first, a row per key path ("model.name",
+	 * "parallel.tp", ...), then the metrics */
+	for (size_t i = 0; format == TS_FORMAT_CSV && report_csv_scenario_col(i); i++) {
+		table_add_row(t);
+		table_cell(t, 0, "%s", report_csv_scenario_col(i));
+		for (size_t k = 0; k < np; k++)
+			report_scenario_cell(t, k + 1, api_result_scenario(rs[k]),
+					     report_csv_scenario_col(i));
+	}
 	struct units u;
 	units_of(rs, np, &u);
+	/* JSON: a list of the results, each with its scenario and "comparison":
+	 * its scaling efficiency and the keys of the rows it is best in */
+	docs = format == TS_FORMAT_JSON ? json_array() : NULL;
+	for (size_t k = 0; docs && k < np; k++) {
+		json_t *d = report_result_document(rs[k], api_result_scenario(rs[k]));
+		json_t *c = json_object(), *b = json_array();
+		double se = value(rs, np, k, ROW_SCALING);
+		if (!d || json_array_append_new(docs, d) || !c ||
+		    json_object_set_new(d, "comparison", c) ||
+		    json_object_set_new(c, "scaling_efficiency",
+					isfinite(se) ? json_real(se) : json_null()) ||
+		    !b || json_object_set_new(c, "best", b)) {
+			json_decref(docs);
+			docs = NULL;
+		}
+	}
+	if (format == TS_FORMAT_JSON && !docs) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
 	for (size_t r = 0; r < NROWS; r++) {
 		if (r == ROW_EPOCH && !u.any_sample)
 			continue;
@@ -313,6 +335,14 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 		}
 		if (best < np && !text)
 			table_cell(t, np + 1, "%s", heads[best]);
+		if (best < np && docs &&
+		    json_array_append_new(
+			json_object_get(json_object_get(json_array_get(docs, best), "comparison"),
+					"best"),
+			json_string(key))) {
+			rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+			goto out;
+		}
 	}
 	if (table_status(t)) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
@@ -329,17 +359,13 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	} else if (format == TS_FORMAT_CSV) {
 		e = table_print_csv(t, out);
 	} else {
-		json_t *j = table_to_json(t), *o = json_object();
-		e = !j || !o || json_object_set_new(o, "schema_version", json_integer(1)) ||
-		    json_object_set(o, "rows", j) ||
-		    json_dumpf(o, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
+		e = json_dumpf(docs, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
 		    fputc('\n', out) == EOF;
-		json_decref(j);
-		json_decref(o);
 	}
 	if (e || fflush(out))
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 out:
+	json_decref(docs);
 	table_destroy(t);
 	ts_free(heads, np * sizeof *heads);
 	return rc;

@@ -21,7 +21,11 @@
 #include "base/jstr.h"
 #include "report/table.h"
 
-enum field_kind { F_STR, F_U32, F_NUM, F_BOOL, F_LIST };
+/* F_CNT: a count kept as a double (steps, checkpoints): an integer in JSON
+ * and CSV when it is one and below 2^53, else a number. */
+static void fmt_exact(char *buf, size_t n, double v);
+
+enum field_kind { F_STR, F_U32, F_NUM, F_CNT, F_BOOL, F_LIST };
 
 struct field {
 	const char *name;
@@ -81,12 +85,12 @@ static const struct field fields[] = {
     NUM(data_stall_s),
     NUM(optimizer_s),
     NUM(other_s),
-    NUM(steps),
+    {"steps", F_CNT, R_(steps), 0},
     NUM(time_to_train_s),
     NUM(gpu_hours),
     NUM(energy_kwh),
     NUM(cost_usd),
-    NUM(checkpoints),
+    {"checkpoints", F_CNT, R_(checkpoints), 0},
     NUM(checkpoint_bytes),
     NUM(checkpoint_s),
     NUM(node_hours),
@@ -146,6 +150,18 @@ static json_t *json_num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* Whether v is a whole number that a JSON integer holds exactly. */
+static bool whole(double v)
+{
+	return isfinite(v) && v == floor(v) && fabs(v) < 9007199254740992.0;
+}
+
+/* A count: an integer when whole, else as json_num. */
+static json_t *json_count(double v)
+{
+	return whole(v) ? json_integer((json_int_t)v) : json_num(v);
+}
+
 /* not_modelled "a, b,,c" -> ["a", "b", "c"]. */
 static json_t *json_list(const char *s, size_t len)
 {
@@ -181,6 +197,8 @@ static json_t *field_json(const struct ts_result *r, const struct field *f)
 	}
 	case F_NUM:
 		return json_num(num_of(r, f));
+	case F_CNT:
+		return json_count(num_of(r, f));
 	case F_BOOL:
 		return json_boolean(*(const bool *)at(r, f));
 	case F_LIST:
@@ -191,10 +209,16 @@ static json_t *field_json(const struct ts_result *r, const struct field *f)
 
 json_t *report_result_to_json(const struct ts_result *r)
 {
+	return report_result_document(r, NULL);
+}
+
+json_t *report_result_document(const struct ts_result *r, const json_t *scenario)
+{
 	if (!r)
 		return NULL;
 	json_t *obj = json_object();
-	if (!obj || json_object_set_new(obj, "schema_version", json_integer(TS_SCHEMA_VERSION)))
+	if (!obj || json_object_set_new(obj, "trainsim_version", json_string(TS_VERSION)) ||
+	    json_object_set_new(obj, "schema_version", json_integer(TS_SCHEMA_VERSION)))
 		goto fail;
 	for (size_t i = 0; i < NFIELDS; i++) {
 		const struct field *f = &fields[i];
@@ -229,9 +253,9 @@ json_t *report_result_to_json(const struct ts_result *r)
 			    json_object_set_new(
 				o, "name",
 				jstr_new(x->name, bounded_len(x->name, sizeof x->name))) ||
-			    json_object_set_new(o, "global_batch", json_num(x->global_batch)) ||
-			    json_object_set_new(o, "seq_len", json_num(x->seq_len)) ||
-			    json_object_set_new(o, "steps", json_num(x->steps)) ||
+			    json_object_set_new(o, "global_batch", json_count(x->global_batch)) ||
+			    json_object_set_new(o, "seq_len", json_count(x->seq_len)) ||
+			    json_object_set_new(o, "steps", json_count(x->steps)) ||
 			    json_object_set_new(o, "tokens", json_num(x->tokens)) ||
 			    json_object_set_new(o, "samples", json_num(x->samples)) ||
 			    json_object_set_new(o, "iteration_time_s",
@@ -241,13 +265,16 @@ json_t *report_result_to_json(const struct ts_result *r)
 			    json_object_set_new(o, "gpu_hours", json_num(x->gpu_hours)) ||
 			    json_object_set_new(o, "energy_kwh", json_num(x->energy_kwh)) ||
 			    json_object_set_new(o, "cost_usd", json_num(x->cost_usd)) ||
-			    json_object_set_new(o, "checkpoints", json_num(x->checkpoints)) ||
+			    json_object_set_new(o, "checkpoints", json_count(x->checkpoints)) ||
 			    json_object_set_new(o, "failures_expected",
 						json_num(x->failures_expected)) ||
 			    json_object_set_new(o, "fits", json_boolean(x->fits)))
 				goto fail;
 		}
 	}
+	if (json_object_set_new(obj, "scenario",
+				scenario ? json_deep_copy(scenario) : json_object()))
+		goto fail;
 	return obj;
 fail:
 	json_decref(obj);
@@ -256,9 +283,14 @@ fail:
 
 int report_result_json(const struct ts_result *r, FILE *out)
 {
+	return report_result_json_with(r, NULL, out);
+}
+
+int report_result_json_with(const struct ts_result *r, const json_t *scenario, FILE *out)
+{
 	if (!r || !out)
 		return TS_EINVALID;
-	json_t *obj = report_result_to_json(r);
+	json_t *obj = report_result_document(r, scenario);
 	if (!obj)
 		return TS_ENOMEM;
 	int rc = json_dumpf(obj, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
@@ -268,21 +300,89 @@ int report_result_json(const struct ts_result *r, FILE *out)
 	return 0;
 }
 
+/* The scenario's columns of a CSV row, by key path (DESIGN.md's scenario
+ * keys), before the result's. */
+static const char *const scenario_cols[] = {
+    "model.name",
+    "cluster",
+    "nodes",
+    "gpus_per_node",
+    "training.framework",
+    "training.global_batch",
+    "training.micro_batch",
+    "training.seq_len",
+    "training.precision",
+    "training.optimizer",
+    "training.recompute",
+    "training.iterations",
+    "training.tokens",
+    "training.samples",
+    "training.epochs",
+    "training.steps",
+    "parallel.tp",
+    "parallel.pp",
+    "parallel.dp",
+    "parallel.cp",
+    "parallel.ep",
+    "parallel.sp",
+    "parallel.zero",
+    "parallel.offload",
+    "parallel.schedule",
+    "parallel.interleave",
+    "parallel.bucket",
+    "data.dataset",
+    "data.storage",
+    "cost.usd_per_gpu_hour",
+    "sim.granularity",
+    "seed",
+};
+#define NSCOLS (sizeof scenario_cols / sizeof scenario_cols[0])
+
+static bool skipped(const char *key, const char *const *skip, size_t nskip)
+{
+	for (size_t i = 0; i < nskip; i++)
+		if (skip[i] && !strcmp(skip[i], key))
+			return true;
+	return false;
+}
+
+size_t report_csv_scenario_cols(const char *const *skip, size_t nskip)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < NSCOLS; i++)
+		n += !skipped(scenario_cols[i], skip, nskip);
+	return n;
+}
+
 size_t report_csv_ncols(void)
 {
-	return NFIELDS;
+	return NSCOLS + NFIELDS;
+}
+
+size_t report_csv_ncols_skip(const char *const *skip, size_t nskip)
+{
+	return report_csv_scenario_cols(skip, nskip) + NFIELDS;
 }
 
 int report_result_csv_header(FILE *out)
 {
+	return report_csv_header(out, NULL, 0);
+}
+
+int report_csv_header(FILE *out, const char *const *skip, size_t nskip)
+{
 	if (!out)
 		return TS_EINVALID;
 	struct ts_table *t;
-	int rc = table_create(&t, NFIELDS);
+	size_t ns = report_csv_scenario_cols(skip, nskip);
+	int rc = table_create(&t, ns + NFIELDS);
 	if (rc)
 		return rc;
+	for (size_t i = 0, c = 0; i < NSCOLS; i++)
+		if (!skipped(scenario_cols[i], skip, nskip))
+			table_header(t, c++, scenario_cols[i], TABLE_LEFT);
 	for (size_t i = 0; i < NFIELDS; i++)
-		table_header(t, i, fields[i].name, TABLE_LEFT);
+		table_header(t, ns + i, fields[i].name, TABLE_LEFT);
 	rc = table_status(t);
 	if (!rc)
 		rc = table_print_csv(t, out);
@@ -300,17 +400,67 @@ static void fmt_exact(char *buf, size_t n, double v)
 	}
 }
 
+const json_t *report_json_path(const json_t *obj, const char *path)
+{
+	char part[128];
+	while (obj && *path) {
+		size_t n = strcspn(path, ".");
+		if (n >= sizeof part)
+			return NULL;
+		memcpy(part, path, n);
+		part[n] = '\0';
+		obj = json_is_object(obj) ? json_object_get(obj, part) : NULL;
+		path += n;
+		if (*path == '.')
+			path++;
+	}
+	return obj;
+}
+
+const char *report_csv_scenario_col(size_t i)
+{
+	return i < NSCOLS ? scenario_cols[i] : NULL;
+}
+
+void report_scenario_cell(struct ts_table *t, size_t col, const json_t *scenario, const char *path)
+{
+	const json_t *v = report_json_path(scenario, path);
+	char buf[40];
+	if (json_is_string(v))
+		table_cell(t, col, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		table_cell(t, col, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v)) {
+		fmt_exact(buf, sizeof buf, json_real_value(v));
+		table_cell(t, col, "%s", buf);
+	} else if (json_is_boolean(v))
+		table_cell(t, col, "%s", json_is_true(v) ? "true" : "false");
+}
+
 int report_result_csv_row(const struct ts_result *r, FILE *out)
+{
+	return report_csv_row(r, NULL, NULL, 0, out);
+}
+
+int report_csv_row(const struct ts_result *r, const json_t *scenario, const char *const *skip,
+		   size_t nskip, FILE *out)
 {
 	if (!r || !out)
 		return TS_EINVALID;
 	struct ts_table *t;
-	int rc = table_create(&t, NFIELDS);
+	size_t ns = report_csv_scenario_cols(skip, nskip);
+	int rc = table_create(&t, ns + NFIELDS);
 	if (rc)
 		return rc;
 	table_add_row(t);
-	for (size_t i = 0; i < NFIELDS; i++) {
-		const struct field *f = &fields[i];
+	for (size_t i = 0, c = 0; i < NSCOLS; i++) {
+		if (skipped(scenario_cols[i], skip, nskip))
+			continue;
+		report_scenario_cell(t, c++, scenario, scenario_cols[i]);
+	}
+	for (size_t k = 0; k < NFIELDS; k++) {
+		const struct field *f = &fields[k];
+		size_t i = ns + k;
 		char buf[40];
 		switch (f->kind) {
 		case F_STR:
@@ -323,9 +473,12 @@ int report_result_csv_row(const struct ts_result *r, FILE *out)
 			table_cell(t, i, "%u", (unsigned)v);
 			break;
 		}
-		case F_NUM: {
+		case F_NUM:
+		case F_CNT: {
 			double v = num_of(r, f);
-			if (isfinite(v)) {
+			if (f->kind == F_CNT && whole(v)) {
+				table_cell(t, i, "%.0f", v);
+			} else if (isfinite(v)) {
 				fmt_exact(buf, sizeof buf, v);
 				table_cell(t, i, "%s", buf);
 			}
@@ -407,6 +560,35 @@ static const char *fmt_pct(char *buf, size_t n, double part, double whole)
 static const char *fmt_num(char *buf, size_t n, const char *fmt, double v)
 {
 	return ts_units_format_num(buf, n, fmt, v);
+}
+
+const char *report_fmt(char *buf, size_t n, enum report_qty q, double v)
+{
+	switch (q) {
+	case RQ_TIME:
+		return fmt_time(buf, n, v);
+	case RQ_DURATION:
+		return fmt_duration(buf, n, v);
+	case RQ_GIB:
+		return fmt_gib(buf, n, v);
+	case RQ_USD:
+		return fmt_num(buf, n, "$%.2f", v);
+	case RQ_USD_RATE:
+		return fmt_num(buf, n, "$%.4g", v);
+	case RQ_KWH:
+		return fmt_num(buf, n, "%.1f kWh", v);
+	case RQ_PERCENT:
+		return fmt_num(buf, n, "%.1f %%", 100.0 * v);
+	case RQ_COUNT:
+		return fmt_num(buf, n, "%.0f", v);
+	}
+	snprintf(buf, n, NA);
+	return buf;
+}
+
+const char *report_fmt_rate(char *buf, size_t n, double v, const char *unit)
+{
+	return fmt_si(buf, n, v, unit);
 }
 
 /* Print a titled table and free it; keeps the first error in *rc. */
@@ -730,6 +912,8 @@ static json_t *js(const char *s)
 	return jstr_new(s, s ? strlen(s) : 0);
 }
 
+static json_t *dump_value(char *v);
+
 /* One "key = value  # where" line of the scenario dump as a JSON setting. */
 static json_t *dump_setting(char *line)
 {
@@ -742,6 +926,22 @@ static json_t *dump_setting(char *line)
 		*where = '\0';
 		where += 4;
 	}
+	json_t *val = dump_value(v);
+	json_t *o = json_object();
+	if (!o || !val || json_object_set_new(o, "key", js(line)) ||
+	    json_object_set_new(o, "value", val) ||
+	    json_object_set_new(o, "where", js(where ? where : ""))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The value v of a dump line (its "  # where" cut off) as JSON: a number
+ * (an integer when whole), a boolean, or a string (a libconfig string
+ * without its quotes, or the bare text). */
+static json_t *dump_value(char *v)
+{
 	json_t *val;
 	if (*v == '"') { /* a libconfig string: up to its closing quote */
 		char *w = v, *r = v + 1;
@@ -763,14 +963,94 @@ static json_t *dump_setting(char *line)
 			val = json_integer((json_int_t)d);
 		}
 	}
-	json_t *o = json_object();
-	if (!o || !val || json_object_set_new(o, "key", js(line)) ||
-	    json_object_set_new(o, "value", val) ||
-	    json_object_set_new(o, "where", js(where ? where : ""))) {
-		json_decref(o);
+	return val;
+}
+
+/* Set key path `key` ("parallel.tp") of obj to val (stolen): the groups
+ * made as needed; a scalar where a group is needed ("model" before
+ * "model.name") gives way to the group, a scalar after its group is
+ * dropped (the group says more). Returns 0 or TS_ENOMEM. */
+static int tree_set(json_t *obj, const char *key, json_t *val)
+{
+	char part[128];
+	for (;;) {
+		size_t n = strcspn(key, ".");
+		if (n >= sizeof part) {
+			json_decref(val);
+			return 0;
+		}
+		memcpy(part, key, n);
+		part[n] = '\0';
+		if (!key[n]) {
+			if (json_is_object(json_object_get(obj, part))) {
+				json_decref(val);
+				return 0;
+			}
+			return json_object_set_new(obj, part, val) ? TS_ENOMEM : 0;
+		}
+		json_t *g = json_object_get(obj, part);
+		if (!json_is_object(g)) {
+			g = json_object();
+			if (!g || json_object_set_new(obj, part, g)) {
+				json_decref(val);
+				return TS_ENOMEM;
+			}
+		}
+		obj = g;
+		key += n + 1;
+	}
+}
+
+/* One "key = value  # where" line into tree; other lines are skipped. */
+static int tree_line(json_t *tree, char *line)
+{
+	char *eq = strstr(line, " = ");
+	if (!eq)
+		return 0;
+	*eq = '\0';
+	char *v = eq + 3, *where = strstr(v, "  # ");
+	if (where)
+		*where = '\0';
+	json_t *val = dump_value(v);
+	return val ? tree_set(tree, line, val) : TS_ENOMEM;
+}
+
+json_t *report_scenario_tree(const struct ts_scenario *sc)
+{
+	char *text;
+	size_t len;
+	if (!sc || ts_scenario_dump_text(sc, &text, &len))
+		return NULL;
+	json_t *tree = json_object(), *phases = NULL, *phase = NULL;
+	int rc = tree ? 0 : TS_ENOMEM;
+	for (char *p = text, *e; !rc && p && *p; p = e ? e + 1 : NULL) {
+		if ((e = strchr(p, '\n')))
+			*e = '\0';
+		if (!strncmp(p, "# phase \"", 9)) { /* "# phase "NAME":" then "#   key = value" */
+			char *q = strrchr(p + 9, '"');
+			if (q)
+				*q = '\0';
+			phase = json_object();
+			if (!phases && (!(phases = json_array()) ||
+					json_object_set_new(tree, "phases", phases)))
+				rc = TS_ENOMEM;
+			if (!rc && (!phase || json_array_append_new(phases, phase) ||
+				    json_object_set_new(phase, "name", js(p + 9))))
+				rc = TS_ENOMEM;
+		} else if (phase && !strncmp(p, "#   ", 4)) {
+			rc = tree_line(phase, p + 4);
+		} else if (p[0] == '#') {
+			phase = NULL;
+		} else {
+			rc = tree_line(tree, p);
+		}
+	}
+	free(text);
+	if (rc) {
+		json_decref(tree);
 		return NULL;
 	}
-	return o;
+	return tree;
 }
 
 int report_scenario_json(const struct ts_scenario *sc, FILE *out)

@@ -159,6 +159,16 @@ const char *table_get(const struct ts_table *t, size_t row, size_t col)
 	return t->rows[row][col];
 }
 
+const char *table_head(const struct ts_table *t, size_t col)
+{
+	return t && col < t->ncols ? t->head[col] : NULL;
+}
+
+bool table_has(const struct ts_table *t, size_t row, size_t col)
+{
+	return t && row < t->nrows && col < t->ncols && t->rows[row][col];
+}
+
 static const char *head_text(const struct ts_table *t, size_t col)
 {
 	return t->head[col] ? t->head[col] : "";

@@ -5,6 +5,7 @@
 #define TS_REPORT_TABLE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -50,6 +51,12 @@ size_t table_nrows(const struct ts_table *t);
 
 /* Text of a cell ("" when unset or out of range); owned by the table. */
 const char *table_get(const struct ts_table *t, size_t row, size_t col);
+
+/* The heading of column col (owned by the table), NULL when unset. */
+const char *table_head(const struct ts_table *t, size_t col);
+
+/* Whether cell (row, col) was set (an empty text counts as set). */
+bool table_has(const struct ts_table *t, size_t row, size_t col);
 
 /* Print the header line (when any header is set), a rule of dashes, and the
  * rows, columns separated by two spaces and padded to the widest cell (UTF-8

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /* Bumped on any incompatible change of the JSON/CSV output. */
-#define TS_SCHEMA_VERSION 1
+#define TS_SCHEMA_VERSION 2
 
 /* Memory of the worst rank at its peak, by kind, bytes. */
 struct ts_mem_breakdown {

@@ -147,15 +147,37 @@ static int capture(char *buf, size_t n, size_t *off, int (*print)(const void *, 
 	return rc;
 }
 
+/* The axis keys of a sweep: the scenario columns its rows leave out (the
+ * axes have their own columns, before "status"). */
+struct axis_keys {
+	const char *key[SWEEP_MAX_AXES];
+	size_t n;
+};
+
+static void axis_keys(const struct sweep_spec *sp, struct axis_keys *k)
+{
+	k->n = sp->naxes < SWEEP_MAX_AXES ? sp->naxes : SWEEP_MAX_AXES;
+	for (size_t a = 0; a < k->n; a++)
+		k->key[a] = sp->axes[a].key;
+}
+
 static int print_header(const void *arg, FILE *f)
 {
-	(void)arg;
-	return report_result_csv_header(f);
+	const struct axis_keys *k = arg;
+	return report_csv_header(f, k->key, k->n);
 }
+
+/* One point's result, its scenario and the columns left out. */
+struct row_arg {
+	const struct ts_result *r;
+	const json_t *scenario;
+	const struct axis_keys *k;
+};
 
 static int print_row(const void *arg, FILE *f)
 {
-	return report_result_csv_row(arg, f);
+	const struct row_arg *a = arg;
+	return report_csv_row(a->r, a->scenario, a->k->key, a->k->n, f);
 }
 
 int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
@@ -168,8 +190,10 @@ int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
 		rc = csv_field(buf, n, &off, "status", true);
 	if (!rc)
 		rc = csv_field(buf, n, &off, "", true); /* the comma before the result columns */
+	struct axis_keys k;
+	axis_keys(sp, &k);
 	if (!rc)
-		rc = capture(buf, n, &off, print_header, NULL);
+		rc = capture(buf, n, &off, print_header, &k);
 	return rc;
 }
 
@@ -222,9 +246,12 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	struct ts_result r;
 	char idx[32], msg[1400], status[1500];
 	ts_error_clear(&err);
+	json_t *tree = NULL;
 	int prc = sweep_point_load(sp, sb->env->cat, i, &sc, &err);
 	if (!prc)
 		prc = point_run(sb, sc, &r, &err);
+	if (!prc && !(tree = report_scenario_tree(sc)))
+		prc = TS_ENOMEM;
 	ts_scenario_destroy(sc);
 	if (prc == TS_ENOMEM)
 		return TS_ENOMEM;
@@ -241,10 +268,14 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 			       true);
 	if (!rc)
 		rc = csv_field(buf, n, &off, status, true);
-	if (rc)
+	if (rc) {
+		json_decref(tree);
 		return rc;
+	}
+	struct axis_keys k;
+	axis_keys(sp, &k);
 	if (prc) {
-		size_t cols = report_csv_ncols();
+		size_t cols = report_csv_ncols_skip(k.key, k.n);
 		if (off + cols + 2 >= n)
 			return TS_ELIMIT;
 		memset(buf + off, ',', cols);
@@ -259,7 +290,10 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	buf[off] = '\0';
 	if (res)
 		*res = r;
-	return capture(buf, n, &off, print_row, &r);
+	struct row_arg ra = {&r, tree, &k};
+	rc = capture(buf, n, &off, print_row, &ra);
+	json_decref(tree);
+	return rc;
 }
 
 int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
