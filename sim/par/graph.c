@@ -118,6 +118,21 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g, sizeof *g);
 }
 
+void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc)
+{
+	g->f = f;
+	g->cc = cc;
+	g->nt = g->ns = g->np = g->nc = g->nranks = g->nuses = g->ne = 0;
+	g->ndone = 0;
+	g->fail = 0;
+	g->ran = false;
+	g->keep_detail = false;
+	if (g->caphas) /* graph_detail reads has_det up to its capacity */
+		memset(g->has_det, 0, g->caphas * sizeof *g->has_det);
+	g->has_obs = false;
+	memset(&g->obs, 0, sizeof g->obs);
+}
+
 double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
 {
 	return 2.0 * (tasks * (double)sizeof(struct gtask) +

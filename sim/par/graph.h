@@ -98,6 +98,13 @@ struct ts_graph;
 int graph_create(struct ts_graph **out, struct ts_fluid *f, struct ts_coll *cc);
 void graph_destroy(struct ts_graph *g);
 
+/* Empty g (no task, stream, pool or collective; not run; no detail kept,
+ * no observer) and bind it to fluid model f and collective launcher cc
+ * (borrowed, as graph_create), keeping its storage: the next graph built on
+ * it writes into memory already faulted in instead of fresh pages. The
+ * result is the graph graph_create returns, with capacity. Never fails. */
+void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc);
+
 /* Add a stream (FIFO: its tasks start one at a time, in the order added).
  * `name` is static. */
 int graph_stream(struct ts_graph *g, const char *name, uint32_t *id);

@@ -33,4 +33,14 @@ static inline double bench_peak_rss_mib(void)
 	return (double)ru.ru_maxrss / 1024.0;
 }
 
+/* Minor page faults of the process so far (each a page the kernel mapped,
+ * and zero-filled when fresh): a count the machine's load does not change. */
+static inline long bench_minflt(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_minflt;
+}
+
 #endif

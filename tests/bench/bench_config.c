@@ -56,14 +56,15 @@ int main(void)
 	}
 	printf("bench_config: GPT-3 175B, 1,024 A100, TP8 PP16 DP8, batch 1536, micro-batch 1, "
 	       "class mode, in-process\n");
-	printf("%-12s %8s %14s %14s %14s\n", "granularity", "runs", "CPU ms/config",
-	       "wall ms/config", "iteration (s)");
+	printf("%-12s %8s %14s %14s %14s %14s\n", "granularity", "runs", "CPU ms/config",
+	       "wall ms/config", "faults/config", "iteration (s)");
 	const enum ts_granularity gr[2] = {TS_GRAN_LAYER, TS_GRAN_STAGE};
 	for (int i = 0; i < 2; i++) {
 		sc->sim.granularity = gr[i];
 		struct ts_result r;
 		int n = 0;
 		double w0 = bench_wall_s(), c0 = bench_cpu_s(), c;
+		long f0 = bench_minflt();
 		do {
 			if (ts_run(sc, &calib, &r, NULL, &err)) {
 				fprintf(stderr, "bench_config: %s\n",
@@ -74,8 +75,9 @@ int main(void)
 			c = bench_cpu_s() - c0;
 		} while (c < TARGET_CPU_S);
 		double w = bench_wall_s() - w0;
-		printf("%-12s %8d %14.2f %14.2f %14.4f\n", ts_granularity_name(gr[i]), n,
-		       1e3 * c / n, 1e3 * w / n, r.iteration_time_s);
+		printf("%-12s %8d %14.2f %14.2f %14.0f %14.4f\n", ts_granularity_name(gr[i]), n,
+		       1e3 * c / n, 1e3 * w / n, (double)(bench_minflt() - f0) / n,
+		       r.iteration_time_s);
 	}
 	ts_scenario_destroy(sc);
 
@@ -88,14 +90,16 @@ int main(void)
 	if (!null)
 		return 1;
 	double w0 = bench_wall_s(), c0 = bench_cpu_s();
+	long f0 = bench_minflt();
 	if (sweep_run(sp, cat, &calib, 0, 1, null, NULL, NULL, &err)) {
 		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
 		return 1;
 	}
 	double w = bench_wall_s() - w0, c = bench_cpu_s() - c0;
 	printf("%zu-point data-parallel sweep, GPT-3 1.3B on 8-128 A100, layer, 1 thread: "
-	       "%.3f s CPU (%.2f ms per point), %.3f s wall\n",
-	       sp->npoints, c, 1e3 * c / (double)sp->npoints, w);
+	       "%.3f s CPU (%.2f ms per point), %.3f s wall, %.0f page faults per point\n",
+	       sp->npoints, c, 1e3 * c / (double)sp->npoints, w,
+	       (double)(bench_minflt() - f0) / (double)sp->npoints);
 	fclose(null);
 	sweepcfg_destroy(sp);
 	hw_catalog_destroy(cat);
