@@ -142,7 +142,7 @@ double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
 
 int graph_stream(struct ts_graph *g, const char *name, uint32_t *id)
 {
-	if (ts_grow((void **)&g->s, &g->caps, g->ns + 1, sizeof *g->s))
+	if (ts_grow_raw((void **)&g->s, &g->caps, g->ns + 1, sizeof *g->s))
 		return TS_ENOMEM;
 	g->s[g->ns] = (struct gstream){.name = name, .first = GRAPH_NONE, .last = GRAPH_NONE};
 	*id = (uint32_t)g->ns++;
@@ -168,7 +168,7 @@ const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t t)
 
 int graph_pool(struct ts_graph *g, const char *name, uint32_t *id)
 {
-	if (ts_grow((void **)&g->p, &g->capp, g->np + 1, sizeof *g->p))
+	if (ts_grow_raw((void **)&g->p, &g->capp, g->np + 1, sizeof *g->p))
 		return TS_ENOMEM;
 	memset(&g->p[g->np], 0, sizeof g->p[g->np]);
 	g->p[g->np].name = name;
@@ -272,7 +272,7 @@ int graph_dep(struct ts_graph *g, uint32_t before, uint32_t after)
 {
 	if (before >= g->nt || after >= g->nt || before == after || g->ran)
 		return TS_EINVALID;
-	if (ts_grow((void **)&g->e, &g->cape, g->ne + 1, sizeof *g->e))
+	if (ts_grow_raw((void **)&g->e, &g->cape, g->ne + 1, sizeof *g->e))
 		return TS_ENOMEM;
 	g->e[g->ne++] = (struct edge){before, after};
 	g->t[after].left++;
@@ -291,9 +291,9 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)))
 		return TS_EINVALID;
 	if (s->nuses &&
-	    ts_grow((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses))
+	    ts_grow_raw((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses))
 		return TS_ENOMEM;
-	if (ts_grow((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
+	if (ts_grow_raw((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
 		return TS_ENOMEM;
 	uint32_t tid = (uint32_t)g->nt;
 	struct gtask *t = &g->t[tid];
@@ -324,9 +324,9 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->free = s->free;
 	t->next_in_stream = GRAPH_NONE;
 	if (s->coll) {
-		if (ts_grow((void **)&g->c, &g->capc, g->nc + 1, sizeof *g->c) ||
-		    ts_grow((void **)&g->ranks, &g->capranks, g->nranks + s->coll->nranks,
-			    sizeof *g->ranks))
+		if (ts_grow_raw((void **)&g->c, &g->capc, g->nc + 1, sizeof *g->c) ||
+		    ts_grow_raw((void **)&g->ranks, &g->capranks, g->nranks + s->coll->nranks,
+				sizeof *g->ranks))
 			return TS_ENOMEM;
 		struct gcoll *gc = &g->c[g->nc];
 		gc->spec = *s->coll;
@@ -435,7 +435,7 @@ static void task_done(void *ctx, uint64_t arg)
 /* Build the successor lists (CSR, in the order edges were added). */
 static int finalize(struct ts_graph *g)
 {
-	if (ts_grow((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
+	if (ts_grow_raw((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
 		return TS_ENOMEM;
 	for (size_t i = 0; i < g->nt; i++)
 		g->t[i].nsucc = 0;
