@@ -73,13 +73,13 @@ struct graph_task_spec {
 /* What happened to a task. Times in ns. */
 struct graph_rec {
 	enum graph_kind kind;
-	const char *label;
 	uint32_t stream;
 	uint32_t tag;
-	ts_time ready; /* when its last dependency was done */
-	ts_time start, end;
 	uint32_t blocker; /* the dependency that was done last (a mark passes on its own
 			   * blocker), or GRAPH_NONE */
+	const char *label;
+	ts_time ready; /* when its last dependency was done */
+	ts_time start, end;
 };
 
 /* Time of one stream in a window, split by what it was doing or waiting
