@@ -286,6 +286,7 @@ int graph_dep(struct ts_graph *g, uint32_t before, uint32_t after)
 		return TS_ENOMEM;
 	g->e[g->ne++] = (struct edge){before, after};
 	g->t[after].left++;
+	g->t[before].nsucc++; /* counted here: finalize need not walk the tasks for it */
 	return 0;
 }
 
@@ -451,11 +452,7 @@ static int finalize(struct ts_graph *g)
 {
 	if (ts_grow_raw((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
 		return TS_ENOMEM;
-	for (size_t i = 0; i < g->nt; i++)
-		g->t[i].nsucc = 0;
-	for (size_t i = 0; i < g->ne; i++)
-		g->t[g->e[i].from].nsucc++;
-	uint32_t off = 0;
+	uint32_t off = 0; /* each task's nsucc was counted by graph_dep */
 	for (size_t i = 0; i < g->nt; i++) {
 		g->t[i].succ_off = off;
 		off += g->t[i].nsucc;
