@@ -10,6 +10,8 @@
 
 #include "hw/catalog.h"
 #include "io/scenario.h"
+#include "plan/env.h"
+#include "plan/plan.h"
 #include "run/run.h"
 #include "testutil.h"
 
@@ -110,6 +112,41 @@ START_TEST(test_extension_equals_whole)
 }
 END_TEST
 
+/* Runs on one arena (the storage of each run's task graph kept for the
+ * next, as a sweep's thread keeps it from point to point), every case in
+ * turn, extended and whole, then the first again after the largest: each
+ * result is the one a run on storage of its own gives, bit for bit. */
+START_TEST(test_arena_same_bits)
+{
+	struct ts_env env;
+	struct ts_error e = {0};
+	ck_assert_int_eq(env_wrap(cat, &calib, &env, &e), 0);
+	struct run_arena ar = {0};
+	size_t n = sizeof cases / sizeof cases[0];
+	for (size_t k = 0; k <= 2 * n; k++) {
+		const struct xcase *x = &cases[k < 2 * n ? k / 2 : 0];
+		struct ts_scenario *sc = load(x->text, k % 2 ? "sim.extrapolate=false" : NULL);
+		struct ts_plan *p = NULL;
+		ck_assert_msg(plan_build(&env, sc, &p, &e) == 0, "%s", e.msg);
+		struct ts_result *own = calloc(1, sizeof *own), *kept = calloc(1, sizeof *kept);
+		ck_assert(own && kept);
+		ck_assert_msg(run_plan(p, own, NULL, &e) == 0, "%s", e.msg);
+		ck_assert_msg(run_plan_in(p, &ar, kept, NULL, &e) == 0, "%s", e.msg);
+		ck_assert_ptr_nonnull(ar.g);
+		ck_assert_msg(own->iteration_time_s == kept->iteration_time_s, "%s: %.17g != %.17g",
+			      x->what, kept->iteration_time_s, own->iteration_time_s);
+		ck_assert_msg(!memcmp(own, kept, sizeof *own), "%s: results differ", x->what);
+		free(own);
+		free(kept);
+		plan_destroy(p);
+		ts_scenario_destroy(sc);
+	}
+	run_arena_release(&ar);
+	ck_assert_ptr_null(ar.g);
+	env_release(&env);
+}
+END_TEST
+
 /* GPipe keeps every micro-batch's activations until its backward: the peak
  * grows by one micro-batch's activations per micro-batch, so the extension
  * must carry memory along its line too (not take the short run's peak). */
@@ -173,6 +210,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_extension_equals_whole, 0,
 			    (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(tc, test_gpipe_memory_grows);
+	tcase_add_test(tc, test_arena_same_bits);
 	tcase_add_test(tc, test_interleaved_not_multiple);
 	tcase_add_test(tc, test_interleaved_uneven_refused);
 	suite_add_tcase(s, tc);

@@ -144,6 +144,71 @@ START_TEST(memory_peak_from_schedule)
 }
 END_TEST
 
+/* A graph that ran (with details, a pool at 130 B, a cycle left behind),
+ * reset onto a new engine, then given the graph of streams_deps_breakdown
+ * plays it exactly as a new graph does: same times, blocker, a pool that
+ * starts from zero, no details. */
+START_TEST(reset_replays_as_new)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t cs, pool;
+	graph_stream(x.g, "old", &cs);
+	graph_pool(x.g, "gpu0", &pool);
+	ck_assert_int_eq(graph_keep_detail(x.g), 0);
+	for (int i = 0; i < 40; i++) {
+		struct graph_task_spec sp = {.kind = GRAPH_COMPUTE,
+					     .stream = cs,
+					     .seconds = 1.0,
+					     .res = x.gpu,
+					     .mult = 1,
+					     .pool = pool,
+					     .alloc_cat = GRAPH_MEM_ACTIVATIONS,
+					     .alloc = 130.0};
+		uint32_t id;
+		ck_assert_int_eq(graph_task(x.g, &sp, &id), 0);
+		struct graph_detail d = {0};
+		ck_assert_int_eq(graph_set_detail(x.g, id, &d), 0);
+	}
+	ck_assert_int_eq(graph_run(x.g, NULL), 0);
+	ck_assert_double_gt(graph_pool_peak(x.g, pool, NULL), 1000.0);
+	/* a new engine, as the next run has */
+	fluid_destroy(x.f);
+	evq_destroy(x.q);
+	ck_assert_int_eq(evq_create(&x.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&x.f, x.q), 0);
+	ck_assert_int_eq(fluid_resource_add(x.f, 1.0, 1, &x.gpu), 0);
+	graph_reset(x.g, x.f, NULL);
+	ck_assert_uint_eq(graph_ntasks(x.g), 0);
+	ck_assert_uint_eq(graph_nstreams(x.g), 0);
+	ck_assert(!graph_keeps_detail(x.g));
+	uint32_t ms, p2;
+	graph_stream(x.g, "compute", &cs);
+	graph_stream(x.g, "comm", &ms);
+	graph_pool(x.g, "gpu0", &p2);
+	ck_assert_uint_eq(p2, 0);
+	uint32_t a = task(&x, cs, GRAPH_COMPUTE, 1.0, x.gpu);
+	uint32_t b = task(&x, cs, GRAPH_COMPUTE, 2.0, x.gpu);
+	uint32_t c = task(&x, cs, GRAPH_OPTIMIZER, 1.0, x.gpu);
+	uint32_t m = task(&x, ms, GRAPH_COMM, 2.5, GRAPH_NONE);
+	ck_assert_uint_eq(a, 0);
+	ck_assert(graph_detail(x.g, a) == NULL);
+	ck_assert_int_eq(graph_dep(x.g, a, m), 0);
+	ck_assert_int_eq(graph_dep(x.g, m, c), 0);
+	struct ts_error err;
+	ck_assert_int_eq(graph_run(x.g, &err), 0);
+	ck_assert_int_eq(graph_rec(x.g, a)->start, 0);
+	ck_assert_int_eq(graph_rec(x.g, b)->start, NS(1));
+	ck_assert_int_eq(graph_rec(x.g, m)->end, NS(3.5));
+	ck_assert_int_eq(graph_rec(x.g, c)->start, NS(3.5));
+	ck_assert_int_eq(graph_rec(x.g, c)->end, NS(4.5));
+	ck_assert_uint_eq(graph_rec(x.g, c)->blocker, m);
+	ck_assert_double_eq(graph_pool_peak(x.g, p2, NULL), 0.0);
+	ck_assert_uint_eq(graph_ntasks(x.g), 4);
+	gx_fini(&x);
+}
+END_TEST
+
 START_TEST(cycle_is_an_error)
 {
 	struct gx x;
@@ -186,6 +251,7 @@ int main(void)
 	tcase_add_test(tc, streams_deps_breakdown);
 	tcase_add_test(tc, shared_gpu_slows_both);
 	tcase_add_test(tc, memory_peak_from_schedule);
+	tcase_add_test(tc, reset_replays_as_new);
 	tcase_add_test(tc, cycle_is_an_error);
 	tcase_add_test(tc, time_beyond_range_is_not_a_cycle);
 	suite_add_tcase(s, tc);

@@ -70,6 +70,15 @@ char *ts_strdup(const char *s)
 
 int ts_grow(void **arr, size_t *cap, size_t need, size_t size)
 {
+	size_t old = *cap;
+	int rc = ts_grow_raw(arr, cap, need, size);
+	if (!rc && *cap > old)
+		memset((char *)*arr + old * size, 0, (*cap - old) * size);
+	return rc;
+}
+
+int ts_grow_raw(void **arr, size_t *cap, size_t need, size_t size)
+{
 	if (need <= *cap)
 		return 0;
 	size_t ncap = *cap ? *cap : 8;
@@ -81,7 +90,6 @@ int ts_grow(void **arr, size_t *cap, size_t need, size_t size)
 	void *p = ts_realloc(*arr, *cap * size, ncap * size);
 	if (!p)
 		return TS_ENOMEM;
-	memset((char *)p + *cap * size, 0, (ncap - *cap) * size);
 	*arr = p;
 	*cap = ncap;
 	return 0;

@@ -30,5 +30,11 @@ char *ts_strdup(const char *s);
 /* Grow the array *arr of *cap elements of `size` bytes to hold at least
  * `need` elements (doubling). Returns 0 or TS_ENOMEM (the array is intact). */
 int ts_grow(void **arr, size_t *cap, size_t need, size_t size);
+/* ts_grow without zeroing the new elements (their bytes are unspecified),
+ * for arrays whose every element is written before it is read: memory of
+ * the capacity not yet used is then not touched, so a large array costs
+ * the pages it fills, not those of its doubled capacity. Returns 0 or
+ * TS_ENOMEM (the array is intact). */
+int ts_grow_raw(void **arr, size_t *cap, size_t need, size_t size);
 
 #endif

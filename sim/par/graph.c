@@ -19,21 +19,28 @@
 
 enum { T_WAIT, T_RUNNING, T_DONE };
 
+/* A task: 112 bytes, the graph of a large job holds millions, so what
+ * only multi-resource tasks need lives in struct gmulti. */
 struct gtask {
 	struct graph_rec rec;
 	uint8_t state;
+	uint8_t alloc_cat, free_cat;
+	uint8_t multi; /* aux indexes g->m (a multi-resource task), not g->c */
 	uint32_t left; /* unfinished dependencies */
 	uint32_t succ_off, nsucc;
 	uint32_t next_in_stream;
-	double seconds;
 	uint32_t res, mult;
-	uint32_t uses_off, nuses; /* multi-resource task: its uses in g->uses */
+	uint32_t aux; /* index in g->c (a collective) or in g->m (multi), or GRAPH_NONE */
+	uint32_t pool;
+	double seconds;
+	double alloc, free;
+};
+
+/* What a multi-resource task adds: its uses in g->uses, bound, latency. */
+struct gmulti {
+	uint32_t uses_off, nuses;
 	double bound;
 	ts_time latency;
-	uint32_t coll; /* index in colls, or GRAPH_NONE */
-	uint32_t pool;
-	uint8_t alloc_cat, free_cat;
-	double alloc, free;
 };
 
 struct gcoll {
@@ -72,6 +79,8 @@ struct ts_graph {
 	size_t nranks, capranks;
 	struct fluid_use *uses; /* of multi-resource tasks */
 	size_t nuses, capuses;
+	struct gmulti *m; /* multi-resource tasks */
+	size_t nm, capm;
 	struct edge *e;
 	size_t ne, cape;
 	uint32_t *succ; /* CSR targets */
@@ -111,11 +120,27 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g->c, g->capc * sizeof *g->c);
 	ts_free(g->ranks, g->capranks * sizeof *g->ranks);
 	ts_free(g->uses, g->capuses * sizeof *g->uses);
+	ts_free(g->m, g->capm * sizeof *g->m);
 	ts_free(g->e, g->cape * sizeof *g->e);
 	ts_free(g->succ, g->capsucc * sizeof *g->succ);
 	ts_free(g->det, g->capdet * sizeof *g->det);
 	ts_free(g->has_det, g->caphas * sizeof *g->has_det);
 	ts_free(g, sizeof *g);
+}
+
+void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc)
+{
+	g->f = f;
+	g->cc = cc;
+	g->nt = g->ns = g->np = g->nc = g->nranks = g->nuses = g->nm = g->ne = 0;
+	g->ndone = 0;
+	g->fail = 0;
+	g->ran = false;
+	g->keep_detail = false;
+	if (g->caphas) /* graph_detail reads has_det up to its capacity */
+		memset(g->has_det, 0, g->caphas * sizeof *g->has_det);
+	g->has_obs = false;
+	memset(&g->obs, 0, sizeof g->obs);
 }
 
 double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
@@ -127,7 +152,7 @@ double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
 
 int graph_stream(struct ts_graph *g, const char *name, uint32_t *id)
 {
-	if (ts_grow((void **)&g->s, &g->caps, g->ns + 1, sizeof *g->s))
+	if (ts_grow_raw((void **)&g->s, &g->caps, g->ns + 1, sizeof *g->s))
 		return TS_ENOMEM;
 	g->s[g->ns] = (struct gstream){.name = name, .first = GRAPH_NONE, .last = GRAPH_NONE};
 	*id = (uint32_t)g->ns++;
@@ -153,7 +178,7 @@ const struct graph_rec *graph_rec(const struct ts_graph *g, uint32_t t)
 
 int graph_pool(struct ts_graph *g, const char *name, uint32_t *id)
 {
-	if (ts_grow((void **)&g->p, &g->capp, g->np + 1, sizeof *g->p))
+	if (ts_grow_raw((void **)&g->p, &g->capp, g->np + 1, sizeof *g->p))
 		return TS_ENOMEM;
 	memset(&g->p[g->np], 0, sizeof g->p[g->np]);
 	g->p[g->np].name = name;
@@ -220,9 +245,9 @@ const struct graph_detail *graph_detail(const struct ts_graph *g, uint32_t task)
 uint32_t graph_coll_ranks(const struct ts_graph *g, uint32_t task, const uint32_t **ranks)
 {
 	*ranks = NULL;
-	if (task >= g->nt || g->t[task].coll == GRAPH_NONE)
+	if (task >= g->nt || g->t[task].multi || g->t[task].aux == GRAPH_NONE)
 		return 0;
-	const struct gcoll *gc = &g->c[g->t[task].coll];
+	const struct gcoll *gc = &g->c[g->t[task].aux];
 	*ranks = g->ranks + gc->ranks_off;
 	return gc->spec.nranks;
 }
@@ -257,10 +282,11 @@ int graph_dep(struct ts_graph *g, uint32_t before, uint32_t after)
 {
 	if (before >= g->nt || after >= g->nt || before == after || g->ran)
 		return TS_EINVALID;
-	if (ts_grow((void **)&g->e, &g->cape, g->ne + 1, sizeof *g->e))
+	if (ts_grow_raw((void **)&g->e, &g->cape, g->ne + 1, sizeof *g->e))
 		return TS_ENOMEM;
 	g->e[g->ne++] = (struct edge){before, after};
 	g->t[after].left++;
+	g->t[before].nsucc++; /* counted here: finalize need not walk the tasks for it */
 	return 0;
 }
 
@@ -276,9 +302,10 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)))
 		return TS_EINVALID;
 	if (s->nuses &&
-	    ts_grow((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses))
+	    (ts_grow_raw((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses) ||
+	     ts_grow_raw((void **)&g->m, &g->capm, g->nm + 1, sizeof *g->m)))
 		return TS_ENOMEM;
-	if (ts_grow((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
+	if (ts_grow_raw((void **)&g->t, &g->capt, g->nt + 1, sizeof *g->t))
 		return TS_ENOMEM;
 	uint32_t tid = (uint32_t)g->nt;
 	struct gtask *t = &g->t[tid];
@@ -292,15 +319,17 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->seconds = s->seconds;
 	t->res = s->res;
 	t->mult = s->mult;
-	t->coll = GRAPH_NONE;
+	t->aux = GRAPH_NONE;
 	if (s->nuses) {
-		t->uses_off = (uint32_t)g->nuses;
-		t->nuses = s->nuses;
+		g->m[g->nm] = (struct gmulti){.uses_off = (uint32_t)g->nuses,
+					      .nuses = s->nuses,
+					      .bound = s->bound,
+					      .latency = s->latency};
 		memcpy(g->uses + g->nuses, s->uses, s->nuses * sizeof *g->uses);
 		g->nuses += s->nuses;
+		t->multi = 1;
+		t->aux = (uint32_t)g->nm++;
 		t->seconds = s->work;
-		t->bound = s->bound;
-		t->latency = s->latency;
 	}
 	t->pool = s->pool;
 	t->alloc_cat = (uint8_t)s->alloc_cat;
@@ -309,9 +338,9 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->free = s->free;
 	t->next_in_stream = GRAPH_NONE;
 	if (s->coll) {
-		if (ts_grow((void **)&g->c, &g->capc, g->nc + 1, sizeof *g->c) ||
-		    ts_grow((void **)&g->ranks, &g->capranks, g->nranks + s->coll->nranks,
-			    sizeof *g->ranks))
+		if (ts_grow_raw((void **)&g->c, &g->capc, g->nc + 1, sizeof *g->c) ||
+		    ts_grow_raw((void **)&g->ranks, &g->capranks, g->nranks + s->coll->nranks,
+				sizeof *g->ranks))
 			return TS_ENOMEM;
 		struct gcoll *gc = &g->c[g->nc];
 		gc->spec = *s->coll;
@@ -319,7 +348,7 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 		memcpy(g->ranks + g->nranks, s->coll->ranks, s->coll->nranks * sizeof *g->ranks);
 		g->nranks += s->coll->nranks;
 		t = &g->t[tid];
-		t->coll = (uint32_t)g->nc++;
+		t->aux = (uint32_t)g->nc++;
 	}
 	g->nt++;
 	if (s->stream != GRAPH_NONE) {
@@ -353,8 +382,8 @@ static void start_task(struct ts_graph *g, uint32_t id)
 	if (g->has_obs)
 		observe(g, id, false, t->alloc, now);
 	int rc;
-	if (t->coll != GRAPH_NONE) {
-		struct gcoll *gc = &g->c[t->coll];
+	if (!t->multi && t->aux != GRAPH_NONE) {
+		struct gcoll *gc = &g->c[t->aux];
 		struct coll_spec s = gc->spec;
 		s.ranks = g->ranks + gc->ranks_off;
 		s.done = task_done;
@@ -371,11 +400,12 @@ static void start_task(struct ts_graph *g, uint32_t id)
 					.ctx = g,
 					.arg = id,
 					.tag = id};
-		if (t->nuses) {
-			fs.uses = g->uses + t->uses_off;
-			fs.nuses = t->nuses;
-			fs.bound = t->bound;
-			fs.latency = t->latency;
+		if (t->multi) {
+			const struct gmulti *mu = &g->m[t->aux];
+			fs.uses = g->uses + mu->uses_off;
+			fs.nuses = mu->nuses;
+			fs.bound = mu->bound;
+			fs.latency = mu->latency;
 		} else if (t->res != GRAPH_NONE) {
 			fs.uses = &u;
 			fs.nuses = 1;
@@ -420,13 +450,9 @@ static void task_done(void *ctx, uint64_t arg)
 /* Build the successor lists (CSR, in the order edges were added). */
 static int finalize(struct ts_graph *g)
 {
-	if (ts_grow((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
+	if (ts_grow_raw((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
 		return TS_ENOMEM;
-	for (size_t i = 0; i < g->nt; i++)
-		g->t[i].nsucc = 0;
-	for (size_t i = 0; i < g->ne; i++)
-		g->t[g->e[i].from].nsucc++;
-	uint32_t off = 0;
+	uint32_t off = 0; /* each task's nsucc was counted by graph_dep */
 	for (size_t i = 0; i < g->nt; i++) {
 		g->t[i].succ_off = off;
 		off += g->t[i].nsucc;

@@ -73,13 +73,13 @@ struct graph_task_spec {
 /* What happened to a task. Times in ns. */
 struct graph_rec {
 	enum graph_kind kind;
-	const char *label;
 	uint32_t stream;
 	uint32_t tag;
-	ts_time ready; /* when its last dependency was done */
-	ts_time start, end;
 	uint32_t blocker; /* the dependency that was done last (a mark passes on its own
 			   * blocker), or GRAPH_NONE */
+	const char *label;
+	ts_time ready; /* when its last dependency was done */
+	ts_time start, end;
 };
 
 /* Time of one stream in a window, split by what it was doing or waiting
@@ -97,6 +97,13 @@ struct ts_graph;
  * borrowed; cc may be NULL if no collective is added). Returns 0/TS_ENOMEM. */
 int graph_create(struct ts_graph **out, struct ts_fluid *f, struct ts_coll *cc);
 void graph_destroy(struct ts_graph *g);
+
+/* Empty g (no task, stream, pool or collective; not run; no detail kept,
+ * no observer) and bind it to fluid model f and collective launcher cc
+ * (borrowed, as graph_create), keeping its storage: the next graph built on
+ * it writes into memory already faulted in instead of fresh pages. The
+ * result is the graph graph_create returns, with capacity. Never fails. */
+void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc);
 
 /* Add a stream (FIFO: its tasks start one at a time, in the order added).
  * `name` is static. */

@@ -116,11 +116,16 @@ struct sim {
 	struct pipe_built pbuilt; /* the schedule */
 };
 
-static void sim_destroy(struct sim *s)
+/* Free simulation s; its task graph's storage goes back to arena a (may
+ * be NULL) when a holds none. */
+static void sim_destroy(struct sim *s, struct run_arena *a)
 {
 	pipe_built_free(&s->pbuilt);
 	data_loader_destroy(s->ld);
-	graph_destroy(s->g);
+	if (a && !a->g && s->g)
+		a->g = s->g;
+	else
+		graph_destroy(s->g);
 	coll_destroy(s->cc);
 	net_destroy(s->net);
 	fluid_destroy(s->f);
@@ -165,8 +170,10 @@ static int sim_loader(const struct ts_plan *p, struct sim *s, struct ts_error *e
 }
 
 /* The engine, the network (links of nodes that hold different pipeline
- * stages in separate classes), the graph and the input pipeline. */
-static int sim_create(const struct ts_plan *p, struct sim *s, struct ts_error *err)
+ * stages in separate classes), the graph (on the storage of arena a's, when
+ * a holds one; a may be NULL) and the input pipeline. */
+static int sim_create(const struct ts_plan *p, struct sim *s, struct run_arena *a,
+		      struct ts_error *err)
 {
 	const struct ts_scenario *sc = p->sc;
 	const struct ts_parallel *par = &sc->parallel;
@@ -183,8 +190,15 @@ static int sim_create(const struct ts_plan *p, struct sim *s, struct ts_error *e
 	if (evq_create(&s->q, 4096) || fluid_create(&s->f, s->q) ||
 	    net_create_grouped(&s->net, sc->cluster, s->f, p->class_mode ? NET_CLASS : NET_FULL,
 			       s->node_stage) ||
-	    coll_create(&s->cc, s->net) || graph_create(&s->g, s->f, s->cc))
+	    coll_create(&s->cc, s->net))
 		goto nomem;
+	if (a && a->g) {
+		s->g = a->g;
+		a->g = NULL;
+		graph_reset(s->g, s->f, s->cc);
+	} else if (graph_create(&s->g, s->f, s->cc)) {
+		goto nomem;
+	}
 	return sim_loader(p, s, err);
 nomem:
 	return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -627,8 +641,8 @@ static void run_results(const struct ts_plan *p, double batch_share, struct ts_r
  * through ex->r1's and its own before anything is derived from them.
  * keep (may be NULL) receives this run's own measurement. */
 static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *ex,
-		  struct meas *keep, struct ts_result *out, struct ts_trace *trace,
-		  struct ts_error *err)
+		  struct meas *keep, struct run_arena *a, struct ts_result *out,
+		  struct ts_trace *trace, struct ts_error *err)
 {
 	memset(out, 0, sizeof *out);
 	/* the micro-batches the results speak for, against those simulated */
@@ -649,17 +663,17 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	if (trace) {
 		/* the busiest links are known once the run is over: a first,
 		 * untraced run of the same schedule finds them */
-		if (!(rc = sim_create(p, &s, err)) &&
+		if (!(rc = sim_create(p, &s, a, err)) &&
 		    !(rc = sim_schedule(p, accum, iters, &s, err)) &&
 		    !(rc = sim_play(&s, NULL, NULL, 0, err)))
 			nlinks = timeline_busiest_links(s.f, s.net, links, TIMELINE_MAX_LINKS);
-		sim_destroy(&s);
+		sim_destroy(&s, a);
 		memset(&s, 0, sizeof s);
 		if (rc)
 			return rc;
 	}
 	for (;;) {
-		if ((rc = sim_create(p, &s, err)) || (trace && (rc = graph_keep_detail(s.g))) ||
+		if ((rc = sim_create(p, &s, a, err)) || (trace && (rc = graph_keep_detail(s.g))) ||
 		    (rc = sim_schedule(p, accum, iters, &s, err)) ||
 		    (rc = sim_play(&s, trace, links, nlinks, err)))
 			goto out;
@@ -671,7 +685,7 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 		/* a traced run keeps the file's iterations: its trace is that run */
 		if (settled || trace || more <= iters || !fits)
 			break;
-		sim_destroy(&s);
+		sim_destroy(&s, a);
 		memset(&s, 0, sizeof s);
 		iters = more;
 	}
@@ -701,7 +715,7 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	}
 	ts_scenario_not_modelled(p->sc, out->not_modelled, sizeof out->not_modelled);
 out:
-	sim_destroy(&s);
+	sim_destroy(&s, a);
 	return rc;
 }
 
@@ -714,7 +728,8 @@ bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, ui
  * its own (run_plan), the whole-run figures summed, the per-iteration ones
  * those of the phase that takes longest, memory that of the phase with the
  * highest peak, fits only when every phase fits. */
-static int run_phases(const struct ts_plan *p, struct ts_result *out, struct ts_error *err)
+static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
+		      struct ts_error *err)
 {
 	struct ts_result *r = ts_calloc(1, sizeof *r);
 	if (!r)
@@ -729,7 +744,7 @@ static int run_phases(const struct ts_plan *p, struct ts_result *out, struct ts_
 	uint32_t n = p->n_phases < TS_RESULT_MAX_PHASES ? p->n_phases : TS_RESULT_MAX_PHASES;
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		const struct ts_scenario *sc = p->phases[i]->sc;
-		if ((rc = run_plan(p->phases[i], r, NULL, err)))
+		if ((rc = run_plan_in(p->phases[i], a, r, NULL, err)))
 			break;
 		struct ts_phase_result *x = &ph[i];
 		memset(x, 0, sizeof *x);
@@ -817,8 +832,23 @@ static int run_phases(const struct ts_plan *p, struct ts_result *out, struct ts_
 	return 0;
 }
 
+void run_arena_release(struct run_arena *a)
+{
+	graph_destroy(a->g);
+	a->g = NULL;
+}
+
 int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
 	     struct ts_error *err)
+{
+	struct run_arena a = {0};
+	int rc = run_plan_in(p, &a, out, trace, err);
+	run_arena_release(&a);
+	return rc;
+}
+
+int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
+		struct ts_trace *trace, struct ts_error *err)
 {
 	uint32_t m1, m2, m;
 	if (p->n_phases) {
@@ -827,7 +857,7 @@ int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *tr
 			return ts_error_set(err, TS_EUNSUPPORTED, p->sc->file, 0, "phases",
 					    "found a trace asked of a run in phases, expected a "
 					    "scenario of one phase (trace one phase with --set)");
-		int rc = run_phases(p, out, err);
+		int rc = run_phases(p, a, out, err);
 		if (rc)
 			memset(out, 0, sizeof *out);
 		return rc;
@@ -839,14 +869,14 @@ int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *tr
 		return rc0;
 	}
 	if (trace || !ts_run_extends(p->sc, &m1, &m2, &m))
-		return run_at(p, 0, NULL, NULL, out, trace, err);
+		return run_at(p, 0, NULL, NULL, a, out, trace, err);
 	struct extrap ex = {.m1 = m1, .m = m};
-	int rc = run_at(p, m1, NULL, &ex.r1, out, NULL, err);
+	int rc = run_at(p, m1, NULL, &ex.r1, a, out, NULL, err);
 	if (rc) {
 		memset(out, 0, sizeof *out);
 		return rc;
 	}
-	return run_at(p, m2, &ex, NULL, out, NULL, err);
+	return run_at(p, m2, &ex, NULL, a, out, NULL, err);
 }
 
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,

@@ -21,6 +21,27 @@
 int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *trace,
 	     struct ts_error *err);
 
+struct ts_graph;
+
+/* Storage one simulation leaves to the next: the task graph's arrays,
+ * reset (graph_reset) rather than freed, so that the runs of a sweep or a
+ * search, and the two short runs of an extension, write into memory
+ * already faulted in instead of having the kernel zero-fill fresh pages.
+ * Zero-initialise it, pass it to run_plan_in as often as wanted (the
+ * results are those of run_plan, bit for bit), free it with
+ * run_arena_release. Owned by its user; one thread at a time. */
+struct run_arena {
+	struct ts_graph *g; /* a graph's storage, or NULL */
+};
+
+/* run_plan on the storage of arena a (not NULL), which keeps it for the
+ * next call. Returns as run_plan. */
+int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
+		struct ts_trace *trace, struct ts_error *err);
+
+/* Free what arena a holds and empty it (a itself is the caller's). */
+void run_arena_release(struct run_arena *a);
+
 /* Plan scenario `sc` in an environment of its cluster's catalog (its root
  * directory for the storage catalog and datasets) and the efficiency
  * constants `calib`, then run_plan; the storage catalog is read once per

@@ -208,9 +208,10 @@ struct sweep_base {
 	enum ts_model_family family;
 };
 
-/* Plan and simulate scenario sc of a point. */
-static int point_run(const struct sweep_base *sb, const struct ts_scenario *sc, struct ts_result *r,
-		     struct ts_error *err)
+/* Plan and simulate scenario sc of a point, on the storage of arena a (the
+ * thread's, kept from point to point; NULL: its own). */
+static int point_run(const struct sweep_base *sb, const struct ts_scenario *sc, struct run_arena *a,
+		     struct ts_result *r, struct ts_error *err)
 {
 	struct ts_plan *p = NULL;
 	bool same = sb->have_input && !strcmp(sb->dataset, sc->data.dataset) &&
@@ -218,7 +219,7 @@ static int point_run(const struct sweep_base *sb, const struct ts_scenario *sc, 
 	int rc = same ? plan_build_with(sb->env, sc, &sb->input, &p, err)
 		      : plan_build(sb->env, sc, &p, err);
 	if (!rc)
-		rc = run_plan(p, r, NULL, err);
+		rc = a ? run_plan_in(p, a, r, NULL, err) : run_plan(p, r, NULL, err);
 	plan_destroy(p);
 	return rc;
 }
@@ -238,8 +239,8 @@ static void base_input(const struct sweep_spec *sp, size_t i, struct sweep_base 
 	ts_scenario_destroy(sc);
 }
 
-static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, size_t i, char *buf,
-		     size_t n, struct ts_result *res)
+static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, struct run_arena *ar,
+		     size_t i, char *buf, size_t n, struct ts_result *res)
 {
 	struct ts_scenario *sc = NULL;
 	struct ts_error err;
@@ -249,7 +250,7 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	json_t *tree = NULL;
 	int prc = sweep_point_load(sp, sb->env->cat, i, &sc, &err);
 	if (!prc)
-		prc = point_run(sb, sc, &r, &err);
+		prc = point_run(sb, sc, ar, &r, &err);
 	if (!prc && !(tree = report_scenario_tree(sc)))
 		prc = TS_ENOMEM;
 	ts_scenario_destroy(sc);
@@ -307,7 +308,7 @@ int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
 		return err.code == TS_ENOMEM ? TS_ENOMEM : TS_EIO;
 	}
 	struct sweep_base sb = {.env = &env};
-	int rc = point_row(sp, &sb, i, buf, n, res);
+	int rc = point_row(sp, &sb, NULL, i, buf, n, res);
 	env_release(&env);
 	return rc;
 }
@@ -367,6 +368,7 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 #endif
 	{
 		char *buf = ts_malloc(SWEEP_ROW_MAX);
+		struct run_arena arena = {0}; /* this thread's, from point to point */
 #ifdef _OPENMP
 #pragma omp for schedule(dynamic, 1)
 #endif
@@ -377,9 +379,10 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 #pragma omp atomic read
 #endif
 			halted = stop;
-			int rc = halted ? 0
-				 : buf	? point_row(sp, &sb, (size_t)i, buf, SWEEP_ROW_MAX, NULL)
-					: TS_ENOMEM;
+			int rc =
+			    halted ? 0
+			    : buf  ? point_row(sp, &sb, &arena, (size_t)i, buf, SWEEP_ROW_MAX, NULL)
+				   : TS_ENOMEM;
 			char *row = NULL;
 			if (!halted && !rc && !(row = ts_strdup(buf)))
 				rc = TS_ENOMEM;
@@ -415,6 +418,7 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 			}
 		}
 		ts_free(buf, SWEEP_ROW_MAX);
+		run_arena_release(&arena);
 	}
 	for (size_t k = 0; k < cnt; k++) /* rows after a stop */
 		if (held[k])

@@ -1,4 +1,4 @@
-/* Benchmark: wall time to load a cluster and simulate one all-reduce over
+/* Benchmark: CPU and wall time to load a cluster and simulate one all-reduce over
  * every GPU (ring and double binary tree on DGX A100 nodes) or one NVLS
  * all-reduce inside every DGX H100 node at once, on 1,024 and 16,384 GPUs, in
  * class mode and full mode.
@@ -6,11 +6,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "base/alloc.h"
 #include "base/err.h"
+#include "bench_clock.h"
 #include "engine/evq.h"
 #include "engine/fluid.h"
 #include "hw/catalog.h"
@@ -18,25 +17,18 @@
 #include "net/coll.h"
 #include "net/net.h"
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void done(void *ctx, uint64_t arg)
 {
 	(void)arg;
 	*(int *)ctx += 1;
 }
 
-/* One run; returns wall seconds (cluster load included), simulated time in
- * *sim_s, or a negative value on error. */
+/* One run; returns wall seconds (cluster load included), CPU seconds in
+ * *cpu_s, simulated time in *sim_s, or a negative value on error. */
 static double one(const struct hw_catalog *cat, uint32_t nodes, enum net_mode mode, int algo,
-		  double bytes, double *sim_s, uint64_t *solves)
+		  double bytes, double *cpu_s, double *sim_s, uint64_t *solves)
 {
-	double t0 = now_s();
+	double t0 = bench_wall_s(), c0 = bench_cpu_s();
 	struct hw_cluster_opts o = {.nodes = nodes};
 	struct hw_cluster *c;
 	struct ts_error err;
@@ -87,7 +79,8 @@ static double one(const struct hw_catalog *cat, uint32_t nodes, enum net_mode mo
 	evq_destroy(q);
 	ts_free(ranks, n * sizeof *ranks);
 	hw_cluster_destroy(c);
-	return fin == want ? now_s() - t0 : -1.0;
+	*cpu_s = bench_cpu_s() - c0;
+	return fin == want ? bench_wall_s() - t0 : -1.0;
 }
 
 int main(void)
@@ -101,34 +94,34 @@ int main(void)
 	}
 	printf("bench_coll: 1 GiB all-reduce, Simple: ring and tree over every GPU of N DGX "
 	       "A100 nodes, NVLS inside every DGX H100 node\n");
-	printf("%8s  %5s  %6s  %12s  %12s  %8s\n", "GPUs", "algo", "mode", "wall (ms)",
-	       "simulated (s)", "solves");
+	printf("%8s  %5s  %6s  %12s  %12s  %12s  %8s\n", "GPUs", "algo", "mode", "CPU (ms)",
+	       "wall (ms)", "simulated (s)", "solves");
 	const uint32_t nodes[] = {128, 2048};
 	const int algos[] = {COLL_ALGO_RING, COLL_ALGO_TREE, COLL_ALGO_NVLS};
 	for (int ai = 0; ai < 3; ai++)
 		for (int i = 0; i < 2; i++)
 			for (int m = 0; m < 2; m++) {
 				enum net_mode mode = m ? NET_FULL : NET_CLASS;
-				double best = 1e30, sim = 0.0;
+				double best = 1e30, cbest = 1e30, cpu = 0.0, sim = 0.0;
 				uint64_t solves = 0;
 				for (int rep = 0; rep < 3; rep++) {
 					double w = one(cat, nodes[i], mode, algos[ai], 1073741824.0,
-						       &sim, &solves);
+						       &cpu, &sim, &solves);
 					if (w < 0.0) {
 						fprintf(stderr, "bench_coll: run failed\n");
 						return 1;
 					}
 					if (w < best)
 						best = w;
+					if (cpu < cbest)
+						cbest = cpu;
 				}
-				printf("%8u  %5s  %6s  %12.3f  %12.6f  %8llu\n", nodes[i] * 8,
-				       coll_algo_name((enum coll_algo)algos[ai]),
-				       mode == NET_CLASS ? "class" : "full", best * 1e3, sim,
-				       (unsigned long long)solves);
+				printf("%8u  %5s  %6s  %12.3f  %12.3f  %12.6f  %8llu\n",
+				       nodes[i] * 8, coll_algo_name((enum coll_algo)algos[ai]),
+				       mode == NET_CLASS ? "class" : "full", cbest * 1e3,
+				       best * 1e3, sim, (unsigned long long)solves);
 			}
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	printf("peak RSS: %.1f MiB\n", (double)ru.ru_maxrss / 1024.0);
+	printf("peak RSS: %.1f MiB\n", bench_peak_rss_mib());
 	hw_catalog_destroy(cat);
 	return 0;
 }

@@ -6,28 +6,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "base/err.h"
+#include "bench_clock.h"
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "run/run.h"
 #include "work/compute.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double peak_rss_mib(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_maxrss / 1024.0;
-}
 
 static int load(const struct hw_catalog *cat, const char *text, struct ts_scenario **sc)
 {
@@ -61,23 +46,25 @@ int main(void)
 		return 1;
 	printf(
 	    "bench_run: GPT-3 6.7B, DP over 64 x DGX A100 (512 GPUs), class mode, 3 iterations\n");
-	printf("%-12s %12s %14s %14s\n", "granularity", "configs/s", "ms/config", "iteration (s)");
+	printf("%-12s %14s %14s %14s %14s\n", "granularity", "configs/CPU s", "CPU ms/config",
+	       "wall ms/config", "iteration (s)");
 	const enum ts_granularity gr[3] = {TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE};
 	for (int i = 0; i < 3; i++) {
 		sc->sim.granularity = gr[i];
 		struct ts_result r;
 		int n = 0;
-		double t0 = now_s(), t;
+		double t0 = bench_wall_s(), c0 = bench_cpu_s(), c;
 		do {
 			if (ts_run(sc, &calib, &r, NULL, &err)) {
 				fprintf(stderr, "bench_run: run failed\n");
 				return 1;
 			}
 			n++;
-			t = now_s() - t0;
-		} while (t < 1.0);
-		printf("%-12s %12.1f %14.3f %14.4f\n", ts_granularity_name(gr[i]), n / t,
-		       1e3 * t / n, r.iteration_time_s);
+			c = bench_cpu_s() - c0;
+		} while (c < 1.0);
+		double t = bench_wall_s() - t0;
+		printf("%-12s %14.1f %14.3f %14.3f %14.4f\n", ts_granularity_name(gr[i]), n / c,
+		       1e3 * c / n, 1e3 * t / n, r.iteration_time_s);
 	}
 	ts_scenario_destroy(sc);
 
@@ -92,15 +79,15 @@ int main(void)
 		sc->sim.mode = m ? TS_MODE_FULL : TS_MODE_CLASS;
 		sc->sim.granularity = TS_GRAN_LAYER;
 		struct ts_result r;
-		double t0 = now_s();
+		double t0 = bench_wall_s(), c0 = bench_cpu_s();
 		if (ts_run(sc, &calib, &r, NULL, &err)) {
 			fprintf(stderr, "bench_run: llama run failed\n");
 			return 1;
 		}
 		printf("Llama-2-70B DP on 512 GPUs, layer granularity, %s mode: %.3f s wall, "
-		       "iteration %.3f s, fits %s, peak RSS so far %.1f MiB\n",
-		       modes[m], now_s() - t0, r.iteration_time_s, r.fits ? "yes" : "no",
-		       peak_rss_mib());
+		       "%.3f s CPU, iteration %.3f s, fits %s, peak RSS so far %.1f MiB\n",
+		       modes[m], bench_wall_s() - t0, bench_cpu_s() - c0, r.iteration_time_s,
+		       r.fits ? "yes" : "no", bench_peak_rss_mib());
 		ts_scenario_destroy(sc);
 	}
 	hw_catalog_destroy(cat);

@@ -1,0 +1,147 @@
+/* Benchmark: CPU time per configuration of the jobs where search matters.
+ * GPT-3 175B on 1,024 A100 (128 DGX A100, TP8 PP16 DP8, global batch 1536,
+ * micro-batch 1), scenario parsed once and simulated many times, at layer
+ * granularity (the default) and at stage, each ts_run on its own and each
+ * run on a plan built once and storage kept from run to run (run_plan_in,
+ * as a sweep's thread runs its points); and a 100-point data-parallel
+ * sweep of GPT-3 1.3B on 8 to 128 A100 (each point loaded, simulated and
+ * written as a CSV row) on one thread. Wall and CPU time of each.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/err.h"
+#include "bench_clock.h"
+#include "hw/catalog.h"
+#include "io/scenario.h"
+#include "io/sweepcfg.h"
+#include "plan/env.h"
+#include "plan/plan.h"
+#include "run/run.h"
+#include "sweep/sweep.h"
+#include "work/compute.h"
+
+/* CPU seconds each figure is measured over, at least. */
+#define TARGET_CPU_S 2.0
+
+static const char gpt175b[] =
+    "model = \"gpt3-175b\"; cluster = \"dgx-a100-80gb\"; nodes = 128;\n"
+    "training = { framework = \"megatron\"; global_batch = 1536; micro_batch = 1;"
+    " seq_len = 2048; };\n"
+    "parallel = { tp = 8; pp = 16; };\n";
+
+/* 5 node counts x 4 micro-batches x 5 buckets = 100 points, pure data
+ * parallelism, default (layer) granularity. */
+static const char dp_sweep[] =
+    "base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+    "  training = { global_batch = 1024; seq_len = 2048; tokens = 3.0e11; }; };\n"
+    "axes = { nodes = [1, 2, 4, 8, 16];\n"
+    "  training = { micro_batch = [1, 2, 4, 8]; };\n"
+    "  \"parallel.bucket\" = [\"10 MiB\", \"25 MiB\", \"40 MiB\", \"100 MiB\", \"none\"]; "
+    "};\n";
+
+int main(void)
+{
+	const char *root = getenv("TS_DATA_DIR");
+	root = root && *root ? root : TS_SOURCE_DIR;
+	struct hw_catalog *cat;
+	struct work_calib calib;
+	struct ts_error err;
+	char buf[1400];
+	if (hw_catalog_load(root, &cat, &err) || work_calib_load(root, &calib, &err)) {
+		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
+		return 1;
+	}
+	struct ts_scenario *sc;
+	if (ts_scenario_load_string(cat, gpt175b, "bench_config", NULL, 0, &sc, &err)) {
+		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
+		return 1;
+	}
+	printf("bench_config: GPT-3 175B, 1,024 A100, TP8 PP16 DP8, batch 1536, micro-batch 1, "
+	       "class mode, in-process\n");
+	printf("%-12s %8s %14s %14s %14s %14s\n", "granularity", "runs", "CPU ms/config",
+	       "wall ms/config", "faults/config", "iteration (s)");
+	const enum ts_granularity gr[2] = {TS_GRAN_LAYER, TS_GRAN_STAGE};
+	for (int i = 0; i < 2; i++) {
+		sc->sim.granularity = gr[i];
+		struct ts_result r;
+		int n = 0;
+		double w0 = bench_wall_s(), c0 = bench_cpu_s(), c;
+		long f0 = bench_minflt();
+		do {
+			if (ts_run(sc, &calib, &r, NULL, &err)) {
+				fprintf(stderr, "bench_config: %s\n",
+					ts_error_format(&err, buf, sizeof buf));
+				return 1;
+			}
+			n++;
+			c = bench_cpu_s() - c0;
+		} while (c < TARGET_CPU_S);
+		double w = bench_wall_s() - w0;
+		printf("%-12s %8d %14.2f %14.2f %14.0f %14.4f\n", ts_granularity_name(gr[i]), n,
+		       1e3 * c / n, 1e3 * w / n, (double)(bench_minflt() - f0) / n,
+		       r.iteration_time_s);
+	}
+	/* the plan built once, the task graph's storage kept across runs */
+	struct ts_env env;
+	struct run_arena ar = {0};
+	if (env_wrap(cat, &calib, &env, &err)) {
+		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
+		return 1;
+	}
+	for (int i = 0; i < 2; i++) {
+		sc->sim.granularity = gr[i];
+		struct ts_plan *p = NULL;
+		struct ts_result r;
+		if (plan_build(&env, sc, &p, &err)) {
+			fprintf(stderr, "bench_config: %s\n",
+				ts_error_format(&err, buf, sizeof buf));
+			return 1;
+		}
+		int n = 0;
+		double w0 = bench_wall_s(), c0 = bench_cpu_s(), c;
+		long f0 = bench_minflt();
+		do {
+			if (run_plan_in(p, &ar, &r, NULL, &err)) {
+				fprintf(stderr, "bench_config: %s\n",
+					ts_error_format(&err, buf, sizeof buf));
+				return 1;
+			}
+			n++;
+			c = bench_cpu_s() - c0;
+		} while (c < TARGET_CPU_S);
+		double w = bench_wall_s() - w0;
+		printf("%-12s %8d %14.2f %14.2f %14.0f %14.4f  (plan once, run_plan_in)\n",
+		       ts_granularity_name(gr[i]), n, 1e3 * c / n, 1e3 * w / n,
+		       (double)(bench_minflt() - f0) / n, r.iteration_time_s);
+		plan_destroy(p);
+	}
+	run_arena_release(&ar);
+	env_release(&env);
+	ts_scenario_destroy(sc);
+
+	struct sweep_spec *sp;
+	if (sweepcfg_load_string(dp_sweep, "bench_config-sweep", &sp, &err)) {
+		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
+		return 1;
+	}
+	FILE *null = fopen("/dev/null", "w");
+	if (!null)
+		return 1;
+	double w0 = bench_wall_s(), c0 = bench_cpu_s();
+	long f0 = bench_minflt();
+	if (sweep_run(sp, cat, &calib, 0, 1, null, NULL, NULL, &err)) {
+		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
+		return 1;
+	}
+	double w = bench_wall_s() - w0, c = bench_cpu_s() - c0;
+	printf("%zu-point data-parallel sweep, GPT-3 1.3B on 8-128 A100, layer, 1 thread: "
+	       "%.3f s CPU (%.2f ms per point), %.3f s wall, %.0f page faults per point\n",
+	       sp->npoints, c, 1e3 * c / (double)sp->npoints, w,
+	       (double)(bench_minflt() - f0) / (double)sp->npoints);
+	fclose(null);
+	sweepcfg_destroy(sp);
+	hw_catalog_destroy(cat);
+	return 0;
+}
