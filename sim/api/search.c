@@ -33,7 +33,7 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 		return api_failf(TS_EUSAGE, NULL, "found %s, expected SCENARIO.cfg",
 				 path ? "an empty file name" : "no scenario file");
 	enum search_objective obj = objective == TS_OBJECTIVE_COST ? SEARCH_COST : SEARCH_TIME;
-	if (search_run_env(env, path, sets, nsets, obj, max_gpus, threads, &sr, &err))
+	if (search_run_env(env, path, sets, nsets, obj, max_gpus, threads, top, &sr, &err))
 		return api_fail(&err);
 	struct ts_table *t = NULL;
 	int rc = 0;
@@ -108,6 +108,11 @@ int ts_search_write(const ts_env *env, const char *path, const char *const *sets
 			" (%zu of them tight: within the memory model's error of capacity, "
 			"a risk, ranked after those that fit)",
 			sr.tight);
+	if (sr.bounded)
+		fprintf(out,
+			"; %zu bounded out (their least possible iteration, compute alone, "
+			"cannot enter the top %zu: not simulated)",
+			sr.bounded, top);
 	if (sr.aliases)
 		fprintf(out,
 			"; %zu the same plan as another (not simulated; listed in its row, as "
