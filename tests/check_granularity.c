@@ -70,11 +70,11 @@ START_TEST(test_stage_rule)
 						  1e-6 * r[0].iteration_time_s,
 					      "%s: exposed communication %.9g vs %.9g s",
 					      rows[i].id, r[0].exposed_comm_s, r[1].exposed_comm_s);
-				ck_assert_msg(fabs(r[1].memory_per_gpu_bytes /
-							   r[0].memory_per_gpu_bytes -
-						       1.0) <= 1e-9,
-					      "%s: memory %.6g vs %.6g bytes", rows[i].id,
-					      r[0].memory_per_gpu_bytes, r[1].memory_per_gpu_bytes);
+				ck_assert_msg(
+				    fabs(r[1].memory_per_gpu_bytes / r[0].memory_per_gpu_bytes -
+					 1.0) <= 1e-9,
+				    "%s: memory %.6g vs %.6g bytes", rows[i].id,
+				    r[0].memory_per_gpu_bytes, r[1].memory_per_gpu_bytes);
 				exact++;
 				exact_pp += sc->parallel.pp > 1;
 				exact_dp += sc->parallel.dp > 1;
