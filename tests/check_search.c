@@ -58,7 +58,8 @@ START_TEST(test_count)
 		 "seq_len = 2048; };\n");
 	struct search_result sr;
 	struct ts_error err;
-	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, &sr, &err), 0);
+	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, 0, &sr, &err),
+			 0);
 	unlink(path);
 	ck_assert_uint_eq(sr.n, 249);
 	ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, 249);
@@ -110,7 +111,8 @@ START_TEST(test_needs_sharding)
 	    "seq_len = 2048; };\n");
 	struct search_result sr;
 	struct ts_error err;
-	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, &sr, &err), 0);
+	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, 0, &sr, &err),
+			 0);
 	unlink(path);
 	ck_assert_uint_gt(sr.ranked, 0);
 	for (size_t i = 0; i < sr.ranked; i++) {
@@ -157,7 +159,7 @@ START_TEST(test_same_plan_once)
 		scenario(path, sizeof path, cases[k].text);
 		struct search_result sr;
 		struct ts_error err;
-		int rc = search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 1, 2, &sr, &err);
+		int rc = search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 1, 2, 0, &sr, &err);
 		unlink(path);
 		ck_assert_msg(rc == 0, "case %zu: %s", k, err.msg);
 		ck_assert_uint_eq(sr.n, cases[k].n);
@@ -192,6 +194,82 @@ START_TEST(test_same_plan_once)
 }
 END_TEST
 
+/* The bounded search is exact for its top N: GPT-3 1.3B on up to 8 GPUs of
+ * a DGX A100, global batch 16, by time to train and by cost (owned and
+ * cloud priced), searched exhaustively (top 0) and for the top 5 on one and
+ * two threads. The top 5 are the same candidates with the same scores, in
+ * the same order; every simulated candidate's lower bound is at most its
+ * simulated iteration; the bound skips candidates (else this tests
+ * nothing); the counts add up. */
+START_TEST(test_bounded_exact)
+{
+	static const char *const texts[] = {
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 2048; "
+	    "tokens = 1.0e10; };\ncost = { usd_per_gpu_hour = 1.84; };\n",
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 2048; };\n"};
+	enum { TOP = 5 };
+	for (size_t k = 0; k < 2; k++)
+		for (int o = 0; o < 2; o++) {
+			enum search_objective obj = o ? SEARCH_COST : SEARCH_TIME;
+			char path[64];
+			scenario(path, sizeof path, texts[k]);
+			struct search_result ex, b1, b2;
+			struct ts_error err;
+			ck_assert_int_eq(
+			    search_run(cat, &calib, path, NULL, 0, obj, 8, 2, 0, &ex, &err), 0);
+			ck_assert_int_eq(
+			    search_run(cat, &calib, path, NULL, 0, obj, 8, 1, TOP, &b1, &err), 0);
+			ck_assert_int_eq(
+			    search_run(cat, &calib, path, NULL, 0, obj, 8, 2, TOP, &b2, &err), 0);
+			unlink(path);
+			ck_assert_uint_eq(ex.bounded, 0);
+			ck_assert_uint_eq(ex.bound_broken, 0);
+			ck_assert_uint_ge(ex.ranked - ex.tight, TOP);
+			for (size_t i = 0; i < ex.n; i++) {
+				const struct search_cand *c = &ex.c[i];
+				if (c->pruned || c->alias || c->rc)
+					continue;
+				ck_assert_msg(c->lower_s > 0.0, "case %zu: no bound", k);
+				ck_assert_msg(c->lower_s <= c->res.iteration_time_s,
+					      "case %zu: tp %u pp %u dp %u mb %lld: bound %.9g s > "
+					      "simulated %.9g s",
+					      k, c->tp, c->pp, c->dp, (long long)c->micro_batch,
+					      c->lower_s, c->res.iteration_time_s);
+			}
+			const struct search_result *bs[2] = {&b1, &b2};
+			for (int t = 0; t < 2; t++) {
+				const struct search_result *b = bs[t];
+				ck_assert_uint_eq(b->bound_broken, 0);
+				ck_assert_msg(b->bounded > 0, "case %zu obj %d: nothing bounded", k,
+					      o);
+				ck_assert_uint_lt(b->simulated, ex.simulated);
+				ck_assert_uint_eq(b->n, ex.n);
+				ck_assert_uint_eq(b->pruned, ex.pruned);
+				ck_assert_uint_eq(b->aliases, ex.aliases);
+				ck_assert_uint_eq(b->simulated + b->bounded, ex.simulated);
+				for (size_t i = 0; i < TOP; i++) {
+					const struct search_cand *x = &ex.c[i], *y = &b->c[i];
+					ck_assert_msg(x->score == y->score,
+						      "case %zu obj %d threads %d rank %zu: %.9g "
+						      "vs %.9g",
+						      k, o, t + 1, i, x->score, y->score);
+					ck_assert(x->nodes == y->nodes && x->tp == y->tp &&
+						  x->pp == y->pp && x->cp == y->cp &&
+						  x->dp == y->dp && x->zero == y->zero &&
+						  x->schedule == y->schedule &&
+						  x->micro_batch == y->micro_batch &&
+						  x->recompute == y->recompute && !y->tight);
+				}
+			}
+			search_result_free(&ex);
+			search_result_free(&b1);
+			search_result_free(&b2);
+		}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("search");
@@ -200,6 +278,7 @@ int main(void)
 	tcase_add_test(tc, test_count);
 	tcase_add_test(tc, test_needs_sharding);
 	tcase_add_test(tc, test_same_plan_once);
+	tcase_add_test(tc, test_bounded_exact);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

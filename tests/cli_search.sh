@@ -25,7 +25,7 @@ text = open(sys.argv[3]).read()
 assert d["kind"] == "search" and d["objective"] == "time", d.keys()
 c = d["counts"]
 assert c["configurations"] == 249, c
-assert c["pruned"] + c["simulated"] + c["aliases"] == c["configurations"], c
+assert c["pruned"] + c["simulated"] + c["bounded"] + c["aliases"] == c["configurations"], c
 assert c["ranked"] + c["failed"] + c["did_not_fit"] == c["simulated"], c
 assert len(d["candidates"]) == len(rows) == 5
 for j, r in zip(d["candidates"], rows):

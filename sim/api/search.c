@@ -112,6 +112,11 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 			" (%zu of them tight: within the memory model's error of capacity, "
 			"a risk, ranked after those that fit)",
 			sr->tight);
+	if (sr->bounded)
+		fprintf(out,
+			"; %zu bounded out (their least possible iteration, compute alone, "
+			"cannot enter the top %zu: not simulated)",
+			sr->bounded, top);
 	if (sr->aliases)
 		fprintf(out,
 			"; %zu the same plan as another (not simulated; listed in its row, as "
@@ -269,6 +274,7 @@ static int write_json(const struct search_result *sr, const char *path, enum sea
 	ok = ok && jset(counts, "configurations", json_integer((json_int_t)sr->n)) &&
 	     jset(counts, "pruned", json_integer((json_int_t)sr->pruned)) &&
 	     jset(counts, "simulated", json_integer((json_int_t)sr->simulated)) &&
+	     jset(counts, "bounded", json_integer((json_int_t)sr->bounded)) &&
 	     jset(counts, "resumed", json_integer((json_int_t)sr->resumed)) &&
 	     jset(counts, "failed", json_integer((json_int_t)sr->failed)) &&
 	     jset(counts, "did_not_fit",
@@ -771,7 +777,8 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 		h.known = st_known;
 		h.done = st_done;
 	}
-	if (search_run_hooks(env, path, sets, nsets, obj, o->max_gpus, o->threads, &h, &sr, &err)) {
+	if (search_run_hooks(env, path, sets, nsets, obj, o->max_gpus, o->threads,
+			     o->top ? o->top : 10, &h, &sr, &err)) {
 		rc = api_fail(&err);
 		goto out;
 	}

@@ -49,6 +49,7 @@ static void usage(FILE *out)
  * line a minute in a log (none for a search shorter than a minute). */
 struct progress_state {
 	bool tty;
+	bool shown;    /* a live line is on the terminal */
 	double last_s; /* when the last line was written, s */
 };
 
@@ -57,13 +58,14 @@ static void progress(void *ud, size_t done, size_t total, double elapsed_s)
 	struct progress_state *ps = ud;
 	double left = done ? elapsed_s / (double)done * (double)(total - done) : 0.0;
 	if (ps->tty) {
-		if (done < total && elapsed_s - ps->last_s < 0.2)
+		if (ps->shown && done < total && elapsed_s - ps->last_s < 0.2)
 			return; /* five updates a second at most */
 		ps->last_s = elapsed_s;
+		ps->shown = true;
+		/* total counts every candidate that may need simulating: a
+		 * bounded search ends before it (the ETA is an upper bound) */
 		fprintf(stderr, "\rtrainsim search: %zu/%zu candidates, %.1f s, ETA %.0f s   ",
 			done, total, elapsed_s, left);
-		if (done == total)
-			fputc('\n', stderr);
 	} else if (elapsed_s - ps->last_s >= 60.0 && done < total) {
 		ps->last_s = elapsed_s;
 		fprintf(stderr, "trainsim search: %zu/%zu candidates after %.0f s, ETA %.0f s\n",
@@ -221,7 +223,10 @@ int cli_search(int argc, char **argv)
 			     .resume = resume,
 			     .progress = quiet ? NULL : progress,
 			     .user = &ps};
-	if (ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout)) {
+	int src = ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout);
+	if (ps.shown)
+		fputc('\n', stderr); /* end the live line */
+	if (src) {
 		rc = cli_fail("search");
 		goto close;
 	}

@@ -921,6 +921,14 @@ int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)
 			 p->nunits, with, lim, limit_from);
 }
 
+bool plan_stage_exact(const struct ts_plan *p)
+{
+	const struct ts_parallel *par = &p->sc->parallel;
+	bool dp_overlap = (uint64_t)par->dp * par->cp > 1 && p->overlap;
+	return par->tp <= 1 && par->cp <= 1 && par->ep <= 1 && par->zero < 3 &&
+	       par->offload == TS_OFFLOAD_NONE && !dp_overlap;
+}
+
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
 	       struct ts_error *err)
 {

@@ -153,6 +153,22 @@ double plan_units_per_step(const struct ts_plan *p, double batch_share);
  * when the global batch gives none or too many). */
 bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m);
 
+/* Whether stage granularity gives plan p the figures layer granularity
+ * gives (iteration time, its breakdown, memory; equal to a relative 1e-6,
+ * the rounding of the sums): nothing in the job happens per layer but the
+ * compute. That holds with tp = cp = ep = 1 (no collective inside a
+ * layer), ZeRO below 3 (no weight gather per layer), no offload, and no
+ * data-parallel reduction overlapping the backward (dp x cp = 1, or
+ * overlap_grad_reduce off): then every rank runs its stage's layers back
+ * to back either way. Otherwise stage runs a stage's per-layer traffic as
+ * one block after its compute and differs: measured on the validation
+ * sources (tests/check_granularity.c), +1 to +20 % with the gradient
+ * reduction overlapped or FSDP (whose weight gathers per stage also hold
+ * far more memory), -0.3 to -5 % with tensor parallelism (fewer, larger
+ * collectives). A sufficient condition: stage can match layer elsewhere
+ * too. */
+bool plan_stage_exact(const struct ts_plan *p);
+
 /* Estimate, in bytes, what simulating plan p allocates at its peak: the
  * task graph of the largest run simulated (the m2 run of an extension, or
  * every micro-batch with a trace or without extension) and its records,

@@ -128,6 +128,66 @@ static double estimate(const struct ts_scenario *sc, const struct work_fw_conven
 	return held + oh.total;
 }
 
+/* A lower bound of the iteration time of candidate x, with per-micro-batch
+ * costs c and m micro-batches per iteration; 0 when there is none (search.h,
+ * search_run, says why it is one). The simulation gives each of a GPU's
+ * compute units the durations of these same costs (sim/plan/plan.c,
+ * make_units), runs them one at a time on the GPU's compute stream, and
+ * only adds to them: communication that is not hidden, pipeline fill and
+ * drain, kernel launches, the optimizer step, the multi-token prediction
+ * blocks. A GPU of the busiest stage runs m micro-batches of at least 1/pp
+ * of the L layers (plus the embedding or the head, counted here at 1/pp
+ * too). Experts: the dense and the expert layers of a MoE model differ and
+ * expert parallelism changes the per-rank costs, so no bound. */
+static double lower_bound(const struct ts_model *md, const struct work_costs *c,
+			  const struct search_cand *x, int64_t m)
+{
+	if (!c || md->family == TS_FAMILY_LAYERS || md->num_experts > 0)
+		return 0.0;
+	int r = (int)x->recompute;
+	double layer =
+	    c->layer_fwd_s + c->layer_dgrad_s + c->layer_wgrad_s + c->layer_recompute_s[r];
+	double all = (double)md->layers * layer + c->embed_fwd_s + c->embed_bwd_s + c->head_fwd_s +
+		     c->head_dgrad_s + c->head_wgrad_s;
+	double lb = (double)m * all / (double)x->pp;
+	return isfinite(lb) && lb > 0.0 ? lb : 0.0;
+}
+
+/* The least score (objective) of a candidate on layout s whose iteration
+ * takes at least T seconds, for a run of `steps` optimizer steps (0: no run
+ * length): time to train is steps x T plus checkpoints and failures
+ * (sim/run/cost.c); cost is the hourly rate x hours plus energy, or T x GPUs
+ * without a price. 0 when no bound is known (an owned cluster priced by its
+ * energy alone). */
+static double score_floor(enum search_objective obj, const struct ts_scenario *s, double steps,
+			  double T)
+{
+	if (obj == SEARCH_TIME)
+		return steps > 0.0 ? steps * T : T;
+	if (!(steps > 0.0))
+		return T * (double)s->gpus;
+	const struct ts_cost *c = &s->cost;
+	double nodes = (double)s->nodes, rate;
+	if (c->owned)
+		rate = (nodes * (c->server_usd + c->network_usd) + c->storage_usd) /
+			   (c->years * 8766.0) +
+		       c->upkeep_usd_per_year / 8766.0;
+	else
+		rate = (double)s->gpus * c->usd_per_gpu_hour + nodes * c->usd_per_node_hour;
+	double f = rate * steps * T / 3600.0;
+	return isfinite(f) && f > 0.0 ? f : 0.0;
+}
+
+/* The score of a simulated result r: lower is better, INFINITY when r has
+ * none. */
+static double score_of(enum search_objective obj, const struct ts_result *r)
+{
+	double v = obj == SEARCH_COST
+		       ? (r->cost_usd > 0.0 ? r->cost_usd : r->iteration_time_s * r->gpus)
+		       : (r->time_to_train_s > 0.0 ? r->time_to_train_s : r->iteration_time_s);
+	return isfinite(v) ? v : (double)INFINITY;
+}
+
 /* Recompute modes a and b save, rerun and recount the same per layer. */
 static bool same_rc(const struct work_costs *c, int a, int b)
 {
@@ -257,6 +317,7 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					c->est_bytes =
 					    layers_only ? 0.0 : estimate(s, x->conv, wc, c, m);
 					c->pruned = !(c->est_bytes <= c->capacity_bytes);
+					c->lower_s = lower_bound(md, wc, c, m);
 					/* the lightest mode that resolves to the same plan:
 					 * the candidates of r' < r are the r - r' before
 					 * (layer lists: none and full only, which differ) */
@@ -307,29 +368,155 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	return rc;
 }
 
+/* Order of the simulation: by key (the score floor per unit of steps), ties
+ * by enumeration order. */
+struct order {
+	double key;
+	size_t i;   /* the candidate */
+	uint32_t l; /* its layout */
+};
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Simulate the candidates of out that are neither pruned nor aliases, in
+ * increasing order of their score floor, on `threads` threads (0: the
+ * default), a round of one per thread at a time; with top > 0 stop once
+ * top of them fit clearly and every floor left exceeds the top-th score,
+ * and mark the rest bounded (search_run_env). Hooks h (may be NULL) give
+ * known results and follow each one finished (search_run_hooks; t0: the
+ * start, for the progress). Each candidate's rc holds its layout's index
+ * until it is simulated. Returns 0 or TS_ENOMEM. */
+static int simulate(const struct ts_env *env, struct ts_scenario *const *lay,
+		    const struct data_input *in, enum search_objective obj, size_t top, int threads,
+		    const struct search_hooks *h, double t0, struct search_result *out)
+{
+	struct search_cand *cs = out->c;
+	size_t n = 0, cap = out->n ? out->n : 1;
+	struct order *ord = ts_calloc(cap, sizeof *ord);
+	double *best = ts_calloc(top ? top : 1, sizeof *best); /* tier-0 scores, ascending */
+	if (!ord || !best) {
+		ts_free(ord, cap * sizeof *ord);
+		ts_free(best, (top ? top : 1) * sizeof *best);
+		return TS_ENOMEM;
+	}
+	for (size_t i = 0; i < out->n; i++)
+		if (!cs[i].pruned && !cs[i].alias)
+			ord[n++] =
+			    (struct order){score_floor(obj, lay[cs[i].rc], 1.0, cs[i].lower_s), i,
+					   (uint32_t)cs[i].rc};
+	qsort(ord, n, sizeof *ord, cmp_order);
+#ifdef _OPENMP
+	int nt = threads > 0 ? threads : omp_get_max_threads();
+#else
+	int nt = 1;
+	(void)threads;
+#endif
+	size_t nb = 0, done = 0, ndone = 0; /* ndone: candidates finished, for h */
+	double steps = -1.0;		    /* the run's steps, from the first result */
+	bool sound = true;		    /* every score so far at least its floor */
+	while (done < n) {
+		if (top && sound && nb == top && steps >= 0.0) {
+			double lo = INFINITY;
+			for (size_t k = done; k < n; k++) {
+				const struct search_cand *c = &cs[ord[k].i];
+				lo = fmin(lo, score_floor(obj, lay[ord[k].l], steps, c->lower_s));
+			}
+			if (lo > best[top - 1])
+				break;
+		}
+		size_t end = done + (size_t)nt < n ? done + (size_t)nt : n;
+		long a = (long)done, b = (long)end;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#endif
+		for (long k = a; k < b; k++) {
+			struct search_cand *c = &cs[ord[k].i];
+			bool known = false;
+			if (h && h->known) {
+#pragma omp critical(search_hooks)
+				known = h->known(h->user, c, &c->res, &c->rc);
+			}
+			if (!known)
+				c->rc =
+				    search_candidate_run(env, lay[ord[k].l], in, c, &c->res, NULL);
+			if (h) {
+#pragma omp critical(search_hooks)
+				{
+					ndone++;
+					if (known)
+						out->resumed++;
+					else if (h->done)
+						h->done(h->user, c, c->rc, &c->res);
+					if (h->progress)
+						h->progress(h->user, ndone, n, now_s() - t0);
+				}
+			}
+		}
+		for (size_t k = done; k < end; k++) {
+			const struct search_cand *c = &cs[ord[k].i];
+			if (c->rc)
+				continue;
+			const struct ts_result *r = &c->res;
+			if (steps < 0.0)
+				steps = r->steps;
+			double v = score_of(obj, r);
+			if (isfinite(v) &&
+			    v < score_floor(obj, lay[ord[k].l], r->steps, c->lower_s) *
+				    (1.0 - 1e-12)) {
+				sound = false;
+				out->bound_broken++;
+			}
+			if (!top || !r->fits || !isfinite(v) || !strcmp(r->memory_verdict, "tight"))
+				continue;
+			if (nb < top)
+				nb++;
+			else if (!(v < best[top - 1]))
+				continue;
+			size_t j = nb - 1;
+			for (; j > 0 && best[j - 1] > v; j--)
+				best[j] = best[j - 1];
+			best[j] = v;
+		}
+		done = end;
+	}
+	for (size_t k = done; k < n; k++)
+		cs[ord[k].i].bounded = true;
+	ts_free(ord, cap * sizeof *ord);
+	ts_free(best, (top ? top : 1) * sizeof *best);
+	return 0;
+}
+
 int search_run(const struct hw_catalog *cat, const struct work_calib *calib, const char *path,
 	       const char *const *sets, size_t nsets, enum search_objective obj, uint32_t max_gpus,
-	       int threads, struct search_result *out, struct ts_error *err)
+	       int threads, size_t top, struct search_result *out, struct ts_error *err)
 {
 	struct ts_env env;
 	memset(out, 0, sizeof *out);
 	int rc = env_wrap(cat, calib, &env, err);
 	if (!rc)
-		rc = search_run_env(&env, path, sets, nsets, obj, max_gpus, threads, out, err);
+		rc = search_run_env(&env, path, sets, nsets, obj, max_gpus, threads, top, out, err);
 	env_release(&env);
 	return rc;
 }
 
 int search_run_env(const struct ts_env *env, const char *path, const char *const *sets,
 		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
-		   struct search_result *out, struct ts_error *err)
+		   size_t top, struct search_result *out, struct ts_error *err)
 {
-	return search_run_hooks(env, path, sets, nsets, obj, max_gpus, threads, NULL, out, err);
+	return search_run_hooks(env, path, sets, nsets, obj, max_gpus, threads, top, NULL, out,
+				err);
 }
 
 int search_run_hooks(const struct ts_env *env, const char *path, const char *const *sets,
 		     size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
-		     const struct search_hooks *h, struct search_result *out, struct ts_error *err)
+		     size_t top, const struct search_hooks *h, struct search_result *out,
+		     struct ts_error *err)
 {
 	memset(out, 0, sizeof *out);
 	const struct hw_catalog *cat = env->cat;
@@ -464,43 +651,10 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 			ti++;
 		}
 	}
-	/* simulate */
+	/* simulate, in increasing order of the lower bounds */
 	double t0 = now_s();
-	long n = (long)out->n;
-	struct search_cand *cs = out->c;
-	size_t todo = 0, ndone = 0;
-	for (long i = 0; i < n; i++)
-		todo += !cs[i].pruned && !cs[i].alias;
-#ifdef _OPENMP
-	int nt = threads > 0 ? threads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-#else
-	(void)threads;
-#endif
-	for (long i = 0; i < n; i++) {
-		struct search_cand *c = &cs[i];
-		if (c->pruned || c->alias)
-			continue;
-		bool known = false;
-		if (h && h->known) {
-#pragma omp critical(search_hooks)
-			known = h->known(h->user, c, &c->res, &c->rc);
-		}
-		if (!known)
-			c->rc = search_candidate_run(env, lay[c->rc], &input, c, &c->res, NULL);
-		if (h) {
-#pragma omp critical(search_hooks)
-			{
-				ndone++;
-				if (known)
-					out->resumed++;
-				else if (h->done)
-					h->done(h->user, c, c->rc, &c->res);
-				if (h->progress)
-					h->progress(h->user, ndone, todo, now_s() - t0);
-			}
-		}
-	}
+	if (simulate(env, lay, &input, obj, top, threads, h, t0, out))
+		goto nomem;
 	out->seconds = now_s() - t0;
 	for (size_t i = 0; i < out->n; i++) {
 		struct search_cand *c = &out->c[i];
@@ -511,7 +665,13 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 		if (c->alias) { /* listed in its equal's row, not ranked itself */
 			c->rc = out->c[c->same_as].rc;
 			c->res = out->c[c->same_as].res;
+			c->bounded = out->c[c->same_as].bounded;
 			out->aliases++;
+			continue;
+		}
+		if (c->bounded) {
+			c->rc = 0;
+			out->bounded++;
 			continue;
 		}
 		out->simulated++;
@@ -522,10 +682,7 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 		const struct ts_result *r = &c->res;
 		if (!r->fits)
 			continue;
-		double v =
-		    obj == SEARCH_COST
-			? (r->cost_usd > 0.0 ? r->cost_usd : r->iteration_time_s * r->gpus)
-			: (r->time_to_train_s > 0.0 ? r->time_to_train_s : r->iteration_time_s);
+		double v = score_of(obj, r);
 		if (isfinite(v)) {
 			c->score = v;
 			c->tight = !strcmp(r->memory_verdict, "tight");

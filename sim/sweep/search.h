@@ -42,6 +42,10 @@ struct search_cand {
 	bool tight;		       /* ranked, but its memory is within the memory
 					* model's error of capacity: ranked after every
 					* candidate that fits clearly */
+	double lower_s;		       /* proven lower bound of its iteration time, s
+					* (search_run's comment says why); 0: none */
+	bool bounded;		       /* not simulated: its lower bound shows it cannot
+					* enter the top N (search_run_env's top) */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
@@ -74,6 +78,11 @@ struct search_result {
 	size_t simulated;	/* simulated */
 	size_t aliases;		/* not simulated nor ranked: the plan of another candidate,
 				 * whose recompute_equiv lists them */
+	size_t bounded;		/* not simulated: bounded out of the top N by their lower
+				 * bound (0 in an exhaustive search) */
+	size_t bound_broken;	/* simulated candidates whose score fell below the floor
+				 * of their lower bound (0 unless the bound is wrong;
+				 * the search then simulates every candidate) */
 	size_t failed;		/* simulated with an error (not ranked) */
 	size_t ranked;		/* simulated, fits and has a score */
 	size_t tight;		/* of the ranked, those whose memory is tight */
@@ -149,25 +158,49 @@ struct search_hooks {
  * recomputes nothing) is an alias of the lighter one's candidate, which
  * lists it in recompute_equiv. Ranked by time to train (iteration time
  * without a run length) or cost (GPU-seconds per iteration without a
- * price); ties keep enumeration order. Returns 0, or the errors of
- * ts_scenario_load for the base scenario, TS_ENOMEM. */
+ * price); ties keep enumeration order.
+ *
+ * With top > 0 the search is exact for the first `top` ranks and simulates
+ * fewer: each candidate has a lower bound of its iteration time (lower_s),
+ * m micro-batches of its stage's compute with no communication, bubble,
+ * launch or optimizer time: m (L (fwd + dgrad + wgrad + recompute) of a
+ * layer + embedding + head) / pp seconds, from the same per-op costs the
+ * simulation runs (work_costs_compute). The simulation runs a GPU's kernels
+ * one after the other on its compute stream at those durations and adds
+ * communication, waits and launches, and the busiest of the pp stages holds
+ * at least 1/pp of the layers, so its iteration takes at least that;
+ * time to train is at least steps x iteration (checkpoints and failures
+ * add), cost at least the hourly rate x steps x iteration. Candidates are
+ * simulated in increasing order of that bound, and the search stops once
+ * `top` candidates fit clearly (tier 0) and the next bound exceeds the
+ * top-th score: no candidate left can rank before it. The rest are marked
+ * bounded (not simulated, not ranked). Models with experts (whose dense
+ * and expert layers differ) and layer lists get no bound (0): every
+ * candidate is simulated. Should a simulated score fall below its bound
+ * (a bound that does not hold), the rest are simulated as with top = 0.
+ * top = 0: every candidate that fits the estimate is simulated.
+ * Returns 0, or the errors of ts_scenario_load for the base scenario,
+ * TS_ENOMEM. */
 int search_run(const struct hw_catalog *cat, const struct work_calib *calib, const char *path,
 	       const char *const *sets, size_t nsets, enum search_objective obj, uint32_t max_gpus,
-	       int threads, struct search_result *out, struct ts_error *err);
+	       int threads, size_t top, struct search_result *out, struct ts_error *err);
 
 /* search_run in environment env (borrowed): its catalog, constants and
  * storage catalog; the dataset is read once, and no candidate opens a
  * file. Same errors, and those of plan_input for the base scenario. */
 int search_run_env(const struct ts_env *env, const char *path, const char *const *sets,
 		   size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
-		   struct search_result *out, struct ts_error *err);
+		   size_t top, struct search_result *out, struct ts_error *err);
 
 /* search_run_env with hooks h (NULL: none): the results h->known gives are
  * taken and counted in out->resumed, the others simulated and passed to
- * h->done; h->progress follows the count. Same errors. */
+ * h->done; h->progress follows the count against the candidates that may
+ * need simulating (with top > 0 the search can stop before it reaches
+ * them all: the rest are bounded out). Same errors. */
 int search_run_hooks(const struct ts_env *env, const char *path, const char *const *sets,
 		     size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
-		     const struct search_hooks *h, struct search_result *out, struct ts_error *err);
+		     size_t top, const struct search_hooks *h, struct search_result *out,
+		     struct ts_error *err);
 
 /* Simulate candidate c on layout scenario `layout` (its nodes and GPUs per
  * node; c's degrees, micro-batch, ZeRO stage, schedule and recompute mode

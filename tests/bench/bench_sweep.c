@@ -2,7 +2,8 @@
  * the base scenario with its --set values, simulated, and written as a CSV
  * row) at stage granularity, on one and two threads, and of searches: GPT-3
  * 1.3B up to 128 GPUs, and GPT-3 175B up to 1,024 A100s (128 DGX A100
- * nodes), the issue's figure (aim: 700 simulated per second per core).
+ * nodes; TS_BENCH_SEARCH_GPUS sets another count), exhaustive and bounded
+ * for the top 10, in wall and CPU time.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -95,31 +96,63 @@ int main(void)
 	      bf);
 	if (fclose(bf))
 		return 1;
+	/* TS_BENCH_SEARCH_GPUS: the 175B search's largest GPU count (1,024
+	 * unless set: the exhaustive search takes minutes there) */
+	const char *mg = getenv("TS_BENCH_SEARCH_GPUS");
+	uint32_t big_gpus = mg && atoi(mg) > 0 ? (uint32_t)atoi(mg) : 1024u;
+	char big_what[64];
+	snprintf(big_what, sizeof big_what, "GPT-3 175B up to %u A100s", big_gpus);
 	const struct {
 		const char *what, *path;
 		uint32_t max_gpus;
-	} searches[] = {{"GPT-3 1.3B up to 128 GPUs", path, 128},
-			{"GPT-3 175B up to 1,024 A100s", big, 1024}};
-	for (size_t k = 0; k < 2; k++)
-		for (int threads = 1; threads <= 2; threads++) {
+	} searches[] = {{"GPT-3 1.3B up to 128 GPUs", path, 128}, {big_what, big, big_gpus}};
+	/* each search exhaustive (every candidate that fits the estimate) on
+	 * one thread, then bounded for the top 10 on one and two threads; the
+	 * bounded top 10 is compared with the exhaustive one */
+	const struct {
+		size_t top;
+		int threads;
+	} runs[] = {{0, 1}, {10, 1}, {10, 2}};
+	for (size_t k = 0; k < 2; k++) {
+		struct search_result ex = {0};
+		for (size_t q = 0; q < 3; q++) {
 			struct search_result sr;
+			int threads = runs[q].threads;
 			double t0 = now_s(), c0 = cpu_s();
 			if (search_run(cat, &calib, searches[k].path, NULL, 0, SEARCH_TIME,
-				       searches[k].max_gpus, threads, &sr, &err)) {
+				       searches[k].max_gpus, threads, runs[q].top, &sr, &err)) {
 				fprintf(stderr, "bench_sweep: %s\n", err.msg);
 				return 1;
 			}
 			double t = now_s() - t0, c = cpu_s() - c0;
-			printf("  search of %s, %d thread%s: %zu configurations, %zu pruned, %zu "
-			       "copied, %zu simulated in %.3f s (%.1f simulated/s, %.1f per core), "
-			       "%.3f s in all, %.3f ms CPU per simulated candidate\n",
-			       searches[k].what, threads, threads == 1 ? "" : "s", sr.n, sr.pruned,
-			       sr.aliases, sr.simulated, sr.seconds,
-			       (double)sr.simulated / sr.seconds,
-			       (double)sr.simulated / sr.seconds / threads, t,
+			size_t same = 0, want = ex.ranked < 10 ? ex.ranked : 10;
+			for (size_t i = 0; q > 0 && i < want && i < sr.ranked; i++)
+				same += sr.c[i].score == ex.c[i].score &&
+					sr.c[i].tp == ex.c[i].tp && sr.c[i].pp == ex.c[i].pp &&
+					sr.c[i].dp == ex.c[i].dp && sr.c[i].cp == ex.c[i].cp &&
+					sr.c[i].micro_batch == ex.c[i].micro_batch &&
+					sr.c[i].zero == ex.c[i].zero &&
+					sr.c[i].schedule == ex.c[i].schedule &&
+					sr.c[i].recompute == ex.c[i].recompute;
+			printf("  search of %s, %s, %d thread%s: %zu configurations, %zu pruned, "
+			       "%zu copied, %zu bounded out, %zu simulated in %.3f s wall, %.3f s "
+			       "CPU in all (%.1f simulated per CPU second, %.3f ms CPU per "
+			       "simulated candidate)",
+			       searches[k].what, runs[q].top ? "bounded top 10" : "exhaustive",
+			       threads, threads == 1 ? "" : "s", sr.n, sr.pruned, sr.aliases,
+			       sr.bounded, sr.simulated, t, c, (double)sr.simulated / c,
 			       sr.simulated ? 1e3 * c / (double)sr.simulated : 0.0);
-			search_result_free(&sr);
+			if (q > 0)
+				printf("; top %zu the same as exhaustive: %zu of %zu", want, same,
+				       want);
+			printf("\n");
+			if (q == 0)
+				ex = sr;
+			else
+				search_result_free(&sr);
 		}
+		search_result_free(&ex);
+	}
 	unlink(big);
 	fclose(null);
 	sweepcfg_destroy(sp);

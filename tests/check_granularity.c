@@ -1,0 +1,106 @@
+/* The granularity rule (sim/plan/plan.h, plan_stage_exact) on the
+ * validation sources: where it says stage gives layer's figures, the
+ * iteration time, its exposed communication and the memory per GPU are
+ * equal at both; it says so on rows of every kind it covers (data
+ * parallelism without overlap, pipelines with tp = 1), and where it says
+ * not, stage differs from layer on some rows (the rule is not vacuous:
+ * overlapped gradient reduction, FSDP and tensor parallelism).
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/err.h"
+#include "hw/catalog.h"
+#include "io/scenario.h"
+#include "plan/env.h"
+#include "plan/plan.h"
+#include "run/run.h"
+#include "run/validate.h"
+#include "testutil.h"
+#include "work/compute.h"
+
+static struct hw_catalog *cat;
+static struct work_calib calib;
+
+/* Rows of both validation files, every `every`-th (the pipelined MEG24
+ * rows, seconds each at layer granularity, are left out). */
+START_TEST(test_stage_rule)
+{
+	struct ts_env env;
+	struct ts_error err;
+	ck_assert_int_eq(env_wrap(cat, &calib, &env, &err), 0);
+	size_t exact = 0, exact_pp = 0, exact_dp = 0, inexact = 0, differ = 0;
+	for (int multi = 0; multi < 2; multi++) {
+		struct val_row *rows;
+		size_t n;
+		int rc = multi ? val_load_multi(tu_root(), &rows, &n, &err)
+			       : val_load(tu_root(), &rows, &n, &err);
+		ck_assert_msg(rc == 0, "%s", err.msg);
+		for (size_t i = 0; i < n; i += multi ? 2 : 3) {
+			struct ts_scenario *sc;
+			ck_assert_msg(ts_scenario_load_string(cat, rows[i].scenario, rows[i].id,
+							      NULL, 0, &sc, &err) == 0,
+				      "%s: %s", rows[i].id, err.msg);
+			if (plan_check_modelled(sc, NULL) == TS_EUNSUPPORTED ||
+			    (rows[i].src == VAL_MEG24 && sc->parallel.pp > 1)) {
+				ts_scenario_destroy(sc);
+				continue;
+			}
+			struct ts_plan *p;
+			ck_assert_msg(plan_build(&env, sc, &p, &err) == 0, "%s: %s", rows[i].id,
+				      err.msg);
+			bool rule = plan_stage_exact(p);
+			plan_destroy(p);
+			struct ts_result r[2];
+			const enum ts_granularity g[2] = {TS_GRAN_LAYER, TS_GRAN_STAGE};
+			for (int k = 0; k < 2; k++) {
+				sc->sim.granularity = g[k];
+				ck_assert_msg(ts_run(sc, &calib, &r[k], NULL, &err) == 0, "%s: %s",
+					      rows[i].id, err.msg);
+			}
+			double dt = fabs(r[1].iteration_time_s / r[0].iteration_time_s - 1.0);
+			if (rule) {
+				ck_assert_msg(dt <= 1e-6, "%s: layer %.9g s, stage %.9g s",
+					      rows[i].id, r[0].iteration_time_s,
+					      r[1].iteration_time_s);
+				ck_assert_msg(fabs(r[1].exposed_comm_s - r[0].exposed_comm_s) <=
+						  1e-6 * r[0].iteration_time_s,
+					      "%s: exposed communication %.9g vs %.9g s",
+					      rows[i].id, r[0].exposed_comm_s, r[1].exposed_comm_s);
+				ck_assert_msg(
+				    fabs(r[1].memory_per_gpu_bytes / r[0].memory_per_gpu_bytes -
+					 1.0) <= 1e-9,
+				    "%s: memory %.6g vs %.6g bytes", rows[i].id,
+				    r[0].memory_per_gpu_bytes, r[1].memory_per_gpu_bytes);
+				exact++;
+				exact_pp += sc->parallel.pp > 1;
+				exact_dp += sc->parallel.dp > 1;
+			} else {
+				inexact++;
+				differ += dt > 1e-3;
+			}
+			ts_scenario_destroy(sc);
+		}
+		val_rows_free(rows, n);
+	}
+	env_release(&env);
+	ck_assert_uint_gt(exact_pp, 0);
+	ck_assert_uint_gt(exact_dp, 0);
+	ck_assert_uint_gt(exact, 50);
+	ck_assert_uint_gt(inexact, 0);
+	ck_assert_uint_gt(differ, 10);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("granularity");
+	TCase *tc = tu_tcase("core");
+	tu_hw_fixture(tc, &cat, &calib);
+	tcase_add_test(tc, test_stage_rule);
+	suite_add_tcase(s, tc);
+	return tu_run(s);
+}
