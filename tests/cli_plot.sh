@@ -96,6 +96,11 @@ bad 2 '--series: '"$TMP"'/r.csv: found no column "pp"' scaling "$TMP/r.csv" --se
 bad 1 '--log-x: found it with plot breakdown, expected it with plot scaling only' \
 	breakdown "$TMP/r.csv" --log-x -o "$TMP/bad.png"
 bad 1 'expected a name ending in .png, .svg or .pdf' scaling "$TMP/r.csv" -o "$TMP/bad.jpg"
+# a title is one line: a newline would end gnuplot's string and start a command
+bad 1 '--title: found a control character (0x0a) at byte 2, expected one line of text' \
+	scaling "$TMP/r.csv" --title "$(printf 'x\nsystem "touch %s/pwn"' "$TMP")" -o "$TMP/bad.png"
+checks=$((checks + 1))
+[ -e "$TMP/pwn" ] && fail "a newline in --title ran a gnuplot command"
 printf 'a,b\n1,2\n' >"$TMP/odd.csv"
 bad 2 'found neither a "metric" column' compare "$TMP/odd.csv" -o "$TMP/bad.png"
 finish

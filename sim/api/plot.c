@@ -80,9 +80,25 @@ static void gp_str(FILE *f, const char *s)
 	for (; *s; s++) {
 		if (*s == '\'')
 			fputc('\'', f);
-		fputc(*s, f);
+		/* a control character (a newline would end the string and
+		 * start a gnuplot command) never reaches the script */
+		unsigned char c = (unsigned char)*s;
+		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
 	fputc('\'', f);
+}
+
+/* 0 when option `name`'s value s (may be NULL) holds no control character,
+ * else an error naming it: a title or column name is one line of text. */
+static int one_line(const char *name, const char *s)
+{
+	for (const char *c = s; c && *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+			return api_failf(TS_EUSAGE, name,
+					 "found a control character (0x%02x) at byte %d, expected one "
+					 "line of text",
+					 (unsigned)(unsigned char)*c, (int)(c - s) + 1);
+	return 0;
 }
 
 /* A double-quoted string of the data file (a double quote becomes a single). */
@@ -313,6 +329,10 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 				 "found kind \"%s\", expected scaling, breakdown, frontier, "
 				 "memory or compare",
 				 kind ? kind : "");
+	int rc0;
+	if (o && ((rc0 = one_line("--title", o->title)) || (rc0 = one_line("--x", o->x)) ||
+		  (rc0 = one_line("--series", o->series))))
+		return rc0;
 	if (k != K_SCALING && o && (o->x || o->series || o->log_x))
 		return api_failf(TS_EUSAGE,
 				 o->x	     ? "--x"
