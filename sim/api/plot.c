@@ -94,10 +94,11 @@ static int one_line(const char *name, const char *s)
 {
 	for (const char *c = s; c && *c; c++)
 		if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
-			return api_failf(TS_EUSAGE, name,
-					 "found a control character (0x%02x) at byte %d, expected one "
-					 "line of text",
-					 (unsigned)(unsigned char)*c, (int)(c - s) + 1);
+			return api_failf(
+			    TS_EUSAGE, name,
+			    "found a control character (0x%02x) at byte %d, expected one "
+			    "line of text",
+			    (unsigned)(unsigned char)*c, (int)(c - s) + 1);
 	return 0;
 }
 
