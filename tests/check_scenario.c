@@ -381,6 +381,12 @@ static const struct {
      NULL,
      TS_EINVALID,
      {"bad.cfg:4:", "training.rampup", "fewer than the run's", NULL}},
+    /* a ramp shorter than one step of each of its 15 sizes (32 to 480) */
+    {BASE "training = { global_batch = 512; samples = 1e6;\n rampup = { start = 32; increment "
+	  "= 32; samples = 1; }; };\n",
+     NULL,
+     TS_EINVALID,
+     {"bad.cfg:4:", "training.rampup", "over 15 batch sizes (32 to 480)", "at least 7200 samples"}},
     /* zero and negative sizes */
     {BASE "training = { micro_batch = 0; };\n",
      NULL,

@@ -698,6 +698,16 @@ static int check_rampup(struct ld *l)
 				"samples (the ramp's samples count in it)",
 				t->run_unit == TS_RUN_NONE ? "no run length"
 							   : ts_run_unit_name(t->run_unit));
+	/* each of the K sizes runs rampup_samples / K samples: at least one
+	 * step of the largest, or the ramp would run more than it says */
+	double bmax = (double)(t->rampup_start + (K - 1) * t->rampup_increment);
+	if (t->rampup_samples / (double)K < bmax)
+		return cfg_fail(
+		    l->err, TS_EINVALID, g, l->file, "training.rampup",
+		    "found a ramp of %.6g samples over %lld batch sizes (%lld to %.0f), "
+		    "expected at least %.6g samples: one step of each size",
+		    t->rampup_samples, (long long)K, (long long)t->rampup_start, bmax,
+		    bmax * (double)K);
 	double total =
 	    t->run_unit == TS_RUN_TOKENS ? t->run_length / (double)t->seq_len : t->run_length;
 	if (!(t->rampup_samples < total))
