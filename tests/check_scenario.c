@@ -381,6 +381,13 @@ static const struct {
      NULL,
      TS_EINVALID,
      {"bad.cfg:4:", "training.rampup", "fewer than the run's", NULL}},
+    /* a ramp-up beside phases; no phase at all */
+    {BASE "training = { global_batch = 512;\n rampup = { start = 32; increment = 32; samples = "
+	  "1e6; }; };\nphases = ( { tokens = 1e12; } );\n",
+     NULL,
+     TS_EUNSUPPORTED,
+     {"bad.cfg:4:", "training.rampup", "beside phases (line 5)", "one of the two"}},
+    {BASE "phases = ( );\n", NULL, TS_ETYPE, {"bad.cfg:3:", "phases", "found an empty list", NULL}},
     /* a ramp shorter than one step of each of its 15 sizes (32 to 480) */
     {BASE "training = { global_batch = 512; samples = 1e6;\n rampup = { start = 32; increment "
 	  "= 32; samples = 1; }; };\n",

@@ -670,6 +670,13 @@ static int check_rampup(struct ld *l)
 	const config_setting_t *g = member(l->g_training, "rampup");
 	if (!t->rampup_start)
 		return 0;
+	const config_setting_t *ph = member(l->top, "phases");
+	if (ph)
+		return cfg_fail(
+		    l->err, TS_EUNSUPPORTED, g, l->file, "training.rampup",
+		    "found a ramp-up beside phases (line %d), expected one of the two (a "
+		    "ramp-up inside a phase is not modelled yet)",
+		    config_setting_source_line(ph));
 	if (t->rampup_samples < 0.0)
 		t->rampup_samples = -t->rampup_samples / (double)t->seq_len;
 	if (t->rampup_start >= t->global_batch)
@@ -1178,7 +1185,8 @@ static int make_user_phases(struct ld *l, const config_setting_t *ph, const char
 		return cfg_fail(l->err, TS_ETYPE, ph, l->file, "phases",
 				"found %s, expected a list of groups phases = ( { tokens = ...; "
 				"seq_len = 8192; }, { ... } );",
-				cfg_found(ph, fb, sizeof fb));
+				config_setting_is_list(ph) ? "an empty list"
+							   : cfg_found(ph, fb, sizeof fb));
 	if (t->run_unit != TS_RUN_NONE) {
 		char key[64];
 		snprintf(key, sizeof key, "training.%s", run_names[t->run_unit]);
@@ -1189,13 +1197,7 @@ static int make_user_phases(struct ld *l, const config_setting_t *ph, const char
 		    "in each phase",
 		    config_setting_source_line(ph));
 	}
-	if (t->rampup_start)
-		return cfg_fail(
-		    l->err, TS_EUNSUPPORTED, member(l->g_training, "rampup"), l->file,
-		    "training.rampup",
-		    "found a ramp-up beside phases (line %d), expected one of the two (a "
-		    "ramp-up inside a phase is not modelled yet)",
-		    config_setting_source_line(ph));
+	/* a ramp-up beside phases was refused by check_rampup */
 	/* a phase takes every training key but the ramp, a parallel group and a name */
 	const char *keys[COUNT(training_keys) + 2];
 	size_t nk = 0;
