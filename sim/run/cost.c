@@ -173,9 +173,10 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	r->gpu_hours = hours * (double)sc->gpus;
 	r->node_hours = hours * (double)sc->nodes;
 	r->warnings[0] = '\0';
-	if (r->failures_expected > n)
+	/* below a 1 % chance of any failure the warning would be noise */
+	if (r->failures_expected > n && r->failures_expected >= COST_FAIL_WARN_MIN)
 		snprintf(r->warnings, sizeof r->warnings,
-			 "%.1f expected failures exceed the %.0f checkpoints: each loses %.1f h of "
+			 "%.2g expected failures exceed the %.0f checkpoints: each loses %.1f h of "
 			 "work (set checkpoint.interval)",
 			 r->failures_expected, n, r->failure_lost_each_s / 3600.0);
 

@@ -10,6 +10,10 @@
 #include "io/scenario.h"
 #include "run/result.h"
 
+/* Expected failures below which the "expected failures exceed the
+ * checkpoints" warning is not given: a 1 % chance of losing any work. */
+#define COST_FAIL_WARN_MIN 0.01
+
 /* Host share of a node's rated power per GPU, the fallback when neither the
  * scenario's power.node_max nor the cluster file's power section gives the
  * node's rating, W: a DGX A100 is rated 6.5 kW with 8 x 400 W GPUs

@@ -821,10 +821,11 @@ static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_re
 		out->usd_per_epoch = out->epochs > 0.0 ? out->cost_usd / out->epochs : 0.0;
 	}
 	snprintf(out->warnings, sizeof out->warnings, "%s", warnings);
-	if (out->failures_expected > out->checkpoints) {
+	if (out->failures_expected > out->checkpoints &&
+	    out->failures_expected >= COST_FAIL_WARN_MIN) {
 		char w[200];
 		snprintf(w, sizeof w,
-			 "%.1f expected failures over the phases exceed their %.0f checkpoints",
+			 "%.2g expected failures over the phases exceed their %.0f checkpoints",
 			 out->failures_expected, out->checkpoints);
 		run_warn(out, w);
 	}
