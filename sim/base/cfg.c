@@ -272,9 +272,10 @@ int cfg_bytes(const config_setting_t *s, const char *file, const char *key, doub
 				cfg_found(s, fb, sizeof fb));
 	}
 	if (!isfinite(v) || v < 1.0 || v > 0x1p60)
-		return cfg_fail(err, TS_ERANGE, s, file, key,
-				"found %s, expected a positive size of at most 1 EiB",
-				cfg_found(s, fb, sizeof fb));
+		return cfg_fail(
+		    err, TS_ERANGE, s, file, key,
+		    "found %s, expected a positive size of at most 1048576 TiB (2^60 B)",
+		    cfg_found(s, fb, sizeof fb));
 	*out = v;
 	return 0;
 }
