@@ -592,7 +592,8 @@ START_TEST(test_failures_nodes)
 	ck_assert_double_eq_tol(r.failures_expected, 10000.0 / 180000.0, 1e-12);
 	ck_assert_double_eq_tol(r.failure_s, 281.1111, 1e-3);
 	ck_assert_double_eq_tol(r.time_to_train_s, 10281.1111, 1e-3);
-	ck_assert_ptr_nonnull(strstr(r.warnings, "0.056 expected failures exceed the 0 checkpoints"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.warnings, "0.056 expected failures exceed the 0 checkpoints"));
 	ts_scenario_destroy(s);
 }
 END_TEST
