@@ -478,11 +478,8 @@ static int read_training(struct ld *l)
 					"samples, epochs or steps)",
 					config_setting_name(first), run_names[u]);
 		double v;
-		if ((rc = cfg_float(s, l->file, key, 0.0, 1e30, &v, l->err)))
+		if ((rc = cfg_float(s, l->file, key, CFG_POSITIVE, 1e30, &v, l->err)))
 			return rc;
-		if (!(v > 0.0))
-			return cfg_fail(l->err, TS_ERANGE, s, l->file, key,
-					"found %g, expected a positive number", v);
 		t->run_unit = (enum ts_run_unit)u;
 		t->run_length = v;
 		first = s;
