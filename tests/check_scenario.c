@@ -423,7 +423,7 @@ static const struct {
     {BASE "training = { tokens = 0.0; };\n",
      NULL,
      TS_ERANGE,
-     {"bad.cfg:3:", "training.tokens", "found 0", "positive"}},
+     {"bad.cfg:3:", "training.tokens", "found 0", "greater than 0"}},
     /* integers beyond 32 bits are read as 64-bit, never wrapped */
     {BASE "parallel = { tp = 4294967304; };\n",
      NULL,

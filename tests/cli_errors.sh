@@ -290,10 +290,14 @@ expect 2 '--set cluster={ gpu = "nosuch"; }: cluster.gpu: found unknown GPU type
 	run base.cfg --set 'cluster={ gpu = "nosuch"; }'
 expect 2 '--set cluster.gpu="nosuch": cluster.gpu: found unknown GPU type' \
 	run base.cfg --set 'cluster.gpu="nosuch"'
-# A run shorter than one step (5e-324 tokens made 0 steps and a run of 0 s)
+# A run shorter than one step (5e-324 tokens made 0 steps and a run of 0 s;
+# a denormal is now out of the positive range, 1e-300 is not)
 variant tiny 's/tokens = 1.0e9;/tokens = 5e-324;/'
-expect 2 'tiny.cfg:14: training.tokens: found 4.94066e-324, less than one step (131072 tokens per step)' \
+expect 2 'tiny.cfg:14: training.tokens: found 4.94066e-324 (a float), expected a number greater than 0' \
 	run tiny.cfg
+variant tiny2 's/tokens = 1.0e9;/tokens = 1e-300;/'
+expect 2 'tiny2.cfg:14: training.tokens: found 1e-300, less than one step (131072 tokens per step)' \
+	run tiny2.cfg
 variant short 's/tokens = 1.0e9;/samples = 0.5;/'
 expect 2 'short.cfg:14|training.samples|found 0.5, less than one step (64 samples per step)' run short.cfg
 # Quantities in decimal only: strtod would read a hexadecimal float
