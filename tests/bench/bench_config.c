@@ -41,6 +41,43 @@ static const char dp_sweep[] =
     "  \"parallel.bucket\" = [\"10 MiB\", \"25 MiB\", \"40 MiB\", \"100 MiB\", \"none\"]; "
     "};\n";
 
+/* One configuration run: the scenario through ts_run, or (plan set) the
+ * plan through run_plan_in on the arena. */
+struct one_run {
+	struct ts_scenario *sc;
+	const struct work_calib *calib;
+	struct ts_plan *plan;
+	struct run_arena *arena;
+};
+
+/* Runs x until TARGET_CPU_S of CPU time has gone and prints a row: runs,
+ * CPU and wall ms per configuration, page faults per configuration, the
+ * iteration time. Returns 0, or 1 after printing the error. */
+static int timed(const char *label, const char *note, struct one_run *x)
+{
+	struct ts_result r;
+	struct ts_error err;
+	char buf[1200];
+	int n = 0;
+	double w0 = bench_wall_s(), c0 = bench_cpu_s(), c;
+	long f0 = bench_minflt();
+	do {
+		int rc = x->plan ? run_plan_in(x->plan, x->arena, &r, NULL, &err)
+				 : ts_run(x->sc, x->calib, &r, NULL, &err);
+		if (rc) {
+			fprintf(stderr, "bench_config: %s\n",
+				ts_error_format(&err, buf, sizeof buf));
+			return 1;
+		}
+		n++;
+		c = bench_cpu_s() - c0;
+	} while (c < TARGET_CPU_S);
+	double w = bench_wall_s() - w0;
+	printf("%-12s %8d %14.2f %14.2f %14.0f %14.4f%s\n", label, n, 1e3 * c / n, 1e3 * w / n,
+	       (double)(bench_minflt() - f0) / n, r.iteration_time_s, note);
+	return 0;
+}
+
 int main(void)
 {
 	const char *root = getenv("TS_DATA_DIR");
@@ -65,23 +102,9 @@ int main(void)
 	const enum ts_granularity gr[2] = {TS_GRAN_LAYER, TS_GRAN_STAGE};
 	for (int i = 0; i < 2; i++) {
 		sc->sim.granularity = gr[i];
-		struct ts_result r;
-		int n = 0;
-		double w0 = bench_wall_s(), c0 = bench_cpu_s(), c;
-		long f0 = bench_minflt();
-		do {
-			if (ts_run(sc, &calib, &r, NULL, &err)) {
-				fprintf(stderr, "bench_config: %s\n",
-					ts_error_format(&err, buf, sizeof buf));
-				return 1;
-			}
-			n++;
-			c = bench_cpu_s() - c0;
-		} while (c < TARGET_CPU_S);
-		double w = bench_wall_s() - w0;
-		printf("%-12s %8d %14.2f %14.2f %14.0f %14.4f\n", ts_granularity_name(gr[i]), n,
-		       1e3 * c / n, 1e3 * w / n, (double)(bench_minflt() - f0) / n,
-		       r.iteration_time_s);
+		struct one_run x = {.sc = sc, .calib = &calib};
+		if (timed(ts_granularity_name(gr[i]), "", &x))
+			return 1;
 	}
 	/* the plan built once, the task graph's storage kept across runs */
 	struct ts_env env;
@@ -93,29 +116,16 @@ int main(void)
 	for (int i = 0; i < 2; i++) {
 		sc->sim.granularity = gr[i];
 		struct ts_plan *p = NULL;
-		struct ts_result r;
 		if (plan_build(&env, sc, &p, &err)) {
 			fprintf(stderr, "bench_config: %s\n",
 				ts_error_format(&err, buf, sizeof buf));
 			return 1;
 		}
-		int n = 0;
-		double w0 = bench_wall_s(), c0 = bench_cpu_s(), c;
-		long f0 = bench_minflt();
-		do {
-			if (run_plan_in(p, &ar, &r, NULL, &err)) {
-				fprintf(stderr, "bench_config: %s\n",
-					ts_error_format(&err, buf, sizeof buf));
-				return 1;
-			}
-			n++;
-			c = bench_cpu_s() - c0;
-		} while (c < TARGET_CPU_S);
-		double w = bench_wall_s() - w0;
-		printf("%-12s %8d %14.2f %14.2f %14.0f %14.4f  (plan once, run_plan_in)\n",
-		       ts_granularity_name(gr[i]), n, 1e3 * c / n, 1e3 * w / n,
-		       (double)(bench_minflt() - f0) / n, r.iteration_time_s);
+		struct one_run x = {.plan = p, .arena = &ar};
+		int rc = timed(ts_granularity_name(gr[i]), "  (plan once, run_plan_in)", &x);
 		plan_destroy(p);
+		if (rc)
+			return 1;
 	}
 	run_arena_release(&ar);
 	env_release(&env);
