@@ -42,6 +42,17 @@ struct ts_phase_result {
 	bool fits;
 };
 
+/* Three quantiles of one figure's distribution, in the figure's unit. */
+struct ts_band {
+	double p10, p50, p90;
+};
+
+/* The headline figures a band is given for (JSON KEY_p10, KEY_p50, KEY_p90). */
+struct ts_bands {
+	struct ts_band iteration_time_s, samples_per_s, tokens_per_s, tflops_per_gpu, mfu,
+	    time_to_train_s, cost_usd, gpu_energy_kwh, memory_per_gpu_bytes;
+};
+
 struct ts_result {
 	char name[160];			     /* scenario name */
 	char gpu[48];			     /* the cluster's GPU type ("A100-SXM4-80GB") */
@@ -112,6 +123,10 @@ struct ts_result {
 	 * per-iteration ones those of the longest phase */
 	uint32_t n_phases;
 	struct ts_phase_result phases[TS_RESULT_MAX_PHASES];
+	/* the simulation's own spread of the headline figures over its
+	 * replicas (sim/run/run.c); with one replica every quantile is the
+	 * figure itself */
+	struct ts_bands spread;
 };
 
 #endif

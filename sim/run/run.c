@@ -848,8 +848,9 @@ int run_plan(const struct ts_plan *p, struct ts_result *out, struct ts_trace *tr
 	return rc;
 }
 
-int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
-		struct ts_trace *trace, struct ts_error *err)
+/* The run of plan p once, deterministic: run_plan_in without the spread. */
+static int run_plan_once(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
+			 struct ts_trace *trace, struct ts_error *err)
 {
 	uint32_t m1, m2, m;
 	if (p->n_phases) {
@@ -878,6 +879,35 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 		return rc;
 	}
 	return run_at(p, m2, &ex, NULL, a, out, NULL, err);
+}
+
+/* Every quantile of every figure of out->spread set to the figure (one replica). */
+static void spread_of_one(struct ts_result *out)
+{
+	struct ts_bands *b = &out->spread;
+	const struct {
+		struct ts_band *band;
+		double v;
+	} f[] = {{&b->iteration_time_s, out->iteration_time_s},
+		 {&b->samples_per_s, out->samples_per_s},
+		 {&b->tokens_per_s, out->tokens_per_s},
+		 {&b->tflops_per_gpu, out->tflops_per_gpu},
+		 {&b->mfu, out->mfu},
+		 {&b->time_to_train_s, out->time_to_train_s},
+		 {&b->cost_usd, out->cost_usd},
+		 {&b->gpu_energy_kwh, out->gpu_energy_kwh},
+		 {&b->memory_per_gpu_bytes, out->memory_per_gpu_bytes}};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		*f[i].band = (struct ts_band){f[i].v, f[i].v, f[i].v};
+}
+
+int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
+		struct ts_trace *trace, struct ts_error *err)
+{
+	int rc = run_plan_once(p, a, out, trace, err);
+	if (!rc)
+		spread_of_one(out);
+	return rc;
 }
 
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,
