@@ -495,6 +495,18 @@ TS_API int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *s
 TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, enum ts_format format,
 			     FILE *out, FILE *fit_out);
 
+/* ts_validate_write, and with source "all" also a table of the 80 % bands'
+ * coverage per source: each source's unseen rows (the held-out half, or
+ * every row of a source no constant was fitted on) against bands estimated
+ * leave-one-source-out from the other sources' unseen rows (coverage and
+ * median half-width, sim/run/band.h). With bands non-NULL, also write the
+ * model-error table of every regime, from every source's unseen rows, to
+ * bands in the format of configs/calibration/bands.cfg. Returns what
+ * ts_validate_write returns, and TS_EUSAGE for bands with a source other
+ * than "all". */
+TS_API int ts_validate_write_bands(const ts_env *env, const char *source, bool fit,
+				   enum ts_format format, FILE *out, FILE *fit_out, FILE *bands);
+
 /* ---- catalogs ----------------------------------------------------------- */
 
 /* Write what the environment offers of `kind`: "gpus", "links", "clusters",

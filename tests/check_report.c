@@ -357,17 +357,31 @@ START_TEST(text_report)
 	ck_assert_ptr_nonnull(strstr(s, "(unattributed)"));
 	free(s);
 
-	/* tight: within the memory model's error of capacity, either side,
-	 * with the headroom (or the shortfall) and the largest term */
+	/* tight: the memory band reaches capacity, with the headroom (or the
+	 * shortfall) and the largest term */
 	strcpy(r.memory_verdict, "tight");
 	strcpy(r.memory_largest_term, "activations");
 	r.memory_error = 0.10;
 	r.memory_per_gpu_bytes = 76.3 * 1073741824.0;
 	s = capture_r(report_result_text, &r);
 	ck_assert_ptr_nonnull(
-	    strstr(s, "tight: holds 76.3 GiB of 79.3 GiB, 3.0 GiB headroom, within the memory "
-		      "model's 10 % error; largest term: activations"));
+	    strstr(s, "tight: holds 76.3 GiB of 79.3 GiB, 3.0 GiB headroom, the band reaching "
+		      "capacity (the memory model's 10 % error); largest term: activations"));
 	free(s);
+
+	/* a band prints beside its figure, the unit once when both bounds
+	 * share it: 20.1 s (18.9-22.4, 80 %) */
+	r.iteration_time_s = 20.1;
+	r.band.iteration_time_s = (struct ts_band){18.9, 20.1, 22.4};
+	r.band.memory_per_gpu_bytes =
+	    (struct ts_band){70.0 * 1073741824.0, 76.3 * 1073741824.0, 83.0 * 1073741824.0};
+	s = capture_r(report_result_text, &r);
+	ck_assert_ptr_nonnull(strstr(s, "iteration time  20.1 s (18.9\u2013"
+					"22.4, 80 %)"));
+	ck_assert_ptr_nonnull(strstr(s, "tight: holds 76.3 GiB (70.0\u2013"
+					"83.0, 80 %) of 79.3 GiB"));
+	free(s);
+	memset(&r.band, 0, sizeof r.band);
 	r.fits = false;
 	r.memory_per_gpu_bytes = 81.3 * 1073741824.0;
 	s = capture_r(report_result_text, &r);

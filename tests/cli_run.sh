@@ -161,7 +161,7 @@ assert d["bottleneck"].startswith("memory"), "bottleneck %r" % d["bottleneck"]
 '
 fi
 if ok nofittext "${NOFIT[@]}"; then
-	grep -qE 'does NOT fit: needs [0-9.]+ GiB of 79\.3 GiB' "$TMP/nofittext" ||
+	grep -qE 'does NOT fit: needs [0-9.]+ GiB( \([^)]*\))? of 79\.3 GiB' "$TMP/nofittext" ||
 		fail "text report of a scenario that does not fit lacks 'does NOT fit: needs ...'"
 fi
 

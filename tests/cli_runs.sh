@@ -162,7 +162,7 @@ assert math.isclose(r["cost_usd"], r["gpu_hours"] * 2.0, rel_tol=1e-12), r["cost
 assert r["usd_per_mtokens"] == 0 and r["tokens_per_s"] == r["samples_per_s"], r
 '
 if ok rnt run "$TMP/rn.cfg"; then
-	for s in 'images/s (an epoch of 1281167 images in' 'time per epoch' 'cost per epoch'; do
+	for s in 'images/s (' 'an epoch of 1281167 images in' 'time per epoch' 'cost per epoch'; do
 		grep -qF "$s" "$TMP/rnt" || fail "image report lacks '$s'"
 	done
 	grep -qE 'tokens/s|cost per million tokens' "$TMP/rnt" && fail "image report speaks of tokens"

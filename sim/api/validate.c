@@ -172,8 +172,102 @@ static int load_all(const char *root, struct val_row **rows, size_t *n, struct t
 	return rc;
 }
 
+/* The header of a bands.cfg that ts_validate_write_bands writes. */
+static const char bands_header[] =
+    "# Model error of trainsim's time predictions by regime (sim/run/band.h).\n"
+    "# SPDX-License-Identifier: MIT\n"
+    "#\n"
+    "# Written by `trainsim validate --bands configs/calibration/bands.cfg`: for\n"
+    "# every validation row no constant was fitted on (the held-out halves of\n"
+    "# vTrain, MEG24, MPT and TITAN; every row of BERT and vTrain multi-node),\n"
+    "# r = ln(measured time / predicted time). A regime is GPU generation /\n"
+    "# single or multi node / framework family (megatron: Megatron and\n"
+    "# DeepSpeed; ddp; fsdp), \"*\" where a level pools (first the generation,\n"
+    "# then the scale, then the family); only regimes of at least\n"
+    "# 8 rows are kept. err80 = 80th percentile of |r| (the 80 % half-width\n"
+    "# of the reported band, log units); bias = median r (> 0: runs are slower\n"
+    "# than predicted), reported and never applied. A run takes the finest\n"
+    "# regime that matches it. Regenerate after any change of the model or of\n"
+    "# compute.cfg.\n";
+
+/* Per source, the leave-one-source-out coverage of the bands on its unseen
+ * rows, as a table; with bands, the table of every regime to it. */
+static int print_bands(const ts_env *env, const struct val_row *rows, size_t n, const double *pred,
+		       bool csv, FILE *out, FILE *bands)
+{
+	struct band_resid *res = NULL;
+	size_t nres = 0;
+	struct ts_error err;
+	ts_error_clear(&err);
+	if (val_residuals(env->cat, rows, n, pred, &res, &nres, &err))
+		return api_fail(&err);
+	struct ts_table *t = NULL;
+	int rc = 0;
+	if (table_create(&t, 7)) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto done;
+	}
+	static const char *const hd[7] = {"band (80 %)",
+					  "rows",
+					  "inside",
+					  "coverage_pct",
+					  "median_half_width_pct",
+					  "no_band",
+					  "regimes (other sources)"};
+	for (size_t c = 0; c < 7; c++)
+		table_header(t, c, hd[c], c == 0 || c == 6 ? TABLE_LEFT : TABLE_RIGHT);
+	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
+		struct band_coverage cv;
+		const char *nm = val_source_name((enum val_source)k);
+		if (band_coverage_of(res, nres, nm, &cv, &err)) {
+			rc = api_fail(&err);
+			goto done;
+		}
+		if (!cv.rows)
+			continue;
+		table_add_row(t);
+		table_cell(t, 0, "%s held-out", nm);
+		table_cell(t, 1, "%zu", cv.rows);
+		table_cell(t, 2, "%zu", cv.inside);
+		table_cell(t, 3, "%.1f", 100.0 * cv.coverage);
+		table_cell(t, 4, "%.1f", 100.0 * cv.median_hw);
+		table_cell(t, 5, "%zu", cv.no_band);
+		table_cell(t, 6, "%s", cv.regimes[0] ? cv.regimes : "-");
+	}
+	if ((rc = print_table(t, csv, out))) {
+		t = NULL;
+		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+		goto done;
+	}
+	t = NULL;
+	if (bands) {
+		struct band_table *bt = ts_calloc(1, sizeof *bt);
+		if (!bt) {
+			rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+			goto done;
+		}
+		if (band_table_build(res, nres, NULL, bt, &err))
+			rc = api_fail(&err);
+		else if (band_table_write(bt, bands_header, bands) || fflush(bands))
+			rc = api_failf(TS_EIO, "--bands", "writing the bands file failed");
+		ts_free(bt, sizeof *bt);
+	}
+done:
+	if (t)
+		table_destroy(t);
+	if (res)
+		ts_free(res, nres * sizeof *res);
+	return rc;
+}
+
 int ts_validate_write(const ts_env *env, const char *source, bool fit, enum ts_format format,
 		      FILE *out, FILE *fit_out)
+{
+	return ts_validate_write_bands(env, source, fit, format, out, fit_out, NULL);
+}
+
+int ts_validate_write_bands(const ts_env *env, const char *source, bool fit, enum ts_format format,
+			    FILE *out, FILE *fit_out, FILE *bands)
 {
 	if (!source)
 		source = "all";
@@ -225,7 +319,22 @@ int ts_validate_write(const ts_env *env, const char *source, bool fit, enum ts_f
 	struct val_summary s;
 	val_summarize(rows, n, use, pred, &s);
 	if (print_rows(rows, n, use, pred, csv, out) || fprintf(out, "\n") < 0 ||
-	    print_summary(&s, csv, out) || fflush(out))
+	    print_summary(&s, csv, out) || fflush(out)) {
+		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+		goto out;
+	}
+	/* the bands need every source: each is checked on the others' rows */
+	if (!strcmp(source, "all")) {
+		if (fprintf(out, "\n") < 0)
+			rc = api_failf(TS_EIO, NULL, "writing the report failed");
+		else
+			rc = print_bands(env, rows, n, pred, csv, out, bands);
+	} else if (bands)
+		rc = api_failf(TS_EUSAGE, "--bands",
+			       "found --source %s, expected --source all (each source's band "
+			       "is estimated on the others)",
+			       source);
+	if (!rc && fflush(out))
 		rc = api_failf(TS_EIO, NULL, "writing the report failed");
 out:
 	ts_free(use, (n ? n : 1) * sizeof *use);

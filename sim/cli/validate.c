@@ -1,6 +1,7 @@
 /* trainsim validate: predictions against the published measurements of
  * tests/validation/, per row and summarised; --fit refits the constants.
  * SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,16 +13,21 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: trainsim validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|all]\n"
-		"                         [--fit] [--format text|csv]\n"
+		"                         [--fit] [--format text|csv] [--bands FILE]\n"
 		"\n"
 		"Predict published training measurements (tests/validation/) and print the\n"
 		"prediction, the measurement and the error per row, with the mean absolute\n"
 		"percentage error (MAPE) per source, on the fitting and held-out halves.\n"
+		"With --source all, also how often each source's held-out measurements fall\n"
+		"inside the 80 %% band estimated from the other sources, and its median\n"
+		"half-width.\n"
 		"\n"
 		"  --source S   one source of measurements (default all)\n"
 		"  --fit        first refit the constants on the fitting halves and print\n"
 		"               the fit\n"
 		"  --format F   text (a table) or csv\n"
+		"  --bands F    write the model-error table by regime to F (as\n"
+		"               configs/calibration/bands.cfg; needs --source all)\n"
 		"\n"
 		"example:\n"
 		"  trainsim validate --source bert\n");
@@ -29,13 +35,14 @@ static void usage(FILE *out)
 
 int cli_validate(int argc, char **argv)
 {
-	const char *source = "all", *format = "text";
+	const char *source = "all", *format = "text", *bands = NULL;
 	bool fit = false;
-	enum { O_SOURCE = 1, O_FORMAT, O_FIT };
+	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS };
 	static const struct cli_opt opts[] = {
 	    {O_SOURCE, "--source", NULL, "vtrain, bert, meg24, mpt, titan, vtrain-multi or all"},
 	    {O_FORMAT, "--format", NULL, "text or csv"},
 	    {O_FIT, "--fit", NULL, NULL},
+	    {O_BANDS, "--bands", NULL, "a file to write the model-error table to"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -53,6 +60,8 @@ int cli_validate(int argc, char **argv)
 			format = v;
 		} else if (id == O_FIT) {
 			fit = true;
+		} else if (id == O_BANDS) {
+			bands = v;
 		} else {
 			fprintf(stderr,
 				"trainsim validate: found the argument \"%s\", expected only "
@@ -71,10 +80,37 @@ int cli_validate(int argc, char **argv)
 	int rc = cli_env("validate", NULL, &env);
 	if (rc)
 		return rc;
+	/* the table goes to a temporary file, renamed over `bands` once whole */
+	char tmp[4096];
+	FILE *bf = NULL;
+	if (bands) {
+		snprintf(tmp, sizeof tmp, "%s.tmp", bands);
+		if (!(bf = fopen(tmp, "w"))) {
+			fprintf(stderr,
+				"trainsim validate: --bands: cannot open %s for writing: %s, "
+				"expected a writable path\n",
+				tmp, strerror(errno));
+			ts_env_close(env);
+			return CLI_BADINPUT;
+		}
+	}
 	/* with CSV on stdout the fit goes to stderr */
-	if (ts_validate_write(env, source, fit, fmt, stdout,
-			      fmt == TS_FORMAT_CSV ? stderr : stdout))
+	if (ts_validate_write_bands(env, source, fit, fmt, stdout,
+				    fmt == TS_FORMAT_CSV ? stderr : stdout, bf))
 		rc = cli_fail("validate");
+	if (bf) {
+		if (fclose(bf) && !rc) {
+			fprintf(stderr, "trainsim validate: --bands: writing %s failed\n", tmp);
+			rc = CLI_BADINPUT;
+		}
+		if (rc)
+			remove(tmp);
+		else if (rename(tmp, bands)) {
+			fprintf(stderr, "trainsim validate: --bands: cannot rename %s to %s: %s\n",
+				tmp, bands, strerror(errno));
+			rc = CLI_BADINPUT;
+		}
+	}
 	ts_env_close(env);
 	return rc;
 }

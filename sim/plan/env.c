@@ -96,6 +96,17 @@ int env_open(const char *root, struct ts_env **out, struct ts_error *err)
 		goto fail;
 	if ((rc = work_calib_load(env->root, &env->calib, err)))
 		goto fail;
+	bool have_bands = false;
+	if (!(env->bands = ts_calloc(1, sizeof *env->bands))) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto fail;
+	}
+	if ((rc = band_table_load(env->root, env->bands, &have_bands, err)))
+		goto fail;
+	if (!have_bands) {
+		ts_free(env->bands, sizeof *env->bands);
+		env->bands = NULL;
+	}
 	*out = env;
 	return 0;
 fail:
@@ -144,5 +155,7 @@ void env_destroy(struct ts_env *env)
 		ts_free(env->root, strlen(env->root) + 1);
 	if (env->calib_path)
 		ts_free(env->calib_path, strlen(env->calib_path) + 1);
+	if (env->bands)
+		ts_free(env->bands, sizeof *env->bands);
 	ts_free(env, sizeof *env);
 }

@@ -8,6 +8,7 @@
 #include "base/err.h"
 #include "data/catalog.h"
 #include "hw/catalog.h"
+#include "run/band.h"
 #include "work/compute.h"
 
 /* Everything below is owned by the environment and read-only once it is
@@ -20,6 +21,8 @@ struct ts_env {
 	struct work_calib calib;   /* compute constants, overrides applied */
 	char *calib_path;	   /* the last overrides file applied, NULL if none
 				    * (owned; its bytes enter a sweep's digest) */
+	struct band_table *bands;  /* model error by regime (configs/calibration/bands.cfg),
+				    * NULL when the data root has none (owned) */
 };
 
 /* Find the data root when none is given, into buf (size n): $TS_DATA_DIR
@@ -30,7 +33,8 @@ struct ts_env {
 int env_find_root(char *buf, size_t n, struct ts_error *err);
 
 /* Open the environment rooted at `root` (NULL: env_find_root): load the hardware catalog,
- * the storage catalog and the compute calibration. Returns 0, or the error
+ * the storage catalog, the compute calibration and the model-error table
+ * (optional: band_table_load). Returns 0, or the error
  * of the file that failed (TS_EIO, TS_ESYNTAX, ...) with `err` naming file,
  * line and key; *out is NULL on failure. Free with env_destroy. */
 int env_open(const char *root, struct ts_env **out, struct ts_error *err);
@@ -45,7 +49,8 @@ int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err);
  * calib that the caller keeps (cat is borrowed and must outlive env; calib
  * is copied): the storage catalog is read from cat's root (or "."). For
  * callers that hold a catalog and constants rather than an opened
- * environment. Returns 0 or the storage catalog's error; release with
+ * environment; it has no model-error table (bands NULL), so runs in it
+ * carry only their spread. Returns 0 or the storage catalog's error; release with
  * env_release (not env_destroy). */
 int env_wrap(const struct hw_catalog *cat, const struct work_calib *calib, struct ts_env *env,
 	     struct ts_error *err);

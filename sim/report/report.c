@@ -48,6 +48,12 @@ struct field {
 		"memory_breakdown." #m "_bytes", F_NUM, R_(mem.m), 0                               \
 	}
 
+#define BAND(m)                                                                                    \
+	{#m "_p10", F_NUM, R_(band.m.p10), 0}, {#m "_p50", F_NUM, R_(band.m.p50), 0},              \
+	{                                                                                          \
+#m "_p90", F_NUM, R_(band.m.p90), 0                                                \
+	}
+
 static const struct field fields[] = {
     STR(name),
     {"gpus", F_U32, R_(gpus), 0},
@@ -114,6 +120,18 @@ static const struct field fields[] = {
     NUM(epoch_s),
     NUM(usd_per_epoch),
     {"notes", F_LIST, R_(notes), sizeof(((struct ts_result *)0)->notes)},
+    /* the reported 80 % band of each headline figure (sim/run/band.h) */
+    BAND(iteration_time_s),
+    BAND(samples_per_s),
+    BAND(tokens_per_s),
+    BAND(tflops_per_gpu),
+    BAND(mfu),
+    BAND(time_to_train_s),
+    BAND(cost_usd),
+    BAND(gpu_energy_kwh),
+    BAND(memory_per_gpu_bytes),
+    STR(band_regime),
+    NUM(band_time_error),
 };
 
 #define NFIELDS (sizeof fields / sizeof fields[0])
@@ -620,17 +638,110 @@ static void kv(struct ts_table *t, const char *label, const char *value)
 	table_cell(t, 1, "%s", value);
 }
 
+/* Decimals of the number that starts s ("20.1 s": 1, "640 ms": 0). */
+static int decimals_of(const char *s)
+{
+	const char *dot = strchr(s, '.'), *sp = strchr(s, ' ');
+	if (!dot || (sp && dot > sp))
+		return 0;
+	int d = 0;
+	while (dot[1 + d] >= '0' && dot[1 + d] <= '9')
+		d++;
+	return d;
+}
+
+/* A bound's number (the part of b before its first space, unit dropped)
+ * with the figure's decimals, or at least two significant digits, into
+ * buf (n bytes): "543.4 ms" beside "640 ms" is "543". */
+static const char *bound_number(char *buf, size_t n, const char *b, int head_dec)
+{
+	char *end;
+	double v = strtod(b, &end);
+	int d = head_dec;
+	if (end != b && isfinite(v) && v != 0.0) {
+		int need = 1 - (int)floor(log10(fabs(v)));
+		d = need > d ? need : d;
+	}
+	d = d < 0 ? 0 : d > 4 ? 4 : d;
+	if (end == b || !isfinite(v))
+		snprintf(buf, n, "%.*s", (int)strcspn(b, " "), b);
+	else
+		snprintf(buf, n, "%.*f", d, v);
+	return buf;
+}
+
+/* Append " (LO\u2013HI, 80 %)" to the formatted figure c (n bytes) from its
+ * band's formatted bounds lo and hi, "20.1 s (18.9\u201322.4, 80 %)": the
+ * bounds lose the unit when it is the figure's (the text after the first
+ * space) and take the figure's decimals (at least two significant
+ * digits); they keep their own unit otherwise ("950 ms (880 ms\u20131.02 s,
+ * 80 %)"). Nothing when the band is a point (no model error and one
+ * replica). */
+static void band_suffix(char *c, size_t n, const char *lo, const char *hi)
+{
+	size_t len = strlen(c);
+	if (!strcmp(lo, hi) || len + 1 >= n)
+		return;
+	const char *u = strchr(c, ' '), *ul = strchr(lo, ' '), *uh = strchr(hi, ' ');
+	if (u && ul && uh && !strcmp(u, ul) && !strcmp(u, uh)) {
+		char a[48], b[48];
+		int d = decimals_of(c);
+		snprintf(c + len, n - len, " (%s\u2013%s, 80 %%)", bound_number(a, sizeof a, lo, d),
+			 bound_number(b, sizeof b, hi, d));
+	} else {
+		snprintf(c + len, n - len, " (%s\u2013%s, 80 %%)", lo, hi);
+	}
+}
+
+/* kinds of banded figure for band_text */
+enum band_fmt { BF_TIME, BF_DURATION, BF_SI, BF_NUM, BF_PCT, BF_GIB };
+
+static const char *band_one(char *buf, size_t n, enum band_fmt k, const char *arg, double v)
+{
+	switch (k) {
+	case BF_TIME:
+		return fmt_time(buf, n, v);
+	case BF_DURATION:
+		return fmt_duration(buf, n, v);
+	case BF_SI:
+		return fmt_si(buf, n, v, arg);
+	case BF_PCT:
+		return fmt_num(buf, n, arg, 100.0 * v);
+	case BF_GIB:
+		return fmt_gib(buf, n, v);
+	case BF_NUM:
+		break;
+	}
+	return fmt_num(buf, n, arg, v);
+}
+
+/* The figure v formatted as kind k (arg: the unit of BF_SI, the printf
+ * format of BF_NUM and BF_PCT) with its band b into c (n bytes). */
+static const char *band_text(char *c, size_t n, enum band_fmt k, const char *arg, double v,
+			     struct ts_band b)
+{
+	char lo[64], hi[64];
+	band_one(c, n, k, arg, v);
+	if (isfinite(b.p10) && isfinite(b.p90) && b.p10 > 0.0)
+		band_suffix(c, n, band_one(lo, sizeof lo, k, arg, b.p10),
+			    band_one(hi, sizeof hi, k, arg, b.p90));
+	return c;
+}
+
 static void headline(const struct ts_result *r, FILE *out, int *rc)
 {
 	struct ts_table *t;
-	char a[64], b[64], c[160];
+	char a[160], b[160], c[320];
+	const struct ts_bands *bd = &r->band;
 	if (*rc || (*rc = kv_table(&t)))
 		return;
-	kv(t, "iteration time", fmt_time(a, sizeof a, r->iteration_time_s));
+	kv(t, "iteration time",
+	   band_text(a, sizeof a, BF_TIME, NULL, r->iteration_time_s, bd->iteration_time_s));
 	if (r->per_sample) { /* a sample-based model: samples (images) and epochs, no tokens */
 		char u[40];
 		snprintf(u, sizeof u, "%.20s/s", r->unit);
-		snprintf(c, sizeof c, "%s", fmt_si(a, sizeof a, r->samples_per_s, u));
+		snprintf(c, sizeof c, "%s",
+			 band_text(a, sizeof a, BF_SI, u, r->samples_per_s, bd->samples_per_s));
 		if (r->epoch_samples > 0.0 && r->samples_per_s > 0.0) {
 			size_t l = strlen(c);
 			snprintf(c + l, sizeof c - l, " (an epoch of %.0f %.20s in %s)",
@@ -638,18 +749,23 @@ static void headline(const struct ts_result *r, FILE *out, int *rc)
 				 fmt_duration(b, sizeof b, r->epoch_samples / r->samples_per_s));
 		}
 	} else {
-		snprintf(c, sizeof c, "%s, %s", fmt_si(a, sizeof a, r->samples_per_s, "samples/s"),
-			 fmt_si(b, sizeof b, r->tokens_per_s, "tokens/s"));
+		snprintf(
+		    c, sizeof c, "%s, %s",
+		    band_text(a, sizeof a, BF_SI, "samples/s", r->samples_per_s, bd->samples_per_s),
+		    band_text(b, sizeof b, BF_SI, "tokens/s", r->tokens_per_s, bd->tokens_per_s));
 	}
 	kv(t, "throughput", c);
-	kv(t, "per GPU", fmt_num(a, sizeof a, "%.1f TFLOP/s", r->tflops_per_gpu));
+	kv(t, "per GPU",
+	   band_text(a, sizeof a, BF_NUM, "%.1f TFLOP/s", r->tflops_per_gpu, bd->tflops_per_gpu));
 	if (fabs(r->mfu_palm - r->mfu) < 5e-4) {
-		kv(t, "MFU", fmt_num(a, sizeof a, "%.1f %%", 100.0 * r->mfu));
+		kv(t, "MFU", band_text(a, sizeof a, BF_PCT, "%.1f %%", r->mfu, bd->mfu));
 	} else { /* causal attention: both counts (sim/README.md, "MFU") */
+		band_text(a, sizeof a, BF_PCT, "%.1f %%", r->mfu, bd->mfu);
+		bool banded = strchr(a, '(') != NULL;
 		snprintf(c, sizeof c,
-			 "%.1f %% (causal attention at half; %.1f %% counted in full, "
-			 "as PaLM and Megatron do)",
-			 100.0 * r->mfu, 100.0 * r->mfu_palm);
+			 "%s%scausal attention at half; %.1f %% counted in full, "
+			 "as PaLM and Megatron do%s",
+			 a, banded ? "; " : " (", 100.0 * r->mfu_palm, banded ? "" : ")");
 		kv(t, "MFU", c);
 	}
 	kv(t, "HFU", fmt_num(a, sizeof a, "%.1f %%", 100.0 * r->hfu));
@@ -745,24 +861,23 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 	emit(t, "Memory per GPU (worst rank at its peak)", out, rc);
 	if (*rc)
 		return;
-	char c[64];
+	char c[64], d[160];
 	double head = fabs(cap - total);
 	const char *big = r->memory_largest_term[0] ? r->memory_largest_term : "?";
+	band_text(d, sizeof d, BF_GIB, NULL, total, r->band.memory_per_gpu_bytes);
 	if (!strcmp(r->memory_verdict, "tight"))
 		fprintf(out,
-			"tight: %s %s of %s, %s %s, within the memory model's %.0f %% error; "
-			"largest term: %s\n",
-			r->fits ? "holds" : "needs", fmt_gib(a, sizeof a, total),
-			fmt_gib(b, sizeof b, cap), fmt_gib(c, sizeof c, head),
-			r->fits ? "headroom" : "short", 100.0 * r->memory_error, big);
+			"tight: %s %s of %s, %s %s, the band reaching capacity (the memory "
+			"model's %.0f %% error); largest term: %s\n",
+			r->fits ? "holds" : "needs", d, fmt_gib(b, sizeof b, cap),
+			fmt_gib(c, sizeof c, head), r->fits ? "headroom" : "short",
+			100.0 * r->memory_error, big);
 	else if (r->fits)
-		fprintf(out, "fits: %s of %s, %s headroom; largest term: %s\n",
-			fmt_gib(a, sizeof a, total), fmt_gib(b, sizeof b, cap),
-			fmt_gib(c, sizeof c, head), big);
+		fprintf(out, "fits: %s of %s, %s headroom; largest term: %s\n", d,
+			fmt_gib(b, sizeof b, cap), fmt_gib(c, sizeof c, head), big);
 	else
-		fprintf(out, "does NOT fit: needs %s of %s, %s short; largest term: %s\n",
-			fmt_gib(a, sizeof a, total), fmt_gib(c, sizeof c, cap),
-			fmt_gib(b, sizeof b, head), big);
+		fprintf(out, "does NOT fit: needs %s of %s, %s short; largest term: %s\n", d,
+			fmt_gib(c, sizeof c, cap), fmt_gib(b, sizeof b, head), big);
 }
 
 /* A run in phases: one row per phase, its batch, steps, iteration and its
@@ -823,7 +938,10 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 			 fmt_duration(e, sizeof e, r->job_mtbf_s));
 		kv(t, "each failure", c);
 	}
-	kv(t, "time to train", fmt_duration(a, sizeof a, r->time_to_train_s));
+	char tb[160];
+	kv(t, "time to train",
+	   band_text(tb, sizeof tb, BF_DURATION, NULL, r->time_to_train_s,
+		     r->band.time_to_train_s));
 	kv(t, "GPU-hours", fmt_num(a, sizeof a, "%.1f", r->gpu_hours));
 	/* zero for a run of GPU-hours: energy is not modelled yet, no price given */
 	bool run = isfinite(r->gpu_hours) && r->gpu_hours > 0.0;
@@ -835,16 +953,21 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 		kv(t, "IT energy",
 		   fmt_num(a, sizeof a, "%.1f kWh (GPUs, hosts, NICs, switches)",
 			   r->it_energy_kwh));
-		kv(t, "GPU energy",
-		   fmt_num(a, sizeof a, "%.1f kWh (GPU boards alone, as papers count)",
-			   r->gpu_energy_kwh));
+		char gb[192];
+		band_text(gb, sizeof gb, BF_NUM, "%.1f kWh", r->gpu_energy_kwh,
+			  r->band.gpu_energy_kwh);
+		size_t gl = strlen(gb);
+		snprintf(gb + gl, sizeof gb - gl, "%s GPU boards alone, as papers count%s",
+			 strchr(gb, '(') ? ";" : " (", strchr(gb, '(') ? "" : ")");
+		kv(t, "GPU energy", gb);
 	}
 	if (run && r->energy_kwh > 0.0)
 		kv(t, "mean power",
 		   fmt_num(a, sizeof a, "%.1f kW (PUE included)", r->avg_power_kw));
 	kv(t, "cost",
-	   run && r->cost_usd == 0.0 ? "no price given (cost.usd_per_gpu_hour)"
-				     : fmt_num(a, sizeof a, "$%.2f", r->cost_usd));
+	   run && r->cost_usd == 0.0
+	       ? "no price given (cost.usd_per_gpu_hour)"
+	       : band_text(tb, sizeof tb, BF_NUM, "$%.2f", r->cost_usd, r->band.cost_usd));
 	if (r->per_sample && r->epochs > 0.0) {
 		char b[64], c[160];
 		snprintf(c, sizeof c, "%s (%s epochs)", fmt_duration(b, sizeof b, r->epoch_s),

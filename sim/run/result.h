@@ -127,6 +127,14 @@ struct ts_result {
 	 * replicas (sim/run/run.c); with one replica every quantile is the
 	 * figure itself */
 	struct ts_bands spread;
+	/* the reported 80 % band: the spread combined with the model error
+	 * that validation measured for the run's regime (sim/run/band.h);
+	 * p50 is the spread's, never shifted by a bias */
+	struct ts_bands band;
+	char band_regime[32];	/* the regime whose error it carries ("A/single/megatron",
+				 * a coarser one with stars, or "none" without a table) */
+	double band_time_error; /* that regime's 80 % half-width of
+				 * ln(measured/predicted time), log units */
 };
 
 #endif

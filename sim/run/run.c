@@ -29,6 +29,7 @@
 #include "plan/plan.h"
 #include "run/cost.h"
 #include "work/straggle.h"
+#include "run/band.h"
 #include "run/run.h"
 #include "run/timeline.h"
 #include "work/memory.h"
@@ -905,9 +906,18 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 		struct ts_trace *trace, struct ts_error *err)
 {
 	int rc = run_plan_once(p, a, out, trace, err);
-	if (!rc)
-		spread_of_one(out);
-	return rc;
+	if (rc)
+		return rc;
+	spread_of_one(out);
+	band_apply(out,
+		   band_lookup(p->env ? p->env->bands : NULL, p->gpu->name, p->sc->nodes,
+			       p->sc->training.framework),
+		   log1p(out->memory_error));
+	/* the verdict follows from the memory band against capacity */
+	snprintf(out->memory_verdict, sizeof out->memory_verdict, "%s",
+		 band_memory_verdict(out->band.memory_per_gpu_bytes, out->memory_per_gpu_bytes,
+				     out->memory_capacity_bytes));
+	return 0;
 }
 
 int ts_run(const struct ts_scenario *sc, const struct work_calib *calib, struct ts_result *out,

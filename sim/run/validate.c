@@ -746,6 +746,58 @@ int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
 	return rc;
 }
 
+bool val_unseen(const struct val_row *r)
+{
+	return !r->fitting || r->src == VAL_BERT || r->src == VAL_VTRAIN_MULTI;
+}
+
+int val_residuals(const struct hw_catalog *cat, const struct val_row *rows, size_t n,
+		  const double *pred, struct band_resid **out, size_t *n_out, struct ts_error *err)
+{
+	*out = NULL;
+	*n_out = 0;
+	struct band_resid *res = ts_calloc(n ? n : 1, sizeof *res);
+	if (!res)
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct val_row *r = &rows[i];
+		if (!isfinite(pred[i]) || !(pred[i] > 0.0) || !val_unseen(r))
+			continue;
+		struct ts_scenario *sc = NULL;
+		int rc = ts_scenario_load_string(cat, r->scenario, r->id, NULL, 0, &sc, err);
+		if (rc) {
+			ts_free(res, (n ? n : 1) * sizeof *res);
+			return rc;
+		}
+		const struct hw_gpu_type *g = hw_cluster_gpu_type(sc->cluster);
+		for (int l = 0; l < BAND_LEVELS; l++)
+			band_regime_key(res[m].key[l], BAND_KEY_MAX, l, g ? g->name : "", sc->nodes,
+					sc->training.framework);
+		ts_scenario_destroy(sc);
+		res[m].source = val_source_name(r->src);
+		/* a time: measured over predicted; a rate: predicted over measured */
+		res[m].r = r->metric == VAL_ITERATION_S ? log(r->measured / pred[i])
+							: log(pred[i] / r->measured);
+		m++;
+	}
+	if (!m) {
+		ts_free(res, (n ? n : 1) * sizeof *res);
+		return 0;
+	}
+	/* shrink to fit, so the caller frees *n_out elements */
+	struct band_resid *fit = ts_malloc(m * sizeof *fit);
+	if (!fit) {
+		ts_free(res, (n ? n : 1) * sizeof *res);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	memcpy(fit, res, m * sizeof *fit);
+	ts_free(res, (n ? n : 1) * sizeof *res);
+	*out = fit;
+	*n_out = m;
+	return 0;
+}
+
 double val_error(const struct val_row *r, double predicted)
 {
 	return (predicted - r->measured) / r->measured;

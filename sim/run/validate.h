@@ -11,6 +11,7 @@
 
 #include "base/err.h"
 #include "hw/catalog.h"
+#include "run/band.h"
 #include "work/compute.h"
 
 /* Files under the data root. */
@@ -106,6 +107,20 @@ int val_predict(const struct hw_catalog *cat, const struct work_calib *c, const 
 int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
 		    const struct val_row *rows, size_t n, const bool *use, double *pred,
 		    struct ts_error *err);
+
+/* Whether no constant was fitted on row r: the held-out halves of the
+ * fitted sources, every row of the check-only ones (BERT, vTrain
+ * multi-node). */
+bool val_unseen(const struct val_row *r);
+
+/* The residuals the bands are estimated from (sim/run/band.h): for every
+ * row i with pred[i] finite and val_unseen, r = ln(measured time /
+ * predicted time) (throughput rows by the reciprocal), its source and its
+ * regime at every level (the scenario's GPU type, nodes and framework),
+ * into a new array *out of *n_out (free with ts_free(*out, *n_out x size),
+ * NULL when empty). Returns 0, the scenario's load error, or TS_ENOMEM. */
+int val_residuals(const struct hw_catalog *cat, const struct val_row *rows, size_t n,
+		  const double *pred, struct band_resid **out, size_t *n_out, struct ts_error *err);
 
 /* Signed relative error of a prediction, (predicted - measured) / measured. */
 double val_error(const struct val_row *r, double predicted);
