@@ -50,8 +50,7 @@ START_TEST(apply_reciprocal_and_memory)
 	/* time 2 s +-25 % in log; throughput the reciprocal: 50 / 1.25 .. 50 x 1.25 */
 	ck_assert(tu_relerr(r.band.iteration_time_s.p90, 2.5) < 1e-12);
 	ck_assert(tu_relerr(r.band.samples_per_s.p10, 40.0) < 1e-12);
-	ck_assert(tu_relerr(r.band.samples_per_s.p10 * r.band.iteration_time_s.p90, 100.0) <
-		  1e-12);
+	ck_assert(tu_relerr(r.band.samples_per_s.p10 * r.band.iteration_time_s.p90, 100.0) < 1e-12);
 	ck_assert(tu_relerr(r.band.memory_per_gpu_bytes.p90, 110.0) < 1e-12);
 	ck_assert_str_eq(r.band_regime, "A/single/megatron");
 	/* no table: the band is the spread */
@@ -171,11 +170,12 @@ START_TEST(load_and_errors)
 	ck_assert_int_eq(band_table_load(tu_at("nothing-here"), &t, &found, &e), 0);
 	ck_assert(!found);
 	ck_assert_uint_eq(t.n, 0);
-	const char *root = root_with("time_error = (\n"
-				     "  { regime = \"A/single/megatron\"; rows = 9; err80 = 0.17; "
-				     "bias = -0.02; sources = \"vtrain\"; },\n"
-				     "  { regime = \"*/*/*\"; rows = 40; err80 = 0.2; bias = 0.0; }\n"
-				     ");\n");
+	const char *root =
+	    root_with("time_error = (\n"
+		      "  { regime = \"A/single/megatron\"; rows = 9; err80 = 0.17; "
+		      "bias = -0.02; sources = \"vtrain\"; },\n"
+		      "  { regime = \"*/*/*\"; rows = 40; err80 = 0.2; bias = 0.0; }\n"
+		      ");\n");
 	ck_assert_int_eq(band_table_load(root, &t, &found, &e), 0);
 	ck_assert(found);
 	ck_assert_uint_eq(t.n, 2);

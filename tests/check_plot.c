@@ -54,20 +54,38 @@ static void done(struct out *r)
 	free(r->set);
 }
 
+START_TEST(test_scaling_band)
+{
+	/* the band columns of a sweep's CSV become the shaded area's edges */
+	static const char csv[] = "point,nodes,status,name,gpus,tokens_per_s,tokens_per_s_p10,"
+				  "tokens_per_s_p90,fits\n"
+				  "0,1,ok,S,8,1000,850,1180,true\n"
+				  "1,2,ok,S,16,1900,1600,2250,true\n";
+	struct out r = prepare("scaling", csv, NULL);
+	ck_assert_msg(r.rc == 0, "%s", ts_errmsg());
+	ck_assert_ptr_nonnull(strstr(r.data, "1 1000 1000 1 8 850 1180\n"));
+	ck_assert_ptr_nonnull(strstr(r.data, "2 1900 2000 0.94999999999999996 16 1600 2250\n"));
+	done(&r);
+}
+END_TEST
+
 START_TEST(test_scaling_series_and_ideal)
 {
 	struct out r = prepare("scaling", sweep_csv, NULL);
 	ck_assert_msg(r.rc == 0, "%s", ts_errmsg());
 	ck_assert_ptr_nonnull(strstr(r.script, "/plots/scaling.gp"));
-	/* x tokens/s ideal efficiency gpus; blocks apart by two blank lines */
-	const char *want = "\"tp = 1\" x tokens_per_s ideal efficiency gpus\n"
-			   "1 1000 1000 1 8\n"
-			   "2 1900 2000 0.94999999999999996 16\n"
-			   "4 3600 4000 0.90000000000000002 32\n"
+	/* x tokens/s ideal efficiency gpus p10 p90 (without band columns
+	 * the band is the figure); blocks apart by two blank lines */
+	const char *want = "\"tp = 1\" x tokens_per_s ideal efficiency gpus tokens_per_s_p10 "
+			   "tokens_per_s_p90\n"
+			   "1 1000 1000 1 8 1000 1000\n"
+			   "2 1900 2000 0.94999999999999996 16 1900 1900\n"
+			   "4 3600 4000 0.90000000000000002 32 3600 3600\n"
 			   "\n\n"
-			   "\"tp = 2\" x tokens_per_s ideal efficiency gpus\n"
-			   "1 800 800 1 8\n"
-			   "2 1400 1600 0.875 16\n";
+			   "\"tp = 2\" x tokens_per_s ideal efficiency gpus tokens_per_s_p10 "
+			   "tokens_per_s_p90\n"
+			   "1 800 800 1 8 800 800\n"
+			   "2 1400 1600 0.875 16 1400 1400\n";
 	ck_assert_str_eq(r.data, want);
 	ck_assert_ptr_nonnull(strstr(r.set, "xlabel = 'nodes (count)'"));
 	ck_assert_ptr_nonnull(strstr(r.set, "nseries = 2\n"));
@@ -140,6 +158,7 @@ int main(void)
 	Suite *s = suite_create("plot");
 	TCase *tc = tu_tcase("plot");
 	tcase_add_test(tc, test_scaling_series_and_ideal);
+	tcase_add_test(tc, test_scaling_band);
 	tcase_add_test(tc, test_scaling_options);
 	tcase_add_test(tc, test_bars_labelled_by_axes);
 	tcase_add_test(tc, test_compare_relative_to_first);

@@ -128,6 +128,46 @@ static double value(const struct ts_result *const *rs, size_t np, size_t k, size
 	}
 }
 
+/* The band x [p10/p50, p90/p50] of b, for a figure x that scales like b's
+ * (energy like GPU energy, a price like the cost). */
+static struct ts_band scaled(struct ts_band b, double x)
+{
+	if (!(b.p50 > 0.0))
+		return (struct ts_band){x, x, x};
+	return (struct ts_band){x * b.p10 / b.p50, x, x * b.p90 / b.p50};
+}
+
+/* The reported 80 % band of row `row`'s value v of result r; a point at v
+ * for rows without one (GPUs, scaling efficiency, whose model error
+ * largely cancels in the ratio; fits; bottleneck). */
+static struct ts_band band_of(const struct ts_result *r, double v, size_t row)
+{
+	const struct ts_bands *b = &r->band;
+	switch (row) {
+	case 1:
+		return b->iteration_time_s;
+	case 2:
+		return r->per_sample ? b->samples_per_s : b->tokens_per_s;
+	case 4:
+		return b->mfu;
+	case 5:
+		return b->memory_per_gpu_bytes;
+	case 7:
+		return b->time_to_train_s;
+	case 8:
+		return scaled(b->gpu_energy_kwh, v);
+	case 9:
+		return b->cost_usd;
+	case 10:
+		return scaled(b->cost_usd, v);
+	case 11:
+		return scaled(
+		    b->time_to_train_s.p50 > 0.0 ? b->time_to_train_s : b->iteration_time_s, v);
+	default:
+		return (struct ts_band){v, v, v};
+	}
+}
+
 /* A duration, "-" for none. */
 static void fmt_duration(char *b, size_t n, double s)
 {
@@ -301,7 +341,25 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 				bv = v;
 			}
 		}
+		/* a winner only where its band overlaps no other candidate's:
+		 * the bands are each result's 80 % band (sim/run/band.h) */
+		bool unclear = false;
+		if (best < np) {
+			struct ts_band wb = band_of(rs[best], bv, r);
+			for (size_t k = 0; k < np; k++) {
+				double v = value(rs, np, k, r);
+				if (k == best || !isfinite(v) || !rs[k]->fits ||
+				    (v == 0.0 && r >= 7))
+					continue;
+				struct ts_band kb = band_of(rs[k], v, r);
+				if (kb.p10 <= wb.p90 && wb.p10 <= kb.p90)
+					unclear = true;
+			}
+		}
+		if (unclear)
+			best = np;
 		const char *label = rows[r].label, *key = rows[r].key;
+		char ulabel[96];
 		if (r == ROW_TPUT && u.all_sample) {
 			label = "throughput";
 			key = "samples_per_s";
@@ -314,6 +372,10 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 		} else if (r == ROW_PRICE && u.mixed) {
 			label = "cost per million tokens or per epoch";
 			key = "usd_per_mtokens_or_epoch";
+		}
+		if (unclear && text) {
+			snprintf(ulabel, sizeof ulabel, "%s (no clear winner)", label);
+			label = ulabel;
 		}
 		table_add_row(t);
 		table_cell(t, 0, "%s", text ? label : key);
@@ -335,6 +397,8 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 		}
 		if (best < np && !text)
 			table_cell(t, np + 1, "%s", heads[best]);
+		else if (unclear && !text)
+			table_cell(t, np + 1, "%s", "no clear winner");
 		if (best < np && docs &&
 		    json_array_append_new(
 			json_object_get(json_object_get(json_array_get(docs, best), "comparison"),
@@ -351,9 +415,10 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	int e = 0;
 	if (text) {
 		e = fprintf(out,
-			    "Comparison of %zu scenarios ('*' marks the best of a row; scaling "
-			    "efficiency is throughput per GPU relative to the first scenario on "
-			    "the same GPU type)\n\n",
+			    "Comparison of %zu scenarios ('*' marks the best of a row where its "
+			    "80 %% band overlaps no other's, else the row says no clear winner; "
+			    "scaling efficiency is throughput per GPU relative to the first "
+			    "scenario on the same GPU type)\n\n",
 			    np) < 0 ||
 		    table_print(t, out);
 	} else if (format == TS_FORMAT_CSV) {

@@ -399,6 +399,8 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 	if (k == K_SCALING && (rc = scaling_cols(h, o, csv_path, &xcol, ser, &nser)))
 		goto out;
 	int st = h->status, fits = csv_col(&c, "fits");
+	/* scaling: the 80 % band of throughput, when the CSV has it */
+	int band_lo = csv_col(&c, "tokens_per_s_p10"), band_hi = csv_col(&c, "tokens_per_s_p90");
 	char skey[PLOT_MAX_SERIES][200];
 	uint32_t nsk = 0;
 	if (!(rows = ts_calloc(PLOT_MAX_ROWS, sizeof *rows))) {
@@ -432,6 +434,13 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 		if (!ok || (k == K_FRONTIER && !(r->v[0] > 0.0)))
 			continue;
 		if (k == K_SCALING) {
+			/* the band, or the figure itself where the CSV has none */
+			r->v[2] = band_lo >= 0 ? num(&c, band_lo) : r->v[1];
+			r->v[3] = band_hi >= 0 ? num(&c, band_hi) : r->v[1];
+			if (!isfinite(r->v[2]) || !isfinite(r->v[3]) || !(r->v[2] > 0.0)) {
+				r->v[2] = r->v[1];
+				r->v[3] = r->v[1];
+			}
 			r->x = num(&c, xcol);
 			if (!isfinite(r->x) || (o && o->log_x && !(r->x > 0.0))) {
 				ts_error_set(&err, TS_EINVALID, csv_path, c.lineno, h->name[xcol],
@@ -497,11 +506,14 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 				if (i > 0)
 					fputs("\n\n", data);
 				data_str(data, skey[r->ser][0] ? skey[r->ser] : "simulated");
-				fputs(" x tokens_per_s ideal efficiency gpus\n", data);
+				fputs(" x tokens_per_s ideal efficiency gpus tokens_per_s_p10 "
+				      "tokens_per_s_p90\n",
+				      data);
 			}
-			fprintf(data, "%.17g %.17g %.17g %.17g %.17g\n", r->x, r->v[1],
+			fprintf(data, "%.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", r->x, r->v[1],
 				b->v[1] / b->v[0] * r->v[0],
-				(r->v[1] / r->v[0]) / (b->v[1] / b->v[0]), r->v[0]);
+				(r->v[1] / r->v[0]) / (b->v[1] / b->v[0]), r->v[0], r->v[2],
+				r->v[3]);
 			break;
 		}
 		case K_BREAKDOWN:

@@ -33,6 +33,22 @@ static void duration(char *b, size_t n, double s)
 		ts_units_format_num(b, n, "%.1f days", s / 86400.0);
 }
 
+/* The 80 % band of candidate c's score (the p50 of its figure, as search
+ * ranks): the band of the figure it ranks by (time to train or iteration
+ * time; cost, or iteration time for GPU-seconds), scaled to the score. */
+static struct ts_band score_band(const struct search_cand *c, enum search_objective obj)
+{
+	const struct ts_result *r = &c->res;
+	const struct ts_bands *b = &r->band;
+	struct ts_band f = obj == SEARCH_COST && r->cost_usd > 0.0	    ? b->cost_usd
+			   : obj != SEARCH_COST && r->time_to_train_s > 0.0 ? b->time_to_train_s
+									    : b->iteration_time_s;
+	double x = c->score;
+	if (!(f.p50 > 0.0) || !isfinite(x))
+		return (struct ts_band){x, x, x};
+	return (struct ts_band){x * f.p10 / f.p50, x, x * f.p90 / f.p50};
+}
+
 /* The recompute modes that resolve to c's plan, joined by sep, into buf. */
 static const char *recompute_names(const struct search_cand *c, const char *sep, char *buf,
 				   size_t n)
@@ -65,7 +81,8 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 	for (size_t i = 0; i < sr->ranked && i < top; i++) {
 		const struct search_cand *c = &sr->c[i];
 		const struct ts_result *r = &c->res;
-		char a[64], b[64], rc_names[64];
+		char a[64], b[64], lo[64], hi[64], rc_names[64];
+		struct ts_band sb = score_band(c, obj);
 		table_add_row(t);
 		table_cell(t, 0, "%zu", i + 1);
 		table_cell(t, 1, "%u", r->gpus);
@@ -86,18 +103,25 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 		table_cell(t, 12, "%.1f %%", 100.0 * r->mfu);
 		table_cell(t, 13, "%.1f GiB%s", r->memory_per_gpu_bytes / (double)TS_GiB,
 			   c->tight ? " tight" : "");
-		if (obj == SEARCH_COST)
-			table_cell(t, 14, "%s",
-				   ts_units_format_num(
-				       b, sizeof b, r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter",
-				       r->cost_usd > 0.0 ? r->cost_usd : c->score));
-		else {
+		if (obj == SEARCH_COST) {
+			const char *f = r->cost_usd > 0.0 ? "$%.0f" : "%.4g GPU-s/iter";
+			ts_units_format_num(b, sizeof b, f, c->score);
+			ts_units_format_num(lo, sizeof lo, f, sb.p10);
+			ts_units_format_num(hi, sizeof hi, f, sb.p90);
+		} else {
 			duration(b, sizeof b, c->score);
-			table_cell(t, 14, "%s", b);
+			duration(lo, sizeof lo, sb.p10);
+			duration(hi, sizeof hi, sb.p90);
 		}
+		if (sb.p10 < sb.p90)
+			table_cell(t, 14, "%s (%s\u2013%s)", b, lo, hi);
+		else
+			table_cell(t, 14, "%s", b);
 	}
-	fprintf(out, "Search of %s by %s (stage granularity, class mode, two iterations)\n\n", path,
-		obj == SEARCH_COST ? "cost" : "time to train");
+	fprintf(out,
+		"Search of %s by %s (stage granularity, class mode, two iterations; ranked by "
+		"the p50, the 80 %% band beside it)\n\n",
+		path, obj == SEARCH_COST ? "cost" : "time to train");
 	if (table_status(t) || table_print(t, out)) {
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 		goto done;
@@ -109,7 +133,7 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 		sr->simulated - sr->failed - sr->ranked, sr->ranked);
 	if (sr->tight)
 		fprintf(out,
-			" (%zu of them tight: within the memory model's error of capacity, "
+			" (%zu of them tight: their memory band reaches capacity, "
 			"a risk, ranked after those that fit)",
 			sr->tight);
 	if (sr->bounded)
@@ -176,7 +200,10 @@ static int write_csv(const struct search_result *sr, enum search_objective obj, 
 	fprintf(out,
 		"rank,gpus,nodes,gpus_per_node,tp,pp,cp,dp,zero,schedule,interleave,"
 		"micro_batch,recompute,recompute_same_plan,iteration_time_s,mfu,"
-		"memory_per_gpu_bytes,memory_verdict,tight,time_to_train_s,cost_usd,%s\n",
+		"memory_per_gpu_bytes,memory_verdict,tight,time_to_train_s,cost_usd,%s,%s_p10,"
+		"%s_p90\n",
+		obj == SEARCH_COST ? "score_cost" : "score_time_s",
+		obj == SEARCH_COST ? "score_cost" : "score_time_s",
 		obj == SEARCH_COST ? "score_cost" : "score_time_s");
 	for (size_t i = 0; i < sr->ranked && i < top; i++) {
 		const struct search_cand *c = &sr->c[i];
@@ -185,13 +212,14 @@ static int write_csv(const struct search_result *sr, enum search_objective obj, 
 		fprintf(
 		    out,
 		    "%zu,%u,%u,%u,%u,%u,%u,%u,%d,%s,%u,%lld,%s,%s,%.17g,%.17g,%.17g,%s,%s,%.17g,"
-		    "%.17g,%.17g\n",
+		    "%.17g,%.17g,%.17g,%.17g\n",
 		    i + 1, r->gpus, c->nodes, c->gpus_per_node, c->tp, c->pp, c->cp, c->dp, c->zero,
 		    sched_of(c), c->interleave, (long long)c->micro_batch,
 		    work_recompute_name(c->recompute),
 		    recompute_names(c, " ", rc_names, sizeof rc_names), r->iteration_time_s, r->mfu,
 		    r->memory_per_gpu_bytes, r->memory_verdict, c->tight ? "true" : "false",
-		    r->time_to_train_s, r->cost_usd, c->score);
+		    r->time_to_train_s, r->cost_usd, c->score, score_band(c, obj).p10,
+		    score_band(c, obj).p90);
 	}
 	return ferror(out) || fflush(out) ? api_failf(TS_EIO, NULL, "writing the CSV failed") : 0;
 }
@@ -202,38 +230,42 @@ static bool jset(json_t *o, const char *key, json_t *v)
 	return o && v && !json_object_set_new(o, key, v);
 }
 
-static json_t *cand_json(const struct search_cand *c, size_t rank)
+static json_t *cand_json(const struct search_cand *c, size_t rank, enum search_objective obj)
 {
 	const struct ts_result *r = &c->res;
+	struct ts_band sb = score_band(c, obj);
 	json_t *o = json_object(), *st = json_object(), *res = json_object(), *same = json_array();
 	for (int m = 0; same && m < WORK_RECOMPUTE_COUNT_; m++)
 		if (c->recompute_equiv & (1u << m))
 			json_array_append_new(
 			    same, json_string(work_recompute_name((enum work_recompute)m)));
-	bool ok = jset(st, "gpus", json_integer(r->gpus)) &&
-		  jset(st, "nodes", json_integer(c->nodes)) &&
-		  jset(st, "gpus_per_node", json_integer(c->gpus_per_node)) &&
-		  jset(st, "tp", json_integer(c->tp)) && jset(st, "pp", json_integer(c->pp)) &&
-		  jset(st, "cp", json_integer(c->cp)) && jset(st, "dp", json_integer(c->dp)) &&
-		  jset(st, "zero", json_integer(c->zero)) &&
-		  jset(st, "schedule", json_string(sched_of(c))) &&
-		  jset(st, "interleave", json_integer(c->interleave)) &&
-		  jset(st, "micro_batch", json_integer(c->micro_batch)) &&
-		  jset(st, "recompute", json_string(work_recompute_name(c->recompute))) &&
-		  jset(st, "recompute_same_plan", json_incref(same)) &&
-		  jset(res, "iteration_time_s", json_real(r->iteration_time_s)) &&
-		  jset(res, "mfu", json_real(r->mfu)) &&
-		  jset(res, "samples_per_s", json_real(r->samples_per_s)) &&
-		  jset(res, "tokens_per_s", json_real(r->tokens_per_s)) &&
-		  jset(res, "memory_per_gpu_bytes", json_real(r->memory_per_gpu_bytes)) &&
-		  jset(res, "memory_estimate_bytes", json_real(c->est_bytes)) &&
-		  jset(res, "memory_verdict", json_string(r->memory_verdict)) &&
-		  jset(res, "tight", json_boolean(c->tight)) &&
-		  jset(res, "time_to_train_s", json_real(r->time_to_train_s)) &&
-		  jset(res, "cost_usd", json_real(r->cost_usd)) &&
-		  jset(res, "score", json_real(c->score)) &&
-		  jset(o, "rank", json_integer((json_int_t)rank)) &&
-		  jset(o, "settings", json_incref(st)) && jset(o, "result", json_incref(res));
+	bool ok =
+	    jset(st, "gpus", json_integer(r->gpus)) && jset(st, "nodes", json_integer(c->nodes)) &&
+	    jset(st, "gpus_per_node", json_integer(c->gpus_per_node)) &&
+	    jset(st, "tp", json_integer(c->tp)) && jset(st, "pp", json_integer(c->pp)) &&
+	    jset(st, "cp", json_integer(c->cp)) && jset(st, "dp", json_integer(c->dp)) &&
+	    jset(st, "zero", json_integer(c->zero)) &&
+	    jset(st, "schedule", json_string(sched_of(c))) &&
+	    jset(st, "interleave", json_integer(c->interleave)) &&
+	    jset(st, "micro_batch", json_integer(c->micro_batch)) &&
+	    jset(st, "recompute", json_string(work_recompute_name(c->recompute))) &&
+	    jset(st, "recompute_same_plan", json_incref(same)) &&
+	    jset(res, "iteration_time_s", json_real(r->iteration_time_s)) &&
+	    jset(res, "mfu", json_real(r->mfu)) &&
+	    jset(res, "samples_per_s", json_real(r->samples_per_s)) &&
+	    jset(res, "tokens_per_s", json_real(r->tokens_per_s)) &&
+	    jset(res, "memory_per_gpu_bytes", json_real(r->memory_per_gpu_bytes)) &&
+	    jset(res, "memory_estimate_bytes", json_real(c->est_bytes)) &&
+	    jset(res, "memory_verdict", json_string(r->memory_verdict)) &&
+	    jset(res, "tight", json_boolean(c->tight)) &&
+	    jset(res, "time_to_train_s", json_real(r->time_to_train_s)) &&
+	    jset(res, "cost_usd", json_real(r->cost_usd)) &&
+	    jset(res, "score", json_real(c->score)) && jset(res, "score_p10", json_real(sb.p10)) &&
+	    jset(res, "score_p90", json_real(sb.p90)) &&
+	    jset(res, "iteration_time_s_p10", json_real(r->band.iteration_time_s.p10)) &&
+	    jset(res, "iteration_time_s_p90", json_real(r->band.iteration_time_s.p90)) &&
+	    jset(o, "rank", json_integer((json_int_t)rank)) &&
+	    jset(o, "settings", json_incref(st)) && jset(o, "result", json_incref(res));
 	json_decref(same);
 	json_decref(st);
 	json_decref(res);
@@ -251,7 +283,7 @@ static int write_json(const struct search_result *sr, const char *path, enum sea
 	       *sk = json_array(), *sd = json_array();
 	bool ok = root && counts && cands && sk && sd;
 	for (size_t i = 0; ok && i < sr->ranked && i < top; i++)
-		ok = !json_array_append_new(cands, cand_json(&sr->c[i], i + 1));
+		ok = !json_array_append_new(cands, cand_json(&sr->c[i], i + 1, obj));
 	for (size_t i = 0; ok && i < sr->layouts_skipped; i++) {
 		json_t *o = json_object();
 		ok = jset(o, "gpus", json_integer(sr->skips[i].gpus)) &&

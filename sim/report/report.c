@@ -683,7 +683,13 @@ static void band_suffix(char *c, size_t n, const char *lo, const char *hi)
 	if (!strcmp(lo, hi) || len + 1 >= n)
 		return;
 	const char *u = strchr(c, ' '), *ul = strchr(lo, ' '), *uh = strchr(hi, ' ');
-	if (u && ul && uh && !strcmp(u, ul) && !strcmp(u, uh)) {
+	/* a number in e-notation keeps the bounds' own form */
+	bool expo = strcspn(c, "eE") < (size_t)(u ? u - c : 0) ||
+		    strcspn(lo, "eE") < (size_t)(ul ? ul - lo : 0);
+	if (u && ul && uh && !strcmp(u, ul) && !strcmp(u, uh) && expo) {
+		snprintf(c + len, n - len, " (%.*s\u2013%.*s, 80 %%)", (int)(ul - lo), lo,
+			 (int)(uh - hi), hi);
+	} else if (u && ul && uh && !strcmp(u, ul) && !strcmp(u, uh)) {
 		char a[48], b[48];
 		int d = decimals_of(c);
 		snprintf(c + len, n - len, " (%s\u2013%s, 80 %%)", bound_number(a, sizeof a, lo, d),

@@ -233,7 +233,8 @@ int band_table_load(const char *root, struct band_table *out, bool *found, struc
 		    (rc = cfg_get_number(g, "bias", TS_UNIT_COUNT_, true, -5.0, 5.0, &r.bias, path,
 					 kp, err)))
 			goto done;
-		rc = cfg_get_string(g, "sources", false, r.sources, sizeof r.sources, path, kp, err);
+		rc =
+		    cfg_get_string(g, "sources", false, r.sources, sizeof r.sources, path, kp, err);
 		if (rc < 0)
 			goto done;
 		rc = 0;

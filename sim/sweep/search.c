@@ -180,11 +180,22 @@ static double score_floor(enum search_objective obj, const struct ts_scenario *s
 
 /* The score of a simulated result r: lower is better, INFINITY when r has
  * none. */
+/* The p50 of band b, or x when the result carries no band. */
+static double p50_or(struct ts_band b, double x)
+{
+	return b.p50 > 0.0 ? b.p50 : x;
+}
+
+/* Ranked by the p50 of the reported band (sim/run/band.h) of time to
+ * train (or iteration time) or cost (or GPU-seconds per iteration). */
 static double score_of(enum search_objective obj, const struct ts_result *r)
 {
-	double v = obj == SEARCH_COST
-		       ? (r->cost_usd > 0.0 ? r->cost_usd : r->iteration_time_s * r->gpus)
-		       : (r->time_to_train_s > 0.0 ? r->time_to_train_s : r->iteration_time_s);
+	const struct ts_bands *b = &r->band;
+	double it = p50_or(b->iteration_time_s, r->iteration_time_s);
+	double v =
+	    obj == SEARCH_COST
+		? (r->cost_usd > 0.0 ? p50_or(b->cost_usd, r->cost_usd) : it * r->gpus)
+		: (r->time_to_train_s > 0.0 ? p50_or(b->time_to_train_s, r->time_to_train_s) : it);
 	return isfinite(v) ? v : (double)INFINITY;
 }
 
