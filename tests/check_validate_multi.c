@@ -6,6 +6,12 @@
  * multi-node) or a whole source exceeds 15 %. The compute
  * constants are fitted on the fitting halves of MEG24, MPT and TITAN
  * (configs/calibration/compute.cfg).
+ * The bands: on the unseen rows of every source (both files), the 80 %
+ * band estimated from the other sources must cover 70-90 % of the rows of
+ * every source with enough of them to tell, and of all pooled, with a
+ * median half-width of at most 20 %; and configs/calibration/bands.cfg
+ * must be the table these rows give (regenerate with `trainsim validate
+ * --bands configs/calibration/bands.cfg`).
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
@@ -194,6 +200,84 @@ START_TEST(predictions)
 }
 END_TEST
 
+/* Fewest unseen rows for a source's own coverage to be checked: with 4
+ * rows (TITAN) or 5 (MEG24) a share moves in steps of 20-25 %, so 70-90 %
+ * cannot be told from chance; they count in the pooled share. */
+#define BAND_MIN_CHECK 20
+
+START_TEST(bands_cover)
+{
+	struct ts_error e;
+	char buf[1400];
+	struct val_row *single = NULL, *all = NULL;
+	size_t ns = 0;
+	ck_assert_msg(val_load(tu_root(), &single, &ns, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	size_t n = ns + nrows;
+	all = ts_malloc(n * sizeof *all);
+	double *pred = ts_calloc(n, sizeof *pred);
+	ck_assert(all && pred);
+	memcpy(all, single, ns * sizeof *all);
+	memcpy(all + ns, rows, nrows * sizeof *all);
+	ck_assert_msg(val_predict_all(cat, &calib, all, n, NULL, pred, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	struct band_resid *res = NULL;
+	size_t nres = 0;
+	ck_assert_msg(val_residuals(cat, all, n, pred, &res, &nres, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	int failures = 0;
+	size_t pooled_rows = 0, pooled_in = 0;
+	printf("%-13s %5s %8s %11s  %s\n", "source", "rows", "coverage", "half-width", "regimes");
+	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
+		struct band_coverage cv;
+		const char *nm = val_source_name((enum val_source)k);
+		ck_assert_int_eq(band_coverage_of(res, nres, nm, &cv, &e), 0);
+		ck_assert_uint_gt(cv.rows, 0);
+		ck_assert_uint_eq(cv.no_band, 0);
+		pooled_rows += cv.rows;
+		pooled_in += cv.inside;
+		printf("%-13s %5zu %7.1f%% %10.1f%%  %s\n", nm, cv.rows, 100.0 * cv.coverage,
+		       100.0 * cv.median_hw, cv.regimes);
+		if (cv.median_hw > 0.20) {
+			printf("FAIL: %s median half-width %.1f %% > 20 %%\n", nm,
+			       100.0 * cv.median_hw);
+			failures++;
+		}
+		if (cv.rows >= BAND_MIN_CHECK && (cv.coverage < 0.70 || cv.coverage > 0.90)) {
+			printf("FAIL: %s coverage %.1f %% outside 70-90 %%\n", nm,
+			       100.0 * cv.coverage);
+			failures++;
+		}
+	}
+	double pooled = (double)pooled_in / (double)pooled_rows;
+	printf("all           %5zu %7.1f%%\n", pooled_rows, 100.0 * pooled);
+	if (pooled < 0.70 || pooled > 0.90) {
+		printf("FAIL: pooled coverage %.1f %% outside 70-90 %%\n", 100.0 * pooled);
+		failures++;
+	}
+	/* the committed table is the one these rows give */
+	struct band_table want, have;
+	bool found = false;
+	ck_assert_int_eq(band_table_build(res, nres, NULL, &want, &e), 0);
+	ck_assert_msg(band_table_load(tu_root(), &have, &found, &e) == 0, "%s",
+		      ts_error_format(&e, buf, sizeof buf));
+	ck_assert(found);
+	ck_assert_uint_eq(have.n, want.n);
+	for (size_t i = 0; i < want.n; i++) {
+		ck_assert_str_eq(have.r[i].key, want.r[i].key);
+		ck_assert_uint_eq(have.r[i].rows, want.r[i].rows);
+		ck_assert_msg(fabs(have.r[i].err80 - want.r[i].err80) < 6e-5,
+			      "bands.cfg %s: err80 %.4f, the rows give %.4f (regenerate it)",
+			      want.r[i].key, have.r[i].err80, want.r[i].err80);
+	}
+	ts_free(res, nres * sizeof *res);
+	ts_free(pred, n * sizeof *pred);
+	ts_free(all, n * sizeof *all);
+	val_rows_free(single, ns);
+	ck_assert_msg(failures == 0, "%d band check(s) failed", failures);
+}
+END_TEST
+
 START_TEST(missing_files)
 {
 	struct val_row *r = (struct val_row *)1;
@@ -249,6 +333,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, rows_load);
 	tcase_add_test(tc, predictions);
+	tcase_add_test(tc, bands_cover);
 	suite_add_tcase(s, tc);
 	TCase *te = tu_tcase("errors");
 	tcase_add_test(te, missing_files);
