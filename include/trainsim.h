@@ -237,9 +237,9 @@ TS_API double ts_result_iteration_time_s(const ts_result *r);
 /* The scenario's name (owned by r). */
 TS_API const char *ts_result_name(const ts_result *r);
 
-/* The memory verdict: "fits", "tight" (the peak is within the memory
- * model's stated error of the GPU's capacity, either side: a risk, not a
- * pass) or "does not fit" (owned by r). The headroom (capacity less the
+/* The memory verdict: "fits", "tight" (the 80 % band of the peak, the
+ * memory model's stated error either side, reaches the GPU's capacity: a
+ * risk, not a pass) or "does not fit" (owned by r). The headroom (capacity less the
  * peak, GiB, negative when short) and the error (a fraction of the peak)
  * are the numbers "memory_headroom_gib" and "memory_error" of
  * ts_result_get. */
@@ -252,8 +252,9 @@ TS_API const char *ts_result_memory_largest_term(const ts_result *r);
 /* The number under a stable result key of `trainsim run --format json`
  * ("tokens_per_s", "mfu", "memory_per_gpu_bytes", "cost_usd", ...; the
  * memory breakdown as "memory_breakdown.weights_bytes"; a boolean such as
- * "fits" as 0 or 1; a number of the scenario run as "scenario.parallel.tp")
- * into *value, in the key's unit. Returns 0,
+ * "fits" as 0 or 1; a number of the scenario run as "scenario.parallel.tp";
+ * the 80 % band of a headline figure as "iteration_time_s_p10", "_p50",
+ * "_p90") into *value, in the key's unit. Returns 0,
  * TS_EUNKNOWN_KEY (no such key, or not a number) or TS_ENOMEM. */
 TS_API int ts_result_get(const ts_result *r, const char *key, double *value);
 

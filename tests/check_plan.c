@@ -366,6 +366,19 @@ START_TEST(public_api_plan_is_the_plan)
 	ck_assert(gpu_kwh == own.gpu_energy_kwh && it_kwh == own.it_energy_kwh);
 	ck_assert(fac_kwh == own.energy_kwh && fac_kwh > it_kwh && it_kwh > gpu_kwh &&
 		  gpu_kwh > 0.0);
+	/* the 80 % band: the environment's model-error table of the run's
+	 * regime around the figure (p50 the figure: one replica) */
+	double lo = 0.0, mid = 0.0, hi = 0.0, err80 = 0.0;
+	ck_assert_int_eq(ts_result_get(r, "iteration_time_s_p10", &lo), 0);
+	ck_assert_int_eq(ts_result_get(r, "iteration_time_s_p50", &mid), 0);
+	ck_assert_int_eq(ts_result_get(r, "iteration_time_s_p90", &hi), 0);
+	ck_assert_int_eq(ts_result_get(r, "band_time_error", &err80), 0);
+	ck_assert(mid == own.iteration_time_s && err80 > 0.0);
+	ck_assert(tu_relerr(hi, mid * exp(err80)) < 1e-12 &&
+		  tu_relerr(lo, mid * exp(-err80)) < 1e-12);
+	ck_assert(strcmp(own.band_regime, "none") != 0);
+	ck_assert_int_eq(ts_result_get(r, "tokens_per_s_p90", &hi), 0);
+	ck_assert(tu_relerr(hi, own.tokens_per_s * exp(err80)) < 1e-12);
 	/* the memory verdict, its headroom and largest term through the API */
 	ck_assert_str_eq(ts_result_memory_verdict(r), own.memory_verdict);
 	ck_assert_str_eq(ts_result_memory_largest_term(r), own.memory_largest_term);

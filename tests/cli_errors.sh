@@ -106,6 +106,7 @@ for c in run collective list; do
 done
 expect 1 'unknown command|"bogus"|run, collective, validate, list' bogus
 expect 1 'unknown command|"lst"|did you mean "list"' lst
+expect 1 '--bands|--source bert|expected --source all' validate --source bert --bands b.cfg
 
 # --- trainsim run: the command line
 expect 1 'SCENARIO' run

@@ -308,13 +308,14 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 	docs = format == TS_FORMAT_JSON ? json_array() : NULL;
 	for (size_t k = 0; docs && k < np; k++) {
 		json_t *d = report_result_document(rs[k], api_result_scenario(rs[k]));
-		json_t *c = json_object(), *b = json_array();
+		json_t *c = json_object(), *b = json_array(), *nc = json_array();
 		double se = value(rs, np, k, ROW_SCALING);
 		if (!d || json_array_append_new(docs, d) || !c ||
 		    json_object_set_new(d, "comparison", c) ||
 		    json_object_set_new(c, "scaling_efficiency",
 					isfinite(se) ? json_real(se) : json_null()) ||
-		    !b || json_object_set_new(c, "best", b)) {
+		    !b || json_object_set_new(c, "best", b) || !nc ||
+		    json_object_set_new(c, "no_clear_winner", nc)) {
 			json_decref(docs);
 			docs = NULL;
 		}
@@ -399,6 +400,15 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 			table_cell(t, np + 1, "%s", heads[best]);
 		else if (unclear && !text)
 			table_cell(t, np + 1, "%s", "no clear winner");
+		for (size_t k = 0; unclear && docs && k < np; k++)
+			if (json_array_append_new(
+				json_object_get(
+				    json_object_get(json_array_get(docs, k), "comparison"),
+				    "no_clear_winner"),
+				json_string(key))) {
+				rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
 		if (best < np && docs &&
 		    json_array_append_new(
 			json_object_get(json_object_get(json_array_get(docs, best), "comparison"),

@@ -113,6 +113,7 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 		if (part && sweep_digest(sw->sp, sw->env->cat, &sw->env->calib, sw->env->calib_path,
 					 &dg, &err))
 			return api_fail(&err);
+		sweep_digest_bands(&dg, sw->env->bands);
 		*first = sw->sp->shard_k;
 		if ((rc = write_head(sw, part ? &dg : NULL, stdout, &err)) == TS_EIO)
 			return api_failf(TS_EIO, NULL,
@@ -125,6 +126,7 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 	struct outfile *of = NULL;
 	long keep = 0;
 	if (sweep_digest(sw->sp, sw->env->cat, &sw->env->calib, sw->env->calib_path, &dg, &err) ||
+	    (sweep_digest_bands(&dg, sw->env->bands), false) ||
 	    outfile_open_locked(path, "-o", &of, &err) ||
 	    (resume && sweep_resume_scan(sw->sp, path, &dg, first, &keep, &err)) ||
 	    outfile_truncate(of, keep, &err))

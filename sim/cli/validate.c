@@ -76,6 +76,13 @@ int cli_validate(int argc, char **argv)
 		usage(stderr);
 		return cli_fail("validate");
 	}
+	if (bands && strcmp(source, "all")) {
+		fprintf(stderr,
+			"trainsim validate: --bands: found --source %s, expected --source all "
+			"(each source's band is estimated on the others)\n",
+			source);
+		return CLI_USAGE;
+	}
 	ts_env *env = NULL;
 	int rc = cli_env("validate", NULL, &env);
 	if (rc)

@@ -550,6 +550,17 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	return 0;
 }
 
+void sweep_digest_bands(struct sweep_digest *d, const struct band_table *t)
+{
+	for (size_t i = 0; t && i < t->n; i++) {
+		char kv[160];
+		const struct band_regime *r = &t->r[i];
+		int n = snprintf(kv, sizeof kv, "band %s %u %.17g %.17g\n", r->key, r->rows,
+				 r->err80, r->bias);
+		d->calib = fnv1a(d->calib, kv, n > 0 ? (size_t)n : 0);
+	}
+}
+
 #define DIGEST_FMT                                                                                 \
 	"# trainsim sweep digest: base %016" PRIx64 ", calibration %016" PRIx64 ", version %s"
 #define DIGEST_SHARD_FMT ", shard %zu/%zu of %zu points, axes %016" PRIx64

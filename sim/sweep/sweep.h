@@ -96,6 +96,11 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 		 const struct work_calib *calib, const char *calib_path, struct sweep_digest *d,
 		 struct ts_error *err);
 
+/* Fold the model-error table t (NULL: none, which leaves d alone) into d's
+ * calibration hash: results carry bands from it, so a sweep resumed under
+ * another table is refused like one under other constants. */
+void sweep_digest_bands(struct sweep_digest *d, const struct band_table *t);
+
 /* The digest as the comment line that opens an output file ("# trainsim
  * sweep digest: base 0123456789abcdef, calibration ..., version 0.1.0\n";
  * for a part of a sharded sweep, before the newline ", shard K/N of P
