@@ -43,12 +43,24 @@ static void run_with(const char *const *sets, size_t nsets, struct ts_result *r)
 static void bands_of(const struct ts_result *r, const struct ts_band *b[9], double fig[9])
 {
 	const struct ts_bands *s = &r->spread;
-	const struct ts_band *x[9] = {&s->iteration_time_s, &s->samples_per_s,	 &s->tokens_per_s,
-				      &s->tflops_per_gpu,   &s->mfu,		 &s->time_to_train_s,
-				      &s->cost_usd,	    &s->gpu_energy_kwh, &s->memory_per_gpu_bytes};
-	const double f[9] = {r->iteration_time_s, r->samples_per_s,    r->tokens_per_s,
-			     r->tflops_per_gpu,	  r->mfu,	       r->time_to_train_s,
-			     r->cost_usd,	  r->gpu_energy_kwh,   r->memory_per_gpu_bytes};
+	const struct ts_band *x[9] = {&s->iteration_time_s,
+				      &s->samples_per_s,
+				      &s->tokens_per_s,
+				      &s->tflops_per_gpu,
+				      &s->mfu,
+				      &s->time_to_train_s,
+				      &s->cost_usd,
+				      &s->gpu_energy_kwh,
+				      &s->memory_per_gpu_bytes};
+	const double f[9] = {r->iteration_time_s,
+			     r->samples_per_s,
+			     r->tokens_per_s,
+			     r->tflops_per_gpu,
+			     r->mfu,
+			     r->time_to_train_s,
+			     r->cost_usd,
+			     r->gpu_energy_kwh,
+			     r->memory_per_gpu_bytes};
 	for (int i = 0; i < 9; i++) {
 		b[i] = x[i];
 		fig[i] = f[i];
@@ -155,9 +167,12 @@ END_TEST
  * from the fastest replicas). */
 START_TEST(quantiles_ordered)
 {
-	const char *sets[] = {"sim.jitter=0.02",		"sim.net_noise=0.05",
-			      "sim.slow_node_probability=0.05", "sim.slow_link_probability=0.05",
-			      "sim.straggler_sd=0.02",		"sim.samples=500"};
+	const char *sets[] = {"sim.jitter=0.02",
+			      "sim.net_noise=0.05",
+			      "sim.slow_node_probability=0.05",
+			      "sim.slow_link_probability=0.05",
+			      "sim.straggler_sd=0.02",
+			      "sim.samples=500"};
 	struct ts_result r;
 	run_with(sets, 6, &r);
 	const struct ts_band *b[9];
@@ -203,9 +218,12 @@ END_TEST
  * spread. */
 START_TEST(same_at_one_and_two_threads)
 {
-	const char *sets[] = {"sim.jitter=0.02",		"sim.net_noise=0.05",
-			      "sim.slow_node_probability=0.05", "sim.slow_link_probability=0.05",
-			      "sim.samples=1000",		"seed=11"};
+	const char *sets[] = {"sim.jitter=0.02",
+			      "sim.net_noise=0.05",
+			      "sim.slow_node_probability=0.05",
+			      "sim.slow_link_probability=0.05",
+			      "sim.samples=1000",
+			      "seed=11"};
 	struct ts_result a, b, c;
 #ifdef _OPENMP
 	omp_set_num_threads(1);
@@ -218,9 +236,12 @@ START_TEST(same_at_one_and_two_threads)
 	ck_assert(memcmp(&a.spread, &b.spread, sizeof a.spread) == 0);
 	run_with(sets, 6, &c);
 	ck_assert(memcmp(&b.spread, &c.spread, sizeof b.spread) == 0);
-	const char *other[] = {"sim.jitter=0.02",		 "sim.net_noise=0.05",
-			       "sim.slow_node_probability=0.05", "sim.slow_link_probability=0.05",
-			       "sim.samples=1000",		 "seed=12"};
+	const char *other[] = {"sim.jitter=0.02",
+			       "sim.net_noise=0.05",
+			       "sim.slow_node_probability=0.05",
+			       "sim.slow_link_probability=0.05",
+			       "sim.samples=1000",
+			       "seed=12"};
 	run_with(other, 6, &c);
 	ck_assert(memcmp(&b.spread, &c.spread, sizeof b.spread) != 0);
 }

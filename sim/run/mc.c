@@ -91,8 +91,8 @@ void mc_draw(const struct mc_params *p, gsl_rng *r, struct mc_draw *out)
 	    p->slow_node_p > 0.0 ? gsl_ran_binomial(r, p->slow_node_p, (unsigned int)p->nodes) : 0;
 	unsigned int slow_links =
 	    p->slow_link_p > 0.0 ? gsl_ran_binomial(r, p->slow_link_p, (unsigned int)p->nodes) : 0;
-	double jit = p->jitter > 0.0 ? p->jitter * mean_of_max(r, p->gmax_mean, p->gmax_sd, p->iters)
-				     : 0.0;
+	double jit =
+	    p->jitter > 0.0 ? p->jitter * mean_of_max(r, p->gmax_mean, p->gmax_sd, p->iters) : 0.0;
 	double noise = p->net_noise > 0.0 && p->nodes > 1
 			   ? p->net_noise * mean_of_max(r, p->nmax_mean, p->nmax_sd, p->iters)
 			   : 0.0;

@@ -52,8 +52,9 @@ struct mc_rng {
 
 /* The parameters of scenario sc's replicas (borrowed), whose figures
  * average over `iters` iterations (the run's steps; 1 without a run
- * length). Costs two quadratures of sim/work/straggle.h per key that
- * needs them (jitter, net_noise); allocates nothing. */
+ * length). Costs a quadrature of sim/work/straggle.h (about 0.2 ms) for
+ * the headline's pace, and two more for each of jitter and net_noise when
+ * set; allocates nothing. */
 void mc_params_init(const struct ts_scenario *sc, double iters, struct mc_params *out);
 
 /* The seed of replica `replica` of a run with master seed `seed`:
