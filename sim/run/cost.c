@@ -143,15 +143,26 @@ void cost_checkpoint(const struct ts_scenario *sc, const struct data_storage *st
  * seg seconds: seg times the sum of k uniforms (its normal limit beyond
  * COST_FAIL_SUM_EXACT failures, mean k/2 and variance k/12). */
 #define COST_FAIL_SUM_EXACT 1000u
-static double lost_drawn(gsl_rng *rng, unsigned int k, double seg)
+static double lost_drawn(gsl_rng *rng, double k, double seg)
 {
 	double u = 0.0;
 	if (k <= COST_FAIL_SUM_EXACT)
-		for (unsigned int i = 0; i < k; i++)
+		for (unsigned int i = 0; i < (unsigned int)k; i++)
 			u += gsl_rng_uniform(rng);
 	else
 		u = fmax(0.0, 0.5 * k + sqrt(k / 12.0) * gsl_ran_ugaussian(rng));
 	return u * seg;
+}
+
+/* A Poisson count of mean mu >= 0: GSL's below COST_FAIL_POISSON_EXACT,
+ * its normal limit (rounded, at least 0) above, where an unsigned int
+ * count could overflow. */
+#define COST_FAIL_POISSON_EXACT 1e6
+static double poisson_drawn(gsl_rng *rng, double mu)
+{
+	if (mu <= COST_FAIL_POISSON_EXACT)
+		return gsl_ran_poisson(rng, mu);
+	return fmax(0.0, round(mu + sqrt(mu) * gsl_ran_ugaussian(rng)));
 }
 
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
@@ -195,7 +206,7 @@ void cost_whole_run_drawn(const struct ts_scenario *sc, const struct hw_gpu_type
 		/* one run: the failures of every node's Poisson process together,
 		 * a Poisson count of the summed rate, each at a uniform point of
 		 * its segment */
-		unsigned int k = gsl_ran_poisson(rng, r->failures_expected);
+		double k = poisson_drawn(rng, r->failures_expected);
 		r->failures_expected = k;
 		lost_s = lost_drawn(rng, k, seg);
 		restart_s = k * r->failure_restart_each_s;

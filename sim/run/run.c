@@ -790,10 +790,13 @@ static void replica(const struct ts_plan *p, const struct ts_result *h, const st
 	mc_rng_seed(&speed, rs);
 	mc_rng_seed(&fail, mc_seed(rs, (uint64_t)phase + 1));
 	mc_draw(mp, &speed.r, &d);
-	*r = *h;
-	r->compute_s = h->compute_s * d.compute;
-	r->recompute_s = h->recompute_s * d.compute;
-	r->exposed_comm_s = h->exposed_comm_s * d.comm;
+	/* what cost_whole_run reads, and nothing the caller writes next
+	 * (h->spread) */
+	*r = (struct ts_result){.steps = h->steps,
+				.compute_s = h->compute_s * d.compute,
+				.recompute_s = h->recompute_s * d.compute,
+				.optimizer_s = h->optimizer_s,
+				.exposed_comm_s = h->exposed_comm_s * d.comm};
 	double T = h->iteration_time_s + (r->compute_s - h->compute_s) +
 		   (r->recompute_s - h->recompute_s) + (r->exposed_comm_s - h->exposed_comm_s);
 	double k = T > 0.0 ? h->iteration_time_s / T : 1.0;
