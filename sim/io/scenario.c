@@ -30,6 +30,7 @@
 #include "io/costcfg.h"
 #include "base/cfg.h"
 #include "io/scenario.h"
+#include "run/mc.h"
 #include "work/straggle.h"
 
 #define MAX_NODES 65536
@@ -96,8 +97,18 @@ static const char *const parallel_keys[] = {"tp",
 					    "account_for_loss"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
-static const char *const sim_keys[] = {"granularity", "mode", "extrapolate", "max_memory",
-				       "straggler_sd"};
+static const char *const sim_keys[] = {"granularity",
+				       "mode",
+				       "extrapolate",
+				       "max_memory",
+				       "straggler_sd",
+				       "samples",
+				       "jitter",
+				       "net_noise",
+				       "slow_node_probability",
+				       "slow_node_slowdown",
+				       "slow_link_probability",
+				       "slow_link_bandwidth"};
 
 /* One load in progress. */
 struct ld {
@@ -616,6 +627,34 @@ static int read_rest(struct ld *l)
 	if (sd && (rc = cfg_float(sd, l->file, "sim.straggler_sd", 0.0, 0.5, &s->sim.straggler_sd,
 				  l->err)))
 		return rc;
+	if ((rc = get_u32(l, l->g_sim, "sim.", "samples", 1, 100000, MC_SAMPLES_DEFAULT,
+			  &s->sim.samples)))
+		return rc;
+	const struct {
+		const char *key;
+		double lo, hi, def;
+		double *out;
+	} mc[] = {
+	    {"jitter", 0.0, 0.5, 0.0, &s->sim.jitter},
+	    {"net_noise", 0.0, 0.5, 0.0, &s->sim.net_noise},
+	    {"slow_node_probability", 0.0, 1.0, 0.0, &s->sim.slow_node_p},
+	    {"slow_node_slowdown", 0.0, 10.0, 0.1, &s->sim.slow_node_slowdown},
+	    {"slow_link_probability", 0.0, 1.0, 0.0, &s->sim.slow_link_p},
+	    {"slow_link_bandwidth", 0.0, 1.0, 0.5, &s->sim.slow_link_bw},
+	};
+	for (size_t i = 0; i < COUNT(mc); i++) {
+		char key[64];
+		snprintf(key, sizeof key, "sim.%s", mc[i].key);
+		const config_setting_t *m = member(l->g_sim, mc[i].key);
+		*mc[i].out = mc[i].def;
+		if (m && (rc = cfg_float(m, l->file, key, mc[i].lo, mc[i].hi, mc[i].out, l->err)))
+			return rc;
+	}
+	if (!(s->sim.slow_link_bw > 0.0))
+		return cfg_fail(
+		    l->err, TS_ERANGE, member(l->g_sim, "slow_link_bandwidth"), l->file,
+		    "sim.slow_link_bandwidth",
+		    "found 0, expected a fraction of the bandwidth above 0 and at most 1");
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
@@ -996,6 +1035,18 @@ static int note_all(struct ld *l)
 	  mem);
 	N("sim.straggler_sd", "default: Sinha et al. SC'22 (sim/work/straggle.h)", "%g",
 	  s->sim.straggler_sd);
+	N("sim.samples", "default: sim/run/mc.h", "%u", s->sim.samples);
+	N("sim.jitter", "default: assumption (sim/README.md, Variability)", "%g", s->sim.jitter);
+	N("sim.net_noise", "default: assumption (sim/README.md, Variability)", "%g",
+	  s->sim.net_noise);
+	N("sim.slow_node_probability", "default: assumption (sim/README.md, Variability)", "%g",
+	  s->sim.slow_node_p);
+	N("sim.slow_node_slowdown", "default: assumption (sim/README.md, Variability)", "%g",
+	  s->sim.slow_node_slowdown);
+	N("sim.slow_link_probability", "default: assumption (sim/README.md, Variability)", "%g",
+	  s->sim.slow_link_p);
+	N("sim.slow_link_bandwidth", "default: assumption (sim/README.md, Variability)", "%g",
+	  s->sim.slow_link_bw);
 	N("seed", "default", "%llu", (unsigned long long)s->seed);
 #undef N
 	return 0;

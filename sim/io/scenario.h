@@ -162,6 +162,21 @@ struct ts_simopts {
 	double straggler_sd; /* spread of GPU compute speeds, standard deviation as a
 			      * fraction of the median, 0-0.5 (sim/work/straggle.h);
 			      * default STRAGGLE_SIGMA, 0 = every GPU at the median */
+	/* Monte-Carlo replicas of the run (sim/run/mc.h), seeded from `seed` */
+	uint32_t samples;	   /* replicas, 1-100000; default MC_SAMPLES_DEFAULT; 1 =
+				    * the deterministic run alone */
+	double jitter;		   /* per-iteration compute time of a rank, coefficient of
+				    * variation, 0-0.5; default 0 */
+	double net_noise;	   /* bandwidth of a transfer on a shared fabric, coefficient
+				    * of variation, 0-0.5; default 0 */
+	double slow_node_p;	   /* chance that a node runs slow for a whole run, 0-1;
+				    * default 0 */
+	double slow_node_slowdown; /* how much slower such a node computes, fraction 0-10;
+				    * default 0.1 */
+	double slow_link_p;	   /* chance that a node's fabric link runs degraded for a
+				    * whole run, 0-1; default 0 */
+	double slow_link_bw;	   /* bandwidth such a link keeps, fraction (0, 1];
+				    * default 0.5 */
 };
 
 /* Most phases of one scenario, user phases and ramp-up groups together. */

@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
 #include "hw/cluster.h"
 
 #include "run/cost.h"
@@ -136,8 +139,40 @@ void cost_checkpoint(const struct ts_scenario *sc, const struct data_storage *st
 		cost_ckpt_write(st, ckpt_bytes, sc->nodes, cost_nic_Bps(sc->cluster), out);
 }
 
+/* Work lost by k failures, each at a uniform point of its segment of
+ * seg seconds: seg times the sum of k uniforms (its normal limit beyond
+ * COST_FAIL_SUM_EXACT failures, mean k/2 and variance k/12). */
+#define COST_FAIL_SUM_EXACT 1000u
+static double lost_drawn(gsl_rng *rng, double k, double seg)
+{
+	double u = 0.0;
+	if (k <= COST_FAIL_SUM_EXACT)
+		for (unsigned int i = 0; i < (unsigned int)k; i++)
+			u += gsl_rng_uniform(rng);
+	else
+		u = fmax(0.0, 0.5 * k + sqrt(k / 12.0) * gsl_ran_ugaussian(rng));
+	return u * seg;
+}
+
+/* A Poisson count of mean mu >= 0: GSL's below COST_FAIL_POISSON_EXACT,
+ * its normal limit (rounded, at least 0) above, where an unsigned int
+ * count could overflow. */
+#define COST_FAIL_POISSON_EXACT 1e6
+static double poisson_drawn(gsl_rng *rng, double mu)
+{
+	if (mu <= COST_FAIL_POISSON_EXACT)
+		return gsl_ran_poisson(rng, mu);
+	return fmax(0.0, round(mu + sqrt(mu) * gsl_ran_ugaussian(rng)));
+}
+
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
 		    double each_s, struct ts_result *r)
+{
+	cost_whole_run_drawn(sc, g, ckpt_bytes, each_s, NULL, r);
+}
+
+void cost_whole_run_drawn(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+			  double ckpt_bytes, double each_s, gsl_rng *rng, struct ts_result *r)
 {
 	const struct ts_checkpoint *ck = &sc->checkpoint;
 	const struct ts_cost *c = &sc->cost;
@@ -167,6 +202,15 @@ void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, d
 	r->failure_restart_each_s = r->failures_expected > 0.0 ? sc->failures.restart_s : 0.0;
 	double lost_s = r->failures_expected * r->failure_lost_each_s;
 	double restart_s = r->failures_expected * r->failure_restart_each_s;
+	if (rng && r->failures_expected > 0.0) {
+		/* one run: the failures of every node's Poisson process together,
+		 * a Poisson count of the summed rate, each at a uniform point of
+		 * its segment */
+		double k = poisson_drawn(rng, r->failures_expected);
+		r->failures_expected = k;
+		lost_s = lost_drawn(rng, k, seg);
+		restart_s = k * r->failure_restart_each_s;
+	}
 	r->failure_s = lost_s + restart_s;
 	r->time_to_train_s = w0 + r->failure_s;
 	double hours = r->time_to_train_s / 3600.0;

@@ -4,6 +4,8 @@
 #ifndef TS_RUN_COST_H
 #define TS_RUN_COST_H
 
+#include <gsl/gsl_rng.h>
+
 #include "base/err.h"
 #include "data/catalog.h"
 #include "hw/catalog.h"
@@ -165,5 +167,15 @@ double cost_young_interval_s(double write_s, double mtbf_s);
  * Leaves the run fields at 0 when r->steps is 0. */
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
 		    double each_s, struct ts_result *r);
+
+/* cost_whole_run for one Monte-Carlo replica of the run (sim/run/mc.h):
+ * with rng (borrowed, not NULL) the failures are drawn instead of taken at
+ * their mean: a Poisson count F ~ Poisson(W0 / M) (the nodes' and GPUs'
+ * independent Poisson processes summed, the rates of failures = {...}),
+ * each losing a uniform fraction of its segment (mean half, as above) and
+ * a restart; r->failures_expected then holds the drawn count. With rng
+ * NULL, cost_whole_run itself. Allocates nothing. */
+void cost_whole_run_drawn(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+			  double ckpt_bytes, double each_s, gsl_rng *rng, struct ts_result *r);
 
 #endif

@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "base/alloc.h"
 #include "engine/evq.h"
@@ -28,6 +31,7 @@
 #include "data/loader.h"
 #include "plan/plan.h"
 #include "run/cost.h"
+#include "run/mc.h"
 #include "work/straggle.h"
 #include "run/band.h"
 #include "run/run.h"
@@ -725,6 +729,139 @@ bool ts_run_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, ui
 	return plan_extends(sc, m1, m2, m);
 }
 
+/* ---- Monte-Carlo replicas (sim/run/mc.h) ------------------------------- */
+
+/* The figures a replica gives, in the order of struct ts_bands. */
+enum {
+	FIG_ITER,
+	FIG_SAMPLES,
+	FIG_TOKENS,
+	FIG_TFLOPS,
+	FIG_MFU,
+	FIG_TTT,
+	FIG_COST,
+	FIG_GPU_KWH,
+	FIG_MEM,
+	FIG_COUNT_
+};
+
+/* Replicas drawn in parallel from this many on, and only outside any
+ * parallel region (a sweep's thread, even a team of one, draws its own
+ * replicas: threads of its own would cost more than the draws). The
+ * results are the same either way. */
+#define RUN_MC_PARALLEL_MIN 64
+
+static bool mc_parallel(uint32_t n)
+{
+#ifdef _OPENMP
+	return n >= RUN_MC_PARALLEL_MIN && omp_get_level() == 0;
+#else
+	(void)n;
+	return false;
+#endif
+}
+
+/* The figures of replica i of n of plan p's run whose deterministic result
+ * is h, into v[f x n + i] for each figure f: replica 0 is h itself; the
+ * others run h's critical path at the pace of their draws (mc_draw) and
+ * meet failures of their own (cost_whole_run_drawn). Speed draws come from
+ * the stream of (seed, i), failures from that of (seed, i, phase + 1), so
+ * the phases of one replica share its GPUs but not its failures. */
+static void replica(const struct ts_plan *p, const struct ts_result *h, const struct mc_params *mp,
+		    double each_s, uint64_t seed, uint32_t phase, uint32_t i, uint32_t n,
+		    struct ts_result *r, double *v)
+{
+	const double head[FIG_COUNT_] = {h->iteration_time_s,
+					 h->samples_per_s,
+					 h->tokens_per_s,
+					 h->tflops_per_gpu,
+					 h->mfu,
+					 h->time_to_train_s,
+					 h->cost_usd,
+					 h->gpu_energy_kwh,
+					 h->memory_per_gpu_bytes};
+	if (i == 0) {
+		for (int f = 0; f < FIG_COUNT_; f++)
+			v[(size_t)f * n] = head[f];
+		return;
+	}
+	struct mc_rng speed, fail;
+	struct mc_draw d;
+	uint64_t rs = mc_seed(seed, i);
+	mc_rng_seed(&speed, rs);
+	mc_rng_seed(&fail, mc_seed(rs, (uint64_t)phase + 1));
+	mc_draw(mp, &speed.r, &d);
+	/* what cost_whole_run reads, and nothing the caller writes next
+	 * (h->spread) */
+	*r = (struct ts_result){.steps = h->steps,
+				.compute_s = h->compute_s * d.compute,
+				.recompute_s = h->recompute_s * d.compute,
+				.optimizer_s = h->optimizer_s,
+				.exposed_comm_s = h->exposed_comm_s * d.comm};
+	double T = h->iteration_time_s + (r->compute_s - h->compute_s) +
+		   (r->recompute_s - h->recompute_s) + (r->exposed_comm_s - h->exposed_comm_s);
+	double k = T > 0.0 ? h->iteration_time_s / T : 1.0;
+	r->iteration_time_s = T;
+	if (h->steps > 0.0)
+		cost_whole_run_drawn(p->sc, p->gpu, p->ckpt_bytes, each_s, &fail.r, r);
+	const double x[FIG_COUNT_] = {T,
+				      h->samples_per_s * k,
+				      h->tokens_per_s * k,
+				      h->tflops_per_gpu * k,
+				      h->mfu * k,
+				      r->time_to_train_s,
+				      r->cost_usd,
+				      r->gpu_energy_kwh,
+				      h->memory_per_gpu_bytes};
+	for (int f = 0; f < FIG_COUNT_; f++)
+		v[(size_t)f * n + i] = x[f];
+}
+
+/* The figures of n replicas of plan p's run (one phase; its deterministic
+ * result h) into v[f x n + i] (replica), master seed `seed`, phase index
+ * `phase`. The same for any number of threads: each replica writes only
+ * its own slots from its own streams. */
+static void replicas(const struct ts_plan *p, const struct ts_result *h, uint64_t seed,
+		     uint32_t phase, uint32_t n, double *v)
+{
+	struct mc_params mp;
+	mc_params_init(p->sc, h->steps > 0.0 ? h->steps : 1.0, &mp);
+	struct cost_ckpt ckw;
+	cost_checkpoint(p->sc, p->ckpt_storage_set ? &p->ckpt_storage : NULL, p->ckpt_bytes, &ckw);
+	int64_t nn = n;
+#pragma omp parallel for schedule(static) if (mc_parallel(n))
+	for (int64_t i = 0; i < nn; i++) {
+		struct ts_result r;
+		replica(p, h, &mp, ckw.each_s, seed, phase, (uint32_t)i, n, &r, v);
+	}
+}
+
+/* Replicas of a run: sim.samples, at least 1. */
+static uint32_t samples_of(const struct ts_plan *p)
+{
+	return p->sc->sim.samples > 1 ? p->sc->sim.samples : 1;
+}
+
+/* out->spread from the figures v[f x n + i] of n replicas (v sorted). */
+static void spread_from(double *v, uint32_t n, struct ts_result *out)
+{
+	struct ts_bands *b = &out->spread;
+	struct ts_band *band[FIG_COUNT_] = {&b->iteration_time_s,
+					    &b->samples_per_s,
+					    &b->tokens_per_s,
+					    &b->tflops_per_gpu,
+					    &b->mfu,
+					    &b->time_to_train_s,
+					    &b->cost_usd,
+					    &b->gpu_energy_kwh,
+					    &b->memory_per_gpu_bytes};
+	for (int f = 0; f < FIG_COUNT_; f++)
+		mc_band(v + (size_t)f * n, n, band[f]);
+}
+
+static int run_plan_once(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
+			 struct ts_trace *trace, struct ts_error *err);
+
 /* The run of plan p in phases: each phase simulated and extrapolated on
  * its own (run_plan), the whole-run figures summed, the per-iteration ones
  * those of the phase that takes longest, memory that of the phase with the
@@ -743,10 +880,24 @@ static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_re
 	double mem_bytes = 0.0, mem_cap = 0.0;
 	int rc = 0;
 	uint32_t n = p->n_phases < TS_RESULT_MAX_PHASES ? p->n_phases : TS_RESULT_MAX_PHASES;
+	/* replicas: each phase's (vph), the whole run's (vsum: whole-run
+	 * figures summed over the phases, per-iteration ones those of the
+	 * longest phase) */
+	uint32_t ns = samples_of(p);
+	size_t nv = (size_t)ns * FIG_COUNT_;
+	double *vph = ts_calloc(2 * nv, sizeof *vph), *vsum = vph + nv;
+	if (!vph) {
+		ts_free(r, sizeof *r);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
 	for (uint32_t i = 0; i < n && !rc; i++) {
 		const struct ts_scenario *sc = p->phases[i]->sc;
-		if ((rc = run_plan_in(p->phases[i], a, r, NULL, err)))
+		if ((rc = run_plan_once(p->phases[i], a, r, NULL, err)))
 			break;
+		replicas(p->phases[i], r, p->sc->seed, i, ns, vph);
+		for (int f = FIG_TTT; f <= FIG_GPU_KWH; f++)
+			for (uint32_t j = 0; j < ns; j++)
+				vsum[(size_t)f * ns + j] += vph[(size_t)f * ns + j];
 		struct ts_phase_result *x = &ph[i];
 		memset(x, 0, sizeof *x);
 		snprintf(x->name, sizeof x->name, "%s", sc->phase_name);
@@ -788,11 +939,14 @@ static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_re
 		if (r->time_to_train_s > longest) {
 			longest = r->time_to_train_s;
 			*out = *r;
+			memcpy(vsum, vph, (size_t)(FIG_MFU + 1) * ns * sizeof *vsum);
 		}
 	}
 	ts_free(r, sizeof *r);
-	if (rc)
+	if (rc) {
+		ts_free(vph, 2 * nv * sizeof *vph);
 		return rc;
+	}
 	memcpy(out->phases, ph, n * sizeof *ph);
 	out->n_phases = n;
 	snprintf(out->name, sizeof out->name, "%s", p->sc->name);
@@ -831,6 +985,10 @@ static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_re
 		run_warn(out, w);
 	}
 	snprintf(out->notes, sizeof out->notes, "%s", p->sc->notes);
+	for (uint32_t j = 0; j < ns; j++)
+		vsum[(size_t)FIG_MEM * ns + j] = mem_bytes;
+	spread_from(vsum, ns, out);
+	ts_free(vph, 2 * nv * sizeof *vph);
 	return 0;
 }
 
@@ -908,7 +1066,21 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 	int rc = run_plan_once(p, a, out, trace, err);
 	if (rc)
 		return rc;
-	spread_of_one(out);
+	if (!p->n_phases) { /* a run in phases has its spread from run_phases */
+		uint32_t n = samples_of(p);
+		if (n == 1)
+			spread_of_one(out);
+		else {
+			double *v = ts_calloc((size_t)n * FIG_COUNT_, sizeof *v);
+			if (!v) {
+				memset(out, 0, sizeof *out);
+				return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			}
+			replicas(p, out, p->sc->seed, 0, n, v);
+			spread_from(v, n, out);
+			ts_free(v, (size_t)n * FIG_COUNT_ * sizeof *v);
+		}
+	}
 	band_apply(out,
 		   band_lookup(p->env ? p->env->bands : NULL, p->gpu->name, p->sc->nodes,
 			       p->sc->training.framework),

@@ -19,22 +19,47 @@
 #define GRID_HALF 12.0
 #define GRID_N 4800u /* even */
 
-static double density_x(double x, double n)
+/* x^k times the density of the maximum of n standard normals at x */
+static double density_x(double x, double n, int k)
 {
 	double q = gsl_cdf_ugaussian_Q(x);
 	double log_cdf_pow = (n - 1.0) * log1p(-q);
-	return x * n * gsl_ran_ugaussian_pdf(x) * exp(log_cdf_pow);
+	return (k == 2 ? x * x : x) * n * gsl_ran_ugaussian_pdf(x) * exp(log_cdf_pow);
+}
+
+/* E[M^k] of the maximum M of n >= 1 standard normals, k = 1 or 2 */
+static double moment(double dn, int k)
+{
+	double h = 2.0 * GRID_HALF / GRID_N;
+	double sum = density_x(-GRID_HALF, dn, k) + density_x(GRID_HALF, dn, k);
+	for (uint32_t i = 1; i < GRID_N; i++)
+		sum += (i % 2 ? 4.0 : 2.0) * density_x(-GRID_HALF + h * i, dn, k);
+	return sum * h / 3.0;
 }
 
 double straggle_expected_max(uint64_t n)
 {
 	if (n <= 1)
 		return 0.0;
-	double dn = (double)n, h = 2.0 * GRID_HALF / GRID_N;
-	double sum = density_x(-GRID_HALF, dn) + density_x(GRID_HALF, dn);
-	for (uint32_t i = 1; i < GRID_N; i++)
-		sum += (i % 2 ? 4.0 : 2.0) * density_x(-GRID_HALF + h * i, dn);
-	return sum * h / 3.0;
+	return moment((double)n, 1);
+}
+
+double straggle_max_sd(uint64_t n)
+{
+	if (n <= 1)
+		return 1.0;
+	double m = moment((double)n, 1);
+	return sqrt(fmax(0.0, moment((double)n, 2) - m * m));
+}
+
+double straggle_max_draw(double u, uint64_t n)
+{
+	if (n < 1)
+		n = 1;
+	/* P(M <= x) = Phi(x)^n = u: the upper tail Q(x) = 1 - u^(1/n), kept
+	 * exact for large n through expm1 */
+	double q = -expm1(log(u) / (double)n);
+	return gsl_cdf_ugaussian_Qinv(q);
 }
 
 double straggle_slowdown(uint64_t n, double sigma)

@@ -25,6 +25,18 @@
  * n >= 1; returns 0 for n <= 1. Accurate to 1e-9 up to n = 1e7. */
 double straggle_expected_max(uint64_t n);
 
+/* Standard deviation of the maximum of n independent standard normal
+ * variables (1 for n = 1, sqrt(1 - 1/pi) = 0.8256 for n = 2, about
+ * 0.37 for n = 1,024), by the same quadrature as straggle_expected_max
+ * (its second moment less the squared mean). n >= 1. */
+double straggle_max_sd(uint64_t n);
+
+/* One draw of the maximum of n independent standard normal variables from
+ * one uniform u in (0, 1), exactly: the maximum's distribution function
+ * Phi(x)^n inverted at u, so the draw costs the same for any n (a job's
+ * 16,384 GPUs need no 16,384 draws). n >= 1 (0 is read as 1). */
+double straggle_max_draw(double u, uint64_t n);
+
 /* Fraction by which a synchronous job of n GPUs computes slower than its
  * median GPU: sigma x E[max of n standard normals]. With static per-GPU
  * speeds the slowest GPU paces the job in every layout: its tensor-parallel

@@ -32,14 +32,18 @@ static const char gpt175b[] =
     "parallel = { tp = 8; pp = 16; };\n";
 
 /* 5 node counts x 4 micro-batches x 5 buckets = 100 points, pure data
- * parallelism, default (layer) granularity. */
-static const char dp_sweep[] =
-    "base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
-    "  training = { global_batch = 1024; seq_len = 2048; tokens = 3.0e11; }; };\n"
-    "axes = { nodes = [1, 2, 4, 8, 16];\n"
-    "  training = { micro_batch = [1, 2, 4, 8]; };\n"
-    "  \"parallel.bucket\" = [\"10 MiB\", \"25 MiB\", \"40 MiB\", \"100 MiB\", \"none\"]; "
-    "};\n";
+ * parallelism, at the default (layer) granularity and at stage, each
+ * point with its spread over the default sim.samples replicas. */
+#define DP_SWEEP(SIM)                                                                              \
+	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"                           \
+	"  training = { global_batch = 1024; seq_len = 2048; tokens = 3.0e11; };" SIM " };\n"      \
+	"axes = { nodes = [1, 2, 4, 8, 16];\n"                                                     \
+	"  training = { micro_batch = [1, 2, 4, 8]; };\n"                                          \
+	"  \"parallel.bucket\" = [\"10 MiB\", \"25 MiB\", \"40 MiB\", \"100 MiB\", \"none\"]; "    \
+	"};\n"
+static const char *const dp_sweeps[2] = {DP_SWEEP(""),
+					 DP_SWEEP(" sim = { granularity = \"stage\"; };")};
+static const char *const dp_sweep_gran[2] = {"layer", "stage"};
 
 /* One configuration run: the scenario through ts_run, or (plan set) the
  * plan through run_plan_in on the arena. */
@@ -131,27 +135,36 @@ int main(void)
 	env_release(&env);
 	ts_scenario_destroy(sc);
 
-	struct sweep_spec *sp;
-	if (sweepcfg_load_string(dp_sweep, "bench_config-sweep", &sp, &err)) {
-		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
-		return 1;
-	}
 	FILE *null = fopen("/dev/null", "w");
 	if (!null)
 		return 1;
-	double w0 = bench_wall_s(), c0 = bench_cpu_s();
-	long f0 = bench_minflt();
-	if (sweep_run(sp, cat, &calib, 0, 1, null, NULL, NULL, &err)) {
-		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
-		return 1;
+	for (int k = 0; k < 2; k++) {
+		struct sweep_spec *sp;
+		if (sweepcfg_load_string(dp_sweeps[k], "bench_config-sweep", &sp, &err)) {
+			fprintf(stderr, "bench_config: %s\n",
+				ts_error_format(&err, buf, sizeof buf));
+			fclose(null);
+			return 1;
+		}
+		double w0 = bench_wall_s(), c0 = bench_cpu_s();
+		long f0 = bench_minflt();
+		if (sweep_run(sp, cat, &calib, 0, 1, null, NULL, NULL, &err)) {
+			fprintf(stderr, "bench_config: %s\n",
+				ts_error_format(&err, buf, sizeof buf));
+			sweepcfg_destroy(sp);
+			fclose(null);
+			return 1;
+		}
+		double w = bench_wall_s() - w0, c = bench_cpu_s() - c0;
+		printf("%zu-point data-parallel sweep, GPT-3 1.3B on 8-128 A100, %s, 1 thread: "
+		       "%.3f s CPU (%.2f ms per point, %.0f points/s), %.3f s wall, %.0f page "
+		       "faults per point\n",
+		       sp->npoints, dp_sweep_gran[k], c, 1e3 * c / (double)sp->npoints,
+		       (double)sp->npoints / c, w,
+		       (double)(bench_minflt() - f0) / (double)sp->npoints);
+		sweepcfg_destroy(sp);
 	}
-	double w = bench_wall_s() - w0, c = bench_cpu_s() - c0;
-	printf("%zu-point data-parallel sweep, GPT-3 1.3B on 8-128 A100, layer, 1 thread: "
-	       "%.3f s CPU (%.2f ms per point), %.3f s wall, %.0f page faults per point\n",
-	       sp->npoints, c, 1e3 * c / (double)sp->npoints, w,
-	       (double)(bench_minflt() - f0) / (double)sp->npoints);
 	fclose(null);
-	sweepcfg_destroy(sp);
 	hw_catalog_destroy(cat);
 	return 0;
 }
