@@ -828,18 +828,28 @@ static int alloc_pending(struct ts_coll *cc, uint32_t *id)
 	return 0;
 }
 
+/* The memo slot of spec s whose ranks hash to h. */
+static uint32_t memo_slot(const struct coll_spec *s, uint64_t h)
+{
+	uint64_t bits;
+	memcpy(&bits, &s->bytes, sizeof bits);
+	uint64_t x = h ^ (bits * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)s->op << 32) ^
+		     ((uint64_t)s->mult << 8) ^ (uint64_t)(s->algo * 7 + s->proto);
+	x ^= x >> 29;
+	x *= UINT64_C(0xBF58476D1CE4E5B9);
+	x ^= x >> 32;
+	return (uint32_t)(x & (COLL_MEMO - 1));
+}
+
 /* The memo of spec s (hash h of its ranks), or NULL. */
 static const struct coll_memo *memo_find(const struct ts_coll *cc, const struct coll_spec *s,
 					 uint64_t h)
 {
-	for (int i = 0; i < COLL_MEMO; i++) {
-		const struct coll_memo *m = &cc->memo[i];
-		if (m->used && m->hash == h && m->op == s->op && m->n == s->nranks &&
-		    m->mult == s->mult && m->algo == s->algo && m->proto == s->proto &&
-		    m->bytes == s->bytes &&
-		    !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks))
-			return m;
-	}
+	const struct coll_memo *m = &cc->memo[memo_slot(s, h)];
+	if (m->used && m->hash == h && m->op == s->op && m->n == s->nranks && m->mult == s->mult &&
+	    m->algo == s->algo && m->proto == s->proto && m->bytes == s->bytes &&
+	    !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks))
+		return m;
 	return NULL;
 }
 
@@ -852,7 +862,7 @@ static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
 	int rc = plan_internal(cc, s, &p, err);
 	if (rc)
 		return rc;
-	struct coll_memo *m = &cc->memo[cc->memo_next];
+	struct coll_memo *m = &cc->memo[memo_slot(s, h)];
 	m->used = false;
 	const struct coll_shape *sh = &cc->shape[p.algo];
 	uint32_t nact = p.channels ? sh->nact : 0, nuses = nact ? sh->off[nact] : 0;
@@ -860,7 +870,6 @@ static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
 	    ts_grow((void **)&m->off, &m->capoff, (size_t)nact + 1, sizeof *m->off) ||
 	    ts_grow((void **)&m->uses, &m->capuses, (size_t)nuses + 1, sizeof *m->uses))
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	cc->memo_next = (cc->memo_next + 1) % COLL_MEMO;
 	memcpy(m->ranks, s->ranks, s->nranks * sizeof *s->ranks);
 	m->op = s->op;
 	m->algo = s->algo;

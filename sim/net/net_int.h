@@ -40,7 +40,7 @@ struct coll_pending {
 /* A collective started before, as coll_start runs it again: the spec's
  * key (everything coll_plan reads of it) and what it chose, with its
  * channels' uses already scaled by the efficiency. */
-#define COLL_MEMO 16
+#define COLL_MEMO 128 /* slots, a power of two */
 struct coll_memo {
 	bool used;
 	enum coll_op op;
@@ -62,11 +62,11 @@ struct coll_memo {
 
 struct ts_coll {
 	struct ts_net *net;
-	/* collectives started, most recent first out (round robin); a
-	 * pipeline's tensor-parallel all-reduces, sends and bucket reductions
-	 * repeat a few specs thousands of times */
+	/* collectives started, a slot per hash of the spec's key (a new one
+	 * takes the slot of an old one); a pipeline's tensor-parallel
+	 * all-reduces, sends and bucket reductions repeat a few specs
+	 * thousands of times */
 	struct coll_memo memo[COLL_MEMO];
-	uint32_t memo_next;
 	struct coll_pending *pend;
 	size_t npend, cappend;
 	uint32_t free_pend;
