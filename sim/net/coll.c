@@ -828,28 +828,38 @@ static int alloc_pending(struct ts_coll *cc, uint32_t *id)
 	return 0;
 }
 
-/* The memo slot of spec s whose ranks hash to h. */
-static uint32_t memo_slot(const struct coll_spec *s, uint64_t h)
+/* The first memo slot of the set of spec s whose ranks hash to h: sets of
+ * COLL_MEMO_WAYS slots. */
+static uint32_t memo_set(const struct coll_spec *s, uint64_t h)
 {
 	uint64_t bits;
 	memcpy(&bits, &s->bytes, sizeof bits);
 	uint64_t x = h ^ (bits * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)s->op << 32) ^
 		     ((uint64_t)s->mult << 8) ^ (uint64_t)(s->algo * 7 + s->proto);
-	x ^= x >> 29;
+	/* splitmix64's finaliser */
+	x ^= x >> 30;
 	x *= UINT64_C(0xBF58476D1CE4E5B9);
-	x ^= x >> 32;
-	return (uint32_t)(x & (COLL_MEMO - 1));
+	x ^= x >> 27;
+	x *= UINT64_C(0x94D049BB133111EB);
+	x ^= x >> 31;
+	return (uint32_t)(x % (COLL_MEMO / COLL_MEMO_WAYS)) * COLL_MEMO_WAYS;
 }
 
-/* The memo of spec s (hash h of its ranks), or NULL. */
-static const struct coll_memo *memo_find(const struct ts_coll *cc, const struct coll_spec *s,
-					 uint64_t h)
+/* The memo of spec s (hash h of its ranks), or NULL; a hit is marked as
+ * the most recently used of its set. */
+static const struct coll_memo *memo_find(struct ts_coll *cc, const struct coll_spec *s, uint64_t h)
 {
-	const struct coll_memo *m = &cc->memo[memo_slot(s, h)];
-	if (m->used && m->hash == h && m->op == s->op && m->n == s->nranks && m->mult == s->mult &&
-	    m->algo == s->algo && m->proto == s->proto && m->bytes == s->bytes &&
-	    !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks))
-		return m;
+	uint32_t set = memo_set(s, h);
+	for (uint32_t w = 0; w < COLL_MEMO_WAYS; w++) {
+		struct coll_memo *m = &cc->memo[set + w];
+		if (m->used && m->hash == h && m->op == s->op && m->n == s->nranks &&
+		    m->mult == s->mult && m->algo == s->algo && m->proto == s->proto &&
+		    m->bytes == s->bytes &&
+		    !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks)) {
+			m->last_use = ++cc->memo_clock;
+			return m;
+		}
+	}
 	return NULL;
 }
 
@@ -862,7 +872,12 @@ static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
 	int rc = plan_internal(cc, s, &p, err);
 	if (rc)
 		return rc;
-	struct coll_memo *m = &cc->memo[memo_slot(s, h)];
+	/* the least recently used slot of the set (an unused one first) */
+	uint32_t set = memo_set(s, h), lru = set;
+	for (uint32_t w = 1; w < COLL_MEMO_WAYS; w++)
+		if (cc->memo[set + w].last_use < cc->memo[lru].last_use)
+			lru = set + w;
+	struct coll_memo *m = &cc->memo[lru];
 	m->used = false;
 	const struct coll_shape *sh = &cc->shape[p.algo];
 	uint32_t nact = p.channels ? sh->nact : 0, nuses = nact ? sh->off[nact] : 0;
@@ -891,6 +906,7 @@ static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
 			m->uses[u] = (struct fluid_use){sh->uses[u].res, sh->uses[u].coeff / eff};
 	}
 	m->used = true;
+	m->last_use = ++cc->memo_clock;
 	*out = m;
 	return 0;
 }

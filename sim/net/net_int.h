@@ -40,9 +40,11 @@ struct coll_pending {
 /* A collective started before, as coll_start runs it again: the spec's
  * key (everything coll_plan reads of it) and what it chose, with its
  * channels' uses already scaled by the efficiency. */
-#define COLL_MEMO 128 /* slots, a power of two */
+#define COLL_MEMO 128	 /* slots */
+#define COLL_MEMO_WAYS 8 /* slots a spec may take (of one set) */
 struct coll_memo {
 	bool used;
+	uint64_t last_use; /* ts_coll's memo_clock when last found or made */
 	enum coll_op op;
 	int algo, proto;
 	uint32_t mult, n;
@@ -62,11 +64,12 @@ struct coll_memo {
 
 struct ts_coll {
 	struct ts_net *net;
-	/* collectives started, a slot per hash of the spec's key (a new one
-	 * takes the slot of an old one); a pipeline's tensor-parallel
-	 * all-reduces, sends and bucket reductions repeat a few specs
-	 * thousands of times */
+	/* collectives started, in the set of slots of the hash of the spec's
+	 * key (a new one takes the least recently used slot of its set); a
+	 * pipeline's tensor-parallel all-reduces, sends and bucket reductions
+	 * repeat a few specs thousands of times */
 	struct coll_memo memo[COLL_MEMO];
+	uint64_t memo_clock;
 	struct coll_pending *pend;
 	size_t npend, cappend;
 	uint32_t free_pend;
