@@ -22,6 +22,8 @@
 #include "par/graph.h"
 #include "par/layout.h"
 #include "par/pipe.h"
+#include "plan/env.h"
+#include "plan/plan.h"
 #include "run/run.h"
 #include "testutil.h"
 #include "work/compute.h"
@@ -544,6 +546,121 @@ START_TEST(context_and_expert_parallel)
 }
 END_TEST
 
+/* A run of text with sets in the given mode; merge false keeps a class per
+ * stage and local GPU where node symmetry would merge them (plan's
+ * class_merge). */
+static struct ts_result run_merge(const char *text, const char *const *sets, size_t nsets,
+				  bool merge)
+{
+	struct ts_scenario *sc;
+	struct ts_error err;
+	struct ts_env env;
+	struct ts_plan *p = NULL;
+	char buf[1400];
+	struct ts_result r;
+	if (ts_scenario_load_string(cat, text, "test", sets, nsets, &sc, &err))
+		ck_abort_msg("scenario: %s", ts_error_format(&err, buf, sizeof buf));
+	if (env_wrap(cat, &calib, &env, &err) || plan_build(&env, sc, &p, &err))
+		ck_abort_msg("plan: %s", ts_error_format(&err, buf, sizeof buf));
+	p->class_merge = merge;
+	if (run_plan(p, &r, NULL, &err))
+		ck_abort_msg("run: %s", ts_error_format(&err, buf, sizeof buf));
+	plan_destroy(p);
+	env_release(&env);
+	ts_scenario_destroy(sc);
+	return r;
+}
+
+/* Every figure of the iteration, to the nanosecond (parts and iteration)
+ * and the byte (memory). */
+static void same_figures(const struct ts_result *a, const struct ts_result *b, const char *what)
+{
+	const double x[8] = {a->iteration_time_s, a->compute_s, a->recompute_s,
+			     a->exposed_comm_s,	  a->bubble_s,	a->data_stall_s,
+			     a->optimizer_s,	  a->other_s},
+		     y[8] = {b->iteration_time_s, b->compute_s, b->recompute_s,
+			     b->exposed_comm_s,	  b->bubble_s,	b->data_stall_s,
+			     b->optimizer_s,	  b->other_s};
+	for (int i = 0; i < 8; i++)
+		ck_assert_msg(ts_time_from_s(x[i]) == ts_time_from_s(y[i]),
+			      "%s: figure %d %.9f s against %.9f s", what, i, x[i], y[i]);
+	ck_assert_msg(a->memory_per_gpu_bytes == b->memory_per_gpu_bytes, "%s: %.0f against %.0f B",
+		      what, a->memory_per_gpu_bytes, b->memory_per_gpu_bytes);
+}
+
+/* Node symmetry: on a DGX A100 and a DGX H100 (one NVSwitch, a NIC per
+ * GPU, one fabric switch) every GPU of a node is alike, so class mode runs
+ * a stage as one class (layout_merge) on merged link classes
+ * (net_create_sym). Merged, unmerged (a class per stage and local GPU) and
+ * full mode give every part of the iteration to the nanosecond and the
+ * same memory, with TP x PP x DP, ZeRO-1 with sequence parallelism, pure
+ * DP with an input pipeline, and CP; on 8 A100 with 4 NICs (GPUs 4..7
+ * reach a NIC only through the CPU) the GPUs are not alike and nothing
+ * merges, nor on a DGX-1's hybrid cube-mesh, where merged class mode moved
+ * examples/buyers-guide's breakdown (exposed communication 0.16 ms to
+ * 0.10 ms) and full mode did not. */
+START_TEST(class_merge_equals_unmerged_and_full)
+{
+	static const char *h100 =
+	    "model = \"llama3-8b\"; cluster = \"dgx-h100\"; nodes = 4;\n"
+	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;"
+	    " seq_len = 8192; precision = \"bf16\"; };\n"
+	    "parallel = { tp = 2; cp = 2; pp = 2; sp = true; };\n";
+	static const char *const cases[4][3] = {
+	    {"nodes = 8", "parallel = { tp = 2; pp = 4; }", "training.global_batch = 128"},
+	    {"nodes = 4", "parallel = { tp = 4; pp = 2; zero = 1; sp = true; }",
+	     "training.global_batch = 64"},
+	    {"nodes = 2", "data = { dataset = \"c4-tokens\"; storage = \"local-nvme\"; }",
+	     "training.global_batch = 64"},
+	    {"nodes = 2", "parallel = { tp = 8; pp = 2; }", "training.global_batch = 32"}};
+	for (int c = 0; c < 5; c++) {
+		const char *text = c < 4 ? gpt13 : h100;
+		const char *m[4] = {"sim.mode = \"class\""}, *f[4] = {"sim.mode = \"full\""};
+		size_t n = 1;
+		for (int i = 0; c < 4 && i < 3; i++, n++)
+			m[n] = f[n] = cases[c][i];
+		struct ts_result merged = run_merge(text, m, n, true);
+		struct ts_result unmerged = run_merge(text, m, n, false);
+		struct ts_result full = run_merge(text, f, n, true);
+		char what[64];
+		snprintf(what, sizeof what, "case %d merged/unmerged", c);
+		same_figures(&merged, &unmerged, what);
+		snprintf(what, sizeof what, "case %d merged/full", c);
+		same_figures(&merged, &full, what);
+	}
+	struct ts_error err;
+	struct hw_cluster *cl;
+	const struct hw_cluster_opts four = {.nics_per_node = 4}, all = {0};
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &all, &cl, &err), 0);
+	ck_assert(net_node_symmetric(cl));
+	hw_cluster_destroy(cl);
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-h100", &all, &cl, &err), 0);
+	ck_assert(net_node_symmetric(cl));
+	hw_cluster_destroy(cl);
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &four, &cl, &err), 0);
+	ck_assert(!net_node_symmetric(cl));
+	hw_cluster_destroy(cl);
+	/* a hybrid cube-mesh: its GPUs are alike, its rings' links are not */
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx1-v100", &all, &cl, &err), 0);
+	ck_assert(!net_node_symmetric(cl));
+	hw_cluster_destroy(cl);
+	/* the layout: GPT-3 175B's TP 8 x PP 16 x DP 8 on 128 nodes is 16
+	 * classes of 64 ranks merged, 128 of 8 not */
+	struct layout l;
+	ck_assert_int_eq(layout_init(&l, 8, 1, 8, 16, NULL, 8, true, &err), 0);
+	ck_assert_uint_eq(l.nclasses, 128);
+	ck_assert(layout_merge(&l, 128));
+	ck_assert_uint_eq(l.nclasses, 16);
+	ck_assert_uint_eq(layout_class_members(&l, 3), 64);
+	ck_assert_uint_eq(layout_class_of(&l, 64 * 5 + 13), 5);
+	ck_assert_uint_eq(layout_class_rep(&l, 5), 64 * 5);
+	ck_assert(!layout_merge(&l, 128)); /* already merged */
+	/* a stage sharing its nodes with another (TP 2 x PP 4 on one node) */
+	ck_assert_int_eq(layout_init(&l, 2, 1, 1, 4, NULL, 8, true, &err), 0);
+	ck_assert(!layout_merge(&l, 1));
+}
+END_TEST
+
 /* Megatron-Core overlaps TP communication only with sequence parallelism:
  * tp_comm_overlap without sp is bad input naming the key. */
 START_TEST(tp_comm_overlap_needs_sp)
@@ -615,6 +732,7 @@ int main(void)
 	tcase_add_test(tc, class_equals_full_pipeline_across_nodes);
 	tcase_add_test(tc, class_equals_full_tp_pp_dp_64);
 	tcase_add_test(tc, context_and_expert_parallel);
+	tcase_add_test(tc, class_merge_equals_unmerged_and_full);
 	tcase_add_test(tc, fsdp_defaults_to_zero3);
 	tcase_add_test(tc, tp_comm_overlap_needs_sp);
 	tcase_add_test(tc, memory_fit);

@@ -222,11 +222,16 @@ void coll_destroy(struct ts_coll *cc)
 	ts_free(cc->blk, cc->capblk * sizeof *cc->blk);
 	ts_free(cc->seen_gpu, cc->capseen_gpu * sizeof *cc->seen_gpu);
 	ts_free(cc->seen_node, cc->capseen_node * sizeof *cc->seen_node);
-	ts_free(cc->scaled, cc->capscaled * sizeof *cc->scaled);
 	ts_free(cc->last_ranks, cc->caplast * sizeof *cc->last_ranks);
 	for (int a = 0; a < COLL_ALGO_COUNT_; a++) {
 		ts_free(cc->shape[a].uses, cc->shape[a].capuses * sizeof *cc->shape[a].uses);
 		ts_free(cc->shape[a].off, cc->shape[a].capoff * sizeof *cc->shape[a].off);
+	}
+	for (int i = 0; i < COLL_MEMO; i++) {
+		struct coll_memo *m = &cc->memo[i];
+		ts_free(m->ranks, m->capranks * sizeof *m->ranks);
+		ts_free(m->uses, m->capuses * sizeof *m->uses);
+		ts_free(m->off, m->capoff * sizeof *m->off);
 	}
 	ts_free(cc, sizeof *cc);
 }
@@ -823,14 +828,100 @@ static int alloc_pending(struct ts_coll *cc, uint32_t *id)
 	return 0;
 }
 
+/* The first memo slot of the set of spec s whose ranks hash to h: sets of
+ * COLL_MEMO_WAYS slots. */
+static uint32_t memo_set(const struct coll_spec *s, uint64_t h)
+{
+	uint64_t bits;
+	memcpy(&bits, &s->bytes, sizeof bits);
+	uint64_t x = h ^ (bits * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)s->op << 32) ^
+		     ((uint64_t)s->mult << 8) ^ (uint64_t)(s->algo * 7 + s->proto);
+	/* splitmix64's finaliser */
+	x ^= x >> 30;
+	x *= UINT64_C(0xBF58476D1CE4E5B9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94D049BB133111EB);
+	x ^= x >> 31;
+	return (uint32_t)(x % (COLL_MEMO / COLL_MEMO_WAYS)) * COLL_MEMO_WAYS;
+}
+
+/* The memo of spec s (hash h of its ranks), or NULL; a hit is marked as
+ * the most recently used of its set. */
+static const struct coll_memo *memo_find(struct ts_coll *cc, const struct coll_spec *s, uint64_t h)
+{
+	uint32_t set = memo_set(s, h);
+	for (uint32_t w = 0; w < COLL_MEMO_WAYS; w++) {
+		struct coll_memo *m = &cc->memo[set + w];
+		if (m->used && m->hash == h && m->op == s->op && m->n == s->nranks &&
+		    m->mult == s->mult && m->algo == s->algo && m->proto == s->proto &&
+		    m->bytes == s->bytes &&
+		    !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks)) {
+			m->last_use = ++cc->memo_clock;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+/* Plan s (hash h of its ranks) and keep what coll_start needs in a memo
+ * entry, which *out receives. Errors as coll_plan, plus TS_ENOMEM. */
+static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
+		    const struct coll_memo **out, struct ts_error *err)
+{
+	struct coll_plan p;
+	int rc = plan_internal(cc, s, &p, err);
+	if (rc)
+		return rc;
+	/* the least recently used slot of the set (an unused one first) */
+	uint32_t set = memo_set(s, h), lru = set;
+	for (uint32_t w = 1; w < COLL_MEMO_WAYS; w++)
+		if (cc->memo[set + w].last_use < cc->memo[lru].last_use)
+			lru = set + w;
+	struct coll_memo *m = &cc->memo[lru];
+	m->used = false;
+	const struct coll_shape *sh = &cc->shape[p.algo];
+	uint32_t nact = p.channels ? sh->nact : 0, nuses = nact ? sh->off[nact] : 0;
+	if (ts_grow((void **)&m->ranks, &m->capranks, s->nranks, sizeof *m->ranks) ||
+	    ts_grow((void **)&m->off, &m->capoff, (size_t)nact + 1, sizeof *m->off) ||
+	    ts_grow((void **)&m->uses, &m->capuses, (size_t)nuses + 1, sizeof *m->uses))
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	memcpy(m->ranks, s->ranks, s->nranks * sizeof *s->ranks);
+	m->op = s->op;
+	m->algo = s->algo;
+	m->proto = s->proto;
+	m->mult = s->mult;
+	m->n = s->nranks;
+	m->hash = h;
+	m->bytes = s->bytes;
+	m->plan = p;
+	m->nact = nact;
+	m->lat = ts_time_from_s(p.latency_s);
+	m->bound = 0.0;
+	if (nact) {
+		double eff = efficiency(s, p.algo, p.proto, p.nodes);
+		m->bound = flow_bound(cc, s, p.algo, eff);
+		for (uint32_t k = 0; k <= nact; k++)
+			m->off[k] = sh->off[k];
+		for (uint32_t u = 0; u < nuses; u++)
+			m->uses[u] = (struct fluid_use){sh->uses[u].res, sh->uses[u].coeff / eff};
+	}
+	m->used = true;
+	m->last_use = ++cc->memo_clock;
+	*out = m;
+	return 0;
+}
+
 int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *plan,
 	       struct ts_error *err)
 {
-	struct coll_plan local;
-	struct coll_plan *p = plan ? plan : &local;
-	int rc = plan_internal(cc, s, p, err);
-	if (rc)
+	/* validated when first planned; a spec that fails is never kept */
+	uint64_t h = s->ranks && s->nranks ? ranks_hash(s->ranks, s->nranks) : 0;
+	const struct coll_memo *m = s->ranks && s->nranks ? memo_find(cc, s, h) : NULL;
+	int rc;
+	if (!m && (rc = memo_add(cc, s, h, &m, err)))
 		return rc;
+	if (plan)
+		*plan = m->plan;
 	uint32_t id;
 	if (alloc_pending(cc, &id))
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
@@ -839,7 +930,7 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 	pd->ctx = s->ctx;
 	pd->arg = s->arg;
 	struct ts_fluid *f = net_fluid(cc->net);
-	if (p->channels == 0) {
+	if (m->nact == 0) {
 		/* one rank: nothing moves; finish after no time */
 		pd->left = 1;
 		struct fluid_spec fs = {.work = 0.0,
@@ -853,25 +944,15 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 		uint32_t act;
 		return fluid_start(f, &fs, &act);
 	}
-	const struct coll_shape *sh = &cc->shape[p->algo];
-	pd->left = sh->nact;
-	double eff = efficiency(s, p->algo, p->proto, p->nodes);
-	ts_time lat = ts_time_from_s(p->latency_s);
-	if (ts_grow((void **)&cc->scaled, &cc->capscaled, sh->off[sh->nact] + 1,
-		    sizeof *cc->scaled))
-		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	for (uint32_t k = 0; k < sh->nact; k++) {
-		uint32_t lo = sh->off[k], hi = sh->off[k + 1];
-		for (uint32_t u = lo; u < hi; u++) {
-			cc->scaled[u - lo].res = sh->uses[u].res;
-			cc->scaled[u - lo].coeff = sh->uses[u].coeff / eff;
-		}
-		struct fluid_spec fs = {.work = s->bytes / sh->nact,
+	pd->left = m->nact;
+	for (uint32_t k = 0; k < m->nact; k++) {
+		uint32_t lo = m->off[k], hi = m->off[k + 1];
+		struct fluid_spec fs = {.work = s->bytes / m->nact,
 					.mult = s->mult,
 					.weight = 1.0,
-					.bound = flow_bound(cc, s, p->algo, eff),
-					.latency = lat,
-					.uses = cc->scaled,
+					.bound = m->bound,
+					.latency = m->lat,
+					.uses = m->uses + lo,
 					.nuses = hi - lo,
 					.done = channel_done,
 					.ctx = cc,

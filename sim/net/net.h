@@ -37,6 +37,22 @@ void net_destroy(struct ts_net *n);
 int net_create_grouped(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
 		       enum net_mode mode, const uint32_t *node_group);
 
+/* Whether node symmetry makes every GPU of a node alike (sim/net/net.c):
+ * the fabric is one switch or none, and colour refinement of the node
+ * template (device kinds and types, links, each GPU's default NIC) gives
+ * all its GPUs one colour, the GPUs meet only through an NVSwitch, and
+ * each has a NIC of its own, as on a DGX A100 or H100. */
+bool net_node_symmetric(const struct hw_cluster *c);
+
+/* net_create_grouped in class mode, with the link classes that the node's
+ * symmetry makes alike merged into one (a class of its GPUs' NVLink ports,
+ * one of their PCIe links, one of the NICs' fabric links, ...), for a
+ * layout whose stages are one class each (layout_merge). Where
+ * net_node_symmetric is false, the same as net_create_grouped. Returns 0,
+ * TS_ENOMEM. */
+int net_create_sym(struct ts_net **out, const struct hw_cluster *c, struct ts_fluid *f,
+		   const uint32_t *node_group);
+
 enum net_mode net_mode(const struct ts_net *n);
 const struct hw_cluster *net_cluster(const struct ts_net *n);
 struct ts_fluid *net_fluid(const struct ts_net *n);

@@ -37,8 +37,39 @@ struct coll_pending {
 	uint64_t arg;
 };
 
+/* A collective started before, as coll_start runs it again: the spec's
+ * key (everything coll_plan reads of it) and what it chose, with its
+ * channels' uses already scaled by the efficiency. */
+#define COLL_MEMO 128	 /* slots */
+#define COLL_MEMO_WAYS 8 /* slots a spec may take (of one set) */
+struct coll_memo {
+	bool used;
+	uint64_t last_use; /* ts_coll's memo_clock when last found or made */
+	enum coll_op op;
+	int algo, proto;
+	uint32_t mult, n;
+	uint64_t hash;
+	double bytes;
+	uint32_t *ranks;
+	size_t capranks;
+	struct coll_plan plan;
+	double bound; /* flow bound of each channel, 0 for none */
+	ts_time lat;
+	uint32_t nact;
+	struct fluid_use *uses; /* channel k's at [off[k], off[k + 1]) */
+	size_t capuses;
+	uint32_t *off;
+	size_t capoff;
+};
+
 struct ts_coll {
 	struct ts_net *net;
+	/* collectives started, in the set of slots of the hash of the spec's
+	 * key (a new one takes the least recently used slot of its set); a
+	 * pipeline's tensor-parallel all-reduces, sends and bucket reductions
+	 * repeat a few specs thousands of times */
+	struct coll_memo memo[COLL_MEMO];
+	uint64_t memo_clock;
 	struct coll_pending *pend;
 	size_t npend, cappend;
 	uint32_t free_pend;
@@ -55,8 +86,6 @@ struct ts_coll {
 	uint32_t *seen_gpu, *seen_node; /* validation stamps */
 	size_t capseen_gpu, capseen_node;
 	uint32_t epoch;
-	struct fluid_use *scaled; /* one activity's uses scaled by the efficiency */
-	size_t capscaled;
 	/* The group last planned (op, ranks, mult) and what is known of it;
 	 * the buckets of one iteration all reduce over one group. */
 	bool have_last;

@@ -13,6 +13,44 @@
 
 static const char *const dim_names[LAYOUT_DIM_COUNT_] = {"tp", "cp", "dp", "pp"};
 
+/* Fill the class tables of class mode: the classes of stage 0 (the ranks
+ * with pp coordinate 0), in order of their lowest rank, one per local GPU,
+ * or with `merge` one of all of them. */
+static void class_tables(struct layout *l, bool merge)
+{
+	uint32_t gpus_per_node = l->gpus_per_node;
+	memset(l->res, 0, sizeof l->res);
+	memset(l->cnt, 0, sizeof l->cnt);
+	memset(l->rep0, 0, sizeof l->rep0);
+	memset(l->lead, 0, sizeof l->lead);
+	memset(l->base0, 0, sizeof l->base0);
+	l->per = 0;
+	for (uint32_t q = 0; q < LAYOUT_MAX_GPN; q++)
+		l->res_idx[q] = UINT32_MAX;
+	for (uint32_t r = 0; r < l->gpus; r++) {
+		if (layout_coord(l, r, LAYOUT_PP))
+			continue;
+		uint32_t q = merge ? 0 : r % gpus_per_node, i = l->res_idx[q];
+		if (i == UINT32_MAX) {
+			i = l->res_idx[q] = l->per++;
+			l->res[i] = q;
+			l->rep0[i] = r;
+		}
+		l->cnt[i]++;
+		for (int d = 0; d < LAYOUT_DIM_COUNT_; d++) {
+			if (layout_coord(l, r, (enum layout_dim)d))
+				continue;
+			if (!l->lead[d][i]++)
+				l->base0[d][i] = r;
+		}
+	}
+	if (merge)
+		for (uint32_t q = 0; q < gpus_per_node; q++)
+			l->res_idx[q] = 0;
+	l->merged = merge;
+	l->nclasses = l->deg[LAYOUT_PP] * l->per;
+}
+
 int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_t pp,
 		const char *order, uint32_t gpus_per_node, bool class_mode, struct ts_error *err)
 {
@@ -69,29 +107,17 @@ int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_
 				    "expected at most %u in class mode (sim.mode = \"full\" "
 				    "has no limit)",
 				    gpus_per_node, LAYOUT_MAX_GPN);
-	/* the classes of stage 0 (the ranks with pp coordinate 0), in order
-	 * of their lowest rank */
-	for (uint32_t q = 0; q < LAYOUT_MAX_GPN; q++)
-		l->res_idx[q] = UINT32_MAX;
-	for (uint32_t r = 0; r < l->gpus; r++) {
-		if (layout_coord(l, r, LAYOUT_PP))
-			continue;
-		uint32_t q = r % gpus_per_node, i = l->res_idx[q];
-		if (i == UINT32_MAX) {
-			i = l->res_idx[q] = l->per++;
-			l->res[i] = q;
-			l->rep0[i] = r;
-		}
-		l->cnt[i]++;
-		for (int d = 0; d < LAYOUT_DIM_COUNT_; d++) {
-			if (layout_coord(l, r, (enum layout_dim)d))
-				continue;
-			if (!l->lead[d][i]++)
-				l->base0[d][i] = r;
-		}
-	}
-	l->nclasses = pp * l->per;
+	class_tables(l, false);
 	return 0;
+}
+
+bool layout_merge(struct layout *l, uint32_t nodes)
+{
+	uint32_t g = l->gpus_per_node;
+	if (!l->class_mode || l->merged || l->gpus != nodes * g || l->stride[LAYOUT_PP] % g)
+		return false;
+	class_tables(l, true);
+	return true;
 }
 
 const char *layout_order_name(const struct layout *l, char *buf)

@@ -32,7 +32,12 @@ enum layout_dim { LAYOUT_TP, LAYOUT_CP, LAYOUT_DP, LAYOUT_PP, LAYOUT_DIM_COUNT_ 
  * classes: a stage's ranks on other local GPUs load other links (their own
  * NVLink ports, PCIe switches and NICs) and are classes of their own, so
  * every group's traffic that meets another in full mode meets it in class
- * mode too. Both modes use the same code path. */
+ * mode too. Both modes use the same code path.
+ *
+ * Where the node's symmetry makes its GPUs alike (sim/net/net.h,
+ * net_node_symmetric) their link classes merge, and so can the classes of
+ * a stage: layout_merge makes one class of each stage, its members all the
+ * stage's ranks (8 times fewer classes on a DGX). */
 #define LAYOUT_MAX_GPN 128u /* class mode: most GPUs per node */
 struct layout {
 	uint32_t deg[LAYOUT_DIM_COUNT_];    /* degree of each dimension, >= 1 */
@@ -41,6 +46,7 @@ struct layout {
 	uint32_t gpus;			    /* product of the degrees */
 	uint32_t gpus_per_node;		    /* >= 1 */
 	bool class_mode;		    /* classes = (stage, local GPU) or ranks */
+	bool merged;			    /* class mode: one class per stage (layout_merge) */
 	uint32_t nclasses;		    /* pp x per in class mode, gpus in full mode */
 	/* class mode; stage s's ranks are stage 0's plus s x stride[PP], so
 	 * one table of stage 0 serves all stages. Class s x per + i holds the
@@ -64,6 +70,17 @@ struct layout {
  * class mode) with err filled. */
 int layout_init(struct layout *l, uint32_t tp, uint32_t cp, uint32_t dp, uint32_t pp,
 		const char *order, uint32_t gpus_per_node, bool class_mode, struct ts_error *err);
+
+/* In class mode, make one class of each pipeline stage (all its local
+ * GPUs together), for a net whose link classes are merged over the node's
+ * GPU symmetry (net_create_sym): `nodes` nodes of gpus_per_node GPUs each
+ * must hold the layout's ranks exactly, and each node ranks of one stage
+ * only (the pipeline stride a multiple of gpus_per_node), so that the
+ * net's split by stage (net_create_grouped's node groups) keeps every
+ * stage's links apart. Returns true when merged; false (l unchanged) in
+ * full mode, when already merged, or when the placement does not allow it.
+ * Never fails otherwise. */
+bool layout_merge(struct layout *l, uint32_t nodes);
 
 /* The order as text ("tp-cp-dp-pp") into buf (at least 12 bytes). */
 const char *layout_order_name(const struct layout *l, char *buf);

@@ -181,6 +181,10 @@ struct pb {
 	uint32_t *lead, *base, *gmult;
 	uint32_t *stamp; /* per class: epoch it was last visited in */
 	uint32_t epoch;
+	/* per class and group kind as lead: pg_members' answer once found,
+	 * mcnt[x] classes at mpool + moff[x] (moff UINT32_MAX: not yet) */
+	uint32_t *moff, *mcnt, *mpool;
+	size_t nmpool, capmpool;
 	uint32_t *ringx; /* per class: the ring transfer of the last step */
 	/* offload: per class the links GPU -> CPU (down) and CPU -> GPU (up),
 	 * PIPE_MAX_ROUTE each, as fluid uses */
@@ -443,11 +447,16 @@ static bool leads(const struct pb *b, uint32_t k, enum pgk g)
 }
 
 /* The member classes of the groups of kind g that k leads, each once, into
- * out; returns their number. */
+ * out; returns their number. Found once per (k, g), then copied. */
 static uint32_t pg_members(struct pb *b, uint32_t k, enum pgk g, uint32_t *out)
 {
 	const struct layout *l = b->lay;
-	uint32_t n = pg_ranks(b, g, b->base[(size_t)k * PG_COUNT_ + g], b->ranks), m = 0;
+	size_t x = (size_t)k * PG_COUNT_ + g;
+	if (b->moff[x] != UINT32_MAX) {
+		memcpy(out, b->mpool + b->moff[x], b->mcnt[x] * sizeof *out);
+		return b->mcnt[x];
+	}
+	uint32_t n = pg_ranks(b, g, b->base[x], b->ranks), m = 0;
 	b->epoch++;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t mk = layout_class_of(l, b->ranks[i]);
@@ -455,6 +464,14 @@ static uint32_t pg_members(struct pb *b, uint32_t k, enum pgk g, uint32_t *out)
 			continue;
 		b->stamp[mk] = b->epoch;
 		out[m++] = mk;
+	}
+	if (!b->rc && ts_grow((void **)&b->mpool, &b->capmpool, b->nmpool + m, sizeof *b->mpool))
+		b->rc = TS_ENOMEM;
+	if (!b->rc) {
+		memcpy(b->mpool + b->nmpool, out, m * sizeof *out);
+		b->moff[x] = (uint32_t)b->nmpool;
+		b->mcnt[x] = m;
+		b->nmpool += m;
 	}
 	return m;
 }
@@ -1373,6 +1390,9 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->base, (size_t)b->ncls * PG_COUNT_ * sizeof *b->base);
 	ts_free(b->gmult, (size_t)b->ncls * PG_COUNT_ * sizeof *b->gmult);
 	ts_free(b->stamp, b->ncls * sizeof *b->stamp);
+	ts_free(b->moff, (size_t)b->ncls * PG_COUNT_ * sizeof *b->moff);
+	ts_free(b->mcnt, (size_t)b->ncls * PG_COUNT_ * sizeof *b->mcnt);
+	ts_free(b->mpool, b->capmpool * sizeof *b->mpool);
 	ts_free(b->ringx, b->ncls * sizeof *b->ringx);
 	ts_free(b->tmpv, b->ncls * sizeof *b->tmpv);
 	ts_free(b->tpx, b->ncls * sizeof *b->tpx);
@@ -1449,6 +1469,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	b.base = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.base);
 	b.gmult = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.gmult);
 	b.stamp = ts_calloc(b.ncls, sizeof *b.stamp);
+	b.moff = ts_malloc((size_t)b.ncls * PG_COUNT_ * sizeof *b.moff);
+	b.mcnt = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.mcnt);
 	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
 	b.tmpv = ts_calloc(b.ncls, sizeof *b.tmpv);
 	b.tpx = ts_calloc(b.ncls, sizeof *b.tpx);
@@ -1479,15 +1501,17 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (j->zero >= 1 && j->zero <= 2)
 		b.gate = ts_calloc((size_t)b.ncls * j->nunits, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
-	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.ringx || !b.tmpv || !b.tpx ||
-	    (j->offload && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
-	    !out->compute || !out->pool || !out->opt || !out->iter_end ||
+	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.moff || !b.mcnt || !b.ringx ||
+	    !b.tmpv || !b.tpx || (j->offload && (!b.route || !b.nroute)) || !b.order || !bb ||
+	    !firstv || !lastv || !out->compute || !out->pool || !out->opt || !out->iter_end ||
 	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && (!b.taken || !out->loaded))) {
 		b.rc = TS_ENOMEM;
 		goto done;
 	}
 	for (size_t i = 0; i < nids; i++)
 		b.ids[i] = GRAPH_NONE;
+	for (size_t i = 0; i < (size_t)b.ncls * PG_COUNT_; i++)
+		b.moff[i] = UINT32_MAX;
 	b.keep = graph_keeps_detail(g);
 	b.det = (struct graph_detail){.iter = GRAPH_NONE,
 				      .mb = GRAPH_NONE,

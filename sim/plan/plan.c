@@ -655,6 +655,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		  : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
 							 : DP_GRAN_LAYER;
 	p->class_mode = sc->sim.mode == TS_MODE_CLASS;
+	p->class_merge = p->class_mode;
 	if (sc->model.family == TS_FAMILY_LAYERS) {
 		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dp, p->dtype, p->gpu,
 				      p->calib, p->gran, ts_dtype_bytes(p->conv.reduce_dtype),

@@ -44,6 +44,10 @@ struct ts_plan {
 	uint32_t accum;		       /* micro-batches per rank and iteration */
 	enum dp_granularity gran;
 	bool class_mode;
+	/* class mode: the stages of a node template whose GPUs are alike under
+	 * its symmetry run as one class each (layout_merge, net_create_sym;
+	 * true unless a test compares against the unmerged classes) */
+	bool class_merge;
 	struct dp_unit *units; /* one micro-batch in forward order (owned) */
 	uint32_t nunits;
 	uint32_t *chunk_layers;	      /* transformer layers of each virtual stage, chunk j of

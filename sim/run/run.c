@@ -176,8 +176,11 @@ static int sim_loader(const struct ts_plan *p, struct sim *s, struct ts_error *e
 
 /* The engine, the network (links of nodes that hold different pipeline
  * stages in separate classes), the graph (on the storage of arena a's, when
- * a holds one; a may be NULL) and the input pipeline. */
-static int sim_create(const struct ts_plan *p, struct sim *s, struct run_arena *a,
+ * a holds one; a may be NULL) and the input pipeline. With merge (and the
+ * plan's class_merge), the classes of a stage are one where the node's
+ * symmetry makes its GPUs alike (layout_merge, net_create_sym); a traced
+ * run keeps a class per local GPU, as its timeline draws them. */
+static int sim_create(const struct ts_plan *p, struct sim *s, struct run_arena *a, bool merge,
 		      struct ts_error *err)
 {
 	const struct ts_scenario *sc = p->sc;
@@ -190,11 +193,14 @@ static int sim_create(const struct ts_plan *p, struct sim *s, struct run_arena *
 		return rc;
 	if (!(s->node_stage = ts_calloc(s->nnodes, sizeof *s->node_stage)))
 		goto nomem;
+	merge = merge && p->class_merge && net_node_symmetric(sc->cluster) &&
+		layout_merge(&s->lay, s->nnodes);
 	for (uint32_t nd = 0; nd < s->nnodes; nd++)
 		s->node_stage[nd] = layout_class_stage(&s->lay, layout_class_of(&s->lay, nd * gpn));
 	if (evq_create(&s->q, 4096) || fluid_create(&s->f, s->q) ||
-	    net_create_grouped(&s->net, sc->cluster, s->f, p->class_mode ? NET_CLASS : NET_FULL,
-			       s->node_stage) ||
+	    (merge ? net_create_sym(&s->net, sc->cluster, s->f, s->node_stage)
+		   : net_create_grouped(&s->net, sc->cluster, s->f,
+					p->class_mode ? NET_CLASS : NET_FULL, s->node_stage)) ||
 	    coll_create(&s->cc, s->net))
 		goto nomem;
 	if (a && a->g) {
@@ -668,7 +674,7 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 	if (trace) {
 		/* the busiest links are known once the run is over: a first,
 		 * untraced run of the same schedule finds them */
-		if (!(rc = sim_create(p, &s, a, err)) &&
+		if (!(rc = sim_create(p, &s, a, false, err)) &&
 		    !(rc = sim_schedule(p, accum, iters, &s, err)) &&
 		    !(rc = sim_play(&s, NULL, NULL, 0, err)))
 			nlinks = timeline_busiest_links(s.f, s.net, links, TIMELINE_MAX_LINKS);
@@ -678,7 +684,8 @@ static int run_at(const struct ts_plan *p, uint32_t accum, const struct extrap *
 			return rc;
 	}
 	for (;;) {
-		if ((rc = sim_create(p, &s, a, err)) || (trace && (rc = graph_keep_detail(s.g))) ||
+		if ((rc = sim_create(p, &s, a, !trace, err)) ||
+		    (trace && (rc = graph_keep_detail(s.g))) ||
 		    (rc = sim_schedule(p, accum, iters, &s, err)) ||
 		    (rc = sim_play(&s, trace, links, nlinks, err)))
 			goto out;
