@@ -270,6 +270,66 @@ START_TEST(test_bounded_exact)
 }
 END_TEST
 
+/* The lower bound holds wherever the simulation goes: every candidate
+ * simulated by exhaustive searches of one DGX A100 (up to 8 GPUs, global
+ * batch 16) over settings that exercise each of its terms: tensor
+ * parallelism with and without sequence parallelism (the TP floor), with
+ * Megatron-Core's TP overlap (no TP floor), pipelines 1F1B and interleaved
+ * (the drain), ZeRO-1 (the optimizer step shared over dp x cp), FSDP
+ * (ZeRO 2 and 3, tp 1), DeepSpeed (ZeRO 0..3), context parallelism, and
+ * SwiGLU models with grouped-query attention, has a bound above 0 and at most its
+ * simulated iteration; no bounded search ever finds a bound broken. */
+START_TEST(test_bound_holds)
+{
+	static const char *const texts[] = {
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 2048; };\n"
+	    "parallel = { sp = true; };\n",
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 4096; };\n"
+	    "parallel = { sp = true; tp_comm_overlap = true; };\n",
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { framework = \"fsdp\"; global_batch = 16; micro_batch = 1; "
+	    "seq_len = 4096; };\n",
+	    "model = \"gpt3-6.7b\"; cluster = \"dgx-h100\"; nodes = 1;\n"
+	    "training = { framework = \"deepspeed\"; global_batch = 16; micro_batch = 1; "
+	    "seq_len = 2048; };\n",
+	    "model = \"llama3-8b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 8192; };\n"};
+	for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+		char path[64];
+		scenario(path, sizeof path, texts[k]);
+		struct search_result ex;
+		struct ts_error err;
+		ck_assert_int_eq(
+		    search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 8, 2, 0, &ex, &err), 0);
+		unlink(path);
+		ck_assert_uint_eq(ex.bound_broken, 0);
+		size_t checked = 0, piped = 0, tp = 0;
+		for (size_t i = 0; i < ex.n; i++) {
+			const struct search_cand *c = &ex.c[i];
+			if (c->pruned || c->alias || c->rc)
+				continue;
+			ck_assert_msg(c->lower_s > 0.0, "case %zu: no bound", k);
+			ck_assert_msg(c->lower_s <= c->res.iteration_time_s,
+				      "case %zu: tp %u cp %u pp %u v %u dp %u zero %d mb %lld "
+				      "recompute %d: bound %.9g s > simulated %.9g s",
+				      k, c->tp, c->cp, c->pp, c->interleave, c->dp, c->zero,
+				      (long long)c->micro_batch, (int)c->recompute, c->lower_s,
+				      c->res.iteration_time_s);
+			checked++;
+			piped += c->pp > 1;
+			tp += c->tp > 1;
+		}
+		/* the settings above were searched, not skipped (FSDP: no tp) */
+		ck_assert_msg(checked >= 100 && piped >= 10 && (tp >= 10 || k == 2),
+			      "case %zu: %zu checked, %zu pipelined, %zu with tp", k, checked,
+			      piped, tp);
+		search_result_free(&ex);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("search");
@@ -279,6 +339,7 @@ int main(void)
 	tcase_add_test(tc, test_needs_sharding);
 	tcase_add_test(tc, test_same_plan_once);
 	tcase_add_test(tc, test_bounded_exact);
+	tcase_add_test(tc, test_bound_holds);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

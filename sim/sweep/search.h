@@ -161,17 +161,21 @@ struct search_hooks {
  * price); ties keep enumeration order.
  *
  * With top > 0 the search is exact for the first `top` ranks and simulates
- * fewer: each candidate has a lower bound of its iteration time (lower_s),
- * m micro-batches of its stage's compute with no communication, bubble,
- * launch or optimizer time: m (L (fwd + dgrad + wgrad + recompute) of a
- * layer + embedding + head) / pp seconds, from the same per-op costs the
- * simulation runs (work_costs_compute). The simulation runs a GPU's kernels
- * one after the other on its compute stream at those durations and adds
- * communication, waits and launches, and the busiest of the pp stages holds
- * at least 1/pp of the layers, so its iteration takes at least that;
- * time to train is at least steps x iteration (checkpoints and failures
- * add), cost at least the hourly rate x steps x iteration. Candidates are
- * simulated in increasing order of that bound, and the search stops once
+ * fewer: each candidate has a proven lower bound of its iteration time
+ * (lower_s; sim/sweep/search.c, lower_bound, gives the proof), from the
+ * same per-op costs the simulation runs (work_costs_compute): with one
+ * stage, m micro-batches of every layer, the embedding and the head, the
+ * floor of the tensor-parallel collectives of m - 1 of them (bytes / the
+ * GPU's summed link bandwidth) and the optimizer step; with pp stages, the
+ * last stage's m micro-batches with its TP floor, then the pipeline drain
+ * (the last micro-batch's backward down the pp - 1 chunks below it, the
+ * drain half of Narayanan et al. 2021's (pp - 1) / v bubble, section 2.2)
+ * and stage 0's optimizer step. The forward (fill) half is left out: the
+ * simulation does not hold a stage at the iteration's end for the others,
+ * so an early stage may fill before the measured iteration starts. Time to
+ * train is at least steps x iteration (checkpoints and failures add), cost
+ * at least the hourly rate x steps x iteration. Candidates are simulated
+ * in increasing order of that bound, and the search stops once
  * `top` candidates fit clearly (tier 0) and the next bound exceeds the
  * top-th score: no candidate left can rank before it. The rest are marked
  * bounded (not simulated, not ranked). Models with experts (whose dense
