@@ -356,6 +356,7 @@ struct enum_ctx {
 	const struct work_fw_conventions *conv;
 	enum ts_dtype dt;
 	double opt_s_per_param; /* work_optimizer_time per parameter, s; 0: offload */
+	bool layer_figures;	/* search_opts.layer_figures */
 };
 
 /* The larger of the summed outgoing and incoming bandwidths of the links
@@ -432,6 +433,7 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					    .recompute = (enum work_recompute)r,
 					    .capacity_bytes =
 						hw_cluster_gpu_type(s->cluster)->mem_bytes,
+					    .layer_figures = x->layer_figures,
 					    .score = INFINITY};
 					/* layer lists: the simulation checks memory */
 					c->est_bytes =
@@ -482,6 +484,13 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	struct ts_plan *p = NULL;
 	memset(out, 0, sizeof *out);
 	int rc = plan_build_with(env, &sc, in, &p, err);
+	/* layer's figures: layer where stage would not give them */
+	if (!rc && c->layer_figures && !plan_stage_exact(p)) {
+		plan_destroy(p);
+		p = NULL;
+		sc.sim.granularity = TS_GRAN_LAYER;
+		rc = plan_build_with(env, &sc, in, &p, err);
+	}
 	if (!rc)
 		rc = run_plan(p, out, NULL, err);
 	plan_destroy(p);
@@ -638,6 +647,19 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 		     size_t top, const struct search_hooks *h, struct search_result *out,
 		     struct ts_error *err)
 {
+	const struct search_opts o = {
+	    .obj = obj, .max_gpus = max_gpus, .threads = threads, .top = top};
+	return search_run_opts(env, path, sets, nsets, &o, h, out, err);
+}
+
+int search_run_opts(const struct ts_env *env, const char *path, const char *const *sets,
+		    size_t nsets, const struct search_opts *o, const struct search_hooks *h,
+		    struct search_result *out, struct ts_error *err)
+{
+	enum search_objective obj = o->obj;
+	uint32_t max_gpus = o->max_gpus;
+	int threads = o->threads;
+	size_t top = o->top;
 	memset(out, 0, sizeof *out);
 	const struct hw_catalog *cat = env->cat;
 	const struct work_calib *calib = &env->calib;
@@ -734,8 +756,13 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 			    ? work_optimizer_time(hw_cluster_gpu_type(base->cluster), calib, 1.0,
 						  conv.optim_bytes_touched)
 			    : 0.0;
-	const struct enum_ctx ctx = {base,  cache, calib,
-				     &conv, dt,	   isfinite(opt_pp) ? opt_pp : 0.0};
+	const struct enum_ctx ctx = {.base = base,
+				     .cache = cache,
+				     .calib = calib,
+				     .conv = &conv,
+				     .dt = dt,
+				     .opt_s_per_param = isfinite(opt_pp) ? opt_pp : 0.0,
+				     .layer_figures = o->layer_figures};
 	for (uint32_t l = 0; l < nl; l++) {
 		const struct ts_scenario *s = lay[l];
 		uint32_t g = s->gpus, ti = 0;

@@ -46,6 +46,9 @@ struct search_cand {
 					* (search_run's comment says why); 0: none */
 	bool bounded;		       /* not simulated: its lower bound shows it cannot
 					* enter the top N (search_run_env's top) */
+	bool layer_figures;	       /* simulated at layer granularity where stage would
+					* not give layer's figures (plan_stage_exact);
+					* false: at stage (search_opts.layer_figures) */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
@@ -206,9 +209,33 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 		     size_t top, const struct search_hooks *h, struct search_result *out,
 		     struct ts_error *err);
 
+/* What a search does. Plain record. */
+struct search_opts {
+	enum search_objective obj; /* what ranks first */
+	uint32_t max_gpus;	   /* most GPUs tried (0: the scenario's) */
+	int threads;		   /* OpenMP threads (0: the default) */
+	size_t top;		   /* exact for this many ranks, simulating fewer (0: every
+				    * candidate; search_run) */
+	/* false: every candidate at stage granularity (search_run). true:
+	 * the figures of layer granularity, `trainsim run`'s default: stage
+	 * where it gives them (plan_stage_exact: no TP, CP or EP collective
+	 * inside a layer, ZeRO below 3, no offload, no gradient reduction
+	 * overlapping the backward), layer elsewhere, where stage differs by
+	 * -5 to +20 % (tests/check_granularity.c) and costs less CPU. The
+	 * lower bound holds at both levels (its proof uses only what both
+	 * do), so the first `top` ranks are exact at layer's figures. */
+	bool layer_figures;
+};
+
+/* search_run_hooks with options o (borrowed). Same errors. */
+int search_run_opts(const struct ts_env *env, const char *path, const char *const *sets,
+		    size_t nsets, const struct search_opts *o, const struct search_hooks *h,
+		    struct search_result *out, struct ts_error *err);
+
 /* Simulate candidate c on layout scenario `layout` (its nodes and GPUs per
  * node; c's degrees, micro-batch, ZeRO stage, schedule and recompute mode
- * replace the layout's; two iterations, class mode, stage granularity)
+ * replace the layout's; two iterations, class mode, stage granularity, or
+ * layer where c->layer_figures asks for it and stage would differ)
  * with input `in` (plan_input of the search's scenario): plan_build_with,
  * then run_plan, into *out. Opens no file. Returns 0 or their errors. */
 int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
