@@ -459,9 +459,11 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 	return 0;
 }
 
-int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+/* search_candidate_run into *out, or with out NULL only planned; *at_layer
+ * (may be NULL) receives whether it runs at layer granularity. */
+static int candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
 			 const struct data_input *in, const struct search_cand *c,
-			 struct ts_result *out, struct ts_error *err)
+			 struct ts_result *out, bool *at_layer, struct ts_error *err)
 {
 	struct ts_scenario sc = *layout;
 	sc.training.micro_batch = c->micro_batch;
@@ -482,19 +484,30 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
 	sc.sim.mode = TS_MODE_CLASS;
 	struct ts_plan *p = NULL;
-	memset(out, 0, sizeof *out);
+	if (out)
+		memset(out, 0, sizeof *out);
 	int rc = plan_build_with(env, &sc, in, &p, err);
+	bool layer = !rc && c->layer_figures && !plan_stage_exact(p);
+	if (at_layer)
+		*at_layer = layer;
 	/* layer's figures: layer where stage would not give them */
-	if (!rc && c->layer_figures && !plan_stage_exact(p)) {
+	if (layer && out) {
 		plan_destroy(p);
 		p = NULL;
 		sc.sim.granularity = TS_GRAN_LAYER;
 		rc = plan_build_with(env, &sc, in, &p, err);
 	}
-	if (!rc)
+	if (!rc && out)
 		rc = run_plan(p, out, NULL, err);
 	plan_destroy(p);
 	return rc;
+}
+
+int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+			 const struct data_input *in, const struct search_cand *c,
+			 struct ts_result *out, struct ts_error *err)
+{
+	return candidate_run(env, layout, in, c, out, NULL, err);
 }
 
 /* Order of the simulation: by key (the score floor per unit of steps), ties
@@ -572,8 +585,10 @@ static int simulate(const struct ts_env *env, struct ts_scenario *const *lay,
 				known = h->known(h->user, c, &c->res, &c->rc);
 			}
 			if (!known)
-				c->rc =
-				    search_candidate_run(env, lay[ord[k].l], in, c, &c->res, NULL);
+				c->rc = candidate_run(env, lay[ord[k].l], in, c, &c->res,
+						      &c->at_layer, NULL);
+			else if (c->layer_figures) /* which level gave them */
+				candidate_run(env, lay[ord[k].l], in, c, NULL, &c->at_layer, NULL);
 			if (h) {
 #pragma omp critical(search_hooks)
 				{
@@ -819,6 +834,7 @@ int search_run_opts(const struct ts_env *env, const char *path, const char *cons
 			c->rc = out->c[c->same_as].rc;
 			c->res = out->c[c->same_as].res;
 			c->bounded = out->c[c->same_as].bounded;
+			c->at_layer = out->c[c->same_as].at_layer;
 			out->aliases++;
 			continue;
 		}

@@ -49,6 +49,8 @@ struct search_cand {
 	bool layer_figures;	       /* simulated at layer granularity where stage would
 					* not give layer's figures (plan_stage_exact);
 					* false: at stage (search_opts.layer_figures) */
+	bool at_layer;		       /* simulated at layer granularity (layer_figures and
+					* not plan_stage_exact); else at stage */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
