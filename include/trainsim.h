@@ -457,6 +457,10 @@ typedef struct ts_search_opts {
 	ts_progress_fn progress;     /* called as candidates finish (NULL: none), done and
 				      * total counting the candidates to simulate */
 	void *user;		     /* passed to progress */
+	bool layer_figures;	     /* false: every candidate at stage granularity; true: the
+				      * figures of layer granularity (`trainsim run`'s
+				      * default), stage only where it gives them, so the
+				      * top ranks are exact at layer; slower */
 } ts_search_opts;
 
 /* Search as ts_search_write does, with options o (borrowed): the report in

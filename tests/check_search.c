@@ -12,6 +12,9 @@
 
 #include "base/err.h"
 #include "hw/catalog.h"
+#include "io/scenario.h"
+#include "plan/env.h"
+#include "run/run.h"
 #include "sweep/search.h"
 #include "testutil.h"
 #include "work/compute.h"
@@ -270,6 +273,180 @@ START_TEST(test_bounded_exact)
 }
 END_TEST
 
+/* The lower bound holds wherever the simulation goes: every candidate
+ * simulated by exhaustive searches of one DGX A100 (up to 8 GPUs, global
+ * batch 16) over settings that exercise each of its terms: tensor
+ * parallelism with and without sequence parallelism (the TP floor), with
+ * Megatron-Core's TP overlap (no TP floor), pipelines 1F1B and interleaved
+ * (the drain), ZeRO-1 (the optimizer step shared over dp x cp), FSDP
+ * (ZeRO 2 and 3, tp 1), DeepSpeed (ZeRO 0..3), context parallelism, and
+ * SwiGLU models with grouped-query attention, has a bound above 0 and at most its
+ * simulated iteration; no bounded search ever finds a bound broken. */
+START_TEST(test_bound_holds)
+{
+	static const char *const texts[] = {
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 2048; };\n"
+	    "parallel = { sp = true; };\n",
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 4096; };\n"
+	    "parallel = { sp = true; tp_comm_overlap = true; };\n",
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { framework = \"fsdp\"; global_batch = 16; micro_batch = 1; "
+	    "seq_len = 4096; };\n",
+	    "model = \"gpt3-6.7b\"; cluster = \"dgx-h100\"; nodes = 1;\n"
+	    "training = { framework = \"deepspeed\"; global_batch = 16; micro_batch = 1; "
+	    "seq_len = 2048; };\n",
+	    "model = \"llama3-8b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 8192; };\n"};
+	for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+		char path[64];
+		scenario(path, sizeof path, texts[k]);
+		struct search_result ex;
+		struct ts_error err;
+		ck_assert_int_eq(
+		    search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 8, 2, 0, &ex, &err), 0);
+		unlink(path);
+		ck_assert_uint_eq(ex.bound_broken, 0);
+		size_t checked = 0, piped = 0, tp = 0;
+		for (size_t i = 0; i < ex.n; i++) {
+			const struct search_cand *c = &ex.c[i];
+			if (c->pruned || c->alias || c->rc)
+				continue;
+			ck_assert_msg(c->lower_s > 0.0, "case %zu: no bound", k);
+			ck_assert_msg(c->lower_s <= c->res.iteration_time_s,
+				      "case %zu: tp %u cp %u pp %u v %u dp %u zero %d mb %lld "
+				      "recompute %d: bound %.9g s > simulated %.9g s",
+				      k, c->tp, c->cp, c->pp, c->interleave, c->dp, c->zero,
+				      (long long)c->micro_batch, (int)c->recompute, c->lower_s,
+				      c->res.iteration_time_s);
+			checked++;
+			piped += c->pp > 1;
+			tp += c->tp > 1;
+		}
+		/* the settings above were searched, not skipped (FSDP: no tp) */
+		ck_assert_msg(checked >= 100 && piped >= 10 && (tp >= 10 || k == 2),
+			      "case %zu: %zu checked, %zu pipelined, %zu with tp", k, checked,
+			      piped, tp);
+		search_result_free(&ex);
+	}
+}
+END_TEST
+
+/* Candidates x and y are the same setting. */
+static bool same_setting(const struct search_cand *x, const struct search_cand *y)
+{
+	return x->nodes == y->nodes && x->gpus_per_node == y->gpus_per_node && x->tp == y->tp &&
+	       x->pp == y->pp && x->cp == y->cp && x->dp == y->dp && x->zero == y->zero &&
+	       x->schedule == y->schedule && x->interleave == y->interleave &&
+	       x->micro_batch == y->micro_batch && x->recompute == y->recompute;
+}
+
+/* A search for layer's figures (search_opts.layer_figures): GPT-3 1.3B on
+ * up to 8 GPUs of a DGX A100, global batch 16. Bounded for the top 5 on
+ * one and two threads it finds the exhaustive top 5 with the same scores;
+ * each of the 5 gives the iteration of `trainsim run` of its setting at
+ * the granularity it ran at (layer where stage would differ: at_layer; two
+ * iterations, class mode, as the export writes it); candidates with tensor
+ * or context parallelism run at layer and differ from the stage search's
+ * figures, and candidates on one GPU run at stage, as in the stage search. */
+START_TEST(test_layer_figures)
+{
+	static const char text[] =
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 16; micro_batch = 1; seq_len = 2048; };\n";
+	enum { TOP = 5 };
+	char path[64];
+	scenario(path, sizeof path, text);
+	struct ts_env env;
+	struct ts_error err;
+	ck_assert_int_eq(env_wrap(cat, &calib, &env, &err), 0);
+	struct search_opts o = {.obj = SEARCH_TIME, .max_gpus = 8, .threads = 2, .top = 0};
+	struct search_result st, ex, b1, b2;
+	ck_assert_int_eq(search_run_opts(&env, path, NULL, 0, &o, NULL, &st, &err), 0);
+	o.layer_figures = true;
+	ck_assert_int_eq(search_run_opts(&env, path, NULL, 0, &o, NULL, &ex, &err), 0);
+	o.top = TOP;
+	ck_assert_int_eq(search_run_opts(&env, path, NULL, 0, &o, NULL, &b2, &err), 0);
+	o.threads = 1;
+	ck_assert_int_eq(search_run_opts(&env, path, NULL, 0, &o, NULL, &b1, &err), 0);
+	ck_assert_uint_eq(ex.bound_broken, 0);
+	ck_assert_uint_ge(ex.ranked - ex.tight, TOP);
+	const struct search_result *bs[2] = {&b1, &b2};
+	for (int t = 0; t < 2; t++) {
+		ck_assert_uint_eq(bs[t]->bound_broken, 0);
+		ck_assert_uint_gt(bs[t]->bounded, 0);
+		for (size_t i = 0; i < TOP; i++) {
+			ck_assert(same_setting(&ex.c[i], &bs[t]->c[i]) && !bs[t]->c[i].tight);
+			ck_assert_msg(ex.c[i].score == bs[t]->c[i].score,
+				      "threads %d rank %zu: %.9g vs %.9g", t + 1, i, ex.c[i].score,
+				      bs[t]->c[i].score);
+		}
+	}
+	/* the top 5 as `trainsim run` of each at layer granularity */
+	for (size_t i = 0; i < TOP; i++) {
+		const struct search_cand *c = &ex.c[i];
+		char a[13][96];
+		snprintf(a[0], sizeof a[0], "gpus_per_node=%u", c->gpus_per_node);
+		snprintf(a[1], sizeof a[1], "parallel.tp=%u", c->tp);
+		snprintf(a[2], sizeof a[2], "parallel.pp=%u", c->pp);
+		snprintf(a[3], sizeof a[3], "parallel.cp=%u", c->cp);
+		snprintf(a[4], sizeof a[4], "parallel.dp=%u", c->dp);
+		snprintf(a[5], sizeof a[5], "parallel.zero=%d", c->zero);
+		snprintf(a[6], sizeof a[6], "parallel.schedule=\"%s\"",
+			 c->interleave > 1 ? "interleaved" : "1f1b");
+		snprintf(a[7], sizeof a[7], "parallel.interleave=%u", c->interleave);
+		snprintf(a[8], sizeof a[8], "training.micro_batch=%lld", (long long)c->micro_batch);
+		snprintf(a[9], sizeof a[9], "training.recompute=\"%s\"",
+			 work_recompute_name(c->recompute));
+		snprintf(a[10], sizeof a[10], "training.iterations=2");
+		snprintf(a[11], sizeof a[11], "sim.granularity=\"%s\"",
+			 c->at_layer ? "layer" : "stage");
+		snprintf(a[12], sizeof a[12], "sim.mode=\"class\"");
+		const char *sets[13];
+		for (size_t k = 0; k < 13; k++)
+			sets[k] = a[k];
+		struct ts_scenario *sc;
+		struct ts_result r;
+		ck_assert_msg(ts_scenario_load(cat, path, sets, 13, &sc, &err) == 0, "%s", err.msg);
+		ck_assert_msg(ts_run(sc, &calib, &r, NULL, &err) == 0, "%s", err.msg);
+		double want = r.iteration_time_s, got = c->res.iteration_time_s;
+		ck_assert_msg(got == want,
+			      "rank %zu tp %u cp %u pp %u dp %u: search %.9g s, run %.9g s", i,
+			      c->tp, c->cp, c->pp, c->dp, got, want);
+		ts_scenario_destroy(sc);
+	}
+	/* layer where stage differs, stage where it does not */
+	size_t differ = 0, alone = 0;
+	for (size_t i = 0; i < ex.n; i++) {
+		const struct search_cand *x = &ex.c[i];
+		if (x->pruned || x->alias || x->rc)
+			continue;
+		for (size_t j = 0; j < st.n; j++) {
+			const struct search_cand *y = &st.c[j];
+			if (!same_setting(x, y) || y->rc)
+				continue;
+			if (x->tp * x->cp * x->pp * x->dp == 1) {
+				ck_assert(!x->at_layer);
+				ck_assert(x->res.iteration_time_s == y->res.iteration_time_s);
+				alone++;
+			} else if (x->tp > 1 || x->cp > 1) {
+				ck_assert(x->at_layer);
+				differ += x->res.iteration_time_s != y->res.iteration_time_s;
+			}
+		}
+	}
+	ck_assert_uint_gt(alone, 0);
+	ck_assert_uint_gt(differ, 0);
+	unlink(path);
+	env_release(&env);
+	search_result_free(&st);
+	search_result_free(&ex);
+	search_result_free(&b1);
+	search_result_free(&b2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("search");
@@ -279,6 +456,8 @@ int main(void)
 	tcase_add_test(tc, test_needs_sharding);
 	tcase_add_test(tc, test_same_plan_once);
 	tcase_add_test(tc, test_bounded_exact);
+	tcase_add_test(tc, test_bound_holds);
+	tcase_add_test(tc, test_layer_figures);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -119,9 +119,11 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 			table_cell(t, 14, "%s", b);
 	}
 	fprintf(out,
-		"Search of %s by %s (stage granularity, class mode, two iterations; ranked by "
-		"the p50, the 80 %% band beside it)\n\n",
-		path, obj == SEARCH_COST ? "cost" : "time to train");
+		"Search of %s by %s (%s, class mode, two iterations; ranked by the p50, the 80 %% "
+		"band beside it)\n\n",
+		path, obj == SEARCH_COST ? "cost" : "time to train",
+		sr->n && sr->c[0].layer_figures ? "layer granularity, stage where it is the same"
+						: "stage granularity");
 	if (table_status(t) || table_print(t, out)) {
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 		goto done;
@@ -138,7 +140,7 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 			sr->tight);
 	if (sr->bounded)
 		fprintf(out,
-			"; %zu bounded out (their least possible iteration, compute alone, "
+			"; %zu bounded out (their least possible iteration "
 			"cannot enter the top %zu: not simulated)",
 			sr->bounded, top);
 	if (sr->aliases)
@@ -436,7 +438,8 @@ static int absolute_file(config_t *cfg, const char *key, const char *scenario, s
 
 /* Write scenario `path` with `sets` and the settings of candidate c as the
  * search simulated it (its layout, degrees, micro-batch, ZeRO stage,
- * schedule, recompute; two iterations, class mode, stage granularity) to
+ * schedule, recompute; two iterations, class mode, stage granularity, or
+ * layer where it ran at layer: c->at_layer) to
  * file `dst`. Returns 0, the errors of reading and parsing the scenario,
  * TS_EIO or TS_ENOMEM (recorded). */
 static int export_best(const char *path, const char *const *sets, size_t nsets,
@@ -493,7 +496,7 @@ static int export_best(const char *path, const char *const *sets, size_t nsets,
 	snprintf(a[10], sizeof a[10], "training.recompute=\"%s\"",
 		 work_recompute_name(c->recompute));
 	snprintf(a[11], sizeof a[11], "training.iterations=2");
-	snprintf(a[12], sizeof a[12], "sim.granularity=\"stage\"");
+	snprintf(a[12], sizeof a[12], "sim.granularity=\"%s\"", c->at_layer ? "layer" : "stage");
 	snprintf(a[13], sizeof a[13], "sim.mode=\"class\"");
 	for (size_t i = 0; !rc && i < 14; i++)
 		rc = cfg_apply_set(&cfg, a[i], "search", &err);
@@ -526,7 +529,7 @@ static int export_best(const char *path, const char *const *sets, size_t nsets,
 	    "# The best settings trainsim search found for %s (by %s):\n"
 	    "# %u GPUs (%u x %u), tp %u, pp %u, cp %u, dp %u, ZeRO %d, %s%s, micro-batch %lld,\n"
 	    "# recompute %s (the same plan: %s); iteration %.10g s, memory per GPU %.10g bytes.\n"
-	    "# Simulated as the search did (two iterations, class mode, stage granularity),\n"
+	    "# Simulated as the search did (two iterations, class mode, %s granularity),\n"
 	    "# so that `trainsim run` on this file gives the same figures; drop the sim\n"
 	    "# group and training.iterations for a finer run. Relative paths are read\n"
 	    "# from this file's directory.\n",
@@ -534,7 +537,7 @@ static int export_best(const char *path, const char *const *sets, size_t nsets,
 	    c->gpus_per_node, c->tp, c->pp, c->cp, c->dp, c->zero, sched_of(c),
 	    c->schedule == TS_SCHED_INTERLEAVED ? " x2" : "", (long long)c->micro_batch,
 	    work_recompute_name(c->recompute), recompute_names(c, ", ", rc_names, sizeof rc_names),
-	    c->res.iteration_time_s, c->res.memory_per_gpu_bytes);
+	    c->res.iteration_time_s, c->res.memory_per_gpu_bytes, c->at_layer ? "layer" : "stage");
 	for (const char *const *x = sets; x < sets + nsets; x++)
 		fprintf(f, "# with --set %s\n", *x);
 	const config_setting_t *root = config_root_setting(&cfg);
@@ -565,7 +568,8 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
  * the GPU limit and the trainsim version. Returns 0 or the scenario's error
  * (recorded). */
 static int search_digest(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
-			 enum search_objective obj, uint32_t max_gpus, uint64_t *d)
+			 enum search_objective obj, uint32_t max_gpus, bool layer_figures,
+			 uint64_t *d)
 {
 	struct ts_error err;
 	ts_error_clear(&err);
@@ -596,6 +600,8 @@ static int search_digest(const ts_env *env, const char *path, const char *const 
 	uint64_t rs = sizeof(struct ts_result); /* the state holds its bytes */
 	h = fnv1a(h, &rs, sizeof rs);
 	h = fnv1a(h, "search state 1", 14);
+	if (layer_figures) /* a stage search's digest as before */
+		h = fnv1a(h, "layer figures", 13);
 	*d = h;
 	return 0;
 }
@@ -787,7 +793,8 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 	int rc = 0;
 	if (o->state) {
 		uint64_t d = 0;
-		if ((rc = search_digest(env, path, sets, nsets, obj, o->max_gpus, &d)))
+		if ((rc = search_digest(env, path, sets, nsets, obj, o->max_gpus, o->layer_figures,
+					&d)))
 			return rc;
 		if (o->resume && (rc = state_read(o->state, d, &st)))
 			goto out;
@@ -809,8 +816,12 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 		h.known = st_known;
 		h.done = st_done;
 	}
-	if (search_run_hooks(env, path, sets, nsets, obj, o->max_gpus, o->threads,
-			     o->top ? o->top : 10, &h, &sr, &err)) {
+	const struct search_opts so = {.obj = obj,
+				       .max_gpus = o->max_gpus,
+				       .threads = o->threads,
+				       .top = o->top ? o->top : 10,
+				       .layer_figures = o->layer_figures};
+	if (search_run_opts(env, path, sets, nsets, &so, &h, &sr, &err)) {
 		rc = api_fail(&err);
 		goto out;
 	}

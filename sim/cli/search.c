@@ -16,6 +16,7 @@ static void usage(FILE *out)
 		"                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
 		"                       [--calib OVERRIDES.cfg] [--format text|csv|json]\n"
 		"                       [-o OUT [--resume]] [--export-best BEST.cfg] [--quiet]\n"
+		"                       [--granularity stage|layer]\n"
 		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
 		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
 		"  the framework takes, recompute and context parallelism (cp, powers of\n"
@@ -29,11 +30,17 @@ static void usage(FILE *out)
 		"  --resume          take the candidates OUT.state holds (a search that was\n"
 		"                    stopped part way) and simulate the rest; refused\n"
 		"                    when the scenario, a --set, the model or\n"
-		"                    cluster, the calibration, --objective, --max-gpus or\n"
-		"                    the version changed\n"
+		"                    cluster, the calibration, --objective, --max-gpus,\n"
+		"                    --granularity or the version changed\n"
 		"  --export-best F   write the best candidate as a scenario file that\n"
 		"                    `trainsim run F` reproduces (the search's two\n"
-		"                    iterations, class mode, stage granularity)\n"
+		"                    iterations, class mode, its granularity)\n"
+		"  --granularity G   stage (the default): every candidate at stage\n"
+		"                    granularity, the fastest; layer: the figures of\n"
+		"                    layer granularity (`trainsim run`'s default), stage\n"
+		"                    only where it gives the same (no TP, CP or EP, ZeRO\n"
+		"                    below 3, no offload, no overlapped gradient\n"
+		"                    reduction); a few times slower\n"
 		"Progress goes to standard error: a live line with the time left on a\n"
 		"terminal; otherwise a line a minute once a search has run for a minute\n"
 		"(--quiet: none).\n"
@@ -76,7 +83,7 @@ static void progress(void *ud, size_t done, size_t total, double elapsed_s)
 int cli_search(int argc, char **argv)
 {
 	const char *path = NULL, *objective = "time", *calib_path = NULL, *format = "text",
-		   *out_path = NULL, *best_path = NULL;
+		   *out_path = NULL, *best_path = NULL, *gran = "stage";
 	bool resume = false, quiet = false;
 	long top = 10, max_gpus = 0, threads = 0;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
@@ -97,7 +104,8 @@ int cli_search(int argc, char **argv)
 		O_OUT,
 		O_RESUME,
 		O_BEST,
-		O_QUIET
+		O_QUIET,
+		O_GRAN
 	};
 	static const struct cli_opt opts[] = {
 	    {O_OBJECTIVE, "--objective", NULL, "time or cost"},
@@ -111,6 +119,7 @@ int cli_search(int argc, char **argv)
 	    {O_RESUME, "--resume", NULL, NULL},
 	    {O_BEST, "--export-best", NULL, "a scenario file to write"},
 	    {O_QUIET, "--quiet", "-q", NULL},
+	    {O_GRAN, "--granularity", NULL, "stage or layer"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -139,6 +148,8 @@ int cli_search(int argc, char **argv)
 			quiet = true;
 		} else if (id == O_BEST) {
 			best_path = v;
+		} else if (id == O_GRAN) {
+			gran = v;
 		} else if (id == O_TOP || id == O_MAX_GPUS || id == O_JOBS) {
 			long max = id == O_MAX_GPUS ? 1L << 26 : id == O_JOBS ? 1024 : 1L << 20;
 			char what[64];
@@ -161,6 +172,13 @@ int cli_search(int argc, char **argv)
 				v);
 			goto out;
 		}
+	}
+	if (strcmp(gran, "stage") && strcmp(gran, "layer")) {
+		fprintf(stderr,
+			"trainsim search: --granularity: found \"%s\", expected stage or "
+			"layer\n",
+			gran);
+		goto out;
 	}
 	if (strcmp(objective, "time") && strcmp(objective, "cost")) {
 		fprintf(stderr,
@@ -222,7 +240,8 @@ int cli_search(int argc, char **argv)
 			     .state = state,
 			     .resume = resume,
 			     .progress = quiet ? NULL : progress,
-			     .user = &ps};
+			     .user = &ps,
+			     .layer_figures = !strcmp(gran, "layer")};
 	int src = ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout);
 	if (ps.shown)
 		fputc('\n', stderr); /* end the live line */

@@ -21,10 +21,12 @@
 #endif
 
 #include "base/alloc.h"
+#include "par/pipe.h"
 #include "plan/plan.h"
 #include "run/run.h"
 #include "sweep/search.h"
 #include "work/memory.h"
+#include "work/ops.h"
 
 #define MAX_LAYOUTS SEARCH_MAX_LAYOUTS
 #define MAX_MB 16
@@ -128,28 +130,121 @@ static double estimate(const struct ts_scenario *sc, const struct work_fw_conven
 	return held + oh.total;
 }
 
+/* What the lower bound of a candidate needs beyond its costs: the
+ * optimizer's seconds per parameter on one GPU (0 with offload, whose step
+ * runs on the host), and the tensor-parallel collectives' floor. */
+struct bound_in {
+	double opt_s_per_param; /* work_optimizer_time per parameter, s; 0: none */
+	double gpu_Bps;		/* the larger of a GPU's summed outgoing and incoming
+				 * link bandwidths, bytes/s (0: no TP floor) */
+	bool nvls;		/* all-reduce may reduce in the NVSwitch */
+	bool tp_overlap;	/* TP collectives run beside compute: no TP floor */
+	bool sp;		/* sequence parallelism: reduce-scatter + all-gather */
+	double act_bytes;	/* bytes of one activation element */
+	int64_t seq_len;	/* tokens per sequence */
+};
+
+/* Seconds one rank of a tensor-parallel group of x->tp ranks spends, at the
+ * least, in the collectives of one layer and micro-batch, forward and
+ * backward (layer_tp_fwd + layer_tp_bwd of them, each of an activation
+ * b s h / cp). Each rank of a reduce-scatter or all-gather of B bytes over
+ * t ranks sends or receives (t - 1) / t B, an all-reduce without in-network
+ * reduction 2 (t - 1) / t B on every algorithm NCCL runs (Patarasuk and
+ * Yuan 2009, "Bandwidth optimal all-reduce algorithms for clusters of
+ * workstations", the lower bound of section 3; NCCL's ring reaches it, its
+ * trees send more), and no rank moves bytes faster than the sum of its
+ * links' bandwidths. Sequence parallelism runs a reduce-scatter then an
+ * all-gather, one after the other (sim/par/pipe.c, tp_issue). */
+static double tp_floor_s(const struct ts_model *md, const struct work_costs *c,
+			 const struct search_cand *x, const struct bound_in *b)
+{
+	if (x->tp < 2 || b->tp_overlap || !(b->gpu_Bps > 0.0))
+		return 0.0;
+	double t = (double)x->tp;
+	double B = (double)x->micro_batch * (double)b->seq_len / (double)x->cp *
+		   (double)md->hidden * b->act_bytes;
+	double f = b->sp || !b->nvls ? 2.0 * (t - 1.0) / t : (t - 1.0) / t;
+	return (double)(c->layer_tp_fwd + c->layer_tp_bwd) * f * B / b->gpu_Bps;
+}
+
 /* A lower bound of the iteration time of candidate x, with per-micro-batch
- * costs c and m micro-batches per iteration; 0 when there is none (search.h,
- * search_run, says why it is one). The simulation gives each of a GPU's
- * compute units the durations of these same costs (sim/plan/plan.c,
- * make_units), runs them one at a time on the GPU's compute stream, and
- * only adds to them: communication that is not hidden, pipeline fill and
- * drain, kernel launches, the optimizer step, the multi-token prediction
- * blocks. A GPU of the busiest stage runs m micro-batches of at least 1/pp
- * of the L layers (plus the embedding or the head, counted here at 1/pp
- * too). Experts: the dense and the expert layers of a MoE model differ and
- * expert parallelism changes the per-rank costs, so no bound. */
+ * costs c and m micro-batches per iteration; 0 when there is none (layer
+ * lists; experts, whose dense and expert layers differ and whose expert
+ * parallelism changes the per-rank costs).
+ *
+ * What the simulation does (sim/par/pipe.c): each GPU runs its compute
+ * units one at a time on its compute stream at these same durations
+ * (sim/plan/plan.c, make_units), later only slowed; a segment's TP
+ * collectives run after it and the next segment waits for them; each
+ * stage's optimizer step runs on its compute stream after its last
+ * backward, and its next iteration's forwards after that step; a chunk's
+ * backward of a micro-batch starts once the chunk above has sent its
+ * gradient; the measured iteration runs from the end of the last
+ * optimizer step of one iteration (iteration end) to that of the next.
+ * Stages do not wait for one another between iterations, so a stage
+ * other than the last may start its next iteration before that mark.
+ *
+ * One stage (pp = 1): all of its next iteration comes after the mark: m
+ * micro-batches of every layer's forward, backward and recompute, the
+ * embedding and the head, the TP collectives of all but the last
+ * micro-batch (the step waits for the gradient reduction, not for them),
+ * and the optimizer step over its parameters (/ dp cp with ZeRO >= 1).
+ *
+ * A pipeline (pp stages, v chunks each, chunk c on stage c mod pp): the
+ * last stage's first forward of an iteration waits for the forwards of the
+ * stages before it, each after its own step, one of which ends at the
+ * mark; so all of the last stage's work of the iteration follows the mark:
+ * W = m (its layers' compute + the head) + TP floor of m - 1 micro-batches.
+ * Its last task is the backward of the last micro-batch on chunk pp - 1
+ * (1F1B and interleaved 1F1B end so: sim/par/pipe.c, stage_order); from
+ * the gradient it sends (after its dgrad, at the latest its last layer's
+ * wgrad before the end), the backward of that micro-batch runs down
+ * chunks pp - 2 .. 0 one after the other, each at least its layers' dgrad
+ * and wgrad less one layer's wgrad, chunk 0 whole with the embedding, and
+ * stage 0's optimizer step follows. Hence
+ *   T >= max(W + step(last stage), W - w + drain + step(stage 0)),
+ * the drain being (pp - 1) / (pp v) of a micro-batch's backward: the
+ * fill-and-drain bubble of 1F1B, (pp - 1) (tf + tb) for v = 1 and / v
+ * interleaved (Narayanan et al. 2021, "Efficient Large-Scale Language
+ * Model Training on GPU Clusters Using Megatron-LM", section 2.2), less
+ * its forward half, which a stage that starts its iteration early may
+ * hide. With extrapolation (sim.extrapolate) the iteration is carried
+ * along the line through two shorter runs in the steady state, whose
+ * slope is the last stage's period per micro-batch, at least its work per
+ * micro-batch. Layers per chunk as the plan deals them
+ * (pipe_even_layers); embedding and head parameters are left out of the
+ * steps (fewer parameters: a smaller step). */
 static double lower_bound(const struct ts_model *md, const struct work_costs *c,
-			  const struct search_cand *x, int64_t m)
+			  const struct search_cand *x, int64_t m, const struct bound_in *b)
 {
 	if (!c || md->family == TS_FAMILY_LAYERS || md->num_experts > 0)
 		return 0.0;
 	int r = (int)x->recompute;
+	uint32_t p = x->pp, V = x->pp * x->interleave, L = (uint32_t)md->layers;
 	double layer =
 	    c->layer_fwd_s + c->layer_dgrad_s + c->layer_wgrad_s + c->layer_recompute_s[r];
-	double all = (double)md->layers * layer + c->embed_fwd_s + c->embed_bwd_s + c->head_fwd_s +
-		     c->head_dgrad_s + c->head_wgrad_s;
-	double lb = (double)m * all / (double)x->pp;
+	double head = c->head_fwd_s + c->head_dgrad_s + c->head_wgrad_s;
+	double tp = tp_floor_s(md, c, x, b), mm = (double)m;
+	double step = b->opt_s_per_param * c->layer_params /
+		      (x->zero >= 1 ? (double)x->dp * (double)x->cp : 1.0);
+	double lb;
+	if (p == 1) {
+		lb = mm * ((double)L * layer + c->embed_fwd_s + c->embed_bwd_s + head) +
+		     (mm - 1.0) * (double)L * tp + (double)L * step;
+	} else {
+		double l_last = 0.0, l_first = 0.0, drain = 0.0;
+		for (uint32_t j = 0; j < x->interleave; j++) {
+			l_last += (double)pipe_even_layers(L, V, j * p + p - 1);
+			l_first += (double)pipe_even_layers(L, V, j * p);
+		}
+		for (uint32_t k = 0; k + 1 < p; k++) {
+			double d = (double)pipe_even_layers(L, V, k) *
+				   (c->layer_dgrad_s + c->layer_wgrad_s);
+			drain += k ? fmax(d - c->layer_wgrad_s, 0.0) : d + c->embed_bwd_s;
+		}
+		double W = mm * (l_last * layer + head) + (mm - 1.0) * l_last * tp;
+		lb = fmax(W + l_last * step, W - c->layer_wgrad_s + drain + l_first * step);
+	}
 	return isfinite(lb) && lb > 0.0 ? lb : 0.0;
 }
 
@@ -271,7 +366,24 @@ struct enum_ctx {
 	const struct work_calib *calib;
 	const struct work_fw_conventions *conv;
 	enum ts_dtype dt;
+	double opt_s_per_param; /* work_optimizer_time per parameter, s; 0: offload */
+	bool layer_figures;	/* search_opts.layer_figures */
 };
+
+/* The larger of the summed outgoing and incoming bandwidths of the links
+ * of the first GPU of cluster cl, bytes/s: no rank of a collective moves
+ * its bytes faster (every GPU of a bundled node is alike). */
+static double gpu_link_Bps(const struct hw_cluster *cl)
+{
+	uint32_t dev = hw_cluster_gpu(cl, 0), n = hw_cluster_nlinks(cl);
+	double out = 0.0, in = 0.0;
+	for (uint32_t i = 0; dev != UINT32_MAX && i < n; i++) {
+		const struct hw_link *k = hw_cluster_link(cl, i);
+		out += k->src == dev ? k->bw_Bps : 0.0;
+		in += k->dst == dev ? k->bw_Bps : 0.0;
+	}
+	return fmax(out, in);
+}
 
 /* Append to out the candidates of degrees (tp, cp, pp, dp) on layout s
  * (index l; ti, ci: the cache indices of tp and cp): micro-batches,
@@ -286,6 +398,15 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 	uint32_t L = (uint32_t)md->layers;
 	int zs[4], nz = zero_stages(x->base->training.framework, md, dp, pp, zs);
 	int64_t per_rank = x->base->training.global_batch / (int64_t)dp;
+	const struct bound_in bin = {
+	    .opt_s_per_param = x->opt_s_per_param,
+	    .gpu_Bps = gpu_link_Bps(s->cluster),
+	    .nvls = hw_cluster_nvls(s->cluster),
+	    .tp_overlap = x->base->parallel.tp_comm_overlap,
+	    .sp = x->base->parallel.sp && tp > 1,
+	    .act_bytes = work_act_bytes(x->dt),
+	    .seq_len = x->base->training.seq_len,
+	};
 	uint32_t mi = 0;
 	for (int64_t mb = 1; mb <= per_rank && mi < MAX_MB; mb *= 2, mi++) {
 		int64_t m = per_rank / mb;
@@ -323,12 +444,13 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					    .recompute = (enum work_recompute)r,
 					    .capacity_bytes =
 						hw_cluster_gpu_type(s->cluster)->mem_bytes,
+					    .layer_figures = x->layer_figures,
 					    .score = INFINITY};
 					/* layer lists: the simulation checks memory */
 					c->est_bytes =
 					    layers_only ? 0.0 : estimate(s, x->conv, wc, c, m);
 					c->pruned = !(c->est_bytes <= c->capacity_bytes);
-					c->lower_s = lower_bound(md, wc, c, m);
+					c->lower_s = lower_bound(md, wc, c, m, &bin);
 					/* the lightest mode that resolves to the same plan:
 					 * the candidates of r' < r are the r - r' before
 					 * (layer lists: none and full only, which differ) */
@@ -348,9 +470,11 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 	return 0;
 }
 
-int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+/* search_candidate_run into *out, or with out NULL only planned; *at_layer
+ * (may be NULL) receives whether it runs at layer granularity. */
+static int candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
 			 const struct data_input *in, const struct search_cand *c,
-			 struct ts_result *out, struct ts_error *err)
+			 struct ts_result *out, bool *at_layer, struct ts_error *err)
 {
 	struct ts_scenario sc = *layout;
 	sc.training.micro_batch = c->micro_batch;
@@ -371,12 +495,30 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
 	sc.sim.mode = TS_MODE_CLASS;
 	struct ts_plan *p = NULL;
-	memset(out, 0, sizeof *out);
+	if (out)
+		memset(out, 0, sizeof *out);
 	int rc = plan_build_with(env, &sc, in, &p, err);
-	if (!rc)
+	bool layer = !rc && c->layer_figures && !plan_stage_exact(p);
+	if (at_layer)
+		*at_layer = layer;
+	/* layer's figures: layer where stage would not give them */
+	if (layer && out) {
+		plan_destroy(p);
+		p = NULL;
+		sc.sim.granularity = TS_GRAN_LAYER;
+		rc = plan_build_with(env, &sc, in, &p, err);
+	}
+	if (!rc && out)
 		rc = run_plan(p, out, NULL, err);
 	plan_destroy(p);
 	return rc;
+}
+
+int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
+			 const struct data_input *in, const struct search_cand *c,
+			 struct ts_result *out, struct ts_error *err)
+{
+	return candidate_run(env, layout, in, c, out, NULL, err);
 }
 
 /* Order of the simulation: by key (the score floor per unit of steps), ties
@@ -454,8 +596,10 @@ static int simulate(const struct ts_env *env, struct ts_scenario *const *lay,
 				known = h->known(h->user, c, &c->res, &c->rc);
 			}
 			if (!known)
-				c->rc =
-				    search_candidate_run(env, lay[ord[k].l], in, c, &c->res, NULL);
+				c->rc = candidate_run(env, lay[ord[k].l], in, c, &c->res,
+						      &c->at_layer, NULL);
+			else if (c->layer_figures) /* which level gave them */
+				candidate_run(env, lay[ord[k].l], in, c, NULL, &c->at_layer, NULL);
 			if (h) {
 #pragma omp critical(search_hooks)
 				{
@@ -529,6 +673,19 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 		     size_t top, const struct search_hooks *h, struct search_result *out,
 		     struct ts_error *err)
 {
+	const struct search_opts o = {
+	    .obj = obj, .max_gpus = max_gpus, .threads = threads, .top = top};
+	return search_run_opts(env, path, sets, nsets, &o, h, out, err);
+}
+
+int search_run_opts(const struct ts_env *env, const char *path, const char *const *sets,
+		    size_t nsets, const struct search_opts *o, const struct search_hooks *h,
+		    struct search_result *out, struct ts_error *err)
+{
+	enum search_objective obj = o->obj;
+	uint32_t max_gpus = o->max_gpus;
+	int threads = o->threads;
+	size_t top = o->top;
 	memset(out, 0, sizeof *out);
 	const struct hw_catalog *cat = env->cat;
 	const struct work_calib *calib = &env->calib;
@@ -620,7 +777,18 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 	bool layers_only = md->family == TS_FAMILY_LAYERS;
 	uint32_t L = (uint32_t)md->layers;
 	int64_t gb = base->training.global_batch;
-	const struct enum_ctx ctx = {base, cache, calib, &conv, dt};
+	/* the optimizer step on the GPU (offload: on the host, no floor) */
+	double opt_pp = base->parallel.offload == TS_OFFLOAD_NONE
+			    ? work_optimizer_time(hw_cluster_gpu_type(base->cluster), calib, 1.0,
+						  conv.optim_bytes_touched)
+			    : 0.0;
+	const struct enum_ctx ctx = {.base = base,
+				     .cache = cache,
+				     .calib = calib,
+				     .conv = &conv,
+				     .dt = dt,
+				     .opt_s_per_param = isfinite(opt_pp) ? opt_pp : 0.0,
+				     .layer_figures = o->layer_figures};
 	for (uint32_t l = 0; l < nl; l++) {
 		const struct ts_scenario *s = lay[l];
 		uint32_t g = s->gpus, ti = 0;
@@ -677,6 +845,7 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 			c->rc = out->c[c->same_as].rc;
 			c->res = out->c[c->same_as].res;
 			c->bounded = out->c[c->same_as].bounded;
+			c->at_layer = out->c[c->same_as].at_layer;
 			out->aliases++;
 			continue;
 		}

@@ -46,6 +46,11 @@ struct search_cand {
 					* (search_run's comment says why); 0: none */
 	bool bounded;		       /* not simulated: its lower bound shows it cannot
 					* enter the top N (search_run_env's top) */
+	bool layer_figures;	       /* simulated at layer granularity where stage would
+					* not give layer's figures (plan_stage_exact);
+					* false: at stage (search_opts.layer_figures) */
+	bool at_layer;		       /* simulated at layer granularity (layer_figures and
+					* not plan_stage_exact); else at stage */
 	int rc;			       /* ts_run status of a simulated candidate */
 	double score;		       /* objective: lower is better; INFINITY if not ranked */
 	struct ts_result res;	       /* the simulated result */
@@ -161,17 +166,21 @@ struct search_hooks {
  * price); ties keep enumeration order.
  *
  * With top > 0 the search is exact for the first `top` ranks and simulates
- * fewer: each candidate has a lower bound of its iteration time (lower_s),
- * m micro-batches of its stage's compute with no communication, bubble,
- * launch or optimizer time: m (L (fwd + dgrad + wgrad + recompute) of a
- * layer + embedding + head) / pp seconds, from the same per-op costs the
- * simulation runs (work_costs_compute). The simulation runs a GPU's kernels
- * one after the other on its compute stream at those durations and adds
- * communication, waits and launches, and the busiest of the pp stages holds
- * at least 1/pp of the layers, so its iteration takes at least that;
- * time to train is at least steps x iteration (checkpoints and failures
- * add), cost at least the hourly rate x steps x iteration. Candidates are
- * simulated in increasing order of that bound, and the search stops once
+ * fewer: each candidate has a proven lower bound of its iteration time
+ * (lower_s; sim/sweep/search.c, lower_bound, gives the proof), from the
+ * same per-op costs the simulation runs (work_costs_compute): with one
+ * stage, m micro-batches of every layer, the embedding and the head, the
+ * floor of the tensor-parallel collectives of m - 1 of them (bytes / the
+ * GPU's summed link bandwidth) and the optimizer step; with pp stages, the
+ * last stage's m micro-batches with its TP floor, then the pipeline drain
+ * (the last micro-batch's backward down the pp - 1 chunks below it, the
+ * drain half of Narayanan et al. 2021's (pp - 1) / v bubble, section 2.2)
+ * and stage 0's optimizer step. The forward (fill) half is left out: the
+ * simulation does not hold a stage at the iteration's end for the others,
+ * so an early stage may fill before the measured iteration starts. Time to
+ * train is at least steps x iteration (checkpoints and failures add), cost
+ * at least the hourly rate x steps x iteration. Candidates are simulated
+ * in increasing order of that bound, and the search stops once
  * `top` candidates fit clearly (tier 0) and the next bound exceeds the
  * top-th score: no candidate left can rank before it. The rest are marked
  * bounded (not simulated, not ranked). Models with experts (whose dense
@@ -202,9 +211,33 @@ int search_run_hooks(const struct ts_env *env, const char *path, const char *con
 		     size_t top, const struct search_hooks *h, struct search_result *out,
 		     struct ts_error *err);
 
+/* What a search does. Plain record. */
+struct search_opts {
+	enum search_objective obj; /* what ranks first */
+	uint32_t max_gpus;	   /* most GPUs tried (0: the scenario's) */
+	int threads;		   /* OpenMP threads (0: the default) */
+	size_t top;		   /* exact for this many ranks, simulating fewer (0: every
+				    * candidate; search_run) */
+	/* false: every candidate at stage granularity (search_run). true:
+	 * the figures of layer granularity, `trainsim run`'s default: stage
+	 * where it gives them (plan_stage_exact: no TP, CP or EP collective
+	 * inside a layer, ZeRO below 3, no offload, no gradient reduction
+	 * overlapping the backward), layer elsewhere, where stage differs by
+	 * -5 to +20 % (tests/check_granularity.c) and costs less CPU. The
+	 * lower bound holds at both levels (its proof uses only what both
+	 * do), so the first `top` ranks are exact at layer's figures. */
+	bool layer_figures;
+};
+
+/* search_run_hooks with options o (borrowed). Same errors. */
+int search_run_opts(const struct ts_env *env, const char *path, const char *const *sets,
+		    size_t nsets, const struct search_opts *o, const struct search_hooks *h,
+		    struct search_result *out, struct ts_error *err);
+
 /* Simulate candidate c on layout scenario `layout` (its nodes and GPUs per
  * node; c's degrees, micro-batch, ZeRO stage, schedule and recompute mode
- * replace the layout's; two iterations, class mode, stage granularity)
+ * replace the layout's; two iterations, class mode, stage granularity, or
+ * layer where c->layer_figures asks for it and stage would differ)
  * with input `in` (plan_input of the search's scenario): plan_build_with,
  * then run_plan, into *out. Opens no file. Returns 0 or their errors. */
 int search_candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
