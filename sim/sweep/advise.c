@@ -7,8 +7,9 @@
  * API): by default one bounded search per node type at a reference size
  * (ADVISE_REF_NODES nodes, whatever its node counts), whose best
  * ADVISE_TOP layouts (degrees, micro-batch, schedule, ZeRO, recompute) are
- * then simulated at every node count of the type with dp scaled to the
- * GPUs, the fastest that fits kept; with full_search every option is
+ * then simulated at every node count of the type, each twice: with dp
+ * scaled to the GPUs, and with the pipeline deepened instead (dp kept; what
+ * a slow network favours), the fastest that fits kept; with full_search every option is
  * searched at its own size instead (exact, and slower by the number of
  * options times a search). A layout that fits at the reference size keeps
  * fitting with more data-parallel ranks under ZeRO, and the candidates
@@ -409,6 +410,8 @@ static bool transfer(const struct search_cand *x, uint32_t nodes, uint32_t gpn, 
 	if (!mp || g % mp || gpn % x->tp)
 		return false;
 	uint32_t dp = g / mp;
+	if (x->pp > SEARCH_MAX_PP)
+		return false;
 	if (gb % (int64_t)dp)
 		return false;
 	int64_t per_rank = gb / (int64_t)dp;
@@ -427,6 +430,25 @@ static bool transfer(const struct search_cand *x, uint32_t nodes, uint32_t gpn, 
 	out->bounded = out->pruned = out->alias = false;
 	memset(&out->res, 0, sizeof out->res);
 	return true;
+}
+
+/* Layout x with its pipeline deepened k times on k times the GPUs (dp
+ * kept), for a model of L layers: the search's rules on the stages (at most
+ * SEARCH_MAX_PP, the layers divided or SEARCH_MIN_LAYERS_UNEVEN per stage,
+ * whole layers per virtual stage when interleaved), then transfer's. Where
+ * the network is slow the best layout of more nodes pipelines across them
+ * rather than adding data-parallel ranks. */
+static bool transfer_pp(const struct search_cand *x, uint32_t k, uint32_t L, uint32_t nodes,
+			uint32_t gpn, int64_t gb, struct search_cand *out)
+{
+	if (k < 2)
+		return false;
+	struct search_cand y = *x;
+	y.pp = x->pp * k;
+	if (y.pp > SEARCH_MAX_PP || y.pp > L || (L % y.pp && L / y.pp < SEARCH_MIN_LAYERS_UNEVEN) ||
+	    (y.schedule == TS_SCHED_INTERLEAVED && L % (2 * y.pp)))
+		return false;
+	return transfer(&y, nodes, gpn, gb, out);
 }
 
 /* Whether result a ranks before b as the search ranks (fits clearly before
@@ -618,6 +640,7 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 	size_t nref = 0;
 	if (top > 32)
 		top = 32;
+	uint32_t layers = (uint32_t)ar->layers;
 	const char *argv[64 + ADVISE_MAX_SETS + 4 + 12];
 	/* the options of this type, in count order, rent before buy */
 	size_t first = ar->n, last = ar->n;
@@ -672,7 +695,7 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 			o->evaluated = o->cand.res.fits;
 			continue;
 		}
-		struct search_cand ls[32];
+		struct search_cand ls[64];
 		size_t nl = 0;
 		if (a->full_search || !nref) {
 			size_t n = join_sets(argv, sets, nsets, o);
@@ -686,9 +709,13 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 				continue;
 			}
 		} else {
-			for (size_t k = 0; k < nref; k++)
+			uint32_t mult = o->nodes % refn ? 0 : o->nodes / refn;
+			for (size_t k = 0; k < nref; k++) {
 				if (transfer(&ref[k], o->nodes, gpn, gb, &ls[nl]))
 					nl++;
+				if (transfer_pp(&ref[k], mult, layers, o->nodes, gpn, gb, &ls[nl]))
+					nl++;
+			}
 		}
 		/* simulate each layout with the option's costs; keep the best that fits */
 		bool have = false;
@@ -732,6 +759,7 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 		return rc;
 	}
 	int64_t gb = base->training.global_batch;
+	out->layers = base->model.layers;
 	snprintf(out->scenario_name, sizeof out->scenario_name, "%s", base->name);
 	out->per_token = in.dataset.per_token;
 	out->dataset_bytes = in.dataset.disk_bytes * in.dataset.samples;
