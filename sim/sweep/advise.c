@@ -7,9 +7,12 @@
  * API): by default one bounded search per node type at a reference size
  * (ADVISE_REF_NODES nodes, whatever its node counts), whose best
  * ADVISE_TOP layouts (degrees, micro-batch, schedule, ZeRO, recompute) are
- * then simulated at every node count of the type, each twice: with dp
- * scaled to the GPUs, and with the pipeline deepened instead (dp kept; what
- * a slow network favours), the fastest that fits kept; with full_search every option is
+ * then simulated at every larger node count of the type, each in up to
+ * three ways: with dp scaled to the GPUs, the same with the micro-batch
+ * divided as dp grows (the micro-batches per rank kept), and with the
+ * pipeline deepened instead (dp kept; what a slow network favours), the
+ * fastest that fits kept; counts below the reference size are searched
+ * (a search there costs less than the reference's); with full_search every option is
  * searched at its own size instead (exact, and slower by the number of
  * options times a search). A layout that fits at the reference size keeps
  * fitting with more data-parallel ranks under ZeRO, and the candidates
@@ -697,7 +700,10 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 		}
 		struct search_cand ls[64];
 		size_t nl = 0;
-		if (a->full_search || !nref) {
+		/* below the reference size a search is cheaper than the
+		 * reference's: search it (exact); at it, the reference's layouts
+		 * are its own */
+		if (a->full_search || !nref || o->nodes < refn) {
 			size_t n = join_sets(argv, sets, nsets, o);
 			int rc =
 			    search_at(env, path, argv, n, o->nodes, gpn, 1, ls, 1, &nl, ar, err);
@@ -715,6 +721,14 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 					nl++;
 				if (transfer_pp(&ref[k], mult, layers, o->nodes, gpn, gb, &ls[nl]))
 					nl++;
+				/* dp scaled with the micro-batches per rank kept: the
+				 * micro-batch divided by the growth of dp */
+				struct search_cand y = ref[k];
+				if (mult >= 2 && y.micro_batch % mult == 0) {
+					y.micro_batch /= mult;
+					if (transfer(&y, o->nodes, gpn, gb, &ls[nl]))
+						nl++;
+				}
 			}
 		}
 		/* simulate each layout with the option's costs; keep the best that fits */
