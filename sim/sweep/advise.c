@@ -590,8 +590,14 @@ static void why_line(const struct advise_result *ar, size_t i)
 					100.0 * rest);
 	if (len < n)
 		len += (size_t)snprintf(o->why + len, n - len, ")");
-	/* the fastest other interconnect for the same GPUs, count and mode */
 	const struct advise_node_type *t = &ar->cat.t[o->type];
+	/* a loader that stalls: the cores its workers ask for */
+	if (stall >= 0.01 && len < n)
+		len += (size_t)snprintf(o->why + len, n - len,
+					"; the loader needs %.0f cores per node, the node has %.0f",
+					ar->loader_cores_per_gpu * (double)t->gpus_per_node,
+					t->host_cores);
+	/* the fastest other interconnect for the same GPUs, count and mode */
 	size_t best = ar->n;
 	for (size_t j = 0; j < ar->n; j++) {
 		const struct advise_option *p = &ar->o[j];
@@ -615,10 +621,7 @@ static int simulate_option(const struct ts_env *env, const char *path, const cha
 			   uint32_t gpn, int64_t gb, struct advise_option *o,
 			   struct advise_result *ar, struct ts_error *err)
 {
-	const char *argv[64 + ADVISE_MAX_SETS + 4 + 12];
-	if (nsets > 64)
-		return ts_error_set(err, TS_ELIMIT, NULL, 0, "--set",
-				    "found %zu values, expected at most 64", nsets);
+	const char *argv[ADVISE_MAX_USER_SETS + ADVISE_MAX_SETS + 4 + 12];
 	size_t n = join_sets(argv, sets, nsets, o);
 	struct ts_scenario *lay = NULL;
 	int rc = load_layout(env, path, argv, n, o->nodes, gpn, gb, &lay, err);
@@ -644,7 +647,7 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 	if (top > 32)
 		top = 32;
 	uint32_t layers = (uint32_t)ar->layers;
-	const char *argv[64 + ADVISE_MAX_SETS + 4 + 12];
+	const char *argv[ADVISE_MAX_USER_SETS + ADVISE_MAX_SETS + 4 + 12];
 	/* the options of this type, in count order, rent before buy */
 	size_t first = ar->n, last = ar->n;
 	for (size_t i = 0; i < ar->n; i++)
@@ -761,6 +764,10 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 {
 	memset(out, 0, sizeof *out);
 	double w0 = wall_now(), c0 = cpu_now();
+	if (nsets > ADVISE_MAX_USER_SETS)
+		return ts_error_set(err, TS_ELIMIT, NULL, 0, "--set",
+				    "found %zu values, expected at most %d", nsets,
+				    ADVISE_MAX_USER_SETS);
 	int rc = advise_catalog_load(catalog_path, &out->cat, err);
 	if (rc)
 		return rc;

@@ -19,6 +19,8 @@
 #define ADVISE_MAX_TYPES 32
 #define ADVISE_MAX_COUNTS 12
 #define ADVISE_MAX_SETS 8
+/* Most --set values of the scenario itself. */
+#define ADVISE_MAX_USER_SETS 64
 
 /* One node type of the catalog (configs/README.md, "Candidate catalog").
  * Plain record. */
