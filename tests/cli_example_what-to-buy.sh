@@ -51,4 +51,9 @@ checks=$((checks + 1))
 "$BIN" advise "$SRC/examples/what-to-buy/scenario.cfg" --candidates "$TMP/bad.cfg" >/dev/null 2>"$TMP/e3"
 [ $? -eq 2 ] && grep -q 'bad.cfg:1: catalog.node_types.\[0\].cooling: .*"water".*air' "$TMP/e3" ||
 	fail "bad catalog: $(cat "$TMP/e3")"
+printf 'model = "llama2-13b"; cluster = "dgx-h100";\ntraining = { global_batch = 1024; };\n' >"$TMP/nolen.cfg"
+checks=$((checks + 1))
+"$BIN" advise "$TMP/nolen.cfg" >/dev/null 2>"$TMP/e4"
+[ $? -eq 2 ] && grep -q 'nolen.cfg.*training.tokens: found no run length, expected' "$TMP/e4" ||
+	fail "no run length: $(cat "$TMP/e4")"
 finish

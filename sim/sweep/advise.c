@@ -775,6 +775,13 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 	struct data_input in;
 	if ((rc = ts_scenario_load(env->cat, path, sets, nsets, &base, err)))
 		return rc;
+	if (!(base->training.run_length > 0.0) && !base->n_phases) {
+		rc = ts_scenario_error(base, err, TS_EINVALID, "training.tokens",
+				       "found no run length, expected training.tokens, samples, "
+				       "epochs or steps (advice compares whole runs)");
+		ts_scenario_destroy(base);
+		return rc;
+	}
 	if ((rc = plan_input(env, base, &in, err))) {
 		ts_scenario_destroy(base);
 		return rc;
