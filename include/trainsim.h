@@ -471,6 +471,69 @@ typedef struct ts_search_opts {
 TS_API int ts_search_run(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
 			 const ts_search_opts *o, FILE *out);
 
+/* ---- advice: what to buy or rent ------------------------------------------ */
+
+/* What a buyer may rent or buy (bits). */
+enum ts_advise_mode {
+	TS_ADVISE_RENT = 1, /* cloud price per GPU-hour */
+	TS_ADVISE_BUY = 2,  /* purchase amortised, power, PUE, upkeep */
+	TS_ADVISE_BOTH = 3,
+};
+
+/* Options of ts_advise_run; a zero field is no constraint or the default. */
+typedef struct ts_advise_opts {
+	double deadline_s;	  /* time to train at most, s */
+	double budget_usd;	  /* money spent at most, US$: rent the run's cost; buy the
+				   * purchase plus the run's energy and upkeep */
+	enum ts_advise_mode mode; /* what to price (0: both) */
+	double power_limit_w;	  /* power limit, W (bought options only) */
+	bool power_per_rack;	  /* the limit is one rack's (else the facility's, PUE counted) */
+	uint32_t max_gpus;	  /* GPUs at most */
+	const char *candidates;	  /* catalog file (NULL: configs/catalog/candidates.cfg of the
+				   * data root) */
+	enum ts_format format;	  /* text (the answer for people), csv (one row per option)
+				   * or json */
+	const char *export_dir;	  /* write the scenario of every recommended or frontier
+				   * option into this existing folder, as NODE-TYPE-Nn-MODE.cfg,
+				   * that `trainsim run` reproduces (NULL: none) */
+	bool full_search;	  /* search every option at its own size (exact; slower)
+				   * rather than carry each node type's best layouts over
+				   * from one search at a reference size */
+	size_t transfer_top;	  /* layouts carried over per node type (0: 6) */
+} ts_advise_opts;
+
+/* What ts_advise_run did, for a progress line or a benchmark. */
+typedef struct ts_advise_stats {
+	size_t options;	    /* options listed (node type x count x mode) */
+	size_t evaluated;   /* of them, simulated with a layout that fits */
+	size_t searches;    /* layout searches run */
+	size_t simulated;   /* layouts simulated, in searches and out */
+	double seconds;	    /* wall time, s */
+	double cpu_seconds; /* CPU time of the process meanwhile, s */
+} ts_advise_stats;
+
+/* Answer "what should we rent or buy to train this": for scenario `path`
+ * (with sets[0..nsets) as in ts_scenario_load_file; its model, run length,
+ * batch and dataset are kept, its cluster replaced) and each option of the
+ * catalog (node type x node count x rent or buy), find the fastest layout
+ * that fits (the search's), the whole run's time, energy and cost with
+ * their bands, and the constraints of o (borrowed) it misses; write the
+ * cheapest option within the deadline, the fastest within the budget, the
+ * time-versus-cost frontier, every option (a why line, or the constraints
+ * it misses) and the buyer's checks (host cores, RAM, local storage, power,
+ * cooling, supplies) to out in o->format. stats (may be NULL) receives the
+ * counts and times. Returns 0, the scenario's or catalog's error (file,
+ * line, key, found, expected), TS_EUSAGE (a bad option), TS_EIO or
+ * TS_ENOMEM. */
+TS_API int ts_advise_run(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
+			 const ts_advise_opts *o, FILE *out, ts_advise_stats *stats);
+
+/* Mark on[i] for each point (time_s[i], cost_usd[i]) of n that no other
+ * point dominates (at most as long and as costly, and better in one):
+ * the time-versus-cost frontier ts_advise_run reports. Equal points are all
+ * kept; a NaN point is never marked and dominates none. */
+TS_API void ts_advise_frontier(const double *time_s, const double *cost_usd, size_t n, bool *on);
+
 /* ---- calibration -------------------------------------------------------- */
 
 /* Fit the compute constant the scenario's iteration time depends on most so

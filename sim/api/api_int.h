@@ -67,4 +67,13 @@ int api_table_write(const struct ts_table *t, enum ts_format format, const char 
 int list_more(const ts_env *env, const char *kind, struct ts_table **out, bool people,
 	      struct ts_error *err);
 
+/* Write scenario `path` with `sets` and the settings of search candidate c
+ * as the search simulated it (two iterations, class mode, stage
+ * granularity) to file dst, so that `trainsim run dst` reproduces c's
+ * figures (sim/api/search.c). Returns 0, the scenario's errors, TS_EIO or
+ * TS_ENOMEM (recorded). */
+#include "sweep/search.h"
+int api_search_export(const char *path, const char *const *sets, size_t nsets,
+		      const struct search_cand *c, enum search_objective obj, const char *dst);
+
 #endif

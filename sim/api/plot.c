@@ -396,6 +396,16 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 		}
 	}
 	int xcol = -1, ser[8], nser = 0;
+	/* frontier: the 80 % bands of time and cost when the file has them
+	 * (trainsim advise --format csv), else each point is its own band */
+	static const char *const band_cols[4] = {"time_to_train_s_p10", "time_to_train_s_p90",
+						 "cost_usd_p10", "cost_usd_p90"};
+	int bc[4] = {-1, -1, -1, -1};
+	/* and its own frontier (equal times are both kept there) */
+	int fcol = k == K_FRONTIER ? csv_col(&c, "frontier") : -1;
+	if (k == K_FRONTIER)
+		for (int b = 0; b < 4; b++)
+			bc[b] = csv_col(&c, band_cols[b]);
 	if (k == K_SCALING && (rc = scaling_cols(h, o, csv_path, &xcol, ser, &nser)))
 		goto out;
 	int st = h->status, fits = csv_col(&c, "fits");
@@ -433,6 +443,12 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 		}
 		if (!ok || (k == K_FRONTIER && !(r->v[0] > 0.0)))
 			continue;
+		for (int b = 0; k == K_FRONTIER && b < 4; b++) {
+			double v = bc[b] >= 0 ? num(&c, bc[b]) : (double)NAN;
+			r->v[2 + b] = isfinite(v) ? v : r->v[b < 2 ? 0 : 1];
+		}
+		if (fcol >= 0)
+			r->v[6] = fcol < c.nf && !strcmp(c.f[fcol], "true");
 		if (k == K_SCALING) {
 			/* the band, or the figure itself where the CSV has none */
 			r->v[2] = band_lo >= 0 ? num(&c, band_lo) : r->v[1];
@@ -522,14 +538,16 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 				fprintf(data, " %.17g", r->v[j]);
 			fputc('\n', data);
 			break;
-		case K_FRONTIER: { /* hours cost frontier label; sorted by time: a point is
-				    * on the frontier when it is cheaper than every faster one */
-			bool front = r->v[1] < best_cost;
-			if (front)
+		case K_FRONTIER: { /* hours cost frontier label, then the bands (hours low,
+				    * high, cost low, high); sorted by time: a point is on the
+				    * frontier when it is cheaper than every faster one */
+			bool front = fcol >= 0 ? r->v[6] != 0.0 : r->v[1] < best_cost;
+			if (r->v[1] < best_cost)
 				best_cost = r->v[1];
 			fprintf(data, "%.17g %.17g %d ", r->v[0] / 3600.0, r->v[1], front);
 			data_str(data, r->label);
-			fputc('\n', data);
+			fprintf(data, " %.17g %.17g %.17g %.17g\n", r->v[2] / 3600.0,
+				r->v[3] / 3600.0, r->v[4], r->v[5]);
 			break;
 		}
 		default:

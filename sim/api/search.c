@@ -442,8 +442,8 @@ static int absolute_file(config_t *cfg, const char *key, const char *scenario, s
  * layer where it ran at layer: c->at_layer) to
  * file `dst`. Returns 0, the errors of reading and parsing the scenario,
  * TS_EIO or TS_ENOMEM (recorded). */
-static int export_best(const char *path, const char *const *sets, size_t nsets,
-		       const struct search_cand *c, enum search_objective obj, const char *dst)
+int api_search_export(const char *path, const char *const *sets, size_t nsets,
+		      const struct search_cand *c, enum search_objective obj, const char *dst)
 {
 	struct ts_error err;
 	ts_error_clear(&err);
@@ -833,7 +833,7 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 				       "found no candidate that fits, expected one to export to %s",
 				       o->export_best);
 		else
-			rc = export_best(path, sets, nsets, &sr.c[0], obj, o->export_best);
+			rc = api_search_export(path, sets, nsets, &sr.c[0], obj, o->export_best);
 	}
 	if (!rc) {
 		size_t top = o->top ? o->top : 10;

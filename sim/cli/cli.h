@@ -26,6 +26,8 @@ int cli_merge(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 /* trainsim search SCENARIO.cfg [--objective time|cost] [--top N] [--max-gpus N] */
 int cli_search(int argc, char **argv);
+/* trainsim advise SCENARIO.cfg [--deadline D] [--budget USD] [--mode rent|buy|both] ... */
+int cli_advise(int argc, char **argv);
 /* trainsim calibrate SCENARIO.cfg --measured-iteration-s X [-o OVERRIDES.cfg] */
 int cli_calibrate(int argc, char **argv);
 /* trainsim plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg */

@@ -34,6 +34,9 @@ static void usage(FILE *out)
 	    "         [--format text|csv|json] [-o OUT [--resume]] [--export-best FILE.cfg]\n"
 	    "                                                              the best settings that "
 	    "fit\n"
+	    "  advise SCENARIO.cfg [--deadline D] [--budget USD] [--mode rent|buy|both]\n"
+	    "         [--power-limit kW[/rack]] [--max-gpus N] [--candidates FILE]\n"
+	    "                                                              what to rent or buy\n"
 	    "  calibrate SCENARIO.cfg --measured-iteration-s X [-o FILE]   fit constants to a "
 	    "measurement\n"
 	    "  plot scaling|breakdown|frontier|memory|compare RESULTS.csv -o OUT.png|svg|pdf\n"
@@ -78,18 +81,21 @@ int main(int argc, char **argv)
 		return cli_merge(argc - 1, argv + 1);
 	if (!strcmp(cmd, "search"))
 		return cli_search(argc - 1, argv + 1);
+	if (!strcmp(cmd, "advise"))
+		return cli_advise(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cli_calibrate(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plot"))
 		return cli_plot(argc - 1, argv + 1);
-	static const char *const cmds[] = {"run",	"collective", "validate", "list",
-					   "compare",	"sweep",      "merge",	  "search",
-					   "calibrate", "plot",	      "help"};
+	static const char *const cmds[] = {"run",     "collective", "validate", "list",
+					   "compare", "sweep",	    "merge",	"search",
+					   "advise",  "calibrate",  "plot",	"help"};
 	char near[160];
 	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
 	fprintf(stderr,
 		"trainsim: found unknown command \"%s\", expected run, collective, "
-		"validate, list, compare, sweep, merge, search, calibrate, plot or help%s%s\n",
+		"validate, list, compare, sweep, merge, search, advise, calibrate, plot or "
+		"help%s%s\n",
 		cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }

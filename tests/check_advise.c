@@ -1,0 +1,262 @@
+/* Advice (sim/sweep/advise.c): the time-versus-cost frontier on hand-built
+ * points and on the options of a small hand-built catalog, the cheapest and
+ * fastest options against the constraints, and the catalog's errors.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/env.h"
+#include "sweep/advise.h"
+#include "testutil.h"
+#include "trainsim.h"
+
+/* Whether point i of n is dominated by another (the frontier's definition,
+ * written out again). */
+static bool dominated(const double *t, const double *c, size_t n, size_t i)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != i && !isnan(t[j]) && !isnan(c[j]) && t[j] <= t[i] && c[j] <= c[i] &&
+		    (t[j] < t[i] || c[j] < c[i]))
+			return true;
+	return false;
+}
+
+START_TEST(frontier_hand_built)
+{
+	/* A (10 d, $100) and B (20 d, $50) trade time for money; C (30, 60) is
+	 * slower and dearer than B; D (10, 120) as fast as A and dearer; E (5,
+	 * 300) the fastest; F equals B (both kept); G has no time (neither kept
+	 * nor dominating: its $1 would beat everything); H (40, 40) the
+	 * cheapest. */
+	const double t[] = {10, 20, 30, 10, 5, 20, NAN, 40};
+	const double c[] = {100, 50, 60, 120, 300, 50, 1, 40};
+	const bool want[] = {true, true, false, false, true, true, false, true};
+	bool on[8];
+	ts_advise_frontier(t, c, 8, on);
+	for (size_t i = 0; i < 8; i++)
+		ck_assert_msg(on[i] == want[i], "point %c: on %d, expected %d", (char)('A' + i),
+			      on[i], want[i]);
+}
+END_TEST
+
+START_TEST(frontier_random_sets)
+{
+	/* small integer figures, so that ties and equal points are common */
+	srand(7);
+	for (int trial = 0; trial < 300; trial++) {
+		size_t n = (size_t)(rand() % 30);
+		double t[30], c[30];
+		bool on[30];
+		for (size_t i = 0; i < n; i++) {
+			t[i] = (double)(rand() % 10);
+			c[i] = (double)(rand() % 10);
+		}
+		ts_advise_frontier(t, c, n, on);
+		for (size_t i = 0; i < n; i++)
+			ck_assert_msg(on[i] == !dominated(t, c, n, i),
+				      "trial %d, point %zu (%g, %g): on %d", trial, i, t[i], c[i],
+				      on[i]);
+	}
+}
+END_TEST
+
+/* GPT-3 1.3B on a billion tokens, global batch 16. */
+static const char *const SCEN =
+    "name = \"small advice\"; model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+    "training = { framework = \"megatron\"; global_batch = 16; seq_len = 2048; "
+    "tokens = 1.0e9; };\n";
+
+/* Two node types on two node counts each, rented and bought: DGX A100 on
+ * HDR InfiniBand (rent and buy) and DGX H100 (buy only, dearer and faster). */
+static const char *const CATALOG =
+    "catalog = {\n"
+    "  buy = { years = 4.0; upkeep_usd_per_node_year = 10000.0; };\n"
+    "  node_types = (\n"
+    "    { name = \"a100\"; cluster = \"dgx-a100-80gb\"; host_cores = 128; host_ram = \"1 TB\";\n"
+    "      nvme = \"15 TB\"; node_power = \"6.5 kW\";\n"
+    "      rent = { usd_per_gpu_hour = 2.0; }; buy = { server_usd = 199000.0; };\n"
+    "      node_counts = [1, 2]; },\n"
+    "    { name = \"h100\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = \"2 TB\";\n"
+    "      nvme = \"30 TB\"; node_power = \"10.2 kW\";\n"
+    "      psu = { count = 6; redundant = 2; rating = \"3.3 kW\"; };\n"
+    "      buy = { server_usd = 300000.0; network_usd = 40000.0; };\n"
+    "      node_counts = [1, 2]; }\n"
+    "  );\n"
+    "};\n";
+
+START_TEST(small_catalog_frontier)
+{
+	ts_env *env = NULL;
+	ck_assert_msg(ts_env_open(tu_root(), &env) == 0, "%s", ts_errmsg());
+	char sp[256], cp[256];
+	tu_tmpfile("advise-scen", SCEN, sp, sizeof sp);
+	tu_tmpfile("advise-cat", CATALOG, cp, sizeof cp);
+	struct advise_result *ar = calloc(1, sizeof *ar);
+	struct ts_error err;
+	struct advise_ask ask = {.mode = ADVISE_BOTH};
+	int rc = advise_run(env, sp, NULL, 0, cp, &ask, ar, &err);
+	char msg[1200];
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
+	/* a100: 2 counts x rent and buy; h100: 2 counts x buy */
+	ck_assert_uint_eq(ar->n, 6);
+	double t[6], c[6];
+	size_t kept = 0, dropped = 0;
+	for (size_t i = 0; i < ar->n; i++) {
+		const struct advise_option *o = &ar->o[i];
+		ck_assert_msg(o->evaluated, "option %zu: %s", i, o->fails);
+		t[i] = o->time_s;
+		c[i] = o->cost_usd;
+		/* the option's figures are those of its simulated result */
+		ck_assert(o->time_s == o->cand.res.time_to_train_s && o->time_s > 0.0);
+		ck_assert(o->cost_usd == o->cand.res.cost_usd && o->cost_usd > 0.0);
+		ck_assert_uint_eq(o->gpus, o->nodes * 8);
+	}
+	for (size_t i = 0; i < ar->n; i++) {
+		bool d = dominated(t, c, ar->n, i);
+		ck_assert_msg(ar->o[i].frontier == !d, "option %zu (%g s, $%g): frontier %d", i,
+			      t[i], c[i], ar->o[i].frontier);
+		kept += !d;
+		dropped += d;
+	}
+	/* a set where the frontier has something to do */
+	ck_assert_uint_ge(kept, 1);
+	ck_assert_uint_ge(dropped, 1);
+	/* renting and buying the same nodes: the same layout and time */
+	ck_assert(ar->o[0].mode == ADVISE_RENT && ar->o[1].mode == ADVISE_BUY);
+	ck_assert(ar->o[0].time_s == ar->o[1].time_s);
+	ck_assert(ar->o[0].cost_usd != ar->o[1].cost_usd);
+	/* no constraint: the cheapest and fastest of all */
+	for (size_t i = 0; i < ar->n; i++) {
+		ck_assert(c[ar->cheapest] <= c[i]);
+		ck_assert(t[ar->fastest] <= t[i]);
+	}
+	/* a deadline between the fastest and the slowest excludes the slow */
+	double tmax = 0.0;
+	for (size_t i = 0; i < ar->n; i++)
+		tmax = fmax(tmax, t[i]);
+	struct advise_ask dl = {.mode = ADVISE_BOTH, .deadline_s = 0.5 * (t[ar->fastest] + tmax)};
+	advise_result_free(ar);
+	memset(ar, 0, sizeof *ar);
+	rc = advise_run(env, sp, NULL, 0, cp, &dl, ar, &err);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
+	size_t missed = 0;
+	for (size_t i = 0; i < ar->n; i++) {
+		const struct advise_option *o = &ar->o[i];
+		bool late = o->time_s > dl.deadline_s;
+		ck_assert_msg(late == (strstr(o->fails, "deadline") != NULL), "option %zu: %s", i,
+			      o->fails);
+		missed += late;
+		if (!late)
+			ck_assert(o->cost_usd >= ar->o[ar->cheapest].cost_usd);
+	}
+	ck_assert_uint_ge(missed, 1);
+	ck_assert(ar->o[ar->cheapest].time_s <= dl.deadline_s);
+	/* a rack of 8 kW takes the A100 node, not the H100's 10.2 kW */
+	struct advise_ask rack = {.mode = ADVISE_BUY, .power_w = 8000.0, .per_rack = true};
+	advise_result_free(ar);
+	memset(ar, 0, sizeof *ar);
+	rc = advise_run(env, sp, NULL, 0, cp, &rack, ar, &err);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
+	ck_assert_uint_eq(ar->n, 4);
+	for (size_t i = 0; i < ar->n; i++)
+		ck_assert_msg((strstr(ar->o[i].fails, "rack") != NULL) ==
+				  !strcmp(ar->cat.t[ar->o[i].type].name, "h100"),
+			      "option %zu: %s", i, ar->o[i].fails);
+	advise_result_free(ar);
+	free(ar);
+	remove(sp);
+	remove(cp);
+	ts_env_close(env);
+}
+END_TEST
+
+/* Catalog text with `type` as its one node type; its load error. */
+static int load_bad(const char *type, char *msg, size_t n)
+{
+	char text[2048], path[256];
+	snprintf(text, sizeof text, "catalog = {\n  node_types = (\n%s\n  );\n};\n", type);
+	tu_tmpfile("advise-bad", text, path, sizeof path);
+	struct advise_catalog *c = calloc(1, sizeof *c);
+	struct ts_error err;
+	int rc = advise_catalog_load(path, c, &err);
+	ts_error_format(&err, msg, n);
+	free(c);
+	remove(path);
+	return rc;
+}
+
+START_TEST(catalog_errors)
+{
+	char msg[1200];
+	const char *ok = "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
+			 "\"2 TB\"; nvme = \"30 TB\"; node_power = \"10.2 kW\"; rent = { "
+			 "usd_per_gpu_hour = 3.0; }; node_counts = [1, 2]; }";
+	ck_assert_int_eq(load_bad(ok, msg, sizeof msg), 0);
+	/* an unknown key: file, line 3, the key, the closest */
+	char t[1200];
+	snprintf(t, sizeof t, "%.*s host_coers = 3; }", (int)(strlen(ok) - 1), ok);
+	ck_assert_int_eq(load_bad(t, msg, sizeof msg), TS_EUNKNOWN_KEY);
+	ck_assert_msg(strstr(msg, ":3:") && strstr(msg, "host_coers") && strstr(msg, "host_cores"),
+		      "%s", msg);
+	/* node counts that do not increase */
+	const char *dec =
+	    "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
+	    "\"2 TB\"; nvme = \"30 TB\"; node_power = \"10.2 kW\"; rent = { "
+	    "usd_per_gpu_hour = 3.0; }; node_counts = [4, 2]; }";
+	ck_assert_int_eq(load_bad(dec, msg, sizeof msg), TS_EINVALID);
+	ck_assert_msg(strstr(msg, "node_counts.[1]") && strstr(msg, "found 2 after 4"), "%s", msg);
+	/* supplies that cannot carry the node without their redundant ones */
+	const char *psu =
+	    "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
+	    "\"2 TB\"; nvme = \"30 TB\"; node_power = \"10.2 kW\"; psu = { count = "
+	    "6; redundant = 3; rating = \"3.3 kW\"; }; rent = { usd_per_gpu_hour = "
+	    "3.0; }; node_counts = [1]; }";
+	ck_assert_int_eq(load_bad(psu, msg, sizeof msg), TS_EINVALID);
+	ck_assert_msg(strstr(msg, "psu") && strstr(msg, "3 x 3300 W") && strstr(msg, "10200 W"),
+		      "%s", msg);
+	/* no price at all */
+	const char *np =
+	    "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
+	    "\"2 TB\"; nvme = \"30 TB\"; node_power = \"10.2 kW\"; node_counts = [1]; }";
+	ck_assert_int_eq(load_bad(np, msg, sizeof msg), TS_EINVALID);
+	ck_assert_msg(strstr(msg, "neither rent nor buy"), "%s", msg);
+	/* a power without a unit */
+	const char *nu = "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
+			 "\"2 TB\"; nvme = \"30 TB\"; node_power = 10200; rent = { "
+			 "usd_per_gpu_hour = 3.0; }; node_counts = [1]; }";
+	ck_assert_int_eq(load_bad(nu, msg, sizeof msg), TS_ETYPE);
+	ck_assert_msg(strstr(msg, "node_power") && strstr(msg, "without a unit"), "%s", msg);
+}
+END_TEST
+
+START_TEST(bundled_catalog_loads)
+{
+	char path[1024], msg[1200];
+	snprintf(path, sizeof path, "%s/configs/catalog/candidates.cfg", tu_root());
+	struct advise_catalog *c = calloc(1, sizeof *c);
+	struct ts_error err;
+	ck_assert_msg(advise_catalog_load(path, c, &err) == 0, "%s",
+		      ts_error_format(&err, msg, sizeof msg));
+	ck_assert_uint_ge(c->n, 6);
+	for (size_t i = 0; i < c->n; i++)
+		ck_assert_msg(c->t[i].rent || c->t[i].buy, "%s", c->t[i].name);
+	free(c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("advise");
+	TCase *tc = tu_tcase("advise");
+	tcase_add_test(tc, frontier_hand_built);
+	tcase_add_test(tc, frontier_random_sets);
+	tcase_add_test(tc, catalog_errors);
+	tcase_add_test(tc, bundled_catalog_loads);
+	tcase_add_test(tc, small_catalog_frontier);
+	suite_add_tcase(s, tc);
+	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
+}
