@@ -177,6 +177,11 @@ void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs)
 		f->obs = *obs;
 }
 
+bool fluid_observes_acts(const struct ts_fluid *f)
+{
+	return f->has_obs && (f->obs.on_start || f->obs.on_end);
+}
+
 int fluid_resource_add(struct ts_fluid *f, double cap, uint32_t count, uint32_t *id)
 {
 	if (!(cap > 0.0) || !isfinite(cap) || count == 0)

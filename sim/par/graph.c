@@ -12,6 +12,7 @@
  * before the run, so the run itself does not allocate beyond the fluid
  * engine's pools.
  * SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -391,6 +392,17 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		s.arg = id;
 		s.tag = id;
 		rc = coll_start(g->cc, &s, NULL, NULL);
+	} else if (!t->multi && t->res == GRAPH_NONE && isfinite(t->seconds) &&
+		   !fluid_observes_acts(g->f)) {
+		/* A delay on no resource (a mark, a kernel launch): its end is
+		 * known now. The event is the one a bound-only activity at rate
+		 * 1 would push (same time, same place in the queue), without
+		 * the activity. */
+		ts_time at = now;
+		if (t->seconds > 0.0 && !ts_time_after(now, t->seconds, &at))
+			rc = TS_ELIMIT;
+		else
+			rc = evq_push(fluid_evq(g->f), at, task_done, g, id, NULL);
 	} else {
 		struct fluid_use u = {t->res, 1.0};
 		struct fluid_spec fs = {.work = t->seconds,
