@@ -244,6 +244,58 @@ START_TEST(time_beyond_range_is_not_a_cycle)
 }
 END_TEST
 
+/* not_before: a compute task released at 1 s (after A) with not_before
+ * 2.5 s starts at 2.5 s, ready at 1 s, with no blocker, so the breakdown
+ * charges the 1.5 s wait to GRAPH_MARK; one whose bound has passed starts
+ * when released, its blocker the task it waited for; a task with no
+ * dependency waits too; a negative bound is refused. */
+START_TEST(not_before_delays_start)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t cs, hs;
+	graph_stream(x.g, "compute", &cs);
+	graph_stream(x.g, "other", &hs);
+	uint32_t a = task(&x, cs, GRAPH_COMPUTE, 1.0, x.gpu);
+	struct graph_task_spec sp = {.kind = GRAPH_COMPUTE,
+				     .stream = cs,
+				     .label = "b",
+				     .seconds = 1.0,
+				     .res = x.gpu,
+				     .mult = 1,
+				     .pool = GRAPH_NONE,
+				     .not_before = NS(2.5)};
+	uint32_t b, c, d;
+	ck_assert_int_eq(graph_task(x.g, &sp, &b), 0);
+	sp.not_before = NS(3.0); /* passed by the time B ends (3.5 s) */
+	ck_assert_int_eq(graph_task(x.g, &sp, &c), 0);
+	sp.stream = hs;
+	sp.res = GRAPH_NONE;
+	sp.kind = GRAPH_MARK;
+	sp.seconds = 0.0;
+	sp.not_before = NS(0.25); /* no dependency at all */
+	ck_assert_int_eq(graph_task(x.g, &sp, &d), 0);
+	uint32_t e;
+	sp.not_before = -1;
+	ck_assert_int_eq(graph_task(x.g, &sp, &e), TS_EINVALID);
+	struct ts_error err;
+	ck_assert_int_eq(graph_run(x.g, &err), 0);
+	ck_assert_int_eq(graph_rec(x.g, b)->ready, NS(1));
+	ck_assert_int_eq(graph_rec(x.g, b)->start, NS(2.5));
+	ck_assert_int_eq(graph_rec(x.g, b)->end, NS(3.5));
+	ck_assert_uint_eq(graph_rec(x.g, b)->blocker, GRAPH_NONE);
+	ck_assert_int_eq(graph_rec(x.g, c)->start, NS(3.5));
+	ck_assert_uint_eq(graph_rec(x.g, c)->blocker, b);
+	ck_assert_int_eq(graph_rec(x.g, d)->start, NS(0.25));
+	struct graph_breakdown bd;
+	graph_breakdown(x.g, cs, 0, NS(4.5), &bd);
+	ck_assert_int_eq(bd.busy[GRAPH_COMPUTE], NS(3));
+	ck_assert_int_eq(bd.wait[GRAPH_MARK], NS(1.5));
+	(void)a;
+	gx_fini(&x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("graph");
@@ -254,6 +306,7 @@ int main(void)
 	tcase_add_test(tc, reset_replays_as_new);
 	tcase_add_test(tc, cycle_is_an_error);
 	tcase_add_test(tc, time_beyond_range_is_not_a_cycle);
+	tcase_add_test(tc, not_before_delays_start);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

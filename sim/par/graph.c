@@ -300,7 +300,8 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	    (unsigned)s->free_cat >= GRAPH_MEM_COUNT_ ||
 	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran ||
 	    (s->nuses &&
-	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)))
+	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)) ||
+	    s->not_before < 0 || (s->not_before > 0 && (s->coll || s->nuses)))
 		return TS_EINVALID;
 	if (s->nuses &&
 	    (ts_grow_raw((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses) ||
@@ -317,6 +318,8 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->rec.tag = s->tag;
 	t->rec.blocker = GRAPH_NONE;
 	t->rec.start = t->rec.end = t->rec.ready = -1;
+	if (s->not_before > 0) /* rec.start holds it until the task starts */
+		t->rec.start = s->not_before;
 	t->seconds = s->seconds;
 	t->res = s->res;
 	t->mult = s->mult;
@@ -372,10 +375,20 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 
 static void task_done(void *ctx, uint64_t arg);
 
+static void deferred_start(void *ctx, uint64_t arg);
+
 static void start_task(struct ts_graph *g, uint32_t id)
 {
 	struct gtask *t = &g->t[id];
 	ts_time now = evq_now(fluid_evq(g->f));
+	if (t->state == T_WAIT && t->rec.start > now) {
+		/* released before its not-before time: start then */
+		t->rec.blocker = GRAPH_NONE;
+		int rc = evq_push(fluid_evq(g->f), t->rec.start, deferred_start, g, id, NULL);
+		if (rc && !g->fail)
+			g->fail = rc;
+		return;
+	}
 	t->state = T_RUNNING;
 	t->rec.start = now;
 	if (t->pool != GRAPH_NONE && t->alloc != 0.0)
@@ -457,6 +470,11 @@ static void task_done(void *ctx, uint64_t arg)
 			start_task(g, s);
 		}
 	}
+}
+
+static void deferred_start(void *ctx, uint64_t arg)
+{
+	start_task(ctx, (uint32_t)arg);
 }
 
 /* Build the successor lists (CSR, in the order edges were added). */
