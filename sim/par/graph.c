@@ -18,7 +18,7 @@
 #include "base/alloc.h"
 #include "par/graph.h"
 
-enum { T_WAIT, T_RUNNING, T_DONE };
+enum { T_WAIT, T_RUNNING, T_HELD, T_DONE }; /* T_HELD: work over, end bound not */
 
 /* A task: 112 bytes, the graph of a large job holds millions, so what
  * only multi-resource tasks need lives in struct gmulti. */
@@ -33,7 +33,10 @@ struct gtask {
 	uint32_t res, mult;
 	uint32_t aux; /* index in g->c (a collective) or in g->m (multi), or GRAPH_NONE */
 	uint32_t pool;
-	double seconds;
+	union {
+		double seconds;	  /* until it starts */
+		ts_time work_end; /* once its work is over (ns; -1: at rec.end) */
+	};
 	double alloc, free;
 };
 
@@ -301,7 +304,8 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran ||
 	    (s->nuses &&
 	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)) ||
-	    s->not_before < 0 || (s->not_before > 0 && (s->coll || s->nuses)))
+	    s->not_before < 0 || s->end_not_before < 0 ||
+	    ((s->not_before > 0 || s->end_not_before > 0) && (s->coll || s->nuses)))
 		return TS_EINVALID;
 	if (s->nuses &&
 	    (ts_grow_raw((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses) ||
@@ -320,6 +324,8 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->rec.start = t->rec.end = t->rec.ready = -1;
 	if (s->not_before > 0) /* rec.start holds it until the task starts */
 		t->rec.start = s->not_before;
+	if (s->end_not_before > 0) /* rec.end holds it until the task ends */
+		t->rec.end = s->end_not_before;
 	t->seconds = s->seconds;
 	t->res = s->res;
 	t->mult = s->mult;
@@ -450,12 +456,23 @@ static void task_done(void *ctx, uint64_t arg)
 	uint32_t id = (uint32_t)arg;
 	struct gtask *t = &g->t[id];
 	ts_time now = evq_now(fluid_evq(g->f));
+	if (t->state == T_RUNNING) { /* its work is over */
+		t->work_end = -1;
+		if (t->pool != GRAPH_NONE && t->free != 0.0)
+			pool_change(&g->p[t->pool], t->free_cat, -t->free);
+		if (t->rec.end > now) { /* its end bound is not */
+			t->work_end = now;
+			t->state = T_HELD;
+			int rc = evq_push(fluid_evq(g->f), t->rec.end, task_done, g, id, NULL);
+			if (rc && !g->fail)
+				g->fail = rc;
+			return;
+		}
+	}
 	t->state = T_DONE;
 	t->rec.end = now;
 	g->ndone++;
-	if (t->pool != GRAPH_NONE && t->free != 0.0)
-		pool_change(&g->p[t->pool], t->free_cat, -t->free);
-	if (g->has_obs)
+	if (g->has_obs) /* a held task's memory went back at its work's end */
 		observe(g, id, true, t->free, now);
 	for (uint32_t k = 0; k < t->nsucc; k++) {
 		uint32_t s = g->succ[t->succ_off + k];
@@ -554,6 +571,17 @@ void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_t
 			cursor = s;
 		}
 		ts_time e = r->end < t1 ? r->end : t1;
+		ts_time w = g->t[id].work_end; /* work over before an end bound */
+		if (w >= 0 && w < e) {
+			if (w > cursor) {
+				out->busy[r->kind] += w - cursor;
+				cursor = w;
+			}
+			if (e > cursor) {
+				out->wait[GRAPH_MARK] += e - cursor;
+				cursor = e;
+			}
+		}
 		if (e > cursor) {
 			out->busy[r->kind] += e - cursor;
 			cursor = e;

@@ -283,9 +283,12 @@ static void dep(struct pb *b, uint32_t before, uint32_t after)
  * launched, and the task is not over before the last launch is (a
  * zero-time mark on the compute stream waits for it). So a task lasts
  * max(GPU time, launch time) once the host is not ahead, at every
- * granularity, and a host-bound wait is charged to the host (or, while
- * the launches' times are known when the graph is built, to no task:
- * neither is a reported share). The task itself (not only its end) waits
+ * granularity, and a host-bound wait is charged to the host. While the
+ * launches' times are known when the graph is built, the task itself
+ * starts no sooner than its first launch ends and ends no sooner than its
+ * last (graph_task_spec.not_before, end_not_before), without host tasks or
+ * mark, and such a wait is charged to GRAPH_MARK (neither is a reported
+ * share). The task itself (not only its end) waits
  * for the class's pending collective. Returns the id of its end; *start
  * receives the id of the compute task itself. */
 static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *label, double s,
@@ -337,7 +340,10 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 				     .alloc = alloc,
 				     .free_cat = GRAPH_MEM_ACTIVATIONS,
 				     .free = freeb,
-				     .not_before = t_first};
+				     .not_before = t_first,
+				     /* launches timed without tasks: the task
+				      * itself waits for the last one to end */
+				     .end_not_before = kernels > 1 ? t_rest : 0};
 	uint32_t id = task(b, &ts);
 	if (start)
 		*start = id;
@@ -346,14 +352,13 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 		dep(b, c->pending, id);
 		c->pending = GRAPH_NONE;
 	}
-	if (rest != GRAPH_NONE || (kernels > 1 && t_rest > 0)) {
+	if (rest != GRAPH_NONE) {
 		struct graph_task_spec ms = {.kind = GRAPH_MARK,
 					     .stream = c->compute,
 					     .label = "launched",
 					     .res = GRAPH_NONE,
 					     .mult = mult,
-					     .pool = GRAPH_NONE,
-					     .not_before = rest != GRAPH_NONE ? 0 : t_rest};
+					     .pool = GRAPH_NONE};
 		id = task(b, &ms);
 		dep(b, rest, id);
 	}
