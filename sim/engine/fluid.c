@@ -316,6 +316,13 @@ static void detach(struct ts_fluid *f, uint32_t id)
 			r->users[e->pos] = r->users[last];
 			f->acts[r->users[e->pos].act].elems[r->users[e->pos].elem].pos = e->pos;
 		}
+		if (last == 0 && !(f->has_obs && f->obs.on_load)) {
+			/* left with no user: what a solve would find (load 0
+			 * from now), without one */
+			res_account(f, r);
+			r->load = 0.0;
+			continue;
+		}
 		/* A detach during the event loop cannot fail to mark: the dirty
 		 * list only grows on attach, which reserved room for as many. */
 		(void)mark_dirty(f, e->res);
