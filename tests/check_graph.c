@@ -244,6 +244,113 @@ START_TEST(time_beyond_range_is_not_a_cycle)
 }
 END_TEST
 
+/* end_not_before: A (1 s of work, 10 B taken and given back, end bound
+ * 2 s) holds its successor B on the stream until 2 s, but its memory goes
+ * back when its work ends: C, on another stream from 1.5 s, takes 5 B and
+ * the pool peaks at 10 B, not 15 B. The breakdown charges A's 1 s of work
+ * to compute and the held second to GRAPH_MARK. A bound already passed
+ * (B's, 0.5 s) changes nothing. */
+START_TEST(end_not_before_holds_successors)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t cs, os, pool, a, b, c;
+	graph_stream(x.g, "compute", &cs);
+	graph_stream(x.g, "other", &os);
+	graph_pool(x.g, "gpu0", &pool);
+	struct graph_task_spec sp = {.kind = GRAPH_COMPUTE,
+				     .stream = cs,
+				     .label = "a",
+				     .seconds = 1.0,
+				     .res = x.gpu,
+				     .mult = 1,
+				     .pool = pool,
+				     .alloc_cat = GRAPH_MEM_ACTIVATIONS,
+				     .alloc = 10.0,
+				     .free_cat = GRAPH_MEM_ACTIVATIONS,
+				     .free = 10.0,
+				     .end_not_before = NS(2)};
+	ck_assert_int_eq(graph_task(x.g, &sp, &a), 0);
+	sp.alloc = sp.free = 0.0;
+	sp.end_not_before = NS(0.5);
+	ck_assert_int_eq(graph_task(x.g, &sp, &b), 0);
+	sp.stream = os;
+	sp.res = GRAPH_NONE;
+	sp.kind = GRAPH_MARK;
+	sp.seconds = 0.0;
+	sp.alloc = 5.0;
+	sp.end_not_before = 0;
+	sp.not_before = NS(1.5);
+	ck_assert_int_eq(graph_task(x.g, &sp, &c), 0);
+	uint32_t e;
+	sp.end_not_before = -1;
+	ck_assert_int_eq(graph_task(x.g, &sp, &e), TS_EINVALID);
+	ck_assert_int_eq(graph_run(x.g, NULL), 0);
+	ck_assert_int_eq(graph_rec(x.g, a)->end, NS(2));
+	ck_assert_int_eq(graph_rec(x.g, b)->start, NS(2));
+	ck_assert_int_eq(graph_rec(x.g, b)->end, NS(3));
+	ck_assert_int_eq(graph_rec(x.g, c)->start, NS(1.5));
+	ck_assert_double_eq(graph_pool_peak(x.g, pool, NULL), 10.0);
+	struct graph_breakdown bd;
+	graph_breakdown(x.g, cs, 0, NS(3), &bd);
+	ck_assert_int_eq(bd.busy[GRAPH_COMPUTE], NS(2));
+	ck_assert_int_eq(bd.wait[GRAPH_MARK], NS(1));
+	gx_fini(&x);
+}
+END_TEST
+
+/* not_before: a compute task released at 1 s (after A) with not_before
+ * 2.5 s starts at 2.5 s, ready at 1 s, with no blocker, so the breakdown
+ * charges the 1.5 s wait to GRAPH_MARK; one whose bound has passed starts
+ * when released, its blocker the task it waited for; a task with no
+ * dependency waits too; a negative bound is refused. */
+START_TEST(not_before_delays_start)
+{
+	struct gx x;
+	gx_init(&x);
+	uint32_t cs, hs;
+	graph_stream(x.g, "compute", &cs);
+	graph_stream(x.g, "other", &hs);
+	uint32_t a = task(&x, cs, GRAPH_COMPUTE, 1.0, x.gpu);
+	struct graph_task_spec sp = {.kind = GRAPH_COMPUTE,
+				     .stream = cs,
+				     .label = "b",
+				     .seconds = 1.0,
+				     .res = x.gpu,
+				     .mult = 1,
+				     .pool = GRAPH_NONE,
+				     .not_before = NS(2.5)};
+	uint32_t b, c, d;
+	ck_assert_int_eq(graph_task(x.g, &sp, &b), 0);
+	sp.not_before = NS(3.0); /* passed by the time B ends (3.5 s) */
+	ck_assert_int_eq(graph_task(x.g, &sp, &c), 0);
+	sp.stream = hs;
+	sp.res = GRAPH_NONE;
+	sp.kind = GRAPH_MARK;
+	sp.seconds = 0.0;
+	sp.not_before = NS(0.25); /* no dependency at all */
+	ck_assert_int_eq(graph_task(x.g, &sp, &d), 0);
+	uint32_t e;
+	sp.not_before = -1;
+	ck_assert_int_eq(graph_task(x.g, &sp, &e), TS_EINVALID);
+	struct ts_error err;
+	ck_assert_int_eq(graph_run(x.g, &err), 0);
+	ck_assert_int_eq(graph_rec(x.g, b)->ready, NS(1));
+	ck_assert_int_eq(graph_rec(x.g, b)->start, NS(2.5));
+	ck_assert_int_eq(graph_rec(x.g, b)->end, NS(3.5));
+	ck_assert_uint_eq(graph_rec(x.g, b)->blocker, GRAPH_NONE);
+	ck_assert_int_eq(graph_rec(x.g, c)->start, NS(3.5));
+	ck_assert_uint_eq(graph_rec(x.g, c)->blocker, b);
+	ck_assert_int_eq(graph_rec(x.g, d)->start, NS(0.25));
+	struct graph_breakdown bd;
+	graph_breakdown(x.g, cs, 0, NS(4.5), &bd);
+	ck_assert_int_eq(bd.busy[GRAPH_COMPUTE], NS(3));
+	ck_assert_int_eq(bd.wait[GRAPH_MARK], NS(1.5));
+	(void)a;
+	gx_fini(&x);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("graph");
@@ -254,6 +361,8 @@ int main(void)
 	tcase_add_test(tc, reset_replays_as_new);
 	tcase_add_test(tc, cycle_is_an_error);
 	tcase_add_test(tc, time_beyond_range_is_not_a_cycle);
+	tcase_add_test(tc, not_before_delays_start);
+	tcase_add_test(tc, end_not_before_holds_successors);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

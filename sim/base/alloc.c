@@ -68,16 +68,16 @@ char *ts_strdup(const char *s)
 	return d;
 }
 
-int ts_grow(void **arr, size_t *cap, size_t need, size_t size)
+int ts_grow_slow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	size_t old = *cap;
-	int rc = ts_grow_raw(arr, cap, need, size);
+	int rc = ts_grow_raw_slow(arr, cap, need, size);
 	if (!rc && *cap > old)
 		memset((char *)*arr + old * size, 0, (*cap - old) * size);
 	return rc;
 }
 
-int ts_grow_raw(void **arr, size_t *cap, size_t need, size_t size)
+int ts_grow_raw_slow(void **arr, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return 0;

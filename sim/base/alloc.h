@@ -28,13 +28,27 @@ void ts_free(void *p, size_t osize);
 char *ts_strdup(const char *s);
 
 /* Grow the array *arr of *cap elements of `size` bytes to hold at least
- * `need` elements (doubling). Returns 0 or TS_ENOMEM (the array is intact). */
-int ts_grow(void **arr, size_t *cap, size_t need, size_t size);
+ * `need` elements (doubling), the new elements zeroed. Returns 0 or
+ * TS_ENOMEM (the array is intact). Call it as ts_grow. */
+int ts_grow_slow(void **arr, size_t *cap, size_t need, size_t size);
 /* ts_grow without zeroing the new elements (their bytes are unspecified),
  * for arrays whose every element is written before it is read: memory of
  * the capacity not yet used is then not touched, so a large array costs
  * the pages it fills, not those of its doubled capacity. Returns 0 or
  * TS_ENOMEM (the array is intact). */
-int ts_grow_raw(void **arr, size_t *cap, size_t need, size_t size);
+int ts_grow_raw_slow(void **arr, size_t *cap, size_t need, size_t size);
+
+/* ts_grow_slow, with the common case (room enough) inline: the event loop
+ * and the graph builder check their arrays once per task. */
+static inline int ts_grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? 0 : ts_grow_slow(arr, cap, need, size);
+}
+
+/* ts_grow_raw_slow, with the common case inline (as ts_grow). */
+static inline int ts_grow_raw(void **arr, size_t *cap, size_t need, size_t size)
+{
+	return need <= *cap ? 0 : ts_grow_raw_slow(arr, cap, need, size);
+}
 
 #endif

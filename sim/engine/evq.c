@@ -61,6 +61,7 @@ struct bucket {
 
 struct ts_evq {
 	struct bucket b[NBUCKETS];
+	uint64_t full; /* bit i - 1 set: bucket i (1..64) holds keys */
 	int64_t last;
 	struct slot *slots;
 	size_t capslots;
@@ -146,11 +147,15 @@ static inline unsigned bucket_of(int64_t last, int64_t t)
 	return x ? 64u - (unsigned)__builtin_clzll(x) : 0u;
 }
 
-static inline int append(struct bucket *b, struct key k)
+/* Append k to bucket i of q. */
+static inline int append(struct ts_evq *q, unsigned i, struct key k)
 {
+	struct bucket *b = &q->b[i];
 	if (b->n == b->cap && ts_grow((void **)&b->k, &b->cap, b->n + 1, sizeof *b->k))
 		return TS_ENOMEM;
 	b->k[b->n++] = k;
+	if (i)
+		q->full |= UINT64_C(1) << (i - 1);
 	return 0;
 }
 
@@ -216,7 +221,7 @@ int evq_push(struct ts_evq *q, ts_time at, ts_event_fn fn, void *ctx, uint64_t a
 	uint32_t s = q->free_head;
 	uint64_t seq = q->seq + 1;
 	struct key k = {at, seq << SLOT_BITS | s};
-	if (at < q->last ? early_push(q, k) : append(&q->b[bucket_of(q->last, at)], k))
+	if (at < q->last ? early_push(q, k) : append(q, bucket_of(q->last, at), k))
 		return TS_ENOMEM;
 	struct slot *sl = &q->slots[s];
 	q->free_head = sl->next;
@@ -280,18 +285,16 @@ static bool front_live(struct ts_evq *q)
  * every bucket is empty. */
 static unsigned lowest(struct ts_evq *q, int64_t *tmin)
 {
-	for (unsigned i = 1; i < NBUCKETS; i++) {
-		struct bucket *b = &q->b[i];
-		if (b->n == 0)
-			continue;
-		int64_t m = b->k[0].time;
-		for (size_t r = 1; r < b->n; r++)
-			if (b->k[r].time < m)
-				m = b->k[r].time;
-		*tmin = m;
-		return i;
-	}
-	return NBUCKETS;
+	if (!q->full)
+		return NBUCKETS;
+	unsigned i = 1u + (unsigned)__builtin_ctzll(q->full);
+	struct bucket *b = &q->b[i];
+	int64_t m = b->k[0].time;
+	for (size_t r = 1; r < b->n; r++)
+		if (b->k[r].time < m)
+			m = b->k[r].time;
+	*tmin = m;
+	return i;
 }
 
 /* Drop stale keys from the top of `early`; true if a live key is left. */
@@ -314,7 +317,7 @@ static bool refill(struct ts_evq *q)
 		struct bucket *b = &q->b[i];
 		for (size_t r = 0; r < b->n; r++) {
 			/* keys of bucket i land strictly below it */
-			if (append(&q->b[bucket_of(m, b->k[r].time)], b->k[r])) {
+			if (append(q, bucket_of(m, b->k[r].time), b->k[r])) {
 				/* out of memory while spreading: keep the rest here */
 				memmove(b->k, b->k + r, (b->n - r) * sizeof *b->k);
 				b->n -= r;
@@ -323,6 +326,7 @@ static bool refill(struct ts_evq *q)
 			}
 		}
 		b->n = 0;
+		q->full &= ~(UINT64_C(1) << (i - 1));
 	}
 	return true;
 }

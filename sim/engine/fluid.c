@@ -177,6 +177,11 @@ void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs)
 		f->obs = *obs;
 }
 
+bool fluid_observes_acts(const struct ts_fluid *f)
+{
+	return f->has_obs && (f->obs.on_start || f->obs.on_end);
+}
+
 int fluid_resource_add(struct ts_fluid *f, double cap, uint32_t count, uint32_t *id)
 {
 	if (!(cap > 0.0) || !isfinite(cap) || count == 0)
@@ -310,6 +315,13 @@ static void detach(struct ts_fluid *f, uint32_t id)
 		if (e->pos != last) {
 			r->users[e->pos] = r->users[last];
 			f->acts[r->users[e->pos].act].elems[r->users[e->pos].elem].pos = e->pos;
+		}
+		if (last == 0 && !(f->has_obs && f->obs.on_load)) {
+			/* left with no user: what a solve would find (load 0
+			 * from now), without one */
+			res_account(f, r);
+			r->load = 0.0;
+			continue;
 		}
 		/* A detach during the event loop cannot fail to mark: the dirty
 		 * list only grows on attach, which reserved room for as many. */

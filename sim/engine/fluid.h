@@ -105,6 +105,11 @@ double fluid_rate(const struct ts_fluid *f, uint32_t act);
 /* Set (or clear with NULL) the observer. */
 void fluid_set_observer(struct ts_fluid *f, const struct fluid_observer *obs);
 
+/* Whether the observer is told of activities' starts or ends (a caller
+ * timing a resource-free delay itself, without an activity, must not skip
+ * what it would be told). */
+bool fluid_observes_acts(const struct ts_fluid *f);
+
 /* Run events (and rate solves) until no event is left, the next one is
  * later than `until`, an activity would end past TS_TIME_MAX, or memory ran
  * out (see fluid_status). Returns the number of events run. */

@@ -12,12 +12,13 @@
  * before the run, so the run itself does not allocate beyond the fluid
  * engine's pools.
  * SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "par/graph.h"
 
-enum { T_WAIT, T_RUNNING, T_DONE };
+enum { T_WAIT, T_RUNNING, T_HELD, T_DONE }; /* T_HELD: work over, end bound not */
 
 /* A task: 112 bytes, the graph of a large job holds millions, so what
  * only multi-resource tasks need lives in struct gmulti. */
@@ -32,7 +33,10 @@ struct gtask {
 	uint32_t res, mult;
 	uint32_t aux; /* index in g->c (a collective) or in g->m (multi), or GRAPH_NONE */
 	uint32_t pool;
-	double seconds;
+	union {
+		double seconds;	  /* until it starts */
+		ts_time work_end; /* once its work is over (ns; -1: at rec.end) */
+	};
 	double alloc, free;
 };
 
@@ -299,7 +303,9 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	    (unsigned)s->free_cat >= GRAPH_MEM_COUNT_ ||
 	    (s->coll && (!g->cc || !s->coll->ranks || s->coll->nranks == 0)) || g->ran ||
 	    (s->nuses &&
-	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)))
+	     (!s->uses || s->coll || !(s->work >= 0.0) || !(s->bound >= 0.0) || s->latency < 0)) ||
+	    s->not_before < 0 || s->end_not_before < 0 ||
+	    ((s->not_before > 0 || s->end_not_before > 0) && (s->coll || s->nuses)))
 		return TS_EINVALID;
 	if (s->nuses &&
 	    (ts_grow_raw((void **)&g->uses, &g->capuses, g->nuses + s->nuses, sizeof *g->uses) ||
@@ -316,6 +322,10 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->rec.tag = s->tag;
 	t->rec.blocker = GRAPH_NONE;
 	t->rec.start = t->rec.end = t->rec.ready = -1;
+	if (s->not_before > 0) /* rec.start holds it until the task starts */
+		t->rec.start = s->not_before;
+	if (s->end_not_before > 0) /* rec.end holds it until the task ends */
+		t->rec.end = s->end_not_before;
 	t->seconds = s->seconds;
 	t->res = s->res;
 	t->mult = s->mult;
@@ -371,10 +381,20 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 
 static void task_done(void *ctx, uint64_t arg);
 
+static void deferred_start(void *ctx, uint64_t arg);
+
 static void start_task(struct ts_graph *g, uint32_t id)
 {
 	struct gtask *t = &g->t[id];
 	ts_time now = evq_now(fluid_evq(g->f));
+	if (t->state == T_WAIT && t->rec.start > now) {
+		/* released before its not-before time: start then */
+		t->rec.blocker = GRAPH_NONE;
+		int rc = evq_push(fluid_evq(g->f), t->rec.start, deferred_start, g, id, NULL);
+		if (rc && !g->fail)
+			g->fail = rc;
+		return;
+	}
 	t->state = T_RUNNING;
 	t->rec.start = now;
 	if (t->pool != GRAPH_NONE && t->alloc != 0.0)
@@ -391,6 +411,17 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		s.arg = id;
 		s.tag = id;
 		rc = coll_start(g->cc, &s, NULL, NULL);
+	} else if (!t->multi && t->res == GRAPH_NONE && isfinite(t->seconds) &&
+		   !fluid_observes_acts(g->f)) {
+		/* A delay on no resource (a mark, a kernel launch): its end is
+		 * known now. The event is the one a bound-only activity at rate
+		 * 1 would push (same time, same place in the queue), without
+		 * the activity. */
+		ts_time at = now;
+		if (t->seconds > 0.0 && !ts_time_after(now, t->seconds, &at))
+			rc = TS_ELIMIT;
+		else
+			rc = evq_push(fluid_evq(g->f), at, task_done, g, id, NULL);
 	} else {
 		struct fluid_use u = {t->res, 1.0};
 		struct fluid_spec fs = {.work = t->seconds,
@@ -425,12 +456,23 @@ static void task_done(void *ctx, uint64_t arg)
 	uint32_t id = (uint32_t)arg;
 	struct gtask *t = &g->t[id];
 	ts_time now = evq_now(fluid_evq(g->f));
+	if (t->state == T_RUNNING) { /* its work is over */
+		t->work_end = -1;
+		if (t->pool != GRAPH_NONE && t->free != 0.0)
+			pool_change(&g->p[t->pool], t->free_cat, -t->free);
+		if (t->rec.end > now) { /* its end bound is not */
+			t->work_end = now;
+			t->state = T_HELD;
+			int rc = evq_push(fluid_evq(g->f), t->rec.end, task_done, g, id, NULL);
+			if (rc && !g->fail)
+				g->fail = rc;
+			return;
+		}
+	}
 	t->state = T_DONE;
 	t->rec.end = now;
 	g->ndone++;
-	if (t->pool != GRAPH_NONE && t->free != 0.0)
-		pool_change(&g->p[t->pool], t->free_cat, -t->free);
-	if (g->has_obs)
+	if (g->has_obs) /* a held task's memory went back at its work's end */
 		observe(g, id, true, t->free, now);
 	for (uint32_t k = 0; k < t->nsucc; k++) {
 		uint32_t s = g->succ[t->succ_off + k];
@@ -445,6 +487,11 @@ static void task_done(void *ctx, uint64_t arg)
 			start_task(g, s);
 		}
 	}
+}
+
+static void deferred_start(void *ctx, uint64_t arg)
+{
+	start_task(ctx, (uint32_t)arg);
 }
 
 /* Build the successor lists (CSR, in the order edges were added). */
@@ -524,6 +571,17 @@ void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_t
 			cursor = s;
 		}
 		ts_time e = r->end < t1 ? r->end : t1;
+		ts_time w = g->t[id].work_end; /* work over before an end bound */
+		if (w >= 0 && w < e) {
+			if (w > cursor) {
+				out->busy[r->kind] += w - cursor;
+				cursor = w;
+			}
+			if (e > cursor) {
+				out->wait[GRAPH_MARK] += e - cursor;
+				cursor = e;
+			}
+		}
 		if (e > cursor) {
 			out->busy[r->kind] += e - cursor;
 			cursor = e;

@@ -68,6 +68,18 @@ struct graph_task_spec {
 	uint32_t nuses;
 	double work, bound;
 	ts_time latency;
+	/* The task does not start before this simulated time, ns (0: no such
+	 * bound), as if it also waited for a task ending then (the graph runs
+	 * from time 0); a start it delays has no blocker (the wait is charged
+	 * to GRAPH_MARK). Not for collectives or multi-resource tasks. */
+	ts_time not_before;
+	/* The task does not end before this simulated time, ns (0: no such
+	 * bound): its work and memory end when they end, its successors are
+	 * released at the bound when that is later, as if a zero-time mark
+	 * after it also waited for a task ending then; the breakdown charges
+	 * the time between to GRAPH_MARK. Not for collectives or
+	 * multi-resource tasks. */
+	ts_time end_not_before;
 };
 
 /* What happened to a task. Times in ns. */

@@ -155,6 +155,12 @@ struct pcls {
 	uint32_t data[DP_DATA_MAX_STAGES]; /* input-pipeline streams (first stage) */
 	uint32_t batch;			   /* the last stage of the batch the next host launch
 					    * takes (GRAPH_NONE when none waits) */
+	/* Until a launch waits for a batch, the host thread only launches, one
+	 * after the other from time 0: its launches end at times known now
+	 * (hclock: when the last one ends, ns), and take no tasks. From then
+	 * on (hdyn) they are tasks on the host stream. */
+	ts_time hclock;
+	bool hdyn;
 };
 
 struct pb {
@@ -277,24 +283,44 @@ static void dep(struct pb *b, uint32_t before, uint32_t after)
  * launched, and the task is not over before the last launch is (a
  * zero-time mark on the compute stream waits for it). So a task lasts
  * max(GPU time, launch time) once the host is not ahead, at every
- * granularity, and a host-bound wait is charged to the host. The task
- * itself (not only its end) waits for the class's pending collective.
- * Returns the id of its end; *start receives the id of the compute task
- * itself. */
+ * granularity, and a host-bound wait is charged to the host. While the
+ * launches' times are known when the graph is built, the task itself
+ * starts no sooner than its first launch ends and ends no sooner than its
+ * last (graph_task_spec.not_before, end_not_before), without host tasks or
+ * mark, and such a wait is charged to GRAPH_MARK (neither is a reported
+ * share). The task itself (not only its end) waits
+ * for the class's pending collective. Returns the id of its end; *start
+ * receives the id of the compute task itself. */
 static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *label, double s,
 		    uint32_t kernels, double alloc, double freeb, uint32_t *start)
 {
 	struct pcls *c = &b->c[k];
 	uint32_t mult = layout_class_members(b->lay, k), first = GRAPH_NONE, rest = GRAPH_NONE;
-	if (kernels > 0 && b->j->launch_s > 0.0) {
+	ts_time t_first = 0, t_rest = 0; /* known launch ends, ns (0: none) */
+	bool launches = kernels > 0 && b->j->launch_s > 0.0;
+	if (launches && !b->keep && !c->hdyn && c->batch == GRAPH_NONE) {
+		/* the ends the host stream's tasks would have (same rounding):
+		 * the compute task and its end mark wait for those times
+		 * instead of for tasks (a trace keeps the tasks) */
+		if (!ts_time_after(c->hclock, b->j->launch_s, &t_first))
+			b->rc = b->rc ? b->rc : TS_ELIMIT;
+		t_rest = t_first;
+		if (kernels > 1 && !ts_time_after(t_first, (kernels - 1) * b->j->launch_s, &t_rest))
+			b->rc = b->rc ? b->rc : TS_ELIMIT;
+		c->hclock = t_rest;
+	} else if (launches) {
 		struct graph_task_spec hs = {.kind = GRAPH_HOST,
 					     .stream = c->host,
 					     .label = "launch",
 					     .seconds = b->j->launch_s,
 					     .res = GRAPH_NONE,
 					     .mult = mult,
-					     .pool = GRAPH_NONE};
+					     .pool = GRAPH_NONE,
+					     /* after the launches timed without tasks */
+					     .not_before = c->hdyn ? 0 : c->hclock};
+		c->hdyn = true;
 		first = task(b, &hs);
+		hs.not_before = 0;
 		/* the host thread takes the batch before it launches */
 		dep(b, c->batch, first);
 		if (kernels > 1) {
@@ -313,7 +339,11 @@ static uint32_t gpu(struct pb *b, uint32_t k, enum graph_kind kind, const char *
 				     .alloc_cat = GRAPH_MEM_ACTIVATIONS,
 				     .alloc = alloc,
 				     .free_cat = GRAPH_MEM_ACTIVATIONS,
-				     .free = freeb};
+				     .free = freeb,
+				     .not_before = t_first,
+				     /* launches timed without tasks: the task
+				      * itself waits for the last one to end */
+				     .end_not_before = kernels > 1 ? t_rest : 0};
 	uint32_t id = task(b, &ts);
 	if (start)
 		*start = id;

@@ -739,6 +739,13 @@ bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint
 	int64_t all = per_step > 0 ? tr->global_batch / per_step : 0;
 	uint32_t a = u * (u >= PLAN_EXTRAP_M1 / 2 ? 2u : (PLAN_EXTRAP_M1 + u - 1) / u);
 	uint32_t b = a + u * (u >= PLAN_EXTRAP_DM ? 1u : (PLAN_EXTRAP_DM + u - 1) / u);
+	if (par->schedule != TS_SCHED_INTERLEAVED && u >= PLAN_EXTRAP_M1) {
+		/* without interleaving any count will do: p + p/2 micro-batches
+		 * have every stage past its p - 1 warm-up forwards for p/2
+		 * steady steps, and p/2 (>= PLAN_EXTRAP_DM) more are the slope */
+		a = u + u / 2;
+		b = a + u / 2;
+	}
 	*m1 = a;
 	*m2 = b;
 	*m = all > 0 && all <= PLAN_MAX_ACCUM ? (uint32_t)all : 0;
