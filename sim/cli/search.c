@@ -43,12 +43,13 @@ static void usage(FILE *out)
 		"  --export-best F   write the best candidate as a scenario file that\n"
 		"                    `trainsim run F` reproduces (the search's two\n"
 		"                    iterations, class mode, its granularity)\n"
-		"  --granularity G   stage (the default): every candidate at stage\n"
-		"                    granularity, the fastest; layer: the figures of\n"
-		"                    layer granularity (`trainsim run`'s default), stage\n"
-		"                    only where it gives the same (no TP, CP or EP, ZeRO\n"
-		"                    below 3, no offload, no overlapped gradient\n"
-		"                    reduction); a few times slower\n"
+		"  --granularity G   layer (the default): the figures of layer\n"
+		"                    granularity (`trainsim run`'s default), simulated\n"
+		"                    at stage where that gives the same (no TP, CP or\n"
+		"                    EP, ZeRO below 3, no offload, no overlapped\n"
+		"                    gradient reduction); stage: every candidate at\n"
+		"                    stage granularity, a screening a few times faster\n"
+		"                    whose figures may differ from `run`'s by -5 to +20 %%\n"
 		"Progress goes to standard error: a live line with the time left on a\n"
 		"terminal; otherwise a line a minute once a search has run for a minute\n"
 		"(--quiet: none).\n"
@@ -91,7 +92,7 @@ static void progress(void *ud, size_t done, size_t total, double elapsed_s)
 int cli_search(int argc, char **argv)
 {
 	const char *path = NULL, *objective = "time", *calib_path = NULL, *format = "text",
-		   *out_path = NULL, *best_path = NULL, *gran = "stage";
+		   *out_path = NULL, *best_path = NULL, *gran = "layer";
 	bool resume = false, quiet = false;
 	long top = 10, max_gpus = 0, threads = 0;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
