@@ -191,6 +191,24 @@ START_TEST(quantiles_ordered)
 }
 END_TEST
 
+/* A slow node in every replica (probability 1) at half speed (slowdown 1)
+ * moves the whole band off the deterministic headline: the result says so;
+ * without variability settings the headline is inside its band and nothing
+ * is said. */
+START_TEST(headline_outside_band_warned)
+{
+	const char *slow[] = {"sim.slow_node_probability=1", "sim.slow_node_slowdown=1"};
+	struct ts_result r, plain;
+	run_with(slow, 2, &r);
+	run_with(NULL, 0, &plain);
+	ck_assert(r.band.iteration_time_s.p10 > r.iteration_time_s);
+	ck_assert_msg(strstr(r.warnings, "outside their 80 % band"), "%s", r.warnings);
+	ck_assert(plain.band.iteration_time_s.p10 <= plain.iteration_time_s &&
+		  plain.iteration_time_s <= plain.band.iteration_time_s.p90);
+	ck_assert(!strstr(plain.warnings, "outside their 80 % band"));
+}
+END_TEST
+
 /* One sample is the deterministic run: every quantile is the figure. More
  * samples leave every figure of the result as it was, only the spread
  * and the band made from it differ. */
@@ -321,7 +339,9 @@ START_TEST(keys_validated)
 	    {"sim.slow_node_probability=1.5", "sim.slow_node_probability", "1"},
 	    {"sim.slow_node_slowdown=11", "sim.slow_node_slowdown", "10"},
 	    {"sim.slow_link_probability=2", "sim.slow_link_probability", "1"},
-	    {"sim.slow_link_bandwidth=0", "sim.slow_link_bandwidth", "above 0"},
+	    {"sim.slow_link_bandwidth=0", "sim.slow_link_bandwidth", "0.01"},
+	    /* a denormal fraction would make the drawn times overflow to inf */
+	    {"sim.slow_link_bandwidth=1e-310", "sim.slow_link_bandwidth", "0.01"},
 	};
 	char path[1024], buf[1400];
 	snprintf(path, sizeof path, "%s/configs/scenarios/default.cfg", tu_root());
@@ -345,6 +365,7 @@ int main(void)
 	tcase_add_test(tc, max_draw_by_hand);
 	tcase_add_test(tc, straggler_1024_slower_than_8);
 	tcase_add_test(tc, quantiles_ordered);
+	tcase_add_test(tc, headline_outside_band_warned);
 	tcase_add_test(tc, one_sample_is_the_figure);
 	tcase_add_test(tc, failures_drawn);
 	tcase_add_test(tc, same_at_one_and_two_threads);

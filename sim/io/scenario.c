@@ -640,7 +640,9 @@ static int read_rest(struct ld *l)
 	    {"slow_node_probability", 0.0, 1.0, 0.0, &s->sim.slow_node_p},
 	    {"slow_node_slowdown", 0.0, 10.0, 0.1, &s->sim.slow_node_slowdown},
 	    {"slow_link_probability", 0.0, 1.0, 0.0, &s->sim.slow_link_p},
-	    {"slow_link_bandwidth", 0.0, 1.0, 0.5, &s->sim.slow_link_bw},
+	    /* a link at a hundredth of its speed is as slow as a fault that
+	     * leaves it up gets; below, it is down (failures) */
+	    {"slow_link_bandwidth", 0.01, 1.0, 0.5, &s->sim.slow_link_bw},
 	};
 	for (size_t i = 0; i < COUNT(mc); i++) {
 		char key[64];
@@ -650,11 +652,6 @@ static int read_rest(struct ld *l)
 		if (m && (rc = cfg_float(m, l->file, key, mc[i].lo, mc[i].hi, mc[i].out, l->err)))
 			return rc;
 	}
-	if (!(s->sim.slow_link_bw > 0.0))
-		return cfg_fail(
-		    l->err, TS_ERANGE, member(l->g_sim, "slow_link_bandwidth"), l->file,
-		    "sim.slow_link_bandwidth",
-		    "found 0, expected a fraction of the bandwidth above 0 and at most 1");
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
