@@ -1096,6 +1096,17 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 	snprintf(out->memory_verdict, sizeof out->memory_verdict, "%s",
 		 band_memory_verdict(out->band.memory_per_gpu_bytes, out->memory_per_gpu_bytes,
 				     out->memory_capacity_bytes));
+	/* the headline is the deterministic run; variability the scenario sets
+	 * (slow nodes, jitter...) can move the replicas' whole band off it */
+	const struct ts_band *it = &out->band.iteration_time_s;
+	if (out->iteration_time_s < it->p10 || out->iteration_time_s > it->p90) {
+		char w[200];
+		snprintf(w, sizeof w,
+			 "the iteration time %.4g s is the run without the sim variability draws, "
+			 "outside their 80 %% band (median replica %.4g s)",
+			 out->iteration_time_s, it->p50);
+		run_warn(out, w);
+	}
 	return 0;
 }
 
