@@ -203,7 +203,8 @@ static int write_csv(const struct search_result *sr, enum search_objective obj, 
 		"rank,gpus,nodes,gpus_per_node,tp,pp,cp,dp,zero,schedule,interleave,"
 		"micro_batch,recompute,recompute_same_plan,iteration_time_s,mfu,"
 		"memory_per_gpu_bytes,memory_verdict,tight,time_to_train_s,cost_usd,%s,%s_p10,"
-		"%s_p90\n",
+		"%s_p50,%s_p90\n",
+		obj == SEARCH_COST ? "score_cost" : "score_time_s",
 		obj == SEARCH_COST ? "score_cost" : "score_time_s",
 		obj == SEARCH_COST ? "score_cost" : "score_time_s",
 		obj == SEARCH_COST ? "score_cost" : "score_time_s");
@@ -214,14 +215,14 @@ static int write_csv(const struct search_result *sr, enum search_objective obj, 
 		fprintf(
 		    out,
 		    "%zu,%u,%u,%u,%u,%u,%u,%u,%d,%s,%u,%lld,%s,%s,%.17g,%.17g,%.17g,%s,%s,%.17g,"
-		    "%.17g,%.17g,%.17g,%.17g\n",
+		    "%.17g,%.17g,%.17g,%.17g,%.17g\n",
 		    i + 1, r->gpus, c->nodes, c->gpus_per_node, c->tp, c->pp, c->cp, c->dp, c->zero,
 		    sched_of(c), c->interleave, (long long)c->micro_batch,
 		    work_recompute_name(c->recompute),
 		    recompute_names(c, " ", rc_names, sizeof rc_names), r->iteration_time_s, r->mfu,
 		    r->memory_per_gpu_bytes, r->memory_verdict, c->tight ? "true" : "false",
 		    r->time_to_train_s, r->cost_usd, c->score, score_band(c, obj).p10,
-		    score_band(c, obj).p90);
+		    score_band(c, obj).p50, score_band(c, obj).p90);
 	}
 	return ferror(out) || fflush(out) ? api_failf(TS_EIO, NULL, "writing the CSV failed") : 0;
 }
@@ -263,8 +264,9 @@ static json_t *cand_json(const struct search_cand *c, size_t rank, enum search_o
 	    jset(res, "time_to_train_s", json_real(r->time_to_train_s)) &&
 	    jset(res, "cost_usd", json_real(r->cost_usd)) &&
 	    jset(res, "score", json_real(c->score)) && jset(res, "score_p10", json_real(sb.p10)) &&
-	    jset(res, "score_p90", json_real(sb.p90)) &&
+	    jset(res, "score_p50", json_real(sb.p50)) && jset(res, "score_p90", json_real(sb.p90)) &&
 	    jset(res, "iteration_time_s_p10", json_real(r->band.iteration_time_s.p10)) &&
+	    jset(res, "iteration_time_s_p50", json_real(r->band.iteration_time_s.p50)) &&
 	    jset(res, "iteration_time_s_p90", json_real(r->band.iteration_time_s.p90)) &&
 	    jset(o, "rank", json_integer((json_int_t)rank)) &&
 	    jset(o, "settings", json_incref(st)) && jset(o, "result", json_incref(res));
