@@ -110,6 +110,9 @@ expect 1 '--bands|--source bert|expected --source all' validate --source bert --
 
 # --- trainsim run: the command line
 expect 1 'SCENARIO' run
+# standard input read once: a second - would find it empty
+expect 1 'standard input (-) 2 times|expected it once' compare - -
+expect 2 'sim.slow_link_bandwidth|found 1e-310|0.01 to 1' run base.cfg --set sim.slow_link_bandwidth=1e-310
 expect 1 'empty file name|SCENARIO' run ''
 expect 1 'unknown option|--bogus|expected' run base.cfg --bogus
 expect 1 '--format|"bogus"|text, csv or json' run base.cfg --format bogus

@@ -71,6 +71,16 @@ int cli_compare(int argc, char **argv)
 			np, np == 1 ? "" : "s");
 		goto out;
 	}
+	size_t dashes = 0;
+	for (size_t i = 0; i < np; i++)
+		dashes += !strcmp(paths[i], "-");
+	if (dashes > 1) {
+		fprintf(stderr,
+			"trainsim compare: found standard input (-) %zu times, expected it once "
+			"(it can be read only once)\n",
+			dashes);
+		goto out;
+	}
 	enum ts_format fmt;
 	if (ts_format_parse(format, &fmt)) {
 		rc = cli_fail("compare");

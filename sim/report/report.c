@@ -963,8 +963,8 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 		band_text(gb, sizeof gb, BF_NUM, "%.1f kWh", r->gpu_energy_kwh,
 			  r->band.gpu_energy_kwh);
 		size_t gl = strlen(gb);
-		snprintf(gb + gl, sizeof gb - gl, "%s GPU boards alone, as papers count%s",
-			 strchr(gb, '(') ? ";" : " (", strchr(gb, '(') ? "" : ")");
+		snprintf(gb + gl, sizeof gb - gl, "%sGPU boards alone, as papers count%s",
+			 strchr(gb, '(') ? "; " : " (", strchr(gb, '(') ? "" : ")");
 		kv(t, "GPU energy", gb);
 	}
 	if (run && r->energy_kwh > 0.0)
