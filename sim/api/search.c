@@ -264,7 +264,8 @@ static json_t *cand_json(const struct search_cand *c, size_t rank, enum search_o
 	    jset(res, "time_to_train_s", json_real(r->time_to_train_s)) &&
 	    jset(res, "cost_usd", json_real(r->cost_usd)) &&
 	    jset(res, "score", json_real(c->score)) && jset(res, "score_p10", json_real(sb.p10)) &&
-	    jset(res, "score_p50", json_real(sb.p50)) && jset(res, "score_p90", json_real(sb.p90)) &&
+	    jset(res, "score_p50", json_real(sb.p50)) &&
+	    jset(res, "score_p90", json_real(sb.p90)) &&
 	    jset(res, "iteration_time_s_p10", json_real(r->band.iteration_time_s.p10)) &&
 	    jset(res, "iteration_time_s_p50", json_real(r->band.iteration_time_s.p50)) &&
 	    jset(res, "iteration_time_s_p90", json_real(r->band.iteration_time_s.p90)) &&
