@@ -278,6 +278,41 @@ START_TEST(latency_and_bound_only)
 }
 END_TEST
 
+/* ts_time_from_s rounds up as ceil(s x 1e9) does, without calling ceil:
+ * integers of ns, values just above and below them, the 2^53 boundary past
+ * which every double is an integer, and the clamps at 0, the range and NaN. */
+START_TEST(time_from_s_is_ceil)
+{
+	const double ns[] = {1e-300,
+			     0.25,
+			     1.0,
+			     1.5,
+			     2.0 - 1e-9,
+			     1e3,
+			     1e9 + 0.5,
+			     4503599627370495.5,
+			     9007199254740992.0,
+			     9007199254740993.0,
+			     1.23456789e15,
+			     9.1e18,
+			     9.19999e18};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int d = -2; d <= 2; d++) {
+			double x = ns[i];
+			for (int k = 0; k < (d < 0 ? -d : d); k++)
+				x = nextafter(x, d < 0 ? 0.0 : HUGE_VAL);
+			double s = x / TS_NS_PER_S;
+			ck_assert_msg(ts_time_from_s(s) == (ts_time)ceil(s * TS_NS_PER_S),
+				      "s = %.17g", s);
+		}
+	ck_assert_int_eq(ts_time_from_s(0.0), 0);
+	ck_assert_int_eq(ts_time_from_s(-1.0), 0);
+	ck_assert(ts_time_from_s(NAN) == TS_TIME_MAX);
+	ck_assert(ts_time_from_s(9.2e9) == TS_TIME_MAX);
+	ck_assert(ts_time_from_s(INFINITY) == TS_TIME_MAX);
+}
+END_TEST
+
 /* A duration past the int64-ns range (a resource of 1e-300 units/s) stops
  * the run with TS_ELIMIT instead of overflowing the clock; so does a
  * latency that would. ts_time_after never overflows on a finite duration. */
@@ -363,6 +398,7 @@ int main(void)
 	tcase_add_test(tc, classes_equal_full_mode);
 	tcase_add_test(tc, latency_and_bound_only);
 	tcase_add_test(tc, bad_specs);
+	tcase_add_test(tc, time_from_s_is_ceil);
 	tcase_add_test(tc, time_beyond_range_is_a_limit);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
