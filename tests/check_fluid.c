@@ -278,6 +278,112 @@ START_TEST(latency_and_bound_only)
 }
 END_TEST
 
+static void no_load(void *ud, uint32_t r, double load, ts_time t)
+{
+	(void)ud, (void)r, (void)load, (void)t;
+}
+
+/* One schedule, rated alone where it can or (a load observer) always
+ * solved: activity 0 alone on two links of a class (rated at attach, its
+ * slower link the bound), 1 joining it on the faster at the same instant
+ * (solved together: 0 keeps 30 of the slower, 1 gets the other 70 of the
+ * faster), 2 alone on a link with a bound under its capacity, 3 on 2's link
+ * after a latency, while 2 runs (solved together: 2 keeps its bound), 4 alone with a mult of 2
+ * on a class of 4 links, and 5 after the others, alone again. The same end
+ * times to the nanosecond both ways, and the figures max-min gives. */
+static void alone_schedule(struct fx *x)
+{
+	uint32_t fast = res(x, 100.0, 1), slow = res(x, 30.0, 1), mid = res(x, 80.0, 1),
+		 cls = res(x, 10.0, 4), both[2] = {fast, slow};
+	act(x, 0, 90.0, both, 2);
+	act(x, 1, 70.0, &fast, 1);
+	struct fluid_use u = {mid, 1.0};
+	struct fluid_spec s = {.work = 40.0,
+			       .mult = 1,
+			       .weight = 1.0,
+			       .bound = 20.0,
+			       .uses = &u,
+			       .nuses = 1,
+			       .done = on_done,
+			       .ctx = x,
+			       .arg = 2};
+	uint32_t id;
+	ck_assert_int_eq(fluid_start(x->f, &s, &id), 0);
+	s.bound = 0.0;
+	s.latency = SEC(0.5);
+	s.arg = 3;
+	ck_assert_int_eq(fluid_start(x->f, &s, &id), 0);
+	u.res = cls;
+	s.latency = 0;
+	s.mult = 2;
+	s.arg = 4;
+	ck_assert_int_eq(fluid_start(x->f, &s, &id), 0);
+	fluid_run(x->f, TS_TIME_MAX);
+	ck_assert_int_eq(fluid_status(x->f), 0);
+	act(x, 5, 15.0, &slow, 1);
+	fluid_run(x->f, TS_TIME_MAX);
+}
+
+START_TEST(rated_alone_equals_solved)
+{
+	struct fx a, b;
+	fx_init(&a);
+	fx_init(&b);
+	struct fluid_observer obs = {.on_load = no_load};
+	fluid_set_observer(b.f, &obs);
+	alone_schedule(&a);
+	alone_schedule(&b);
+	for (int i = 0; i < 6; i++)
+		ck_assert_msg(a.done_at[i] == b.done_at[i] && a.done_at[i] > 0,
+			      "activity %d: %lld alone, %lld solved", i, (long long)a.done_at[i],
+			      (long long)b.done_at[i]);
+	ck_assert_int_eq(a.done_at[0], SEC(3));		      /* 90 B at 30 B/s */
+	ck_assert_int_eq(a.done_at[1], SEC(1));		      /* 70 B at 70 B/s */
+	ck_assert_int_eq(a.done_at[2], SEC(2));		      /* 40 B at its bound, 20 B/s */
+	ck_assert_int_eq(a.done_at[3], SEC(0.5) + 666666667); /* 40 B at 60 B/s (80 less 2's 20) */
+	ck_assert_int_eq(a.done_at[4], SEC(2));	  /* 40 B per member at 20 B/s (2 of 4 links) */
+	ck_assert_int_eq(a.done_at[5], SEC(3.5)); /* 15 B at 30 B/s from 3 s */
+	ck_assert(fluid_solves(a.f) < fluid_solves(b.f));
+	fx_fini(&a);
+	fx_fini(&b);
+}
+END_TEST
+
+/* ts_time_from_s rounds up as ceil(s x 1e9) does, without calling ceil:
+ * integers of ns, values just above and below them, the 2^53 boundary past
+ * which every double is an integer, and the clamps at 0, the range and NaN. */
+START_TEST(time_from_s_is_ceil)
+{
+	const double ns[] = {1e-300,
+			     0.25,
+			     1.0,
+			     1.5,
+			     2.0 - 1e-9,
+			     1e3,
+			     1e9 + 0.5,
+			     4503599627370495.5,
+			     9007199254740992.0,
+			     9007199254740993.0,
+			     1.23456789e15,
+			     9.1e18,
+			     9.19999e18};
+	for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+		for (int d = -2; d <= 2; d++) {
+			double x = ns[i];
+			for (int k = 0; k < (d < 0 ? -d : d); k++)
+				x = nextafter(x, d < 0 ? 0.0 : HUGE_VAL);
+			double s = x / TS_NS_PER_S;
+			ck_assert_msg(ts_time_from_s(s) == (ts_time)ceil(s * TS_NS_PER_S),
+				      "s = %.17g", s);
+		}
+	ck_assert_int_eq(ts_time_from_s(0.0), 0);
+	ck_assert_int_eq(ts_time_from_s(-1.0), 0);
+	ck_assert(ts_time_from_s(NAN) == TS_TIME_MAX);
+	ck_assert(ts_time_from_s(9.2e9) == TS_TIME_MAX);
+	ck_assert(ts_time_from_s(INFINITY) == TS_TIME_MAX);
+}
+END_TEST
+
 /* A duration past the int64-ns range (a resource of 1e-300 units/s) stops
  * the run with TS_ELIMIT instead of overflowing the clock; so does a
  * latency that would. ts_time_after never overflows on a finite duration. */
@@ -363,6 +469,8 @@ int main(void)
 	tcase_add_test(tc, classes_equal_full_mode);
 	tcase_add_test(tc, latency_and_bound_only);
 	tcase_add_test(tc, bad_specs);
+	tcase_add_test(tc, rated_alone_equals_solved);
+	tcase_add_test(tc, time_from_s_is_ceil);
 	tcase_add_test(tc, time_beyond_range_is_a_limit);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

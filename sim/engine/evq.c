@@ -306,7 +306,7 @@ static bool early_live(struct ts_evq *q)
 }
 
 /* Make bucket 0 front the next live key of the buckets; false when none. */
-static bool refill(struct ts_evq *q)
+static inline bool refill(struct ts_evq *q)
 {
 	while (!front_live(q)) {
 		int64_t m;
@@ -346,7 +346,12 @@ ts_time evq_next_time(struct ts_evq *q)
 bool evq_step(struct ts_evq *q)
 {
 	struct key k;
-	if (early_live(q)) {
+	struct bucket *b0 = &q->b[0];
+	if (!q->nearly && b0->head < b0->n && live_slot(q, b0->k[b0->head].seqslot)) {
+		/* the next key is at the front of bucket 0, as evq_next_time
+		 * leaves it: no refill to ask */
+		k = b0->k[b0->head++];
+	} else if (early_live(q)) {
 		k = early_pop(q);
 	} else {
 		if (!refill(q))

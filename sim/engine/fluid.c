@@ -264,30 +264,76 @@ static void free_act(struct ts_fluid *f, uint32_t id)
 
 static void detach(struct ts_fluid *f, uint32_t id);
 
+/* Rate an activity that is alone on every resource it uses (each use on a
+ * distinct resource) as a solve of its component would, without one: the
+ * same progressive filling on the same numbers, which for one activity is
+ * its first step (t the least R / U of its resources, or its bound / weight
+ * when that is less), and push its completion. Returns 1 when it does not
+ * apply (then the activity's resources are marked dirty for the solve), 0
+ * or an error when it rated the activity. Not under a load observer, which
+ * is told of every solve's loads. */
+static int rate_alone(struct ts_fluid *f, uint32_t id)
+{
+	struct act *a = &f->acts[id];
+	if (f->has_obs && f->obs.on_load)
+		return 1;
+	for (size_t i = 0; i < a->nelems; i++)
+		if (f->res[a->elems[i].res].nusers != 1)
+			return 1;
+	double tmin = HUGE_VAL;
+	for (size_t i = 0; i < a->nelems; i++) {
+		const struct elem *e = &a->elems[i];
+		const struct res *r = &f->res[e->res];
+		double u = e->k * a->weight;
+		double t = u > 0.0 ? r->cap / u : HUGE_VAL;
+		if (t < tmin)
+			tmin = t;
+	}
+	if (a->bound > 0.0 && a->bound / a->weight < tmin)
+		tmin = a->bound / a->weight;
+	if (tmin == HUGE_VAL)
+		return 1;
+	double rate = a->weight * tmin;
+	ts_time at;
+	if (!ts_time_after(a->last, a->remaining / rate, &at))
+		return 1; /* past the range: the solve says so, as for any rate */
+	a->rate = rate;
+	for (size_t i = 0; i < a->nelems; i++) {
+		const struct elem *e = &a->elems[i];
+		struct res *r = &f->res[e->res];
+		double R = r->cap - e->k * a->rate;
+		if (R < 0.0)
+			R = 0.0;
+		res_account(f, r);
+		r->load = r->cap - R;
+	}
+	return evq_push(f->q, at, on_complete, f, id, &a->ev);
+}
+
 /* Put a latent activity on its resources (or straight on its bound). On
  * TS_ENOMEM the elements already put on their resources are taken off again
  * and the activity stays latent. */
 static int attach(struct ts_fluid *f, uint32_t id)
 {
 	struct act *a = &f->acts[id];
+	/* room on the dirty list for every use: a later detach marks without
+	 * growing it */
+	if (ts_grow((void **)&f->dirty, &f->capdirty, f->ndirty + a->nelems, sizeof *f->dirty))
+		return TS_ENOMEM;
 	for (size_t i = 0; i < a->nelems; i++) {
 		struct elem *e = &a->elems[i];
 		struct res *r = &f->res[e->res];
-		bool room =
-		    ts_grow((void **)&r->users, &r->capusers, r->nusers + 1, sizeof *r->users) == 0;
-		if (room) {
-			e->pos = (uint32_t)r->nusers;
-			r->users[r->nusers].act = id;
-			r->users[r->nusers].elem = (uint32_t)i;
-			r->nusers++;
-		}
-		if (!room || mark_dirty(f, e->res)) {
+		if (ts_grow((void **)&r->users, &r->capusers, r->nusers + 1, sizeof *r->users)) {
 			size_t n = a->nelems;
-			a->nelems = room ? i + 1 : i;
+			a->nelems = i;
 			detach(f, id);
 			a->nelems = n;
 			return TS_ENOMEM;
 		}
+		e->pos = (uint32_t)r->nusers;
+		r->users[r->nusers].act = id;
+		r->users[r->nusers].elem = (uint32_t)i;
+		r->nusers++;
 	}
 	a->state = ACT_RUNNING;
 	a->last = evq_now(f->q);
@@ -302,6 +348,11 @@ static int attach(struct ts_fluid *f, uint32_t id)
 			return f->status = TS_ELIMIT;
 		return evq_push(f->q, at, on_complete, f, id, &a->ev);
 	}
+	int rc = rate_alone(f, id);
+	if (rc != 1)
+		return rc;
+	for (size_t i = 0; i < a->nelems; i++)
+		f->dirty[f->ndirty++] = a->elems[i].res;
 	return 0;
 }
 
@@ -323,9 +374,11 @@ static void detach(struct ts_fluid *f, uint32_t id)
 			r->load = 0.0;
 			continue;
 		}
-		/* A detach during the event loop cannot fail to mark: the dirty
-		 * list only grows on attach, which reserved room for as many. */
-		(void)mark_dirty(f, e->res);
+		/* A detach during the event loop should not need to grow the
+		 * dirty list (attach reserves room); if it does and cannot, the
+		 * run stops rather than leave a rate stale. */
+		if (mark_dirty(f, e->res) && !f->status)
+			f->status = TS_ENOMEM;
 	}
 }
 

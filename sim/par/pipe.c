@@ -191,6 +191,10 @@ struct pb {
 	 * mcnt[x] classes at mpool + moff[x] (moff UINT32_MAX: not yet) */
 	uint32_t *moff, *mcnt, *mpool;
 	size_t nmpool, capmpool;
+	/* per class and group kind as lead: the ranks of its first group,
+	 * rcnt[x] at rpool + roff[x] (roff UINT32_MAX: not yet) */
+	uint32_t *roff, *rcnt, *rpool;
+	size_t nrpool, caprpool;
 	uint32_t *ringx; /* per class: the ring transfer of the last step */
 	/* offload: per class the links GPU -> CPU (down) and CPU -> GPU (up),
 	 * PIPE_MAX_ROUTE each, as fluid uses */
@@ -476,34 +480,59 @@ static bool leads(const struct pb *b, uint32_t k, enum pgk g)
 	return b->lead[(size_t)k * PG_COUNT_ + g] > 0;
 }
 
-/* The member classes of the groups of kind g that k leads, each once, into
- * out; returns their number. Found once per (k, g), then copied. */
-static uint32_t pg_members(struct pb *b, uint32_t k, enum pgk g, uint32_t *out)
+/* The member classes of the groups of kind g that k leads, each once;
+ * *m receives their number. Found once per (k, g) and kept in b->mpool
+ * (the answer is valid until the next call). */
+static const uint32_t *pg_members(struct pb *b, uint32_t k, enum pgk g, uint32_t *m)
 {
 	const struct layout *l = b->lay;
 	size_t x = (size_t)k * PG_COUNT_ + g;
 	if (b->moff[x] != UINT32_MAX) {
-		memcpy(out, b->mpool + b->moff[x], b->mcnt[x] * sizeof *out);
-		return b->mcnt[x];
+		*m = b->mcnt[x];
+		return b->mpool + b->moff[x];
 	}
-	uint32_t n = pg_ranks(b, g, b->base[x], b->ranks), m = 0;
+	uint32_t *out = b->ranks + l->gpus, n = pg_ranks(b, g, b->base[x], b->ranks), c = 0;
 	b->epoch++;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t mk = layout_class_of(l, b->ranks[i]);
 		if (b->stamp[mk] == b->epoch)
 			continue;
 		b->stamp[mk] = b->epoch;
-		out[m++] = mk;
+		out[c++] = mk;
 	}
-	if (!b->rc && ts_grow((void **)&b->mpool, &b->capmpool, b->nmpool + m, sizeof *b->mpool))
+	*m = c;
+	if (!b->rc && ts_grow((void **)&b->mpool, &b->capmpool, b->nmpool + c, sizeof *b->mpool))
 		b->rc = TS_ENOMEM;
-	if (!b->rc) {
-		memcpy(b->mpool + b->nmpool, out, m * sizeof *out);
-		b->moff[x] = (uint32_t)b->nmpool;
-		b->mcnt[x] = m;
-		b->nmpool += m;
+	if (b->rc)
+		return out;
+	memcpy(b->mpool + b->nmpool, out, c * sizeof *out);
+	b->moff[x] = (uint32_t)b->nmpool;
+	b->mcnt[x] = c;
+	b->nmpool += c;
+	return b->mpool + b->moff[x];
+}
+
+/* The ranks of the first group of kind g that k leads; *n receives their
+ * number. Found once per (k, g) and kept in b->rpool (the answer is valid
+ * until the next call). */
+static const uint32_t *pg_lead_ranks(struct pb *b, uint32_t k, enum pgk g, uint32_t *n)
+{
+	size_t x = (size_t)k * PG_COUNT_ + g;
+	if (b->roff[x] != UINT32_MAX) {
+		*n = b->rcnt[x];
+		return b->rpool + b->roff[x];
 	}
-	return m;
+	uint32_t c = pg_ranks(b, g, b->base[x], b->ranks);
+	*n = c;
+	if (!b->rc && ts_grow((void **)&b->rpool, &b->caprpool, b->nrpool + c, sizeof *b->rpool))
+		b->rc = TS_ENOMEM;
+	if (b->rc)
+		return b->ranks;
+	memcpy(b->rpool + b->nrpool, b->ranks, c * sizeof *b->ranks);
+	b->roff[x] = (uint32_t)b->nrpool;
+	b->rcnt[x] = c;
+	b->nrpool += c;
+	return b->rpool + b->roff[x];
 }
 
 /* A collective over the groups of kind g that k leads (one activity with
@@ -514,9 +543,10 @@ static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op
 			   const uint32_t *after)
 {
 	size_t x = (size_t)k * PG_COUNT_ + g;
-	uint32_t n = pg_ranks(b, g, b->base[x], b->ranks);
+	uint32_t n;
+	const uint32_t *ranks = pg_lead_ranks(b, k, g, &n);
 	struct coll_spec cs = {
-	    .op = op, .ranks = b->ranks, .nranks = n, .bytes = bytes, .mult = b->gmult[x]};
+	    .op = op, .ranks = ranks, .nranks = n, .bytes = bytes, .mult = b->gmult[x]};
 	struct graph_task_spec ts = {.kind = kind,
 				     .stream = stream,
 				     .label = label,
@@ -528,7 +558,8 @@ static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op
 	uint32_t id = task(b, &ts);
 	b->det.owner = GRAPH_NONE;
 	if (after) {
-		uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, g, mem);
+		uint32_t m;
+		const uint32_t *mem = pg_members(b, k, g, &m);
 		for (uint32_t i = 0; i < m && !b->rc; i++)
 			dep(b, after[mem[i]], id);
 	}
@@ -540,7 +571,8 @@ static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op
 static void each_member(struct pb *b, uint32_t k, enum pgk g, uint32_t id,
 			void (*fn)(struct pb *, uint32_t, uint32_t))
 {
-	uint32_t *mem = b->ranks + b->lay->gpus, m = pg_members(b, k, g, mem);
+	uint32_t m;
+	const uint32_t *mem = pg_members(b, k, g, &m);
 	for (uint32_t i = 0; i < m && !b->rc; i++)
 		fn(b, mem[i], id);
 }
@@ -1348,8 +1380,8 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 				uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
 							 params * j->weight_bpp, GRAPH_COMM,
 							 b->c[k].dpcomm, "param all-gather", lastv);
-				uint32_t *mem = b->ranks + b->lay->gpus,
-					 m = pg_members(b, k, PG_DP, mem);
+				uint32_t m;
+				const uint32_t *mem = pg_members(b, k, PG_DP, &m);
 				for (uint32_t x = 0; x < m; x++)
 					join(b, &b->gate[(size_t)mem[x] * j->nunits + open], id);
 			}
@@ -1423,6 +1455,9 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->moff, (size_t)b->ncls * PG_COUNT_ * sizeof *b->moff);
 	ts_free(b->mcnt, (size_t)b->ncls * PG_COUNT_ * sizeof *b->mcnt);
 	ts_free(b->mpool, b->capmpool * sizeof *b->mpool);
+	ts_free(b->roff, (size_t)b->ncls * PG_COUNT_ * sizeof *b->roff);
+	ts_free(b->rcnt, (size_t)b->ncls * PG_COUNT_ * sizeof *b->rcnt);
+	ts_free(b->rpool, b->caprpool * sizeof *b->rpool);
 	ts_free(b->ringx, b->ncls * sizeof *b->ringx);
 	ts_free(b->tmpv, b->ncls * sizeof *b->tmpv);
 	ts_free(b->tpx, b->ncls * sizeof *b->tpx);
@@ -1501,6 +1536,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	b.stamp = ts_calloc(b.ncls, sizeof *b.stamp);
 	b.moff = ts_malloc((size_t)b.ncls * PG_COUNT_ * sizeof *b.moff);
 	b.mcnt = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.mcnt);
+	b.roff = ts_malloc((size_t)b.ncls * PG_COUNT_ * sizeof *b.roff);
+	b.rcnt = ts_calloc((size_t)b.ncls * PG_COUNT_, sizeof *b.rcnt);
 	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
 	b.tmpv = ts_calloc(b.ncls, sizeof *b.tmpv);
 	b.tpx = ts_calloc(b.ncls, sizeof *b.tpx);
@@ -1531,17 +1568,18 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (j->zero >= 1 && j->zero <= 2)
 		b.gate = ts_calloc((size_t)b.ncls * j->nunits, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
-	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.moff || !b.mcnt || !b.ringx ||
-	    !b.tmpv || !b.tpx || (j->offload && (!b.route || !b.nroute)) || !b.order || !bb ||
-	    !firstv || !lastv || !out->compute || !out->pool || !out->opt || !out->iter_end ||
-	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && (!b.taken || !out->loaded))) {
+	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.moff || !b.mcnt || !b.roff ||
+	    !b.rcnt || !b.ringx || !b.tmpv || !b.tpx || (j->offload && (!b.route || !b.nroute)) ||
+	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
+	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate) ||
+	    (j->data && (!b.taken || !out->loaded))) {
 		b.rc = TS_ENOMEM;
 		goto done;
 	}
 	for (size_t i = 0; i < nids; i++)
 		b.ids[i] = GRAPH_NONE;
 	for (size_t i = 0; i < (size_t)b.ncls * PG_COUNT_; i++)
-		b.moff[i] = UINT32_MAX;
+		b.moff[i] = b.roff[i] = UINT32_MAX;
 	b.keep = graph_keeps_detail(g);
 	b.det = (struct graph_detail){.iter = GRAPH_NONE,
 				      .mb = GRAPH_NONE,

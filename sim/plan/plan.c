@@ -24,6 +24,7 @@
 #include "plan/lnet_units.h"
 #include "plan/plan.h"
 #include "work/ops.h"
+#include "work/straggle.h"
 
 /* Fail naming where scenario key `key` was set ("file:line", or the --set
  * argument). */
@@ -684,6 +685,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	p->bucket_bytes =
 	    par->bucket_bytes == TS_UNSET ? p->conv.bucket_bytes : (double)par->bucket_bytes;
 	p->first_bucket_bytes = par->bucket_bytes == TS_UNSET ? p->conv.first_bucket_bytes : 0.0;
+	p->straggle = straggle_slowdown((uint64_t)par->tp * par->cp * par->pp * par->dp,
+					sc->sim.straggler_sd);
 	p->overlap = par->overlap_grad_reduce == TS_UNSET ? p->conv.overlap_grad_reduce
 							  : par->overlap_grad_reduce != 0;
 	p->optimizer_s_per_param =

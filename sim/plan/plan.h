@@ -58,6 +58,9 @@ struct ts_plan {
 				       * reruns per micro-batch on a rank (0 otherwise) */
 	double bucket_bytes;	      /* gradient bucket, framework default resolved; 0 = none */
 	double first_bucket_bytes;    /* PyTorch DDP's first bucket; 0 = same */
+	double straggle;	      /* mean straggler slowdown of a step, fraction
+				       * (straggle_slowdown of the GPUs; each run's
+				       * schedule uses it, so it is found once here) */
 	bool overlap;		      /* gradient reduction overlaps backward */
 	double optimizer_s_per_param; /* optimizer step on the GPU, s per parameter */
 	uint32_t optimizer_kernels;

@@ -32,7 +32,6 @@
 #include "plan/plan.h"
 #include "run/cost.h"
 #include "run/mc.h"
-#include "work/straggle.h"
 #include "run/band.h"
 #include "run/run.h"
 #include "run/timeline.h"
@@ -252,8 +251,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .zero = par->zero,
 	    .tp_overlap = par->tp_comm_overlap,
 	    .comm_slowdown = p->calib->comm_compute_slowdown,
-	    .straggle = straggle_slowdown((uint64_t)par->tp * par->cp * par->pp * par->dp,
-					  sc->sim.straggler_sd),
+	    .straggle = p->straggle,
 	    .bucket_bytes = p->bucket_bytes,
 	    .first_bucket_bytes = p->first_bucket_bytes,
 	    .overlap = p->overlap,
