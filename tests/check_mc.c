@@ -260,7 +260,7 @@ START_TEST(failures_drawn)
 END_TEST
 
 /* Bit-identical spread at one and two threads (replicas drawn in parallel
- * from 64 on), and from one call to the next; another seed, another
+ * from 4,096 on), and from one call to the next; another seed, another
  * spread. */
 START_TEST(same_at_one_and_two_threads)
 {
@@ -268,7 +268,7 @@ START_TEST(same_at_one_and_two_threads)
 			      "sim.net_noise=0.05",
 			      "sim.slow_node_probability=0.05",
 			      "sim.slow_link_probability=0.05",
-			      "sim.samples=1000",
+			      "sim.samples=5000",
 			      "seed=11"};
 	struct ts_result a, b, c;
 #ifdef _OPENMP
@@ -286,7 +286,7 @@ START_TEST(same_at_one_and_two_threads)
 			       "sim.net_noise=0.05",
 			       "sim.slow_node_probability=0.05",
 			       "sim.slow_link_probability=0.05",
-			       "sim.samples=1000",
+			       "sim.samples=5000",
 			       "seed=12"};
 	run_with(other, 6, &c);
 	ck_assert(memcmp(&b.spread, &c.spread, sizeof b.spread) != 0);
