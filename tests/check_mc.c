@@ -115,8 +115,8 @@ START_TEST(straggler_1024_slower_than_8)
 	struct ts_scenario sc8 = {.gpus = 8, .nodes = 1}, sc1k = {.gpus = 1024, .nodes = 128};
 	sc8.sim.straggler_sd = sc1k.sim.straggler_sd = 0.02;
 	struct mc_params p8, p1k;
-	mc_params_init(&sc8, 1.0, &p8);
-	mc_params_init(&sc1k, 1.0, &p1k);
+	mc_params_init(&sc8, 1.0, straggle_slowdown(8, sc8.sim.straggler_sd), &p8);
+	mc_params_init(&sc1k, 1.0, straggle_slowdown(1024, sc1k.sim.straggler_sd), &p1k);
 	double m8 = 0.0, m1k = 0.0;
 	const int N = 40000;
 	for (int i = 0; i < N; i++) {

@@ -27,7 +27,8 @@
 
 #include "work/straggle.h"
 
-void mc_params_init(const struct ts_scenario *sc, double iters, struct mc_params *out)
+void mc_params_init(const struct ts_scenario *sc, double iters, double head_straggle,
+		    struct mc_params *out)
 {
 	const struct ts_simopts *o = &sc->sim;
 	*out = (struct mc_params){
@@ -43,7 +44,7 @@ void mc_params_init(const struct ts_scenario *sc, double iters, struct mc_params
 	    .iters = iters >= 1.0 ? iters : 1.0,
 	};
 	/* the headline's pace, as sim/run/run.c gives it to the schedule */
-	out->head_pace = 1.0 + straggle_slowdown(out->gpus, out->sd);
+	out->head_pace = 1.0 + head_straggle;
 	if (out->jitter > 0.0) {
 		out->gmax_mean = straggle_expected_max(out->gpus);
 		out->gmax_sd = straggle_max_sd(out->gpus);

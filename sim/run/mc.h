@@ -52,10 +52,13 @@ struct mc_rng {
 
 /* The parameters of scenario sc's replicas (borrowed), whose figures
  * average over `iters` iterations (the run's steps; 1 without a run
- * length). Costs a quadrature of sim/work/straggle.h (about 0.2 ms) for
- * the headline's pace, and two more for each of jitter and net_noise when
- * set; allocates nothing. */
-void mc_params_init(const struct ts_scenario *sc, double iters, struct mc_params *out);
+ * length). head_straggle is the mean straggler slowdown the headline ran
+ * with (fraction; ts_plan.straggle, straggle_slowdown of the job's GPUs),
+ * so that the replicas spread around that very pace. Costs two quadratures
+ * of sim/work/straggle.h (about 0.2 ms each) for each of jitter and
+ * net_noise when set, none otherwise; allocates nothing. */
+void mc_params_init(const struct ts_scenario *sc, double iters, double head_straggle,
+		    struct mc_params *out);
 
 /* The seed of replica `replica` of a run with master seed `seed`:
  * splitmix64 (Steele, Lea and Flood 2014) of the two, so that replicas get

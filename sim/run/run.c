@@ -832,7 +832,7 @@ static void replicas(const struct ts_plan *p, const struct ts_result *h, uint64_
 		     uint32_t phase, uint32_t n, double *v)
 {
 	struct mc_params mp;
-	mc_params_init(p->sc, h->steps > 0.0 ? h->steps : 1.0, &mp);
+	mc_params_init(p->sc, h->steps > 0.0 ? h->steps : 1.0, p->straggle, &mp);
 	struct cost_ckpt ckw;
 	cost_checkpoint(p->sc, p->ckpt_storage_set ? &p->ckpt_storage : NULL, p->ckpt_bytes, &ckw);
 	int64_t nn = n;
