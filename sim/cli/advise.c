@@ -47,9 +47,10 @@ static void usage(FILE *out)
 	    "  trainsim plot frontier options.csv -o frontier.png\n");
 }
 
-/* A number with an optional unit suffix: units[i] scales by mult[i]. */
+/* A number with an optional unit suffix: units[i] scales by mult[i] (> 0);
+ * *unit (if not NULL) gets the index of the suffix found. */
 static int number_unit(const char *opt, const char *v, const char *const *units, const double *mult,
-		       size_t n, const char *expected, double *out)
+		       size_t n, const char *expected, double *out, size_t *unit)
 {
 	const char *s = v;
 	if (*s == '$')
@@ -58,16 +59,18 @@ static int number_unit(const char *opt, const char *v, const char *const *units,
 	double x = strtod(s, &end);
 	while (*end && isspace((unsigned char)*end))
 		end++;
-	double m = -1.0;
-	for (size_t i = 0; i < n && m < 0.0; i++)
+	size_t u = n;
+	for (size_t i = 0; i < n && u == n; i++)
 		if (!strcmp(end, units[i]))
-			m = mult[i];
-	if (end == s || m < 0.0 || !isfinite(x) || !(x > 0.0)) {
+			u = i;
+	if (end == s || u == n || !isfinite(x) || !(x > 0.0)) {
 		fprintf(stderr, "trainsim advise: %s: found \"%s\", expected %s\n", opt, v,
 			expected);
 		return -1;
 	}
-	*out = x * m;
+	*out = x * mult[u];
+	if (unit)
+		*unit = u;
 	return 0;
 }
 
@@ -120,7 +123,7 @@ int cli_advise(int argc, char **argv)
 	static const char *const mu[] = {"", "k", "K", "M", "m"};
 	static const double mm[] = {1, 1e3, 1e3, 1e6, 1e6};
 	static const char *const pu[] = {"W", "kW", "MW", "W/rack", "kW/rack", "MW/rack"};
-	static const double pm[] = {1, 1e3, 1e6, -1, -1e3, -1e6};
+	static const double pm[] = {1, 1e3, 1e6, 1, 1e3, 1e6}; /* index >= 3: per rack */
 	struct cli_opts p;
 	const char *v;
 	cli_opt_init(&p, "advise", opts, argc, argv);
@@ -135,22 +138,21 @@ int cli_advise(int argc, char **argv)
 		if (id == O_DEADLINE) {
 			if (number_unit("--deadline", v, tu, tm, 9,
 					"a positive duration with a unit: s, min, h, d or w (30d)",
-					&deadline))
+					&deadline, NULL))
 				goto out;
 		} else if (id == O_BUDGET) {
 			if (number_unit("--budget", v, mu, mm, 5,
 					"a positive amount of US$, optionally with k or M (2M)",
-					&budget))
+					&budget, NULL))
 				goto out;
 		} else if (id == O_POWER) {
-			double w;
+			size_t u;
 			if (number_unit("--power-limit", v, pu, pm, 6,
 					"a positive power with W, kW or MW, and /rack for one rack "
 					"(40kW/rack)",
-					&w))
+					&power, &u))
 				goto out;
-			per_rack = w < 0.0;
-			power = fabs(w);
+			per_rack = u >= 3;
 		} else if (id == O_MODE) {
 			mode = v;
 		} else if (id == O_CANDS) {

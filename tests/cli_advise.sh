@@ -1,0 +1,33 @@
+#!/bin/bash
+# trainsim advise on a small catalog (one node type, two node counts): the
+# options it accepts and refuses, what it writes and what its text says.
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/clilib.bash" "$@"
+SCN="$SRC/examples/what-to-buy/scenario.cfg"
+# one node type, rented and bought, at 2 and 4 nodes
+cat >"$TMP/small.cfg" <<'CFG'
+catalog = {
+  buy = { years = 4.0; upkeep_usd_per_node_year = 20000.0; storage_usd = 0.0;
+          usd_per_kwh = 0.0806; pue = 1.58; };
+  node_types = (
+    { name = "dgx-h100"; cluster = "dgx-h100";
+      host_cores = 112; host_ram = "2 TB"; nvme = "30.72 TB"; cooling = "air";
+      node_power = "10.2 kW";
+      rent = { usd_per_gpu_hour = 4.916; };
+      buy = { server_usd = 300000.0; network_usd = 40000.0; };
+      node_counts = [2, 4]; } ); };
+CFG
+
+# --power-limit X/rack is accepted and applies per rack: a 10.2 kW node
+# fits a 40 kW rack and misses a 5 kW one
+ok rack40 advise "$SCN" --candidates "$TMP/small.cfg" --mode buy --power-limit 40kW/rack --quiet
+grep -q 'power 40.0 kW per rack' "$TMP/rack40" || fail "40kW/rack: $(head -3 "$TMP/rack40")"
+grep -q 'more than the .* rack' "$TMP/rack40" && fail "40kW/rack: a node misses the rack"
+ok rack5 advise "$SCN" --candidates "$TMP/small.cfg" --mode buy --power-limit 5kW/rack --quiet
+grep -q 'one node is rated 10.2 kW, more than the 5.0 kW rack' "$TMP/rack5" ||
+	fail "5kW/rack: $(cat "$TMP/rack5")"
+checks=$((checks + 1))
+"$BIN" advise "$SCN" --power-limit 40kW/shelf >/dev/null 2>"$TMP/e1"
+[ $? -eq 1 ] && grep -q -- '--power-limit: found "40kW/shelf", expected' "$TMP/e1" ||
+	fail "--power-limit 40kW/shelf: $(cat "$TMP/e1")"
+finish
