@@ -30,4 +30,23 @@ checks=$((checks + 1))
 "$BIN" advise "$SCN" --power-limit 40kW/shelf >/dev/null 2>"$TMP/e1"
 [ $? -eq 1 ] && grep -q -- '--power-limit: found "40kW/shelf", expected' "$TMP/e1" ||
 	fail "--power-limit 40kW/shelf: $(cat "$TMP/e1")"
+
+# --export refuses what -o refuses: the bundled folders, the inputs
+checks=$((checks + 1))
+before=$(ls "$SRC/configs")
+"$BIN" advise "$SCN" --candidates "$TMP/small.cfg" --export "$SRC/configs" --quiet >/dev/null 2>"$TMP/e2"
+[ $? -eq 1 ] && grep -q -- '--export: found ".*configs/dgx-h100-2n-rent.cfg", inside the folder .*bundled data' "$TMP/e2" &&
+	[ "$(ls "$SRC/configs")" = "$before" ] || fail "--export configs: $(cat "$TMP/e2")"
+mkdir -p "$TMP/exp"
+cp "$TMP/small.cfg" "$TMP/exp/dgx-h100-2n-rent.cfg"
+checks=$((checks + 1))
+"$BIN" advise "$SCN" --candidates "$TMP/exp/dgx-h100-2n-rent.cfg" --export "$TMP/exp" --quiet >/dev/null 2>"$TMP/e3"
+[ $? -eq 1 ] && grep -q -- '--export: found .*dgx-h100-2n-rent.cfg", the same file as the input .*(--candidates)' "$TMP/e3" &&
+	[ "$(ls "$TMP/exp")" = dgx-h100-2n-rent.cfg ] || fail "--export over the catalog: $(cat "$TMP/e3")"
+# an exported scenario's name says which option it is
+rm -f "$TMP/exp"/*
+ok expout advise "$SCN" --candidates "$TMP/small.cfg" --mode rent --export "$TMP/exp" --quiet
+checks=$((checks + 1))
+grep -q '^name = "llama2-13b on 2 x dgx-h100, rent' "$TMP/exp/dgx-h100-2n-rent.cfg" ||
+	fail "exported name: $(grep '^name' "$TMP/exp/dgx-h100-2n-rent.cfg")"
 finish

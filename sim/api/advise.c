@@ -91,6 +91,40 @@ static bool exported(const struct advise_result *ar, size_t i)
 				      i == ar->cheapest_mode[0] || i == ar->cheapest_mode[1]);
 }
 
+/* Check the files ar's export writes into dir as -o's report is checked
+ * (ts_output_check): none may lie in the bundled folders or be the scenario
+ * `path`, the catalog `cat` or the overrides file of env. Returns 0,
+ * TS_EUSAGE, TS_EIO or TS_ENOMEM (recorded, keyed --export). Writes
+ * nothing. */
+static int check_exports(const ts_env *env, const struct advise_result *ar, const char *path,
+			 const char *cat, const char *dir)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ar->n; i++)
+		n += exported(ar, i);
+	if (!n)
+		return 0;
+	struct ts_output_arg *outs = ts_calloc(n, sizeof *outs);
+	char(*names)[1200] = ts_calloc(n, sizeof *names);
+	int rc = 0;
+	if (!outs || !names)
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0, k = 0; !rc && i < ar->n; i++) {
+		if (!exported(ar, i))
+			continue;
+		export_name(ar, &ar->o[i], dir, names[k], sizeof names[k]);
+		outs[k] = (struct ts_output_arg){"--export", names[k]};
+		k++;
+	}
+	const struct ts_output_arg ins[] = {
+	    {NULL, path}, {"--candidates", cat}, {"--calib", env->calib_path}};
+	if (!rc)
+		rc = ts_output_check(env, outs, n, ins, 3);
+	ts_free(outs, n * sizeof *outs);
+	ts_free(names, n * sizeof *names);
+	return rc;
+}
+
 /* ---- checks -------------------------------------------------------------- */
 
 /* The buyer's checks of node type ti, one line each, into lines (up to 6
@@ -622,6 +656,8 @@ int ts_advise_run(const ts_env *env, const char *path, const char *const *sets, 
 	const char **argv = ts_calloc(nsets + ADVISE_MAX_SETS + 4, sizeof *argv);
 	if (!argv)
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+	if (!rc && o->export_dir)
+		rc = check_exports(env, ar, path, cat, o->export_dir);
 	for (size_t i = 0; !rc && o->export_dir && i < ar->n; i++) {
 		if (!exported(ar, i))
 			continue;
@@ -631,6 +667,15 @@ int ts_advise_run(const ts_env *env, const char *path, const char *const *sets, 
 			argv[k++] = sets[s];
 		for (size_t s = 0; s < op->nsets; s++)
 			argv[k++] = op->sets[s];
+		/* the name says which option it is (the source scenario's name
+		 * would not) */
+		char name[300];
+		snprintf(name, sizeof name, "name=\"%s on %u x %s, %s\"", ar->model_name, op->nodes,
+			 ar->cat.t[op->type].name, mode_name(op->mode));
+		for (char *q = name + 6; q[1]; q++)
+			if (*q == '"' || *q == '\\')
+				*q = '\'';
+		argv[k++] = name;
 		char p[1200];
 		export_name(ar, op, o->export_dir, p, sizeof p);
 		rc = api_search_export(path, argv, k, &op->cand, SEARCH_TIME, p);

@@ -790,6 +790,7 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 	int64_t gb = base->training.global_batch;
 	out->layers = base->model.layers;
 	snprintf(out->scenario_name, sizeof out->scenario_name, "%s", base->name);
+	snprintf(out->model_name, sizeof out->model_name, "%s", base->model.name);
 	out->per_token = in.dataset.per_token;
 	out->dataset_bytes = in.dataset.disk_bytes * in.dataset.samples;
 	out->loader_cores_per_gpu =

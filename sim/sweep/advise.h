@@ -141,7 +141,8 @@ struct advise_result {
 	double decode_core_s_per_tok; /* decode core-seconds per sample or token */
 	bool per_token;		      /* the dataset's sizes are per token */
 	char scenario_name[160];
-	int64_t layers; /* the model's layers */
+	char model_name[64]; /* the model's name ("llama2-13b") */
+	int64_t layers;	     /* the model's layers */
 };
 
 /* The p10 and p90 of figure `key` ("time_to_train_s" or "cost_usd") of
