@@ -49,4 +49,16 @@ ok expout advise "$SCN" --candidates "$TMP/small.cfg" --mode rent --export "$TMP
 checks=$((checks + 1))
 grep -q '^name = "llama2-13b on 2 x dgx-h100, rent' "$TMP/exp/dgx-h100-2n-rent.cfg" ||
 	fail "exported name: $(grep '^name' "$TMP/exp/dgx-h100-2n-rent.cfg")"
+
+# a mode no node type has a price for is an error naming the catalog
+sed '/rent = /d' "$TMP/small.cfg" >"$TMP/norent.cfg"
+sed '/buy = { server/d' "$TMP/small.cfg" >"$TMP/nobuy.cfg"
+checks=$((checks + 1))
+"$BIN" advise "$SCN" --candidates "$TMP/norent.cfg" --mode rent --quiet >"$TMP/o4" 2>"$TMP/e4"
+[ $? -eq 2 ] && grep -q 'norent.cfg: catalog.node_types: found no node type with a rent price' "$TMP/e4" ||
+	fail "--mode rent without rent prices: $(cat "$TMP/e4" "$TMP/o4")"
+checks=$((checks + 1))
+"$BIN" advise "$SCN" --candidates "$TMP/nobuy.cfg" --mode buy --quiet >"$TMP/o5" 2>"$TMP/e5"
+[ $? -eq 2 ] && grep -q 'nobuy.cfg: catalog.node_types: found no node type with a purchase price' "$TMP/e5" ||
+	fail "--mode buy without purchase prices: $(cat "$TMP/e5" "$TMP/o5")"
 finish

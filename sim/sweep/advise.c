@@ -821,6 +821,18 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 				option_sets(&out->cat, t, o);
 			}
 	}
+	if (!out->n) {
+		/* every node type lacks the price the mode needs */
+		rc = ts_error_set(err, TS_EINVALID, catalog_path, 0, "catalog.node_types",
+				  "found no node type with %s, expected at least one for --mode %s",
+				  mode == ADVISE_RENT  ? "a rent price (rent.usd_per_gpu_hour)"
+				  : mode == ADVISE_BUY ? "a purchase price (buy.server_usd)"
+						       : "a rent or a purchase price (rent, buy)",
+				  mode == ADVISE_RENT  ? "rent"
+				  : mode == ADVISE_BUY ? "buy"
+						       : "both");
+		goto fail;
+	}
 	for (size_t ti = 0; ti < out->cat.n; ti++)
 		if ((rc = eval_type(env, path, sets, nsets, ask, &in, gb, ti, out, err)))
 			goto fail;
