@@ -248,6 +248,30 @@ START_TEST(bundled_catalog_loads)
 }
 END_TEST
 
+/* The why label names the largest share of the iteration, the optimizer
+ * and host's too (12 % compute, 5 % network, 83 % optimizer and host is
+ * no network-bound run). */
+START_TEST(bound_label_largest_share)
+{
+	struct ts_result r = {.iteration_time_s = 1.0,
+			      .compute_s = 0.12,
+			      .exposed_comm_s = 0.05,
+			      .optimizer_s = 0.50,
+			      .other_s = 0.33};
+	ck_assert_str_eq(advise_bound(&r), "optimizer-and-host-bound");
+	r = (struct ts_result){
+	    .compute_s = 0.40, .recompute_s = 0.10, .bubble_s = 0.3, .data_stall_s = 0.2};
+	ck_assert_str_eq(advise_bound(&r), "compute-bound");
+	r = (struct ts_result){
+	    .compute_s = 0.3, .exposed_comm_s = 0.25, .bubble_s = 0.35, .other_s = 0.1};
+	ck_assert_str_eq(advise_bound(&r), "bubble-bound");
+	r = (struct ts_result){.compute_s = 0.3, .exposed_comm_s = 0.4, .data_stall_s = 0.3};
+	ck_assert_str_eq(advise_bound(&r), "network-bound");
+	r = (struct ts_result){.compute_s = 0.3, .data_stall_s = 0.6, .optimizer_s = 0.1};
+	ck_assert_str_eq(advise_bound(&r), "loader-bound");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("advise");
@@ -257,6 +281,7 @@ int main(void)
 	tcase_add_test(tc, catalog_errors);
 	tcase_add_test(tc, bundled_catalog_loads);
 	tcase_add_test(tc, small_catalog_frontier);
+	tcase_add_test(tc, bound_label_largest_share);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

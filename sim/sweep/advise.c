@@ -562,6 +562,19 @@ static void constraints(const struct advise_ask *a, const struct advise_node_typ
 			 a->budget_usd / 1e6);
 }
 
+const char *advise_bound(const struct ts_result *r)
+{
+	const double share[] = {r->compute_s + r->recompute_s, r->exposed_comm_s, r->bubble_s,
+				r->data_stall_s, r->optimizer_s + r->other_s};
+	static const char *const label[] = {"compute-bound", "network-bound", "bubble-bound",
+					    "loader-bound", "optimizer-and-host-bound"};
+	size_t best = 0;
+	for (size_t k = 1; k < sizeof share / sizeof share[0]; k++)
+		if (share[k] > share[best])
+			best = k;
+	return label[best];
+}
+
 /* The why line of option o among the options os[0..n): what sets its pace
  * (the breakdown's largest parts) and the same GPUs on another
  * interconnect. */
@@ -574,10 +587,7 @@ static void why_line(const struct advise_result *ar, size_t i)
 	       bub = r->bubble_s / it, stall = r->data_stall_s / it,
 	       rest = (r->optimizer_s + r->other_s) / it;
 	size_t len = 0, n = sizeof o->why;
-	const char *what = comp >= 0.75			  ? "compute-bound"
-			   : comm >= bub && comm >= stall ? "network-bound"
-			   : bub >= stall		  ? "bubble-bound"
-							  : "loader-bound";
+	const char *what = advise_bound(r);
 	len += (size_t)snprintf(o->why + len, n - len, "%s (%.0f %% compute", what, 100.0 * comp);
 	if (comm >= 0.005)
 		len += (size_t)snprintf(o->why + len, n - len, ", network %.0f %%", 100.0 * comm);

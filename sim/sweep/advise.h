@@ -151,6 +151,13 @@ struct advise_result {
  * of the figure (s, US$). The one place advice reads a band from. */
 void advise_band(const struct ts_result *r, const char *key, double *lo, double *hi);
 
+/* The label of what sets the pace of iteration r: the largest of its
+ * shares (compute with recompute, exposed communication, pipeline bubble,
+ * data stall, optimizer with the rest of the host's work), as
+ * "compute-bound", "network-bound", "bubble-bound", "loader-bound" or
+ * "optimizer-and-host-bound"; ties go to the earlier. A static string. */
+const char *advise_bound(const struct ts_result *r);
+
 /* Mark on[i] for each of the n points (time[i], cost[i]) that no other
  * point dominates (at most as slow and as costly, and better in one);
  * points whose ok[i] is false (NULL: all true) are neither marked nor
