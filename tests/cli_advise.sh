@@ -61,4 +61,14 @@ checks=$((checks + 1))
 "$BIN" advise "$SCN" --candidates "$TMP/nobuy.cfg" --mode buy --quiet >"$TMP/o5" 2>"$TMP/e5"
 [ $? -eq 2 ] && grep -q 'nobuy.cfg: catalog.node_types: found no node type with a purchase price' "$TMP/e5" ||
 	fail "--mode buy without purchase prices: $(cat "$TMP/e5" "$TMP/o5")"
+
+# --help explains every option and says where the power limit applies
+ok help advise --help
+for o in --mode --max-gpus --candidates --format -o, --set --calib -q, --power-limit --export; do
+	checks=$((checks + 1))
+	grep -q -- "^  $o .*[a-z]" "$TMP/help" || fail "advise --help does not explain $o"
+done
+checks=$((checks + 1))
+grep -q 'default both' "$TMP/help" && grep -q 'bought options only' "$TMP/help" ||
+	fail "advise --help: no default of --mode, or not where the power limit applies"
 finish
