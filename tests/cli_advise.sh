@@ -71,4 +71,21 @@ done
 checks=$((checks + 1))
 grep -q 'default both' "$TMP/help" && grep -q 'bought options only' "$TMP/help" ||
 	fail "advise --help: no default of --mode, or not where the power limit applies"
+
+# the text: one money format, durations in a unit that fits, singulars
+ok short advise "$SCN" --candidates "$TMP/small.cfg" --set training.tokens=2e8 --budget 1 \
+	--deadline 10min --quiet
+for want in 'asked: deadline 10.0 min, budget \$1, ' '1 node type, 4 options' \
+	' 34.4 min (29.2-40.4) ' 'misses: 34.4 min, past the 10.0 min deadline; spends \$45, over the \$1 budget' \
+	'spends \$680k, over the \$1 budget'; do
+	checks=$((checks + 1))
+	grep -q -- "$want" "$TMP/short" || fail "short run: no \"$want\" in: $(sed -n 1,3p "$TMP/short"; grep misses "$TMP/short")"
+done
+checks=$((checks + 1))
+grep -qE 'over the \$[0-9.e+-]+M budget|0\.0 h|e-0' "$TMP/short" &&
+	fail "short run: $(grep -E 'M budget|0\.0 h|e-0' "$TMP/short")"
+ok one advise "$SCN" --candidates "$TMP/small.cfg" --max-gpus 1 --quiet
+checks=$((checks + 1))
+grep -q 'asked: at most 1 GPU, rent or buy' "$TMP/one" && grep -q 'misses: 16 GPUs, more than --max-gpus 1' "$TMP/one" ||
+	fail "--max-gpus 1: $(sed -n 2p "$TMP/one")"
 finish

@@ -35,26 +35,6 @@ static const char *mode_name(int m)
 	return m == ADVISE_BUY ? "buy" : "rent";
 }
 
-static void money(char *b, size_t n, double v)
-{
-	if (!(v > 0.0))
-		snprintf(b, n, "$0");
-	else if (v >= 1e6)
-		snprintf(b, n, "$%.2fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(b, n, "$%.0fk", v / 1e3);
-	else
-		snprintf(b, n, "$%.0f", v);
-}
-
-static void dur(char *b, size_t n, double s)
-{
-	if (s >= 86400.0)
-		snprintf(b, n, "%.1f days", s / 86400.0);
-	else
-		snprintf(b, n, "%.1f h", s / 3600.0);
-}
-
 static void size_str(char *b, size_t n, double bytes)
 {
 	if (bytes >= 1e12)
@@ -143,10 +123,10 @@ static size_t checks(const struct advise_result *ar, const struct advise_ask *a,
 			gpu_mem = ar->o[i].cand.res.memory_capacity_bytes;
 	double lc = ar->loader_cores_per_gpu * (double)t->gpus_per_node;
 	snprintf(lines[k++], sizeof lines[0],
-		 "CPU: the loader's %.0f workers per GPU x %u GPUs need %.0f cores per node, the "
+		 "CPU: the loader's %.0f workers per GPU x %u GPU%s need %.0f cores per node, the "
 		 "node has %.0f (%.1f per GPU)%s",
-		 ar->loader_cores_per_gpu, t->gpus_per_node, lc, t->host_cores,
-		 t->host_cores / (double)(t->gpus_per_node ? t->gpus_per_node : 1),
+		 ar->loader_cores_per_gpu, t->gpus_per_node, t->gpus_per_node == 1 ? "" : "s", lc,
+		 t->host_cores, t->host_cores / (double)(t->gpus_per_node ? t->gpus_per_node : 1),
 		 lc > t->host_cores ? ": binds, too few cores" : ": ok");
 	if (gpu_mem > 0.0) {
 		double need = RAM_PER_GPU_MEMORY * gpu_mem * (double)t->gpus_per_node;
@@ -211,19 +191,19 @@ static void write_option_block(const struct advise_result *ar, size_t i, const c
 	const struct ts_result *r = &o->cand.res;
 	char lab[200], a[32], b[32], c[32], d[32], e[32], f[32], lay[200];
 	option_label(ar, o, lab, sizeof lab);
-	dur(a, sizeof a, o->time_s);
-	dur(b, sizeof b, o->time_lo_s);
-	dur(c, sizeof c, o->time_hi_s);
-	money(d, sizeof d, o->cost_usd);
-	money(e, sizeof e, o->cost_lo_usd);
-	money(f, sizeof f, o->cost_hi_usd);
+	advise_duration(a, sizeof a, o->time_s);
+	advise_duration(b, sizeof b, o->time_lo_s);
+	advise_duration(c, sizeof c, o->time_hi_s);
+	advise_money(d, sizeof d, o->cost_usd);
+	advise_money(e, sizeof e, o->cost_lo_usd);
+	advise_money(f, sizeof f, o->cost_hi_usd);
 	fprintf(out, "  %s: %u x %s (%s)\n", lab, o->gpus, ar->cat.t[o->type].gpu,
 		ar->cat.t[o->type].interconnect);
 	fprintf(out, "    %s (band %s to %s), %s (band %s to %s), %.0f MWh", a, b, c, d, e, f,
 		o->energy_kwh / 1e3);
 	if (o->mode == ADVISE_BUY) {
-		money(a, sizeof a, o->capital_usd);
-		money(b, sizeof b, o->outlay_usd);
+		advise_money(a, sizeof a, o->capital_usd);
+		advise_money(b, sizeof b, o->outlay_usd);
 		fprintf(out, "; purchase %s, spent by the end of the run %s", a, b);
 	}
 	fputc('\n', out);
@@ -240,6 +220,15 @@ static void write_option_block(const struct advise_result *ar, size_t i, const c
 	}
 }
 
+/* Drop the unit of band end e when it is that of the figure x ("101.0
+ * days" beside "118.8 days" is "101.0"). */
+static void same_unit(const char *x, char *e)
+{
+	const char *ux = strchr(x, ' '), *ue = strchr(e, ' ');
+	if (ux && ue && !strcmp(ux, ue))
+		*(char *)ue = '\0';
+}
+
 static void write_text(const struct advise_result *ar, const struct advise_ask *a, const char *path,
 		       const char *catalog, const char *dir, FILE *out)
 {
@@ -247,18 +236,18 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 	fprintf(out, "Advice for %s (%s)\n", path, ar->scenario_name);
 	fprintf(out, "asked: ");
 	if (a->deadline_s > 0.0) {
-		dur(x, sizeof x, a->deadline_s);
+		advise_duration(x, sizeof x, a->deadline_s);
 		fprintf(out, "deadline %s, ", x);
 	}
 	if (a->budget_usd > 0.0) {
-		money(x, sizeof x, a->budget_usd);
+		advise_money(x, sizeof x, a->budget_usd);
 		fprintf(out, "budget %s, ", x);
 	}
 	if (a->power_w > 0.0)
 		fprintf(out, "power %.1f kW per %s, ", a->power_w / 1e3,
 			a->per_rack ? "rack" : "facility");
 	if (a->max_gpus)
-		fprintf(out, "at most %u GPUs, ", a->max_gpus);
+		fprintf(out, "at most %u GPU%s, ", a->max_gpus, a->max_gpus == 1 ? "" : "s");
 	fprintf(out, "%s\n",
 		a->mode == ADVISE_RENT	? "rent"
 		: a->mode == ADVISE_BUY ? "buy"
@@ -267,9 +256,9 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 	for (size_t i = 0; i < ar->n; i++)
 		nev += ar->o[i].evaluated;
 	fprintf(out,
-		"catalog: %s, %zu node types, %zu options (%zu simulated with a layout that "
+		"catalog: %s, %zu node type%s, %zu option%s (%zu simulated with a layout that "
 		"fits)\n",
-		catalog, ar->cat.n, ar->n, nev);
+		catalog, ar->cat.n, ar->cat.n == 1 ? "" : "s", ar->n, ar->n == 1 ? "" : "s", nev);
 	fprintf(out, "layouts: %s\n\n",
 		a->full_search ? "searched at every option's size"
 			       : "each node type searched at one size, its best layouts carried "
@@ -295,8 +284,8 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 		if (!o->frontier)
 			continue;
 		option_label(ar, o, lab, sizeof lab);
-		dur(x, sizeof x, o->time_s);
-		money(y, sizeof y, o->cost_usd);
+		advise_duration(x, sizeof x, o->time_s);
+		advise_money(y, sizeof y, o->cost_usd);
 		fprintf(out, "  %-32s %5u GPUs  %10s  %8s%s\n", lab, o->gpus, x, y,
 			o->fails[0] ? "  (misses a constraint)" : "");
 	}
@@ -312,13 +301,15 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 			continue;
 		}
 		char t0[32], t1[32], c0[32], c1[32], tb[128], cb[128];
-		dur(x, sizeof x, o->time_s);
-		snprintf(t0, sizeof t0, "%.1f", o->time_lo_s / 86400.0);
-		snprintf(t1, sizeof t1, "%.1f", o->time_hi_s / 86400.0);
+		advise_duration(x, sizeof x, o->time_s);
+		advise_duration(t0, sizeof t0, o->time_lo_s);
+		advise_duration(t1, sizeof t1, o->time_hi_s);
+		same_unit(x, t0);
+		same_unit(x, t1);
 		snprintf(tb, sizeof tb, "%s (%s-%s)", x, t0, t1);
-		money(y, sizeof y, o->cost_usd);
-		money(c0, sizeof c0, o->cost_lo_usd);
-		money(c1, sizeof c1, o->cost_hi_usd);
+		advise_money(y, sizeof y, o->cost_usd);
+		advise_money(c0, sizeof c0, o->cost_lo_usd);
+		advise_money(c1, sizeof c1, o->cost_hi_usd);
 		snprintf(cb, sizeof cb, "%s (%s-%s)", y, c0, c1);
 		fprintf(out, "%c %-32s %5u %22s %26s  %s%s\n", o->frontier ? '*' : ' ', lab,
 			o->gpus, tb, cb, o->fails[0] ? "misses: " : "",

@@ -37,6 +37,7 @@
 #include "base/alloc.h"
 #include "base/cfg.h"
 #include "plan/plan.h"
+#include "report/report.h"
 #include "sweep/advise.h"
 
 /* ---- the catalog -------------------------------------------------------- */
@@ -519,12 +520,21 @@ static void add_fail(struct advise_option *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void days(char *b, size_t n, double s)
+void advise_money(char *b, size_t n, double v)
 {
-	if (s >= 86400.0)
-		snprintf(b, n, "%.1f days", s / 86400.0);
+	if (!(v > 0.0))
+		snprintf(b, n, "$0");
+	else if (v >= 1e6)
+		snprintf(b, n, "$%.2fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(b, n, "$%.0fk", v / 1e3);
 	else
-		snprintf(b, n, "%.1f h", s / 3600.0);
+		snprintf(b, n, "$%.0f", v);
+}
+
+void advise_duration(char *b, size_t n, double s)
+{
+	report_fmt(b, n, RQ_DURATION, s);
 }
 
 /* The constraints option o misses (ask a, type t, loader cores per node
@@ -534,7 +544,8 @@ static void constraints(const struct advise_ask *a, const struct advise_node_typ
 {
 	char x[32], y[32];
 	if (a->max_gpus && o->gpus > a->max_gpus)
-		add_fail(o, "%u GPUs, more than --max-gpus %u", o->gpus, a->max_gpus);
+		add_fail(o, "%u GPU%s, more than --max-gpus %u", o->gpus, o->gpus == 1 ? "" : "s",
+			 a->max_gpus);
 	if (o->mode == ADVISE_BUY && a->power_w > 0.0) {
 		double node = t->node_power_w + t->psu_redundant_w;
 		if (a->per_rack && node > a->power_w)
@@ -553,13 +564,15 @@ static void constraints(const struct advise_ask *a, const struct advise_node_typ
 	if (!o->evaluated)
 		return;
 	if (a->deadline_s > 0.0 && o->time_s > a->deadline_s) {
-		days(x, sizeof x, o->time_s);
-		days(y, sizeof y, a->deadline_s);
+		advise_duration(x, sizeof x, o->time_s);
+		advise_duration(y, sizeof y, a->deadline_s);
 		add_fail(o, "%s, past the %s deadline", x, y);
 	}
-	if (a->budget_usd > 0.0 && o->outlay_usd > a->budget_usd)
-		add_fail(o, "spends $%.3gM, over the $%.3gM budget", o->outlay_usd / 1e6,
-			 a->budget_usd / 1e6);
+	if (a->budget_usd > 0.0 && o->outlay_usd > a->budget_usd) {
+		advise_money(x, sizeof x, o->outlay_usd);
+		advise_money(y, sizeof y, a->budget_usd);
+		add_fail(o, "spends %s, over the %s budget", x, y);
+	}
 }
 
 const char *advise_bound(const struct ts_result *r)
@@ -620,7 +633,8 @@ static void why_line(const struct advise_result *ar, size_t i)
 	}
 	if (best < ar->n && len < n) {
 		const struct advise_option *p = &ar->o[best];
-		len += (size_t)snprintf(o->why + len, n - len, "; %s (%s) instead saves %.1f %%",
+		len += (size_t)snprintf(o->why + len, n - len,
+					"; %s (%s) instead saves %.1f %% of the time to train",
 					ar->cat.t[p->type].name, ar->cat.t[p->type].interconnect,
 					100.0 * (1.0 - p->time_s / o->time_s));
 	}

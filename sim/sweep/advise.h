@@ -151,6 +151,15 @@ struct advise_result {
  * of the figure (s, US$). The one place advice reads a band from. */
 void advise_band(const struct ts_result *r, const char *key, double *lo, double *hi);
 
+/* Money v (US$) as the advice prints it everywhere: "$0", "$570", "$570k",
+ * "$1.28M", into b (size n). */
+void advise_money(char *b, size_t n, double v);
+
+/* Duration s (seconds) as the advice prints it everywhere, in the unit that
+ * fits (report_fmt RQ_DURATION: "12.3 s", "35.2 min", "30.0 h", "59.9
+ * days"), into b (size n). */
+void advise_duration(char *b, size_t n, double s);
+
 /* The label of what sets the pace of iteration r: the largest of its
  * shares (compute with recompute, exposed communication, pipeline bubble,
  * data stall, optimizer with the rest of the host's work), as
