@@ -218,12 +218,21 @@ START_TEST(catalog_errors)
 	ck_assert_int_eq(load_bad(psu, msg, sizeof msg), TS_EINVALID);
 	ck_assert_msg(strstr(msg, "psu") && strstr(msg, "3 x 3300 W") && strstr(msg, "10200 W"),
 		      "%s", msg);
+	/* every key path names a key, none ends in a dot */
+	ck_assert_msg(strstr(msg, "catalog.node_types.[0].psu.rating: "), "%s", msg);
 	/* no price at all */
 	const char *np =
 	    "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
 	    "\"2 TB\"; nvme = \"30 TB\"; node_power = \"10.2 kW\"; node_counts = [1]; }";
 	ck_assert_int_eq(load_bad(np, msg, sizeof msg), TS_EINVALID);
 	ck_assert_msg(strstr(msg, "neither rent nor buy"), "%s", msg);
+	ck_assert_msg(strstr(msg, ":3: catalog.node_types.[0]: "), "%s", msg);
+	/* a name given twice: the second one's line and its name key */
+	snprintf(t, sizeof t, "%s,\n%s", ok, ok);
+	ck_assert_int_eq(load_bad(t, msg, sizeof msg), TS_EINVALID);
+	ck_assert_msg(strstr(msg, ":4: catalog.node_types.[1].name: found the name \"x\" a second "
+				  "time (line 3)"),
+		      "%s", msg);
 	/* a power without a unit */
 	const char *nu = "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
 			 "\"2 TB\"; nvme = \"30 TB\"; node_power = 10200; rent = { "

@@ -88,4 +88,16 @@ ok one advise "$SCN" --candidates "$TMP/small.cfg" --max-gpus 1 --quiet
 checks=$((checks + 1))
 grep -q 'asked: at most 1 GPU, rent or buy' "$TMP/one" && grep -q 'misses: 16 GPUs, more than --max-gpus 1' "$TMP/one" ||
 	fail "--max-gpus 1: $(sed -n 2p "$TMP/one")"
+
+# a bad cluster or sets entry of the catalog is the catalog's error, at its line
+sed 's/cluster = "dgx-h100";/cluster = "nope";/' "$TMP/small.cfg" >"$TMP/badcl.cfg"
+sed 's/cluster = "dgx-h100";/cluster = "dgx-h100";\n      sets = [ "nics_per_node=x" ];/' "$TMP/small.cfg" >"$TMP/badset.cfg"
+checks=$((checks + 1))
+"$BIN" advise "$SCN" --candidates "$TMP/badcl.cfg" --quiet >/dev/null 2>"$TMP/e6"
+[ $? -eq 2 ] && grep -q 'badcl.cfg:5: catalog.node_types.\[0\].cluster: found "nope", expected a cluster' "$TMP/e6" &&
+	! grep -q -- '--set' "$TMP/e6" || fail "bad catalog cluster: $(cat "$TMP/e6")"
+checks=$((checks + 1))
+"$BIN" advise "$SCN" --candidates "$TMP/badset.cfg" --quiet >/dev/null 2>"$TMP/e7"
+[ $? -eq 2 ] && grep -q 'badset.cfg:6: catalog.node_types.\[0\].sets.\[0\]: "nics_per_node=x": nics_per_node: found "x"' "$TMP/e7" ||
+	fail "bad catalog sets entry: $(cat "$TMP/e7")"
 finish

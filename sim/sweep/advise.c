@@ -76,6 +76,15 @@ static void cluster_path(const char *catalog, const char *name, char *out, size_
 	free(abs);
 }
 
+/* Key path k ("catalog.node_types.[1].") without its trailing dot, into
+ * b (size n); returns b. */
+static const char *no_dot(const char *k, char *b, size_t n)
+{
+	size_t len = strlen(k);
+	snprintf(b, n, "%.*s", (int)(len && k[len - 1] == '.' ? len - 1 : len), k);
+	return b;
+}
+
 static int load_type(const config_setting_t *g, const char *file, const char *path,
 		     struct advise_node_type *t, struct ts_error *err)
 {
@@ -99,6 +108,7 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 				 &t->node_power_w, file, path, err)) < 0)
 		return rc;
 	cluster_path(file, cl, t->cluster, sizeof t->cluster);
+	t->cluster_line = cfg_line(config_setting_get_member(g, "cluster"));
 	int cool = 0;
 	if ((rc = cfg_get_enum(g, "cooling", false, cooling_names, NKEYS(cooling_names), &cool,
 			       file, path, err)) < 0)
@@ -122,6 +132,9 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 			snprintf(k, sizeof k, "%s.[%d]", sub, i);
 			if ((rc = cfg_string(e, file, k, t->sets[i], sizeof t->sets[i], err)))
 				return rc;
+			t->set_lines[i] = cfg_line(e);
+			if (!t->set_lines[i])
+				t->set_lines[i] = cfg_line(s);
 			if (!strchr(t->sets[i], '='))
 				return cfg_fail(err, TS_EINVALID, e, file, k,
 						"found \"%s\", expected \"key=value\"", t->sets[i]);
@@ -171,16 +184,19 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 		    (rc = cfg_get_number(s, "redundant_usd", TS_UNIT_COUNT_, false, 0.0, 1e9,
 					 &t->psu_redundant_usd, file, sub, err)) < 0)
 			return rc;
+		char k[220];
+		snprintf(k, sizeof k, "%sredundant", sub);
 		if (t->psu_redundant >= t->psu_count)
 			return cfg_fail(
-			    err, TS_EINVALID, s, file, sub,
+			    err, TS_EINVALID, config_setting_get_member(s, "redundant"), file, k,
 			    "found %u redundant of %u supplies, expected fewer redundant "
 			    "than supplies",
 			    t->psu_redundant, t->psu_count);
 		double carry = (double)(t->psu_count - t->psu_redundant) * t->psu_rating_w;
+		snprintf(k, sizeof k, "%srating", sub);
 		if (carry < t->node_power_w)
 			return cfg_fail(
-			    err, TS_EINVALID, s, file, sub,
+			    err, TS_EINVALID, config_setting_get_member(s, "rating"), file, k,
 			    "found %u x %.0f W carrying the load, expected at least the "
 			    "node's %.0f W (node_power)",
 			    t->psu_count - t->psu_redundant, t->psu_rating_w, t->node_power_w);
@@ -203,8 +219,9 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 			return rc;
 		t->buy = true;
 	}
+	char grp[200];
 	if (!t->rent && !t->buy)
-		return cfg_fail(err, TS_EINVALID, g, file, path,
+		return cfg_fail(err, TS_EINVALID, g, file, no_dot(path, grp, sizeof grp),
 				"found neither rent nor buy in node type \"%s\", expected a rent "
 				"price, a purchase price or both",
 				t->name);
@@ -271,8 +288,9 @@ int advise_catalog_load(const char *path, struct advise_catalog *out, struct ts_
 		const config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
 		char p[64];
 		snprintf(p, sizeof p, "catalog.node_types.[%d].", i);
+		char grp[64];
 		if (!config_setting_is_group(g)) {
-			rc = cfg_fail(err, TS_ETYPE, g, path, p,
+			rc = cfg_fail(err, TS_ETYPE, g, path, no_dot(p, grp, sizeof grp),
 				      "found %s, expected a group { ... }", cfg_type_name(g));
 			goto done;
 		}
@@ -280,7 +298,10 @@ int advise_catalog_load(const char *path, struct advise_catalog *out, struct ts_
 			goto done;
 		for (int k = 0; k < i; k++)
 			if (!strcmp(out->t[k].name, out->t[i].name)) {
-				rc = cfg_fail(err, TS_EINVALID, g, path, p,
+				char key[80];
+				snprintf(key, sizeof key, "%sname", p);
+				const config_setting_t *nm = config_setting_get_member(g, "name");
+				rc = cfg_fail(err, TS_EINVALID, nm ? nm : g, path, key,
 					      "found the name \"%s\" a second time (line %d), "
 					      "expected each node type once",
 					      out->t[i].name, out->t[k].line);
@@ -292,6 +313,37 @@ int advise_catalog_load(const char *path, struct advise_catalog *out, struct ts_
 done:
 	config_destroy(&cfg);
 	return rc < 0 ? rc : 0;
+}
+
+/* An error err of loading the scenario with option sets of node type t
+ * (catalog c) that one of the type's own sets caused (its file is that
+ * set's "--set ..." label): rewritten to name the catalog file, the line
+ * and key of the entry (its cluster, or its sets entry). Other errors stay
+ * as they are. Returns err->code. */
+static int blame_catalog(const struct advise_catalog *c, size_t ti, struct ts_error *err)
+{
+	const struct advise_node_type *t = &c->t[ti];
+	char lab[sizeof err->file + 64], key[96],
+	    msg[sizeof err->msg + sizeof err->key + sizeof t->sets[0] + 8];
+	int line = 0;
+	snprintf(lab, sizeof lab, "--set cluster=\"%s\"", t->cluster);
+	if (!strncmp(err->file, lab, sizeof err->file - 1)) {
+		line = t->cluster_line;
+		snprintf(key, sizeof key, "catalog.node_types.[%zu].cluster", ti);
+		snprintf(msg, sizeof msg, "%s", err->msg);
+	}
+	for (size_t j = 0; !line && j < t->nsets; j++) {
+		snprintf(lab, sizeof lab, "--set %s", t->sets[j]);
+		if (strncmp(err->file, lab, sizeof err->file - 1))
+			continue;
+		line = t->set_lines[j];
+		snprintf(key, sizeof key, "catalog.node_types.[%zu].sets.[%zu]", ti, j);
+		snprintf(msg, sizeof msg, "\"%s\": %s%s%s", t->sets[j], err->key,
+			 err->key[0] ? ": " : "", err->msg);
+	}
+	if (!line)
+		return err->code;
+	return ts_error_set(err, err->code, c->file, line, key, "%s", msg);
 }
 
 /* ---- figures ------------------------------------------------------------- */
@@ -858,8 +910,10 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 		goto fail;
 	}
 	for (size_t ti = 0; ti < out->cat.n; ti++)
-		if ((rc = eval_type(env, path, sets, nsets, ask, &in, gb, ti, out, err)))
+		if ((rc = eval_type(env, path, sets, nsets, ask, &in, gb, ti, out, err))) {
+			rc = blame_catalog(&out->cat, ti, err);
 			goto fail;
+		}
 	/* whole-run figures and constraints */
 	for (size_t i = 0; i < out->n; i++) {
 		struct advise_option *o = &out->o[i];

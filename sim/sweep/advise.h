@@ -48,6 +48,8 @@ struct advise_node_type {
 	uint32_t gpus_per_node;		    /* the cluster file's (filled when evaluated) */
 	char gpu[48];			    /* the cluster's GPU type (filled when evaluated) */
 	int line;			    /* its line in the catalog */
+	int cluster_line;		    /* the line of its cluster entry */
+	int set_lines[ADVISE_MAX_SETS];	    /* the line of each sets entry */
 };
 
 /* A candidate catalog. Plain record. */
