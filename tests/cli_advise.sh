@@ -100,4 +100,41 @@ checks=$((checks + 1))
 "$BIN" advise "$SCN" --candidates "$TMP/badset.cfg" --quiet >/dev/null 2>"$TMP/e7"
 [ $? -eq 2 ] && grep -q 'badset.cfg:6: catalog.node_types.\[0\].sets.\[0\]: "nics_per_node=x": nics_per_node: found "x"' "$TMP/e7" ||
 	fail "bad catalog sets entry: $(cat "$TMP/e7")"
+
+# JSON and CSV name what the text names: the cheapest to rent, to buy, the
+# fastest; the bands of time and cost as KEY_p10, KEY_p50, KEY_p90
+ok json advise "$SCN" --candidates "$TMP/small.cfg" --format json --quiet
+py json '
+import json, sys
+a = json.load(open(sys.argv[1]))
+o = a["options"]
+for k, want in (("cheapest_rent", "rent"), ("cheapest_buy", "buy")):
+    i = a[k]
+    if i is None or o[i]["mode"] != want or "cheapest to " + want not in o[i]["recommended"]:
+        sys.exit("%s: %r" % (k, i))
+    if any(p["mode"] == want and p["cost_usd"] < o[i]["cost_usd"] for p in o):
+        sys.exit("%s is not the cheapest %s option" % (k, want))
+if a["fastest"] is None or min(p["time_to_train_s"] for p in o) != o[a["fastest"]]["time_to_train_s"]:
+    sys.exit("fastest: %r" % a["fastest"])
+for p in o:
+    for k in ("time_to_train_s", "cost_usd"):
+        if not p[k + "_p10"] <= p[k + "_p50"] <= p[k + "_p90"]:
+            sys.exit("%s: %s band %r %r %r" % (p["name"], k, p[k + "_p10"], p[k + "_p50"], p[k + "_p90"]))
+'
+ok csv advise "$SCN" --candidates "$TMP/small.cfg" --format csv --quiet
+py csv '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+for r in rows:
+    for k in ("time_to_train_s", "cost_usd"):
+        if not float(r[k + "_p10"]) <= float(r[k + "_p50"]) <= float(r[k + "_p90"]):
+            sys.exit("%s: %s band" % (r["name"], k))
+rec = [r["recommended"] for r in rows]
+if not any("cheapest to rent" in x for x in rec) or not any("cheapest to buy" in x for x in rec):
+    sys.exit("recommended: %r" % rec)
+'
+# the frontier plot reads the band columns by name: still drawn
+checks=$((checks + 1))
+"$BIN" plot frontier "$TMP/csv" -o "$TMP/frontier.svg" 2>"$TMP/e8" && grep -q "<svg" "$TMP/frontier.svg" &&
+	[ ! -s "$TMP/e8" ] || fail "plot frontier of the advice: $(cat "$TMP/e8")"
 finish

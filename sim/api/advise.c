@@ -345,9 +345,11 @@ static const char *const csv_cols[] = {"name",
 				       "fits",
 				       "time_to_train_s",
 				       "time_to_train_s_p10",
+				       "time_to_train_s_p50",
 				       "time_to_train_s_p90",
 				       "cost_usd",
 				       "cost_usd_p10",
+				       "cost_usd_p50",
 				       "cost_usd_p90",
 				       "outlay_usd",
 				       "capital_usd",
@@ -394,12 +396,20 @@ static void csv_num(FILE *out, bool have, double v)
 		fprintf(out, "%.10g", v);
 }
 
-static const char *recommended(const struct advise_result *ar, size_t i)
+/* What option i is recommended as, in the text's words ("cheapest to
+ * rent", "cheapest to buy", "fastest", joined by " and "; "" for none),
+ * into b (size n); returns b. */
+static const char *recommended(const struct advise_result *ar, size_t i, char *b, size_t n)
 {
-	return i == ar->cheapest && i == ar->fastest ? "cheapest and fastest"
-	       : i == ar->cheapest		     ? "cheapest"
-	       : i == ar->fastest		     ? "fastest"
-						     : "";
+	size_t len = 0;
+	b[0] = '\0';
+	if (i == ar->cheapest_mode[0])
+		len += (size_t)snprintf(b + len, n - len, "cheapest to rent");
+	if (i == ar->cheapest_mode[1] && len < n)
+		len += (size_t)snprintf(b + len, n - len, "%scheapest to buy", len ? " and " : "");
+	if (i == ar->fastest && len < n)
+		snprintf(b + len, n - len, "%sfastest", len ? " and " : "");
+	return b;
 }
 
 static void write_csv(const struct advise_result *ar, const char *dir, FILE *out)
@@ -427,11 +437,15 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		fputc(',', out);
 		csv_num(out, e, o->time_lo_s);
 		fputc(',', out);
+		csv_num(out, e, o->time_mid_s);
+		fputc(',', out);
 		csv_num(out, e, o->time_hi_s);
 		fputc(',', out);
 		csv_num(out, e, o->cost_usd);
 		fputc(',', out);
 		csv_num(out, e, o->cost_lo_usd);
+		fputc(',', out);
+		csv_num(out, e, o->cost_mid_usd);
 		fputc(',', out);
 		csv_num(out, e, o->cost_hi_usd);
 		fputc(',', out);
@@ -451,8 +465,9 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		} else {
 			fputs(",,,,,,,,,,", out);
 		}
-		fprintf(out, ",%s,%s,%s,", o->frontier ? "true" : "false", recommended(ar, i),
-			o->fails[0] ? "false" : "true");
+		char rec[64];
+		fprintf(out, ",%s,%s,%s,", o->frontier ? "true" : "false",
+			recommended(ar, i, rec, sizeof rec), o->fails[0] ? "false" : "true");
 		csv_str(out, o->fails);
 		fputc(',', out);
 		csv_str(out, e ? c->res.bottleneck : "");
@@ -502,7 +517,7 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 		const struct advise_node_type *t = &ar->cat.t[o->type];
 		const struct search_cand *c = &o->cand;
 		bool e = o->evaluated;
-		char lab[200];
+		char lab[200], rec[64];
 		option_label(ar, o, lab, sizeof lab);
 		json_t *j = json_object(), *lay = json_object(), *miss = json_array();
 		for (const char *s = o->fails; miss && *s;) {
@@ -522,16 +537,18 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 		     jset(j, "fits", json_boolean(e)) &&
 		     jset(j, "time_to_train_s", jnum(e, o->time_s)) &&
 		     jset(j, "time_to_train_s_p10", jnum(e, o->time_lo_s)) &&
+		     jset(j, "time_to_train_s_p50", jnum(e, o->time_mid_s)) &&
 		     jset(j, "time_to_train_s_p90", jnum(e, o->time_hi_s)) &&
 		     jset(j, "cost_usd", jnum(e, o->cost_usd)) &&
 		     jset(j, "cost_usd_p10", jnum(e, o->cost_lo_usd)) &&
+		     jset(j, "cost_usd_p50", jnum(e, o->cost_mid_usd)) &&
 		     jset(j, "cost_usd_p90", jnum(e, o->cost_hi_usd)) &&
 		     jset(j, "outlay_usd", jnum(e, o->outlay_usd)) &&
 		     jset(j, "capital_usd", jnum(o->mode == ADVISE_BUY, o->capital_usd)) &&
 		     jset(j, "energy_kwh", jnum(e, o->energy_kwh)) &&
 		     jset(j, "it_power_kw", json_real(o->it_power_w / 1e3)) &&
 		     jset(j, "frontier", json_boolean(o->frontier)) &&
-		     jset(j, "recommended", json_string(recommended(ar, i))) &&
+		     jset(j, "recommended", json_string(recommended(ar, i, rec, sizeof rec))) &&
 		     jset(j, "constraints_missed", miss) && jset(j, "why", json_string(o->why));
 		if (ok && e)
 			ok = jset(lay, "tp", json_integer(c->tp)) &&
@@ -564,6 +581,12 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 	ok = ok && jset(root, "options", json_incref(opts)) &&
 	     jset(root, "cheapest",
 		  ar->cheapest < ar->n ? json_integer((json_int_t)ar->cheapest) : json_null()) &&
+	     jset(root, "cheapest_rent",
+		  ar->cheapest_mode[0] < ar->n ? json_integer((json_int_t)ar->cheapest_mode[0])
+					       : json_null()) &&
+	     jset(root, "cheapest_buy",
+		  ar->cheapest_mode[1] < ar->n ? json_integer((json_int_t)ar->cheapest_mode[1])
+					       : json_null()) &&
 	     jset(root, "fastest",
 		  ar->fastest < ar->n ? json_integer((json_int_t)ar->fastest) : json_null());
 	int io = ok ? json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : 0;

@@ -348,7 +348,7 @@ static int blame_catalog(const struct advise_catalog *c, size_t ti, struct ts_er
 
 /* ---- figures ------------------------------------------------------------- */
 
-void advise_band(const struct ts_result *r, const char *key, double *lo, double *hi)
+void advise_band(const struct ts_result *r, const char *key, double *lo, double *mid, double *hi)
 {
 	const struct ts_band *b =
 	    !strcmp(key, "cost_usd") ? &r->band.cost_usd : &r->band.time_to_train_s;
@@ -356,6 +356,7 @@ void advise_band(const struct ts_result *r, const char *key, double *lo, double 
 	/* the reported 80 % band (sim/run/band.h); a result made without one
 	 * (zero quantiles) is its own band */
 	*lo = b->p10 > 0.0 ? b->p10 : v;
+	*mid = b->p50 > 0.0 ? b->p50 : v;
 	*hi = b->p90 > 0.0 ? b->p90 : v;
 }
 
@@ -927,8 +928,10 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 			o->time_s = r->time_to_train_s;
 			o->cost_usd = r->cost_usd;
 			o->energy_kwh = r->energy_kwh;
-			advise_band(r, "time_to_train_s", &o->time_lo_s, &o->time_hi_s);
-			advise_band(r, "cost_usd", &o->cost_lo_usd, &o->cost_hi_usd);
+			advise_band(r, "time_to_train_s", &o->time_lo_s, &o->time_mid_s,
+				    &o->time_hi_s);
+			advise_band(r, "cost_usd", &o->cost_lo_usd, &o->cost_mid_usd,
+				    &o->cost_hi_usd);
 			double hours = o->time_s / 3600.0;
 			double share = hours * o->capital_usd / (out->cat.years * 8766.0);
 			o->outlay_usd = o->mode == ADVISE_BUY ? o->capital_usd + o->cost_usd - share

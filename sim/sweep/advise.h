@@ -104,9 +104,11 @@ struct advise_option {
 					  * the exported scenario) */
 	double time_s;			 /* time to train, s */
 	double time_lo_s, time_hi_s;	 /* its band (advise_band) */
+	double time_mid_s;		 /* the band's p50 */
 	double cost_usd;		 /* the run's cost (rent: hours x price; buy: amortised
 					  * capital, upkeep and energy), US$ */
 	double cost_lo_usd, cost_hi_usd; /* its band */
+	double cost_mid_usd;		 /* the band's p50 */
 	double outlay_usd;		 /* money spent: rent the cost; buy the purchase
 					  * (capital) plus the run's energy and upkeep, US$ */
 	double capital_usd;		 /* buy: nodes x (server + network + redundant
@@ -151,7 +153,7 @@ struct advise_result {
  * result r: its reported 80 % band (ts_result.band: the replicas' spread
  * widened by the model error of the run's regime, sim/run/band.h). Units
  * of the figure (s, US$). The one place advice reads a band from. */
-void advise_band(const struct ts_result *r, const char *key, double *lo, double *hi);
+void advise_band(const struct ts_result *r, const char *key, double *lo, double *mid, double *hi);
 
 /* Money v (US$) as the advice prints it everywhere: "$0", "$570", "$570k",
  * "$1.28M", into b (size n). */
