@@ -495,7 +495,10 @@ typedef struct ts_advise_opts {
 				   * or json */
 	const char *export_dir;	  /* write the scenario of every recommended or frontier
 				   * option into this existing folder, as NODE-TYPE-Nn-MODE.cfg,
-				   * that `trainsim run` reproduces (NULL: none) */
+				   * that `trainsim run` reproduces (NULL: none); the files are
+				   * checked as ts_output_check checks outputs (not in the
+				   * bundled folders, not the scenario, catalog or overrides)
+				   * before any is written: TS_EUSAGE or TS_EIO keyed --export */
 	bool full_search;	  /* search every option at its own size (exact; slower)
 				   * rather than carry each node type's best layouts over
 				   * from one search at a reference size */
@@ -523,8 +526,8 @@ typedef struct ts_advise_stats {
  * it misses) and the buyer's checks (host cores, RAM, local storage, power,
  * cooling, supplies) to out in o->format. stats (may be NULL) receives the
  * counts and times. Returns 0, the scenario's or catalog's error (file,
- * line, key, found, expected), TS_EUSAGE (a bad option), TS_EIO or
- * TS_ENOMEM. */
+ * line, key, found, expected; also a catalog with no node type priced for
+ * o->mode), TS_EUSAGE (a bad option), TS_EIO or TS_ENOMEM. */
 TS_API int ts_advise_run(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
 			 const ts_advise_opts *o, FILE *out, ts_advise_stats *stats);
 

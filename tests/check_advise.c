@@ -218,12 +218,21 @@ START_TEST(catalog_errors)
 	ck_assert_int_eq(load_bad(psu, msg, sizeof msg), TS_EINVALID);
 	ck_assert_msg(strstr(msg, "psu") && strstr(msg, "3 x 3300 W") && strstr(msg, "10200 W"),
 		      "%s", msg);
+	/* every key path names a key, none ends in a dot */
+	ck_assert_msg(strstr(msg, "catalog.node_types.[0].psu.rating: "), "%s", msg);
 	/* no price at all */
 	const char *np =
 	    "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
 	    "\"2 TB\"; nvme = \"30 TB\"; node_power = \"10.2 kW\"; node_counts = [1]; }";
 	ck_assert_int_eq(load_bad(np, msg, sizeof msg), TS_EINVALID);
 	ck_assert_msg(strstr(msg, "neither rent nor buy"), "%s", msg);
+	ck_assert_msg(strstr(msg, ":3: catalog.node_types.[0]: "), "%s", msg);
+	/* a name given twice: the second one's line and its name key */
+	snprintf(t, sizeof t, "%s,\n%s", ok, ok);
+	ck_assert_int_eq(load_bad(t, msg, sizeof msg), TS_EINVALID);
+	ck_assert_msg(strstr(msg, ":4: catalog.node_types.[1].name: found the name \"x\" a second "
+				  "time (line 3)"),
+		      "%s", msg);
 	/* a power without a unit */
 	const char *nu = "    { name = \"x\"; cluster = \"dgx-h100\"; host_cores = 112; host_ram = "
 			 "\"2 TB\"; nvme = \"30 TB\"; node_power = 10200; rent = { "
@@ -248,6 +257,30 @@ START_TEST(bundled_catalog_loads)
 }
 END_TEST
 
+/* The why label names the largest share of the iteration, the optimizer
+ * and host's too (12 % compute, 5 % network, 83 % optimizer and host is
+ * no network-bound run). */
+START_TEST(bound_label_largest_share)
+{
+	struct ts_result r = {.iteration_time_s = 1.0,
+			      .compute_s = 0.12,
+			      .exposed_comm_s = 0.05,
+			      .optimizer_s = 0.50,
+			      .other_s = 0.33};
+	ck_assert_str_eq(advise_bound(&r), "optimizer-and-host-bound");
+	r = (struct ts_result){
+	    .compute_s = 0.40, .recompute_s = 0.10, .bubble_s = 0.3, .data_stall_s = 0.2};
+	ck_assert_str_eq(advise_bound(&r), "compute-bound");
+	r = (struct ts_result){
+	    .compute_s = 0.3, .exposed_comm_s = 0.25, .bubble_s = 0.35, .other_s = 0.1};
+	ck_assert_str_eq(advise_bound(&r), "bubble-bound");
+	r = (struct ts_result){.compute_s = 0.3, .exposed_comm_s = 0.4, .data_stall_s = 0.3};
+	ck_assert_str_eq(advise_bound(&r), "network-bound");
+	r = (struct ts_result){.compute_s = 0.3, .data_stall_s = 0.6, .optimizer_s = 0.1};
+	ck_assert_str_eq(advise_bound(&r), "loader-bound");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("advise");
@@ -257,6 +290,7 @@ int main(void)
 	tcase_add_test(tc, catalog_errors);
 	tcase_add_test(tc, bundled_catalog_loads);
 	tcase_add_test(tc, small_catalog_frontier);
+	tcase_add_test(tc, bound_label_largest_share);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

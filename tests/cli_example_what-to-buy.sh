@@ -32,7 +32,7 @@ for o in a["options"]:
         if r[k] != o[k]:
             sys.exit("%s: %s %r from run, %r from advise" % (o["name"], k, r[k], o[k]))
     n += 1
-rec = [a["cheapest"], a["fastest"]]
+rec = [a["cheapest_rent"], a["cheapest_buy"], a["fastest"]]
 if n < 2 or any(i is None or "scenario" not in a["options"][i] for i in rec):
     sys.exit("expected the recommended options exported, found %d files" % n)
 ' "$BIN"

@@ -35,26 +35,6 @@ static const char *mode_name(int m)
 	return m == ADVISE_BUY ? "buy" : "rent";
 }
 
-static void money(char *b, size_t n, double v)
-{
-	if (!(v > 0.0))
-		snprintf(b, n, "$0");
-	else if (v >= 1e6)
-		snprintf(b, n, "$%.2fM", v / 1e6);
-	else if (v >= 1e3)
-		snprintf(b, n, "$%.0fk", v / 1e3);
-	else
-		snprintf(b, n, "$%.0f", v);
-}
-
-static void dur(char *b, size_t n, double s)
-{
-	if (s >= 86400.0)
-		snprintf(b, n, "%.1f days", s / 86400.0);
-	else
-		snprintf(b, n, "%.1f h", s / 3600.0);
-}
-
 static void size_str(char *b, size_t n, double bytes)
 {
 	if (bytes >= 1e12)
@@ -91,6 +71,40 @@ static bool exported(const struct advise_result *ar, size_t i)
 				      i == ar->cheapest_mode[0] || i == ar->cheapest_mode[1]);
 }
 
+/* Check the files ar's export writes into dir as -o's report is checked
+ * (ts_output_check): none may lie in the bundled folders or be the scenario
+ * `path`, the catalog `cat` or the overrides file of env. Returns 0,
+ * TS_EUSAGE, TS_EIO or TS_ENOMEM (recorded, keyed --export). Writes
+ * nothing. */
+static int check_exports(const ts_env *env, const struct advise_result *ar, const char *path,
+			 const char *cat, const char *dir)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ar->n; i++)
+		n += exported(ar, i);
+	if (!n)
+		return 0;
+	struct ts_output_arg *outs = ts_calloc(n, sizeof *outs);
+	char(*names)[1200] = ts_calloc(n, sizeof *names);
+	int rc = 0;
+	if (!outs || !names)
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+	for (size_t i = 0, k = 0; !rc && i < ar->n; i++) {
+		if (!exported(ar, i))
+			continue;
+		export_name(ar, &ar->o[i], dir, names[k], sizeof names[k]);
+		outs[k] = (struct ts_output_arg){"--export", names[k]};
+		k++;
+	}
+	const struct ts_output_arg ins[] = {
+	    {NULL, path}, {"--candidates", cat}, {"--calib", env->calib_path}};
+	if (!rc)
+		rc = ts_output_check(env, outs, n, ins, 3);
+	ts_free(outs, n * sizeof *outs);
+	ts_free(names, n * sizeof *names);
+	return rc;
+}
+
 /* ---- checks -------------------------------------------------------------- */
 
 /* The buyer's checks of node type ti, one line each, into lines (up to 6
@@ -109,10 +123,10 @@ static size_t checks(const struct advise_result *ar, const struct advise_ask *a,
 			gpu_mem = ar->o[i].cand.res.memory_capacity_bytes;
 	double lc = ar->loader_cores_per_gpu * (double)t->gpus_per_node;
 	snprintf(lines[k++], sizeof lines[0],
-		 "CPU: the loader's %.0f workers per GPU x %u GPUs need %.0f cores per node, the "
+		 "CPU: the loader's %.0f workers per GPU x %u GPU%s need %.0f cores per node, the "
 		 "node has %.0f (%.1f per GPU)%s",
-		 ar->loader_cores_per_gpu, t->gpus_per_node, lc, t->host_cores,
-		 t->host_cores / (double)(t->gpus_per_node ? t->gpus_per_node : 1),
+		 ar->loader_cores_per_gpu, t->gpus_per_node, t->gpus_per_node == 1 ? "" : "s", lc,
+		 t->host_cores, t->host_cores / (double)(t->gpus_per_node ? t->gpus_per_node : 1),
 		 lc > t->host_cores ? ": binds, too few cores" : ": ok");
 	if (gpu_mem > 0.0) {
 		double need = RAM_PER_GPU_MEMORY * gpu_mem * (double)t->gpus_per_node;
@@ -177,19 +191,19 @@ static void write_option_block(const struct advise_result *ar, size_t i, const c
 	const struct ts_result *r = &o->cand.res;
 	char lab[200], a[32], b[32], c[32], d[32], e[32], f[32], lay[200];
 	option_label(ar, o, lab, sizeof lab);
-	dur(a, sizeof a, o->time_s);
-	dur(b, sizeof b, o->time_lo_s);
-	dur(c, sizeof c, o->time_hi_s);
-	money(d, sizeof d, o->cost_usd);
-	money(e, sizeof e, o->cost_lo_usd);
-	money(f, sizeof f, o->cost_hi_usd);
+	advise_duration(a, sizeof a, o->time_s);
+	advise_duration(b, sizeof b, o->time_lo_s);
+	advise_duration(c, sizeof c, o->time_hi_s);
+	advise_money(d, sizeof d, o->cost_usd);
+	advise_money(e, sizeof e, o->cost_lo_usd);
+	advise_money(f, sizeof f, o->cost_hi_usd);
 	fprintf(out, "  %s: %u x %s (%s)\n", lab, o->gpus, ar->cat.t[o->type].gpu,
 		ar->cat.t[o->type].interconnect);
 	fprintf(out, "    %s (band %s to %s), %s (band %s to %s), %.0f MWh", a, b, c, d, e, f,
 		o->energy_kwh / 1e3);
 	if (o->mode == ADVISE_BUY) {
-		money(a, sizeof a, o->capital_usd);
-		money(b, sizeof b, o->outlay_usd);
+		advise_money(a, sizeof a, o->capital_usd);
+		advise_money(b, sizeof b, o->outlay_usd);
 		fprintf(out, "; purchase %s, spent by the end of the run %s", a, b);
 	}
 	fputc('\n', out);
@@ -206,6 +220,15 @@ static void write_option_block(const struct advise_result *ar, size_t i, const c
 	}
 }
 
+/* Drop the unit of band end e when it is that of the figure x ("101.0
+ * days" beside "118.8 days" is "101.0"). */
+static void same_unit(const char *x, char *e)
+{
+	const char *ux = strchr(x, ' '), *ue = strchr(e, ' ');
+	if (ux && ue && !strcmp(ux, ue))
+		*(char *)ue = '\0';
+}
+
 static void write_text(const struct advise_result *ar, const struct advise_ask *a, const char *path,
 		       const char *catalog, const char *dir, FILE *out)
 {
@@ -213,18 +236,18 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 	fprintf(out, "Advice for %s (%s)\n", path, ar->scenario_name);
 	fprintf(out, "asked: ");
 	if (a->deadline_s > 0.0) {
-		dur(x, sizeof x, a->deadline_s);
+		advise_duration(x, sizeof x, a->deadline_s);
 		fprintf(out, "deadline %s, ", x);
 	}
 	if (a->budget_usd > 0.0) {
-		money(x, sizeof x, a->budget_usd);
+		advise_money(x, sizeof x, a->budget_usd);
 		fprintf(out, "budget %s, ", x);
 	}
 	if (a->power_w > 0.0)
 		fprintf(out, "power %.1f kW per %s, ", a->power_w / 1e3,
 			a->per_rack ? "rack" : "facility");
 	if (a->max_gpus)
-		fprintf(out, "at most %u GPUs, ", a->max_gpus);
+		fprintf(out, "at most %u GPU%s, ", a->max_gpus, a->max_gpus == 1 ? "" : "s");
 	fprintf(out, "%s\n",
 		a->mode == ADVISE_RENT	? "rent"
 		: a->mode == ADVISE_BUY ? "buy"
@@ -233,9 +256,9 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 	for (size_t i = 0; i < ar->n; i++)
 		nev += ar->o[i].evaluated;
 	fprintf(out,
-		"catalog: %s, %zu node types, %zu options (%zu simulated with a layout that "
+		"catalog: %s, %zu node type%s, %zu option%s (%zu simulated with a layout that "
 		"fits)\n",
-		catalog, ar->cat.n, ar->n, nev);
+		catalog, ar->cat.n, ar->cat.n == 1 ? "" : "s", ar->n, ar->n == 1 ? "" : "s", nev);
 	fprintf(out, "layouts: %s\n\n",
 		a->full_search ? "searched at every option's size"
 			       : "each node type searched at one size, its best layouts carried "
@@ -261,8 +284,8 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 		if (!o->frontier)
 			continue;
 		option_label(ar, o, lab, sizeof lab);
-		dur(x, sizeof x, o->time_s);
-		money(y, sizeof y, o->cost_usd);
+		advise_duration(x, sizeof x, o->time_s);
+		advise_money(y, sizeof y, o->cost_usd);
 		fprintf(out, "  %-32s %5u GPUs  %10s  %8s%s\n", lab, o->gpus, x, y,
 			o->fails[0] ? "  (misses a constraint)" : "");
 	}
@@ -278,13 +301,15 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 			continue;
 		}
 		char t0[32], t1[32], c0[32], c1[32], tb[128], cb[128];
-		dur(x, sizeof x, o->time_s);
-		snprintf(t0, sizeof t0, "%.1f", o->time_lo_s / 86400.0);
-		snprintf(t1, sizeof t1, "%.1f", o->time_hi_s / 86400.0);
+		advise_duration(x, sizeof x, o->time_s);
+		advise_duration(t0, sizeof t0, o->time_lo_s);
+		advise_duration(t1, sizeof t1, o->time_hi_s);
+		same_unit(x, t0);
+		same_unit(x, t1);
 		snprintf(tb, sizeof tb, "%s (%s-%s)", x, t0, t1);
-		money(y, sizeof y, o->cost_usd);
-		money(c0, sizeof c0, o->cost_lo_usd);
-		money(c1, sizeof c1, o->cost_hi_usd);
+		advise_money(y, sizeof y, o->cost_usd);
+		advise_money(c0, sizeof c0, o->cost_lo_usd);
+		advise_money(c1, sizeof c1, o->cost_hi_usd);
 		snprintf(cb, sizeof cb, "%s (%s-%s)", y, c0, c1);
 		fprintf(out, "%c %-32s %5u %22s %26s  %s%s\n", o->frontier ? '*' : ' ', lab,
 			o->gpus, tb, cb, o->fails[0] ? "misses: " : "",
@@ -320,9 +345,11 @@ static const char *const csv_cols[] = {"name",
 				       "fits",
 				       "time_to_train_s",
 				       "time_to_train_s_p10",
+				       "time_to_train_s_p50",
 				       "time_to_train_s_p90",
 				       "cost_usd",
 				       "cost_usd_p10",
+				       "cost_usd_p50",
 				       "cost_usd_p90",
 				       "outlay_usd",
 				       "capital_usd",
@@ -369,12 +396,20 @@ static void csv_num(FILE *out, bool have, double v)
 		fprintf(out, "%.10g", v);
 }
 
-static const char *recommended(const struct advise_result *ar, size_t i)
+/* What option i is recommended as, in the text's words ("cheapest to
+ * rent", "cheapest to buy", "fastest", joined by " and "; "" for none),
+ * into b (size n); returns b. */
+static const char *recommended(const struct advise_result *ar, size_t i, char *b, size_t n)
 {
-	return i == ar->cheapest && i == ar->fastest ? "cheapest and fastest"
-	       : i == ar->cheapest		     ? "cheapest"
-	       : i == ar->fastest		     ? "fastest"
-						     : "";
+	size_t len = 0;
+	b[0] = '\0';
+	if (i == ar->cheapest_mode[0])
+		len += (size_t)snprintf(b + len, n - len, "cheapest to rent");
+	if (i == ar->cheapest_mode[1] && len < n)
+		len += (size_t)snprintf(b + len, n - len, "%scheapest to buy", len ? " and " : "");
+	if (i == ar->fastest && len < n)
+		snprintf(b + len, n - len, "%sfastest", len ? " and " : "");
+	return b;
 }
 
 static void write_csv(const struct advise_result *ar, const char *dir, FILE *out)
@@ -402,11 +437,15 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		fputc(',', out);
 		csv_num(out, e, o->time_lo_s);
 		fputc(',', out);
+		csv_num(out, e, o->time_mid_s);
+		fputc(',', out);
 		csv_num(out, e, o->time_hi_s);
 		fputc(',', out);
 		csv_num(out, e, o->cost_usd);
 		fputc(',', out);
 		csv_num(out, e, o->cost_lo_usd);
+		fputc(',', out);
+		csv_num(out, e, o->cost_mid_usd);
 		fputc(',', out);
 		csv_num(out, e, o->cost_hi_usd);
 		fputc(',', out);
@@ -426,8 +465,9 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		} else {
 			fputs(",,,,,,,,,,", out);
 		}
-		fprintf(out, ",%s,%s,%s,", o->frontier ? "true" : "false", recommended(ar, i),
-			o->fails[0] ? "false" : "true");
+		char rec[64];
+		fprintf(out, ",%s,%s,%s,", o->frontier ? "true" : "false",
+			recommended(ar, i, rec, sizeof rec), o->fails[0] ? "false" : "true");
 		csv_str(out, o->fails);
 		fputc(',', out);
 		csv_str(out, e ? c->res.bottleneck : "");
@@ -477,7 +517,7 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 		const struct advise_node_type *t = &ar->cat.t[o->type];
 		const struct search_cand *c = &o->cand;
 		bool e = o->evaluated;
-		char lab[200];
+		char lab[200], rec[64];
 		option_label(ar, o, lab, sizeof lab);
 		json_t *j = json_object(), *lay = json_object(), *miss = json_array();
 		for (const char *s = o->fails; miss && *s;) {
@@ -497,16 +537,18 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 		     jset(j, "fits", json_boolean(e)) &&
 		     jset(j, "time_to_train_s", jnum(e, o->time_s)) &&
 		     jset(j, "time_to_train_s_p10", jnum(e, o->time_lo_s)) &&
+		     jset(j, "time_to_train_s_p50", jnum(e, o->time_mid_s)) &&
 		     jset(j, "time_to_train_s_p90", jnum(e, o->time_hi_s)) &&
 		     jset(j, "cost_usd", jnum(e, o->cost_usd)) &&
 		     jset(j, "cost_usd_p10", jnum(e, o->cost_lo_usd)) &&
+		     jset(j, "cost_usd_p50", jnum(e, o->cost_mid_usd)) &&
 		     jset(j, "cost_usd_p90", jnum(e, o->cost_hi_usd)) &&
 		     jset(j, "outlay_usd", jnum(e, o->outlay_usd)) &&
 		     jset(j, "capital_usd", jnum(o->mode == ADVISE_BUY, o->capital_usd)) &&
 		     jset(j, "energy_kwh", jnum(e, o->energy_kwh)) &&
 		     jset(j, "it_power_kw", json_real(o->it_power_w / 1e3)) &&
 		     jset(j, "frontier", json_boolean(o->frontier)) &&
-		     jset(j, "recommended", json_string(recommended(ar, i))) &&
+		     jset(j, "recommended", json_string(recommended(ar, i, rec, sizeof rec))) &&
 		     jset(j, "constraints_missed", miss) && jset(j, "why", json_string(o->why));
 		if (ok && e)
 			ok = jset(lay, "tp", json_integer(c->tp)) &&
@@ -539,6 +581,12 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 	ok = ok && jset(root, "options", json_incref(opts)) &&
 	     jset(root, "cheapest",
 		  ar->cheapest < ar->n ? json_integer((json_int_t)ar->cheapest) : json_null()) &&
+	     jset(root, "cheapest_rent",
+		  ar->cheapest_mode[0] < ar->n ? json_integer((json_int_t)ar->cheapest_mode[0])
+					       : json_null()) &&
+	     jset(root, "cheapest_buy",
+		  ar->cheapest_mode[1] < ar->n ? json_integer((json_int_t)ar->cheapest_mode[1])
+					       : json_null()) &&
 	     jset(root, "fastest",
 		  ar->fastest < ar->n ? json_integer((json_int_t)ar->fastest) : json_null());
 	int io = ok ? json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : 0;
@@ -622,6 +670,8 @@ int ts_advise_run(const ts_env *env, const char *path, const char *const *sets, 
 	const char **argv = ts_calloc(nsets + ADVISE_MAX_SETS + 4, sizeof *argv);
 	if (!argv)
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+	if (!rc && o->export_dir)
+		rc = check_exports(env, ar, path, cat, o->export_dir);
 	for (size_t i = 0; !rc && o->export_dir && i < ar->n; i++) {
 		if (!exported(ar, i))
 			continue;
@@ -631,6 +681,15 @@ int ts_advise_run(const ts_env *env, const char *path, const char *const *sets, 
 			argv[k++] = sets[s];
 		for (size_t s = 0; s < op->nsets; s++)
 			argv[k++] = op->sets[s];
+		/* the name says which option it is (the source scenario's name
+		 * would not) */
+		char name[300];
+		snprintf(name, sizeof name, "name=\"%s on %u x %s, %s\"", ar->model_name, op->nodes,
+			 ar->cat.t[op->type].name, mode_name(op->mode));
+		for (char *q = name + 6; q[1]; q++)
+			if (*q == '"' || *q == '\\')
+				*q = '\'';
+		argv[k++] = name;
 		char p[1200];
 		export_name(ar, op, o->export_dir, p, sizeof p);
 		rc = api_search_export(path, argv, k, &op->cand, SEARCH_TIME, p);

@@ -30,13 +30,32 @@ static void usage(FILE *out)
 	    "  --deadline D      time to train at most: 30d, 720h, \"2 w\"\n"
 	    "  --budget USD      money at most: 2000000, 2M, 500k ($ allowed); rent: the\n"
 	    "                    run's cost; buy: the purchase plus the run's energy and upkeep\n"
+	    "  --mode M          rent, buy or both (default both): which prices of the\n"
+	    "                    catalog to try; a node type without that price is skipped\n"
 	    "  --power-limit P   40kW for the facility (nodes x node power x PUE), 40kW/rack\n"
-	    "                    per rack (bought options)\n"
+	    "                    for one rack (a node must fit in it); W, kW or MW. Applies\n"
+	    "                    to bought options only: a rented option's power is the\n"
+	    "                    provider's\n"
+	    "  --max-gpus N      GPUs at most: larger options are listed with that\n"
+	    "                    constraint and not simulated\n"
+	    "  --candidates FILE the catalog of node types, prices and node counts to try\n"
+	    "                    (default configs/catalog/candidates.cfg; format in\n"
+	    "                    configs/README.md, \"Candidate catalog\")\n"
 	    "  --full-search     search each option at its own size (exact, slower); by\n"
 	    "                    default each node type is searched at one size and its\n"
 	    "                    best layouts are carried over to its other node counts\n"
+	    "  --format F        text (default, for people), csv (one row per option) or\n"
+	    "                    json (the question, the recommendations and every option)\n"
+	    "  -o, --output OUT  write the report to file OUT (default: standard output);\n"
+	    "                    refused if it is an input or lies in the bundled folders\n"
 	    "  --export DIR      write the scenario of each recommended or frontier option\n"
-	    "                    to DIR (an existing folder); `trainsim run` reproduces it\n"
+	    "                    to DIR (an existing folder) as NODE-TYPE-Nn-MODE.cfg;\n"
+	    "                    `trainsim run` reproduces its figures; refused as -o is\n"
+	    "  --set KEY=VALUE   change the scenario as `trainsim run --set` does, before\n"
+	    "                    each option sets its cluster, node count and layout\n"
+	    "                    (repeatable)\n"
+	    "  --calib FILE      apply an overrides file of `trainsim calibrate`\n"
+	    "  -q, --quiet       print nothing on standard error but errors\n"
 	    "The time taken and options evaluated per second go to standard error\n"
 	    "(--quiet: not).\n"
 	    "\n"
@@ -47,9 +66,10 @@ static void usage(FILE *out)
 	    "  trainsim plot frontier options.csv -o frontier.png\n");
 }
 
-/* A number with an optional unit suffix: units[i] scales by mult[i]. */
+/* A number with an optional unit suffix: units[i] scales by mult[i] (> 0);
+ * *unit (if not NULL) gets the index of the suffix found. */
 static int number_unit(const char *opt, const char *v, const char *const *units, const double *mult,
-		       size_t n, const char *expected, double *out)
+		       size_t n, const char *expected, double *out, size_t *unit)
 {
 	const char *s = v;
 	if (*s == '$')
@@ -58,16 +78,18 @@ static int number_unit(const char *opt, const char *v, const char *const *units,
 	double x = strtod(s, &end);
 	while (*end && isspace((unsigned char)*end))
 		end++;
-	double m = -1.0;
-	for (size_t i = 0; i < n && m < 0.0; i++)
+	size_t u = n;
+	for (size_t i = 0; i < n && u == n; i++)
 		if (!strcmp(end, units[i]))
-			m = mult[i];
-	if (end == s || m < 0.0 || !isfinite(x) || !(x > 0.0)) {
+			u = i;
+	if (end == s || u == n || !isfinite(x) || !(x > 0.0)) {
 		fprintf(stderr, "trainsim advise: %s: found \"%s\", expected %s\n", opt, v,
 			expected);
 		return -1;
 	}
-	*out = x * m;
+	*out = x * mult[u];
+	if (unit)
+		*unit = u;
 	return 0;
 }
 
@@ -120,7 +142,7 @@ int cli_advise(int argc, char **argv)
 	static const char *const mu[] = {"", "k", "K", "M", "m"};
 	static const double mm[] = {1, 1e3, 1e3, 1e6, 1e6};
 	static const char *const pu[] = {"W", "kW", "MW", "W/rack", "kW/rack", "MW/rack"};
-	static const double pm[] = {1, 1e3, 1e6, -1, -1e3, -1e6};
+	static const double pm[] = {1, 1e3, 1e6, 1, 1e3, 1e6}; /* index >= 3: per rack */
 	struct cli_opts p;
 	const char *v;
 	cli_opt_init(&p, "advise", opts, argc, argv);
@@ -135,22 +157,21 @@ int cli_advise(int argc, char **argv)
 		if (id == O_DEADLINE) {
 			if (number_unit("--deadline", v, tu, tm, 9,
 					"a positive duration with a unit: s, min, h, d or w (30d)",
-					&deadline))
+					&deadline, NULL))
 				goto out;
 		} else if (id == O_BUDGET) {
 			if (number_unit("--budget", v, mu, mm, 5,
 					"a positive amount of US$, optionally with k or M (2M)",
-					&budget))
+					&budget, NULL))
 				goto out;
 		} else if (id == O_POWER) {
-			double w;
+			size_t u;
 			if (number_unit("--power-limit", v, pu, pm, 6,
 					"a positive power with W, kW or MW, and /rack for one rack "
 					"(40kW/rack)",
-					&w))
+					&power, &u))
 				goto out;
-			per_rack = w < 0.0;
-			power = fabs(w);
+			per_rack = u >= 3;
 		} else if (id == O_MODE) {
 			mode = v;
 		} else if (id == O_CANDS) {

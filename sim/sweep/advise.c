@@ -37,6 +37,7 @@
 #include "base/alloc.h"
 #include "base/cfg.h"
 #include "plan/plan.h"
+#include "report/report.h"
 #include "sweep/advise.h"
 
 /* ---- the catalog -------------------------------------------------------- */
@@ -75,6 +76,15 @@ static void cluster_path(const char *catalog, const char *name, char *out, size_
 	free(abs);
 }
 
+/* Key path k ("catalog.node_types.[1].") without its trailing dot, into
+ * b (size n); returns b. */
+static const char *no_dot(const char *k, char *b, size_t n)
+{
+	size_t len = strlen(k);
+	snprintf(b, n, "%.*s", (int)(len && k[len - 1] == '.' ? len - 1 : len), k);
+	return b;
+}
+
 static int load_type(const config_setting_t *g, const char *file, const char *path,
 		     struct advise_node_type *t, struct ts_error *err)
 {
@@ -98,6 +108,7 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 				 &t->node_power_w, file, path, err)) < 0)
 		return rc;
 	cluster_path(file, cl, t->cluster, sizeof t->cluster);
+	t->cluster_line = cfg_line(config_setting_get_member(g, "cluster"));
 	int cool = 0;
 	if ((rc = cfg_get_enum(g, "cooling", false, cooling_names, NKEYS(cooling_names), &cool,
 			       file, path, err)) < 0)
@@ -121,6 +132,9 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 			snprintf(k, sizeof k, "%s.[%d]", sub, i);
 			if ((rc = cfg_string(e, file, k, t->sets[i], sizeof t->sets[i], err)))
 				return rc;
+			t->set_lines[i] = cfg_line(e);
+			if (!t->set_lines[i])
+				t->set_lines[i] = cfg_line(s);
 			if (!strchr(t->sets[i], '='))
 				return cfg_fail(err, TS_EINVALID, e, file, k,
 						"found \"%s\", expected \"key=value\"", t->sets[i]);
@@ -170,16 +184,19 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 		    (rc = cfg_get_number(s, "redundant_usd", TS_UNIT_COUNT_, false, 0.0, 1e9,
 					 &t->psu_redundant_usd, file, sub, err)) < 0)
 			return rc;
+		char k[220];
+		snprintf(k, sizeof k, "%sredundant", sub);
 		if (t->psu_redundant >= t->psu_count)
 			return cfg_fail(
-			    err, TS_EINVALID, s, file, sub,
+			    err, TS_EINVALID, config_setting_get_member(s, "redundant"), file, k,
 			    "found %u redundant of %u supplies, expected fewer redundant "
 			    "than supplies",
 			    t->psu_redundant, t->psu_count);
 		double carry = (double)(t->psu_count - t->psu_redundant) * t->psu_rating_w;
+		snprintf(k, sizeof k, "%srating", sub);
 		if (carry < t->node_power_w)
 			return cfg_fail(
-			    err, TS_EINVALID, s, file, sub,
+			    err, TS_EINVALID, config_setting_get_member(s, "rating"), file, k,
 			    "found %u x %.0f W carrying the load, expected at least the "
 			    "node's %.0f W (node_power)",
 			    t->psu_count - t->psu_redundant, t->psu_rating_w, t->node_power_w);
@@ -202,8 +219,9 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 			return rc;
 		t->buy = true;
 	}
+	char grp[200];
 	if (!t->rent && !t->buy)
-		return cfg_fail(err, TS_EINVALID, g, file, path,
+		return cfg_fail(err, TS_EINVALID, g, file, no_dot(path, grp, sizeof grp),
 				"found neither rent nor buy in node type \"%s\", expected a rent "
 				"price, a purchase price or both",
 				t->name);
@@ -270,8 +288,9 @@ int advise_catalog_load(const char *path, struct advise_catalog *out, struct ts_
 		const config_setting_t *g = config_setting_get_elem(l, (unsigned)i);
 		char p[64];
 		snprintf(p, sizeof p, "catalog.node_types.[%d].", i);
+		char grp[64];
 		if (!config_setting_is_group(g)) {
-			rc = cfg_fail(err, TS_ETYPE, g, path, p,
+			rc = cfg_fail(err, TS_ETYPE, g, path, no_dot(p, grp, sizeof grp),
 				      "found %s, expected a group { ... }", cfg_type_name(g));
 			goto done;
 		}
@@ -279,7 +298,10 @@ int advise_catalog_load(const char *path, struct advise_catalog *out, struct ts_
 			goto done;
 		for (int k = 0; k < i; k++)
 			if (!strcmp(out->t[k].name, out->t[i].name)) {
-				rc = cfg_fail(err, TS_EINVALID, g, path, p,
+				char key[80];
+				snprintf(key, sizeof key, "%sname", p);
+				const config_setting_t *nm = config_setting_get_member(g, "name");
+				rc = cfg_fail(err, TS_EINVALID, nm ? nm : g, path, key,
 					      "found the name \"%s\" a second time (line %d), "
 					      "expected each node type once",
 					      out->t[i].name, out->t[k].line);
@@ -293,9 +315,40 @@ done:
 	return rc < 0 ? rc : 0;
 }
 
+/* An error err of loading the scenario with option sets of node type t
+ * (catalog c) that one of the type's own sets caused (its file is that
+ * set's "--set ..." label): rewritten to name the catalog file, the line
+ * and key of the entry (its cluster, or its sets entry). Other errors stay
+ * as they are. Returns err->code. */
+static int blame_catalog(const struct advise_catalog *c, size_t ti, struct ts_error *err)
+{
+	const struct advise_node_type *t = &c->t[ti];
+	char lab[sizeof err->file + 64], key[96],
+	    msg[sizeof err->msg + sizeof err->key + sizeof t->sets[0] + 8];
+	int line = 0;
+	snprintf(lab, sizeof lab, "--set cluster=\"%s\"", t->cluster);
+	if (!strncmp(err->file, lab, sizeof err->file - 1)) {
+		line = t->cluster_line;
+		snprintf(key, sizeof key, "catalog.node_types.[%zu].cluster", ti);
+		snprintf(msg, sizeof msg, "%s", err->msg);
+	}
+	for (size_t j = 0; !line && j < t->nsets; j++) {
+		snprintf(lab, sizeof lab, "--set %s", t->sets[j]);
+		if (strncmp(err->file, lab, sizeof err->file - 1))
+			continue;
+		line = t->set_lines[j];
+		snprintf(key, sizeof key, "catalog.node_types.[%zu].sets.[%zu]", ti, j);
+		snprintf(msg, sizeof msg, "\"%s\": %s%s%s", t->sets[j], err->key,
+			 err->key[0] ? ": " : "", err->msg);
+	}
+	if (!line)
+		return err->code;
+	return ts_error_set(err, err->code, c->file, line, key, "%s", msg);
+}
+
 /* ---- figures ------------------------------------------------------------- */
 
-void advise_band(const struct ts_result *r, const char *key, double *lo, double *hi)
+void advise_band(const struct ts_result *r, const char *key, double *lo, double *mid, double *hi)
 {
 	const struct ts_band *b =
 	    !strcmp(key, "cost_usd") ? &r->band.cost_usd : &r->band.time_to_train_s;
@@ -303,6 +356,7 @@ void advise_band(const struct ts_result *r, const char *key, double *lo, double 
 	/* the reported 80 % band (sim/run/band.h); a result made without one
 	 * (zero quantiles) is its own band */
 	*lo = b->p10 > 0.0 ? b->p10 : v;
+	*mid = b->p50 > 0.0 ? b->p50 : v;
 	*hi = b->p90 > 0.0 ? b->p90 : v;
 }
 
@@ -519,12 +573,21 @@ static void add_fail(struct advise_option *o, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void days(char *b, size_t n, double s)
+void advise_money(char *b, size_t n, double v)
 {
-	if (s >= 86400.0)
-		snprintf(b, n, "%.1f days", s / 86400.0);
+	if (!(v > 0.0))
+		snprintf(b, n, "$0");
+	else if (v >= 1e6)
+		snprintf(b, n, "$%.2fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(b, n, "$%.0fk", v / 1e3);
 	else
-		snprintf(b, n, "%.1f h", s / 3600.0);
+		snprintf(b, n, "$%.0f", v);
+}
+
+void advise_duration(char *b, size_t n, double s)
+{
+	report_fmt(b, n, RQ_DURATION, s);
 }
 
 /* The constraints option o misses (ask a, type t, loader cores per node
@@ -534,7 +597,8 @@ static void constraints(const struct advise_ask *a, const struct advise_node_typ
 {
 	char x[32], y[32];
 	if (a->max_gpus && o->gpus > a->max_gpus)
-		add_fail(o, "%u GPUs, more than --max-gpus %u", o->gpus, a->max_gpus);
+		add_fail(o, "%u GPU%s, more than --max-gpus %u", o->gpus, o->gpus == 1 ? "" : "s",
+			 a->max_gpus);
 	if (o->mode == ADVISE_BUY && a->power_w > 0.0) {
 		double node = t->node_power_w + t->psu_redundant_w;
 		if (a->per_rack && node > a->power_w)
@@ -553,13 +617,28 @@ static void constraints(const struct advise_ask *a, const struct advise_node_typ
 	if (!o->evaluated)
 		return;
 	if (a->deadline_s > 0.0 && o->time_s > a->deadline_s) {
-		days(x, sizeof x, o->time_s);
-		days(y, sizeof y, a->deadline_s);
+		advise_duration(x, sizeof x, o->time_s);
+		advise_duration(y, sizeof y, a->deadline_s);
 		add_fail(o, "%s, past the %s deadline", x, y);
 	}
-	if (a->budget_usd > 0.0 && o->outlay_usd > a->budget_usd)
-		add_fail(o, "spends $%.3gM, over the $%.3gM budget", o->outlay_usd / 1e6,
-			 a->budget_usd / 1e6);
+	if (a->budget_usd > 0.0 && o->outlay_usd > a->budget_usd) {
+		advise_money(x, sizeof x, o->outlay_usd);
+		advise_money(y, sizeof y, a->budget_usd);
+		add_fail(o, "spends %s, over the %s budget", x, y);
+	}
+}
+
+const char *advise_bound(const struct ts_result *r)
+{
+	const double share[] = {r->compute_s + r->recompute_s, r->exposed_comm_s, r->bubble_s,
+				r->data_stall_s, r->optimizer_s + r->other_s};
+	static const char *const label[] = {"compute-bound", "network-bound", "bubble-bound",
+					    "loader-bound", "optimizer-and-host-bound"};
+	size_t best = 0;
+	for (size_t k = 1; k < sizeof share / sizeof share[0]; k++)
+		if (share[k] > share[best])
+			best = k;
+	return label[best];
 }
 
 /* The why line of option o among the options os[0..n): what sets its pace
@@ -574,10 +653,7 @@ static void why_line(const struct advise_result *ar, size_t i)
 	       bub = r->bubble_s / it, stall = r->data_stall_s / it,
 	       rest = (r->optimizer_s + r->other_s) / it;
 	size_t len = 0, n = sizeof o->why;
-	const char *what = comp >= 0.75			  ? "compute-bound"
-			   : comm >= bub && comm >= stall ? "network-bound"
-			   : bub >= stall		  ? "bubble-bound"
-							  : "loader-bound";
+	const char *what = advise_bound(r);
 	len += (size_t)snprintf(o->why + len, n - len, "%s (%.0f %% compute", what, 100.0 * comp);
 	if (comm >= 0.005)
 		len += (size_t)snprintf(o->why + len, n - len, ", network %.0f %%", 100.0 * comm);
@@ -610,7 +686,8 @@ static void why_line(const struct advise_result *ar, size_t i)
 	}
 	if (best < ar->n && len < n) {
 		const struct advise_option *p = &ar->o[best];
-		len += (size_t)snprintf(o->why + len, n - len, "; %s (%s) instead saves %.1f %%",
+		len += (size_t)snprintf(o->why + len, n - len,
+					"; %s (%s) instead saves %.1f %% of the time to train",
 					ar->cat.t[p->type].name, ar->cat.t[p->type].interconnect,
 					100.0 * (1.0 - p->time_s / o->time_s));
 	}
@@ -790,6 +867,7 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 	int64_t gb = base->training.global_batch;
 	out->layers = base->model.layers;
 	snprintf(out->scenario_name, sizeof out->scenario_name, "%s", base->name);
+	snprintf(out->model_name, sizeof out->model_name, "%s", base->model.name);
 	out->per_token = in.dataset.per_token;
 	out->dataset_bytes = in.dataset.disk_bytes * in.dataset.samples;
 	out->loader_cores_per_gpu =
@@ -820,9 +898,23 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 				option_sets(&out->cat, t, o);
 			}
 	}
+	if (!out->n) {
+		/* every node type lacks the price the mode needs */
+		rc = ts_error_set(err, TS_EINVALID, catalog_path, 0, "catalog.node_types",
+				  "found no node type with %s, expected at least one for --mode %s",
+				  mode == ADVISE_RENT  ? "a rent price (rent.usd_per_gpu_hour)"
+				  : mode == ADVISE_BUY ? "a purchase price (buy.server_usd)"
+						       : "a rent or a purchase price (rent, buy)",
+				  mode == ADVISE_RENT  ? "rent"
+				  : mode == ADVISE_BUY ? "buy"
+						       : "both");
+		goto fail;
+	}
 	for (size_t ti = 0; ti < out->cat.n; ti++)
-		if ((rc = eval_type(env, path, sets, nsets, ask, &in, gb, ti, out, err)))
+		if ((rc = eval_type(env, path, sets, nsets, ask, &in, gb, ti, out, err))) {
+			rc = blame_catalog(&out->cat, ti, err);
 			goto fail;
+		}
 	/* whole-run figures and constraints */
 	for (size_t i = 0; i < out->n; i++) {
 		struct advise_option *o = &out->o[i];
@@ -836,8 +928,10 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 			o->time_s = r->time_to_train_s;
 			o->cost_usd = r->cost_usd;
 			o->energy_kwh = r->energy_kwh;
-			advise_band(r, "time_to_train_s", &o->time_lo_s, &o->time_hi_s);
-			advise_band(r, "cost_usd", &o->cost_lo_usd, &o->cost_hi_usd);
+			advise_band(r, "time_to_train_s", &o->time_lo_s, &o->time_mid_s,
+				    &o->time_hi_s);
+			advise_band(r, "cost_usd", &o->cost_lo_usd, &o->cost_mid_usd,
+				    &o->cost_hi_usd);
 			double hours = o->time_s / 3600.0;
 			double share = hours * o->capital_usd / (out->cat.years * 8766.0);
 			o->outlay_usd = o->mode == ADVISE_BUY ? o->capital_usd + o->cost_usd - share

@@ -48,6 +48,8 @@ struct advise_node_type {
 	uint32_t gpus_per_node;		    /* the cluster file's (filled when evaluated) */
 	char gpu[48];			    /* the cluster's GPU type (filled when evaluated) */
 	int line;			    /* its line in the catalog */
+	int cluster_line;		    /* the line of its cluster entry */
+	int set_lines[ADVISE_MAX_SETS];	    /* the line of each sets entry */
 };
 
 /* A candidate catalog. Plain record. */
@@ -102,9 +104,11 @@ struct advise_option {
 					  * the exported scenario) */
 	double time_s;			 /* time to train, s */
 	double time_lo_s, time_hi_s;	 /* its band (advise_band) */
+	double time_mid_s;		 /* the band's p50 */
 	double cost_usd;		 /* the run's cost (rent: hours x price; buy: amortised
 					  * capital, upkeep and energy), US$ */
 	double cost_lo_usd, cost_hi_usd; /* its band */
+	double cost_mid_usd;		 /* the band's p50 */
 	double outlay_usd;		 /* money spent: rent the cost; buy the purchase
 					  * (capital) plus the run's energy and upkeep, US$ */
 	double capital_usd;		 /* buy: nodes x (server + network + redundant
@@ -141,14 +145,31 @@ struct advise_result {
 	double decode_core_s_per_tok; /* decode core-seconds per sample or token */
 	bool per_token;		      /* the dataset's sizes are per token */
 	char scenario_name[160];
-	int64_t layers; /* the model's layers */
+	char model_name[64]; /* the model's name ("llama2-13b") */
+	int64_t layers;	     /* the model's layers */
 };
 
 /* The p10 and p90 of figure `key` ("time_to_train_s" or "cost_usd") of
  * result r: its reported 80 % band (ts_result.band: the replicas' spread
  * widened by the model error of the run's regime, sim/run/band.h). Units
  * of the figure (s, US$). The one place advice reads a band from. */
-void advise_band(const struct ts_result *r, const char *key, double *lo, double *hi);
+void advise_band(const struct ts_result *r, const char *key, double *lo, double *mid, double *hi);
+
+/* Money v (US$) as the advice prints it everywhere: "$0", "$570", "$570k",
+ * "$1.28M", into b (size n). */
+void advise_money(char *b, size_t n, double v);
+
+/* Duration s (seconds) as the advice prints it everywhere, in the unit that
+ * fits (report_fmt RQ_DURATION: "12.3 s", "35.2 min", "30.0 h", "59.9
+ * days"), into b (size n). */
+void advise_duration(char *b, size_t n, double s);
+
+/* The label of what sets the pace of iteration r: the largest of its
+ * shares (compute with recompute, exposed communication, pipeline bubble,
+ * data stall, optimizer with the rest of the host's work), as
+ * "compute-bound", "network-bound", "bubble-bound", "loader-bound" or
+ * "optimizer-and-host-bound"; ties go to the earlier. A static string. */
+const char *advise_bound(const struct ts_result *r);
 
 /* Mark on[i] for each of the n points (time[i], cost[i]) that no other
  * point dominates (at most as slow and as costly, and better in one);
