@@ -434,25 +434,9 @@ static int load_layout(const struct ts_env *env, const char *path, const char **
 		       uint32_t nodes, uint32_t gpn, int64_t gb, struct ts_scenario **out,
 		       struct ts_error *err)
 {
-	char a_nodes[64], a_gpn[64], a_dp[64], a_gb[64];
-	uint64_t g = (uint64_t)nodes * gpn;
-	snprintf(a_nodes, sizeof a_nodes, "nodes=%u", nodes);
-	snprintf(a_gpn, sizeof a_gpn, "gpus_per_node=%u", gpn);
-	snprintf(a_dp, sizeof a_dp, "parallel.dp=%llu", (unsigned long long)g);
-	snprintf(a_gb, sizeof a_gb, "training.global_batch=%llu", (unsigned long long)g);
-	const char *fix[] = {a_nodes,
-			     a_gpn,
-			     a_dp,
-			     a_gb,
-			     "training.micro_batch=1",
-			     "parallel.tp=1",
-			     "parallel.pp=1",
-			     "parallel.zero=0",
-			     "parallel.interleave=1",
-			     "parallel.schedule=1f1b"};
-	for (size_t k = 0; k < NKEYS(fix); k++)
-		argv[n + k] = fix[k];
-	int rc = ts_scenario_load(env->cat, path, argv, n + NKEYS(fix), out, err);
+	struct search_layout_buf lb;
+	search_layout_sets(nodes, gpn, &lb, argv + n);
+	int rc = ts_scenario_load(env->cat, path, argv, n + SEARCH_LAYOUT_SETS, out, err);
 	if (!rc)
 		(*out)->training.global_batch = gb;
 	return rc;

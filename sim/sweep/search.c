@@ -668,6 +668,28 @@ int search_run_env(const struct ts_env *env, const char *path, const char *const
 				err);
 }
 
+void search_layout_sets(uint32_t nodes, uint32_t gpn, struct search_layout_buf *buf,
+			const char *sets[SEARCH_LAYOUT_SETS])
+{
+	uint64_t g = (uint64_t)nodes * gpn;
+	snprintf(buf->nodes, sizeof buf->nodes, "nodes=%u", nodes);
+	snprintf(buf->gpn, sizeof buf->gpn, "gpus_per_node=%u", gpn);
+	snprintf(buf->dp, sizeof buf->dp, "parallel.dp=%llu", (unsigned long long)g);
+	snprintf(buf->gb, sizeof buf->gb, "training.global_batch=%llu", (unsigned long long)g);
+	const char *fix[SEARCH_LAYOUT_SETS] = {buf->nodes,
+					       buf->gpn,
+					       buf->dp,
+					       buf->gb,
+					       "training.micro_batch=1",
+					       "parallel.tp=1",
+					       "parallel.pp=1",
+					       "parallel.zero=0",
+					       "parallel.interleave=1",
+					       "parallel.schedule=1f1b"};
+	for (size_t k = 0; k < SEARCH_LAYOUT_SETS; k++)
+		sets[k] = fix[k];
+}
+
 int search_run_hooks(const struct ts_env *env, const char *path, const char *const *sets,
 		     size_t nsets, enum search_objective obj, uint32_t max_gpus, int threads,
 		     size_t top, const struct search_hooks *h, struct search_result *out,
@@ -713,9 +735,9 @@ int search_run_opts(const struct ts_env *env, const char *path, const char *cons
 	out->global_batch = base->training.global_batch;
 	if (!max_gpus)
 		max_gpus = base->gpus;
-	enum { NFIX = 10 };
+	enum { NFIX = SEARCH_LAYOUT_SETS };
 	const char **argv = ts_calloc(nsets + NFIX, sizeof *argv);
-	char a_nodes[64], a_gpn[64], a_dp[64], a_gb[64];
+	struct search_layout_buf lb;
 	size_t cap_c = 0;
 	if (!argv)
 		goto nomem;
@@ -727,24 +749,8 @@ int search_run_opts(const struct ts_env *env, const char *path, const char *cons
 		uint32_t per = g <= gpn ? (uint32_t)g : gpn;
 		if (g > gpn && g % gpn)
 			continue;
-		snprintf(a_nodes, sizeof a_nodes, "nodes=%u", nodes);
-		snprintf(a_gpn, sizeof a_gpn, "gpus_per_node=%u", per);
-		/* the degrees are set per candidate; the layout is loaded as pure
-		 * data parallelism, whose checks every global batch passes */
-		snprintf(a_dp, sizeof a_dp, "parallel.dp=%llu", (unsigned long long)g);
-		snprintf(a_gb, sizeof a_gb, "training.global_batch=%llu", (unsigned long long)g);
-		const char *fix[NFIX] = {a_nodes,
-					 a_gpn,
-					 a_dp,
-					 a_gb,
-					 "training.micro_batch=1",
-					 "parallel.tp=1",
-					 "parallel.pp=1",
-					 "parallel.zero=0",
-					 "parallel.interleave=1",
-					 "parallel.schedule=1f1b"};
-		for (size_t k = 0; k < NFIX; k++)
-			argv[nsets + k] = fix[k];
+		/* the degrees are set per candidate */
+		search_layout_sets(nodes, per, &lb, argv + nsets);
 		struct ts_error e2;
 		if (ts_scenario_load(cat, path, argv, nsets + NFIX, &lay[nl], &e2)) {
 			struct search_skip *k = &out->skips[out->layouts_skipped++];

@@ -246,4 +246,18 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 
 void search_result_free(struct search_result *r);
 
+/* The --set values that load a scenario as the search's layout of `nodes`
+ * nodes of gpn GPUs each: pure data parallelism over the nodes x gpn GPUs
+ * (a global batch of one sample per GPU, micro-batch 1, no TP, PP, ZeRO or
+ * interleaving), whose checks every layout passes; the degrees and the real
+ * global batch are set per candidate afterwards. Writes SEARCH_LAYOUT_SETS
+ * pointers into sets, into buf's strings or static ones (valid while buf
+ * lives). Allocates nothing. */
+#define SEARCH_LAYOUT_SETS 10
+struct search_layout_buf {
+	char nodes[32], gpn[32], dp[48], gb[64];
+};
+void search_layout_sets(uint32_t nodes, uint32_t gpn, struct search_layout_buf *buf,
+			const char *sets[SEARCH_LAYOUT_SETS]);
+
 #endif
