@@ -374,22 +374,6 @@ static const char *const csv_cols[] = {"name",
 				       "why",
 				       "scenario"};
 
-static void csv_str(FILE *out, const char *s)
-{
-	bool q = strpbrk(s, ",\"\n") != NULL;
-	if (!q) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 static void csv_num(FILE *out, bool have, double v)
 {
 	if (have)
@@ -424,13 +408,13 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		bool e = o->evaluated;
 		char lab[200], lay[64];
 		option_label(ar, o, lab, sizeof lab);
-		csv_str(out, lab);
+		csv_put_field(out, lab);
 		fputc(',', out);
-		csv_str(out, t->name);
+		csv_put_field(out, t->name);
 		fputc(',', out);
-		csv_str(out, t->cluster);
+		csv_put_field(out, t->cluster);
 		fputc(',', out);
-		csv_str(out, t->interconnect);
+		csv_put_field(out, t->interconnect);
 		fprintf(out, ",%s,%u,%u,%s,%s,", t->gpu, o->nodes, o->gpus, mode_name(o->mode),
 			e ? "true" : "false");
 		csv_num(out, e, o->time_s);
@@ -468,16 +452,16 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		char rec[64];
 		fprintf(out, ",%s,%s,%s,", o->frontier ? "true" : "false",
 			recommended(ar, i, rec, sizeof rec), o->fails[0] ? "false" : "true");
-		csv_str(out, o->fails);
+		csv_put_field(out, o->fails);
 		fputc(',', out);
-		csv_str(out, e ? c->res.bottleneck : "");
+		csv_put_field(out, e ? c->res.bottleneck : "");
 		fputc(',', out);
-		csv_str(out, o->why);
+		csv_put_field(out, o->why);
 		fputc(',', out);
 		if (dir && exported(ar, i)) {
 			char p[1200];
 			export_name(ar, o, dir, p, sizeof p);
-			csv_str(out, p);
+			csv_put_field(out, p);
 		}
 		fputc('\n', out);
 	}

@@ -116,3 +116,18 @@ void csv_close(struct csv *c)
 	ts_free(c->f, (size_t)c->max_fields * sizeof *c->f);
 	*c = (struct csv){0};
 }
+
+void csv_put_field(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

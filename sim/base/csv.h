@@ -1,5 +1,6 @@
 /* Reading CSV: the one reader of trainsim's CSV inputs (validation
- * measurements, a sweep's own output when resuming, results to plot).
+ * measurements, a sweep's own output when resuming, results to plot); and
+ * the one quoting of a field written to a stream.
  *
  * RFC 4180 as trainsim and common tools write it: fields separated by ',',
  * a field that holds ',' or '"' quoted with '"' and its '"' doubled; no line
@@ -58,5 +59,10 @@ int csv_row(struct csv *c, const char *const *names, int n, int *col, struct ts_
 
 /* Close the file and free the buffers (a zeroed or failed struct is fine). */
 void csv_close(struct csv *c);
+
+/* Write field s to out, quoted as RFC 4180 asks when it holds ',', '"' or
+ * a line break (its '"' doubled); no separator. Write errors are left to
+ * the stream's error flag. */
+void csv_put_field(FILE *out, const char *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/alloc.h"
+#include "base/csv.h"
 #include "base/err.h"
 #include "base/jstr.h"
 #include "report/table.h"
@@ -316,22 +317,6 @@ int table_print(const struct ts_table *t, FILE *out)
 	return ferror(out) ? TS_EIO : 0;
 }
 
-/* One CSV field, quoted when RFC 4180 asks for it. */
-static void put_csv_field(const char *s, FILE *out)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 int table_print_csv(const struct ts_table *t, FILE *out)
 {
 	if (!t || !out)
@@ -340,7 +325,7 @@ int table_print_csv(const struct ts_table *t, FILE *out)
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c > 0)
 				fputc(',', out);
-			put_csv_field(head_text(t, c), out);
+			csv_put_field(out, head_text(t, c));
 		}
 		fputc('\n', out);
 	}
@@ -348,7 +333,7 @@ int table_print_csv(const struct ts_table *t, FILE *out)
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c > 0)
 				fputc(',', out);
-			put_csv_field(t->rows[r][c] ? t->rows[r][c] : "", out);
+			csv_put_field(out, t->rows[r][c] ? t->rows[r][c] : "");
 		}
 		fputc('\n', out);
 	}
