@@ -155,6 +155,29 @@ START_TEST(small_catalog_frontier)
 	}
 	ck_assert_uint_ge(missed, 1);
 	ck_assert(ar->o[ar->cheapest].time_s <= dl.deadline_s);
+	/* the frontier is of the options that meet the deadline: none late on
+	 * it, and each in time on it exactly when no other in time dominates */
+	ck_assert(ar->frontier_feasible);
+	for (size_t i = 0; i < ar->n; i++) {
+		const struct advise_option *o = &ar->o[i];
+		bool dom = false;
+		for (size_t j = 0; j < ar->n; j++) {
+			const struct advise_option *q = &ar->o[j];
+			dom = dom || (j != i && !q->fails[0] && q->time_s <= o->time_s &&
+				      q->cost_usd <= o->cost_usd &&
+				      (q->time_s < o->time_s || q->cost_usd < o->cost_usd));
+		}
+		ck_assert_msg(o->frontier == (!o->fails[0] && !dom), "option %zu: %s", i, o->fails);
+	}
+	/* a deadline none meets: the frontier is of all, as without one */
+	struct advise_ask none = {.mode = ADVISE_BOTH, .deadline_s = 1.0};
+	advise_result_free(ar);
+	memset(ar, 0, sizeof *ar);
+	rc = advise_run(env, sp, NULL, 0, cp, &none, ar, &err);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
+	ck_assert(!ar->frontier_feasible);
+	for (size_t i = 0; i < ar->n; i++)
+		ck_assert(ar->o[i].frontier == !dominated(t, c, ar->n, i));
 	/* a rack of 8 kW takes the A100 node, not the H100's 10.2 kW */
 	struct advise_ask rack = {.mode = ADVISE_BUY, .power_w = 8000.0, .per_rack = true};
 	advise_result_free(ar);

@@ -278,7 +278,12 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 		write_option_block(ar, ar->fastest, dir, out);
 	else
 		fprintf(out, "  none meets every constraint (see the options below)\n");
-	fprintf(out, "\nTime-versus-cost frontier (no other option both as fast and as cheap):\n");
+	fprintf(out, "\nTime-versus-cost frontier %s:\n",
+		ar->frontier_feasible
+		    ? "of the options that meet every constraint (no other of them both as fast "
+		      "and as cheap)"
+		    : "of all options, as none meets every constraint (no other both as fast and "
+		      "as cheap)");
 	for (size_t i = 0; i < ar->n; i++) {
 		const struct advise_option *o = &ar->o[i];
 		if (!o->frontier)
@@ -481,21 +486,25 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 		      const char *catalog, const char *dir, FILE *out)
 {
 	json_t *root = json_object(), *opts = json_array(), *ask = json_object();
-	bool ok = jset(root, "schema_version", json_integer(1)) &&
-		  jset(root, "trainsim_version", json_string(ts_version())) &&
-		  jset(root, "scenario", json_string(path)) &&
-		  jset(root, "catalog", json_string(catalog)) &&
-		  jset(ask, "deadline_s", jnum(a->deadline_s > 0.0, a->deadline_s)) &&
-		  jset(ask, "budget_usd", jnum(a->budget_usd > 0.0, a->budget_usd)) &&
-		  jset(ask, "power_limit_w", jnum(a->power_w > 0.0, a->power_w)) &&
-		  jset(ask, "power_per_rack", json_boolean(a->per_rack)) &&
-		  jset(ask, "max_gpus", a->max_gpus ? json_integer(a->max_gpus) : json_null()) &&
-		  jset(ask, "mode",
-		       json_string(a->mode == ADVISE_RENT  ? "rent"
-				   : a->mode == ADVISE_BUY ? "buy"
-							   : "both")) &&
-		  jset(ask, "full_search", json_boolean(a->full_search)) &&
-		  jset(root, "asked", json_incref(ask));
+	bool ok =
+	    jset(root, "schema_version", json_integer(1)) &&
+	    jset(root, "trainsim_version", json_string(ts_version())) &&
+	    jset(root, "scenario", json_string(path)) &&
+	    jset(root, "catalog", json_string(catalog)) &&
+	    jset(ask, "deadline_s", jnum(a->deadline_s > 0.0, a->deadline_s)) &&
+	    jset(ask, "budget_usd", jnum(a->budget_usd > 0.0, a->budget_usd)) &&
+	    jset(ask, "power_limit_w", jnum(a->power_w > 0.0, a->power_w)) &&
+	    jset(ask, "power_per_rack", json_boolean(a->per_rack)) &&
+	    jset(ask, "max_gpus", a->max_gpus ? json_integer(a->max_gpus) : json_null()) &&
+	    jset(ask, "mode",
+		 json_string(a->mode == ADVISE_RENT  ? "rent"
+			     : a->mode == ADVISE_BUY ? "buy"
+						     : "both")) &&
+	    jset(ask, "full_search", json_boolean(a->full_search)) &&
+	    jset(root, "asked", json_incref(ask)) &&
+	    jset(root, "frontier_of",
+		 json_string(ar->frontier_feasible ? "options meeting every constraint"
+						   : "all options (none meets every constraint)"));
 	for (size_t i = 0; ok && i < ar->n; i++) {
 		const struct advise_option *o = &ar->o[i];
 		const struct advise_node_type *t = &ar->cat.t[o->type];

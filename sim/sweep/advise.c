@@ -942,11 +942,18 @@ int advise_run(const struct ts_env *env, const char *path, const char *const *se
 			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 			goto fail;
 		}
+		/* the trade-off among the options a buyer can take: those that
+		 * meet every constraint; with none, among all, to show what the
+		 * constraints cost */
+		bool any = false;
+		for (size_t i = 0; i < out->n; i++)
+			any = any || (out->o[i].evaluated && !out->o[i].fails[0]);
 		for (size_t i = 0; i < out->n; i++) {
 			tm[i] = out->o[i].time_s;
 			cs[i] = out->o[i].cost_usd;
-			ok[i] = out->o[i].evaluated;
+			ok[i] = out->o[i].evaluated && (!any || !out->o[i].fails[0]);
 		}
+		out->frontier_feasible = any;
 		advise_frontier(tm, cs, ok, out->n, on);
 		out->cheapest = out->fastest = out->n;
 		out->cheapest_mode[0] = out->cheapest_mode[1] = out->n;

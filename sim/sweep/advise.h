@@ -116,9 +116,10 @@ struct advise_option {
 	double energy_kwh;		 /* facility energy, kWh */
 	double it_power_w;		 /* nodes x rated node power, W */
 	char fails[256];		 /* the constraints it misses, "; "-separated ("" none) */
-	bool frontier;			 /* no other evaluated option that meets the
-					  * constraints is at least as fast and as cheap and
-					  * better in one */
+	bool frontier;			 /* it meets the constraints and no other that
+					  * does is at least as fast and as cheap and
+					  * better in one (with none meeting them: over
+					  * every evaluated option; frontier_feasible) */
 	char why[320];			 /* one line: what sets its pace and what would change it */
 	char sets[ADVISE_MAX_SETS + 4][1024]; /* its --set values over the scenario (cluster,
 					       * nodes, the type's sets, power, cost) */
@@ -136,6 +137,8 @@ struct advise_result {
 	size_t cheapest;	      /* the cheapest that meets every constraint (n: none) */
 	size_t fastest;		      /* the fastest that meets every constraint (n: none) */
 	size_t cheapest_mode[2];      /* the cheapest rented [0] and bought [1] (n: none) */
+	bool frontier_feasible;	      /* the frontier is of the options that meet every
+				       * constraint (false: none does, it is of all) */
 	size_t searches;	      /* searches run */
 	size_t simulated;	      /* layouts simulated, searches included */
 	double seconds;		      /* wall time, s */
