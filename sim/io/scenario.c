@@ -30,7 +30,6 @@
 #include "io/costcfg.h"
 #include "base/cfg.h"
 #include "io/scenario.h"
-#include "run/mc.h"
 #include "work/straggle.h"
 
 #define MAX_NODES 65536

@@ -151,6 +151,13 @@ struct ts_power {
 	double switch_port_w; /* one fabric switch port, W */
 };
 
+/* Replicas of a run by default (sim.samples): a replica costs a few
+ * microseconds (sim/README.md, "Variability"), so 200 keep p10 and p90
+ * within about 0.12 standard deviations of the figure's (the standard
+ * error of a sample quantile, sqrt(q (1 - q) / N) / phi(z_q)) and cost
+ * well under a millisecond a run. */
+#define MC_SAMPLES_DEFAULT 200u
+
 /* sim = { ... } */
 struct ts_simopts {
 	enum ts_granularity granularity; /* task size; default layer */

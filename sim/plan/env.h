@@ -8,7 +8,7 @@
 #include "base/err.h"
 #include "data/catalog.h"
 #include "hw/catalog.h"
-#include "run/band.h"
+#include "plan/bandtab.h"
 #include "work/compute.h"
 
 /* Everything below is owned by the environment and read-only once it is

@@ -13,13 +13,6 @@
 #include "io/scenario.h"
 #include "run/result.h"
 
-/* Replicas of a run by default (sim.samples): a replica costs a few
- * microseconds (sim/README.md, "Variability"), so 200 keep p10 and p90
- * within about 0.12 standard deviations of the figure's (the standard
- * error of a sample quantile, sqrt(q (1 - q) / N) / phi(z_q)) and cost
- * well under a millisecond a run. */
-#define MC_SAMPLES_DEFAULT 200u
-
 /* What the draws of every replica of one run depend on (mc_params_init). */
 struct mc_params {
 	uint64_t gpus, nodes;	   /* the job's */
