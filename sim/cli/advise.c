@@ -217,11 +217,8 @@ int cli_advise(int argc, char **argv)
 		fprintf(stderr, "trainsim advise: found no scenario, expected SCENARIO.cfg\n");
 		goto out;
 	}
-	if (!strcmp(path, "-")) {
-		fprintf(stderr, "trainsim advise: found \"-\", expected a scenario file (advise "
-				"reads it once per option; save standard input to a file)\n");
+	if (cli_refuse_stdin("advise", path, "once per option"))
 		goto out;
-	}
 	enum ts_format fmt;
 	if (ts_format_parse(format, &fmt)) {
 		rc = cli_fail("advise");

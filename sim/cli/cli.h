@@ -3,6 +3,7 @@
 #ifndef TS_CLI_H
 #define TS_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "trainsim.h"
@@ -36,6 +37,10 @@ int cli_plot(int argc, char **argv);
 /* Print "trainsim CMD: " and the last library error (ts_errmsg()) on
  * stderr; returns the exit code: CLI_USAGE for TS_EUSAGE, else CLI_BADINPUT. */
 int cli_fail(const char *cmd);
+/* Refuse "-" (standard input, which can be read once) as the scenario of
+ * command cmd, which reads it again `why` ("once per option"): prints the
+ * error and returns true; false for any other path. */
+bool cli_refuse_stdin(const char *cmd, const char *path, const char *why);
 /* Open the environment (the data root found as ts_env_open says) and apply
  * the calibration overrides file calib (NULL: none); prints the error and
  * returns its exit code on failure, *env NULL. */

@@ -39,6 +39,17 @@ static void usage(FILE *out)
 		"  trainsim run configs/scenarios/default.cfg --set nodes=4 --format json\n");
 }
 
+bool cli_refuse_stdin(const char *cmd, const char *path, const char *why)
+{
+	if (!path || strcmp(path, "-"))
+		return false;
+	fprintf(stderr,
+		"trainsim %s: found \"-\", expected a scenario file (%s reads it %s; save "
+		"standard input to a file)\n",
+		cmd, cmd, why);
+	return true;
+}
+
 int cli_fail(const char *cmd)
 {
 	fprintf(stderr, "trainsim %s: %s\n", cmd, ts_errmsg());

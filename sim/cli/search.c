@@ -198,11 +198,8 @@ int cli_search(int argc, char **argv)
 	}
 	/* the scenario is loaded again for every GPU count: standard input
 	 * would be empty from the second on */
-	if (path && !strcmp(path, "-")) {
-		fprintf(stderr, "trainsim search: found \"-\", expected a scenario file (search "
-				"reads it once per GPU count; save standard input to a file)\n");
+	if (cli_refuse_stdin("search", path, "once per GPU count"))
 		goto out;
-	}
 	enum ts_format fmt;
 	if (ts_format_parse(format, &fmt)) {
 		rc = cli_fail("search");
