@@ -147,6 +147,15 @@ void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc)
 	memset(&g->obs, 0, sizeof g->obs);
 }
 
+size_t graph_storage_bytes(const struct ts_graph *g)
+{
+	return g->capt * sizeof *g->t + g->caps * sizeof *g->s + g->capp * sizeof *g->p +
+	       g->capc * sizeof *g->c + g->capranks * sizeof *g->ranks +
+	       g->capuses * sizeof *g->uses + g->capm * sizeof *g->m + g->cape * sizeof *g->e +
+	       g->capsucc * sizeof *g->succ + g->capdet * sizeof *g->det +
+	       g->caphas * sizeof *g->has_det;
+}
+
 double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
 {
 	return 2.0 * (tasks * (double)sizeof(struct gtask) +

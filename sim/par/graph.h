@@ -195,7 +195,10 @@ struct graph_observer {
 /* Set (copied) or clear (NULL) the observer. */
 void graph_set_observer(struct ts_graph *g, const struct graph_observer *obs);
 
-/* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */
+/* The bytes graph g's arrays hold (their capacity, used or not), what
+ * graph_bytes estimates. */
+size_t graph_storage_bytes(const struct ts_graph *g);
+
 /* Bytes at most that a graph of `tasks` tasks and `deps` dependencies,
  * with `colls` collectives over `coll_ranks` ranks in all, holds once
  * built: the sizes of its task, edge, successor, collective and rank
@@ -203,6 +206,7 @@ void graph_set_observer(struct ts_graph *g, const struct graph_observer *obs);
  * what it needs). For estimating a run's size before building it. */
 double graph_bytes(double tasks, double deps, double colls, double coll_ranks);
 
+/* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */
 void graph_breakdown(const struct ts_graph *g, uint32_t stream, ts_time t0, ts_time t1,
 		     struct graph_breakdown *out);
 

@@ -18,6 +18,7 @@
 #include "hw/cluster.h"
 #include "engine/evq.h"
 #include "engine/fluid.h"
+#include "net/net.h"
 #include "par/graph.h"
 #include "par/layout.h"
 #include "par/pipe.h"
@@ -769,56 +770,60 @@ static uint32_t simulated_mb(const struct ts_plan *p, bool trace)
 	return p->accum;
 }
 
-/* Graph tasks of one GPU task with `kernels` launches (par/dp.c and
- * par/pipe.c, gpu_task): the kernel, and with launches a first launch, the
- * other launches and a mark that waits for them. */
-static double gpu_tasks(uint32_t kernels, double launch_s)
+/* Graph tasks that one GPU task with `kernels` launches adds where its
+ * launches are tasks (par/pipe.c, gpu: a trace, or a class whose host
+ * waits for loaded batches): a first launch, and with more kernels the
+ * other launches and a mark that waits for them. Elsewhere the launches'
+ * ends are known when the graph is built and add no task. */
+static double launch_tasks(uint32_t kernels, double launch_s)
 {
 	if (kernels == 0 || !(launch_s > 0.0))
-		return 1.0;
-	return kernels > 1 ? 4.0 : 2.0;
+		return 0.0;
+	return kernels > 1 ? 3.0 : 1.0;
 }
 
 /* The size model. A run's memory is its task graph: every task of every
  * simulated iteration and micro-batch on every rank class is one record
- * (par/graph.c, struct gtask, 152 bytes on x86-64) with about 1.6 dependencies
- * (counted as 2, an edge and a successor each) and, for collectives, a
- * record and its ranks. Per micro-batch and class, each unit the class
- * holds (a layer, an op, or with stage granularity the class's stage as a
- * whole) makes a forward, two backward (input and weight gradients) and a
- * recompute GPU task of up to four graph tasks each (with its launches),
- * and 2 tasks per collective after it (tensor-parallel, expert all-to-all,
- * context-parallel ring steps, ZeRO gathers and per-micro-batch gradient
- * reductions); 8 more per micro-batch and class (input pipeline, pipeline
- * sends, memory marks) and per iteration each unit's gradient bucket (3)
- * and 16 per class (optimizer step, marks). The data-parallel schedule at
- * stage granularity makes one task of all units (16 per micro-batch);
- * the model-parallel one is counted per unit (an over-estimate). The
- * engine (fluid activities and resources, the
- * event queue, collectives' per-channel transfers) is bounded by the
- * activities alive at once and the links, not by the tasks: counted per
- * rank class below, sized by fluid_bytes and evq_bytes.
+ * (par/graph.c, struct gtask) with about 2 dependencies (an edge and a
+ * successor each) and, for collectives, a record and its ranks; capacity
+ * doubling may leave each array up to twice its use (graph_bytes).
+ *
+ * Per micro-batch and class (par/pipe.c), each unit the class holds (a layer
+ * or an op) makes a forward, two backward (input and weight gradients) and
+ * a recompute GPU task, one graph task each, plus their launches where those
+ * are tasks (a trace, or the first stage, whose host waits for loaded
+ * batches); and one task per collective after it for each group it leads:
+ * in class mode every class leads its groups, in full mode one rank of each
+ * (tensor-parallel, expert all-to-all, context-parallel ring steps, ZeRO
+ * gathers and per-micro-batch gradient reductions). At stage granularity a
+ * pass is one segment, cut at gradient buckets where the micro-batch reduces
+ * them (the last, or every one with ZeRO-2/3), with each kind of collective
+ * once per segment: the lesser of that and the per-unit count. 8 more per
+ * micro-batch and class (input pipeline, pipeline sends, memory marks) and
+ * per iteration each unit's gradient bucket (3 per data-parallel group) and
+ * 16 per class (optimizer step, marks). The engine (fluid activities and
+ * resources, the event queue, collectives' per-channel transfers) is bounded
+ * by the activities alive at once and the links, not by the tasks: counted
+ * per rank class below, sized by fluid_bytes and evq_bytes.
  *
  * Peak RSS (/usr/bin/time -f %M, Release build) against the estimate, for
  * configs/scenarios/default.cfg (GPT-3 1.3B, 8 GPUs) with --set; RSS
- * includes 3.6 MiB of program and catalogs (the RSS of --dump-config);
- * "all mb" is sim.extrapolate = false, every micro-batch simulated:
- *   as it is (DP 8, layer, class mode):          6.7 MiB, estimate  5.3 MiB
- *   sim.granularity = "op":                       24.4 MiB, estimate 24.6 MiB
- *   TP 2 x PP 4, op, extended (m2 = 12):          26.8 MiB, estimate 44.4 MiB
- *   the same, all 128 mb (as --trace runs it):     338 MiB, estimate  452 MiB
- *   TP 2 x PP 4 on 16 nodes, layer:               25.4 MiB, estimate 40.9 MiB
- *   ZeRO-3, op, all 128 mb:                        184 MiB, estimate  350 MiB
- *   TP 2 x CP 2, all 64 mb:                        192 MiB, estimate  421 MiB
- *   PP 4 interleaved x 2, op, all 64 mb:           169 MiB, estimate  195 MiB
- *   PP 8, stage granularity, all 64 mb:           10.3 MiB, estimate 49.0 MiB
- *   sim.mode = "full", 64 GPUs:                   26.4 MiB, estimate 45.1 MiB
- *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      176 MiB, estimate  313 MiB
- *   sim.mode = "full", 1,024 GPUs (batch 4096):    189 MiB, estimate  389 MiB
- * Above a few MiB, 1.15 to 2.2 times the measured peak (more at stage
- * granularity, where it is small). The tasks counted were never fewer than
- * the graph's own count (15642 for 15255, 1.30e6 for 1.17e6, 1.03e6 for
- * 983115, 578124 for 570579 interleaved). */
+ * includes about 4 MiB of program and catalogs; "all mb" is
+ * sim.extrapolate = false, every micro-batch simulated:
+ *   as it is (DP 8, layer, class mode):            6.9 MiB, estimate  4.1 MiB
+ *   sim.granularity = "op":                        13.7 MiB, estimate 19.1 MiB
+ *   TP 2 x PP 4, op, all 128 mb:                    102 MiB, estimate  225 MiB
+ *   ZeRO-3, op, all 128 mb:                        22.4 MiB, estimate 29.4 MiB
+ *   TP 2 x CP 2, all 64 mb:                        18.9 MiB, estimate 32.6 MiB
+ *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      33.0 MiB, estimate 72.6 MiB
+ *   sim.mode = "full", 1,024 GPUs (batch 4096):     145 MiB, estimate  311 MiB
+ *   sim.mode = "full", 128 GPUs, ZeRO-3, stage:    18.1 MiB, estimate 19.1 MiB
+ * and Llama 3 405B (TP 8, SP, PP 16, 16 micro-batches, 2 iterations) in full
+ * mode: 1,024 GPUs 50 MiB at stage granularity (estimate 153 MiB), 187 MiB
+ * at layer (426 MiB); 16,384 GPUs 0.70 GiB at stage (2.35 GiB), 2.78 GiB
+ * at layer (6.63 GiB). Against the graph's own storage
+ * (graph_storage_bytes) the estimate is 1.1 to 3.4 times above on the
+ * cases of tests/check_plan.c, estimate_bounds_the_graph. */
 double plan_estimate(const struct ts_plan *p, bool trace)
 {
 	const struct ts_scenario *sc = p->sc;
@@ -826,57 +831,104 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 	double accum = (double)simulated_mb(p, trace);
 	bool mp = par->tp > 1 || par->pp > 1 || par->zero > 0 || par->cp > 1 || par->ep > 1;
 	double classes = p->class_mode ? 1.0 : (double)p->dp;
-	double holders = classes; /* classes that hold each unit */
+	double pp = par->pp ? (double)par->pp : 1.0;
 	if (mp) {
 		struct layout lay;
 		struct ts_error e;
 		uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
 		if (layout_init(&lay, par->tp, par->cp, par->dp, par->pp, NULL, gpn, p->class_mode,
-				&e) == 0)
+				&e) == 0) {
+			/* as the run merges a stage's classes (run.c, sim_create);
+			 * a trace keeps a class per local GPU */
+			if (!trace && p->class_merge && net_node_symmetric(sc->cluster))
+				layout_merge(&lay, hw_cluster_nodes(sc->cluster));
 			classes = (double)lay.nclasses;
-		else
+		} else
 			classes = (double)sc->gpus;
-		holders = classes / (double)(par->pp ? par->pp : 1u);
 	}
+	/* classes that hold each unit (those of its stage) */
+	double holders = mp ? classes / pp : classes;
+	/* members of a group per collective task: every class leads its
+	 * groups in class mode, one rank of each in full mode */
+	bool full = !p->class_mode;
+	double g_tp = full ? (double)par->tp : 1.0, g_ep = full ? (double)par->ep : 1.0;
+	double g_cp = full ? (double)par->cp : 1.0, g_dp = full ? (double)par->dp : 1.0;
+	/* the share of classes whose launches are tasks: all with a trace,
+	 * else the first stage's where there is data to load (their host
+	 * waits for loaded batches) */
+	bool loads = p->input.dataset.layout != DATA_LAYOUT_NONE;
+	double launch_share = trace ? 1.0 : loads ? 1.0 / pp : 0.0;
 	double launch = p->calib ? p->calib->launch_s : 0.0;
 	double unit_tasks = 0.0, unit_colls = 0.0, unit_coll_ranks = 0.0;
+	double seg_colls = 0.0, seg_launch = 0.0; /* stage granularity, per segment */
+	double grad = 0.0;
+	bool any_rec = false;
 	for (uint32_t u = 0; u < p->nunits; u++) {
 		const struct dp_unit *x = &p->units[u];
-		double t = gpu_tasks(x->kernels_fwd, launch) +
-			   gpu_tasks(x->kernels_bwd / 2, launch) +
-			   gpu_tasks(x->kernels_bwd - x->kernels_bwd / 2, launch);
-		if (x->recompute_s > 0.0)
-			t += gpu_tasks(x->kernels_rec, launch);
-		/* the data-parallel schedule has none of these */
-		double ntp = mp && par->tp > 1 ? (double)x->tp_fwd + x->tp_bwd : 0.0;
-		double na2a = mp && par->ep > 1 ? (double)x->a2a_fwd + x->a2a_bwd : 0.0;
-		double c = ntp + na2a;
-		double cr = ntp * par->tp + na2a * par->ep;
-		if (mp && par->cp > 1 && (x->ring_fwd_s > 0.0 || x->ring_bwd_s > 0.0)) {
-			c += 2.0 * par->cp;
-			cr += 2.0 * par->cp * 2.0;
+		double lt = launch_tasks(x->kernels_fwd, launch) +
+			    launch_tasks(x->kernels_bwd / 2, launch) +
+			    launch_tasks(x->kernels_bwd - x->kernels_bwd / 2, launch);
+		double t = 3.0;
+		if (x->recompute_s > 0.0) {
+			t += 1.0;
+			lt += launch_tasks(x->kernels_rec, launch);
+			any_rec = true;
+		}
+		/* collective tasks per class, and their records' ranks */
+		double ntp = par->tp > 1 ? (double)x->tp_fwd + x->tp_bwd : 0.0;
+		double na2a = par->ep > 1 ? (double)x->a2a_fwd + x->a2a_bwd : 0.0;
+		double c = ntp / g_tp + na2a / g_ep;
+		double cr = ntp * par->tp / g_tp + na2a * par->ep / g_ep;
+		if (par->cp > 1 && (x->ring_fwd_s > 0.0 || x->ring_bwd_s > 0.0)) {
+			c += 2.0 * par->cp / g_cp;
+			cr += 2.0 * par->cp * 2.0 / g_cp;
 		}
 		/* ZeRO-3 gathers a unit's weights before its forward and backward;
 		 * ZeRO-2 and 3 reduce its gradients every micro-batch */
-		if (mp && par->zero >= 2 && x->params > 0.0) {
-			c += par->zero == 3 ? 3.0 : 1.0;
-			cr += (par->zero == 3 ? 3.0 : 1.0) * par->dp;
+		if (par->zero >= 2 && x->params > 0.0) {
+			double z = par->zero == 3 ? 3.0 : 1.0;
+			c += z / g_dp;
+			cr += z * par->dp / g_dp;
 		}
-		unit_tasks += t + 2.0 * c;
+		unit_tasks += t + c + lt * launch_share;
 		unit_colls += c;
 		unit_coll_ranks += cr;
+		seg_colls = fmax(seg_colls, c);
+		seg_launch = fmax(seg_launch, lt / t);
+		grad += x->grad_bytes > 0.0 ? x->grad_bytes : 0.0;
 	}
-	if (p->gran == DP_GRAN_STAGE && !mp)
-		unit_tasks = fmin(unit_tasks, 16.0 + 3.0 * unit_colls);
-	/* gradient buckets: at most one per unit, each one collective over the
-	 * data-parallel group, per class in class mode and shared in full mode */
-	double buckets = (double)p->nunits * (p->class_mode ? holders : 1.0);
+	/* per class and micro-batch: the units of its stage */
+	double per_class = unit_tasks / (mp ? pp : 1.0);
+	double colls_class = unit_colls / (mp ? pp : 1.0);
+	double ranks_class = unit_coll_ranks / (mp ? pp : 1.0);
+	if (p->gran == DP_GRAN_STAGE) {
+		/* a pass is one segment, the backward cut at each of the stage's
+		 * gradient buckets (at most one per unit; one per unit with
+		 * ZeRO-3; par/pipe.c, dp_assign_buckets) where the micro-batch
+		 * reduces them (the last, or every one with ZeRO-2/3) */
+		double nbk = (double)p->nunits;
+		if (par->zero < 3 && p->bucket_bytes > 0.0)
+			nbk = fmin(nbk, ceil(grad / p->bucket_bytes) + (double)p->nchunks);
+		double cuts = p->overlap ? nbk / (mp ? pp : 1.0) : 0.0;
+		if (par->zero < 2)
+			cuts /= accum > 1.0 ? accum : 1.0;
+		double segs = 1.0 + (1.0 + (any_rec ? 1.0 : 0.0)) * (1.0 + cuts);
+		double stage = segs * (1.0 + seg_colls + seg_launch * launch_share);
+		if (stage < per_class) {
+			double f = stage / per_class;
+			per_class = stage;
+			colls_class *= f;
+			ranks_class *= f;
+		}
+	}
+	/* gradient buckets: at most one per unit, each one collective over a
+	 * data-parallel group: per class in class mode, per group in full mode */
+	double buckets = (double)p->nunits * holders / g_dp;
 	double iters = (double)sc->training.iterations;
-	double per_mb = holders * unit_tasks + classes * 8.0;
-	double per_iter = accum * per_mb + buckets * 3.0 + classes * 16.0;
+	double per_iter = accum * classes * (per_class + 8.0) + buckets * 3.0 + classes * 16.0;
 	double tasks = iters * per_iter;
-	double colls = iters * (accum * holders * unit_colls + buckets);
-	double coll_ranks = iters * (accum * holders * unit_coll_ranks + buckets * (double)p->dp);
+	double colls = iters * (accum * classes * colls_class + buckets);
+	double coll_ranks = iters * (accum * classes * ranks_class + buckets * (double)p->dp);
 	/* the engine: per rank class (of every GPU in full mode) its GPU, NVLink,
 	 * PCIe and NIC resources and the link classes of its node (8), up to 64
 	 * activities alive at once (its streams' tasks, and a collective's
