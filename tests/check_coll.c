@@ -302,6 +302,81 @@ START_TEST(contention_doubles)
 }
 END_TEST
 
+/* Back-to-back collectives, for a repeated one to compare with: each
+ * starts when the one before ends. */
+struct chain {
+	struct world *w;
+	struct coll_spec s;
+	uint32_t left;
+};
+
+static void chain_next(void *ctx, uint64_t arg)
+{
+	struct chain *ch = ctx;
+	(void)arg;
+	if (ch->left == 0) {
+		ch->w->end[0] = evq_now(ch->w->q);
+		ch->w->ndone++;
+		return;
+	}
+	ch->left--;
+	struct ts_error err;
+	ck_assert_int_eq(coll_start(ch->w->cc, &ch->s, NULL, &err), 0);
+}
+
+/* A collective repeated `count` times (struct coll_spec, count: what stage
+ * granularity issues for a pass's tensor-parallel collectives) ends when
+ * that many of it, run one after the other alone, end: within a
+ * nanosecond per collective (each end is rounded up to the nanosecond),
+ * inside a node (one NVSwitch ring) and over two nodes (a channel per
+ * NIC); count 0 and 1 are one collective. */
+START_TEST(repeated_equals_back_to_back)
+{
+	static const struct {
+		uint32_t nodes, n;
+		double bytes;
+	} cases[] = {{1, 8, 4194304.0}, {1, 8, 65536.0}, {2, 16, 33554432.0}};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		uint32_t ranks[16];
+		for (uint32_t i = 0; i < cases[c].n; i++)
+			ranks[i] = i;
+		const uint32_t reps[] = {0, 1, 5};
+		for (size_t r = 0; r < 3; r++) {
+			struct world a, b;
+			struct ts_error err;
+			world_init(&a, "dgx-a100-80gb", cases[c].nodes, 0, NET_FULL);
+			world_init(&b, "dgx-a100-80gb", cases[c].nodes, 0, NET_FULL);
+			struct coll_spec s = {.op = COLL_ALL_REDUCE,
+					      .ranks = ranks,
+					      .nranks = cases[c].n,
+					      .bytes = cases[c].bytes,
+					      .count = reps[r],
+					      .mult = 1,
+					      .done = on_done,
+					      .ctx = &a,
+					      .arg = 0};
+			ck_assert_int_eq(coll_start(a.cc, &s, NULL, &err), 0);
+			fluid_run(a.f, TS_TIME_MAX);
+			uint32_t n = reps[r] > 1 ? reps[r] : 1;
+			struct chain ch = {.w = &b, .s = s, .left = n};
+			ch.s.count = 1;
+			ch.s.done = chain_next;
+			ch.s.ctx = &ch;
+			chain_next(&ch, 0);
+			fluid_run(b.f, TS_TIME_MAX);
+			ck_assert_int_eq(a.ndone, 1);
+			ck_assert_int_eq(b.ndone, 1);
+			ts_time d = a.end[0] - b.end[0];
+			ck_assert_msg(d <= 0 && d >= -(ts_time)n,
+				      "case %zu x %u: repeated %lld ns, back to back %lld ns", c, n,
+				      (long long)a.end[0], (long long)b.end[0]);
+			world_fini(&a);
+			world_fini(&b);
+		}
+	}
+}
+END_TEST
+
 /* Small messages are latency-bound and pick LL; large ones pick Simple and
  * approach the link rate. */
 START_TEST(protocol_by_size)
@@ -1146,6 +1221,7 @@ int main(void)
 	tcase_add_test(tc, class_equals_full);
 	tcase_add_test(tc, class_equals_full_oversubscribed_tree);
 	tcase_add_test(tc, contention_doubles);
+	tcase_add_test(tc, repeated_equals_back_to_back);
 	tcase_add_test(tc, protocol_by_size);
 	tcase_add_test(tc, bad_specs);
 	tcase_add_test(tc, nccl_tests_rows);

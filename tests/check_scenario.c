@@ -112,7 +112,7 @@ START_TEST(defaults)
 	ck_assert_uint_eq(s->data.workers_per_gpu, 4);
 	ck_assert_uint_eq(s->data.prefetch, 2);
 	ck_assert(s->cost.usd_per_gpu_hour == 0.0);
-	ck_assert_int_eq(s->sim.granularity, TS_GRAN_LAYER);
+	ck_assert_int_eq(s->sim.granularity, TS_GRAN_AUTO);
 	ck_assert_int_eq(s->sim.mode, TS_MODE_CLASS);
 	ck_assert_uint_eq(s->seed, 1);
 	ck_assert_str_eq(origin(s, "training.iterations")->where, "default");

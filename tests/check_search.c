@@ -348,8 +348,10 @@ static bool same_setting(const struct search_cand *x, const struct search_cand *
  * each of the 5 gives the iteration of `trainsim run` of its setting at
  * the granularity it ran at (layer where stage would differ: at_layer; two
  * iterations, class mode, as the export writes it); candidates with tensor
- * or context parallelism run at layer and differ from the stage search's
- * figures, and candidates on one GPU run at stage, as in the stage search. */
+ * parallelism inside a node or context parallelism run at layer and differ
+ * from the stage search's
+ * figures, except tensor parallelism over a whole node (plan_stage_exact),
+ * which runs at stage as candidates on one GPU do, as in the stage search. */
 START_TEST(test_layer_figures)
 {
 	static const char text[] =
@@ -417,7 +419,7 @@ START_TEST(test_layer_figures)
 		ts_scenario_destroy(sc);
 	}
 	/* layer where stage differs, stage where it does not */
-	size_t differ = 0, alone = 0;
+	size_t differ = 0, alone = 0, node_tp = 0;
 	for (size_t i = 0; i < ex.n; i++) {
 		const struct search_cand *x = &ex.c[i];
 		if (x->pruned || x->alias || x->rc)
@@ -430,14 +432,19 @@ START_TEST(test_layer_figures)
 				ck_assert(!x->at_layer);
 				ck_assert(x->res.iteration_time_s == y->res.iteration_time_s);
 				alone++;
-			} else if (x->tp > 1 || x->cp > 1) {
+			} else if (x->cp > 1 || (x->tp > 1 && x->tp < x->gpus_per_node)) {
 				ck_assert(x->at_layer);
 				differ += x->res.iteration_time_s != y->res.iteration_time_s;
+			} else if (x->tp > 1) { /* over its whole node: stage is exact */
+				ck_assert(!x->at_layer);
+				ck_assert(x->res.iteration_time_s == y->res.iteration_time_s);
+				node_tp++;
 			}
 		}
 	}
 	ck_assert_uint_gt(alone, 0);
 	ck_assert_uint_gt(differ, 0);
+	ck_assert_uint_gt(node_tp, 0);
 	unlink(path);
 	env_release(&env);
 	search_result_free(&st);

@@ -48,7 +48,7 @@ static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd", "ad
 static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
 static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
-static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage"};
+static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage", "auto"};
 static const char *const mode_names[TS_MODE_COUNT_] = {"class", "full"};
 static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs",
 						     "steps"};
@@ -601,7 +601,7 @@ static int read_rest(struct ld *l)
 	    (rc = cfg_check_keys(l->g_sim, l->file, "sim.", sim_keys, COUNT(sim_keys), l->err)))
 		return rc;
 	if ((rc = get_enum(l, l->g_sim, "sim.", "granularity", gran_names, TS_GRAN_COUNT_,
-			   TS_GRAN_LAYER, &e)))
+			   TS_GRAN_AUTO, &e)))
 		return rc;
 	s->sim.granularity = (enum ts_granularity)e;
 	if ((rc = get_enum(l, l->g_sim, "sim.", "mode", mode_names, TS_MODE_COUNT_, TS_MODE_CLASS,

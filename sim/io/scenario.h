@@ -24,7 +24,9 @@
 enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_ADAM8BIT, TS_OPT_COUNT_ };
 enum ts_offload { TS_OFFLOAD_NONE, TS_OFFLOAD_CPU, TS_OFFLOAD_NVME, TS_OFFLOAD_COUNT_ };
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT_ };
-enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_COUNT_ };
+/* auto: stage where stage gives layer's figures (plan_stage_exact), else
+ * layer; the plan resolves it */
+enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_AUTO, TS_GRAN_COUNT_ };
 enum ts_sim_mode { TS_MODE_CLASS, TS_MODE_FULL, TS_MODE_COUNT_ };
 /* Which run length was given (at most one of them). */
 enum ts_run_unit {
@@ -160,7 +162,7 @@ struct ts_power {
 
 /* sim = { ... } */
 struct ts_simopts {
-	enum ts_granularity granularity; /* task size; default layer */
+	enum ts_granularity granularity; /* task size; default auto */
 	enum ts_sim_mode mode;		 /* rank classes or every rank; default class */
 	bool extrapolate;    /* many micro-batches: simulate two short iterations and extend
 			      * their steady state (sim/run/run.h); default true */

@@ -945,13 +945,22 @@ int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *
 		return fluid_start(f, &fs, &act);
 	}
 	pd->left = m->nact;
+	double reps = s->count > 1 ? (double)s->count : 1.0;
+	ts_time lat = m->lat;
+	if (s->count > 1 && m->lat > INT64_MAX / (int64_t)s->count)
+		return ts_error_set(err, TS_ELIMIT, NULL, 0, NULL,
+				    "a collective repeated %u times has a latency past the "
+				    "int64-ns range",
+				    s->count);
+	if (s->count > 1)
+		lat = m->lat * (ts_time)s->count;
 	for (uint32_t k = 0; k < m->nact; k++) {
 		uint32_t lo = m->off[k], hi = m->off[k + 1];
-		struct fluid_spec fs = {.work = s->bytes / m->nact,
+		struct fluid_spec fs = {.work = reps * (s->bytes / m->nact),
 					.mult = s->mult,
 					.weight = 1.0,
 					.bound = m->bound,
-					.latency = m->lat,
+					.latency = lat,
 					.uses = m->uses + lo,
 					.nuses = hi - lo,
 					.done = channel_done,

@@ -74,6 +74,12 @@ struct coll_spec {
 	const uint32_t *ranks; /* global GPU ranks, node-local ranks contiguous, in ring order */
 	uint32_t nranks;       /* >= 1 */
 	double bytes;	       /* >= 0 */
+	/* Back-to-back repeats (0 or 1: one): the collective runs as `count`
+	 * identical collectives of `bytes` each, one after the other with
+	 * nothing between, i.e. count x its latency then count x its bytes on
+	 * the same channels, algorithm and protocol (chosen for `bytes`). Stage
+	 * granularity issues a pass's tensor-parallel collectives so. */
+	uint32_t count;
 	/* Class mode only: the number of node-local pieces this collective stands
 	 * for, i.e. (identical groups running it at once) x (nodes each group
 	 * spans); only the ring edges leaving ranks[0]'s node are built, and the

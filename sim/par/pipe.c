@@ -43,6 +43,7 @@
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -202,6 +203,9 @@ struct pb {
 	uint32_t *nroute; /* per class: down, up counts */
 	uint32_t *tmpv;	  /* scratch per class */
 	uint32_t *tpx;	  /* per class: its overlapped TP collective of this segment */
+	uint32_t *tpheld; /* per class: the last of this segment's TP collectives
+			   * before its last unit's own (stage granularity), which
+			   * a gradient reduction after the segment waits for */
 	/* NVMe offload: class k's share of the drives of each group of alike
 	 * nodes its members sit in, nvuse[nvoff[k] .. nvoff[k] + nvn[k]), with
 	 * coefficient (its members in the group) / (its members); nvoff[k] is
@@ -538,15 +542,19 @@ static const uint32_t *pg_lead_ranks(struct pb *b, uint32_t k, enum pgk g, uint3
 /* A collective over the groups of kind g that k leads (one activity with
  * their multiplicity), after each member class's task last[member]
  * (GRAPH_NONE: its latest compute task). Returns its id. */
-static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op, double bytes,
-			   enum graph_kind kind, uint32_t stream, const char *label,
-			   const uint32_t *after)
+static uint32_t group_coll_n(struct pb *b, uint32_t k, enum pgk g, enum coll_op op, double bytes,
+			     uint32_t count, enum graph_kind kind, uint32_t stream,
+			     const char *label, const uint32_t *after)
 {
 	size_t x = (size_t)k * PG_COUNT_ + g;
 	uint32_t n;
 	const uint32_t *ranks = pg_lead_ranks(b, k, g, &n);
-	struct coll_spec cs = {
-	    .op = op, .ranks = ranks, .nranks = n, .bytes = bytes, .mult = b->gmult[x]};
+	struct coll_spec cs = {.op = op,
+			       .ranks = ranks,
+			       .nranks = n,
+			       .bytes = bytes,
+			       .count = count,
+			       .mult = b->gmult[x]};
 	struct graph_task_spec ts = {.kind = kind,
 				     .stream = stream,
 				     .label = label,
@@ -564,6 +572,13 @@ static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op
 			dep(b, after[mem[i]], id);
 	}
 	return id;
+}
+
+static uint32_t group_coll(struct pb *b, uint32_t k, enum pgk g, enum coll_op op, double bytes,
+			   enum graph_kind kind, uint32_t stream, const char *label,
+			   const uint32_t *after)
+{
+	return group_coll_n(b, k, g, op, bytes, 1, kind, stream, label, after);
 }
 
 /* Call fn(b, member, id) for each member class of the groups of kind g
@@ -605,6 +620,10 @@ static void set_pending(struct pb *b, uint32_t k, uint32_t id)
 static void set_red(struct pb *b, uint32_t k, uint32_t id)
 {
 	b->c[k].red_last = id;
+}
+static void set_held(struct pb *b, uint32_t k, uint32_t id)
+{
+	b->tpheld[k] = id;
 }
 static void take_pending(struct pb *b, uint32_t k, uint32_t id)
 {
@@ -821,13 +840,22 @@ static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
 }
 
 /* Scratch per class: the task each member waits behind. */
+/* Kinds of unit a stage-granularity segment tells apart by their
+ * tensor-parallel collectives (transformer layers, embedding, head). */
+#define SEG_TP_KINDS 4
+
 struct seg {
 	const char *label;
 	enum graph_kind kind;
 	double s;
 	uint32_t kernels;
 	double alloc, freeb, logits_alloc, logits_free;
-	uint32_t tp;	    /* tensor-parallel collectives after it */
+	uint32_t tp; /* tensor-parallel collectives after it */
+	/* at stage granularity, the units it sums by their collectives: ntpk
+	 * kinds, tpc[i] units of tpn[i] collectives each (0 kinds: one unit
+	 * of tp) */
+	uint32_t ntpk, tpn[SEG_TP_KINDS], tpc[SEG_TP_KINDS];
+	uint32_t tplast;    /* the kind of the unit added last (SEG_TP_KINDS: it has none) */
 	double gather;	    /* ZeRO-3: weight elements gathered before it */
 	uint32_t a2a;	    /* MoE all-to-alls after it */
 	double ring_s;	    /* seconds of s that overlap the K, V ring (context parallel) */
@@ -845,22 +873,66 @@ struct seg {
  * then an all-gather of the same size, on `stream`, after after[member].
  * on_path: after an on-path all-to-all of the same segment too (NCCL runs
  * both on the compute stream, one after the other). Returns the last. */
-static uint32_t tp_issue(struct pb *b, uint32_t k, uint32_t n, uint32_t stream,
-			 const uint32_t *after, bool on_path)
+static uint32_t tp_issue1(struct pb *b, uint32_t k, uint32_t n, uint32_t count, uint32_t stream,
+			  const uint32_t *after, uint32_t prev, bool on_path)
 {
 	const struct pipe_job *j = b->j;
 	double bytes = j->tp_bytes * n;
-	uint32_t id = group_coll(b, k, PG_TP, j->sp ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE, bytes,
-				 GRAPH_COMM, stream, "tp collective", after);
+	uint32_t id = group_coll_n(b, k, PG_TP, j->sp ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE,
+				   bytes, count, GRAPH_COMM, stream, "tp collective", after);
+	dep(b, prev, id);
 	if (on_path)
 		each_member(b, k, PG_TP, id, take_pending);
 	if (j->sp) {
-		uint32_t id2 = group_coll(b, k, PG_TP, COLL_ALL_GATHER, bytes, GRAPH_COMM, stream,
-					  "tp collective", NULL);
+		uint32_t id2 = group_coll_n(b, k, PG_TP, COLL_ALL_GATHER, bytes, count, GRAPH_COMM,
+					    stream, "tp collective", NULL);
 		dep(b, id, id2);
 		id = id2;
 	}
 	return id;
+}
+
+/* The tensor-parallel collectives of segment sg (see tp_issue1): a unit's
+ * as one collective of its count, a stage-granularity segment's as, for
+ * each kind of unit it sums, that collective repeated once per unit
+ * (struct coll_spec, count), so that a pass costs the latencies and sizes
+ * the units would; one kind after the other, the last unit's kind last and
+ * its own collective apart, as at layer granularity the collectives of
+ * every unit but the last are over when the segment's compute ends.
+ * *held (may be NULL) receives the last task before that unit's own
+ * collective (GRAPH_NONE when it has none before it). Returns the last. */
+static uint32_t tp_issue(struct pb *b, uint32_t k, const struct seg *sg, uint32_t stream,
+			 const uint32_t *after, bool on_path, uint32_t *held)
+{
+	if (held)
+		*held = GRAPH_NONE;
+	if (!sg->ntpk)
+		return tp_issue1(b, k, sg->tp, 1, stream, after, GRAPH_NONE, on_path);
+	uint32_t id = GRAPH_NONE, last = sg->tplast;
+	bool first = true;
+	if (last == SEG_TP_KINDS) { /* the last unit has none: all are over */
+		for (uint32_t i = 0; i < sg->ntpk && !b->rc; i++) {
+			id = tp_issue1(b, k, sg->tpn[i], sg->tpc[i], stream, i ? NULL : after, id,
+				       on_path && !i);
+		}
+		if (held)
+			*held = id;
+		return id;
+	}
+	/* the other kinds in order, then the last unit's kind but its own */
+	for (uint32_t i = 0; i <= sg->ntpk && !b->rc; i++) {
+		uint32_t x = i < sg->ntpk ? i : last;
+		uint32_t c = i < sg->ntpk ? sg->tpc[x] : sg->tpc[x] - 1;
+		if ((i < sg->ntpk && x == last) || c == 0)
+			continue;
+		id = tp_issue1(b, k, sg->tpn[x], c, stream, first ? after : NULL, id,
+			       on_path && first);
+		first = false;
+	}
+	if (held)
+		*held = id;
+	return tp_issue1(b, k, sg->tpn[last], 1, stream, first ? after : NULL, id,
+			 on_path && first);
 }
 
 /* Ring attention (Liu et al. 2023, "Ring Attention with Blockwise
@@ -916,6 +988,8 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 {
 	const struct pipe_job *j = b->j;
 	uint32_t *cls = b->scls + (size_t)st * b->per;
+	for (uint32_t i = 0; i < b->per; i++)
+		b->tpheld[cls[i]] = GRAPH_NONE;
 	b->det.flops = sg->flops;
 	b->det.layer0 = sg->has_layer ? sg->l0 : GRAPH_NONE;
 	b->det.layer1 = sg->has_layer ? sg->l1 : GRAPH_NONE;
@@ -963,8 +1037,8 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		}
 		for (uint32_t i = 0; i < b->per && !b->rc; i++)
 			if (leads(b, cls[i], PG_TP))
-				b->tpx[cls[i]] = tp_issue(b, cls[i], sg->tp, b->c[cls[i]].tpcomm,
-							  b->tmpv, false);
+				b->tpx[cls[i]] = tp_issue(b, cls[i], sg, b->c[cls[i]].tpcomm,
+							  b->tmpv, false, NULL);
 	}
 	bool ring = b->lay->deg[LAYOUT_CP] > 1 && sg->ring_s > 0.0 && sg->ring_bytes > 0.0;
 	double rest = ring ? sg->s - sg->ring_s : sg->s;
@@ -1034,8 +1108,10 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		uint32_t k = cls[i];
 		if (!leads(b, k, PG_TP))
 			continue;
-		uint32_t id = tp_issue(b, k, sg->tp, GRAPH_NONE, lastv, true);
+		uint32_t held;
+		uint32_t id = tp_issue(b, k, sg, GRAPH_NONE, lastv, true, &held);
 		each_member(b, k, PG_TP, id, set_pending);
+		each_member(b, k, PG_TP, held, set_held);
 	}
 }
 
@@ -1062,6 +1138,10 @@ static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *last
 		uint32_t id =
 		    group_coll(b, k, PG_DP, b->j->zero >= 1 ? COLL_REDUCE_SCATTER : COLL_ALL_REDUCE,
 			       bytes, GRAPH_COMM, b->c[k].dpcomm, "grad reduction", lastv);
+		uint32_t m;
+		const uint32_t *mem = pg_members(b, k, PG_DP, &m);
+		for (uint32_t x = 0; x < m && !b->rc; x++)
+			dep(b, b->tpheld[mem[x]], id);
 		each_member(b, k, PG_DP, id, set_red);
 		if (b->j->offload) {
 			b->xbytes = bytes / (double)b->ndp;
@@ -1078,6 +1158,29 @@ static void add_seg(struct seg *a, const struct seg *x)
 	a->freeb += x->freeb;
 	a->logits_alloc += x->logits_alloc;
 	a->logits_free += x->logits_free;
+	/* x is one unit (a stage's segments sum units) */
+	a->tplast = SEG_TP_KINDS;
+	if (x->tp) {
+		uint32_t j = 0;
+		while (j < a->ntpk && a->tpn[j] != x->tp)
+			j++;
+		if (j < a->ntpk) {
+			a->tpc[j]++;
+		} else if (a->ntpk < SEG_TP_KINDS) {
+			a->tpn[a->ntpk] = x->tp;
+			a->tpc[a->ntpk++] = 1;
+		} else { /* more kinds than kept (no model has): the nearest one,
+			  * its count raised by about x's collectives */
+			j = 0;
+			for (uint32_t i = 1; i < a->ntpk; i++)
+				if (abs((int)a->tpn[i] - (int)x->tp) <
+				    abs((int)a->tpn[j] - (int)x->tp))
+					j = i;
+			uint32_t c = (x->tp + a->tpn[j] / 2) / a->tpn[j];
+			a->tpc[j] += c ? c : 1;
+		}
+		a->tplast = j;
+	}
 	a->tp += x->tp;
 	a->gather += x->gather;
 	a->a2a += x->a2a;
@@ -1461,6 +1564,7 @@ static void pb_free(struct pb *b, size_t nids)
 	ts_free(b->ringx, b->ncls * sizeof *b->ringx);
 	ts_free(b->tmpv, b->ncls * sizeof *b->tmpv);
 	ts_free(b->tpx, b->ncls * sizeof *b->tpx);
+	ts_free(b->tpheld, b->ncls * sizeof *b->tpheld);
 	if (b->route)
 		ts_free(b->route, (size_t)b->ncls * 2 * PIPE_MAX_ROUTE * sizeof *b->route);
 	if (b->nroute)
@@ -1541,6 +1645,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	b.ringx = ts_calloc(b.ncls, sizeof *b.ringx);
 	b.tmpv = ts_calloc(b.ncls, sizeof *b.tmpv);
 	b.tpx = ts_calloc(b.ncls, sizeof *b.tpx);
+	b.tpheld = ts_calloc(b.ncls, sizeof *b.tpheld);
 	if (j->data) {
 		uint64_t batches = (uint64_t)b.niter * b.m;
 		b.qlen = j->data->queue < batches ? j->data->queue : (uint32_t)batches;
@@ -1569,10 +1674,10 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		b.gate = ts_calloc((size_t)b.ncls * j->nunits, sizeof *b.gate);
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
 	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.moff || !b.mcnt || !b.roff ||
-	    !b.rcnt || !b.ringx || !b.tmpv || !b.tpx || (j->offload && (!b.route || !b.nroute)) ||
-	    !b.order || !bb || !firstv || !lastv || !out->compute || !out->pool || !out->opt ||
-	    !out->iter_end || (j->zero >= 1 && j->zero <= 2 && !b.gate) ||
-	    (j->data && (!b.taken || !out->loaded))) {
+	    !b.rcnt || !b.ringx || !b.tmpv || !b.tpx || !b.tpheld ||
+	    (j->offload && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
+	    !out->compute || !out->pool || !out->opt || !out->iter_end ||
+	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && (!b.taken || !out->loaded))) {
 		b.rc = TS_ENOMEM;
 		goto done;
 	}

@@ -555,6 +555,18 @@ double plan_units_per_step(const struct ts_plan *p, double batch_share)
 	}
 }
 
+/* plan_stage_exact of scenario sc (plan.h). */
+static bool stage_exact(const struct ts_scenario *sc)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	/* tensor parallelism over a whole node: no other group's traffic
+	 * on its links */
+	bool tp_alone = par->tp <= 1 || (par->tp == gpn && !par->tp_comm_overlap);
+	return tp_alone && par->cp <= 1 && par->ep <= 1 && par->zero < 3 &&
+	       par->offload == TS_OFFLOAD_NONE;
+}
+
 /* Refuse a run length of less than one optimizer step of the full global
  * batch (5e-324 tokens made 0 steps and a run of 0 s); epochs count passes
  * over p's resolved dataset. */
@@ -655,6 +667,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	};
 	p->gran = sc->sim.granularity == TS_GRAN_OP	 ? DP_GRAN_OP
 		  : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE
+		  : sc->sim.granularity == TS_GRAN_LAYER ? DP_GRAN_LAYER
+		  : stage_exact(sc)			 ? DP_GRAN_STAGE
 							 : DP_GRAN_LAYER;
 	p->class_mode = sc->sim.mode == TS_MODE_CLASS;
 	p->class_merge = p->class_mode;
@@ -986,10 +1000,7 @@ int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)
 
 bool plan_stage_exact(const struct ts_plan *p)
 {
-	const struct ts_parallel *par = &p->sc->parallel;
-	bool dp_overlap = (uint64_t)par->dp * par->cp > 1 && p->overlap;
-	return par->tp <= 1 && par->cp <= 1 && par->ep <= 1 && par->zero < 3 &&
-	       par->offload == TS_OFFLOAD_NONE && !dp_overlap;
+	return stage_exact(p->sc);
 }
 
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,

@@ -161,19 +161,27 @@ double plan_units_per_step(const struct ts_plan *p, double batch_share);
 bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint32_t *m);
 
 /* Whether stage granularity gives plan p the figures layer granularity
- * gives (iteration time, its breakdown, memory; equal to a relative 1e-6,
- * the rounding of the sums): nothing in the job happens per layer but the
- * compute. That holds with tp = cp = ep = 1 (no collective inside a
- * layer), ZeRO below 3 (no weight gather per layer), no offload, and no
- * data-parallel reduction overlapping the backward (dp x cp = 1, or
- * overlap_grad_reduce off): then every rank runs its stage's layers back
- * to back either way. Otherwise stage runs a stage's per-layer traffic as
- * one block after its compute and differs: measured on the validation
- * sources (tests/check_granularity.c), +1 to +20 % with the gradient
- * reduction overlapped or FSDP (whose weight gathers per stage also hold
- * far more memory), -0.3 to -5 % with tensor parallelism (fewer, larger
- * collectives). A sufficient condition: stage can match layer elsewhere
- * too. */
+ * gives (iteration time, its breakdown, memory): equal up to the rounding
+ * of each task's end to the nanosecond, which layer does at more tasks (at
+ * most 1 ns per task on the critical path; measured 1e-9 to 3e-6 relative).
+ * A stage's pass runs its compute as one task and, at its end, each unit's
+ * tensor-parallel collectives back to back (struct coll_spec, count: the
+ * latencies and sizes of the units' own), the last unit's apart: a
+ * gradient reduction after the pass starts where layer's does. That is
+ * layer's schedule when no other traffic shares the collectives' links:
+ * tp = 1, or tp over a whole node (its peers' data-parallel and pipeline
+ * traffic leaves through the node's NICs) without Megatron-Core's TP
+ * communication overlap (whose GEMMs and collectives overlap unit by
+ * unit); cp = ep = 1 (ring steps and all-to-alls per layer); ZeRO below 3
+ * (no weight gather per layer); no offload. The default granularity
+ * (sim.granularity = "auto") is stage where this holds, else layer.
+ * Measured on the validation sources (tests/check_granularity.c checks
+ * every third single-node and every second multi-node row): within 1e-6
+ * wherever the rule holds; outside it MEG24 with TP overlap +2.4 to +4.8 %,
+ * MPT (FSDP) +0.3 to +20 % with memory up to 10 times layer's (a stage
+ * gathers its weights at once), TITAN (FSDP2) +4.9 to +11 %. A sufficient
+ * condition: vTrain's multi-node rows with tp 2 or 4 on 8-GPU nodes also
+ * match (within 1e-6). */
 bool plan_stage_exact(const struct ts_plan *p);
 
 /* Estimate, in bytes, what simulating plan p allocates at its peak: the

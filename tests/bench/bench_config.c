@@ -1,7 +1,8 @@
 /* Benchmark: CPU time per configuration of the jobs where search matters.
  * GPT-3 175B on 1,024 A100 (128 DGX A100, TP8 PP16 DP8, global batch 1536,
- * micro-batch 1), scenario parsed once and simulated many times, at layer
- * granularity (the default) and at stage, each ts_run on its own and each
+ * micro-batch 1), scenario parsed once and simulated many times, at the
+ * default granularity (auto: stage here, where stage gives layer's
+ * figures), at layer and at stage, each ts_run on its own and each
  * run on a plan built once and storage kept from run to run (run_plan_in,
  * as a sweep's thread runs its points); and a 100-point data-parallel
  * sweep of GPT-3 1.3B on 8 to 128 A100 (each point loaded, simulated and
@@ -32,7 +33,7 @@ static const char gpt175b[] =
     "parallel = { tp = 8; pp = 16; };\n";
 
 /* 5 node counts x 4 micro-batches x 5 buckets = 100 points, pure data
- * parallelism, at the default (layer) granularity and at stage, each
+ * parallelism, at layer and at stage granularity (the default here), each
  * point with its spread over the default sim.samples replicas. */
 #define DP_SWEEP(SIM)                                                                              \
 	"base = { model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"                           \
@@ -41,7 +42,7 @@ static const char gpt175b[] =
 	"  training = { micro_batch = [1, 2, 4, 8]; };\n"                                          \
 	"  \"parallel.bucket\" = [\"10 MiB\", \"25 MiB\", \"40 MiB\", \"100 MiB\", \"none\"]; "    \
 	"};\n"
-static const char *const dp_sweeps[2] = {DP_SWEEP(""),
+static const char *const dp_sweeps[2] = {DP_SWEEP(" sim = { granularity = \"layer\"; };"),
 					 DP_SWEEP(" sim = { granularity = \"stage\"; };")};
 static const char *const dp_sweep_gran[2] = {"layer", "stage"};
 
@@ -103,8 +104,10 @@ int main(void)
 	       "class mode, in-process\n");
 	printf("%-12s %8s %14s %14s %14s %14s\n", "granularity", "runs", "CPU ms/config",
 	       "wall ms/config", "faults/config", "iteration (s)");
-	const enum ts_granularity gr[2] = {TS_GRAN_LAYER, TS_GRAN_STAGE};
-	for (int i = 0; i < 2; i++) {
+	/* the default (auto: stage here, where it gives layer's figures),
+	 * then each level */
+	const enum ts_granularity gr[3] = {TS_GRAN_AUTO, TS_GRAN_LAYER, TS_GRAN_STAGE};
+	for (int i = 0; i < 3; i++) {
 		sc->sim.granularity = gr[i];
 		struct one_run x = {.sc = sc, .calib = &calib};
 		if (timed(ts_granularity_name(gr[i]), "", &x))
@@ -117,7 +120,7 @@ int main(void)
 		fprintf(stderr, "bench_config: %s\n", ts_error_format(&err, buf, sizeof buf));
 		return 1;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		sc->sim.granularity = gr[i];
 		struct ts_plan *p = NULL;
 		if (plan_build(&env, sc, &p, &err)) {
