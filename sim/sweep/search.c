@@ -470,11 +470,12 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 	return 0;
 }
 
-/* search_candidate_run into *out, or with out NULL only planned; *at_layer
- * (may be NULL) receives whether it runs at layer granularity. */
+/* search_candidate_run_in into *out, or with out NULL only planned;
+ * *at_layer (may be NULL) receives whether it runs at layer granularity. */
 static int candidate_run(const struct ts_env *env, const struct ts_scenario *layout,
 			 const struct data_input *in, const struct search_cand *c,
-			 struct ts_result *out, bool *at_layer, struct ts_error *err)
+			 struct ts_result *out, bool *at_layer, struct run_arena *a,
+			 struct ts_error *err)
 {
 	struct ts_scenario sc = *layout;
 	sc.training.micro_batch = c->micro_batch;
@@ -509,7 +510,7 @@ static int candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 		rc = plan_build_with(env, &sc, in, &p, err);
 	}
 	if (!rc && out)
-		rc = run_plan(p, out, NULL, err);
+		rc = a ? run_plan_in(p, a, out, NULL, err) : run_plan(p, out, NULL, err);
 	plan_destroy(p);
 	return rc;
 }
@@ -518,7 +519,7 @@ int search_candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 			 const struct data_input *in, const struct search_cand *c,
 			 struct ts_result *out, struct ts_error *err)
 {
-	return candidate_run(env, layout, in, c, out, NULL, err);
+	return candidate_run(env, layout, in, c, out, NULL, NULL, err);
 }
 
 /* Order of the simulation: by key (the score floor per unit of steps), ties
@@ -570,6 +571,13 @@ static int simulate(const struct ts_env *env, struct ts_scenario *const *lay,
 	int nt = 1;
 	(void)threads;
 #endif
+	/* each thread's task-graph storage, kept from candidate to candidate */
+	struct run_arena *arenas = ts_calloc((size_t)nt, sizeof *arenas);
+	if (!arenas) {
+		ts_free(ord, cap * sizeof *ord);
+		ts_free(best, (top ? top : 1) * sizeof *best);
+		return TS_ENOMEM;
+	}
 	size_t nb = 0, done = 0, ndone = 0; /* ndone: candidates finished, for h */
 	double steps = -1.0;		    /* the run's steps, from the first result */
 	bool sound = true;		    /* every score so far at least its floor */
@@ -595,11 +603,17 @@ static int simulate(const struct ts_env *env, struct ts_scenario *const *lay,
 #pragma omp critical(search_hooks)
 				known = h->known(h->user, c, &c->res, &c->rc);
 			}
+#ifdef _OPENMP
+			struct run_arena *ar = &arenas[omp_get_thread_num()];
+#else
+			struct run_arena *ar = &arenas[0];
+#endif
 			if (!known)
 				c->rc = candidate_run(env, lay[ord[k].l], in, c, &c->res,
-						      &c->at_layer, NULL);
+						      &c->at_layer, ar, NULL);
 			else if (c->layer_figures) /* which level gave them */
-				candidate_run(env, lay[ord[k].l], in, c, NULL, &c->at_layer, NULL);
+				candidate_run(env, lay[ord[k].l], in, c, NULL, &c->at_layer, NULL,
+					      NULL);
 			if (h) {
 #pragma omp critical(search_hooks)
 				{
@@ -642,6 +656,9 @@ static int simulate(const struct ts_env *env, struct ts_scenario *const *lay,
 	}
 	for (size_t k = done; k < n; k++)
 		cs[ord[k].i].bounded = true;
+	for (int t = 0; t < nt; t++)
+		run_arena_release(&arenas[t]);
+	ts_free(arenas, (size_t)nt * sizeof *arenas);
 	ts_free(ord, cap * sizeof *ord);
 	ts_free(best, (top ? top : 1) * sizeof *best);
 	return 0;
