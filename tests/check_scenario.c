@@ -514,7 +514,7 @@ static const struct {
      TS_ESYNTAX,
      {"--set 'model={ base", "malformed value", NULL}},
     {BASE, "parallel.tp=\"2", TS_ESYNTAX, {"--set 'parallel.tp=\"2'", "malformed", NULL}},
-    {BASE "nodes = 1;\n", "nodes.x=1", TS_ETYPE, {"nodes", "found 1", "group", NULL}},
+    {BASE "nodes = 1;\n", "nodes.x=1", TS_ETYPE, {"nodes", "found 1 (bad.cfg:3)", "group", NULL}},
     /* --set values are checked like file values, and say where they came from */
     {BASE,
      "trainig.micro_batch=2",

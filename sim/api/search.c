@@ -436,7 +436,7 @@ static int absolute_file(config_t *cfg, const char *key, const char *scenario, s
 	char arg[4200];
 	snprintf(arg, sizeof arg, "%s=\"%s%s\"", key, hf ? "hf:" : "", abs);
 	free(abs);
-	return cfg_apply_set(cfg, arg, "search", err);
+	return cfg_apply_set(cfg, arg, "search", scenario, err);
 }
 
 /* Write scenario `path` with `sets` and the settings of candidate c as the
@@ -460,7 +460,7 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 	if (text)
 		ts_free(text, len + 1);
 	for (size_t i = 0; !rc && i < nsets; i++)
-		rc = cfg_apply_set(&cfg, sets[i], "--set", &err);
+		rc = cfg_apply_set(&cfg, sets[i], "--set", path, &err);
 	if (rc) {
 		config_destroy(&cfg);
 		return api_fail(&err);
@@ -502,7 +502,7 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 	snprintf(a[12], sizeof a[12], "sim.granularity=\"%s\"", c->at_layer ? "layer" : "stage");
 	snprintf(a[13], sizeof a[13], "sim.mode=\"class\"");
 	for (size_t i = 0; !rc && i < 14; i++)
-		rc = cfg_apply_set(&cfg, a[i], "search", &err);
+		rc = cfg_apply_set(&cfg, a[i], "search", path, &err);
 	/* the name says what it is; it changes no figure */
 	const config_setting_t *nm = config_setting_get_member(config_root_setting(&cfg), "name");
 	const char *old = nm ? config_setting_get_string(nm) : NULL;
@@ -515,7 +515,7 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 			*q = '\'';
 	snprintf(arg, sizeof arg, "name=\"%s\"", name);
 	if (!rc)
-		rc = cfg_apply_set(&cfg, arg, "search", &err);
+		rc = cfg_apply_set(&cfg, arg, "search", path, &err);
 	if (rc) {
 		config_destroy(&cfg);
 		return api_fail(&err);

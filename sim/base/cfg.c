@@ -1004,7 +1004,8 @@ static int parse_value(config_t *scratch, const char *arg, const char *val, size
 	return rc;
 }
 
-int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_error *err)
+int cfg_apply_set(config_t *cfg, const char *arg, const char *label, const char *file,
+		  struct ts_error *err)
 {
 	const char *eq = strchr(arg, '=');
 	if (!eq)
@@ -1086,11 +1087,18 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_e
 		} else if (!config_setting_is_group(c)) {
 			char fb[160], f[256];
 			int line;
-			cfg_where(c, NULL, f, sizeof f, &line);
-			rc = ts_error_set(err, TS_ETYPE, NULL, 0, path,
-					  "--set '%.200s': found %s (line %d), expected a group to "
-					  "set a key inside",
-					  arg, cfg_found(c, fb, sizeof fb), line);
+			cfg_where(c, file, f, sizeof f, &line);
+			if (line > 0)
+				rc = ts_error_set(
+				    err, TS_ETYPE, NULL, 0, path,
+				    "--set '%.200s': found %s (%s:%d), expected a group "
+				    "to set a key inside",
+				    arg, cfg_found(c, fb, sizeof fb), f[0] ? f : "line", line);
+			else
+				rc = ts_error_set(err, TS_ETYPE, NULL, 0, path,
+						  "--set '%.200s': found %s (from %s), expected a "
+						  "group to set a key inside",
+						  arg, cfg_found(c, fb, sizeof fb), f);
 			goto out;
 		}
 		*dot = '.';

@@ -157,8 +157,11 @@ char *cfg_names(const char *dir, const char *near, size_t max, char *buf, size_t
  * ( list ); anything else that does not parse is taken as a bare-word string.
  * Missing intermediate groups are created; a string `model` or `cluster` that
  * a path goes through becomes a group { base = "that name"; }. Every setting
- * created is labelled with `label` (borrowed; must outlive cfg). Returns 0 or
- * TS_ESYNTAX / TS_ETYPE / TS_ENOMEM with a message that names the argument. */
-int cfg_apply_set(config_t *cfg, const char *arg, const char *label, struct ts_error *err);
+ * created is labelled with `label` (borrowed; must outlive cfg). `file` (may
+ * be NULL) is the file cfg was parsed from, named with the line of a
+ * setting the argument cannot go through. Returns 0 or TS_ESYNTAX /
+ * TS_ETYPE / TS_ENOMEM with a message that names the argument. */
+int cfg_apply_set(config_t *cfg, const char *arg, const char *label, const char *file,
+		  struct ts_error *err);
 
 #endif

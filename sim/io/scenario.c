@@ -1423,7 +1423,7 @@ static int load(const struct hw_catalog *cat, const char *text, const char *file
 		}
 		snprintf(labels[i], n, "--set %s", a);
 		run_override(&cfg, a, labels[i], file, s);
-		if ((rc = cfg_apply_set(&cfg, a, labels[i], err)))
+		if ((rc = cfg_apply_set(&cfg, a, labels[i], file, err)))
 			goto done;
 	}
 	l.top = config_root_setting(&cfg);
@@ -1436,7 +1436,7 @@ static int load(const struct hw_catalog *cat, const char *text, const char *file
 				config_setting_remove(tg, run_names[u]);
 		}
 		for (size_t i = 0; i < ov->n && !rc; i++)
-			rc = cfg_apply_set(&cfg, ov->args[i], ov->label, err);
+			rc = cfg_apply_set(&cfg, ov->args[i], ov->label, file, err);
 		snprintf(s->phase_name, sizeof s->phase_name, "%s", ov->name);
 	}
 	if (!rc)
