@@ -169,6 +169,34 @@ START_TEST(small_catalog_frontier)
 		}
 		ck_assert_msg(o->frontier == (!o->fails[0] && !dom), "option %zu: %s", i, o->fails);
 	}
+	/* the band against a deadline: inside the fastest option's band above
+	 * its headline, it meets it at risk; below, it misses it and may meet
+	 * it; every option's note follows from its own band */
+	const struct advise_option *fo = &ar->o[ar->fastest];
+	ck_assert(fo->time_lo_s < fo->time_s && fo->time_s < fo->time_hi_s);
+	const double at[2] = {0.5 * (fo->time_s + fo->time_hi_s),
+			      0.5 * (fo->time_lo_s + fo->time_s)};
+	const size_t fi = ar->fastest;
+	for (int k = 0; k < 2; k++) {
+		struct advise_ask b = {.mode = ADVISE_BOTH, .deadline_s = at[k]};
+		advise_result_free(ar);
+		memset(ar, 0, sizeof *ar);
+		rc = advise_run(env, sp, NULL, 0, cp, &b, ar, &err);
+		ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
+		ck_assert_msg(!strncmp(ar->o[fi].risk, k ? "may meet it" : "at risk", 7), "%s",
+			      ar->o[fi].risk);
+		for (size_t i = 0; i < ar->n; i++) {
+			const struct advise_option *o = &ar->o[i];
+			if (!o->evaluated)
+				continue;
+			bool risk = o->time_s <= at[k] && o->time_hi_s > at[k];
+			bool may = o->time_s > at[k] && o->time_lo_s <= at[k];
+			ck_assert_msg(risk == !strncmp(o->risk, "at risk", 7) &&
+					  may == !strncmp(o->risk, "may meet it", 11) &&
+					  (risk || may || !o->risk[0]),
+				      "option %zu, deadline %g s: %s", i, at[k], o->risk);
+		}
+	}
 	/* a deadline none meets: the frontier is of all, as without one */
 	struct advise_ask none = {.mode = ADVISE_BOTH, .deadline_s = 1.0};
 	advise_result_free(ar);

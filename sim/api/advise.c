@@ -213,6 +213,8 @@ static void write_option_block(const struct advise_result *ar, size_t i, const c
 		r->memory_per_gpu_bytes / 1073741824.0, r->memory_headroom_gib);
 	fprintf(out, "    bottleneck: %s\n", r->bottleneck);
 	fprintf(out, "    why: %s\n", o->why);
+	if (o->risk[0])
+		fprintf(out, "    deadline: %s\n", o->risk);
 	if (dir) {
 		char p[1200];
 		export_name(ar, o, dir, p, sizeof p);
@@ -316,9 +318,9 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 		advise_money(c0, sizeof c0, o->cost_lo_usd);
 		advise_money(c1, sizeof c1, o->cost_hi_usd);
 		snprintf(cb, sizeof cb, "%s (%s-%s)", y, c0, c1);
-		fprintf(out, "%c %-32s %5u %22s %26s  %s%s\n", o->frontier ? '*' : ' ', lab,
+		fprintf(out, "%c %-32s %5u %22s %26s  %s%s%s%s\n", o->frontier ? '*' : ' ', lab,
 			o->gpus, tb, cb, o->fails[0] ? "misses: " : "",
-			o->fails[0] ? o->fails : o->why);
+			o->fails[0] ? o->fails : o->why, o->risk[0] ? "; " : "", o->risk);
 	}
 	fprintf(out, "\nChecks by node type:\n");
 	for (size_t ti = 0; ti < ar->cat.n; ti++) {
@@ -377,6 +379,7 @@ static const char *const csv_cols[] = {"name",
 				       "constraints_missed",
 				       "bottleneck",
 				       "why",
+				       "deadline_risk",
 				       "scenario"};
 
 static void csv_num(FILE *out, bool have, double v)
@@ -463,6 +466,8 @@ static void write_csv(const struct advise_result *ar, const char *dir, FILE *out
 		fputc(',', out);
 		csv_put_field(out, o->why);
 		fputc(',', out);
+		csv_put_field(out, o->risk);
+		fputc(',', out);
 		if (dir && exported(ar, i)) {
 			char p[1200];
 			export_name(ar, o, dir, p, sizeof p);
@@ -542,7 +547,8 @@ static int write_json(const struct advise_result *ar, const struct advise_ask *a
 		     jset(j, "it_power_kw", json_real(o->it_power_w / 1e3)) &&
 		     jset(j, "frontier", json_boolean(o->frontier)) &&
 		     jset(j, "recommended", json_string(recommended(ar, i, rec, sizeof rec))) &&
-		     jset(j, "constraints_missed", miss) && jset(j, "why", json_string(o->why));
+		     jset(j, "constraints_missed", miss) && jset(j, "why", json_string(o->why)) &&
+		     jset(j, "deadline_risk", o->risk[0] ? json_string(o->risk) : json_null());
 		if (ok && e)
 			ok = jset(lay, "tp", json_integer(c->tp)) &&
 			     jset(lay, "pp", json_integer(c->pp)) &&

@@ -605,6 +605,17 @@ static void constraints(const struct advise_ask *a, const struct advise_node_typ
 		advise_duration(y, sizeof y, a->deadline_s);
 		add_fail(o, "%s, past the %s deadline", x, y);
 	}
+	/* the band against the deadline: the run's variability and the
+	 * model's error (advise_band) can take it either way */
+	o->risk[0] = '\0';
+	if (a->deadline_s > 0.0 && o->time_s <= a->deadline_s && o->time_hi_s > a->deadline_s) {
+		advise_duration(x, sizeof x, o->time_hi_s);
+		snprintf(o->risk, sizeof o->risk, "at risk: its band reaches %s", x);
+	} else if (a->deadline_s > 0.0 && o->time_s > a->deadline_s &&
+		   o->time_lo_s <= a->deadline_s) {
+		advise_duration(x, sizeof x, o->time_lo_s);
+		snprintf(o->risk, sizeof o->risk, "may meet it: its band starts at %s", x);
+	}
 	if (a->budget_usd > 0.0 && o->outlay_usd > a->budget_usd) {
 		advise_money(x, sizeof x, o->outlay_usd);
 		advise_money(y, sizeof y, a->budget_usd);

@@ -116,11 +116,16 @@ struct advise_option {
 	double energy_kwh;		 /* facility energy, kWh */
 	double it_power_w;		 /* nodes x rated node power, W */
 	char fails[256];		 /* the constraints it misses, "; "-separated ("" none) */
-	bool frontier;			 /* it meets the constraints and no other that
-					  * does is at least as fast and as cheap and
-					  * better in one (with none meeting them: over
-					  * every evaluated option; frontier_feasible) */
-	char why[320];			 /* one line: what sets its pace and what would change it */
+	char risk[160]; /* with a deadline, where the 80 % time band crosses it (the
+			 * headline decides whether the option meets it): "at risk: its
+			 * band reaches T" when the headline meets it and the band's p90
+			 * does not, "may meet it: its band starts at T" when the headline
+			 * misses it and the band's p10 meets it; "" otherwise */
+	bool frontier;	/* it meets the constraints and no other that
+			 * does is at least as fast and as cheap and
+			 * better in one (with none meeting them: over
+			 * every evaluated option; frontier_feasible) */
+	char why[320];	/* one line: what sets its pace and what would change it */
 	char sets[ADVISE_MAX_SETS + 4][1024]; /* its --set values over the scenario (cluster,
 					       * nodes, the type's sets, power, cost) */
 	size_t nsets;
