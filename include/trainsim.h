@@ -502,7 +502,7 @@ typedef struct ts_advise_opts {
 	bool full_search;	  /* search every option at its own size (exact; slower)
 				   * rather than carry each node type's best layouts over
 				   * from one search at a reference size */
-	size_t transfer_top;	  /* layouts carried over per node type (0: 6) */
+	size_t transfer_top;	  /* layouts carried over per node type (0: 6; at most 21) */
 } ts_advise_opts;
 
 /* What ts_advise_run did, for a progress line or a benchmark. */

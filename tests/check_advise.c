@@ -332,6 +332,46 @@ START_TEST(bound_label_largest_share)
 }
 END_TEST
 
+/* Llama-2-13B, a global batch of 16 sequences, on 32 DGX A100 (256 GPUs):
+ * none of the layouts of the 2-node reference search carries over (its
+ * data parallelism does not divide the batch at this size), so the option
+ * is searched at its own size and gets a layout, where it was reported as
+ * "no layout fits in GPU memory". */
+START_TEST(uncarried_count_searched)
+{
+	static const char scen[] =
+	    "name = \"13B\"; model = \"llama2-13b\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { framework = \"megatron\"; global_batch = 16; seq_len = 4096; "
+	    "tokens = 1.0e9; };\nparallel = { sp = true; };\n";
+	static const char cat[] =
+	    "catalog = { node_types = (\n"
+	    "  { name = \"a100\"; cluster = \"dgx-a100-80gb\"; host_cores = 128; host_ram = \"1 "
+	    "TB\";\n"
+	    "    nvme = \"15 TB\"; node_power = \"6.5 kW\"; rent = { usd_per_gpu_hour = 2.0; };\n"
+	    "    node_counts = [32]; }\n"
+	    "); };\n";
+	ts_env *env = NULL;
+	ck_assert_msg(ts_env_open(tu_root(), &env) == 0, "%s", ts_errmsg());
+	char sp[256], cp[256], msg[1200];
+	tu_tmpfile("advise-13b", scen, sp, sizeof sp);
+	tu_tmpfile("advise-cat32", cat, cp, sizeof cp);
+	struct advise_result *ar = calloc(1, sizeof *ar);
+	struct ts_error err;
+	struct advise_ask ask = {.mode = ADVISE_RENT};
+	int rc = advise_run(env, sp, NULL, 0, cp, &ask, ar, &err);
+	ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
+	ck_assert_uint_eq(ar->n, 1);
+	ck_assert_msg(ar->o[0].evaluated, "%s", ar->o[0].fails);
+	ck_assert_uint_eq(ar->o[0].cand.res.gpus, 256);
+	ck_assert_uint_eq(ar->searches, 2); /* the reference's, and this size's */
+	advise_result_free(ar);
+	free(ar);
+	remove(sp);
+	remove(cp);
+	ts_env_close(env);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("advise");
@@ -341,6 +381,7 @@ int main(void)
 	tcase_add_test(tc, catalog_errors);
 	tcase_add_test(tc, bundled_catalog_loads);
 	tcase_add_test(tc, small_catalog_frontier);
+	tcase_add_test(tc, uncarried_count_searched);
 	tcase_add_test(tc, bound_label_largest_share);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

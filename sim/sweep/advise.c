@@ -715,10 +715,10 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 {
 	struct advise_node_type *t = &ar->cat.t[ti];
 	size_t top = a->transfer_top ? a->transfer_top : ADVISE_TOP;
-	struct search_cand ref[32];
+	struct search_cand ref[ADVISE_MAX_TOP];
 	size_t nref = 0;
-	if (top > 32)
-		top = 32;
+	if (top > ADVISE_MAX_TOP)
+		top = ADVISE_MAX_TOP;
 	uint32_t layers = (uint32_t)ar->layers;
 	const char *argv[ADVISE_MAX_USER_SETS + ADVISE_MAX_SETS + 4 + 12];
 	/* the options of this type, in count order, rent before buy */
@@ -774,23 +774,12 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 			o->evaluated = o->cand.res.fits;
 			continue;
 		}
-		struct search_cand ls[64];
+		struct search_cand ls[3 * ADVISE_MAX_TOP]; /* each layout carried three ways */
 		size_t nl = 0;
-		/* below the reference size a search is cheaper than the
-		 * reference's: search it (exact); at it, the reference's layouts
-		 * are its own */
-		if (a->full_search || !nref || o->nodes < refn) {
-			size_t n = join_sets(argv, sets, nsets, o);
-			int rc =
-			    search_at(env, path, argv, n, o->nodes, gpn, 1, ls, 1, &nl, ar, err);
-			if (rc == TS_ENOMEM)
-				return rc;
-			if (rc) {
-				o->rc = rc;
-				ts_error_format(err, o->err, sizeof o->err);
-				continue;
-			}
-		} else {
+		/* from the reference size up, the reference's layouts carried
+		 * over (at it, they are its own); below it a search is cheaper
+		 * than the reference's: searched (exact) */
+		if (!a->full_search && nref && o->nodes >= refn) {
 			uint32_t mult = o->nodes % refn ? 0 : o->nodes / refn;
 			for (size_t k = 0; k < nref; k++) {
 				if (transfer(&ref[k], o->nodes, gpn, gb, &ls[nl]))
@@ -805,6 +794,20 @@ static int eval_type(const struct ts_env *env, const char *path, const char *con
 					if (transfer(&y, o->nodes, gpn, gb, &ls[nl]))
 						nl++;
 				}
+			}
+		}
+		/* none carried over (the global batch does not spread over this
+		 * many GPUs as the reference's layouts have it): searched too */
+		if (a->full_search || !nref || o->nodes < refn || !nl) {
+			size_t n = join_sets(argv, sets, nsets, o);
+			int rc =
+			    search_at(env, path, argv, n, o->nodes, gpn, 1, ls, 1, &nl, ar, err);
+			if (rc == TS_ENOMEM)
+				return rc;
+			if (rc) {
+				o->rc = rc;
+				ts_error_format(err, o->err, sizeof o->err);
+				continue;
 			}
 		}
 		/* simulate each layout with the option's costs; keep the best that fits */

@@ -85,13 +85,16 @@ struct advise_ask {
 	uint32_t max_gpus;   /* GPUs at most */
 	bool full_search;    /* search every option at its own node count (exact, slow)
 			      * instead of transferring a reference search's layouts */
-	size_t transfer_top; /* layouts a reference search hands on (0: ADVISE_TOP) */
+	size_t transfer_top; /* layouts a reference search hands on (0: ADVISE_TOP; at most
+			      * ADVISE_MAX_TOP) */
 };
 
 /* Layouts of a node type's reference search tried at each node count, and
  * the nodes of that search: two nodes, the least that has a network, and a
  * search of seconds (16 GPUs of a 13B model: 1.7 s on one core). */
 #define ADVISE_TOP 6
+/* The most layouts a reference search hands on (each carried three ways). */
+#define ADVISE_MAX_TOP 21
 #define ADVISE_REF_NODES 2
 
 /* One option: a node type, a node count, rent or buy. Plain record. */
