@@ -88,14 +88,40 @@ static const char *const CATALOG =
     "  );\n"
     "};\n";
 
+/* A scenario and a catalog in temporary files, an environment, and a
+ * result to fill: what each advice test starts from. */
+struct adv {
+	ts_env *env;
+	char sp[256], cp[256];
+	struct advise_result *ar;
+};
+
+static void adv_open(struct adv *a, const char *scen, const char *catalog)
+{
+	a->env = NULL;
+	ck_assert_msg(ts_env_open(tu_root(), &a->env) == 0, "%s", ts_errmsg());
+	tu_tmpfile("advise-scen", scen, a->sp, sizeof a->sp);
+	tu_tmpfile("advise-cat", catalog, a->cp, sizeof a->cp);
+	a->ar = calloc(1, sizeof *a->ar);
+	ck_assert_ptr_nonnull(a->ar);
+}
+
+static void adv_close(struct adv *a)
+{
+	advise_result_free(a->ar);
+	free(a->ar);
+	remove(a->sp);
+	remove(a->cp);
+	ts_env_close(a->env);
+}
+
 START_TEST(small_catalog_frontier)
 {
-	ts_env *env = NULL;
-	ck_assert_msg(ts_env_open(tu_root(), &env) == 0, "%s", ts_errmsg());
-	char sp[256], cp[256];
-	tu_tmpfile("advise-scen", SCEN, sp, sizeof sp);
-	tu_tmpfile("advise-cat", CATALOG, cp, sizeof cp);
-	struct advise_result *ar = calloc(1, sizeof *ar);
+	struct adv fx;
+	adv_open(&fx, SCEN, CATALOG);
+	ts_env *env = fx.env;
+	const char *sp = fx.sp, *cp = fx.cp;
+	struct advise_result *ar = fx.ar;
 	struct ts_error err;
 	struct advise_ask ask = {.mode = ADVISE_BOTH};
 	int rc = advise_run(env, sp, NULL, 0, cp, &ask, ar, &err);
@@ -217,11 +243,7 @@ START_TEST(small_catalog_frontier)
 		ck_assert_msg((strstr(ar->o[i].fails, "rack") != NULL) ==
 				  !strcmp(ar->cat.t[ar->o[i].type].name, "h100"),
 			      "option %zu: %s", i, ar->o[i].fails);
-	advise_result_free(ar);
-	free(ar);
-	remove(sp);
-	remove(cp);
-	ts_env_close(env);
+	adv_close(&fx);
 }
 END_TEST
 
@@ -350,25 +372,19 @@ START_TEST(uncarried_count_searched)
 	    "    nvme = \"15 TB\"; node_power = \"6.5 kW\"; rent = { usd_per_gpu_hour = 2.0; };\n"
 	    "    node_counts = [32]; }\n"
 	    "); };\n";
-	ts_env *env = NULL;
-	ck_assert_msg(ts_env_open(tu_root(), &env) == 0, "%s", ts_errmsg());
-	char sp[256], cp[256], msg[1200];
-	tu_tmpfile("advise-13b", scen, sp, sizeof sp);
-	tu_tmpfile("advise-cat32", cat, cp, sizeof cp);
-	struct advise_result *ar = calloc(1, sizeof *ar);
+	struct adv fx;
+	adv_open(&fx, scen, cat);
+	struct advise_result *ar = fx.ar;
+	char msg[1200];
 	struct ts_error err;
 	struct advise_ask ask = {.mode = ADVISE_RENT};
-	int rc = advise_run(env, sp, NULL, 0, cp, &ask, ar, &err);
+	int rc = advise_run(fx.env, fx.sp, NULL, 0, fx.cp, &ask, ar, &err);
 	ck_assert_msg(rc == 0, "%s", ts_error_format(&err, msg, sizeof msg));
 	ck_assert_uint_eq(ar->n, 1);
 	ck_assert_msg(ar->o[0].evaluated, "%s", ar->o[0].fails);
 	ck_assert_uint_eq(ar->o[0].cand.res.gpus, 256);
 	ck_assert_uint_eq(ar->searches, 2); /* the reference's, and this size's */
-	advise_result_free(ar);
-	free(ar);
-	remove(sp);
-	remove(cp);
-	ts_env_close(env);
+	adv_close(&fx);
 }
 END_TEST
 
