@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/err.h"
 #include "hw/catalog.h"
@@ -164,6 +165,40 @@ START_TEST(test_tp_node_stage)
 }
 END_TEST
 
+/* sim.granularity = "auto" (the default) resolves to stage where the rule
+ * holds and to layer elsewhere, and the result says which it simulated;
+ * an explicit level is kept. GPT-3 1.3B on one DGX A100: DP 8 and TP 8
+ * take stage, TP 2 inside the node and ZeRO-3 layer. */
+START_TEST(test_auto_resolves)
+{
+	static const char base[] =
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { global_batch = 64; micro_batch = 1; seq_len = 1024; iterations = 2; };\n";
+	static const struct {
+		const char *set, *want;
+	} cases[] = {{"parallel.tp=1", "stage"},
+		     {"parallel.tp=8", "stage"},
+		     {"parallel.tp=2", "layer"},
+		     {"parallel.zero=3", "layer"},
+		     {"sim.granularity=\"op\"", "op"},
+		     {"sim.granularity=\"layer\"", "layer"},
+		     {"sim.granularity=\"stage\"", "stage"}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ts_error err;
+		struct ts_scenario *sc;
+		const char *sets[2] = {cases[i].set, "sim.samples=1"};
+		ck_assert_msg(ts_scenario_load_string(cat, base, "auto.cfg", sets, 2, &sc, &err) ==
+				  0,
+			      "%s", err.msg);
+		struct ts_result r;
+		ck_assert_msg(ts_run(sc, &calib, &r, NULL, &err) == 0, "%s", err.msg);
+		ck_assert_msg(!strcmp(r.granularity, cases[i].want), "%s: %s, expected %s",
+			      cases[i].set, r.granularity, cases[i].want);
+		ts_scenario_destroy(sc);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("granularity");
@@ -171,6 +206,7 @@ int main(void)
 	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, test_stage_rule);
 	tcase_add_test(tc, test_tp_node_stage);
+	tcase_add_test(tc, test_auto_resolves);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

@@ -132,6 +132,7 @@ static const struct field fields[] = {
     BAND(memory_per_gpu_bytes),
     STR(band_regime),
     NUM(band_time_error),
+    STR(granularity),
 };
 
 #define NFIELDS (sizeof fields / sizeof fields[0])

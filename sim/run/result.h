@@ -135,6 +135,9 @@ struct ts_result {
 				 * a coarser one with stars, or "none" without a table) */
 	double band_time_error; /* that regime's 80 % half-width of
 				 * ln(measured/predicted time), log units */
+	char granularity[8];	/* the task size simulated: "op", "layer" or "stage" (what
+				 * sim.granularity = "auto" resolved to), "mixed" for phases
+				 * simulated at different ones */
 };
 
 #endif

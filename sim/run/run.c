@@ -1067,12 +1067,26 @@ static void spread_of_one(struct ts_result *out)
 		*f[i].band = (struct ts_band){f[i].v, f[i].v, f[i].v};
 }
 
+/* The name of plan p's task size (phases: theirs, "mixed" when they differ). */
+static const char *gran_of(const struct ts_plan *p)
+{
+	static const char *const names[] = {
+	    [DP_GRAN_OP] = "op", [DP_GRAN_LAYER] = "layer", [DP_GRAN_STAGE] = "stage"};
+	if (!p->n_phases)
+		return names[p->gran];
+	for (uint32_t i = 1; i < p->n_phases; i++)
+		if (p->phases[i]->gran != p->phases[0]->gran)
+			return "mixed";
+	return names[p->phases[0]->gran];
+}
+
 int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *out,
 		struct ts_trace *trace, struct ts_error *err)
 {
 	int rc = run_plan_once(p, a, out, trace, err);
 	if (rc)
 		return rc;
+	snprintf(out->granularity, sizeof out->granularity, "%s", gran_of(p));
 	if (!p->n_phases) { /* a run in phases has its spread from run_phases */
 		uint32_t n = samples_of(p);
 		if (n == 1)
