@@ -824,19 +824,21 @@ static double launch_tasks(uint32_t kernels, double launch_s)
  * configs/scenarios/default.cfg (GPT-3 1.3B, 8 GPUs) with --set; RSS
  * includes about 4 MiB of program and catalogs; "all mb" is
  * sim.extrapolate = false, every micro-batch simulated:
- *   as it is (DP 8, layer, class mode):            6.9 MiB, estimate  4.1 MiB
- *   sim.granularity = "op":                        13.7 MiB, estimate 19.1 MiB
- *   TP 2 x PP 4, op, all 128 mb:                    102 MiB, estimate  225 MiB
+ *   as it is (DP 8, stage by auto, class mode):     5.1 MiB, estimate  0.5 MiB
+ *   sim.granularity = "op":                        13.6 MiB, estimate 19.1 MiB
+ *   TP 2 x PP 4, op, all 128 mb:                    102 MiB, estimate  226 MiB
  *   ZeRO-3, op, all 128 mb:                        22.4 MiB, estimate 29.4 MiB
- *   TP 2 x CP 2, all 64 mb:                        18.9 MiB, estimate 32.6 MiB
- *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      33.0 MiB, estimate 72.6 MiB
- *   sim.mode = "full", 1,024 GPUs (batch 4096):     145 MiB, estimate  311 MiB
- *   sim.mode = "full", 128 GPUs, ZeRO-3, stage:    18.1 MiB, estimate 19.1 MiB
+ *   TP 2 x CP 2 (layer by auto), all 64 mb:        18.9 MiB, estimate 32.6 MiB
+ *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      33.1 MiB, estimate 73.2 MiB
+ *   sim.mode = "full", 1,024 GPUs (batch 4096):    65.4 MiB, estimate  153 MiB
+ *   sim.mode = "full", 128 GPUs, ZeRO-3, stage:    18.1 MiB, estimate 19.3 MiB
  * and Llama 3 405B (TP 8, SP, PP 16, 16 micro-batches, 2 iterations) in full
- * mode: 1,024 GPUs 50 MiB at stage granularity (estimate 153 MiB), 187 MiB
- * at layer (426 MiB); 16,384 GPUs 0.70 GiB at stage (2.35 GiB), 2.78 GiB
- * at layer (6.63 GiB). Against the graph's own storage
- * (graph_storage_bytes) the estimate is 1.1 to 3.4 times above on the
+ * mode, 1F1B and ZeRO-1: 1,024 GPUs 54 MiB at stage granularity (estimate
+ * 177 MiB), 187 MiB at layer (438 MiB); 16,384 GPUs 0.76 GiB at stage (2.74
+ * GiB), 2.84 GiB at layer (6.82 GiB); as the bundled scenario has it
+ * (interleaved x 8, ZeRO-2, stage): 1,024 GPUs 318 MiB (808 MiB), 16,384
+ * GPUs 4.85 GiB (12.6 GiB). Against the graph's own storage
+ * (graph_storage_bytes) the estimate is 1.1 to 3.7 times above on the
  * cases of tests/check_plan.c, estimate_bounds_the_graph. */
 double plan_estimate(const struct ts_plan *p, bool trace)
 {
@@ -911,7 +913,13 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 		seg_launch = fmax(seg_launch, lt / t);
 		grad += x->grad_bytes > 0.0 ? x->grad_bytes : 0.0;
 	}
-	/* per class and micro-batch: the units of its stage */
+	/* per class and micro-batch: the units of its stage; its passes (a
+	 * forward and a backward of each of its chunks, and their recompute),
+	 * each ending in a mark and a pipeline send */
+	double v = par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1
+		       ? (double)par->interleave
+		       : 1.0;
+	double passes = (2.0 + (any_rec ? 1.0 : 0.0)) * v;
 	double per_class = unit_tasks / (mp ? pp : 1.0);
 	double colls_class = unit_colls / (mp ? pp : 1.0);
 	double ranks_class = unit_coll_ranks / (mp ? pp : 1.0);
@@ -919,27 +927,36 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 		/* a pass is one segment, the backward cut at each of the stage's
 		 * gradient buckets (at most one per unit; one per unit with
 		 * ZeRO-3; par/pipe.c, dp_assign_buckets) where the micro-batch
-		 * reduces them (the last, or every one with ZeRO-2/3) */
+		 * reduces them (the last, or every one with ZeRO-2/3), each cut
+		 * with its reduction; a segment's tensor-parallel collectives at
+		 * most four (its kinds of unit and its last unit's own, struct
+		 * seg), two each with sequence parallelism */
 		double nbk = (double)p->nunits;
 		if (par->zero < 3 && p->bucket_bytes > 0.0)
 			nbk = fmin(nbk, ceil(grad / p->bucket_bytes) + (double)p->nchunks);
 		double cuts = p->overlap ? nbk / (mp ? pp : 1.0) : 0.0;
 		if (par->zero < 2)
 			cuts /= accum > 1.0 ? accum : 1.0;
-		double segs = 1.0 + (1.0 + (any_rec ? 1.0 : 0.0)) * (1.0 + cuts);
-		double stage = segs * (1.0 + seg_colls + seg_launch * launch_share);
+		double segs = passes + (1.0 + (any_rec ? 1.0 : 0.0)) * cuts;
+		double seg_tp = par->tp > 1 ? 3.0 * (par->sp ? 2.0 : 1.0) / g_tp : 0.0;
+		double sc_colls = fmax(seg_colls, seg_tp);
+		double stage = segs * (1.0 + sc_colls + seg_launch * launch_share) + cuts / g_dp;
 		if (stage < per_class) {
-			double f = stage / per_class;
 			per_class = stage;
-			colls_class *= f;
-			ranks_class *= f;
+			colls_class = segs * sc_colls + cuts / g_dp;
+			ranks_class = segs * sc_colls * (double)par->tp + cuts;
 		}
 	}
+	/* the passes' marks and pipeline sends (a send a two-rank
+	 * collective), and the input pipeline's tasks */
+	per_class += 2.0 * passes + 4.0;
+	colls_class += passes;
+	ranks_class += 2.0 * passes;
 	/* gradient buckets: at most one per unit, each one collective over a
 	 * data-parallel group: per class in class mode, per group in full mode */
 	double buckets = (double)p->nunits * holders / g_dp;
 	double iters = (double)sc->training.iterations;
-	double per_iter = accum * classes * (per_class + 8.0) + buckets * 3.0 + classes * 16.0;
+	double per_iter = accum * classes * per_class + buckets * 3.0 + classes * 16.0;
 	double tasks = iters * per_iter;
 	double colls = iters * (accum * classes * colls_class + buckets);
 	double coll_ranks = iters * (accum * classes * ranks_class + buckets * (double)p->dp);
