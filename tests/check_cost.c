@@ -572,6 +572,28 @@ START_TEST(test_failures_auto)
 }
 END_TEST
 
+/* Young's interval below one step: the 16 GPUs fail every 0.01 h x 3600 /
+ * 16 = 2.25 s, so "auto" would checkpoint every sqrt(2 x 20 x 2.25) =
+ * 9.487 s, within a 10 s step; a checkpoint is taken between steps, so
+ * every step (10 s), 1000 for 1000 steps, not floor(10000 / 9.487) = 1054. */
+START_TEST(test_checkpoint_at_most_per_step)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 2;\n"
+	    "training = { global_batch = 512; micro_batch = 4; seq_len = 2048; steps = 1000; };\n"
+	    "failures = { gpu_mtbf = \"0.01 h\"; node_mtbf = \"none\"; };\n"
+	    "checkpoint = { interval = \"auto\"; write_bandwidth = \"1 GB/s\"; };\n",
+	    &e);
+	ck_assert_double_eq_tol(cost_young_interval_s(20.0, cost_job_mtbf_s(s)), 9.4868, 1e-4);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 20e9, 20.0, &r);
+	ck_assert_double_eq_tol(r.checkpoint_interval_s, 10.0, 1e-12);
+	ck_assert_double_eq_tol(r.checkpoints, 1000.0, 1e-12);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
 /* Node failures only, checkpoints opted out ("none"): 2 nodes of 100 h
  * fail every 180000 s; F = 10000 / 180000 = 0.055556, each losing half the
  * run (5000 s) and a 60 s restart: failure_s = 0.055556 x 5060 = 281.111 s;
@@ -666,6 +688,7 @@ int main(void)
 	tcase_add_test(tc, test_no_run);
 	tcase_add_test(tc, test_epochs);
 	tcase_add_test(tc, test_young_interval);
+	tcase_add_test(tc, test_checkpoint_at_most_per_step);
 	tcase_add_test(tc, test_failures_auto);
 	tcase_add_test(tc, test_failures_nodes);
 	tcase_add_test(tc, test_published_llama65b);

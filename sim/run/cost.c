@@ -185,6 +185,9 @@ void cost_whole_run_drawn(const struct ts_scenario *sc, const struct hw_gpu_type
 			  : ck->interval_s > 0.0   ? ck->interval_s
 			  : cost_ckpt_auto(sc)	   ? cost_young_interval_s(each_s, M)
 						   : 0.0;
+	/* a checkpoint is taken between steps: at most one per step */
+	if (interval > 0.0 && interval < T)
+		interval = T;
 	if (interval > 0.0)
 		n = floor(train_s / interval);
 	double each = n > 0.0 ? each_s : 0.0;
@@ -218,11 +221,27 @@ void cost_whole_run_drawn(const struct ts_scenario *sc, const struct hw_gpu_type
 	r->node_hours = hours * (double)sc->nodes;
 	r->warnings[0] = '\0';
 	/* below a 1 % chance of any failure the warning would be noise */
-	if (r->failures_expected > n && r->failures_expected >= COST_FAIL_WARN_MIN)
+	if (r->failures_expected > steps && n >= steps) {
+		/* checkpointing every step does not keep up */
 		snprintf(r->warnings, sizeof r->warnings,
-			 "%.2g expected failures exceed the %.0f checkpoints: each loses %.1f h of "
-			 "work (set checkpoint.interval)",
-			 r->failures_expected, n, r->failure_lost_each_s / 3600.0);
+			 "%.2g expected failures, more than one per step even with a checkpoint "
+			 "every step: the job fails every %.3g s, too often to make progress as "
+			 "modelled",
+			 r->failures_expected, M);
+	} else if (r->failures_expected > n && r->failures_expected >= COST_FAIL_WARN_MIN) {
+		double l = r->failure_lost_each_s;
+		snprintf(
+		    r->warnings, sizeof r->warnings,
+		    "%.2g expected failures exceed the %.0f checkpoints: each loses %.3g %s of "
+		    "work (set checkpoint.interval)",
+		    r->failures_expected, n,
+		    l >= 3600.0 ? l / 3600.0
+		    : l >= 60.0 ? l / 60.0
+				: l,
+		    l >= 3600.0 ? "h"
+		    : l >= 60.0 ? "min"
+				: "s");
+	}
 
 	struct cost_power pw;
 	cost_node_power(sc, g, &pw);
