@@ -123,6 +123,10 @@ grep -q -- "--export-best: found no candidate that fits" "$TMP/e.err" || fail "$
 "$BIN" search "$S" --format yaml >/dev/null 2>"$TMP/f.err" && fail "took --format yaml"
 grep -q "yaml" "$TMP/f.err" || fail "--format yaml: $(cat "$TMP/f.err")"
 "$BIN" search "$S" --granularity op >/dev/null 2>"$TMP/g.err" && fail "took --granularity op"
-grep -q -- '--granularity: found "op", expected stage or layer' "$TMP/g.err" ||
+grep -q -- '--granularity: found "op", expected auto, layer (the same: run.s figures) or stage' "$TMP/g.err" ||
 	fail "--granularity op: $(cat "$TMP/g.err")"
+# --granularity auto is the default (run's figures): the same table
+"$BIN" search "$S" --max-gpus 4 --top 5 -j2 --format csv --granularity auto >"$TMP/auto.csv" 2>/dev/null ||
+	fail "--granularity auto refused"
+cmp -s "$TMP/auto.csv" "$TMP/csv" || fail "--granularity auto differs from the default"
 finish

@@ -16,7 +16,7 @@ static void usage(FILE *out)
 		"                       [--max-gpus N] [-j THREADS] [--set KEY=VALUE]...\n"
 		"                       [--calib OVERRIDES.cfg] [--format text|csv|json]\n"
 		"                       [-o OUT [--resume]] [--export-best BEST.cfg] [--quiet]\n"
-		"                       [--granularity stage|layer]\n"
+		"                       [--granularity auto|layer|stage]\n"
 		"  enumerates the GPU count, tensor, pipeline and data parallelism, the\n"
 		"  micro-batch, the pipeline schedule (1f1b, interleaved), the ZeRO stages\n"
 		"  the framework takes, recompute and context parallelism (cp, powers of\n"
@@ -43,13 +43,15 @@ static void usage(FILE *out)
 		"  --export-best F   write the best candidate as a scenario file that\n"
 		"                    `trainsim run F` reproduces (the search's two\n"
 		"                    iterations, class mode, its granularity)\n"
-		"  --granularity G   layer (the default): the figures of layer\n"
-		"                    granularity (`trainsim run`'s default), simulated\n"
-		"                    at stage where that gives the same (no TP, CP or\n"
-		"                    EP, ZeRO below 3, no offload, no overlapped\n"
-		"                    gradient reduction); stage: every candidate at\n"
-		"                    stage granularity, a screening a few times faster\n"
-		"                    whose figures may differ from `run`'s by -5 to +20 %%\n"
+		"  --granularity G   auto or layer (the default): the figures of layer\n"
+		"                    granularity, as `trainsim run` gives them (its\n"
+		"                    default, auto: stage where that gives the same, i.e.\n"
+		"                    TP 1 or over whole nodes without TP overlap, no\n"
+		"                    CP or EP, ZeRO below 3, no offload; layer\n"
+		"                    elsewhere); stage: every candidate at stage\n"
+		"                    granularity, a screening a few times faster whose\n"
+		"                    figures may differ from `run`'s by -0.3 to +20 %%;\n"
+		"                    it, not the scenario's sim.granularity, decides\n"
 		"Progress goes to standard error: a live line with the time left on a\n"
 		"terminal; otherwise a line a minute once a search has run for a minute\n"
 		"(--quiet: none).\n"
@@ -128,7 +130,7 @@ int cli_search(int argc, char **argv)
 	    {O_RESUME, "--resume", NULL, NULL},
 	    {O_BEST, "--export-best", NULL, "a scenario file to write"},
 	    {O_QUIET, "--quiet", "-q", NULL},
-	    {O_GRAN, "--granularity", NULL, "stage or layer"},
+	    {O_GRAN, "--granularity", NULL, "auto, layer or stage"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -182,10 +184,10 @@ int cli_search(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (strcmp(gran, "stage") && strcmp(gran, "layer")) {
+	if (strcmp(gran, "stage") && strcmp(gran, "layer") && strcmp(gran, "auto")) {
 		fprintf(stderr,
-			"trainsim search: --granularity: found \"%s\", expected stage or "
-			"layer\n",
+			"trainsim search: --granularity: found \"%s\", expected auto, layer "
+			"(the same: run's figures) or stage\n",
 			gran);
 		goto out;
 	}
@@ -247,7 +249,7 @@ int cli_search(int argc, char **argv)
 			     .resume = resume,
 			     .progress = quiet ? NULL : progress,
 			     .user = &ps,
-			     .layer_figures = !strcmp(gran, "layer")};
+			     .layer_figures = strcmp(gran, "stage") != 0};
 	int src = ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout);
 	if (ps.shown)
 		fputc('\n', stderr); /* end the live line */
