@@ -923,8 +923,9 @@ static int note_all(struct ld *l)
 	N("training.global_batch", "derived: micro_batch x dp", "%lld", (long long)t->global_batch);
 	N("training.micro_batch", "default", "%lld", (long long)t->micro_batch);
 	N("training.seq_len", md, "%lld", (long long)t->seq_len);
-	if (t->precision == TS_UNSET)
-		N("training.precision", "default: unset, the framework's", "unset");
+	if (t->precision == TS_UNSET) /* as the plan resolves it */
+		N("training.precision", "default: bf16 where the GPU has it, else fp16", "\"%s\"",
+		  hw_cluster_gpu_type(s->cluster)->peak_flops[TS_BF16] > 0.0 ? "bf16" : "fp16");
 	else
 		N("training.precision", "", "\"%s\"", ts_dtype_name((enum ts_dtype)t->precision));
 	N("training.optimizer", "default", "\"%s\"", opt_names[t->optimizer]);
@@ -972,8 +973,13 @@ static int note_all(struct ld *l)
 	else
 		N("parallel.overlap_grad_reduce", "", "%s",
 		  q->overlap_grad_reduce ? "true" : "false");
-	N("data.dataset", "default: none", "\"%s\"", s->data.dataset);
-	N("data.storage", "default: none", "\"%s\"", s->data.storage);
+	/* the plan's defaults (plan.c, resolve_input) */
+	N("data.dataset", "default: c4-tokens for transformers, synthetic for layer lists",
+	  "\"%s\"",
+	  s->data.dataset[0]			? s->data.dataset
+	  : s->model.family == TS_FAMILY_LAYERS ? "synthetic"
+						: "c4-tokens");
+	N("data.storage", "default", "\"%s\"", s->data.storage[0] ? s->data.storage : "local-nvme");
 	N("data.workers_per_gpu", "default", "%u", s->data.workers_per_gpu);
 	N("data.prefetch", "default", "%u", s->data.prefetch);
 	N("data.pinned", "default", "%s", s->data.pinned ? "true" : "false");
