@@ -12,6 +12,7 @@
 
 #include "base/alloc.h"
 #include "base/cfg.h"
+#include "base/units.h"
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "io/scenario.h"
@@ -175,12 +176,29 @@ START_TEST(failed_allocations_give_the_answer_or_an_error)
 }
 END_TEST
 
+/* An unknown unit names the units of its kind, or the one it differs
+ * from only in case. */
+START_TEST(unknown_unit_names_the_units)
+{
+	char why[300];
+	double v;
+	ck_assert_int_eq(ts_units_parse("1 gib", TS_UNIT_BYTES, &v, why, sizeof why), TS_EUNIT);
+	ck_assert_msg(strstr(why, "\"gib\"") && strstr(why, "closest: \"GiB\""), "%s", why);
+	ck_assert_int_eq(ts_units_parse("3 fortnights", TS_UNIT_TIME, &v, why, sizeof why),
+			 TS_EUNIT);
+	ck_assert_msg(strstr(why, "\"fortnights\"") && strstr(why, "one of: ns, us") &&
+			  strstr(why, "min, h, d"),
+		      "%s", why);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cfg");
 	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, a_parsed_tree_is_whole);
 	tcase_add_test(tc, sizes_need_their_unit);
+	tcase_add_test(tc, unknown_unit_names_the_units);
 	tcase_add_test(tc, failed_allocations_give_the_answer_or_an_error);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/err.h"
 #include "base/units.h"
@@ -125,7 +126,25 @@ int ts_units_parse(const char *text, enum ts_unit_kind kind, double *out, char *
 			return 0;
 		}
 	}
-	say(why, n, "unknown unit \"%s\", expected %s", unit, kind_names[kind]);
+	if (why && n) {
+		/* the units of this kind, and the one that differs only in case */
+		char list[240] = "", *near = NULL;
+		size_t len2 = 0;
+		for (const struct unit *u = tables[kind]; u->name && len2 < sizeof list; u++) {
+			len2 += (size_t)snprintf(list + len2, sizeof list - len2, "%s%s",
+						 len2 ? ", " : "", u->name);
+			if (!near && !strcasecmp(u->name, unit))
+				near = (char *)u->name;
+		}
+		if (near)
+			snprintf(why, n,
+				 "unknown unit \"%s\", expected %s; closest: \"%s\" (units are "
+				 "case-sensitive)",
+				 unit, kind_names[kind], near);
+		else
+			snprintf(why, n, "unknown unit \"%s\", expected %s in one of: %s", unit,
+				 kind_names[kind], list);
+	}
 	return TS_EUNIT;
 }
 
