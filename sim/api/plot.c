@@ -509,7 +509,7 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 		qsort(rows, nr, sizeof rows[0], by_series_x);
 	if (k == K_FRONTIER)
 		qsort(rows, nr, sizeof rows[0], by_first);
-	double best_cost = INFINITY;
+	double best_cost = HUGE_VAL;
 	for (size_t i = 0; i < nr; i++) {
 		struct row *r = &rows[i];
 		switch (k) {
@@ -583,7 +583,7 @@ int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 		if (k == K_SCALING || k == K_FRONTIER) {
 			/* one x or one y value: a range around it, not gnuplot's
 			 * "empty range" warning */
-			double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+			double lo[2] = {HUGE_VAL, HUGE_VAL}, hi[2] = {-HUGE_VAL, -HUGE_VAL};
 			for (size_t i = 0; i < nr; i++) {
 				double xy[2] = {k == K_SCALING ? rows[i].x : rows[i].v[0] / 3600.0,
 						rows[i].v[1]};

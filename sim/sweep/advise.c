@@ -326,7 +326,8 @@ static int blame_catalog(const struct advise_catalog *c, size_t ti, struct ts_er
 	char lab[sizeof err->file + 64], key[96],
 	    msg[sizeof err->msg + sizeof err->key + sizeof t->sets[0] + 8];
 	int line = 0;
-	snprintf(lab, sizeof lab, "--set cluster=\"%s\"", t->cluster);
+	/* as the loader labels it, as far as err->file holds it */
+	snprintf(lab, sizeof lab, "--set cluster=\"%.*s\"", (int)sizeof err->file, t->cluster);
 	if (!strncmp(err->file, lab, sizeof err->file - 1)) {
 		line = t->cluster_line;
 		snprintf(key, sizeof key, "catalog.node_types.[%zu].cluster", ti);

@@ -129,7 +129,7 @@ struct advise_option {
 			 * better in one (with none meeting them: over
 			 * every evaluated option; frontier_feasible) */
 	char why[320];	/* one line: what sets its pace and what would change it */
-	char sets[ADVISE_MAX_SETS + 4][1024]; /* its --set values over the scenario (cluster,
+	char sets[ADVISE_MAX_SETS + 4][1040]; /* its --set values over the scenario (cluster,
 					       * nodes, the type's sets, power, cost) */
 	size_t nsets;
 	int rc;	       /* 0, or the error of its search or simulation */
