@@ -192,6 +192,18 @@ START_TEST(unknown_unit_names_the_units)
 }
 END_TEST
 
+/* A time that rounds to 1000 of a unit at 4 digits is written in the next
+ * one: 0.99999 s is "1 s", not "1000 ms"; 0.9999 s stays "999.9 ms". */
+START_TEST(time_rounds_into_next_unit)
+{
+	char b[32];
+	ck_assert_str_eq(ts_units_format(0.99999, TS_UNIT_TIME, b, sizeof b), "1 s");
+	ck_assert_str_eq(ts_units_format(0.9999, TS_UNIT_TIME, b, sizeof b), "999.9 ms");
+	ck_assert_str_eq(ts_units_format(999.996e-6, TS_UNIT_TIME, b, sizeof b), "1 ms");
+	ck_assert_str_eq(ts_units_format(2.5e-9, TS_UNIT_TIME, b, sizeof b), "2.5 ns");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("cfg");
@@ -199,6 +211,7 @@ int main(void)
 	tcase_add_test(tc, a_parsed_tree_is_whole);
 	tcase_add_test(tc, sizes_need_their_unit);
 	tcase_add_test(tc, unknown_unit_names_the_units);
+	tcase_add_test(tc, time_rounds_into_next_unit);
 	tcase_add_test(tc, failed_allocations_give_the_answer_or_an_error);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

@@ -169,11 +169,12 @@ char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n)
 		snprintf(buf, n, "%.4g %s", v, bin[i]);
 		break;
 	case TS_UNIT_TIME:
-		if (v < 1e-6)
+		/* the next unit from where 4 digits round to 1000 ("1000 ms") */
+		if (v < 9.9995e-7)
 			snprintf(buf, n, "%.4g ns", v * 1e9);
-		else if (v < 1e-3)
+		else if (v < 9.9995e-4)
 			snprintf(buf, n, "%.4g us", v * 1e6);
-		else if (v < 1.0)
+		else if (v < 0.99995)
 			snprintf(buf, n, "%.4g ms", v * 1e3);
 		else
 			snprintf(buf, n, "%.4g s", v);

@@ -936,8 +936,10 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	if (r->failures_expected > 0.0) {
 		char b[64], c[200];
 		char d[64], e[64];
-		snprintf(c, sizeof c, "%.1f expected, %s lost with restarts", r->failures_expected,
-			 fmt_duration(b, sizeof b, r->failure_s));
+		snprintf(c, sizeof c,
+			 r->failures_expected < 1e6 ? "%.1f expected, %s lost with restarts"
+						    : "%.3g expected, %s lost with restarts",
+			 r->failures_expected, fmt_duration(b, sizeof b, r->failure_s));
 		kv(t, "failures", c);
 		snprintf(c, sizeof c, "%s of work lost + %s restart (one per %s)",
 			 fmt_duration(b, sizeof b, r->failure_lost_each_s),
