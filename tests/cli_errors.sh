@@ -103,8 +103,13 @@ for c in run collective list; do
 	[ "$rc" -eq 0 ] || fail "trainsim $c --help: exit $rc, expected 0"
 	grep -q "^usage: trainsim $c" "$TMP/out" || fail "trainsim $c --help: no usage on stdout"
 	[ -s "$TMP/err" ] && fail "trainsim $c --help: printed on stderr"
+	# help COMMAND is COMMAND --help
+	checks=$((checks + 1))
+	"$BIN" help $c >"$TMP/out2" 2>"$TMP/err"
+	cmp -s "$TMP/out" "$TMP/out2" || fail "trainsim help $c: not trainsim $c --help"
 done
 expect 1 'unknown command|"bogus"|run, collective, validate, list' bogus
+expect 1 'unknown command|"bogus"' help bogus
 expect 1 'unknown command|"lst"|did you mean "list"' lst
 expect 1 '--bands|--source bert|expected --source all' validate --source bert --bands b.cfg
 

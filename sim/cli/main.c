@@ -42,7 +42,8 @@ static void usage(FILE *out)
 	    "  plot scaling|breakdown|frontier|memory|compare RESULTS.csv -o OUT.png|svg|pdf\n"
 	    "                                                              gnuplot charts of "
 	    "results\n"
-	    "  help                                                        this text\n"
+	    "  help [COMMAND]                                              this text, or "
+	    "COMMAND's\n"
 	    "  --version                                                   the version\n"
 	    "\n"
 	    "COMMAND --help describes one command.\n"
@@ -57,6 +58,16 @@ int main(int argc, char **argv)
 		return CLI_USAGE;
 	}
 	const char *cmd = argv[1];
+	/* help COMMAND is COMMAND --help */
+	char *hv[3];
+	if (!strcmp(cmd, "help") && argc == 3 && strcmp(argv[2], "help")) {
+		hv[0] = argv[0];
+		hv[1] = argv[2];
+		hv[2] = "--help";
+		argc = 3;
+		argv = hv;
+		cmd = argv[1];
+	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		usage(stdout);
 		return CLI_OK;
