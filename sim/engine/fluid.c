@@ -15,6 +15,12 @@
  *   at w_a * t, their load leaves R and U of every resource they touch, and
  *   filling goes on until all are fixed.
  *
+ * The resources wait in a min-heap by R_r / U_r (ties to the first of the
+ * component, as a scan in order takes them), re-keyed when a fixed activity
+ * changes them, so a round costs a log of the component, not a pass over
+ * it: a component of thousands of resources (full mode's data-parallel rings
+ * over one fabric) fixes its activities over as many rounds.
+ *
  * Activities outside the component keep their rates and completion events.
  * Progress is advanced lazily: remaining work is brought to "now" only when
  * the activity's rate is about to change. Completion times are rounded up to
@@ -54,7 +60,15 @@ struct res {
 	/* solver scratch */
 	double R, U;
 	uint32_t unfixed;
+	uint32_t cpos; /* its place in the component (ties go to the first) */
 	bool saturated;
+};
+
+/* A resource's fill level R / U when it was last changed, in the solver's
+ * heap; stale once R or U changed again (a newer key holds the level). */
+struct hkey {
+	double t;
+	uint32_t pos, res;
 };
 
 struct act {
@@ -87,9 +101,12 @@ struct ts_fluid {
 	/* dirty resources and bound-only activities awaiting a solve */
 	uint32_t *dirty;
 	size_t ndirty, capdirty;
-	/* component scratch */
-	uint32_t *cres, *cact;
-	size_t capcres, capcact;
+	/* component scratch; heap: the resources a solve has still to fix by
+	 * fill level (a binary min-heap of keys); lact: its bound activities */
+	uint32_t *cres, *cact, *lact;
+	size_t capcres, capcact, caplact;
+	struct hkey *heap;
+	size_t nheap, capheap;
 	uint64_t epoch;
 	uint64_t solves;
 	struct fluid_observer obs;
@@ -128,13 +145,18 @@ void fluid_destroy(struct ts_fluid *f)
 	ts_free(f->dirty, f->capdirty * sizeof *f->dirty);
 	ts_free(f->cres, f->capcres * sizeof *f->cres);
 	ts_free(f->cact, f->capcact * sizeof *f->cact);
+	ts_free(f->lact, f->caplact * sizeof *f->lact);
+	ts_free(f->heap, f->capheap * sizeof *f->heap);
 	ts_free(f, sizeof *f);
 }
 
 double fluid_bytes(double res, double acts, double uses)
 {
-	double per_res = (double)(sizeof(struct res) + sizeof(uint32_t) * 2); /* + dirty, cres */
-	double per_act = (double)(sizeof(struct act) + sizeof(uint32_t));     /* + cact */
+	/* + dirty, cres, a heap key; + cact, lact */
+	double per_res = (double)(sizeof(struct res) + sizeof(uint32_t) * 2 + sizeof(struct hkey));
+	double per_act = (double)(sizeof(struct act) + sizeof(uint32_t) * 2);
+	/* more heap keys: one per use of an activity fixed in a solve */
+	uses += (double)sizeof(struct hkey) / (double)(sizeof(struct elem) + sizeof(struct user));
 	double per_use = (double)(sizeof(struct elem) + sizeof(struct user));
 	return 2.0 * (res * per_res + acts * (per_act + uses * per_use)) +
 	       (double)sizeof(struct ts_fluid);
@@ -488,7 +510,8 @@ static int collect(struct ts_fluid *f, size_t *nres, size_t *nact)
 	uint64_t ep = ++f->epoch;
 	size_t nr = 0, na = 0;
 	if (ts_grow((void **)&f->cres, &f->capcres, f->nres, sizeof *f->cres) ||
-	    ts_grow((void **)&f->cact, &f->capcact, f->nacts, sizeof *f->cact))
+	    ts_grow((void **)&f->cact, &f->capcact, f->nacts, sizeof *f->cact) ||
+	    ts_grow((void **)&f->lact, &f->caplact, f->nacts, sizeof *f->lact))
 		return TS_ENOMEM;
 	for (size_t i = 0; i < f->ndirty; i++) {
 		uint32_t r = f->dirty[i];
@@ -550,6 +573,81 @@ static __attribute__((noinline, cold)) void report_loads(struct ts_fluid *f, siz
 	}
 }
 
+static bool hkey_less(const struct hkey *a, const struct hkey *b)
+{
+	return a->t < b->t || (a->t == b->t && a->pos < b->pos);
+}
+
+/* Push resource r's current fill level. Returns 0 or TS_ENOMEM. */
+static int heap_push(struct ts_fluid *f, uint32_t ri)
+{
+	const struct res *r = &f->res[ri];
+	if (ts_grow((void **)&f->heap, &f->capheap, f->nheap + 1, sizeof *f->heap))
+		return TS_ENOMEM;
+	struct hkey k = {r->U > 0.0 ? r->R / r->U : HUGE_VAL, r->cpos, ri};
+	size_t i = f->nheap++;
+	while (i > 0 && hkey_less(&k, &f->heap[(i - 1) / 2])) {
+		f->heap[i] = f->heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	f->heap[i] = k;
+	return 0;
+}
+
+static void heap_pop(struct ts_fluid *f)
+{
+	struct hkey k = f->heap[--f->nheap];
+	size_t i = 0, n = f->nheap;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && hkey_less(&f->heap[c + 1], &f->heap[c]))
+			c++;
+		if (!hkey_less(&f->heap[c], &k))
+			break;
+		f->heap[i] = f->heap[c];
+		i = c;
+	}
+	if (n)
+		f->heap[i] = k;
+}
+
+/* The resource of least fill level still to fix (NONE when none) and that
+ * level: the heap's first live key, stale keys dropped. A key is live while
+ * its resource is unsaturated with activities to fix and its level is the
+ * resource's now; ties go to the first of the component, as a scan of it
+ * in order would take them. */
+static uint32_t heap_min(struct ts_fluid *f, double *t)
+{
+	while (f->nheap) {
+		const struct hkey *k = &f->heap[0];
+		const struct res *r = &f->res[k->res];
+		double now = r->U > 0.0 ? r->R / r->U : HUGE_VAL;
+		if (!r->saturated && r->unfixed > 0 && k->t == now) {
+			if (!(k->t < HUGE_VAL)) /* no level (as a scan takes none) */
+				return NONE;
+			*t = k->t;
+			return k->res;
+		}
+		heap_pop(f);
+	}
+	return NONE;
+}
+
+/* fix, then a new key for each resource of a whose level it changed. */
+static int fix_push(struct ts_fluid *f, struct act *a, double t)
+{
+	fix(f, a, t);
+	for (size_t e = 0; e < a->nelems; e++) {
+		uint32_t ri = a->elems[e].res;
+		const struct res *r = &f->res[ri];
+		if (!r->saturated && r->unfixed > 0 && heap_push(f, ri))
+			return TS_ENOMEM;
+	}
+	return 0;
+}
+
 static int solve(struct ts_fluid *f)
 {
 	size_t nr, na;
@@ -581,31 +679,37 @@ static int solve(struct ts_fluid *f)
 			r->unfixed++;
 		}
 	}
+	/* the resources with activities to fix by fill level, and the bound
+	 * activities in component order (each round drops those fixed) */
+	f->nheap = 0;
+	for (size_t i = 0; i < nr; i++) {
+		struct res *r = &f->res[f->cres[i]];
+		r->cpos = (uint32_t)i;
+		if (r->unfixed > 0 && heap_push(f, f->cres[i]))
+			return TS_ENOMEM;
+	}
+	size_t nb = 0;
+	for (size_t i = 0; i < na; i++)
+		if (f->acts[f->cact[i]].bound > 0.0)
+			f->lact[nb++] = f->cact[i];
 	size_t left = na;
 	while (left > 0) {
 		double tmin = HUGE_VAL;
-		uint32_t rmin = NONE, amin = NONE;
-		for (size_t i = 0; i < nr; i++) {
-			struct res *r = &f->res[f->cres[i]];
-			if (r->saturated || r->unfixed == 0)
+		uint32_t rmin = heap_min(f, &tmin), amin = NONE;
+		size_t k = 0;
+		for (size_t i = 0; i < nb; i++) {
+			struct act *a = &f->acts[f->lact[i]];
+			if (a->fixed)
 				continue;
-			double t = r->U > 0.0 ? r->R / r->U : HUGE_VAL;
-			if (t < tmin) {
-				tmin = t;
-				rmin = f->cres[i];
-			}
-		}
-		for (size_t i = 0; i < na; i++) {
-			struct act *a = &f->acts[f->cact[i]];
-			if (a->fixed || a->bound <= 0.0)
-				continue;
+			f->lact[k++] = f->lact[i];
 			double t = a->bound / a->weight;
 			if (t < tmin) {
 				tmin = t;
-				amin = f->cact[i];
+				amin = f->lact[k - 1];
 				rmin = NONE;
 			}
 		}
+		nb = k;
 		if (rmin == NONE && amin == NONE)
 			break; /* cannot happen: every running activity has a use or a bound */
 		if (rmin != NONE) {
@@ -614,12 +718,14 @@ static int solve(struct ts_fluid *f)
 			for (size_t u = 0; u < r->nusers; u++) {
 				struct act *a = &f->acts[r->users[u].act];
 				if (!a->fixed) {
-					fix(f, a, tmin);
+					if (fix_push(f, a, tmin))
+						return TS_ENOMEM;
 					left--;
 				}
 			}
 		} else {
-			fix(f, &f->acts[amin], tmin);
+			if (fix_push(f, &f->acts[amin], tmin))
+				return TS_ENOMEM;
 			left--;
 		}
 	}
