@@ -243,6 +243,11 @@ static int cfg_bare_size(const config_setting_t *s, const char *file, const char
 {
 	bool integer = config_setting_type(s) != CONFIG_TYPE_FLOAT;
 	double v = integer ? (double)config_setting_get_int64(s) : config_setting_get_float(s);
+	if (!(v > 0.0)) /* "0 B" would only meet the key's own range check */
+		return cfg_fail(err, TS_EUNIT, s, file, key,
+				"found the number %g without a unit, expected a size with its unit "
+				"as a string (e.g. \"16 GiB\")",
+				v);
 	return cfg_fail(err, TS_EUNIT, s, file, key,
 			"found the number %g without a unit, expected a size with its unit as a "
 			"string (e.g. \"%g MiB\", or \"%g B\" for bytes)",
