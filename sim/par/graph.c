@@ -156,11 +156,20 @@ size_t graph_storage_bytes(const struct ts_graph *g)
 	       g->caphas * sizeof *g->has_det;
 }
 
+size_t graph_used_bytes(const struct ts_graph *g)
+{
+	size_t det = g->keep_detail ? g->nt * (sizeof *g->det + sizeof *g->has_det) : 0;
+	return g->nt * sizeof *g->t + g->ns * sizeof *g->s + g->np * sizeof *g->p +
+	       g->nc * sizeof *g->c + g->nranks * sizeof *g->ranks + g->nuses * sizeof *g->uses +
+	       g->nm * sizeof *g->m + g->ne * (sizeof *g->e + sizeof *g->succ) + det;
+}
+
 double graph_bytes(double tasks, double deps, double colls, double coll_ranks)
 {
-	return 2.0 * (tasks * (double)sizeof(struct gtask) +
-		      deps * (double)(sizeof(struct edge) + sizeof(uint32_t)) +
-		      colls * (double)sizeof(struct gcoll) + coll_ranks * (double)sizeof(uint32_t));
+	return 1.25 *
+	       (tasks * (double)sizeof(struct gtask) +
+		deps * (double)(sizeof(struct edge) + sizeof(uint32_t)) +
+		colls * (double)sizeof(struct gcoll) + coll_ranks * (double)sizeof(uint32_t));
 }
 
 int graph_stream(struct ts_graph *g, const char *name, uint32_t *id)

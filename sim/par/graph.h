@@ -195,15 +195,23 @@ struct graph_observer {
 /* Set (copied) or clear (NULL) the observer. */
 void graph_set_observer(struct ts_graph *g, const struct graph_observer *obs);
 
-/* The bytes graph g's arrays hold (their capacity, used or not), what
- * graph_bytes estimates. */
+/* The bytes graph g's arrays hold (their capacity, used or not). */
 size_t graph_storage_bytes(const struct ts_graph *g);
 
+/* The bytes of g's records in use (tasks, streams, pools, collectives and
+ * their ranks, uses, dependencies and successors, details): the memory a
+ * run touches for its graph, which graph_bytes estimates. */
+size_t graph_used_bytes(const struct ts_graph *g);
+
 /* Bytes at most that a graph of `tasks` tasks and `deps` dependencies,
- * with `colls` collectives over `coll_ranks` ranks in all, holds once
+ * with `colls` collectives over `coll_ranks` ranks in all, touches once
  * built: the sizes of its task, edge, successor, collective and rank
- * records, times 2 for the doubling of its arrays (each holds up to twice
- * what it needs). For estimating a run's size before building it. */
+ * records, times 1.25. Its arrays grow by doubling and may hold up to
+ * twice what they need, but capacity never written is not resident (large
+ * arrays are mapped and grown in place); the 25 % covers the allocator and
+ * the copies a growing array leaves behind (peak RSS against the records
+ * in use, 14 configurations in sim/plan/plan.c: 1.00 to 1.06 above a few
+ * MiB). For estimating a run's size before building it. */
 double graph_bytes(double tasks, double deps, double colls, double coll_ranks);
 
 /* Split stream `stream`'s time in (t0, t1] (see struct graph_breakdown). */

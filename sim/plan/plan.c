@@ -799,8 +799,8 @@ static double launch_tasks(uint32_t kernels, double launch_s)
 /* The size model. A run's memory is its task graph: every task of every
  * simulated iteration and micro-batch on every rank class is one record
  * (par/graph.c, struct gtask) with about 2 dependencies (an edge and a
- * successor each) and, for collectives, a record and its ranks; capacity
- * doubling may leave each array up to twice its use (graph_bytes).
+ * successor each) and, for collectives, a record and its ranks, sized by
+ * graph_bytes.
  *
  * Per micro-batch and class (par/pipe.c), each unit the class holds (a layer
  * or an op) makes a forward, two backward (input and weight gradients) and
@@ -824,22 +824,23 @@ static double launch_tasks(uint32_t kernels, double launch_s)
  * configs/scenarios/default.cfg (GPT-3 1.3B, 8 GPUs) with --set; RSS
  * includes about 4 MiB of program and catalogs; "all mb" is
  * sim.extrapolate = false, every micro-batch simulated:
- *   as it is (DP 8, stage by auto, class mode):     5.1 MiB, estimate  0.5 MiB
- *   sim.granularity = "op":                        13.6 MiB, estimate 19.1 MiB
- *   TP 2 x PP 4, op, all 128 mb:                    102 MiB, estimate  226 MiB
- *   ZeRO-3, op, all 128 mb:                        22.4 MiB, estimate 29.4 MiB
- *   TP 2 x CP 2 (layer by auto), all 64 mb:        18.9 MiB, estimate 32.6 MiB
- *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      33.1 MiB, estimate 73.2 MiB
- *   sim.mode = "full", 1,024 GPUs (batch 4096):    65.4 MiB, estimate  153 MiB
- *   sim.mode = "full", 128 GPUs, ZeRO-3, stage:    18.1 MiB, estimate 19.3 MiB
+ *   as it is (DP 8, stage by auto, class mode):     4.9 MiB, estimate  0.3 MiB
+ *   sim.granularity = "op":                        13.8 MiB, estimate 12.0 MiB
+ *   TP 2 x PP 4, op, all 128 mb:                    102 MiB, estimate  141 MiB
+ *   ZeRO-3, op, all 128 mb:                        22.4 MiB, estimate 18.4 MiB
+ *   TP 2 x CP 2 (layer by auto), all 64 mb:        18.8 MiB, estimate 20.4 MiB
+ *   sim.mode = "full", 256 GPUs, TP 2 x PP 2:      33.4 MiB, estimate 50.4 MiB
+ *   sim.mode = "full", 1,024 GPUs (batch 4096):    66.3 MiB, estimate  114 MiB
+ *   sim.mode = "full", 128 GPUs, ZeRO-3, stage:    18.2 MiB, estimate 14.4 MiB
  * and Llama 3 405B (TP 8, SP, PP 16, 16 micro-batches, 2 iterations) in full
  * mode, 1F1B and ZeRO-1: 1,024 GPUs 54 MiB at stage granularity (estimate
- * 177 MiB), 187 MiB at layer (438 MiB); 16,384 GPUs 0.76 GiB at stage (2.74
- * GiB), 2.84 GiB at layer (6.82 GiB); as the bundled scenario has it
- * (interleaved x 8, ZeRO-2, stage): 1,024 GPUs 318 MiB (808 MiB), 16,384
- * GPUs 4.85 GiB (12.6 GiB). Against the graph's own storage
- * (graph_storage_bytes) the estimate is 1.1 to 3.7 times above on the
- * cases of tests/check_plan.c, estimate_bounds_the_graph. */
+ * 129 MiB), 187 MiB at layer (293 MiB); as the bundled scenario has it
+ * (interleaved x 8, ZeRO-2, stage): 1,024 GPUs 318 MiB (524 MiB), 4,096
+ * GPUs 1.22 GiB (2.04 GiB), 16,384 GPUs 4.85 GiB (8.2 GiB); 1F1B at 16,384
+ * GPUs 0.78 GiB (2.0 GiB) at stage, 2.85 GiB (4.55 GiB) at layer. Above the 4 MiB
+ * of program, never below the peak; against the records the graph uses
+ * (graph_used_bytes) 1.1 to 4.3 times above on the cases of
+ * tests/check_plan.c, estimate_bounds_the_graph. */
 double plan_estimate(const struct ts_plan *p, bool trace)
 {
 	const struct ts_scenario *sc = p->sc;

@@ -187,8 +187,9 @@ bool plan_stage_exact(const struct ts_plan *p);
 /* Estimate, in bytes, what simulating plan p allocates at its peak: the
  * task graph of the largest run simulated (the m2 run of an extension, or
  * every micro-batch with a trace or without extension) and its records,
- * with `trace` true as a traced run simulates it. An upper bound within
- * about a factor 2 of the measured peak (see plan.c). */
+ * with `trace` true as a traced run simulates it. Not below the measured
+ * peak (less the program's 4 MiB), and up to about 2.5 times it (see
+ * plan.c). */
 double plan_estimate(const struct ts_plan *p, bool trace);
 
 /* Refuse, with TS_ELIMIT naming the key that drives the size (sim.mode in
