@@ -145,13 +145,10 @@ int cli_advise(int argc, char **argv)
 	static const double pm[] = {1, 1e3, 1e6, 1, 1e3, 1e6}; /* index >= 3: per rack */
 	struct cli_opts p;
 	const char *v;
-	cli_opt_init(&p, "advise", opts, argc, argv);
+	cli_opt_init(&p, "advise", opts, usage, argc, argv);
 	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
-		if (id == CLI_OPT_ERR)
-			goto out;
-		if (id == CLI_OPT_HELP) {
-			usage(stdout);
-			rc = CLI_OK;
+		if (id == CLI_OPT_STOP) {
+			rc = p.rc;
 			goto out;
 		}
 		if (id == O_DEADLINE) {

@@ -48,13 +48,10 @@ int cli_compare(int argc, char **argv)
 					      {0}};
 	struct cli_opts p;
 	const char *v;
-	cli_opt_init(&p, "compare", opts, argc, argv);
+	cli_opt_init(&p, "compare", opts, usage, argc, argv);
 	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
-		if (id == CLI_OPT_ERR)
-			goto out;
-		if (id == CLI_OPT_HELP) {
-			usage(stdout);
-			rc = CLI_OK;
+		if (id == CLI_OPT_STOP) {
+			rc = p.rc;
 			goto out;
 		}
 		if (id == O_SET)

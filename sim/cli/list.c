@@ -38,14 +38,10 @@ int cli_list(int argc, char **argv)
 					      {0}};
 	struct cli_opts p;
 	const char *v;
-	cli_opt_init(&p, "list", opts, argc, argv);
+	cli_opt_init(&p, "list", opts, usage, argc, argv);
 	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
-		if (id == CLI_OPT_ERR)
-			return CLI_USAGE;
-		if (id == CLI_OPT_HELP) {
-			usage(stdout);
-			return CLI_OK;
-		}
+		if (id == CLI_OPT_STOP)
+			return p.rc;
 		if (id == O_FORMAT) {
 			format = v;
 		} else if (!kind) {

@@ -5,12 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "cli/opt.h"
 
-void cli_opt_init(struct cli_opts *p, const char *cmd, const struct cli_opt *opts, int argc,
-		  char **argv)
+void cli_opt_init(struct cli_opts *p, const char *cmd, const struct cli_opt *opts,
+		  void (*usage)(FILE *out), int argc, char **argv)
 {
-	*p = (struct cli_opts){.cmd = cmd, .opts = opts, .argc = argc, .argv = argv, .i = 1};
+	*p = (struct cli_opts){
+	    .cmd = cmd, .opts = opts, .usage = usage, .argc = argc, .argv = argv, .i = 1};
 }
 
 /* "--a, --b or -c": the options of the table, for a message. */
@@ -27,6 +29,9 @@ static void list_opts(const struct cli_opts *p, char *buf, size_t n)
 	}
 }
 
+/* What next_raw returns for help and for a malformed option. */
+enum { OPT_HELP = -2, OPT_ERR = -3 };
+
 static int unknown(const struct cli_opts *p, const char *a)
 {
 	char names[600];
@@ -35,10 +40,10 @@ static int unknown(const struct cli_opts *p, const char *a)
 		"trainsim %s: found unknown option \"%s\", expected %s%s(see trainsim %s "
 		"--help)\n",
 		p->cmd, a, names, names[0] ? " " : "", p->cmd);
-	return CLI_OPT_ERR;
+	return OPT_ERR;
 }
 
-int cli_opt_next(struct cli_opts *p, const char **val)
+static int next_raw(struct cli_opts *p, const char **val)
 {
 	*val = NULL;
 	if (p->i >= p->argc)
@@ -50,10 +55,10 @@ int cli_opt_next(struct cli_opts *p, const char **val)
 	}
 	if (!strcmp(a, "--")) {
 		p->rest = true;
-		return cli_opt_next(p, val);
+		return next_raw(p, val);
 	}
 	if (!strcmp(a, "-h") || !strcmp(a, "--help"))
-		return CLI_OPT_HELP;
+		return OPT_HELP;
 	const struct cli_opt *o = NULL;
 	const char *attached = NULL; /* --name=VALUE or -xVALUE */
 	if (a[1] == '-') {
@@ -81,7 +86,7 @@ int cli_opt_next(struct cli_opts *p, const char **val)
 				"trainsim %s: %s: found the value \"%s\", expected none (it "
 				"is a switch)\n",
 				p->cmd, name, attached);
-			return CLI_OPT_ERR;
+			return OPT_ERR;
 		}
 		return o->id;
 	}
@@ -92,18 +97,33 @@ int cli_opt_next(struct cli_opts *p, const char **val)
 			"\"%s%s\"\n",
 			p->cmd, name, a, o->value, name, attached + 1, o->lng ? o->lng : name,
 			o->lng ? attached : attached + 1);
-		return CLI_OPT_ERR;
+		return OPT_ERR;
 	}
 	if (!attached) {
 		if (p->i >= p->argc) {
 			fprintf(stderr, "trainsim %s: %s: found nothing, expected %s after it\n",
 				p->cmd, name, o->value);
-			return CLI_OPT_ERR;
+			return OPT_ERR;
 		}
 		attached = p->argv[p->i++];
 	}
 	*val = attached;
 	return o->id;
+}
+
+int cli_opt_next(struct cli_opts *p, const char **val)
+{
+	int id = next_raw(p, val);
+	if (id == OPT_HELP) {
+		p->usage(stdout);
+		p->rc = CLI_OK;
+		return CLI_OPT_STOP;
+	}
+	if (id == OPT_ERR) {
+		p->rc = CLI_USAGE;
+		return CLI_OPT_STOP;
+	}
+	return id;
 }
 
 int cli_opt_long(const char *cmd, const char *opt, const char *v, long lo, long hi,

@@ -4,7 +4,8 @@
  *   --name VALUE, --name=VALUE     a long option with a value
  *   -x VALUE, -xVALUE (-j4)        a short option with a value
  *   --flag, -f                     an option without a value
- *   -h, --help                     help (CLI_OPT_HELP)
+ *   -h, --help                     the command's usage on standard output
+ *                                  (CLI_OPT_STOP, exit status 0)
  *   -                              an argument (standard output or input
  *                                  where a command takes a file)
  *   --                             everything after it is an argument
@@ -17,6 +18,7 @@
 #define TS_CLI_OPT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /* One option of a command's table; the table ends with an entry whose id is 0. */
 struct cli_opt {
@@ -31,27 +33,31 @@ struct cli_opt {
 enum {
 	CLI_OPT_END = 0,   /* no more arguments */
 	CLI_OPT_ARG = -1,  /* a plain argument, in *val */
-	CLI_OPT_HELP = -2, /* -h or --help */
-	CLI_OPT_ERR = -3,  /* a malformed option; the message is printed */
+	CLI_OPT_STOP = -2, /* stop with exit status p->rc: the usage was printed
+			    * (-h, --help: 0) or a malformed option's message (1) */
 };
 
 /* The state of one parse of argv[1..argc). */
 struct cli_opts {
 	const char *cmd;	    /* "run": names the command in messages */
 	const struct cli_opt *opts; /* the table */
+	void (*usage)(FILE *out);   /* prints the command's usage */
 	int argc;
 	char **argv;
 	int i;	   /* next argv index */
 	bool rest; /* after "--": every argument is plain */
+	int rc;	   /* with CLI_OPT_STOP: the exit status */
 };
 
-/* Start parsing argv[1..argc) of command cmd with the table opts. */
-void cli_opt_init(struct cli_opts *p, const char *cmd, const struct cli_opt *opts, int argc,
-		  char **argv);
+/* Start parsing argv[1..argc) of command cmd with the table opts; usage
+ * prints the command's help. */
+void cli_opt_init(struct cli_opts *p, const char *cmd, const struct cli_opt *opts,
+		  void (*usage)(FILE *out), int argc, char **argv);
 
 /* The next argument: an option's id with *val its value (NULL for an option
- * without one), CLI_OPT_ARG with *val the argument, CLI_OPT_HELP,
- * CLI_OPT_END, or CLI_OPT_ERR after printing "trainsim CMD: ..." on stderr
+ * without one), CLI_OPT_ARG with *val the argument, CLI_OPT_END, or
+ * CLI_OPT_STOP with p->rc the exit status: 0 after printing the usage on
+ * stdout for -h or --help, 1 after printing "trainsim CMD: ..." on stderr
  * (an unknown option, a missing value, a value given to an option that
  * takes none). */
 int cli_opt_next(struct cli_opts *p, const char **val);

@@ -124,16 +124,11 @@ int cli_sweep(int argc, char **argv)
 	    {0}};
 	struct cli_opts p;
 	const char *v;
-	cli_opt_init(&p, "sweep", opts, argc, argv);
+	cli_opt_init(&p, "sweep", opts, usage, argc, argv);
 	for (int id; (id = cli_opt_next(&p, &v)) != CLI_OPT_END;) {
-		if (id == CLI_OPT_ERR) {
+		if (id == CLI_OPT_STOP) {
 			free(sets);
-			return CLI_USAGE;
-		}
-		if (id == CLI_OPT_HELP) {
-			usage(stdout);
-			free(sets);
-			return CLI_OK;
+			return p.rc;
 		}
 		if (id == O_SET) {
 			sets[nsets++] = v;
