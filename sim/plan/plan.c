@@ -929,9 +929,12 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 		 * gradient buckets (at most one per unit; one per unit with
 		 * ZeRO-3; par/pipe.c, dp_assign_buckets) where the micro-batch
 		 * reduces them (the last, or every one with ZeRO-2/3), each cut
-		 * with its reduction; a segment's tensor-parallel collectives at
-		 * most four (its kinds of unit and its last unit's own, struct
-		 * seg), two each with sequence parallelism */
+		 * with its reduction; a segment's tensor-parallel collectives
+		 * counted as three (struct seg: one per kind of unit, the
+		 * layers' and, on the first and last stage, the embedding's or
+		 * the head's, and the last unit's own), two each with sequence
+		 * parallelism; the test of this estimate holds it above the
+		 * graph on every case */
 		double nbk = (double)p->nunits;
 		if (par->zero < 3 && p->bucket_bytes > 0.0)
 			nbk = fmin(nbk, ceil(grad / p->bucket_bytes) + (double)p->nchunks);
