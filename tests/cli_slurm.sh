@@ -89,6 +89,29 @@ sed 's/micro_batch = \[1, 2\]/micro_batch = [1, 4]/' "$SWEEP" >"$EX/.axes-test.c
 rm -f "$EX/.axes-test.cfg"
 refused otheraxes "axes.csv:1: found part 4/4 of another sweep (other axes)" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/axes.csv"
 
+# what cannot be a part is refused at once, never read without bound (each
+# under a memory and a time limit, so a reader that runs away fails here)
+bounded() {
+	local name=$1 want=$2 rc
+	shift 2
+	checks=$((checks + 1))
+	rm -f "$TMP/bad.csv"
+	(ulimit -v 2000000 && timeout 20 "$BIN" merge "$@" -o "$TMP/bad.csv") 2>"$TMP/$name.err"
+	rc=$?
+	[ "$rc" -eq 2 ] || fail "$name: exit $rc, expected 2: $(head -c 300 "$TMP/$name.err")"
+	grep -qF -- "$want" "$TMP/$name.err" || fail "$name: lacks '$want': $(head -c 300 "$TMP/$name.err")"
+	[ "$(wc -l <"$TMP/$name.err")" -eq 1 ] || fail "$name: not one line: $(head -c 300 "$TMP/$name.err")"
+	[ -e "$TMP/bad.csv" ] && fail "$name: a refused merge wrote its output"
+}
+bounded devzero "/dev/zero: found something that is not a regular file" /dev/zero "$P-1.csv"
+mkfifo "$TMP/fifo"
+bounded fifo "fifo: found something that is not a regular file" "$TMP/fifo" "$P-1.csv"
+bounded stdinzero "standard input:1: found a NUL byte" - "$P-1.csv" </dev/zero
+yes | bounded stdinyes 'standard input:1: found "y", expected the digest line' - "$P-1.csv"
+# a true digest line, then rows without end: cut at the rows the part can hold
+{ head -n 2 "$P-2.csv" && yes "$(sed -n 3p "$P-2.csv")"; } |
+	bounded endless "standard input: found more than" "$P-1.csv" - "$P-3.csv" "$P-4.csv"
+
 # --set of an axis key, a bad --shard: usage errors
 checks=$((checks + 1))
 "$BIN" sweep "$SWEEP" --set nodes=2 >/dev/null 2>"$TMP/setaxis.err"

@@ -14,8 +14,11 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/file.h"
@@ -38,39 +41,103 @@ static const char *part_name(const struct part *p)
 	return strcmp(p->path, "-") ? p->path : "standard input";
 }
 
-/* Read p->path whole into p->text. */
+/* The most bytes part p may hold once its digest line (text[0..first), a
+ * whole line) is known: that line, the header and the part's rows, each at
+ * most SWEEP_ROW_MAX bytes; 0 when the line is not a part's digest (the
+ * caller stops reading, and part_head says what it found). */
+static size_t part_bound(const struct part *p, size_t first)
+{
+	struct sweep_digest d;
+	if (!sweep_digest_parse(p->text, &d) || d.shard_n < 2)
+		return 0;
+	size_t rows =
+	    d.npoints > d.shard_k ? (d.npoints - d.shard_k + d.shard_n - 1) / d.shard_n : 0;
+	return first + (rows + 1) * (size_t)SWEEP_ROW_MAX;
+}
+
+/* Read p->path whole into p->text, refusing at once what cannot be a part:
+ * a file that is not a regular file (a device such as /dev/zero, a FIFO),
+ * a NUL byte, a first line that is not a part's digest line (reading stops
+ * there: part_head says what it found), or more bytes than the part's rows
+ * can fill (part_bound), so that no input is read without bound. */
 static int part_read(struct part *p, struct ts_error *err)
 {
 	bool in = !strcmp(p->path, "-");
-	FILE *f = in ? stdin : ts_fopen(p->path, "rb");
-	if (!f)
-		return ts_error_set(err, TS_EIO, p->path, 0, NULL, "cannot open the file (%s)",
-				    strerror(errno));
+	FILE *f = stdin;
+	if (!in) {
+		/* O_NONBLOCK: opening a FIFO without a writer would block */
+		int fd = ts_open(p->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		struct stat st;
+		if (fd < 0)
+			return ts_error_set(err, TS_EIO, p->path, 0, NULL,
+					    "cannot open the file (%s)", strerror(errno));
+		if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+			close(fd);
+			return ts_error_set(
+			    err, TS_EIO, p->path, 0, NULL,
+			    "found something that is not a regular file (a device, "
+			    "a FIFO, a socket), expected the CSV of a sweep's part");
+		}
+		if (fcntl(fd, F_SETFL, O_RDONLY) || !(f = fdopen(fd, "rb"))) {
+			int e = errno;
+			close(fd);
+			return ts_error_set(err, TS_EIO, p->path, 0, NULL,
+					    "cannot open the file (%s)", strerror(e));
+		}
+	}
 	int rc = 0;
+	size_t first = 0, bound = (size_t)SWEEP_ROW_MAX; /* until the digest line is read */
 	p->cap = 1 << 16;
 	p->len = 0;
 	if (!(p->text = ts_malloc(p->cap)))
-		rc = TS_ENOMEM;
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 	while (!rc) {
 		if (p->cap - p->len < 2) {
 			size_t cap = p->cap;
 			if (ts_grow((void **)&p->text, &cap, p->cap * 2, 1)) {
-				rc = TS_ENOMEM;
+				rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 				break;
 			}
 			p->cap = cap;
 		}
-		size_t got = fread(p->text + p->len, 1, p->cap - p->len - 1, f);
+		size_t want = p->cap - p->len - 1;
+		if (want > bound + 1 - p->len)
+			want = bound + 1 - p->len; /* one byte past the bound tells */
+		size_t got = fread(p->text + p->len, 1, want, f);
+		const char *nul = memchr(p->text + p->len, '\0', got);
 		p->len += got;
+		p->text[p->len] = '\0';
+		if (nul) {
+			int line = 1;
+			for (const char *c = p->text; c < nul; c++)
+				line += *c == '\n';
+			rc = ts_error_set(err, TS_EINVALID, part_name(p), line, NULL,
+					  "found a NUL byte, expected the CSV of a sweep's part");
+			break;
+		}
+		if (!first) {
+			const char *nl = memchr(p->text, '\n', p->len);
+			if (nl) {
+				first = (size_t)(nl + 1 - p->text);
+				if (!(bound = part_bound(p, first)))
+					break; /* not a part: part_head says so */
+			} else if (p->len >= (size_t)SWEEP_ROW_MAX) {
+				break; /* no digest line: part_head says so */
+			}
+		}
+		if (p->len > bound) {
+			rc = ts_error_set(err, TS_ELIMIT, part_name(p), 0, NULL,
+					  "found more than %zu bytes, expected at most %zu (its "
+					  "digest line, then a header and its rows of at most %d "
+					  "bytes each)",
+					  bound, bound, SWEEP_ROW_MAX);
+			break;
+		}
 		if (!got)
 			break;
 	}
 	if (!rc && ferror(f))
 		rc = ts_error_set(err, TS_EIO, part_name(p), 0, NULL, "reading failed");
-	else if (rc == TS_ENOMEM)
-		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (p->text)
-		p->text[p->len] = '\0';
 	if (!in)
 		fclose(f);
 	return rc;
@@ -80,9 +147,6 @@ static int part_read(struct part *p, struct ts_error *err)
 static int part_head(struct part *p, struct ts_error *err)
 {
 	char *nl = strchr(p->text, '\n');
-	if (memchr(p->text, '\0', p->len))
-		return ts_error_set(err, TS_EINVALID, part_name(p), 0, NULL,
-				    "found a NUL byte, expected the CSV of a sweep's part");
 	if (!nl || !sweep_digest_parse(p->text, &p->d) || p->d.shard_n < 2) {
 		size_t l = strcspn(p->text, "\n");
 		return ts_error_set(
