@@ -17,8 +17,11 @@
  * out: with digest, after the digest line and header of the whole sweep
  * (the bytes `trainsim sweep -o FILE` writes), else after the header only
  * (the bytes it writes to standard output). Parts may come in any order.
- * Returns 0, TS_EIO (a part cannot be read, writing failed), TS_EINVALID (a
- * part without its digest line; parts of different sweeps, base scenarios,
+ * Returns 0, TS_EIO (a part cannot be read or is not a regular file, such as
+ * /dev/zero or a FIFO; writing failed), TS_ELIMIT (a part longer than its
+ * digest line, header and rows of at most SWEEP_ROW_MAX bytes can be: a part
+ * is never read without bound), TS_EINVALID (a part without its digest line
+ * or with a NUL byte; parts of different sweeps, base scenarios,
  * calibrations, versions or part counts; a part given twice or missing; a
  * part whose rows are cut short or are not its points), TS_EUSAGE (no part,
  * "-" twice) or TS_ENOMEM, with err naming the part file and line. */
