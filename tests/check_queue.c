@@ -1,0 +1,470 @@
+/* The queue model (sim/sweep/queue.c) and its job readers (sim/io/jobs.c):
+ * M/M/c FIFO against Erlang C, M/G/c against the Allen-Cunneen
+ * approximation, EASY backfill and strict FIFO on a hand-made case,
+ * fair-share, gang placement on leaf switches, failures' accounting, fabric
+ * sharing of scenario jobs, and the readers' errors.
+ * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "io/jobs.h"
+#include "sweep/queue.h"
+#include "testutil.h"
+
+/* Erlang's C formula: the probability that an arrival waits in an M/M/c
+ * queue with offered load a = lambda / mu Erlangs (a < c),
+ *   C(c, a) = [a^c / c! x c / (c - a)] / [sum_{k<c} a^k / k! + a^c / c! x c / (c - a)],
+ * and the mean wait W = C / (c mu - lambda) (Kleinrock, Queueing Systems
+ * vol. 1, 1975, section 3.5). */
+static double erlang_c(int c, double a)
+{
+	double term = 1.0, sum = 0.0;
+	for (int k = 0; k < c; k++) {
+		sum += term;
+		term *= a / (k + 1);
+	}
+	double top = term * c / (c - a); /* term = a^c / c! */
+	return top / (sum + top);
+}
+
+static struct queue_cfg cfg(uint32_t nodes, uint32_t gpn, enum queue_policy p)
+{
+	return (struct queue_cfg){.nodes = nodes, .gpus_per_node = gpn, .policy = p};
+}
+
+static void run_mix(const struct queue_mix *m, const struct queue_cfg *c, struct queue_stats *st)
+{
+	struct jobs_list l = {0};
+	struct ts_error err = {0};
+	ck_assert_int_eq(queue_synth(m, &l, &err), 0);
+	int rc = queue_run(&l, c, st, &err);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	jobs_free(&l);
+}
+
+/* M/M/16 at load 0.7: 200,000 one-GPU jobs on 2 nodes of 8 GPUs, FIFO. */
+START_TEST(mmc_erlang_c)
+{
+	const int c = 16;
+	const double mean = 100.0, rho = 0.7, lambda = rho * c / mean;
+	struct queue_mix m = {.jobs = 200000,
+			      .rate_per_s = lambda,
+			      .size_gpus = {1},
+			      .size_weight = {1},
+			      .nsizes = 1,
+			      .dist = QUEUE_DIST_EXP,
+			      .a = mean,
+			      .seed = 7};
+	struct queue_cfg q = cfg(2, 8, QUEUE_FIFO);
+	struct queue_stats st;
+	run_mix(&m, &q, &st);
+	double C = erlang_c(c, lambda * mean); /* 0.1297 at a = 11.2 */
+	double W = C / (c / mean - lambda);    /* 2.702 s */
+	double pw = (double)st.waited / (double)st.ran;
+	printf("M/M/16 rho 0.7: P(wait) %.4f (Erlang C %.4f, %+.1f %%), mean wait %.3f s "
+	       "(%.3f s, %+.1f %%), utilisation %.4f\n",
+	       pw, C, 100 * (pw / C - 1), st.mean_wait_s, W, 100 * (st.mean_wait_s / W - 1),
+	       st.utilisation);
+	ck_assert_uint_eq(st.ran, 200000);
+	ck_assert_double_eq_tol(pw, C, 0.06 * C);
+	ck_assert_double_eq_tol(st.mean_wait_s, W, 0.10 * W);
+	ck_assert_double_eq_tol(st.utilisation, rho, 0.03);
+	queue_stats_free(&st);
+}
+END_TEST
+
+/* M/G/16 with run times uniform on [0, 200] s (mean 100, squared
+ * coefficient of variation 1/3): the Allen-Cunneen (Lee-Longton)
+ * approximation Wq(M/G/c) = Wq(M/M/c) (1 + cs^2) / 2 (A. O. Allen,
+ * Probability, Statistics and Queueing Theory, 2nd ed., 1990, chapter 6;
+ * the form Lee and Longton gave in 1959), within 10 %: an approximation,
+ * not an exact result (measured: +7.8 %, the simulation's waits longer). */
+START_TEST(mgc_allen_cunneen)
+{
+	const int c = 16;
+	const double mean = 100.0, rho = 0.7, lambda = rho * c / mean, cs2 = 1.0 / 3.0;
+	struct queue_mix m = {.jobs = 200000,
+			      .rate_per_s = lambda,
+			      .size_gpus = {1},
+			      .size_weight = {1},
+			      .nsizes = 1,
+			      .dist = QUEUE_DIST_UNIFORM,
+			      .a = 0.0 + 1e-9,
+			      .b = 2 * mean,
+			      .seed = 11};
+	struct queue_cfg q = cfg(2, 8, QUEUE_BACKFILL);
+	struct queue_stats st;
+	run_mix(&m, &q, &st);
+	double W = erlang_c(c, lambda * mean) / (c / mean - lambda) * (1 + cs2) / 2;
+	printf("M/G/16 rho 0.7 cs2 1/3: mean wait %.3f s (Allen-Cunneen %.3f s, %+.1f %%)\n",
+	       st.mean_wait_s, W, 100 * (st.mean_wait_s / W - 1));
+	ck_assert_double_eq_tol(st.mean_wait_s, W, 0.10 * W);
+	queue_stats_free(&st);
+}
+END_TEST
+
+static void add(struct jobs_list *l, const char *id, double submit, uint32_t gpus, double dur,
+		double limit, const char *user)
+{
+	struct jobs_job j = {.submit_s = submit,
+			     .duration_s = dur,
+			     .time_limit_s = limit,
+			     .gpus = gpus,
+			     .rec_start_s = NAN};
+	ck_assert_int_eq(jobs_add(l, &j, id, user, NULL, NULL), 0);
+}
+
+/* 2 nodes of 8 GPUs. A (8 GPUs, 100 s) runs from 0; B (16 GPUs) waits for
+ * it, its reservation at 100 s; C (8 GPUs, limit 30 s) ends by 32 s, before
+ * the reservation: backfill starts it at 2 s, FIFO at 150 s after B. D (8
+ * GPUs, 200 s) would hold a node past 100 s: it waits for B under both. */
+START_TEST(backfill_by_hand)
+{
+	struct jobs_list l = {0};
+	add(&l, "A", 0, 8, 100, 100, NULL);
+	add(&l, "B", 1, 16, 50, 50, NULL);
+	add(&l, "C", 2, 8, 30, 30, NULL);
+	add(&l, "D", 3, 8, 200, 200, NULL);
+	const double bf[4][2] = {{0, 100}, {100, 150}, {2, 32}, {150, 350}};
+	const double ff[4][2] = {{0, 100}, {100, 150}, {150, 180}, {150, 350}};
+	for (int p = 0; p < 2; p++) {
+		struct queue_cfg q = cfg(2, 8, p ? QUEUE_BACKFILL : QUEUE_FIFO);
+		q.detail = true;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		const double(*want)[2] = p ? bf : ff;
+		for (int i = 0; i < 4; i++) {
+			ck_assert_double_eq_tol(st.job[i].start_s, want[i][0], 1e-6);
+			ck_assert_double_eq_tol(st.job[i].end_s, want[i][1], 1e-6);
+		}
+		ck_assert_double_eq_tol(st.makespan_s, 350, 1e-6);
+		queue_stats_free(&st);
+	}
+	jobs_free(&l);
+}
+END_TEST
+
+/* One GPU; user a submits five 1000 s jobs at 0, user b one at 10 s. FIFO
+ * runs b's after a's five (at 5000 s); with fair-share b's usage is 0
+ * against a's, so its job is next when a's first ends (1000 s). */
+START_TEST(fairshare_by_hand)
+{
+	struct jobs_list l = {0};
+	for (int k = 0; k < 5; k++) {
+		char id[8];
+		snprintf(id, sizeof id, "a%d", k);
+		add(&l, id, 0, 1, 1000, 0, "a");
+	}
+	add(&l, "b0", 10, 1, 1000, 0, "b");
+	for (int p = 0; p < 2; p++) {
+		struct queue_cfg q = cfg(1, 1, p ? QUEUE_PRIORITY : QUEUE_FIFO);
+		q.detail = true;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		ck_assert_double_eq_tol(st.job[5].start_s, p ? 1000 : 5000, 1e-6);
+		ck_assert_double_eq_tol(st.utilisation, 1.0, 1e-9);
+		ck_assert_double_eq_tol(st.user_gpu_s[0], 5000, 1e-6);
+		ck_assert_double_eq_tol(st.user_gpu_s[1], 1000, 1e-6);
+		queue_stats_free(&st);
+	}
+	jobs_free(&l);
+}
+END_TEST
+
+/* 4 nodes of 8 GPUs, 2 per leaf: a 16-GPU job packed takes both nodes of
+ * one leaf, spread one node of each leaf; a 12-GPU job takes two whole
+ * nodes (gang-scheduled); one larger than the cluster never runs. */
+START_TEST(placement)
+{
+	struct jobs_list l = {0};
+	add(&l, "a", 0, 16, 10, 0, NULL);
+	add(&l, "b", 0, 12, 10, 0, NULL);
+	add(&l, "big", 0, 40, 10, 0, NULL);
+	for (int p = 0; p < 2; p++) {
+		struct queue_cfg q = cfg(4, 8, QUEUE_FIFO);
+		q.nodes_per_leaf = 2;
+		q.place = p ? QUEUE_SPREAD : QUEUE_PACKED;
+		q.detail = true;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		ck_assert_uint_eq(st.job[0].nodes, 2);
+		ck_assert_uint_eq(st.job[0].leaves, p ? 2 : 1);
+		ck_assert_uint_eq(st.job[1].nodes, 2);
+		ck_assert_double_eq_tol(st.job[1].start_s, 0, 1e-9);
+		ck_assert_int_eq(st.job[2].state, QUEUE_TOO_BIG);
+		ck_assert_uint_eq(st.too_big, 1);
+		/* 16 + 12 GPUs busy for 10 s of 32 GPUs x 10 s */
+		ck_assert_double_eq_tol(st.utilisation, 28.0 / 32.0, 1e-9);
+		/* 4 GPUs of b's second node idle, no job waiting */
+		ck_assert_double_eq_tol(st.fragmentation, 0.0, 1e-12);
+		queue_stats_free(&st);
+	}
+	jobs_free(&l);
+}
+END_TEST
+
+/* Failures: every GPU-second of runs is the work, the runs lost since the
+ * last checkpoint (restarts included) and the restart of each requeued
+ * job's final run; without checkpoints a failure loses the whole run. */
+START_TEST(failures_account)
+{
+	struct queue_mix m = {.jobs = 300,
+			      .rate_per_s = 1.0 / 600,
+			      .size_gpus = {1, 8, 16},
+			      .size_weight = {1, 1, 1},
+			      .nsizes = 3,
+			      .dist = QUEUE_DIST_EXP,
+			      .a = 3600,
+			      .seed = 3};
+	for (int ck = 0; ck < 2; ck++) {
+		struct jobs_list l = {0};
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_synth(&m, &l, &err), 0);
+		struct queue_cfg q = cfg(4, 8, QUEUE_BACKFILL);
+		q.failures = true;
+		q.node_mtbf_s = 20 * 3600.0; /* often, to see many */
+		q.repair_s = 1800;
+		q.restart_s = 600;
+		q.checkpoint_s = ck ? 900 : 0;
+		q.seed = 5;
+		struct queue_stats st;
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		double work = 0.0;
+		for (size_t i = 0; i < l.n; i++)
+			work += l.j[i].duration_s * l.j[i].gpus;
+		double restarts = 0.0;
+		ck_assert_uint_gt(st.requeued, 10);
+		/* restarts add restart_s each, on the job's GPUs: recount them */
+		struct queue_cfg q2 = q;
+		q2.detail = true;
+		struct queue_stats s2;
+		ck_assert_int_eq(queue_run(&l, &q2, &s2, &err), 0);
+		for (size_t i = 0; i < l.n; i++)
+			restarts += (s2.job[i].restarts ? q.restart_s : 0.0) * l.j[i].gpus;
+		ck_assert_double_eq_tol(st.busy_gpu_s, work + restarts + st.lost_gpu_s,
+					1e-6 * st.busy_gpu_s);
+		ck_assert_double_eq(s2.busy_gpu_s, st.busy_gpu_s); /* same seed, same run */
+		queue_stats_free(&st);
+		queue_stats_free(&s2);
+		jobs_free(&l);
+	}
+}
+END_TEST
+
+/* A scenario job's step time: 1 s on one leaf, 1.5 s across leaves alone,
+ * and 1.5 x (1 + 0.5 (share - 1)) s when share jobs use the uplinks. */
+static int fake_rt(void *ctx, const struct queue_shape *sh, struct queue_rt *rt,
+		   struct ts_error *err)
+{
+	(void)err;
+	(*(int *)ctx)++;
+	rt->step_s = sh->leaves > 1 ? 1.5 * (1 + 0.5 * (sh->share - 1)) : 1.0;
+	rt->tokens_per_step = 1000;
+	return 0;
+}
+
+/* 4 nodes, 2 per leaf, spread: X (16 GPUs, 100 steps) alone runs 150 s;
+ * with Y beside it from 0 both share the uplinks of both leaves: 225 s
+ * each. Shapes are simulated once: (2 nodes, 2 leaves, share 1 and 2). */
+START_TEST(fabric_sharing)
+{
+	int calls = 0;
+	struct queue_cache *cache;
+	ck_assert_int_eq(queue_cache_create(fake_rt, &calls, &cache), 0);
+	for (int both = 0; both < 2; both++) {
+		struct jobs_list l = {0};
+		struct jobs_job j = {.gpus = 16, .steps = 100, .rec_start_s = NAN};
+		ck_assert_int_eq(jobs_add(&l, &j, "X", NULL, NULL, "s.cfg"), 0);
+		j.tokens = 100000, j.steps = 0;
+		if (both)
+			ck_assert_int_eq(jobs_add(&l, &j, "Y", NULL, NULL, "s.cfg"), 0);
+		struct queue_cfg q = cfg(4, 8, QUEUE_FIFO);
+		q.nodes_per_leaf = 2;
+		q.place = QUEUE_SPREAD;
+		q.cache = cache;
+		q.detail = true;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		for (size_t i = 0; i < l.n; i++) {
+			ck_assert_uint_eq(st.job[i].leaves, 2);
+			ck_assert_double_eq_tol(st.job[i].end_s, both ? 225 : 150, 1e-6);
+			ck_assert_double_eq_tol(st.job[i].alone_s, 150, 1e-9);
+		}
+		queue_stats_free(&st);
+		jobs_free(&l);
+	}
+	ck_assert_int_eq(calls, 2);
+	ck_assert_uint_eq(queue_cache_simulated(cache), 2);
+	queue_cache_destroy(cache);
+}
+END_TEST
+
+/* ------------------------------------------------------------ readers */
+
+static const char *write_tmp(const char *name, const char *text)
+{
+	static char path[8][256];
+	static int k;
+	char *p = path[k++ % 8];
+	snprintf(p, 256, "/tmp/check_queue_%d_%s", (int)getpid(), name);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+static void expect_err(const char *name, const char *text, enum jobs_format fmt, int code, int line,
+		       const char *key, const char *msg_part)
+{
+	const char *p = write_tmp(name, text);
+	struct jobs_list l = {0};
+	struct ts_error err = {0};
+	int rc = jobs_read(p, fmt, &l, &err);
+	char buf[1200];
+	ts_error_format(&err, buf, sizeof buf);
+	ck_assert_msg(rc == code, "%s: rc %d, expected %d: %s", name, rc, code, buf);
+	ck_assert_int_eq(err.line, line);
+	ck_assert_str_eq(err.key, key);
+	ck_assert_msg(strstr(err.msg, msg_part), "%s: %s", name, buf);
+	ck_assert_msg(strstr(err.file, name), "%s: file %s", name, err.file);
+	jobs_free(&l);
+	remove(p);
+}
+
+START_TEST(csv_reads)
+{
+	const char *p = write_tmp("ok.csv", "id,submit_s,gpus,duration_s,user,time_limit_s\n"
+					    "j1,0,8,3600,alice,7200\n"
+					    "\n"
+					    "j2,10.5,1,60,bob,\n"
+					    "j3,11,2,5,alice,\n");
+	struct jobs_list l = {0};
+	struct ts_error err = {0};
+	ck_assert_int_eq(jobs_read(p, JOBS_AUTO, &l, &err), 0);
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert_uint_eq(l.users.n, 2);
+	ck_assert_uint_eq(l.j[2].user, l.j[0].user);
+	ck_assert_double_eq(l.j[1].submit_s, 10.5);
+	ck_assert_double_eq(l.j[0].time_limit_s, 7200);
+	ck_assert_double_eq(l.j[1].time_limit_s, 0);
+	ck_assert_str_eq(l.ids.s[l.j[1].id], "j2");
+	jobs_free(&l);
+	remove(p);
+}
+END_TEST
+
+START_TEST(csv_errors)
+{
+	expect_err("nocol.csv", "id,submit_s,gpus\n1,0,1\n", JOBS_CSV, TS_ESYNTAX, 1, "duration_s",
+		   "missing column");
+	expect_err("gpus.csv", "id,submit_s,gpus,duration_s\n1,0,1,5\n2,0,x,5\n", JOBS_CSV,
+		   TS_ESYNTAX, 3, "gpus", "found \"x\", expected a whole number of GPUs");
+	expect_err("dup.csv", "id,submit_s,gpus,duration_s\n1,0,1,5\n1,3,1,5\n", JOBS_CSV,
+		   TS_ESYNTAX, 3, "id", "an id no earlier job has");
+	expect_err("neg.csv", "id,submit_s,gpus,duration_s\n1,-4,1,5\n", JOBS_CSV, TS_ESYNTAX, 2,
+		   "submit_s", "found \"-4\"");
+	expect_err("nolen.csv", "id,submit_s,gpus,duration_s,scenario\n1,0,8,,a.cfg\n", JOBS_CSV,
+		   TS_ESYNTAX, 2, "scenario", "tokens or steps");
+	expect_err("col.csv", "id,submit_s,gpus,duration_s,gpu_type\n", JOBS_CSV, TS_ESYNTAX, 1,
+		   "gpu_type", "unknown column");
+	expect_err("empty.csv", "id,submit_s,gpus,duration_s\n", JOBS_CSV, TS_EINVALID, 0, "",
+		   "found no job");
+	expect_err("short.csv", "id,submit_s,gpus,duration_s\n1,0,1\n", JOBS_CSV, TS_ESYNTAX, 2, "",
+		   "found 3 fields, expected 4");
+}
+END_TEST
+
+START_TEST(sacct_reads)
+{
+	const char *p = write_tmp(
+	    "s.txt", "JobID|User|Account|Submit|Start|End|Elapsed|Timelimit|AllocTRES\n"
+		     "101|ann|proj|2024-03-01T00:00:00|2024-03-01T00:10:00|2024-03-01T02:10:00|"
+		     "02:00:00|1-00:00:00|billing=8,cpu=32,gres/gpu=8,mem=500G,node=1\n"
+		     "101.batch|||2024-03-01T00:00:00|2024-03-01T00:10:00|2024-03-01T02:10:00|"
+		     "02:00:00||cpu=32,gres/gpu=8\n"
+		     "102|bo|proj|2024-03-01T00:05:00|2024-03-01T00:05:00|2024-03-01T00:06:30|"
+		     "00:01:30|UNLIMITED|cpu=4,gres/gpu:a100=2\n"
+		     "103|bo|proj|2024-03-01T00:06:00|Unknown|Unknown|00:00:00|01:00:00|\n"
+		     "104|bo|proj|2024-03-01T00:07:00|2024-03-01T00:07:00|2024-03-01T00:08:00|"
+		     "00:01:00|10:00|cpu=4,mem=1G\n");
+	struct jobs_list l = {0};
+	struct ts_error err = {0};
+	int rc = jobs_read(p, JOBS_AUTO, &l, &err);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	ck_assert_uint_eq(l.n, 2); /* the step, the job that never ran and the CPU job skipped */
+	ck_assert_double_eq(l.j[0].submit_s, 1709251200.0); /* 2024-03-01 UTC */
+	ck_assert_double_eq(l.j[0].duration_s, 7200);
+	ck_assert_double_eq(l.j[0].time_limit_s, 86400);
+	ck_assert_double_eq(l.j[0].rec_start_s - l.j[0].submit_s, 600);
+	ck_assert_uint_eq(l.j[0].gpus, 8);
+	ck_assert_uint_eq(l.j[1].gpus, 2);
+	ck_assert_double_eq(l.j[1].time_limit_s, 0);
+	jobs_free(&l);
+	remove(p);
+	expect_err("nogpu.txt", "JobID|Submit|Elapsed\n1|2024-03-01T00:00:00|00:01:00\n",
+		   JOBS_SACCT, TS_ESYNTAX, 1, "AllocTRES", "missing column");
+	expect_err("time.txt", "JobID|Submit|Elapsed|AllocTRES\n1|yesterday|00:01:00|gres/gpu=1\n",
+		   JOBS_SACCT, TS_ESYNTAX, 2, "Submit", "found \"yesterday\"");
+}
+END_TEST
+
+START_TEST(swf_reads)
+{
+	const char *p = write_tmp("t.swf", "; Version: 2.2\n"
+					   "; MaxProcs: 64\n"
+					   "1 0 10 3600 8 -1 -1 8 7200 -1 1 3 1 -1 1 -1 -1 -1\n"
+					   "2 60 -1 -1 4 -1 -1 4 600 -1 0 4 1 -1 1 -1 -1 -1\n"
+					   "3 120 0 30 -1 -1 -1 2 -1 -1 1 4 2 -1 1 -1 -1 -1\n");
+	struct jobs_list l = {0};
+	struct ts_error err = {0};
+	ck_assert_int_eq(jobs_read(p, JOBS_AUTO, &l, &err), 0);
+	ck_assert_uint_eq(l.n, 2); /* job 2 has no run time */
+	ck_assert_double_eq(l.j[0].rec_start_s, 10);
+	ck_assert_double_eq(l.j[0].time_limit_s, 7200);
+	ck_assert_uint_eq(l.j[1].gpus, 2); /* requested where allocated is -1 */
+	ck_assert_uint_eq(l.users.n, 2);
+	jobs_free(&l);
+	remove(p);
+	expect_err("bad.swf", "1 0 10 3600 8 -1 -1 8 7200 -1 1 3 1 -1 1 -1 -1\n", JOBS_SWF,
+		   TS_ESYNTAX, 1, "", "found 17 fields, expected the 18 of SWF");
+	expect_err("nan.swf", "1 0 10 abc 8 -1 -1 8 7200 -1 1 3 1 -1 1 -1 -1 -1\n", JOBS_SWF,
+		   TS_ESYNTAX, 1, "run time", "found \"abc\"");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("queue");
+	TCase *tc = tu_tcase("theory");
+	tcase_add_test(tc, mmc_erlang_c);
+	tcase_add_test(tc, mgc_allen_cunneen);
+	suite_add_tcase(s, tc);
+	tc = tu_tcase("policies");
+	tcase_add_test(tc, backfill_by_hand);
+	tcase_add_test(tc, fairshare_by_hand);
+	tcase_add_test(tc, placement);
+	tcase_add_test(tc, failures_account);
+	tcase_add_test(tc, fabric_sharing);
+	suite_add_tcase(s, tc);
+	tc = tu_tcase("readers");
+	tcase_add_test(tc, csv_reads);
+	tcase_add_test(tc, csv_errors);
+	tcase_add_test(tc, sacct_reads);
+	tcase_add_test(tc, swf_reads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run(suite()) ? 1 : 0;
+}
