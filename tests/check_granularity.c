@@ -95,7 +95,9 @@ START_TEST(test_stage_rule)
 	ck_assert_uint_gt(exact_tp, 0);
 	ck_assert_uint_gt(exact, 50);
 	ck_assert_uint_gt(inexact, 0);
-	ck_assert_uint_gt(differ, 10);
+	ck_assert_uint_gt(differ, 0);
+	printf("stage rule: %zu rows exact (%zu pp, %zu dp, %zu tp), %zu not (%zu differ)\n", exact,
+	       exact_pp, exact_dp, exact_tp, inexact, differ);
 }
 END_TEST
 
@@ -167,8 +169,9 @@ END_TEST
 
 /* sim.granularity = "auto" (the default) resolves to stage where the rule
  * holds and to layer elsewhere, and the result says which it simulated;
- * an explicit level is kept. GPT-3 1.3B on one DGX A100: DP 8 and TP 8
- * take stage, TP 2 inside the node and ZeRO-3 layer. */
+ * an explicit level is kept. GPT-3 1.3B on one DGX A100: DP 8, TP 8 and
+ * ZeRO-3 (a stage's pass cut at every FSDP unit) take stage, TP 2 inside
+ * the node and context parallelism layer. */
 START_TEST(test_auto_resolves)
 {
 	static const char base[] =
@@ -179,7 +182,8 @@ START_TEST(test_auto_resolves)
 	} cases[] = {{"parallel.tp=1", "stage"},
 		     {"parallel.tp=8", "stage"},
 		     {"parallel.tp=2", "layer"},
-		     {"parallel.zero=3", "layer"},
+		     {"parallel.zero=3", "stage"},
+		     {"parallel.cp=2", "layer"},
 		     {"sim.granularity=\"op\"", "op"},
 		     {"sim.granularity=\"layer\"", "layer"},
 		     {"sim.granularity=\"stage\"", "stage"}};
@@ -199,6 +203,103 @@ START_TEST(test_auto_resolves)
 }
 END_TEST
 
+/* Memory never depends on the task size simulated or on rank classes:
+ * for ZeRO 0-3 (Megatron, DeepSpeed, FSDP), offload, TP, SP, PP (1F1B and
+ * interleaved), CP, EP and recomputation, the peak memory per GPU is the
+ * same at op, layer and stage granularity in class and in full mode (to
+ * 1e-9: the same bytes, summed in another order). Iteration times: class
+ * equals full to the nanosecond; stage equals layer to 1e-5 where
+ * plan_stage_exact holds; op and layer, and stage and layer elsewhere,
+ * within GRAN_TIME_TOL: op issues each op's tensor-parallel collective
+ * and its kernels' launches apart (more latencies), and a stage's pass
+ * overlaps TP, CP or EP traffic with compute less finely than layer
+ * (measured at most 2.7 %, TP 8 with PP 2). Before ZeRO-3 gathered per
+ * FSDP unit at every granularity, stage held a stage's whole weights
+ * (Llama-2-7B, 4 GPUs: 12.6 against 3.3 GiB) and op one op's. */
+#define GRAN_TIME_TOL 0.05
+START_TEST(test_memory_every_level)
+{
+	static const char base[] =
+	    "model = { base = \"llama2-7b\"; layers = 4; }; cluster = \"dgx-a100-80gb\";\n"
+	    "nodes = 2; gpus_per_node = 8;\n"
+	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
+	    "  seq_len = 2048; iterations = 2; };\n";
+	static const char moe[] =
+	    "model = { base = \"mixtral-8x7b\"; layers = 2; }; cluster = \"dgx-h100\";\n"
+	    "nodes = 2; gpus_per_node = 8;\n"
+	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
+	    "  seq_len = 2048; iterations = 2; };\n";
+	static const struct {
+		const char *text, *set[3];
+	} cases[] = {
+	    {base, {"parallel.zero=0"}},
+	    {base, {"parallel.zero=1"}},
+	    {base, {"parallel.zero=2"}},
+	    {base, {"parallel.zero=3"}},
+	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3"}},
+	    {base,
+	     {"training.framework=\"deepspeed\"", "parallel.zero=2", "parallel.offload=\"cpu\""}},
+	    {base, {"parallel.zero=3", "parallel.offload=\"cpu\""}},
+	    {base, {"parallel.tp=2", "parallel.sp=true", "training.recompute=\"selective\""}},
+	    {base, {"parallel.tp=8", "parallel.pp=2"}},
+	    {base, {"parallel.pp=4", "parallel.zero=1", "training.recompute=\"full\""}},
+	    {base, {"parallel.pp=2", "parallel.schedule=\"interleaved\"", "parallel.interleave=2"}},
+	    {base, {"parallel.pp=2", "parallel.tp=2", "parallel.zero=3"}},
+	    {base, {"parallel.cp=2", "parallel.zero=1"}},
+	    {moe, {"parallel.ep=2", "parallel.zero=1"}},
+	    {moe, {"parallel.ep=4", "parallel.tp=2", "parallel.zero=3"}},
+	};
+	static const enum ts_granularity g[3] = {TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE};
+	struct ts_env env;
+	struct ts_error err;
+	ck_assert_int_eq(env_wrap(cat, &calib, &env, &err), 0);
+	double worst = 0.0;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *sets[4] = {"sim.samples=1"};
+		size_t ns = 1;
+		while (ns < 4 && cases[i].set[ns - 1])
+			sets[ns] = cases[i].set[ns - 1], ns++;
+		struct ts_scenario *sc;
+		ck_assert_msg(ts_scenario_load_string(cat, cases[i].text, "mem.cfg", sets, ns, &sc,
+						      &err) == 0,
+			      "case %zu: %s", i, err.msg);
+		struct ts_plan *p;
+		ck_assert_msg(plan_build(&env, sc, &p, &err) == 0, "case %zu: %s", i, err.msg);
+		bool exact = plan_stage_exact(p);
+		plan_destroy(p);
+		struct ts_result r[2][3];
+		for (int m = 0; m < 2; m++)
+			for (int k = 0; k < 3; k++) {
+				sc->sim.mode = m ? TS_MODE_FULL : TS_MODE_CLASS;
+				sc->sim.granularity = g[k];
+				ck_assert_msg(ts_run(sc, &calib, &r[m][k], NULL, &err) == 0,
+					      "case %zu: %s", i, err.msg);
+			}
+		double mem = r[0][1].memory_per_gpu_bytes, T = r[0][1].iteration_time_s;
+		for (int m = 0; m < 2; m++)
+			for (int k = 0; k < 3; k++) {
+				ck_assert_msg(tu_relerr(r[m][k].memory_per_gpu_bytes, mem) <= 1e-9,
+					      "case %zu (%s ...) %s/%d: %.6g bytes, layer %.6g", i,
+					      cases[i].set[0], m ? "full" : "class", k,
+					      r[m][k].memory_per_gpu_bytes, mem);
+				ck_assert_int_eq(ts_time_from_s(r[m][k].iteration_time_s),
+						 ts_time_from_s(r[0][k].iteration_time_s));
+			}
+		double dop = tu_relerr(r[0][0].iteration_time_s, T);
+		double dst = tu_relerr(r[0][2].iteration_time_s, T);
+		ck_assert_msg(dst <= (exact ? 1e-5 : GRAN_TIME_TOL) && dop <= GRAN_TIME_TOL,
+			      "case %zu (%s ...): op %.6g, layer %.6g, stage %.6g s", i,
+			      cases[i].set[0], r[0][0].iteration_time_s, T,
+			      r[0][2].iteration_time_s);
+		worst = fmax(worst, fmax(dop, dst));
+		ts_scenario_destroy(sc);
+	}
+	printf("memory at every level: %zu cases, times within %.2f %% of layer\n",
+	       sizeof cases / sizeof cases[0], 100.0 * worst);
+	env_release(&env);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("granularity");
@@ -207,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, test_stage_rule);
 	tcase_add_test(tc, test_tp_node_stage);
 	tcase_add_test(tc, test_auto_resolves);
+	tcase_add_test(tc, test_memory_every_level);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }

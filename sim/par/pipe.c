@@ -857,6 +857,7 @@ struct seg {
 	uint32_t ntpk, tpn[SEG_TP_KINDS], tpc[SEG_TP_KINDS];
 	uint32_t tplast;    /* the kind of the unit added last (SEG_TP_KINDS: it has none) */
 	double gather;	    /* ZeRO-3: weight elements gathered before it */
+	double ungather;    /* ZeRO-3: gathered weight elements freed after it */
 	uint32_t a2a;	    /* MoE all-to-alls after it */
 	double ring_s;	    /* seconds of s that overlap the K, V ring (context parallel) */
 	double ring_bytes;  /* bytes each rank passes on per ring step */
@@ -1061,9 +1062,9 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		if (sg->logits_free > 0.0)
 			lastv[k] =
 			    mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
-		if (sg->gather > 0.0 && b->ndp > 1)
+		if (sg->ungather > 0.0 && b->ndp > 1)
 			lastv[k] = mark(b, k, "free gathered", GRAPH_MEM_WEIGHTS, 0.0,
-					sg->gather * j->weight_bpp *
+					sg->ungather * j->weight_bpp *
 					    (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp));
 	}
 	/* an all-gather over DP of what each rank made (CLIP's embeddings,
@@ -1183,6 +1184,7 @@ static void add_seg(struct seg *a, const struct seg *x)
 	}
 	a->tp += x->tp;
 	a->gather += x->gather;
+	a->ungather += x->ungather;
 	a->a2a += x->a2a;
 	a->ring_s += x->ring_s;
 	a->ring_bytes += x->ring_bytes;
@@ -1200,7 +1202,7 @@ static bool seg_any(const struct seg *x)
 {
 	return x->s > 0.0 || x->kernels || x->alloc > 0.0 || x->freeb > 0.0 || x->tp || x->a2a ||
 	       x->logits_alloc > 0.0 || x->logits_free > 0.0 || x->gather > 0.0 ||
-	       x->dp_gather > 0.0;
+	       x->ungather > 0.0 || x->dp_gather > 0.0;
 }
 
 /* The input pipeline of batch `i` (0-based over the whole run) of class k
@@ -1255,6 +1257,33 @@ static void load_batch(struct pb *b, uint32_t k, uint64_t i, bool ahead)
 	c->batch = prev;
 }
 
+/* ZeRO-3 gathers and frees weights per FSDP unit, which is a layer (a
+ * transformer block, the embedding, the head: FSDP's transformer auto-wrap
+ * policy, DeepSpeed's module hooks) whatever the task size simulated: the
+ * units [u0, u1) of one chunk that share unit u's layer form one FSDP
+ * unit. Its weight elements, and whether u opens or closes it in the order
+ * a pass walks them (forward: ascending, backward: descending). */
+static double fsdp_unit_params(const struct dp_unit *units, uint32_t u0, uint32_t u1, uint32_t u)
+{
+	uint32_t a = u, z = u;
+	while (a > u0 && units[a - 1].layer == units[u].layer)
+		a--;
+	while (z + 1 < u1 && units[z + 1].layer == units[u].layer)
+		z++;
+	double sum = 0.0;
+	for (uint32_t v = a; v <= z; v++)
+		sum += units[v].params;
+	return sum;
+}
+
+static bool fsdp_unit_edge(const struct dp_unit *units, uint32_t u0, uint32_t u1, uint32_t u,
+			   bool up)
+{
+	if (up)
+		return u + 1 >= u1 || units[u + 1].layer != units[u].layer;
+	return u == u0 || units[u - 1].layer != units[u].layer;
+}
+
 /* One pass of stage st for every class of it. */
 static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass *ps,
 		      uint32_t *firstv, uint32_t *lastv, const double *bb)
@@ -1281,7 +1310,12 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			const struct dp_unit *x = &j->units[u];
 			/* the first forward of a bucket waits for its weights */
 			bool opens = gated && (u == u0 || b->bucket_of[u - 1] != b->bucket_of[u]);
-			if (opens && coarse && u > u0 && seg_any(&acc)) {
+			/* ZeRO-3: a unit's gather opens its FSDP unit, its
+			 * free closes it; a stage's pass is cut between them */
+			bool zopen = z3 && fsdp_unit_edge(j->units, u0, u1, u, false);
+			bool zclose = z3 && fsdp_unit_edge(j->units, u0, u1, u, true);
+			double zp = zopen || zclose ? fsdp_unit_params(j->units, u0, u1, u) : 0.0;
+			if ((opens || zopen) && coarse && u > u0 && seg_any(&acc)) {
 				emit_seg(b, st, &acc, firstv, lastv);
 				acc = (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
 			}
@@ -1299,7 +1333,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					 .alloc = lg ? 0.0 : x->act_bytes,
 					 .logits_alloc = lg ? x->act_bytes : 0.0,
 					 .tp = x->tp_fwd,
-					 .gather = z3 ? x->params : 0.0,
+					 .gather = zopen ? zp : 0.0,
+					 .ungather = zclose ? zp : 0.0,
 					 .a2a = x->a2a_fwd,
 					 .dp_gather = x->dp_gather_bytes,
 					 .ring_s = x->ring_fwd_s,
@@ -1322,7 +1357,13 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			const struct dp_unit *x = &j->units[u];
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
 			uint32_t kr = x->kernels_bwd / 2, kd = x->kernels_bwd - kr;
-			double gth = z3 ? x->params : 0.0;
+			/* ZeRO-3: backward walks an FSDP unit from its last
+			 * unit, gathering before the first segment (the
+			 * recompute's, if any) and freeing after the last */
+			bool zopen = z3 && fsdp_unit_edge(j->units, u0, u1, u, true);
+			bool zclose = z3 && fsdp_unit_edge(j->units, u0, u1, u, false);
+			double zp = zopen || zclose ? fsdp_unit_params(j->units, u0, u1, u) : 0.0;
+			double gth = zopen ? zp : 0.0;
 			/* a recompute makes its activations again (layer lists:
 			 * the block's, on its last unit), freed by this
 			 * backward; at stage granularity one segment reruns
@@ -1357,6 +1398,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.a2a = x->a2a_bwd,
 					.dp_gather = x->dp_gather_bytes,
 					.dp_gather_bwd = true,
+					.ungather = zclose ? zp : 0.0,
 					.flops = x->wgrad_flops,
 					.has_layer = true,
 					.l0 = x->layer,
@@ -1380,10 +1422,14 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			/* a stage's segments end at gradient buckets, and after the
 			 * head: its backward frees the logits before any layer's
 			 * recompute makes activations again */
-			bool cut = u == u0 || lg ||
+			bool cut = u == u0 || lg || zclose ||
 				   (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]);
 			if (coarse && cut) {
 				acc.freeb += rec.alloc;
+				if (!(rec.s > 0.0 || rec.alloc > 0.0 || rec.kernels)) {
+					acc.gather += rec.gather; /* nothing reruns */
+					rec.gather = 0.0;
+				}
 				if (seg_any(&rec))
 					emit_seg(b, st, &rec, firstv, lastv);
 				emit_seg(b, st, &acc, firstv, lastv);

@@ -563,8 +563,7 @@ static bool stage_exact(const struct ts_scenario *sc)
 	/* tensor parallelism over a whole node: no other group's traffic
 	 * on its links */
 	bool tp_alone = par->tp <= 1 || (par->tp == gpn && !par->tp_comm_overlap);
-	return tp_alone && par->cp <= 1 && par->ep <= 1 && par->zero < 3 &&
-	       par->offload == TS_OFFLOAD_NONE;
+	return tp_alone && par->cp <= 1 && par->ep <= 1 && par->offload == TS_OFFLOAD_NONE;
 }
 
 /* Refuse a run length of less than one optimizer step of the full global
@@ -924,10 +923,12 @@ double plan_estimate(const struct ts_plan *p, bool trace)
 	double per_class = unit_tasks / (mp ? pp : 1.0);
 	double colls_class = unit_colls / (mp ? pp : 1.0);
 	double ranks_class = unit_coll_ranks / (mp ? pp : 1.0);
-	if (p->gran == DP_GRAN_STAGE) {
-		/* a pass is one segment, the backward cut at each of the stage's
-		 * gradient buckets (at most one per unit; one per unit with
-		 * ZeRO-3; par/pipe.c, dp_assign_buckets) where the micro-batch
+	if (p->gran == DP_GRAN_STAGE && par->zero < 3) {
+		/* (ZeRO-3 cuts a stage's passes at every FSDP unit, in both
+		 * directions, with its gathers: layer's graph, counted above)
+		 * a pass is one segment, the backward cut at each of the stage's
+		 * gradient buckets (at most one per unit;
+		 * par/pipe.c, dp_assign_buckets) where the micro-batch
 		 * reduces them (the last, or every one with ZeRO-2/3), each cut
 		 * with its reduction; a segment's tensor-parallel collectives
 		 * counted as three (struct seg: one per kind of unit, the

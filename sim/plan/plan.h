@@ -172,14 +172,15 @@ bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint
  * tp = 1, or tp over a whole node (its peers' data-parallel and pipeline
  * traffic leaves through the node's NICs) without Megatron-Core's TP
  * communication overlap (whose GEMMs and collectives overlap unit by
- * unit); cp = ep = 1 (ring steps and all-to-alls per layer); ZeRO below 3
- * (no weight gather per layer); no offload. The default granularity
- * (sim.granularity = "auto") is stage where this holds, else layer.
- * Measured on the validation sources (tests/check_granularity.c checks
- * every third single-node and every second multi-node row): within 1e-6
- * wherever the rule holds; outside it MEG24 with TP overlap +2.4 to +4.8 %,
- * MPT (FSDP) +0.3 to +20 % with memory up to 10 times layer's (a stage
- * gathers its weights at once), TITAN (FSDP2) +4.9 to +11 %. A sufficient
+ * unit); cp = ep = 1 (ring steps and all-to-alls per layer); no offload.
+ * ZeRO-3 is no exception: its weights are gathered and freed per FSDP unit
+ * (a layer) at every granularity, and a stage's pass is cut at each unit.
+ * The default granularity (sim.granularity = "auto") is stage where this
+ * holds, else layer. Measured on the validation sources
+ * (tests/check_granularity.c checks every third single-node and every
+ * second multi-node row): within 1e-6 wherever the rule holds (MPT and
+ * TITAN's FSDP rows among them); outside it MEG24 with TP overlap +2.4 to
+ * +4.8 %. A sufficient
  * condition: vTrain's multi-node rows with tp 2 or 4 on 8-GPU nodes also
  * match (within 1e-6). */
 bool plan_stage_exact(const struct ts_plan *p);
