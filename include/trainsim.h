@@ -237,9 +237,10 @@ TS_API double ts_result_iteration_time_s(const ts_result *r);
 /* The scenario's name (owned by r). */
 TS_API const char *ts_result_name(const ts_result *r);
 
-/* The memory verdict: "fits", "tight" (the 80 % band of the peak, the
- * memory model's stated error either side, reaches the GPU's capacity: a
- * risk, not a pass) or "does not fit" (owned by r). The headroom (capacity less the
+/* The memory verdict: "does not fit" (the peak is above the GPU's
+ * capacity), "tight" (it is not, but its 80 % band, the memory model's
+ * stated error either side, reaches capacity: a risk) or "fits" (owned by
+ * r); "fits" in ts_result_get is 1 exactly for the last two. The headroom (capacity less the
  * peak, GiB, negative when short) and the error (a fraction of the peak)
  * are the numbers "memory_headroom_gib" and "memory_error" of
  * ts_result_get. */
@@ -675,6 +676,95 @@ TS_API int ts_parse_size(const char *s, double *bytes);
  * GPUs, a --set value), the cluster's error, TS_EIO or TS_ENOMEM. */
 TS_API int ts_collective_write(const ts_env *env, const struct ts_collective_opts *o,
 			       enum ts_format format, FILE *out);
+
+/* ---- queue: a shared cluster's jobs ---------------------------------------- */
+
+enum ts_queue_policy {
+	TS_QUEUE_FIFO = 0,     /* strict FIFO: no job overtakes an earlier one */
+	TS_QUEUE_BACKFILL = 1, /* EASY backfill (Slurm's default): a job may start early
+				* if it does not delay the reserved start of the first
+				* waiting job, judged by time limits, else run times */
+	TS_QUEUE_PRIORITY = 2, /* fair-share priority (Slurm's multifactor, simplified)
+				* with EASY backfill */
+};
+
+/* Options of ts_queue_run; a zero field takes the default. */
+typedef struct ts_queue_opts {
+	const char *cluster;	    /* bundled cluster name or cluster file (required): GPUs
+				     * per node, leaf switches, and where scenario jobs run */
+	uint32_t nodes;		    /* node count, >= 1 (required) */
+	uint32_t nodes_max;	    /* > nodes: run every count nodes, nodes + step, ...,
+				     * nodes_max (a sweep) */
+	uint32_t nodes_step;	    /* the sweep's step (0: 1) */
+	const char *jobs;	    /* job list file, or NULL for the synthetic mix */
+	const char *input;	    /* its format: "csv", "sacct", "swf" (NULL: by content) */
+	enum ts_queue_policy policy;
+	bool spread;		    /* place jobs spread (worst fit, one node per leaf
+				     * switch) rather than packed (best fit) */
+	bool failures;		    /* node failures at the rates of failures.gpu_mtbf and
+				     * node_mtbf's defaults (configs/README.md) */
+	double checkpoint_s;	    /* with failures: checkpoint interval, s of run time
+				     * (0: 3600) */
+	double repair_s;	    /* with failures: a node's repair, s (0: 4 h) */
+	double restart_s;	    /* with failures: a job's restart, s (0: 600) */
+	size_t synth_jobs;	    /* synthetic mix: jobs (0: 1000) */
+	double synth_rate_per_s;    /* its Poisson arrivals, jobs/s (0: from synth_load) */
+	double synth_load;	    /* or its offered load on `nodes` nodes, GPU-s asked per
+				     * GPU-s there (0: 0.7) */
+	const char *synth_sizes;    /* "GPUS:WEIGHT,..." (NULL: "1:1") */
+	const char *synth_duration; /* "exp:MEAN", "lognormal:MEDIAN:SIGMA", "fixed:S",
+				     * "uniform:LO:HI", seconds (NULL: "exp:3600") */
+	uint32_t synth_users;	    /* jobs spread over users u1..uN (0: none) */
+	uint64_t seed;		    /* synthetic mix and failures (0: 1) */
+	double target_p90_wait_s;   /* a sweep's target: p90 wait at most this, s (0: none) */
+	double target_utilisation;  /* and utilisation at least this, 0-1 (0: none) */
+	int threads;		    /* OpenMP threads of a sweep (0: the default) */
+} ts_queue_opts;
+
+/* The answer of ts_queue_run: every node count's figures and, for the
+ * chosen count (the smallest meeting the targets, else the largest), each
+ * job's times and the timeline. */
+typedef struct ts_queue ts_queue;
+
+/* Schedule the jobs of o (borrowed) on o->nodes (to o->nodes_max) nodes of
+ * o->cluster. A job naming a scenario file (relative to the job list's
+ * folder) runs for the time trainsim simulates for the GPUs it is placed
+ * on, once per distinct shape (nodes, GPUs per node, leaf switches, jobs
+ * sharing its leaves' uplinks). Returns 0, TS_EUSAGE (a bad option,
+ * named), the job file's or a scenario's error (file, line, key), TS_EIO
+ * or TS_ENOMEM. Free with ts_queue_free. */
+TS_API int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out);
+
+/* Write the figures: text (the cluster, utilisation, waits overall and by
+ * job size, completion, slowdown, makespan, fragmentation, each user's
+ * share; a sweep's table and the smallest count meeting the targets),
+ * csv (one row per node count) or json (one object: "schema_version",
+ * "jobs", "utilisation", "mean_wait_s", "p90_wait_s", "makespan_s", ...,
+ * "by_size", "users", and with a sweep "sweep" and "chosen_nodes").
+ * Returns 0, TS_EIO or TS_ENOMEM. */
+TS_API int ts_queue_write(const ts_queue *q, enum ts_format format, FILE *out);
+
+/* Write one CSV row per job of the chosen count: id, submit_s, start_s,
+ * end_s, gpus, wait_s, run_s, alone_s, nodes, leaves, restarts, user,
+ * state (done, timeout, too_big). Returns 0 or TS_EIO. */
+TS_API int ts_queue_write_jobs(const ts_queue *q, FILE *out);
+
+/* Write the chosen count's timeline as CSV: t_s, busy_gpus, queued_jobs,
+ * down_gpus, utilisation (busy of all GPUs), one row per change; `trainsim
+ * plot queue` draws it. Returns 0 or TS_EIO. */
+TS_API int ts_queue_write_timeline(const ts_queue *q, FILE *out);
+
+/* A figure of the chosen count by its JSON key ("utilisation",
+ * "p90_wait_s", "nodes", ...) into *value. Returns 0 or TS_EUNKNOWN_KEY. */
+TS_API int ts_queue_get(const ts_queue *q, const char *key, double *value);
+
+/* Scenario shapes simulated (each once) and events run, for a progress
+ * line or a benchmark. */
+TS_API size_t ts_queue_simulated(const ts_queue *q);
+TS_API uint64_t ts_queue_events(const ts_queue *q);
+
+/* Free the answer (NULL is fine). */
+TS_API void ts_queue_free(ts_queue *q);
 
 #ifdef __cplusplus
 }

@@ -66,7 +66,10 @@ START_TEST(memory_verdict)
 	struct ts_band m = {100.0 / 1.1, 100.0, 110.0};
 	ck_assert_str_eq(band_memory_verdict(m, 100.0, 120.0), "fits");
 	ck_assert_str_eq(band_memory_verdict(m, 100.0, 105.0), "tight");
-	ck_assert_str_eq(band_memory_verdict(m, 100.0, 95.0), "tight");
+	ck_assert_str_eq(band_memory_verdict(m, 100.0, 100.0), "tight");
+	/* needing more than capacity never fits, inside the band or not: a
+	 * result's `fits` (need <= capacity) agrees with the verdict */
+	ck_assert_str_eq(band_memory_verdict(m, 100.0, 95.0), "does not fit");
 	ck_assert_str_eq(band_memory_verdict(m, 100.0, 80.0), "does not fit");
 }
 END_TEST

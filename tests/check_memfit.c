@@ -264,6 +264,9 @@ START_TEST(public_reports)
 		}
 		struct half *x = &h[fit_half ? 0 : 1];
 		x->rows++;
+		/* one verdict: fits is true for "fits" and "tight" only */
+		ck_assert_msg(r.fits == !!strcmp(r.memory_verdict, "does not fit"),
+			      "%s: fits %d with verdict %s", id, r.fits, r.memory_verdict);
 		bool tight = !strcmp(r.memory_verdict, "tight");
 		bool right = !tight && !strcmp(r.memory_verdict, oom ? "does not fit" : "fits");
 		bool wrong = !tight && !right;

@@ -874,17 +874,21 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 	band_text(d, sizeof d, BF_GIB, NULL, total, r->band.memory_per_gpu_bytes);
 	if (!strcmp(r->memory_verdict, "tight"))
 		fprintf(out,
-			"tight: %s %s of %s, %s %s, the band reaching capacity (the memory "
-			"model's %.0f %% error); largest term: %s\n",
-			r->fits ? "holds" : "needs", d, fmt_gib(b, sizeof b, cap),
-			fmt_gib(c, sizeof c, head), r->fits ? "headroom" : "short",
+			"tight: holds %s of %s, %s headroom, the band reaching capacity (the "
+			"memory model's %.0f %% error); largest term: %s\n",
+			d, fmt_gib(b, sizeof b, cap), fmt_gib(c, sizeof c, head),
 			100.0 * r->memory_error, big);
 	else if (r->fits)
 		fprintf(out, "fits: %s of %s, %s headroom; largest term: %s\n", d,
 			fmt_gib(b, sizeof b, cap), fmt_gib(c, sizeof c, head), big);
 	else
-		fprintf(out, "does NOT fit: needs %s of %s, %s short; largest term: %s\n", d,
-			fmt_gib(c, sizeof c, cap), fmt_gib(b, sizeof b, head), big);
+		fprintf(out, "does NOT fit: needs %s of %s, %s short%s; largest term: %s\n", d,
+			fmt_gib(c, sizeof c, cap), fmt_gib(b, sizeof b, head),
+			r->band.memory_per_gpu_bytes.p10 <= cap
+			    ? " (the band reaches capacity: it may fit, within the memory "
+			      "model's error)"
+			    : "",
+			big);
 }
 
 /* A run in phases: one row per phase, its batch, steps, iteration and its
@@ -994,9 +998,10 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 		kv(t, "buying breaks even", "never (the cloud costs less than running costs)");
 	emit(t, r->n_phases ? "Whole run (the sum of its phases)" : "Whole run", out, rc);
 	phase_table(r, out, rc);
-	size_t wlen = bounded_len(r->warnings, sizeof r->warnings);
-	if (!*rc && wlen)
-		fprintf(out, "warning: %.*s\n", (int)wlen, r->warnings);
+	char w[4 * sizeof r->warnings];
+	ts_escape_ctl(w, sizeof w, r->warnings, sizeof r->warnings);
+	if (!*rc && w[0])
+		fprintf(out, "warning: %s\n", w);
 }
 
 int report_result_text(const struct ts_result *r, FILE *out)
@@ -1004,9 +1009,10 @@ int report_result_text(const struct ts_result *r, FILE *out)
 	if (!r || !out)
 		return TS_EINVALID;
 	int rc = 0;
-	int name_len = (int)bounded_len(r->name, sizeof r->name);
-	fprintf(out, "%.*s%s(%u GPU%s)\n\n", name_len, r->name, name_len ? "  " : "",
-		(unsigned)r->gpus, r->gpus == 1 ? "" : "s");
+	char name[4 * sizeof r->name]; /* a name from an input, its control characters escaped */
+	ts_escape_ctl(name, sizeof name, r->name, sizeof r->name);
+	fprintf(out, "%s%s(%u GPU%s)\n\n", name, name[0] ? "  " : "", (unsigned)r->gpus,
+		r->gpus == 1 ? "" : "s");
 	headline(r, out, &rc);
 	time_table(r, out, &rc);
 	memory_table(r, out, &rc);

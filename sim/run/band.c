@@ -61,7 +61,7 @@ void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_
 
 const char *band_memory_verdict(struct ts_band mem, double need, double cap)
 {
-	if (mem.p10 <= cap && cap <= mem.p90)
-		return "tight";
-	return need <= cap ? "fits" : "does not fit";
+	if (!(need <= cap))
+		return "does not fit";
+	return cap <= mem.p90 ? "tight" : "fits";
 }

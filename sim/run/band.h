@@ -30,9 +30,11 @@ struct ts_band band_combine(struct ts_band s, double err80);
  * out->band_time_error. */
 void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_err80);
 
-/* The memory verdict that follows from the memory band [p10, p90] of need
- * against capacity cap: "tight" when the band reaches capacity (p10 <= cap
- * <= p90), else "fits" (need <= cap) or "does not fit". Static string. */
+/* The memory verdict of need bytes against capacity cap, with need's
+ * memory band [p10, p90]: "does not fit" when need > cap; "tight" when
+ * need fits but its band reaches capacity (cap <= p90: within the memory
+ * model's error of it); else "fits". One rule: a result's `fits` is true
+ * exactly when this is not "does not fit". Static string. */
 const char *band_memory_verdict(struct ts_band mem, double need, double cap);
 
 #endif

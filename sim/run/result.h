@@ -72,9 +72,10 @@ struct ts_result {
 	double hfu;		      /* same, counting recomputed FLOPs */
 	double memory_per_gpu_bytes;  /* peak of the worst rank, reserve included */
 	double memory_capacity_bytes; /* usable bytes of that GPU */
-	bool fits;		      /* memory_per_gpu_bytes <= memory_capacity_bytes */
-	char memory_verdict[16];      /* "fits", "tight" (within memory_error of
-				       * capacity, either side) or "does not fit" */
+	bool fits;		      /* memory_per_gpu_bytes <= memory_capacity_bytes:
+				       * memory_verdict is "fits" or "tight" */
+	char memory_verdict[16];      /* "fits", "tight" (fits, but the band of
+				       * memory_error reaches capacity) or "does not fit" */
 	double memory_headroom_gib;   /* capacity - need, GiB (negative: short by) */
 	double memory_error;	      /* the memory model's stated error, fraction of need */
 	char memory_largest_term[16]; /* the largest term of memory_breakdown */

@@ -488,9 +488,11 @@ static void verdict(struct ts_result *out)
 	out->fits = need <= cap;
 	out->memory_error = WORK_MEM_ERROR;
 	out->memory_headroom_gib = (cap - need) / (1024.0 * 1024.0 * 1024.0);
-	const char *v = fabs(cap - need) <= WORK_MEM_ERROR * need ? "tight"
-			: out->fits				  ? "fits"
-								  : "does not fit";
+	/* band_memory_verdict's rule; the band is set later (band_apply)
+	 * and the verdict again from it */
+	const char *v = !out->fits			       ? "does not fit"
+			: cap <= need * (1.0 + WORK_MEM_ERROR) ? "tight"
+							       : "fits";
 	snprintf(out->memory_verdict, sizeof out->memory_verdict, "%s", v);
 }
 
