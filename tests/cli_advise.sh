@@ -43,6 +43,22 @@ checks=$((checks + 1))
 "$BIN" advise "$SCN" --candidates "$TMP/exp/dgx-h100-2n-rent.cfg" --export "$TMP/exp" --quiet >/dev/null 2>"$TMP/e3"
 [ $? -eq 1 ] && grep -q -- '--export: found .*dgx-h100-2n-rent.cfg", the same file as the input .*(--candidates)' "$TMP/e3" &&
 	[ "$(ls "$TMP/exp")" = dgx-h100-2n-rent.cfg ] || fail "--export over the catalog: $(cat "$TMP/e3")"
+# a node type's name makes the exported file names: one that would leave
+# the folder, or make a file name with a control character, is refused
+# before anything is written
+mkdir -p "$TMP/conf/exp"
+for nm in '../escape/pwn' 'a/b' '..' 'x..y' '.hidden' 'new\nline' 'esc\x1b[2J'; do
+	checks=$((checks + 1))
+	sed "s|name = \"dgx-h100\";|name = \"$nm\";|" "$TMP/small.cfg" >"$TMP/conf/badname.cfg"
+	"$BIN" advise "$SCN" --candidates "$TMP/conf/badname.cfg" --export "$TMP/conf/exp" --quiet \
+		>/dev/null 2>"$TMP/e8"
+	rc=$?
+	[ $rc -eq 2 ] && grep -q 'badname.cfg:5: catalog.node_types.\[0\].name: found ".*" with .*, expected a name that can be part of a file name' "$TMP/e8" &&
+		[ "$(wc -l <"$TMP/e8")" -eq 1 ] && ! grep -q "$(printf '\033')" "$TMP/e8" ||
+		fail "node type named $nm: exit $rc: $(cat -v "$TMP/e8")"
+	[ "$(ls -A "$TMP/conf/exp")" = "" ] && [ "$(ls -A "$TMP/conf")" = "$(printf 'badname.cfg\nexp')" ] ||
+		fail "node type named $nm: wrote $(ls -AR "$TMP/conf")"
+done
 # an exported scenario's name says which option it is
 rm -f "$TMP/exp"/*
 ok expout advise "$SCN" --candidates "$TMP/small.cfg" --mode rent --export "$TMP/exp" --quiet

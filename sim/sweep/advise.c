@@ -107,6 +107,27 @@ static int load_type(const config_setting_t *g, const char *file, const char *pa
 	    (rc = cfg_get_number(g, "node_power", TS_UNIT_POWER, true, CFG_POSITIVE, 1e7,
 				 &t->node_power_w, file, path, err)) < 0)
 		return rc;
+	/* the name makes the file names of --export (NAME-4n-rent.cfg), which
+	 * must stay in their folder and be plain file names */
+	const char *bad = NULL;
+	for (const unsigned char *c = (const unsigned char *)t->name; *c && !bad; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			bad = "a control character";
+	if (!bad && strchr(t->name, '/'))
+		bad = "'/'";
+	if (!bad && strstr(t->name, ".."))
+		bad = "\"..\"";
+	if (!bad && (!t->name[0] || t->name[0] == '.'))
+		bad = t->name[0] ? "a leading '.'" : "nothing";
+	if (bad) {
+		char k[CFG_KEY_MAX];
+		return cfg_fail(err, TS_EINVALID, config_setting_get_member(g, "name"), file,
+				cfg_key_join(k, path, "name"),
+				"found \"%s\" with %s, expected a name that can be part of a "
+				"file name (--export writes NAME-4n-rent.cfg into its folder): "
+				"no '/', no \"..\", no control character, no leading '.'",
+				t->name, bad);
+	}
 	cluster_path(file, cl, t->cluster, sizeof t->cluster);
 	t->cluster_line = cfg_line(config_setting_get_member(g, "cluster"));
 	int cool = 0;
