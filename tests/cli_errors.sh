@@ -362,4 +362,20 @@ hw_case gpus.cfg 'bf16 = 0.8587; };' 'bf16 = 0.8587; };/bf16 = 1e-300; };/' \
 hw_case gpus.cfg 'tdp = "400 W"' '"400 W"/"1e9 W"/' 'tdp|found 1e+09 W|expected 1 to 100000 W'
 hw_case gpus.cfg 'memory = "31.75 GiB"' '"31.75 GiB"/"1e20 B"/' 'memory|found 1e+20 B|expected 1e+06 to 1e+15 B'
 
+
+# Control characters from an input are shown escaped, never printed raw: a
+# sweep axis value that would set the terminal's title and clear the screen,
+# a newline in an axis key (one line still), a scenario name with both
+esc=$(printf '\033')
+printf 'base = "%s";\naxes = { nodes = "\\x1b]0;PWNED\\x07\\x1b[2J"; };\n' "$TMP/base.cfg" >"$TMP/esc.cfg"
+expect 2 'esc.cfg:2: nodes: found "\x1b]0;PWNED\x07\x1b[2J" (a string)' sweep esc.cfg
+printf 'base = "no\\nsuch";\naxes = { nodes = [1, 2]; };\n' >"$TMP/escbase.cfg"
+expect 2 'escbase.cfg:1: base: no\nsuch: cannot open the file' sweep escbase.cfg
+checks=$((checks + 1))
+"$BIN" run "$TMP/base.cfg" --set 'name="a\x1b[2Jb\nc"' >"$TMP/out" 2>"$TMP/err" &&
+	head -1 "$TMP/out" | grep -qF 'a\x1b[2Jb\nc  (8 GPUs)' && ! grep -q "$esc" "$TMP/out" ||
+	fail "a name with control characters: $(head -2 "$TMP/out" | cat -v) $(cat "$TMP/err")"
+checks=$((checks + 1))
+grep -q "$esc" "$TMP/err" && fail "a raw escape reached stderr: $(cat -v "$TMP/err")"
+
 finish

@@ -235,7 +235,9 @@ static void write_text(const struct advise_result *ar, const struct advise_ask *
 		       const char *catalog, const char *dir, FILE *out)
 {
 	char x[32], y[32], lab[200];
-	fprintf(out, "Advice for %s (%s)\n", path, ar->scenario_name);
+	char sn[4 * sizeof ar->scenario_name]; /* from an input: control characters escaped */
+	ts_escape_ctl(sn, sizeof sn, ar->scenario_name, sizeof ar->scenario_name);
+	fprintf(out, "Advice for %s (%s)\n", path, sn);
 	fprintf(out, "asked: ");
 	if (a->deadline_s > 0.0) {
 		advise_duration(x, sizeof x, a->deadline_s);

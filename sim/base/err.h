@@ -32,7 +32,19 @@ int ts_error_set(struct ts_error *e, int code, const char *file, int line, const
 void ts_error_clear(struct ts_error *e);
 
 /* Write the one-line form "file:line: key: message" into buf (size n);
- * parts that are unknown are left out. Returns buf. */
+ * parts that are unknown are left out, and every control character of
+ * the three (a newline, a terminal escape sequence from an input's text) is
+ * shown escaped as ts_escape_ctl does, so the line is one line and nothing
+ * from an input reaches a terminal raw. Returns buf. */
 char *ts_error_format(const struct ts_error *e, char *buf, size_t n);
+
+/* The first `len` bytes of src (up to its NUL) into dst (size n, always
+ * NUL-terminated), each control character (0x01-0x1F, 0x7F) shown as an
+ * escape: \n, \r, \t, else \xHH (ESC is \x1b). Other bytes, the
+ * backslash and UTF-8 included, are copied as they are, so escaping twice
+ * changes nothing. Cut at a whole character or escape when dst is full.
+ * For any text from an input (a name, a file name, a value) that is printed
+ * for people to read. Returns dst. */
+char *ts_escape_ctl(char *dst, size_t n, const char *src, size_t len);
 
 #endif

@@ -1080,18 +1080,6 @@ static int interpret(struct ld *l)
 	return 0;
 }
 
-/* Keep a message on one line whatever the input held. */
-static void one_line(struct ts_error *err)
-{
-	if (!err)
-		return;
-	char *f[3] = {err->file, err->key, err->msg};
-	for (int i = 0; i < 3; i++)
-		for (char *p = f[i]; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-}
-
 /* A phase's overlay on the scenario's tree: key=value arguments applied
  * after the --set arguments, labelled `label` ("file:line (phases[1])"). */
 struct overlay {
@@ -1457,7 +1445,6 @@ done:
 	ts_free(labels, nsets * sizeof *labels);
 	if (rc) {
 		ts_scenario_destroy(s);
-		one_line(err);
 		return rc;
 	}
 	*out = s;
@@ -1474,10 +1461,8 @@ int ts_scenario_load(const struct hw_catalog *cat, const char *path, const char 
 	if (!path)
 		return ts_error_set(err, TS_EIO, NULL, 0, NULL, "no scenario file given");
 	int rc = cfg_read_text(path, &text, &len, err);
-	if (rc) {
-		one_line(err);
+	if (rc)
 		return rc;
-	}
 	char dir[1024] = "";
 	const char *slash = strrchr(path, '/');
 	if (slash)

@@ -79,6 +79,17 @@ static void sb_quoted(struct sbuf *b, const char *s)
 	sb_add(b, "\"", 1);
 }
 
+/* A string as the CSV and messages show it: control characters escaped
+ * (ts_escape_ctl), so a value never prints a newline or a terminal escape. */
+static void sb_shown(struct sbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		char e[8];
+		ts_escape_ctl(e, sizeof e, s, 1);
+		sb_str(b, e);
+	}
+}
+
 /* Shortest text of v that reads back as v; "%.1f"-like when integral so
  * that libconfig keeps it a float. */
 static void fmt_float(char *buf, size_t n, double v)
@@ -115,7 +126,7 @@ static int scalar_text(const config_setting_t *s, struct sbuf *set, struct sbuf 
 		return 0;
 	case CONFIG_TYPE_STRING:
 		sb_quoted(set, config_setting_get_string(s));
-		sb_str(shown, config_setting_get_string(s));
+		sb_shown(shown, config_setting_get_string(s));
 		return 0;
 	default:
 		return TS_ETYPE;

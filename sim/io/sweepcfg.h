@@ -21,7 +21,8 @@ struct sweep_axis {
 	int line;      /* line of the axis in the sweep file, 0 when unknown */
 	size_t n;      /* number of values */
 	char **set;    /* each value as a --set right-hand side ("\"25 MiB\"", "8") (owned) */
-	char **shown;  /* each value as the CSV shows it ("25 MiB", "8") (owned) */
+	char **shown;  /* each value as the CSV shows it ("25 MiB", "8"; control characters
+			* escaped, ts_escape_ctl) (owned) */
 };
 
 /* A loaded sweep. Plain record, owned by whoever loaded it. */

@@ -670,19 +670,6 @@ int ts_model_validate(const struct ts_model *m, struct ts_error *err)
 	return validate(m, &at, err);
 }
 
-/* Keep a message on one line whatever the input held. */
-static int one_line(struct ts_error *err, int rc)
-{
-	if (!err || !rc)
-		return rc;
-	char *f[3] = {err->file, err->key, err->msg};
-	for (int i = 0; i < 3; i++)
-		for (char *p = f[i]; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-	return rc;
-}
-
 static void raw_init(struct raw *r, const char *file, int line, const char *prefix)
 {
 	memset(r, 0, sizeof *r);
@@ -750,13 +737,13 @@ static int model_from_setting(const char *root, const void *setting, const char 
 
 int ts_model_load(const char *root, const char *name, struct ts_model *out, struct ts_error *err)
 {
-	return one_line(err, model_load(root, name, out, err));
+	return model_load(root, name, out, err);
 }
 
 int ts_model_from_setting(const char *root, const void *setting, const char *file, const char *key,
 			  struct ts_model *out, struct ts_error *err)
 {
-	return one_line(err, model_from_setting(root, setting, file, key, out, err));
+	return model_from_setting(root, setting, file, key, out, err);
 }
 
 /* ---- parameters -------------------------------------------------------- */
