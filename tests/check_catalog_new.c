@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "hw/cluster.h"
+#include "work/memory.h"
 #include "testutil.h"
 
 static struct hw_catalog *cat;
@@ -55,13 +56,20 @@ static const struct {
     {"H800-SXM5-80GB", TS_BF16, 989.4e12, 66.9e12, 3350e9, 132, 700},
     {"H20", TS_BF16, 148e12, 44e12, 4000e9, 78, 400},
     {"GH200-96GB", TS_BF16, 989e12, 66.9e12, 4000e9, 132, 1000},
-    {"B200-GB200", TS_BF16, 2500e12, 90e12, 8000e9, 148, 1200},
+    {"GB200", TS_BF16, 2500e12, 90e12, 8000e9, 148, 1200},
     {"A100-PCIe-40GB", TS_BF16, 312e12, 19.5e12, 1555e9, 108, 250},
     {"V100-SXM2-16GB", TS_FP16, 125e12, 15.7e12, 900e9, 80, 300},
     {"T4", TS_FP16, 65e12, 8.1e12, 320e9, 40, 70},
     {"L4", TS_BF16, 121e12, 30.3e12, 300e9, 58, 72},
     {"RTX-3090-Ti", TS_BF16, 79.6e12, 40e12, 1008e9, 84, 450},
     {"RTX-2080-Ti", TS_FP16, 53.8e12, 13.45e12, 616e9, 68, 250},
+    /* added 2026-12-05: H100 SXM 96 GB (hmc-tech.com: 989.43 dense, 66.91
+     * fp32, 700 W; 4,000 GB/s derived from six HBM3 stacks), H100 NVL (NVIDIA
+     * H100 page: 1,671 bf16 and 3.9 TB/s with sparsity, 60 fp32, 350-400 W),
+     * MI325X (AMD: 1,307.4 bf16 dense, 163.4 fp32, 6 TB/s, 304 CUs, 1,000 W) */
+    {"H100-SXM5-96GB", TS_BF16, 989.4e12, 66.9e12, 4000e9, 132, 700},
+    {"H100-NVL-94GB", TS_BF16, 1671e12 / 2, 60e12, 3900e9, 132, 400},
+    {"MI325X", TS_BF16, 1307.4e12, 163.4e12, 6000e9, 304, 1000},
 };
 
 START_TEST(gpu_datasheet_figures)
@@ -102,6 +110,62 @@ START_TEST(gpu_memory_and_dtypes)
 	near("fp8 peak", "L4", gpu("L4")->peak_flops[TS_FP8], 485e12 / 2);
 	/* GH200's efficiency is measured (821.0 of 989, F1), not assumed */
 	near("mamf_eff", "GH200-96GB", gpu("GH200-96GB")->mamf_eff[TS_BF16], 0.8301);
+}
+END_TEST
+
+/* Usable memory as the framework reports it (the catalog's `memory`), typed
+ * from the page each entry cites, in bytes. The B200 has no framework figure:
+ * its nvidia-smi total (183,359 MiB, sglang#27487) less the 550 MiB by which
+ * PyTorch's total lies below nvidia-smi's on H100 (81,559 MiB against
+ * 79.11 GiB). The H100 96 GB module has neither: 96 GiB x 79.11 / 80. */
+#define GIB 1073741824.0
+#define MIB 1048576.0
+static const struct {
+	const char *name;
+	double mem_bytes;
+	/* the capacity the vendor states per GPU: 141 GB H200, 186 GB per GPU of
+	 * GB200 NVL72 (13.4 TB over 72), 180 GB as DGX B200 exposes it [S18],
+	 * 192/256 GB MI300X/MI325X, 94 GB H100 NVL, 96 GB */
+	double nominal_GB;
+} capacities[] = {
+    {"H200-SXM", 139.81 * GIB, 141},				  /* PyTorch on 8x H200 */
+    {"GB200", 184.31 * GIB, 186},				  /* PyTorch, vllm#52511 */
+    {"B200", (183359.0 - (81559.0 - 79.11 * 1024.0)) * MIB, 180}, /* derived */
+    {"MI300X", 206141652992.0, 192},		       /* rocm-smi, legacy-rocm-build#4750 */
+    {"MI325X", 255.98 * GIB, 256},		       /* PyTorch, vllm#41962 */
+    {"H100-NVL-94GB", 93.00 * GIB, 94},		       /* PyTorch, VACE#56 */
+    {"H100-SXM5-96GB", 96.0 * 79.11 / 80.0 * GIB, 96}, /* derived as H20 */
+};
+
+START_TEST(gpu_framework_capacity)
+{
+	const struct hw_gpu_type *g = gpu(capacities[_i].name);
+	/* the catalog writes GiB to two decimals: 0.005 GiB of ~100-250 GiB */
+	ck_assert_msg(tu_relerr(g->mem_bytes, capacities[_i].mem_bytes) < 5e-5,
+		      "memory of %s: %.6g B, want %.6g B", g->name, g->mem_bytes,
+		      capacities[_i].mem_bytes);
+	/* what a framework sees lies below the stated capacity read as GiB (HBM
+	 * stacks are binary-sized; the driver keeps some) by at most 2 %: the
+	 * H100 80GB loses 1.1 % (79.11 of 80) */
+	double nominal = capacities[_i].nominal_GB * GIB;
+	ck_assert_msg(g->mem_bytes < nominal && g->mem_bytes > 0.98 * nominal,
+		      "%s: %.4g GiB against %.0f nominal", g->name, g->mem_bytes / GIB,
+		      capacities[_i].nominal_GB);
+}
+END_TEST
+
+/* The memory model takes the CUDA context and library workspaces by
+ * generation (sim/work/memory.c): the new names must land on theirs, an AMD
+ * part on the "other" row. */
+START_TEST(gpu_generation_of_new_names)
+{
+	ck_assert_int_eq(work_gpu_generation("H100-SXM5-96GB"), WORK_GEN_HOPPER);
+	ck_assert_int_eq(work_gpu_generation("H100-NVL-94GB"), WORK_GEN_HOPPER);
+	ck_assert_int_eq(work_gpu_generation("H200-SXM"), WORK_GEN_HOPPER);
+	ck_assert_int_eq(work_gpu_generation("GB200"), WORK_GEN_BLACKWELL);
+	ck_assert_int_eq(work_gpu_generation("B200"), WORK_GEN_BLACKWELL);
+	ck_assert_int_eq(work_gpu_generation("MI325X"), WORK_GEN_OTHER);
+	ck_assert_int_eq(work_gpu_generation("MI300X"), WORK_GEN_OTHER);
 }
 END_TEST
 
@@ -157,16 +221,52 @@ END_TEST
 
 START_TEST(gb200_b200_above_hgx_b200_h20_below_h100)
 {
-	const struct hw_gpu_type *gb = gpu("B200-GB200"), *b = gpu("B200");
+	const struct hw_gpu_type *gb = gpu("GB200"), *b = gpu("B200");
 	for (int d = 0; d < TS_DTYPE_COUNT_; d++)
 		ck_assert_msg(gb->peak_flops[d] > b->peak_flops[d], "%s",
 			      ts_dtype_name((enum ts_dtype)d));
 	ck_assert(gb->tdp_w > b->tdp_w);
+	/* PyTorch sees 184.31 GiB on a GB200 GPU, more than on HGX B200 */
+	ck_assert(gb->mem_bytes > b->mem_bytes);
 	/* H20: about 15 % of H100's 16-bit compute, but more HBM bandwidth */
 	const struct hw_gpu_type *h20 = gpu("H20"), *h100 = gpu("H100-SXM5-80GB");
 	double f = h20->peak_flops[TS_BF16] / h100->peak_flops[TS_BF16];
 	ck_assert_msg(f > 0.14 && f < 0.16, "H20/H100 bf16 %g", f);
 	ck_assert(h20->hbm_Bps > h100->hbm_Bps);
+}
+END_TEST
+
+START_TEST(mi325x_is_mi300x_with_more_and_faster_hbm)
+{
+	/* AMD: the same CDNA 3 compute (1,307.4 TFLOP/s bf16 on both), HBM3E at
+	 * 6 TB/s against 5.3, 256 GB against 192 */
+	const struct hw_gpu_type *a = gpu("MI325X"), *b = gpu("MI300X");
+	for (int d = 0; d < TS_DTYPE_COUNT_; d++)
+		ck_assert(a->peak_flops[d] == b->peak_flops[d]);
+	ck_assert_uint_eq(a->sms, b->sms);
+	near("HBM ratio", "MI325X/MI300X", a->hbm_Bps / b->hbm_Bps, 6000.0 / 5300.0);
+	ck_assert(a->mem_bytes > b->mem_bytes && a->tdp_w > b->tdp_w);
+}
+END_TEST
+
+START_TEST(h100_nvl_between_pcie_and_sxm)
+{
+	/* NVIDIA's H100 table: NVL 1,671 bf16 (sparse) between PCIe's 1,513 and
+	 * SXM's 1,979; 3.9 TB/s above both (2.0 and 3.35); 94 GB above both 80 */
+	const struct hw_gpu_type *nvl = gpu("H100-NVL-94GB"), *pcie = gpu("H100-PCIe-80GB"),
+				 *sxm = gpu("H100-SXM5-80GB");
+	ck_assert(pcie->peak_flops[TS_BF16] < nvl->peak_flops[TS_BF16] &&
+		  nvl->peak_flops[TS_BF16] < sxm->peak_flops[TS_BF16]);
+	/* NVIDIA's table: 1,671 of 1,979 (with sparsity); the SXM entry carries
+	 * 989.4 dense (S10's 1,978.9 / 2), so the ratio agrees to 1e-4 */
+	double r = nvl->peak_flops[TS_BF16] / sxm->peak_flops[TS_BF16];
+	ck_assert_msg(tu_relerr(r, 1671.0 / 1979.0) < 2e-4, "bf16 NVL/SXM %g", r);
+	ck_assert(nvl->hbm_Bps > sxm->hbm_Bps && nvl->mem_bytes > sxm->mem_bytes);
+	/* the 96 GB SXM5 module computes as the 80 GB one, with more memory */
+	const struct hw_gpu_type *s96 = gpu("H100-SXM5-96GB");
+	for (int d = 0; d < TS_DTYPE_COUNT_; d++)
+		ck_assert(s96->peak_flops[d] == sxm->peak_flops[d]);
+	ck_assert(s96->mem_bytes > sxm->mem_bytes && s96->hbm_Bps > sxm->hbm_Bps);
 }
 END_TEST
 
@@ -210,7 +310,7 @@ static const struct {
     {"azure-nd-mi300x-v5", "MI300X", "ib-ndr", "switch", 1, 8, 8},
     {"hgx-h800", "H800-SXM5-80GB", "ib-ndr", "switch", 1, 8, 8},
     {"tpu-v5p-64", "TPU-v5p", "tpu-ici-v5p-x6", "torus3d", 64, 1, 1},
-    {"gb200-nvl72", "B200-GB200", NULL, "none", 1, 72, 0},
+    {"gb200-nvl72", "GB200", NULL, "none", 1, 72, 0},
     {"gcp-a3-ultragpu-8g", "H200-SXM", "roce-400g", "switch", 1, 8, 8},
 };
 
@@ -342,6 +442,9 @@ static Suite *suite(void)
 	tu_hw_fixture(tc, &cat, NULL);
 	tcase_add_loop_test(tc, gpu_datasheet_figures, 0, (int)(sizeof gpus / sizeof *gpus));
 	tcase_add_test(tc, gpu_memory_and_dtypes);
+	tcase_add_loop_test(tc, gpu_framework_capacity, 0,
+			    (int)(sizeof capacities / sizeof *capacities));
+	tcase_add_test(tc, gpu_generation_of_new_names);
 	tcase_add_loop_test(tc, link_datasheet_figures, 0, (int)(sizeof links / sizeof *links));
 	suite_add_tcase(s, tc);
 	tc = tu_tcase("relations");
@@ -349,6 +452,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, h800_is_h100_with_less_nvlink);
 	tcase_add_test(tc, mi300x_equal_matmul_faster_memory);
 	tcase_add_test(tc, gb200_b200_above_hgx_b200_h20_below_h100);
+	tcase_add_test(tc, mi325x_is_mi300x_with_more_and_faster_hbm);
+	tcase_add_test(tc, h100_nvl_between_pcie_and_sxm);
 	suite_add_tcase(s, tc);
 	tc = tu_tcase("clusters");
 	tu_hw_fixture(tc, &cat, NULL);

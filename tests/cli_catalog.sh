@@ -53,7 +53,9 @@ done <<'EOF'
 H800-SXM5-80GB bf16
 H20 bf16
 GH200-96GB bf16
-B200-GB200 bf16
+GB200 bf16
+H100-SXM5-96GB bf16
+MI325X bf16
 A100-PCIe-40GB bf16
 V100-SXM2-16GB fp16
 T4 fp16
@@ -61,6 +63,12 @@ L4 bf16
 RTX-3090-Ti bf16
 RTX-2080-Ti fp16
 EOF
+
+# H100 NVL cards come in pairs joined by NVLink bridges (600 GB/s): the
+# bridged PCIe pair with its GPUs replaced
+ok gpu-H100-NVL-94GB run "$SCEN" "${SHORT[@]}" \
+	--set 'cluster={ base = "h100-pcie-bridged"; gpu = "H100-NVL-94GB"; }' --set nodes=1 \
+	--set gpus_per_node=2 --set training.global_batch=4 && finite gpu-H100-NVL-94GB 2
 
 # --- every new link type as the NIC between two DGX A100 nodes
 for nic in nvlink4-h800 nvlink-c2c efa-100g opa-100 roce-40g eth-1g eth-100m tpu-ici-v5p-x6; do
@@ -81,11 +89,19 @@ assert t["eth-100m"] > t["eth-1g"] > t["roce-40g"], t
 ok gpus.json list gpus --format json && py gpus.json '
 import json, sys
 g = {r["name"]: r for r in json.load(open(sys.argv[1]))["rows"]}
-for n in ("H800-SXM5-80GB", "H20", "GH200-96GB", "B200-GB200", "A100-PCIe-40GB",
-          "V100-SXM2-16GB", "T4", "L4", "RTX-3090-Ti", "RTX-2080-Ti"):
+for n in ("H800-SXM5-80GB", "H20", "GH200-96GB", "GB200", "A100-PCIe-40GB",
+          "V100-SXM2-16GB", "T4", "L4", "RTX-3090-Ti", "RTX-2080-Ti", "H100-SXM5-96GB",
+          "H100-NVL-94GB", "MI325X"):
     assert n in g, "list gpus lacks %s" % n
 assert g["H20"]["bf16_TFLOPS"] == 148 and g["H20"]["tdp_W"] == 400, g["H20"]
 assert "bf16_TFLOPS" not in g["T4"] and g["T4"]["fp16_TFLOPS"] == 65, g["T4"]
+# NVIDIA: H100 NVL 1,671 TFLOP/s bf16 with sparsity, 3.9 TB/s, 400 W at most;
+# AMD: MI325X 1,307.4 dense, 6 TB/s; PyTorch: 184.31 GiB on a GB200 GPU
+n = g["H100-NVL-94GB"]
+assert n["bf16_TFLOPS"] == 1671 / 2 and n["hbm_GBps"] == 3900 and n["tdp_W"] == 400, n
+m = g["MI325X"]
+assert m["bf16_TFLOPS"] == 1307.4 and m["hbm_GBps"] == 6000 and m["memory_GiB"] == 255.98, m
+assert g["GB200"]["memory_GiB"] == 184.31 and g["GB200"]["tdp_W"] == 1200, g["GB200"]
 '
 ok links.json list links --format json && py links.json '
 import json, sys
