@@ -309,7 +309,8 @@ TS_API int ts_output_check(const ts_env *env, const struct ts_output_arg *outs, 
 typedef struct ts_output ts_output;
 
 /* Open output `path` ("-": standard output) for writing. A file is written
- * as a new temporary file in the same folder (".NAME.XXXXXX"); nothing at
+ * as a new temporary file in the same folder
+ * (".NAME.trainsim-HOST-PID.XXXXXX"); nothing at
  * path changes until ts_output_commit renames it onto path (a symlink at
  * path is replaced, its target never written). opt (may be NULL) keys
  * errors. Returns 0, TS_EUSAGE (path NULL or empty), TS_EIO (the folder
@@ -319,6 +320,16 @@ TS_API int ts_output_open(const char *path, const char *opt, ts_output **out);
 
 /* The stream to write to (owned by o: never fclose it); stdout for "-". */
 TS_API FILE *ts_output_stream(const ts_output *o);
+
+/* Remove the temporary file of every output of ts_output_open in this
+ * process not yet committed or aborted (up to 64 at once), and nothing
+ * else. Async-signal-safe: for a handler of SIGINT, SIGTERM or SIGHUP to
+ * call before the process dies, so that an interrupted write leaves no
+ * ".NAME.trainsim-HOST-PID.XXXXXX" behind. (A process killed without a
+ * handler, by SIGKILL, leaves its file to the next ts_output_open in that
+ * folder, which removes those of processes of this machine that are gone.)
+ * The library installs no handler itself. */
+TS_API void ts_output_remove_temps(void);
 
 /* The name of the file being written (the temporary file of
  * ts_output_open, for a program that writes it by name such as gnuplot; the

@@ -73,6 +73,11 @@ int ts_output_open(const char *path, const char *opt, ts_output **out)
 	return api_output_wrap(of, out);
 }
 
+void ts_output_remove_temps(void)
+{
+	outfile_remove_temps();
+}
+
 FILE *ts_output_stream(const ts_output *o)
 {
 	return o->of ? outfile_stream(o->of) : stdout;

@@ -1,5 +1,7 @@
 /* trainsim: the command-line tool. Dispatches sub-commands.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* sigaction */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,8 +53,30 @@ static void usage(FILE *out)
 	    "exit codes: 0 ok, 1 usage, 2 bad input\n");
 }
 
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary files of the outputs being
+ * written, then die by the same signal (the handler is reset on entry). */
+static void on_stop(int sig)
+{
+	ts_output_remove_temps();
+	raise(sig);
+}
+
+static void catch_stops(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = (int)SA_RESETHAND};
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+		struct sigaction old;
+		/* a signal ignored by whoever started us (nohup) stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	catch_stops();
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_USAGE;

@@ -15,12 +15,29 @@
  * stream it stands for. The stream writes through a cookie (fopencookie)
  * that keeps the errno of the first failed write(2), so a full disk is
  * reported with its reason however late stdio notices it.
+ *
+ * No temporary file outlives its writer. It is named
+ * ".NAME.trainsim-HOST-PID.XXXXXX", after the output, this machine and
+ * this process. While it is open its name sits in a fixed table of slots
+ * (each claimed with an atomic compare-and-swap, then marked ready), which
+ * outfile_remove_temps walks with nothing but atomic loads and unlink(2):
+ * a signal handler may call it (the command-line tool does on SIGINT,
+ * SIGTERM and SIGHUP). What no handler can catch (SIGKILL, a power cut)
+ * the next writer into the same folder cleans: outfile_open removes the
+ * temporary files there whose HOST is this machine and whose PID is no
+ * longer a live process (kill(pid, 0) fails with ESRCH), if they are
+ * regular files of this user. A PID since reused keeps its file until that
+ * process ends too; a file of another machine sharing the folder is never
+ * touched.
  * SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE /* fopencookie, flock */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +49,102 @@
 #include "base/file.h"
 #include "report/outfile.h"
 
+/* ---- temporary files: the table a signal handler reads ----------------- */
+
+/* Temporary files open at once that a signal handler removes; more are
+ * written all the same, and left to the next writer's cleaning. */
+#define OUTFILE_SLOTS 64
+
+enum { SLOT_FREE, SLOT_CLAIMED, SLOT_READY };
+
+static struct {
+	atomic_int state; /* SLOT_*: only a SLOT_READY path is read */
+	char path[4300];  /* the temporary file (as outfile_open makes it) */
+} slots[OUTFILE_SLOTS];
+
+/* Register tmp; the slot's index, or -1 when every slot is taken (or the
+ * name would not fit: a cut name could be another file's). */
+static int slot_take(const char *tmp)
+{
+	if (strlen(tmp) >= sizeof slots[0].path)
+		return -1;
+	for (int i = 0; i < OUTFILE_SLOTS; i++) {
+		int free_ = SLOT_FREE;
+		if (atomic_compare_exchange_strong(&slots[i].state, &free_, SLOT_CLAIMED)) {
+			snprintf(slots[i].path, sizeof slots[i].path, "%s", tmp);
+			atomic_store(&slots[i].state, SLOT_READY);
+			return i;
+		}
+	}
+	return -1;
+}
+
+static void slot_drop(int i)
+{
+	if (i >= 0)
+		atomic_store(&slots[i].state, SLOT_FREE);
+}
+
+void outfile_remove_temps(void)
+{
+	for (int i = 0; i < OUTFILE_SLOTS; i++)
+		if (atomic_load(&slots[i].state) == SLOT_READY)
+			unlink(slots[i].path);
+}
+
+/* This machine's part of a temporary file's name: its host name up to the
+ * first '.', letters, digits and '-' kept, anything else '_', at most 32
+ * bytes ("host" when it has none). */
+static void host_tag(char *buf, size_t n)
+{
+	char h[256] = "";
+	if (gethostname(h, sizeof h - 1) != 0 || !h[0])
+		snprintf(h, sizeof h, "host");
+	h[sizeof h - 1] = '\0';
+	size_t k = 0;
+	for (const char *c = h; *c && *c != '.' && k + 1 < n && k < 32; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			  (*c >= '0' && *c <= '9') || *c == '-';
+		buf[k++] = ok ? *c : '_';
+	}
+	buf[k] = '\0';
+}
+
+/* Remove from folder dir the temporary files of writers on this machine
+ * (".NAME.trainsim-HOST-PID.XXXXXX", HOST = host) whose process is gone:
+ * regular files of this user, PID not alive. Best effort: what cannot be
+ * read or removed stays. */
+static void remove_stale(const char *dir, const char *host)
+{
+	DIR *d = ts_opendir(dir);
+	if (!d)
+		return;
+	char mark[64], path[PATH_MAX + 300];
+	int ml = snprintf(mark, sizeof mark, ".trainsim-%s-", host);
+	uid_t me = getuid();
+	for (struct dirent *e; (e = readdir(d));) {
+		const char *n = e->d_name, *m;
+		if (n[0] != '.' || !(m = strstr(n + 1, mark)))
+			continue;
+		const char *p = m + ml;
+		char *end;
+		errno = 0;
+		long pid = strtol(p, &end, 10);
+		if (end == p || errno || pid <= 0 || pid > INT_MAX || *end != '.' ||
+		    strlen(end + 1) != 6)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* alive, or another user's */
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, n);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == me)
+			unlink(path);
+	}
+	closedir(d);
+}
+
+/* ---- the output ------------------------------------------------------------- */
+
 struct outfile {
 	FILE *f;      /* the stream, writing through the cookie to fd */
 	int fd;	      /* the open file (temporary or in place) */
@@ -40,6 +153,7 @@ struct outfile {
 	char *path;   /* the output path (owned) */
 	char *tmp;    /* the temporary file, or a copy of path (owned) */
 	char opt[32]; /* the option naming the output, "" when none */
+	int slot;     /* the temporary file's slot for signal handlers, -1 none */
 };
 
 /* ---- checking -------------------------------------------------------- */
@@ -272,6 +386,7 @@ static int of_make(const char *path, const char *opt, const char *tmp, int fd, b
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, opt, "out of memory");
 	of->fd = fd;
 	of->atomic = atomic;
+	of->slot = -1;
 	snprintf(of->opt, sizeof of->opt, "%s", opt ? opt : "");
 	cookie_io_functions_t io = {.write = cookie_write, .seek = cookie_seek};
 	if (!(of->f = fopencookie(of, "w", io))) {
@@ -295,18 +410,27 @@ int outfile_open(const char *path, const char *opt, struct outfile **out, struct
 	folder_of(path, dir, sizeof dir);
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
-	/* hidden, named after the output, in its folder */
-	snprintf(tmp, sizeof tmp, "%s/.%.100s.XXXXXX", dir, base);
+	/* hidden, named after the output, this machine and process, in its
+	 * folder; those of writers that died there are removed first */
+	char host[40];
+	host_tag(host, sizeof host);
+	remove_stale(dir, host);
+	snprintf(tmp, sizeof tmp, "%s/.%.100s.trainsim-%s-%ld.XXXXXX", dir, base, host,
+		 (long)getpid());
 	int fd = ts_mkstemp(tmp);
 	if (fd < 0)
 		return ts_error_set(err, TS_EIO, NULL, 0, opt,
 				    "found \"%s\", which cannot be written: a temporary file in "
 				    "\"%s\" cannot be made (%s), expected a writable folder",
 				    path, dir, strerror(errno));
+	int slot = slot_take(tmp);
 	int rc = of_make(path, opt, tmp, fd, true, out, err);
 	if (rc) {
 		close(fd);
 		unlink(tmp);
+		slot_drop(slot);
+	} else {
+		(*out)->slot = slot;
 	}
 	return rc;
 }
@@ -424,6 +548,7 @@ int outfile_commit(struct outfile *of, struct ts_error *err)
 		if (rc)
 			unlink(of->tmp);
 	}
+	slot_drop(of->slot); /* after the rename: a handler's unlink then finds nothing */
 	of_free(of);
 	return rc;
 }
@@ -436,5 +561,6 @@ void outfile_abort(struct outfile *of)
 	close(of->fd);
 	if (of->atomic)
 		unlink(of->tmp);
+	slot_drop(of->slot);
 	of_free(of);
 }

@@ -38,7 +38,10 @@ int outfile_check(const struct outfile_arg *outs, size_t nout, const struct outf
 struct outfile;
 
 /* Open output `path` for writing as a new temporary file in the same folder
- * (mkstemp, named ".NAME.XXXXXX"); nothing at `path` changes until
+ * (mkstemp, named ".NAME.trainsim-HOST-PID.XXXXXX", after this machine and
+ * process, and registered for outfile_remove_temps); the temporary files
+ * in that folder of processes of this machine that died (killed by
+ * SIGKILL) are removed first. Nothing at `path` changes until
  * outfile_commit renames the temporary file onto it. A symlink at `path`
  * is followed: the temporary file is made in its target's folder and
  * renamed onto the target, so the link stays and points to the new file. `opt` (may be NULL) keys
@@ -80,6 +83,14 @@ int outfile_commit(struct outfile *of, struct ts_error *err);
  * else), release the lock of outfile_open_locked leaving that file as it
  * stands (its whole rows can be resumed). Frees of; NULL is fine. */
 void outfile_abort(struct outfile *of);
+
+/* Remove the temporary file of every output of outfile_open not yet
+ * committed or aborted in this process. Async-signal-safe (atomic loads
+ * and unlink(2)), for a handler of SIGINT, SIGTERM or SIGHUP to call before
+ * the process dies; the outputs' paths are untouched. Up to 64 outputs at
+ * once are registered; a temporary file beyond them is left to the next
+ * writer into its folder. */
+void outfile_remove_temps(void);
 
 /* Report a failed write on of's stream (errno as the failing call left it)
  * naming the file and strerror: returns TS_EIO. For writers that detect
