@@ -108,6 +108,23 @@ rc=$?
 	fail "resume on another sweep's output: exit $rc: $(cat "$TMP/other.err")"
 cmp -s "$TMP/full.csv" "$TMP/part.csv" || fail "a refused resume changed the file"
 
+# a file that starts with a NUL byte (or has one in its header) is not a
+# trainsim CSV: refused, exit 2, left as it was (it was overwritten, exit 0)
+for what in start header; do
+	checks=$((checks + 1))
+	if [ $what = start ]; then
+		{ printf '\0'; cat "$TMP/part.csv"; } >"$TMP/nul.csv"
+	else
+		{ head -n 1 "$TMP/part.csv"; printf 'point,no\0des\n'; } >"$TMP/nul.csv"
+	fi
+	cp "$TMP/nul.csv" "$TMP/nul.keep"
+	"$BIN" sweep "$TMP/long.cfg" -o "$TMP/nul.csv" --resume >/dev/null 2>"$TMP/nul.err"
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q "nul.csv:[12]: found a NUL byte, expected \(a\|the header of a\) trainsim sweep CSV" "$TMP/nul.err" ||
+		fail "resume over a NUL at the $what: exit $rc: $(cat "$TMP/nul.err")"
+	cmp -s "$TMP/nul.csv" "$TMP/nul.keep" || fail "resume over a NUL at the $what changed the file"
+done
+
 # -o naming an input (the sweep file or its base) is refused, the input kept
 cp "$SRC/configs/scenarios/default.cfg" "$TMP/own-base.cfg"
 printf 'base = "own-base.cfg";\naxes = { nodes = [1, 2]; };\n' >"$TMP/own.cfg"

@@ -625,6 +625,15 @@ static bool row_is_point(const struct sweep_spec *sp, const char *line, size_t i
 	return true;
 }
 
+/* Whether `line`, just read by fgets from f into SWEEP_ROW_MAX bytes, was
+ * cut by a NUL byte: it ends neither in a newline, nor at a full buffer,
+ * nor at the end of the file. */
+static bool has_nul(const char *line, FILE *f)
+{
+	size_t l = strlen(line);
+	return l + 1 < SWEEP_ROW_MAX && (!l || line[l - 1] != '\n') && !feof(f);
+}
+
 int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
 		      size_t *done, long *keep, struct ts_error *err)
 {
@@ -647,7 +656,17 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		rc = ts_error_set(err, rc, sp->file, 0, NULL, "the CSV header is too long");
 		goto out;
 	}
-	if (!fgets(line, SWEEP_ROW_MAX, f))
+	/* a NUL byte where the digest line or header belongs: not a sweep's
+	 * CSV (fgets would see an empty or cut line and start afresh over it) */
+	int c0 = fgetc(f);
+	if (c0 == '\0' || (c0 != EOF && ungetc(c0, f) == EOF) ||
+	    (c0 != EOF && (!fgets(line, SWEEP_ROW_MAX, f) || has_nul(line, f)))) {
+		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
+				  "found a NUL byte, expected a trainsim sweep CSV to resume (the "
+				  "file is left as it is: move it away or choose another -o)");
+		goto out;
+	}
+	if (c0 == EOF)
 		goto out; /* empty: start afresh */
 	if (d && !strncmp(line, "# trainsim sweep digest:", 24)) {
 		has_digest = true;
@@ -661,6 +680,13 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		hline = 2;
 		if (!fgets(line, SWEEP_ROW_MAX, f))
 			goto out; /* killed before its header: start afresh */
+		if (has_nul(line, f)) {
+			rc = ts_error_set(err, TS_EINVALID, path, 2, NULL,
+					  "found a NUL byte, expected the header of a trainsim "
+					  "sweep CSV to resume (the file is left as it is: move it "
+					  "away or choose another -o)");
+			goto out;
+		}
 	}
 	if (!strchr(line, '\n') && !strncmp(line, head, strlen(line)))
 		goto out; /* killed inside its header: start afresh */
