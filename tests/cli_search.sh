@@ -97,6 +97,33 @@ grep -q "out2.txt.state: found the state of a search with other inputs" "$TMP/r.
 "$BIN" search "$S" --resume >/dev/null 2>"$TMP/r.err" && fail "resumed without -o"
 grep -q -- "--resume: found no -o, expected -o OUT" "$TMP/r.err" || fail "$(cat "$TMP/r.err")"
 
+# a state file that cannot be written (a file size limit: EFBIG): the
+# message says why, and no empty state file is left (its first write
+# failed); a resumed search's rewrite that fails keeps the old state whole
+# (limit: bash's 1024-byte blocks; stderr through a pipe, which has none)
+limited() { # BLOCKS ARGS...
+	local blocks=$1
+	shift
+	bash -c 'trap "" XFSZ; ulimit -f "$0"; exec "$@"' "$blocks" "$BIN" search "$S" --max-gpus 4 \
+		--top 5 -j2 "$@" 2>&1 >/dev/null | cat >"$TMP/lim.err"
+	return "${PIPESTATUS[0]}"
+}
+checks=$((checks + 1))
+rm -f "$TMP"/lim.txt*
+limited 0 -o "$TMP/lim.txt"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'writing ".*lim.txt.state" failed (File too large)' "$TMP/lim.err" ||
+	fail "state write at a 0-byte limit: exit $rc: $(cat "$TMP/lim.err")"
+[ -e "$TMP/lim.txt.state" ] && fail "a failed state write left $(wc -c <"$TMP/lim.txt.state") bytes"
+[ -n "$(ls -A "$TMP" | grep '^\.lim\.txt')" ] && fail "a failed state write left $(ls -A "$TMP" | grep '^\.lim')"
+checks=$((checks + 1))
+cp "$TMP/out.csv.state" "$TMP/lim.txt.state"
+limited 1 -o "$TMP/lim.txt" --resume
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'writing ".*lim.txt.state" failed (File too large)' "$TMP/lim.err" ||
+	fail "a resumed state rewrite at a 1-block limit: exit $rc: $(cat "$TMP/lim.err")"
+cmp -s "$TMP/out.csv.state" "$TMP/lim.txt.state" || fail "a failed rewrite of the state changed it"
+
 # progress: nothing on stderr without a terminal (above); a live line with
 # the time left on one
 if script -qec "true" /dev/null >/dev/null 2>&1; then

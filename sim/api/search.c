@@ -19,6 +19,7 @@
 #include "base/ts.h"
 #include "base/units.h"
 #include "plan/env.h"
+#include "report/outfile.h"
 #include "report/table.h"
 #include "sweep/search.h"
 #include "work/ops.h"
@@ -620,12 +621,14 @@ struct state_entry {
 
 /* What the hooks of a search with a state file share. */
 struct state {
-	FILE *f;	       /* the state file, appended to */
+	struct outfile *of;    /* the state file, appended to */
+	FILE *f;	       /* its stream */
 	struct state_entry *e; /* results of the earlier run (resume) */
 	size_t n, cap;
 	ts_progress_fn progress;
 	void *user;
 	bool write_failed;
+	int write_errno; /* errno of the failed write */
 };
 
 static void key_of(const struct search_cand *c, uint32_t k[10], int64_t *mb)
@@ -681,8 +684,10 @@ static void st_done(void *user, const struct search_cand *c, int rc, const struc
 	int64_t mb;
 	key_of(c, k, &mb);
 	state_write(st->f, k, mb, rc, res);
-	if (ferror(st->f) || fflush(st->f))
+	if (!st->write_failed && (ferror(st->f) || fflush(st->f))) {
 		st->write_failed = true;
+		st->write_errno = errno;
+	}
 }
 
 static void st_progress(void *user, size_t done, size_t total, double elapsed_s)
@@ -802,18 +807,19 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 		if (o->resume && (rc = state_read(o->state, d, &st)))
 			goto out;
 		/* written anew: the digest, then the results kept (a last line cut
-		 * short is dropped), then those simulated now */
-		if (!(st.f = fopen(o->state, "w"))) {
-			rc = api_failf(TS_EIO, NULL,
-				       "%s: the search's state file cannot be written (%s)",
-				       o->state, strerror(errno));
+		 * short is dropped), into a temporary file put in place once whole
+		 * (a failed write leaves the old state, or none, never an empty
+		 * file), then those simulated now appended */
+		if (outfile_open(o->state, "-o OUT.state", &st.of, &err)) {
+			rc = api_fail(&err);
 			goto out;
 		}
+		st.f = outfile_stream(st.of);
 		fprintf(st.f, "# trainsim search state, digest %016llx\n", (unsigned long long)d);
 		for (size_t i = 0; i < st.n; i++)
 			state_write(st.f, st.e[i].key, st.e[i].mb, st.e[i].rc, &st.e[i].res);
-		if (fflush(st.f)) {
-			rc = api_failf(TS_EIO, NULL, "%s: writing the state file failed", o->state);
+		if (outfile_publish(st.of, &err)) {
+			rc = api_fail(&err);
 			goto out;
 		}
 		h.known = st_known;
@@ -828,8 +834,10 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 		rc = api_fail(&err);
 		goto out;
 	}
-	if (st.write_failed)
-		rc = api_failf(TS_EIO, NULL, "%s: writing the state file failed", o->state);
+	if (st.write_failed) {
+		outfile_write_error(st.of, st.write_errno, &err);
+		rc = api_fail(&err);
+	}
 	if (!rc && o->export_best) {
 		if (!sr.ranked)
 			rc = api_failf(TS_EINVALID, "--export-best",
@@ -846,8 +854,12 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 	}
 	search_result_free(&sr);
 out:
-	if (st.f)
-		fclose(st.f);
+	if (!rc) {
+		if (outfile_commit(st.of, &err)) /* NULL: no state file, 0 */
+			rc = api_fail(&err);
+	} else {
+		outfile_abort(st.of); /* once in place, kept as it stands, to resume */
+	}
 	ts_free(st.e, st.cap * sizeof *st.e);
 	return rc;
 }

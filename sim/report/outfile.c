@@ -553,6 +553,36 @@ int outfile_commit(struct outfile *of, struct ts_error *err)
 	return rc;
 }
 
+int outfile_publish(struct outfile *of, struct ts_error *err)
+{
+	if (!of->atomic)
+		return 0;
+	int e = 0;
+	bool bad = fflush(of->f) != 0 || ferror(of->f);
+	if (bad)
+		e = errno;
+	if (!bad && fchmod(of->fd, new_mode(of->path)))
+		bad = true, e = errno;
+	if (!bad && fsync(of->fd) && errno != EINVAL && errno != EROFS)
+		bad = true, e = errno;
+	if (bad)
+		return outfile_write_error(of, e, err);
+	if (rename(of->tmp, of->path))
+		return ts_error_set(err, TS_EIO, NULL, 0, of->opt[0] ? of->opt : NULL,
+				    "writing \"%s\" failed: the file \"%s\" cannot be renamed onto "
+				    "it (%s)",
+				    of->path, of->tmp, strerror(errno));
+	slot_drop(of->slot);
+	of->slot = -1;
+	char *path = ts_strdup(of->path);
+	if (path) { /* else the name of the temporary file stays, for messages */
+		ts_free(of->tmp, strlen(of->tmp) + 1);
+		of->tmp = path;
+	}
+	of->atomic = false;
+	return 0;
+}
+
 void outfile_abort(struct outfile *of)
 {
 	if (!of)

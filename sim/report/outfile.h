@@ -79,6 +79,16 @@ int outfile_truncate(struct outfile *of, long keep, struct ts_error *err);
  * returns 0). Returns 0 or TS_EIO. */
 int outfile_commit(struct outfile *of, struct ts_error *err);
 
+/* For a file that a process appends to as it works (a search's state,
+ * whole at every flush): put what outfile_open's stream holds so far in
+ * place now, as outfile_commit would (flush, fsync, rename onto the path),
+ * and keep the stream open, writing on in place; outfile_commit then
+ * flushes, fsyncs and closes, and outfile_abort leaves the file as it
+ * stands. A no-op for outfile_open_locked or a second call. Returns 0 or
+ * TS_EIO naming the file and strerror (nothing is in place: outfile_abort
+ * removes the temporary file). */
+int outfile_publish(struct outfile *of, struct ts_error *err);
+
 /* Give up: close, remove the temporary file of outfile_open (and nothing
  * else), release the lock of outfile_open_locked leaving that file as it
  * stands (its whole rows can be resumed). Frees of; NULL is fine. */
