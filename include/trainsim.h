@@ -701,14 +701,14 @@ enum ts_queue_policy {
 
 /* Options of ts_queue_run; a zero field takes the default. */
 typedef struct ts_queue_opts {
-	const char *cluster;	    /* bundled cluster name or cluster file (required): GPUs
-				     * per node, leaf switches, and where scenario jobs run */
-	uint32_t nodes;		    /* node count, >= 1 (required) */
-	uint32_t nodes_max;	    /* > nodes: run every count nodes, nodes + step, ...,
-				     * nodes_max (a sweep) */
-	uint32_t nodes_step;	    /* the sweep's step (0: 1) */
-	const char *jobs;	    /* job list file, or NULL for the synthetic mix */
-	const char *input;	    /* its format: "csv", "sacct", "swf" (NULL: by content) */
+	const char *cluster; /* bundled cluster name or cluster file (required): GPUs
+			      * per node, leaf switches, and where scenario jobs run */
+	uint32_t nodes;	     /* node count, >= 1 (required) */
+	uint32_t nodes_max;  /* > nodes: run every count nodes, nodes + step, ...,
+			      * nodes_max (a sweep) */
+	uint32_t nodes_step; /* the sweep's step (0: 1) */
+	const char *jobs;    /* job list file, or NULL for the synthetic mix */
+	const char *input;   /* its format: "csv", "sacct", "swf" (NULL: by content) */
 	enum ts_queue_policy policy;
 	bool spread;		    /* place jobs spread (worst fit, one node per leaf
 				     * switch) rather than packed (best fit) */
@@ -761,8 +761,8 @@ TS_API int ts_queue_write(const ts_queue *q, enum ts_format format, FILE *out);
 TS_API int ts_queue_write_jobs(const ts_queue *q, FILE *out);
 
 /* Write the chosen count's timeline as CSV: t_s, busy_gpus, queued_jobs,
- * down_gpus, utilisation (busy of all GPUs), one row per change; `trainsim
- * plot queue` draws it. Returns 0 or TS_EIO. */
+ * down_gpus, utilisation (busy of all GPUs), one row per change (gnuplot:
+ * plots/queue.gp). Returns 0 or TS_EIO. */
 TS_API int ts_queue_write_timeline(const ts_queue *q, FILE *out);
 
 /* A figure of the chosen count by its JSON key ("utilisation",

@@ -29,6 +29,8 @@ int cli_compare(int argc, char **argv);
 int cli_search(int argc, char **argv);
 /* trainsim advise SCENARIO.cfg [--deadline D] [--budget USD] [--mode rent|buy|both] ... */
 int cli_advise(int argc, char **argv);
+/* trainsim queue JOBS.csv --cluster NAME --nodes N [--policy fifo|backfill|priority] ... */
+int cli_queue(int argc, char **argv);
 /* trainsim calibrate SCENARIO.cfg --measured-iteration-s X [-o OVERRIDES.cfg] */
 int cli_calibrate(int argc, char **argv);
 /* trainsim plot scaling|breakdown|frontier|memory RESULTS.csv -o OUT.png|svg */

@@ -39,6 +39,11 @@ static void usage(FILE *out)
 	    "  advise SCENARIO.cfg [--deadline D] [--budget USD] [--mode rent|buy|both]\n"
 	    "         [--power-limit kW[/rack]] [--max-gpus N] [--candidates FILE]\n"
 	    "                                                              what to rent or buy\n"
+	    "  queue JOBS.csv --cluster NAME --nodes N|LO:HI [--policy fifo|backfill|priority]\n"
+	    "        [-o PER_JOB.csv] [--format text|csv|json]              a team's jobs on a "
+	    "shared\n"
+	    "                                                              cluster: waits, "
+	    "utilisation\n"
 	    "  calibrate SCENARIO.cfg --measured-iteration-s X [-o FILE]   fit constants to a "
 	    "measurement\n"
 	    "  plot scaling|breakdown|frontier|memory|compare RESULTS.csv -o OUT.png|svg|pdf\n"
@@ -120,17 +125,19 @@ int main(int argc, char **argv)
 		return cli_advise(argc - 1, argv + 1);
 	if (!strcmp(cmd, "calibrate"))
 		return cli_calibrate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "queue"))
+		return cli_queue(argc - 1, argv + 1);
 	if (!strcmp(cmd, "plot"))
 		return cli_plot(argc - 1, argv + 1);
-	static const char *const cmds[] = {"run",     "collective", "validate", "list",
-					   "compare", "sweep",	    "merge",	"search",
-					   "advise",  "calibrate",  "plot",	"help"};
+	static const char *const cmds[] = {"run",   "collective", "validate", "list",	"compare",
+					   "sweep", "merge",	  "search",   "advise", "calibrate",
+					   "plot",  "queue",	  "help"};
 	char near[160];
 	ts_suggest(cmd, cmds, sizeof cmds / sizeof cmds[0], 1, near, sizeof near);
 	fprintf(stderr,
 		"trainsim: found unknown command \"%s\", expected run, collective, "
-		"validate, list, compare, sweep, merge, search, advise, calibrate, plot or "
-		"help%s%s\n",
+		"validate, list, compare, sweep, merge, search, advise, calibrate, plot, "
+		"queue or help%s%s\n",
 		cmd, near[0] ? "; did you mean " : "", near);
 	return CLI_USAGE;
 }

@@ -1617,6 +1617,16 @@ const char *hw_cluster_topology(const struct hw_cluster *c)
 	return names[c->fab.topo];
 }
 
+uint32_t hw_cluster_nodes_per_leaf(const struct hw_cluster *c)
+{
+	return c->fab.topo == HW_TOPO_FATTREE ? c->fab.k : 0;
+}
+
+double hw_cluster_oversubscription(const struct hw_cluster *c)
+{
+	return c->fab.topo == HW_TOPO_FATTREE && c->fab.oversub >= 1.0 ? c->fab.oversub : 1.0;
+}
+
 /* --------------------------------------------------------------- routes */
 
 /* Append the template route s -> d of `node` (local ids). */

@@ -165,6 +165,13 @@ double hw_cluster_flow_cap(const struct hw_cluster *c, uint32_t *sockets);
 /* The fabric topology's name: "none", "switch", "fat-tree", "rail",
  * "torus2d" or "torus3d". Static string. */
 const char *hw_cluster_topology(const struct hw_cluster *c);
+/* Nodes per leaf switch of a fat-tree (the last leaf may hold fewer); 0
+ * for any other topology (one switch, rails, tori: no leaf a job can
+ * spread over). */
+uint32_t hw_cluster_nodes_per_leaf(const struct hw_cluster *c);
+/* The down:up capacity ratio at a full leaf of a fat-tree, >= 1 (1
+ * otherwise). */
+double hw_cluster_oversubscription(const struct hw_cluster *c);
 
 /* Print the cluster (devices, links with bandwidth and source) to a string
  * buffer for --dump-config; returns the characters needed (like snprintf). */

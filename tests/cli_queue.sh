@@ -1,0 +1,122 @@
+#!/bin/bash
+# trainsim queue: the interface (JOBS.csv --cluster --nodes --policy -o
+# --format json), EASY backfill against strict FIFO on a hand-made case, two
+# scenario jobs that share an oversubscribed fabric each taking longer
+# together than alone (from trainsim's own simulation), a node-count sweep
+# naming the smallest cluster, and errors that name the file, line and column.
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/clilib.bash" "$@"
+
+# 2 nodes of 8 GPUs: A (8 GPUs, 100 s) runs; B (16 GPUs) waits for it, its
+# reservation at 100 s; C (8 GPUs, limit 30 s) fits before it: backfill
+# starts C at once (2 s), FIFO after B (150 s). D (200 s) would delay B:
+# it waits under both.
+cat >"$TMP/hand.csv" <<'CSV'
+id,submit_s,gpus,duration_s,time_limit_s,user
+A,0,8,100,100,ann
+B,1,16,50,50,bo
+C,2,8,30,30,ann
+D,3,8,200,200,cy
+CSV
+for p in fifo backfill; do
+	ok $p.json queue "$TMP/hand.csv" --cluster dgx-h100 --nodes 2 --policy $p \
+		-o "$TMP/$p.csv" --format json --quiet
+done
+py backfill.csv '
+import csv, sys
+want = {"fifo": {"A": 0, "B": 100, "C": 150, "D": 150},
+        "backfill": {"A": 0, "B": 100, "C": 2, "D": 150}}
+for p in want:
+    rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1].replace("backfill.csv", p + ".csv")))}
+    for k, v in want[p].items():
+        if float(rows[k]["start_s"]) != v:
+            sys.exit("%s: %s starts at %s, expected %s" % (p, k, rows[k]["start_s"], v))
+    for col in ("id", "submit_s", "start_s", "end_s", "gpus"):
+        if col not in rows["A"]:
+            sys.exit("no column " + col)
+'
+py backfill.json '
+import json, sys
+j = json.load(open(sys.argv[1]))
+for k in ("jobs", "utilisation", "mean_wait_s", "p90_wait_s", "makespan_s"):
+    if k not in j:
+        sys.exit("no key " + k)
+# by hand: GPU-s 800 + 800 + 240 + 1600 = 3440 of 16 GPUs x 350 s
+if j["jobs"] != 4 or abs(j["utilisation"] - 3440 / 5600) > 1e-9 or j["makespan_s"] != 350:
+    sys.exit("jobs %r utilisation %r makespan %r" % (j["jobs"], j["utilisation"], j["makespan_s"]))
+# waits 0, 99, 0, 147: mean 61.5
+if abs(j["mean_wait_s"] - 61.5) > 1e-9:
+    sys.exit("mean wait %r, expected 61.5" % j["mean_wait_s"])
+'
+
+# Two scenario jobs of 16 GPUs spread over two leaf switches of a 2:1
+# oversubscribed fat-tree: each alone, then both at once sharing the uplinks.
+# The scenario: GPT-3 1.3B with a small batch, so its gradient all-reduce
+# weighs against its compute.
+scen="$TMP/small-batch.cfg"
+sed -e 's/global_batch = 512;/global_batch = 32;/' -e 's/micro_batch = 4;/micro_batch = 2;/' \
+	"$SRC/configs/scenarios/default.cfg" >"$scen"
+printf 'id,submit_s,gpus,duration_s,scenario,steps\nX,0,16,,%s,1000\n' "$scen" >"$TMP/one.csv"
+printf 'id,submit_s,gpus,duration_s,scenario,steps\nX,0,16,,%s,1000\nY,0,16,,%s,1000\n' \
+	"$scen" "$scen" >"$TMP/two.csv"
+for n in one two; do
+	ok $n.json queue "$TMP/$n.csv" --cluster fat-tree-a100 --nodes 4 --place spread \
+		-o "$TMP/$n.jobs.csv" --format json --quiet
+done
+py two.jobs.csv '
+import csv, sys
+one = {r["id"]: r for r in csv.DictReader(open(sys.argv[1].replace("two.jobs", "one.jobs")))}
+two = {r["id"]: r for r in csv.DictReader(open(sys.argv[1]))}
+alone = float(one["X"]["run_s"])
+for k in ("X", "Y"):
+    r = two[k]
+    if r["leaves"] != "2" or float(r["start_s"]) != 0:
+        sys.exit("%s: leaves %s start %s, expected 2 leaves from 0" % (k, r["leaves"], r["start_s"]))
+    if not float(r["run_s"]) > 1.05 * alone:
+        sys.exit("%s: %s s together, %s s alone: expected longer together" % (k, r["run_s"], alone))
+'
+
+# A sweep names the smallest node count meeting the target: 40 jobs of
+# 8 GPUs for 1 h, all at 0; the p90 wait is at most 1 h from 36 nodes on
+# (36 start at once, 4 wait 1 h: p90 is the 36th wait, 0).
+python3 -c '
+print("id,submit_s,gpus,duration_s")
+for i in range(40):
+    print("j%d,0,8,3600" % i)' >"$TMP/burst.csv"
+ok sweep.json queue "$TMP/burst.csv" --cluster dgx-h100 --nodes 30:40:2 --target-p90 1min \
+	--format json --quiet
+py sweep.json '
+import json, sys
+j = json.load(open(sys.argv[1]))
+if j["chosen_nodes"] != 36 or j["nodes"] != 36 or len(j["sweep"]) != 6:
+    sys.exit("chosen %r nodes %r points %d, expected 36" % (j["chosen_nodes"], j["nodes"], len(j["sweep"])))
+'
+
+# errors: the file, the line, the column, what was found and expected
+printf 'id,submit_s,gpus,duration_s\nj1,0,8,100\nj2,5,eight,100\n' >"$TMP/bad.csv"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/bad.csv" --cluster dgx-h100 --nodes 2 >/dev/null 2>"$TMP/e1"
+[ $? -eq 2 ] && grep -q 'bad.csv:3: gpus: found "eight", expected a whole number of GPUs' "$TMP/e1" ||
+	fail "bad gpus: $(cat "$TMP/e1")"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/hand.csv" --cluster dgx-h100 --nodes 2 --policy lifo >/dev/null 2>"$TMP/e2"
+[ $? -eq 1 ] && grep -q -- '--policy: found "lifo", expected fifo, backfill or priority' "$TMP/e2" ||
+	fail "--policy lifo: $(cat "$TMP/e2")"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/hand.csv" --cluster dgx-h100 >/dev/null 2>"$TMP/e3"
+[ $? -eq 1 ] && grep -q -- 'found no --nodes' "$TMP/e3" || fail "no --nodes: $(cat "$TMP/e3")"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/hand.csv" --cluster dgx-h9000 --nodes 2 >/dev/null 2>"$TMP/e4"
+[ $? -eq 2 ] && grep -q 'dgx-h9000' "$TMP/e4" || fail "unknown cluster: $(cat "$TMP/e4")"
+printf 'id,submit_s,gpus,duration_s,scenario,steps\nX,0,8,,nosuch.cfg,10\n' >"$TMP/nos.csv"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/nos.csv" --cluster dgx-h100 --nodes 1 >/dev/null 2>"$TMP/e5"
+[ $? -eq 2 ] && grep -q 'nosuch.cfg' "$TMP/e5" || fail "missing scenario: $(cat "$TMP/e5")"
+
+# --help's examples name files that exist
+checks=$((checks + 1))
+"$BIN" queue --help | grep -o 'examples/[^ ]*' | sort -u | while read -r f; do
+	[ -e "$SRC/$f" ] || echo "$f"
+done >"$TMP/missing"
+[ -s "$TMP/missing" ] && fail "--help names missing files: $(cat "$TMP/missing")"
+finish
