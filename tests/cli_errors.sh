@@ -363,6 +363,11 @@ hw_case gpus.cfg 'tdp = "400 W"' '"400 W"/"1e9 W"/' 'tdp|found 1e+09 W|expected 
 hw_case gpus.cfg 'memory = "31.75 GiB"' '"31.75 GiB"/"1e20 B"/' 'memory|found 1e+20 B|expected 1e+06 to 1e+15 B'
 
 
+# a count given twice, as nodes and as cluster.nodes, names where the first
+# came from: its line, or the --set that made it (it said "line 0")
+expect 2 "cluster.nodes: found it beside the scenario's nodes (--set nodes=2)" \
+	run base.cfg --set nodes=2 --set cluster.nodes=4
+
 # Control characters from an input are shown escaped, never printed raw: a
 # sweep axis value that would set the terminal's title and clear the screen,
 # a newline in an axis key (one line still), a scenario name with both

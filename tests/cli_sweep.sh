@@ -155,6 +155,12 @@ bad nobase "found no base scenario" 'axes = { nodes = [1]; };'
 bad noaxes "found no axes" 'base = "x.cfg";'
 bad empty "empty.cfg:1" 'base = "x.cfg"; axes = { nodes = []; };'
 bad zipn "expected 2 as on axis nodes" 'base = "x.cfg"; zip = true; axes = { nodes = [1, 2]; gpus_per_node = [1, 2, 4]; };'
+# one count under its two names (the scenario's and its cluster's): every
+# point would be invalid; refused naming both axes
+bad alias 'alias.cfg:3: cluster.nodes: found axes "nodes" (line 2) and "cluster.nodes", which set the same count' \
+	"$(printf 'base = "x.cfg";\naxes = { nodes = [1, 2];\n  "cluster.nodes" = [2, 4]; };')"
+bad aliasgrp 'aliasgrp.cfg:1: nics_per_node: found axes "cluster.nics_per_node" (line 1) and "nics_per_node"' \
+	'base = "x.cfg"; axes = { cluster = { nics_per_node = [4]; }; nics_per_node = [8]; };'
 bad unknown "axis" 'base = "x.cfg"; axis = { nodes = [1]; };'
 bad scalar "found 1" 'base = "x.cfg"; axes = { nodes = 1; };'
 bad syntax "syntax.cfg:1" 'base = "x.cfg"; axes = { nodes = [1, 2; };'

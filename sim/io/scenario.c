@@ -73,8 +73,9 @@ static const char *const root_keys[] = {
     "name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node", "training", "parallel",
     "data", "cost",  "sim",	"seed",	 "checkpoint",	  "power",	   "failures", "phases"};
 static const char *const training_keys[] = {
-    "framework",  "global_batch", "micro_batch", "seq_len", "precision", "optimizer", "recompute",
-    "iterations", "tokens",	  "samples",	 "epochs",  "steps",	 "attention", "rampup"};
+    "framework", "global_batch", "micro_batch", "seq_len", "precision",
+    "optimizer", "recompute",	 "iterations",	"tokens",  "samples",
+    "epochs",	 "steps",	 "attention",	"rampup",  "master_weights"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -318,12 +319,20 @@ static int load_cluster(struct ld *l)
 			const config_setting_t *in = member(cs, counts[i]);
 			const config_setting_t *top = member(l->top, counts[i]);
 			if (in && top) {
-				char key[64];
+				char key[64], where[300], at[320];
+				int line = 0;
 				snprintf(key, sizeof key, "cluster.%s", counts[i]);
+				/* the line of the scenario's count, or the --set that
+				 * made it (which has no line) */
+				cfg_where(top, l->file, where, sizeof where, &line);
+				if (line > 0)
+					snprintf(at, sizeof at, "line %d", line);
+				else
+					snprintf(at, sizeof at, "%s", where);
 				return cfg_fail(l->err, TS_EINVALID, in, l->file, key,
-						"found it beside the scenario's %s (line %d), "
-						"expected one of the two",
-						counts[i], config_setting_source_line(top));
+						"found it beside the scenario's %s (%s), expected "
+						"one of the two",
+						counts[i], at);
 			}
 		}
 		rc = hw_cluster_from_setting(l->cat, cs, l->file, &opts, &s->cluster, l->err);
@@ -472,6 +481,11 @@ static int read_training(struct ld *l)
 	if ((rc = get_enum(l, g, p, "attention", attn_names, 2, 1, &e)))
 		return rc;
 	t->flash_attention = e == 1;
+	t->master_weights = true;
+	if (member(g, "master_weights") &&
+	    (rc = cfg_bool(member(g, "master_weights"), l->file, "training.master_weights",
+			   &t->master_weights, l->err)))
+		return rc;
 
 	t->run_unit = TS_RUN_NONE;
 	t->run_length = 0.0;
@@ -930,6 +944,7 @@ static int note_all(struct ld *l)
 		N("training.precision", "", "\"%s\"", ts_dtype_name((enum ts_dtype)t->precision));
 	N("training.optimizer", "default", "\"%s\"", opt_names[t->optimizer]);
 	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
+	N("training.master_weights", "default", "%s", t->master_weights ? "true" : "false");
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

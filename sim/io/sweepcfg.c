@@ -254,6 +254,26 @@ static int add_axis(struct ld *l, const config_setting_t *s, const char *key)
 					"found a second axis of this key (the first is on line "
 					"%d), expected one axis per key",
 					sp->axes[b].line);
+	/* nodes and cluster.nodes (gpus_per_node, nics_per_node alike) are one
+	 * count, which a scenario refuses to be given twice: every point would
+	 * be invalid */
+	static const char *const counts[] = {"nodes", "gpus_per_node", "nics_per_node"};
+	for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+		char alias[64];
+		if (!strcmp(key, counts[c]))
+			snprintf(alias, sizeof alias, "cluster.%s", counts[c]);
+		else if (!strncmp(key, "cluster.", 8) && !strcmp(key + 8, counts[c]))
+			snprintf(alias, sizeof alias, "%s", counts[c]);
+		else
+			continue;
+		for (size_t b = 0; b < sp->naxes; b++)
+			if (!strcmp(sp->axes[b].key, alias))
+				return cfg_fail(l->err, TS_EINVALID, s, l->file, key,
+						"found axes \"%s\" (line %d) and \"%s\", which "
+						"set the same count (the scenario's %s, or its "
+						"cluster's), expected one of the two",
+						alias, sp->axes[b].line, key, counts[c]);
+	}
 	struct sweep_axis *a = &sp->axes[sp->naxes++];
 	snprintf(a->key, sizeof a->key, "%s", key);
 	a->line = (int)config_setting_source_line(s);
