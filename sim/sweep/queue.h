@@ -72,7 +72,7 @@ struct queue_cfg {
 	enum queue_policy policy;
 	enum queue_place place;
 	uint32_t bf_depth;	   /* waiting jobs backfill tries per pass (Slurm's
-				    * bf_max_job_test; 0: 500, its default) */
+				    * bf_max_job_test; 0: 500) */
 	bool failures;		   /* model node failures */
 	double node_mtbf_s;	   /* a node's mean time between failures, s (all causes) */
 	double repair_s;	   /* a failed node is down this long, s */
