@@ -114,6 +114,19 @@ if ok dumpset run "$SCEN" --dump-config --set training.micro_batch=2; then
 		fail "--dump-config does not name --set as the origin"
 fi
 
+# the default sim.max_memory is half of what the process may use: under
+# ulimit -v 4000000 (KiB) 4000000 x 1024 / 2 bytes = 1.907 GiB, below half
+# of the machine's memory (more than 4 GB here: MemTotal is checked)
+checks=$((checks + 1))
+mem_kb=$(sed -n 's/^MemTotal: *\([0-9]*\) kB/\1/p' /proc/meminfo)
+(ulimit -v 4000000 && "$BIN" run "$SCEN" --dump-config) >"$TMP/dumplim" 2>&1
+if [ "${mem_kb:-0}" -le 4000000 ]; then
+	fail "the machine has ${mem_kb:-no} kB of memory, the ulimit -v check needs more than 4000000"
+else
+	grep -qF 'sim.max_memory = "1.907 GiB"  # default: half of the address-space limit (ulimit -v)' \
+		"$TMP/dumplim" || fail "ulimit -v: $(grep max_memory "$TMP/dumplim" || head -3 "$TMP/dumplim")"
+fi
+
 # --dump-config --format json: the same settings as the text, as JSON
 if ok dumpjson run "$SCEN" --dump-config --format json --set training.micro_batch=2; then
 	py dumpjson '

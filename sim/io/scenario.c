@@ -18,14 +18,17 @@
 
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/file.h"
 #include "base/units.h"
 #include "io/costcfg.h"
 #include "base/cfg.h"
@@ -1047,9 +1050,9 @@ static int note_all(struct ld *l)
 	N("sim.extrapolate", "default", "%s", s->sim.extrapolate ? "true" : "false");
 	char mem[32];
 	ts_units_format(ts_scenario_max_memory(s), TS_UNIT_BYTES, mem, sizeof mem);
-	N("sim.max_memory",
-	  s->sim.max_memory > 0.0 ? "" : "default: half of the machine's physical memory", "\"%s\"",
-	  mem);
+	char from[120];
+	snprintf(from, sizeof from, "default: %s", ts_scenario_max_memory_from(s));
+	N("sim.max_memory", s->sim.max_memory > 0.0 ? "" : from, "\"%s\"", mem);
 	N("sim.straggler_sd", "default: Sinha et al. SC'22 (sim/work/straggle.h)", "%g",
 	  s->sim.straggler_sd);
 	N("sim.samples", "default: sim/run/mc.h", "%u", s->sim.samples);
@@ -1069,14 +1072,104 @@ static int note_all(struct ld *l)
 	return 0;
 }
 
+/* ---- the memory this process may use ----------------------------------- */
+
+/* A cgroup memory limit file's value (v2 memory.max: bytes or "max"; v1
+ * memory.limit_in_bytes: bytes, about 2^63 when unlimited), or 0 when the
+ * file does not exist or sets no limit. */
+static double cgroup_file_limit(const char *path)
+{
+	FILE *f = ts_fopen(path, "r");
+	if (!f)
+		return 0.0;
+	char buf[64] = "";
+	double v = 0.0;
+	if (fgets(buf, sizeof buf, f) && strncmp(buf, "max", 3)) {
+		char *end;
+		v = strtod(buf, &end);
+		if (end == buf || !(v > 0.0) || v >= 0x1p62)
+			v = 0.0;
+	}
+	fclose(f);
+	return v;
+}
+
+/* The memory limit of this process's cgroup, bytes, 0 when none: the
+ * group's own file (its path from /proc/self/cgroup: "0::PATH" for v2,
+ * "N:memory:PATH" for v1), else the file at the mount's root (which is the
+ * group's inside a container). */
+static double cgroup_limit(void)
+{
+	char line[1024], v2[1024] = "", v1[1024] = "", path[2200];
+	FILE *f = ts_fopen("/proc/self/cgroup", "r");
+	if (f) {
+		while (fgets(line, sizeof line, f)) {
+			line[strcspn(line, "\n")] = '\0';
+			if (!strncmp(line, "0::", 3))
+				snprintf(v2, sizeof v2, "%s", line + 3);
+			const char *m = strstr(line, ":memory:");
+			if (m)
+				snprintf(v1, sizeof v1, "%s", m + 8);
+		}
+		fclose(f);
+	}
+	double lim = 0.0;
+	if (v2[0] && strcmp(v2, "/")) {
+		snprintf(path, sizeof path, "/sys/fs/cgroup%s/memory.max", v2);
+		lim = cgroup_file_limit(path);
+	}
+	if (!lim)
+		lim = cgroup_file_limit("/sys/fs/cgroup/memory.max");
+	if (!lim && v1[0] && strcmp(v1, "/")) {
+		snprintf(path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", v1);
+		lim = cgroup_file_limit(path);
+	}
+	if (!lim)
+		lim = cgroup_file_limit("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+	return lim;
+}
+
+/* The least of physical memory, the address-space limit and the cgroup's
+ * memory limit, and which it is; found once per process (a sweep's points
+ * and a search's candidates then open nothing for it). */
+static double mem_bound;
+static const char *mem_bound_from;
+static pthread_once_t mem_once = PTHREAD_ONCE_INIT;
+
+static void find_mem_bound(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	mem_bound = pages > 0 && size > 0 ? (double)pages * (double)size : 8.0 * 1073741824.0;
+	mem_bound_from = pages > 0 && size > 0
+			     ? "half of the machine's physical memory"
+			     : "half of 8 GiB (the machine does not tell its memory)";
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    (double)rl.rlim_cur < mem_bound) {
+		mem_bound = (double)rl.rlim_cur;
+		mem_bound_from = "half of the address-space limit (ulimit -v)";
+	}
+	double cg = cgroup_limit();
+	if (cg > 0.0 && cg < mem_bound) {
+		mem_bound = cg;
+		mem_bound_from = "half of the cgroup's memory limit (memory.max)";
+	}
+}
+
 double ts_scenario_max_memory(const struct ts_scenario *s)
 {
 	if (s->sim.max_memory > 0.0)
 		return s->sim.max_memory;
-	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-	if (pages <= 0 || size <= 0)
-		return 4.0 * 1073741824.0;
-	return 0.5 * (double)pages * (double)size;
+	pthread_once(&mem_once, find_mem_bound);
+	return 0.5 * mem_bound;
+}
+
+const char *ts_scenario_max_memory_from(const struct ts_scenario *s)
+{
+	if (s->sim.max_memory > 0.0)
+		return "sim.max_memory";
+	pthread_once(&mem_once, find_mem_bound);
+	return mem_bound_from;
 }
 
 /* ---- load ---------------------------------------------------------------- */

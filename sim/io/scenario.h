@@ -274,10 +274,18 @@ void ts_scenario_destroy(struct ts_scenario *s);
 int ts_scenario_dump(const struct ts_scenario *s, FILE *out);
 
 /* What a run of s may allocate, bytes: sim.max_memory, or when it is not
- * given half of the machine's physical memory
- * (sysconf(_SC_PHYS_PAGES) x sysconf(_SC_PAGESIZE); 4 GiB when the system
- * does not tell). */
+ * given half of the memory this process may use: the least of physical
+ * memory (sysconf(_SC_PHYS_PAGES) x sysconf(_SC_PAGESIZE); 8 GiB when the
+ * system does not tell), the address-space limit (getrlimit RLIMIT_AS,
+ * ulimit -v) and the memory limit of its cgroup (memory.max of cgroup v2,
+ * memory.limit_in_bytes of v1), found on the first call of the process. */
 double ts_scenario_max_memory(const struct ts_scenario *s);
+
+/* Where ts_scenario_max_memory's figure comes from, for messages:
+ * "sim.max_memory", or "half of the machine's physical memory", "half of
+ * the address-space limit (ulimit -v)", "half of the cgroup's memory limit
+ * (memory.max)". A static string. */
+const char *ts_scenario_max_memory_from(const struct ts_scenario *s);
 
 /* The ts_scenario_dump text of s in memory: *text a NUL-terminated string
  * of *len bytes, allocated with malloc and owned by the caller (free()).

@@ -984,7 +984,9 @@ int plan_check_size(const struct ts_plan *p, bool trace, struct ts_error *err)
 	char need[32], lim[32];
 	ts_units_format(est, TS_UNIT_BYTES, need, sizeof need);
 	ts_units_format(p->max_memory, TS_UNIT_BYTES, lim, sizeof lim);
-	const char *limit_from = sc->sim.max_memory > 0.0 ? "" : " (half of physical memory)";
+	char limit_from[140] = ""; /* where a default limit comes from */
+	if (!(sc->sim.max_memory > 0.0))
+		snprintf(limit_from, sizeof limit_from, " (%s)", ts_scenario_max_memory_from(sc));
 	const char *with = trace ? " with --trace (every micro-batch simulated)" : "";
 	if (!p->class_mode)
 		return plan_fail(sc, err, TS_ELIMIT, "sim.mode",
