@@ -259,6 +259,46 @@ START_TEST(adam_8bit)
 }
 END_TEST
 
+/* No fp32 master copy (training.master_weights = false): weights,
+ * gradients and Adam's moments in bf16, 2 + 2 + 4 = 8 bytes per parameter
+ * ("x8 bytes per param, instead of x18", huggingface/transformers#21312)
+ * for every framework; fp8 keeps its 2 bytes of weight copies (10); with
+ * 8-bit Adam the moments stay 1 + 1 (6); fp32 training has no master copy
+ * and is unchanged (16). The step touches grad 2, weight 2 x 2, moments
+ * 2 x 4: 14 bytes; DDP's bucket copies follow the gradient dtype. */
+START_TEST(no_master_weights)
+{
+	static const enum work_framework fws[] = {WORK_FW_MEGATRON, WORK_FW_DEEPSPEED, WORK_FW_DDP,
+						  WORK_FW_FSDP};
+	for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++) {
+		struct work_fw_conventions c;
+		ck_assert_int_eq(work_fw_conventions(fws[i], TS_BF16, &c), 0);
+		work_fw_no_master(&c);
+		ck_assert_msg(c.bytes_per_param == 8.0 && c.weight_bytes == 2.0 &&
+				  c.grad_bytes == 2.0 && c.optim_bytes == 4.0,
+			      "%s: %g bytes per parameter", work_framework_name(fws[i]),
+			      c.bytes_per_param);
+		ck_assert(c.optim_bytes_touched == 14.0);
+		ck_assert_int_eq(c.grad_dtype, TS_BF16);
+		ck_assert(c.autocast_copy_bpp == 0.0);
+	}
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
+	work_fw_no_master(&c);
+	ck_assert(work_buffer_bytes(&c, 1e9, 8) == 2e9); /* bf16 bucket copies */
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP8, &c), 0);
+	work_fw_no_master(&c);
+	ck_assert(c.bytes_per_param == 10.0 && c.weight_bytes == 4.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	work_fw_adam8bit(&c);
+	work_fw_no_master(&c);
+	ck_assert(c.bytes_per_param == 6.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP32, &c), 0);
+	work_fw_no_master(&c);
+	ck_assert(c.bytes_per_param == 16.0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memory");
@@ -268,6 +308,7 @@ static Suite *suite(void)
 	tcase_add_test(t, zero_paper_figure1);
 	tcase_add_test(t, ddp_fit_check);
 	tcase_add_test(t, adam_8bit);
+	tcase_add_test(t, no_master_weights);
 	suite_add_tcase(s, t);
 	return s;
 }

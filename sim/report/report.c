@@ -67,6 +67,8 @@ static const struct field fields[] = {
     NUM(mfu_palm),
     NUM(hfu),
     NUM(memory_per_gpu_bytes),
+    NUM(memory_allocated_bytes),
+    NUM(memory_reserved_bytes),
     NUM(memory_capacity_bytes),
     {"fits", F_BOOL, R_(fits), 0},
     STR(memory_verdict),
@@ -333,6 +335,7 @@ static const char *const scenario_cols[] = {
     "training.precision",
     "training.optimizer",
     "training.recompute",
+    "training.master_weights",
     "training.iterations",
     "training.tokens",
     "training.samples",
@@ -884,7 +887,8 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 	else
 		fprintf(out, "does NOT fit: needs %s of %s, %s short%s; largest term: %s\n", d,
 			fmt_gib(c, sizeof c, cap), fmt_gib(b, sizeof b, head),
-			r->band.memory_per_gpu_bytes.p10 <= cap
+			r->band.memory_per_gpu_bytes.p10 > 0.0 &&
+				r->band.memory_per_gpu_bytes.p10 <= cap
 			    ? " (the band reaches capacity: it may fit, within the memory "
 			      "model's error)"
 			    : "",

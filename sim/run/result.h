@@ -70,7 +70,12 @@ struct ts_result {
 				       * Chowdhery et al. 2022, app. B; Megatron, Korthikanti et al.
 				       * 2022): equal to mfu without a causal mask, fraction 0-1 */
 	double hfu;		      /* same, counting recomputed FLOPs */
-	double memory_per_gpu_bytes;  /* peak of the worst rank, reserve included */
+	double memory_per_gpu_bytes;  /* peak of the worst rank, reserve included: the
+				       * device total nvidia-smi shows */
+	double memory_allocated_bytes; /* of it, what PyTorch's caching allocator gives
+					* tensors (torch.cuda.max_memory_allocated) */
+	double memory_reserved_bytes;  /* and what it reserves, slack included
+					* (torch.cuda.max_memory_reserved) */
 	double memory_capacity_bytes; /* usable bytes of that GPU */
 	bool fits;		      /* memory_per_gpu_bytes <= memory_capacity_bytes:
 				       * memory_verdict is "fits" or "tight" */

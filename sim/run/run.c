@@ -462,9 +462,25 @@ static bool has_convs(const struct ts_model *m)
 	return false;
 }
 
+/* The figures PyTorch and the driver report of out->mem: what the caching
+ * allocator hands to tensors (torch.cuda.max_memory_allocated: the bytes
+ * the schedule holds and the cuBLAS/cuDNN workspaces, which PyTorch
+ * allocates through it), what it has reserved from the driver
+ * (torch.cuda.max_memory_reserved: plus its slack); the device total that
+ * nvidia-smi shows adds the CUDA context and NCCL's buffers, which are not
+ * the allocator's, and is memory_per_gpu_bytes. */
+static void mem_figures(struct ts_result *out)
+{
+	const struct ts_mem_breakdown *m = &out->mem;
+	out->memory_allocated_bytes = m->weights + m->gradients + m->optimizer + m->activations +
+				      m->logits + m->buffers + m->workspaces;
+	out->memory_reserved_bytes = out->memory_allocated_bytes + m->allocator;
+}
+
 /* fits, the verdict with its margin and the largest term of out->mem. */
 static void verdict(struct ts_result *out)
 {
+	mem_figures(out);
 	double need = out->memory_per_gpu_bytes, cap = out->memory_capacity_bytes;
 	const struct ts_mem_breakdown *m = &out->mem;
 	const struct {
@@ -963,6 +979,7 @@ static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_re
 	out->mem = mem;
 	out->memory_per_gpu_bytes = mem_bytes;
 	out->memory_capacity_bytes = mem_cap;
+	mem_figures(out);
 	out->steps = sum[0];
 	out->time_to_train_s = sum[1];
 	out->gpu_hours = sum[2];

@@ -206,6 +206,7 @@ int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 	if (rc || precision != TS_FP8)
 		return rc;
 	split(out, out->weight_bytes + FP8_WEIGHT_COPY_BYTES, out->grad_bytes, out->optim_bytes);
+	out->fp8_copy_bytes = FP8_WEIGHT_COPY_BYTES;
 	out->optim_bytes_touched += FP8_WEIGHT_CAST_BYTES;
 	return 0;
 }
@@ -252,6 +253,23 @@ void work_fw_adam8bit(struct work_fw_conventions *c)
 	split(c, c->weight_bytes, c->grad_bytes, o > 0.0 ? o : 0.0);
 	/* reads and writes of m and v: 16 bytes -> 4 */
 	c->optim_bytes_touched -= 12.0;
+}
+
+void work_fw_no_master(struct work_fw_conventions *c)
+{
+	double b = ts_dtype_bytes(c->param_dtype);
+	if (b >= 4.0)
+		return;
+	/* 8-bit Adam keeps its 1 + 1 bytes of moments */
+	double moments = c->optim_bytes < 6.0 ? c->optim_bytes : 2.0 * b;
+	c->grad_dtype = c->reduce_dtype = c->param_dtype;
+	split(c, b + c->fp8_copy_bytes, b, moments);
+	/* grad read b, weight read/write 2b, moments read/write twice theirs,
+	 * the fp8 cast (if any) as before */
+	c->optim_bytes_touched =
+	    3.0 * b + 2.0 * moments + (c->fp8_copy_bytes > 0.0 ? FP8_WEIGHT_CAST_BYTES : 0.0);
+	c->bucket_copy_bpp = c->bucket_copy_bpp > 0.0 ? b : 0.0;
+	c->autocast_copy_bpp = 0.0;
 }
 
 double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp)

@@ -37,6 +37,7 @@ struct work_fw_conventions {
 	double autocast_copy_bpp;  /* autocast's low-precision weight copies (DDP with AMP) */
 	double ipg_bucket_elems;   /* DeepSpeed's contiguous reduction bucket, elements */
 	double alloc_fraction;	   /* caching-allocator slack, fraction of the bytes held */
+	double fp8_copy_bytes;	   /* of weight_bytes, fp8 weight copies (fp8 training) */
 	const char *source;	   /* where these conventions come from */
 };
 
@@ -83,6 +84,18 @@ double work_activation_bytes(const struct work_op *ops, size_t n, double layer_i
  * in one byte each): the 8 bytes per parameter of fp32 moments become 2, the
  * fp32 master copy (if any) stays; the step touches 12 bytes fewer. */
 void work_fw_adam8bit(struct work_fw_conventions *c);
+
+/* Train without an fp32 master copy ("pure" low-precision training): the
+ * weights, their gradients and Adam's two moments all in the training
+ * dtype, 2 + 2 + 4 = 8 bytes per parameter in bf16 (torchtune's default
+ * bf16 full fine-tuning, "2 bytes per model parameter instead of 4",
+ * torchtune Memory Optimization Overview; DeepSpeed's
+ * bf16_master_weights_and_grads + bf16_optimizer_states,
+ * DeepSpeedExamples training/bf16_master_weight; "x8 bytes per param,
+ * instead of x18", huggingface/transformers#21312). No autocast copies
+ * (the weights are already low precision); the gradients reduce in that
+ * dtype. A no-op for fp32/tf32 training, which keeps no master copy. */
+void work_fw_no_master(struct work_fw_conventions *c);
 
 /* Bytes of framework buffers one rank holds for the whole iteration besides
  * its weights, gradients and optimizer state: PyTorch DDP's gradient bucket
