@@ -37,8 +37,9 @@ static void usage(FILE *out)
 	    "  SCENARIO.cfg              - reads the scenario from standard input\n"
 	    "\n"
 	    "example:\n"
-	    "  trainsim calibrate configs/scenarios/default.cfg --measured-iteration-s 0.9\n"
-	    "  all_reduce_perf -b 8 -e 8G -f 2 -g 8 | trainsim calibrate my.cfg --nccl-tests -\n");
+	    "  trainsim calibrate configs/scenarios/default.cfg --measured-iteration-s 7.1\n"
+	    "  all_reduce_perf -b 8 -e 8G -f 2 -g 8 |   # nccl-tests, on the machine\n"
+	    "    trainsim calibrate configs/scenarios/default.cfg --nccl-tests - -o links.cfg\n");
 }
 
 int cli_calibrate(int argc, char **argv)

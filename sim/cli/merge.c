@@ -10,24 +10,25 @@
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: trainsim merge PART.csv... [-o ALL.csv]\n"
-		     "\n"
-		     "Join the parts of a sweep run with --shard K/N (on one machine or many)\n"
-		     "into the CSV of the whole sweep: the same bytes as the unsharded run, rows\n"
-		     "in point order. The parts may come in any order; all N must be there,\n"
-		     "whole, and of one sweep (same axes, base, --set, calibration and trainsim\n"
-		     "version: each part's digest line says), or nothing is written.\n"
-		     "\n"
-		     "  -o FILE   the merged file, with the whole sweep's digest line, so that\n"
-		     "            trainsim sweep --resume accepts it (- or no -o: standard\n"
-		     "            output, header and rows as trainsim sweep prints them)\n"
-		     "  -         as a part: read it from standard input\n"
-		     "\n"
-		     "example:\n"
-		     "  for k in 1 2 3 4; do\n"
-		     "    trainsim sweep configs/sweeps/scaling.cfg --shard $k/4 -o part$k.csv\n"
-		     "  done\n"
-		     "  trainsim merge part*.csv -o scaling.csv\n");
+	fprintf(out,
+		"usage: trainsim merge PART.csv... [-o ALL.csv]\n"
+		"\n"
+		"Join the parts of a sweep run with --shard K/N (on one machine or many)\n"
+		"into the CSV of the whole sweep: the same bytes as the unsharded run, rows\n"
+		"in point order. The parts may come in any order; all N must be there,\n"
+		"whole, and of one sweep (same axes, base, --set, calibration and trainsim\n"
+		"version: each part's digest line says), or nothing is written.\n"
+		"\n"
+		"  -o FILE   the merged file, with the whole sweep's digest line, so that\n"
+		"            trainsim sweep --resume accepts it (- or no -o: standard\n"
+		"            output, header and rows as trainsim sweep prints them)\n"
+		"  -         as a part: read it from standard input\n"
+		"\n"
+		"example:\n"
+		"  for k in 1 2 3 4; do\n"
+		"    trainsim sweep examples/scaling-sweep/sweep.cfg --shard $k/4 -o part$k.csv\n"
+		"  done\n"
+		"  trainsim merge part*.csv -o scaling.csv\n");
 }
 
 int cli_merge(int argc, char **argv)

@@ -41,8 +41,10 @@ static void usage(FILE *out)
 	    "batch job's log) a line a minute once a sweep has run for a minute.\n"
 	    "\n"
 	    "example:\n"
-	    "  trainsim sweep configs/sweeps/scaling.cfg -o scaling.csv\n"
-	    "  trainsim sweep configs/sweeps/scaling.cfg --shard 2/4 -o part2.csv\n"
+	    "  trainsim sweep examples/scaling-sweep/sweep.cfg -o scaling.csv\n"
+	    "  for k in 1 2 3 4; do   # the same sweep in four parts (on four machines)\n"
+	    "    trainsim sweep examples/scaling-sweep/sweep.cfg --shard $k/4 -o part$k.csv\n"
+	    "  done\n"
 	    "  trainsim merge part1.csv part2.csv part3.csv part4.csv -o scaling.csv\n");
 }
 
