@@ -127,6 +127,25 @@ else
 		"$TMP/dumplim" || fail "ulimit -v: $(grep max_memory "$TMP/dumplim" || head -3 "$TMP/dumplim")"
 fi
 
+# --dump-config's output loads back and runs to the same iteration time, to
+# the last digit of the JSON (a transformer, a layer-list model, a cluster
+# without NICs, a --set)
+dumped() { # FILE [--set ...]
+	local f=$1 b a c
+	shift
+	checks=$((checks + 1))
+	b=$(basename "$f" .cfg)
+	"$BIN" run "$f" "$@" --dump-config >"$TMP/$b.dump.cfg" 2>"$TMP/dl.err" &&
+		a=$("$BIN" run "$f" "$@" --format json 2>>"$TMP/dl.err" | grep -o '"iteration_time_s": [0-9.e-]*') &&
+		c=$("$BIN" run "$TMP/$b.dump.cfg" --format json 2>>"$TMP/dl.err" | grep -o '"iteration_time_s": [0-9.e-]*') &&
+		[ -n "$a" ] && [ "$a" = "$c" ] ||
+		fail "--dump-config of $b $*: not the same iteration time: ${a:-} vs ${c:-}: $(head -c 300 "$TMP/dl.err")"
+}
+dumped "$SCEN" --set training.micro_batch=2 --set nodes=2
+dumped "$SRC/configs/scenarios/llama3-405b-16k.cfg"
+dumped "$SRC/examples/dataloader-bottleneck/starved.cfg"
+dumped "$SRC/examples/4gpu-vs-16node/box-4xa100.cfg"
+
 # --dump-config --format json: the same settings as the text, as JSON
 if ok dumpjson run "$SCEN" --dump-config --format json --set training.micro_batch=2; then
 	py dumpjson '

@@ -935,11 +935,14 @@ static int note_all(struct ld *l)
 	N("cluster", "", "\"%s\"", hw_cluster_name(s->cluster));
 	N("nodes", cl, "%u", s->nodes);
 	N("gpus_per_node", cl, "%u", s->gpus_per_node);
-	N("nics_per_node", cl, "%u", s->nics_per_node);
+	N("nics_per_node", s->nics_per_node ? cl : "derived: the cluster has no NIC", "%u",
+	  s->nics_per_node);
 	N("training.framework", "default", "\"%s\"", fw_names[t->framework]);
 	N("training.global_batch", "derived: micro_batch x dp", "%lld", (long long)t->global_batch);
 	N("training.micro_batch", "default", "%lld", (long long)t->micro_batch);
-	N("training.seq_len", md, "%lld", (long long)t->seq_len);
+	N("training.seq_len",
+	  s->model.family == TS_FAMILY_LAYERS ? "derived: not used by a layer list (samples)" : md,
+	  "%lld", (long long)t->seq_len);
 	if (t->precision == TS_UNSET) /* as the plan resolves it */
 		N("training.precision", "default: bf16 where the GPU has it, else fp16", "\"%s\"",
 		  hw_cluster_gpu_type(s->cluster)->peak_flops[TS_BF16] > 0.0 ? "bf16" : "fp16");
@@ -1559,6 +1562,55 @@ done:
 	return 0;
 }
 
+/* First line of --dump-config's text (ts_scenario_dump). */
+#define DUMP_HEAD "# trainsim scenario "
+
+/* The settings of a --dump-config text as key=value arguments, applied in
+ * order over an empty scenario, they give the scenario it was dumped from:
+ * each line "key = value  # where it came from" but the lines that only
+ * inform (a value "derived" or "unset", a figure derived from others, a
+ * default "not given" or "not used by" the model, which have no value to
+ * give) and the comments; a size's
+ * "(N bytes)" after its value is dropped. *args (owned, *n strings, each
+ * ts_strdup'd) for ts_free_dump_args. Returns 0 or TS_ENOMEM. */
+static int dump_args(const char *text, char ***args, size_t *n, size_t *cap)
+{
+	*args = NULL;
+	*n = *cap = 0;
+	for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0')) {
+		size_t len = strcspn(l, "\n");
+		const char *eq = strstr(l, " = "), *hash = strstr(l, "  # ");
+		if (l[0] == '#' || !eq || (size_t)(eq - l) > len || !hash ||
+		    (size_t)(hash - l) > len)
+			continue;
+		const char *v = eq + 3, *c = hash + 4;
+		size_t vl = (size_t)(hash - v);
+		const char *bytes = strstr(v, "  (");
+		if (bytes && bytes < hash)
+			vl = (size_t)(bytes - v);
+		if ((vl == 7 && !strncmp(v, "derived", 7)) ||
+		    (vl == 5 && !strncmp(v, "unset", 5)) || !strncmp(c, "derived", 7) ||
+		    !strncmp(c, "default: not given", 18) ||
+		    !strncmp(c, "default: not used by", 20))
+			continue;
+		char *a = ts_malloc((size_t)(eq - l) + 1 + vl + 1);
+		if (!a || ts_grow((void **)args, cap, *n + 1, sizeof **args)) {
+			ts_free(a, a ? (size_t)(eq - l) + vl + 2 : 0);
+			return TS_ENOMEM;
+		}
+		snprintf(a, (size_t)(eq - l) + vl + 2, "%.*s=%.*s", (int)(eq - l), l, (int)vl, v);
+		(*args)[(*n)++] = a;
+	}
+	return 0;
+}
+
+static void free_dump_args(char **args, size_t n, size_t cap)
+{
+	for (size_t i = 0; i < n; i++)
+		ts_free(args[i], strlen(args[i]) + 1);
+	ts_free(args, cap * sizeof *args);
+}
+
 int ts_scenario_load(const struct hw_catalog *cat, const char *path, const char *const *sets,
 		     size_t nsets, struct ts_scenario **out, struct ts_error *err)
 {
@@ -1577,6 +1629,29 @@ int ts_scenario_load(const struct hw_catalog *cat, const char *path, const char 
 		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
 	if (slash == path)
 		snprintf(dir, sizeof dir, "/");
+	if (!strncmp(text, DUMP_HEAD, strlen(DUMP_HEAD))) {
+		/* --dump-config's output: its settings over an empty scenario,
+		 * then the --set arguments */
+		char **args;
+		size_t n, cap;
+		const char **all = NULL;
+		rc = dump_args(text, &args, &n, &cap);
+		if (!rc && !(all = ts_calloc(n + nsets + 1, sizeof *all)))
+			rc = TS_ENOMEM;
+		if (rc) {
+			rc = ts_error_set(err, TS_ENOMEM, path, 0, NULL, "out of memory");
+		} else {
+			for (size_t i = 0; i < n; i++)
+				all[i] = args[i];
+			for (size_t i = 0; i < nsets; i++)
+				all[n + i] = sets[i];
+			rc = load(cat, "", path, dir, all, n + nsets, NULL, out, err);
+		}
+		ts_free(all, (n + nsets + 1) * sizeof *all);
+		free_dump_args(args, n, cap);
+		ts_free(text, len + 1);
+		return rc;
+	}
 	rc = load(cat, text, path, dir, sets, nsets, NULL, out, err);
 	ts_free(text, len + 1);
 	return rc;
@@ -1640,7 +1715,7 @@ int ts_scenario_dump_text(const struct ts_scenario *s, char **text, size_t *len)
 
 int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 {
-	if (fprintf(out, "# trainsim scenario \"%s\" resolved from %s\n", s->name, s->file) < 0)
+	if (fprintf(out, DUMP_HEAD "\"%s\" resolved from %s\n", s->name, s->file) < 0)
 		return TS_EIO;
 	for (size_t i = 0; i < s->n_origins; i++) {
 		const struct ts_scenario_origin *o = &s->origins[i];
