@@ -81,7 +81,7 @@ expect_usage() {
 	grep -qF -- "$needle" err || fail "trainsim $*: message lacks '$needle': $(cat err)"
 }
 expect_usage '--dump-config: found the value "yes", expected none' run "$S" --dump-config=yes
-expect_usage 'found unknown option "--bogus", expected --set, --format, --trace, --calib or --dump-config' \
+expect_usage 'found unknown option "--bogus", expected --set, --format, --trace, --calib, --dump-config or --output' \
 	run "$S" --bogus
 expect_usage '-j: found "0", expected a thread count from 1 to 1024' sweep sw.cfg -j0
 expect_usage '--calib: found nothing, expected an overrides file' compare "$S" "$S" --calib

@@ -146,6 +146,24 @@ dumped "$SRC/configs/scenarios/llama3-405b-16k.cfg"
 dumped "$SRC/examples/dataloader-bottleneck/starved.cfg"
 dumped "$SRC/examples/4gpu-vs-16node/box-4xa100.cfg"
 
+# run -o FILE: the report (or the dumped scenario) in FILE, the bytes run
+# prints, nothing on stdout; -o naming the scenario or the bundled data is
+# refused before anything runs
+checks=$((checks + 1))
+"$BIN" run "$SCEN" --format json >"$TMP/o.want" 2>/dev/null
+"$BIN" run "$SCEN" --format json -o "$TMP/o.json" >"$TMP/o.out" 2>"$TMP/o.err" &&
+	[ ! -s "$TMP/o.out" ] && cmp -s "$TMP/o.want" "$TMP/o.json" ||
+	fail "run -o: $(cat "$TMP/o.err") $(head -c 200 "$TMP/o.out")"
+checks=$((checks + 1))
+"$BIN" run "$SCEN" --dump-config -o "$TMP/o.cfg" >"$TMP/o.out" 2>"$TMP/o.err" &&
+	[ ! -s "$TMP/o.out" ] && grep -q '^training.micro_batch = 4  # ' "$TMP/o.cfg" ||
+	fail "run --dump-config -o: $(cat "$TMP/o.err")"
+checks=$((checks + 1))
+cp "$SCEN" "$TMP/self.cfg"
+"$BIN" run "$TMP/self.cfg" -o "$TMP/self.cfg" >/dev/null 2>"$TMP/o.err"
+[ $? -eq 1 ] && grep -q -- '-o: found .*self.cfg", the same file as the input' "$TMP/o.err" &&
+	cmp -s "$SCEN" "$TMP/self.cfg" || fail "run -o over its scenario: $(cat "$TMP/o.err")"
+
 # --dump-config --format json: the same settings as the text, as JSON
 if ok dumpjson run "$SCEN" --dump-config --format json --set training.micro_batch=2; then
 	py dumpjson '

@@ -12,7 +12,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: trainsim run SCENARIO.cfg [--set KEY=VALUE]... [--format text|csv|json]\n"
-		"                    [--trace OUT.json] [--dump-config] [--calib OVERRIDES.cfg]\n"
+		"                    [-o REPORT] [--trace OUT.json] [--dump-config]\n"
+		"                    [--calib OVERRIDES.cfg]\n"
 		"\n"
 		"Simulate one scenario (a cluster, a model, a training setup) and report the\n"
 		"iteration time, throughput, MFU, memory per GPU, the time to train, energy\n"
@@ -24,6 +25,8 @@ static void usage(FILE *out)
 		"                    --set nodes=16 --set model=gpt3-175b\n"
 		"  --format F        text (a report for people), csv or json (the stable\n"
 		"                    result keys, for programs)\n"
+		"  -o FILE           write the report (or --dump-config's scenario) to FILE\n"
+		"                    (put in place only once whole), not standard output\n"
 		"  --trace FILE      a Chrome trace of the simulated iterations for Perfetto\n"
 		"                    (ui.perfetto.dev) or chrome://tracing; --trace - writes\n"
 		"                    it to standard output and the report to standard error\n"
@@ -76,7 +79,8 @@ int cli_check_outputs(const char *cmd, const ts_env *env, const struct ts_output
 
 int cli_run(int argc, char **argv)
 {
-	const char *path = NULL, *format = "text", *trace_path = NULL, *calib_path = NULL;
+	const char *path = NULL, *format = "text", *trace_path = NULL, *calib_path = NULL,
+		   *out_path = NULL;
 	bool dump = false;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
@@ -85,13 +89,14 @@ int cli_run(int argc, char **argv)
 		fprintf(stderr, "trainsim run: out of memory\n");
 		return CLI_BADINPUT;
 	}
-	enum { O_SET = 1, O_FORMAT, O_TRACE, O_CALIB, O_DUMP };
+	enum { O_SET = 1, O_FORMAT, O_TRACE, O_CALIB, O_DUMP, O_OUT };
 	static const struct cli_opt opts[] = {
 	    {O_SET, "--set", NULL, "KEY=VALUE"},
 	    {O_FORMAT, "--format", NULL, "text, csv or json"},
 	    {O_TRACE, "--trace", NULL, "an output file (- for standard output)"},
 	    {O_CALIB, "--calib", NULL, "an overrides file"},
 	    {O_DUMP, "--dump-config", NULL, NULL},
+	    {O_OUT, "--output", "-o", "a report file (- for standard output)"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -111,6 +116,8 @@ int cli_run(int argc, char **argv)
 			calib_path = v;
 		else if (id == O_DUMP)
 			dump = true;
+		else if (id == O_OUT)
+			out_path = strcmp(v, "-") ? v : NULL;
 		else if (!path)
 			path = v;
 		else {
@@ -140,30 +147,43 @@ int cli_run(int argc, char **argv)
 	ts_scenario *sc = NULL;
 	ts_plan *plan = NULL;
 	ts_result *res = NULL;
-	ts_output *tf = NULL;
+	ts_output *tf = NULL, *ro = NULL; /* --trace, -o */
 	if ((rc = cli_env("run", calib_path, &env)))
 		goto out;
 	if (ts_scenario_load_file(env, path, sets, nsets, &sc)) {
 		rc = cli_fail("run");
 		goto done;
 	}
-	const struct ts_output_arg outs[] = {{"--trace", dump ? NULL : trace_path}};
+	const struct ts_output_arg outs[] = {{"--trace", dump ? NULL : trace_path},
+					     {"-o", out_path}};
 	const struct ts_output_arg ins[] = {{NULL, path},
 					    {"--calib", calib_path},
 					    {"model", ts_scenario_model_file(sc)},
 					    {"cluster", ts_scenario_cluster_file(sc)}};
-	if ((rc = cli_check_outputs("run", env, outs, 1, ins, 4)))
+	if ((rc = cli_check_outputs("run", env, outs, 2, ins, 4)))
 		goto done;
+	/* -o: the report, through the output-file writer (a temporary file
+	 * put in place once whole) */
+	if (out_path && ts_output_open(out_path, "-o", &ro)) {
+		rc = cli_fail("run");
+		goto done;
+	}
 	if (dump) {
 		rc = CLI_OK;
-		if ((fmt == TS_FORMAT_JSON ? ts_scenario_write_json(sc, stdout)
-					   : ts_scenario_write_config(sc, stdout)) ||
-		    fflush(stdout)) {
-			fprintf(
-			    stderr,
-			    "trainsim run: writing the scenario to standard output failed (%s)\n",
-			    strerror(errno));
-			rc = CLI_BADINPUT;
+		FILE *o = ro ? ts_output_stream(ro) : stdout;
+		if ((fmt == TS_FORMAT_JSON ? ts_scenario_write_json(sc, o)
+					   : ts_scenario_write_config(sc, o)) ||
+		    fflush(o)) {
+			if (ro) {
+				ts_output_write_error(ro, errno);
+				rc = cli_fail("run");
+			} else {
+				fprintf(stderr,
+					"trainsim run: writing the scenario to standard output "
+					"failed (%s)\n",
+					strerror(errno));
+				rc = CLI_BADINPUT;
+			}
 		}
 		goto done;
 	}
@@ -190,7 +210,12 @@ int cli_run(int argc, char **argv)
 			rc = cli_fail("run");
 		tf = NULL;
 	}
-	if (!rc) {
+	if (!rc && ro) {
+		if (ts_result_write(res, fmt, ts_output_stream(ro))) {
+			ts_output_write_error(ro, errno);
+			rc = cli_fail("run");
+		}
+	} else if (!rc) {
 		FILE *o = trace_stdout ? stderr : stdout;
 		if (ts_result_write(res, fmt, o) || fflush(o)) {
 			fprintf(stderr,
@@ -200,6 +225,12 @@ int cli_run(int argc, char **argv)
 		}
 	}
 done:
+	if (ro) {
+		if (rc)
+			ts_output_abort(ro);
+		else if (ts_output_commit(ro))
+			rc = cli_fail("run");
+	}
 	ts_result_free(res);
 	ts_plan_free(plan);
 	ts_scenario_free(sc);
