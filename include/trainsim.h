@@ -590,6 +590,18 @@ TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, en
 TS_API int ts_validate_write_bands(const ts_env *env, const char *source, bool fit,
 				   enum ts_format format, FILE *out, FILE *fit_out, FILE *bands);
 
+/* Predict the peak memory per GPU and the fit verdict of every public
+ * report of the data root's tests/validation/memory_fit.csv and
+ * memory_peaks.csv (each measured figure as its source read it: PyTorch's
+ * allocated or reserved peak, or the device total), and write one row per
+ * report, then per source the MAPE, bias and worst error of the measured
+ * peaks, the verdicts on the reported side, and the 80 % band estimated
+ * from the other sources with the share of the source's peaks inside it;
+ * in text a last line with the leave-one-source-out headline (the mean of
+ * the sources' MAPEs). As a table (TS_FORMAT_TEXT) or CSV. Returns 0,
+ * TS_EUSAGE (JSON), the files' errors, TS_EIO or TS_ENOMEM. */
+TS_API int ts_validate_memory_write(const ts_env *env, enum ts_format format, FILE *out);
+
 /* ---- catalogs ----------------------------------------------------------- */
 
 /* Write what the environment offers of `kind`: "gpus", "links", "clusters",

@@ -9,6 +9,7 @@
 #include "base/alloc.h"
 #include "plan/env.h"
 #include "report/table.h"
+#include "run/memval.h"
 #include "run/validate.h"
 #include "work/compute.h"
 
@@ -340,5 +341,123 @@ out:
 	ts_free(use, (n ? n : 1) * sizeof *use);
 	ts_free(pred, (n ? n : 1) * sizeof *pred);
 	val_rows_free(rows, n);
+	return rc;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void mem_row_cells(struct ts_table *t, const struct memval_row *r)
+{
+	table_add_row(t);
+	table_cell(t, 0, "%s", r->id);
+	table_cell(t, 1, "%s", r->source);
+	table_cell(t, 2, "%s", memval_figure_name(r->figure));
+	table_cell(t, 3, "%s", memval_outcome_name(r->outcome));
+	if (!r->run) {
+		table_cell(t, 4, "not modelled");
+		return;
+	}
+	table_cell(t, 4, "%.1f", r->predicted_gib);
+	if (r->outcome == MEMVAL_MEASURED) {
+		table_cell(t, 5, "%.1f", r->measured_gib);
+		table_cell(t, 6, "%+.1f", 100.0 * r->error);
+	}
+	table_cell(t, 7, "%.1f", r->capacity_gib);
+	table_cell(t, 8, "%s", r->verdict);
+	table_cell(t, 9, "%s", r->pinned ? "known gap" : r->verdict_right ? "yes" : "NO");
+}
+
+static void mem_source_cells(struct ts_table *t, const struct memval_source *s)
+{
+	table_add_row(t);
+	table_cell(t, 0, "%s", s->source);
+	table_cell(t, 1, "%d", s->rows);
+	table_cell(t, 2, "%d", s->measured);
+	if (s->measured) {
+		table_cell(t, 3, "%.1f", 100.0 * s->mape);
+		table_cell(t, 4, "%+.1f", 100.0 * s->bias);
+		table_cell(t, 5, "%.1f", 100.0 * s->worst);
+		table_cell(t, 7, "%.1f", 100.0 * expm1(s->loso_band));
+		table_cell(t, 8, "%d of %d", s->loso_inside, s->measured);
+	}
+	if (s->verdicts)
+		table_cell(t, 6, "%d of %d", s->right, s->verdicts);
+}
+
+int ts_validate_memory_write(const ts_env *env, enum ts_format format, FILE *out)
+{
+	if (format == TS_FORMAT_JSON || format == TS_FORMAT_NCCL_TESTS)
+		return api_failf(TS_EUSAGE, "--format", "found \"%s\", expected text or csv",
+				 format == TS_FORMAT_JSON ? "json" : "nccl-tests");
+	bool csv = format == TS_FORMAT_CSV;
+	struct ts_error err;
+	ts_error_clear(&err);
+	struct memval_set set;
+	if (memval_load(env->root, &set, &err))
+		return api_fail(&err);
+	int rc = 0;
+	struct memval_source *src = NULL, all;
+	size_t nsrc = 0, max = set.n ? set.n : 1;
+	struct ts_table *t = NULL;
+	if (memval_predict(env->cat, &env->calib, set.rows, set.n, &err)) {
+		rc = api_fail(&err);
+		goto out;
+	}
+	if (!(src = ts_calloc(max, sizeof *src))) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	memval_summarize(set.rows, set.n, src, max, &nsrc, &all);
+	static const char *const rh[10] = {
+	    "id",	    "source",	 "figure",	 "reported", "predicted_gib",
+	    "measured_gib", "error_pct", "capacity_gib", "verdict",  "right"};
+	if (table_create(&t, 10)) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	for (size_t c = 0; c < 10; c++)
+		table_header(t, c, rh[c], c < 4 || c == 8 || c == 9 ? TABLE_LEFT : TABLE_RIGHT);
+	for (size_t i = 0; i < set.n; i++)
+		mem_row_cells(t, &set.rows[i]);
+	if ((rc = print_table(t, csv, out)))
+		goto out_io;
+	static const char *const sh[9] = {"source",	    "rows",	     "measured",
+					  "mape_pct",	    "bias_pct",	     "worst_pct",
+					  "verdicts_right", "loso_band_pct", "inside_loso_band"};
+	if (fprintf(out, "\n") < 0 || table_create(&t, 9)) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		t = NULL;
+		goto out;
+	}
+	for (size_t c = 0; c < 9; c++)
+		table_header(t, c, sh[c], c == 0 ? TABLE_LEFT : TABLE_RIGHT);
+	for (size_t j = 0; j < nsrc; j++)
+		mem_source_cells(t, &src[j]);
+	mem_source_cells(t, &all);
+	if ((rc = print_table(t, csv, out)))
+		goto out_io;
+	t = NULL;
+	if (!csv &&
+	    fprintf(out,
+		    "\nleave-one-source-out: %.1f %% mean of the %zu sources' MAPE of the measured "
+		    "peaks (nothing in the memory model is fitted to these rows); verdicts right "
+		    "%d of %d (%.0f %%); %d of %d measured peaks inside the 80 %% band estimated "
+		    "from the other sources\n",
+		    100.0 * all.mape, nsrc, all.right, all.verdicts,
+		    100.0 * all.right / (all.verdicts ? all.verdicts : 1), all.loso_inside,
+		    all.measured) < 0)
+		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+	if (!rc && fflush(out))
+		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+	goto out;
+out_io:
+	t = NULL; /* print_table destroyed it */
+	rc = api_failf(TS_EIO, NULL, "writing the report failed");
+out:
+	if (t)
+		table_destroy(t);
+	if (src)
+		ts_free(src, max * sizeof *src);
+	memval_free(&set);
 	return rc;
 }

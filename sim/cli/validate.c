@@ -14,6 +14,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: trainsim validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|all]\n"
 		"                         [--fit] [--format text|csv] [--bands FILE]\n"
+		"       trainsim validate --memory [--format text|csv]\n"
 		"\n"
 		"Predict published training measurements (tests/validation/) and print the\n"
 		"prediction, the measurement and the error per row, with the mean absolute\n"
@@ -28,21 +29,28 @@ static void usage(FILE *out)
 		"  --format F   text (a table) or csv\n"
 		"  --bands F    write the model-error table by regime to F (as\n"
 		"               configs/calibration/bands.cfg; needs --source all)\n"
+		"  --memory     the memory reports instead (tests/validation/memory_fit.csv\n"
+		"               and memory_peaks.csv): predicted and measured peak per GPU\n"
+		"               (the figure each source read: allocated, reserved or device),\n"
+		"               the fit verdict against what the source reports, errors per\n"
+		"               source and the leave-one-source-out headline\n"
 		"\n"
 		"example:\n"
-		"  trainsim validate --source bert\n");
+		"  trainsim validate --source bert\n"
+		"  trainsim validate --memory\n");
 }
 
 int cli_validate(int argc, char **argv)
 {
 	const char *source = "all", *format = "text", *bands = NULL;
-	bool fit = false;
-	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS };
+	bool fit = false, memory = false;
+	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS, O_MEMORY };
 	static const struct cli_opt opts[] = {
 	    {O_SOURCE, "--source", NULL, "vtrain, bert, meg24, mpt, titan, vtrain-multi or all"},
 	    {O_FORMAT, "--format", NULL, "text or csv"},
 	    {O_FIT, "--fit", NULL, NULL},
 	    {O_BANDS, "--bands", NULL, "a file to write the model-error table to"},
+	    {O_MEMORY, "--memory", NULL, NULL},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -58,6 +66,8 @@ int cli_validate(int argc, char **argv)
 			fit = true;
 		} else if (id == O_BANDS) {
 			bands = v;
+		} else if (id == O_MEMORY) {
+			memory = true;
 		} else {
 			fprintf(stderr,
 				"trainsim validate: found the argument \"%s\", expected only "
@@ -79,10 +89,25 @@ int cli_validate(int argc, char **argv)
 			source);
 		return CLI_USAGE;
 	}
+	if (memory && (fit || bands || strcmp(source, "all"))) {
+		fprintf(stderr,
+			"trainsim validate: --memory: found it with %s, expected it alone "
+			"(or with --format)\n",
+			fit	? "--fit"
+			: bands ? "--bands"
+				: "--source");
+		return CLI_USAGE;
+	}
 	ts_env *env = NULL;
 	int rc = cli_env("validate", NULL, &env);
 	if (rc)
 		return rc;
+	if (memory) {
+		if (ts_validate_memory_write(env, fmt, stdout))
+			rc = cli_fail("validate");
+		ts_env_close(env);
+		return rc;
+	}
 	/* the table goes to a temporary file, renamed over `bands` once whole */
 	char tmp[4096];
 	FILE *bf = NULL;
