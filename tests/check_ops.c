@@ -247,6 +247,16 @@ START_TEST(head_and_embed_saved)
 	ck_assert(lg->params == 0.0); /* tied */
 	ck_assert(lg->fwd_flops == 2.0 * sb * h * V / t);
 	ck_assert(find(ops, n, "xent")->saved_bytes == 4.0 * sb * V / t);
+	/* training.cross_entropy: eager Hugging Face models hold the fp32
+	 * logits, the log-softmax's fp32 output and its fp32 gradient (12
+	 * bytes per logit); a fused linear cross-entropy none */
+	s.xent = WORK_XENT_UPCAST;
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	ck_assert(find(ops, n, "xent")->saved_bytes == 12.0 * sb * V / t);
+	s.xent = WORK_XENT_CHUNKED;
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	ck_assert(find(ops, n, "xent")->saved_bytes == 0.0);
+	s.xent = WORK_XENT_FUSED;
 	sum = 0;
 	ck_assert_int_eq(work_embed_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
 	for (size_t j = 0; j < n; j++)

@@ -76,9 +76,9 @@ static const char *const root_keys[] = {
     "name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node", "training", "parallel",
     "data", "cost",  "sim",	"seed",	 "checkpoint",	  "power",	   "failures", "phases"};
 static const char *const training_keys[] = {
-    "framework", "global_batch", "micro_batch", "seq_len", "precision",
-    "optimizer", "recompute",	 "iterations",	"tokens",  "samples",
-    "epochs",	 "steps",	 "attention",	"rampup",  "master_weights"};
+    "framework", "global_batch", "micro_batch",	   "seq_len",	   "precision", "optimizer",
+    "recompute", "iterations",	 "tokens",	   "samples",	   "epochs",	"steps",
+    "attention", "rampup",	 "master_weights", "cross_entropy"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -484,6 +484,11 @@ static int read_training(struct ld *l)
 	if ((rc = get_enum(l, g, p, "attention", attn_names, 2, 1, &e)))
 		return rc;
 	t->flash_attention = e == 1;
+	static const char *const xent_names[WORK_XENT_COUNT_] = {"fused", "upcast", "chunked"};
+	if ((rc = get_enum(l, g, p, "cross_entropy", xent_names, WORK_XENT_COUNT_, WORK_XENT_FUSED,
+			   &e)))
+		return rc;
+	t->xent = (enum work_xent)e;
 	t->master_weights = true;
 	if (member(g, "master_weights") &&
 	    (rc = cfg_bool(member(g, "master_weights"), l->file, "training.master_weights",
@@ -951,6 +956,7 @@ static int note_all(struct ld *l)
 	N("training.optimizer", "default", "\"%s\"", opt_names[t->optimizer]);
 	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
 	N("training.master_weights", "default", "%s", t->master_weights ? "true" : "false");
+	N("training.cross_entropy", "default", "\"%s\"", work_xent_name(t->xent));
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

@@ -57,9 +57,11 @@ struct ts_training {
 	int precision;	      /* enum ts_dtype of the GEMMs, or TS_UNSET (framework default) */
 	enum ts_optimizer optimizer;   /* default adam */
 	enum work_recompute recompute; /* default none */
-	bool master_weights; /* default true: an fp32 master copy of low-precision
-			      * weights; false keeps weights, gradients and Adam's
-			      * moments in the training dtype (work_fw_no_master) */
+	enum work_xent xent;	       /* cross_entropy: how the loss holds the logits
+					* (fused | upcast | chunked; default fused) */
+	bool master_weights;	       /* default true: an fp32 master copy of low-precision
+					* weights; false keeps weights, gradients and Adam's
+					* moments in the training dtype (work_fw_no_master) */
 	bool flash_attention; /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
 			       * batched GEMMs, as Megatron ran before FlashAttention) */
 	int64_t iterations;   /* simulated iterations, the first a warm-up; default 3 */

@@ -336,6 +336,7 @@ static const char *const scenario_cols[] = {
     "training.optimizer",
     "training.recompute",
     "training.master_weights",
+    "training.cross_entropy",
     "training.iterations",
     "training.tokens",
     "training.samples",

@@ -797,8 +797,8 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 	double out_params = (m->tied_embeddings ? 0.0 : g.h * Vl) + (g.bert ? Vl : 0.0);
 	gemm(&L, "logits", &g, g.T, Vl, g.h, out_params, x_in);
 	membound(&L, "xent", XENT_FWD_BYTES_PER_LOGIT * g.T * Vl,
-		 XENT_BWD_BYTES_PER_LOGIT * g.T * Vl, 0.0, 4.0 * g.T * Vl, XENT_FWD_KERNELS,
-		 XENT_BWD_KERNELS);
+		 XENT_BWD_BYTES_PER_LOGIT * g.T * Vl, 0.0,
+		 work_xent_bytes_per_logit(s->xent) * g.T * Vl, XENT_FWD_KERNELS, XENT_BWD_KERNELS);
 	if (m->mtp_depth > 0) {
 		/* Multi-token prediction (DeepSeek-V3 §2.2) besides its blocks
 		 * (the schedule's, as layers of the last stage): per module the
@@ -833,6 +833,18 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 		     g.e * g.b * g.h);
 	}
 	return finish(&L, n, err, "the head");
+}
+
+const char *work_xent_name(enum work_xent x)
+{
+	static const char *const names[WORK_XENT_COUNT_] = {"fused", "upcast", "chunked"};
+	return (unsigned)x < WORK_XENT_COUNT_ ? names[x] : "?";
+}
+
+double work_xent_bytes_per_logit(enum work_xent x)
+{
+	static const double b[WORK_XENT_COUNT_] = {4.0, 12.0, 0.0};
+	return (unsigned)x < WORK_XENT_COUNT_ ? b[x] : 4.0;
 }
 
 bool work_dense_model(const struct ts_model *m, struct ts_model *out)

@@ -91,6 +91,26 @@ struct work_op {
 };
 
 /* The work one rank does for one micro-batch. Plain record. */
+/* How the loss holds its logits (training.cross_entropy), bytes per logit
+ * held from the loss's forward to its backward:
+ * - FUSED (default): a vocabulary-parallel cross-entropy in fp32 that keeps
+ *   only its softmax and makes the gradient in place (Megatron-LM's
+ *   vocab_parallel_cross_entropy; torchtitan's loss on the logits cast to
+ *   fp32, the bf16 logits deleted): 4;
+ * - UPCAST: eager Hugging Face causal LMs, which cast the logits to fp32
+ *   and keep them in the model's output while the loss's log-softmax keeps
+ *   its own fp32 output (transformers' LlamaForCausalLM, logits.float()),
+ *   and whose log-softmax backward makes a third fp32 copy while both are
+ *   held: 4 + 4 + 4 = 12 at the head's backward, which follows the last
+ *   forward when every activation is held;
+ * - CHUNKED: a fused linear cross-entropy (Liger's, Cut Cross-Entropy)
+ *   that never holds the whole logits: 0. */
+enum work_xent { WORK_XENT_FUSED, WORK_XENT_UPCAST, WORK_XENT_CHUNKED, WORK_XENT_COUNT_ };
+
+/* Name of a cross-entropy form ("fused") and bytes per logit it holds. */
+const char *work_xent_name(enum work_xent x);
+double work_xent_bytes_per_logit(enum work_xent x);
+
 struct work_shape {
 	int64_t micro_batch; /* sequences per micro-batch, b */
 	int64_t seq_len;     /* tokens per sequence, s */
@@ -101,6 +121,7 @@ struct work_shape {
 	bool causal;	     /* causal mask (decoders); BERT is bidirectional */
 	int64_t cp;	     /* context-parallel degree (ring attention); 0 or 1 = none */
 	int64_t ep;	     /* expert-parallel degree (MoE models only); 0 or 1 = none */
+	enum work_xent xent; /* how the loss holds its logits (default fused) */
 };
 
 /* Fill ops[0..*n) with one transformer block on one rank, in execution
