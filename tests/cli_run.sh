@@ -164,6 +164,22 @@ cp "$SCEN" "$TMP/self.cfg"
 [ $? -eq 1 ] && grep -q -- '-o: found .*self.cfg", the same file as the input' "$TMP/o.err" &&
 	cmp -s "$SCEN" "$TMP/self.cfg" || fail "run -o over its scenario: $(cat "$TMP/o.err")"
 
+# the heading follows --set: a model or a cluster set on the command line
+# replaces the file's name by "MODEL on CLUSTER"; a node or GPU count is
+# added to it; a --set name stays as given
+head1() { "$BIN" run "$SCEN" "$@" 2>&1 | head -n 1; }
+for c in 'GPT-3 1.3B on one DGX A100 80GB, DP=8, nodes=4  (32 GPUs)|--set nodes=4' \
+	'llama2-7b on dgx-a100-80gb  (8 GPUs)|--set model=llama2-7b' \
+	'gpt3-1.3b on dgx-h100  (16 GPUs)|--set cluster=dgx-h100 --set nodes=2' \
+	'mine  (16 GPUs)|--set nodes=2 --set name=mine' \
+	'GPT-3 1.3B on one DGX A100 80GB, DP=8  (8 GPUs)|--set training.micro_batch=2'; do
+	checks=$((checks + 1))
+	want=${c%%|*}
+	# shellcheck disable=SC2086
+	got=$(head1 ${c#*|})
+	[ "$got" = "$want" ] || fail "run ${c#*|}: heading \"$got\", expected \"$want\""
+done
+
 # --dump-config --format json: the same settings as the text, as JSON
 if ok dumpjson run "$SCEN" --dump-config --format json --set training.micro_batch=2; then
 	py dumpjson '

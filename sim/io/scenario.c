@@ -676,12 +676,30 @@ static int read_rest(struct ld *l)
 	if ((rc = get_int(l, l->top, "", "seed", 0, INT64_MAX, 1, &v)))
 		return rc;
 	s->seed = (uint64_t)v;
-	if (member(l->top, "name") && (rc = cfg_string(member(l->top, "name"), l->file, "name",
-						       s->name, sizeof s->name, l->err)))
+	const config_setting_t *nm = member(l->top, "name");
+	if (nm && (rc = cfg_string(nm, l->file, "name", s->name, sizeof s->name, l->err)))
 		return rc;
-	if (!member(l->top, "name"))
+	/* a file's name describes the file's run: once a --set changes the
+	 * model or the cluster (and not the name too), the name is derived as
+	 * when the file gives none; a --set of the node or GPU count is added
+	 * to the file's name ("..., nodes=256"), so that a heading never names
+	 * a run that is not the one reported */
+	bool by_set = nm && config_setting_get_hook(nm);
+	const config_setting_t *mset = member(l->top, "model"), *cm = member(l->top, "cluster"),
+			       *nn = member(l->top, "nodes"), *gm = member(l->top, "gpus_per_node");
+	if (!nm || (!by_set && ((mset && config_setting_get_hook(mset)) ||
+				(cm && config_setting_get_hook(cm))))) {
 		snprintf(s->name, sizeof s->name, "%.60s on %.60s", s->model.name,
 			 hw_cluster_name(s->cluster));
+	} else if (!by_set) {
+		size_t k = strlen(s->name);
+		if (nn && config_setting_get_hook(nn) && k < sizeof s->name)
+			k += (size_t)snprintf(s->name + k, sizeof s->name - k, ", nodes=%u",
+					      s->nodes);
+		if (gm && config_setting_get_hook(gm) && k < sizeof s->name)
+			snprintf(s->name + k, sizeof s->name - k, ", gpus_per_node=%u",
+				 s->gpus_per_node);
+	}
 	return 0;
 }
 
