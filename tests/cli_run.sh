@@ -180,6 +180,21 @@ for c in 'GPT-3 1.3B on one DGX A100 80GB, DP=8, nodes=4  (32 GPUs)|--set nodes=
 	[ "$got" = "$want" ] || fail "run ${c#*|}: heading \"$got\", expected \"$want\""
 done
 
+# warnings on runs asked wrong: 1e30 tokens (about 2e17 years at the default
+# scenario's 160,000 tokens/s: 1e30 / 1.6e5 / 3.16e7 = 2e17), and 32,776 GPUs
+# on one flat switch (more than 32,768); none at 300e9 tokens (about 21
+# days) or at 32,768 GPUs
+warns() { "$BIN" run "$SCEN" "$@" --format json | python3 -c 'import json, sys; print(json.load(sys.stdin)["warnings"])'; }
+checks=$((checks + 4))
+w=$(warns --set training.tokens=1e30)
+case $w in *"time to train is 1.96e+17 years (over 10)"*) ;; *) fail "1e30 tokens: warnings $w" ;; esac
+w=$(warns)
+case $w in *years*) fail "the default run: warnings $w" ;; esac
+w=$(warns --set nodes=4097 --set training.global_batch=32776 --set training.micro_batch=1)
+case $w in *"32776 GPUs on one non-blocking switch"*) ;; *) fail "32,776 GPUs on one switch: warnings $w" ;; esac
+w=$(warns --set nodes=4096 --set training.global_batch=32768 --set training.micro_batch=1)
+case $w in *switch*) fail "32,768 GPUs: warnings $w" ;; esac
+
 # --dump-config --format json: the same settings as the text, as JSON
 if ok dumpjson run "$SCEN" --dump-config --format json --set training.micro_batch=2; then
 	py dumpjson '

@@ -607,6 +607,41 @@ static void run_warn(struct ts_result *r, const char *w)
 		snprintf(r->warnings + len, sizeof r->warnings - len, "%s%s", len ? ", " : "", w);
 }
 
+/* A run longer than this is taken for a mistake in its length (training.tokens
+ * = 1e30 gave 7e19 days without a word): 10 years, s. */
+#define RUN_ABSURD_TTT_S (10.0 * 365.25 * 86400.0)
+
+/* GPUs on one flat, non-blocking switch beyond which no network has been
+ * built: the largest training clusters are three-tier Clos fabrics (Llama 3:
+ * 24K H100 GPUs over a three-layer Clos network, Dubey et al. 2024, "The
+ * Llama 3 Herd of Models", section 3.3.1, https://arxiv.org/abs/2407.21783);
+ * a single switch has at most a few hundred ports. */
+#define RUN_FLAT_GPUS_MAX 32768u
+
+/* Warnings on a result that is computed right but asked wrong: a run of
+ * more than 10 years, a flat network far beyond any built. (No comma in a
+ * warning: the result's list is comma-separated.) */
+static void run_warn_absurd(const struct ts_plan *p, struct ts_result *out)
+{
+	char w[300];
+	if (out->time_to_train_s > RUN_ABSURD_TTT_S) {
+		snprintf(w, sizeof w,
+			 "the time to train is %.3g years (over 10): check the run length "
+			 "(training.tokens / samples / epochs / steps)",
+			 out->time_to_train_s / (365.25 * 86400.0));
+		run_warn(out, w);
+	}
+	const struct hw_cluster *c = p->sc->cluster;
+	if (p->sc->gpus > RUN_FLAT_GPUS_MAX && !strcmp(hw_cluster_topology(c), "switch")) {
+		snprintf(w, sizeof w,
+			 "%u GPUs on one non-blocking switch: a flat network far beyond any "
+			 "built (the largest are three-tier fabrics of about 24K GPUs); give the "
+			 "cluster a tiered fabric (topology = \"fat-tree\")",
+			 p->sc->gpus);
+		run_warn(out, w);
+	}
+}
+
 /* What the model of plan p trains on, and for a sample-based model (a
  * layer list) its epoch: the dataset's samples, the epochs of the run,
  * the time and price of one (whole-run figures over the run's epochs, so
@@ -1140,6 +1175,7 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 			 out->iteration_time_s, it->p50);
 		run_warn(out, w);
 	}
+	run_warn_absurd(p, out);
 	return 0;
 }
 
