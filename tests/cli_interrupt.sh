@@ -1,42 +1,42 @@
-#!/ usr / bin / env bash
-#An interrupted write leaves no temporary file : trainsim search - o(a long
-#search of the bundled Llama 3 405B) stopped by SIGINT, SIGTERM or SIGHUP
-#removes its ".NAME.trainsim-HOST-PID.XXXXXX" and writes nothing at - o; one
-#killed by SIGKILL leaves it, and the next write into that folder removes
-#it, but not the temporary file of a process that is still alive.
-#Usage : bash cli_interrupt.sh TRAINSIM_BINARY SOURCE_DIR
-#SPDX - License - Identifier : MIT
-."$(dirname " $0 ")/clilib.bash"
- "$@" SCN = $SRC / configs / scenarios / llama3 - 405b - 16k.cfg D = $TMP / out mkdir - p "$D"
+#!/usr/bin/env bash
+# An interrupted write leaves no temporary file: trainsim search -o (a long
+# search of the bundled Llama 3 405B) stopped by SIGINT, SIGTERM or SIGHUP
+# removes its ".NAME.trainsim-HOST-PID.XXXXXX" and writes nothing at -o; one
+# killed by SIGKILL leaves it, and the next write into that folder removes
+# it, but not the temporary file of a process that is still alive or of
+# another machine.
+# Usage: bash cli_interrupt.sh TRAINSIM_BINARY SOURCE_DIR
+# SPDX-License-Identifier: MIT
+. "$(dirname "$0")/clilib.bash" "$@"
+SCN=$SRC/configs/scenarios/llama3-405b-16k.cfg
+D=$TMP/out
+mkdir -p "$D"
 
-#temps : the temporary files of out.txt in $D
-								     temps()
-{
-	(cd "$D" && ls - A | grep '^\.out\.txt\.' || true);
-}
+# temps: the temporary files of out.txt in $D
+temps() { (cd "$D" && ls -A | grep '^\.out\.txt\.' || true); }
 
-#start_search : a search writing $D / out.txt in the background, $pid its
-#process, once its temporary file exists(at most 60 s)
-start_search()
-{
-#(job control on : a background job of a script ignores SIGINT otherwise)
+# start_search: a search writing $D/out.txt in the background, $pid its
+# process, once its temporary file exists (at most 60 s)
+start_search() {
+	# (job control on: a background job of a script ignores SIGINT otherwise)
 	set -m
 	"$BIN" search "$SCN" -o "$D/out.txt" >/dev/null 2>"$TMP/search.err" &
 	pid=$!
 	set +m
-	for _ in $(seq 1 600);
-	do
-		[-n "$(temps)"] && return 0 kill - 0 "$pid" 2 > / dev / null ||
-		    break sleep 0.1 done fail "no temporary file of out.txt appeared: $(cat " $TMP /
-				search.err ")" kill -
-			    KILL "$pid" 2 >
-			/ dev / null wait "$pid" 2 > / dev / null return 1
+	for _ in $(seq 1 600); do
+		[ -n "$(temps)" ] && return 0
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail "no temporary file of out.txt appeared: $(cat "$TMP/search.err")"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 1
 }
 
-for
-	sig in INT TERM HUP;
-do
-checks = $((checks + 1)) rm - f "$D"/* "$D"/.out.txt.*
+for sig in INT TERM HUP; do
+	checks=$((checks + 1))
+	rm -f "$D"/* "$D"/.out.txt.*
 	start_search || continue
 	t=$(temps)
 	case $t in
