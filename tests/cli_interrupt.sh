@@ -12,8 +12,10 @@ SCN=$SRC/configs/scenarios/llama3-405b-16k.cfg
 D=$TMP/out
 mkdir -p "$D"
 
-# temps: the temporary files of out.txt in $D
-temps() { (cd "$D" && ls -A | grep '^\.out\.txt\.' || true); }
+# temps: the temporary file of out.txt in $D; all_temps: also that of its
+# search state (out.txt.state, put in place once its first lines are whole)
+temps() { (cd "$D" && ls -A | grep '^\.out\.txt\.trainsim-' || true); }
+all_temps() { (cd "$D" && ls -A | grep '^\.out\.txt\.' || true); }
 
 # start_search: a search writing $D/out.txt in the background, $pid its
 # process, once its temporary file exists (at most 60 s)
@@ -36,7 +38,7 @@ start_search() {
 
 for sig in INT TERM HUP; do
 	checks=$((checks + 1))
-	rm -f "$D"/* "$D"/.out.txt.*
+	rm -f "$D"/* "$D"/.out.txt*
 	start_search || continue
 	t=$(temps)
 	case $t in
@@ -47,13 +49,13 @@ for sig in INT TERM HUP; do
 	wait "$pid"
 	rc=$?
 	[ "$rc" -eq $((128 + $(kill -l "$sig"))) ] || fail "SIG$sig: exit $rc, expected death by the signal"
-	[ -z "$(temps)" ] || fail "SIG$sig: left $(temps)"
+	[ -z "$(all_temps)" ] || fail "SIG$sig: left $(all_temps)"
 	[ -e "$D/out.txt" ] && fail "SIG$sig: wrote out.txt"
 done
 
 # SIGKILL cannot be caught: the next writer into the folder cleans up
 checks=$((checks + 1))
-rm -f "$D"/* "$D"/.out.txt.*
+rm -f "$D"/* "$D"/.out.txt*
 if start_search; then
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
