@@ -85,8 +85,14 @@ static void slot_drop(int i)
 		atomic_store(&slots[i].state, SLOT_FREE);
 }
 
+/* Set by outfile_remove_temps: the process is stopping, and a temporary file
+ * made from now on (by another thread, in the moment before the process
+ * dies) is removed by its maker (outfile_open checks after registering). */
+static atomic_int stopping;
+
 void outfile_remove_temps(void)
 {
+	atomic_store(&stopping, 1);
 	for (int i = 0; i < OUTFILE_SLOTS; i++)
 		if (atomic_load(&slots[i].state) == SLOT_READY)
 			unlink(slots[i].path);
@@ -424,6 +430,15 @@ int outfile_open(const char *path, const char *opt, struct outfile **out, struct
 				    "\"%s\" cannot be made (%s), expected a writable folder",
 				    path, dir, strerror(errno));
 	int slot = slot_take(tmp);
+	if (atomic_load(&stopping)) { /* a handler's sweep may have missed it */
+		close(fd);
+		unlink(tmp);
+		slot_drop(slot);
+		return ts_error_set(err, TS_EIO, NULL, 0, opt,
+				    "found the process stopping (a signal), expected to write "
+				    "\"%s\"",
+				    path);
+	}
 	int rc = of_make(path, opt, tmp, fd, true, out, err);
 	if (rc) {
 		close(fd);
