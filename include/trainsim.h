@@ -231,6 +231,21 @@ TS_API int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out);
 /* Free the result (NULL is fine). */
 TS_API void ts_result_free(ts_result *r);
 
+/* When r (simulated from the scenario file `path` with sets[0..nsets), as
+ * loaded by ts_scenario_load_file) does not fit in GPU memory, look for
+ * what would: a higher ZeRO stage, recomputation, a smaller micro-batch
+ * (more accumulation), more tensor or pipeline parallelism, offload to CPU
+ * memory, more nodes, the same layout on a bundled cluster whose GPU has
+ * more memory; each kind at its smallest step that fits (and ZeRO-3 with
+ * full recomputation together when nothing alone fits), each simulated.
+ * The fastest that fit (same GPUs first, then more or other hardware) are
+ * attached to r: ts_result_write prints them ("memory_remedies" in JSON,
+ * "What would fit" in text). Several simulations: call it for a result
+ * someone reads, not inside a search. Nothing happens when r fits.
+ * Returns 0, or the scenario's load errors and TS_ENOMEM. */
+TS_API int ts_result_find_remedies(const ts_env *env, const char *path, const char *const *sets,
+				   size_t nsets, ts_result *r);
+
 /* Mean iteration time over the steady iterations (warm-up excluded), s. */
 TS_API double ts_result_iteration_time_s(const ts_result *r);
 

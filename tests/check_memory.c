@@ -273,7 +273,7 @@ START_TEST(no_master_weights)
 	for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++) {
 		struct work_fw_conventions c;
 		ck_assert_int_eq(work_fw_conventions(fws[i], TS_BF16, &c), 0);
-		work_fw_no_master(&c);
+		work_fw_no_master(&c, TS_BF16);
 		ck_assert_msg(c.bytes_per_param == 8.0 && c.weight_bytes == 2.0 &&
 				  c.grad_bytes == 2.0 && c.optim_bytes == 4.0,
 			      "%s: %g bytes per parameter", work_framework_name(fws[i]),
@@ -284,17 +284,17 @@ START_TEST(no_master_weights)
 	}
 	struct work_fw_conventions c;
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
-	work_fw_no_master(&c);
+	work_fw_no_master(&c, TS_BF16);
 	ck_assert(work_buffer_bytes(&c, 1e9, 8) == 2e9); /* bf16 bucket copies */
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP8, &c), 0);
-	work_fw_no_master(&c);
+	work_fw_no_master(&c, TS_FP8);
 	ck_assert(c.bytes_per_param == 10.0 && c.weight_bytes == 4.0);
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
 	work_fw_adam8bit(&c);
-	work_fw_no_master(&c);
+	work_fw_no_master(&c, TS_BF16);
 	ck_assert(c.bytes_per_param == 6.0);
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP32, &c), 0);
-	work_fw_no_master(&c);
+	work_fw_no_master(&c, TS_FP32);
 	ck_assert(c.bytes_per_param == 16.0);
 }
 END_TEST

@@ -18,6 +18,7 @@
 #include "report/table.h"
 #include "run/result.h"
 #include "run/run.h"
+#include "sweep/remedy.h"
 #include "trace/trace.h"
 
 static _Thread_local struct ts_error last_err;
@@ -278,6 +279,16 @@ int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out)
 		*out = NULL;
 	}
 	return rc;
+}
+
+int ts_result_find_remedies(const ts_env *env, const char *path, const char *const *sets,
+			    size_t nsets, ts_result *r)
+{
+	struct ts_error err;
+	ts_error_clear(&err);
+	if (remedy_find(env, path, sets, nsets, r, &err))
+		return api_fail(&err);
+	return 0;
 }
 
 void ts_result_free(ts_result *r)

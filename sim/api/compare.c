@@ -431,6 +431,15 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 			    "scenario on the same GPU type)\n\n",
 			    np) < 0 ||
 		    table_print(t, out);
+		/* what would fit, for each scenario that does not */
+		for (size_t k = 0; !e && k < np; k++) {
+			if (!rs[k]->remedies_tried)
+				continue;
+			char nm[4 * sizeof rs[k]->name];
+			ts_escape_ctl(nm, sizeof nm, rs[k]->name, sizeof rs[k]->name);
+			e = fprintf(out, "\n%s does not fit in GPU memory; ", nm) < 0;
+			report_remedies_text(rs[k], out);
+		}
 	} else if (format == TS_FORMAT_CSV) {
 		e = table_print_csv(t, out);
 	} else {

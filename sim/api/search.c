@@ -19,7 +19,12 @@
 #include "base/ts.h"
 #include "base/units.h"
 #include "plan/env.h"
+#include "io/scenario.h"
+#include "plan/plan.h"
 #include "report/outfile.h"
+#include "report/report.h"
+#include "run/run.h"
+#include "sweep/remedy.h"
 #include "report/table.h"
 #include "sweep/search.h"
 #include "work/ops.h"
@@ -63,8 +68,30 @@ static const char *recompute_names(const struct search_cand *c, const char *sep,
 }
 
 /* The ranked table, its counts and why anything was skipped, as text. */
+/* When no candidate fits: the scenario as given, simulated, with what
+ * would fit it (remedy_find), or NULL when it cannot be run or fits (the
+ * search's own limits left nothing). Free with ts_free. */
+static struct ts_result *nofit_remedies(const ts_env *env, const char *path,
+					const char *const *sets, size_t nsets)
+{
+	struct ts_scenario *sc = NULL;
+	struct ts_plan *p = NULL;
+	struct ts_error e;
+	struct ts_result *r = ts_calloc(1, sizeof *r);
+	bool ok = r && !ts_scenario_load(env->cat, path, sets, nsets, &sc, &e) &&
+		  !plan_build(env, sc, &p, &e) && !run_plan(p, r, NULL, &e) && !r->fits &&
+		  !remedy_find(env, path, sets, nsets, r, &e);
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+	if (!ok && r) {
+		ts_free(r, sizeof *r);
+		r = NULL;
+	}
+	return r;
+}
+
 static int write_text(const struct search_result *sr, const char *path, enum search_objective obj,
-		      size_t top, FILE *out)
+		      size_t top, const struct ts_result *nofit, FILE *out)
 {
 	struct ts_table *t = NULL;
 	enum { NCOL = 15 };
@@ -125,7 +152,19 @@ static int write_text(const struct search_result *sr, const char *path, enum sea
 		path, obj == SEARCH_COST ? "cost" : "time to train",
 		sr->n && sr->c[0].layer_figures ? "layer granularity, stage where it is the same"
 						: "stage granularity");
-	if (table_status(t) || table_print(t, out)) {
+	if (!sr->ranked) {
+		fprintf(out,
+			"No configuration fits in GPU memory (%zu pruned by the memory estimate, "
+			"%zu simulated that did not fit).\n",
+			sr->pruned, sr->simulated - sr->failed);
+		if (nofit) {
+			fprintf(out, "The scenario as given needs %.1f GiB per GPU of %.1f GiB; ",
+				nofit->memory_per_gpu_bytes / (double)TS_GiB,
+				nofit->memory_capacity_bytes / (double)TS_GiB);
+			report_remedies_text(nofit, out);
+		}
+		fprintf(out, "\n");
+	} else if (table_status(t) || table_print(t, out)) {
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 		goto done;
 	}
@@ -283,7 +322,7 @@ static json_t *cand_json(const struct search_cand *c, size_t rank, enum search_o
 }
 
 static int write_json(const struct search_result *sr, const char *path, enum search_objective obj,
-		      size_t top, FILE *out)
+		      size_t top, const struct ts_result *nofit, FILE *out)
 {
 	json_t *root = json_object(), *counts = json_object(), *cands = json_array(),
 	       *sk = json_array(), *sd = json_array();
@@ -333,6 +372,12 @@ static int write_json(const struct search_result *sr, const char *path, enum sea
 	     jset(root, "skipped_gpu_counts", json_incref(sk)) &&
 	     jset(root, "skipped_degrees", json_incref(sd)) &&
 	     jset(root, "candidates", json_incref(cands));
+	if (ok && nofit) { /* nothing fits: what would fit the scenario as given */
+		json_t *doc = report_result_to_json(nofit);
+		json_t *rem = doc ? json_object_get(doc, "memory_remedies") : NULL;
+		ok = doc && rem && jset(root, "memory_remedies", json_incref(rem));
+		json_decref(doc);
+	}
 	bool io = ok && !json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) &&
 		  fputc('\n', out) != EOF && !fflush(out);
 	json_decref(counts);
@@ -848,9 +893,14 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 	}
 	if (!rc) {
 		size_t top = o->top ? o->top : 10;
+		struct ts_result *nofit = sr.ranked || o->format == TS_FORMAT_CSV
+					      ? NULL
+					      : nofit_remedies(env, path, sets, nsets);
 		rc = o->format == TS_FORMAT_CSV	   ? write_csv(&sr, obj, top, out)
-		     : o->format == TS_FORMAT_JSON ? write_json(&sr, path, obj, top, out)
-						   : write_text(&sr, path, obj, top, out);
+		     : o->format == TS_FORMAT_JSON ? write_json(&sr, path, obj, top, nofit, out)
+						   : write_text(&sr, path, obj, top, nofit, out);
+		if (nofit)
+			ts_free(nofit, sizeof *nofit);
 	}
 	search_result_free(&sr);
 out:

@@ -101,6 +101,10 @@ int cli_compare(int argc, char **argv)
 		}
 		int e = ts_scenario_load_file(env, paths[k], sets, nsets, &sc) ||
 			ts_plan_build(env, sc, &plan) || ts_plan_simulate(plan, NULL, &res[k]);
+		/* a scenario that does not fit says what would */
+		double fits = 1.0;
+		if (!e && !ts_result_get(res[k], "fits", &fits) && fits == 0.0)
+			e = ts_result_find_remedies(env, paths[k], sets, nsets, res[k]);
 		ts_plan_free(plan);
 		ts_scenario_free(sc);
 		if (e) {

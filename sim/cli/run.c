@@ -210,6 +210,11 @@ int cli_run(int argc, char **argv)
 			rc = cli_fail("run");
 		tf = NULL;
 	}
+	/* a run that does not fit says what would */
+	double fits = 1.0;
+	if (!rc && !ts_result_get(res, "fits", &fits) && fits == 0.0 &&
+	    ts_result_find_remedies(env, path, sets, nsets, res))
+		rc = cli_fail("run");
 	if (!rc && ro) {
 		if (ts_result_write(res, fmt, ts_output_stream(ro))) {
 			ts_output_write_error(ro, errno);

@@ -527,30 +527,43 @@ static void cluster_path(const struct hw_catalog *cat, const char *name, char *b
 		snprintf(buf, n, "%s/configs/clusters/%s.cfg", hw_catalog_root(cat), name);
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp((const char *)a, (const char *)b);
+}
+
+size_t hw_cluster_bundled(const struct hw_catalog *cat, char (*names)[64], size_t max)
+{
+	size_t nc = 0;
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/configs/clusters", hw_catalog_root(cat));
+	DIR *d = ts_opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && nc < max) {
+		size_t len = strlen(de->d_name);
+		if (len < 5 || len - 4 >= sizeof names[0] || strcmp(de->d_name + len - 4, ".cfg"))
+			continue;
+		memcpy(names[nc], de->d_name, len - 4);
+		names[nc][len - 4] = '\0';
+		nc++;
+	}
+	closedir(d);
+	qsort(names, nc, sizeof names[0], cmp_name);
+	return nc;
+}
+
 /* Bundled cluster names close to `name`, into buf. */
 static char *suggest_cluster(const struct hw_catalog *cat, const char *name, char *buf, size_t n)
 {
 	enum { MAXN = 64 };
 	char names[MAXN][64];
 	const char *cand[MAXN];
-	size_t nc = 0;
-	char dir[1024];
-	snprintf(dir, sizeof dir, "%s/configs/clusters", hw_catalog_root(cat));
 	buf[0] = '\0';
-	DIR *d = ts_opendir(dir);
-	if (!d)
-		return buf;
-	struct dirent *de;
-	while ((de = readdir(d)) && nc < MAXN) {
-		size_t len = strlen(de->d_name);
-		if (len < 5 || len - 4 >= sizeof names[0] || strcmp(de->d_name + len - 4, ".cfg"))
-			continue;
-		memcpy(names[nc], de->d_name, len - 4);
-		names[nc][len - 4] = '\0';
-		cand[nc] = names[nc];
-		nc++;
-	}
-	closedir(d);
+	size_t nc = hw_cluster_bundled(cat, names, MAXN);
+	for (size_t i = 0; i < nc; i++)
+		cand[i] = names[i];
 	return ts_suggest(name, cand, nc, 3, buf, n);
 }
 

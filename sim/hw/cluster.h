@@ -80,6 +80,11 @@ int hw_cluster_from_setting(const struct hw_catalog *cat, const void *setting, c
 
 void hw_cluster_destroy(struct hw_cluster *c);
 
+/* The names of the bundled clusters (configs/clusters/NAME.cfg under the
+ * catalog's root), sorted, into names[0..max); returns how many (0 when
+ * the folder cannot be read). */
+size_t hw_cluster_bundled(const struct hw_catalog *cat, char (*names)[64], size_t max);
+
 const char *hw_cluster_name(const struct hw_cluster *c);
 const struct hw_catalog *hw_cluster_catalog(const struct hw_cluster *c);
 uint32_t hw_cluster_nodes(const struct hw_cluster *c);

@@ -627,7 +627,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	if (sc->training.optimizer == TS_OPT_ADAM8BIT)
 		work_fw_adam8bit(&p->conv);
 	if (!sc->training.master_weights)
-		work_fw_no_master(&p->conv);
+		work_fw_no_master(&p->conv, p->dtype);
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;

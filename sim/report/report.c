@@ -293,6 +293,31 @@ json_t *report_result_document(const struct ts_result *r, const json_t *scenario
 				goto fail;
 		}
 	}
+	if (r->remedies_tried) { /* what would fit, fastest first */
+		json_t *arr = json_array();
+		if (!arr || json_object_set_new(obj, "memory_remedies", arr))
+			goto fail;
+		for (uint32_t i = 0; i < r->n_remedies && i < REMEDY_MAX; i++) {
+			const struct ts_remedy *x = &r->remedies[i];
+			json_t *o = json_object();
+			if (!o || json_array_append_new(arr, o) ||
+			    json_object_set_new(
+				o, "change",
+				jstr_new(x->change, bounded_len(x->change, sizeof x->change))) ||
+			    json_object_set_new(
+				o, "set", jstr_new(x->set, bounded_len(x->set, sizeof x->set))) ||
+			    json_object_set_new(o, "gpus", json_integer(x->gpus)) ||
+			    json_object_set_new(o, "memory_per_gpu_bytes",
+						json_num(x->memory_per_gpu_bytes)) ||
+			    json_object_set_new(o, "memory_capacity_bytes",
+						json_num(x->memory_capacity_bytes)) ||
+			    json_object_set_new(o, "iteration_time_s",
+						json_num(x->iteration_time_s)) ||
+			    json_object_set_new(o, "iteration_time_change",
+						json_num(x->time_change)))
+				goto fail;
+		}
+	}
 	if (json_object_set_new(obj, "scenario",
 				scenario ? json_deep_copy(scenario) : json_object()))
 		goto fail;
@@ -894,6 +919,37 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 			      "model's error)"
 			    : "",
 			big);
+	report_remedies_text(r, out);
+}
+
+void report_remedies_text(const struct ts_result *r, FILE *out)
+{
+	char b[64], d[64];
+	if (r->remedies_tried && !r->n_remedies)
+		fprintf(out,
+			"what would fit: none of the single changes tried (ZeRO, "
+			"recomputation, micro-batch, TP, PP, offload, up to 8 times the nodes, "
+			"a GPU with more memory)\n");
+	for (uint32_t i = 0; i < r->n_remedies && i < REMEDY_MAX; i++) {
+		const struct ts_remedy *x = &r->remedies[i];
+		char ch[4 * sizeof x->change], st[4 * sizeof x->set];
+		ts_escape_ctl(ch, sizeof ch, x->change, sizeof x->change);
+		ts_escape_ctl(st, sizeof st, x->set, sizeof x->set);
+		if (!i)
+			fprintf(out, "what would fit (each simulated, the same GPUs first, fastest "
+				     "first):\n");
+		fprintf(out, "  %s: %s of %s, iteration %.4g s (%+.1f %%)  [", ch,
+			fmt_gib(b, sizeof b, x->memory_per_gpu_bytes),
+			fmt_gib(d, sizeof d, x->memory_capacity_bytes), x->iteration_time_s,
+			100.0 * x->time_change);
+		/* each override as the option that makes it */
+		for (const char *tok = st; *tok;) {
+			size_t len = strcspn(tok, " ");
+			fprintf(out, "%s--set %.*s", tok == st ? "" : " ", (int)len, tok);
+			tok += len + (tok[len] == ' ');
+		}
+		fprintf(out, "]\n");
+	}
 }
 
 /* A run in phases: one row per phase, its batch, steps, iteration and its

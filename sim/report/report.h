@@ -24,6 +24,12 @@
  * A number that is NaN or infinite is written as null: it is a bug of the
  * producer, and a reader sees it. Returns a new reference, NULL on out of
  * memory. */
+/* Write what would fit of a result that does not fit (its remedies, as
+ * remedy_find attached them: one line each with the --set options that
+ * make it, or a line saying none of the changes tried fits); nothing when
+ * none were looked for. Write errors are left to the stream. */
+void report_remedies_text(const struct ts_result *r, FILE *out);
+
 json_t *report_result_to_json(const struct ts_result *r);
 
 /* report_result_to_json with "scenario" a deep copy of `scenario` (the

@@ -25,6 +25,21 @@ struct ts_mem_breakdown {
 	double allocator;    /* caching-allocator slack (fraction of held, by framework) */
 };
 
+/* One change that makes a scenario that does not fit fit (sim/sweep/remedy.h).
+ * Plain record. */
+struct ts_remedy {
+	char change[96];	      /* what changes, in words ("ZeRO stage 1 -> 3") */
+	char set[160];		      /* the --set overrides that make it, space-separated */
+	uint32_t gpus;		      /* GPUs of the changed run */
+	double memory_per_gpu_bytes;  /* its peak per GPU (device total), bytes */
+	double memory_capacity_bytes; /* usable bytes of its GPU */
+	double iteration_time_s;      /* its iteration time, s */
+	double time_change;	      /* iteration_time_s / the original's - 1 */
+};
+
+/* Most changes a result lists. */
+#define REMEDY_MAX 6
+
 /* Most phases a result breaks a run into (TS_MAX_PHASES of sim/io/scenario.h). */
 #define TS_RESULT_MAX_PHASES 12
 
@@ -66,25 +81,25 @@ struct ts_result {
 	double hardware_flops_per_iteration; /* with recompute, same count, FLOP */
 	double tflops_per_gpu;		     /* model FLOPs / iteration time / GPUs / 1e12 */
 	double mfu;			     /* fraction 0-1 of dense bf16/fp16 peak */
-	double mfu_palm;	      /* same with attention counted in full, causal or not (PaLM,
-				       * Chowdhery et al. 2022, app. B; Megatron, Korthikanti et al.
-				       * 2022): equal to mfu without a causal mask, fraction 0-1 */
-	double hfu;		      /* same, counting recomputed FLOPs */
-	double memory_per_gpu_bytes;  /* peak of the worst rank, reserve included: the
-				       * device total nvidia-smi shows */
+	double mfu_palm;	       /* same with attention counted in full, causal or not (PaLM,
+					* Chowdhery et al. 2022, app. B; Megatron, Korthikanti et al.
+					* 2022): equal to mfu without a causal mask, fraction 0-1 */
+	double hfu;		       /* same, counting recomputed FLOPs */
+	double memory_per_gpu_bytes;   /* peak of the worst rank, reserve included: the
+					* device total nvidia-smi shows */
 	double memory_allocated_bytes; /* of it, what PyTorch's caching allocator gives
 					* tensors (torch.cuda.max_memory_allocated) */
 	double memory_reserved_bytes;  /* and what it reserves, slack included
 					* (torch.cuda.max_memory_reserved) */
-	double memory_capacity_bytes; /* usable bytes of that GPU */
-	bool fits;		      /* memory_per_gpu_bytes <= memory_capacity_bytes:
-				       * memory_verdict is "fits" or "tight" */
-	char memory_verdict[16];      /* "fits", "tight" (fits, but the band of
-				       * memory_error reaches capacity) or "does not fit" */
-	double memory_headroom_gib;   /* capacity - need, GiB (negative: short by) */
-	double memory_error;	      /* the memory model's stated error, fraction of need */
-	char memory_largest_term[16]; /* the largest term of memory_breakdown */
-	struct ts_mem_breakdown mem;  /* the peak, by kind */
+	double memory_capacity_bytes;  /* usable bytes of that GPU */
+	bool fits;		       /* memory_per_gpu_bytes <= memory_capacity_bytes:
+					* memory_verdict is "fits" or "tight" */
+	char memory_verdict[16];       /* "fits", "tight" (fits, but the band of
+					* memory_error reaches capacity) or "does not fit" */
+	double memory_headroom_gib;    /* capacity - need, GiB (negative: short by) */
+	double memory_error;	       /* the memory model's stated error, fraction of need */
+	char memory_largest_term[16];  /* the largest term of memory_breakdown */
+	struct ts_mem_breakdown mem;   /* the peak, by kind */
 	/* critical-path attribution on the rank that finishes last; the seven
 	 * sum exactly to iteration_time_s */
 	double compute_s, recompute_s, exposed_comm_s, bubble_s, data_stall_s, optimizer_s, other_s;
@@ -127,6 +142,11 @@ struct ts_result {
 	double usd_per_epoch; /* cost_usd / epochs, US$ (0 without a run length or a price) */
 	/* a run in phases: the whole-run fields above are their sums, the
 	 * per-iteration ones those of the longest phase */
+	/* when it does not fit and remedies were looked for (remedy_find):
+	 * the fastest changes that fit, fastest first */
+	bool remedies_tried;
+	uint32_t n_remedies;
+	struct ts_remedy remedies[REMEDY_MAX];
 	uint32_t n_phases;
 	struct ts_phase_result phases[TS_RESULT_MAX_PHASES];
 	/* the simulation's own spread of the headline figures over its

@@ -795,7 +795,7 @@ int search_run_opts(const struct ts_env *env, const char *path, const char *cons
 	if (base->training.optimizer == TS_OPT_ADAM8BIT)
 		work_fw_adam8bit(&conv);
 	if (!base->training.master_weights)
-		work_fw_no_master(&conv);
+		work_fw_no_master(&conv, dt);
 	cache = ts_calloc(1, sizeof *cache);
 	if (!cache)
 		goto nomem;

@@ -247,6 +247,7 @@ double work_activation_bytes(const struct work_op *ops, size_t n, double layer_i
 
 void work_fw_adam8bit(struct work_fw_conventions *c)
 {
+	c->adam8bit = true;
 	/* m and v: 4 + 4 bytes fp32 -> 1 + 1 (block-wise quantised, the
 	 * per-block scales are 2 x 4 bytes per 2048 elements: below 0.01) */
 	double o = c->optim_bytes - 6.0;
@@ -255,14 +256,16 @@ void work_fw_adam8bit(struct work_fw_conventions *c)
 	c->optim_bytes_touched -= 12.0;
 }
 
-void work_fw_no_master(struct work_fw_conventions *c)
+void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
 {
-	double b = ts_dtype_bytes(c->param_dtype);
+	/* the training dtype: fp8 trains bf16 weights (a GEMM-input cast) */
+	enum ts_dtype lowp = precision == TS_FP8 ? TS_BF16 : precision;
+	double b = ts_dtype_bytes(lowp);
 	if (b >= 4.0)
 		return;
 	/* 8-bit Adam keeps its 1 + 1 bytes of moments */
-	double moments = c->optim_bytes < 6.0 ? c->optim_bytes : 2.0 * b;
-	c->grad_dtype = c->reduce_dtype = c->param_dtype;
+	double moments = c->adam8bit ? 2.0 : 2.0 * b;
+	c->param_dtype = c->grad_dtype = c->reduce_dtype = lowp;
 	split(c, b + c->fp8_copy_bytes, b, moments);
 	/* grad read b, weight read/write 2b, moments read/write twice theirs,
 	 * the fp8 cast (if any) as before */

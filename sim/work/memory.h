@@ -38,6 +38,7 @@ struct work_fw_conventions {
 	double ipg_bucket_elems;   /* DeepSpeed's contiguous reduction bucket, elements */
 	double alloc_fraction;	   /* caching-allocator slack, fraction of the bytes held */
 	double fp8_copy_bytes;	   /* of weight_bytes, fp8 weight copies (fp8 training) */
+	bool adam8bit;		   /* the moments are 8-bit (work_fw_adam8bit) */
 	const char *source;	   /* where these conventions come from */
 };
 
@@ -94,8 +95,9 @@ void work_fw_adam8bit(struct work_fw_conventions *c);
  * DeepSpeedExamples training/bf16_master_weight; "x8 bytes per param,
  * instead of x18", huggingface/transformers#21312). No autocast copies
  * (the weights are already low precision); the gradients reduce in that
- * dtype. A no-op for fp32/tf32 training, which keeps no master copy. */
-void work_fw_no_master(struct work_fw_conventions *c);
+ * dtype. `precision` is the training's (fp8 trains bf16 weights); a no-op
+ * for fp32/tf32 training, which keeps no master copy. */
+void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision);
 
 /* Bytes of framework buffers one rank holds for the whole iteration besides
  * its weights, gradients and optimizer state: PyTorch DDP's gradient bucket

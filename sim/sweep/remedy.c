@@ -1,0 +1,324 @@
+/* What would fit: single changes of a scenario that does not fit in GPU
+ * memory, each simulated, the fastest that fit kept.
+ * SPDX-License-Identifier: MIT */
+
+/*
+ * The changes people make when a run does not fit, in the order a
+ * practitioner's guide lists them (shard the optimizer state and
+ * gradients, then the weights; recompute activations; smaller
+ * micro-batches with more accumulation; more tensor or pipeline
+ * parallelism; offload; more GPUs; a GPU with more memory). Each kind is
+ * tried at its smallest step first and stepped further only while it
+ * still does not fit (the micro-batch halved down to 1, TP doubled within
+ * a node, PP and the node count doubled up to 8 times), so what is kept is
+ * the least change of that kind that fits. Every candidate is the
+ * scenario loaded again with --set overrides (the same path a user would
+ * take to try it) and simulated in full, so its memory and iteration time
+ * are trainsim's own, not a formula.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "hw/cluster.h"
+#include "io/scenario.h"
+#include "plan/plan.h"
+#include "run/run.h"
+#include "sweep/remedy.h"
+#include "work/memory.h"
+
+#define MAX_SETS 4
+#define MAX_CAND 24
+
+struct cand {
+	char change[96];
+	char set[MAX_SETS][64];
+	int nset;
+	int group; /* 0: the same GPUs, 1: more or other hardware */
+	bool fits;
+	uint32_t gpus;
+	double mem, cap, T;
+};
+
+struct ctx {
+	const struct ts_env *env;
+	const char *path;
+	const char *const *sets;
+	size_t nsets;
+	struct ts_result *res; /* scratch */
+};
+
+/* Load the scenario with c's overrides, simulate it, fill c. Returns
+ * whether it ran (a refused layout or a failed run: false). */
+static bool try_cand(struct ctx *x, struct cand *c)
+{
+	const char *argv[64 + MAX_SETS + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < x->nsets && n < 64; i++)
+		argv[n++] = x->sets[i];
+	for (int i = 0; i < c->nset; i++)
+		argv[n++] = c->set[i];
+	argv[n++] = "sim.samples=1";
+	struct ts_scenario *sc = NULL;
+	struct ts_plan *p = NULL;
+	struct ts_error e;
+	bool ok = false;
+	if (ts_scenario_load(x->env->cat, x->path, argv, n, &sc, &e))
+		return false;
+	sc->sim.mode = TS_MODE_CLASS;
+	if (!plan_build(x->env, sc, &p, &e) && !run_plan(p, x->res, NULL, &e)) {
+		ok = true;
+		c->fits = x->res->fits;
+		c->gpus = x->res->gpus;
+		c->mem = x->res->memory_per_gpu_bytes;
+		c->cap = x->res->memory_capacity_bytes;
+		c->T = x->res->iteration_time_s;
+	}
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+	return ok;
+}
+
+static struct cand *add(struct cand *cs, int *n, int group, const char *change)
+{
+	if (*n >= MAX_CAND)
+		return NULL;
+	struct cand *c = &cs[(*n)++];
+	memset(c, 0, sizeof *c);
+	c->group = group;
+	snprintf(c->change, sizeof c->change, "%s", change);
+	return c;
+}
+
+static void set(struct cand *c, const char *fmt, long long v)
+{
+	if (c && c->nset < MAX_SETS)
+		snprintf(c->set[c->nset++], sizeof c->set[0], fmt, v);
+}
+
+/* Try candidate c (already filled) and drop it unless it fits. */
+static bool keep(struct ctx *x, struct cand *cs, int *n)
+{
+	struct cand *c = &cs[*n - 1];
+	if (try_cand(x, c) && c->fits)
+		return true;
+	(*n)--;
+	return false;
+}
+
+/* A bundled cluster and its GPU. */
+struct bigger {
+	char cluster[64], gpu[48];
+	bool other_gen; /* not the scenario GPU's generation */
+	size_t prefix;	/* characters its GPU's name shares with the scenario's */
+	double mem;
+};
+
+/* The scenario GPU's generation first, then the least memory. */
+static int cmp_bigger(const void *a, const void *b)
+{
+	const struct bigger *x = a, *y = b;
+	if (x->other_gen != y->other_gen)
+		return x->other_gen - y->other_gen;
+	/* memories within 4 GiB are one size (A100 80GB SXM4 and PCIe): the
+	 * closer variant (the same form factor) first */
+	double gx = floor(x->mem / (4.0 * 1073741824.0)), gy = floor(y->mem / (4.0 * 1073741824.0));
+	if (gx != gy)
+		return gx < gy ? -1 : 1;
+	if (x->prefix != y->prefix)
+		return x->prefix > y->prefix ? -1 : 1;
+	return (x->mem > y->mem) - (x->mem < y->mem);
+}
+
+/* The bundled clusters with at least the scenario's GPUs per node and a
+ * GPU of more memory from the same maker, one per GPU type, the same
+ * generation first and then the least memory, into out[0..max); returns
+ * how many. */
+static size_t bigger_gpus(const struct ts_env *env, const struct ts_scenario *sc,
+			  struct bigger *out, size_t max)
+{
+	enum { MAXC = 96 };
+	char(*names)[64] = ts_malloc(MAXC * sizeof *names);
+	if (!names)
+		return 0;
+	size_t nc = hw_cluster_bundled(env->cat, names, MAXC), k = 0;
+	const struct hw_gpu_type *g0 = hw_cluster_gpu_type(sc->cluster);
+	bool amd0 = !strncmp(g0->name, "MI", 2);
+	for (size_t i = 0; i < nc && k < max; i++) {
+		struct hw_cluster *cl = NULL;
+		struct ts_error e;
+		if (hw_cluster_load(env->cat, names[i], NULL, &cl, &e))
+			continue;
+		const struct hw_gpu_type *g = hw_cluster_gpu_type(cl);
+		bool same = false;
+		for (size_t j = 0; j < k; j++)
+			same = same || !strcmp(out[j].gpu, g->name);
+		if (!same && !strncmp(g->name, "MI", 2) == amd0 &&
+		    hw_cluster_gpus_per_node(cl) >= sc->gpus_per_node &&
+		    g->mem_bytes > g0->mem_bytes * 1.01) {
+			snprintf(out[k].cluster, sizeof out[k].cluster, "%s", names[i]);
+			snprintf(out[k].gpu, sizeof out[k].gpu, "%s", g->name);
+			size_t pre = 0;
+			while (g->name[pre] && g->name[pre] == g0->name[pre])
+				pre++;
+			out[k].prefix = pre;
+			out[k].other_gen =
+			    work_gpu_generation(g->name) != work_gpu_generation(g0->name);
+			out[k++].mem = g->mem_bytes;
+		}
+		hw_cluster_destroy(cl);
+	}
+	ts_free(names, MAXC * sizeof *names);
+	qsort(out, k, sizeof *out, cmp_bigger);
+	return k;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group - y->group;
+	return (x->T > y->T) - (x->T < y->T);
+}
+
+int remedy_find(const struct ts_env *env, const char *path, const char *const *sets, size_t nsets,
+		struct ts_result *base, struct ts_error *err)
+{
+	base->n_remedies = 0;
+	base->remedies_tried = false;
+	if (base->fits)
+		return 0;
+	struct ts_scenario *sc = NULL;
+	int rc = ts_scenario_load(env->cat, path, sets, nsets, &sc, err);
+	if (rc)
+		return rc;
+	struct cand *cs = ts_calloc(MAX_CAND, sizeof *cs);
+	struct ts_result *scratch = ts_malloc(sizeof *scratch);
+	if (!cs || !scratch) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto done;
+	}
+	struct ctx x = {env, path, sets, nsets, scratch};
+	const struct ts_parallel *par = &sc->parallel;
+	const struct ts_training *tr = &sc->training;
+	uint32_t gpus = sc->nodes * sc->gpus_per_node, dpcp = par->dp * par->cp;
+	int n = 0;
+	char w[96];
+	static const char *const rcn[] = {"none", "selective", "full"};
+	/* ZeRO, one stage up at a time (sharding needs data parallelism) */
+	for (int z = par->zero + 1; dpcp > 1 && z <= 3; z++) {
+		snprintf(w, sizeof w, "ZeRO stage %d -> %d", par->zero, z);
+		set(add(cs, &n, 0, w), "parallel.zero=%lld", z);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* recomputation */
+	for (int r = (int)tr->recompute + 1; r <= (int)WORK_RECOMPUTE_FULL; r++) {
+		snprintf(w, sizeof w, "recompute %s -> %s", rcn[tr->recompute], rcn[r]);
+		struct cand *c = add(cs, &n, 0, w);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0], "training.recompute=\"%s\"",
+				 rcn[r]);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* a smaller micro-batch, more accumulation steps */
+	for (int64_t mb = tr->micro_batch / 2; mb >= 1; mb /= 2) {
+		snprintf(w, sizeof w, "micro-batch %lld -> %lld", (long long)tr->micro_batch,
+			 (long long)mb);
+		set(add(cs, &n, 0, w), "training.micro_batch=%lld", mb);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* more tensor parallelism, within a node (DP shrinks) */
+	for (uint32_t tp = par->tp * 2; tp <= sc->gpus_per_node; tp *= 2) {
+		uint32_t mp = tp * par->pp * par->cp;
+		if (gpus % mp)
+			break;
+		snprintf(w, sizeof w, "TP %u -> %u (DP %u -> %u)", par->tp, tp, par->dp, gpus / mp);
+		struct cand *c = add(cs, &n, 0, w);
+		set(c, "parallel.tp=%lld", tp);
+		set(c, "parallel.dp=%lld", gpus / mp);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* more pipeline stages (DP shrinks) */
+	for (uint32_t pp = par->pp * 2; pp <= par->pp * 8; pp *= 2) {
+		uint32_t mp = par->tp * pp * par->cp;
+		if (gpus % mp)
+			break;
+		snprintf(w, sizeof w, "PP %u -> %u (DP %u -> %u)", par->pp, pp, par->dp, gpus / mp);
+		struct cand *c = add(cs, &n, 0, w);
+		set(c, "parallel.pp=%lld", pp);
+		set(c, "parallel.dp=%lld", gpus / mp);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* the optimizer state (and, with ZeRO-3, the weights) to CPU memory */
+	if (par->offload == TS_OFFLOAD_NONE && dpcp >= 1) {
+		int z = par->zero ? par->zero : 2;
+		snprintf(w, sizeof w, "offload to CPU memory (ZeRO-%d)", z);
+		struct cand *c = add(cs, &n, 0, w);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0], "parallel.offload=\"cpu\"");
+		set(c, "parallel.zero=%lld", z);
+		keep(&x, cs, &n);
+	}
+	/* both shardings together, where neither alone fits */
+	if (n == 0 && dpcp > 1 && (par->zero < 3 || tr->recompute != WORK_RECOMPUTE_FULL)) {
+		struct cand *c = add(cs, &n, 0, "ZeRO stage 3 and full recomputation");
+		set(c, "parallel.zero=%lld", 3);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0],
+				 "training.recompute=\"full\"");
+		keep(&x, cs, &n);
+	}
+	/* more GPUs: DP grows (the shards shrink with ZeRO) */
+	for (uint32_t k = 2; k <= 8; k *= 2) {
+		uint32_t nodes = sc->nodes * k;
+		snprintf(w, sizeof w, "%u -> %u nodes (%u GPUs, DP %u -> %u)", sc->nodes, nodes,
+			 gpus * k, par->dp, par->dp * k);
+		struct cand *c = add(cs, &n, 1, w);
+		set(c, "nodes=%lld", nodes);
+		set(c, "parallel.dp=%lld", par->dp * k);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* the same layout on a GPU with more memory, the least that fits */
+	struct bigger bg[16];
+	size_t nb = bigger_gpus(env, sc, bg, 16);
+	for (size_t i = 0; i < nb; i++) {
+		snprintf(w, sizeof w, "more GPU memory: %.30s (%.40s)", bg[i].gpu, bg[i].cluster);
+		struct cand *c = add(cs, &n, 1, w);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0], "cluster=\"%.50s\"",
+				 bg[i].cluster);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	qsort(cs, (size_t)n, sizeof *cs, cmp_cand);
+	for (int i = 0; i < n && base->n_remedies < REMEDY_MAX; i++) {
+		struct ts_remedy *r = &base->remedies[base->n_remedies++];
+		memset(r, 0, sizeof *r);
+		snprintf(r->change, sizeof r->change, "%s", cs[i].change);
+		size_t k = 0;
+		for (int j = 0; j < cs[i].nset && k < sizeof r->set; j++)
+			k += (size_t)snprintf(r->set + k, sizeof r->set - k, "%s%s", j ? " " : "",
+					      cs[i].set[j]);
+		r->gpus = cs[i].gpus;
+		r->memory_per_gpu_bytes = cs[i].mem;
+		r->memory_capacity_bytes = cs[i].cap;
+		r->iteration_time_s = cs[i].T;
+		r->time_change = cs[i].T / base->iteration_time_s - 1.0;
+	}
+	base->remedies_tried = true;
+done:
+	if (scratch)
+		ts_free(scratch, sizeof *scratch);
+	if (cs)
+		ts_free(cs, MAX_CAND * sizeof *cs);
+	ts_scenario_destroy(sc);
+	return rc;
+}
