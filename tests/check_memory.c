@@ -299,6 +299,36 @@ START_TEST(no_master_weights)
 }
 END_TEST
 
+/* NVIDIA's performance recipes (Megatron-Bridge bf16_with_fp8_mixed:
+ * fp8_param_gather, grad_reduce_in_fp32 = False): Megatron bf16 18 bytes
+ * per parameter (2 + 4 + 12) -> 16 with bf16 gradients; fp8 20 (2 + 2 fp8
+ * copies + 4 + 12) -> 18 with fp8 weights (1 + 1 transpose, no bf16) -> 16
+ * with both. fp8_params without fp8, bf16 gradients of DeepSpeed (already
+ * 2) change nothing. */
+START_TEST(precision_options)
+{
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	double touched = c.optim_bytes_touched;
+	work_fw_precision_options(&c, true, true);
+	ck_assert(c.bytes_per_param == 16.0 && c.grad_bytes == 2.0 && c.weight_bytes == 2.0);
+	ck_assert_int_eq(c.grad_dtype, TS_BF16);
+	ck_assert(c.optim_bytes_touched == touched - 2.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP8, &c), 0);
+	ck_assert(c.bytes_per_param == 20.0);
+	work_fw_precision_options(&c, false, true);
+	ck_assert(c.bytes_per_param == 18.0 && c.weight_bytes == 2.0);
+	work_fw_precision_options(&c, true, false);
+	ck_assert(c.bytes_per_param == 16.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DEEPSPEED, TS_BF16, &c), 0);
+	work_fw_precision_options(&c, true, true);
+	ck_assert(c.bytes_per_param == 16.0 && c.grad_bytes == 2.0 && c.weight_bytes == 2.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP32, &c), 0);
+	work_fw_precision_options(&c, true, true);
+	ck_assert(c.bytes_per_param == 16.0 && c.grad_bytes == 4.0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memory");
@@ -309,6 +339,7 @@ static Suite *suite(void)
 	tcase_add_test(t, ddp_fit_check);
 	tcase_add_test(t, adam_8bit);
 	tcase_add_test(t, no_master_weights);
+	tcase_add_test(t, precision_options);
 	suite_add_tcase(s, t);
 	return s;
 }

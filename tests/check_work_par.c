@@ -322,6 +322,12 @@ START_TEST(fp8_costs)
 	s.dtype = TS_BF16;
 	struct work_costs cb = costs(&m, s, &g);
 	ck_assert_ptr_null(find_op(&cb, "fp8_cast"));
+	/* fp8 GEMMs keep their inputs for the weight gradient as the fp8 cast:
+	 * qkv's T x h input is 4096 x 4096 bytes, against 2 x that in bf16;
+	 * fc2's T x f likewise */
+	ck_assert_double_eq(qkv->op.saved_bytes, 4096.0 * 4096.0);
+	ck_assert_double_eq(find_op(&cb, "qkv")->op.saved_bytes, 2.0 * 4096.0 * 4096.0);
+	ck_assert_double_eq(find_op(&c, "fc2")->op.saved_bytes, 4096.0 * 11008.0);
 	struct work_fw_conventions v8, v16;
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_FP8, &v8), 0);
 	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &v16), 0);

@@ -75,10 +75,24 @@ NAME_FN(ts_run_unit_name, enum ts_run_unit, run_names, TS_RUN_COUNT_)
 static const char *const root_keys[] = {
     "name", "model", "cluster", "nodes", "gpus_per_node", "nics_per_node", "training", "parallel",
     "data", "cost",  "sim",	"seed",	 "checkpoint",	  "power",	   "failures", "phases"};
-static const char *const training_keys[] = {
-    "framework", "global_batch", "micro_batch",	   "seq_len",	   "precision", "optimizer",
-    "recompute", "iterations",	 "tokens",	   "samples",	   "epochs",	"steps",
-    "attention", "rampup",	 "master_weights", "cross_entropy"};
+static const char *const training_keys[] = {"framework",
+					    "global_batch",
+					    "micro_batch",
+					    "seq_len",
+					    "precision",
+					    "optimizer",
+					    "recompute",
+					    "iterations",
+					    "tokens",
+					    "samples",
+					    "epochs",
+					    "steps",
+					    "attention",
+					    "rampup",
+					    "master_weights",
+					    "cross_entropy",
+					    "grad_reduce_in_fp32",
+					    "fp8_params"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -489,6 +503,19 @@ static int read_training(struct ld *l)
 			   &e)))
 		return rc;
 	t->xent = (enum work_xent)e;
+	t->grad_reduce_in_fp32 = TS_UNSET;
+	if (member(g, "grad_reduce_in_fp32")) {
+		bool b;
+		if ((rc = cfg_bool(member(g, "grad_reduce_in_fp32"), l->file,
+				   "training.grad_reduce_in_fp32", &b, l->err)))
+			return rc;
+		t->grad_reduce_in_fp32 = b ? 1 : 0;
+	}
+	t->fp8_params = false;
+	if (member(g, "fp8_params") &&
+	    (rc = cfg_bool(member(g, "fp8_params"), l->file, "training.fp8_params", &t->fp8_params,
+			   l->err)))
+		return rc;
 	t->master_weights = true;
 	if (member(g, "master_weights") &&
 	    (rc = cfg_bool(member(g, "master_weights"), l->file, "training.master_weights",
@@ -975,6 +1002,12 @@ static int note_all(struct ld *l)
 	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
 	N("training.master_weights", "default", "%s", t->master_weights ? "true" : "false");
 	N("training.cross_entropy", "default", "\"%s\"", work_xent_name(t->xent));
+	if (t->grad_reduce_in_fp32 == TS_UNSET)
+		N("training.grad_reduce_in_fp32", "default: unset, the framework's", "unset");
+	else
+		N("training.grad_reduce_in_fp32", "", "%s",
+		  t->grad_reduce_in_fp32 ? "true" : "false");
+	N("training.fp8_params", "default", "%s", t->fp8_params ? "true" : "false");
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

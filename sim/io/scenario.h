@@ -59,6 +59,9 @@ struct ts_training {
 	enum work_recompute recompute; /* default none */
 	enum work_xent xent;	       /* cross_entropy: how the loss holds the logits
 					* (fused | upcast | chunked; default fused) */
+	int grad_reduce_in_fp32;       /* 1, 0 (gradients in the weights' low precision), or
+					* TS_UNSET = the framework's */
+	bool fp8_params;	       /* fp8 training holds its weights in fp8 (default false) */
 	bool master_weights;	       /* default true: an fp32 master copy of low-precision
 					* weights; false keeps weights, gradients and Adam's
 					* moments in the training dtype (work_fw_no_master) */

@@ -628,6 +628,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		work_fw_adam8bit(&p->conv);
 	if (!sc->training.master_weights)
 		work_fw_no_master(&p->conv, p->dtype);
+	work_fw_precision_options(&p->conv, sc->training.grad_reduce_in_fp32 == 0,
+				  sc->training.fp8_params);
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;

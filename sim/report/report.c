@@ -362,6 +362,8 @@ static const char *const scenario_cols[] = {
     "training.recompute",
     "training.master_weights",
     "training.cross_entropy",
+    "training.grad_reduce_in_fp32",
+    "training.fp8_params",
     "training.iterations",
     "training.tokens",
     "training.samples",

@@ -796,6 +796,8 @@ int search_run_opts(const struct ts_env *env, const char *path, const char *cons
 		work_fw_adam8bit(&conv);
 	if (!base->training.master_weights)
 		work_fw_no_master(&conv, dt);
+	work_fw_precision_options(&conv, base->training.grad_reduce_in_fp32 == 0,
+				  base->training.fp8_params);
 	cache = ts_calloc(1, sizeof *cache);
 	if (!cache)
 		goto nomem;

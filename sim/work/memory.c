@@ -275,6 +275,22 @@ void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
 	c->autocast_copy_bpp = 0.0;
 }
 
+void work_fw_precision_options(struct work_fw_conventions *c, bool grad_bf16, bool fp8_params)
+{
+	double pb = ts_dtype_bytes(c->param_dtype);
+	if (grad_bf16 && pb < 4.0 && c->grad_bytes > pb) {
+		c->optim_bytes_touched -= c->grad_bytes - pb;
+		c->grad_dtype = c->reduce_dtype = c->param_dtype;
+		split(c, c->weight_bytes, pb, c->optim_bytes);
+		if (c->bucket_copy_bpp > 0.0)
+			c->bucket_copy_bpp = pb;
+	}
+	if (fp8_params && c->fp8_copy_bytes > 0.0 && c->weight_bytes > c->fp8_copy_bytes) {
+		split(c, c->fp8_copy_bytes, c->grad_bytes, c->optim_bytes);
+		c->optim_bytes_touched -= 2.0;
+	}
+}
+
 double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp)
 {
 	double ipg = c->ipg_bucket_elems < params ? c->ipg_bucket_elems : params;

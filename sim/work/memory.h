@@ -99,6 +99,22 @@ void work_fw_adam8bit(struct work_fw_conventions *c);
  * for fp32/tf32 training, which keeps no master copy. */
 void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision);
 
+/* Megatron-Core's precision options as NVIDIA's performance recipes set
+ * them (megatron/core/distributed DistributedDataParallelConfig;
+ * Megatron-Bridge's bf16_with_fp8_mixed configs set fp8_param_gather and
+ * grad_reduce_in_fp32 = False):
+ * - grad_bf16: gradients accumulated and reduced in the weights' low
+ *   precision (grad_reduce_in_fp32 = False): 2 bytes instead of 4, the step
+ *   reading 2 fewer;
+ * - fp8_params (fp8 training only; --fp8-param-gather, Transformer
+ *   Engine's fp8_model_init): the weights are held as fp8 tensors (1 byte
+ *   and a 1-byte transpose) with no bf16 copy, the fp32 master staying in
+ *   the optimizer: 2 bytes fewer, and the step writes fp8 weights directly
+ *   (2 fewer touched).
+ * Either is a no-op where it does not apply (fp32 gradients of fp32
+ * weights; fp8_params without fp8). */
+void work_fw_precision_options(struct work_fw_conventions *c, bool grad_bf16, bool fp8_params);
+
 /* Bytes of framework buffers one rank holds for the whole iteration besides
  * its weights, gradients and optimizer state: PyTorch DDP's gradient bucket
  * copies (bucket_copy_bpp per parameter, with dp > 1 only: one process

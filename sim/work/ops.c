@@ -340,7 +340,11 @@ static void gemm(struct list *L, const char *name, const struct dims *g, double 
 	op->dgrad_bytes = op->fwd_bytes;
 	op->wgrad_bytes = op->fwd_bytes;
 	op->params = params;
-	op->saved_bytes = saved;
+	/* fp8: Transformer Engine's Linear saves its input for the weight
+	 * gradient as the fp8 cast it fed the GEMM (the forward's Float8Tensor
+	 * and its transpose: one byte an element; transformer_engine/pytorch/
+	 * module/linear.py), not the 16-bit activation */
+	op->saved_bytes = g->fp8 ? saved / g->e : saved;
 	op->kernels = 1;
 	op->bwd_kernels = 2;
 }
