@@ -243,6 +243,7 @@ START_TEST(test_memory_every_level)
 	    {base, {"parallel.tp=2", "parallel.sp=true", "training.recompute=\"selective\""}},
 	    {base, {"parallel.tp=8", "parallel.pp=2"}},
 	    {base, {"parallel.pp=4", "parallel.zero=1", "training.recompute=\"full\""}},
+	    {base, {"parallel.pp=2", "training.recompute=\"full\"", "training.recompute_layers=1"}},
 	    {base, {"parallel.pp=2", "parallel.schedule=\"interleaved\"", "parallel.interleave=2"}},
 	    {base, {"parallel.pp=2", "parallel.tp=2", "parallel.zero=3"}},
 	    {base, {"parallel.cp=2", "parallel.zero=1"}},

@@ -16,6 +16,8 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "io/scenario.h"
+#include "plan/env.h"
+#include "plan/plan.h"
 #include "run/run.h"
 #include "work/compute.h"
 #include "work/memory.h"
@@ -228,6 +230,59 @@ END_TEST
  * is the largest error of the fitting half rounded up to the next 5 %, so
  * that half is asserted within it, and the held-out half within 2 x of
  * it (stated tolerance: a held-out error above that is a regression). */
+/* training.recompute_layers (Megatron's --recompute-num-layers, block
+ * method): Llama-2-7B, TP 2, PP 2, 16 layers per stage. N = 0 and N >= 16
+ * recompute every layer (the same figures as plain full recompute); in
+ * between the memory lies strictly between full's and none's and falls as
+ * N grows, and the recomputed FLOPs (hardware less model FLOPs) are N/16
+ * of full's, by hand: the rerun forward of N of the 16 layers per stage. */
+START_TEST(recompute_layers)
+{
+	static const char fmt[] =
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { framework = \"megatron\"; global_batch = 64; micro_batch = 2;\n"
+	    "  seq_len = 4096; recompute = \"%s\"; recompute_layers = %d; iterations = 2; };\n"
+	    "parallel = { tp = 2; pp = 2; zero = 1; };\n";
+	char text[1024];
+	struct ts_result none, full, r, prev;
+	snprintf(text, sizeof text, fmt, "none", 0);
+	ck_assert_int_eq(run("none", text, &none), 0);
+	snprintf(text, sizeof text, fmt, "full", 0);
+	ck_assert_int_eq(run("full", text, &full), 0);
+	double full_rec = full.hardware_flops_per_iteration - full.model_flops_per_iteration;
+	ck_assert(full_rec > 0.0);
+	prev = full;
+	for (int n = 16; n >= 0; n -= 4) {
+		snprintf(text, sizeof text, fmt, "full", n);
+		ck_assert_int_eq(run("recompute_layers", text, &r), 0);
+		double rec = r.hardware_flops_per_iteration - r.model_flops_per_iteration;
+		int eff = n ? n : 16;
+		ck_assert_msg(tu_relerr(rec, full_rec * eff / 16.0) < 1e-9, "N %d: %g of %g", n,
+			      rec, full_rec);
+		if (eff == 16) {
+			ck_assert(r.memory_per_gpu_bytes == full.memory_per_gpu_bytes);
+		} else {
+			ck_assert(r.memory_per_gpu_bytes > prev.memory_per_gpu_bytes);
+			ck_assert(r.memory_per_gpu_bytes < none.memory_per_gpu_bytes);
+			prev = r;
+		}
+	}
+	/* with recompute other than full it is refused, naming the key */
+	struct ts_scenario *sc;
+	struct ts_error e;
+	struct ts_plan *p = NULL;
+	struct ts_env env;
+	snprintf(text, sizeof text, fmt, "selective", 4);
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "rl.cfg", NULL, 0, &sc, &e), 0);
+	struct work_calib k = work_calib_defaults();
+	ck_assert_int_eq(env_wrap(cat, &k, &env, &e), 0);
+	ck_assert_int_eq(plan_build(&env, sc, &p, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "training.recompute_layers");
+	env_release(&env);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 START_TEST(public_reports)
 {
 	char path[1024], buf[1400];
@@ -336,6 +391,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, llama7b_offload_batch2_fits);
 	tcase_add_test(tc, public_reports);
 	tcase_add_test(tc, korthikanti_through_the_schedule);
+	tcase_add_test(tc, recompute_layers);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -92,7 +92,8 @@ static const char *const training_keys[] = {"framework",
 					    "master_weights",
 					    "cross_entropy",
 					    "grad_reduce_in_fp32",
-					    "fp8_params"};
+					    "fp8_params",
+					    "recompute_layers"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -511,6 +512,8 @@ static int read_training(struct ld *l)
 			return rc;
 		t->grad_reduce_in_fp32 = b ? 1 : 0;
 	}
+	if ((rc = get_int(l, g, p, "recompute_layers", 0, 1 << 20, 0, &t->recompute_layers)))
+		return rc;
 	t->fp8_params = false;
 	if (member(g, "fp8_params") &&
 	    (rc = cfg_bool(member(g, "fp8_params"), l->file, "training.fp8_params", &t->fp8_params,
@@ -1008,6 +1011,8 @@ static int note_all(struct ld *l)
 		N("training.grad_reduce_in_fp32", "", "%s",
 		  t->grad_reduce_in_fp32 ? "true" : "false");
 	N("training.fp8_params", "default", "%s", t->fp8_params ? "true" : "false");
+	N("training.recompute_layers", "default: 0, every layer", "%lld",
+	  (long long)t->recompute_layers);
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

@@ -62,6 +62,9 @@ struct ts_training {
 	int grad_reduce_in_fp32;       /* 1, 0 (gradients in the weights' low precision), or
 					* TS_UNSET = the framework's */
 	bool fp8_params;	       /* fp8 training holds its weights in fp8 (default false) */
+	int64_t recompute_layers;      /* with full recompute, only the first N layers of each
+					* pipeline chunk (Megatron --recompute-num-layers with
+					* --recompute-method block); 0 = every layer */
 	bool master_weights;	       /* default true: an fp32 master copy of low-precision
 					* weights; false keeps weights, gradients and Adam's
 					* moments in the training dtype (work_fw_no_master) */

@@ -1422,8 +1422,13 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			/* a stage's segments end at gradient buckets, and after the
 			 * head: its backward frees the logits before any layer's
 			 * recompute makes activations again */
-			bool cut = u == u0 || lg || zclose ||
-				   (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]);
+			/* ... and where the recompute mode changes (Megatron's
+			 * recompute_layers: the rerun layers' activations are
+			 * made after the kept layers' are freed) */
+			bool cut =
+			    u == u0 || lg || zclose ||
+			    (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]) ||
+			    ((j->units[u - 1].recompute_bytes > 0.0) != (x->recompute_bytes > 0.0));
 			if (coarse && cut) {
 				acc.freeb += rec.alloc;
 				if (!(rec.s > 0.0 || rec.alloc > 0.0 || rec.kernels)) {

@@ -361,6 +361,26 @@ static void unit_flops(struct dp_unit *u, const struct work_op_cost *ops, size_t
 }
 
 /* The units of one micro-batch in forward order. */
+/* The recompute mode of model layer l (0-based): with
+ * training.recompute_layers = N and full recompute, Megatron-LM's block
+ * method recomputes the first N layers of each pipeline chunk
+ * (megatron/core/transformer/transformer_block.py, _checkpointed_forward:
+ * recompute_method "block") and keeps the others' activations; layers past
+ * the decoder's (multi-token prediction) keep the scenario's mode. */
+static enum work_recompute layer_rc(const struct ts_plan *p, uint32_t l)
+{
+	uint64_t N = (uint64_t)p->sc->training.recompute_layers;
+	if (!N || p->recompute != WORK_RECOMPUTE_FULL || l >= (uint32_t)p->sc->model.layers)
+		return p->recompute;
+	uint32_t start = 0;
+	for (uint32_t k = 0; k < p->nchunks; k++) {
+		if (l < start + p->chunk_layers[k])
+			return l - start < N ? WORK_RECOMPUTE_FULL : WORK_RECOMPUTE_NONE;
+		start += p->chunk_layers[k];
+	}
+	return p->recompute;
+}
+
 static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct dp_unit **out,
 		      uint32_t *n)
 {
@@ -388,6 +408,7 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		}
 		for (uint32_t l = 0; l < L + M; l++) {
 			const struct work_costs *lc = l < D ? dc : c;
+			enum work_recompute rl = layer_rc(p, l);
 			/* full recompute reruns the layer's forward before the
 			 * backward of its last op (the first to run) and makes
 			 * its activations again, held until each op's backward
@@ -406,11 +427,11 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 				const struct work_op_cost *o = &lc->ops[i];
 				double act = o->op.saved_bytes, rs = 0.0, rb = 0.0;
 				bool last = i + 1 == lc->nops;
-				if (p->recompute == WORK_RECOMPUTE_FULL) {
+				if (rl == WORK_RECOMPUTE_FULL) {
 					act = i == 0 ? lc->layer_input_bytes : 0.0;
 					rs = last ? fwd : 0.0;
 					rb = last ? saved - lc->layer_input_bytes : 0.0;
-				} else if (p->recompute == WORK_RECOMPUTE_SELECTIVE &&
+				} else if (rl == WORK_RECOMPUTE_SELECTIVE &&
 					   o->op.selective_bytes > 0.0) {
 					act -= o->op.selective_bytes;
 					rs = o->fwd_s;
@@ -419,7 +440,7 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
 					       (uint16_t)(l < L ? l + 1 : L));
 				u[k].recompute_bytes = rb > 0.0 ? rb : 0.0;
-				if (p->recompute == WORK_RECOMPUTE_FULL && last) {
+				if (rl == WORK_RECOMPUTE_FULL && last) {
 					u[k].kernels_rec = kern;
 					u[k].recompute_flops = flops;
 				}
@@ -443,23 +464,23 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					  .layer = 0};
 		for (uint32_t l = 0; l < L + M; l++) {
 			const struct work_costs *lc = l < D ? dc : c;
+			enum work_recompute rl = layer_rc(p, l);
 			u[k++] = (struct dp_unit){
 			    .label = l < L ? "layer" : "mtp layer",
 			    .fwd_s = lc->layer_fwd_s,
 			    .dgrad_s = lc->layer_dgrad_s,
 			    .wgrad_s = lc->layer_wgrad_s,
-			    .recompute_s = lc->layer_recompute_s[p->recompute],
+			    .recompute_s = lc->layer_recompute_s[rl],
 			    /* the activations the rerun makes again (full: the
 			     * layer's; selective: the attention core's) */
-			    .recompute_bytes = lc->layer_act_bytes[WORK_RECOMPUTE_NONE] -
-					       lc->layer_act_bytes[p->recompute],
-			    .kernels_rec = lc->layer_recompute_s[p->recompute] > 0.0
-					       ? lc->layer_kernels_fwd
-					       : 0,
+			    .recompute_bytes =
+				lc->layer_act_bytes[WORK_RECOMPUTE_NONE] - lc->layer_act_bytes[rl],
+			    .kernels_rec =
+				lc->layer_recompute_s[rl] > 0.0 ? lc->layer_kernels_fwd : 0,
 			    .kernels_fwd = lc->layer_kernels_fwd,
 			    .kernels_bwd = lc->layer_kernels_bwd,
 			    .grad_bytes = lc->layer_params * gb,
-			    .act_bytes = lc->layer_act_bytes[p->recompute],
+			    .act_bytes = lc->layer_act_bytes[rl],
 			    .act_cat = GRAPH_MEM_ACTIVATIONS,
 			    .layer = (uint16_t)(l < L ? l + 1 : L)};
 		}
@@ -477,7 +498,7 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		for (uint32_t l = 0; l < L + M; l++) {
 			const struct work_costs *lc = l < D ? dc : c;
 			unit_flops(&u[1 + l], lc->ops, lc->nops);
-			u[1 + l].recompute_flops = lc->layer_recompute_flops[p->recompute];
+			u[1 + l].recompute_flops = lc->layer_recompute_flops[layer_rc(p, l)];
 		}
 		unit_flops(&u[L + M + 1], c->head_ops, c->nhead_ops);
 	}
@@ -657,6 +678,17 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		goto fail;
 	}
 	p->recompute = sc->training.recompute;
+	if (sc->training.recompute_layers && p->recompute != WORK_RECOMPUTE_FULL) {
+		rc = plan_fail(sc, err, TS_EINVALID, "training.recompute_layers",
+			       "found %lld with recompute \"%s\", expected it with recompute = "
+			       "\"full\" only (Megatron-LM's --recompute-num-layers goes with "
+			       "--recompute-granularity full)",
+			       (long long)sc->training.recompute_layers,
+			       work_recompute_name(p->recompute));
+		goto fail;
+	}
+	for (uint32_t l = 0; l < (uint32_t)sc->model.layers; l++)
+		p->recompute_layers_n += layer_rc(p, l) != WORK_RECOMPUTE_NONE;
 	p->shape = (struct work_shape){
 	    .micro_batch = sc->training.micro_batch,
 	    .seq_len = sc->training.seq_len,

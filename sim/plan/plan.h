@@ -35,6 +35,7 @@ struct ts_plan {
 	struct work_fw_conventions conv;
 	struct work_shape shape; /* one micro-batch on one rank */
 	enum work_recompute recompute;
+	uint32_t recompute_layers_n;   /* model layers that recompute (training.recompute_layers) */
 	struct work_costs costs;       /* per-op costs (transformers; zero for layer lists); of a
 					* layer with experts in a MoE model */
 	struct work_costs dense_costs; /* of one of model.dense_layers (work_dense_model);

@@ -364,6 +364,7 @@ static const char *const scenario_cols[] = {
     "training.cross_entropy",
     "training.grad_reduce_in_fp32",
     "training.fp8_params",
+    "training.recompute_layers",
     "training.iterations",
     "training.tokens",
     "training.samples",

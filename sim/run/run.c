@@ -552,13 +552,14 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	 * per rank and micro-batch) over every layer and micro-batch of the job,
 	 * a rerun attention core (a third of attn) counted as the model FLOPs */
 	double recompute_flops = p->costs.layer_recompute_flops[p->recompute] *
-				 (double)sc->model.layers * tokens /
+				 (double)p->recompute_layers_n * tokens /
 				 ((double)tr->micro_batch * (double)tr->seq_len) *
 				 (double)p->shape.tp * (double)(p->shape.cp > 1 ? p->shape.cp : 1);
 	bool attn_rerun = p->recompute == WORK_RECOMPUTE_FULL ||
 			  (p->recompute == WORK_RECOMPUTE_SELECTIVE && recompute_flops > 0.0);
-	if (attn_rerun)
-		recompute_flops -= masked * attn / 3.0;
+	if (attn_rerun && sc->model.layers > 0) /* in the layers that rerun (recompute_layers) */
+		recompute_flops -=
+		    masked * attn / 3.0 * (double)p->recompute_layers_n / (double)sc->model.layers;
 	/* layer lists: the checkpointed blocks' forward, per micro-batch of a rank */
 	recompute_flops += p->recompute_flops_mb * (double)tr->global_batch * batch_share /
 			   (double)tr->micro_batch;
