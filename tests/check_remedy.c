@@ -64,12 +64,13 @@ START_TEST(offers_what_fits)
 	struct ts_result *r = calloc(1, sizeof *r), *x = calloc(1, sizeof *x);
 	ck_assert_int_eq(run_file(&env, path, NULL, 0, r), 0);
 	ck_assert(!r->fits);
-	ck_assert_int_eq(remedy_find(&env, path, NULL, 0, r, &e), 0);
-	ck_assert(r->remedies_tried);
-	ck_assert_uint_ge(r->n_remedies, 2);
+	struct ts_remedies rem, rem2;
+	ck_assert_int_eq(remedy_find(&env, path, NULL, 0, r, &rem, &e), 0);
+	ck_assert(r->remedies == &rem);
+	ck_assert_uint_ge(rem.n, 2);
 	bool tp = false, gpu = false;
-	for (uint32_t i = 0; i < r->n_remedies; i++) {
-		const struct ts_remedy *m = &r->remedies[i];
+	for (uint32_t i = 0; i < rem.n; i++) {
+		const struct ts_remedy *m = &rem.r[i];
 		printf("%s [%s]: %.1f of %.1f GiB, %.3f s (%+.1f %%)\n", m->change, m->set,
 		       m->memory_per_gpu_bytes / 1073741824.0,
 		       m->memory_capacity_bytes / 1073741824.0, m->iteration_time_s,
@@ -92,7 +93,7 @@ START_TEST(offers_what_fits)
 		gpu = gpu || strstr(m->set, "cluster=") != NULL;
 		/* the same GPUs first, each group fastest first */
 		if (i) {
-			const struct ts_remedy *p = &r->remedies[i - 1];
+			const struct ts_remedy *p = &rem.r[i - 1];
 			bool hw = strstr(m->set, "cluster=") || strstr(m->set, "nodes=");
 			bool phw = strstr(p->set, "cluster=") || strstr(p->set, "nodes=");
 			ck_assert(phw <= hw);
@@ -104,8 +105,8 @@ START_TEST(offers_what_fits)
 	 * holds the 77 GiB */
 	ck_assert(tp && gpu);
 	/* ZeRO-3 alone leaves 25 GiB of activations and does not fit: not offered */
-	for (uint32_t i = 0; i < r->n_remedies; i++)
-		ck_assert(strcmp(r->remedies[i].set, "parallel.zero=3"));
+	for (uint32_t i = 0; i < rem.n; i++)
+		ck_assert(strcmp(rem.r[i].set, "parallel.zero=3"));
 	const char *z3[1] = {"parallel.zero=3"};
 	ck_assert_int_eq(run_file(&env, path, z3, 1, x), 0);
 	ck_assert(!x->fits);
@@ -113,8 +114,8 @@ START_TEST(offers_what_fits)
 	const char *small[2] = {"model=\"llama2-7b\"", "training.recompute=\"full\""};
 	ck_assert_int_eq(run_file(&env, path, small, 2, x), 0);
 	ck_assert_msg(x->fits, "Llama-2-7B: %.1f GiB", x->memory_per_gpu_bytes / 1073741824.0);
-	ck_assert_int_eq(remedy_find(&env, path, small, 2, x, &e), 0);
-	ck_assert(!x->remedies_tried && x->n_remedies == 0);
+	ck_assert_int_eq(remedy_find(&env, path, small, 2, x, &rem2, &e), 0);
+	ck_assert(!x->remedies && rem2.n == 0);
 	free(r);
 	free(x);
 	env_release(&env);

@@ -286,7 +286,8 @@ int ts_result_find_remedies(const ts_env *env, const char *path, const char *con
 {
 	struct ts_error err;
 	ts_error_clear(&err);
-	if (remedy_find(env, path, sets, nsets, r, &err))
+	struct api_result *ar = (struct api_result *)(void *)r;
+	if (remedy_find(env, path, sets, nsets, r, &ar->rem, &err))
 		return api_fail(&err);
 	return 0;
 }

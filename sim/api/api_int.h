@@ -30,6 +30,7 @@ struct ts_sweep {
 struct api_result {
 	struct ts_result r;
 	json_t *scenario;
+	struct ts_remedies rem; /* what r.remedies points at, once looked for */
 };
 
 /* The scenario of a result made by ts_plan_simulate (borrowed). */

@@ -433,7 +433,7 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 		    table_print(t, out);
 		/* what would fit, for each scenario that does not */
 		for (size_t k = 0; !e && k < np; k++) {
-			if (!rs[k]->remedies_tried)
+			if (!rs[k]->remedies)
 				continue;
 			char nm[4 * sizeof rs[k]->name];
 			ts_escape_ctl(nm, sizeof nm, rs[k]->name, sizeof rs[k]->name);

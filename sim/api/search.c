@@ -71,23 +71,29 @@ static const char *recompute_names(const struct search_cand *c, const char *sep,
 /* When no candidate fits: the scenario as given, simulated, with what
  * would fit it (remedy_find), or NULL when it cannot be run or fits (the
  * search's own limits left nothing). Free with ts_free. */
+/* A result and what would fit it. */
+struct nofit {
+	struct ts_result r;
+	struct ts_remedies m;
+};
+
 static struct ts_result *nofit_remedies(const ts_env *env, const char *path,
 					const char *const *sets, size_t nsets)
 {
 	struct ts_scenario *sc = NULL;
 	struct ts_plan *p = NULL;
 	struct ts_error e;
-	struct ts_result *r = ts_calloc(1, sizeof *r);
-	bool ok = r && !ts_scenario_load(env->cat, path, sets, nsets, &sc, &e) &&
-		  !plan_build(env, sc, &p, &e) && !run_plan(p, r, NULL, &e) && !r->fits &&
-		  !remedy_find(env, path, sets, nsets, r, &e);
+	struct nofit *nf = ts_calloc(1, sizeof *nf);
+	bool ok = nf && !ts_scenario_load(env->cat, path, sets, nsets, &sc, &e) &&
+		  !plan_build(env, sc, &p, &e) && !run_plan(p, &nf->r, NULL, &e) && !nf->r.fits &&
+		  !remedy_find(env, path, sets, nsets, &nf->r, &nf->m, &e);
 	plan_destroy(p);
 	ts_scenario_destroy(sc);
-	if (!ok && r) {
-		ts_free(r, sizeof *r);
-		r = NULL;
+	if (!ok && nf) {
+		ts_free(nf, sizeof *nf);
+		nf = NULL;
 	}
-	return r;
+	return nf ? &nf->r : NULL;
 }
 
 static int write_text(const struct search_result *sr, const char *path, enum search_objective obj,
@@ -899,8 +905,8 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 		rc = o->format == TS_FORMAT_CSV	   ? write_csv(&sr, obj, top, out)
 		     : o->format == TS_FORMAT_JSON ? write_json(&sr, path, obj, top, nofit, out)
 						   : write_text(&sr, path, obj, top, nofit, out);
-		if (nofit)
-			ts_free(nofit, sizeof *nofit);
+		if (nofit) /* the first member of its struct nofit */
+			ts_free(nofit, sizeof(struct nofit));
 	}
 	search_result_free(&sr);
 out:

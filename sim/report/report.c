@@ -293,12 +293,12 @@ json_t *report_result_document(const struct ts_result *r, const json_t *scenario
 				goto fail;
 		}
 	}
-	if (r->remedies_tried) { /* what would fit, fastest first */
+	if (r->remedies) { /* what would fit, fastest first */
 		json_t *arr = json_array();
 		if (!arr || json_object_set_new(obj, "memory_remedies", arr))
 			goto fail;
-		for (uint32_t i = 0; i < r->n_remedies && i < REMEDY_MAX; i++) {
-			const struct ts_remedy *x = &r->remedies[i];
+		for (uint32_t i = 0; i < r->remedies->n && i < REMEDY_MAX; i++) {
+			const struct ts_remedy *x = &r->remedies->r[i];
 			json_t *o = json_object();
 			if (!o || json_array_append_new(arr, o) ||
 			    json_object_set_new(
@@ -928,13 +928,15 @@ static void memory_table(const struct ts_result *r, FILE *out, int *rc)
 void report_remedies_text(const struct ts_result *r, FILE *out)
 {
 	char b[64], d[64];
-	if (r->remedies_tried && !r->n_remedies)
+	if (!r->remedies)
+		return;
+	if (!r->remedies->n)
 		fprintf(out,
 			"what would fit: none of the single changes tried (ZeRO, "
 			"recomputation, micro-batch, TP, PP, offload, up to 8 times the nodes, "
 			"a GPU with more memory)\n");
-	for (uint32_t i = 0; i < r->n_remedies && i < REMEDY_MAX; i++) {
-		const struct ts_remedy *x = &r->remedies[i];
+	for (uint32_t i = 0; i < r->remedies->n && i < REMEDY_MAX; i++) {
+		const struct ts_remedy *x = &r->remedies->r[i];
 		char ch[4 * sizeof x->change], st[4 * sizeof x->set];
 		ts_escape_ctl(ch, sizeof ch, x->change, sizeof x->change);
 		ts_escape_ctl(st, sizeof st, x->set, sizeof x->set);

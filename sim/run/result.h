@@ -40,6 +40,12 @@ struct ts_remedy {
 /* Most changes a result lists. */
 #define REMEDY_MAX 6
 
+/* What would fit, as remedy_find found it. Plain record. */
+struct ts_remedies {
+	uint32_t n; /* changes that fit, fastest first */
+	struct ts_remedy r[REMEDY_MAX];
+};
+
 /* Most phases a result breaks a run into (TS_MAX_PHASES of sim/io/scenario.h). */
 #define TS_RESULT_MAX_PHASES 12
 
@@ -143,10 +149,10 @@ struct ts_result {
 	/* a run in phases: the whole-run fields above are their sums, the
 	 * per-iteration ones those of the longest phase */
 	/* when it does not fit and remedies were looked for (remedy_find):
-	 * the fastest changes that fit, fastest first */
-	bool remedies_tried;
-	uint32_t n_remedies;
-	struct ts_remedy remedies[REMEDY_MAX];
+	 * the changes that fit; NULL when not looked for. Borrowed: the
+	 * caller of remedy_find owns it (a pointer, so that the many results
+	 * of a search stay small) */
+	const struct ts_remedies *remedies;
 	uint32_t n_phases;
 	struct ts_phase_result phases[TS_RESULT_MAX_PHASES];
 	/* the simulation's own spread of the headline figures over its

@@ -108,6 +108,26 @@ static bool keep(struct ctx *x, struct cand *cs, int *n)
 	return false;
 }
 
+/* A parallel degree doubled (up to max) with dp = GPUs / (degree x rest)
+ * until it fits: key's format sets the degree. */
+static void more_degree(struct ctx *x, struct cand *cs, int *n, const char *name, const char *key,
+			uint32_t cur, uint32_t max, uint32_t rest, uint32_t dp)
+{
+	uint32_t gpus = dp * cur * rest;
+	for (uint32_t d = cur * 2; d <= max; d *= 2) {
+		uint32_t mp = d * rest;
+		if (gpus % mp)
+			break;
+		char w[96];
+		snprintf(w, sizeof w, "%s %u -> %u (DP %u -> %u)", name, cur, d, dp, gpus / mp);
+		struct cand *c = add(cs, n, 0, w);
+		set(c, key, d);
+		set(c, "parallel.dp=%lld", gpus / mp);
+		if (keep(x, cs, n))
+			break;
+	}
+}
+
 /* A bundled cluster and its GPU. */
 struct bigger {
 	char cluster[64], gpu[48];
@@ -184,10 +204,10 @@ static int cmp_cand(const void *a, const void *b)
 }
 
 int remedy_find(const struct ts_env *env, const char *path, const char *const *sets, size_t nsets,
-		struct ts_result *base, struct ts_error *err)
+		struct ts_result *base, struct ts_remedies *out, struct ts_error *err)
 {
-	base->n_remedies = 0;
-	base->remedies_tried = false;
+	memset(out, 0, sizeof *out);
+	base->remedies = NULL;
 	if (base->fits)
 		return 0;
 	struct ts_scenario *sc = NULL;
@@ -232,30 +252,12 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 		if (keep(&x, cs, &n))
 			break;
 	}
-	/* more tensor parallelism, within a node (DP shrinks) */
-	for (uint32_t tp = par->tp * 2; tp <= sc->gpus_per_node; tp *= 2) {
-		uint32_t mp = tp * par->pp * par->cp;
-		if (gpus % mp)
-			break;
-		snprintf(w, sizeof w, "TP %u -> %u (DP %u -> %u)", par->tp, tp, par->dp, gpus / mp);
-		struct cand *c = add(cs, &n, 0, w);
-		set(c, "parallel.tp=%lld", tp);
-		set(c, "parallel.dp=%lld", gpus / mp);
-		if (keep(&x, cs, &n))
-			break;
-	}
-	/* more pipeline stages (DP shrinks) */
-	for (uint32_t pp = par->pp * 2; pp <= par->pp * 8; pp *= 2) {
-		uint32_t mp = par->tp * pp * par->cp;
-		if (gpus % mp)
-			break;
-		snprintf(w, sizeof w, "PP %u -> %u (DP %u -> %u)", par->pp, pp, par->dp, gpus / mp);
-		struct cand *c = add(cs, &n, 0, w);
-		set(c, "parallel.pp=%lld", pp);
-		set(c, "parallel.dp=%lld", gpus / mp);
-		if (keep(&x, cs, &n))
-			break;
-	}
+	/* more tensor parallelism within a node, more pipeline stages (DP
+	 * shrinks) */
+	more_degree(&x, cs, &n, "TP", "parallel.tp=%lld", par->tp, sc->gpus_per_node,
+		    par->pp * par->cp, par->dp);
+	more_degree(&x, cs, &n, "PP", "parallel.pp=%lld", par->pp, par->pp * 8, par->tp * par->cp,
+		    par->dp);
 	/* the optimizer state (and, with ZeRO-3, the weights) to CPU memory */
 	if (par->offload == TS_OFFLOAD_NONE && dpcp >= 1) {
 		int z = par->zero ? par->zero : 2;
@@ -299,8 +301,8 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 			break;
 	}
 	qsort(cs, (size_t)n, sizeof *cs, cmp_cand);
-	for (int i = 0; i < n && base->n_remedies < REMEDY_MAX; i++) {
-		struct ts_remedy *r = &base->remedies[base->n_remedies++];
+	for (int i = 0; i < n && out->n < REMEDY_MAX; i++) {
+		struct ts_remedy *r = &out->r[out->n++];
 		memset(r, 0, sizeof *r);
 		snprintf(r->change, sizeof r->change, "%s", cs[i].change);
 		size_t k = 0;
@@ -313,7 +315,7 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 		r->iteration_time_s = cs[i].T;
 		r->time_change = cs[i].T / base->iteration_time_s - 1.0;
 	}
-	base->remedies_tried = true;
+	base->remedies = out;
 done:
 	if (scratch)
 		ts_free(scratch, sizeof *scratch);

@@ -14,8 +14,8 @@
 
 /* Find the changes of the scenario loaded from `path` with sets[0..nsets)
  * (as the caller ran it, result `base`) that fit, and put the fastest
- * REMEDY_MAX of them, fastest first, into base->remedies (n_remedies;
- * remedies_tried set). Each kind of change is tried at its smallest step
+ * REMEDY_MAX of them, fastest first, into *out (owned by the caller) and
+ * point base->remedies at it. Each kind of change is tried at its smallest step
  * that fits (ZeRO one stage up at a time, the micro-batch halved, TP and
  * PP doubled, nodes doubled, up to 8 times), and two together where no
  * single change fits (ZeRO-3 with full recomputation). A change the plan
@@ -24,6 +24,6 @@
  * Returns 0, or the error of loading the scenario (TS_ENOMEM and the
  * loader's); a candidate's own failure is no error. */
 int remedy_find(const struct ts_env *env, const char *path, const char *const *sets, size_t nsets,
-		struct ts_result *base, struct ts_error *err);
+		struct ts_result *base, struct ts_remedies *out, struct ts_error *err);
 
 #endif
