@@ -292,6 +292,19 @@ if ok wrnone run "$SCEN" --set 'checkpoint.interval="none"'; then
 	grep -q '^checkpoints' "$TMP/wrnone" && fail "checkpoint.interval = none: checkpoints written"
 fi
 
+# --- a scenario that does not fit says what would, as README.md shows it
+# (each line of README's block is the program's)
+if ok remedies run "$SCEN" --set model=llama2-13b --set cluster=dgx-a100-40gb \
+	--set training.seq_len=4096 --set training.global_batch=64 --set training.micro_batch=1 \
+	--set parallel.zero=2; then
+	checks=$((checks + 1))
+	sed -n '/^does NOT fit/,/^$/p' "$TMP/remedies" | sed '/^$/d' >"$TMP/remedies.block"
+	grep -q '^what would fit' "$TMP/remedies.block" || fail "no 'what would fit' block"
+	while IFS= read -r line; do
+		grep -qxF -- "$line" "$SRC/README.md" || fail "README.md lacks the line: $line"
+	done <"$TMP/remedies.block"
+fi
+
 # --- the same scenario twice gives the same bytes
 if ok again run "$SCEN" --format json; then
 	checks=$((checks + 1))
