@@ -237,6 +237,8 @@ START_TEST(test_memory_every_level)
 	    {base, {"parallel.zero=2"}},
 	    {base, {"parallel.zero=3"}},
 	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3"}},
+	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3", "parallel.pp=2"}},
+	    {base, {"parallel.zero=3", "parallel.reshard_after_forward=false"}},
 	    {base,
 	     {"training.framework=\"deepspeed\"", "parallel.zero=2", "parallel.offload=\"cpu\""}},
 	    {base, {"parallel.zero=3", "parallel.offload=\"cpu\""}},

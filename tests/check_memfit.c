@@ -283,6 +283,40 @@ START_TEST(recompute_layers)
 }
 END_TEST
 
+/* parallel.reshard_after_forward (FSDP): Llama 3 8B on 8 H100, ZeRO-3,
+ * full recompute. Resharding, the weights at the peak are the fp32 shard
+ * (4 P / 8 bytes) and a layer or two gathered in bf16; without, every unit
+ * stays gathered from its first forward to its last backward: 4 P / 8 + 2 P
+ * (1 - 1/8) bytes exactly, P the model's parameters. FSDP with pipelining
+ * defaults to not resharding (torchtitan's default policy), and holds more
+ * than the same run resharding. */
+START_TEST(reshard_after_forward)
+{
+	static const char fmt[] =
+	    "model = \"llama3-8b\"; cluster = \"dgx-h100\"; nodes = 1;\n"
+	    "training = { framework = \"fsdp\"; global_batch = 16; micro_batch = 1;\n"
+	    "  seq_len = 8192; recompute = \"full\"; iterations = 2; };\n"
+	    "parallel = { zero = 3; pp = %d; %s };\n";
+	char text[1024];
+	struct ts_result keep, re, pp_def, pp_re;
+	snprintf(text, sizeof text, fmt, 1, "reshard_after_forward = false;");
+	ck_assert_int_eq(run("keep", text, &keep), 0);
+	snprintf(text, sizeof text, fmt, 1, "");
+	ck_assert_int_eq(run("reshard", text, &re), 0);
+	struct ts_model m = tu_model("llama3-8b");
+	double P = ts_model_params(&m);
+	ck_assert_msg(tu_relerr(keep.mem.weights, 4.0 * P / 8.0 + 2.0 * P * (1.0 - 1.0 / 8.0)) <
+			  1e-9,
+		      "%.6g bytes of weights", keep.mem.weights);
+	ck_assert(re.mem.weights < 0.5 * keep.mem.weights);
+	snprintf(text, sizeof text, fmt, 2, "");
+	ck_assert_int_eq(run("pp default", text, &pp_def), 0);
+	snprintf(text, sizeof text, fmt, 2, "reshard_after_forward = true;");
+	ck_assert_int_eq(run("pp reshard", text, &pp_re), 0);
+	ck_assert(pp_def.mem.weights > pp_re.mem.weights);
+}
+END_TEST
+
 START_TEST(public_reports)
 {
 	char path[1024], buf[1400];
@@ -392,6 +426,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, public_reports);
 	tcase_add_test(tc, korthikanti_through_the_schedule);
 	tcase_add_test(tc, recompute_layers);
+	tcase_add_test(tc, reshard_after_forward);
 	suite_add_tcase(s, tc);
 	return s;
 }

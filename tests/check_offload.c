@@ -90,6 +90,7 @@ static void osim_run(struct osim *s, uint32_t nodes, uint32_t gpn, bool class_mo
 			     .lay = &s->l,
 			     .zero = 1,
 			     .weight_bpp = 2,
+			     .gather_bpp = 2,
 			     .grad_bpp = 2,
 			     .optim_bpp = 12,
 			     .reduce_bpp = 2,

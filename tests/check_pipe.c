@@ -440,6 +440,7 @@ START_TEST(offload_over_pcie)
 			     .lay = &s.l,
 			     .zero = 1,
 			     .weight_bpp = 2,
+			     .gather_bpp = 2,
 			     .grad_bpp = 2,
 			     .optim_bpp = 12,
 			     .reduce_bpp = 2,
@@ -518,6 +519,7 @@ START_TEST(zero1_gather_per_bucket)
 			     .bucket_bytes = 4e8,
 			     .overlap = true,
 			     .weight_bpp = 2,
+			     .gather_bpp = 2,
 			     .grad_bpp = 4,
 			     .optim_bpp = 12,
 			     .reduce_bpp = 4};

@@ -112,7 +112,8 @@ static const char *const parallel_keys[] = {"tp",
 					    "first_stage_layers",
 					    "last_stage_layers",
 					    "account_for_embedding",
-					    "account_for_loss"};
+					    "account_for_loss",
+					    "reshard_after_forward"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
 static const char *const sim_keys[] = {"granularity",
@@ -585,6 +586,14 @@ static int read_parallel(struct ld *l)
 	    (rc = cfg_bool(member(g, "account_for_loss"), l->file, "parallel.account_for_loss",
 			   &q->account_loss, l->err)))
 		return rc;
+	q->reshard_after_forward = TS_UNSET;
+	if (member(g, "reshard_after_forward")) {
+		bool b2;
+		if ((rc = cfg_bool(member(g, "reshard_after_forward"), l->file,
+				   "parallel.reshard_after_forward", &b2, l->err)))
+			return rc;
+		q->reshard_after_forward = b2 ? 1 : 0;
+	}
 	q->tp_comm_overlap = false;
 	if (member(g, "tp_comm_overlap") &&
 	    (rc = cfg_bool(member(g, "tp_comm_overlap"), l->file, "parallel.tp_comm_overlap",
@@ -1030,6 +1039,11 @@ static int note_all(struct ld *l)
 	N("parallel.ep", "default", "%u", q->ep);
 	N("parallel.sp", "default", "%s", q->sp ? "true" : "false");
 	N("parallel.tp_comm_overlap", "default", "%s", q->tp_comm_overlap ? "true" : "false");
+	if (q->reshard_after_forward == TS_UNSET)
+		N("parallel.reshard_after_forward", "default: unset, the framework's", "unset");
+	else
+		N("parallel.reshard_after_forward", "", "%s",
+		  q->reshard_after_forward ? "true" : "false");
 	N("parallel.zero", "default", "%d", q->zero);
 	N("parallel.offload", "default", "\"%s\"", off_names[q->offload]);
 	N("parallel.schedule", "default", "\"%s\"", sched_names[q->schedule]);

@@ -91,6 +91,10 @@ struct ts_parallel {
 	uint32_t ep;		   /* expert-parallel degree, inside DP; default 1 */
 	bool sp;		   /* sequence parallelism with TP; default false */
 	bool tp_comm_overlap;	   /* Megatron-Core's TP communication overlap; default false */
+	int reshard_after_forward; /* ZeRO-3: 1 free a unit's gathered weights after its
+				    * forward, 0 keep them to its backward, TS_UNSET = the
+				    * framework's (FSDP: true without pipelining, false with,
+				    * as torchtitan's default policy; others true) */
 	int zero;		   /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
 				    * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
 	enum ts_offload offload;   /* default none; cpu | nvme (optimizer state) */

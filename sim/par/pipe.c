@@ -1006,13 +1006,13 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			if (!leads(b, k, PG_DP))
 				continue;
 			uint32_t id = group_coll(
-			    b, k, PG_DP, COLL_ALL_GATHER, sg->gather * j->weight_bpp, GRAPH_COMM,
+			    b, k, PG_DP, COLL_ALL_GATHER, sg->gather * j->gather_bpp, GRAPH_COMM,
 			    b->c[k].gather, "param all-gather", j->offload ? b->tmpv : NULL);
 			each_member(b, k, PG_DP, id, set_prev_alloc_dep);
 			each_member(b, k, PG_DP, id, set_pending);
 		}
 		/* the gathered weights but the resident shard (none offloaded) */
-		double held = sg->gather * j->weight_bpp * (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp);
+		double held = sg->gather * j->gather_bpp * (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp);
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
 			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS, held, 0.0);
@@ -1064,7 +1064,7 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			    mark(b, k, "free logits", GRAPH_MEM_LOGITS, 0.0, sg->logits_free);
 		if (sg->ungather > 0.0 && b->ndp > 1)
 			lastv[k] = mark(b, k, "free gathered", GRAPH_MEM_WEIGHTS, 0.0,
-					sg->ungather * j->weight_bpp *
+					sg->ungather * j->gather_bpp *
 					    (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp));
 	}
 	/* an all-gather over DP of what each rank made (CLIP's embeddings,
@@ -1315,6 +1315,9 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			bool zopen = z3 && fsdp_unit_edge(j->units, u0, u1, u, false);
 			bool zclose = z3 && fsdp_unit_edge(j->units, u0, u1, u, true);
 			double zp = zopen || zclose ? fsdp_unit_params(j->units, u0, u1, u) : 0.0;
+			/* without resharding, gathered once and kept (see pipe.h) */
+			bool zg = zopen && (j->reshard || ps->mb == 0);
+			bool zf = zclose && j->reshard;
 			if ((opens || zopen) && coarse && u > u0 && seg_any(&acc)) {
 				emit_seg(b, st, &acc, firstv, lastv);
 				acc = (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
@@ -1333,8 +1336,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					 .alloc = lg ? 0.0 : x->act_bytes,
 					 .logits_alloc = lg ? x->act_bytes : 0.0,
 					 .tp = x->tp_fwd,
-					 .gather = zopen ? zp : 0.0,
-					 .ungather = zclose ? zp : 0.0,
+					 .gather = zg ? zp : 0.0,
+					 .ungather = zf ? zp : 0.0,
 					 .a2a = x->a2a_fwd,
 					 .dp_gather = x->dp_gather_bytes,
 					 .ring_s = x->ring_fwd_s,
@@ -1363,7 +1366,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			bool zopen = z3 && fsdp_unit_edge(j->units, u0, u1, u, true);
 			bool zclose = z3 && fsdp_unit_edge(j->units, u0, u1, u, false);
 			double zp = zopen || zclose ? fsdp_unit_params(j->units, u0, u1, u) : 0.0;
-			double gth = zopen ? zp : 0.0;
+			double gth = zopen && j->reshard ? zp : 0.0;
+			bool zf = zclose && (j->reshard || ps->mb + 1 == b->m);
 			/* a recompute makes its activations again (layer lists:
 			 * the block's, on its last unit), freed by this
 			 * backward; at stage granularity one segment reruns
@@ -1398,7 +1402,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 					.a2a = x->a2a_bwd,
 					.dp_gather = x->dp_gather_bytes,
 					.dp_gather_bwd = true,
-					.ungather = zclose ? zp : 0.0,
+					.ungather = zf ? zp : 0.0,
 					.flops = x->wgrad_flops,
 					.has_layer = true,
 					.l0 = x->layer,
@@ -1506,7 +1510,7 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 			lastv[k] = end;
 			if (j->zero <= 2)
 				lastv[k] =
-				    xfer(b, k, true, params * j->weight_bpp, id, "weights to gpu");
+				    xfer(b, k, true, params * j->gather_bpp, id, "weights to gpu");
 			continue;
 		} else {
 			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer",
@@ -1532,7 +1536,7 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 				if (!leads(b, k, PG_DP))
 					continue;
 				uint32_t id = group_coll(b, k, PG_DP, COLL_ALL_GATHER,
-							 params * j->weight_bpp, GRAPH_COMM,
+							 params * j->gather_bpp, GRAPH_COMM,
 							 b->c[k].dpcomm, "param all-gather", lastv);
 				uint32_t m;
 				const uint32_t *mem = pg_members(b, k, PG_DP, &m);

@@ -70,7 +70,9 @@ struct pipe_job {
 						 * last units of a chunk); 0 = same */
 	bool overlap;				/* reduce during backward */
 	double weight_bpp, grad_bpp, optim_bpp; /* bytes per parameter (framework) */
-	double reduce_bpp;			/* bytes per parameter of the gradient reduction */
+	double gather_bpp; /* bytes per parameter a weight all-gather moves and a gathered
+			    * unit holds (work_fw_conventions gather_bytes) */
+	double reduce_bpp; /* bytes per parameter of the gradient reduction */
 	/* framework buffers held all iteration (GRAPH_MEM_BUFFERS): buffer_bpp
 	 * bytes per parameter of the rank (DDP's bucket copies) plus ipg_bpp
 	 * per parameter up to ipg_max_bytes (DeepSpeed's reduction bucket);
@@ -89,6 +91,11 @@ struct pipe_job {
 	 * to its nearest CPU socket in `net` (borrowed), so they share them
 	 * with NIC and input-pipeline traffic */
 	bool offload;
+	/* ZeRO-3: a unit's gathered weights are freed after its forward and
+	 * gathered again for its backward (FSDP reshard_after_forward); false:
+	 * gathered at the first micro-batch's forward and kept until the last
+	 * one's backward (FSDP2's policy with pipelining) */
+	bool reshard;
 	const struct ts_net *net;
 	double cpu_adam_params_per_s;
 	/* NVMe offload (with offload), as DeepSpeed's ZeRO-Infinity swaps the

@@ -365,6 +365,7 @@ static const char *const scenario_cols[] = {
     "training.grad_reduce_in_fp32",
     "training.fp8_params",
     "training.recompute_layers",
+    "parallel.reshard_after_forward",
     "training.iterations",
     "training.tokens",
     "training.samples",

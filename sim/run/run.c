@@ -241,6 +241,9 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .ep = par->ep,
 	    .a2a_bytes = p->costs.layer_a2a_bytes,
 	    .offload = par->offload != TS_OFFLOAD_NONE,
+	    .reshard = par->reshard_after_forward != TS_UNSET
+			   ? par->reshard_after_forward == 1
+			   : !(sc->training.framework == WORK_FW_FSDP && par->pp > 1),
 	    .net = s->net,
 	    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
 	    .nvme = par->offload == TS_OFFLOAD_NVME,
@@ -256,6 +259,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .first_bucket_bytes = p->first_bucket_bytes,
 	    .overlap = p->overlap,
 	    .weight_bpp = p->conv.weight_bytes,
+	    .gather_bpp = p->conv.gather_bytes,
 	    .grad_bpp = p->conv.grad_bytes,
 	    .optim_bpp = p->conv.optim_bytes,
 	    .reduce_bpp = ts_dtype_bytes(p->conv.reduce_dtype),

@@ -203,7 +203,10 @@ int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 			struct work_fw_conventions *out)
 {
 	int rc = conventions(fw, precision, out);
-	if (rc || precision != TS_FP8)
+	if (rc)
+		return rc;
+	out->gather_bytes = ts_dtype_bytes(out->param_dtype);
+	if (precision != TS_FP8)
 		return rc;
 	split(out, out->weight_bytes + FP8_WEIGHT_COPY_BYTES, out->grad_bytes, out->optim_bytes);
 	out->fp8_copy_bytes = FP8_WEIGHT_COPY_BYTES;
@@ -266,6 +269,7 @@ void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
 	/* 8-bit Adam keeps its 1 + 1 bytes of moments */
 	double moments = c->adam8bit ? 2.0 : 2.0 * b;
 	c->param_dtype = c->grad_dtype = c->reduce_dtype = lowp;
+	c->gather_bytes = b;
 	split(c, b + c->fp8_copy_bytes, b, moments);
 	/* grad read b, weight read/write 2b, moments read/write twice theirs,
 	 * the fp8 cast (if any) as before */
@@ -288,6 +292,7 @@ void work_fw_precision_options(struct work_fw_conventions *c, bool grad_bf16, bo
 	if (fp8_params && c->fp8_copy_bytes > 0.0 && c->weight_bytes > c->fp8_copy_bytes) {
 		split(c, c->fp8_copy_bytes, c->grad_bytes, c->optim_bytes);
 		c->optim_bytes_touched -= 2.0;
+		c->gather_bytes = 1.0; /* --fp8-param-gather: the gathers move fp8 */
 	}
 }
 

@@ -39,6 +39,9 @@ struct work_fw_conventions {
 	double alloc_fraction;	   /* caching-allocator slack, fraction of the bytes held */
 	double fp8_copy_bytes;	   /* of weight_bytes, fp8 weight copies (fp8 training) */
 	bool adam8bit;		   /* the moments are 8-bit (work_fw_adam8bit) */
+	double gather_bytes;	   /* bytes per parameter of the weights a ZeRO all-gather moves
+				    * and a gathered unit holds: the compute copy's dtype
+				    * (FSDP's MixedPrecision param_dtype, not its fp32 shard) */
 	const char *source;	   /* where these conventions come from */
 };
 
