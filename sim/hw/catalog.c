@@ -205,9 +205,9 @@ static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name
 static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const char *file,
 		     uint32_t fidx, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"name",	"peak",	   "mamf_eff", "memory",
-					   "hbm_bw",	"hbm_eff", "sms",      "tdp",
-					   "flash_eff", "source",  "sources",  NULL};
+	static const char *const keys[] = {"name",    "peak",  "mamf_eff", "memory",	"hbm_bw",
+					   "hbm_eff", "sms",   "tdp",	   "flash_eff", "source",
+					   "sources", "alias", NULL};
 	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
@@ -226,6 +226,9 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 	    (rc = check_unique(cat, true, g->name, file, m->line, path, err)))
 		return rc;
 	cat->ngpus++; /* from here on the entry is owned by the catalog */
+	if ((rc = cfg_get_string(e, "alias", false, g->alias, sizeof g->alias, file, path, err)) <
+	    0)
+		return rc; /* 1: not given */
 
 	const config_setting_t *peak = config_setting_get_member(e, "peak");
 	const config_setting_t *mamf = config_setting_get_member(e, "mamf_eff");
@@ -492,6 +495,10 @@ int hw_catalog_find_gpu(const struct hw_catalog *cat, const char *name)
 {
 	for (size_t i = 0; i < cat->ngpus; i++)
 		if (strcasecmp(cat->gpus[i].name, name) == 0)
+			return (int)i;
+	/* a former name, kept so that files naming it still load */
+	for (size_t i = 0; i < cat->ngpus; i++)
+		if (cat->gpus[i].alias[0] && strcasecmp(cat->gpus[i].alias, name) == 0)
 			return (int)i;
 	return -1;
 }

@@ -19,7 +19,8 @@ double ts_dtype_bytes(enum ts_dtype d);
 
 /* A GPU type. Plain record; numbers per GPU. */
 struct hw_gpu_type {
-	char name[48];			    /* "A100-SXM4-80GB" */
+	char name[48];	/* "A100-SXM4-80GB" */
+	char alias[48]; /* a former name that still finds it ("B200-GB200"), "" for none */
 	double peak_flops[TS_DTYPE_COUNT_]; /* dense tensor FLOP/s per dtype, 0 = unsupported (fp32
 					       = non-tensor) */
 	double mamf_eff[TS_DTYPE_COUNT_];   /* max achievable matmul fraction of peak (eta_max) */
