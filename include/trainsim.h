@@ -285,9 +285,12 @@ TS_API int ts_result_get(const ts_result *r, const char *key, double *value);
 TS_API int ts_result_write(const ts_result *r, enum ts_format format, FILE *out);
 
 /* Write results rs[0..n) (n >= 2, each from ts_plan_simulate) side by
- * side: text and CSV one column per scenario, the best of each row marked
- * ('*' in text, a "best" column in CSV), scaling efficiency relative to
- * the first result on the same GPU type; JSON a list of the results as
+ * side: text a column per scenario, the best of each row marked '*'; CSV
+ * a row per scenario ("name", "file", a column per compared figure by its
+ * result key, "best" and "no_clear_winner": the keys of the rows it wins
+ * and of those the bands leave undecided, separated by ';', then the
+ * scenario's columns by key path); scaling efficiency relative to the
+ * first result on the same GPU type; JSON a list of the results as
  * ts_result_write writes them, each with "comparison":
  * {"scaling_efficiency" (null: no other result on its GPU type), "best":
  * [the keys of the rows it is best in]}. Returns 0, TS_EUSAGE (n < 2),

@@ -1,7 +1,8 @@
 # Comparison: grouped bars per metric, each scenario's figure relative to the
 # first scenario's (= 1).
-# Data (written by trainsim plot compare): a header "metric" then the
-# scenario names; rows: metric relative_1 relative_2 ...
+# Data (written by trainsim plot compare from trainsim compare --format csv,
+# a row per scenario): a header "metric" then the scenario names; rows:
+# metric relative_1 relative_2 ..., a metric per row, a bar group each.
 # SPDX-License-Identifier: MIT
 load plotdir.'/common.gp'
 if (!exists('ylabel')) ylabel = 'relative to the first scenario'

@@ -137,11 +137,11 @@ END_TEST
 
 START_TEST(test_compare_relative_to_first)
 {
-	static const char csv[] = "metric,A,B,best\n"
-				  "gpus,4,128,\n"
-				  "iteration_time_s,2,0.5,B\n"
-				  "cost_usd,100,300,A\n"
-				  "fits,true,true,\n";
+	/* trainsim compare --format csv: a row per scenario; B's 0.5 s
+	 * against A's 2 s is 0.25, its $300 against $100 is 3 */
+	static const char csv[] = "name,file,gpus,iteration_time_s,fits,cost_usd,best\n"
+				  "A,a.cfg,4,2,true,100,cost_usd\n"
+				  "B,b.cfg,128,0.5,true,300,iteration_time_s\n";
 	struct out r = prepare("compare", csv, NULL);
 	ck_assert_msg(r.rc == 0, "%s", ts_errmsg());
 	ck_assert_str_eq(r.data, "\"metric\" \"A\" \"B\"\n"
@@ -149,6 +149,13 @@ START_TEST(test_compare_relative_to_first)
 				 "\"cost\" 1 3\n");
 	ck_assert_ptr_nonnull(strstr(r.set, "nseries = 2\n"));
 	ck_assert_ptr_nonnull(strstr(r.set, "relative to A (= 1)"));
+	done(&r);
+	/* the transposed layout (a row per metric) is not compare's CSV */
+	static const char old[] = "metric,A,B,best\n"
+				  "iteration_time_s,2,0.5,B\n";
+	r = prepare("compare", old, NULL);
+	ck_assert_int_eq(r.rc, TS_EINVALID);
+	ck_assert_ptr_nonnull(strstr(ts_errmsg(), "found no \"name\" column"));
 	done(&r);
 }
 END_TEST

@@ -102,5 +102,5 @@ bad 1 '--title: found a control character (0x0a) at byte 2, expected one line of
 checks=$((checks + 1))
 [ -e "$TMP/pwn" ] && fail "a newline in --title ran a gnuplot command"
 printf 'a,b\n1,2\n' >"$TMP/odd.csv"
-bad 2 'found neither a "metric" column' compare "$TMP/odd.csv" -o "$TMP/bad.png"
+bad 2 'found no "name" column, expected the CSV of trainsim compare --format csv' compare "$TMP/odd.csv" -o "$TMP/bad.png"
 finish

@@ -192,4 +192,32 @@ assert a["comparison"]["scaling_efficiency"] == 1.0, a["comparison"]
 want = (b["tokens_per_s"] / 128) / (a["tokens_per_s"] / 4)
 assert abs(b["comparison"]["scaling_efficiency"] - want) < 1e-12, (b["comparison"], want)
 '
+
+# --- compare --format csv: a row per scenario, its name and file first, a
+# column per metric (its unit in its name) with the figures run prints
+X4=$EX/4gpu-vs-16node
+ok cmpcsv compare "$X4/box-4xa100.cfg" "$X4/dgx16-ib.cfg" "$X4/dgx16-10gbe.cfg" --format csv
+for f in box-4xa100 dgx16-ib dgx16-10gbe; do
+	ok "run_$f" run "$X4/$f.cfg" --format csv
+done
+py cmpcsv '
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+head = next(csv.reader(open(sys.argv[1])))
+assert head[:2] == ["name", "file"], head[:4]
+assert len(rows) == 3, len(rows)
+for col in ("gpus", "iteration_time_s", "tokens_per_s", "scaling_efficiency", "mfu",
+            "memory_per_gpu_bytes", "time_to_train_s", "energy_kwh", "cost_usd",
+            "usd_per_mtokens", "best", "model.name", "parallel.dp"):
+    assert col in head, col
+for r, f, run in zip(rows, ["box-4xa100", "dgx16-ib", "dgx16-10gbe"], sys.argv[2:]):
+    one = list(csv.DictReader(open(run)))[0]
+    assert r["file"] == sys.argv[5] + "/" + f + ".cfg", (r["file"], f)
+    assert r["name"] == one["name"], (r["name"], one["name"])
+    for k in ("gpus", "iteration_time_s", "tokens_per_s", "mfu", "cost_usd", "energy_kwh"):
+        assert float(r[k]) == float(one[k]), (f, k, r[k], one[k])
+# 16 nodes on InfiniBand: 0.503 s against 12.9 s and 16.0 s, far beyond the bands
+assert "iteration_time_s" in rows[1]["best"].split(";"), rows[1]["best"]
+assert float(rows[0]["scaling_efficiency"]) == 1.0
+' "$TMP/run_box-4xa100" "$TMP/run_dgx16-ib" "$TMP/run_dgx16-10gbe" "$X4"
 finish

@@ -261,6 +261,8 @@ int ts_plan_simulate(const ts_plan *p, FILE *trace, ts_result **out)
 		*out = NULL;
 		return api_failf(TS_ENOMEM, NULL, "out of memory");
 	}
+	if (ar)
+		snprintf(ar->file, sizeof ar->file, "%s", p->sc->file);
 	int trc = *out && trace ? trace_open(&tr, trace) : 0;
 	if (!*out || trc) {
 		ts_result_free(*out);

@@ -30,6 +30,7 @@ struct ts_sweep {
 struct api_result {
 	struct ts_result r;
 	json_t *scenario;
+	char file[256];		/* the scenario's file ("-" for standard input) */
 	struct ts_remedies rem; /* what r.remedies points at, once looked for */
 };
 
@@ -37,6 +38,13 @@ struct api_result {
 static inline const json_t *api_result_scenario(const ts_result *r)
 {
 	return ((const struct api_result *)(const void *)r)->scenario;
+}
+
+/* The file the scenario of a result made by ts_plan_simulate was read
+ * from (borrowed). */
+static inline const char *api_result_file(const ts_result *r)
+{
+	return ((const struct api_result *)(const void *)r)->file;
 }
 
 /* An output file (report/outfile), or standard output when of is NULL. */

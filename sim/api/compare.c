@@ -1,5 +1,6 @@
-/* ts_compare_write: several results side by side, one column each, the
- * best of each row marked.
+/* ts_compare_write: several results side by side, the best of each row
+ * marked: a text table with a column per scenario, a CSV with a row per
+ * scenario, a JSON list of the results.
  * SPDX-License-Identifier: MIT */
 #include <jansson.h>
 #include <math.h>
@@ -252,10 +253,9 @@ static void text_cell(char *b, size_t n, const struct ts_result *r, double v, si
 
 #define COLUMN_NAME_MAX 200
 
-/* heads[k]: the column of scenario k, its name unless that is one of the
- * table's own keys ("metric", "best") or an earlier column's, then the name
- * with the first free suffix " (2)", " (3)", ...; so every scenario has its
- * own column and a name never overwrites the table's keys. */
+/* heads[k]: the column of scenario k in the text table, its name unless
+ * that is an earlier column's, then the name with the first free suffix
+ * " (2)", " (3)", ...; so every scenario has its own column. */
 static void column_name(char (*heads)[COLUMN_NAME_MAX], size_t k, const char *name)
 {
 	for (unsigned i = 1;; i++) {
@@ -263,7 +263,7 @@ static void column_name(char (*heads)[COLUMN_NAME_MAX], size_t k, const char *na
 			snprintf(heads[k], COLUMN_NAME_MAX, "%s", name);
 		else
 			snprintf(heads[k], COLUMN_NAME_MAX, "%.180s (%u)", name, i);
-		bool taken = !strcmp(heads[k], "metric") || !strcmp(heads[k], "best");
+		bool taken = false;
 		for (size_t j = 0; j < k && !taken; j++)
 			taken = !strcmp(heads[j], heads[k]);
 		if (!taken)
@@ -271,186 +271,253 @@ static void column_name(char (*heads)[COLUMN_NAME_MAX], size_t k, const char *na
 	}
 }
 
-int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format format, FILE *out)
+/* What a comparison says of one row: its label (text) and key (CSV,
+ * JSON) in the comparison's units, whether it is shown, its best column
+ * (np: none) and whether the bands leave it undecided. */
+struct verdict {
+	const char *label, *key;
+	bool shown;
+	size_t best;
+	bool unclear;
+};
+
+static void judge(const ts_result *const *rs, size_t np, const struct units *u, size_t r,
+		  struct verdict *vd)
 {
-	if (np < 2)
-		return api_failf(TS_EUSAGE, NULL, "found %zu scenario%s, expected at least two", np,
-				 np == 1 ? "" : "s");
+	vd->shown = !(r == ROW_EPOCH && !u->any_sample);
+	/* throughput and price in two units (tokens and samples) have no best */
+	bool comparable = !(u->mixed && (r == ROW_TPUT || r == ROW_PRICE || r == ROW_EPOCH));
+	/* the best column: only among results that fit and have the value */
+	size_t best = np;
+	double bv = 0.0;
+	for (size_t k = 0; k < np && rows[r].better != NONE && comparable; k++) {
+		double v = value(rs, np, k, r);
+		if (!isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
+			continue;
+		if (best == np || (rows[r].better == LOWER ? v < bv : v > bv)) {
+			best = k;
+			bv = v;
+		}
+	}
+	/* a winner only where its band overlaps no other candidate's: the
+	 * bands are each result's 80 % band (sim/run/band.h) */
+	bool unclear = false;
+	if (best < np) {
+		struct ts_band wb = band_of(rs[best], bv, r);
+		for (size_t k = 0; k < np; k++) {
+			double v = value(rs, np, k, r);
+			if (k == best || !isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
+				continue;
+			struct ts_band kb = band_of(rs[k], v, r);
+			if (kb.p10 <= wb.p90 && wb.p10 <= kb.p90)
+				unclear = true;
+		}
+	}
+	vd->best = unclear ? np : best;
+	vd->unclear = unclear;
+	vd->label = rows[r].label;
+	vd->key = rows[r].key;
+	if (r == ROW_TPUT && u->all_sample) {
+		vd->label = "throughput";
+		vd->key = "samples_per_s";
+	} else if (r == ROW_TPUT && u->mixed) {
+		vd->label = "throughput (tokens/s or samples/s)";
+		vd->key = "throughput_per_s";
+	} else if (r == ROW_PRICE && u->all_sample) {
+		vd->label = "cost per epoch";
+		vd->key = "usd_per_epoch";
+	} else if (r == ROW_PRICE && u->mixed) {
+		vd->label = "cost per million tokens or per epoch";
+		vd->key = "usd_per_mtokens_or_epoch";
+	}
+}
+
+/* The keys of the shown rows whose verdict has pred(vd, k), separated by
+ * ';', into b (size n). */
+static const char *key_list(char *b, size_t n, const struct verdict *vd, size_t k,
+			    bool (*pred)(const struct verdict *, size_t))
+{
+	size_t len = 0;
+	b[0] = '\0';
+	for (size_t r = 0; r < NROWS; r++)
+		if (vd[r].shown && pred(&vd[r], k) && len < n)
+			len +=
+			    (size_t)snprintf(b + len, n - len, "%s%s", len ? ";" : "", vd[r].key);
+	return b;
+}
+
+static bool is_best(const struct verdict *vd, size_t k)
+{
+	return vd->best == k;
+}
+
+static bool is_unclear(const struct verdict *vd, size_t k)
+{
+	(void)k;
+	return vd->unclear;
+}
+
+/* The CSV of a comparison: a row per scenario, its name and file first,
+ * then a column per metric (the key, its unit in its name), "best" (the
+ * keys of the rows the scenario is best in), "no_clear_winner" (the keys of
+ * the rows the bands leave undecided), then the scenario's settings by key
+ * path ("model.name", "parallel.tp", ...). */
+static int write_csv(const ts_result *const *rs, size_t np, const struct verdict *vd, FILE *out)
+{
+	size_t nscen = 0, nshown = 0;
+	while (report_csv_scenario_col(nscen))
+		nscen++;
+	for (size_t r = 0; r < NROWS; r++)
+		nshown += vd[r].shown;
 	struct ts_table *t = NULL;
-	char(*heads)[COLUMN_NAME_MAX] = NULL;
-	json_t *docs = NULL;
-	int rc = 0;
-	bool text = format == TS_FORMAT_TEXT;
-	if (table_create(&t, np + (text ? 1 : 2)) || !(heads = ts_calloc(np, sizeof *heads))) {
-		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
-	table_header(t, 0, text ? "" : "metric", TABLE_LEFT);
+	if (table_create(&t, 2 + nshown + 2 + nscen))
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	size_t c = 0;
+	table_header(t, c++, "name", TABLE_LEFT);
+	table_header(t, c++, "file", TABLE_LEFT);
+	for (size_t r = 0; r < NROWS; r++)
+		if (vd[r].shown)
+			table_header(t, c++, vd[r].key, TABLE_LEFT);
+	table_header(t, c++, "best", TABLE_LEFT);
+	table_header(t, c++, "no_clear_winner", TABLE_LEFT);
+	for (size_t i = 0; i < nscen; i++)
+		table_header(t, c++, report_csv_scenario_col(i), TABLE_LEFT);
 	for (size_t k = 0; k < np; k++) {
-		column_name(heads, k, rs[k]->name);
-		table_header(t, k + 1, heads[k], text ? TABLE_RIGHT : TABLE_LEFT);
-	}
-	if (!text)
-		table_header(t, np + 1, "best", TABLE_LEFT);
-	/* CSV: the scenarios first, a row per key path ("model.name",
-	 * "parallel.tp", ...), then the metrics */
-	for (size_t i = 0; format == TS_FORMAT_CSV && report_csv_scenario_col(i); i++) {
+		char b[NROWS * 40];
 		table_add_row(t);
-		table_cell(t, 0, "%s", report_csv_scenario_col(i));
-		for (size_t k = 0; k < np; k++)
-			report_scenario_cell(t, k + 1, api_result_scenario(rs[k]),
+		c = 0;
+		table_cell(t, c++, "%s", rs[k]->name);
+		table_cell(t, c++, "%s", api_result_file(rs[k]));
+		for (size_t r = 0; r < NROWS; r++) {
+			if (!vd[r].shown)
+				continue;
+			double v = value(rs, np, k, r);
+			if (r == ROW_FITS)
+				table_cell(t, c, "%s", rs[k]->fits ? "true" : "false");
+			else if (r == NROWS - 1)
+				table_cell(t, c, "%s", rs[k]->bottleneck);
+			else if (isfinite(v))
+				table_cell(t, c, "%.17g", v);
+			c++;
+		}
+		table_cell(t, c++, "%s", key_list(b, sizeof b, vd, k, is_best));
+		table_cell(t, c++, "%s", key_list(b, sizeof b, vd, k, is_unclear));
+		for (size_t i = 0; i < nscen; i++)
+			report_scenario_cell(t, c++, api_result_scenario(rs[k]),
 					     report_csv_scenario_col(i));
 	}
-	struct units u;
-	units_of(rs, np, &u);
-	/* JSON: a list of the results, each with its scenario and "comparison":
-	 * its scaling efficiency and the keys of the rows it is best in */
-	docs = format == TS_FORMAT_JSON ? json_array() : NULL;
-	for (size_t k = 0; docs && k < np; k++) {
+	int rc = table_status(t) ? api_failf(TS_ENOMEM, NULL, "out of memory") : 0;
+	if (!rc && (table_print_csv(t, out) || fflush(out)))
+		rc = api_failf(TS_EIO, NULL, "writing the table failed");
+	table_destroy(t);
+	return rc;
+}
+
+/* The JSON of a comparison: a list of the results, each with its scenario
+ * and "comparison": its scaling efficiency and the keys of the rows it is
+ * best in and of those the bands leave undecided. */
+static int write_json(const ts_result *const *rs, size_t np, const struct verdict *vd, FILE *out)
+{
+	json_t *docs = json_array();
+	bool ok = docs != NULL;
+	for (size_t k = 0; ok && k < np; k++) {
 		json_t *d = report_result_document(rs[k], api_result_scenario(rs[k]));
 		json_t *c = json_object(), *b = json_array(), *nc = json_array();
 		double se = value(rs, np, k, ROW_SCALING);
-		if (!d || json_array_append_new(docs, d) || !c ||
-		    json_object_set_new(d, "comparison", c) ||
-		    json_object_set_new(c, "scaling_efficiency",
-					isfinite(se) ? json_real(se) : json_null()) ||
-		    !b || json_object_set_new(c, "best", b) || !nc ||
-		    json_object_set_new(c, "no_clear_winner", nc)) {
-			json_decref(docs);
-			docs = NULL;
+		ok = d && !json_array_append_new(docs, d) && c &&
+		     !json_object_set_new(d, "comparison", c) &&
+		     !json_object_set_new(c, "scaling_efficiency",
+					  isfinite(se) ? json_real(se) : json_null()) &&
+		     b && !json_object_set_new(c, "best", b) && nc &&
+		     !json_object_set_new(c, "no_clear_winner", nc);
+		for (size_t r = 0; ok && r < NROWS; r++) {
+			if (!vd[r].shown)
+				continue;
+			if (vd[r].best == k)
+				ok = !json_array_append_new(b, json_string(vd[r].key));
+			if (ok && vd[r].unclear)
+				ok = !json_array_append_new(nc, json_string(vd[r].key));
 		}
 	}
-	if (format == TS_FORMAT_JSON && !docs) {
+	if (!ok) {
+		json_decref(docs);
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	}
+	int rc = 0;
+	if (json_dumpf(docs, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
+	    fputc('\n', out) == EOF || fflush(out))
+		rc = api_failf(TS_EIO, NULL, "writing the table failed");
+	json_decref(docs);
+	return rc;
+}
+
+/* The text table: a row per metric, a column per scenario, '*' on the
+ * best of a row; then what would fit, for each scenario that does not. */
+static int write_text(const ts_result *const *rs, size_t np, const struct verdict *vd, FILE *out)
+{
+	struct ts_table *t = NULL;
+	char(*heads)[COLUMN_NAME_MAX] = NULL;
+	int rc = 0;
+	if (table_create(&t, np + 1) || !(heads = ts_calloc(np, sizeof *heads))) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto out;
 	}
+	table_header(t, 0, "", TABLE_LEFT);
+	for (size_t k = 0; k < np; k++) {
+		column_name(heads, k, rs[k]->name);
+		table_header(t, k + 1, heads[k], TABLE_RIGHT);
+	}
 	for (size_t r = 0; r < NROWS; r++) {
-		if (r == ROW_EPOCH && !u.any_sample)
+		if (!vd[r].shown)
 			continue;
-		/* throughput and price in two units (tokens and samples) have
-		 * no best */
-		bool comparable = !(u.mixed && (r == ROW_TPUT || r == ROW_PRICE || r == ROW_EPOCH));
-		/* the best column: only among results that fit and have the value */
-		size_t best = np;
-		double bv = 0.0;
-		for (size_t k = 0; k < np && rows[r].better != NONE && comparable; k++) {
-			double v = value(rs, np, k, r);
-			if (!isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
-				continue;
-			if (best == np || (rows[r].better == LOWER ? v < bv : v > bv)) {
-				best = k;
-				bv = v;
-			}
-		}
-		/* a winner only where its band overlaps no other candidate's:
-		 * the bands are each result's 80 % band (sim/run/band.h) */
-		bool unclear = false;
-		if (best < np) {
-			struct ts_band wb = band_of(rs[best], bv, r);
-			for (size_t k = 0; k < np; k++) {
-				double v = value(rs, np, k, r);
-				if (k == best || !isfinite(v) || !rs[k]->fits ||
-				    (v == 0.0 && r >= 7))
-					continue;
-				struct ts_band kb = band_of(rs[k], v, r);
-				if (kb.p10 <= wb.p90 && wb.p10 <= kb.p90)
-					unclear = true;
-			}
-		}
-		if (unclear)
-			best = np;
-		const char *label = rows[r].label, *key = rows[r].key;
-		char ulabel[96];
-		if (r == ROW_TPUT && u.all_sample) {
-			label = "throughput";
-			key = "samples_per_s";
-		} else if (r == ROW_TPUT && u.mixed) {
-			label = "throughput (tokens/s or samples/s)";
-			key = "throughput_per_s";
-		} else if (r == ROW_PRICE && u.all_sample) {
-			label = "cost per epoch";
-			key = "usd_per_epoch";
-		} else if (r == ROW_PRICE && u.mixed) {
-			label = "cost per million tokens or per epoch";
-			key = "usd_per_mtokens_or_epoch";
-		}
-		if (unclear && text) {
-			snprintf(ulabel, sizeof ulabel, "%s (no clear winner)", label);
-			label = ulabel;
-		}
 		table_add_row(t);
-		table_cell(t, 0, "%s", text ? label : key);
+		table_cell(t, 0, "%s%s", vd[r].label, vd[r].unclear ? " (no clear winner)" : "");
 		for (size_t k = 0; k < np; k++) {
-			double v = value(rs, np, k, r);
 			char b[200];
-			if (text) {
-				text_cell(b, sizeof b, rs[k], v, r);
-				table_cell(t, k + 1, "%s%s", b, k == best ? " *" : "");
-			} else if (r == ROW_FITS) {
-				table_cell(t, k + 1, "%s", rs[k]->fits ? "true" : "false");
-			} else if (r == NROWS - 1) {
-				table_cell(t, k + 1, "%s", rs[k]->bottleneck);
-			} else if (!isfinite(v)) {
-				table_cell(t, k + 1, "%s", "");
-			} else {
-				table_cell(t, k + 1, "%.17g", v);
-			}
-		}
-		if (best < np && !text)
-			table_cell(t, np + 1, "%s", heads[best]);
-		else if (unclear && !text)
-			table_cell(t, np + 1, "%s", "no clear winner");
-		for (size_t k = 0; unclear && docs && k < np; k++)
-			if (json_array_append_new(
-				json_object_get(
-				    json_object_get(json_array_get(docs, k), "comparison"),
-				    "no_clear_winner"),
-				json_string(key))) {
-				rc = api_failf(TS_ENOMEM, NULL, "out of memory");
-				goto out;
-			}
-		if (best < np && docs &&
-		    json_array_append_new(
-			json_object_get(json_object_get(json_array_get(docs, best), "comparison"),
-					"best"),
-			json_string(key))) {
-			rc = api_failf(TS_ENOMEM, NULL, "out of memory");
-			goto out;
+			text_cell(b, sizeof b, rs[k], value(rs, np, k, r), r);
+			table_cell(t, k + 1, "%s%s", b, k == vd[r].best ? " *" : "");
 		}
 	}
 	if (table_status(t)) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto out;
 	}
-	int e = 0;
-	if (text) {
-		e = fprintf(out,
-			    "Comparison of %zu scenarios ('*' marks the best of a row where its "
-			    "80 %% band overlaps no other's, else the row says no clear winner; "
-			    "scaling efficiency is throughput per GPU relative to the first "
-			    "scenario on the same GPU type)\n\n",
-			    np) < 0 ||
-		    table_print(t, out);
-		/* what would fit, for each scenario that does not */
-		for (size_t k = 0; !e && k < np; k++) {
-			if (!rs[k]->remedies)
-				continue;
-			char nm[4 * sizeof rs[k]->name];
-			ts_escape_ctl(nm, sizeof nm, rs[k]->name, sizeof rs[k]->name);
-			e = fprintf(out, "\n%s does not fit in GPU memory; ", nm) < 0;
-			report_remedies_text(rs[k], out);
-		}
-	} else if (format == TS_FORMAT_CSV) {
-		e = table_print_csv(t, out);
-	} else {
-		e = json_dumpf(docs, out, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) ||
-		    fputc('\n', out) == EOF;
+	int e = fprintf(out,
+			"Comparison of %zu scenarios ('*' marks the best of a row where its "
+			"80 %% band overlaps no other's, else the row says no clear winner; "
+			"scaling efficiency is throughput per GPU relative to the first "
+			"scenario on the same GPU type)\n\n",
+			np) < 0 ||
+		table_print(t, out);
+	for (size_t k = 0; !e && k < np; k++) {
+		if (!rs[k]->remedies)
+			continue;
+		char nm[4 * sizeof rs[k]->name];
+		ts_escape_ctl(nm, sizeof nm, rs[k]->name, sizeof rs[k]->name);
+		e = fprintf(out, "\n%s does not fit in GPU memory; ", nm) < 0;
+		report_remedies_text(rs[k], out);
 	}
 	if (e || fflush(out))
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 out:
-	json_decref(docs);
 	table_destroy(t);
 	ts_free(heads, np * sizeof *heads);
 	return rc;
+}
+
+int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format format, FILE *out)
+{
+	if (np < 2)
+		return api_failf(TS_EUSAGE, NULL, "found %zu scenario%s, expected at least two", np,
+				 np == 1 ? "" : "s");
+	struct units u;
+	struct verdict vd[NROWS];
+	units_of(rs, np, &u);
+	for (size_t r = 0; r < NROWS; r++)
+		judge(rs, np, &u, r, &vd[r]);
+	if (format == TS_FORMAT_CSV)
+		return write_csv(rs, np, vd, out);
+	if (format == TS_FORMAT_JSON)
+		return write_json(rs, np, vd, out);
+	return write_text(rs, np, vd, out);
 }

@@ -220,8 +220,8 @@ static int scaling_cols(const struct header *h, const ts_plot_opts *o, const cha
 	return 0;
 }
 
-/* The compare chart: metrics (rows of a compare CSV, or columns of a CSV
- * with one scenario per row) relative to the first scenario. */
+/* The compare chart: the metrics of each scenario (a row of a compare
+ * CSV, the first MAXS rows) relative to the first scenario's. */
 static int plot_compare(struct csv *c, const char *path, const ts_plot_opts *o, FILE *data,
 			FILE *settings, struct ts_error *err)
 {
@@ -230,12 +230,14 @@ static int plot_compare(struct csv *c, const char *path, const ts_plot_opts *o, 
 	} metrics[] = {
 	    {"iteration_time_s", "iteration time"},
 	    {"tokens_per_s", "tokens/s"},
+	    {"samples_per_s", "samples/s"},
 	    {"mfu", "MFU"},
 	    {"memory_per_gpu_bytes", "memory per GPU"},
 	    {"time_to_train_s", "time to train"},
 	    {"energy_kwh", "energy"},
 	    {"cost_usd", "cost"},
 	    {"usd_per_mtokens", "$ per M tokens"},
+	    {"usd_per_epoch", "$ per epoch"},
 	};
 	enum { NM = sizeof metrics / sizeof metrics[0], MAXS = 16 };
 	double v[NM][MAXS];
@@ -245,37 +247,24 @@ static int plot_compare(struct csv *c, const char *path, const ts_plot_opts *o, 
 	for (int m = 0; m < NM; m++)
 		for (int s = 0; s < MAXS; s++)
 			v[m][s] = (double)NAN;
-	if (c->nf > 0 && !strcmp(c->f[0], "metric")) {
-		/* trainsim compare: a row per metric, a column per scenario */
-		for (int i = 1; i < c->nf && ns < MAXS; i++)
-			if (strcmp(c->f[i], "best"))
-				snprintf(scen[ns++], PLOT_NAME, "%s", c->f[i]);
-		while ((rc = csv_next(c, err)) > 0) {
-			for (int m = 0; m < NM; m++)
-				if (c->nf > 0 && !strcmp(c->f[0], metrics[m].key)) {
-					have[m] = true;
-					for (int s = 0; s < ns; s++)
-						v[m][s] = num(c, s + 1);
-				}
-		}
-	} else {
-		/* a row per scenario, named by its "name" column */
-		int nm = csv_col(c, "name"), col[NM];
+	/* trainsim compare --format csv (or run --format csv): a row per
+	 * scenario, named by its "name" column, a column per metric */
+	int nm = csv_col(c, "name"), col[NM];
+	for (int m = 0; m < NM; m++)
+		have[m] = (col[m] = csv_col(c, metrics[m].key)) >= 0;
+	if (nm < 0) {
+		ts_error_set(err, TS_EINVALID, path, c->lineno, NULL,
+			     "found no \"name\" column, expected the CSV of trainsim compare "
+			     "--format csv (a row per scenario)");
+		return api_fail(err);
+	}
+	rc = 0;
+	while (ns < MAXS && (rc = csv_next(c, err)) > 0) {
+		snprintf(scen[ns], PLOT_NAME, "%s", nm < c->nf ? c->f[nm] : "?");
 		for (int m = 0; m < NM; m++)
-			have[m] = (col[m] = csv_col(c, metrics[m].key)) >= 0;
-		if (nm < 0) {
-			ts_error_set(err, TS_EINVALID, path, c->lineno, NULL,
-				     "found neither a \"metric\" column (trainsim compare --format "
-				     "csv) nor a \"name\" column, expected one");
-			return api_fail(err);
-		}
-		while (ns < MAXS && (rc = csv_next(c, err)) > 0) {
-			snprintf(scen[ns], PLOT_NAME, "%s", nm < c->nf ? c->f[nm] : "?");
-			for (int m = 0; m < NM; m++)
-				if (have[m])
-					v[m][ns] = num(c, col[m]);
-			ns++;
-		}
+			if (have[m])
+				v[m][ns] = num(c, col[m]);
+		ns++;
 	}
 	if (rc < 0)
 		return api_fail(err);

@@ -1,5 +1,5 @@
-/* trainsim compare: several scenarios side by side, one column each, the
- * best of each row marked.
+/* trainsim compare: several scenarios side by side (text: a column each;
+ * CSV: a row each), the best of each row marked.
  * SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
