@@ -588,25 +588,41 @@ TS_API int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *s
 /* ---- validation --------------------------------------------------------- */
 
 /* Predict the published measurements of the data root's tests/validation/
- * (source: "vtrain", "bert", "meg24", "mpt", "titan", "vtrain-multi" or
- * "all"); write one row per measurement and the error statistics as a table
- * (TS_FORMAT_TEXT) or CSV to out. With fit, first refit the constants on the
- * fitting halves and write the fit to fit_out. Returns 0, TS_EUSAGE (an
- * unknown source or JSON), the files' error, TS_EIO or TS_ENOMEM. */
+ * (source: "vtrain", "bert", "meg24", "mpt", "titan", "vtrain-multi", one
+ * source_key of measurements_new.csv ("mlperf-training-v4.1",
+ * "mlperf-training-v5.0", "pytorch-blog-fsdp-ibm-2024",
+ * "nemo-automodel-perf") or "all"); write one row per measurement, the
+ * error statistics, and the leave-one-source-out table (each source's MAPE
+ * with the constants refit without it, from configs/calibration/loso.cfg,
+ * beside its MAPE with the committed constants; the mean over sources last,
+ * and in text a last line with that headline) as a table (TS_FORMAT_TEXT)
+ * or CSV to out. With fit, first refit the constants on the fitting halves
+ * and write the fit to fit_out. Returns 0, TS_EUSAGE (an unknown source or
+ * JSON), the files' error, TS_EIO or TS_ENOMEM. */
 TS_API int ts_validate_write(const ts_env *env, const char *source, bool fit, enum ts_format format,
 			     FILE *out, FILE *fit_out);
 
 /* ts_validate_write, and with source "all" also a table of the 80 % bands'
- * coverage per source: each source's unseen rows (the held-out half, or
- * every row of a source no constant was fitted on) against bands estimated
- * leave-one-source-out from the other sources' unseen rows (coverage and
- * median half-width, sim/run/band.h). With bands non-NULL, also write the
- * model-error table of every regime, from every source's unseen rows, to
- * bands in the format of configs/calibration/bands.cfg. Returns what
- * ts_validate_write returns, and TS_EUSAGE for bands with a source other
- * than "all". */
+ * coverage per source: each source's unseen rows (every row, predicted
+ * with the constants refit without its source, configs/calibration/loso.cfg;
+ * without that file the held-out half of a fitted source) against bands
+ * estimated leave-one-source-out from the other sources' unseen rows
+ * (coverage and median half-width, sim/run/band.h). With bands non-NULL,
+ * also write the model-error table of every regime, from every source's
+ * unseen rows, to bands in the format of configs/calibration/bands.cfg.
+ * Returns what ts_validate_write returns, and TS_EUSAGE for bands with a
+ * source other than "all". */
 TS_API int ts_validate_write_bands(const ts_env *env, const char *source, bool fit,
 				   enum ts_format format, FILE *out, FILE *fit_out, FILE *bands);
+
+/* Refit the fitted constants (gemm_k0, launch_s, tc_sustain) without each
+ * source they are fitted on, and once on all of them (sim/run/loso.h:
+ * five Nelder-Mead fits, minutes), predict every row of each left-out
+ * source with its refit, and write the leave-one-source-out table (text
+ * or CSV) to out and, when loso is non-NULL, the table in the format of
+ * configs/calibration/loso.cfg to loso. Returns 0, TS_EUSAGE (JSON), the
+ * files' error, TS_EIO or TS_ENOMEM. */
+TS_API int ts_validate_loso_write(const ts_env *env, enum ts_format format, FILE *out, FILE *loso);
 
 /* Predict the peak memory per GPU and the fit verdict of every public
  * report of the data root's tests/validation/memory_fit.csv and

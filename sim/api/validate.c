@@ -1,5 +1,6 @@
 /* ts_validate_write: predictions against the published measurements of
- * tests/validation/, per row and summarised; optionally refit the constants.
+ * tests/validation/, per row and summarised; optionally refit the constants;
+ * the leave-one-source-out figures and their refits.
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include "base/alloc.h"
 #include "plan/env.h"
 #include "report/table.h"
+#include "run/loso.h"
 #include "run/memval.h"
 #include "run/validate.h"
 #include "work/compute.h"
@@ -50,9 +52,9 @@ static int print_rows(const struct val_row *rows, size_t n, const bool *use, con
 		table_cell(t, 1, "%s", r->source);
 		table_cell(t, 2, "%d", r->index);
 		table_cell(t, 3, "%s",
-			   r->src == VAL_BERT || r->src == VAL_VTRAIN_MULTI ? "check"
-			   : r->fitting					    ? "fit"
-									    : "held-out");
+			   !val_source_fitted(r->src) ? "check"
+			   : r->fitting		      ? "fit"
+						      : "held-out");
 		table_cell(t, 4, "%s",
 			   r->metric == VAL_ITERATION_S ? "iteration_ms"
 							: val_metric_name(r->metric));
@@ -104,8 +106,11 @@ static int print_summary(const struct val_summary *s, bool csv, FILE *out)
 	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
 		const char *nm = val_source_name((enum val_source)k);
 		stat_row(t, "source", nm, &s->by_source[k]);
-		if (k == VAL_BERT || k == VAL_VTRAIN)
-			continue; /* BERT: no halves; vTrain: its rows below */
+		/* checked sources have no halves, but vTrain multi-node (its odd
+		 * and even rows); vTrain's halves are below */
+		if (k == VAL_VTRAIN ||
+		    (!val_source_fitted((enum val_source)k) && k != VAL_VTRAIN_MULTI))
+			continue;
 		char grp[48];
 		snprintf(grp, sizeof grp, "%s half", nm);
 		bool fitted = k != VAL_VTRAIN_MULTI; /* too slow to fit on (validate.c) */
@@ -145,42 +150,16 @@ static void print_fit(FILE *out, const struct val_fit_result *fr, const struct w
 	fprintf(out, "\n");
 }
 
-/* The single-node rows (val_load) then the multi-GPU ones (val_load_multi),
- * in one array that val_rows_free releases. */
-static int load_all(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
-{
-	struct val_row *a = NULL, *b = NULL;
-	size_t na = 0, nb = 0;
-	int rc = val_load(root, &a, &na, err);
-	if (!rc)
-		rc = val_load_multi(root, &b, &nb, err);
-	struct val_row *all = NULL;
-	if (!rc && na + nb) {
-		all = ts_malloc((na + nb) * sizeof *all);
-		if (!all)
-			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-		else {
-			if (na)
-				memcpy(all, a, na * sizeof *all);
-			if (nb)
-				memcpy(all + na, b, nb * sizeof *all);
-		}
-	}
-	val_rows_free(a, na);
-	val_rows_free(b, nb);
-	*rows = rc ? NULL : all;
-	*n = rc ? 0 : na + nb;
-	return rc;
-}
-
 /* The header of a bands.cfg that ts_validate_write_bands writes. */
 static const char bands_header[] =
     "# Model error of trainsim's time predictions by regime (sim/run/band.h).\n"
     "# SPDX-License-Identifier: MIT\n"
     "#\n"
     "# Written by `trainsim validate --bands configs/calibration/bands.cfg`: for\n"
-    "# every validation row no constant was fitted on (the held-out halves of\n"
-    "# vTrain, MEG24, MPT and TITAN; every row of BERT and vTrain multi-node),\n"
+    "# every validation row, predicted with constants that never saw its source\n"
+    "# (leave-one-source-out: each row of vTrain, MEG24, MPT and TITAN with the\n"
+    "# constants refit without its source, configs/calibration/loso.cfg; every\n"
+    "# row of the sources nothing is fitted on with the committed ones),\n"
     "# r = ln(measured time / predicted time). A regime is GPU generation /\n"
     "# single or multi node / framework family (megatron: Megatron and\n"
     "# DeepSpeed; ddp; fsdp), \"*\" where a level pools (first the generation,\n"
@@ -189,18 +168,114 @@ static const char bands_header[] =
     "# of the reported band, log units); bias = median r (> 0: runs are slower\n"
     "# than predicted), reported and never applied. A run takes the finest\n"
     "# regime that matches it. Regenerate after any change of the model or of\n"
-    "# compute.cfg.\n";
+    "# compute.cfg, after loso.cfg (trainsim validate --loso).\n";
+
+/* The header of a loso.cfg that ts_validate_loso_write writes. */
+static const char loso_header[] =
+    "# Leave-one-source-out errors of trainsim's time predictions (sim/run/loso.h).\n"
+    "# SPDX-License-Identifier: MIT\n"
+    "#\n"
+    "# Written by `trainsim validate --loso configs/calibration/loso.cfg`: the\n"
+    "# constants that `trainsim validate --fit` fits (gemm_k0, launch_s in\n"
+    "# seconds, tc_sustain) refit on the fitting halves of the fitted sources\n"
+    "# but one (GSL Nelder-Mead, the same objective and rows as --fit), each\n"
+    "# refit from the same start (sim/run/loso.c: gemm_k0 = 1, launch_s = 50 us,\n"
+    "# tc_sustain = 0.8), and every row of the left-out source predicted with\n"
+    "# them. in_sample is the control: the same fit on all of them from the\n"
+    "# same start. A source nothing is fitted on (refit = false) already\n"
+    "# never saw the constants: its figures are the plain ones. mape: mean\n"
+    "# absolute error on each row's own figure (fraction); speed_bias: mean of\n"
+    "# predicted speed / measured speed - 1 (> 0: predicted too fast); plain_*:\n"
+    "# the same with the committed constants of compute.cfg; fit_mape: the\n"
+    "# refit's objective. `trainsim validate` predicts each refit source again\n"
+    "# with its constants and prints the figures as its headline;\n"
+    "# tests/check_validate_multi.c checks that they are the ones stored here.\n"
+    "# Regenerate after any change of the model, of compute.cfg or of the\n"
+    "# validation rows (minutes: five fits), then bands.cfg.\n";
+
+/* The leave-one-source-out table of t's present sources with use[s] (or
+ * every source when use is NULL), a last row with their means; text adds
+ * the headline line after it. A refit source without have[s] (have NULL:
+ * all have) has no stored constants: no figures. */
+static int print_loso(const struct loso_table *t, const bool *use, const bool *have, bool csv,
+		      FILE *out)
+{
+	struct ts_table *tb;
+	if (table_create(&tb, 6))
+		return TS_ENOMEM;
+	static const char *const hd[6] = {"source (leave one out)", "rows",
+					  "plain_mape_pct",	    "loso_mape_pct",
+					  "loso_speed_bias_pct",    "constants of its prediction"};
+	for (size_t c = 0; c < 6; c++)
+		table_header(tb, c, hd[c], c == 0 || c == 5 ? TABLE_LEFT : TABLE_RIGHT);
+	struct loso_table sel = {0};
+	size_t missing = 0;
+	for (int s = 0; s < VAL_SOURCE_COUNT_; s++) {
+		const struct loso_source *e = &t->s[s];
+		if (!e->present || (use && !use[s]))
+			continue;
+		table_add_row(tb);
+		table_cell(tb, 0, "%s", val_source_name((enum val_source)s));
+		table_cell(tb, 1, "%u", e->rows);
+		table_cell(tb, 2, "%.2f", 100.0 * e->plain_mape);
+		if (e->refit && have && !have[s]) {
+			missing++;
+			table_cell(tb, 3, "-");
+			table_cell(tb, 4, "-");
+			table_cell(tb, 5, "no refit stored (trainsim validate --loso)");
+			continue;
+		}
+		sel.s[s] = *e;
+		table_cell(tb, 3, "%.2f", 100.0 * e->mape);
+		table_cell(tb, 4, "%+.2f", 100.0 * e->speed_bias);
+		if (e->refit)
+			table_cell(tb, 5,
+				   "refit without it: gemm_k0 %.4g, launch_s %.2f us, "
+				   "tc_sustain %.4g",
+				   e->k[0], e->k[1] * 1e6, e->k[2]);
+		else
+			table_cell(tb, 5, "nothing fitted on it: the committed ones");
+	}
+	double m = 0.0, p = 0.0;
+	size_t k = loso_headline(&sel, &m, &p);
+	table_add_row(tb);
+	table_cell(tb, 0, "all (mean of sources)");
+	table_cell(tb, 1, "%zu sources", k);
+	table_cell(tb, 2, "%.2f", 100.0 * p);
+	table_cell(tb, 3, "%.2f", 100.0 * m);
+	table_cell(tb, 4, "-");
+	table_cell(tb, 5, "headline");
+	int rc = print_table(tb, csv, out);
+	if (rc || csv)
+		return rc;
+	if (missing)
+		return fprintf(out,
+			       "\nleave-one-source-out: %zu fitted source(s) without stored "
+			       "refits (%s missing or incomplete: trainsim validate --loso %s); "
+			       "%.2f %% mean of the other %zu sources' MAPE, %.2f %% with the "
+			       "committed constants\n",
+			       missing, LOSO_CFG, LOSO_CFG, 100.0 * m, k, 100.0 * p) < 0
+			   ? TS_EIO
+			   : 0;
+	return fprintf(out,
+		       "\nleave-one-source-out: %.2f %% mean of %zu sources' MAPE, every fitted "
+		       "constant refit without the source it is checked on (%s); %.2f %% with "
+		       "the committed constants\n",
+		       100.0 * m, k, LOSO_CFG, 100.0 * p) < 0
+		   ? TS_EIO
+		   : 0;
+}
 
 /* Per source, the leave-one-source-out coverage of the bands on its unseen
  * rows, as a table; with bands, the table of every regime to it. */
 static int print_bands(const ts_env *env, const struct val_row *rows, size_t n, const double *pred,
-		       bool csv, FILE *out, FILE *bands)
+		       const bool *unseen, bool csv, FILE *out, FILE *bands)
 {
 	struct band_resid *res = NULL;
 	size_t nres = 0;
 	struct ts_error err;
 	ts_error_clear(&err);
-	if (val_residuals(env->cat, rows, n, pred, &res, &nres, &err))
+	if (val_residuals(env->cat, rows, n, pred, unseen, &res, &nres, &err))
 		return api_fail(&err);
 	struct ts_table *t = NULL;
 	int rc = 0;
@@ -208,7 +283,7 @@ static int print_bands(const ts_env *env, const struct val_row *rows, size_t n, 
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto done;
 	}
-	static const char *const hd[7] = {"band (80 %)",
+	static const char *const hd[7] = {"band (80 %) on unseen rows",
 					  "rows",
 					  "inside",
 					  "coverage_pct",
@@ -217,6 +292,7 @@ static int print_bands(const ts_env *env, const struct val_row *rows, size_t n, 
 					  "regimes (other sources)"};
 	for (size_t c = 0; c < 7; c++)
 		table_header(t, c, hd[c], c == 0 || c == 6 ? TABLE_LEFT : TABLE_RIGHT);
+	size_t all_rows = 0, all_in = 0;
 	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
 		struct band_coverage cv;
 		const char *nm = val_source_name((enum val_source)k);
@@ -226,8 +302,10 @@ static int print_bands(const ts_env *env, const struct val_row *rows, size_t n, 
 		}
 		if (!cv.rows)
 			continue;
+		all_rows += cv.rows;
+		all_in += cv.inside;
 		table_add_row(t);
-		table_cell(t, 0, "%s held-out", nm);
+		table_cell(t, 0, "%s", nm);
 		table_cell(t, 1, "%zu", cv.rows);
 		table_cell(t, 2, "%zu", cv.inside);
 		table_cell(t, 3, "%.1f", 100.0 * cv.coverage);
@@ -235,6 +313,11 @@ static int print_bands(const ts_env *env, const struct val_row *rows, size_t n, 
 		table_cell(t, 5, "%zu", cv.no_band);
 		table_cell(t, 6, "%s", cv.regimes[0] ? cv.regimes : "-");
 	}
+	table_add_row(t);
+	table_cell(t, 0, "all");
+	table_cell(t, 1, "%zu", all_rows);
+	table_cell(t, 2, "%zu", all_in);
+	table_cell(t, 3, "%.1f", all_rows ? 100.0 * (double)all_in / (double)all_rows : 0.0);
 	if ((rc = print_table(t, csv, out))) {
 		t = NULL;
 		rc = api_failf(TS_EIO, NULL, "writing the report failed");
@@ -267,21 +350,36 @@ int ts_validate_write(const ts_env *env, const char *source, bool fit, enum ts_f
 	return ts_validate_write_bands(env, source, fit, format, out, fit_out, NULL);
 }
 
+/* "vtrain, bert, ..., or all" for messages. */
+static void source_list(char *buf, size_t n)
+{
+	size_t k = 0;
+	buf[0] = '\0';
+	for (int s = 0; s < VAL_SOURCE_COUNT_ && k < n; s++)
+		k += (size_t)snprintf(buf + k, n - k, "%s, ", val_source_name((enum val_source)s));
+	if (k < n)
+		snprintf(buf + k, n - k, "or all");
+}
+
 int ts_validate_write_bands(const ts_env *env, const char *source, bool fit, enum ts_format format,
 			    FILE *out, FILE *fit_out, FILE *bands)
 {
 	if (!source)
 		source = "all";
-	bool known = !strcmp(source, "all");
-	for (int k = 0; k < VAL_SOURCE_COUNT_; k++)
-		known = known || !strcmp(source, val_source_name((enum val_source)k));
-	if (!known)
-		return api_failf(TS_EUSAGE, "--source",
-				 "found \"%s\", expected vtrain, bert, meg24, mpt, titan, "
-				 "vtrain-multi or all",
-				 source);
+	enum val_source one = VAL_SOURCE_COUNT_;
+	bool all = !strcmp(source, "all");
+	if (!all && !val_source_parse(source, &one)) {
+		char names[512];
+		source_list(names, sizeof names);
+		return api_failf(TS_EUSAGE, "--source", "found \"%s\", expected %s", source, names);
+	}
 	if (format == TS_FORMAT_JSON)
 		return api_failf(TS_EUSAGE, "--format", "found \"json\", expected text or csv");
+	if (bands && !all)
+		return api_failf(TS_EUSAGE, "--bands",
+				 "found --source %s, expected --source all (each source's band "
+				 "is estimated on the others)",
+				 source);
 	bool csv = format == TS_FORMAT_CSV;
 	struct work_calib calib = env->calib;
 	int rc = 0;
@@ -289,20 +387,24 @@ int ts_validate_write_bands(const ts_env *env, const char *source, bool fit, enu
 	ts_error_clear(&err);
 	struct val_row *rows = NULL;
 	size_t n = 0;
-	bool *use = NULL;
-	double *pred = NULL;
-	if (load_all(env->root, &rows, &n, &err)) {
+	bool *use = NULL, *unseen = NULL;
+	double *pred = NULL, *loso = NULL;
+	if (val_load_all(env->root, &rows, &n, &err)) {
 		rc = api_fail(&err);
 		goto out;
 	}
 	use = ts_calloc(n ? n : 1, sizeof *use);
+	unseen = ts_calloc(n ? n : 1, sizeof *unseen);
 	pred = ts_calloc(n ? n : 1, sizeof *pred);
-	if (!use || !pred) {
+	loso = ts_calloc(n ? n : 1, sizeof *loso);
+	if (!use || !pred || !unseen || !loso) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		use[i] = !strcmp(source, "all") || !strcmp(source, rows[i].source);
+	for (size_t i = 0; i < n; i++) {
+		use[i] = all || rows[i].src == one;
+		pred[i] = NAN;
+	}
 	if (fit) {
 		struct val_fit_result fr;
 		if (val_fit(env->cat, &calib, rows, n, &fr, &err)) {
@@ -313,10 +415,22 @@ int ts_validate_write_bands(const ts_env *env, const char *source, bool fit, enu
 		print_fit(fit_out, &fr, &calib);
 		calib = fr.calib;
 	}
-	if (val_predict_all(env->cat, &calib, rows, n, use, pred, &err)) {
+	/* the leave-one-source-out constants: refits stored by --loso */
+	struct loso_table stored, live = {0};
+	bool found = false;
+	if (loso_load(env->root, &stored, &found, &err)) {
 		rc = api_fail(&err);
 		goto out;
 	}
+	if (val_predict_all(env->cat, &calib, rows, n, use, pred, &err) ||
+	    loso_predict(env->cat, &calib, found ? &stored : NULL, rows, n, pred, loso, unseen,
+			 &err)) {
+		rc = api_fail(&err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!use[i])
+			pred[i] = loso[i] = NAN; /* not asked for: no figures */
 	struct val_summary s;
 	val_summarize(rows, n, use, pred, &s);
 	if (print_rows(rows, n, use, pred, csv, out) || fprintf(out, "\n") < 0 ||
@@ -325,21 +439,82 @@ int ts_validate_write_bands(const ts_env *env, const char *source, bool fit, enu
 		goto out;
 	}
 	/* the bands need every source: each is checked on the others' rows */
-	if (!strcmp(source, "all")) {
+	if (all) {
 		if (fprintf(out, "\n") < 0)
 			rc = api_failf(TS_EIO, NULL, "writing the report failed");
 		else
-			rc = print_bands(env, rows, n, pred, csv, out, bands);
-	} else if (bands)
-		rc = api_failf(TS_EUSAGE, "--bands",
-			       "found --source %s, expected --source all (each source's band "
-			       "is estimated on the others)",
-			       source);
-	if (!rc && fflush(out))
+			rc = print_bands(env, rows, n, loso, unseen, csv, out, bands);
+		if (rc)
+			goto out;
+	}
+	loso_errors(rows, n, pred, loso, &live);
+	bool have[VAL_SOURCE_COUNT_], pick[VAL_SOURCE_COUNT_];
+	for (int k = 0; k < VAL_SOURCE_COUNT_; k++) {
+		live.s[k].present = live.s[k].present && live.s[k].rows;
+		have[k] = found && stored.s[k].present;
+		pick[k] = all || k == (int)one;
+		if (have[k]) {
+			memcpy(live.s[k].k, stored.s[k].k, sizeof live.s[k].k);
+			live.s[k].fit_mape = stored.s[k].fit_mape;
+		}
+	}
+	if (fprintf(out, "\n") < 0 || print_loso(&live, pick, have, csv, out) || fflush(out))
 		rc = api_failf(TS_EIO, NULL, "writing the report failed");
 out:
 	ts_free(use, (n ? n : 1) * sizeof *use);
+	ts_free(unseen, (n ? n : 1) * sizeof *unseen);
 	ts_free(pred, (n ? n : 1) * sizeof *pred);
+	ts_free(loso, (n ? n : 1) * sizeof *loso);
+	val_rows_free(rows, n);
+	return rc;
+}
+
+int ts_validate_loso_write(const ts_env *env, enum ts_format format, FILE *out, FILE *loso_out)
+{
+	if (format == TS_FORMAT_JSON)
+		return api_failf(TS_EUSAGE, "--format", "found \"json\", expected text or csv");
+	bool csv = format == TS_FORMAT_CSV;
+	int rc = 0;
+	struct ts_error err;
+	ts_error_clear(&err);
+	struct val_row *rows = NULL;
+	size_t n = 0;
+	double *pred = NULL;
+	struct loso_table *t = ts_calloc(1, sizeof *t);
+	if (!t)
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
+	if (val_load_all(env->root, &rows, &n, &err)) {
+		rc = api_fail(&err);
+		goto out;
+	}
+	if (!(pred = ts_calloc(n ? n : 1, sizeof *pred))) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto out;
+	}
+	if (val_predict_all(env->cat, &env->calib, rows, n, NULL, pred, &err) ||
+	    loso_fit(env->cat, &env->calib, rows, n, pred, t, &err)) {
+		rc = api_fail(&err);
+		goto out;
+	}
+	if (!csv &&
+	    fprintf(out,
+		    "refits from gemm_k0 %.4g, launch_s %.2f us, tc_sustain %.4g; control on "
+		    "every fitted source: gemm_k0 %.4g, launch_s %.2f us, tc_sustain %.4g, "
+		    "mean fitting-half MAPE %.2f %%\n\n",
+		    loso_start[0], loso_start[1] * 1e6, loso_start[2], t->all_k[0],
+		    t->all_k[1] * 1e6, t->all_k[2], 100.0 * t->all_fit_mape) < 0) {
+		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+		goto out;
+	}
+	if (print_loso(t, NULL, NULL, csv, out) || fflush(out)) {
+		rc = api_failf(TS_EIO, NULL, "writing the report failed");
+		goto out;
+	}
+	if (loso_out && (loso_write(t, loso_header, loso_out) || fflush(loso_out)))
+		rc = api_failf(TS_EIO, "--loso", "writing the leave-one-source-out file failed");
+out:
+	ts_free(pred, (n ? n : 1) * sizeof *pred);
+	ts_free(t, sizeof *t);
 	val_rows_free(rows, n);
 	return rc;
 }

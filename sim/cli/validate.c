@@ -12,23 +12,32 @@
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: trainsim validate [--source vtrain|bert|meg24|mpt|titan|vtrain-multi|all]\n"
-		"                         [--fit] [--format text|csv] [--bands FILE]\n"
+		"usage: trainsim validate [--source SOURCE|all] [--fit] [--format text|csv]\n"
+		"                         [--bands FILE]\n"
+		"       trainsim validate --loso FILE [--format text|csv]\n"
 		"       trainsim validate --memory [--format text|csv]\n"
 		"\n"
 		"Predict published training measurements (tests/validation/) and print the\n"
 		"prediction, the measurement and the error per row, with the mean absolute\n"
 		"percentage error (MAPE) per source, on the fitting and held-out halves.\n"
-		"With --source all, also how often each source's held-out measurements fall\n"
-		"inside the 80 %% band estimated from the other sources, and its median\n"
-		"half-width.\n"
+		"With --source all, also how often each source's measurements fall inside\n"
+		"the 80 %% band estimated from the other sources, and its median half-width.\n"
+		"Last, the headline: each source's MAPE with the fitted constants refit\n"
+		"without it (leave-one-source-out, configs/calibration/loso.cfg) beside its\n"
+		"MAPE with the committed constants, and their means over the sources.\n"
 		"\n"
-		"  --source S   one source of measurements (default all)\n"
+		"  --source S   one source of measurements (default all): vtrain, bert,\n"
+		"               meg24, mpt, titan, vtrain-multi, mlperf-training-v4.1,\n"
+		"               mlperf-training-v5.0, pytorch-blog-fsdp-ibm-2024 or\n"
+		"               nemo-automodel-perf\n"
 		"  --fit        first refit the constants on the fitting halves and print\n"
 		"               the fit\n"
 		"  --format F   text (a table) or csv\n"
 		"  --bands F    write the model-error table by regime to F (as\n"
 		"               configs/calibration/bands.cfg; needs --source all)\n"
+		"  --loso F     refit the constants without each fitted source (minutes)\n"
+		"               and write the leave-one-source-out table to F (as\n"
+		"               configs/calibration/loso.cfg)\n"
 		"  --memory     the memory reports instead (tests/validation/memory_fit.csv\n"
 		"               and memory_peaks.csv): predicted and measured peak per GPU\n"
 		"               (the figure each source read: allocated, reserved or device),\n"
@@ -37,20 +46,22 @@ static void usage(FILE *out)
 		"\n"
 		"example:\n"
 		"  trainsim validate --source bert\n"
+		"  trainsim validate --source pytorch-blog-fsdp-ibm-2024\n"
 		"  trainsim validate --memory\n");
 }
 
 int cli_validate(int argc, char **argv)
 {
-	const char *source = "all", *format = "text", *bands = NULL;
+	const char *source = "all", *format = "text", *bands = NULL, *loso = NULL;
 	bool fit = false, memory = false;
-	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS, O_MEMORY };
+	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS, O_MEMORY, O_LOSO };
 	static const struct cli_opt opts[] = {
-	    {O_SOURCE, "--source", NULL, "vtrain, bert, meg24, mpt, titan, vtrain-multi or all"},
+	    {O_SOURCE, "--source", NULL, "a source of measurements or all"},
 	    {O_FORMAT, "--format", NULL, "text or csv"},
 	    {O_FIT, "--fit", NULL, NULL},
 	    {O_BANDS, "--bands", NULL, "a file to write the model-error table to"},
 	    {O_MEMORY, "--memory", NULL, NULL},
+	    {O_LOSO, "--loso", NULL, "a file to write the leave-one-source-out table to"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -68,6 +79,8 @@ int cli_validate(int argc, char **argv)
 			bands = v;
 		} else if (id == O_MEMORY) {
 			memory = true;
+		} else if (id == O_LOSO) {
+			loso = v;
 		} else {
 			fprintf(stderr,
 				"trainsim validate: found the argument \"%s\", expected only "
@@ -89,6 +102,16 @@ int cli_validate(int argc, char **argv)
 			source);
 		return CLI_USAGE;
 	}
+	if (loso && (fit || bands || memory || strcmp(source, "all"))) {
+		fprintf(stderr,
+			"trainsim validate: --loso: found it with %s, expected it alone (or "
+			"with --format)\n",
+			fit	 ? "--fit"
+			: bands	 ? "--bands"
+			: memory ? "--memory"
+				 : "--source");
+		return CLI_USAGE;
+	}
 	if (memory && (fit || bands || strcmp(source, "all"))) {
 		fprintf(stderr,
 			"trainsim validate: --memory: found it with %s, expected it alone "
@@ -108,34 +131,38 @@ int cli_validate(int argc, char **argv)
 		ts_env_close(env);
 		return rc;
 	}
-	/* the table goes to a temporary file, renamed over `bands` once whole */
+	/* the table goes to a temporary file, renamed over `bands` (or `loso`)
+	 * once whole */
+	const char *dest = loso ? loso : bands;
 	char tmp[4096];
 	FILE *bf = NULL;
-	if (bands) {
-		snprintf(tmp, sizeof tmp, "%s.tmp", bands);
+	if (dest) {
+		snprintf(tmp, sizeof tmp, "%s.tmp", dest);
 		if (!(bf = fopen(tmp, "w"))) {
 			fprintf(stderr,
-				"trainsim validate: --bands: cannot open %s for writing: %s, "
+				"trainsim validate: %s: cannot open %s for writing: %s, "
 				"expected a writable path\n",
-				tmp, strerror(errno));
+				loso ? "--loso" : "--bands", tmp, strerror(errno));
 			ts_env_close(env);
 			return CLI_BADINPUT;
 		}
 	}
 	/* with CSV on stdout the fit goes to stderr */
-	if (ts_validate_write_bands(env, source, fit, fmt, stdout,
-				    fmt == TS_FORMAT_CSV ? stderr : stdout, bf))
+	if (loso ? ts_validate_loso_write(env, fmt, stdout, bf)
+		 : ts_validate_write_bands(env, source, fit, fmt, stdout,
+					   fmt == TS_FORMAT_CSV ? stderr : stdout, bf))
 		rc = cli_fail("validate");
 	if (bf) {
+		const char *opt = loso ? "--loso" : "--bands";
 		if (fclose(bf) && !rc) {
-			fprintf(stderr, "trainsim validate: --bands: writing %s failed\n", tmp);
+			fprintf(stderr, "trainsim validate: %s: writing %s failed\n", opt, tmp);
 			rc = CLI_BADINPUT;
 		}
 		if (rc)
 			remove(tmp);
-		else if (rename(tmp, bands)) {
-			fprintf(stderr, "trainsim validate: --bands: cannot rename %s to %s: %s\n",
-				tmp, bands, strerror(errno));
+		else if (rename(tmp, dest)) {
+			fprintf(stderr, "trainsim validate: %s: cannot rename %s to %s: %s\n", opt,
+				tmp, dest, strerror(errno));
 			rc = CLI_BADINPUT;
 		}
 	}

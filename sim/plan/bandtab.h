@@ -36,7 +36,7 @@ struct band_regime {
 	double err80;		/* 80th percentile of |r|: the 80 % half-width, log units */
 	double bias;		/* median r (> 0: runs slower than predicted); reported,
 				 * never applied */
-	char sources[96];	/* the sources the rows came from, comma-separated */
+	char sources[160];	/* the sources the rows came from, comma-separated */
 };
 
 /* A table of regimes. Plain record. */
@@ -82,12 +82,12 @@ int band_table_build(const struct band_resid *res, size_t n, const char *exclude
 
 /* How the 80 % band covers one source's residuals. Plain record. */
 struct band_coverage {
-	size_t rows;	  /* the source's residuals */
-	size_t inside;	  /* of them, inside their band */
-	size_t no_band;	  /* of them, with no regime of enough other rows */
-	double coverage;  /* inside / rows, fraction 0-1 */
-	double median_hw; /* median half-width (p90 - p10) / 2 / p50 of their bands, fraction */
-	char regimes[96]; /* the regimes their bands came from, comma-separated */
+	size_t rows;	   /* the source's residuals */
+	size_t inside;	   /* of them, inside their band */
+	size_t no_band;	   /* of them, with no regime of enough other rows */
+	double coverage;   /* inside / rows, fraction 0-1 */
+	double median_hw;  /* median half-width (p90 - p10) / 2 / p50 of their bands, fraction */
+	char regimes[160]; /* the regimes their bands came from, comma-separated */
 };
 
 /* Leave-one-source-out check of the bands on the residuals of `source`: the

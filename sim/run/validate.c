@@ -53,8 +53,16 @@
 #include "run/run.h"
 #include "run/validate.h"
 
-static const char *const source_names[VAL_SOURCE_COUNT_] = {"vtrain", "bert",  "meg24",
-							    "mpt",    "titan", "vtrain-multi"};
+static const char *const source_names[VAL_SOURCE_COUNT_] = {"vtrain",
+							    "bert",
+							    "meg24",
+							    "mpt",
+							    "titan",
+							    "vtrain-multi",
+							    "mlperf-training-v4.1",
+							    "mlperf-training-v5.0",
+							    "pytorch-blog-fsdp-ibm-2024",
+							    "nemo-automodel-perf"};
 static const char *const metric_names[VAL_METRIC_COUNT_] = {
     "iteration_s", "samples_per_s", "tflops_per_gpu", "mfu_percent", "tokens_per_s_per_gpu"};
 
@@ -66,6 +74,16 @@ const char *val_source_name(enum val_source s)
 const char *val_metric_name(enum val_metric m)
 {
 	return (unsigned)m < VAL_METRIC_COUNT_ ? metric_names[m] : "?";
+}
+
+bool val_source_parse(const char *name, enum val_source *out)
+{
+	for (int k = 0; k < VAL_SOURCE_COUNT_; k++)
+		if (!strcmp(name, source_names[k])) {
+			*out = (enum val_source)k;
+			return true;
+		}
+	return false;
 }
 
 /* ------------------------------------------------------------- reading */
@@ -674,6 +692,165 @@ int val_load_multi(const char *root, struct val_row **rows, size_t *n, struct ts
 			 load_vtrain_multi, rows, n, err);
 }
 
+/* ----------------------------------------- measurements_new.csv sources */
+
+/* Columns of measurements_new.csv that we read, by header name. */
+enum {
+	N_ID,
+	N_HIDDEN,
+	N_MB,
+	N_TP,
+	N_PP,
+	N_GPUS,
+	N_SOURCE,
+	N_EP,
+	N_FIGURE,
+	N_VALUE,
+	N_SCEN,
+	N_NCOLS
+};
+static const char *const ncols[N_NCOLS] = {"id",     "hidden", "micro_batch", "tp",
+					   "pp",     "gpus",   "source_key",  "ep",
+					   "figure", "value",  "scenario"};
+
+/* Each row of measurements_new.csv states its own scenario (the file's
+ * README gives the assumptions row by row in `notes`): the row is compared
+ * on its `figure`, tokens per second per GPU (trainsim's tokens_per_s over
+ * the row's GPUs) or seconds per iteration, never on a TFLOP/s figure that
+ * a source counts its own way. */
+static int load_new(const char *path, struct rows *v, struct ts_error *err)
+{
+	struct csv c;
+	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	if (rc) {
+		csv_close(&c);
+		return rc;
+	}
+	int col[N_NCOLS];
+	while ((rc = csv_row(&c, ncols, N_NCOLS, col, err)) > 0) {
+		int lineno = c.lineno, nf = c.nf;
+		char **f = c.f;
+		bool ok = true;
+		for (int k = 0; ok && k < N_NCOLS; k++)
+			ok = col[k] < nf;
+		const char *id = ok ? f[col[N_ID]] : "";
+		if (!ok || !*id || strlen(id) >= sizeof v->r->id) {
+			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
+					  "expected %d columns and an id of 1 to %zu characters",
+					  N_NCOLS, sizeof v->r->id - 1);
+			break;
+		}
+		enum val_source src;
+		if (!val_source_parse(f[col[N_SOURCE]], &src) || src < VAL_MLPERF41) {
+			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, "source_key",
+					  "row %s: found \"%s\", expected mlperf-training-v4.1, "
+					  "mlperf-training-v5.0, pytorch-blog-fsdp-ibm-2024 or "
+					  "nemo-automodel-perf (a new source needs its own "
+					  "val_source)",
+					  id, f[col[N_SOURCE]]);
+			break;
+		}
+		const char *fig = f[col[N_FIGURE]];
+		int64_t h = 0, mb = 0, tp = 1, pp = 1, ep = 1, gpus = 0;
+		double value = 0.0;
+		ok = (!strcmp(fig, "iteration_s") || !strcmp(fig, "tokens_per_s_per_gpu")) &&
+		     parse_f64(f[col[N_VALUE]], &value) == 0 && value > 0.0 &&
+		     parse_i64(f[col[N_GPUS]], &gpus) == 0 && gpus > 0 &&
+		     parse_i64(f[col[N_HIDDEN]], &h) == 0 && h > 0 &&
+		     parse_i64(f[col[N_MB]], &mb) == 0 && mb > 0 &&
+		     (!*f[col[N_TP]] || parse_i64(f[col[N_TP]], &tp) == 0) &&
+		     (!*f[col[N_PP]] || parse_i64(f[col[N_PP]], &pp) == 0) &&
+		     (!*f[col[N_EP]] || parse_i64(f[col[N_EP]], &ep) == 0) && *f[col[N_SCEN]];
+		if (!ok) {
+			rc = ts_error_set(err, TS_ESYNTAX, path, lineno, NULL,
+					  "row %s: expected figure iteration_s or "
+					  "tokens_per_s_per_gpu, a positive value, whole-number "
+					  "gpus, hidden and micro_batch, tp, pp and ep empty or "
+					  "whole numbers, and a scenario",
+					  id);
+			break;
+		}
+		struct val_row *r = push(v);
+		if (!r) {
+			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+			break;
+		}
+		snprintf(r->id, sizeof r->id, "%s", id);
+		snprintf(r->source, sizeof r->source, "%s", source_names[src]);
+		r->src = src;
+		r->index = lineno - 1;
+		r->measured = value;
+		r->metric =
+		    !strcmp(fig, "iteration_s") ? VAL_ITERATION_S : VAL_TOKENS_PER_S_PER_GPU;
+		r->fitting = false;
+		r->hidden = h;
+		r->micro_batch = mb;
+		r->gpus = gpus;
+		r->formula = "none: compared on the source's own figure";
+		need(r->needs, sizeof r->needs, tp > 1, "tp");
+		need(r->needs, sizeof r->needs, pp > 1, "pp");
+		need(r->needs, sizeof r->needs, ep > 1, "ep");
+		if ((rc = scenario_text(r, err, "%s\n", f[col[N_SCEN]])))
+			break;
+	}
+	csv_close(&c);
+	return rc;
+}
+
+int val_load_new(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
+{
+	struct rows v = {0};
+	char path[1024];
+	*rows = NULL;
+	*n = 0;
+	snprintf(path, sizeof path, "%s/%s", root ? root : ".", VAL_NEW_CSV);
+	int rc = load_new(path, &v, err);
+	if (rc) {
+		ts_free(v.r, v.cap * sizeof *v.r);
+		return rc;
+	}
+	struct val_row *out = v.n ? ts_realloc(v.r, v.cap * sizeof *v.r, v.n * sizeof *v.r) : NULL;
+	if (v.n && !out) {
+		ts_free(v.r, v.cap * sizeof *v.r);
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	}
+	if (!v.n)
+		ts_free(v.r, v.cap * sizeof *v.r);
+	*rows = out;
+	*n = v.n;
+	return 0;
+}
+
+int val_load_all(const char *root, struct val_row **rows, size_t *n, struct ts_error *err)
+{
+	int (*const load[3])(const char *, struct val_row **, size_t *,
+			     struct ts_error *) = {val_load, val_load_multi, val_load_new};
+	struct val_row *part[3] = {NULL, NULL, NULL};
+	size_t np[3] = {0, 0, 0}, total = 0;
+	int rc = 0;
+	*rows = NULL;
+	*n = 0;
+	for (int k = 0; k < 3 && !rc; k++) {
+		rc = load[k](root, &part[k], &np[k], err);
+		total += np[k];
+	}
+	struct val_row *all = NULL;
+	if (!rc && total && !(all = ts_malloc(total * sizeof *all)))
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	size_t at = 0;
+	for (int k = 0; k < 3; k++) {
+		if (all && np[k])
+			memcpy(all + at, part[k], np[k] * sizeof *all);
+		at += np[k];
+		val_rows_free(part[k], np[k]);
+	}
+	if (!rc) {
+		*rows = all;
+		*n = total;
+	}
+	return rc;
+}
+
 void val_rows_free(struct val_row *rows, size_t n)
 {
 	ts_free(rows, n * sizeof *rows);
@@ -752,7 +929,8 @@ bool val_unseen(const struct val_row *r)
 }
 
 int val_residuals(const struct hw_catalog *cat, const struct val_row *rows, size_t n,
-		  const double *pred, struct band_resid **out, size_t *n_out, struct ts_error *err)
+		  const double *pred, const bool *unseen, struct band_resid **out, size_t *n_out,
+		  struct ts_error *err)
 {
 	*out = NULL;
 	*n_out = 0;
@@ -762,7 +940,7 @@ int val_residuals(const struct hw_catalog *cat, const struct val_row *rows, size
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct val_row *r = &rows[i];
-		if (!isfinite(pred[i]) || !(pred[i] > 0.0) || !val_unseen(r))
+		if (!isfinite(pred[i]) || !(pred[i] > 0.0) || !(unseen ? unseen[i] : val_unseen(r)))
 			continue;
 		struct ts_scenario *sc = NULL;
 		int rc = ts_scenario_load_string(cat, r->scenario, r->id, NULL, 0, &sc, err);
@@ -887,6 +1065,14 @@ const size_t val_fit_keys[VAL_FIT_COUNT] = {0 /* gemm_k0 */, 5 /* launch_s */, 6
  * passes of a fit, so all 109 are checked, none fitted. */
 static const enum val_source fit_sources[] = {VAL_VTRAIN, VAL_MEG24, VAL_MPT, VAL_TITAN};
 #define FIT_NSRC (sizeof fit_sources / sizeof fit_sources[0])
+
+bool val_source_fitted(enum val_source s)
+{
+	for (size_t i = 0; i < FIT_NSRC; i++)
+		if (fit_sources[i] == s)
+			return true;
+	return false;
+}
 
 /* Bounds and normalising step of each constant of struct work_calib, in
  * work_calib_field order: wide enough to hold every physically sensible
@@ -1034,6 +1220,13 @@ out:
 int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
 	    const struct val_row *rows, size_t n, struct val_fit_result *out, struct ts_error *err)
 {
+	return val_fit_without(cat, start, rows, n, VAL_SOURCE_COUNT_, out, err);
+}
+
+int val_fit_without(const struct hw_catalog *cat, const struct work_calib *start,
+		    const struct val_row *rows, size_t n, enum val_source without,
+		    struct val_fit_result *out, struct ts_error *err)
+{
 	memset(out, 0, sizeof *out);
 	out->calib = *start;
 	bool *use = ts_calloc(n ? n : 1, sizeof *use);
@@ -1046,13 +1239,15 @@ int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
 	for (size_t i = 0; i < n; i++) {
 		for (size_t k = 0; k < FIT_NSRC; k++)
 			use[i] = use[i] || rows[i].src == fit_sources[k];
-		use[i] = use[i] && rows[i].fitting;
+		use[i] = use[i] && rows[i].fitting && rows[i].src != without;
 		out->rows += use[i];
 	}
 	if (!out->rows) {
 		rc = ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
 				  "no fitting rows (the fitting halves of vTrain, MEG24, MPT and "
-				  "TITAN) to fit on");
+				  "TITAN%s%s) to fit on",
+				  without < VAL_SOURCE_COUNT_ ? " but " : "",
+				  without < VAL_SOURCE_COUNT_ ? source_names[without] : "");
 		goto done;
 	}
 	struct fit_ctx f = {

@@ -19,6 +19,7 @@
 #define VAL_MEASUREMENTS_CSV "tests/validation/measurements.csv"
 #define VAL_VTRAIN_MULTI_CSV "tests/validation/vtrain/ground_truth_multi.csv"
 #define VAL_MULTI_CSV "tests/validation/measurements_multi.csv"
+#define VAL_NEW_CSV "tests/validation/measurements_new.csv"
 
 /* Where a row comes from. */
 enum val_source {
@@ -28,6 +29,12 @@ enum val_source {
 	VAL_MPT,	  /* MosaicML llm-foundry MPT benchmarks, PyTorch FSDP */
 	VAL_TITAN,	  /* PyTorch torchtitan docs/performance.md, FSDP2 on 64 A100 */
 	VAL_VTRAIN_MULTI, /* vTrain multi-node Megatron-DeepSpeed runs, 64-512 A100 */
+	/* measurements_new.csv, one per source_key (val_load_new): */
+	VAL_MLPERF41,  /* MLPerf Training v4.1, NVIDIA GPT-3 175B (H100, B200) */
+	VAL_MLPERF50,  /* MLPerf Training v5.0, Llama 3.1 405B (H100, GB200) */
+	VAL_IBM_FSDP,  /* PyTorch blog "Maximizing training throughput using PyTorch
+			* FSDP" (IBM and Meta, 2024), Table 1 (H100, A100) */
+	VAL_AUTOMODEL, /* NeMo AutoModel performance summary, FSDP2 (H100) */
 	VAL_SOURCE_COUNT_
 };
 
@@ -63,8 +70,18 @@ struct val_row {
 	const char *formula; /* that formula as text (static) */
 };
 
-/* "vtrain", "bert", "meg24", "mpt", "titan", "vtrain-multi"; "?" out of range. */
+/* "vtrain", "bert", "meg24", "mpt", "titan", "vtrain-multi", then the
+ * source_key of each source of measurements_new.csv ("mlperf-training-v4.1",
+ * "mlperf-training-v5.0", "pytorch-blog-fsdp-ibm-2024",
+ * "nemo-automodel-perf"); "?" out of range. */
 const char *val_source_name(enum val_source s);
+
+/* The source named `name` (val_source_name) into *out; false when none. */
+bool val_source_parse(const char *name, enum val_source *out);
+
+/* Whether val_fit fits on the source's fitting half (vTrain, MEG24, MPT,
+ * TITAN); the other sources are checked only. */
+bool val_source_fitted(enum val_source s);
 /* "iteration_s", "samples_per_s", "tflops_per_gpu", "mfu_percent",
  * "tokens_per_s_per_gpu"; "?" out of range. */
 const char *val_metric_name(enum val_metric m);
@@ -86,6 +103,19 @@ int val_load(const char *root, struct val_row **rows, size_t *n, struct ts_error
  * the source's own FLOP formula for the row (`formula`). Same errors as
  * val_load. */
 int val_load_multi(const char *root, struct val_row **rows, size_t *n, struct ts_error *err);
+
+/* Read ROOT/VAL_NEW_CSV (tests/validation/README.md describes it) into a new
+ * array as val_load does: each row's `scenario` column is its scenario, its
+ * `source_key` its source (one of VAL_MLPERF41 .. VAL_AUTOMODEL; another
+ * key is TS_ESYNTAX naming it), its `figure` what it is compared on
+ * (tokens_per_s_per_gpu or iteration_s) and `value` the measurement. No
+ * row is fitting. Same errors as val_load. */
+int val_load_new(const char *root, struct val_row **rows, size_t *n, struct ts_error *err);
+
+/* Every row of the three above in one array (val_load's, val_load_multi's,
+ * then val_load_new's, each in file order), freed with val_rows_free. Same
+ * errors. */
+int val_load_all(const char *root, struct val_row **rows, size_t *n, struct ts_error *err);
 
 /* Free what val_load returned (NULL is fine). */
 void val_rows_free(struct val_row *rows, size_t n);
@@ -114,13 +144,16 @@ int val_predict_all(const struct hw_catalog *cat, const struct work_calib *c,
 bool val_unseen(const struct val_row *r);
 
 /* The residuals the bands are estimated from (sim/run/band.h): for every
- * row i with pred[i] finite and val_unseen, r = ln(measured time /
- * predicted time) (throughput rows by the reciprocal), its source and its
- * regime at every level (the scenario's GPU type, nodes and framework),
- * into a new array *out of *n_out (free with ts_free(*out, *n_out x size),
- * NULL when empty). Returns 0, the scenario's load error, or TS_ENOMEM. */
+ * row i with pred[i] finite and unseen[i] (NULL: val_unseen), r =
+ * ln(measured time / predicted time) (throughput rows by the reciprocal),
+ * its source and its regime at every level (the scenario's GPU type, nodes
+ * and framework), into a new array *out of *n_out (free with ts_free(*out,
+ * *n_out x size), NULL when empty). Leave-one-source-out predictions
+ * (sim/run/loso.h) make every row of a source unseen. Returns 0, the
+ * scenario's load error, or TS_ENOMEM. */
 int val_residuals(const struct hw_catalog *cat, const struct val_row *rows, size_t n,
-		  const double *pred, struct band_resid **out, size_t *n_out, struct ts_error *err);
+		  const double *pred, const bool *unseen, struct band_resid **out, size_t *n_out,
+		  struct ts_error *err);
 
 /* Signed relative error of a prediction, (predicted - measured) / measured. */
 double val_error(const struct val_row *r, double predicted);
@@ -189,5 +222,12 @@ struct val_fit_result {
  * fitting rows), TS_ENOMEM or the errors of val_predict. */
 int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
 	    const struct val_row *rows, size_t n, struct val_fit_result *out, struct ts_error *err);
+
+/* val_fit without the rows of source `without` (VAL_SOURCE_COUNT_: none):
+ * the mean is over the other fitted sources. TS_EINVALID when no fitting
+ * rows remain. */
+int val_fit_without(const struct hw_catalog *cat, const struct work_calib *start,
+		    const struct val_row *rows, size_t n, enum val_source without,
+		    struct val_fit_result *out, struct ts_error *err);
 
 #endif
