@@ -285,15 +285,18 @@ TS_API int ts_result_get(const ts_result *r, const char *key, double *value);
 TS_API int ts_result_write(const ts_result *r, enum ts_format format, FILE *out);
 
 /* Write results rs[0..n) (n >= 2, each from ts_plan_simulate) side by
- * side: text a column per scenario, the best of each row marked '*'; CSV
- * a row per scenario ("name", "file", a column per compared figure by its
- * result key, "best" and "no_clear_winner": the keys of the rows it wins
- * and of those the bands leave undecided, separated by ';', then the
+ * side, each row judged by the 80 % bands: its best wins where its band
+ * overlaps no other's, the results whose bands overlap the best's tie,
+ * and all of them overlapping is no clear winner. Text a column per
+ * scenario, '*' on a winner and on each of a tie; CSV a row per scenario
+ * ("name", "file", a column per compared figure by its result key,
+ * "best", "tied" and "no_clear_winner": the keys of the rows it wins,
+ * ties and of those the bands leave undecided, separated by ';', then the
  * scenario's columns by key path); scaling efficiency relative to the
  * first result on the same GPU type; JSON a list of the results as
  * ts_result_write writes them, each with "comparison":
- * {"scaling_efficiency" (null: no other result on its GPU type), "best":
- * [the keys of the rows it is best in]}. Returns 0, TS_EUSAGE (n < 2),
+ * {"scaling_efficiency" (null: no other result on its GPU type), "best",
+ * "tied", "no_clear_winner": those keys}. Returns 0, TS_EUSAGE (n < 2),
  * TS_EIO or TS_ENOMEM. */
 TS_API int ts_compare_write(const ts_result *const *rs, size_t n, enum ts_format format, FILE *out);
 

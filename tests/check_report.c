@@ -99,6 +99,26 @@ START_TEST(huge_numbers_stay_short)
 }
 END_TEST
 
+/* Money and energy in a unit read at a glance: thousands separators below
+ * a million dollars, then M and B; kWh below a thousand, then MWh and GWh
+ * with four significant digits (1,628,583.1 kWh is 1.628583 GWh). */
+START_TEST(money_and_energy_scaled)
+{
+	char b[64];
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, 656.178), "$656.18");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, 26143.633), "$26,143.63");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, 999999.996), "$1,000,000.00");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, 1234567.0), "$1.23M");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, 2.1e9), "$2.10B");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, 0.07), "$0.07");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_USD, NAN), TS_UNITS_NA);
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_KWH, 479.887), "479.9 kWh");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_KWH, 13966.05), "13.97 MWh");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_KWH, 1628583.1), "1.629 GWh");
+	ck_assert_str_eq(report_fmt(b, sizeof b, RQ_KWH, INFINITY), TS_UNITS_NA);
+}
+END_TEST
+
 START_TEST(json_has_every_stable_key)
 {
 	struct ts_result r = sample();
@@ -425,6 +445,7 @@ int main(void)
 	Suite *s = suite_create("report");
 	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, huge_numbers_stay_short);
+	tcase_add_test(tc, money_and_energy_scaled);
 	tcase_add_test(tc, json_has_every_stable_key);
 	tcase_add_test(tc, non_finite_is_null);
 	tcase_add_test(tc, csv_header_and_row_agree);

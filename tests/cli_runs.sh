@@ -220,4 +220,58 @@ for r, f, run in zip(rows, ["box-4xa100", "dgx16-ib", "dgx16-10gbe"], sys.argv[2
 assert "iteration_time_s" in rows[1]["best"].split(";"), rows[1]["best"]
 assert float(rows[0]["scaling_efficiency"]) == 1.0
 ' "$TMP/run_box-4xa100" "$TMP/run_dgx16-ib" "$TMP/run_dgx16-10gbe" "$X4"
+
+# --- compare's verdicts follow the 80 % bands: a row's best wins alone
+# where its band overlaps no other's; those whose bands overlap the best's
+# tie; all of them overlapping is no clear winner; a row with fewer than
+# two candidates (the reference's 100 % scaling efficiency) has none
+ok cmp3 compare "$X4/box-4xa100.cfg" "$X4/dgx16-ib.cfg" "$X4/dgx16-10gbe.cfg" --format json
+py cmp3 '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for key, lower in (("cost_usd", True), ("iteration_time_s", True), ("mfu", False),
+                   ("time_to_train_s", True), ("tokens_per_s", False)):
+    v = [x[key] for x in d]
+    b = [(x[key + "_p10"], x[key + "_p90"]) for x in d]
+    best = v.index(min(v) if lower else max(v))
+    lead = [k for k in range(3) if k == best or (b[k][0] <= b[best][1] and b[best][0] <= b[k][1])]
+    got_best = [k for k in range(3) if key in d[k]["comparison"]["best"]]
+    got_tied = [k for k in range(3) if key in d[k]["comparison"]["tied"]]
+    got_none = [k for k in range(3) if key in d[k]["comparison"]["no_clear_winner"]]
+    if len(lead) == 1:
+        assert (got_best, got_tied, got_none) == ([best], [], []), (key, got_best, got_tied, got_none)
+    elif len(lead) < 3:
+        assert (got_best, got_tied, got_none) == ([], lead, []), (key, got_best, got_tied, got_none)
+    else:
+        assert (got_best, got_tied, got_none) == ([], [], [0, 1, 2]), (key, got_best, got_tied, got_none)
+# the box and 16 nodes on InfiniBand cost $656 and $831 with overlapping
+# bands; 10 GbE costs $26,144, far beyond both: a tie of the two, not
+# "no clear winner"
+assert [x["comparison"]["tied"].count("cost_usd") for x in d] == [1, 1, 0], d[2]["comparison"]
+# the box is the reference of scaling efficiency: InfiniBand 80 % against
+# 10 GbE 3 % is the row
+assert "scaling_efficiency" not in d[0]["comparison"]["best"] + d[0]["comparison"]["tied"]
+assert "scaling_efficiency" in d[1]["comparison"]["best"], d[1]["comparison"]
+'
+ok cmp3t compare "$X4/box-4xa100.cfg" "$X4/dgx16-ib.cfg" "$X4/dgx16-10gbe.cfg"
+RB=$EX/rent-or-buy
+ok cmprb compare "$RB/rented.cfg" "$RB/cluster.cfg"
+py cmp3t '
+import re, sys
+t = open(sys.argv[1]).read()
+head = t.split("\n\n")[0]
+assert all(len(l) <= 100 for l in head.split("\n")), [len(l) for l in head.split("\n")]
+rows = {l.split("  ")[0]: l for l in t.split("\n")}
+assert rows["cost (tied)"].rstrip().endswith("$26,143.63"), rows["cost (tied)"]
+assert "13.97 MWh" in rows["energy (tied)"], rows["energy (tied)"]
+assert rows["cost (tied)"].count(" *") == 2
+assert "*" not in rows["scaling efficiency (same GPU type)"].split("%")[0], rows["scaling efficiency (same GPU type)"]
+' 
+py cmprb '
+import sys
+t = open(sys.argv[1]).read()
+line = [l for l in t.split("\n") if l.startswith("scaling efficiency")][0]
+assert "no clear winner" not in line and "*" not in line, line
+assert [l for l in t.split("\n") if l.startswith("cost ")][0].endswith("$5,791.46 *")
+'
 finish

@@ -272,49 +272,41 @@ static void column_name(char (*heads)[COLUMN_NAME_MAX], size_t k, const char *na
 }
 
 /* What a comparison says of one row: its label (text) and key (CSV,
- * JSON) in the comparison's units, whether it is shown, its best column
- * (np: none) and whether the bands leave it undecided. */
+ * JSON) in the comparison's units, whether it is shown, and its verdict
+ * from the 80 % bands (sim/run/band.h). The candidates are the results
+ * that fit and have a figure (for scaling efficiency, not the reference
+ * of their GPU type, whose 100 % is a definition); with fewer than two
+ * there is nothing to compare and no verdict. The best candidate leads
+ * with every candidate whose band overlaps the best's: a lead of one is
+ * the winner (best), a lead of some is a tie (lead[k] for each), a lead
+ * of all is no clear winner (unclear). */
 struct verdict {
 	const char *label, *key;
 	bool shown;
-	size_t best;
-	bool unclear;
+	size_t best;  /* the winner; np: none */
+	bool tied;    /* a lead of two or more, not all the candidates */
+	bool unclear; /* every candidate leads */
+	bool *lead;   /* [np]: in a tie, whether result k leads (borrowed) */
 };
+
+/* Whether result k is a candidate of row r. */
+static bool candidate(const ts_result *const *rs, size_t np, size_t k, size_t r)
+{
+	double v = value(rs, np, k, r);
+	if (!isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
+		return false;
+	return r != ROW_SCALING || same_gpu_base(rs, k) != rs[k];
+}
 
 static void judge(const ts_result *const *rs, size_t np, const struct units *u, size_t r,
 		  struct verdict *vd)
 {
+	bool *lead = vd->lead;
+	memset(vd, 0, sizeof *vd);
+	memset(lead, 0, np * sizeof *lead);
+	vd->lead = lead;
 	vd->shown = !(r == ROW_EPOCH && !u->any_sample);
-	/* throughput and price in two units (tokens and samples) have no best */
-	bool comparable = !(u->mixed && (r == ROW_TPUT || r == ROW_PRICE || r == ROW_EPOCH));
-	/* the best column: only among results that fit and have the value */
-	size_t best = np;
-	double bv = 0.0;
-	for (size_t k = 0; k < np && rows[r].better != NONE && comparable; k++) {
-		double v = value(rs, np, k, r);
-		if (!isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
-			continue;
-		if (best == np || (rows[r].better == LOWER ? v < bv : v > bv)) {
-			best = k;
-			bv = v;
-		}
-	}
-	/* a winner only where its band overlaps no other candidate's: the
-	 * bands are each result's 80 % band (sim/run/band.h) */
-	bool unclear = false;
-	if (best < np) {
-		struct ts_band wb = band_of(rs[best], bv, r);
-		for (size_t k = 0; k < np; k++) {
-			double v = value(rs, np, k, r);
-			if (k == best || !isfinite(v) || !rs[k]->fits || (v == 0.0 && r >= 7))
-				continue;
-			struct ts_band kb = band_of(rs[k], v, r);
-			if (kb.p10 <= wb.p90 && wb.p10 <= kb.p90)
-				unclear = true;
-		}
-	}
-	vd->best = unclear ? np : best;
-	vd->unclear = unclear;
+	vd->best = np;
 	vd->label = rows[r].label;
 	vd->key = rows[r].key;
 	if (r == ROW_TPUT && u->all_sample) {
@@ -330,6 +322,41 @@ static void judge(const ts_result *const *rs, size_t np, const struct units *u, 
 		vd->label = "cost per million tokens or per epoch";
 		vd->key = "usd_per_mtokens_or_epoch";
 	}
+	/* throughput and price in two units (tokens and samples) have no best */
+	if (rows[r].better == NONE ||
+	    (u->mixed && (r == ROW_TPUT || r == ROW_PRICE || r == ROW_EPOCH)))
+		return;
+	size_t best = np, ncand = 0;
+	double bv = 0.0;
+	for (size_t k = 0; k < np; k++) {
+		if (!candidate(rs, np, k, r))
+			continue;
+		double v = value(rs, np, k, r);
+		ncand++;
+		if (best == np || (rows[r].better == LOWER ? v < bv : v > bv)) {
+			best = k;
+			bv = v;
+		}
+	}
+	if (ncand < 2)
+		return;
+	struct ts_band wb = band_of(rs[best], bv, r);
+	size_t nlead = 0;
+	for (size_t k = 0; k < np; k++) {
+		if (!candidate(rs, np, k, r))
+			continue;
+		struct ts_band kb = band_of(rs[k], value(rs, np, k, r), r);
+		vd->lead[k] = k == best || (kb.p10 <= wb.p90 && wb.p10 <= kb.p90);
+		nlead += vd->lead[k];
+	}
+	if (nlead == 1)
+		vd->best = best;
+	else if (nlead < ncand)
+		vd->tied = true;
+	else
+		vd->unclear = true;
+	if (!vd->tied)
+		memset(vd->lead, 0, np * sizeof *vd->lead);
 }
 
 /* The keys of the shown rows whose verdict has pred(vd, k), separated by
@@ -351,6 +378,11 @@ static bool is_best(const struct verdict *vd, size_t k)
 	return vd->best == k;
 }
 
+static bool is_tied(const struct verdict *vd, size_t k)
+{
+	return vd->tied && vd->lead[k];
+}
+
 static bool is_unclear(const struct verdict *vd, size_t k)
 {
 	(void)k;
@@ -359,9 +391,10 @@ static bool is_unclear(const struct verdict *vd, size_t k)
 
 /* The CSV of a comparison: a row per scenario, its name and file first,
  * then a column per metric (the key, its unit in its name), "best" (the
- * keys of the rows the scenario is best in), "no_clear_winner" (the keys of
- * the rows the bands leave undecided), then the scenario's settings by key
- * path ("model.name", "parallel.tp", ...). */
+ * keys of the rows the scenario wins), "tied" (of those it leads with
+ * others, within the bands), "no_clear_winner" (of the rows the bands
+ * leave undecided), then the scenario's settings by key path
+ * ("model.name", "parallel.tp", ...). */
 static int write_csv(const ts_result *const *rs, size_t np, const struct verdict *vd, FILE *out)
 {
 	size_t nscen = 0, nshown = 0;
@@ -370,7 +403,7 @@ static int write_csv(const ts_result *const *rs, size_t np, const struct verdict
 	for (size_t r = 0; r < NROWS; r++)
 		nshown += vd[r].shown;
 	struct ts_table *t = NULL;
-	if (table_create(&t, 2 + nshown + 2 + nscen))
+	if (table_create(&t, 2 + nshown + 3 + nscen))
 		return api_failf(TS_ENOMEM, NULL, "out of memory");
 	size_t c = 0;
 	table_header(t, c++, "name", TABLE_LEFT);
@@ -379,6 +412,7 @@ static int write_csv(const ts_result *const *rs, size_t np, const struct verdict
 		if (vd[r].shown)
 			table_header(t, c++, vd[r].key, TABLE_LEFT);
 	table_header(t, c++, "best", TABLE_LEFT);
+	table_header(t, c++, "tied", TABLE_LEFT);
 	table_header(t, c++, "no_clear_winner", TABLE_LEFT);
 	for (size_t i = 0; i < nscen; i++)
 		table_header(t, c++, report_csv_scenario_col(i), TABLE_LEFT);
@@ -401,6 +435,7 @@ static int write_csv(const ts_result *const *rs, size_t np, const struct verdict
 			c++;
 		}
 		table_cell(t, c++, "%s", key_list(b, sizeof b, vd, k, is_best));
+		table_cell(t, c++, "%s", key_list(b, sizeof b, vd, k, is_tied));
 		table_cell(t, c++, "%s", key_list(b, sizeof b, vd, k, is_unclear));
 		for (size_t i = 0; i < nscen; i++)
 			report_scenario_cell(t, c++, api_result_scenario(rs[k]),
@@ -414,27 +449,32 @@ static int write_csv(const ts_result *const *rs, size_t np, const struct verdict
 }
 
 /* The JSON of a comparison: a list of the results, each with its scenario
- * and "comparison": its scaling efficiency and the keys of the rows it is
- * best in and of those the bands leave undecided. */
+ * and "comparison": its scaling efficiency and the keys of the rows it
+ * wins, of those it leads with others within the bands (tied) and of those
+ * the bands leave undecided. */
 static int write_json(const ts_result *const *rs, size_t np, const struct verdict *vd, FILE *out)
 {
 	json_t *docs = json_array();
 	bool ok = docs != NULL;
 	for (size_t k = 0; ok && k < np; k++) {
 		json_t *d = report_result_document(rs[k], api_result_scenario(rs[k]));
-		json_t *c = json_object(), *b = json_array(), *nc = json_array();
+		json_t *c = json_object(), *b = json_array(), *ti = json_array(),
+		       *nc = json_array();
 		double se = value(rs, np, k, ROW_SCALING);
 		ok = d && !json_array_append_new(docs, d) && c &&
 		     !json_object_set_new(d, "comparison", c) &&
 		     !json_object_set_new(c, "scaling_efficiency",
 					  isfinite(se) ? json_real(se) : json_null()) &&
-		     b && !json_object_set_new(c, "best", b) && nc &&
+		     b && !json_object_set_new(c, "best", b) && ti &&
+		     !json_object_set_new(c, "tied", ti) && nc &&
 		     !json_object_set_new(c, "no_clear_winner", nc);
 		for (size_t r = 0; ok && r < NROWS; r++) {
 			if (!vd[r].shown)
 				continue;
 			if (vd[r].best == k)
 				ok = !json_array_append_new(b, json_string(vd[r].key));
+			if (ok && is_tied(&vd[r], k))
+				ok = !json_array_append_new(ti, json_string(vd[r].key));
 			if (ok && vd[r].unclear)
 				ok = !json_array_append_new(nc, json_string(vd[r].key));
 		}
@@ -449,6 +489,32 @@ static int write_json(const ts_result *const *rs, size_t np, const struct verdic
 		rc = api_failf(TS_EIO, NULL, "writing the table failed");
 	json_decref(docs);
 	return rc;
+}
+
+/* Most characters in a line of the text's title. */
+#define TITLE_WIDTH 100
+
+/* Write text s in lines of at most width characters, broken at spaces (a
+ * word longer than width on its own line). Returns nonzero on a write
+ * error. */
+static int print_wrapped(const char *s, size_t width, FILE *out)
+{
+	while (*s) {
+		size_t len = strlen(s), cut = len;
+		if (len > width) {
+			cut = width;
+			while (cut > 0 && s[cut] != ' ')
+				cut--;
+			if (!cut)
+				cut = strcspn(s, " ");
+		}
+		if (fprintf(out, "%.*s\n", (int)cut, s) < 0)
+			return 1;
+		s += cut;
+		while (*s == ' ')
+			s++;
+	}
+	return 0;
 }
 
 /* The text table: a row per metric, a column per scenario, '*' on the
@@ -471,23 +537,30 @@ static int write_text(const ts_result *const *rs, size_t np, const struct verdic
 		if (!vd[r].shown)
 			continue;
 		table_add_row(t);
-		table_cell(t, 0, "%s%s", vd[r].label, vd[r].unclear ? " (no clear winner)" : "");
+		table_cell(t, 0, "%s%s", vd[r].label,
+			   vd[r].unclear ? " (no clear winner)"
+			   : vd[r].tied	 ? " (tied)"
+					 : "");
 		for (size_t k = 0; k < np; k++) {
 			char b[200];
 			text_cell(b, sizeof b, rs[k], value(rs, np, k, r), r);
-			table_cell(t, k + 1, "%s%s", b, k == vd[r].best ? " *" : "");
+			table_cell(t, k + 1, "%s%s", b,
+				   k == vd[r].best || is_tied(&vd[r], k) ? " *" : "");
 		}
 	}
 	if (table_status(t)) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto out;
 	}
-	int e = fprintf(out,
-			"Comparison of %zu scenarios ('*' marks the best of a row where its "
-			"80 %% band overlaps no other's, else the row says no clear winner; "
-			"scaling efficiency is throughput per GPU relative to the first "
-			"scenario on the same GPU type)\n\n",
-			np) < 0 ||
+	char title[600];
+	snprintf(title, sizeof title,
+		 "Comparison of %zu scenarios. '*' marks the best of a row where its 80 %% band "
+		 "overlaps no other's; where some bands overlap the best's, '*' marks each of "
+		 "those and the row says tied; where all do, the row says no clear winner. "
+		 "Scaling efficiency is throughput per GPU relative to the first scenario on the "
+		 "same GPU type (that one's 100 %% is the reference, not a result).",
+		 np);
+	int e = print_wrapped(title, TITLE_WIDTH, out) || fputc('\n', out) == EOF ||
 		table_print(t, out);
 	for (size_t k = 0; !e && k < np; k++) {
 		if (!rs[k]->remedies)
@@ -512,12 +585,17 @@ int ts_compare_write(const ts_result *const *rs, size_t np, enum ts_format forma
 				 np == 1 ? "" : "s");
 	struct units u;
 	struct verdict vd[NROWS];
+	bool *lead = ts_calloc(NROWS * np, sizeof *lead);
+	if (!lead)
+		return api_failf(TS_ENOMEM, NULL, "out of memory");
 	units_of(rs, np, &u);
-	for (size_t r = 0; r < NROWS; r++)
+	for (size_t r = 0; r < NROWS; r++) {
+		vd[r].lead = lead + r * np;
 		judge(rs, np, &u, r, &vd[r]);
-	if (format == TS_FORMAT_CSV)
-		return write_csv(rs, np, vd, out);
-	if (format == TS_FORMAT_JSON)
-		return write_json(rs, np, vd, out);
-	return write_text(rs, np, vd, out);
+	}
+	int rc = format == TS_FORMAT_CSV    ? write_csv(rs, np, vd, out)
+		 : format == TS_FORMAT_JSON ? write_json(rs, np, vd, out)
+					    : write_text(rs, np, vd, out);
+	ts_free(lead, NROWS * np * sizeof *lead);
+	return rc;
 }

@@ -614,6 +614,49 @@ static const char *fmt_num(char *buf, size_t n, const char *fmt, double v)
 	return ts_units_format_num(buf, n, fmt, v);
 }
 
+/* US$ in a unit a reader takes in at a glance: cents and thousands
+ * separators below a million ("$656.18", "$26,143.63"), then millions and
+ * billions ("$1.63M", "$2.10B"). */
+static const char *fmt_usd(char *buf, size_t n, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	const char *sign = v < 0.0 ? "-" : "";
+	double a = fabs(v);
+	if (a >= 1e9) /* an absurd figure stays short (%.3g past 1e9 billions) */
+		return ts_units_format_num(buf, n, v < 0.0 ? "-$%.2fB" : "$%.2fB", a / 1e9);
+	if (a >= 1e6) {
+		snprintf(buf, n, "%s$%.2fM", sign, a / 1e6);
+		return buf;
+	}
+	/* whole dollars grouped by three, then the cents */
+	double r = round(a * 100.0);
+	long long d = (long long)(r / 100.0), c = (long long)fmod(r, 100.0);
+	char g[32];
+	if (d >= 1000000)
+		snprintf(g, sizeof g, "%lld,%03lld,%03lld", d / 1000000, d / 1000 % 1000, d % 1000);
+	else if (d >= 1000)
+		snprintf(g, sizeof g, "%lld,%03lld", d / 1000, d % 1000);
+	else
+		snprintf(g, sizeof g, "%lld", d);
+	snprintf(buf, n, "%s$%s.%02lld", sign, g, c);
+	return buf;
+}
+
+/* Energy in kWh, MWh or GWh, whichever keeps the figure below a thousand
+ * ("479.9 kWh", "13.97 MWh", "1.629 GWh"; 4 significant digits once
+ * scaled). */
+static const char *fmt_energy(char *buf, size_t n, double kwh)
+{
+	if (!isfinite(kwh) || fabs(kwh) < 1e3)
+		return fmt_num(buf, n, "%.1f kWh", kwh);
+	if (fabs(kwh) < 1e6)
+		return fmt_num(buf, n, "%.4g MWh", kwh / 1e3);
+	return fmt_num(buf, n, "%.4g GWh", kwh / 1e6);
+}
+
 const char *report_fmt(char *buf, size_t n, enum report_qty q, double v)
 {
 	switch (q) {
@@ -624,11 +667,11 @@ const char *report_fmt(char *buf, size_t n, enum report_qty q, double v)
 	case RQ_GIB:
 		return fmt_gib(buf, n, v);
 	case RQ_USD:
-		return fmt_num(buf, n, "$%.2f", v);
+		return fmt_usd(buf, n, v);
 	case RQ_USD_RATE:
 		return fmt_num(buf, n, "$%.4g", v);
 	case RQ_KWH:
-		return fmt_num(buf, n, "%.1f kWh", v);
+		return fmt_energy(buf, n, v);
 	case RQ_PERCENT:
 		return fmt_num(buf, n, "%.1f %%", 100.0 * v);
 	case RQ_COUNT:

@@ -120,9 +120,9 @@ enum report_qty {
 	RQ_TIME,     /* s, with a prefix: "6.489 s", "12.3 ms" */
 	RQ_DURATION, /* s, in the unit people use: "2.5 h", "31.0 days" */
 	RQ_GIB,	     /* bytes as "%.1f GiB" */
-	RQ_USD,	     /* US$ as "$%.2f" */
+	RQ_USD,	     /* US$: "$656.18", "$26,143.63", "$1.63M", "$2.10B" */
 	RQ_USD_RATE, /* US$ per unit (per million tokens) as "$%.4g" */
-	RQ_KWH,	     /* kWh as "%.1f kWh" */
+	RQ_KWH,	     /* kWh: "479.9 kWh", then "13.97 MWh", "1.629 GWh" */
 	RQ_PERCENT,  /* a fraction 0-1 as "%.1f %%" */
 	RQ_COUNT,    /* a count as "%.0f" */
 };
