@@ -112,6 +112,9 @@ expect 1 'unknown command|"bogus"|run, collective, validate, list' bogus
 expect 1 'unknown command|"bogus"' help bogus
 expect 1 'unknown command|"lst"|did you mean "list"' lst
 expect 1 '--bands|--source bert|expected --source all' validate --source bert --bands b.cfg
+expect 1 '--loso|--fit|expected it alone' validate --loso l.cfg --fit
+expect 1 '--loso|--source|expected it alone' validate --loso l.cfg --source mpt
+expect 1 '--source|"nosuch"|pytorch-blog-fsdp-ibm-2024|or all' validate --source nosuch
 
 # --- trainsim run: the command line
 expect 1 'SCENARIO' run

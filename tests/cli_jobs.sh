@@ -162,7 +162,9 @@ bad 1 '-j: found "1025", expected a thread count from 1 to 1024' sweep "$SRC/exa
 checks=$((checks + 1))
 "$BIN" search --help | grep -q "not modelled" && fail "search --help says something is not modelled"
 checks=$((checks + 1))
-"$BIN" help | grep -qF "meg24|mpt|titan|vtrain-multi|all" || fail "help lacks the validation sources"
+"$BIN" help | grep -qF "meg24|mpt|titan|vtrain-multi|mlperf-training-v4.1|" &&
+	"$BIN" help | grep -qF "pytorch-blog-fsdp-ibm-2024|nemo-automodel-perf|all]" ||
+	fail "help lacks the validation sources"
 for args in "compare $SCEN" "search $SCEN --objective speed" "sweep" "calibrate $SCEN"; do
 	checks=$((checks + 1))
 	# shellcheck disable=SC2086
