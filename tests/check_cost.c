@@ -468,6 +468,50 @@ START_TEST(test_owned)
 	double opex = 7305.0 + 12.696 * 730.5 * 0.1;
 	ck_assert_double_eq_tol(r.breakeven_months, 500000.0 / (23376.0 - opex), 1e-9);
 	ck_assert(fabs(r.breakeven_months - 33.02) < 0.01);
+	/* busy all year by default; the cost of an hour of the run and of a
+	 * GPU-hour (16 GPUs) */
+	ck_assert_double_eq_tol(r.utilisation, 1.0, 1e-300);
+	ck_assert_double_eq_tol(r.usd_per_hour, per_h + kwh * 0.1 / (10000.0 / 3600.0), 1e-9);
+	ck_assert_double_eq_tol(r.usd_per_gpu_hour, r.usd_per_hour / 16.0, 1e-12);
+	ts_scenario_destroy(s);
+}
+END_TEST
+
+/* test_owned's cluster busy half the year: its yearly cost is spread over
+ * half the hours, so an hour of use costs twice as much hardware; a month
+ * saves the rent of its busy half (0.5 x 23376 = 11688 $) against the
+ * upkeep and the energy of those hours (7305 + 0.5 x 927.44 = 7768.72 $):
+ * 500000 / (11688 - 7768.72) = 127.6 months. */
+START_TEST(test_owned_utilisation)
+{
+	struct ts_error e;
+	struct ts_scenario *s = load(
+	    BASE
+	    "cost = { usd_per_gpu_hour = 2.0; usd_per_kwh = 0.1; pue = 1.0; utilisation = 0.5;\n"
+	    "  owned = { server_usd = 200000.0; network_usd = 25000.0; storage_usd = 50000.0;\n"
+	    "            years = 5.0; upkeep_usd_per_year = 87660.0; }; };\n",
+	    &e);
+	ck_assert_ptr_nonnull(s);
+	struct ts_result r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
+	double per_h = (500000.0 / (5.0 * 8766.0) + 10.0) / 0.5, kwh = r.energy_kwh;
+	ck_assert_double_eq_tol(kwh, 126960000.0 / 3.6e6, 1e-9);
+	ck_assert_double_eq_tol(r.cost_usd, per_h * 10000.0 / 3600.0 + kwh * 0.1, 1e-9);
+	double opex = 7305.0 + 0.5 * 12.696 * 730.5 * 0.1;
+	ck_assert_double_eq_tol(r.breakeven_months, 500000.0 / (0.5 * 23376.0 - opex), 1e-9);
+	ck_assert(fabs(r.breakeven_months - 127.6) < 0.05);
+	ck_assert_double_eq_tol(r.utilisation, 0.5, 1e-300);
+	ck_assert_double_eq_tol(r.usd_per_hour, r.cost_usd / (10000.0 / 3600.0), 1e-9);
+	ts_scenario_destroy(s);
+	/* a rented cluster pays for the hours it runs: utilisation changes
+	 * nothing (16 GPUs x 2 $/h) */
+	s = load(BASE "cost = { usd_per_gpu_hour = 2.0; utilisation = 0.25; };\n", &e);
+	ck_assert_ptr_nonnull(s);
+	r = sample();
+	cost_whole_run(s, hw_cluster_gpu_type(s->cluster), 0.0, 0.0, &r);
+	ck_assert_double_eq_tol(r.cost_usd, 32.0 * 10000.0 / 3600.0, 1e-9);
+	ck_assert_double_eq_tol(r.usd_per_gpu_hour, 2.0, 1e-12);
+	ck_assert_double_eq_tol(r.utilisation, 0.0, 1e-300);
 	ts_scenario_destroy(s);
 }
 END_TEST
@@ -635,6 +679,10 @@ static const struct {
      TS_ERANGE,
      {"checkpoint.interval", "found 0", "expected"}},
     {BASE "cost = { pue = 0.5; };\n", TS_ERANGE, {"cost.pue", "0.5", "expected"}},
+    {BASE "cost = { utilisation = 0.0; };\n",
+     TS_ERANGE,
+     {"cost.utilisation", "found 0", "expected"}},
+    {BASE "cost = { utilisation = 1.5; };\n", TS_ERANGE, {"cost.utilisation", "1.5", "expected"}},
     {BASE "cost = { owned = { years = 3.0; }; };\n",
      TS_EINVALID,
      {"cost.owned.server_usd", "found nothing", "expected"}},
@@ -684,6 +732,7 @@ int main(void)
 	tcase_add_test(tc, test_cloud_run);
 	tcase_add_test(tc, test_checkpoint_by_time);
 	tcase_add_test(tc, test_owned);
+	tcase_add_test(tc, test_owned_utilisation);
 	tcase_add_test(tc, test_owned_never);
 	tcase_add_test(tc, test_no_run);
 	tcase_add_test(tc, test_epochs);

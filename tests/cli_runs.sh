@@ -274,4 +274,40 @@ line = [l for l in t.split("\n") if l.startswith("scaling efficiency")][0]
 assert "no clear winner" not in line and "*" not in line, line
 assert [l for l in t.split("\n") if l.startswith("cost ")][0].endswith("$5,791.46 *")
 '
+# --- cost.utilisation: owned hardware busy half the year; configs/README.md
+# quotes examples/rent-or-buy's break-even (28.5 months busy all year, 69.6
+# busy half of it), each from the formula of sim/run/cost.h
+ok util1 run "$RB/cluster.cfg" --format json
+ok util5 run "$RB/cluster.cfg" --set cost.utilisation=0.5 --format json
+py util1 '
+import json, re, sys
+readme = open(sys.argv[3]).read()
+quoted = re.search(r"([0-9.]+) months busy all year, ([0-9.]+) months busy half of it", readme)
+assert quoted, "configs/README.md no longer quotes the break-even"
+for path, u, want in ((sys.argv[1], 1.0, quoted.group(1)), (sys.argv[2], 0.5, quoted.group(2))):
+    r = json.load(open(path))
+    o = r["scenario"]["cost"]["owned"]
+    capital = 16 * (o["server_usd"] + o["network_usd"]) + o["storage_usd"]
+    hours = r["time_to_train_s"] / 3600
+    per_h = (capital / (o["years"] * 8766) + o["upkeep_usd_per_year"] / 8766) / u
+    assert abs(r["cost_usd"] - (per_h * hours + r["energy_kwh"] * 0.0806)) < 1e-6 * r["cost_usd"], (u, r["cost_usd"])
+    cloud = u * 16 * 14.75 * 730.5
+    opex = o["upkeep_usd_per_year"] / 12 + u * r["avg_power_kw"] * 730.5 * 0.0806
+    assert abs(r["breakeven_months"] - capital / (cloud - opex)) < 1e-9 * capital, (u, r["breakeven_months"])
+    assert "%.1f" % r["breakeven_months"] == want, (u, r["breakeven_months"], want)
+    assert r["utilisation"] == u and abs(r["usd_per_hour"] * hours - r["cost_usd"]) < 1e-6
+' "$TMP/util5" "$SRC/configs/README.md"
+ok utiltext run "$RB/cluster.cfg" --set cost.utilisation=0.5
+py utiltext '
+import sys
+t = open(sys.argv[1]).read()
+cost = [l for l in t.split("\n") if l.startswith("cost ")][0]
+assert " per hour, " in cost and " per GPU-hour" in cost, cost
+assert "busy 50 % of the year" in t, t
+# examples/rent-or-buy/README.md quotes this run
+readme = open(sys.argv[2]).read()
+total = cost.split()[1]
+months = [l for l in t.split("\n") if l.startswith("buying breaks even")][0].split()[-2]
+assert "costs %s a run\nand breaks even after %s months" % (total, months) in readme, (total, months)
+' "$RB/README.md"
 finish

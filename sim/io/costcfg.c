@@ -11,8 +11,8 @@
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const cost_keys[] = {"usd_per_gpu_hour", "usd_per_node_hour", "owned",
-					"usd_per_kwh", "pue"};
+static const char *const cost_keys[] = {
+    "usd_per_gpu_hour", "usd_per_node_hour", "owned", "usd_per_kwh", "pue", "utilisation"};
 static const char *const owned_keys[] = {"server_usd", "network_usd", "storage_usd", "years",
 					 "upkeep_usd_per_year"};
 static const char *const ck_keys[] = {"interval", "write_bandwidth", "storage"};
@@ -62,6 +62,11 @@ static int sub(const config_setting_t *g, const char *name, const char *key, con
 #define NODE_W_MAX 1e7
 #define PART_W_MAX 1e5
 
+/* cost.utilisation: a share of the year, (0, 1]; below 0.1 % (9 hours a
+ * year) the hardware's cost per busy hour is a thousand times its cost
+ * per hour, no longer a question of utilisation. */
+#define UTIL_MIN 1e-3
+
 /* Optional number (kind TS_UNIT_COUNT_) or quantity with a unit of member
  * `name` of g, in [lo, hi], into *v (left alone when absent): 0 or an
  * error. */
@@ -86,6 +91,8 @@ static int read_cost(const config_setting_t *g, const char *file, struct ts_cost
 	    (rc = opt(g, "usd_per_kwh", p, file, TS_UNIT_COUNT_, 0.0, 100.0, &c->usd_per_kwh,
 		      err)) ||
 	    (rc = opt(g, "pue", p, file, TS_UNIT_COUNT_, 1.0, 10.0, &c->pue, err)) ||
+	    (rc = opt(g, "utilisation", p, file, TS_UNIT_COUNT_, UTIL_MIN, 1.0, &c->utilisation,
+		      err)) ||
 	    (rc = sub(g, "owned", "cost.owned", file, &o, err)))
 		return rc;
 	if (!o)
@@ -201,8 +208,10 @@ int costcfg_read(const void *top_, const char *file, struct ts_cost *cost, struc
 {
 	const config_setting_t *top = top_, *gc, *gk, *gp, *gf;
 	int rc;
-	*cost = (struct ts_cost){
-	    .years = COSTCFG_YEARS, .usd_per_kwh = COSTCFG_USD_PER_KWH, .pue = COSTCFG_PUE};
+	*cost = (struct ts_cost){.years = COSTCFG_YEARS,
+				 .usd_per_kwh = COSTCFG_USD_PER_KWH,
+				 .pue = COSTCFG_PUE,
+				 .utilisation = COSTCFG_UTILISATION};
 	*ck = (struct ts_checkpoint){0};
 	*pw = (struct ts_power){.gpu_comm_frac = COSTCFG_GPU_COMM_FRAC,
 				.gpu_idle_frac = COSTCFG_GPU_IDLE_FRAC,

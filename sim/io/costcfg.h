@@ -10,8 +10,9 @@
 /* Defaults and their sources (configs/README.md repeats them). */
 #define COSTCFG_YEARS 4.0 /* amortisation of owned servers, years: a common accounting life */
 #define COSTCFG_USD_PER_KWH                                                                        \
-	0.0806		 /* US industrial average 2023, EIA (hardware.md E4, 18 Mar 2024) */
-#define COSTCFG_PUE 1.58 /* industry average 2023, Uptime Institute (hardware.md E1) */
+	0.0806			/* US industrial average 2023, EIA (hardware.md E4, 18 Mar 2024) */
+#define COSTCFG_UTILISATION 1.0 /* owned hardware busy all year unless said */
+#define COSTCFG_PUE 1.58	/* industry average 2023, Uptime Institute (hardware.md E1) */
 #define COSTCFG_GPU_COMM_FRAC 0.5  /* assumption: SMs mostly idle, HBM and NVLink busy */
 #define COSTCFG_GPU_IDLE_FRAC 0.15 /* assumption: about 60 W of an A100's 400 W when waiting */
 #define COSTCFG_NIC_W 20.0	   /* assumption: a 200 Gb/s adapter, order of its card power */

@@ -1090,6 +1090,7 @@ static int note_all(struct ld *l)
 		N("cost.owned.storage_usd", "default", "%g", s->cost.storage_usd);
 		N("cost.owned.years", "default", "%g", s->cost.years);
 		N("cost.owned.upkeep_usd_per_year", "default", "%g", s->cost.upkeep_usd_per_year);
+		N("cost.utilisation", "default: busy all year", "%g", s->cost.utilisation);
 	}
 	if (s->checkpoint.interval_steps > 0.0)
 		N("checkpoint.interval", "", "%.0f", s->checkpoint.interval_steps);

@@ -135,6 +135,9 @@ struct ts_cost {
 	double storage_usd;	    /* owned: storage for the whole job, US$ */
 	double years;		    /* owned: amortisation period, years (default 4) */
 	double upkeep_usd_per_year; /* owned: support, space, staff for the job's hardware */
+	double utilisation;	    /* owned: share of the year the hardware is busy, (0, 1]
+				     * (default 1; 0 counts as 1): its yearly cost is spread
+				     * over the busy hours */
 	double usd_per_kwh;	    /* electricity, US$/kWh (default 0.0806, EIA 2023) */
 	double pue;		    /* power usage effectiveness (default 1.58, Uptime 2023) */
 };

@@ -104,6 +104,9 @@ static const struct field fields[] = {
     NUM(node_hours),
     NUM(avg_power_kw),
     NUM(usd_per_mtokens),
+    NUM(usd_per_hour),
+    NUM(usd_per_gpu_hour),
+    NUM(utilisation),
     NUM(breakeven_months),
     NUM(failures_expected),
     NUM(failure_s),
@@ -1087,10 +1090,23 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	if (run && r->energy_kwh > 0.0)
 		kv(t, "mean power",
 		   fmt_num(a, sizeof a, "%.1f kW (PUE included)", r->avg_power_kw));
-	kv(t, "cost",
-	   run && r->cost_usd == 0.0
-	       ? "no price given (cost.usd_per_gpu_hour)"
-	       : band_text(tb, sizeof tb, BF_NUM, "$%.2f", r->cost_usd, r->band.cost_usd));
+	if (run && r->cost_usd == 0.0) {
+		kv(t, "cost", "no price given (cost.usd_per_gpu_hour)");
+	} else {
+		/* the total, then what an hour of the run costs */
+		char cb[320], h[64], gh[64];
+		band_text(tb, sizeof tb, BF_NUM, "$%.2f", r->cost_usd, r->band.cost_usd);
+		snprintf(cb, sizeof cb, "%s; %s per hour, %s per GPU-hour", tb,
+			 fmt_num(h, sizeof h, "$%.2f", r->usd_per_hour),
+			 fmt_num(gh, sizeof gh, "$%.4g", r->usd_per_gpu_hour));
+		kv(t, "cost", run ? cb : tb);
+		if (run && r->utilisation > 0.0 && r->utilisation < 1.0)
+			kv(t, "owned hardware",
+			   fmt_num(cb, sizeof cb,
+				   "busy %.0f %% of the year: its yearly cost spread over the "
+				   "busy hours",
+				   100.0 * r->utilisation));
+	}
 	if (r->per_sample && r->epochs > 0.0) {
 		char b[64], c[160];
 		snprintf(c, sizeof c, "%s (%s epochs)", fmt_duration(b, sizeof b, r->epoch_s),
@@ -1103,7 +1119,10 @@ static void run_table(const struct ts_result *r, FILE *out, int *rc)
 	}
 	if (r->breakeven_months > 0.0)
 		kv(t, "buying breaks even after",
-		   fmt_num(a, sizeof a, "%.1f months of use", r->breakeven_months));
+		   fmt_num(a, sizeof a,
+			   r->utilisation > 0.0 && r->utilisation < 1.0 ? "%.1f months"
+									: "%.1f months of use",
+			   r->breakeven_months));
 	else if (r->breakeven_months < 0.0)
 		kv(t, "buying breaks even", "never (the cloud costs less than running costs)");
 	emit(t, r->n_phases ? "Whole run (the sum of its phases)" : "Whole run", out, rc);

@@ -165,6 +165,11 @@ static double poisson_drawn(gsl_rng *rng, double mu)
 	return fmax(0.0, round(mu + sqrt(mu) * gsl_ran_ugaussian(rng)));
 }
 
+double cost_utilisation(const struct ts_cost *c)
+{
+	return c->utilisation > 0.0 && c->utilisation <= 1.0 ? c->utilisation : 1.0;
+}
+
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
 		    double each_s, struct ts_result *r)
 {
@@ -267,19 +272,29 @@ void cost_whole_run_drawn(const struct ts_scenario *sc, const struct hw_gpu_type
 
 	double cloud_per_h = (double)sc->gpus * c->usd_per_gpu_hour + nodes * c->usd_per_node_hour;
 	r->breakeven_months = 0.0;
+	r->utilisation = 0.0;
 	if (c->owned) {
+		/* the hardware's yearly cost is spread over its busy hours: a
+		 * cluster busy half the year costs twice as much per hour used */
+		double u = cost_utilisation(c);
 		double capital = nodes * (c->server_usd + c->network_usd) + c->storage_usd;
-		double per_h = capital / (c->years * 8766.0) + c->upkeep_usd_per_year / 8766.0;
+		double per_h =
+		    (capital / (c->years * 8766.0) + c->upkeep_usd_per_year / 8766.0) / u;
+		r->utilisation = u;
 		r->cost_usd = per_h * hours + r->energy_kwh * c->usd_per_kwh;
 		if (cloud_per_h > 0.0) {
+			/* a month: renting its busy hours, against the upkeep and
+			 * the energy of those hours */
 			double opex = c->upkeep_usd_per_year / 12.0 +
-				      r->avg_power_kw * COST_HOURS_PER_MONTH * c->usd_per_kwh;
-			double cloud = cloud_per_h * COST_HOURS_PER_MONTH;
+				      u * r->avg_power_kw * COST_HOURS_PER_MONTH * c->usd_per_kwh;
+			double cloud = u * cloud_per_h * COST_HOURS_PER_MONTH;
 			r->breakeven_months = cloud > opex ? capital / (cloud - opex) : -1.0;
 		}
 	} else {
 		r->cost_usd = cloud_per_h * hours;
 	}
+	r->usd_per_hour = hours > 0.0 ? r->cost_usd / hours : 0.0;
+	r->usd_per_gpu_hour = r->gpu_hours > 0.0 ? r->cost_usd / r->gpu_hours : 0.0;
 	double tokens = steps * (double)sc->training.global_batch * (double)sc->training.seq_len;
 	r->usd_per_mtokens = tokens > 0.0 ? r->cost_usd / (tokens / 1e6) : 0.0;
 }

@@ -137,6 +137,10 @@ double cost_job_mtbf_s(const struct ts_scenario *sc);
  * infinite. */
 double cost_young_interval_s(double write_s, double mtbf_s);
 
+/* The share of the year owned hardware is busy: c->utilisation, 1 when
+ * not in (0, 1] (not given). */
+double cost_utilisation(const struct ts_cost *c);
+
 /* Complete the whole run of r, whose steps, iteration_time_s and time
  * breakdown are set, for scenario sc on GPU type g with checkpoints of
  * ckpt_bytes each taking each_s (cost_checkpoint):
@@ -160,10 +164,14 @@ double cost_young_interval_s(double write_s, double mtbf_s);
  *   facility = it x PUE = energy_kwh;
  * - cost: cloud, hours x (GPUs x usd_per_gpu_hour + nodes x
  *   usd_per_node_hour); owned, hours x (capital / (years x 8766 h) +
- *   upkeep / 8766 h) + energy x usd_per_kwh, capital = nodes x (server +
- *   network) + storage; break-even (owned with a cloud price): capital /
- *   (cloud per month - (upkeep / 12 + mean power x 730.5 h x usd_per_kwh)),
- *   -1 when the cloud costs less per month than the running costs.
+ *   upkeep / 8766 h) / u + energy x usd_per_kwh, capital = nodes x (server
+ *   + network) + storage, u = cost_utilisation (the hardware's yearly
+ *   cost spread over the busy hours); break-even (owned with a cloud
+ *   price), in months of the calendar: capital / (u x cloud per month -
+ *   (upkeep / 12 + u x mean power x 730.5 h x usd_per_kwh)) (renting only
+ *   the busy hours, paying energy for those alone), -1 when renting costs
+ *   less per month than the running costs; usd_per_hour = cost / hours,
+ *   usd_per_gpu_hour = cost / GPU-hours; utilisation = u when owned.
  * Leaves the run fields at 0 when r->steps is 0. */
 void cost_whole_run(const struct ts_scenario *sc, const struct hw_gpu_type *g, double ckpt_bytes,
 		    double each_s, struct ts_result *r);

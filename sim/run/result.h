@@ -129,6 +129,11 @@ struct ts_result {
 	double node_hours;	    /* nodes x time to train, h */
 	double avg_power_kw;	    /* mean facility power while training (PUE included), kW */
 	double usd_per_mtokens;	    /* cost_usd per million training tokens, US$ */
+	double usd_per_hour;	    /* cost_usd per hour of the run (wall clock), US$/h */
+	double usd_per_gpu_hour;    /* cost_usd per GPU-hour of the run, US$ */
+	double utilisation;	    /* owned: share of the year the hardware is busy
+				     * (cost.utilisation), its cost spread over those hours;
+				     * 0 = not owned */
 	double breakeven_months;    /* owned: months of use after which buying is cheaper than the
 				     * cloud price; 0 = not applicable, -1 = never */
 	char bottleneck[160];	    /* one line: what sets the pace */

@@ -1036,6 +1036,9 @@ static int run_phases(const struct ts_plan *p, struct run_arena *a, struct ts_re
 	    out->time_to_train_s > 0.0 ? out->energy_kwh / (out->time_to_train_s / 3600.0) : 0.0;
 	out->usd_per_mtokens =
 	    tokens > 0.0 && !out->per_sample ? out->cost_usd / (tokens / 1e6) : 0.0;
+	out->usd_per_hour =
+	    out->time_to_train_s > 0.0 ? out->cost_usd / (out->time_to_train_s / 3600.0) : 0.0;
+	out->usd_per_gpu_hour = out->gpu_hours > 0.0 ? out->cost_usd / out->gpu_hours : 0.0;
 	if (out->per_sample && out->epoch_samples > 0.0) {
 		out->epochs = tokens / out->epoch_samples; /* seq_len is 1 per sample */
 		out->epoch_s = out->epochs > 0.0 ? out->time_to_train_s / out->epochs : 0.0;

@@ -23,6 +23,7 @@
 #include "base/alloc.h"
 #include "par/pipe.h"
 #include "plan/plan.h"
+#include "run/cost.h"
 #include "run/run.h"
 #include "sweep/search.h"
 #include "work/memory.h"
@@ -265,9 +266,10 @@ static double score_floor(enum search_objective obj, const struct ts_scenario *s
 	const struct ts_cost *c = &s->cost;
 	double nodes = (double)s->nodes, rate;
 	if (c->owned)
-		rate = (nodes * (c->server_usd + c->network_usd) + c->storage_usd) /
-			   (c->years * 8766.0) +
-		       c->upkeep_usd_per_year / 8766.0;
+		rate = ((nodes * (c->server_usd + c->network_usd) + c->storage_usd) /
+			    (c->years * 8766.0) +
+			c->upkeep_usd_per_year / 8766.0) /
+		       cost_utilisation(c);
 	else
 		rate = (double)s->gpus * c->usd_per_gpu_hour + nodes * c->usd_per_node_hour;
 	double f = rate * steps * T / 3600.0;
