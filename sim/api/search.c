@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "api/api_int.h"
 #include "base/alloc.h"
 #include "base/cfg.h"
@@ -608,15 +609,6 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 
 /* ---- the state file of --resume ----------------------------------------- */
 
-/* FNV-1a 64 (Fowler, Noll, Vo; http://www.isthe.com/chongo/tech/comp/fnv/). */
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 /* The digest of what a search's results depend on: the scenario file's
  * bytes, the --set arguments, the resolved scenario (--dump-config: the
  * model and cluster files it names), the compute constants, the objective,
@@ -628,35 +620,35 @@ static int search_digest(const ts_env *env, const char *path, const char *const 
 {
 	struct ts_error err;
 	ts_error_clear(&err);
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = HASH_FNV1A_BASIS;
 	char *text = NULL, *dump = NULL;
 	size_t len = 0, dlen = 0;
 	struct ts_scenario *sc = NULL;
 	int rc = cfg_read_text(path, &text, &len, &err);
 	if (rc)
 		return api_fail(&err);
-	h = fnv1a(h, text, len);
+	h = hash_fnv1a(h, text, len);
 	ts_free(text, len + 1);
 	for (size_t i = 0; i < nsets; i++)
-		h = fnv1a(h, sets[i], strlen(sets[i]) + 1);
+		h = hash_fnv1a(h, sets[i], strlen(sets[i]) + 1);
 	if ((rc = ts_scenario_load(env->cat, path, sets, nsets, &sc, &err)))
 		return api_fail(&err);
 	rc = ts_scenario_dump_text(sc, &dump, &dlen);
 	ts_scenario_destroy(sc);
 	if (rc)
 		return api_failf(rc, NULL, "out of memory");
-	h = fnv1a(h, dump, dlen);
+	h = hash_fnv1a(h, dump, dlen);
 	free(dump);
-	h = fnv1a(h, &env->calib, sizeof env->calib);
+	h = hash_fnv1a(h, &env->calib, sizeof env->calib);
 	uint32_t o = (uint32_t)obj;
-	h = fnv1a(h, &o, sizeof o);
-	h = fnv1a(h, &max_gpus, sizeof max_gpus);
-	h = fnv1a(h, ts_version(), strlen(ts_version()));
+	h = hash_fnv1a(h, &o, sizeof o);
+	h = hash_fnv1a(h, &max_gpus, sizeof max_gpus);
+	h = hash_fnv1a(h, ts_version(), strlen(ts_version()));
 	uint64_t rs = sizeof(struct ts_result); /* the state holds its bytes */
-	h = fnv1a(h, &rs, sizeof rs);
-	h = fnv1a(h, "search state 1", 14);
+	h = hash_fnv1a(h, &rs, sizeof rs);
+	h = hash_fnv1a(h, "search state 1", 14);
 	if (layer_figures) /* a stage search's digest as before */
-		h = fnv1a(h, "layer figures", 13);
+		h = hash_fnv1a(h, "layer figures", 13);
 	*d = h;
 	return 0;
 }

@@ -55,6 +55,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/suggest.h"
 #include "hw/hw_int.h"
 
@@ -535,15 +536,6 @@ void hw_fabric_materialise(const struct hw_fabric *fb, const struct hw_catalog *
 
 /* ---------------------------------------------------------------- routes */
 
-static uint64_t mix64(uint64_t x)
-{
-	/* splitmix64's finaliser (Steele, Lea and Flood 2014) */
-	x += UINT64_C(0x9E3779B97F4A7C15);
-	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return x ^ (x >> 31);
-}
-
 static void put(uint32_t id, uint32_t *links, size_t max, size_t *n)
 {
 	if (*n < max)
@@ -561,10 +553,11 @@ void hw_fabric_route(const struct hw_fabric *fb, uint32_t a, uint32_t ns, uint32
 			uint32_t j, c;
 			if (fb->routing == HW_ROUTE_ECMP) {
 				uint64_t h =
-				    mix64(mix64(mix64(fb->seed) ^ ((uint64_t)a * fb->nics + ns)) ^
-					  ((uint64_t)b * fb->nics + nd));
+				    hash_splitmix64(hash_splitmix64(hash_splitmix64(fb->seed) ^
+								    ((uint64_t)a * fb->nics + ns)) ^
+						    ((uint64_t)b * fb->nics + nd));
 				j = (uint32_t)(h % fb->u);
-				c = fb->C ? (uint32_t)(mix64(h) % fb->C) : 0;
+				c = fb->C ? (uint32_t)(hash_splitmix64(h) % fb->C) : 0;
 			} else {
 				uint64_t e = (uint64_t)lb * fb->k * fb->p + pos_in_leaf(fb, b, nd);
 				j = (uint32_t)(e % fb->u);

@@ -8,6 +8,7 @@
  * costs a few indices however long its names.
  * SPDX-License-Identifier: MIT */
 #define _DEFAULT_SOURCE
+#include "base/hash.h"
 #include "io/jobs.h"
 
 #include <ctype.h>
@@ -27,21 +28,13 @@
 
 /* ------------------------------------------------------------- names */
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static int rehash(struct jobs_names *t, size_t nslot)
 {
 	uint32_t *slot = ts_calloc(nslot, sizeof *slot);
 	if (!slot)
 		return TS_ENOMEM;
 	for (size_t i = 0; i < t->n; i++) {
-		size_t k = (size_t)hash_str(t->s[i]) & (nslot - 1);
+		size_t k = (size_t)hash_fnv1a_str(t->s[i]) & (nslot - 1);
 		while (slot[k])
 			k = (k + 1) & (nslot - 1);
 		slot[k] = (uint32_t)i + 1;
@@ -56,7 +49,7 @@ static int rehash(struct jobs_names *t, size_t nslot)
  * would go. */
 static uint32_t find(const struct jobs_names *t, const char *s, size_t *k)
 {
-	size_t m = t->nslot - 1, i = (size_t)hash_str(s) & m;
+	size_t m = t->nslot - 1, i = (size_t)hash_fnv1a_str(s) & m;
 	while (t->slot[i] && strcmp(t->s[t->slot[i] - 1], s))
 		i = (i + 1) & m;
 	*k = i;

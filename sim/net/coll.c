@@ -78,6 +78,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/hash.h"
 #include "base/alloc.h"
 #include "net/coll.h"
 #include "net/net_int.h"
@@ -623,12 +624,7 @@ static double tree_model_algbw(double B, int proto, uint32_t nodes, double bytes
 
 static uint64_t ranks_hash(const uint32_t *r, uint32_t n)
 {
-	uint64_t h = UINT64_C(14695981039346656037);
-	for (uint32_t i = 0; i < n; i++) {
-		h ^= r[i];
-		h *= UINT64_C(1099511628211);
-	}
-	return h;
+	return hash_fnv1a(HASH_FNV1A_BASIS, r, n * sizeof *r);
 }
 
 static bool same_group(const struct ts_coll *cc, const struct coll_spec *s, uint64_t h)
@@ -834,14 +830,9 @@ static uint32_t memo_set(const struct coll_spec *s, uint64_t h)
 {
 	uint64_t bits;
 	memcpy(&bits, &s->bytes, sizeof bits);
-	uint64_t x = h ^ (bits * UINT64_C(0x9E3779B97F4A7C15)) ^ ((uint64_t)s->op << 32) ^
+	uint64_t x = h ^ (bits * HASH_GOLDEN_GAMMA) ^ ((uint64_t)s->op << 32) ^
 		     ((uint64_t)s->mult << 8) ^ (uint64_t)(s->algo * 7 + s->proto);
-	/* splitmix64's finaliser */
-	x ^= x >> 30;
-	x *= UINT64_C(0xBF58476D1CE4E5B9);
-	x ^= x >> 27;
-	x *= UINT64_C(0x94D049BB133111EB);
-	x ^= x >> 31;
+	x = hash_mix64(x);
 	return (uint32_t)(x % (COLL_MEMO / COLL_MEMO_WAYS)) * COLL_MEMO_WAYS;
 }
 

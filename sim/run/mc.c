@@ -16,6 +16,7 @@
  * maximum (kernel jitter, network noise, fresh every iteration) by its
  * normal limit, mean E[max] and standard deviation sd[max] / sqrt(iters).
  * SPDX-License-Identifier: MIT */
+#include "base/hash.h"
 #include "run/mc.h"
 
 #include <assert.h>
@@ -55,17 +56,9 @@ void mc_params_init(const struct ts_scenario *sc, double iters, double head_stra
 	}
 }
 
-static uint64_t splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 uint64_t mc_seed(uint64_t seed, uint64_t replica)
 {
-	return splitmix64(splitmix64(seed) ^ (replica * 0x9e3779b97f4a7c15ull));
+	return hash_splitmix64(hash_splitmix64(seed) ^ (replica * HASH_GOLDEN_GAMMA));
 }
 
 void mc_rng_seed(struct mc_rng *m, uint64_t seed)

@@ -27,6 +27,7 @@
 #include <omp.h>
 #endif
 
+#include "base/hash.h"
 #include "base/alloc.h"
 #include "base/cfg.h"
 #include "base/csv.h"
@@ -38,11 +39,7 @@
 
 uint64_t sweep_point_seed(uint64_t seed, uint64_t i)
 {
-	uint64_t z = seed ^ (i * 0x9e3779b97f4a7c15ull);
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return hash_splitmix64(seed ^ (i * HASH_GOLDEN_GAMMA));
 }
 
 int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, size_t i,
@@ -438,22 +435,6 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 	return 0;
 }
 
-/* FNV-1a, 64 bits (Fowler, Noll, Vo; offset basis and prime from
- * http://www.isthe.com/chongo/tech/comp/fnv/): a well-known hash whose
- * only job here is to tell two setups apart, not to resist an adversary. */
-#define FNV64_BASIS 0xcbf29ce484222325ull
-#define FNV64_PRIME 0x100000001b3ull
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-	for (size_t i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= FNV64_PRIME;
-	}
-	return h;
-}
-
 /* Hash of the --dump-config text of sc: the first line (which names the
  * file) left out and each "  # where" comment cut, so that moving the base
  * or adding a comment to it keeps the digest; comment lines (the resolved
@@ -481,8 +462,8 @@ static int hash_dump(const struct ts_scenario *sc, uint64_t *h)
 				if (c && c < p + n)
 					n = (size_t)(c - p);
 			}
-			*h = fnv1a(*h, p, n);
-			*h = fnv1a(*h, "\n", 1);
+			*h = hash_fnv1a(*h, p, n);
+			*h = hash_fnv1a(*h, "\n", 1);
 			p += e ? (size_t)(e - p) + 1 : n;
 		}
 	}
@@ -496,7 +477,7 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 {
 	memset(d, 0, sizeof *d);
 	snprintf(d->version, sizeof d->version, "%s", TS_VERSION);
-	d->base = d->calib = FNV64_BASIS;
+	d->base = d->calib = HASH_FNV1A_BASIS;
 	struct ts_scenario *sc = NULL;
 	struct ts_error e;
 	const char *const *sets = (const char *const *)sp->sets;
@@ -514,37 +495,37 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
 		return ts_error_set(err, rc, NULL, 0, NULL, "out of memory");
 	} else {
 		if (!sp->base_path) { /* a base that needs its axes to load */
-			d->base = fnv1a(d->base, sp->base_text, strlen(sp->base_text));
+			d->base = hash_fnv1a(d->base, sp->base_text, strlen(sp->base_text));
 		} else {
 			if ((rc = cfg_read_text(sp->base_path, &text, &len, err)))
 				return rc;
-			d->base = fnv1a(d->base, text, len);
+			d->base = hash_fnv1a(d->base, text, len);
 			ts_free(text, len + 1);
 		}
 		for (size_t k = 0; k < sp->nsets; k++)
-			d->base = fnv1a(d->base, sp->sets[k], strlen(sp->sets[k]) + 1);
+			d->base = hash_fnv1a(d->base, sp->sets[k], strlen(sp->sets[k]) + 1);
 	}
 	d->shard_k = sp->shard_k;
 	d->shard_n = sp->shard_n > 1 ? sp->shard_n : 0;
 	d->npoints = sp->npoints;
-	d->axes = fnv1a(FNV64_BASIS, sp->zip ? "zip" : "product", sp->zip ? 4 : 8);
+	d->axes = hash_fnv1a(HASH_FNV1A_BASIS, sp->zip ? "zip" : "product", sp->zip ? 4 : 8);
 	for (size_t a = 0; a < sp->naxes; a++) {
-		d->axes = fnv1a(d->axes, sp->axes[a].key, strlen(sp->axes[a].key) + 1);
+		d->axes = hash_fnv1a(d->axes, sp->axes[a].key, strlen(sp->axes[a].key) + 1);
 		for (size_t v = 0; v < sp->axes[a].n; v++)
 			d->axes =
-			    fnv1a(d->axes, sp->axes[a].set[v], strlen(sp->axes[a].set[v]) + 1);
+			    hash_fnv1a(d->axes, sp->axes[a].set[v], strlen(sp->axes[a].set[v]) + 1);
 	}
 	struct work_calib c = *calib;
 	double *v;
 	for (size_t i = 0; (v = work_calib_field(&c, i)); i++) {
 		char kv[128];
 		int n = snprintf(kv, sizeof kv, "%s=%.17g\n", work_calib_key(i), *v);
-		d->calib = fnv1a(d->calib, kv, n > 0 ? (size_t)n : 0);
+		d->calib = hash_fnv1a(d->calib, kv, n > 0 ? (size_t)n : 0);
 	}
 	if (calib_path) {
 		if ((rc = cfg_read_text(calib_path, &text, &len, err)))
 			return rc;
-		d->calib = fnv1a(d->calib, text, len);
+		d->calib = hash_fnv1a(d->calib, text, len);
 		ts_free(text, len + 1);
 	}
 	return 0;
@@ -557,7 +538,7 @@ void sweep_digest_bands(struct sweep_digest *d, const struct band_table *t)
 		const struct band_regime *r = &t->r[i];
 		int n = snprintf(kv, sizeof kv, "band %s %u %.17g %.17g\n", r->key, r->rows,
 				 r->err80, r->bias);
-		d->calib = fnv1a(d->calib, kv, n > 0 ? (size_t)n : 0);
+		d->calib = hash_fnv1a(d->calib, kv, n > 0 ? (size_t)n : 0);
 	}
 }
 
