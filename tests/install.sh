@@ -83,6 +83,28 @@ got=$(TS_DATA_DIR=$DATA ./it-static s.cfg 2>it.err) || fail "static example: $(h
 [ -n "$want" ] && [ "$got" != "$want" ] &&
 	fail "the static example printed \"$got\", trainsim run's iteration_time_s is $want"
 
+# examples/library/README.md quotes the program's runs: its transcripts must
+# be what the program and trainsim print (the README said 6.328 where both
+# printed 6.4885)
+cp it iteration_time
+TS_DATA_DIR=$SRC LD_LIBRARY_PATH=$P/lib ./iteration_time "$SRC/configs/scenarios/default.cfg" >lib_it.out 2>&1
+TS_DATA_DIR=$SRC "$P/bin/trainsim" run "$SRC/configs/scenarios/default.cfg" --format json |
+	grep '"iteration_time_s"' >lib_run.out
+LD_LIBRARY_PATH=$P/lib ./iteration_time missing.cfg >lib_err.out 2>&1
+python3 - "$SRC/examples/library/README.md" lib_it.out lib_run.out lib_err.out <<'PY' ||
+import sys
+readme = open(sys.argv[1]).read()
+it, run, err = (open(p).read().rstrip("\n") for p in sys.argv[2:5])
+want = [
+    "    $ ./iteration_time configs/scenarios/default.cfg\n    " + it,
+    "    $ trainsim run configs/scenarios/default.cfg --format json | grep '\"iteration_time_s\"'\n    " + run,
+    "    $ ./iteration_time missing.cfg\n    " + err,
+]
+missing = [w for w in want if w not in readme]
+sys.exit("README lacks:\n" + "\n".join(missing) if missing else 0)
+PY
+	fail "examples/library/README.md does not quote the program's output"
+
 # The version: the binary's, the library's (through the binary) and the .pc's agree.
 checks_v=$("$P/bin/trainsim" --version)
 [ "$checks_v" = "trainsim $(pkg-config --modversion trainsim)" ] ||
