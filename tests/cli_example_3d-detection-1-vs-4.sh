@@ -8,4 +8,10 @@ example() {
 	"$BIN" compare gpu1.cfg gpu4.cfg
 }
 check_example 3d-detection-1-vs-4
+# the guide's figures (3.8x, 72 h, 18 h, 40 %), the model's 512 x 512 input,
+# a DGX A100's 6.5 kW rating, 3.3 kW of it beside its 8 x 400 W GPUs
+# (hardware notes X1); the rest from the table
+check_prose 3d-detection-1-vs-4 3.8 72 18 40 512 6.5 3.3 400 \
+	"3.75=770.6/205.6" "1.067=100/93.7" "6.7=100*(14.78/13.85-1)" "167=100/(1-40/100)" \
+	"6.7=4/(1-40/100)" "4.0=72/18"
 finish

@@ -8,4 +8,7 @@ example() {
 	"$BIN" compare box-4xa100.cfg dgx16-ib.cfg dgx16-10gbe.cfg
 }
 check_example 4gpu-vs-16node
+# a DGX A100's 6.5 kW rating (hardware notes X1), the PUE of 1.58 (Uptime
+# Institute 2023); the rest from the table
+check_prose 4gpu-vs-16node 6.5 1.58 "40=26143.63/656.18"
 finish

@@ -8,4 +8,7 @@ example() {
 	"$BIN" compare rented.cfg cluster.cfg && echo && "$BIN" run cluster.cfg
 }
 check_example rent-or-buy
+# 8766 hours a year; the run busy half the year ($11090.54, 69.6 months) is
+# checked against the program by cli_runs.sh
+check_prose rent-or-buy 8766 11090.54 69.6
 finish

@@ -22,3 +22,65 @@ check_example() {
 sys.exit(0 if o.strip() in r else 1)' "$ex/README.md" "$ex/expected-output.txt" ||
 		fail "$name: README.md does not hold expected-output.txt verbatim"
 }
+
+# check_prose NAME [FACT | NUMBER=EXPR]...: every number in the prose of
+# examples/NAME/README.md (outside code blocks, indented commands and
+# `code`; not the last paragraph, which says how it is checked) is the
+# program's: it appears in expected-output.txt (commas aside: 26,143.63 is
+# 26143.63), or in the example's input files (*.cfg: prices, batch sizes),
+# or is a FACT given here (a figure of a cited source, quoted as such), or
+# is NUMBER=EXPR: NUMBER is EXPR (Python arithmetic over figures of the
+# output, and whole numbers such as 100 or a GPU count) rounded to
+# NUMBER's decimals, each figure with a decimal point in EXPR taken from
+# the output. Figures compare by value (199,000 is 199000.0). A number with
+# a letter right after it other than x (1B; S19's 19 has one before) is a
+# name, not a figure.
+check_prose() {
+	local name=$1 ex="$SRC/examples/$1"
+	shift
+	checks=$((checks + 1))
+	python3 - "$ex" "$@" <<'PY' || fail "$name: README.md prose quotes figures the program does not print"
+import glob, re, sys
+ex, args = sys.argv[1], sys.argv[2:]
+NUM = r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-wyz\d])"
+def val(n):
+    return float(n.replace(",", ""))
+def nums(text):
+    return {val(m) for m in re.findall(NUM, text)}
+out = nums(open(ex + "/expected-output.txt").read())
+inputs = set()
+for f in glob.glob(ex + "/*.cfg"):
+    inputs |= nums(open(f).read())
+readme = open(ex + "/README.md").read()
+prose = re.sub(r"```.*?```", "", readme, flags=re.S)
+prose = "\n".join(l for l in prose.split("\n") if not l.startswith("    "))
+prose = re.sub(r"`[^`]*`", "", prose)
+prose = prose[: prose.rfind("Checked by")] if "Checked by" in prose else prose
+facts, computed, bad = set(), {}, []
+for a in args:
+    if "=" in a:
+        n, expr = a.split("=", 1)
+        for x in re.findall(r"\d+\.\d+", expr):
+            if val(x) not in out:
+                bad.append("%s: %s is not a figure of the output" % (a, x))
+        got = eval(expr, {"__builtins__": {}})
+        dec = len(n.split(".")[1]) if "." in n else 0
+        if "%.*f" % (dec, got) != n:
+            bad.append("%s: the expression gives %.*f" % (a, dec, got))
+        computed[n] = a
+    else:
+        facts.add(a)
+used = set()
+for n in re.findall(NUM, prose):
+    used.add(n)
+    k = val(n)
+    if k not in out and k not in inputs and k not in {val(f) for f in facts} and n not in computed:
+        bad.append("%s is neither in the output, the inputs, the facts nor computed" % n)
+for a in list(facts) + list(computed):
+    if a not in used:
+        bad.append("%s is given but the prose does not quote it" % a)
+if bad:
+    print("\n".join(sorted(set(bad))))
+    sys.exit(1)
+PY
+}
