@@ -6,11 +6,12 @@
 #                           compiler and OpenMP (gcc), CMake, pkg-config,
 #                           GSL, libconfig, jansson, gnuplot
 #   sh cmake/deps.sh test   and the test tools (make test): Check, clang and
-#                           its libFuzzer runtime, clang-format, python3
+#                           its libFuzzer runtime, clang-format, python3 and
+#                           its jsonschema (tests/cli_schema.sh)
 # SPDX-License-Identifier: MIT
 set -u
 run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev gnuplot-nox"
-test_pkgs="check clang libclang-rt-14-dev clang-format python3"
+test_pkgs="check clang libclang-rt-14-dev clang-format python3 python3-jsonschema"
 case "${1:-run}" in
 run) pkgs=$run_pkgs ;;
 test) pkgs="$run_pkgs $test_pkgs" ;;
@@ -37,6 +38,14 @@ case "$missing" in
 			ls "$res"/lib/*/libclang_rt.fuzzer*.a >/dev/null 2>&1; then
 			missing=$(echo "$missing" | sed 's/ libclang-rt-14-dev//')
 		fi
+	fi
+	;;
+esac
+# jsonschema installed for python3 otherwise (pip) is as good
+case "$missing" in
+*python3-jsonschema*)
+	if python3 -c 'import jsonschema' >/dev/null 2>&1; then
+		missing=$(echo "$missing" | sed 's/ python3-jsonschema//')
 	fi
 	;;
 esac
