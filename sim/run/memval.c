@@ -27,10 +27,9 @@
 
 #include "base/alloc.h"
 #include "base/csv.h"
-#include "io/scenario.h"
-#include "plan/plan.h"
 #include "run/memval.h"
 #include "run/run.h"
+#include "run/validate.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -140,32 +139,18 @@ int memval_load(const char *root, struct memval_set *set, struct ts_error *err)
 static int predict(const struct hw_catalog *cat, const struct work_calib *c, struct memval_row *r,
 		   struct ts_error *err)
 {
-	struct ts_scenario *sc = NULL;
-	int rc = ts_scenario_load_string(cat, r->scenario, r->id, NULL, 0, &sc, err);
-	if (rc)
-		return rc;
-	if (plan_check_modelled(sc, NULL) == TS_EUNSUPPORTED) {
-		ts_scenario_destroy(sc);
-		r->run = false;
-		return 0;
-	}
 	struct ts_result *res = ts_malloc(sizeof *res);
-	if (!res) {
-		ts_scenario_destroy(sc);
+	if (!res)
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	}
-	rc = ts_run(sc, c, res, NULL, err);
-	ts_scenario_destroy(sc);
-	if (!rc) {
+	int rc = val_run_text(cat, c, r->scenario, r->id, res, &r->run, err);
+	if (!rc && r->run) {
 		double b = r->figure == MEMVAL_ALLOCATED  ? res->memory_allocated_bytes
 			   : r->figure == MEMVAL_RESERVED ? res->memory_reserved_bytes
 							  : res->memory_per_gpu_bytes;
-		r->run = true;
 		r->predicted_gib = b / GiB;
 		r->capacity_gib = res->memory_capacity_bytes / GiB;
 		snprintf(r->verdict, sizeof r->verdict, "%s", res->memory_verdict);
-		bool fits = res->fits;
-		r->verdict_right = r->outcome == MEMVAL_OOM ? !fits : fits;
+		r->verdict_right = r->outcome == MEMVAL_OOM ? !res->fits : res->fits;
 		r->error = r->outcome == MEMVAL_MEASURED
 			       ? (r->predicted_gib - r->measured_gib) / r->measured_gib
 			       : 0.0;

@@ -858,24 +858,35 @@ void val_rows_free(struct val_row *rows, size_t n)
 
 /* ---------------------------------------------------------- predicting */
 
+int val_run_text(const struct hw_catalog *cat, const struct work_calib *c, const char *text,
+		 const char *label, struct ts_result *res, bool *modelled, struct ts_error *err)
+{
+	struct ts_scenario *sc = NULL;
+	*modelled = false;
+	int rc = ts_scenario_load_string(cat, text, label, NULL, 0, &sc, err);
+	if (rc)
+		return rc;
+	/* not modelled yet: reported, not a failure */
+	if (plan_check_modelled(sc, NULL) != TS_EUNSUPPORTED) {
+		*modelled = true;
+		rc = ts_run(sc, c, res, NULL, err);
+	}
+	ts_scenario_destroy(sc);
+	return rc;
+}
+
 int val_predict(const struct hw_catalog *cat, const struct work_calib *c, const struct val_row *r,
 		double *predicted, struct ts_error *err)
 {
-	struct ts_scenario *sc = NULL;
-	int rc = ts_scenario_load_string(cat, r->scenario, r->id, NULL, 0, &sc, err);
+	struct ts_result res;
+	bool modelled;
+	int rc = val_run_text(cat, c, r->scenario, r->id, &res, &modelled, err);
 	if (rc)
 		return rc;
-	if (plan_check_modelled(sc, NULL) == TS_EUNSUPPORTED) {
-		/* not modelled yet: reported, not a failure */
-		ts_scenario_destroy(sc);
+	if (!modelled) {
 		*predicted = NAN;
 		return 0;
 	}
-	struct ts_result res;
-	rc = ts_run(sc, c, &res, NULL, err);
-	ts_scenario_destroy(sc);
-	if (rc)
-		return rc;
 	double T = res.iteration_time_s;
 	switch (r->metric) {
 	case VAL_SAMPLES_PER_S:

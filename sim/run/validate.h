@@ -125,6 +125,17 @@ void val_rows_free(struct val_row *rows, size_t n);
  * model yet (plan_check_modelled) gets NAN and is no failure. Returns 0 or
  * the errors of ts_scenario_load_string and ts_run, with `err` filled (may
  * be NULL). */
+struct ts_result;
+
+/* Load scenario text `text` (labelled `label` in messages) on catalog cat
+ * and simulate it with constants c into *res: 0 with *modelled true, 0
+ * with *modelled false when a setting is not modelled yet
+ * (plan_check_modelled: nothing simulated, no failure), or the errors of
+ * ts_scenario_load_string and ts_run with `err` filled (may be NULL). The
+ * one way every validation row is run (time and memory). */
+int val_run_text(const struct hw_catalog *cat, const struct work_calib *c, const char *text,
+		 const char *label, struct ts_result *res, bool *modelled, struct ts_error *err);
+
 int val_predict(const struct hw_catalog *cat, const struct work_calib *c, const struct val_row *r,
 		double *predicted, struct ts_error *err);
 
