@@ -259,7 +259,7 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 	more_degree(&x, cs, &n, "PP", "parallel.pp=%lld", par->pp, par->pp * 8, par->tp * par->cp,
 		    par->dp);
 	/* the optimizer state (and, with ZeRO-3, the weights) to CPU memory */
-	if (par->offload == TS_OFFLOAD_NONE && dpcp >= 1) {
+	if (par->offload == TS_OFFLOAD_NONE) {
 		int z = par->zero ? par->zero : 2;
 		snprintf(w, sizeof w, "offload to CPU memory (ZeRO-%d)", z);
 		struct cand *c = add(cs, &n, 0, w);
