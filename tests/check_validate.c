@@ -15,13 +15,16 @@
 #include "testutil.h"
 #include "work/compute.h"
 
-/* Held-out vTrain rows: the issue's acceptance bound on their MAPE. */
-#define HELD_OUT_MAPE 0.12
+/* Held-out vTrain rows: the MAPE sim/README.md states (9.45 %, "Current
+ * figures"), to its rounding; a change of the model that moves it updates
+ * both. */
+#define HELD_OUT_MAPE 0.0946
 /* DLE-BERT rows at sequence 128: not fitted, a different stack (PyTorch DDP,
  * APEX LAMB, NVIDIA's fused kernels) with the optimizer taken as Adam-like,
- * one published number per row: the project's usual 15 % (they land at
- * -10 to -2 % with the constants fitted on vTrain, MEG24, MPT and TITAN). */
-#define BERT_SEQ128_TOL 0.15
+ * one published number per row: sim/README.md says "within 10 %" (they
+ * land at -9.4 to -2.9 % with the constants fitted on vTrain, MEG24, MPT
+ * and TITAN). */
+#define BERT_SEQ128_TOL 0.10
 /* DLE-BERT rows at sequence 512: a known gap, pinned so that any change is
  * seen. The README's phase-2 throughput is 39-45 % more tokens/s than its
  * phase-1 throughput on the same GPUs, while every per-token cost grows
@@ -35,8 +38,9 @@
  * (unpadding, or the MLM head on the masked positions alone) could; the
  * 21.11 scripts' settings are not in the source (sim/README.md,
  * Validation). */
-#define BERT_SEQ512_LO (-0.50)
-#define BERT_SEQ512_HI (-0.38)
+/* sim/README.md: -44 to -45 % (measured -44.3 to -45.1), to the rounding */
+#define BERT_SEQ512_LO (-0.455)
+#define BERT_SEQ512_HI (-0.435)
 
 static struct hw_catalog *cat;
 static struct work_calib calib;
@@ -140,7 +144,7 @@ START_TEST(predictions)
 	       100.0 * s.fitting.mape, s.fitting.n, 100.0 * s.held_out.mape, s.held_out.n,
 	       100.0 * s.by_source[VAL_BERT].mape);
 	ck_assert_uint_eq(s.held_out.n, 116);
-	ck_assert_msg(s.held_out.mape <= HELD_OUT_MAPE, "held-out MAPE %.2f %% > %.0f %%",
+	ck_assert_msg(s.held_out.mape <= HELD_OUT_MAPE, "held-out MAPE %.3f %% > %.2f %%",
 		      100.0 * s.held_out.mape, 100.0 * HELD_OUT_MAPE);
 	for (size_t i = 0; i < nrows; i++) {
 		const struct val_row *r = &rows[i];
