@@ -228,8 +228,8 @@ END_TEST
  * row must not be on the wrong side. Measured peaks (nvidia-smi, GiB) give
  * the MAPE of each half; the memory model's stated error (WORK_MEM_ERROR)
  * is the largest error of the fitting half rounded up to the next 5 %, so
- * that half is asserted within it, and the held-out half within 2 x of
- * it (stated tolerance: a held-out error above that is a regression). */
+ * that half is asserted within it, and the held-out half at the MAPE
+ * sim/README.md documents, to its rounding. */
 /* training.recompute_layers (Megatron's --recompute-num-layers, block
  * method): Llama-2-7B, TP 2, PP 2, 16 layers per stage. N = 0 and N >= 16
  * recompute every layer (the same figures as plain full recompute); in
@@ -410,8 +410,9 @@ START_TEST(public_reports)
 		      "WORK_MEM_ERROR %.2f is not the fitting half's largest error %.3f rounded up "
 		      "to 5 %%",
 		      WORK_MEM_ERROR, h[0].ape_max);
-	ck_assert_msg(h[1].ape_sum / h[1].measured <= 2.0 * WORK_MEM_ERROR,
-		      "held-out GiB MAPE %.3f above twice the stated error",
+	/* sim/README.md ("Memory-fit cases"): held-out MAPE 7.7 %, to its rounding */
+	ck_assert_msg(h[1].ape_sum / h[1].measured <= 0.0775,
+		      "held-out GiB MAPE %.4f above the documented 7.7 %%",
 		      h[1].ape_sum / h[1].measured);
 }
 END_TEST
