@@ -18,6 +18,7 @@
 #include "base/err.h"
 #include "base/jstr.h"
 #include "report/table.h"
+#include "run/result.h"
 
 struct ts_table {
 	size_t ncols;
@@ -402,4 +403,111 @@ json_t *table_to_json(const struct ts_table *t)
 fail:
 	json_decref(arr);
 	return NULL;
+}
+
+static int write_keyed(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out,
+		       struct ts_error *err);
+
+/* The CSV/JSON key of a text heading "name(unit)": snake_case with the
+ * unit as suffix ("memory(GiB)" -> "memory_GiB", "hbm(GB/s)" ->
+ * "hbm_GBps", "bf16(TFLOP/s)" -> "bf16_TFLOPS", "size(B)" -> "size_bytes",
+ * "params(B)" (billions) -> "params_billions"); other headings unchanged. */
+static void heading_key(const char *h, char *buf, size_t n)
+{
+	const char *open = strchr(h, '('), *close = open ? strchr(open, ')') : NULL;
+	if (!open || !close || close[1]) {
+		snprintf(buf, n, "%s", h);
+		return;
+	}
+	int nb = (int)(open - h);
+	while (nb > 0 && h[nb - 1] == ' ')
+		nb--;
+	char unit[64];
+	snprintf(unit, sizeof unit, "%.*s", (int)(close - open - 1), open + 1);
+	const char *u = unit;
+	if (!strcmp(unit, "B"))
+		u = strncmp(h, "params", 6) ? "bytes" : "billions";
+	else if (!strcmp(unit, "TFLOP/s"))
+		u = "TFLOPS";
+	else if (!strcmp(unit, "GB/s"))
+		u = "GBps";
+	snprintf(buf, n, "%.*s_%s", nb, h, u);
+	for (char *p = buf; *p; p++)
+		if (*p == ' ' || *p == '/' || *p == '-')
+			*p = '_';
+}
+
+/* A copy of t with its headings as keys (heading_key), for CSV and JSON;
+ * NULL on out of memory. */
+static struct ts_table *keyed_copy(const struct ts_table *t)
+{
+	size_t nc = table_ncols(t), nr = table_nrows(t);
+	struct ts_table *k;
+	if (table_create(&k, nc))
+		return NULL;
+	char key[160];
+	for (size_t c = 0; c < nc; c++) {
+		const char *h = table_head(t, c);
+		if (h) {
+			heading_key(h, key, sizeof key);
+			table_header(k, c, key, TABLE_LEFT);
+		}
+	}
+	for (size_t r = 0; r < nr; r++) {
+		table_add_row(k);
+		for (size_t c = 0; c < nc; c++) {
+			if (table_has(t, r, c))
+				table_cell(k, c, "%s", table_get(t, r, c));
+		}
+	}
+	if (table_status(k)) {
+		table_destroy(k);
+		return NULL;
+	}
+	return k;
+}
+
+int table_write(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out,
+		struct ts_error *err)
+{
+	if (format == TS_FORMAT_CSV || format == TS_FORMAT_JSON) {
+		if (table_status(t))
+			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		struct ts_table *k = keyed_copy(t);
+		if (!k)
+			return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		int rc = write_keyed(k, format, kind, out, err);
+		table_destroy(k);
+		return rc;
+	}
+	return write_keyed(t, format, kind, out, err);
+}
+
+/* table_write of a table whose headings are already keys. */
+static int write_keyed(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out,
+		       struct ts_error *err)
+{
+	if (format != TS_FORMAT_TEXT && format != TS_FORMAT_CSV && format != TS_FORMAT_JSON)
+		return ts_error_set(err, TS_EUSAGE, NULL, 0, "--format",
+				    "found format %d, expected text, csv or json", (int)format);
+	if (table_status(t))
+		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+	int e;
+	if (format == TS_FORMAT_CSV) {
+		e = table_print_csv(t, out);
+	} else if (format == TS_FORMAT_TEXT) {
+		e = table_print(t, out);
+	} else {
+		json_t *root = json_object(), *rows = table_to_json(t);
+		e = !root || !rows ||
+		    json_object_set_new(root, "trainsim_version", json_string(TS_VERSION)) ||
+		    json_object_set_new(root, "schema_version", json_integer(TS_SCHEMA_VERSION)) ||
+		    (kind && json_object_set_new(root, "kind", json_string(kind))) ||
+		    json_object_set(root, "rows", rows) ||
+		    json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
+		    fputc('\n', out) == EOF;
+		json_decref(rows);
+		json_decref(root);
+	}
+	return e ? ts_error_set(err, TS_EIO, NULL, 0, NULL, "writing the table failed") : 0;
 }

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "trainsim.h"
+
 struct ts_table;
 
 enum table_align {
@@ -74,5 +76,17 @@ int table_print_csv(const struct ts_table *t, FILE *out);
  * that are JSON numbers ("12", "-3.5e9") become numbers, other cells strings;
  * unset cells are left out. Returns a new reference, NULL on out of memory. */
 json_t *table_to_json(const struct ts_table *t);
+
+/* Write t in a format: TS_FORMAT_TEXT as table_print; TS_FORMAT_CSV and
+ * TS_FORMAT_JSON with each heading "name(unit)" made a key (snake_case,
+ * the unit a suffix: "memory(GiB)" -> "memory_GiB", "hbm(GB/s)" ->
+ * "hbm_GBps", "size(B)" -> "size_bytes", "params(B)" ->
+ * "params_billions"), CSV as table_print_csv and JSON as one object
+ * {"trainsim_version", "schema_version", "kind" (when kind is not NULL),
+ * "rows": table_to_json}. Returns 0, TS_EUSAGE (another format), TS_ENOMEM
+ * (also a table whose filling failed) or TS_EIO, with err set. */
+struct ts_error;
+int table_write(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out,
+		struct ts_error *err);
 
 #endif
