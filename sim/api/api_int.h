@@ -70,12 +70,6 @@ int api_failf(int code, const char *key, const char *fmt, ...)
 struct ts_table;
 int api_table_write(const struct ts_table *t, enum ts_format format, const char *kind, FILE *out);
 
-/* The table of trainsim list datasets, storage or scenarios (kind) from
- * env's data root (listinfo.c); people: "-" in empty cells. Returns 0,
- * TS_ENOMEM or a file's error (in err). */
-int list_more(const ts_env *env, const char *kind, struct ts_table **out, bool people,
-	      struct ts_error *err);
-
 /* Write scenario `path` with `sets` and the settings of search candidate c
  * as the search simulated it (two iterations, class mode, stage
  * granularity) to file dst, so that `trainsim run dst` reproduces c's
