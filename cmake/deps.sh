@@ -4,13 +4,13 @@
 # command to run.
 #   sh cmake/deps.sh run    what building and running need (make run):
 #                           compiler and OpenMP (gcc), CMake, pkg-config,
-#                           GSL, libconfig, jansson, gnuplot
+#                           GSL, libconfig, jansson, zlib, gnuplot
 #   sh cmake/deps.sh test   and the test tools (make test): Check, clang and
 #                           its libFuzzer runtime, clang-format, python3 and
 #                           its jsonschema (tests/cli_schema.sh)
 # SPDX-License-Identifier: MIT
 set -u
-run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev gnuplot-nox"
+run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev zlib1g-dev gnuplot-nox"
 test_pkgs="check clang libclang-rt-14-dev clang-format python3 python3-jsonschema"
 case "${1:-run}" in
 run) pkgs=$run_pkgs ;;

@@ -16,6 +16,7 @@ case $name in
 fuzz_config | fuzz_set | fuzz_sweepcfg) dict=$src/tests/fuzz/cfg.dict ;;
 fuzz_nccltests) dict=$src/tests/fuzz/nccl.dict ;;
 fuzz_csv) dict=$src/tests/fuzz/csv.dict ;;
+fuzz_kineto) dict=$src/tests/fuzz/kineto.dict ;;
 *) dict= ;;
 esac
 
