@@ -7,11 +7,12 @@
 #                           GSL, libconfig, jansson, zlib, gnuplot
 #   sh cmake/deps.sh test   and the test tools (make test): Check, clang and
 #                           its libFuzzer runtime, clang-format, python3 and
-#                           its jsonschema (tests/cli_schema.sh)
+#                           its jsonschema (tests/cli_schema.sh) and pandas
+#                           (tests/cli_pandas.sh)
 # SPDX-License-Identifier: MIT
 set -u
 run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev zlib1g-dev gnuplot-nox"
-test_pkgs="check clang libclang-rt-14-dev clang-format python3 python3-jsonschema"
+test_pkgs="check clang libclang-rt-14-dev clang-format python3 python3-jsonschema python3-pandas"
 case "${1:-run}" in
 run) pkgs=$run_pkgs ;;
 test) pkgs="$run_pkgs $test_pkgs" ;;

@@ -400,9 +400,9 @@ TS_API int ts_sweep_open_with(const ts_env *env, const char *path, const char *c
 /* Run only part k (1 <= k <= n) of n of the sweep: the points k-1, k-1+n,
  * k-1+2n, ... (interleaved, so each part gets a like share of small and
  * large points), keeping their ids in the whole sweep. Call before
- * ts_sweep_output_open; the output's digest line then names the part
- * ("shard K/N of P points") and is written to standard output too, for
- * ts_sweep_merge. Returns 0 or TS_EUSAGE. */
+ * ts_sweep_output_open; each row's digest (the last column, "sweep_digest")
+ * then names the part ("shard K/N of P points"), for ts_sweep_merge.
+ * Returns 0 or TS_EUSAGE. */
 TS_API int ts_sweep_set_shard(ts_sweep *sw, size_t k, size_t n);
 
 /* Number of points ts_sweep_run runs from the start: those of the part set
@@ -411,8 +411,10 @@ TS_API size_t ts_sweep_points(const ts_sweep *sw);
 
 /* Merge the parts parts[0..n) of a sharded sweep (files that
  * `trainsim sweep --shard K/N` wrote, in any order; "-" is standard input)
- * into out: the bytes the whole sweep writes, to a file (digest true: its
- * digest line first) or to standard output (digest false). Every part is
+ * into out: the bytes the whole sweep writes, each row with the whole
+ * sweep's digest (to a file and to standard output alike: digest is
+ * ignored, kept for programs written before the digest became a column,
+ * when it chose a first line). Every part is
  * read and checked before anything is written: all N parts of one sweep
  * (same axes, base, --set, calibration, version and header), each once and
  * whole. Returns 0, TS_EIO, TS_EINVALID (the message names the part file,
@@ -433,15 +435,17 @@ TS_API int ts_sweep_point_load(const ts_sweep *sw, size_t i, ts_scenario **out);
  * path NULL or "-": standard output, the CSV header is written, *first 0.
  * Else the file is opened in place (created when missing) under an
  * exclusive lock held until ts_output_commit or ts_output_abort, so a second
- * writer is refused. Its first line is a digest of the base scenario, the
- * calibration (the environment's constants and overrides file) and the
- * version: with resume, an existing file keeps its whole rows of points 0,
- * 1, ... when its digest line and header match, and *first is the next
- * point; without resume the file starts over (digest line, header). Returns
- * 0, TS_EIO (cannot be opened, locked by another process, a write error),
- * TS_EINVALID (resume into another sweep's file, or a file whose digest
- * line is missing or differs: the message says which of base, calibration
- * and version changed) or TS_ENOMEM; *out NULL on failure. */
+ * writer is refused. The first line is the header (pandas.read_csv reads
+ * the file with its defaults); every row's last column, "sweep_digest", is
+ * a digest of the base scenario, the calibration (the environment's
+ * constants and overrides file) and the version: with resume, an existing
+ * file keeps its whole rows of points 0, 1, ... when its header and their
+ * digest match, and *first is the next point; without resume the file
+ * starts over (header). Returns 0, TS_EIO (cannot be opened, locked by
+ * another process, a write error), TS_EINVALID (resume into another
+ * sweep's file, or a file whose first row has another or a damaged digest:
+ * the message says which of base, calibration, version and part changed)
+ * or TS_ENOMEM; *out NULL on failure. */
 TS_API int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_output **out,
 				size_t *first);
 

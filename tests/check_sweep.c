@@ -95,12 +95,19 @@ START_TEST(digest)
 	*work_calib_field(&other, 0) *= 2.0;
 	ck_assert_int_eq(sweep_digest(sp, cat, &other, NULL, &c, &err), 0);
 	ck_assert(c.base == b.base && c.calib != b.calib);
-	/* the line reads back */
-	char line[256];
-	ck_assert_int_eq(sweep_digest_line(&a, line, sizeof line), 0);
-	ck_assert_int_eq(strncmp(line, "# trainsim sweep digest: base ", 30), 0);
-	ck_assert_int_eq(line[strlen(line) - 1], '\n');
-	ck_assert_int_eq(sweep_digest_line(&a, line, 20), TS_ELIMIT);
+	/* the field reads back: no comma, quote or newline to quote in CSV */
+	char line[SWEEP_DIGEST_MAX];
+	ck_assert_int_eq(sweep_digest_text(&a, line, sizeof line), 0);
+	ck_assert_int_eq(strncmp(line, "base ", 5), 0);
+	ck_assert_ptr_null(strpbrk(line, ",\"\r\n"));
+	ck_assert(sweep_digest_parse(line, strlen(line), &c));
+	ck_assert(c.base == a.base && c.calib == a.calib && !strcmp(c.version, a.version));
+	ck_assert_int_eq(sweep_digest_text(&a, line, 20), TS_ELIMIT);
+	/* a row's last field */
+	size_t len;
+	const char *f = sweep_row_digest("0,1,ok,x,base 1; calibration 2\n", &len);
+	ck_assert_uint_eq(len, 21);
+	ck_assert_int_eq(strncmp(f, "base 1; calibration 2\n", 22), 0);
 	sweepcfg_destroy(sp);
 }
 END_TEST
@@ -125,9 +132,9 @@ START_TEST(shard_and_sets)
 	/* part 2 of 4 (k = 1): the line names it and reads back whole */
 	ck_assert_int_eq(sweepcfg_set_shard(sp, 1, 4, &err), 0);
 	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &p, &err), 0);
-	ck_assert_int_eq(sweep_digest_line(&p, line, sizeof line), 0);
-	ck_assert_ptr_nonnull(strstr(line, ", shard 2/4 of 6 points, axes "));
-	ck_assert(sweep_digest_parse(line, &b));
+	ck_assert_int_eq(sweep_digest_text(&p, line, sizeof line), 0);
+	ck_assert_ptr_nonnull(strstr(line, "; shard 2/4 of 6 points; axes "));
+	ck_assert(sweep_digest_parse(line, strlen(line), &b));
 	ck_assert(b.base == p.base && b.calib == p.calib && b.axes == p.axes);
 	ck_assert_uint_eq(b.shard_k, 1);
 	ck_assert_uint_eq(b.shard_n, 4);
@@ -135,22 +142,22 @@ START_TEST(shard_and_sets)
 	/* the whole sweep's line has no part, and the same base */
 	ck_assert_int_eq(sweepcfg_set_shard(sp, 0, 1, &err), 0);
 	ck_assert_int_eq(sweep_digest(sp, cat, &calib, NULL, &a, &err), 0);
-	ck_assert_int_eq(sweep_digest_line(&a, line, sizeof line), 0);
+	ck_assert_int_eq(sweep_digest_text(&a, line, sizeof line), 0);
 	ck_assert_ptr_null(strstr(line, "shard"));
-	ck_assert(sweep_digest_parse(line, &b));
+	ck_assert(sweep_digest_parse(line, strlen(line), &b));
 	ck_assert_uint_eq(b.shard_n, 0);
 	ck_assert(a.base == p.base);
-	/* damaged parts are not digest lines */
+	/* damaged parts are not digests, nor is the comment line of old */
 	const char *bad[] = {
-	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 0/4 of 6 "
-	    "points, axes 3\n",
-	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 5/4 of 6 "
-	    "points, axes 3\n",
-	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 1/1 of 6 "
-	    "points, axes 3\n",
-	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0, shard 1/4\n"};
+	    "base 1; calibration 2; version 0.1.0; shard 0/4 of 6 points; axes 3",
+	    "base 1; calibration 2; version 0.1.0; shard 5/4 of 6 points; axes 3",
+	    "base 1; calibration 2; version 0.1.0; shard 1/1 of 6 points; axes 3",
+	    "base 1; calibration 2; version 0.1.0; shard 1/4",
+	    "base 1; calibration 2; version 0.1.0; shard 1/4 of 6 points; axes 3; more",
+	    "# trainsim sweep digest: base 1, calibration 2, version 0.1.0",
+	    ""};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ck_assert_msg(!sweep_digest_parse(bad[i], &b), "%s", bad[i]);
+		ck_assert_msg(!sweep_digest_parse(bad[i], strlen(bad[i]), &b), "%s", bad[i]);
 	/* other axis values: another axes hash, the same base */
 	sweepcfg_destroy(sp);
 	snprintf(text, sizeof text,
@@ -171,25 +178,28 @@ START_TEST(shard_and_sets)
 }
 END_TEST
 
-/* A file of sweep sp whose first line is the digest d, then the header and
- * `rows` rows of the points; its path into path. */
+/* A file of sweep sp: the header and `rows` rows of the points, each with
+ * the digest d (NULL: an empty field) last; with old, the digest line that
+ * trainsim wrote above the header before the column; its path into path. */
 static void output(char *path, size_t n, const struct sweep_spec *sp, const struct sweep_digest *d,
-		   size_t rows)
+		   size_t rows, bool old)
 {
+	char dig[SWEEP_DIGEST_MAX] = "";
 	static char buf[SWEEP_ROW_MAX];
 	snprintf(path, n, "/tmp/check_sweep_XXXXXX");
 	int fd = mkstemp(path);
 	ck_assert_int_ge(fd, 0);
 	FILE *f = fdopen(fd, "w");
 	ck_assert_ptr_nonnull(f);
-	if (d) {
-		ck_assert_int_eq(sweep_digest_line(d, buf, sizeof buf), 0);
-		fputs(buf, f);
-	}
+	if (d)
+		ck_assert_int_eq(sweep_digest_text(d, dig, sizeof dig), 0);
+	if (old)
+		fprintf(f, "# trainsim sweep digest: %s\n", dig);
 	ck_assert_int_eq(sweep_csv_header(sp, buf, sizeof buf), 0);
 	fputs(buf, f);
 	for (size_t i = 0; i < rows; i++) {
-		ck_assert_int_eq(sweep_point_row(sp, cat, &calib, i, buf, sizeof buf, NULL), 0);
+		ck_assert_int_eq(sweep_point_row(sp, cat, &calib, i, dig, buf, sizeof buf, NULL),
+				 0);
 		fputs(buf, f);
 	}
 	ck_assert_int_eq(fclose(f), 0);
@@ -206,7 +216,7 @@ START_TEST(resume_same_setup_only)
 	size_t done;
 	long keep;
 	/* the same setup: one row kept */
-	output(path, sizeof path, sp, &d, 1);
+	output(path, sizeof path, sp, &d, 1, false);
 	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
 	ck_assert_uint_eq(done, 1);
 	ck_assert_int_gt(keep, 0);
@@ -225,20 +235,31 @@ START_TEST(resume_same_setup_only)
 			snprintf(other.version, sizeof other.version, "0.0.0-old");
 		ck_assert_int_eq(sweep_resume_scan(sp, path, &other, &done, &keep, &err),
 				 TS_EINVALID);
-		ck_assert_int_eq(err.line, 1);
+		ck_assert_int_eq(err.line, 2);
 		ck_assert_msg(strstr(err.msg, want[k]) != NULL, "%s", err.msg);
 		ck_assert_ptr_nonnull(strstr(err.msg, "--resume --force starts over"));
 	}
 	unlink(path);
-	/* no digest line: refused when one is expected, read as before when not */
-	output(path, sizeof path, sp, NULL, 2);
+	/* no digest: refused when one is expected, read as before when not */
+	output(path, sizeof path, sp, NULL, 2, false);
 	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), TS_EINVALID);
-	ck_assert_ptr_nonnull(strstr(err.msg, "found no digest line"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "found a damaged digest"));
 	ck_assert_int_eq(sweep_resume_scan(sp, path, NULL, &done, &keep, &err), 0);
 	ck_assert_uint_eq(done, 2);
 	unlink(path);
+	/* the digest line above the header of old: refused, saying so */
+	output(path, sizeof path, sp, &d, 2, true);
+	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), TS_EINVALID);
+	ck_assert_int_eq(err.line, 1);
+	ck_assert_msg(strstr(err.msg, "the column sweep_digest"), "%s", err.msg);
+	unlink(path);
+	/* a header alone: nothing to keep, the header stays */
+	output(path, sizeof path, sp, &d, 0, false);
+	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_uint_eq(done, 0);
+	unlink(path);
 	/* killed inside the header: started afresh, not taken for another sweep */
-	output(path, sizeof path, sp, &d, 0);
+	output(path, sizeof path, sp, &d, 0, false);
 	ck_assert_int_eq(truncate(path, 120), 0);
 	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
 	ck_assert_uint_eq(done, 0);

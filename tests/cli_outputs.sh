@@ -181,8 +181,11 @@ refused 2 'dup2.cfg:4: training.micro_batch:|line 2' sweep dup2.cfg
 "$BIN" sweep "$TMP/sw.cfg" -o "$TMP/r1.csv" 2>/dev/null
 cp "$TMP/r1.csv" "$TMP/r1.keep"
 checks=$((checks + 1))
-head -n 1 "$TMP/r1.csv" | grep -qE '^# trainsim sweep digest: base [0-9a-f]{16}, calibration [0-9a-f]{16}, version ' ||
-	fail "no digest line: $(head -n 1 "$TMP/r1.csv")"
+head -n 1 "$TMP/r1.csv" | grep -qE '^point,.*,sweep_digest$' ||
+	fail "the header is not the first line, or sweep_digest not its last column: $(head -n 1 "$TMP/r1.csv")"
+checks=$((checks + 1))
+[ "$(tail -n +2 "$TMP/r1.csv" | grep -cE ',base [0-9a-f]{16}; calibration [0-9a-f]{16}; version [^;,]+$')" -eq \
+	"$(($(wc -l <"$TMP/r1.csv") - 1))" ] || fail "a row without its digest last: $(tail -n 1 "$TMP/r1.csv")"
 # the plot reader takes the file as it is
 if command -v gnuplot >/dev/null; then
 	checks=$((checks + 1))
@@ -196,7 +199,7 @@ checks=$((checks + 1))
 same r1.csv r1.keep
 # another batch in the base: refused, file kept; --force starts over
 sed -i 's/global_batch = 64/global_batch = 128/' "$TMP/s.cfg"
-refused 2 'r1.csv:1: found rows made before the base scenario s.cfg changed|--resume --force starts over' \
+refused 2 'r1.csv:2: sweep_digest: found rows made before the base scenario s.cfg changed|--resume --force starts over' \
 	sweep sw.cfg -o r1.csv --resume
 same r1.csv r1.keep
 "$BIN" sweep "$TMP/sw.cfg" -o "$TMP/fresh.csv" 2>/dev/null
@@ -209,11 +212,18 @@ cmp -s "$TMP/r1.csv" "$TMP/r1.keep" && fail "the new base changed no row: the ca
 cp "$TMP/r1.csv" "$TMP/r1.keep"
 refused 2 'found rows made before the calibration changed' sweep sw.cfg -o r1.csv --resume --calib cal.cfg
 same r1.csv r1.keep
-# a file without the digest line (the CSV of stdout) is not resumed
+# the CSV of stdout is the file's, digests included: resumed, unchanged
 "$BIN" sweep "$TMP/sw.cfg" >"$TMP/stdout.csv" 2>/dev/null
-cp "$TMP/stdout.csv" "$TMP/stdout.keep"
-refused 2 'stdout.csv:1: found no digest line' sweep sw.cfg -o stdout.csv --resume
-same stdout.csv stdout.keep
+same stdout.csv r1.csv
+checks=$((checks + 1))
+"$BIN" sweep "$TMP/sw.cfg" -o "$TMP/stdout.csv" --resume 2>"$TMP/e" || fail "resume of stdout's CSV: $(cat "$TMP/e")"
+same stdout.csv r1.csv
+# the digest line above the header that trainsim wrote before: refused, saying so
+{ printf '# trainsim sweep digest: base 0123456789abcdef, calibration 0123456789abcdef, version 0.1.0\n'; cat "$TMP/r1.csv"; } >"$TMP/old.csv"
+cp "$TMP/old.csv" "$TMP/old.keep"
+refused 2 'old.csv:1: found the digest line that trainsim wrote above the header before the digest became the column sweep_digest' \
+	sweep sw.cfg -o old.csv --resume
+same old.csv old.keep
 refused 1 '--force: found it without --resume' sweep sw.cfg -o r1.csv --force
 # another sweep's header: one line
 printf 'base = "s.cfg";\naxes = { gpus_per_node = [4, 8]; };\n' >"$TMP/other.cfg"

@@ -120,7 +120,7 @@ for b in body:
     assert b[status] == "ok", b[status]
     res = {"trainsim_version": "0.0.0", "schema_version": schema["properties"]["schema_version"]["const"], "scenario": {}}
     for i, (k, t) in enumerate(zip(head, b)):
-        if k in ("point", "status", ""):
+        if k in ("point", "status", "", "sweep_digest"):
             continue
         top = k.split(".")[0]
         if i < status or top not in props:  # an axis or a scenario column

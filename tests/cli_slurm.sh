@@ -31,8 +31,9 @@ assert sum(r["status"] == "ok" for r in rows) >= 30, "too few ok rows to compare
 py results/part-2.csv '
 import sys
 lines = open(sys.argv[1]).read().splitlines()
-assert lines[0].startswith("# trainsim sweep digest:") and ", shard 2/4 of 40 points, axes " in lines[0], lines[0]
-assert [int(l.split(",")[0]) for l in lines[2:]] == list(range(1, 40, 4)), lines[2:]
+assert lines[0].startswith("point,") and lines[0].endswith(",sweep_digest"), lines[0][:80]
+assert all("; shard 2/4 of 40 points; axes " in l.rsplit(",", 1)[1] for l in lines[1:]), lines[1][-120:]
+assert [int(l.split(",")[0]) for l in lines[1:]] == list(range(1, 40, 4)), lines[1:]
 '
 # an array counted from 0 (--array=0-3) gives the same parts
 checks=$((checks + 1))
@@ -78,16 +79,16 @@ refused() {
 }
 P="$OUT/part"
 refused missing "part 4/4 is missing" "$P-1.csv" "$P-2.csv" "$P-3.csv"
-refused twice "part-2.csv:1: found part 2/4, which" "$P-1.csv" "$P-2.csv" "$P-2.csv" "$P-3.csv" "$P-4.csv"
+refused twice "part-2.csv:2: sweep_digest: found part 2/4, which" "$P-1.csv" "$P-2.csv" "$P-2.csv" "$P-3.csv" "$P-4.csv"
 head -n 6 "$P-4.csv" >"$TMP/short.csv"
-refused short "short.csv:7: found 4 of the 10 rows of part 4/4" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/short.csv"
-refused whole "whole.csv:1: found \"# trainsim sweep digest:" "$TMP/whole.csv"
+refused short "short.csv:7: found 5 of the 10 rows of part 4/4" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/short.csv"
+refused whole "whole.csv:2: sweep_digest: found \"base " "$TMP/whole.csv"
 "$BIN" sweep "$SWEEP" --shard 4/4 --set training.seq_len=1024 -o "$TMP/other.csv" 2>/dev/null
-refused otherbase "other.csv:1: found part 4/4 of another base scenario (or --set)" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/other.csv"
+refused otherbase "other.csv:2: sweep_digest: found part 4/4 of another base scenario (or --set)" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/other.csv"
 sed 's/micro_batch = \[1, 2\]/micro_batch = [1, 4]/' "$SWEEP" >"$EX/.axes-test.cfg"
 "$BIN" sweep "$EX/.axes-test.cfg" --shard 4/4 -o "$TMP/axes.csv" 2>/dev/null
 rm -f "$EX/.axes-test.cfg"
-refused otheraxes "axes.csv:1: found part 4/4 of another sweep (other axes)" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/axes.csv"
+refused otheraxes "axes.csv:2: sweep_digest: found part 4/4 of another sweep (other axes)" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/axes.csv"
 
 # what cannot be a part is refused at once, never read without bound (each
 # under a memory and a time limit, so a reader that runs away fails here)
@@ -107,8 +108,8 @@ bounded devzero "/dev/zero: found something that is not a regular file" /dev/zer
 mkfifo "$TMP/fifo"
 bounded fifo "fifo: found something that is not a regular file" "$TMP/fifo" "$P-1.csv"
 bounded stdinzero "standard input:1: found a NUL byte" - "$P-1.csv" </dev/zero
-yes | bounded stdinyes 'standard input:1: found "y", expected the digest line' - "$P-1.csv"
-# a true digest line, then rows without end: cut at the rows the part can hold
+yes | bounded stdinyes 'standard input:2: sweep_digest: found "y", expected the digest of one part' - "$P-1.csv"
+# a true header and first row, then rows without end: cut at the rows the part can hold
 { head -n 2 "$P-2.csv" && yes "$(sed -n 3p "$P-2.csv")"; } |
 	bounded endless "standard input: found more than" "$P-1.csv" - "$P-3.csv" "$P-4.csv"
 

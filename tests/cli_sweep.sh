@@ -115,7 +115,7 @@ for what in start header; do
 	if [ $what = start ]; then
 		{ printf '\0'; cat "$TMP/part.csv"; } >"$TMP/nul.csv"
 	else
-		{ head -n 1 "$TMP/part.csv"; printf 'point,no\0des\n'; } >"$TMP/nul.csv"
+		{ printf 'point,no\0des\n'; tail -n +2 "$TMP/part.csv"; } >"$TMP/nul.csv"
 	fi
 	cp "$TMP/nul.csv" "$TMP/nul.keep"
 	"$BIN" sweep "$TMP/long.cfg" -o "$TMP/nul.csv" --resume >/dev/null 2>"$TMP/nul.err"

@@ -63,7 +63,8 @@ int ts_sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out)
 {
 	struct ts_error err;
 	ts_error_clear(&err);
-	return sweep_merge(parts, n, digest, out, &err) ? api_fail(&err) : 0;
+	(void)digest; /* a file and standard output get the same bytes */
+	return sweep_merge(parts, n, out, &err) ? api_fail(&err) : 0;
 }
 
 const char *ts_sweep_base_path(const ts_sweep *sw)
@@ -82,16 +83,14 @@ int ts_sweep_point_load(const ts_sweep *sw, size_t i, ts_scenario **out)
 	return sweep_point_load(sw->sp, sw->env->cat, i, out, &err) ? api_fail(&err) : 0;
 }
 
-/* Write the digest line (when dg is not NULL) and the CSV header to out. */
-static int write_head(const ts_sweep *sw, const struct sweep_digest *dg, FILE *out,
-		      struct ts_error *err)
+/* Write the CSV header to out (the digest is the last column of each row). */
+static int write_head(const ts_sweep *sw, FILE *out, struct ts_error *err)
 {
 	char *head = ts_malloc(SWEEP_ROW_MAX);
 	int rc = 0;
 	if (!head)
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	else if ((dg && (sweep_digest_line(dg, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF)) ||
-		 sweep_csv_header(sw->sp, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF ||
+	else if (sweep_csv_header(sw->sp, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF ||
 		 fflush(out))
 		rc = TS_EIO;
 	ts_free(head, SWEEP_ROW_MAX);
@@ -108,14 +107,8 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 	int rc;
 	struct sweep_digest dg;
 	if (!path || !strcmp(path, "-")) {
-		/* a part of a sharded sweep says which, for trainsim merge */
-		bool part = sw->sp->shard_n > 1;
-		if (part && sweep_digest(sw->sp, sw->env->cat, &sw->env->calib, sw->env->calib_path,
-					 &dg, &err))
-			return api_fail(&err);
-		sweep_digest_bands(&dg, sw->env->bands);
 		*first = sw->sp->shard_k;
-		if ((rc = write_head(sw, part ? &dg : NULL, stdout, &err)) == TS_EIO)
+		if ((rc = write_head(sw, stdout, &err)) == TS_EIO)
 			return api_failf(TS_EIO, NULL,
 					 "writing the header to standard output failed (%s)",
 					 strerror(errno));
@@ -131,7 +124,7 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 	    (resume && sweep_resume_scan(sw->sp, path, &dg, first, &keep, &err)) ||
 	    outfile_truncate(of, keep, &err))
 		goto fail;
-	if (!keep && (rc = write_head(sw, &dg, outfile_stream(of), &err))) {
+	if (!keep && (rc = write_head(sw, outfile_stream(of), &err))) {
 		if (rc == TS_EIO)
 			outfile_write_error(of, errno, &err);
 		goto fail;

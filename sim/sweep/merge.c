@@ -1,15 +1,16 @@
 /* Merging the parts of a sharded sweep.
  *
- * Part K of N holds the points K-1, K-1+N, K-1+2N, ... of a sweep of P
- * points, after a digest line that says so (base, calibration, version,
- * "shard K/N of P points", a hash of the axes) and the sweep's header.
- * Every part is read whole and checked before a byte is written: the same
- * digest but for K, the same header, K from 1 to N each once, and in each
- * part exactly its points, in order, each row a whole line. Point i is then
- * row i / N of part i % N + 1, so the rows are interleaved back in point
- * order; the digest line of the whole sweep is the parts' without the
- * shard, which is what an unsharded run writes: the merged file is
- * byte-identical to it, and resumable like it.
+ * Part K of N holds the sweep's header and the points K-1, K-1+N, K-1+2N,
+ * ... of a sweep of P points, each row ending in a digest that says so
+ * (base, calibration, version, "shard K/N of P points", a hash of the
+ * axes). Every part is read whole and checked before a byte is written:
+ * the same digest but for K, the same header, K from 1 to N each once, and
+ * in each part exactly its points, in order, each row a whole line with
+ * its part's digest. Point i is then row i / N of part i % N + 1, so the
+ * rows are interleaved back in point order, each with the digest of the
+ * whole sweep (the parts' without the shard), which is what an unsharded
+ * run writes: the merged file is byte-identical to it, and resumable like
+ * it.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
@@ -31,6 +32,8 @@ struct part {
 	char *text;	  /* the file, NUL-terminated (owned) */
 	size_t len, cap;
 	struct sweep_digest d;
+	const char *dig;  /* the digest field of its first row (in text) */
+	size_t diglen;	  /* its length */
 	const char *head; /* the header line (in text) */
 	size_t headlen;	  /* its length with the newline */
 	const char *rows; /* the first row (in text) */
@@ -41,14 +44,17 @@ static const char *part_name(const struct part *p)
 	return strcmp(p->path, "-") ? p->path : "standard input";
 }
 
-/* The most bytes part p may hold once its digest line (text[0..first), a
- * whole line) is known: that line, the header and the part's rows, each at
- * most SWEEP_ROW_MAX bytes; 0 when the line is not a part's digest (the
- * caller stops reading, and part_head says what it found). */
+/* The most bytes part p may hold once its header and first row
+ * (text[0..first), whole lines) are known: the header and the part's rows,
+ * each at most SWEEP_ROW_MAX bytes; 0 when the first row's digest is not a
+ * part's (the caller stops reading, and part_head says what it found). */
 static size_t part_bound(const struct part *p, size_t first)
 {
 	struct sweep_digest d;
-	if (!sweep_digest_parse(p->text, &d) || d.shard_n < 2)
+	size_t len;
+	const char *row = strchr(p->text, '\n') + 1;
+	const char *dig = sweep_row_digest(row, &len);
+	if (!sweep_digest_parse(dig, len, &d) || d.shard_n < 2)
 		return 0;
 	size_t rows =
 	    d.npoints > d.shard_k ? (d.npoints - d.shard_k + d.shard_n - 1) / d.shard_n : 0;
@@ -57,7 +63,7 @@ static size_t part_bound(const struct part *p, size_t first)
 
 /* Read p->path whole into p->text, refusing at once what cannot be a part:
  * a file that is not a regular file (a device such as /dev/zero, a FIFO),
- * a NUL byte, a first line that is not a part's digest line (reading stops
+ * a NUL byte, a first row without a part's digest (reading stops
  * there: part_head says what it found), or more bytes than the part's rows
  * can fill (part_bound), so that no input is read without bound. */
 static int part_read(struct part *p, struct ts_error *err)
@@ -86,7 +92,8 @@ static int part_read(struct part *p, struct ts_error *err)
 		}
 	}
 	int rc = 0;
-	size_t first = 0, bound = (size_t)SWEEP_ROW_MAX; /* until the digest line is read */
+	/* until the header and first row are read */
+	size_t first = 0, bound = 2 * (size_t)SWEEP_ROW_MAX;
 	p->cap = 1 << 16;
 	p->len = 0;
 	if (!(p->text = ts_malloc(p->cap)))
@@ -117,19 +124,20 @@ static int part_read(struct part *p, struct ts_error *err)
 		}
 		if (!first) {
 			const char *nl = memchr(p->text, '\n', p->len);
+			if (nl)
+				nl = memchr(nl + 1, '\n', p->len - (size_t)(nl + 1 - p->text));
 			if (nl) {
 				first = (size_t)(nl + 1 - p->text);
 				if (!(bound = part_bound(p, first)))
 					break; /* not a part: part_head says so */
-			} else if (p->len >= (size_t)SWEEP_ROW_MAX) {
-				break; /* no digest line: part_head says so */
+			} else if (p->len >= 2 * (size_t)SWEEP_ROW_MAX) {
+				break; /* no whole first row: part_head says so */
 			}
 		}
 		if (p->len > bound) {
 			rc = ts_error_set(err, TS_ELIMIT, part_name(p), 0, NULL,
-					  "found more than %zu bytes, expected at most %zu (its "
-					  "digest line, then a header and its rows of at most %d "
-					  "bytes each)",
+					  "found more than %zu bytes, expected at most %zu (a "
+					  "header and its rows of at most %d bytes each)",
 					  bound, bound, SWEEP_ROW_MAX);
 			break;
 		}
@@ -143,27 +151,32 @@ static int part_read(struct part *p, struct ts_error *err)
 	return rc;
 }
 
-/* The digest line and header of p, and where its rows start. */
+/* The header of p, the digest of its first row, and where its rows start. */
 static int part_head(struct part *p, struct ts_error *err)
 {
-	char *nl = strchr(p->text, '\n');
-	if (!nl || !sweep_digest_parse(p->text, &p->d) || p->d.shard_n < 2) {
-		size_t l = strcspn(p->text, "\n");
-		return ts_error_set(
-		    err, TS_EINVALID, part_name(p), 1, NULL,
-		    "found \"%.*s%s\", expected the digest line of one part of a sharded sweep "
-		    "(\"# trainsim sweep digest: ..., shard K/N of P points, ...\"), as trainsim "
-		    "sweep --shard K/N writes it first",
-		    (int)(l > 80 ? 80 : l), p->text, l > 80 ? "..." : "");
-	}
-	p->head = nl + 1;
+	p->head = p->text;
 	char *hl = strchr(p->head, '\n');
 	if (!hl)
-		return ts_error_set(err, TS_EINVALID, part_name(p), 2, NULL,
+		return ts_error_set(err, TS_EINVALID, part_name(p), 1, NULL,
 				    "found no whole header line, expected the sweep's CSV header "
 				    "(the part was cut short: run it again with --resume)");
 	p->headlen = (size_t)(hl + 1 - p->head);
 	p->rows = hl + 1;
+	if (!strchr(p->rows, '\n'))
+		return ts_error_set(err, TS_EINVALID, part_name(p), 2, NULL,
+				    "found no whole row, expected the rows of one part of a "
+				    "sharded sweep (the part was cut short: run it again with "
+				    "--resume)");
+	p->dig = sweep_row_digest(p->rows, &p->diglen);
+	if (!sweep_digest_parse(p->dig, p->diglen, &p->d) || p->d.shard_n < 2) {
+		size_t l = p->diglen;
+		return ts_error_set(
+		    err, TS_EINVALID, part_name(p), 2, "sweep_digest",
+		    "found \"%.*s%s\", expected the digest of one part of a sharded sweep "
+		    "(\"base ...; calibration ...; version ...; shard K/N of P points; axes "
+		    "...\"), as trainsim sweep --shard K/N writes it last in each row",
+		    (int)(l > 80 ? 80 : l), p->dig, l > 80 ? "..." : "");
+	}
 	return 0;
 }
 
@@ -177,7 +190,7 @@ static int part_rows(const struct part *p, struct ts_error *err)
 	const char *r = p->rows, *end = p->text + p->len;
 	for (; r < end; got++) {
 		const char *nl = memchr(r, '\n', (size_t)(end - r));
-		int line = (int)got + 3;
+		int line = (int)got + 2;
 		if (!nl)
 			return ts_error_set(err, TS_EINVALID, part_name(p), line, NULL,
 					    "found a row cut short, expected whole rows (the part "
@@ -193,10 +206,18 @@ static int part_rows(const struct part *p, struct ts_error *err)
 					    got >= want ? "no more rows" : id, p->d.shard_k + 1,
 					    p->d.shard_n);
 		}
+		size_t dl;
+		const char *dig = sweep_row_digest(r, &dl);
+		if (dl != p->diglen || memcmp(dig, p->dig, dl))
+			return ts_error_set(err, TS_EINVALID, part_name(p), line, "sweep_digest",
+					    "found \"%.*s\", expected the digest of the part's "
+					    "first row, \"%.*s\"",
+					    (int)(dl > 80 ? 80 : dl), dig,
+					    (int)(p->diglen > 80 ? 80 : p->diglen), p->dig);
 		r = nl + 1;
 	}
 	if (got < want)
-		return ts_error_set(err, TS_EINVALID, part_name(p), (int)got + 3, NULL,
+		return ts_error_set(err, TS_EINVALID, part_name(p), (int)got + 2, NULL,
 				    "found %zu of the %zu rows of part %zu/%zu, expected all of "
 				    "them (the part was interrupted: run it again with --resume)",
 				    got, want, p->d.shard_k + 1, p->d.shard_n);
@@ -218,12 +239,12 @@ static int part_same(const struct part *a, const struct part *b, struct ts_error
 	else if (strcmp(a->d.version, b->d.version))
 		what = "another trainsim version";
 	else if (a->headlen != b->headlen || memcmp(a->head, b->head, a->headlen))
-		return ts_error_set(err, TS_EINVALID, part_name(b), 2, NULL,
+		return ts_error_set(err, TS_EINVALID, part_name(b), 1, NULL,
 				    "found another header than %s's, expected the parts of one "
 				    "sweep",
 				    part_name(a));
 	if (what)
-		return ts_error_set(err, TS_EINVALID, part_name(b), 1, NULL,
+		return ts_error_set(err, TS_EINVALID, part_name(b), 2, "sweep_digest",
 				    "found part %zu/%zu of %s than %s (part %zu/%zu), expected the "
 				    "parts of one sweep",
 				    b->d.shard_k + 1, b->d.shard_n, what, part_name(a),
@@ -231,7 +252,7 @@ static int part_same(const struct part *a, const struct part *b, struct ts_error
 	return 0;
 }
 
-static int merge_write(struct part *ps, size_t n, bool digest, FILE *out, struct ts_error *err)
+static int merge_write(struct part *ps, size_t n, FILE *out, struct ts_error *err)
 {
 	size_t parts = ps[0].d.shard_n;
 	/* by part index: the part, and the next row to copy */
@@ -245,7 +266,7 @@ static int merge_write(struct part *ps, size_t n, bool digest, FILE *out, struct
 	for (size_t i = 0; i < n; i++) {
 		size_t k = ps[i].d.shard_k;
 		if (by[k]) {
-			rc = ts_error_set(err, TS_EINVALID, part_name(&ps[i]), 1, NULL,
+			rc = ts_error_set(err, TS_EINVALID, part_name(&ps[i]), 2, "sweep_digest",
 					  "found part %zu/%zu, which %s is too, expected each "
 					  "part once",
 					  k + 1, parts, part_name(by[k]));
@@ -262,18 +283,22 @@ static int merge_write(struct part *ps, size_t n, bool digest, FILE *out, struct
 					  n, n == 1 ? "" : "s", parts, k + 1, parts);
 			goto out;
 		}
-	char line[512];
+	char whole_text[SWEEP_DIGEST_MAX];
 	struct sweep_digest whole = ps[0].d;
 	whole.shard_k = whole.shard_n = 0;
-	if (digest && (sweep_digest_line(&whole, line, sizeof line) || fputs(line, out) == EOF))
+	if (sweep_digest_text(&whole, whole_text, sizeof whole_text)) {
+		rc = ts_error_set(err, TS_ELIMIT, NULL, 0, NULL, "the sweep's digest is too long");
+		goto out;
+	}
+	if (fwrite(ps[0].head, 1, ps[0].headlen, out) != ps[0].headlen)
 		rc = TS_EIO;
-	if (!rc && fwrite(ps[0].head, 1, ps[0].headlen, out) != ps[0].headlen)
-		rc = TS_EIO;
+	/* each row as its part wrote it, with the whole sweep's digest */
 	for (size_t i = 0; !rc && i < ps[0].d.npoints; i++) {
 		size_t k = i % parts;
 		const char *nl = strchr(next[k], '\n');
-		size_t l = (size_t)(nl + 1 - next[k]);
-		if (fwrite(next[k], 1, l, out) != l)
+		size_t l = (size_t)(nl - next[k]) - by[k]->diglen;
+		if (fwrite(next[k], 1, l, out) != l || fputs(whole_text, out) == EOF ||
+		    fputc('\n', out) == EOF)
 			rc = TS_EIO;
 		next[k] = nl + 1;
 	}
@@ -288,7 +313,7 @@ out:
 	return rc;
 }
 
-int sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out, struct ts_error *err)
+int sweep_merge(const char *const *parts, size_t n, FILE *out, struct ts_error *err)
 {
 	if (!n)
 		return ts_error_set(
@@ -312,7 +337,7 @@ int sweep_merge(const char *const *parts, size_t n, bool digest, FILE *out, stru
 			rc = part_same(&ps[0], &ps[i], err);
 	}
 	if (!rc)
-		rc = merge_write(ps, n, digest, out, err);
+		rc = merge_write(ps, n, out, err);
 	for (size_t i = 0; i < n; i++)
 		ts_free(ps[i].text, ps[i].cap);
 	ts_free(ps, n * sizeof *ps);

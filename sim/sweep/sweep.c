@@ -10,10 +10,10 @@
  * short critical section, so rows reach the file in point order whatever
  * thread finished first (no thread waits for another's point), and each is
  * flushed before the next: an interrupted sweep leaves a prefix of whole
- * rows that sweep_resume_scan finds. An output file opens with a digest of
- * everything else that determines its rows (the resolved base, the
- * calibration, the version), so a resume after any of them changed is
- * refused instead of putting old rows beside new ones.
+ * rows that sweep_resume_scan finds. Every row ends with a digest of
+ * everything else that determines it (the resolved base, the calibration,
+ * the version; the part of a sharded sweep), so a resume after any of them
+ * changed is refused instead of putting old rows beside new ones.
  * SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 
@@ -144,6 +144,21 @@ static int capture(char *buf, size_t n, size_t *off, int (*print)(const void *, 
 	return rc;
 }
 
+/* Put field s (no quoting needed) last on the line in buf, which ends in
+ * "\n" at *off. */
+static int end_row(char *buf, size_t n, size_t *off, const char *s)
+{
+	size_t l = strlen(s);
+	if (!*off || buf[*off - 1] != '\n' || *off + l + 2 >= n)
+		return TS_ELIMIT;
+	buf[*off - 1] = ',';
+	memcpy(buf + *off, s, l);
+	*off += l;
+	buf[(*off)++] = '\n';
+	buf[*off] = '\0';
+	return 0;
+}
+
 /* The axis keys of a sweep: the scenario columns its rows leave out (the
  * axes have their own columns, before "status"). */
 struct axis_keys {
@@ -191,6 +206,8 @@ int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
 	axis_keys(sp, &k);
 	if (!rc)
 		rc = capture(buf, n, &off, print_header, &k);
+	if (!rc)
+		rc = end_row(buf, n, &off, "sweep_digest");
 	return rc;
 }
 
@@ -203,6 +220,7 @@ struct sweep_base {
 	struct data_input input;
 	char dataset[sizeof((struct ts_data *)0)->dataset];
 	enum ts_model_family family;
+	const char *digest; /* the last field of every row */
 };
 
 /* Plan and simulate scenario sc of a point, on the storage of arena a (the
@@ -282,7 +300,7 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 		buf[off] = '\0';
 		if (res)
 			memset(res, 0, sizeof *res);
-		return 0;
+		return end_row(buf, n, &off, sb->digest ? sb->digest : "");
 	}
 	buf[off++] = ',';
 	buf[off] = '\0';
@@ -291,12 +309,12 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	struct row_arg ra = {&r, tree, &k};
 	rc = capture(buf, n, &off, print_row, &ra);
 	json_decref(tree);
-	return rc;
+	return rc ? rc : end_row(buf, n, &off, sb->digest ? sb->digest : "");
 }
 
 int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		    const struct work_calib *calib, size_t i, char *buf, size_t n,
-		    struct ts_result *res)
+		    const struct work_calib *calib, size_t i, const char *digest, char *buf,
+		    size_t n, struct ts_result *res)
 {
 	struct ts_env env;
 	struct ts_error err;
@@ -304,7 +322,7 @@ int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
 		env_release(&env);
 		return err.code == TS_ENOMEM ? TS_ENOMEM : TS_EIO;
 	}
-	struct sweep_base sb = {.env = &env};
+	struct sweep_base sb = {.env = &env, .digest = digest};
 	int rc = point_row(sp, &sb, NULL, i, buf, n, res);
 	env_release(&env);
 	return rc;
@@ -336,7 +354,16 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 	 * of a sharded sweep); k counts them, in the order they are written */
 	long n = (long)sp->npoints, from = (long)first,
 	     step = sp->shard_n > 1 ? (long)sp->shard_n : 1;
-	struct sweep_base sb = {.env = env};
+	struct sweep_digest dg;
+	char digest[SWEEP_DIGEST_MAX];
+	int drc = sweep_digest(sp, env->cat, &env->calib, env->calib_path, &dg, err);
+	if (drc)
+		return drc;
+	sweep_digest_bands(&dg, env->bands);
+	if (sweep_digest_text(&dg, digest, sizeof digest))
+		return ts_error_set(err, TS_ELIMIT, NULL, 0, NULL,
+				    "the sweep's digest is too long");
+	struct sweep_base sb = {.env = env, .digest = digest};
 	if (from < n)
 		base_input(sp, (size_t)from, &sb);
 	size_t cnt = n > from ? (size_t)((n - from + step - 1) / step) : 0;
@@ -542,11 +569,10 @@ void sweep_digest_bands(struct sweep_digest *d, const struct band_table *t)
 	}
 }
 
-#define DIGEST_FMT                                                                                 \
-	"# trainsim sweep digest: base %016" PRIx64 ", calibration %016" PRIx64 ", version %s"
-#define DIGEST_SHARD_FMT ", shard %zu/%zu of %zu points, axes %016" PRIx64
+#define DIGEST_FMT "base %016" PRIx64 "; calibration %016" PRIx64 "; version %s"
+#define DIGEST_SHARD_FMT "; shard %zu/%zu of %zu points; axes %016" PRIx64
 
-int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n)
+int sweep_digest_text(const struct sweep_digest *d, char *buf, size_t n)
 {
 	int w = snprintf(buf, n, DIGEST_FMT, d->base, d->calib, d->version);
 	if (w >= 0 && (size_t)w < n && d->shard_n > 1) {
@@ -554,32 +580,41 @@ int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n)
 				 d->shard_n, d->npoints, d->axes);
 		w = v < 0 ? v : w + v;
 	}
-	if (w >= 0 && (size_t)w + 1 < n) {
-		buf[w++] = '\n';
-		buf[w] = '\0';
-	}
-	return w < 0 || (size_t)w >= n ? TS_ELIMIT : 0;
+	return w < 0 || (size_t)w >= n || strpbrk(buf, ",\"\r\n") ? TS_ELIMIT : 0;
 }
 
-bool sweep_digest_parse(const char *line, struct sweep_digest *d)
+bool sweep_digest_parse(const char *s, size_t len, struct sweep_digest *d)
 {
+	char text[SWEEP_DIGEST_MAX];
 	int end = 0, tail = 0;
 	memset(d, 0, sizeof *d);
-	if (sscanf(line,
-		   "# trainsim sweep digest: base %16" SCNx64 ", calibration %16" SCNx64
-		   ", version %31[^,\n]%n",
+	if (len >= sizeof text)
+		return false;
+	memcpy(text, s, len);
+	text[len] = '\0';
+	if (sscanf(text, "base %16" SCNx64 "; calibration %16" SCNx64 "; version %31[^;]%n",
 		   &d->base, &d->calib, d->version, &end) != 3 ||
 	    end <= 0)
 		return false;
-	if (line[end] == '\n')
+	if (!text[end])
 		return true;
 	size_t k = 0;
-	if (sscanf(line + end, ", shard %zu/%zu of %zu points, axes %16" SCNx64 "%n", &k,
+	if (sscanf(text + end, "; shard %zu/%zu of %zu points; axes %16" SCNx64 "%n", &k,
 		   &d->shard_n, &d->npoints, &d->axes, &tail) != 4 ||
-	    tail <= 0 || line[end + tail] != '\n' || k < 1 || d->shard_n < 2 || k > d->shard_n)
+	    tail <= 0 || text[end + tail] || k < 1 || d->shard_n < 2 || k > d->shard_n)
 		return false;
 	d->shard_k = k - 1;
 	return true;
+}
+
+const char *sweep_row_digest(const char *line, size_t *len)
+{
+	size_t l = strcspn(line, "\n");
+	const char *c = line + l;
+	while (c > line && c[-1] != ',')
+		c--;
+	*len = (size_t)(line + l - c);
+	return c;
 }
 
 /* Most columns of a sweep's CSV, and one more (a row with more fields than
@@ -615,6 +650,51 @@ static bool has_nul(const char *line, FILE *f)
 	return l + 1 < SWEEP_ROW_MAX && (!l || line[l - 1] != '\n') && !feof(f);
 }
 
+/* The error of a first row whose digest (the len bytes at dig) is not d. */
+static int digest_differs(const struct sweep_spec *sp, const char *path, const char *dig,
+			  size_t len, const struct sweep_digest *d, struct ts_error *err)
+{
+	struct sweep_digest got;
+	if (!sweep_digest_parse(dig, len, &got))
+		return ts_error_set(err, TS_EINVALID, path, 2, "sweep_digest",
+				    "found a damaged digest \"%.*s\", expected \"base ...; "
+				    "calibration ...; version ...\"; --resume --force starts over",
+				    (int)(len > 80 ? 80 : len), dig);
+	if (got.shard_n != d->shard_n || got.shard_k != d->shard_k ||
+	    (d->shard_n > 1 && (got.axes != d->axes || got.npoints != d->npoints))) {
+		char was[64] = "the whole sweep", is[64] = "the whole sweep";
+		if (got.shard_n > 1)
+			snprintf(was, sizeof was, "part %zu/%zu", got.shard_k + 1, got.shard_n);
+		if (d->shard_n > 1)
+			snprintf(is, sizeof is, "part %zu/%zu", d->shard_k + 1, d->shard_n);
+		return ts_error_set(
+		    err, TS_EINVALID, path, 2, "sweep_digest",
+		    "found the rows of %s%s, expected those of %s to resume "
+		    "(--shard must stay as it was); --resume --force starts over",
+		    was, got.shard_n > 1 && !strcmp(was, is) ? " of a sweep with other axes" : "",
+		    is);
+	}
+	char why[300];
+	size_t k = 0;
+	why[0] = '\0';
+	if (got.base != d->base)
+		k += (size_t)snprintf(why + k, sizeof why - k, "the base scenario %s",
+				      sp->base_path ? sp->base_path : "(inline)");
+	if (got.calib != d->calib && k < sizeof why)
+		k += (size_t)snprintf(why + k, sizeof why - k, "%sthe calibration",
+				      k ? " and " : "");
+	if (strcmp(got.version, d->version) && k < sizeof why)
+		snprintf(why + k, sizeof why - k,
+			 "%sthe version (trainsim %s wrote them, "
+			 "this is %s)",
+			 k ? " and " : "", got.version, d->version);
+	return ts_error_set(err, TS_EINVALID, path, 2, "sweep_digest",
+			    "found rows made before %s changed, expected rows of the same "
+			    "setup to resume (old and new rows would be mixed); --resume "
+			    "--force starts over",
+			    why[0] ? why : "their setup");
+}
+
 int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
 		      size_t *done, long *keep, struct ts_error *err)
 {
@@ -625,10 +705,8 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		return 0; /* nothing yet */
 	char *head = ts_malloc(SWEEP_ROW_MAX), *line = ts_malloc(SWEEP_ROW_MAX),
 	     *field = ts_malloc(SWEEP_ROW_MAX);
-	struct sweep_digest got;
-	bool has_digest = false;
 	char **fields = ts_calloc(SWEEP_MAX_COLS, sizeof *fields);
-	int rc = 0, hline = 1;
+	int rc = 0;
 	if (!head || !line || !field || !fields) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
@@ -637,7 +715,7 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		rc = ts_error_set(err, rc, sp->file, 0, NULL, "the CSV header is too long");
 		goto out;
 	}
-	/* a NUL byte where the digest line or header belongs: not a sweep's
+	/* a NUL byte where the header belongs: not a sweep's
 	 * CSV (fgets would see an empty or cut line and start afresh over it) */
 	int c0 = fgetc(f);
 	if (c0 == '\0' || (c0 != EOF && ungetc(c0, f) == EOF) ||
@@ -649,81 +727,28 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 	}
 	if (c0 == EOF)
 		goto out; /* empty: start afresh */
-	if (d && !strncmp(line, "# trainsim sweep digest:", 24)) {
-		has_digest = true;
-		if (!sweep_digest_parse(line, &got)) {
-			rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
-					  "found a damaged digest line, expected \"# trainsim "
-					  "sweep digest: base ..., calibration ..., version ...\"; "
-					  "--resume --force starts over");
-			goto out;
-		}
-		hline = 2;
-		if (!fgets(line, SWEEP_ROW_MAX, f))
-			goto out; /* killed before its header: start afresh */
-		if (has_nul(line, f)) {
-			rc = ts_error_set(err, TS_EINVALID, path, 2, NULL,
-					  "found a NUL byte, expected the header of a trainsim "
-					  "sweep CSV to resume (the file is left as it is: move it "
-					  "away or choose another -o)");
-			goto out;
-		}
+	if (!strncmp(line, "# trainsim sweep digest:", 24)) {
+		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
+				  "found the digest line that trainsim wrote above the header "
+				  "before the digest became the column sweep_digest, expected the "
+				  "header of sweep %s; --resume --force starts over",
+				  sp->file);
+		goto out;
 	}
 	if (!strchr(line, '\n') && !strncmp(line, head, strlen(line)))
 		goto out; /* killed inside its header: start afresh */
 	if (strcmp(line, head)) {
 		size_t len = strcspn(line, "\r\n");
 		rc =
-		    ts_error_set(err, TS_EINVALID, path, hline, NULL,
+		    ts_error_set(err, TS_EINVALID, path, 1, NULL,
 				 "found the header \"%.*s%s\", expected the header of sweep "
 				 "%s (another sweep's output?)",
 				 (int)(len > 80 ? 80 : len), line, len > 80 ? "..." : "", sp->file);
 		goto out;
 	}
-	if (d && !has_digest) {
-		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
-				  "found no digest line, expected the line \"# trainsim sweep "
-				  "digest: ...\" that sweep -o writes first, which tells whether "
-				  "the rows were made from this base scenario and calibration; "
-				  "--resume --force starts over");
-		goto out;
-	}
-	if (d && (got.shard_n != d->shard_n || got.shard_k != d->shard_k ||
-		  (d->shard_n > 1 && (got.axes != d->axes || got.npoints != d->npoints)))) {
-		char was[64] = "the whole sweep", is[64] = "the whole sweep";
-		if (got.shard_n > 1)
-			snprintf(was, sizeof was, "part %zu/%zu", got.shard_k + 1, got.shard_n);
-		if (d->shard_n > 1)
-			snprintf(is, sizeof is, "part %zu/%zu", d->shard_k + 1, d->shard_n);
-		rc = ts_error_set(
-		    err, TS_EINVALID, path, 1, NULL,
-		    "found the rows of %s%s, expected those of %s to resume "
-		    "(--shard must stay as it was); --resume --force starts over",
-		    was, got.shard_n > 1 && !strcmp(was, is) ? " of a sweep with other axes" : "",
-		    is);
-		goto out;
-	}
-	if (d &&
-	    (got.base != d->base || got.calib != d->calib || strcmp(got.version, d->version))) {
-		char why[300];
-		size_t k = 0;
-		why[0] = '\0';
-		if (got.base != d->base)
-			k += (size_t)snprintf(why + k, sizeof why - k, "the base scenario %s",
-					      sp->base_path ? sp->base_path : "(inline)");
-		if (got.calib != d->calib && k < sizeof why)
-			k += (size_t)snprintf(why + k, sizeof why - k, "%sthe calibration",
-					      k ? " and " : "");
-		if (strcmp(got.version, d->version) && k < sizeof why)
-			snprintf(why + k, sizeof why - k,
-				 "%sthe version (trainsim %s wrote them, "
-				 "this is %s)",
-				 k ? " and " : "", got.version, d->version);
-		rc = ts_error_set(err, TS_EINVALID, path, 1, NULL,
-				  "found rows made before %s changed, expected rows of the same "
-				  "setup to resume (old and new rows would be mixed); --resume "
-				  "--force starts over",
-				  why);
+	char want[SWEEP_DIGEST_MAX] = "";
+	if (d && sweep_digest_text(d, want, sizeof want)) {
+		rc = ts_error_set(err, TS_ELIMIT, NULL, 0, NULL, "the sweep's digest is too long");
 		goto out;
 	}
 	long pos = ftell(f);
@@ -735,16 +760,23 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 				  "the CSV header has more than %d columns", SWEEP_MAX_COLS - 1);
 		goto out;
 	}
-	/* whole rows of points 0, 1, ... in order, with their axis values and
-	 * every field; from the first that is not (cut by a kill, another
-	 * run's, damaged), the file is not trusted and the points are
-	 * computed again */
+	/* whole rows of points 0, 1, ... in order, with their axis values,
+	 * every field and this setup's digest; from the first that is not
+	 * (cut by a kill, another run's, damaged), the file is not trusted
+	 * and the points are computed again; a first row of another setup
+	 * is refused, saying what changed */
 	size_t step = sp->shard_n > 1 ? sp->shard_n : 1;
 	while (*done < sweepcfg_shard_points(sp) && fgets(line, SWEEP_ROW_MAX, f)) {
-		size_t len = strlen(line);
+		size_t len = strlen(line), dlen;
 		if (!len || line[len - 1] != '\n' ||
 		    !row_is_point(sp, line, sp->shard_k + *done * step, nfields, field, fields))
 			break;
+		const char *dig = sweep_row_digest(line, &dlen);
+		if (d && (dlen != strlen(want) || strncmp(dig, want, dlen))) {
+			if (!*done)
+				rc = digest_differs(sp, path, dig, dlen, d, err);
+			break;
+		}
 		(*done)++;
 		*keep = ftell(f);
 	}

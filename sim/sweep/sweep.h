@@ -44,17 +44,20 @@ int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat, struc
 
 /* Write the CSV header into buf (size n, NUL-terminated, ending in "\n"):
  * "point", the axis keys, "status", then the columns of
- * report_result_csv_header. Returns 0, TS_ELIMIT (too long) or TS_EIO. */
+ * report_result_csv_header, and last "sweep_digest" (the digest of what
+ * made the row: sweep_digest_text). Returns 0, TS_ELIMIT (too long) or
+ * TS_EIO. */
 int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n);
 
 /* Simulate point i and write its CSV row into buf (size n): the index, the
  * axis values, "ok" and the result, or "invalid: MESSAGE" and empty result
- * columns when the point does not load or run (not an error of the sweep).
+ * columns when the point does not load or run (not an error of the sweep),
+ * and last the field `digest` (sweep_digest_text; NULL: empty).
  * `res` (may be NULL) receives the result. Returns 0, or TS_ENOMEM / TS_ELIMIT
  * / TS_EIO when the row itself cannot be made. */
 int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		    const struct work_calib *calib, size_t i, char *buf, size_t n,
-		    struct ts_result *res);
+		    const struct work_calib *calib, size_t i, const char *digest, char *buf,
+		    size_t n, struct ts_result *res);
 
 /* Called after each row is written, in point order, from one thread at a
  * time: `done` rows of `total` written, `elapsed_s` seconds since the start. */
@@ -62,7 +65,9 @@ typedef void (*sweep_progress_fn)(void *ud, size_t done, size_t total, double el
 
 /* Simulate points first..npoints-1 (of a part of a sharded sweep: first,
  * first + shard_n, ... below npoints) on `threads` OpenMP threads (0: the
- * default) and append their rows to `out` in point order, each row written
+ * default) and append their rows, each ending in the sweep's digest
+ * (sweep_digest of sp in the environment run, as sweep_digest_text), to
+ * `out` in point order, each row written
  * and flushed as soon as it and every earlier row are done, so an
  * interrupted sweep leaves a prefix of whole rows (and at most one partial
  * row). Each point has its own scenario, cluster and simulation; the output
@@ -72,8 +77,11 @@ int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
 	      const struct work_calib *calib, size_t first, int threads, FILE *out,
 	      sweep_progress_fn progress, void *ud, struct ts_error *err);
 
-/* What determines a sweep's rows besides its axes, written as the first
- * line of its output file so that --resume never mixes rows of two setups. */
+/* What determines a sweep's rows besides its axes, written in the last
+ * column of every row ("sweep_digest") so that --resume never mixes rows of
+ * two setups and trainsim merge tells the parts of one sweep. A column, not
+ * a comment line above the header: pandas.read_csv and other CSV readers
+ * read the file with their defaults, and a row copied alone keeps it. */
 struct sweep_digest {
 	uint64_t base;	  /* FNV-1a 64 of the resolved base scenario: its --dump-config
 			   * text without the comments saying where each value came
@@ -101,16 +109,23 @@ int sweep_digest(const struct sweep_spec *sp, const struct hw_catalog *cat,
  * another table is refused like one under other constants. */
 void sweep_digest_bands(struct sweep_digest *d, const struct band_table *t);
 
-/* The digest as the comment line that opens an output file ("# trainsim
- * sweep digest: base 0123456789abcdef, calibration ..., version 0.1.0\n";
- * for a part of a sharded sweep, before the newline ", shard K/N of P
- * points, axes 0123456789abcdef", K counted from 1) into buf (size n).
- * Returns 0 or TS_ELIMIT. */
-int sweep_digest_line(const struct sweep_digest *d, char *buf, size_t n);
+/* Most bytes of sweep_digest_text, its NUL included. */
+#define SWEEP_DIGEST_MAX 160
 
-/* Whether line is a digest line as sweep_digest_line writes it (ending in
- * "\n"), and its parts into *d (shard_n 0 when it names no part). */
-bool sweep_digest_parse(const char *line, struct sweep_digest *d);
+/* The digest as the field of column "sweep_digest" ("base 0123456789abcdef;
+ * calibration ...; version 0.1.0"; for a part of a sharded sweep then
+ * "; shard K/N of P points; axes 0123456789abcdef", K counted from 1: no
+ * comma, quote or newline, so the field needs no quoting) into buf (size
+ * n). Returns 0 or TS_ELIMIT. */
+int sweep_digest_text(const struct sweep_digest *d, char *buf, size_t n);
+
+/* Whether the len bytes at s are a digest as sweep_digest_text writes it,
+ * and its parts into *d (shard_n 0 when it names no part). */
+bool sweep_digest_parse(const char *s, size_t len, struct sweep_digest *d);
+
+/* The last field of the CSV line at `line` (up to its "\n" or NUL): its
+ * start, and its length into *len (the digest of a sweep's row). */
+const char *sweep_row_digest(const char *line, size_t *len);
 /* sweep_run in environment env (borrowed: catalog, constants, storage
  * catalog): the dataset of the base is read once (from point `first`), and
  * a point that names the same dataset plans with it; each point's
@@ -120,17 +135,19 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err);
 
 /* Look at an existing output file `path` of sweep sp: when it is missing or
- * empty (or holds only its digest line), *done = 0 and *keep = 0; when it
- * starts with the digest line `d` (when d is not NULL) and sp's header,
- * *done is the number of whole rows that follow in order (point 0, 1, ...;
- * of a part of a sharded sweep, its points shard_k, shard_k + shard_n, ...),
- * each with its point's index, its axis values and as many fields as the
- * header, and *keep the byte offset just after the last of them: the first
- * row that is not (a partial last row, another run's row, a damaged one)
- * and all after it are to be computed again. Returns 0, TS_EINVALID when
- * the header is another sweep's, or when the digest line is missing,
- * damaged or not d (the message says which of the base scenario, the
- * calibration and the version changed), or TS_EIO. */
+ * empty (or holds only its header), *done = 0 and *keep = 0; when it
+ * starts with sp's header, *done is the number of whole rows that follow
+ * in order (point 0, 1, ...; of a part of a sharded sweep, its points
+ * shard_k, shard_k + shard_n, ...), each with its point's index, its axis
+ * values, as many fields as the header and (when d is not NULL) the
+ * digest d in its last field, and *keep the byte offset just after the
+ * last of them: the first row that is not (a partial last row, another
+ * run's row, a damaged one) and all after it are to be computed again.
+ * Returns 0, TS_EINVALID when the header is another sweep's (or the
+ * digest line above the header that trainsim wrote before the column), or
+ * when the first row's digest is damaged or not d (the message says which
+ * of the base scenario, the calibration and the version changed, or which
+ * part), or TS_EIO. */
 int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
 		      size_t *done, long *keep, struct ts_error *err);
 

@@ -34,11 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t done = 0;
 	long keep = 0;
 	struct ts_error e;
-	/* an input that opens with '#' is scanned against a digest (the line
-	 * "# trainsim sweep digest: base 0000000000000001, calibration
-	 * 0000000000000002, version 0.1.0" matches it), any other without one */
+	/* an input that holds "; version " is scanned against a digest (a row
+	 * whose last field is "base 0000000000000001; calibration
+	 * 0000000000000002; version 0.1.0" matches it), any other without one */
 	static const struct sweep_digest dg = {1, 2, "0.1.0"};
-	int rc = sweep_resume_scan(sp, path, size && data[0] == '#' ? &dg : NULL, &done, &keep, &e);
+	bool with = false;
+	for (size_t k = 0; k + 10 <= size && !with; k++)
+		with = !memcmp(data + k, "; version ", 10);
+	int rc = sweep_resume_scan(sp, path, with ? &dg : NULL, &done, &keep, &e);
 	if (rc == 0) {
 		if (done > sp->npoints || keep < 0 || (size_t)keep > size)
 			abort();
