@@ -104,6 +104,14 @@ TS_API const char *ts_errmsg(void);
 /* The code of the last failed call on this thread (0 when none). */
 TS_API int ts_errcode(void);
 
+/* The parts of the last failed call's record on this thread, each owned by
+ * the library and valid until the next failing call on the thread: the
+ * input file ("" when none), its 1-based line (0 when unknown), the dotted
+ * key ("" when none) and what was found and expected ("" when the code says
+ * all). Any pointer may be NULL. Returns the code (0 when none), as
+ * ts_errcode. For bindings that raise an exception with these as fields. */
+TS_API int ts_errinfo(const char **file, int *line, const char **key, const char **msg);
+
 /* Write to buf (size n) up to `max` of the `ncand` candidates closest to
  * `name` (case-insensitive edit distance), closest first, as "\"a\",
  * \"b\"", keeping only those within a distance of max(2, strlen(name)/2)
@@ -829,6 +837,49 @@ TS_API uint64_t ts_queue_events(const ts_queue *q);
 
 /* Free the answer (NULL is fine). */
 TS_API void ts_queue_free(ts_queue *q);
+
+/* ---- data in memory: for bindings (python/) ------------------------------- */
+
+/* A growing text buffer with a FILE * to write into: any ts_*_write (and
+ * ts_sweep_write) writes its text, CSV or JSON to ts_buffer_stream(b), and
+ * ts_buffer_finish hands the bytes over, so a binding gets each command's
+ * answer as data (the JSON documents of schema/, the CSV of the CLI) with
+ * no file and no parsing of reports. */
+typedef struct ts_buffer ts_buffer;
+
+/* Open an empty buffer. Returns 0 or TS_ENOMEM; *out NULL on failure.
+ * Finish with ts_buffer_finish or ts_buffer_free. */
+TS_API int ts_buffer_open(ts_buffer **out);
+
+/* The stream writing into b (owned by b: never fclose it). */
+TS_API FILE *ts_buffer_stream(ts_buffer *b);
+
+/* Close the stream and hand over what was written: *text (NUL-terminated,
+ * malloc'd, the caller frees it with ts_string_free) and its length in
+ * bytes into *len (may be NULL). Frees b, whatever the outcome. Returns 0,
+ * or TS_ENOMEM/TS_EIO (the writes failed: *text NULL). */
+TS_API int ts_buffer_finish(ts_buffer *b, char **text, size_t *len);
+
+/* Discard the buffer and what it holds (NULL is fine). */
+TS_API void ts_buffer_free(ts_buffer *b);
+
+/* Free a string that the library handed over (ts_buffer_finish); NULL is
+ * fine. */
+TS_API void ts_string_free(char *text);
+
+/* ts_scenario_load_file from scenario text in memory (libconfig, as a
+ * scenario file holds it); `label` names it in messages (NULL: "<string>").
+ * Relative file names in it (model = "my-model.cfg") are taken from the
+ * working directory. Same returns as ts_scenario_load_file. */
+TS_API int ts_scenario_load_text(const ts_env *env, const char *text, const char *label,
+				 const char *const *sets, size_t nsets, ts_scenario **out);
+
+/* Run every point of the sweep (of its part, after ts_sweep_set_shard) on
+ * `threads` OpenMP threads (0: the default) and write the CSV that
+ * `trainsim sweep` prints to out: the header, then one row per point in
+ * point order, the digest last in each. No file is opened or locked.
+ * Returns 0, TS_EIO or TS_ENOMEM. */
+TS_API int ts_sweep_write(const ts_sweep *sw, int threads, FILE *out);
 
 #ifdef __cplusplus
 }

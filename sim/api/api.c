@@ -71,6 +71,19 @@ int ts_errcode(void)
 	return last_err.code;
 }
 
+int ts_errinfo(const char **file, int *line, const char **key, const char **msg)
+{
+	if (file)
+		*file = last_err.file;
+	if (line)
+		*line = last_err.line;
+	if (key)
+		*key = last_err.key;
+	if (msg)
+		*msg = last_err.msg;
+	return last_err.code;
+}
+
 int ts_format_parse(const char *name, enum ts_format *out)
 {
 	static const char *const names[] = {"text", "csv", "json"};
