@@ -7,12 +7,17 @@
 #                           GSL, libconfig, jansson, zlib, gnuplot
 #   sh cmake/deps.sh test   and the test tools (make test): Check, clang and
 #                           its libFuzzer runtime, clang-format, python3 and
-#                           its jsonschema (tests/cli_schema.sh) and pandas
-#                           (tests/cli_pandas.sh)
+#                           its jsonschema (tests/cli_schema.sh), pandas
+#                           (tests/cli_pandas.sh), and what the Python
+#                           package and its notebook need (tests/cli_python.sh:
+#                           venv, pip, setuptools, cffi, matplotlib, pytest,
+#                           nbformat, nbclient, ipykernel)
 # SPDX-License-Identifier: MIT
 set -u
 run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev zlib1g-dev gnuplot-nox"
 test_pkgs="check clang libclang-rt-14-dev clang-format python3 python3-jsonschema python3-pandas"
+test_pkgs="$test_pkgs python3-venv python3-pip python3-setuptools python3-cffi python3-matplotlib"
+test_pkgs="$test_pkgs python3-pytest python3-nbformat python3-nbclient python3-ipykernel"
 case "${1:-run}" in
 run) pkgs=$run_pkgs ;;
 test) pkgs="$run_pkgs $test_pkgs" ;;

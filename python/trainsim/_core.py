@@ -437,11 +437,13 @@ _OBJECTIVES = {"time": 0, "cost": 1}
 
 
 def search(scenario, sets=None, *, objective="time", max_gpus=0, top=10, threads=0,
-           layer_figures=False, calib=None, **overrides):
+           layer_figures=True, calib=None, **overrides):
     """Search the layouts of a scenario, as ``trainsim search --format json``:
     one row per candidate, best first (``rank``, ``settings.*``,
     ``result.*``); the counts, the GPU counts and degrees skipped with their
-    reasons are in ``df.attrs``."""
+    reasons are in ``df.attrs``. layer_figures=False screens at stage
+    granularity throughout (``--granularity stage``: faster, the figures
+    of stage)."""
     L = lib()
     env = _env(calib)
     o = ffi.new("ts_search_opts *")
