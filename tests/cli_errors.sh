@@ -187,6 +187,13 @@ variant nodemax 's|^cost = .*|power = {\n  node_max = "2 kW"; };|'
 expect 2 'nodemax.cfg:23|power.node_max|found 2000 W|3200 W|400 W' run nodemax.cfg
 variant nodebig 's|^cost = .*|power = {\n  node_max = "1e300 W"; };|'
 expect 2 'nodebig.cfg:23|power.node_max|1e300 W|expected' run nodebig.cfg
+# a GPU power limit outside the card's range (A100 SXM4 80GB: 100 to 400 W), or not a power
+variant gpulimit 's|^cost = .*|power = {\n  gpu_limit = "500 W"; };|'
+expect 2 'gpulimit.cfg:23|power.gpu_limit|found 500 W|from 100 W|to 400 W' run gpulimit.cfg
+variant gpulow 's|^cost = .*|power = {\n  gpu_limit = "50 W"; };|'
+expect 2 'gpulow.cfg:23|power.gpu_limit|found 50 W|A100-SXM4-80GB|from 100 W' run gpulow.cfg
+variant gpuunit 's|^cost = .*|power = {\n  gpu_limit = "300 GB"; };|'
+expect 2 'gpuunit.cfg:23|power.gpu_limit|GB|expected a power' run gpuunit.cfg
 variant type2 's/^nodes = 1;/nodes = 1.5;/'
 expect 2 'type2.cfg:5|nodes|found 1.5|expected' run type2.cfg
 variant model 's/"gpt3-1.3b"/"gpt3-1.3"/'

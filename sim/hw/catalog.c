@@ -101,11 +101,12 @@ enum {
 	GPU_HBM_EFF,
 	GPU_SMS,
 	GPU_TDP,
-	GPU_FLASH_EFF, /* optional: its source is required only with the number */
+	GPU_FLASH_EFF, /* optional from here on: a source is required only with the number */
+	GPU_POWER_MIN,
 	GPU_NSRC
 };
-static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw", "hbm_eff",
-					   "sms",  "tdp",      "flash_eff", NULL};
+static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw",	 "hbm_eff",
+					   "sms",  "tdp",      "flash_eff", "power_min", NULL};
 enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_NSRC };
 static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", NULL};
 
@@ -205,9 +206,9 @@ static int check_unique(const struct hw_catalog *cat, bool gpu, const char *name
 static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const char *file,
 		     uint32_t fidx, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"name",    "peak",  "mamf_eff", "memory",	"hbm_bw",
-					   "hbm_eff", "sms",   "tdp",	   "flash_eff", "source",
-					   "sources", "alias", NULL};
+	static const char *const keys[] = {
+	    "name", "peak",	 "mamf_eff",  "memory", "hbm_bw",  "hbm_eff", "sms",
+	    "tdp",  "flash_eff", "power_min", "source", "sources", "alias",   NULL};
 	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
@@ -293,6 +294,8 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 	    (rc = cfg_get_uint(e, "sms", true, 1, 100000, &sms, file, path, err)) ||
 	    (rc = cfg_get_number(e, "tdp", TS_UNIT_POWER, true, CFG_POSITIVE, INFINITY, &g->tdp_w,
 				 file, path, err)) ||
+	    (rc = cfg_get_number(e, "power_min", TS_UNIT_POWER, false, CFG_POSITIVE, INFINITY,
+				 &g->power_min_w, file, path, err)) < 0 ||
 	    (rc = cfg_get_string(e, "source", true, g->source, sizeof g->source, file, path, err)))
 		return rc;
 	if ((rc = cfg_bounds(e, "memory", g->mem_bytes, MEM_MIN, MEM_MAX, "B",
@@ -305,6 +308,12 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 			     "measured ones are 0.3 to 0.95", file, path, err)) ||
 	    (rc = cfg_bounds(e, "tdp", g->tdp_w, TDP_MIN, TDP_MAX, "W", "far outside any GPU", file,
 			     path, err)))
+		return rc;
+	/* a minimum power limit lies below the default one (nvidia-smi: H100
+	 * SXM 200 of 700 W) */
+	if (g->power_min_w > 0.0 &&
+	    (rc = cfg_bounds(e, "power_min", g->power_min_w, TDP_MIN, g->tdp_w, "W",
+			     "the card's lowest power limit, at most its tdp", file, path, err)))
 		return rc;
 	g->sms = sms;
 	return parse_sources(e, gpu_src_keys, GPU_FLASH_EFF, m->src, file, path, err);
@@ -488,6 +497,16 @@ int hw_catalog_set_link_efficiency(struct hw_catalog *cat, size_t i, double effi
 	if (i >= cat->nlinks || !(efficiency > 0.0) || !(efficiency <= 1.0))
 		return TS_ERANGE;
 	cat->links[i].efficiency = efficiency;
+	return 0;
+}
+
+int hw_catalog_set_gpu_eff(struct hw_catalog *cat, size_t i, double hbm_eff, double flash_eff)
+{
+	if (i >= cat->ngpus || !(hbm_eff > 0.0) || !(hbm_eff <= 1.0) || !(flash_eff >= 0.0) ||
+	    !(flash_eff <= 1.0))
+		return TS_ERANGE;
+	cat->gpus[i].hbm_eff = hbm_eff;
+	cat->gpus[i].flash_eff = flash_eff;
 	return 0;
 }
 

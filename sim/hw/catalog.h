@@ -26,12 +26,14 @@ struct hw_gpu_type {
 	double mamf_eff[TS_DTYPE_COUNT_];   /* max achievable matmul fraction of peak (eta_max) */
 	double mem_bytes;		    /* usable device memory as nvidia-smi reports, bytes */
 	double hbm_Bps;			    /* memory bandwidth, bytes/s */
-	double hbm_eff;	  /* achievable fraction of hbm_Bps for streaming kernels */
-	double flash_eff; /* flash attention: fraction of the bf16/fp16 dense peak, 0..1;
-			   * 0 = not given (the calibration's flash_eff applies) */
-	uint32_t sms;	  /* streaming multiprocessors (for waves) */
-	double tdp_w;	  /* board power, W */
-	char source[512]; /* where the numbers come from */
+	double hbm_eff;	    /* achievable fraction of hbm_Bps for streaming kernels */
+	double flash_eff;   /* flash attention: fraction of the bf16/fp16 dense peak, 0..1;
+			     * 0 = not given (the calibration's flash_eff applies) */
+	uint32_t sms;	    /* streaming multiprocessors (for waves) */
+	double tdp_w;	    /* board power, W */
+	double power_min_w; /* lowest power limit the card accepts (nvidia-smi's "Min Power
+			     * Limit"), W; 0 = not given (sim/hw/powercap.h) */
+	char source[512];   /* where the numbers come from */
 };
 
 /* A link type (per direction). Plain record. */
@@ -68,6 +70,10 @@ const struct hw_link_type *hw_catalog_link(const struct hw_catalog *cat, size_t 
  * calibcfg.h); clusters built afterwards use it. Returns 0, or TS_ERANGE
  * (i out of range, efficiency outside (0, 1]). */
 int hw_catalog_set_link_efficiency(struct hw_catalog *cat, size_t i, double efficiency);
+/* Set GPU type i's achievable HBM fraction (0, 1] and flash-attention
+ * fraction [0, 1] (0: the calibration's applies), as a calibration from a
+ * user's measurements does. Returns 0 or TS_ERANGE. */
+int hw_catalog_set_gpu_eff(struct hw_catalog *cat, size_t i, double hbm_eff, double flash_eff);
 
 /* Find by exact name (case-insensitive); -1 when absent. */
 int hw_catalog_find_gpu(const struct hw_catalog *cat, const char *name);
@@ -79,7 +85,7 @@ char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind, const c
 			 char *buf, size_t n);
 
 /* The source of one number of GPU type i (key: "peak", "mamf_eff", "memory",
- * "hbm_bw", "hbm_eff", "sms", "tdp") or of link type i (key: "bandwidth",
+ * "hbm_bw", "hbm_eff", "sms", "tdp", "flash_eff", "power_min") or of link type i (key: "bandwidth",
  * "latency", "efficiency"), as its catalog file states it; NULL for an
  * unknown key or index. Owned by the catalog. */
 const char *hw_catalog_gpu_source(const struct hw_catalog *cat, size_t i, const char *key);

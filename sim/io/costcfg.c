@@ -18,7 +18,7 @@ static const char *const owned_keys[] = {"server_usd", "network_usd", "storage_u
 static const char *const ck_keys[] = {"interval", "write_bandwidth", "storage"};
 static const char *const fail_keys[] = {"gpu_mtbf", "node_mtbf", "restart"};
 static const char *const power_keys[] = {"node_max", "gpu_comm_fraction", "gpu_idle_fraction",
-					 "nic", "switch_port"};
+					 "nic",	     "switch_port",	  "gpu_limit"};
 
 static const config_setting_t *member(const config_setting_t *g, const char *name)
 {
@@ -50,7 +50,9 @@ static int sub(const config_setting_t *g, const char *name, const char *key, con
  * - failures.gpu_mtbf and node_mtbf 1 s to 1e15 s: real MTBFs are 10^4 to
  *   10^7 hours; failures.restart at most 1e7 s (116 days; real: minutes);
  * - power.node_max 1 W to 10 MW (a DGX B200 is 14.3 kW); power.nic and
- *   power.switch_port at most 100 kW (real: 10 to 30 W). */
+ *   power.switch_port at most 100 kW (real: 10 to 30 W); power.gpu_limit
+ *   1 W to 100 kW here, and the plan holds it to the GPU's own range
+ *   (its catalog power_min to its TDP). */
 #define CK_WRITE_MIN 1e3
 #define CK_WRITE_MAX 1e15
 #define CK_INTERVAL_MIN 1e-3
@@ -176,7 +178,9 @@ static int read_power(const config_setting_t *g, const char *file, struct ts_pow
 		      err)) ||
 	    (rc = opt(g, "nic", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->nic_w, err)) ||
 	    (rc = opt(g, "switch_port", p, file, TS_UNIT_POWER, 0.0, PART_W_MAX, &w->switch_port_w,
-		      err)))
+		      err)) ||
+	    (rc = opt(g, "gpu_limit", p, file, TS_UNIT_POWER, NODE_W_MIN, PART_W_MAX,
+		      &w->gpu_limit_w, err)))
 		return rc;
 	return 0;
 }

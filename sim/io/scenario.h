@@ -169,6 +169,10 @@ struct ts_power {
 	double gpu_idle_frac; /* GPU draw while idle (bubble, stall), fraction of TDP */
 	double nic_w;	      /* one NIC, W */
 	double switch_port_w; /* one fabric switch port, W */
+	double gpu_limit_w;   /* power.gpu_limit: every GPU's board power limit (nvidia-smi
+			       * -pl), W; 0 = none (the default limit, the TDP). Lowers the
+			       * SM clock of compute-bound kernels (sim/hw/powercap.h) and
+			       * caps the power the energy model charges */
 };
 
 /* Replicas of a run by default (sim.samples): a replica costs a few

@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/units.h"
 #include "hw/cluster.h"
+#include "hw/powercap.h"
 #include "engine/evq.h"
 #include "engine/fluid.h"
 #include "net/net.h"
@@ -227,6 +228,24 @@ int plan_stage_layers(const struct ts_scenario *sc, uint32_t *out, struct ts_err
 	for (uint32_t c = 0; c < V; c++)
 		out[c] = pipe_even_layers((uint32_t)L, V, c);
 	return 0;
+}
+
+/* power.gpu_limit outside the GPU's range of power limits: above its TDP
+ * (the default limit, which nvidia-smi also gives as the maximum on the
+ * GPUs of the catalog) or below its lowest limit (powercap_min_w). */
+static int check_gpu_limit(const struct ts_scenario *sc, const struct hw_gpu_type *g,
+			   struct ts_error *err)
+{
+	double L = sc->power.gpu_limit_w, lo = powercap_min_w(g);
+	if (!(L > 0.0) || (L <= g->tdp_w && L >= lo))
+		return 0;
+	return plan_fail(sc, err, TS_ERANGE, "power.gpu_limit",
+			 "found %g W, expected a power limit of %s from %g W (%s) to %g W (its "
+			 "TDP, the default limit)",
+			 L, g->name, lo,
+			 g->power_min_w > 0.0 ? "its lowest, configs/hardware/gpus.cfg power_min"
+					      : "half its TDP: the catalog gives no power_min",
+			 g->tdp_w);
 }
 
 /* power.node_max below what the node's GPUs draw. */
@@ -627,6 +646,9 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	p->sc = sc;
 	p->calib = &env->calib;
 	p->gpu = hw_cluster_gpu_type(sc->cluster);
+	if ((rc = check_gpu_limit(sc, p->gpu, err)))
+		goto fail;
+	p->clock_ratio = powercap_gpu(p->gpu, sc->power.gpu_limit_w, &p->gpu_run);
 	int prec = sc->training.precision;
 	if (prec == TS_UNSET)
 		prec = p->gpu->peak_flops[TS_BF16] > 0.0 ? TS_BF16 : TS_FP16;
@@ -709,21 +731,23 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	p->class_mode = sc->sim.mode == TS_MODE_CLASS;
 	p->class_merge = p->class_mode;
 	if (sc->model.family == TS_FAMILY_LAYERS) {
-		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dp, p->dtype, p->gpu,
-				      p->calib, p->gran, ts_dtype_bytes(p->conv.reduce_dtype),
-				      p->recompute, &p->units, &p->nunits, &p->recompute_flops_mb,
-				      err);
+		rc = lnet_units_build(&sc->model, sc->training.micro_batch, p->dp, p->dtype,
+				      &p->gpu_run, p->calib, p->gran,
+				      ts_dtype_bytes(p->conv.reduce_dtype), p->recompute, &p->units,
+				      &p->nunits, &p->recompute_flops_mb, err);
 		if ((rc = place(sc, err, rc)))
 			goto fail;
 	} else {
-		rc = work_costs_compute(&sc->model, &p->shape, p->gpu, p->calib, &p->costs, err);
+		rc = work_costs_compute(&sc->model, &p->shape, &p->gpu_run, p->calib, &p->costs,
+					err);
 		if ((rc = place(sc, err, rc)))
 			goto fail;
 		struct ts_model dm;
 		if (work_dense_model(&sc->model, &dm)) {
 			struct work_shape ds = p->shape;
 			ds.ep = 1; /* no experts to shard */
-			rc = work_costs_compute(&dm, &ds, p->gpu, p->calib, &p->dense_costs, err);
+			rc = work_costs_compute(&dm, &ds, &p->gpu_run, p->calib, &p->dense_costs,
+						err);
 			if ((rc = place(sc, err, rc)))
 				goto fail;
 		}
@@ -741,7 +765,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	p->overlap = par->overlap_grad_reduce == TS_UNSET ? p->conv.overlap_grad_reduce
 							  : par->overlap_grad_reduce != 0;
 	p->optimizer_s_per_param =
-	    work_optimizer_time(p->gpu, p->calib, 1.0, p->conv.optim_bytes_touched);
+	    work_optimizer_time(&p->gpu_run, p->calib, 1.0, p->conv.optim_bytes_touched);
 	p->optimizer_kernels = 1u + (uint32_t)(sc->model.layers * (int64_t)p->costs.nops / 48);
 	if ((rc = resolve_input(env, sc, reuse, &p->input, err)) || (rc = check_run_length(p, err)))
 		goto fail;

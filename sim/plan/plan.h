@@ -31,6 +31,11 @@ struct ts_plan {
 	const struct ts_scenario *sc;	/* borrowed: model, cluster, settings */
 	const struct work_calib *calib; /* borrowed: the compute constants */
 	const struct hw_gpu_type *gpu;	/* the cluster's GPU type */
+	struct hw_gpu_type gpu_run;	/* the GPU as it computes: gpu under power.gpu_limit
+					 * (powercap_gpu; gpu itself without a limit); the
+					 * per-op costs are of it, MFU and memory of gpu */
+	double clock_ratio;		/* its sustained SM clock relative to the default
+					 * limit's, 0..1 (1 without a limit) */
 	enum ts_dtype dtype;		/* GEMM precision (the framework's default resolved) */
 	struct work_fw_conventions conv;
 	struct work_shape shape; /* one micro-batch on one rank */
@@ -109,12 +114,13 @@ int plan_stage_layers(const struct ts_scenario *sc, uint32_t *out, struct ts_err
  * costs and the units of one micro-batch, the dataset (read from
  * configs/datasets/ here, the only file a plan opens), the storage, the
  * NVMe drives of offload = "nvme", the checkpoint storage and the power
- * figures, and last the size of the run it describes (plan_estimate, refused
- * above sim.max_memory by plan_check_size). Borrows env and sc (both must outlive the plan).
- * Returns 0 with a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID, TS_ERANGE, TS_ELIMIT,
- * TS_EUNKNOWN_NAME (dataset or storage, with the closest names), the dataset file's errors, or
- * TS_ENOMEM, with `err` naming the scenario file and line of the key (or the --set argument); *out
- * is NULL then. */
+ * figures (power.node_max against the GPUs' draw, power.gpu_limit within
+ * the GPU's catalog power_min and its TDP, refused with TS_ERANGE), and last the size of the run it
+ * describes (plan_estimate, refused above sim.max_memory by plan_check_size). Borrows env and sc
+ * (both must outlive the plan). Returns 0 with a new plan in *out, or TS_EUNSUPPORTED, TS_EINVALID,
+ * TS_ERANGE, TS_ELIMIT, TS_EUNKNOWN_NAME (dataset or storage, with the closest names), the dataset
+ * file's errors, or TS_ENOMEM, with `err` naming the scenario file and line of the key (or the
+ * --set argument); *out is NULL then. */
 int plan_build(const struct ts_env *env, const struct ts_scenario *sc, struct ts_plan **out,
 	       struct ts_error *err);
 

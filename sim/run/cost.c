@@ -33,10 +33,13 @@ void cost_node_power(const struct ts_scenario *sc, const struct hw_gpu_type *g,
 		host = COST_HOST_W_WORKSTATION * G / (Gf > 0.0 ? Gf : 1.0);
 	else
 		host = G * COST_HOST_W_PER_GPU;
+	/* a power limit caps each state's draw; the host share above stays the
+	 * rated node's, which the limit does not change */
+	double lim = p->gpu_limit_w > 0.0 ? fmin(p->gpu_limit_w, tdp) : tdp;
 	out->host_w = host;
-	out->gpu_busy_w = G * tdp;
-	out->gpu_comm_w = G * tdp * p->gpu_comm_frac;
-	out->gpu_idle_w = G * tdp * p->gpu_idle_frac;
+	out->gpu_busy_w = G * lim;
+	out->gpu_comm_w = G * fmin(lim, tdp * p->gpu_comm_frac);
+	out->gpu_idle_w = G * fmin(lim, tdp * p->gpu_idle_frac);
 	out->busy_w = host + out->gpu_busy_w;
 	out->comm_w = host + out->gpu_comm_w;
 	out->idle_w = host + out->gpu_idle_w;

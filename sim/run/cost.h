@@ -56,7 +56,13 @@ struct cost_power {
  *   else, for a workstation of consumer cards (cost_workstation_gpu),
  *   COST_HOST_W_WORKSTATION x G / Gf;
  *   else G x COST_HOST_W_PER_GPU;
- *   gpu_busy = G x TDP; gpu_comm = G x TDP x f_comm; gpu_idle = G x TDP x f_idle;
+ *   gpu_busy = G x TDP; gpu_comm = G x TDP x f_comm; gpu_idle = G x TDP x f_idle,
+ *   each at most G x power.gpu_limit when one is set (a busy GPU under a
+ *   limit draws about the limit: in Zeus's V100 and A40 traces the
+ *   compute-heavy jobs drew 96 % of each limit below the default on
+ *   average, github.com/ml-energy/zeus, examples/
+ *   research_reproducibility/zeus_nsdi23/trace; the host keeps its share of
+ *   the rated node);
  *   busy = host + gpu_busy; comm = host + gpu_comm; idle = host + gpu_idle;
  *   net = nodes x NICs x nic + (nodes > 1 ? nodes x NICs x switch_port : 0)
  *   (one switch port per NIC of a non-blocking single-tier fabric). */
