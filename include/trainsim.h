@@ -600,6 +600,30 @@ TS_API int ts_calibrate_iteration(ts_env *env, const char *path, const char *con
 TS_API int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, size_t nsets,
 			     const char *nccl_path, FILE *overrides, FILE *report);
 
+/* Fit several constants at once to a PyTorch profiler trace (Chrome trace
+ * JSON as torch.profiler writes it, plain or gzipped; trace_path, "-" for
+ * standard input) of the scenario's rank 0: the GEMM, attention and
+ * memory-bound kernel time per iteration against trainsim's prediction for
+ * the same ops (tc_sustain, the GPU's hbm_eff and flash_eff), then launch_s
+ * against the traced iteration; unknown kernels are listed, not fitted.
+ * Writes the fit (each constant with its 80 % band, the residual) to
+ * report and, only when it succeeds, the overrides to overrides (with a
+ * `fit` group that marks the constants as measured). Returns 0, the
+ * files' errors, TS_ERANGE (the trace contradicts the model: the message
+ * names the class), TS_EUNSUPPORTED (a model the trace fit does not map),
+ * TS_EIO or TS_ENOMEM. */
+TS_API int ts_calibrate_trace(ts_env *env, const char *path, const char *const *sets, size_t nsets,
+			      const char *trace_path, FILE *overrides, FILE *report);
+
+/* The same fit to a CSV of small runs (csv_path; columns scenario, set,
+ * metric, value: a scenario file relative to the CSV's folder, --set
+ * overrides separated by ';', iteration_time_s | samples_per_s |
+ * tokens_per_s and the measured value): gemm_k0, tc_sustain and launch_s
+ * by nonlinear least squares. Returns 0, the files' errors, TS_ESYNTAX (a
+ * row), TS_ELIMIT (more than 64 runs), TS_ERANGE (a run the model cannot
+ * explain, named with the term that dominates it), TS_EIO or TS_ENOMEM. */
+TS_API int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *report);
+
 /* ---- validation --------------------------------------------------------- */
 
 /* Predict the published measurements of the data root's tests/validation/

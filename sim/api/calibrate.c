@@ -1,16 +1,24 @@
-/* ts_calibrate_iteration and ts_calibrate_nccl: fit the efficiency
- * constants to one measured iteration time, or a link type's efficiency to
- * nccl-tests output, and write an overrides file for ts_env_load_calibration.
- * SPDX-License-Identifier: MIT */
+/* ts_calibrate_iteration, ts_calibrate_nccl, ts_calibrate_trace and
+ * ts_calibrate_runs: fit the efficiency constants to one measured iteration
+ * time, a link type's efficiency to nccl-tests output, several constants to
+ * a profiler trace or to a CSV of small runs, and write an overrides file for
+ * ts_env_load_calibration. SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "api/api_int.h"
+#include "base/alloc.h"
+#include "base/csv.h"
+#include "io/kineto.h"
+#include "sweep/calibfit.h"
 #include "base/units.h"
 #include "io/calibcfg.h"
 #include "io/nccltests.h"
 #include "io/scenario.h"
 #include "plan/env.h"
+#include "run/run.h"
 #include "sweep/calibrate.h"
 #include "work/compute.h"
 
@@ -141,5 +149,273 @@ int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *set
 			    overrides, report);
 done:
 	ts_scenario_destroy(sc);
+	return rc;
+}
+
+/* ---- several constants at once: a profiler trace, a CSV of runs -------- */
+
+/* work_calib index of a fitted parameter; -1 for the GPU's own fractions. */
+static int calib_index(enum calibfit_param q)
+{
+	switch (q) {
+	case CALIBFIT_TC_SUSTAIN:
+		return 6;
+	case CALIBFIT_GEMM_K0:
+		return 0;
+	case CALIBFIT_LAUNCH_S:
+		return 5;
+	default:
+		return -1;
+	}
+}
+
+/* The constants table of a fit and its overrides; src names the data. */
+static int write_fit(const struct calibfit *f, const char *what, const char *src, FILE *overrides,
+		     FILE *report)
+{
+	fprintf(report, "\n%-11s %12s %12s %25s %11s  %s\n", "constant", "catalog", "fitted",
+		"80 % band", "elasticity", "from");
+	struct calibcfg_fit cf = {.present = true,
+				  .before = f->rms_before,
+				  .residual = f->rms_after,
+				  .rows = (int)f->rows};
+	size_t keys[CALIBFIT_NPARAMS_], nk = 0;
+	bool gpu = false;
+	for (int q = 0; q < CALIBFIT_NPARAMS_; q++) {
+		const struct calibfit_value *v = &f->v[q];
+		char band[64] = "";
+		if (v->fitted)
+			snprintf(band, sizeof band, "%.4g - %.4g", v->p10, v->p90);
+		fprintf(report, "%-11s %12.4g %12.4g %25s %11.3f  %s\n", calibfit_param_key(q),
+			v->before, v->value, band, v->elasticity, v->fitted ? what : "catalog");
+		if (!v->fitted)
+			continue;
+		size_t len = strlen(cf.measured);
+		snprintf(cf.measured + len, sizeof cf.measured - len, "%s%s", len ? ", " : "",
+			 calibfit_param_key(q));
+		int k = calib_index(q);
+		if (k >= 0)
+			keys[nk++] = (size_t)k;
+		else
+			gpu = true;
+	}
+	fprintf(report,
+		"\nfit: residual %.2f %% rms over %zu measurements (catalog constants: "
+		"%.2f %%), %zu simulations\n",
+		100.0 * expm1(f->rms_after), f->rows, 100.0 * expm1(f->rms_before), f->evaluations);
+	int rc = calibcfg_write(overrides, &f->fitted.calib, keys, nk,
+				"trainsim calibration overrides: use with --calib", src);
+	if (!rc && gpu)
+		rc = calibcfg_write_gpu(overrides, f->gpu, f->fitted.hbm_eff,
+					f->v[CALIBFIT_GPU_FLASH].fitted ? f->fitted.flash_eff : 0.0,
+					src);
+	if (!rc && cf.measured[0])
+		rc = calibcfg_write_fit(overrides, &cf);
+	return rc;
+}
+
+int ts_calibrate_trace(ts_env *env, const char *path, const char *const *sets, size_t nsets,
+		       const char *trace_path, FILE *overrides, FILE *report)
+{
+	struct kineto_trace t;
+	struct ts_scenario *sc = NULL;
+	struct calibfit *f = NULL;
+	struct ts_error err;
+	int rc = 0;
+	ts_error_clear(&err);
+	if (kineto_read(trace_path, &t, &err))
+		return api_fail(&err);
+	if (!(f = ts_calloc(1, sizeof *f))) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto done;
+	}
+	if (ts_scenario_load(env->cat, path, sets, nsets, &sc, &err) ||
+	    calibfit_trace(env->cat, sc, &env->calib, &t, f, &err)) {
+		rc = api_fail(&err);
+		goto done;
+	}
+	fprintf(report, "Calibration of %s to profiler trace %s (%zu iteration%s on %s%s%s)\n\n",
+		path, trace_path, t.niters, t.niters == 1 ? "" : "s", f->gpu,
+		t.device[0] ? ", traced on " : "", t.device);
+	fprintf(report, "%-10s %8s %14s %14s %14s %9s\n", "class", "kernels", "measured/iter",
+		"catalog", "fitted", "fitted");
+	double n = (double)t.niters;
+	for (int k = 0; k < KINETO_CLASS_COUNT_; k++) {
+		const struct calibfit_class *c = &f->cls[k];
+		char m[32], b[32], a[32], e[32] = "";
+		snprintf(m, sizeof m, "%.4g ms", 1e3 * c->measured_s);
+		snprintf(b, sizeof b, "%.4g ms", 1e3 * c->before_s);
+		snprintf(a, sizeof a, "%.4g ms", 1e3 * c->after_s);
+		if (c->used)
+			snprintf(e, sizeof e, "%+.1f %%",
+				 100.0 * (c->after_s / c->measured_s - 1.0));
+		bool pred = k != KINETO_NCCL && k != KINETO_UNKNOWN;
+		fprintf(report, "%-10s %8.0f %14s %14s %14s %9s\n", kineto_class_name(k),
+			(double)t.kernels[k] / n, m, pred ? b : "-", pred ? a : "-",
+			c->used ? e : "not fitted");
+	}
+	if (t.nunknown) {
+		fprintf(report,
+			"\nunknown kernels (no class: not fitted, not guessed), largest first:\n");
+		for (size_t i = 0; i < t.nunknown && i < 8; i++) {
+			char nm[120];
+			ts_escape_ctl(nm, sizeof nm, t.unknown[i].name, strlen(t.unknown[i].name));
+			fprintf(report, "  %6u x %10.4g ms  %.90s\n", t.unknown[i].count,
+				1e3 * t.unknown[i].time_s, nm);
+		}
+		if (t.nunknown > 8)
+			fprintf(report, "  ... and %zu more names\n", t.nunknown - 8);
+	}
+	if (t.ncolls) {
+		double bytes = 0.0;
+		size_t sized = 0;
+		for (size_t i = 0; i < t.ncolls; i++)
+			if (t.colls[i].in_bytes > 0.0) {
+				bytes += t.colls[i].in_bytes;
+				sized++;
+			}
+		fprintf(report,
+			"\nNCCL: %zu kernels (%zu with sizes, %.4g MB), not fitted: a kernel's "
+			"time includes waiting for the other ranks (trainsim calibrate "
+			"--nccl-tests fits the links)\n",
+			t.ncolls, sized, bytes / 1e6);
+	}
+	char src[600];
+	snprintf(src, sizeof src, "trainsim calibrate %s --trace %s: %zu iterations", path,
+		 trace_path, t.niters);
+	if ((rc = write_fit(f, "trace", src, overrides, report)))
+		goto written;
+	fprintf(report,
+		"iteration: measured %.6g s (mean host step), catalog %.6g s (%+.1f %%), fitted "
+		"%.6g s (%+.1f %%)\n",
+		f->iter_measured_s, f->iter_before_s,
+		100.0 * (f->iter_before_s / f->iter_measured_s - 1.0), f->iter_after_s,
+		100.0 * (f->iter_after_s / f->iter_measured_s - 1.0));
+written:
+	rc = finish_outputs(rc, overrides, report);
+done:
+	ts_scenario_destroy(sc);
+	if (f)
+		ts_free(f, sizeof *f);
+	kineto_free(&t);
+	return rc;
+}
+
+/* Most runs, and --set overrides of one run, in a runs CSV. */
+#define RUNS_MAX 64
+#define RUN_SETS_MAX 32
+
+int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *report)
+{
+	static const char *const names[] = {"scenario", "set", "metric", "value"};
+	static const char *const metrics[] = {"iteration_time_s", "samples_per_s", "tokens_per_s"};
+	struct csv c = {0};
+	struct ts_error err;
+	struct calibfit_run *runs = ts_calloc(RUNS_MAX, sizeof *runs);
+	struct ts_scenario **scs = ts_calloc(RUNS_MAX, sizeof *scs);
+	struct calibfit *f = ts_calloc(1, sizeof *f);
+	size_t n = 0;
+	int rc = 0, col[4];
+	ts_error_clear(&err);
+	if (!runs || !scs || !f) {
+		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+		goto done;
+	}
+	if (csv_open(&c, csv_path, 4096, 8, &err)) {
+		rc = api_fail(&err);
+		goto done;
+	}
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s", csv_path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = '\0';
+	else
+		dir[0] = '\0';
+	for (int r; (r = csv_row(&c, names, 4, col, &err)) != 0;) {
+		if (r < 0) {
+			rc = api_fail(&err);
+			goto done;
+		}
+		if (n == RUNS_MAX) {
+			rc = api_failf(TS_ELIMIT, "--runs",
+				       "%s:%d: found more than %d runs, expected "
+				       "at most that",
+				       csv_path, c.lineno, RUNS_MAX);
+			goto done;
+		}
+		struct calibfit_run *run = &runs[n];
+		const char *scen = c.f[col[0]], *metric = c.f[col[2]], *value = c.f[col[3]];
+		run->metric = -1;
+		for (int m = 0; m < 3; m++)
+			if (!strcmp(metric, metrics[m]))
+				run->metric = m;
+		char *end;
+		run->measured = strtod(value, &end);
+		if (run->metric < 0 || end == value || *end || !(run->measured > 0.0) ||
+		    !isfinite(run->measured)) {
+			rc = api_failf(TS_ESYNTAX, "--runs",
+				       "%s:%d: found metric \"%.40s\" value \"%.40s\", expected "
+				       "iteration_time_s, samples_per_s or tokens_per_s and a "
+				       "positive number",
+				       csv_path, c.lineno, metric, value);
+			goto done;
+		}
+		char file[1200], setbuf[2048];
+		snprintf(file, sizeof file, "%s%s", scen[0] == '/' ? "" : dir, scen);
+		snprintf(setbuf, sizeof setbuf, "%s", c.f[col[1]]);
+		const char *sets[RUN_SETS_MAX];
+		size_t ns = 0;
+		for (char *tok = strtok(setbuf, ";"); tok && ns < RUN_SETS_MAX;
+		     tok = strtok(NULL, ";"))
+			if (*tok)
+				sets[ns++] = tok;
+		if (ts_scenario_load(env->cat, file, sets, ns, &scs[n], &err)) {
+			rc = api_fail(&err);
+			goto done;
+		}
+		run->sc = scs[n];
+		snprintf(run->label, sizeof run->label, "%s:%d (%.60s%s%.60s)", csv_path, c.lineno,
+			 scen, ns ? " --set " : "", c.f[col[1]]);
+		n++;
+	}
+	if (calibfit_runs(runs, n, &env->calib, f, &err)) {
+		rc = api_fail(&err);
+		goto done;
+	}
+	fprintf(report, "Calibration to %zu measured run%s of %s (%s)\n\n", n, n == 1 ? "" : "s",
+		csv_path, f->gpu);
+	fprintf(report, "%-60s %12s %12s %12s\n", "run", "measured", "catalog", "fitted");
+	struct work_calib fitted = f->fitted.calib;
+	for (size_t i = 0; i < n; i++) {
+		struct ts_result a, b;
+		if (ts_run(runs[i].sc, &env->calib, &a, NULL, &err) ||
+		    ts_run(runs[i].sc, &fitted, &b, NULL, &err)) {
+			rc = api_fail(&err);
+			goto done;
+		}
+		double va = runs[i].metric == 0	  ? a.iteration_time_s
+			    : runs[i].metric == 1 ? a.samples_per_s
+						  : a.tokens_per_s;
+		double vb = runs[i].metric == 0	  ? b.iteration_time_s
+			    : runs[i].metric == 1 ? b.samples_per_s
+						  : b.tokens_per_s;
+		char lb[64];
+		snprintf(lb, sizeof lb, "%.59s", runs[i].label);
+		fprintf(report, "%-60s %12.6g %12.6g %12.6g  %s\n", lb, runs[i].measured, va, vb,
+			metrics[runs[i].metric]);
+	}
+	char src[600];
+	snprintf(src, sizeof src, "trainsim calibrate --runs %s: %zu runs", csv_path, n);
+	rc = finish_outputs(write_fit(f, "runs", src, overrides, report), overrides, report);
+done:
+	csv_close(&c);
+	for (size_t i = 0; i < n && scs; i++)
+		ts_scenario_destroy(scs[i]);
+	if (scs && n < RUNS_MAX && scs[n])
+		ts_scenario_destroy(scs[n]);
+	ts_free(runs, RUNS_MAX * sizeof *runs);
+	ts_free(scs, RUNS_MAX * sizeof *scs);
+	ts_free(f, sizeof *f);
 	return rc;
 }

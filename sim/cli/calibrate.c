@@ -20,11 +20,17 @@ static void usage(FILE *out)
 	    "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
 	    "       trainsim calibrate SCENARIO.cfg --nccl-tests all_reduce_perf.txt\n"
 	    "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
+	    "       trainsim calibrate SCENARIO.cfg --trace TRACE.json[.gz]\n"
+	    "                          [-o OVERRIDES.cfg] [--set KEY=VALUE]...\n"
+	    "       trainsim calibrate --runs RUNS.csv [-o OVERRIDES.cfg]\n"
 	    "\n"
 	    "Fit the compute constant the scenario's iteration time depends on most to a\n"
 	    "measured iteration, or the efficiency of the link an all-reduce is bound by to\n"
 	    "nccl-tests output (its busbw plateau), and write the fit as an overrides file\n"
-	    "that trainsim run|sweep|compare|search --calib OVERRIDES.cfg use.\n"
+	    "that trainsim run|sweep|compare|search --calib OVERRIDES.cfg use. A profiler\n"
+	    "trace or a CSV of small runs fits several constants at once, each with its\n"
+	    "80 %% band, and marks them as measured: results made with the overrides say\n"
+	    "so and narrow their band by what the fit taught.\n"
 	    "\n"
 	    "  --measured-iteration-s S  the measured mean iteration time, seconds\n"
 	    "  --nccl-tests FILE         all_reduce_perf output (- for standard input), as\n"
@@ -33,6 +39,12 @@ static void usage(FILE *out)
 	    "  -o FILE                   the overrides (default calibration.cfg); - writes\n"
 	    "                            them to standard output and the report to\n"
 	    "                            standard error\n"
+	    "  --trace FILE              a PyTorch profiler trace of rank 0 of the scenario\n"
+	    "                            (torch.profiler's Chrome trace JSON, .json.gz too;\n"
+	    "                            a few iterations with prof.step())\n"
+	    "  --runs FILE               a CSV of small runs: scenario,set,metric,value\n"
+	    "                            (metric iteration_time_s, samples_per_s or\n"
+	    "                            tokens_per_s; set: KEY=VALUE;KEY=VALUE)\n"
 	    "  --set KEY=VALUE           override a key of the scenario (repeatable)\n"
 	    "  SCENARIO.cfg              - reads the scenario from standard input\n"
 	    "\n"
@@ -44,7 +56,8 @@ static void usage(FILE *out)
 
 int cli_calibrate(int argc, char **argv)
 {
-	const char *path = NULL, *out_path = "calibration.cfg", *meas = NULL, *nccl = NULL;
+	const char *path = NULL, *out_path = "calibration.cfg", *meas = NULL, *nccl = NULL,
+		   *trace = NULL, *runs = NULL;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
 	int rc = CLI_USAGE;
@@ -56,12 +69,14 @@ int cli_calibrate(int argc, char **argv)
 		fprintf(stderr, "trainsim calibrate: out of memory\n");
 		return CLI_BADINPUT;
 	}
-	enum { O_MEASURED = 1, O_OUT, O_NCCL, O_SET };
+	enum { O_MEASURED = 1, O_OUT, O_NCCL, O_SET, O_TRACE, O_RUNS };
 	static const struct cli_opt opts[] = {
 	    {O_MEASURED, "--measured-iteration-s", NULL, "a number of seconds"},
 	    {O_OUT, "--output", "-o", "an overrides file (- for standard output)"},
 	    {O_NCCL, "--nccl-tests", NULL, "an all_reduce_perf output file (- for standard input)"},
 	    {O_SET, "--set", NULL, "KEY=VALUE"},
+	    {O_TRACE, "--trace", NULL, "a profiler trace (.json or .json.gz)"},
+	    {O_RUNS, "--runs", NULL, "a CSV of runs"},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -79,6 +94,10 @@ int cli_calibrate(int argc, char **argv)
 			sets[nsets++] = v;
 		else if (id == O_MEASURED)
 			meas = v;
+		else if (id == O_TRACE)
+			trace = v;
+		else if (id == O_RUNS)
+			runs = v;
 		else if (!path)
 			path = v;
 		else {
@@ -89,23 +108,27 @@ int cli_calibrate(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!path || !*path || (!meas) == (!nccl)) {
+	int nmeas = !!meas + !!nccl + !!trace + !!runs;
+	if ((!runs && (!path || !*path)) || (runs && path) || nmeas != 1) {
 		fprintf(stderr,
 			"trainsim calibrate: found %s, expected SCENARIO.cfg and one "
-			"of --measured-iteration-s SECONDS or --nccl-tests FILE\n",
-			!path || !*path ? "no scenario file"
-			: meas		? "two measurements"
-					: "no measurement");
+			"of --measured-iteration-s SECONDS, --nccl-tests FILE or --trace FILE, "
+			"or --runs FILE alone\n",
+			runs && path		     ? "a scenario with --runs"
+			: !runs && (!path || !*path) ? "no scenario file"
+			: nmeas > 1		     ? "two measurements"
+						     : "no measurement");
 		goto out;
 	}
 	if ((rc = cli_env("calibrate", NULL, &env)))
 		goto out;
 	const struct ts_output_arg outs[] = {{"-o", out_path}};
-	const struct ts_output_arg ins[] = {{NULL, path}, {"--nccl-tests", nccl}};
-	if ((rc = cli_check_outputs("calibrate", env, outs, 1, ins, 2)))
+	const struct ts_output_arg ins[] = {
+	    {NULL, path}, {"--nccl-tests", nccl}, {"--trace", trace}, {"--runs", runs}};
+	if ((rc = cli_check_outputs("calibrate", env, outs, 1, ins, 4)))
 		goto out;
 	double measured = 0.0;
-	if (!nccl) {
+	if (meas) {
 		char *end;
 		errno = 0;
 		measured = strtod(meas, &end);
@@ -132,6 +155,10 @@ int cli_calibrate(int argc, char **argv)
 	FILE *ov = dash ? stdout : mem;
 	if (nccl)
 		rc = ts_calibrate_nccl(env, path, sets, nsets, nccl, ov, report);
+	else if (trace)
+		rc = ts_calibrate_trace(env, path, sets, nsets, trace, ov, report);
+	else if (runs)
+		rc = ts_calibrate_runs(env, runs, ov, report);
 	else
 		rc = ts_calibrate_iteration(env, path, sets, nsets, measured, ov, report);
 	if (rc) {
@@ -163,7 +190,7 @@ int cli_calibrate(int argc, char **argv)
 			goto out;
 		}
 		fprintf(report, "wrote %s (use: trainsim run|sweep|compare%s ... --calib %s)\n",
-			out_path, nccl ? "|search" : "", out_path);
+			out_path, meas ? "" : "|search", out_path);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "trainsim calibrate: writing the report failed\n");

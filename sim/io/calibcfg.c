@@ -56,8 +56,87 @@ static int read_links(const config_setting_t *l, const char *path, const struct 
 	return 0;
 }
 
+/* gpus = ( { name; hbm_eff; flash_eff; source; }, ... ): catalog indices
+ * into idx and fractions into hbm and flash (0: keep), *n of them. */
+static int read_gpus(const config_setting_t *l, const char *path, const struct hw_catalog *cat,
+		     size_t *idx, double *hbm, double *flash, size_t *n, struct ts_error *err)
+{
+	static const char *const inner[] = {"name", "hbm_eff", "flash_eff", "source"};
+	char key[96], fb[160], name[64], close[200];
+	int rc;
+	*n = 0;
+	if (!l)
+		return 0;
+	if (!config_setting_is_list(l) || config_setting_length(l) > CALIBCFG_MAX_LINKS)
+		return cfg_fail(err, TS_ETYPE, l, path, "gpus",
+				"found %s, expected a list of at most %d ( { name = "
+				"\"A100-SXM4-80GB\"; hbm_eff = 0.8; }, ... )",
+				cfg_found(l, fb, sizeof fb), CALIBCFG_MAX_LINKS);
+	for (int i = 0; i < config_setting_length(l); i++) {
+		const config_setting_t *e = config_setting_get_elem(l, (unsigned)i);
+		snprintf(key, sizeof key, "gpus[%d].", i);
+		if (!config_setting_is_group(e))
+			return cfg_fail(err, TS_ETYPE, e, path, "gpus",
+					"found %s, expected { name = ...; hbm_eff = ...; }",
+					cfg_found(e, fb, sizeof fb));
+		if ((rc = cfg_check_keys(e, path, key, inner, 4, err)))
+			return rc;
+		if ((rc = cfg_get_string(e, "name", true, name, sizeof name, path, key, err)))
+			return rc;
+		int k = cat ? hw_catalog_find_gpu(cat, name) : 0;
+		if (k < 0) {
+			char nk[CFG_KEY_MAX];
+			return cfg_fail(err, TS_EUNKNOWN_NAME, config_setting_get_member(e, "name"),
+					path, cfg_key_join(nk, key, "name"),
+					"found \"%s\", expected a GPU type of configs/hardware/; "
+					"close matches: %s",
+					name,
+					hw_catalog_suggest(cat, "gpu", name, close, sizeof close));
+		}
+		hbm[*n] = flash[*n] = 0.0;
+		if ((rc = cfg_get_number(e, "hbm_eff", TS_UNIT_COUNT_, true, 1e-6, 1.0, &hbm[*n],
+					 path, key, err)) ||
+		    (config_setting_get_member(e, "flash_eff") &&
+		     (rc = cfg_get_number(e, "flash_eff", TS_UNIT_COUNT_, true, 1e-6, 1.0,
+					  &flash[*n], path, key, err))))
+			return rc;
+		idx[(*n)++] = (size_t)k;
+	}
+	return 0;
+}
+
+/* fit = { measured; before; residual; rows; } into *fit. */
+static int read_fit(const config_setting_t *g, const char *path, struct calibcfg_fit *fit,
+		    struct ts_error *err)
+{
+	static const char *const inner[] = {"measured", "before", "residual", "rows"};
+	char fb[160];
+	int rc;
+	memset(fit, 0, sizeof *fit);
+	if (!g)
+		return 0;
+	if (!config_setting_is_group(g))
+		return cfg_fail(err, TS_ETYPE, g, path, "fit",
+				"found %s, expected { measured = \"...\"; residual = ...; }",
+				cfg_found(g, fb, sizeof fb));
+	double rows = 0.0;
+	if ((rc = cfg_check_keys(g, path, "fit.", inner, 4, err)) ||
+	    (rc = cfg_get_string(g, "measured", true, fit->measured, sizeof fit->measured, path,
+				 "fit.", err)) ||
+	    (rc = cfg_get_number(g, "before", TS_UNIT_COUNT_, true, 0.0, 100.0, &fit->before, path,
+				 "fit.", err)) ||
+	    (rc = cfg_get_number(g, "residual", TS_UNIT_COUNT_, true, 0.0, 100.0, &fit->residual,
+				 path, "fit.", err)) ||
+	    (rc = cfg_get_number(g, "rows", TS_UNIT_COUNT_, true, 1.0, 1e6, &rows, path, "fit.",
+				 err)))
+		return rc;
+	fit->rows = (int)rows;
+	fit->present = true;
+	return 0;
+}
+
 int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *c,
-		   struct ts_error *err)
+		   struct calibcfg_fit *fit, struct ts_error *err)
 {
 	char *text;
 	size_t len;
@@ -68,19 +147,29 @@ int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *
 	config_t cfg;
 	config_init(&cfg);
 	struct work_calib w = *c;
-	const char *keys[WORK_CALIB_COUNT + 1];
+	const char *keys[WORK_CALIB_COUNT + 3];
 	for (size_t i = 0; i < WORK_CALIB_COUNT; i++)
 		keys[i] = work_calib_key(i);
 	keys[WORK_CALIB_COUNT] = "links";
+	keys[WORK_CALIB_COUNT + 1] = "gpus";
+	keys[WORK_CALIB_COUNT + 2] = "fit";
 	rc = cfg_parse(&cfg, text, path, err);
 	const config_setting_t *top = config_root_setting(&cfg);
 	size_t nl = 0, li[CALIBCFG_MAX_LINKS];
 	double le[CALIBCFG_MAX_LINKS];
+	size_t ng = 0, gix[CALIBCFG_MAX_LINKS];
+	double gh[CALIBCFG_MAX_LINKS], gf[CALIBCFG_MAX_LINKS];
+	struct calibcfg_fit fr;
 	if (!rc)
-		rc = cfg_check_keys(top, path, "", keys, WORK_CALIB_COUNT + 1, err);
+		rc = cfg_check_keys(top, path, "", keys, WORK_CALIB_COUNT + 3, err);
 	if (!rc)
 		rc = read_links(config_setting_get_member(top, "links"), path, cat, li, le, &nl,
 				err);
+	if (!rc)
+		rc = read_gpus(config_setting_get_member(top, "gpus"), path, cat, gix, gh, gf, &ng,
+			       err);
+	if (!rc)
+		rc = read_fit(config_setting_get_member(top, "fit"), path, &fr, err);
 	for (size_t i = 0; i < WORK_CALIB_COUNT && !rc; i++) {
 		const config_setting_t *g = config_setting_get_member(top, keys[i]);
 		static const char *const inner[] = {"value", "source", "fitted_on"};
@@ -117,6 +206,13 @@ int calibcfg_apply(const char *path, struct hw_catalog *cat, struct work_calib *
 		*c = w;
 		for (size_t i = 0; i < nl; i++)
 			hw_catalog_set_link_efficiency(cat, li[i], le[i]);
+		for (size_t i = 0; i < ng; i++) {
+			const struct hw_gpu_type *g = hw_catalog_gpu(cat, gix[i]);
+			hw_catalog_set_gpu_eff(cat, gix[i], gh[i],
+					       gf[i] > 0.0 ? gf[i] : g->flash_eff);
+		}
+		if (fit)
+			*fit = fr;
 	}
 	config_destroy(&cfg);
 	ts_free(text, len + 1);
@@ -155,5 +251,28 @@ int calibcfg_write(FILE *out, const struct work_calib *c, const size_t *keys, si
 		put_quoted(out, source);
 		fputs("\";\n};\n", out);
 	}
+	return ferror(out) ? TS_EIO : 0;
+}
+
+int calibcfg_write_gpu(FILE *out, const char *gpu, double hbm_eff, double flash_eff,
+		       const char *source)
+{
+	fputs("gpus = (\n\t{\n\t\tname = \"", out);
+	put_quoted(out, gpu);
+	fprintf(out, "\";\n\t\thbm_eff = %.9g;\n", hbm_eff);
+	if (flash_eff > 0.0)
+		fprintf(out, "\t\tflash_eff = %.9g;\n", flash_eff);
+	fputs("\t\tsource = \"", out);
+	put_quoted(out, source);
+	fputs("\";\n\t}\n);\n", out);
+	return ferror(out) ? TS_EIO : 0;
+}
+
+int calibcfg_write_fit(FILE *out, const struct calibcfg_fit *fit)
+{
+	fputs("fit = {\n\tmeasured = \"", out);
+	put_quoted(out, fit->measured);
+	fprintf(out, "\";\n\tbefore = %.9g;\n\tresidual = %.9g;\n\trows = %d;\n};\n", fit->before,
+		fit->residual, fit->rows);
 	return ferror(out) ? TS_EIO : 0;
 }

@@ -116,7 +116,7 @@ fail:
 
 int env_apply_calib(struct ts_env *env, const char *path, struct ts_error *err)
 {
-	int rc = calibcfg_apply(path, env->cat, &env->calib, err);
+	int rc = calibcfg_apply(path, env->cat, &env->calib, &env->fit, err);
 	if (rc)
 		return rc;
 	char *copy = ts_strdup(path);

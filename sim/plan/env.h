@@ -8,6 +8,7 @@
 #include "base/err.h"
 #include "data/catalog.h"
 #include "hw/catalog.h"
+#include "io/calibcfg.h"
 #include "plan/bandtab.h"
 #include "work/compute.h"
 
@@ -23,6 +24,8 @@ struct ts_env {
 				    * (owned; its bytes enter a sweep's digest) */
 	struct band_table *bands;  /* model error by regime (configs/calibration/bands.cfg),
 				    * NULL when the data root has none (owned) */
+	struct calibcfg_fit fit;   /* what the last overrides file's calibration from
+				    * measurements taught (fit.present false: none) */
 };
 
 /* Find the data root when none is given, into buf (size n): $TS_DATA_DIR

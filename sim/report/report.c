@@ -20,6 +20,7 @@
 #include "report/report.h"
 #include "base/jstr.h"
 #include "report/table.h"
+#include "work/compute.h"
 
 /* F_CNT: a count kept as a double (steps, checkpoints): an integer in JSON
  * and CSV when it is one and below 2^53, else a number. */
@@ -236,6 +237,16 @@ json_t *report_result_to_json(const struct ts_result *r)
 	return report_result_document(r, NULL);
 }
 
+/* Whether ", "-separated list holds key. */
+static bool report_calib_has(const char *list, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *p = list; (p = strstr(p, key)); p += n)
+		if ((p == list || p[-1] == ' ' || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
 json_t *report_result_document(const struct ts_result *r, const json_t *scenario)
 {
 	if (!r)
@@ -265,6 +276,24 @@ json_t *report_result_document(const struct ts_result *r, const json_t *scenario
 		json_t *v = field_json(r, f);
 		if (!v || json_object_set_new(into, key, v))
 			goto fail;
+	}
+	if (r->calib_measured[0]) { /* constants from the user's measurements */
+		json_t *c = json_object(), *m = json_array(), *k = json_array();
+		if (!c || !m || !k || json_object_set_new(obj, "calibration", c) ||
+		    json_object_set_new(c, "measured", m) || json_object_set_new(c, "catalog", k) ||
+		    json_object_set_new(c, "residual", json_num(r->calib_residual)) ||
+		    json_object_set_new(c, "band_time_error_before",
+					json_num(r->calib_band_before))) {
+			json_decref(m);
+			json_decref(k);
+			goto fail;
+		}
+		for (size_t i = 0; i < WORK_CALIB_COUNT; i++) {
+			const char *key = work_calib_key(i);
+			bool meas = report_calib_has(r->calib_measured, key);
+			if (json_array_append_new(meas ? m : k, json_string(key)))
+				goto fail;
+		}
 	}
 	if (r->n_phases) { /* a run in phases: each phase's share */
 		json_t *arr = json_array();
@@ -1149,6 +1178,14 @@ int report_result_text(const struct ts_result *r, FILE *out)
 		run_table(r, out, &rc);
 	if (rc)
 		return rc;
+	if (r->calib_measured[0])
+		fprintf(out,
+			"\ncalibration: %.*s from your measurements (fit residual %.1f %%); the "
+			"other constants from the catalog; band +-%.1f %% where the catalog's "
+			"was +-%.1f %%\n",
+			(int)bounded_len(r->calib_measured, sizeof r->calib_measured),
+			r->calib_measured, 100.0 * expm1(r->calib_residual),
+			100.0 * expm1(r->band_time_error), 100.0 * expm1(r->calib_band_before));
 	size_t blen = bounded_len(r->bottleneck, sizeof r->bottleneck);
 	if (blen)
 		fprintf(out, "\nbottleneck: %.*s\n", (int)blen, r->bottleneck);

@@ -59,6 +59,30 @@ void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_
 	out->band_time_error = e;
 }
 
+void band_calibrated(struct ts_result *out, double before, double after)
+{
+	double e = out->band_time_error;
+	double sd = e / BAND_Z, taught = before * before - after * after;
+	double v = sd * sd - (taught > 0.0 ? taught : 0.0);
+	if (v < after * after)
+		v = after * after;
+	double e2 = BAND_Z * sqrt(v);
+	if (e2 > e && e > 0.0)
+		e2 = e;
+	const struct ts_bands *s = &out->spread;
+	struct ts_bands *b = &out->band;
+	b->iteration_time_s = band_combine(s->iteration_time_s, e2);
+	b->samples_per_s = band_combine(s->samples_per_s, e2);
+	b->tokens_per_s = band_combine(s->tokens_per_s, e2);
+	b->tflops_per_gpu = band_combine(s->tflops_per_gpu, e2);
+	b->mfu = band_combine(s->mfu, e2);
+	b->time_to_train_s = band_combine(s->time_to_train_s, e2);
+	b->cost_usd = band_combine(s->cost_usd, e2);
+	b->gpu_energy_kwh = band_combine(s->gpu_energy_kwh, e2);
+	out->calib_band_before = e;
+	out->band_time_error = e2;
+}
+
 const char *band_memory_verdict(struct ts_band mem, double need, double cap)
 {
 	if (!(need <= cap))

@@ -30,6 +30,17 @@ struct ts_band band_combine(struct ts_band s, double err80);
  * out->band_time_error. */
 void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_err80);
 
+/* Narrow out's time-like and throughput-like bands by what a calibration
+ * from measurements taught: with sigma = err80 / BAND_Z of the regime,
+ * and the calibration's rms error of ln(predicted / measured) before
+ * (catalog constants) and after (fitted) the fit, the variance it
+ * explained, before^2 - after^2, comes off the regime's,
+ *   sigma'^2 = max(sigma^2 - (before^2 - after^2), after^2),
+ * so the band never gets wider and never narrower than the fit's
+ * residual (err80' >= BAND_Z x after). Sets band_time_error to err80' and
+ * calib_band_before to err80; memory is untouched. */
+void band_calibrated(struct ts_result *out, double before, double after);
+
 /* The memory verdict of need bytes against capacity cap, with need's
  * memory band [p10, p90]: "does not fit" when need > cap; "tight" when
  * need fits but its band reaches capacity (cap <= p90: within the memory

@@ -171,10 +171,18 @@ struct ts_result {
 	char band_regime[32];	/* the regime whose error it carries ("A/single/megatron",
 				 * a coarser one with stars, or "none" without a table) */
 	double band_time_error; /* that regime's 80 % half-width of
-				 * ln(measured/predicted time), log units */
-	char granularity[8];	/* the task size simulated: "op", "layer" or "stage" (what
-				 * sim.granularity = "auto" resolved to), "mixed" for phases
-				 * simulated at different ones */
+				 * ln(measured/predicted time), log units (narrowed by a
+				 * calibration from measurements: band_calibrated) */
+	/* A calibration from the user's measurements (an overrides file with a
+	 * fit group, sim/io/calibcfg.h): the constants it fitted, ", "-separated
+	 * ("" without one: every constant is the catalog's), its residual and
+	 * the regime's error before it narrowed the band, log units. */
+	char calib_measured[160];
+	double calib_residual;
+	double calib_band_before;
+	char granularity[8]; /* the task size simulated: "op", "layer" or "stage" (what
+			      * sim.granularity = "auto" resolved to), "mixed" for phases
+			      * simulated at different ones */
 };
 
 #endif

@@ -1168,6 +1168,12 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 		   band_lookup(p->env ? p->env->bands : NULL, p->gpu->name, p->sc->nodes,
 			       p->sc->training.framework),
 		   log1p(out->memory_error));
+	if (p->env && p->env->fit.present) { /* a calibration from measurements */
+		snprintf(out->calib_measured, sizeof out->calib_measured, "%s",
+			 p->env->fit.measured);
+		out->calib_residual = p->env->fit.residual;
+		band_calibrated(out, p->env->fit.before, p->env->fit.residual);
+	}
 	/* the verdict follows from the memory band against capacity */
 	snprintf(out->memory_verdict, sizeof out->memory_verdict, "%s",
 		 band_memory_verdict(out->band.memory_per_gpu_bytes, out->memory_per_gpu_bytes,
