@@ -1125,11 +1125,10 @@ static int note_all(struct ld *l)
 	N("power.gpu_idle_fraction", "default: assumption", "%g", s->power.gpu_idle_frac);
 	N("power.nic", "default: assumption", "\"%g W\"", s->power.nic_w);
 	N("power.switch_port", "default: assumption", "\"%g W\"", s->power.switch_port_w);
+	/* only when given: a scenario without a limit resolves, dumps and
+	 * digests (sweep --resume) as before the key existed */
 	if (s->power.gpu_limit_w > 0.0)
 		N("power.gpu_limit", "", "\"%g W\"", s->power.gpu_limit_w);
-	else
-		N("power.gpu_limit", "default: the GPU's TDP", "\"%g W\"",
-		  hw_cluster_gpu_type(s->cluster)->tdp_w);
 	N("sim.granularity", "default", "\"%s\"", gran_names[s->sim.granularity]);
 	N("sim.mode", "default", "\"%s\"", mode_names[s->sim.mode]);
 	N("sim.extrapolate", "default", "%s", s->sim.extrapolate ? "true" : "false");
