@@ -18,7 +18,7 @@
 #include "hw/catalog.h"
 #include "plan/env.h"
 #include "hw/cluster.h"
-#include "report/table.h"
+#include "report/collective.h"
 #include "net/coll.h"
 #include "net/meter.h"
 #include "net/net.h"
@@ -358,87 +358,16 @@ static double count_of(int op, double bytes, uint32_t n)
 	return floor(bytes / 4.0);
 }
 
-/* One simulated size, as nccl-tests prints it. */
-struct crow {
-	double bytes, count, time_s, algbw_Bps, busbw_Bps;
-};
-
-/* The reduction nccl-tests names for op ("none" where nothing is reduced). */
-static const char *redop_of(int op)
-{
-	return op == COLL_ALL_GATHER || op == COLL_BROADCAST || op == COLL_ALL_TO_ALL ||
-		       op == COLL_SEND_RECV
-		   ? "none"
-		   : "sum";
-}
-
-/* The root nccl-tests prints: 0 for the rooted collectives, -1 otherwise. */
-static int root_of(int op)
-{
-	return op == COLL_BROADCAST || op == COLL_REDUCE ? 0 : -1;
-}
-
-/* A time as nccl-tests prints it (7 wide: 2, 1 or 0 decimals as it grows). */
-static void nccl_time(char *b, size_t n, double us)
-{
-	snprintf(b, n, us >= 10000.0 ? "%7.0f" : us >= 100.0 ? "%7.1f" : "%7.2f", us);
-}
-
-/* The table in nccl-tests' own layout (common.cu of NVIDIA/nccl-tests:
- * the preamble, "# Using devices" and a Rank line per GPU, the two-line
- * header, the rows, the closing lines). */
-static void write_nccl(const struct copts *o, const struct hw_cluster *c, uint32_t n,
-		       const struct crow *rows, size_t nrows, double avg_bus, FILE *out)
-{
-	const char *gpu = hw_cluster_gpu_type(c)->name;
-	uint32_t per = hw_cluster_gpus_per_node(c);
-	fprintf(out,
-		"# nThread 1 nGpus 1 minBytes %.0f maxBytes %.0f step: %g(factor) warmup iters: 0 "
-		"iters: 1 agg iters: 1 validation: 0 graph: 0\n",
-		o->min_b, o->max_b, o->factor);
-	fprintf(out, "#\n# trainsim collective: %s simulated on %s (%u node(s) x %u GPU(s))\n",
-		coll_op_name((enum coll_op)o->op), hw_cluster_name(c), hw_cluster_nodes(c), per);
-	fprintf(out, "#\n# Using devices\n");
-	for (uint32_t r = 0; r < n; r++) {
-		char host[32];
-		uint32_t dev = per ? r % per : r;
-		snprintf(host, sizeof host, "node%u", per ? r / per : 0);
-		fprintf(out, "#  Rank %2u Group  0 Pid %6u on %10s device %2u [0x%02x] %s\n", r, r,
-			host, dev, dev, gpu);
-	}
-	fprintf(out,
-		"#\n# %10s  %12s  %8s  %6s  %6s           out-of-place                       "
-		"in-place          \n",
-		"", "", "", "", "");
-	fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s %6s  %7s  %6s  %6s %6s\n", "size",
-		"count", "type", "redop", "root", "time", "algbw", "busbw", "#wrong", "time",
-		"algbw", "busbw", "#wrong");
-	fprintf(out, "# %10s  %12s  %8s  %6s  %6s  %7s  %6s  %6s  %5s  %7s  %6s  %6s  %5s\n", "(B)",
-		"(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "", "(us)", "(GB/s)",
-		"(GB/s)", "");
-	for (size_t i = 0; i < nrows; i++) {
-		const struct crow *r = &rows[i];
-		char t[32];
-		nccl_time(t, sizeof t, r->time_s * 1e6);
-		fprintf(out, "%12.0f  %12.0f  %8s  %6s  %6d", r->bytes, r->count, "float",
-			redop_of(o->op), root_of(o->op));
-		for (int place = 0; place < 2; place++)
-			fprintf(out, "  %7s  %6.2f  %6.2f  %5s", t, r->algbw_Bps / 1e9,
-				r->busbw_Bps / 1e9, "N/A");
-		fputc('\n', out);
-	}
-	fprintf(out, "# Out of bounds values : 0 OK\n");
-	fprintf(out, "# Avg bus bandwidth    : %g \n", avg_bus / 1e9);
-	fprintf(out, "#\n\n");
-}
-
-static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts_table *tab,
-		    struct crow *rows, size_t *nrow, double *avg_bus, enum net_mode *used)
+/* Simulate the collective of o on the first n GPUs of c at each size:
+ * *rows (grown as needed, *cap elements, freed by the caller) receives
+ * *nrows sizes, *avg_bus the mean bus bandwidth, *used the mode run. */
+static int simulate(const struct copts *o, const struct hw_cluster *c, uint32_t n,
+		    struct report_coll_row **rows, size_t *cap, size_t *nrows, double *avg_bus,
+		    enum net_mode *used)
 {
 	struct coll_meter *m = NULL;
 	struct ts_error err;
 	ts_error_clear(&err);
-	uint32_t n = o->ngpus ? o->ngpus : hw_cluster_gpus(c);
 	if (o->ngpus > hw_cluster_gpus(c))
 		return api_failf(TS_ERANGE, "-g",
 				 "found %u GPUs, expected at most the cluster's %u", o->ngpus,
@@ -447,7 +376,8 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		return api_fail(&err);
 	*used = coll_meter_mode(m);
 	double sum_bus = 0.0;
-	int nrows = 0, rc = 0;
+	size_t nr = 0;
+	int rc = 0;
 	for (double b = o->min_b; b <= o->max_b; b = next_size(b, o->factor)) {
 		double bytes = b;
 		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
@@ -463,26 +393,23 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, struct ts
 		double algbw = t > 0.0 ? bytes / t : 0.0;
 		double bus = algbw * coll_bus_factor((enum coll_op)o->op, n);
 		sum_bus += bus;
-		if (nrows < COLL_MAX_ROWS)
-			rows[nrows] =
-			    (struct crow){bytes, count_of(o->op, bytes, n), t, algbw, bus};
-		nrows++;
-		table_add_row(tab);
-		table_cell(tab, 0, "%.0f", bytes);
-		table_cell(tab, 1, "%.0f", count_of(o->op, bytes, n));
-		table_cell(tab, 2, "float");
-		table_cell(tab, 3, "%s", redop_of(o->op));
-		table_cell(tab, 4, "%.2f", t * 1e6);
-		table_cell(tab, 5, "%.2f", algbw / 1e9);
-		table_cell(tab, 6, "%.2f", bus / 1e9);
-		table_cell(tab, 7, "%s", coll_algo_name((enum coll_algo)p.algo));
-		table_cell(tab, 8, "%s", coll_proto_name(p.proto));
-		table_cell(tab, 9, "%u", p.channels);
+		if (nr == *cap) {
+			size_t nc = *cap ? 2 * *cap : 64;
+			struct report_coll_row *v =
+			    ts_realloc(*rows, *cap * sizeof *v, nc * sizeof *v);
+			if (!v) {
+				rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+				goto out;
+			}
+			*rows = v;
+			*cap = nc;
+		}
+		(*rows)[nr++] =
+		    (struct report_coll_row){bytes, count_of(o->op, bytes, n), t,	algbw,
+					     bus,   (enum coll_algo)p.algo,    p.proto, p.channels};
 	}
-	*avg_bus = nrows ? sum_bus / nrows : 0.0;
-	*nrow = (size_t)nrows < COLL_MAX_ROWS ? (size_t)nrows : COLL_MAX_ROWS;
-	if (table_status(tab))
-		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+	*avg_bus = nr ? sum_bus / (double)nr : 0.0;
+	*nrows = nr;
 out:
 	coll_meter_destroy(m);
 	return rc;
@@ -511,71 +438,23 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 	if (rc)
 		return rc;
 	struct hw_cluster *c = NULL;
-	struct ts_table *tab = NULL;
-	struct crow *rows = NULL;
+	struct report_coll_row *rows = NULL;
+	size_t cap = 0, nrows = 0;
 	if ((rc = cluster_load(env->cat, &o, &c)))
 		goto out;
-	/* the text table keeps nccl-tests' headings; CSV and JSON use the
-	 * result key style (snake_case, the unit as suffix) */
-	static const char *const text_heads[] = {
-	    "size(B)",	   "count(elements)", "type", "redop", "time(us)",
-	    "algbw(GB/s)", "busbw(GB/s)",     "algo", "proto", "channels"};
-	static const char *const key_heads[] = {
-	    "size_bytes", "count_elements", "type", "redop", "time_us",
-	    "algbw_GBps", "busbw_GBps",	    "algo", "proto", "channels"};
-	const char *const *heads =
-	    format == TS_FORMAT_CSV || format == TS_FORMAT_JSON ? key_heads : text_heads;
-	if (table_create(&tab, 10)) {
-		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < 10; i++)
-		table_header(tab, i, heads[i],
-			     i == 2 || i == 3 || (i >= 7 && i <= 8) ? TABLE_LEFT : TABLE_RIGHT);
 	double avg_bus = 0.0;
 	enum net_mode used = o.mode;
-	size_t nrows = 0;
-	if (!(rows = ts_calloc(COLL_MAX_ROWS, sizeof *rows))) {
-		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
-		goto out;
-	}
-	if ((rc = simulate(&o, c, tab, rows, &nrows, &avg_bus, &used)))
-		goto out;
 	uint32_t n = o.ngpus ? o.ngpus : hw_cluster_gpus(c);
-	if (format == TS_FORMAT_NCCL_TESTS) {
-		write_nccl(&o, c, n, rows, nrows, avg_bus, out);
-	} else if (format == TS_FORMAT_CSV) {
-		table_print_csv(tab, out);
-	} else if (format == TS_FORMAT_JSON) {
-		json_t *root = json_object();
-		json_object_set_new(root, "trainsim_version", json_string(TS_VERSION));
-		json_object_set_new(root, "schema_version", json_integer(TS_SCHEMA_VERSION));
-		json_object_set_new(root, "cluster", json_string(hw_cluster_name(c)));
-		json_object_set_new(root, "op", json_string(coll_op_name((enum coll_op)o.op)));
-		json_object_set_new(root, "nodes", json_integer(hw_cluster_nodes(c)));
-		json_object_set_new(root, "gpus", json_integer(n));
-		json_object_set_new(root, "avg_busbw_GBps", json_real(avg_bus / 1e9));
-		json_object_set_new(root, "rows", table_to_json(tab));
-		json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-		fputc('\n', out);
-		json_decref(root);
-	} else {
-		fprintf(out,
-			"# trainsim collective: %s on %s, %u node(s) x %u GPU(s) of %s, %u ranks\n",
-			coll_op_name((enum coll_op)o.op), hw_cluster_name(c), hw_cluster_nodes(c),
-			hw_cluster_gpus_per_node(c), hw_cluster_gpu_type(c)->name, n);
-		fprintf(out,
-			"# simulated (%s mode); time is one collective, busbw as nccl-tests "
-			"defines it\n",
-			used == NET_CLASS ? "class" : "full");
-		table_print(tab, out);
-		fprintf(out, "# Avg bus bandwidth    : %.3f GB/s\n", avg_bus / 1e9);
-	}
-	if (fflush(out) || ferror(out))
-		rc = api_failf(TS_EIO, NULL, "writing the table failed");
+	if ((rc = simulate(&o, c, n, &rows, &cap, &nrows, &avg_bus, &used)))
+		goto out;
+	struct report_collective rc_data = {
+	    (enum coll_op)o.op, o.min_b, o.max_b, o.factor, c, n, used, rows, nrows, avg_bus};
+	struct ts_error err;
+	ts_error_clear(&err);
+	if (report_collective_write(&rc_data, format, out, &err))
+		rc = api_fail(&err);
 out:
-	ts_free(rows, COLL_MAX_ROWS * sizeof *rows);
-	table_destroy(tab);
+	ts_free(rows, cap * sizeof *rows);
 	hw_cluster_destroy(c);
 	return rc;
 }
