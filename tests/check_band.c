@@ -252,6 +252,33 @@ static void scratch_setup(void)
 	tu_scratch("check_band");
 }
 
+/* A calibration from measurements narrows the band by the variance it
+ * explained, never below its residual, never wider than the regime's.
+ * Regime err80 0.3632 (A/single/megatron), z = 1.2815516 (BAND_Z): sigma =
+ * 0.3632 / z = 0.2834065; before 0.2824, after 0.0529: sigma'^2 =
+ * 0.0803192 - (0.0797498 - 0.0027984) = 0.0033679 > 0.0529^2, sigma' =
+ * 0.0580334, err80' = z x 0.0580334 = 0.0743728. With before 0.5 the floor
+ * holds: err80' = z x 0.0529 = 0.0677941. With before < after nothing is
+ * explained and err80 stays 0.3632. */
+START_TEST(calibrated_by_hand)
+{
+	struct ts_result r;
+	memset(&r, 0, sizeof r);
+	r.spread.iteration_time_s = (struct ts_band){10.0, 10.0, 10.0};
+	r.band_time_error = 0.3632;
+	band_calibrated(&r, 0.2824, 0.0529);
+	ck_assert_double_eq_tol(r.band_time_error, 0.0743728, 2e-7);
+	ck_assert_double_eq_tol(r.calib_band_before, 0.3632, 1e-12);
+	ck_assert_double_eq_tol(r.band.iteration_time_s.p90, 10.0 * exp(0.0743728), 1e-5);
+	r.band_time_error = 0.3632;
+	band_calibrated(&r, 0.5, 0.0529);
+	ck_assert_double_eq_tol(r.band_time_error, 0.0677941, 2e-7);
+	r.band_time_error = 0.3632;
+	band_calibrated(&r, 0.01, 0.0529);
+	ck_assert_double_eq_tol(r.band_time_error, 0.3632, 1e-12);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("band");
@@ -265,6 +292,7 @@ int main(void)
 	tcase_add_test(tc, load_and_errors);
 	tcase_add_test(tc, write_reads_back);
 	tcase_add_test(tc, committed_table);
+	tcase_add_test(tc, calibrated_by_hand);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? 1 : 0;
 }
