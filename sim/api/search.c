@@ -538,6 +538,10 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 			config_setting_remove(par, "account_for_loss");
 		}
 	}
+	/* the candidate's recompute mode is on every layer (search_candidate_run) */
+	config_setting_t *trn = config_setting_get_member(config_root_setting(&cfg), "training");
+	if (trn && config_setting_is_group(trn))
+		config_setting_remove(trn, "recompute_interval");
 	char a[14][96];
 	snprintf(a[0], sizeof a[0], "nodes=%u", c->nodes);
 	snprintf(a[1], sizeof a[1], "gpus_per_node=%u", c->gpus_per_node);

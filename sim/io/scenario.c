@@ -48,7 +48,7 @@
 
 static const char *const fw_names[WORK_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
 static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd", "adam8bit"};
-static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
+static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full", "op"};
 static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
 static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage", "auto"};
@@ -93,7 +93,8 @@ static const char *const training_keys[] = {"framework",
 					    "cross_entropy",
 					    "grad_reduce_in_fp32",
 					    "fp8_params",
-					    "recompute_layers"};
+					    "recompute_layers",
+					    "recompute_interval"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -514,6 +515,8 @@ static int read_training(struct ld *l)
 		t->grad_reduce_in_fp32 = b ? 1 : 0;
 	}
 	if ((rc = get_int(l, g, p, "recompute_layers", 0, 1 << 20, 0, &t->recompute_layers)))
+		return rc;
+	if ((rc = get_int(l, g, p, "recompute_interval", 0, 1 << 20, 0, &t->recompute_interval)))
 		return rc;
 	t->fp8_params = false;
 	if (member(g, "fp8_params") &&
@@ -1022,6 +1025,8 @@ static int note_all(struct ld *l)
 	N("training.fp8_params", "default", "%s", t->fp8_params ? "true" : "false");
 	N("training.recompute_layers", "default: 0, every layer", "%lld",
 	  (long long)t->recompute_layers);
+	if (t->recompute_interval) /* only when set: dumps, digests and CSV stay as they were */
+		N("training.recompute_interval", "", "%lld", (long long)t->recompute_interval);
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

@@ -65,6 +65,11 @@ struct ts_training {
 	int64_t recompute_layers;      /* with full recompute, only the first N layers of each
 					* pipeline chunk (Megatron --recompute-num-layers with
 					* --recompute-method block); 0 = every layer */
+	int64_t recompute_interval;    /* with full recompute, only every N-th layer of each
+					* rank's layers, counted from 1 in their order on the
+					* rank (torchtitan's layer-level selective
+					* checkpointing, selective_ac_option = "N"); the others
+					* keep all; 0 or 1 = every layer */
 	bool master_weights;	       /* default true: an fp32 master copy of low-precision
 					* weights; false keeps weights, gradients and Adam's
 					* moments in the training dtype (work_fw_no_master) */

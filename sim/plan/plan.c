@@ -72,22 +72,68 @@ int plan_check_modelled(const struct ts_scenario *sc, struct ts_error *err)
 				 "found %d for a layer-list model, but ZeRO is modelled for "
 				 "transformers only; expected 0",
 				 par->zero);
-	if (sc->training.recompute == WORK_RECOMPUTE_SELECTIVE)
+	if (sc->training.recompute == WORK_RECOMPUTE_SELECTIVE ||
+	    sc->training.recompute == WORK_RECOMPUTE_OP)
 		/* selective recompute reruns a transformer's attention core
-		 * (Korthikanti et al. 2022, §5); a layer list checkpoints whole
-		 * blocks (plan/lnet_units.h) */
+		 * (Korthikanti et al. 2022, §5), op-level checkpointing keeps a
+		 * transformer block's matmul and attention outputs; a layer
+		 * list checkpoints whole blocks (plan/lnet_units.h) */
 		return plan_fail(
 		    sc, err, TS_EUNSUPPORTED, "training.recompute",
-		    "found \"selective\" for the layer-list model %s, but selective "
-		    "recompute is the transformer attention's; expected \"none\" or "
+		    "found \"%s\" for the layer-list model %s, but it is modelled for "
+		    "transformer blocks; expected \"none\" or "
 		    "\"full\" (each block's input kept, its forward rerun in backward)",
-		    sc->model.name);
+		    work_recompute_name(sc->training.recompute), sc->model.name);
 	if (par->tp > 1 || par->pp > 1)
 		return plan_fail(sc, err, TS_EUNSUPPORTED,
 				 par->tp > 1 ? "parallel.tp" : "parallel.pp",
 				 "found %u, but tensor and pipeline parallelism are modelled for "
 				 "transformers only; expected 1",
 				 par->tp > 1 ? par->tp : par->pp);
+	return 0;
+}
+
+/* Op-level selective checkpointing and layer-level checkpointing at an
+ * interval are policies of PyTorch's own checkpoint (torch.utils.checkpoint,
+ * with torchtitan's policies): the PyTorch-native frameworks (ddp, fsdp)
+ * run them; Megatron-LM's recompute is selective (its attention core),
+ * full or a number of layers, and DeepSpeed's activation checkpointing
+ * API checkpoints whole blocks. recompute_interval goes with full
+ * recompute only, and not with recompute_layers. */
+static int check_pytorch_recompute(const struct ts_scenario *sc, struct ts_error *err)
+{
+	const struct ts_training *t = &sc->training;
+	bool op = t->recompute == WORK_RECOMPUTE_OP, every = t->recompute_interval > 1;
+	if ((op || every) && t->framework != WORK_FW_DDP && t->framework != WORK_FW_FSDP)
+		return plan_fail(
+		    sc, err, TS_EUNSUPPORTED,
+		    op ? "training.recompute" : "training.recompute_interval",
+		    "found %s with framework \"%s\", which cannot run it: it is PyTorch's "
+		    "selective "
+		    "checkpointing (torch.utils.checkpoint, as torchtitan applies it); expected "
+		    "framework \"ddp\" or \"fsdp\", or %s",
+		    op ? "recompute = \"op\"" : "recompute_interval",
+		    work_framework_name(t->framework),
+		    op ? "recompute \"selective\" or \"full\""
+		       : "recompute_layers (the first N layers of each chunk, as Megatron-LM's "
+			 "--recompute-num-layers)");
+	if (t->recompute_interval && t->recompute != WORK_RECOMPUTE_FULL)
+		return plan_fail(sc, err, TS_EINVALID, "training.recompute_interval",
+				 "found %lld with recompute \"%s\", expected it with recompute = "
+				 "\"full\" only (torchtitan's layer-level selective checkpointing "
+				 "wraps every N-th block in a full checkpoint)",
+				 (long long)t->recompute_interval,
+				 work_recompute_name(t->recompute));
+	if (t->recompute_interval && t->recompute_layers)
+		return plan_fail(sc, err, TS_EINVALID, "training.recompute_interval",
+				 "found %lld with recompute_layers = %lld, expected one of the two "
+				 "(every N-th layer, or the first N of each chunk)",
+				 (long long)t->recompute_interval, (long long)t->recompute_layers);
+	if (t->recompute_interval && sc->model.family == TS_FAMILY_LAYERS)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "training.recompute_interval",
+				 "found %lld for the layer-list model %s, but it is modelled for "
+				 "transformer layers; expected 0",
+				 (long long)t->recompute_interval, sc->model.name);
 	return 0;
 }
 
@@ -385,10 +431,33 @@ static void unit_flops(struct dp_unit *u, const struct work_op_cost *ops, size_t
  * method recomputes the first N layers of each pipeline chunk
  * (megatron/core/transformer/transformer_block.py, _checkpointed_forward:
  * recompute_method "block") and keeps the others' activations; layers past
- * the decoder's (multi-token prediction) keep the scenario's mode. */
+ * the decoder's (multi-token prediction) keep the scenario's mode.
+ * With training.recompute_interval = N > 1 (torchtitan's layer-level
+ * selective checkpointing, selective_ac_option = "N": a counter over the
+ * blocks it wraps, in the process, checkpoints the block when the counter
+ * is a multiple of N; torchtitan/distributed/activation_checkpoint.py at
+ * 25413d224c5adb926c497c63c04ec58d39a3a643, _apply_ac_to_transformer_block)
+ * the N-th, 2N-th, ... layer of each rank's layers, in the order of its
+ * chunks, recomputes in full and the others keep their activations. */
 static enum work_recompute layer_rc(const struct ts_plan *p, uint32_t l)
 {
 	uint64_t N = (uint64_t)p->sc->training.recompute_layers;
+	uint64_t I = (uint64_t)p->sc->training.recompute_interval;
+	if (I > 1 && p->recompute == WORK_RECOMPUTE_FULL && l < (uint32_t)p->sc->model.layers &&
+	    p->nchunks > 0) {
+		uint32_t pp = p->sc->parallel.pp ? p->sc->parallel.pp : 1u, start = 0;
+		for (uint32_t k = 0; k < p->nchunks; k++) {
+			if (l < start + p->chunk_layers[k]) {
+				uint64_t pos = l - start; /* layers before it on its rank */
+				for (uint32_t j = k % pp; j < k; j += pp)
+					pos += p->chunk_layers[j];
+				return (pos + 1) % I == 0 ? WORK_RECOMPUTE_FULL
+							  : WORK_RECOMPUTE_NONE;
+			}
+			start += p->chunk_layers[k];
+		}
+		return p->recompute;
+	}
 	if (!N || p->recompute != WORK_RECOMPUTE_FULL || l >= (uint32_t)p->sc->model.layers)
 		return p->recompute;
 	uint32_t start = 0;
@@ -433,14 +502,21 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			 * its activations again, held until each op's backward
 			 * frees its own (at the same peak: all of them as the
 			 * layer's backward starts); selective reruns the
-			 * attention core inside its op's backward */
-			double saved = 0.0, fwd = 0.0, flops = 0.0;
+			 * attention core inside its op's backward; op-level
+			 * checkpointing is full recompute of the ops it does
+			 * not save (each op keeps the outputs it saves, the
+			 * first the block's input too) */
+			bool sac = rl == WORK_RECOMPUTE_OP;
+			double saved = 0.0, fwd = 0.0, flops = 0.0, kept = 0.0;
 			uint32_t kern = 0;
 			for (size_t i = 0; i < lc->nops; i++) {
-				saved += lc->ops[i].op.saved_bytes;
-				fwd += lc->ops[i].fwd_s;
-				flops += lc->ops[i].op.fwd_flops;
-				kern += lc->ops[i].op.kernels;
+				const struct work_op *w = &lc->ops[i].op;
+				double share = sac ? w->sac_rerun : 1.0;
+				saved += w->saved_bytes;
+				fwd += share * lc->ops[i].fwd_s;
+				flops += share * w->fwd_flops;
+				kern += share > 0.0 ? w->kernels : 0u;
+				kept += w->sac_bytes;
 			}
 			for (size_t i = 0; i < lc->nops; i++, k++) {
 				const struct work_op_cost *o = &lc->ops[i];
@@ -450,6 +526,11 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 					act = i == 0 ? lc->layer_input_bytes : 0.0;
 					rs = last ? fwd : 0.0;
 					rb = last ? saved - lc->layer_input_bytes : 0.0;
+				} else if (sac) {
+					act = o->op.sac_bytes +
+					      (i == 0 ? lc->layer_input_bytes : 0.0);
+					rs = last ? fwd : 0.0;
+					rb = last ? saved - lc->layer_input_bytes - kept : 0.0;
 				} else if (rl == WORK_RECOMPUTE_SELECTIVE &&
 					   o->op.selective_bytes > 0.0) {
 					act -= o->op.selective_bytes;
@@ -459,7 +540,7 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
 					       (uint16_t)(l < L ? l + 1 : L));
 				u[k].recompute_bytes = rb > 0.0 ? rb : 0.0;
-				if (rl == WORK_RECOMPUTE_FULL && last) {
+				if ((rl == WORK_RECOMPUTE_FULL || sac) && last) {
 					u[k].kernels_rec = kern;
 					u[k].recompute_flops = flops;
 				}
@@ -492,10 +573,9 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 			    .recompute_s = lc->layer_recompute_s[rl],
 			    /* the activations the rerun makes again (full: the
 			     * layer's; selective: the attention core's) */
-			    .recompute_bytes =
-				lc->layer_act_bytes[WORK_RECOMPUTE_NONE] - lc->layer_act_bytes[rl],
-			    .kernels_rec =
-				lc->layer_recompute_s[rl] > 0.0 ? lc->layer_kernels_fwd : 0,
+			    .recompute_bytes = fmax(0.0, lc->layer_act_bytes[WORK_RECOMPUTE_NONE] -
+							     lc->layer_act_bytes[rl]),
+			    .kernels_rec = lc->layer_recompute_kernels[rl],
 			    .kernels_fwd = lc->layer_kernels_fwd,
 			    .kernels_bwd = lc->layer_kernels_bwd,
 			    .grad_bytes = lc->layer_params * gb,
@@ -709,6 +789,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 			       work_recompute_name(p->recompute));
 		goto fail;
 	}
+	if ((rc = check_pytorch_recompute(sc, err)))
+		goto fail;
 	for (uint32_t l = 0; l < (uint32_t)sc->model.layers; l++)
 		p->recompute_layers_n += layer_rc(p, l) != WORK_RECOMPUTE_NONE;
 	p->shape = (struct work_shape){

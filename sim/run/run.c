@@ -559,8 +559,11 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 				 (double)p->recompute_layers_n * tokens /
 				 ((double)tr->micro_batch * (double)tr->seq_len) *
 				 (double)p->shape.tp * (double)(p->shape.cp > 1 ? p->shape.cp : 1);
+	/* op-level checkpointing reruns the core when it is unfused (flash
+	 * keeps its output) */
 	bool attn_rerun = p->recompute == WORK_RECOMPUTE_FULL ||
-			  (p->recompute == WORK_RECOMPUTE_SELECTIVE && recompute_flops > 0.0);
+			  (p->recompute == WORK_RECOMPUTE_SELECTIVE && recompute_flops > 0.0) ||
+			  (p->recompute == WORK_RECOMPUTE_OP && !p->shape.flash);
 	if (attn_rerun && sc->model.layers > 0) /* in the layers that rerun (recompute_layers) */
 		recompute_flops -=
 		    masked * attn / 3.0 * (double)p->recompute_layers_n / (double)sc->model.layers;

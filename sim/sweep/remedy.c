@@ -226,7 +226,6 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 	uint32_t gpus = sc->nodes * sc->gpus_per_node, dpcp = par->dp * par->cp;
 	int n = 0;
 	char w[96];
-	static const char *const rcn[] = {"none", "selective", "full"};
 	/* ZeRO, one stage up at a time (sharding needs data parallelism) */
 	for (int z = par->zero + 1; dpcp > 1 && z <= 3; z++) {
 		snprintf(w, sizeof w, "ZeRO stage %d -> %d", par->zero, z);
@@ -234,13 +233,26 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 		if (keep(&x, cs, &n))
 			break;
 	}
-	/* recomputation */
-	for (int r = (int)tr->recompute + 1; r <= (int)WORK_RECOMPUTE_FULL; r++) {
-		snprintf(w, sizeof w, "recompute %s -> %s", rcn[tr->recompute], rcn[r]);
+	/* recomputation, lighter to heavier: PyTorch's op-level checkpointing
+	 * (ddp, fsdp on a transformer) between selective and full */
+	enum work_recompute ladder[WORK_RECOMPUTE_COUNT_];
+	int nl = 0, at = -1;
+	ladder[nl++] = WORK_RECOMPUTE_NONE;
+	ladder[nl++] = WORK_RECOMPUTE_SELECTIVE;
+	if ((tr->framework == WORK_FW_DDP || tr->framework == WORK_FW_FSDP) &&
+	    sc->model.family != TS_FAMILY_LAYERS)
+		ladder[nl++] = WORK_RECOMPUTE_OP;
+	ladder[nl++] = WORK_RECOMPUTE_FULL;
+	for (int i = 0; i < nl; i++)
+		if (ladder[i] == tr->recompute)
+			at = i;
+	for (int i = at + 1; at >= 0 && i < nl; i++) {
+		snprintf(w, sizeof w, "recompute %s -> %s", work_recompute_name(tr->recompute),
+			 work_recompute_name(ladder[i]));
 		struct cand *c = add(cs, &n, 0, w);
 		if (c && c->nset < MAX_SETS)
 			snprintf(c->set[c->nset++], sizeof c->set[0], "training.recompute=\"%s\"",
-				 rcn[r]);
+				 work_recompute_name(ladder[i]));
 		if (keep(&x, cs, &n))
 			break;
 	}

@@ -398,6 +398,8 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 {
 	const struct ts_model *md = &x->base->model;
 	bool layers_only = md->family == TS_FAMILY_LAYERS;
+	enum work_framework fw = x->base->training.framework;
+	bool pytorch = fw == WORK_FW_DDP || fw == WORK_FW_FSDP;
 	uint32_t L = (uint32_t)md->layers;
 	int zs[4], nz = zero_stages(x->base->training.framework, md, dp, pp, zs);
 	int64_t per_rank = x->base->training.global_batch / (int64_t)dp;
@@ -428,6 +430,10 @@ static int add_degrees(struct search_result *out, size_t *cap_c, const struct en
 					/* selective recompute is the transformer's
 					 * (plan_check_modelled refuses it on a layer list) */
 					if (layers_only && r == WORK_RECOMPUTE_SELECTIVE)
+						continue;
+					/* op-level checkpointing is PyTorch's
+					 * (plan.c refuses it elsewhere) */
+					if (r == WORK_RECOMPUTE_OP && (layers_only || !pytorch))
 						continue;
 					if (ts_grow((void **)&out->c, cap_c, out->n + 1,
 						    sizeof *out->c))
@@ -483,6 +489,9 @@ static int candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	struct ts_scenario sc = *layout;
 	sc.training.micro_batch = c->micro_batch;
 	sc.training.recompute = c->recompute;
+	/* the candidates' modes are the enumerated ones, on every layer (the
+	 * static estimate and the lower bound count them so) */
+	sc.training.recompute_interval = 0;
 	sc.training.iterations = 2; /* a warm-up, then the one measured */
 	sc.parallel.tp = c->tp;
 	sc.parallel.pp = c->pp;

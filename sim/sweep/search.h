@@ -27,7 +27,7 @@ struct search_cand {
 	enum ts_schedule schedule;     /* 1f1b, or interleaved (pp > 1) */
 	uint32_t interleave;	       /* model chunks per stage: 1, or 2 when interleaved */
 	int64_t micro_batch;	       /* sequences per micro-batch */
-	enum work_recompute recompute; /* none | selective | full */
+	enum work_recompute recompute; /* none | selective | full | op */
 	double est_bytes;	       /* static memory estimate per GPU, bytes */
 	double capacity_bytes;	       /* usable bytes of the GPU */
 	bool pruned;		       /* est_bytes > capacity: not simulated */
@@ -142,7 +142,9 @@ struct search_hooks {
  *   engine does not take stages 2 and 3), fsdp 0, 2, 3 (NO_SHARD,
  *   SHARD_GRAD_OP, FULL_SHARD), ddp 0; layer-list models only tp = pp = 1
  *   and ZeRO 0;
- * - recompute: none, selective, full.
+ * - recompute: none, selective, full, and op (PyTorch's op-level selective
+ *   checkpointing) when the framework is PyTorch-native (ddp, fsdp) and
+ *   the model a transformer.
  * The static estimate of a candidate is the larger of its first and last
  * pipeline stage: work_static_bytes of the stage's parameters (embedding
  * or head plus ceil(layers / (pp x v)) x v layers, split by tp) under its

@@ -448,6 +448,17 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 			out->layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] += out->ops[i].fwd_s;
 			out->layer_recompute_flops[WORK_RECOMPUTE_SELECTIVE] += ops[i].fwd_flops;
 		}
+	for (size_t i = 0; i < n; i++)
+		if (ops[i].sac_rerun > 0.0) {
+			out->layer_recompute_s[WORK_RECOMPUTE_OP] +=
+			    ops[i].sac_rerun * out->ops[i].fwd_s;
+			out->layer_recompute_flops[WORK_RECOMPUTE_OP] +=
+			    ops[i].sac_rerun * ops[i].fwd_flops;
+			out->layer_recompute_kernels[WORK_RECOMPUTE_OP] += ops[i].kernels;
+		}
+	out->layer_recompute_kernels[WORK_RECOMPUTE_FULL] = out->layer_kernels_fwd;
+	if (out->layer_recompute_s[WORK_RECOMPUTE_SELECTIVE] > 0.0)
+		out->layer_recompute_kernels[WORK_RECOMPUTE_SELECTIVE] = out->layer_kernels_fwd;
 	out->layer_tp_fwd = m->parallel_block ? 1u : 2u;
 	out->layer_tp_bwd =
 	    m->parallel_block && m->parallel_norms == 1 && m->num_experts == 0 ? 1u : 2u;

@@ -170,9 +170,14 @@ struct work_costs {
 	/* Seconds of forward rerun in backward, by recompute mode, and the
 	 * FLOPs of the ops rerun (standard count, the sum of their fwd_flops:
 	 * none 0; selective the unfused attention core, 0 with flash, which
-	 * saves no scores; full every op of the layer). HFU counts these. */
+	 * saves no scores; full every op of the layer; op each op's forward
+	 * times its sac_rerun share). HFU counts these. */
 	double layer_recompute_s[WORK_RECOMPUTE_COUNT_];
 	double layer_recompute_flops[WORK_RECOMPUTE_COUNT_];
+	/* Kernel launches of that rerun: the layer's forward launches for
+	 * selective and full (as the schedule has always counted them), for
+	 * op those of the ops it reruns (any share); 0 for none. */
+	uint32_t layer_recompute_kernels[WORK_RECOMPUTE_COUNT_];
 
 	/* Megatron tensor-parallel collectives per layer (of work_shape's
 	 * tp_bytes-sized activations) after the forward and in the backward:

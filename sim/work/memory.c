@@ -239,6 +239,12 @@ double work_activation_bytes(const struct work_op *ops, size_t n, double layer_i
 {
 	if (r == WORK_RECOMPUTE_FULL)
 		return layer_input_bytes;
+	if (r == WORK_RECOMPUTE_OP) {
+		double kept = layer_input_bytes;
+		for (size_t i = 0; i < n; i++)
+			kept += ops[i].sac_bytes;
+		return kept;
+	}
 	double sum = 0.0;
 	for (size_t i = 0; i < n; i++) {
 		sum += ops[i].saved_bytes;

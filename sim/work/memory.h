@@ -79,7 +79,8 @@ int work_static_bytes(const struct work_fw_conventions *c, double params, int ze
  * selective, that sum less each op's selective_bytes (Korthikanti et al.
  * 2022 §5: the attention scores, softmax and its dropout, 5·a·s²·b/t bytes
  * for fp16 MHA); full, only layer_input_bytes (the block's input, kept as
- * the checkpoint). */
+ * the checkpoint); op, layer_input_bytes plus each op's sac_bytes (the
+ * outputs op-level selective checkpointing keeps, ops.h). */
 double work_activation_bytes(const struct work_op *ops, size_t n, double layer_input_bytes,
 			     enum work_recompute r);
 

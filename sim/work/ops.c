@@ -79,14 +79,18 @@ struct dims {
 	bool bert;
 	bool flash;
 	bool causal;
+	bool sp;	    /* sequence parallelism with t > 1 */
+	bool split_qkv;	    /* PyTorch modules project Q, K and V apart (op SAC) */
 	double norm_params; /* parameters of one norm */
 };
 
-/* An op list under construction. */
+/* An op list under construction; mm counts the PyTorch matmuls of the
+ * block so far (op-level selective checkpointing, sac_mm). */
 struct list {
 	struct work_op *ops;
 	size_t max, n;
 	int rc;
+	unsigned mm;
 };
 
 /* --------------------------------------------------------------- names */
@@ -94,7 +98,8 @@ struct list {
 static const char *const kind_names[WORK_OP_KIND_COUNT_] = {"gemm", "attn_flash", "attn_core",
 							    "membound", "embed"};
 static const char *const phase_names[WORK_PHASE_COUNT_] = {"fwd", "dgrad", "wgrad"};
-static const char *const recompute_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full"};
+static const char *const recompute_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full",
+								   "op"};
 
 const char *work_op_kind_name(enum work_op_kind k)
 {
@@ -299,6 +304,11 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 	g->bert = m->family == TS_FAMILY_BERT;
 	g->flash = s->flash;
 	g->causal = s->causal;
+	g->sp = s->sp && t > 1;
+	/* Hugging Face's and torchtitan's Llama (q_proj, k_proj, v_proj; wq,
+	 * wk, wv) and Hugging Face's BERT (query, key, value) project apart;
+	 * GPT-2's c_attn, GPT-NeoX's and Falcon's query_key_value fuse them */
+	g->split_qkv = m->family == TS_FAMILY_LLAMA || m->family == TS_FAMILY_BERT;
 	g->norm_params = m->norm == TS_NORM_RMSNORM ? g->h : 2.0 * g->h;
 	g->latent_norm_params = (m->norm == TS_NORM_RMSNORM ? 1.0 : 2.0) * (g->c + g->cq);
 	return 0;
@@ -319,7 +329,82 @@ static struct work_op *add(struct list *L, const char *name, enum work_op_kind k
 	snprintf(op->name, sizeof op->name, "%s", name);
 	op->kind = kind;
 	op->batch = 1.0;
+	op->sac_rerun = 1.0; /* op SAC reruns what it does not save */
 	return op;
+}
+
+/* Op-level selective checkpointing (WORK_RECOMPUTE_OP; ops.h) of the GEMM
+ * op, which stands for `parts` PyTorch matmuls of output widths w[i]
+ * (elements per row) that are the k[i]-th matmuls of the block (from 1):
+ * the policy keeps the outputs of the odd-numbered ones and reruns the
+ * even-numbered ones (torchtitan's "save every other mm", its counter
+ * reset at each block's forward); sac_rerun is the rerun share of the
+ * columns, which is the share of the FLOPs and the time. */
+static void sac_parts(struct work_op *op, const struct dims *g, const double *w, const unsigned *k,
+		      int parts)
+{
+	double all = 0.0, rerun = 0.0;
+	op->sac_bytes = 0.0;
+	for (int i = 0; i < parts; i++) {
+		all += w[i];
+		if (k[i] % 2)
+			op->sac_bytes += g->e * op->m * op->batch * w[i];
+		else
+			rerun += w[i];
+	}
+	op->sac_rerun = all > 0.0 ? rerun / all : 1.0;
+}
+
+/* sac_parts for the op just added, its matmuls the block's next ones. */
+static void sac_mm(struct list *L, const struct dims *g, const double *w, int parts)
+{
+	if (L->rc || L->n == 0 || parts > 6)
+		return;
+	unsigned k[6];
+	for (int i = 0; i < parts; i++)
+		k[i] = ++L->mm;
+	sac_parts(&L->ops[L->n - 1], g, w, k, parts);
+}
+
+/* The input projections' matmuls of the op just added: Q, K and V apart or
+ * fused (dims.split_qkv), then the MLP's first (SwiGLU: w1 then w3, as
+ * w2(silu(w1(x)) * w3(x)) calls them; fc1_n 0 when not fused in). */
+static void sac_inputs(struct list *L, const struct dims *g, double fc1_n)
+{
+	double w[6];
+	int n = 0;
+	if (g->split_qkv) {
+		w[n++] = g->ql;
+		w[n++] = g->kvl;
+		w[n++] = g->kvlv;
+	} else {
+		w[n++] = g->ql + g->kvl + g->kvlv;
+	}
+	if (fc1_n > 0.0) {
+		if (g->swiglu) {
+			w[n++] = fc1_n / 2.0;
+			w[n++] = fc1_n / 2.0;
+		} else {
+			w[n++] = fc1_n;
+		}
+	}
+	sac_mm(L, g, w, n);
+}
+
+/* The MLP's first projection (SwiGLU: w1, w3) of width fc1_n. */
+static void sac_fc1(struct list *L, const struct dims *g, double fc1_n)
+{
+	double w[2] = {fc1_n / 2.0, fc1_n / 2.0};
+	if (g->swiglu)
+		sac_mm(L, g, w, 2);
+	else
+		sac_mm(L, g, &fc1_n, 1);
+}
+
+/* One matmul of width n (an output projection). */
+static void sac_one(struct list *L, const struct dims *g, double n)
+{
+	sac_mm(L, g, &n, 1);
 }
 
 /* A weight GEMM Y[m x n] = X[m x k]·W[k x n]; dgrad and wgrad have the
@@ -432,7 +517,9 @@ static void attention(struct list *L, const struct dims *g)
 		double kv_remote = g->e * g->b * (g->s - g->sq) * (g->kvl + g->kvlv);
 		op->fwd_bytes = qkv + o + lse + kv_remote;
 		op->dgrad_bytes = 2.0 * qkv + 2.0 * o + lse + 2.0 * kv_remote;
-		op->saved_bytes = qkv + lse;   /* O is kept as the projection's input */
+		op->saved_bytes = qkv + lse; /* O is kept as the projection's input */
+		op->sac_bytes = o + lse;     /* op SAC keeps its outputs, reruns nothing */
+		op->sac_rerun = 0.0;
 		op->kernels = (uint32_t)g->cp; /* one per ring step */
 		/* dot(dO, O) preprocessing, main kernel per ring step, dQ conversion */
 		op->bwd_kernels = 2u + (uint32_t)g->cp;
@@ -492,6 +579,10 @@ static void moe_mlp(struct list *L, const struct dims *g, double x_in)
 	double fc1_n = (g->swiglu ? 2.0 : 1.0) * g->fel;
 	double mlp_bias = g->bias * (g->swiglu ? 2.0 * g->fel : g->fel);
 	gemm(L, "router", g, g->T, g->E, g->h, g->h * g->E, x_in);
+	/* op SAC: the router's matmul is rerun and not counted (torchtitan
+	 * forces it, force_recompute_mm_shapes_by_fqns = ["moe.router.gate"]);
+	 * the experts' grouped matmuls (torch._grouped_mm) are not among the
+	 * saved ops: rerun, not counted; the shared experts' are counted */
 	/* softmax over E logits, top-k and the gate weights: fp32 logits read
 	 * and probabilities written, indices and gates kept for backward */
 	membound(L, "topk", 8.0 * g->T * g->E, 8.0 * g->T * g->E, 0.0, 8.0 * g->T * g->topk, 2, 2);
@@ -519,9 +610,11 @@ static void moe_mlp(struct list *L, const struct dims *g, double x_in)
 		double n1 = (g->swiglu ? 2.0 : 1.0) * w;
 		gemm(L, "shared_fc1", g, g->T, n1, g->h,
 		     g->h * n1 + g->bias * (g->swiglu ? 2.0 * w : w), 0.0);
+		sac_fc1(L, g, n1);
 		tp_after(L, 0, 1);
 		activation(L, g, g->T, w);
 		gemm(L, "shared_fc2", g, g->T, g->h, w, w * g->h + g->bias * g->h, g->e * g->T * w);
+		sac_one(L, g, g->h);
 		tp_after(L, 1, 0);
 	}
 }
@@ -584,6 +677,7 @@ static void mla_attention(struct list *L, const struct dims *g, double x_in)
 	double a = g->cq + g->c + g->r;
 	double kvb_n = g->heads_l * (g->d - g->r + g->dv);
 	gemm(L, "qkv_a", g, g->T, a, g->h, g->h * a + g->bias * a, x_in);
+	size_t at = L->n - 1;
 	tp_after(L, 0, 1);
 	double lat = g->e * g->T * (g->cq + g->c);
 	membound(L, "latent_norm", 2.0 * lat, 3.0 * lat, g->latent_norm_params, lat,
@@ -594,11 +688,24 @@ static void mla_attention(struct list *L, const struct dims *g, double x_in)
 	else
 		gemm(L, "q", g, g->T, g->ql, g->h, g->h * g->ql + g->bias * g->ql, 0.0);
 	gemm(L, "kv_b", g, g->T, kvb_n, g->c, g->c * kvb_n + g->bias * kvb_n, g->e * g->T * g->c);
+	/* op SAC: torchtitan's DeepSeek-V3 attention calls wq_a, wq_b, wkv_a,
+	 * wkv_b (or wq, wkv_a, wkv_b without a query latent), then wo; qkv_a
+	 * here is wq_a and wkv_a in one GEMM */
+	if (!L->rc) { /* qkv_a, latent_norm, q_b (or q), kv_b from `at` */
+		bool cq = g->cq > 0.0;
+		double wa[2] = {g->cq, g->c + g->r}, wq = g->ql, wkv = kvb_n;
+		unsigned ka[2] = {1u, cq ? 3u : 2u}, kq = cq ? 2u : 1u, kkv = cq ? 4u : 3u;
+		sac_parts(&L->ops[at], g, cq ? wa : wa + 1, cq ? ka : ka + 1, cq ? 2 : 1);
+		sac_parts(&L->ops[at + 2], g, &wq, &kq, 1);
+		sac_parts(&L->ops[at + 3], g, &wkv, &kkv, 1);
+		L->mm = kkv;
+	}
 	double qk = g->e * g->T * (g->heads_l * g->r + g->r);
 	membound(L, "rope", 2.0 * qk, 2.0 * qk, 0.0, 0.0, 2, 2);
 	attention(L, g);
 	gemm(L, "proj", g, g->T, g->h, g->qlv, g->qlv * g->h + g->bias * g->h,
 	     g->e * g->T * g->qlv);
+	sac_one(L, g, g->h);
 	tp_after(L, 1, 0);
 }
 
@@ -614,11 +721,30 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 	norm(L, "norm1", g, g->Ts);
 	if (norms == 2) /* reads the x norm1 keeps: nothing more saved */
 		membound(L, "norm2", 2.0 * x, 3.0 * x, g->norm_params, 0.0, 1, 2);
+	/* op SAC: PyTorch modules call the attention's projections and its
+	 * output projection before the MLP's (GPT-J, Falcon), so the fused
+	 * GEMM's MLP part holds the matmuls after proj */
+	unsigned nfc1 = g->swiglu ? 2u : 1u;
 	if (fused) {
 		gemm(L, "qkv_fc1", g, g->T, qkv_n + fc1_n, g->h,
 		     g->h * (qkv_n + fc1_n) + g->bias * qkv_n + mlp_bias, x_in);
+		if (!L->rc) {
+			double w[5] = {g->ql + g->kvl + g->kvlv};
+			unsigned k[5] = {1u}, nq = 1u;
+			if (g->split_qkv) {
+				w[0] = g->ql, w[1] = g->kvl, w[2] = g->kvlv;
+				k[1] = 2u, k[2] = 3u, nq = 3u;
+			}
+			for (unsigned i = 0; i < nfc1; i++) {
+				w[nq + i] = fc1_n / (double)nfc1;
+				k[nq + i] = nq + 2u + i;
+			}
+			sac_parts(&L->ops[L->n - 1], g, w, k, (int)(nq + nfc1));
+			L->mm = nq;
+		}
 	} else {
 		gemm(L, "qkv", g, g->T, qkv_n, g->h, g->h * qkv_n + g->bias * qkv_n, x_in);
+		sac_inputs(L, g, 0.0);
 	}
 	tp_after(L, 0, 1);
 	if (g->rope) {
@@ -627,6 +753,9 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 	}
 	attention(L, g);
 	gemm(L, "proj", g, g->T, g->h, g->ql, g->ql * g->h + g->bias * g->h, g->e * g->T * g->ql);
+	sac_one(L, g, g->h);
+	if (fused)
+		L->mm += nfc1;
 	if (g->E > 0.0) {
 		/* the experts are not split over TP ranks: the attention branch's
 		 * row-parallel output is the block's one forward all-reduce */
@@ -636,11 +765,13 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 	} else {
 		if (!fused) {
 			gemm(L, "fc1", g, g->T, fc1_n, g->h, g->h * fc1_n + mlp_bias, x_in);
+			sac_fc1(L, g, fc1_n);
 			tp_after(L, 0, 1);
 		}
 		activation(L, g, g->T, g->fl);
 		gemm(L, "fc2", g, g->T, g->h, g->fl, g->fl * g->h + g->bias * g->h,
 		     g->e * g->T * g->fl);
+		sac_one(L, g, g->h);
 		tp_after(L, 1, 0);
 	}
 	if (g->fp8)
@@ -651,6 +782,18 @@ static void parallel_block(struct list *L, const struct dims *g, int64_t norms, 
 			 (3.0 * g->e + 2.0 * MASK_BYTES) * n, 0.0, 2.0 * MASK_BYTES * n, 1, 1);
 	else
 		membound(L, "resid", 4.0 * g->e * n, 0.0, 0.0, 0.0, 1, 0);
+}
+
+/* Op SAC with sequence parallelism: the reduce-scatter after each
+ * row-parallel op's forward is a saved op too (its output, T/t tokens of
+ * h, is kept besides the matmul's); without it the collective is an
+ * all-reduce, which the policy reruns. */
+static void sac_reduce_scatter(struct list *L, const struct dims *g)
+{
+	if (L->rc || !g->sp)
+		return;
+	for (size_t i = 0; i < L->n; i++)
+		L->ops[i].sac_bytes += (double)L->ops[i].tp_fwd * g->e * g->Ts * g->h;
 }
 
 static int finish(struct list *L, size_t *n, struct ts_error *err, const char *what)
@@ -670,7 +813,7 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	int rc = dims_init(m, s, &g, err);
 	if (rc)
 		return rc;
-	struct list L = {ops, max, 0, 0};
+	struct list L = {ops, max, 0, 0, 0};
 	double x_in = g.e * g.Ts * g.h; /* a sequence-region activation */
 	double qkv_n = g.ql + 2.0 * g.kvl;
 	double fc1_n = (g.swiglu ? 2.0 : 1.0) * g.fl;
@@ -678,6 +821,7 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 
 	if (m->parallel_block && !g.bert) {
 		parallel_block(&L, &g, m->parallel_norms, qkv_n, fc1_n, mlp_bias, x_in);
+		sac_reduce_scatter(&L, &g);
 		return finish(&L, n, err, "a transformer layer");
 	}
 	/* BERT is post-LN: the norms follow the residual adds. */
@@ -687,6 +831,7 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 		mla_attention(&L, &g, x_in);
 	} else {
 		gemm(&L, "qkv", &g, g.T, qkv_n, g.h, g.h * qkv_n + g.bias * qkv_n, x_in);
+		sac_inputs(&L, &g, 0.0);
 		tp_after(&L, 0, 1);
 		if (g.rope) {
 			double qk = g.e * g.T * (g.ql + g.kvl);
@@ -694,6 +839,7 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 		}
 		attention(&L, &g);
 		gemm(&L, "proj", &g, g.T, g.h, g.ql, g.ql * g.h + g.bias * g.h, g.e * g.T * g.ql);
+		sac_one(&L, &g, g.h);
 		tp_after(&L, 1, 0);
 	}
 	residual(&L, "resid1", &g);
@@ -702,9 +848,11 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 		moe_mlp(&L, &g, x_in);
 	} else {
 		gemm(&L, "fc1", &g, g.T, fc1_n, g.h, g.h * fc1_n + mlp_bias, x_in);
+		sac_fc1(&L, &g, fc1_n);
 		tp_after(&L, 0, 1);
 		activation(&L, &g, g.T, g.fl);
 		gemm(&L, "fc2", &g, g.T, g.h, g.fl, g.fl * g.h + g.bias * g.h, g.e * g.T * g.fl);
+		sac_one(&L, &g, g.h);
 		tp_after(&L, 1, 0);
 	}
 	if (g.fp8) {
@@ -716,6 +864,7 @@ int work_layer_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	residual(&L, "resid2", &g);
 	if (g.bert)
 		norm(&L, "norm2", &g, g.Ts);
+	sac_reduce_scatter(&L, &g);
 	return finish(&L, n, err, "a transformer layer");
 }
 
@@ -743,7 +892,7 @@ int work_embed_ops(const struct ts_model *m, const struct work_shape *s, struct 
 	int rc = dims_init(m, s, &g, err);
 	if (rc)
 		return rc;
-	struct list L = {ops, max, 0, 0};
+	struct list L = {ops, max, 0, 0, 0};
 	/* Vocab-parallel gather: mask out-of-range ids, gather, zero the masked rows. */
 	gather(&L, "embed", &g, g.V * g.h / g.t, g.t > 1.0 ? 3u : 1u);
 	if (m->position == TS_POS_LEARNED || g.bert) {
@@ -786,7 +935,7 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 	int rc = dims_init(m, s, &g, err);
 	if (rc)
 		return rc;
-	struct list L = {ops, max, 0, 0};
+	struct list L = {ops, max, 0, 0, 0};
 	double x_in = g.e * g.Ts * g.h;
 	double Vl = g.V / g.t;
 	if (g.bert) {

@@ -34,11 +34,25 @@ enum work_phase { WORK_FWD, WORK_DGRAD, WORK_WGRAD, WORK_PHASE_COUNT_ };
  * Recomputation in Large Transformer Models", https://arxiv.org/abs/2205.05198):
  * none keeps every saved tensor; selective drops the attention scores,
  * softmax and dropout tensors and recomputes them in backward; full keeps
- * only each block's input and reruns the block's forward in backward. */
+ * only each block's input and reruns the block's forward in backward.
+ *
+ * op is the op-level selective activation checkpointing of PyTorch-native
+ * stacks (torch.utils.checkpoint with a selective-checkpoint policy,
+ * https://docs.pytorch.org/docs/stable/checkpoint.html; torchtitan's
+ * activation_checkpoint.mode = "selective", selective_ac_option = "op",
+ * torchtitan/distributed/activation_checkpoint.py): each block is a
+ * checkpoint that keeps its input and the outputs of the ops the policy
+ * must save (every odd-numbered weight matmul of the block, counted in the
+ * module's call order from 1, the flash/efficient attention output and
+ * its log-sum-exp, the sequence-parallel reduce-scatter outputs) and
+ * reruns every other op of the block in backward (see work_op.sac_bytes
+ * and sac_rerun). Listed last so the order of the first three (lighter to
+ * heavier recompute) stays. */
 enum work_recompute {
 	WORK_RECOMPUTE_NONE,
 	WORK_RECOMPUTE_SELECTIVE,
 	WORK_RECOMPUTE_FULL,
+	WORK_RECOMPUTE_OP,
 	WORK_RECOMPUTE_COUNT_
 };
 
@@ -72,9 +86,18 @@ struct work_op {
 	double params;		/* weight elements of this op on this rank */
 	double saved_bytes;	/* activation bytes kept for backward per micro-batch */
 	double selective_bytes; /* the part of saved_bytes that selective recompute drops */
-	uint32_t kernels;	/* kernel launches forward */
-	uint32_t bwd_kernels;	/* kernel launches backward (dgrad + wgrad) */
-	bool causal;		/* attention with a causal mask (flash executes about half) */
+	/* Op-level selective checkpointing (WORK_RECOMPUTE_OP): the bytes of
+	 * this op's outputs the policy keeps per micro-batch (the block's input
+	 * is work_costs.layer_input_bytes, not an op's), and the share 0..1 of
+	 * its forward that backward reruns (1 for an op the policy does not
+	 * save; for a GEMM that stands for several PyTorch matmuls, fused QKV
+	 * or SwiGLU's two input projections, the share of its output columns
+	 * whose matmuls are rerun; 0 for flash attention). */
+	double sac_bytes;
+	double sac_rerun;
+	uint32_t kernels;     /* kernel launches forward */
+	uint32_t bwd_kernels; /* kernel launches backward (dgrad + wgrad) */
+	bool causal;	      /* attention with a causal mask (flash executes about half) */
 	/* Megatron tensor-parallel collectives (all-reduce, or with sequence
 	 * parallelism reduce-scatter / all-gather) after this op's forward and
 	 * after its input gradient: the row-parallel GEMMs' forward (proj,
@@ -166,6 +189,23 @@ struct work_shape {
  * and only the second norm's input (the same x) is not saved again; one
  * residual add takes both branches; the output GEMMs stay two (PaLM fuses
  * the input projections). FLOPs are those of the sequential block.
+ *
+ * Op-level selective checkpointing (WORK_RECOMPUTE_OP) counts the block's
+ * PyTorch matmuls in the order a PyTorch module calls them: Q, K and V
+ * apart for the llama and bert families (Hugging Face's and torchtitan's
+ * modules), one fused QKV matmul for gpt (GPT-2's c_attn, GPT-NeoX's and
+ * Falcon's query_key_value); the output projection; SwiGLU's w1 then w3,
+ * or GeLU's one; the second MLP projection; latent attention as
+ * torchtitan's DeepSeek-V3 (wq_a, wq_b, wkv_a, wkv_b, wo); a MoE router
+ * rerun and not counted, the routed experts' grouped matmuls rerun, the
+ * shared experts counted. The odd-numbered matmuls' outputs are kept
+ * (sac_bytes), the even-numbered rerun; flash attention keeps its output
+ * and log-sum-exp, the unfused core is rerun whole; with sequence
+ * parallelism each row-parallel op's reduce-scatter output (T/t x h) is
+ * kept too; norms, rotary, activations, residual adds, dropout, fp8 casts,
+ * top-k and the permutation are rerun. Llama-3-8B at b = 1, s = 8192, bf16,
+ * t = 1 keeps q, v, w1, w2 and the attention output: 2·(4096 + 1024 +
+ * 14336 + 4096 + 4096)·8192 + 4·32·8192 bytes besides the block's input.
  *
  * Returns 0, TS_EINVALID (a shape size < 1, tp not dividing heads, kv_heads
  * or ffn_hidden evenly, cp not splitting seq_len into cp (causal: 2·cp)
