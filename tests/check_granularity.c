@@ -230,7 +230,7 @@ START_TEST(test_memory_every_level)
 	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
 	    "  seq_len = 2048; iterations = 2; };\n";
 	static const struct {
-		const char *text, *set[3];
+		const char *text, *set[4];
 	} cases[] = {
 	    {base, {"parallel.zero=0"}},
 	    {base, {"parallel.zero=1"}},
@@ -251,6 +251,21 @@ START_TEST(test_memory_every_level)
 	    {base, {"parallel.cp=2", "parallel.zero=1"}},
 	    {moe, {"parallel.ep=2", "parallel.zero=1"}},
 	    {moe, {"parallel.ep=4", "parallel.tp=2", "parallel.zero=3"}},
+	    /* PyTorch's op-level selective checkpointing and torchtitan's
+	     * every-N-th-layer checkpointing */
+	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3", "training.recompute=\"op\""}},
+	    {base,
+	     {"training.framework=\"fsdp\"", "parallel.tp=2", "parallel.sp=true",
+	      "training.recompute=\"op\""}},
+	    {base,
+	     {"training.framework=\"fsdp\"", "parallel.pp=2", "parallel.zero=1",
+	      "training.recompute=\"op\""}},
+	    {base,
+	     {"training.framework=\"fsdp\"", "parallel.pp=2", "training.recompute=\"full\"",
+	      "training.recompute_interval=2"}},
+	    {moe,
+	     {"training.framework=\"fsdp\"", "parallel.ep=4", "parallel.tp=2",
+	      "training.recompute=\"op\""}},
 	};
 	static const enum ts_granularity g[3] = {TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE};
 	struct ts_env env;
@@ -258,9 +273,9 @@ START_TEST(test_memory_every_level)
 	ck_assert_int_eq(env_wrap(cat, &calib, &env, &err), 0);
 	double worst = 0.0;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const char *sets[4] = {"sim.samples=1"};
+		const char *sets[5] = {"sim.samples=1"};
 		size_t ns = 1;
-		while (ns < 4 && cases[i].set[ns - 1])
+		while (ns < 5 && cases[i].set[ns - 1])
 			sets[ns] = cases[i].set[ns - 1], ns++;
 		struct ts_scenario *sc;
 		ck_assert_msg(ts_scenario_load_string(cat, cases[i].text, "mem.cfg", sets, ns, &sc,
