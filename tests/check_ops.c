@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "work/memory.h"
 #include "work/model.h"
 #include "work/ops.h"
 #include "testutil.h"
@@ -290,6 +291,78 @@ START_TEST(flash_saved)
 }
 END_TEST
 
+/* Op-level selective checkpointing (training.recompute = "op"; torchtitan's
+ * policy, torchtitan/distributed/activation_checkpoint.py: save every
+ * matmul's output but every second one, counted per block, and the flash
+ * attention outputs), by hand for Llama-3-8B, b = 1, s = 8192, bf16 (2
+ * bytes), flash, t = 1: h = 4096, q = 32 x 128 = 4096, kv = 8 x 128 = 1024,
+ * f = 14336, T = 8192 tokens. The block's matmuls in call order: 1 wq
+ * (4096 wide) kept, 2 wk (1024) rerun, 3 wv (1024) kept, 4 wo (4096) rerun,
+ * 5 w1 (14336) kept, 6 w3 (14336) rerun, 7 w2 (4096) kept. Kept per token:
+ *   block input 2·4096  =  8,192
+ *   wq          2·4096  =  8,192
+ *   wv          2·1024  =  2,048
+ *   attention   2·4096  =  8,192   (output)
+ *   log-sum-exp 4·32    =    128
+ *   w1          2·14336 = 28,672
+ *   w2          2·4096  =  8,192
+ *   total                 63,616 bytes x 8192 tokens = 521,142,272 bytes
+ * (497 MiB) per layer, against 8192·8192 = 67,108,864 (64 MiB) under full.
+ * Rerun: wk, wo, w3, 2·T·h·(1024 + 4096 + 14336) = 1,305,670,057,984
+ * FLOPs; the flash attention not at all.
+ * With TP 2 and sequence parallelism, per token on a rank: input 4096/2·2
+ * = 4,096, wq 2·2048 = 4,096, wv 2·512 = 1,024, attention 2·2048 + 4·16 =
+ * 4,160, w1 2·7168 = 14,336, w2 (its partial sum over all T) 2·4096 =
+ * 8,192, the two reduce-scatter outputs 2 x 2·4096/2 = 8,192: 44,096 bytes
+ * x 8192 = 361,234,432. */
+START_TEST(op_sac_llama3_8b)
+{
+	struct ts_model m = tu_model("llama3-8b");
+	struct work_shape s = shape(1, 8192, 1, false);
+	s.flash = true;
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&m, &s, ops);
+	double input = 2.0 * 8192.0 * 4096.0;
+	ck_assert(work_activation_bytes(ops, n, input, WORK_RECOMPUTE_OP) == 521142272.0);
+	ck_assert(work_activation_bytes(ops, n, input, WORK_RECOMPUTE_FULL) == 67108864.0);
+	double rerun = 0.0;
+	for (size_t j = 0; j < n; j++)
+		rerun += ops[j].sac_rerun * ops[j].fwd_flops;
+	ck_assert_msg(tu_relerr(rerun, 1305670057984.0) < 1e-12, "%.17g", rerun);
+	ck_assert(find(ops, n, "attn")->sac_rerun == 0.0);
+	ck_assert(find(ops, n, "norm1")->sac_rerun == 1.0 && find(ops, n, "norm1")->sac_bytes == 0);
+	/* qkv: wk of q + k + v = 1024 / 6144 rerun; fc1: w3, half */
+	ck_assert(tu_relerr(find(ops, n, "qkv")->sac_rerun, 1024.0 / 6144.0) < 1e-15);
+	ck_assert(find(ops, n, "fc1")->sac_rerun == 0.5);
+	ck_assert(find(ops, n, "proj")->sac_rerun == 1.0 && find(ops, n, "fc2")->sac_rerun == 0.0);
+
+	s = shape(1, 8192, 2, true);
+	s.flash = true;
+	n = layer(&m, &s, ops);
+	ck_assert(work_activation_bytes(ops, n, input / 2.0, WORK_RECOMPUTE_OP) == 361234432.0);
+}
+END_TEST
+
+/* GPT family: one fused QKV matmul (GPT-2's c_attn), GeLU: GPT-3 1.3B (h
+ * 2048, 16 heads, f 8192), b = 1, s = 2048, flash: 1 qkv kept (3·2048
+ * wide), 2 proj rerun, 3 fc1 kept (8192), 4 fc2 rerun; kept per token: input
+ * 2·2048 = 4,096, qkv 2·6144 = 12,288, attention 2·2048 + 4·16 = 4,160, fc1
+ * 2·8192 = 16,384: 36,928 bytes x 2048 = 75,628,544; the dropout masks
+ * are rerun (regenerated from the saved RNG state). */
+START_TEST(op_sac_gpt_fused_qkv)
+{
+	struct ts_model m = tu_model("gpt3-1.3b");
+	struct work_shape s = shape(1, 2048, 1, false);
+	s.flash = true;
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n = layer(&m, &s, ops);
+	double input = 2.0 * 2048.0 * 2048.0;
+	ck_assert(work_activation_bytes(ops, n, input, WORK_RECOMPUTE_OP) == 75628544.0);
+	ck_assert(find(ops, n, "qkv")->sac_rerun == 0.0 && find(ops, n, "fc1")->sac_rerun == 0.0);
+	ck_assert(find(ops, n, "proj")->sac_rerun == 1.0 && find(ops, n, "fc2")->sac_rerun == 1.0);
+}
+END_TEST
+
 START_TEST(bad_shapes)
 {
 	struct ts_model m = tu_model("gpt3-175b");
@@ -547,6 +620,8 @@ static Suite *suite(void)
 	tcase_add_test(t, gqa_replicates_kv_heads);
 	tcase_add_test(t, head_and_embed_saved);
 	tcase_add_test(t, flash_saved);
+	tcase_add_test(t, op_sac_llama3_8b);
+	tcase_add_test(t, op_sac_gpt_fused_qkv);
 	tcase_add_test(t, bad_shapes);
 	tcase_add_test(t, op_lists_fit);
 	tcase_add_test(t, parallel_block_ops);
