@@ -240,21 +240,20 @@ END_TEST
 #define BAND_PIN_MARGIN 0.05
 
 /* The leave-one-source-out coverage of the 80 % bands as sim/README.md
- * documents it (2026-12-06: bands from leave-one-source-out residuals,
- * measurements_new.csv included), per source with enough rows and pooled:
- * coverage and median half-width in percent. vTrain's rows, predicted with
- * the constants refit without vTrain, fall outside the band the other
- * sources give (gemm_k0 is pinned by vTrain alone); MPT's band is wide
- * from the H100 FSDP rows of the new sources. */
+ * documents it (2026-12-05: bands from leave-one-source-out residuals,
+ * measurements_new.csv included, measured Blackwell and fp8 matmul rates), per source with enough
+ * rows and pooled: coverage and median half-width in percent. vTrain's rows, predicted with the
+ * constants refit without vTrain, fall outside the band the other sources give (gemm_k0 is pinned
+ * by vTrain alone); MPT's band is wide from the H100 FSDP rows of the new sources. */
 static const struct {
 	const char *source;
 	double coverage, half_width;
 } band_pins[] = {
-    {"vtrain", 34.2, 16.5},
+    {"vtrain", 32.5, 14.8},
     {"mpt", 93.2, 21.1},
-    {"vtrain-multi", 88.1, 17.9},
+    {"vtrain-multi", 62.4, 12.0},
 };
-#define BAND_POOLED_PIN 56.6
+#define BAND_POOLED_PIN 50.6
 
 START_TEST(bands_cover)
 {
@@ -379,8 +378,11 @@ START_TEST(bands_cover)
 	       gb_meg->key, gb_meg->err80);
 	ck_assert_str_eq(h_meg->key, "H/multi/megatron");
 	ck_assert(h_fsdp->err80 > 1.5 * h_meg->err80);
-	ck_assert(b_meg->err80 > 1.5 * h_meg->err80);
-	ck_assert(gb_meg->err80 > 1.5 * h_meg->err80);
+	/* Blackwell takes the pooled multi-node Megatron band, wider than H100
+	 * Megatron's but (since the measured Blackwell and fp8 matmul rates of
+	 * 2026-12-05) only by about 13 % (sim/README.md, Bands) */
+	ck_assert(b_meg->err80 > h_meg->err80);
+	ck_assert(gb_meg->err80 > h_meg->err80);
 	ts_free(res, nres * sizeof *res);
 	ts_free(pred, n * sizeof *pred);
 	ts_free(loso, n * sizeof *loso);

@@ -37,8 +37,8 @@ static const struct {
 	size_t rows;
 	double mape, speed_bias;
 } documented[] = {
-    {VAL_MLPERF41, 3, 6.73, +0.70},
-    {VAL_MLPERF50, 12, 10.68, +10.58},
+    {VAL_MLPERF41, 3, 12.95, -6.91},
+    {VAL_MLPERF50, 12, 10.39, +1.64},
     {VAL_IBM_FSDP, 8, 18.38, +15.57},
     {VAL_AUTOMODEL, 6, 30.77, -11.24},
 };
@@ -175,14 +175,14 @@ START_TEST(predictions)
 			failures++;
 		}
 	}
-	/* what the errors say, row by row: the GB200 rows 15-25 % too fast
+	/* what the errors say, row by row: the GB200 rows 5-15 % too fast
 	 * (their time measured over predicted), the FSDP blog's H100 rows too
 	 * fast */
 	for (size_t i = 0; i < nrows; i++) {
 		const struct val_row *r = &rows[i];
 		if (strstr(r->scenario, "type = \"GB200\"")) {
 			double speed = r->measured / pred[i];
-			ck_assert_msg(speed > 1.15 && speed < 1.25, "%s: %.3f x measured speed",
+			ck_assert_msg(speed > 1.05 && speed < 1.15, "%s: %.3f x measured speed",
 				      r->id, speed);
 		}
 		if (r->src == VAL_IBM_FSDP && strstr(r->scenario, "dgx-h100"))
