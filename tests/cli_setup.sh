@@ -14,7 +14,7 @@ printf '#!/bin/sh\nexit 1\n' >"$TMP/stubs/dpkg-query"
 printf '#!/bin/sh\necho 1000\n' >"$TMP/stubs/id"
 printf '#!/bin/sh\nexit 1\n' >"$TMP/stubs/sudo"
 chmod +x "$TMP/stubs/"*
-run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev gnuplot-nox"
+run_pkgs="cmake gcc make pkg-config libgsl-dev libconfig-dev libjansson-dev zlib1g-dev gnuplot-nox"
 checks=$((checks + 1))
 PATH="$TMP/stubs:$PATH" sh "$SRC/cmake/deps.sh" run >/dev/null 2>"$TMP/run.err"
 rc=$?
