@@ -283,6 +283,84 @@ START_TEST(recompute_layers)
 }
 END_TEST
 
+/* PyTorch's op-level selective checkpointing (training.recompute = "op")
+ * and torchtitan's every-N-th-layer checkpointing
+ * (training.recompute_interval): Llama 3 8B on 8 H100, FSDP ZeRO-3, micro-
+ * batch 1, seq 8192, bf16, flash, 16 sequences an iteration. The peak
+ * comes at the loss, every layer's kept tensors held and none remade yet:
+ * 32 layers x 521,142,272 bytes under op (63,616 bytes a token, counted by
+ * hand in check_ops.c, op_sac_llama3_8b) and 32 x 67,108,864 (the blocks'
+ * inputs) under full. op reruns wk, wo and w3: 2·4096·(1024 + 4096 +
+ * 14336) FLOPs a token and layer, x 32 layers x 16 x 8192 tokens =
+ * 668,503,069,687,808 FLOPs an iteration (hardware less model FLOPs).
+ * Every second layer rerun reruns half of full's FLOPs, and holds memory
+ * between full's and none's; an interval of 1 is full. Megatron-LM and
+ * DeepSpeed cannot run either policy: refused, naming the key. */
+START_TEST(op_level_checkpointing)
+{
+	static const char fmt[] =
+	    "model = \"llama3-8b\"; cluster = \"dgx-h100\"; nodes = 1;\n"
+	    "training = { framework = \"%s\"; global_batch = 16; micro_batch = 1;\n"
+	    "  seq_len = 8192; precision = \"bf16\"; attention = \"flash\";\n"
+	    "  recompute = \"%s\"; recompute_interval = %d; iterations = 2; };\n"
+	    "parallel = { zero = 3; };\n";
+	char text[1024];
+	struct ts_result none, op, full, half, one;
+	snprintf(text, sizeof text, fmt, "fsdp", "none", 0);
+	ck_assert_int_eq(run("none", text, &none), 0);
+	snprintf(text, sizeof text, fmt, "fsdp", "op", 0);
+	ck_assert_int_eq(run("op", text, &op), 0);
+	snprintf(text, sizeof text, fmt, "fsdp", "full", 0);
+	ck_assert_int_eq(run("full", text, &full), 0);
+	snprintf(text, sizeof text, fmt, "fsdp", "full", 2);
+	ck_assert_int_eq(run("every second layer", text, &half), 0);
+	snprintf(text, sizeof text, fmt, "fsdp", "full", 1);
+	ck_assert_int_eq(run("every layer", text, &one), 0);
+	ck_assert_msg(tu_relerr(op.mem.activations, 32.0 * 521142272.0) < 1e-12, "%.17g",
+		      op.mem.activations);
+	ck_assert(tu_relerr(full.mem.activations, 32.0 * 67108864.0) < 1e-12);
+	double rec_op = op.hardware_flops_per_iteration - op.model_flops_per_iteration;
+	ck_assert_msg(tu_relerr(rec_op, 668503069687808.0) < 1e-12, "%.17g", rec_op);
+	ck_assert(full.memory_per_gpu_bytes < op.memory_per_gpu_bytes &&
+		  op.memory_per_gpu_bytes < none.memory_per_gpu_bytes);
+	ck_assert(full.iteration_time_s > op.iteration_time_s &&
+		  op.iteration_time_s > none.iteration_time_s);
+	double rec_full = full.hardware_flops_per_iteration - full.model_flops_per_iteration;
+	double rec_half = half.hardware_flops_per_iteration - half.model_flops_per_iteration;
+	ck_assert(tu_relerr(rec_half, rec_full / 2.0) < 1e-12);
+	ck_assert(full.memory_per_gpu_bytes < half.memory_per_gpu_bytes &&
+		  half.memory_per_gpu_bytes < none.memory_per_gpu_bytes);
+	ck_assert(one.memory_per_gpu_bytes == full.memory_per_gpu_bytes &&
+		  one.iteration_time_s == full.iteration_time_s);
+
+	static const struct {
+		const char *fw, *rc;
+		int every, code;
+		const char *key;
+	} bad[] = {
+	    {"megatron", "op", 0, TS_EUNSUPPORTED, "training.recompute"},
+	    {"deepspeed", "op", 0, TS_EUNSUPPORTED, "training.recompute"},
+	    {"deepspeed", "full", 2, TS_EUNSUPPORTED, "training.recompute_interval"},
+	    {"fsdp", "op", 2, TS_EINVALID, "training.recompute_interval"},
+	};
+	struct work_calib k = work_calib_defaults();
+	struct ts_env env;
+	struct ts_error e;
+	ck_assert_int_eq(env_wrap(cat, &k, &env, &e), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct ts_scenario *sc;
+		struct ts_plan *p = NULL;
+		snprintf(text, sizeof text, fmt, bad[i].fw, bad[i].rc, bad[i].every);
+		ck_assert_int_eq(ts_scenario_load_string(cat, text, "sac.cfg", NULL, 0, &sc, &e),
+				 0);
+		ck_assert_int_eq(plan_build(&env, sc, &p, &e), bad[i].code);
+		ck_assert_str_eq(e.key, bad[i].key);
+		ts_scenario_destroy(sc);
+	}
+	env_release(&env);
+}
+END_TEST
+
 /* parallel.reshard_after_forward (FSDP): Llama 3 8B on 8 H100, ZeRO-3,
  * full recompute. Resharding, the weights at the peak are the fp32 shard
  * (4 P / 8 bytes) and a layer or two gathered in bf16; without, every unit
@@ -427,6 +505,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, public_reports);
 	tcase_add_test(tc, korthikanti_through_the_schedule);
 	tcase_add_test(tc, recompute_layers);
+	tcase_add_test(tc, op_level_checkpointing);
 	tcase_add_test(tc, reshard_after_forward);
 	suite_add_tcase(s, tc);
 	return s;
