@@ -137,7 +137,10 @@ END_TEST
  * not ranked, takes its equal's result, and no two ranked rows have the
  * same settings. Without flash (fp32) the three modes differ: 9 rows. A
  * layer-list model is searched with none and full only (selective is the
- * transformer's attention recompute), which differ: 6 rows, no alias. */
+ * transformer's attention recompute), which differ: 6 rows, no alias.
+ * PyTorch FSDP adds PyTorch's op-level checkpointing (op), which differs
+ * from the others: 12 candidates, 3 aliases (selective = none); Megatron-LM
+ * (the cases above) cannot run it, nor a layer list: 6 rows with FSDP. */
 START_TEST(test_same_plan_once)
 {
 	static const struct {
@@ -155,6 +158,14 @@ START_TEST(test_same_plan_once)
 	     9, 0, 1u},
 	    {"model = \"resnet50\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
 	     "gpus_per_node = 1; training = { global_batch = 4; micro_batch = 1; };\n",
+	     6, 0, 1u},
+	    {"model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	     "gpus_per_node = 1; training = { framework = \"fsdp\"; global_batch = 4;\n"
+	     "  micro_batch = 1; seq_len = 2048; };\n",
+	     12, 3, 1u | 2u},
+	    {"model = \"resnet50\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	     "gpus_per_node = 1; training = { framework = \"fsdp\"; global_batch = 4;\n"
+	     "  micro_batch = 1; };\n",
 	     6, 0, 1u},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
