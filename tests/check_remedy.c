@@ -123,12 +123,58 @@ START_TEST(offers_what_fits)
 }
 END_TEST
 
+/* PyTorch's op-level checkpointing sits between selective and full on the
+ * recompute ladder of a PyTorch-native framework: Llama-2-13B with FSDP
+ * ZeRO-3 on a DGX A100 40GB, 4K tokens, recompute "op" keeps 12 GiB of
+ * activations and does not fit (about 41 GiB of 39.6); full keeps the
+ * blocks' inputs only and fits, so "recompute op -> full" is offered, and
+ * fits when run on its own. */
+START_TEST(op_to_full)
+{
+	static const char text[] =
+	    "name = \"13b op\"; model = \"llama2-13b\"; cluster = \"dgx-a100-40gb\"; nodes = 1;\n"
+	    "training = { framework = \"fsdp\"; global_batch = 64; micro_batch = 1; seq_len = "
+	    "4096;\n"
+	    "  recompute = \"op\"; };\n"
+	    "parallel = { zero = 3; };\n";
+	char path[] = "/tmp/check_remedy_XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	struct ts_env env;
+	struct ts_error e;
+	ck_assert_int_eq(env_wrap(cat, &calib, &env, &e), 0);
+	struct ts_result *r = calloc(1, sizeof *r), *x = calloc(1, sizeof *x);
+	ck_assert_int_eq(run_file(&env, path, NULL, 0, r), 0);
+	ck_assert(!r->fits);
+	struct ts_remedies rem;
+	ck_assert_int_eq(remedy_find(&env, path, NULL, 0, r, &rem, &e), 0);
+	bool full = false;
+	for (uint32_t i = 0; i < rem.n; i++)
+		if (!strcmp(rem.r[i].change, "recompute op -> full")) {
+			full = true;
+			ck_assert_str_eq(rem.r[i].set, "training.recompute=\"full\"");
+		}
+	ck_assert(full);
+	const char *set[1] = {"training.recompute=\"full\""};
+	ck_assert_int_eq(run_file(&env, path, set, 1, x), 0);
+	ck_assert(x->fits);
+	free(r);
+	free(x);
+	env_release(&env);
+	remove(path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("remedy");
 	TCase *tc = tu_tcase("core");
 	tu_hw_fixture(tc, &cat, &calib);
 	tcase_add_test(tc, offers_what_fits);
+	tcase_add_test(tc, op_to_full);
 	suite_add_tcase(s, tc);
 	return tu_run(s);
 }
