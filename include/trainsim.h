@@ -675,6 +675,17 @@ TS_API int ts_validate_loso_write(const ts_env *env, enum ts_format format, FILE
  * TS_EUSAGE (JSON), the files' errors, TS_EIO or TS_ENOMEM. */
 TS_API int ts_validate_memory_write(const ts_env *env, enum ts_format format, FILE *out);
 
+/* Group the validation rows of `source` (NULL or "all": every source) into
+ * scaling families (the same model, GPU type, framework and precision at
+ * growing GPU counts), calibrate each on its smallest run (the multi-
+ * constant fit of trainsim calibrate --runs) and write per family the
+ * smallest run, the fitted constants with their 80 % bands, every run's
+ * error with the committed and the fitted constants, the larger runs' mean
+ * absolute error before and after, and why a family was not calibrated.
+ * Text only. Returns 0, TS_EUSAGE (unknown source), the files' errors,
+ * TS_EIO or TS_ENOMEM. */
+TS_API int ts_validate_families_write(const ts_env *env, const char *source, FILE *out);
+
 /* ---- catalogs ----------------------------------------------------------- */
 
 /* Write what the environment offers of `kind`: "gpus", "links", "clusters",

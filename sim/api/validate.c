@@ -9,7 +9,9 @@
 #include "api/api_int.h"
 #include "base/alloc.h"
 #include "plan/env.h"
+#include "report/families.h"
 #include "report/validate.h"
+#include "run/families.h"
 #include "run/loso.h"
 #include "run/memval.h"
 #include "run/validate.h"
@@ -220,5 +222,33 @@ out:
 	if (src)
 		ts_free(src, max * sizeof *src);
 	memval_free(&set);
+	return rc;
+}
+
+int ts_validate_families_write(const ts_env *env, const char *source, FILE *out)
+{
+	if (!source)
+		source = "all";
+	enum val_source one;
+	if (strcmp(source, "all") && !val_source_parse(source, &one)) {
+		char names[512];
+		source_list(names, sizeof names);
+		return api_failf(TS_EUSAGE, "--source", "found \"%s\", expected %s", source, names);
+	}
+	struct ts_error err;
+	ts_error_clear(&err);
+	struct val_row *rows = NULL;
+	size_t n = 0, nf = 0;
+	struct fam_family *fams = NULL;
+	if (val_load_all(env->root, &rows, &n, &err))
+		return api_fail(&err);
+	int rc = 0;
+	if (fam_compute(env->cat, &env->calib, rows, n, source, &fams, &nf, &err))
+		rc = api_fail(&err);
+	else if (report_families_write(rows, fams, nf, out))
+		rc = api_failf(TS_EIO, NULL, "writing the family table failed");
+	if (fams)
+		ts_free(fams, nf * sizeof *fams);
+	val_rows_free(rows, n);
 	return rc;
 }

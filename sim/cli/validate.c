@@ -16,6 +16,7 @@ static void usage(FILE *out)
 		"                         [--bands FILE]\n"
 		"       trainsim validate --loso FILE [--format text|csv]\n"
 		"       trainsim validate --memory [--format text|csv]\n"
+		"       trainsim validate --families [--source SOURCE|all]\n"
 		"\n"
 		"Predict published training measurements (tests/validation/) and print the\n"
 		"prediction, the measurement and the error per row, with the mean absolute\n"
@@ -43,18 +44,24 @@ static void usage(FILE *out)
 		"               (the figure each source read: allocated, reserved or device),\n"
 		"               the fit verdict against what the source reports, errors per\n"
 		"               source and the leave-one-source-out headline\n"
+		"  --families   scaling families instead (the same model, GPU type,\n"
+		"               framework and precision at several GPU counts): each is\n"
+		"               calibrated on its smallest run (gemm_k0, tc_sustain,\n"
+		"               launch_s, as calibrate --runs) and its larger runs are\n"
+		"               predicted with the committed and the fitted constants\n"
 		"\n"
 		"example:\n"
 		"  trainsim validate --source bert\n"
 		"  trainsim validate --source pytorch-blog-fsdp-ibm-2024\n"
-		"  trainsim validate --memory\n");
+		"  trainsim validate --memory\n"
+		"  trainsim validate --families --source bert\n");
 }
 
 int cli_validate(int argc, char **argv)
 {
 	const char *source = "all", *format = "text", *bands = NULL, *loso = NULL;
-	bool fit = false, memory = false;
-	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS, O_MEMORY, O_LOSO };
+	bool fit = false, memory = false, families = false;
+	enum { O_SOURCE = 1, O_FORMAT, O_FIT, O_BANDS, O_MEMORY, O_LOSO, O_FAMILIES };
 	static const struct cli_opt opts[] = {
 	    {O_SOURCE, "--source", NULL, "a source of measurements or all"},
 	    {O_FORMAT, "--format", NULL, "text or csv"},
@@ -62,6 +69,7 @@ int cli_validate(int argc, char **argv)
 	    {O_BANDS, "--bands", NULL, "a file to write the model-error table to"},
 	    {O_MEMORY, "--memory", NULL, NULL},
 	    {O_LOSO, "--loso", NULL, "a file to write the leave-one-source-out table to"},
+	    {O_FAMILIES, "--families", NULL, NULL},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -79,6 +87,8 @@ int cli_validate(int argc, char **argv)
 			bands = v;
 		} else if (id == O_MEMORY) {
 			memory = true;
+		} else if (id == O_FAMILIES) {
+			families = true;
 		} else if (id == O_LOSO) {
 			loso = v;
 		} else {
@@ -121,10 +131,27 @@ int cli_validate(int argc, char **argv)
 				: "--source");
 		return CLI_USAGE;
 	}
+	if (families && (fit || bands || memory || loso || strcmp(format, "text"))) {
+		fprintf(stderr,
+			"trainsim validate: --families: found it with %s, expected it alone "
+			"(or with --source)\n",
+			fit	 ? "--fit"
+			: bands	 ? "--bands"
+			: memory ? "--memory"
+			: loso	 ? "--loso"
+				 : "--format");
+		return CLI_USAGE;
+	}
 	ts_env *env = NULL;
 	int rc = cli_env("validate", NULL, &env);
 	if (rc)
 		return rc;
+	if (families) {
+		if (ts_validate_families_write(env, source, stdout))
+			rc = cli_fail("validate");
+		ts_env_close(env);
+		return rc;
+	}
 	if (memory) {
 		if (ts_validate_memory_write(env, fmt, stdout))
 			rc = cli_fail("validate");
