@@ -34,12 +34,20 @@ int report_families_write(const struct val_row *rows, const struct fam_family *f
 			"catalog", "error", "fitted", "error");
 		for (size_t i = 0; i < x->n; i++) {
 			const struct val_row *r = &rows[x->row[i]];
-			double eb =
-			    isfinite(x->before[i]) ? val_error(r, x->before[i]) : (double)NAN;
-			double ea = isfinite(x->after[i]) ? val_error(r, x->after[i]) : (double)NAN;
-			fprintf(out, "  %-16s %6lld %12.6g %12.6g %+7.2f%% %12.6g %+7.2f%%%s\n",
-				r->id, (long long)r->gpus, r->measured, x->before[i], 100.0 * eb,
-				x->after[i], 100.0 * ea, x->row[i] == x->base ? "  (fit)" : "");
+			char b1[32] = "-", b2[16] = "-", a1[32] = "-", a2[16] = "-";
+			if (isfinite(x->before[i])) {
+				snprintf(b1, sizeof b1, "%.6g", x->before[i]);
+				snprintf(b2, sizeof b2, "%+.2f%%",
+					 100.0 * val_error(r, x->before[i]));
+			}
+			if (isfinite(x->after[i])) {
+				snprintf(a1, sizeof a1, "%.6g", x->after[i]);
+				snprintf(a2, sizeof a2, "%+.2f%%",
+					 100.0 * val_error(r, x->after[i]));
+			}
+			fprintf(out, "  %-16s %6lld %12.6g %12s %8s %12s %8s%s\n", r->id,
+				(long long)r->gpus, r->measured, b1, b2, a1, a2,
+				x->row[i] == x->base ? "  (fit)" : "");
 		}
 		if (x->dropped)
 			fprintf(out, "  (%zu more runs not shown)\n", x->dropped);
