@@ -22,7 +22,15 @@ static void field(const char *text, const char *key, char *out, size_t cap)
 	while (*p == ' ' || *p == '=')
 		p++;
 	size_t k = 0;
-	if (*p == '"') {
+	if (*p == '{') { /* a braced group: up to its closing brace */
+		int depth = 0;
+		do {
+			depth += *p == '{' ? 1 : *p == '}' ? -1 : 0;
+			if (k + 1 < cap)
+				out[k++] = *p;
+			p++;
+		} while (*p && depth > 0);
+	} else if (*p == '"') {
 		p++;
 		while (*p && *p != '"' && k + 1 < cap)
 			out[k++] = *p++;
@@ -35,17 +43,23 @@ static void field(const char *text, const char *key, char *out, size_t cap)
 
 static void family_key(const struct val_row *r, char *out, size_t cap)
 {
-	char model[160], cluster[64], prec[16], fw[24], seq[24];
+	char model[1024], cluster[64], prec[16], fw[24], seq[24];
 	const char *t = strstr(r->scenario, "training");
-	field(r->scenario, "\nmodel", model, sizeof model);
+	/* "model" as a key: at the start of the text or of a line, or after "; " */
+	const char *m = strncmp(r->scenario, "model", 5) ? NULL : r->scenario;
+	if (!m && (m = strstr(r->scenario, "\nmodel")))
+		m++;
+	if (!m && (m = strstr(r->scenario, "; model =")))
+		m += 2;
+	field(m ? m : "", "model", model, sizeof model);
 	field(r->scenario, "cluster", cluster, sizeof cluster);
 	field(r->scenario, "precision", prec, sizeof prec);
 	field(r->scenario, "framework", fw, sizeof fw);
 	/* the training sequence length: BERT's two phases are two families */
 	field(t ? t : r->scenario, "seq_len", seq, sizeof seq);
 	seq[strcspn(seq, "; }")] = '\0';
-	snprintf(out, cap, "%s | %.100s | %s | %s | %s | seq %s", r->source, model, cluster, prec,
-		 fw, seq);
+	snprintf(out, cap, "%s | %.180s | %.40s | %s | %s | seq %s", r->source, model, cluster,
+		 prec, fw, seq);
 }
 
 /* The measured figure of row r as calibfit_runs takes it: metric 0

@@ -22,7 +22,7 @@
 
 /* One family. Plain record. */
 struct fam_family {
-	char key[256];			 /* "source | model | cluster | precision | framework" */
+	char key[512];			 /* "source | model | cluster | precision | framework" */
 	size_t base;			 /* index into the rows of the smallest modelled run */
 	size_t n;			 /* runs of the family, base among them */
 	size_t row[FAM_MEMBERS_MAX];	 /* indices into the rows, by GPUs */
