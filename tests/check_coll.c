@@ -718,7 +718,10 @@ static const char *p3dn_with(const char *fabric, char *buf, size_t n)
  * the NIC, which then sets busbw at 0.54 x 12.5 GB/s (eth-100g). 1 GiB,
  * ring Simple, 16 GPUs on 2 nodes: the latency term (about 0.4 ms of 0.3-3
  * s) stays under 0.2 %. Field report 15 (horovod#2581): nload saw about 10
- * Gbit/s of the 100 Gbit/s NIC. */
+ * Gbit/s of the 100 Gbit/s NIC. Without a cloud limit a flow still carries
+ * at most one kernel TCP stream of the host, links.cfg's flow_cap of the
+ * NIC's type (15 Gbit/s for eth-100g, ESnet's single-stream low end), and a
+ * cloud limit above it leaves it so. */
 START_TEST(socket_flow_cap_closed_form)
 {
 	static const struct {
@@ -733,6 +736,13 @@ START_TEST(socket_flow_cap_closed_form)
 	    {"fabric = { topology = \"switch\"; flow_cap = \"10 Gbit/s\"; socket_threads = 2; "
 	     "socks_per_thread = 8; };",
 	     0.54 * 12.5e9},
+	    /* no cloud limit: one kernel TCP stream of the host, eth-100g's
+	     * flow_cap 15 Gbit/s (links.cfg) = 1.875 GB/s, not the NIC's 6.75 */
+	    {"fabric = { topology = \"switch\"; };", 1.875e9},
+	    /* a cloud limit above the host's stream: the lower of the two */
+	    {"fabric = { topology = \"switch\"; flow_cap = \"20 Gbit/s\"; };", 1.875e9},
+	    /* 4 sockets x 15 Gbit/s = 7.5 GB/s: the NIC's 0.54 x 12.5 GB/s again */
+	    {"fabric = { topology = \"switch\"; socket_threads = 4; };", 0.54 * 12.5e9},
 	};
 	double bytes = 1073741824.0;
 	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {

@@ -107,8 +107,8 @@ enum {
 };
 static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw",	 "hbm_eff",
 					   "sms",  "tdp",      "flash_eff", "power_min", NULL};
-enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_NSRC };
-static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", NULL};
+enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_FLOW_CAP /* optional */, LINK_NSRC };
+static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", "flow_cap", NULL};
 
 /* Where an entry was defined and the source of each of its numbers. */
 struct entry_meta {
@@ -322,8 +322,8 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const char *file,
 		      uint32_t fidx, const char *path, struct ts_error *err)
 {
-	static const char *const keys[] = {"name",   "bandwidth", "latency", "efficiency",
-					   "source", "sources",	  NULL};
+	static const char *const keys[] = {"name",     "bandwidth", "latency", "efficiency",
+					   "flow_cap", "source",    "sources", NULL};
 	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
@@ -347,11 +347,13 @@ static int parse_link(struct hw_catalog *cat, const config_setting_t *e, const c
 				 path, err)) ||
 	    (rc = cfg_get_number(e, "efficiency", TS_UNIT_COUNT_, true, CFG_POSITIVE, 1.0,
 				 &l->efficiency, file, path, err)) ||
+	    (rc = cfg_get_number(e, "flow_cap", TS_UNIT_BANDWIDTH, false, CFG_POSITIVE, INFINITY,
+				 &l->flow_cap_Bps, file, path, err)) < 0 ||
 	    (rc =
 		 cfg_get_string(e, "source", true, l->source, sizeof l->source, file, path, err)) ||
 	    (rc = hw_cfg_link_bounds(e, l->bw_Bps, l->lat_s, l->efficiency, file, path, err)))
 		return rc;
-	return parse_sources(e, link_src_keys, LINK_NSRC, m->src, file, path, err);
+	return parse_sources(e, link_src_keys, LINK_FLOW_CAP, m->src, file, path, err);
 }
 
 static int parse_list(struct hw_catalog *cat, const config_setting_t *list, bool gpu,

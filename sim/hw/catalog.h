@@ -38,11 +38,14 @@ struct hw_gpu_type {
 
 /* A link type (per direction). Plain record. */
 struct hw_link_type {
-	char name[48];	   /* "nvlink3", "pcie4-x16", "ib-hdr", "eth-10g" */
-	double bw_Bps;	   /* line rate per direction, bytes/s */
-	double efficiency; /* achievable fraction of line rate, 0..1 */
-	double lat_s;	   /* one-way latency of one hop, s */
-	char source[512];  /* where the numbers come from */
+	char name[48];	     /* "nvlink3", "pcie4-x16", "ib-hdr", "eth-10g" */
+	double bw_Bps;	     /* line rate per direction, bytes/s */
+	double efficiency;   /* achievable fraction of line rate, 0..1 */
+	double lat_s;	     /* one-way latency of one hop, s */
+	double flow_cap_Bps; /* bytes/s one TCP flow of NCCL's socket transport carries on
+			      * this link when nothing else limits it (the host's kernel TCP
+			      * stack: one core per stream); 0 = not a socket link */
+	char source[512];    /* where the numbers come from */
 };
 
 struct hw_catalog;

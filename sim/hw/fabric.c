@@ -273,7 +273,13 @@ int hw_fabric_plan(struct hw_fabric *fb, const struct hw_fabric_spec *fs,
 	fb->routing = fs->routing < 0 ? HW_ROUTE_DMODK : fs->routing;
 	fb->seed = fs->has_seed ? fs->seed : 1;
 	fb->sharp = fs->sharp;
-	fb->flow_cap = fs->flow_cap;
+	/* What one TCP flow carries: the cloud's per-flow limit (fabric.flow_cap)
+	 * and the host's, one kernel TCP stream (links.cfg flow_cap of the NIC's
+	 * link type), whichever is lower; 0 when neither applies (RDMA) */
+	double host_cap =
+	    nic_type < hw_catalog_nlinks(cat) ? hw_catalog_link(cat, nic_type)->flow_cap_Bps : 0.0;
+	fb->flow_cap = fs->flow_cap > 0.0 && host_cap > 0.0 ? fmin(fs->flow_cap, host_cap)
+							    : fmax(fs->flow_cap, host_cap);
 	fb->sockets = (fs->socket_threads ? fs->socket_threads : 1) *
 		      (fs->socks_per_thread ? fs->socks_per_thread : 1);
 	fb->symmetric = true;
