@@ -465,7 +465,8 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 /* Hash of the --dump-config text of sc: the first line (which names the
  * file) left out and each "  # where" comment cut, so that moving the base
  * or adding a comment to it keeps the digest; comment lines (the resolved
- * cluster) kept whole. sim.max_memory is left out: its default is half of
+ * cluster) kept whole but a closing "(/absolute/path)", so that the same
+ * sweep in another clone has the same digest. sim.max_memory is left out: its default is half of
  * the machine's memory, and it decides only whether a point may run, never
  * the figures of a row, so a sweep resumed on another machine keeps its
  * rows. */
@@ -487,6 +488,13 @@ static int hash_dump(const struct ts_scenario *sc, uint64_t *h)
 			if (*p != '#') {
 				char *c = strstr(p, "  # ");
 				if (c && c < p + n)
+					n = (size_t)(c - p);
+			} else {
+				/* a catalog file's absolute path, "(/dir/x.cfg)" at
+				 * the end of a comment line, depends on where the
+				 * tree lives, not on what the rows are */
+				char *c = strstr(p, " (/");
+				if (c && c < p + n && p[n - 1] == ')')
 					n = (size_t)(c - p);
 			}
 			*h = hash_fnv1a(*h, p, n);
