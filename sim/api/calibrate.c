@@ -12,7 +12,7 @@
 #include "base/alloc.h"
 #include "base/csv.h"
 #include "io/kineto.h"
-#include "sweep/calibfit.h"
+#include "run/calibfit.h"
 #include "base/units.h"
 #include "io/calibcfg.h"
 #include "io/nccltests.h"

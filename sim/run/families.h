@@ -13,7 +13,7 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "run/validate.h"
-#include "sweep/calibfit.h"
+#include "run/calibfit.h"
 #include "work/compute.h"
 
 /* Most runs of one family kept (larger families are cut, the rest named

@@ -43,7 +43,7 @@
 #include "hw/cluster.h"
 #include "plan/env.h"
 #include "run/run.h"
-#include "sweep/calibfit.h"
+#include "run/calibfit.h"
 
 #define Z80 1.2816
 #define PRIOR_SIGMA 1.0

@@ -4,8 +4,8 @@
  * runs; a nonlinear least-squares fit with a band for each constant and
  * the residual, refused only when the data contradict the model.
  * SPDX-License-Identifier: MIT */
-#ifndef TS_SWEEP_CALIBFIT_H
-#define TS_SWEEP_CALIBFIT_H
+#ifndef TS_RUN_CALIBFIT_H
+#define TS_RUN_CALIBFIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
