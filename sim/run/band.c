@@ -41,9 +41,10 @@ struct ts_band band_combine(struct ts_band s, double err80)
 	return (struct ts_band){s.p50 * exp(-w), s.p50, s.p50 * exp(w)};
 }
 
-void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_err80)
+/* The band of every time-derived figure of out: its run-to-run spread
+ * combined with the model error e (log units) */
+static void band_time_figures(struct ts_result *out, double e)
 {
-	double e = rg ? rg->err80 : 0.0;
 	const struct ts_bands *s = &out->spread;
 	struct ts_bands *b = &out->band;
 	b->iteration_time_s = band_combine(s->iteration_time_s, e);
@@ -54,7 +55,13 @@ void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_
 	b->time_to_train_s = band_combine(s->time_to_train_s, e);
 	b->cost_usd = band_combine(s->cost_usd, e);
 	b->gpu_energy_kwh = band_combine(s->gpu_energy_kwh, e);
-	b->memory_per_gpu_bytes = band_combine(s->memory_per_gpu_bytes, mem_err80);
+}
+
+void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_err80)
+{
+	double e = rg ? rg->err80 : 0.0;
+	band_time_figures(out, e);
+	out->band.memory_per_gpu_bytes = band_combine(out->spread.memory_per_gpu_bytes, mem_err80);
 	snprintf(out->band_regime, sizeof out->band_regime, "%s", rg ? rg->key : "none");
 	out->band_time_error = e;
 }
@@ -69,16 +76,7 @@ void band_calibrated(struct ts_result *out, double before, double after)
 	double e2 = BAND_Z * sqrt(v);
 	if (e2 > e && e > 0.0)
 		e2 = e;
-	const struct ts_bands *s = &out->spread;
-	struct ts_bands *b = &out->band;
-	b->iteration_time_s = band_combine(s->iteration_time_s, e2);
-	b->samples_per_s = band_combine(s->samples_per_s, e2);
-	b->tokens_per_s = band_combine(s->tokens_per_s, e2);
-	b->tflops_per_gpu = band_combine(s->tflops_per_gpu, e2);
-	b->mfu = band_combine(s->mfu, e2);
-	b->time_to_train_s = band_combine(s->time_to_train_s, e2);
-	b->cost_usd = band_combine(s->cost_usd, e2);
-	b->gpu_energy_kwh = band_combine(s->gpu_energy_kwh, e2);
+	band_time_figures(out, e2);
 	out->calib_band_before = e;
 	out->band_time_error = e2;
 }
