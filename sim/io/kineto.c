@@ -448,7 +448,8 @@ static int second_pass(struct parse *p, const json_t *ev)
 		p->spans[p->ns++] = (struct span){ts, ts + dur, it};
 	}
 	/* busy time: the union of each iteration's kernel intervals */
-	qsort(p->spans, p->ns, sizeof *p->spans, cmp_span);
+	if (p->ns > 0) /* spans is NULL until a kernel is seen */
+		qsort(p->spans, p->ns, sizeof *p->spans, cmp_span);
 	for (size_t i = 0; i < p->ns;) {
 		int32_t it = p->spans[i].iter;
 		double a = p->spans[i].a, b = p->spans[i].b, busy = 0.0;
