@@ -16,6 +16,7 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "io/sweepcfg.h"
+#include "report/sweeprow.h"
 #include "sweep/sweep.h"
 #include "testutil.h"
 #include "work/compute.h"
@@ -195,10 +196,11 @@ static void output(char *path, size_t n, const struct sweep_spec *sp, const stru
 		ck_assert_int_eq(sweep_digest_text(d, dig, sizeof dig), 0);
 	if (old)
 		fprintf(f, "# trainsim sweep digest: %s\n", dig);
-	ck_assert_int_eq(sweep_csv_header(sp, buf, sizeof buf), 0);
+	ck_assert_int_eq(sweep_csv_header(sp, &report_sweep_cols, buf, sizeof buf), 0);
 	fputs(buf, f);
 	for (size_t i = 0; i < rows; i++) {
-		ck_assert_int_eq(sweep_point_row(sp, cat, &calib, i, dig, buf, sizeof buf, NULL),
+		ck_assert_int_eq(sweep_point_row(sp, &report_sweep_cols, cat, &calib, i, dig, buf,
+						 sizeof buf, NULL),
 				 0);
 		fputs(buf, f);
 	}
@@ -217,7 +219,8 @@ START_TEST(resume_same_setup_only)
 	long keep;
 	/* the same setup: one row kept */
 	output(path, sizeof path, sp, &d, 1, false);
-	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_int_eq(sweep_resume_scan(sp, &report_sweep_cols, path, &d, &done, &keep, &err),
+			 0);
 	ck_assert_uint_eq(done, 1);
 	ck_assert_int_gt(keep, 0);
 	/* this run with another base, calibration or version than the rows':
@@ -233,8 +236,9 @@ START_TEST(resume_same_setup_only)
 			other.calib ^= 1;
 		else
 			snprintf(other.version, sizeof other.version, "0.0.0-old");
-		ck_assert_int_eq(sweep_resume_scan(sp, path, &other, &done, &keep, &err),
-				 TS_EINVALID);
+		ck_assert_int_eq(
+		    sweep_resume_scan(sp, &report_sweep_cols, path, &other, &done, &keep, &err),
+		    TS_EINVALID);
 		ck_assert_int_eq(err.line, 2);
 		ck_assert_msg(strstr(err.msg, want[k]) != NULL, "%s", err.msg);
 		ck_assert_ptr_nonnull(strstr(err.msg, "--resume --force starts over"));
@@ -242,26 +246,31 @@ START_TEST(resume_same_setup_only)
 	unlink(path);
 	/* no digest: refused when one is expected, read as before when not */
 	output(path, sizeof path, sp, NULL, 2, false);
-	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), TS_EINVALID);
+	ck_assert_int_eq(sweep_resume_scan(sp, &report_sweep_cols, path, &d, &done, &keep, &err),
+			 TS_EINVALID);
 	ck_assert_ptr_nonnull(strstr(err.msg, "found a damaged digest"));
-	ck_assert_int_eq(sweep_resume_scan(sp, path, NULL, &done, &keep, &err), 0);
+	ck_assert_int_eq(sweep_resume_scan(sp, &report_sweep_cols, path, NULL, &done, &keep, &err),
+			 0);
 	ck_assert_uint_eq(done, 2);
 	unlink(path);
 	/* the digest line above the header of old: refused, saying so */
 	output(path, sizeof path, sp, &d, 2, true);
-	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), TS_EINVALID);
+	ck_assert_int_eq(sweep_resume_scan(sp, &report_sweep_cols, path, &d, &done, &keep, &err),
+			 TS_EINVALID);
 	ck_assert_int_eq(err.line, 1);
 	ck_assert_msg(strstr(err.msg, "the column sweep_digest"), "%s", err.msg);
 	unlink(path);
 	/* a header alone: nothing to keep, the header stays */
 	output(path, sizeof path, sp, &d, 0, false);
-	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_int_eq(sweep_resume_scan(sp, &report_sweep_cols, path, &d, &done, &keep, &err),
+			 0);
 	ck_assert_uint_eq(done, 0);
 	unlink(path);
 	/* killed inside the header: started afresh, not taken for another sweep */
 	output(path, sizeof path, sp, &d, 0, false);
 	ck_assert_int_eq(truncate(path, 120), 0);
-	ck_assert_int_eq(sweep_resume_scan(sp, path, &d, &done, &keep, &err), 0);
+	ck_assert_int_eq(sweep_resume_scan(sp, &report_sweep_cols, path, &d, &done, &keep, &err),
+			 0);
 	ck_assert_uint_eq(done, 0);
 	ck_assert_int_eq(keep, 0);
 	unlink(path);

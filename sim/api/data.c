@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "io/scenario.h"
 #include "plan/env.h"
+#include "report/sweeprow.h"
 #include "sweep/sweep.h"
 
 /* The stream and the storage open_memstream keeps up to date. */
@@ -98,14 +99,15 @@ int ts_sweep_write(const ts_sweep *sw, int threads, FILE *out)
 	char *head = ts_malloc(SWEEP_ROW_MAX);
 	if (!head)
 		return api_failf(TS_ENOMEM, NULL, "out of memory");
-	int rc = sweep_csv_header(sw->sp, head, SWEEP_ROW_MAX);
+	int rc = sweep_csv_header(sw->sp, &report_sweep_cols, head, SWEEP_ROW_MAX);
 	if (!rc && fputs(head, out) == EOF)
 		rc = TS_EIO;
 	ts_free(head, SWEEP_ROW_MAX);
 	if (rc)
 		return api_failf(rc == TS_ELIMIT ? TS_ELIMIT : TS_EIO, NULL,
 				 "writing the sweep's header failed");
-	return sweep_run_env(sw->sp, sw->env, sw->sp->shard_k, threads, out, NULL, NULL, &err)
+	return sweep_run_env(sw->sp, &report_sweep_cols, sw->env, sw->sp->shard_k, threads, out,
+			     NULL, NULL, &err)
 		   ? api_fail(&err)
 		   : 0;
 }

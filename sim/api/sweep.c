@@ -10,6 +10,7 @@
 #include "io/sweepcfg.h"
 #include "plan/env.h"
 #include "report/outfile.h"
+#include "report/sweeprow.h"
 #include "sweep/merge.h"
 #include "sweep/sweep.h"
 
@@ -90,8 +91,8 @@ static int write_head(const ts_sweep *sw, FILE *out, struct ts_error *err)
 	int rc = 0;
 	if (!head)
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	else if (sweep_csv_header(sw->sp, head, SWEEP_ROW_MAX) || fputs(head, out) == EOF ||
-		 fflush(out))
+	else if (sweep_csv_header(sw->sp, &report_sweep_cols, head, SWEEP_ROW_MAX) ||
+		 fputs(head, out) == EOF || fflush(out))
 		rc = TS_EIO;
 	ts_free(head, SWEEP_ROW_MAX);
 	return rc;
@@ -121,7 +122,8 @@ int ts_sweep_output_open(const ts_sweep *sw, const char *path, bool resume, ts_o
 	if (sweep_digest(sw->sp, sw->env->cat, &sw->env->calib, sw->env->calib_path, &dg, &err) ||
 	    (sweep_digest_bands(&dg, sw->env->bands), false) ||
 	    outfile_open_locked(path, "-o", &of, &err) ||
-	    (resume && sweep_resume_scan(sw->sp, path, &dg, first, &keep, &err)) ||
+	    (resume &&
+	     sweep_resume_scan(sw->sp, &report_sweep_cols, path, &dg, first, &keep, &err)) ||
 	    outfile_truncate(of, keep, &err))
 		goto fail;
 	if (!keep && (rc = write_head(sw, outfile_stream(of), &err))) {
@@ -143,7 +145,8 @@ int ts_sweep_run(const ts_sweep *sw, size_t first, int threads, FILE *out, ts_pr
 {
 	struct ts_error err;
 	ts_error_clear(&err);
-	if (sweep_run_env(sw->sp, sw->env, first, threads, out, progress, user, &err))
+	if (sweep_run_env(sw->sp, &report_sweep_cols, sw->env, first, threads, out, progress, user,
+			  &err))
 		return api_fail(&err);
 	return 0;
 }

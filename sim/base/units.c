@@ -223,3 +223,23 @@ char *ts_units_format_num(char *buf, size_t n, const char *fmt, double v)
 #pragma GCC diagnostic pop
 	return buf;
 }
+
+char *ts_units_format_duration(double s, char *buf, size_t n)
+{
+	if (!isfinite(s))
+		snprintf(buf, n, TS_UNITS_NA);
+	else if (s == 0.0)
+		snprintf(buf, n, "0 s");
+	else if (s < 0.0) {
+		buf[0] = '-';
+		ts_units_format(-s, TS_UNIT_TIME, buf + 1, n - 1);
+	} else if (s < 120.0)
+		ts_units_format(s, TS_UNIT_TIME, buf, n);
+	else if (s < 7200.0)
+		ts_units_format_num(buf, n, "%.1f min", s / 60.0);
+	else if (s < 172800.0)
+		ts_units_format_num(buf, n, "%.1f h", s / 3600.0);
+	else
+		ts_units_format_num(buf, n, "%.1f days", s / 86400.0);
+	return buf;
+}

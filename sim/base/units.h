@@ -39,6 +39,14 @@ char *ts_units_format(double v, enum ts_unit_kind kind, char *buf, size_t n);
  * prints as TS_UNITS_NA. Returns buf. */
 char *ts_units_format_num(char *buf, size_t n, const char *fmt, double v);
 
+/* A duration s (seconds) in the unit people use for it into buf: below
+ * two minutes as ts_units_format of a time ("12.3 s", "640 ms", a negative
+ * one with its sign, "0 s"), then "%.1f min" below two hours, "%.1f h"
+ * below two days and "%.1f days"; TS_UNITS_NA when not finite. The text
+ * reports' durations (report_fmt) and the advice's messages share it.
+ * Returns buf. */
+char *ts_units_format_duration(double s, char *buf, size_t n);
+
 /* What a value that is not finite prints as. */
 #define TS_UNITS_NA "n/a (not finite)"
 

@@ -601,13 +601,7 @@ static const char *fmt_time(char *buf, size_t n, double s)
 /* A long duration in the unit people use for it. */
 static const char *fmt_duration(char *buf, size_t n, double s)
 {
-	if (!isfinite(s) || s < 120.0)
-		return fmt_time(buf, n, s);
-	if (s < 7200.0)
-		return ts_units_format_num(buf, n, "%.1f min", s / 60.0);
-	if (s < 172800.0)
-		return ts_units_format_num(buf, n, "%.1f h", s / 3600.0);
-	return ts_units_format_num(buf, n, "%.1f days", s / 86400.0);
+	return ts_units_format_duration(s, buf, n);
 }
 
 static const char *fmt_gib(char *buf, size_t n, double bytes)

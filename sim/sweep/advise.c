@@ -36,8 +36,8 @@
 
 #include "base/alloc.h"
 #include "base/cfg.h"
+#include "base/units.h"
 #include "plan/plan.h"
-#include "report/report.h"
 #include "sweep/advise.h"
 
 /* ---- the catalog -------------------------------------------------------- */
@@ -593,7 +593,7 @@ void advise_money(char *b, size_t n, double v)
 
 void advise_duration(char *b, size_t n, double s)
 {
-	report_fmt(b, n, RQ_DURATION, s);
+	ts_units_format_duration(s, b, n);
 }
 
 /* The constraints option o misses (ask a, type t, loader cores per node

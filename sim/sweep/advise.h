@@ -171,7 +171,7 @@ void advise_band(const struct ts_result *r, const char *key, double *lo, double 
 void advise_money(char *b, size_t n, double v);
 
 /* Duration s (seconds) as the advice prints it everywhere, in the unit that
- * fits (report_fmt RQ_DURATION: "12.3 s", "35.2 min", "30.0 h", "59.9
+ * fits (ts_units_format_duration, as report_fmt RQ_DURATION: "12.3 s", "35.2 min", "30.0 h", "59.9
  * days"), into b (size n). */
 void advise_duration(char *b, size_t n, double s);
 

@@ -33,7 +33,6 @@
 #include "base/csv.h"
 #include "base/file.h"
 #include "plan/plan.h"
-#include "report/report.h"
 #include "run/run.h"
 #include "sweep/sweep.h"
 
@@ -173,26 +172,34 @@ static void axis_keys(const struct sweep_spec *sp, struct axis_keys *k)
 		k->key[a] = sp->axes[a].key;
 }
 
+/* The result columns' header, written by the row writer. */
+struct head_arg {
+	const struct sweep_cols *cols;
+	const struct axis_keys *k;
+};
+
 static int print_header(const void *arg, FILE *f)
 {
-	const struct axis_keys *k = arg;
-	return report_csv_header(f, k->key, k->n);
+	const struct head_arg *a = arg;
+	return a->cols->header(f, a->k->key, a->k->n);
 }
 
 /* One point's result, its scenario and the columns left out. */
 struct row_arg {
+	const struct sweep_cols *cols;
 	const struct ts_result *r;
-	const json_t *scenario;
+	const struct ts_scenario *sc;
 	const struct axis_keys *k;
 };
 
 static int print_row(const void *arg, FILE *f)
 {
 	const struct row_arg *a = arg;
-	return report_csv_row(a->r, a->scenario, a->k->key, a->k->n, f);
+	return a->cols->row(f, a->r, a->sc, a->k->key, a->k->n);
 }
 
-int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
+int sweep_csv_header(const struct sweep_spec *sp, const struct sweep_cols *cols, char *buf,
+		     size_t n)
 {
 	size_t off = 0;
 	int rc = csv_field(buf, n, &off, "point", false);
@@ -204,8 +211,9 @@ int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
 		rc = csv_field(buf, n, &off, "", true); /* the comma before the result columns */
 	struct axis_keys k;
 	axis_keys(sp, &k);
+	struct head_arg ha = {cols, &k};
 	if (!rc)
-		rc = capture(buf, n, &off, print_header, &k);
+		rc = capture(buf, n, &off, print_header, &ha);
 	if (!rc)
 		rc = end_row(buf, n, &off, "sweep_digest");
 	return rc;
@@ -216,6 +224,7 @@ int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n)
  * same dataset and model family plan with it and read nothing). */
 struct sweep_base {
 	const struct ts_env *env;
+	const struct sweep_cols *cols; /* the writer of the result columns */
 	bool have_input;
 	struct data_input input;
 	char dataset[sizeof((struct ts_data *)0)->dataset];
@@ -262,15 +271,13 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	struct ts_result r;
 	char idx[32], msg[1400], status[1500];
 	ts_error_clear(&err);
-	json_t *tree = NULL;
 	int prc = sweep_point_load(sp, sb->env->cat, i, &sc, &err);
 	if (!prc)
 		prc = point_run(sb, sc, ar, &r, &err);
-	if (!prc && !(tree = report_scenario_tree(sc)))
-		prc = TS_ENOMEM;
-	ts_scenario_destroy(sc);
-	if (prc == TS_ENOMEM)
+	if (prc == TS_ENOMEM) {
+		ts_scenario_destroy(sc);
 		return TS_ENOMEM;
+	}
 	if (prc)
 		snprintf(status, sizeof status, "invalid: %s",
 			 ts_error_format(&err, msg, sizeof msg));
@@ -285,13 +292,14 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	if (!rc)
 		rc = csv_field(buf, n, &off, status, true);
 	if (rc) {
-		json_decref(tree);
+		ts_scenario_destroy(sc);
 		return rc;
 	}
 	struct axis_keys k;
 	axis_keys(sp, &k);
 	if (prc) {
-		size_t cols = report_csv_ncols_skip(k.key, k.n);
+		ts_scenario_destroy(sc);
+		size_t cols = sb->cols->ncols(k.key, k.n);
 		if (off + cols + 2 >= n)
 			return TS_ELIMIT;
 		memset(buf + off, ',', cols);
@@ -306,15 +314,15 @@ static int point_row(const struct sweep_spec *sp, const struct sweep_base *sb, s
 	buf[off] = '\0';
 	if (res)
 		*res = r;
-	struct row_arg ra = {&r, tree, &k};
+	struct row_arg ra = {sb->cols, &r, sc, &k};
 	rc = capture(buf, n, &off, print_row, &ra);
-	json_decref(tree);
+	ts_scenario_destroy(sc);
 	return rc ? rc : end_row(buf, n, &off, sb->digest ? sb->digest : "");
 }
 
-int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		    const struct work_calib *calib, size_t i, const char *digest, char *buf,
-		    size_t n, struct ts_result *res)
+int sweep_point_row(const struct sweep_spec *sp, const struct sweep_cols *cols,
+		    const struct hw_catalog *cat, const struct work_calib *calib, size_t i,
+		    const char *digest, char *buf, size_t n, struct ts_result *res)
 {
 	struct ts_env env;
 	struct ts_error err;
@@ -322,7 +330,7 @@ int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
 		env_release(&env);
 		return err.code == TS_ENOMEM ? TS_ENOMEM : TS_EIO;
 	}
-	struct sweep_base sb = {.env = &env, .digest = digest};
+	struct sweep_base sb = {.env = &env, .cols = cols, .digest = digest};
 	int rc = point_row(sp, &sb, NULL, i, buf, n, res);
 	env_release(&env);
 	return rc;
@@ -335,20 +343,21 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
-	      const struct work_calib *calib, size_t first, int threads, FILE *out,
-	      sweep_progress_fn progress, void *ud, struct ts_error *err)
+int sweep_run(const struct sweep_spec *sp, const struct sweep_cols *cols,
+	      const struct hw_catalog *cat, const struct work_calib *calib, size_t first,
+	      int threads, FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err)
 {
 	struct ts_env env;
 	int rc = env_wrap(cat, calib, &env, err);
 	if (!rc)
-		rc = sweep_run_env(sp, &env, first, threads, out, progress, ud, err);
+		rc = sweep_run_env(sp, cols, &env, first, threads, out, progress, ud, err);
 	env_release(&env);
 	return rc;
 }
 
-int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t first, int threads,
-		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err)
+int sweep_run_env(const struct sweep_spec *sp, const struct sweep_cols *cols,
+		  const struct ts_env *env, size_t first, int threads, FILE *out,
+		  sweep_progress_fn progress, void *ud, struct ts_error *err)
 {
 	/* the points run: from, from + step, ... below n (step > 1 for one part
 	 * of a sharded sweep); k counts them, in the order they are written */
@@ -363,7 +372,7 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
 	if (sweep_digest_text(&dg, digest, sizeof digest))
 		return ts_error_set(err, TS_ELIMIT, NULL, 0, NULL,
 				    "the sweep's digest is too long");
-	struct sweep_base sb = {.env = env, .digest = digest};
+	struct sweep_base sb = {.env = env, .cols = cols, .digest = digest};
 	if (from < n)
 		base_input(sp, (size_t)from, &sb);
 	size_t cnt = n > from ? (size_t)((n - from + step - 1) / step) : 0;
@@ -703,8 +712,8 @@ static int digest_differs(const struct sweep_spec *sp, const char *path, const c
 			    why[0] ? why : "their setup");
 }
 
-int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
-		      size_t *done, long *keep, struct ts_error *err)
+int sweep_resume_scan(const struct sweep_spec *sp, const struct sweep_cols *cols, const char *path,
+		      const struct sweep_digest *d, size_t *done, long *keep, struct ts_error *err)
 {
 	*done = 0;
 	*keep = 0;
@@ -719,7 +728,7 @@ int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struc
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
-	if ((rc = sweep_csv_header(sp, head, SWEEP_ROW_MAX))) {
+	if ((rc = sweep_csv_header(sp, cols, head, SWEEP_ROW_MAX))) {
 		rc = ts_error_set(err, rc, sp->file, 0, NULL, "the CSV header is too long");
 		goto out;
 	}

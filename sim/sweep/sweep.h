@@ -20,6 +20,24 @@
 /* Longest CSV row of one point, bytes. */
 #define SWEEP_ROW_MAX 16384
 
+/* The writer of a row's result columns. sweep/ lays out the fields that
+ * are its own (the point, the axis values, the status, the digest) and
+ * leaves the result's columns to the layer above (report/, which knows
+ * the list of a result's fields): each function writes to f, `skip` being
+ * the scenario keys the row leaves out (the axes, which have their own
+ * columns). The functions are called from several OpenMP threads at once
+ * and must keep no state. */
+struct sweep_cols {
+	/* the result columns' header line, ending in "\n"; 0 or TS_EIO */
+	int (*header)(FILE *f, const char *const *skip, size_t nskip);
+	/* the result r of scenario sc (the point as loaded) as one line under
+	 * that header, ending in "\n"; 0, TS_ENOMEM or TS_EIO */
+	int (*row)(FILE *f, const struct ts_result *r, const struct ts_scenario *sc,
+		   const char *const *skip, size_t nskip);
+	/* the number of fields of that header and of every row */
+	size_t (*ncols)(const char *const *skip, size_t nskip);
+};
+
 /* Seed of the random streams of point i of a sweep whose scenario seed is
  * `seed`: splitmix64 of seed ^ (i x golden ratio), so points get unrelated
  * streams that do not depend on which thread runs them (STYLE.md, "Parallel
@@ -43,21 +61,21 @@ int sweep_point_load(const struct sweep_spec *sp, const struct hw_catalog *cat, 
 int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat, struct ts_error *err);
 
 /* Write the CSV header into buf (size n, NUL-terminated, ending in "\n"):
- * "point", the axis keys, "status", then the columns of
- * report_result_csv_header, and last "sweep_digest" (the digest of what
- * made the row: sweep_digest_text). Returns 0, TS_ELIMIT (too long) or
- * TS_EIO. */
-int sweep_csv_header(const struct sweep_spec *sp, char *buf, size_t n);
+ * "point", the axis keys, "status", then the result columns of cols, and
+ * last "sweep_digest" (the digest of what made the row:
+ * sweep_digest_text). Returns 0, TS_ELIMIT (too long) or TS_EIO. */
+int sweep_csv_header(const struct sweep_spec *sp, const struct sweep_cols *cols, char *buf,
+		     size_t n);
 
 /* Simulate point i and write its CSV row into buf (size n): the index, the
- * axis values, "ok" and the result, or "invalid: MESSAGE" and empty result
+ * axis values, "ok" and the result (written by cols), or "invalid: MESSAGE" and empty result
  * columns when the point does not load or run (not an error of the sweep),
  * and last the field `digest` (sweep_digest_text; NULL: empty).
  * `res` (may be NULL) receives the result. Returns 0, or TS_ENOMEM / TS_ELIMIT
  * / TS_EIO when the row itself cannot be made. */
-int sweep_point_row(const struct sweep_spec *sp, const struct hw_catalog *cat,
-		    const struct work_calib *calib, size_t i, const char *digest, char *buf,
-		    size_t n, struct ts_result *res);
+int sweep_point_row(const struct sweep_spec *sp, const struct sweep_cols *cols,
+		    const struct hw_catalog *cat, const struct work_calib *calib, size_t i,
+		    const char *digest, char *buf, size_t n, struct ts_result *res);
 
 /* Called after each row is written, in point order, from one thread at a
  * time: `done` rows of `total` written, `elapsed_s` seconds since the start. */
@@ -73,9 +91,9 @@ typedef void (*sweep_progress_fn)(void *ud, size_t done, size_t total, double el
  * row). Each point has its own scenario, cluster and simulation; the output
  * is the same bytes for any thread count. Returns 0, TS_EIO when writing
  * fails, or the error of sweep_point_row. Never prints. */
-int sweep_run(const struct sweep_spec *sp, const struct hw_catalog *cat,
-	      const struct work_calib *calib, size_t first, int threads, FILE *out,
-	      sweep_progress_fn progress, void *ud, struct ts_error *err);
+int sweep_run(const struct sweep_spec *sp, const struct sweep_cols *cols,
+	      const struct hw_catalog *cat, const struct work_calib *calib, size_t first,
+	      int threads, FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err);
 
 /* What determines a sweep's rows besides its axes, written in the last
  * column of every row ("sweep_digest") so that --resume never mixes rows of
@@ -131,10 +149,12 @@ const char *sweep_row_digest(const char *line, size_t *len);
  * a point that names the same dataset plans with it; each point's
  * scenario is still loaded from the base text with its --set values. Same
  * returns as sweep_run. */
-int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t first, int threads,
-		  FILE *out, sweep_progress_fn progress, void *ud, struct ts_error *err);
+int sweep_run_env(const struct sweep_spec *sp, const struct sweep_cols *cols,
+		  const struct ts_env *env, size_t first, int threads, FILE *out,
+		  sweep_progress_fn progress, void *ud, struct ts_error *err);
 
-/* Look at an existing output file `path` of sweep sp: when it is missing or
+/* Look at an existing output file `path` of sweep sp (its result columns
+ * those of cols): when it is missing or
  * empty (or holds only its header), *done = 0 and *keep = 0; when it
  * starts with sp's header, *done is the number of whole rows that follow
  * in order (point 0, 1, ...; of a part of a sharded sweep, its points
@@ -148,7 +168,7 @@ int sweep_run_env(const struct sweep_spec *sp, const struct ts_env *env, size_t 
  * when the first row's digest is damaged or not d (the message says which
  * of the base scenario, the calibration and the version changed, or which
  * part), or TS_EIO. */
-int sweep_resume_scan(const struct sweep_spec *sp, const char *path, const struct sweep_digest *d,
-		      size_t *done, long *keep, struct ts_error *err);
+int sweep_resume_scan(const struct sweep_spec *sp, const struct sweep_cols *cols, const char *path,
+		      const struct sweep_digest *d, size_t *done, long *keep, struct ts_error *err);
 
 #endif

@@ -17,6 +17,7 @@
 #include "hw/catalog.h"
 #include "io/scenario.h"
 #include "io/sweepcfg.h"
+#include "report/sweeprow.h"
 #include "plan/env.h"
 #include "plan/plan.h"
 #include "run/run.h"
@@ -151,7 +152,7 @@ int main(void)
 		}
 		double w0 = bench_wall_s(), c0 = bench_cpu_s();
 		long f0 = bench_minflt();
-		if (sweep_run(sp, cat, &calib, 0, 1, null, NULL, NULL, &err)) {
+		if (sweep_run(sp, &report_sweep_cols, cat, &calib, 0, 1, null, NULL, NULL, &err)) {
 			fprintf(stderr, "bench_config: %s\n",
 				ts_error_format(&err, buf, sizeof buf));
 			sweepcfg_destroy(sp);

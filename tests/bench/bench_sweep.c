@@ -14,6 +14,7 @@
 #include "base/err.h"
 #include "hw/catalog.h"
 #include "io/sweepcfg.h"
+#include "report/sweeprow.h"
 #include "sweep/search.h"
 #include "sweep/sweep.h"
 #include "work/compute.h"
@@ -65,7 +66,8 @@ int main(void)
 		double best = 1e30, cbest = 1e30;
 		for (int rep = 0; rep < 3; rep++) {
 			double t0 = now_s(), c0 = cpu_s();
-			if (sweep_run(sp, cat, &calib, 0, threads, null, NULL, NULL, &err)) {
+			if (sweep_run(sp, &report_sweep_cols, cat, &calib, 0, threads, null, NULL,
+				      NULL, &err)) {
 				fprintf(stderr, "bench_sweep: %s\n", err.msg);
 				return 1;
 			}

@@ -6,6 +6,7 @@
 #include "fuzzutil.h"
 
 #include "io/sweepcfg.h"
+#include "report/sweeprow.h"
 #include "sweep/sweep.h"
 
 static struct sweep_spec *spec(void)
@@ -41,7 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool with = false;
 	for (size_t k = 0; k + 10 <= size && !with; k++)
 		with = !memcmp(data + k, "; version ", 10);
-	int rc = sweep_resume_scan(sp, path, with ? &dg : NULL, &done, &keep, &e);
+	int rc =
+	    sweep_resume_scan(sp, &report_sweep_cols, path, with ? &dg : NULL, &done, &keep, &e);
 	if (rc == 0) {
 		if (done > sp->npoints || keep < 0 || (size_t)keep > size)
 			abort();
