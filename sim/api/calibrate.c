@@ -2,7 +2,8 @@
  * ts_calibrate_runs: fit the efficiency constants to one measured iteration
  * time, a link type's efficiency to nccl-tests output, several constants to
  * a profiler trace or to a CSV of small runs, and write an overrides file for
- * ts_env_load_calibration. SPDX-License-Identifier: MIT */
+ * ts_env_load_calibration (io/calibcfg); the report of each fit is written
+ * by report/calibrate. SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "io/nccltests.h"
 #include "io/scenario.h"
 #include "plan/env.h"
+#include "report/calibrate.h"
 #include "run/run.h"
 #include "sweep/calibrate.h"
 #include "work/compute.h"
@@ -52,27 +54,7 @@ int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, si
 		rc = api_fail(&err);
 		goto done;
 	}
-	char a[32], b[32];
-	fprintf(report, "Calibration of %s to nccl-tests all-reduce %s (%u GPUs on %u node%s)\n\n",
-		path, file, fit.gpus, fit.nodes, fit.nodes == 1 ? "" : "s");
-	fprintf(report, "busbw plateau from %s: measured %.2f GB/s\n",
-		ts_units_format(fit.from_bytes, TS_UNIT_BYTES, a, sizeof a),
-		fit.measured_Bps / 1e9);
-	fprintf(report, "%-12s %12s %12s %14s %14s\n", "link", "before", "fitted", "busbw before",
-		"busbw fitted");
-	snprintf(a, sizeof a, "%.2f GB/s", fit.before_Bps / 1e9);
-	snprintf(b, sizeof b, "%.2f GB/s", fit.after_Bps / 1e9);
-	fprintf(report, "%-12s %12.4f %12.4f %14s %14s\n", fit.link, fit.before_eff, fit.fitted_eff,
-		a, b);
-	fprintf(report,
-		"fit: %zu plateaus simulated; the efficiency of the link the all-reduce is bound "
-		"by (%s)\n",
-		fit.evaluations, fit.nodes == 1 ? "the GPUs' own links" : "the NICs");
-	if (fit.at_bound)
-		fprintf(report,
-			"note: the efficiency stopped at %g: the measurement is beyond what this "
-			"link's efficiency explains\n",
-			fit.fitted_eff);
+	report_calibrate_nccl(report, path, file, &fit);
 	char src[600];
 	snprintf(src, sizeof src,
 		 "trainsim calibrate %s --nccl-tests %s: busbw %.4g GB/s over %u "
@@ -106,10 +88,7 @@ int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *set
 	}
 	double c0 = *work_calib_field(&calib, fit.key), c1 = *work_calib_field(&fit.calib, fit.key);
 	char ratio[64];
-	if (c1 < c0)
-		snprintf(ratio, sizeof ratio, "1/%g of", c0 / c1);
-	else
-		snprintf(ratio, sizeof ratio, "%g times", c1 / c0);
+	report_calibrate_ratio(ratio, sizeof ratio, c0, c1);
 	double miss = (fit.after_s - measured) / measured;
 	if (fit.at_bound && fabs(miss) > CALIB_MISS_MAX) {
 		rc = api_failf(
@@ -121,26 +100,7 @@ int ts_calibrate_iteration(ts_env *env, const char *path, const char *const *set
 		    c0, fit.after_s, 100.0 * miss);
 		goto done;
 	}
-	fprintf(report, "Calibration of %s to a measured iteration of %.6g s\n\n", path, measured);
-	fprintf(report, "%-10s %14s %14s %12s\n", "constant", "before", "fitted", "elasticity");
-	for (size_t i = 0; i < CALIB_NKEYS; i++) {
-		size_t k = calib_key(i);
-		fprintf(report, "%-10s %14.6g %14.6g %12.3f%s\n", work_calib_key(k),
-			*work_calib_field(&calib, k), *work_calib_field(&fit.calib, k),
-			fit.elasticity[i], k == fit.key ? "  fitted" : "");
-	}
-	fprintf(report, "\niteration time  before %.6g s (%+.1f %%), fitted %.6g s (%+.1f %%)\n",
-		fit.before_s, 100.0 * (fit.before_s - measured) / measured, fit.after_s,
-		100.0 * (fit.after_s - measured) / measured);
-	fprintf(report,
-		"fit: %zu simulations; one measurement moves one constant, the one the time "
-		"depends on most (elasticity = d ln T / d ln c)\n",
-		fit.evaluations);
-	if (fit.at_bound)
-		fprintf(report,
-			"note: %s stopped at %g, %s its committed value: the measurement is "
-			"beyond what this constant explains\n",
-			work_calib_key(fit.key), c1, ratio);
+	report_calibrate_iteration(report, path, measured, &calib, &fit);
 	char src[400];
 	snprintf(src, sizeof src, "trainsim calibrate %s --measured-iteration-s %.9g", path,
 		 measured);
@@ -169,12 +129,12 @@ static int calib_index(enum calibfit_param q)
 	}
 }
 
-/* The constants table of a fit and its overrides; src names the data. */
+/* The constants table of a fit (report/calibrate) and its overrides; src
+ * names the data. */
 static int write_fit(const struct calibfit *f, const char *what, const char *src, FILE *overrides,
 		     FILE *report)
 {
-	fprintf(report, "\n%-11s %12s %12s %25s %11s  %s\n", "constant", "catalog", "fitted",
-		"80 % band", "elasticity", "from");
+	report_calibrate_fit(report, f, what);
 	struct calibcfg_fit cf = {.present = true,
 				  .before = f->rms_before,
 				  .residual = f->rms_after,
@@ -182,13 +142,7 @@ static int write_fit(const struct calibfit *f, const char *what, const char *src
 	size_t keys[CALIBFIT_NPARAMS_], nk = 0;
 	bool gpu = false;
 	for (int q = 0; q < CALIBFIT_NPARAMS_; q++) {
-		const struct calibfit_value *v = &f->v[q];
-		char band[64] = "";
-		if (v->fitted)
-			snprintf(band, sizeof band, "%.4g - %.4g", v->p10, v->p90);
-		fprintf(report, "%-11s %12.4g %12.4g %25s %11.3f  %s\n", calibfit_param_key(q),
-			v->before, v->value, band, v->elasticity, v->fitted ? what : "catalog");
-		if (!v->fitted)
+		if (!f->v[q].fitted)
 			continue;
 		size_t len = strlen(cf.measured);
 		snprintf(cf.measured + len, sizeof cf.measured - len, "%s%s", len ? ", " : "",
@@ -199,10 +153,6 @@ static int write_fit(const struct calibfit *f, const char *what, const char *src
 		else
 			gpu = true;
 	}
-	fprintf(report,
-		"\nfit: residual %.2f %% rms over %zu measurements (catalog constants: "
-		"%.2f %%), %zu simulations\n",
-		100.0 * expm1(f->rms_after), f->rows, 100.0 * expm1(f->rms_before), f->evaluations);
 	int rc = calibcfg_write(overrides, &f->fitted.calib, keys, nk,
 				"trainsim calibration overrides: use with --calib", src);
 	if (!rc && gpu)
@@ -234,63 +184,13 @@ int ts_calibrate_trace(ts_env *env, const char *path, const char *const *sets, s
 		rc = api_fail(&err);
 		goto done;
 	}
-	fprintf(report, "Calibration of %s to profiler trace %s (%zu iteration%s on %s%s%s)\n\n",
-		path, trace_path, t.niters, t.niters == 1 ? "" : "s", f->gpu,
-		t.device[0] ? ", traced on " : "", t.device);
-	fprintf(report, "%-10s %8s %14s %14s %14s %9s\n", "class", "kernels", "measured/iter",
-		"catalog", "fitted", "fitted");
-	double n = (double)t.niters;
-	for (int k = 0; k < KINETO_CLASS_COUNT_; k++) {
-		const struct calibfit_class *c = &f->cls[k];
-		char m[32], b[32], a[32], e[32] = "";
-		snprintf(m, sizeof m, "%.4g ms", 1e3 * c->measured_s);
-		snprintf(b, sizeof b, "%.4g ms", 1e3 * c->before_s);
-		snprintf(a, sizeof a, "%.4g ms", 1e3 * c->after_s);
-		if (c->used)
-			snprintf(e, sizeof e, "%+.1f %%",
-				 100.0 * (c->after_s / c->measured_s - 1.0));
-		bool pred = k != KINETO_NCCL && k != KINETO_UNKNOWN;
-		fprintf(report, "%-10s %8.0f %14s %14s %14s %9s\n", kineto_class_name(k),
-			(double)t.kernels[k] / n, m, pred ? b : "-", pred ? a : "-",
-			c->used ? e : "not fitted");
-	}
-	if (t.nunknown) {
-		fprintf(report,
-			"\nunknown kernels (no class: not fitted, not guessed), largest first:\n");
-		for (size_t i = 0; i < t.nunknown && i < 8; i++) {
-			char nm[120];
-			ts_escape_ctl(nm, sizeof nm, t.unknown[i].name, strlen(t.unknown[i].name));
-			fprintf(report, "  %6u x %10.4g ms  %.90s\n", t.unknown[i].count,
-				1e3 * t.unknown[i].time_s, nm);
-		}
-		if (t.nunknown > 8)
-			fprintf(report, "  ... and %zu more names\n", t.nunknown - 8);
-	}
-	if (t.ncolls) {
-		double bytes = 0.0;
-		size_t sized = 0;
-		for (size_t i = 0; i < t.ncolls; i++)
-			if (t.colls[i].in_bytes > 0.0) {
-				bytes += t.colls[i].in_bytes;
-				sized++;
-			}
-		fprintf(report,
-			"\nNCCL: %zu kernels (%zu with sizes, %.4g MB), not fitted: a kernel's "
-			"time includes waiting for the other ranks (trainsim calibrate "
-			"--nccl-tests fits the links)\n",
-			t.ncolls, sized, bytes / 1e6);
-	}
+	report_calibrate_trace(report, path, trace_path, &t, f);
 	char src[600];
 	snprintf(src, sizeof src, "trainsim calibrate %s --trace %s: %zu iterations", path,
 		 trace_path, t.niters);
 	if ((rc = write_fit(f, "trace", src, overrides, report)))
 		goto written;
-	fprintf(report,
-		"iteration: measured %.6g s (mean host step), catalog %.6g s (%+.1f %%), fitted "
-		"%.6g s (%+.1f %%)\n",
-		f->iter_measured_s, f->iter_before_s,
-		100.0 * (f->iter_before_s / f->iter_measured_s - 1.0), f->iter_after_s,
-		100.0 * (f->iter_after_s / f->iter_measured_s - 1.0));
+	report_calibrate_trace_iteration(report, f);
 written:
 	rc = finish_outputs(rc, overrides, report);
 done:
@@ -314,10 +214,11 @@ int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *
 	struct calibfit_run *runs = ts_calloc(RUNS_MAX, sizeof *runs);
 	struct ts_scenario **scs = ts_calloc(RUNS_MAX, sizeof *scs);
 	struct calibfit *f = ts_calloc(1, sizeof *f);
+	struct report_calib_run *rows = ts_calloc(RUNS_MAX, sizeof *rows);
 	size_t n = 0;
 	int rc = 0, col[4];
 	ts_error_clear(&err);
-	if (!runs || !scs || !f) {
+	if (!runs || !scs || !f || !rows) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto done;
 	}
@@ -383,9 +284,6 @@ int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *
 		rc = api_fail(&err);
 		goto done;
 	}
-	fprintf(report, "Calibration to %zu measured run%s of %s (%s)\n\n", n, n == 1 ? "" : "s",
-		csv_path, f->gpu);
-	fprintf(report, "%-60s %12s %12s %12s\n", "run", "measured", "catalog", "fitted");
 	struct work_calib fitted = f->fitted.calib;
 	for (size_t i = 0; i < n; i++) {
 		struct ts_result a, b;
@@ -400,11 +298,10 @@ int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *
 		double vb = runs[i].metric == 0	  ? b.iteration_time_s
 			    : runs[i].metric == 1 ? b.samples_per_s
 						  : b.tokens_per_s;
-		char lb[64];
-		snprintf(lb, sizeof lb, "%.59s", runs[i].label);
-		fprintf(report, "%-60s %12.6g %12.6g %12.6g  %s\n", lb, runs[i].measured, va, vb,
-			metrics[runs[i].metric]);
+		rows[i] = (struct report_calib_run){runs[i].label, metrics[runs[i].metric],
+						    runs[i].measured, va, vb};
 	}
+	report_calibrate_runs(report, csv_path, f->gpu, rows, n);
 	char src[600];
 	snprintf(src, sizeof src, "trainsim calibrate --runs %s: %zu runs", csv_path, n);
 	rc = finish_outputs(write_fit(f, "runs", src, overrides, report), overrides, report);
@@ -417,5 +314,6 @@ done:
 	ts_free(runs, RUNS_MAX * sizeof *runs);
 	ts_free(scs, RUNS_MAX * sizeof *scs);
 	ts_free(f, sizeof *f);
+	ts_free(rows, RUNS_MAX * sizeof *rows);
 	return rc;
 }
