@@ -266,6 +266,15 @@ START_TEST(test_memory_every_level)
 	    {moe,
 	     {"training.framework=\"fsdp\"", "parallel.ep=4", "parallel.tp=2",
 	      "training.recompute=\"op\""}},
+	    /* activation offload to host memory (Megatron-Core's cpu_offloading;
+	     * PyTorch's with full recompute and ZeRO-3 with its CPU offload) */
+	    {base, {"parallel.zero=1", "parallel.tp=2", "training.activation_offload_layers=2"}},
+	    {base,
+	     {"training.framework=\"fsdp\"", "training.recompute=\"full\"",
+	      "training.activation_offload_layers=3"}},
+	    {base,
+	     {"training.framework=\"fsdp\"", "parallel.offload=\"cpu\"",
+	      "training.activation_offload_layers=1"}},
 	};
 	static const enum ts_granularity g[3] = {TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE};
 	struct ts_env env;

@@ -218,6 +218,97 @@ START_TEST(korthikanti_through_the_schedule)
 }
 END_TEST
 
+/* training.activation_offload_layers (Megatron-Core's cpu_offloading with
+ * cpu_offloading_num_layers, Transformer Engine's CPU offload): the GPT of
+ * korthikanti_through_the_schedule (L = 4, h = 1,024, 16 heads, s = 1,024,
+ * b = 2, fp16, unfused attention, no recompute, one A100; a 1,024-word
+ * vocabulary so that the logits are small) keeps sbh(34 + 5as/h) bytes a
+ * layer (Korthikanti et al. 2022, https://arxiv.org/abs/2205.05198, eq. 2).
+ * With the first N layers offloaded, layer l's activations are held until
+ * layer l + 1's forward has ended (the copy's double buffer), so by hand
+ * the forward holds at most max(L - N, 2) layers besides the embedding's:
+ * N = 1: 3, N = 2: 2, N = 3: 2 (layers 3 and 4 at the end of layer 4's
+ * forward; in backward layer 4 and the reload of layer 3). The same at op,
+ * layer and stage granularity. Time: the copies cross the GPU's PCIe 4.0
+ * x16 route (DGX A100, at most 32 GB/s a direction, PCI-SIG's 16 GT/s x 16
+ * lanes at 128b/130b = 31.5 GB/s), one after another on one copy stream,
+ * so an iteration of m = 4 micro-batches lasts at least m N bytes / 32 GB/s
+ * (N = 3: 4 x 3 x 239,075,328 / 32e9 = 89.7 ms), where without offload it
+ * lasts less (48 ms). */
+START_TEST(activation_offload)
+{
+	const double h = 1024, a = 16, s = 1024, b = 2, sbh = s * b * h;
+	const double whole = sbh * (34.0 + 5.0 * a * s / h), L = 4;
+	static const char fmt[] =
+	    "model = { family = \"gpt\"; layers = 4; hidden = 1024; heads = 16; vocab = 1024;"
+	    " seq_len = 1024; };\ncluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = 1;\n"
+	    "training = { framework = \"megatron\"; global_batch = 8; micro_batch = 2;"
+	    " seq_len = 1024; precision = \"fp16\"; attention = \"unfused\"; recompute = \"none\";"
+	    " iterations = 2; activation_offload_layers = %d; };\nparallel = { dp = 1; };\n"
+	    "sim = { granularity = \"%s\"; };\n";
+	static const char *gran[] = {"op", "layer", "stage"};
+	char text[1024];
+	struct ts_result r0, r;
+	snprintf(text, sizeof text, fmt, 0, "layer");
+	ck_assert_int_eq(run("no activation offload", text, &r0), 0);
+	ck_assert(r0.iteration_time_s < 4.0 * 3.0 * whole / 32e9);
+	/* the embedding's activations (held all forward) */
+	const double embed = r0.mem.activations - L * whole;
+	ck_assert(embed > 0.0 && embed < whole);
+	for (int n = 1; n <= 3; n++)
+		for (int g = 0; g < 3; g++) {
+			snprintf(text, sizeof text, fmt, n, gran[g]);
+			ck_assert_int_eq(run("activation offload", text, &r), 0);
+			double want = fmax(L - n, 2.0) * whole + embed;
+			ck_assert_msg(tu_relerr(r.mem.activations, want) < 1e-9,
+				      "N %d at %s: %.0f bytes of activations, by hand %.0f", n,
+				      gran[g], r.mem.activations, want);
+			ck_assert_msg(r.iteration_time_s >= 4.0 * n * whole / 32e9,
+				      "N %d at %s: %.6f s, the copies alone take %.6f s", n,
+				      gran[g], r.iteration_time_s, 4.0 * n * whole / 32e9);
+			ck_assert(r.exposed_comm_s > r0.exposed_comm_s);
+		}
+}
+END_TEST
+
+/* What frameworks refuse: DeepSpeed (its cpu_checkpointing offloads only
+ * partitioned checkpoints), pipeline parallelism and, in Megatron-Core,
+ * recompute (Megatron Bridge's CPU offloading page), and as many layers as
+ * the model has (cpu_offloading_num_layers is 0 to num_layers - 1). */
+START_TEST(activation_offload_refused)
+{
+	static const char base[] =
+	    "model = \"llama2-7b\"; cluster = \"dgx-a100-80gb\"; nodes = 1;\n"
+	    "training = { framework = \"megatron\"; global_batch = 64; micro_batch = 1;\n"
+	    "  seq_len = 4096; iterations = 2; activation_offload_layers = 8; };\n"
+	    "parallel = { zero = 1; };\n";
+	static const char *sets[][2] = {{"training.framework=\"deepspeed\"", NULL},
+					{"parallel.pp=2", NULL},
+					{"training.recompute=\"full\"", NULL},
+					{"training.activation_offload_layers=32", NULL}};
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+		struct ts_scenario *sc = NULL;
+		struct ts_error e;
+		struct ts_result r;
+		ck_assert_int_eq(ts_scenario_load_string(cat, base, "ao", sets[i], 1, &sc, &e), 0);
+		struct work_calib k = work_calib_defaults();
+		ck_assert_int_ne(ts_run(sc, &k, &r, NULL, &e), 0);
+		ck_assert_str_eq(e.key, "training.activation_offload_layers");
+		ts_scenario_destroy(sc);
+	}
+	/* PyTorch's stacks offload under full recompute */
+	static const char *fsdp[] = {"training.framework=\"fsdp\"", "training.recompute=\"full\"",
+				     "parallel.zero=3"};
+	struct ts_scenario *sc = NULL;
+	struct ts_error e;
+	struct ts_result r;
+	ck_assert_int_eq(ts_scenario_load_string(cat, base, "ao", fsdp, 3, &sc, &e), 0);
+	struct work_calib k = work_calib_defaults();
+	ck_assert_int_eq(ts_run(sc, &k, &r, NULL, &e), 0);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Public max-batch and out-of-memory reports (tests/validation/memory_fit.csv,
  * its README): every row's scenario is run and its verdict compared with
  * what the source reports. A row "trained" (or with a measured peak) is
@@ -507,6 +598,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, recompute_layers);
 	tcase_add_test(tc, op_level_checkpointing);
 	tcase_add_test(tc, reshard_after_forward);
+	tcase_add_test(tc, activation_offload);
+	tcase_add_test(tc, activation_offload_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -139,6 +139,8 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 	config_setting_t *trn = config_setting_get_member(config_root_setting(&cfg), "training");
 	if (trn && config_setting_is_group(trn))
 		config_setting_remove(trn, "recompute_interval");
+	if (trn && config_setting_is_group(trn))
+		config_setting_remove(trn, "activation_offload_layers");
 	char a[14][96];
 	snprintf(a[0], sizeof a[0], "nodes=%u", c->nodes);
 	snprintf(a[1], sizeof a[1], "gpus_per_node=%u", c->gpus_per_node);

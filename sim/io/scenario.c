@@ -94,7 +94,8 @@ static const char *const training_keys[] = {"framework",
 					    "grad_reduce_in_fp32",
 					    "fp8_params",
 					    "recompute_layers",
-					    "recompute_interval"};
+					    "recompute_interval",
+					    "activation_offload_layers"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -517,6 +518,9 @@ static int read_training(struct ld *l)
 	if ((rc = get_int(l, g, p, "recompute_layers", 0, 1 << 20, 0, &t->recompute_layers)))
 		return rc;
 	if ((rc = get_int(l, g, p, "recompute_interval", 0, 1 << 20, 0, &t->recompute_interval)))
+		return rc;
+	if ((rc = get_int(l, g, p, "activation_offload_layers", 0, 1 << 20, 0,
+			  &t->activation_offload_layers)))
 		return rc;
 	t->fp8_params = false;
 	if (member(g, "fp8_params") &&
@@ -1027,6 +1031,9 @@ static int note_all(struct ld *l)
 	  (long long)t->recompute_layers);
 	if (t->recompute_interval) /* only when set: dumps, digests and CSV stay as they were */
 		N("training.recompute_interval", "", "%lld", (long long)t->recompute_interval);
+	if (t->activation_offload_layers) /* only when set, likewise */
+		N("training.activation_offload_layers", "", "%lld",
+		  (long long)t->activation_offload_layers);
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

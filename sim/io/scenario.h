@@ -70,9 +70,14 @@ struct ts_training {
 					* rank (torchtitan's layer-level selective
 					* checkpointing, selective_ac_option = "N"); the others
 					* keep all; 0 or 1 = every layer */
-	bool master_weights;	       /* default true: an fp32 master copy of low-precision
-					* weights; false keeps weights, gradients and Adam's
-					* moments in the training dtype (work_fw_no_master) */
+	int64_t activation_offload_layers; /* the first N transformer layers copy their
+					    * saved activations to host memory in forward and back
+					    * in backward (Megatron-Core's cpu_offloading with
+					    * cpu_offloading_num_layers, Transformer Engine's CPU
+					    * offload; pipe_job.act_offload_layers); 0 = none */
+	bool master_weights;		   /* default true: an fp32 master copy of low-precision
+					    * weights; false keeps weights, gradients and Adam's
+					    * moments in the training dtype (work_fw_no_master) */
 	bool flash_attention; /* attention = "flash" (default) | "unfused" (softmax(QK^T)V as
 			       * batched GEMMs, as Megatron ran before FlashAttention) */
 	int64_t iterations;   /* simulated iterations, the first a warm-up; default 3 */

@@ -152,7 +152,13 @@ struct pcls {
 	uint32_t red_last;   /* the last gradient reduction this class takes part in */
 	uint32_t opt;	     /* this iteration's optimizer task */
 	uint32_t prev_alloc; /* ZeRO-3: the last gathered-weights mark */
-	double params;	     /* weight elements of its stage */
+	uint32_t aoff;	     /* activation offload: the copy to the host of the last
+			      * offloaded layer, whose bytes (aoff_bytes) are freed
+			      * at the end of the next layer's forward */
+	uint32_t arel;	     /* activation offload: the reload of the layer whose
+			      * backward comes next */
+	double aoff_bytes;
+	double params;			   /* weight elements of its stage */
 	uint32_t data[DP_DATA_MAX_STAGES]; /* input-pipeline streams (first stage) */
 	uint32_t batch;			   /* the last stage of the batch the next host launch
 					    * takes (GRAPH_NONE when none waits) */
@@ -662,9 +668,11 @@ static int host_route(const struct ts_net *net, uint32_t g, bool up, struct flui
 }
 
 /* An offload copy of `bytes` per member of class k over its PCIe route,
- * down (GPU -> host) or up, on its copy stream, after `after`. */
-static uint32_t xfer(struct pb *b, uint32_t k, bool up, double bytes, uint32_t after,
-		     const char *label)
+ * down (GPU -> host) or up, on its copy stream, after `after`; it takes
+ * `alloc` bytes of activations from the class's pool when it starts (an
+ * activation reload), none with 0. */
+static uint32_t xfer_mem(struct pb *b, uint32_t k, bool up, double bytes, uint32_t after,
+			 const char *label, double alloc)
 {
 	size_t at = ((size_t)k * 2 + up) * PIPE_MAX_ROUTE;
 	struct graph_task_spec ts = {.kind = GRAPH_COMM,
@@ -672,13 +680,22 @@ static uint32_t xfer(struct pb *b, uint32_t k, bool up, double bytes, uint32_t a
 				     .label = label,
 				     .res = GRAPH_NONE,
 				     .mult = layout_class_members(b->lay, k),
-				     .pool = GRAPH_NONE,
+				     .pool = alloc > 0.0 ? b->c[k].pool : GRAPH_NONE,
+				     .alloc_cat = GRAPH_MEM_ACTIVATIONS,
+				     .alloc = alloc,
+				     .free_cat = GRAPH_MEM_ACTIVATIONS,
 				     .uses = b->route + at,
 				     .nuses = b->nroute[k * 2 + up],
 				     .work = bytes};
 	uint32_t id = task(b, &ts);
 	dep(b, after, id);
 	return id;
+}
+
+static uint32_t xfer(struct pb *b, uint32_t k, bool up, double bytes, uint32_t after,
+		     const char *label)
+{
+	return xfer_mem(b, k, up, bytes, after, label, 0.0);
 }
 
 /* Offload: the reduced gradient shard of class k goes down after the
@@ -1284,6 +1301,75 @@ static bool fsdp_unit_edge(const struct dp_unit *units, uint32_t u0, uint32_t u1
 	return u == u0 || units[u - 1].layer != units[u].layer;
 }
 
+/* Activation offload (pipe_job.act_offload_layers): whether layer `layer`
+ * (1 .. L the blocks; 0 the embedding, L + 1 the head) copies its
+ * activations to the host, and the bytes it saved (its units' act_bytes but
+ * the logits) among units [u0, u1) of one chunk. */
+static bool aoff_layer(const struct pipe_job *j, int layer)
+{
+	return layer >= 1 && layer <= (int)j->act_offload_layers;
+}
+
+static double aoff_layer_bytes(const struct dp_unit *units, uint32_t u0, uint32_t u1, int layer)
+{
+	double sum = 0.0;
+	for (uint32_t u = u0; u < u1; u++)
+		if ((int)units[u].layer == layer && units[u].act_cat != GRAPH_MEM_LOGITS)
+			sum += units[u].act_bytes;
+	return sum;
+}
+
+/* Activation offload at the end of layer `layer`'s forward on every class
+ * of stage st: the previous layer's copy to the host is awaited and its
+ * bytes freed (lastv moves to that mark), and this layer's copy starts
+ * after its compute. */
+static void aoff_forward(struct pb *b, uint32_t st, uint32_t u0, uint32_t u1, int layer,
+			 uint32_t *lastv)
+{
+	const struct pipe_job *j = b->j;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	double bytes = aoff_layer(j, layer) ? aoff_layer_bytes(j->units, u0, u1, layer) : 0.0;
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i], after = lastv[k];
+		struct pcls *c = &b->c[k];
+		if (c->aoff != GRAPH_NONE) {
+			uint32_t id = mark(b, k, "activations offloaded", GRAPH_MEM_ACTIVATIONS,
+					   0.0, c->aoff_bytes);
+			dep(b, c->aoff, id);
+			lastv[k] = id;
+			c->aoff = GRAPH_NONE;
+		}
+		if (bytes > 0.0) {
+			c->aoff = xfer(b, k, false, bytes, after, "activations to host");
+			c->aoff_bytes = bytes;
+		}
+	}
+}
+
+/* Activation offload at the start of layer `layer`'s backward on every
+ * class of stage st: it waits for its own reload, and the reload of the
+ * layer below starts (after lastv, the end of the backward before, and
+ * after this layer's reload on the same copy stream). */
+static void aoff_backward(struct pb *b, uint32_t st, uint32_t u0, uint32_t u1, int layer,
+			  const uint32_t *lastv)
+{
+	const struct pipe_job *j = b->j;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	double bytes =
+	    aoff_layer(j, layer - 1) ? aoff_layer_bytes(j->units, u0, u1, layer - 1) : 0.0;
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
+		struct pcls *c = &b->c[k];
+		if (aoff_layer(j, layer) && c->arel != GRAPH_NONE) {
+			join(b, &c->pending, c->arel);
+			c->arel = GRAPH_NONE;
+		}
+		if (bytes > 0.0)
+			c->arel =
+			    xfer_mem(b, k, true, bytes, lastv[k], "activations to gpu", bytes);
+	}
+}
+
 /* One pass of stage st for every class of it. */
 static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass *ps,
 		      uint32_t *firstv, uint32_t *lastv, const double *bb)
@@ -1350,9 +1436,25 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				add_seg(&acc, &sg);
 			else
 				emit_seg(b, st, &sg, firstv, lastv);
+			/* activation offload: at a layer's end where it or the
+			 * layer before offloads (a stage's pass is cut there) */
+			int ly = (int)x->layer;
+			if (j->act_offload_layers &&
+			    (u + 1 == u1 || j->units[u + 1].layer != x->layer) &&
+			    (aoff_layer(j, ly) || aoff_layer(j, ly - 1))) {
+				if (coarse && seg_any(&acc)) {
+					emit_seg(b, st, &acc, firstv, lastv);
+					acc =
+					    (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
+				}
+				aoff_forward(b, st, u0, u1, ly, lastv);
+			}
 		}
 		if (coarse)
 			emit_seg(b, st, &acc, firstv, lastv);
+		/* a copy not yet awaited (not with the plan's layers) */
+		if (j->act_offload_layers)
+			aoff_forward(b, st, u0, u1, 0, lastv);
 	} else {
 		bool red = ps->mb + 1 == b->m || j->zero >= 2;
 		struct seg rec = {.label = "recompute", .kind = GRAPH_RECOMPUTE};
@@ -1360,6 +1462,12 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			const struct dp_unit *x = &j->units[u];
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
 			uint32_t kr = x->kernels_bwd / 2, kd = x->kernels_bwd - kr;
+			/* activation offload: a layer's backward starts (a
+			 * stage's pass was cut before it) */
+			if (j->act_offload_layers &&
+			    (u + 1 == u1 || j->units[u + 1].layer != x->layer) &&
+			    (aoff_layer(j, (int)x->layer) || aoff_layer(j, (int)x->layer - 1)))
+				aoff_backward(b, st, u0, u1, (int)x->layer, lastv);
 			/* ZeRO-3: backward walks an FSDP unit from its last
 			 * unit, gathering before the first segment (the
 			 * recompute's, if any) and freeing after the last */
@@ -1429,10 +1537,13 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			/* ... and where the recompute mode changes (Megatron's
 			 * recompute_layers: the rerun layers' activations are
 			 * made after the kept layers' are freed) */
-			bool cut =
-			    u == u0 || lg || zclose ||
-			    (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]) ||
-			    ((j->units[u - 1].recompute_bytes > 0.0) != (x->recompute_bytes > 0.0));
+			bool cut = u == u0 || lg || zclose ||
+				   (red && j->overlap && b->bucket_of[u - 1] != b->bucket_of[u]) ||
+				   ((j->units[u - 1].recompute_bytes > 0.0) !=
+				    (x->recompute_bytes > 0.0)) ||
+				   (j->act_offload_layers && j->units[u - 1].layer != x->layer &&
+				    (aoff_layer(j, (int)j->units[u - 1].layer) ||
+				     aoff_layer(j, (int)j->units[u - 1].layer - 1)));
 			if (coarse && cut) {
 				acc.freeb += rec.alloc;
 				if (!(rec.s > 0.0 || rec.alloc > 0.0 || rec.kernels)) {
@@ -1658,7 +1769,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	    (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0))) ||
 	    (j->nvme && (!j->offload || !(j->nvme_read_Bps > 0.0) || !(j->nvme_write_Bps > 0.0) ||
 			 !(j->nvme_subgroup_params > 0.0))) ||
-	    (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep))
+	    (j->ep > 1 && l->deg[LAYOUT_DP] % j->ep) ||
+	    (j->act_offload_layers && (p > 1 || v > 1 || !j->net)))
 		return ts_error_set(
 		    err, TS_EINVALID, NULL, 0, NULL,
 		    "malformed training job (micro-batches %u on %u stages "
@@ -1709,7 +1821,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		out->per_iter = b.m;
 		out->loaded = ts_calloc(out->nloaded, sizeof *out->loaded);
 	}
-	if (j->offload) {
+	bool copies = j->offload || j->act_offload_layers; /* PCIe copies to the host */
+	if (copies) {
 		b.route = ts_calloc((size_t)b.ncls * 2 * PIPE_MAX_ROUTE, sizeof *b.route);
 		b.nroute = ts_calloc((size_t)b.ncls * 2, sizeof *b.nroute);
 	}
@@ -1730,7 +1843,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	if (!b.c || !b.first || !b.scls || !b.ids || !b.ranks || !b.bucket_of || !b.nbk ||
 	    !b.lead || !b.base || !b.gmult || !b.stamp || !b.moff || !b.mcnt || !b.roff ||
 	    !b.rcnt || !b.ringx || !b.tmpv || !b.tpx || !b.tpheld ||
-	    (j->offload && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
+	    (copies && (!b.route || !b.nroute)) || !b.order || !bb || !firstv || !lastv ||
 	    !out->compute || !out->pool || !out->opt || !out->iter_end ||
 	    (j->zero >= 1 && j->zero <= 2 && !b.gate) || (j->data && (!b.taken || !out->loaded))) {
 		b.rc = TS_ENOMEM;
@@ -1748,7 +1861,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				      .owner = GRAPH_NONE,
 				      .peer = GRAPH_NONE};
 	pg_init(&b);
-	for (uint32_t k = 0; j->offload && k < b.ncls; k++) {
+	for (uint32_t k = 0; copies && k < b.ncls; k++) {
 		uint32_t r = layout_class_rep(l, k);
 		for (int up = 0; up < 2; up++)
 			if (host_route(j->net, r, up,
@@ -1759,6 +1872,13 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 				ts_free(firstv, b.ncls * sizeof *firstv);
 				ts_free(lastv, b.ncls * sizeof *lastv);
 				pipe_built_free(out);
+				if (!j->offload)
+					return ts_error_set(
+					    err, TS_EINVALID, NULL, 0,
+					    "training.activation_offload_layers",
+					    "found %u, but GPU %u has no route to a CPU socket in "
+					    "the cluster description; expected one",
+					    j->act_offload_layers, r);
 				return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.offload",
 						    "found \"%s\", but GPU %u has no route to a "
 						    "CPU socket in the cluster description; "
@@ -1805,6 +1925,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		struct pcls *c = &b.c[k];
 		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);
 		c->pending = c->red_last = c->prev_alloc = c->opt = c->batch = GRAPH_NONE;
+		c->aoff = c->arel = GRAPH_NONE;
 		for (uint32_t jj = 0; jj < v; jj++)
 			for (uint32_t u = b.first[jj * p + s]; u < b.first[jj * p + s + 1]; u++)
 				c->params += j->units[u].params;
@@ -1813,8 +1934,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		    (b.rc = graph_stream(g, "dp comm", &c->dpcomm)) ||
 		    (b.rc = graph_stream(g, "zero gather", &c->gather)) ||
 		    (b.rc = graph_stream(g, "tp comm", &c->tpcomm)) ||
-		    (j->offload && (b.rc = graph_stream(g, "offload d2h", &c->d2h))) ||
-		    (j->offload && (b.rc = graph_stream(g, "offload h2d", &c->h2d))) ||
+		    (copies && (b.rc = graph_stream(g, "offload d2h", &c->d2h))) ||
+		    (copies && (b.rc = graph_stream(g, "offload h2d", &c->h2d))) ||
 		    (j->nvme && (b.rc = graph_stream(g, "nvme read", &c->nvr))) ||
 		    (j->nvme && (b.rc = graph_stream(g, "nvme write", &c->nvw))) ||
 		    (b.rc = graph_pool(g, "gpu", &c->pool)) ||

@@ -117,7 +117,26 @@ struct pipe_job {
 	 * offload copies over PCIe. The gradients are not swapped to NVMe. */
 	bool nvme;
 	double nvme_read_Bps, nvme_write_Bps; /* > 0 with nvme */
-	double nvme_subgroup_params;	      /* > 0 with nvme */
+	/* Activation offload to host memory, as Transformer Engine's CPU
+	 * offload runs it under Megatron-Core's cpu_offloading with
+	 * cpu_offloading_num_layers = act_offload_layers (one stage, one
+	 * chunk: pp = 1; at most the model's layers - 1). Layers 1 ..
+	 * act_offload_layers (transformer blocks, counted from the input) copy
+	 * the activations their forward saved (act_bytes of their units, not
+	 * the logits) to the host on a "offload d2h" stream once their forward
+	 * has run; the forward of the next layer allocates its own, and at its
+	 * end the compute stream waits for that copy and frees the offloaded
+	 * layer's bytes (a double buffer: layer l's activations are held until
+	 * layer l + 1's forward ends, so a copy slower than a layer's forward
+	 * stalls compute). In backward, layer l's activations come back on an
+	 * "offload h2d" stream once the backward of layer l + 1 starts (after
+	 * the reload before it), taking their bytes when the copy starts, and
+	 * layer l's backward waits for the copy; its backward frees them as
+	 * without offload. The copies use the routes of `offload` (`net`). At
+	 * stage granularity a pass is cut at the layers' edges where either
+	 * side offloads, so its memory is layer's. 0 = none. */
+	uint32_t act_offload_layers;
+	double nvme_subgroup_params; /* > 0 with nvme */
 	/* input pipeline (stage s of class k at [k * nstages + s]): each
 	 * micro-batch is loaded for the classes of the
 	 * first stage before its first forward there; NULL: every batch is

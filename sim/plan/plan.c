@@ -137,6 +137,57 @@ static int check_pytorch_recompute(const struct ts_scenario *sc, struct ts_error
 	return 0;
 }
 
+/* Activation offload (training.activation_offload_layers = N) as the
+ * frameworks that have it allow it: Megatron-Core's cpu_offloading takes
+ * cpu_offloading_num_layers between 0 and num_layers - 1, needs pipeline
+ * parallelism 1 and no recompute (Megatron Bridge, "CPU Offloading",
+ * https://docs.nvidia.com/nemo/megatron-bridge/latest/training/cpu-offloading.html:
+ * "PP must be 1", recompute_granularity = None); PyTorch's own stacks
+ * offload with saved-tensor hooks on one stage (Transformer Engine's CPU
+ * offload "supports all PyTorch modules",
+ * https://nvidia.github.io/TransformerEngine/features/other_optimizations/cpu_offloading/cpu_offloading.html),
+ * with any recompute. DeepSpeed offloads only the checkpoints it
+ * partitions (cpu_checkpointing with partition_activations), which is not
+ * modelled; neither are layer lists. */
+static int check_act_offload(const struct ts_scenario *sc, struct ts_error *err)
+{
+	const struct ts_training *t = &sc->training;
+	const struct ts_parallel *par = &sc->parallel;
+	long long n = (long long)t->activation_offload_layers;
+	if (!n)
+		return 0;
+	if (sc->model.family == TS_FAMILY_LAYERS)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "training.activation_offload_layers",
+				 "found %lld for the layer-list model %s, but it is modelled for "
+				 "transformer layers; expected 0",
+				 n, sc->model.name);
+	if (t->framework == WORK_FW_DEEPSPEED)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "training.activation_offload_layers",
+				 "found %lld with framework \"deepspeed\", which offloads only "
+				 "partitioned checkpoints (cpu_checkpointing), not modelled; "
+				 "expected framework \"megatron\", \"ddp\" or \"fsdp\", or 0",
+				 n);
+	if (par->pp > 1)
+		return plan_fail(
+		    sc, err, TS_EUNSUPPORTED, "training.activation_offload_layers",
+		    "found %lld with parallel.pp = %lld, expected pp = 1 (Megatron-Core's "
+		    "cpu_offloading refuses pipeline parallelism)",
+		    n, (long long)par->pp);
+	if (t->framework == WORK_FW_MEGATRON && t->recompute != WORK_RECOMPUTE_NONE)
+		return plan_fail(sc, err, TS_EUNSUPPORTED, "training.activation_offload_layers",
+				 "found %lld with recompute \"%s\" and framework \"megatron\", "
+				 "expected recompute \"none\" (Megatron-Core's cpu_offloading "
+				 "refuses activation recomputation)",
+				 n, work_recompute_name(t->recompute));
+	if (n >= (long long)sc->model.layers)
+		return plan_fail(sc, err, TS_EINVALID, "training.activation_offload_layers",
+				 "found %lld for a model of %lld layers, expected 0 to %lld "
+				 "(Megatron-Core's cpu_offloading_num_layers: the last layer's "
+				 "activations are used at once by its backward)",
+				 n, (long long)sc->model.layers, (long long)sc->model.layers - 1);
+	return 0;
+}
+
 /* The keys whose values contradict each other. The offload rule is here
  * once: DeepSpeed ZeRO-Offload, ZeRO-Infinity and FSDP offload move sharded
  * state, so offload needs ZeRO, and NVMe needs stage 3. */
@@ -789,7 +840,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 			       work_recompute_name(p->recompute));
 		goto fail;
 	}
-	if ((rc = check_pytorch_recompute(sc, err)))
+	if ((rc = check_pytorch_recompute(sc, err)) || (rc = check_act_offload(sc, err)))
 		goto fail;
 	for (uint32_t l = 0; l < (uint32_t)sc->model.layers; l++)
 		p->recompute_layers_n += layer_rc(p, l) != WORK_RECOMPUTE_NONE;

@@ -250,6 +250,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .nvme_read_Bps = p->nvme_read_Bps,
 	    .nvme_write_Bps = p->nvme_write_Bps,
 	    .nvme_subgroup_params = PIPE_NVME_SUBGROUP_PARAMS,
+	    .act_offload_layers = (uint32_t)sc->training.activation_offload_layers,
 	    .sp = par->sp,
 	    .zero = par->zero,
 	    .tp_overlap = par->tp_comm_overlap,

@@ -492,6 +492,9 @@ static int candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 	/* the candidates' modes are the enumerated ones, on every layer (the
 	 * static estimate and the lower bound count them so) */
 	sc.training.recompute_interval = 0;
+	/* activation offload goes with one stage and (Megatron) no recompute:
+	 * the candidates hold their activations (as the estimate counts them) */
+	sc.training.activation_offload_layers = 0;
 	sc.training.iterations = 2; /* a warm-up, then the one measured */
 	sc.parallel.tp = c->tp;
 	sc.parallel.pp = c->pp;
