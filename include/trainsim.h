@@ -724,15 +724,16 @@ typedef struct ts_plot_opts {
  * csv_path (as trainsim sweep or run --format csv write it; rows whose
  * status is not ok or that do not fit are left out), or "compare" (grouped
  * bars per metric, relative to the first scenario) from a trainsim compare
- * CSV: write the whitespace-separated columns the gnuplot script reads to
- * data, gnuplot settings (title, axis label, series count; may be NULL) to
- * settings, and the path of that script (under the data root) into script
- * (size n). opts may be NULL. The caller runs gnuplot with datafile,
- * outfile, fmt ("png", "svg" or "pdf") and plotdir set and the settings
- * loaded. Returns 0, TS_EUSAGE (an unknown kind, an option the kind does
- * not take), TS_EIO (a file that cannot be read), TS_ESYNTAX (broken CSV,
- * with file and line), TS_EINVALID (a missing column, no row to plot),
- * TS_ENOMEM. */
+ * CSV, or "queue" (jobs waiting and GPUs busy against time, with their
+ * time-means) from the timeline of trainsim queue --timeline: write the
+ * whitespace-separated columns the gnuplot script reads to data, gnuplot
+ * settings (title, axis label, series count; may be NULL) to settings, and
+ * the path of that script (under the data root) into script (size n). opts
+ * may be NULL. The caller runs gnuplot with datafile, outfile, fmt ("png",
+ * "svg" or "pdf") and plotdir set and the settings loaded. Returns 0,
+ * TS_EUSAGE (an unknown kind, an option the kind does not take), TS_EIO (a
+ * file that cannot be read), TS_ESYNTAX (broken CSV, with file and line),
+ * TS_EINVALID (a missing column, no row to plot), TS_ENOMEM. */
 TS_API int ts_plot_prepare(const ts_env *env, const char *kind, const char *csv_path,
 			   const ts_plot_opts *opts, FILE *data, FILE *settings, char *script,
 			   size_t n);

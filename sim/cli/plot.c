@@ -14,16 +14,17 @@
 #include "cli/cli.h"
 #include "cli/opt.h"
 
-static const char *const kinds[] = {"scaling", "breakdown", "frontier", "memory", "compare"};
+static const char *const kinds[] = {"scaling", "breakdown", "frontier",
+				    "memory",  "compare",   "queue"};
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: trainsim plot scaling|breakdown|frontier|memory|compare RESULTS.csv "
+		"usage: trainsim plot scaling|breakdown|frontier|memory|compare|queue RESULTS.csv "
 		"-o OUT.png|OUT.svg|OUT.pdf\n"
 		"         [--title TEXT] [--x COLUMN] [--series COLUMN[,COLUMN...]] [--log-x]\n"
 		"  RESULTS.csv: the output of trainsim sweep or run --format csv; for compare,\n"
-		"  of trainsim compare --format csv\n"
+		"  of trainsim compare --format csv; for queue, of trainsim queue --timeline\n"
 		"  scaling    throughput against nodes or GPUs, a series (with its ideal line)\n"
 		"             per value of the sweep's other axes; --x and --series choose the\n"
 		"             columns, --log-x a base-2 logarithmic x axis\n"
@@ -31,6 +32,7 @@ static void usage(FILE *out)
 		"  frontier   cost against time to train, the cheapest-for-its-speed points\n"
 		"  memory     memory per GPU by kind against the capacity\n"
 		"  compare    grouped bars per metric, relative to the first scenario\n"
+		"  queue      jobs waiting and GPUs busy against time, with their means\n"
 		"  --title    the chart's title (default: what it shows and the scenario's name)\n"
 		"\n"
 		"example:\n"
@@ -148,7 +150,7 @@ int cli_plot(int argc, char **argv)
 	if (!known) {
 		fprintf(stderr,
 			"trainsim plot: found kind \"%s\", expected scaling, breakdown, "
-			"frontier, memory or compare\n",
+			"frontier, memory, compare or queue\n",
 			kind);
 		return CLI_USAGE;
 	}

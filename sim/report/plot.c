@@ -11,6 +11,13 @@
  * block (blocks apart by two blank lines, each opening with its title, as
  * gnuplot's index and columnheader read them), with its ideal line:
  * linear in GPUs from the series' first point.
+ *
+ * Queue: the timeline of trainsim queue --timeline (a row per change of
+ * the state, which holds until the next row's time) is streamed, not
+ * kept, so a timeline of any length plots; the time-means of the
+ * utilisation and of the jobs waiting over the timeline's span go in the
+ * key (over a run's span, first submit to last end, the first is the
+ * run's utilisation).
  * SPDX-License-Identifier: MIT */
 #include <math.h>
 #include <stdbool.h>
@@ -37,9 +44,9 @@ static int plot_code(const struct ts_error *err)
 #define PLOT_MAX_SERIES 32
 #define PLOT_NAME 96
 
-enum { K_SCALING, K_BREAKDOWN, K_FRONTIER, K_MEMORY, K_COMPARE, K_COUNT_ };
-static const char *const kinds[K_COUNT_] = {"scaling", "breakdown", "frontier", "memory",
-					    "compare"};
+enum { K_SCALING, K_BREAKDOWN, K_FRONTIER, K_MEMORY, K_COMPARE, K_QUEUE, K_COUNT_ };
+static const char *const kinds[K_COUNT_] = {"scaling", "breakdown", "frontier",
+					    "memory",  "compare",   "queue"};
 
 /* A CSV's header, kept while its rows are read. */
 struct header {
@@ -315,6 +322,101 @@ static int plot_compare(struct csv *c, const char *path, const ts_plot_opts *o, 
 	return 0;
 }
 
+/* The queue chart: jobs waiting, and the GPUs busy (and down) as a
+ * percentage of the cluster's, against time, from a timeline CSV. Data
+ * columns: t_s queued busy_pct down_gpus; the settings give the time
+ * axis's unit (tunit, s), the means, the cluster's GPUs and has_down. */
+static int plot_queue(struct csv *c, const char *path, const ts_plot_opts *o, FILE *data,
+		      FILE *settings, struct ts_error *err)
+{
+	static const char *const names[4] = {"t_s", "queued_jobs", "utilisation", "busy_gpus"};
+	int col[4], down = csv_col(c, "down_gpus"), rc = 0;
+	for (int i = 0; i < 4; i++)
+		if ((col[i] = csv_col(c, names[i])) < 0)
+			return ts_error_set(err, TS_EINVALID, path, c->lineno, NULL,
+					    "found no column %s, expected the CSV of trainsim "
+					    "queue --timeline",
+					    names[i]);
+	double t0 = (double)NAN, tp = (double)NAN, prev[3] = {0, 0, 0}, area[2] = {0, 0};
+	double gpus = (double)NAN, max_down = 0.0, max_queued = 0.0;
+	size_t nr = 0;
+	while ((rc = csv_next(c, err)) > 0) {
+		double v[5];
+		for (int i = 0; i < 4; i++)
+			v[i] = num(c, col[i]);
+		v[4] = down >= 0 ? num(c, down) : 0.0;
+		for (int i = 0; i < 5; i++)
+			if (!isfinite(v[i]) || v[i] < 0.0 || (i == 2 && v[i] > 1.0))
+				return ts_error_set(
+				    err, TS_EINVALID, path, c->lineno,
+				    i < 4 ? names[i] : "down_gpus", "found \"%.40s\", expected %s",
+				    c->f[i < 4 ? col[i] : down],
+				    i == 2 ? "a fraction from 0 to 1" : "a number of at least 0");
+		if (nr && v[0] < tp)
+			return ts_error_set(err, TS_EINVALID, path, c->lineno, "t_s",
+					    "found %.17g after %.17g, expected times in order",
+					    v[0], tp);
+		if (!nr)
+			t0 = v[0];
+		else {
+			area[0] += prev[0] * (v[0] - tp);
+			area[1] += prev[1] * (v[0] - tp);
+		}
+		/* the cluster's GPUs, from a row with busy GPUs */
+		if (v[3] > 0.0 && v[2] > 0.0 && !isfinite(gpus))
+			gpus = round(v[3] / v[2]);
+		max_down = fmax(max_down, v[4]);
+		max_queued = fmax(max_queued, v[1]);
+		prev[0] = v[1];
+		prev[1] = v[2];
+		prev[2] = v[4];
+		tp = v[0];
+		fprintf(data, "%.17g %.17g %.17g %.17g\n", v[0], v[1], 100.0 * v[2], v[4]);
+		nr++;
+	}
+	if (rc < 0)
+		return plot_code(err);
+	if (!nr)
+		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
+				    "%s: found no row to plot, expected the timeline of trainsim "
+				    "queue --timeline",
+				    path);
+	if (settings) {
+		double span = tp - t0;
+		/* the time axis in the unit that suits the span */
+		static const struct {
+			double below_s, unit_s;
+			const char *name;
+		} units[] = {{1200.0, 1.0, "s"},
+			     {36000.0, 60.0, "min"},
+			     {864000.0, 3600.0, "h"},
+			     {HUGE_VAL, 86400.0, "days"}};
+		size_t u = 0;
+		while (span >= units[u].below_s)
+			u++;
+		char t[400];
+		fputs("title_plot = ", settings);
+		gp_str(settings, o && o->title ? o->title : "Queue length and GPU utilisation");
+		snprintf(t, sizeof t, "time (%s)", units[u].name);
+		fputs("\nxlabel = ", settings);
+		gp_str(settings, t);
+		fprintf(settings, "\nnseries = 1\nlogx = 0\ntunit = %.17g\n", units[u].unit_s);
+		fprintf(settings, "mean_util = %.17g\nmean_queued = %.17g\n",
+			span > 0.0 ? 100.0 * area[1] / span : 100.0 * prev[1],
+			span > 0.0 ? area[0] / span : prev[0]);
+		/* down GPUs drawn only when some were, as a percentage */
+		fprintf(settings, "gpus = %.17g\nhas_down = %d\n", isfinite(gpus) ? gpus : 0.0,
+			max_down > 0.0 && isfinite(gpus));
+		/* no job ever waited (the script then takes 0 to 1 jobs), or
+		 * one instant: a range, not gnuplot's "empty range" warning */
+		fprintf(settings, "max_queued = %.17g\n", max_queued);
+		if (span <= 0.0)
+			fprintf(settings, "set xrange [%.17g:%.17g]\n", t0 / units[u].unit_s - 1.0,
+				t0 / units[u].unit_s + 1.0);
+	}
+	return 0;
+}
+
 int plot_prepare(const char *root, const char *kind, const char *csv_path, const ts_plot_opts *o,
 		 FILE *data, FILE *settings, char *script, size_t n, struct ts_error *err)
 {
@@ -325,7 +427,7 @@ int plot_prepare(const char *root, const char *kind, const char *csv_path, const
 	if (k < 0)
 		return ts_error_set(err, TS_EUSAGE, NULL, 0, NULL,
 				    "found kind \"%s\", expected scaling, breakdown, frontier, "
-				    "memory or compare",
+				    "memory, compare or queue",
 				    kind ? kind : "");
 	int rc0;
 	if (o &&
@@ -353,6 +455,7 @@ int plot_prepare(const char *root, const char *kind, const char *csv_path, const
 	     "memory_breakdown.logits_bytes", "memory_breakdown.buffers_bytes",
 	     "memory_breakdown.reserve_bytes", "memory_capacity_bytes"},
 	    {NULL},
+	    {NULL},
 	};
 	struct csv c;
 	struct row *rows = NULL;
@@ -373,8 +476,9 @@ int plot_prepare(const char *root, const char *kind, const char *csv_path, const
 				  "%s: found an empty file, expected a CSV header", csv_path);
 		goto out;
 	}
-	if (k == K_COMPARE) {
-		rc = plot_compare(&c, csv_path, o, data, settings, err);
+	if (k == K_COMPARE || k == K_QUEUE) {
+		rc = k == K_COMPARE ? plot_compare(&c, csv_path, o, data, settings, err)
+				    : plot_queue(&c, csv_path, o, data, settings, err);
 		goto flush;
 	}
 	if (!(h = ts_calloc(1, sizeof *h))) {

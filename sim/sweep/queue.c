@@ -1233,6 +1233,12 @@ static int finish(struct q *s)
 	ts_free(w, (n ? n : 1) * sizeof *w);
 	ts_free(sz, (n ? n : 1) * sizeof *sz);
 	if (s->c->detail) {
+		/* the run ends with its last job: failures and repairs of idle
+		 * nodes after it are left out of the timeline, as out of the
+		 * makespan */
+		double end_s = s->t0 + sec(s->last_end);
+		while (m && o->ntl > 1 && o->tl[o->ntl - 1].t_s > end_s)
+			o->ntl--;
 		for (size_t i = 0; i < n; i++) {
 			struct qjob *x = &s->j[i];
 			struct queue_job_out *y = &o->job[i];
