@@ -15,6 +15,9 @@ example() {
 		"$BIN" run nodes16.cfg | grep -E "^(GPT|iteration time|throughput)"
 }
 check_example measure-small-predict-big
+# attention backward over forward: the trace's (measured column) and
+# trainsim's with the fitted constants (fitted column)
+check_prose measure-small-predict-big "2.7=760/280" "2.5=729.3/291.7"
 for f in from-trace.cfg from-runs.cfg; do
 	checks=$((checks + 1))
 	cmp -s "$TMP/work/$f" "$SRC/examples/measure-small-predict-big/$f" ||

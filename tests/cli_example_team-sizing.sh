@@ -10,4 +10,6 @@ example() {
 	"$BIN" queue jobs.csv --cluster dgx-h100 --nodes 4:16:2 --target-p90 2h --quiet
 }
 check_example team-sizing
+# jobs.csv's submissions end at 19:00 each day; p90 is the 90th percentile
+check_prose team-sizing 19 90
 finish

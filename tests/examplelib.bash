@@ -34,24 +34,45 @@ sys.exit(0 if o.strip() in r else 1)' "$ex/README.md" "$ex/expected-output.txt" 
 # NUMBER's decimals, each figure with a decimal point in EXPR taken from
 # the output. Figures compare by value (199,000 is 199000.0). A number with
 # a letter right after it other than x (1B; S19's 19 has one before) is a
-# name, not a figure.
+# name, not a figure. Figures of CSV or table output count too: a comma
+# ends a field as well as grouping thousands (so 8,1.25 gives 8 and 1.25),
+# and a figure of three or more significant digits may be quoted rounded
+# (662 or 662.13 for a CSV's 662.1305658625854; 94.6 % for 0.9458 is a
+# NUMBER=EXPR). The output is this run's (TMP/out, as check_example leaves
+# it), so the prose is checked against what the program prints now. A
+# README other than an example's: PROSE_README=FILE (its folder's *.cfg, *.csv are
+# the inputs), PROSE_OUT=FILE the output it quotes.
 check_prose() {
-	local name=$1 ex="$SRC/examples/$1"
+	local name=$1 readme=${PROSE_README:-$SRC/examples/$1/README.md}
 	shift
 	checks=$((checks + 1))
-	python3 - "$ex" "$@" <<'PY' || fail "$name: README.md prose quotes figures the program does not print"
-import glob, re, sys
-ex, args = sys.argv[1], sys.argv[2:]
+	python3 - "$readme" "${PROSE_OUT:-$TMP/out}" "$@" <<'PY' || fail "$name: README.md prose quotes figures the program does not print"
+import glob, os, re, sys
+readme_path, out_path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+ex = os.path.dirname(readme_path)
 NUM = r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![A-Za-wyz\d])"
 def val(n):
     return float(n.replace(",", ""))
+# a figure in a CSV field or a table cell: a comma before it ends a field
+FIELD = r"(?<![\w.])\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![A-Za-df-wyz\d])"
 def nums(text):
     return {val(m) for m in re.findall(NUM, text)}
-out = nums(open(ex + "/expected-output.txt").read())
+def sig(n):
+    return len(n.replace(",", "").replace(".", "").lstrip("0"))
+out_text = open(out_path).read()
+out = nums(out_text) | {float(m) for m in re.findall(FIELD, out_text)}
+def rounded(n):
+    """n (a figure as quoted, 3+ significant digits) is an output figure rounded to n's decimals"""
+    if sig(n) < 3:
+        return False
+    dec = len(n.split(".")[1]) if "." in n else 0
+    k = val(n)
+    return any(abs(x - k) <= 0.5 * 10 ** -dec * (1 + 1e-9) for x in out)
 inputs = set()
-for f in glob.glob(ex + "/*.cfg"):
-    inputs |= nums(open(f).read())
-readme = open(ex + "/README.md").read()
+for f in glob.glob(ex + "/*.cfg") + glob.glob(ex + "/*.csv"):
+    text = open(f).read()
+    inputs |= nums(text) | {float(m) for m in re.findall(FIELD, text)}
+readme = open(readme_path).read()
 prose = re.sub(r"```.*?```", "", readme, flags=re.S)
 prose = "\n".join(l for l in prose.split("\n") if not l.startswith("    "))
 prose = re.sub(r"`[^`]*`", "", prose)
@@ -61,7 +82,7 @@ for a in args:
     if "=" in a:
         n, expr = a.split("=", 1)
         for x in re.findall(r"\d+\.\d+", expr):
-            if val(x) not in out:
+            if val(x) not in out and not rounded(x):
                 bad.append("%s: %s is not a figure of the output" % (a, x))
         got = eval(expr, {"__builtins__": {}})
         dec = len(n.split(".")[1]) if "." in n else 0
@@ -74,7 +95,8 @@ used = set()
 for n in re.findall(NUM, prose):
     used.add(n)
     k = val(n)
-    if k not in out and k not in inputs and k not in {val(f) for f in facts} and n not in computed:
+    if (k not in out and not rounded(n) and k not in inputs and k not in {val(f) for f in facts}
+            and n not in computed):
         bad.append("%s is neither in the output, the inputs, the facts nor computed" % n)
 for a in list(facts) + list(computed):
     if a not in used:
