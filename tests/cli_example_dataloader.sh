@@ -9,4 +9,8 @@ example() {
 	"$BIN" run starved.cfg && echo && "$BIN" run fixed.cfg
 }
 check_example dataloader-bottleneck
+# 5 ms of one core per image (configs/datasets/imagenet-1k.cfg), a DGX
+# A100's 128 cores of two EPYC 7742 (configs/clusters/dgx-a100-80gb.cfg)
+check_prose dataloader-bottleneck 5 128 7742 "200=1000/5" "16=8*2" "3,200=16*200" \
+	"24,000=120*200" "24=2*16-8" "4,800=24*200"
 finish

@@ -86,7 +86,7 @@ for a in args:
                 bad.append("%s: %s is not a figure of the output" % (a, x))
         got = eval(expr, {"__builtins__": {}})
         dec = len(n.split(".")[1]) if "." in n else 0
-        if "%.*f" % (dec, got) != n:
+        if "%.*f" % (dec, got) != n.replace(",", ""):
             bad.append("%s: the expression gives %.*f" % (a, dec, got))
         computed[n] = a
     else:
