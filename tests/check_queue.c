@@ -1,9 +1,9 @@
 /* The queue model (sim/sweep/queue.c) and its job readers (sim/io/jobs.c):
  * M/M/c FIFO against Erlang C, M/G/c against the Allen-Cunneen
  * approximation, EASY backfill and strict FIFO on a hand-made case,
- * fair-share, gang placement on leaf switches, failures' accounting, fabric
- * sharing of scenario jobs, and the readers' errors.
- * SPDX-License-Identifier: MIT */
+ * preemption and requeue by hand, fair-share, gang placement on leaf switches, failures'
+ * accounting, fabric sharing of scenario jobs, and the readers' errors. SPDX-License-Identifier:
+ * MIT */
 #define _POSIX_C_SOURCE 200809L
 #include <check.h>
 #include <math.h>
@@ -145,6 +145,88 @@ START_TEST(backfill_by_hand)
 		ck_assert_double_eq_tol(st.makespan_s, 350, 1e-6);
 		queue_stats_free(&st);
 	}
+	jobs_free(&l);
+}
+END_TEST
+
+/* Preemption by hand, on one node of 8 GPUs under backfill; checkpoints
+ * every 30 s of run time, a restart costs 5 s. L1 (4 GPUs, 100 s, tier 0)
+ * runs from 0, L2 (4 GPUs, 100 s, tier 0) from 10. At 50 H (4 GPUs, 20 s,
+ * tier 10) does not fit: with preemption the younger L2 is requeued (it ran
+ * 40 s, keeps its checkpoint at 30 s, loses 10 s x 4 GPUs = 40 GPU-s; 70 s
+ * of work and 5 s of restart left), H runs 50-70, and L2 restarts at 70
+ * (before E, submitted later), ending at 145. E (4 GPUs, 10 s, tier 0,
+ * submitted at 55) may not preempt its own tier: it starts when L1 ends,
+ * 100-110. GPU-seconds of runs: 400 + 160 + 80 + 300 + 40 = 980. Without
+ * preemption H waits for L1 (100-120) and E for L2 (110-120): 400 + 400 +
+ * 80 + 40 = 920. */
+START_TEST(preemption_by_hand)
+{
+	struct jobs_list l = {0};
+	add(&l, "L1", 0, 4, 100, 0, NULL);
+	add(&l, "L2", 10, 4, 100, 0, NULL);
+	add(&l, "H", 50, 4, 20, 0, NULL);
+	add(&l, "E", 55, 4, 10, 0, NULL);
+	l.j[2].priority = 10;
+	const double on[4][2] = {{0, 100}, {10, 145}, {50, 70}, {100, 110}};
+	const double off[4][2] = {{0, 100}, {10, 110}, {100, 120}, {110, 120}};
+	for (int p = 0; p < 2; p++) {
+		struct queue_cfg q = cfg(1, 8, QUEUE_BACKFILL);
+		q.detail = true;
+		q.preempt = p;
+		q.checkpoint_s = 30;
+		q.restart_s = 5;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		const double(*want)[2] = p ? on : off;
+		for (int i = 0; i < 4; i++) {
+			ck_assert_msg(fabs(st.job[i].start_s - want[i][0]) < 1e-6 &&
+					  fabs(st.job[i].end_s - want[i][1]) < 1e-6,
+				      "preempt %d: job %d runs %g-%g, expected %g-%g", p, i,
+				      st.job[i].start_s, st.job[i].end_s, want[i][0], want[i][1]);
+		}
+		ck_assert_uint_eq(st.preempted, (p ? 1u : 0u));
+		ck_assert_uint_eq(st.requeued, 0);
+		ck_assert_uint_eq(st.job[1].restarts, (p ? 1u : 0u));
+		ck_assert_double_eq_tol(st.lost_gpu_s, (p ? 40.0 : 0.0), 1e-6);
+		ck_assert_double_eq_tol(st.busy_gpu_s, (p ? 980.0 : 920.0), 1e-6);
+		ck_assert_double_eq_tol(st.makespan_s, (p ? 145.0 : 120.0), 1e-6);
+		queue_stats_free(&st);
+	}
+	jobs_free(&l);
+}
+END_TEST
+
+/* A wide job preempts only what it needs: 2 nodes of 8 GPUs, A (8 GPUs,
+ * tier 0) on one node from 0, B1 and B2 (4 GPUs each, tier 0) on the other
+ * from 1 and 2; W (8 GPUs, tier 5) at 10 needs one whole node. Lowest tier,
+ * youngest first takes B2, then B1 (the node is then free) and then would
+ * take A; freeing B2 and B1 suffices, so A runs on untouched (0-100). */
+START_TEST(preemption_spares)
+{
+	struct jobs_list l = {0};
+	add(&l, "A", 0, 8, 100, 0, NULL);
+	add(&l, "B1", 1, 4, 100, 0, NULL);
+	add(&l, "B2", 2, 4, 100, 0, NULL);
+	add(&l, "W", 10, 8, 20, 0, NULL);
+	l.j[3].priority = 5;
+	struct queue_cfg q = cfg(2, 8, QUEUE_FIFO);
+	q.detail = true;
+	q.preempt = true;
+	struct queue_stats st;
+	struct ts_error err = {0};
+	ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+	ck_assert_uint_eq(st.preempted, 2);
+	ck_assert_uint_eq(st.job[0].restarts, 0);
+	ck_assert_double_eq_tol(st.job[0].end_s, 100, 1e-6);
+	ck_assert_double_eq_tol(st.job[3].start_s, 10, 1e-6);
+	ck_assert_double_eq_tol(st.job[3].end_s, 30, 1e-6);
+	/* no checkpoints: B1 and B2 start over at 30 and run 100 s */
+	ck_assert_double_eq_tol(st.job[1].end_s, 130, 1e-6);
+	ck_assert_double_eq_tol(st.job[2].end_s, 130, 1e-6);
+	ck_assert_double_eq_tol(st.lost_gpu_s, 4 * 9 + 4 * 8, 1e-6);
+	queue_stats_free(&st);
 	jobs_free(&l);
 }
 END_TEST
@@ -450,6 +532,8 @@ static Suite *suite(void)
 	suite_add_tcase(s, tc);
 	tc = tu_tcase("policies");
 	tcase_add_test(tc, backfill_by_hand);
+	tcase_add_test(tc, preemption_by_hand);
+	tcase_add_test(tc, preemption_spares);
 	tcase_add_test(tc, fairshare_by_hand);
 	tcase_add_test(tc, placement);
 	tcase_add_test(tc, failures_account);

@@ -35,6 +35,13 @@
  * requeued in their place, to restart (restart_s more run time) where the
  * scheduler next puts them; the node is down for repair_s.
  *
+ * Preemption (optional; Slurm's PreemptMode=REQUEUE with tiers as under
+ * preempt/qos, the tier being a job's own priority term): after the
+ * ordinary starts, a waiting job that does not fit requeues running jobs
+ * of lower tiers, lowest tier and youngest run first, as a failure would
+ * (the run since the last checkpoint lost, a restart paid), when that lets
+ * it start; victims the later ones make needless are spared.
+ *
  * Priority (Slurm's multifactor plugin, simplified): priority = w_fs x
  * 2^(-U/S) + w_age x min(1, age / max_age) + the job's own term, U the
  * user's share of the decayed usage (GPU-seconds, half-life
@@ -43,6 +50,7 @@
  * SPDX-License-Identifier: MIT */
 #include "sweep/queue.h"
 
+#include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -839,6 +847,130 @@ static int try_start(struct q *s, uint32_t i, uint32_t h, ts_time shadow_at, boo
 	return start(s, i, t1);
 }
 
+/* End running job i's run early and requeue it (a node failure, or a
+ * preemption): the run since its last checkpoint is lost, and its next
+ * start pays a restart. */
+static int requeue(struct q *s, uint32_t i)
+{
+	struct qjob *x = &s->j[i];
+	if (x->ev && evq_cancel(s->evq, x->ev))
+		x->ev = 0;
+	if (stop(s, i))
+		return s->rc;
+	/* the run since the start, in run time alone, less its restart; the
+	 * part since the last checkpoint is lost */
+	double run_s = (x->left0 - x->left) * x->t1 - x->r0;
+	if (run_s < 0.0)
+		run_s = 0.0;
+	double C = s->c->checkpoint_s, keep = 0.0;
+	if (C > 0.0)
+		keep = floor(run_s / C) * C;
+	double lost = (x->left0 - x->left) * x->t1 - keep;
+	x->saved += keep / x->t1;
+	if (x->saved > 1.0)
+		x->saved = 1.0;
+	x->left = 1.0 - x->saved;
+	x->restart_s = s->c->restart_s;
+	x->restarts++;
+	s->o->lost_gpu_s += lost * (double)s->l->j[i].gpus;
+	enqueue(s, i);
+	return 0;
+}
+
+/* Preemption (Slurm's PreemptMode=REQUEUE, tiers as with preempt/qos): a
+ * waiting job that does not fit may requeue running jobs of a lower tier
+ * (the jobs' own priority term) when freeing them lets it fit. Victims are
+ * taken lowest tier first, then youngest run first (least work lost), until
+ * it fits; a victim whose freeing is not needed once the later ones are
+ * freed is spared. Waiting jobs are tried in queue order, bf_depth of them. */
+static bool by_victim(const struct q *s, uint32_t a, uint32_t b)
+{
+	double pa = s->l->j[a].priority, pb = s->l->j[b].priority;
+	if (pa != pb)
+		return pa < pb;
+	if (s->j[a].start != s->j[b].start)
+		return s->j[a].start > s->j[b].start;
+	return a > b;
+}
+
+/* Whether job g fits once the victims v[0..n) but `skip` are freed. */
+static bool fits_freeing(struct q *s, const uint32_t *v, size_t n, size_t skip, uint32_t g)
+{
+	s->pass++;
+	memcpy(s->scnt, s->cnt, (s->gpn + 1) * sizeof *s->scnt);
+	for (size_t k = 0; k < n; k++) {
+		if (k == skip)
+			continue;
+		struct qjob *x = &s->j[v[k]];
+		uint32_t pg = per_node(s, x, s->l->j[v[k]].gpus);
+		for (uint32_t a = 0; a < x->nn; a++) {
+			uint32_t nd = s->pool[x->aoff + a];
+			sset(s, nd, sget(s, nd) + pg);
+		}
+	}
+	return fits_counts(s, s->scnt, g);
+}
+
+static int preempt(struct q *s)
+{
+	uint32_t depth = s->c->bf_depth ? s->c->bf_depth : 500;
+	if (!s->nrun)
+		return 0;
+	if (s->c->policy == QUEUE_PRIORITY)
+		accrue(s); /* usage up to now, before victims stop */
+	uint32_t *v = ts_malloc(s->nrun * sizeof *v);
+	if (!v)
+		return fail(s, TS_ENOMEM, "out of memory");
+	size_t capv = s->nrun;
+	uint32_t k = 0;
+	for (uint32_t i = s->qhead; i != NIL && k < depth; k++) {
+		uint32_t g = s->l->j[i].gpus;
+		double tier = s->l->j[i].priority;
+		if (fits_counts(s, s->cnt, g)) {
+			i = s->j[i].next;
+			continue;
+		}
+		/* the candidates, in the order they are taken */
+		size_t n = 0;
+		for (size_t r = 0; r < s->nrun; r++)
+			if (s->l->j[s->run[r]].priority < tier)
+				v[n++] = s->run[r];
+		for (size_t a = 1; a < n; a++) /* insertion sort: few candidates */
+			for (size_t b = a; b > 0 && by_victim(s, v[b], v[b - 1]); b--) {
+				uint32_t t = v[b];
+				v[b] = v[b - 1];
+				v[b - 1] = t;
+			}
+		size_t m = 0;
+		while (m < n && !fits_freeing(s, v, m, SIZE_MAX, g))
+			m++;
+		if (!fits_freeing(s, v, m, SIZE_MAX, g)) {
+			i = s->j[i].next;
+			continue;
+		}
+		/* spare the victims the later ones make needless */
+		for (size_t a = m; a-- > 0;)
+			if (fits_freeing(s, v, m, a, g)) {
+				memmove(v + a, v + a + 1, (m - a - 1) * sizeof *v);
+				m--;
+			}
+		for (size_t a = 0; a < m; a++) {
+			if (requeue(s, v[a]))
+				goto out;
+			s->o->preempted++;
+		}
+		bool started;
+		if (try_start(s, i, NIL, TS_TIME_MAX, &started))
+			goto out;
+		assert(started);
+		/* the waiting list changed: start over from its head */
+		i = s->qhead;
+	}
+out:
+	ts_free(v, capv * sizeof *v);
+	return s->rc;
+}
+
 static void on_sched(void *ctx, uint64_t arg)
 {
 	(void)arg;
@@ -854,6 +986,8 @@ static void on_sched(void *ctx, uint64_t arg)
 		if (!started)
 			break;
 	}
+	if (s->qhead != NIL && s->c->preempt && preempt(s))
+		return;
 	if (s->qhead != NIL && s->c->policy != QUEUE_FIFO) {
 		uint32_t h = s->qhead;
 		ts_time sh = shadow(s, h);
@@ -1054,32 +1188,11 @@ static void on_fail(void *ctx, uint64_t arg)
 				}
 		}
 		for (uint32_t v = 0; v < nv; v++) {
-			uint32_t i = victims[v];
-			struct qjob *x = &s->j[i];
-			if (x->ev && evq_cancel(s->evq, x->ev))
-				x->ev = 0;
-			if (stop(s, i)) {
+			if (requeue(s, victims[v])) {
 				ts_free(victims, cap * sizeof *victims);
 				return;
 			}
-			/* the run since the start, in run time alone, less its
-			 * restart; the part since the last checkpoint is lost */
-			double run_s = (x->left0 - x->left) * x->t1 - x->r0;
-			if (run_s < 0.0)
-				run_s = 0.0;
-			double C = s->c->checkpoint_s, keep = 0.0;
-			if (C > 0.0)
-				keep = floor(run_s / C) * C;
-			double lost = (x->left0 - x->left) * x->t1 - keep;
-			x->saved += keep / x->t1;
-			if (x->saved > 1.0)
-				x->saved = 1.0;
-			x->left = 1.0 - x->saved;
-			x->restart_s = s->c->restart_s;
-			x->restarts++;
 			s->o->requeued++;
-			s->o->lost_gpu_s += lost * (double)s->l->j[i].gpus;
-			enqueue(s, i);
 		}
 		ts_free(victims, cap * sizeof *victims);
 		unlink_node(s, n);

@@ -80,6 +80,10 @@ struct queue_cfg {
 	double checkpoint_s;	   /* a job checkpoints every this much run time, s; a failure
 				    * loses the run since the last (0: no checkpoints: all of it) */
 	uint64_t seed;		   /* the failure stream's seed */
+	bool preempt;		   /* a waiting job may requeue running jobs of a lower tier
+				    * (their jobs_job.priority) to start: they lose the run
+				    * since their last checkpoint (checkpoint_s) and pay
+				    * restart_s, as on a failure (Slurm's PreemptMode=REQUEUE) */
 	double fs_halflife_s;	   /* fair-share usage decay half-life, s (0: 7 days, Slurm's
 				    * PriorityDecayHalfLife default) */
 	double prio_calc_s;	   /* priorities recomputed every this long, s (0: 300, Slurm's
@@ -106,13 +110,13 @@ struct queue_size_stats {
 
 /* One job's outcome (detail). Times on the input's clock, s. */
 struct queue_job_out {
-	double start_s;	 /* first start; NAN when it never ran */
-	double end_s;	 /* end of its last run */
-	double alone_s;	 /* its run time alone on its first placement, s */
-	uint32_t nodes;	 /* nodes of its last placement */
-	uint32_t leaves; /* leaf switches of its last placement */
-	uint32_t restarts;
-	int state; /* QUEUE_DONE, QUEUE_TIMEOUT, QUEUE_TOO_BIG */
+	double start_s;	   /* first start; NAN when it never ran */
+	double end_s;	   /* end of its last run */
+	double alone_s;	   /* its run time alone on its first placement, s */
+	uint32_t nodes;	   /* nodes of its last placement */
+	uint32_t leaves;   /* leaf switches of its last placement */
+	uint32_t restarts; /* runs ended by a failure or a preemption */
+	int state;	   /* QUEUE_DONE, QUEUE_TIMEOUT, QUEUE_TOO_BIG */
 };
 enum { QUEUE_DONE = 0, QUEUE_TIMEOUT = 1, QUEUE_TOO_BIG = 2 };
 
@@ -136,6 +140,7 @@ struct queue_stats {
 	size_t waited;	      /* started later than submitted */
 	size_t failures;      /* node failures */
 	size_t requeued;      /* job runs ended by a failure and requeued */
+	size_t preempted;     /* job runs ended by a preemption and requeued */
 	double utilisation;   /* GPU-seconds busy / (GPUs x makespan) */
 	double mean_wait_s, p50_wait_s, p90_wait_s, max_wait_s; /* waits to first start, s */
 	double mean_completion_s;				/* submit to end, s */
@@ -145,7 +150,7 @@ struct queue_stats {
 	double fragmentation; /* GPU-seconds idle while a job waits / (GPUs x makespan) */
 	double mean_queue;    /* time-mean of the jobs waiting */
 	double busy_gpu_s;    /* GPU-seconds of runs (lost ones included) */
-	double lost_gpu_s;    /* GPU-seconds of runs lost to failures */
+	double lost_gpu_s;    /* GPU-seconds of runs lost to failures and preemptions */
 	struct queue_size_stats size[QUEUE_SIZES];
 	size_t nsize;		   /* classes with jobs */
 	double *user_gpu_s;	   /* [users + 1]: GPU-seconds per user of the list, the last
