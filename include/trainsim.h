@@ -506,6 +506,9 @@ typedef struct ts_search_opts {
 				      * figures of layer granularity (`trainsim run`'s
 				      * default), stage only where it gives them, so the
 				      * top ranks are exact at layer; slower */
+	bool *none_fit;		     /* out (NULL: not asked): set to whether no candidate
+				      * fits in GPU memory (the report then says what would
+				      * make the scenario fit) */
 } ts_search_opts;
 
 /* Search as ts_search_write does, with options o (borrowed): the report in

@@ -141,7 +141,14 @@ model = "gpt3-1.3b";
 cluster = { base = "dgx-a100-80gb"; nodes = 2; };
 training = { framework = "megatron"; global_batch = 48; micro_batch = 1; seq_len = 2048; };
 CFG
-ok inl search "$TMP/inl.cfg" --max-gpus 16
+# no candidate fits: the report says so and what would fit, exit status 3
+"$BIN" search "$TMP/inl.cfg" --max-gpus 16 >"$TMP/inl" 2>"$TMP/inl.err"
+rc=$?
+checks=$((checks + 1))
+[ "$rc" -eq 3 ] || fail "a search where nothing fits: exit $rc, expected 3"
+grep -q "^trainsim search: no setting fits in GPU memory$" "$TMP/inl.err" ||
+	fail "a search where nothing fits: $(cat "$TMP/inl.err")"
+grep -q "^No configuration fits in GPU memory" "$TMP/inl" || fail "no line says nothing fits"
 [ "$(grep -c "^skipped .* GPUs .*inl.cfg:2: cluster.nodes: found it beside" "$TMP/inl")" -eq 5 ] ||
 	fail "skipped GPU counts without their reason: $(tail -6 "$TMP/inl")"
 "$BIN" search "$TMP/inl.cfg" --max-gpus 16 --export-best "$TMP/none.cfg" >/dev/null 2>"$TMP/e.err" &&
@@ -156,4 +163,24 @@ grep -q -- '--granularity: found "op", expected auto, layer (the same: run.s fig
 "$BIN" search "$S" --max-gpus 4 --top 5 -j2 --format csv --granularity auto >"$TMP/auto.csv" 2>/dev/null ||
 	fail "--granularity auto refused"
 cmp -s "$TMP/auto.csv" "$TMP/csv" || fail "--granularity auto differs from the default"
+# a model too large for every setting of one GPU: the table is empty, the
+# report says what would fit (simulated: the scenario on a GPU with more
+# memory or more GPUs, there more nodes with ZeRO-3 and full
+# recomputation), the status is 3 in every format
+cat >"$TMP/big.cfg" <<'CFG'
+model = "llama2-7b";
+cluster = "dgx-a100-40gb";
+nodes = 1;
+gpus_per_node = 1;
+training = { framework = "megatron"; global_batch = 8; micro_batch = 8; seq_len = 2048; };
+parallel = { zero = 0; };
+CFG
+for f in text json; do
+	"$BIN" search "$TMP/big.cfg" --max-gpus 1 --format $f >"$TMP/big.$f" 2>"$TMP/big.err"
+	rc=$?
+	checks=$((checks + 1))
+	[ "$rc" -eq 3 ] || fail "--format $f, nothing fits: exit $rc ($(cat "$TMP/big.err"))"
+done
+grep -q "^  1 -> .* nodes (.* GPUs), ZeRO-3, full recomputation: " "$TMP/big.text" ||
+	fail "no remedy: $(cat "$TMP/big.text")"
 finish

@@ -76,6 +76,7 @@ typedef struct ts_search_opts {
     ts_progress_fn progress;
     void *user;
     bool layer_figures;
+    bool *none_fit;
 } ts_search_opts;
 int ts_search_run(const ts_env *env, const char *path, const char *const *sets, size_t nsets,
                   const ts_search_opts *o, FILE *out);

@@ -344,6 +344,8 @@ int ts_search_run(const ts_env *env, const char *path, const char *const *sets, 
 		else
 			rc = api_search_export(path, sets, nsets, &sr.c[0], obj, o->export_best);
 	}
+	if (o->none_fit)
+		*o->none_fit = !rc && !sr.ranked;
 	if (!rc) {
 		size_t top = o->top ? o->top : 10;
 		struct ts_result *nofit = sr.ranked || o->format == TS_FORMAT_CSV

@@ -8,7 +8,8 @@
 
 #include "trainsim.h"
 
-enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BADINPUT = 2 };
+/* exit codes; CLI_NOFIT: `search` found no setting that fits in GPU memory */
+enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BADINPUT = 2, CLI_NOFIT = 3 };
 
 /* trainsim collective ... (argv[0] is "collective"). */
 int cli_collective(int argc, char **argv);

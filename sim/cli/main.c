@@ -56,7 +56,7 @@ static void usage(FILE *out)
 	    "\n"
 	    "COMMAND --help describes one command.\n"
 	    "\n"
-	    "exit codes: 0 ok, 1 usage, 2 bad input\n");
+	    "exit codes: 0 ok, 1 usage, 2 bad input, 3 search: no setting fits in GPU memory\n");
 }
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary files of the outputs being

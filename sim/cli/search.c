@@ -52,6 +52,8 @@ static void usage(FILE *out)
 		"                    granularity, a screening a few times faster whose\n"
 		"                    figures may differ from `run`'s by -0.3 to +20 %%;\n"
 		"                    it, not the scenario's sim.granularity, decides\n"
+		"When no setting fits in GPU memory the report says so and what would\n"
+		"make the scenario fit, and the exit status is 3.\n"
 		"Progress goes to standard error: a live line with the time left on a\n"
 		"terminal; otherwise a line a minute once a search has run for a minute\n"
 		"(--quiet: none).\n"
@@ -235,6 +237,7 @@ int cli_search(int argc, char **argv)
 		goto close;
 	}
 	struct progress_state ps = {.tty = isatty(STDERR_FILENO)};
+	bool none_fit = false;
 	ts_search_opts so = {.objective =
 				 strcmp(objective, "cost") ? TS_OBJECTIVE_TIME : TS_OBJECTIVE_COST,
 			     .max_gpus = (uint32_t)max_gpus,
@@ -246,7 +249,8 @@ int cli_search(int argc, char **argv)
 			     .resume = resume,
 			     .progress = quiet ? NULL : progress,
 			     .user = &ps,
-			     .layer_figures = strcmp(gran, "stage") != 0};
+			     .layer_figures = strcmp(gran, "stage") != 0,
+			     .none_fit = &none_fit};
 	int src = ts_search_run(env, path, sets, nsets, &so, of ? ts_output_stream(of) : stdout);
 	if (ps.shown)
 		fputc('\n', stderr); /* end the live line */
@@ -256,6 +260,10 @@ int cli_search(int argc, char **argv)
 	}
 	rc = ts_output_commit(of) ? cli_fail("search") : CLI_OK;
 	of = NULL;
+	if (rc == CLI_OK && none_fit) {
+		fprintf(stderr, "trainsim search: no setting fits in GPU memory\n");
+		rc = CLI_NOFIT;
+	}
 close:
 	ts_output_abort(of);
 	free(state);

@@ -14,7 +14,10 @@
  * the least change of that kind that fits. Every candidate is the
  * scenario loaded again with --set overrides (the same path a user would
  * take to try it) and simulated in full, so its memory and iteration time
- * are trainsim's own, not a formula.
+ * are trainsim's own, not a formula. When no single change fits, more
+ * GPUs and then a GPU with more memory are tried again with ZeRO-3 and
+ * full recomputation, so that two changes are offered where one is not
+ * enough.
  */
 #include <math.h>
 #include <stdio.h>
@@ -29,7 +32,7 @@
 #include "sweep/remedy.h"
 #include "work/memory.h"
 
-#define MAX_SETS 4
+#define MAX_SETS 5
 #define MAX_CAND 24
 
 struct cand {
@@ -309,6 +312,49 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 		if (c && c->nset < MAX_SETS)
 			snprintf(c->set[c->nset++], sizeof c->set[0], "cluster=\"%.50s\"",
 				 bg[i].cluster);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	/* nothing alone fits: more GPUs, then a GPU with more memory, each
+	 * with the heaviest sharding and recomputation (ZeRO-3 where there is
+	 * data parallelism, full recomputation), so that the answer is not
+	 * empty where two changes would do */
+	for (uint32_t k = 2; n == 0 && k <= 8; k *= 2) {
+		uint32_t nodes = sc->nodes * k;
+		snprintf(w, sizeof w, "%u -> %u nodes (%u GPUs), ZeRO-3, full recomputation",
+			 sc->nodes, nodes, gpus * k);
+		struct cand *c = add(cs, &n, 1, w);
+		set(c, "nodes=%lld", nodes);
+		set(c, "parallel.dp=%lld", par->dp * k);
+		set(c, "parallel.zero=%lld", 3);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0],
+				 "training.recompute=\"full\"");
+		/* the micro-batch halved until it divides the batch per DP rank */
+		int64_t ranks = (int64_t)par->dp * k, mb = tr->micro_batch;
+		if (tr->global_batch % ranks) {
+			n--; /* the batch does not split over that many ranks */
+			break;
+		}
+		while (mb > 1 && (tr->global_batch / ranks) % mb)
+			mb /= 2;
+		if (mb != tr->micro_batch)
+			set(c, "training.micro_batch=%lld", mb);
+		if (keep(&x, cs, &n))
+			break;
+	}
+	for (size_t i = 0; n == 0 && i < nb; i++) {
+		snprintf(w, sizeof w, "%.30s (%.30s), full recomputation%s", bg[i].gpu,
+			 bg[i].cluster, dpcp > 1 ? ", ZeRO-3" : "");
+		struct cand *c = add(cs, &n, 1, w);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0], "cluster=\"%.50s\"",
+				 bg[i].cluster);
+		if (c && c->nset < MAX_SETS)
+			snprintf(c->set[c->nset++], sizeof c->set[0],
+				 "training.recompute=\"full\"");
+		if (dpcp > 1)
+			set(c, "parallel.zero=%lld", 3);
 		if (keep(&x, cs, &n))
 			break;
 	}
