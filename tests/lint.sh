@@ -19,8 +19,9 @@ done
 echo "lint: $n suites, $bad using Check's timer"
 # sim/api/ is a facade: it checks arguments, calls the computation and then
 # a writer of sim/report/; it writes no report content itself. The files
-# listed still hold their command's writer (to move to sim/report/), or
-# write a line that sim/sweep/ made; no other file of sim/api/ may print.
+# listed write only a line that another layer made (a sweep's CSV header,
+# laid out by sim/sweep/ with report/sweeprow's columns); no other file of
+# sim/api/ may print.
 api_printing="sweep.c data.c"
 n=$((n + 1))
 api_bad=0
