@@ -83,7 +83,11 @@ START_TEST(test_stage_rule)
 				exact_tp += sc->parallel.tp > 1;
 			} else {
 				inexact++;
-				differ += dt > 1e-3;
+				/* 1e-4, a hundred times the exact rows' 1e-6: TP
+				 * overlap rows (MEG24-003) differ by 6e-4, as the
+				 * stage's collectives share links differently; the
+				 * overlap's GEMM slowdown itself is the same at both */
+				differ += dt > 1e-4;
 			}
 			ts_scenario_destroy(sc);
 		}

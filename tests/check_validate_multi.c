@@ -51,7 +51,7 @@
 static const struct {
 	enum val_source src;
 	double whole, held_out;
-} documented[] = {{VAL_MEG24, 0.0652, 0.0756},
+} documented[] = {{VAL_MEG24, 0.1067, 0.1225},
 		  {VAL_MPT, 0.1029, 0.1080},
 		  {VAL_TITAN, 0.0581, 0.0663},
 		  {VAL_VTRAIN_MULTI, 0.1161, 0.1228}};
@@ -240,20 +240,20 @@ END_TEST
 #define BAND_PIN_MARGIN 0.05
 
 /* The leave-one-source-out coverage of the 80 % bands as sim/README.md
- * documents it (2026-12-05: bands from leave-one-source-out residuals,
- * measurements_new.csv included, measured Blackwell and fp8 matmul rates), per source with enough
- * rows and pooled: coverage and median half-width in percent. vTrain's rows, predicted with the
- * constants refit without vTrain, fall outside the band the other sources give (gemm_k0 is pinned
- * by vTrain alone); MPT's band is wide from the H100 FSDP rows of the new sources. */
+ * documents it (2026-12-06, TP overlap per GEMM; 2026-12-05: bands from leave-one-source-out
+ * residuals, measurements_new.csv included, measured Blackwell and fp8 matmul rates), per source
+ * with enough rows and pooled: coverage and median half-width in percent. vTrain's rows, predicted
+ * with the constants refit without vTrain, fall outside the band the other sources give (gemm_k0 is
+ * pinned by vTrain alone); MPT's band is wide from the H100 FSDP rows of the new sources. */
 static const struct {
 	const char *source;
 	double coverage, half_width;
 } band_pins[] = {
-    {"vtrain", 32.5, 14.8},
+    {"vtrain", 0.0, 16.7},
     {"mpt", 93.2, 21.1},
-    {"vtrain-multi", 62.4, 12.0},
+    {"vtrain-multi", 89.0, 19.5},
 };
-#define BAND_POOLED_PIN 50.6
+#define BAND_POOLED_PIN 37.4
 
 START_TEST(bands_cover)
 {
@@ -377,7 +377,10 @@ START_TEST(bands_cover)
 	       h_meg->key, h_meg->err80, h_fsdp->key, h_fsdp->err80, b_meg->key, b_meg->err80,
 	       gb_meg->key, gb_meg->err80);
 	ck_assert_str_eq(h_meg->key, "H/multi/megatron");
-	ck_assert(h_fsdp->err80 > 1.5 * h_meg->err80);
+	/* 1.44 x since TP overlap is charged per GEMM (2026-12-06: H100
+	 * Megatron's band widened from 0.130 to 0.159 as MEG24 turned too
+	 * fast); 1.84 x before */
+	ck_assert(h_fsdp->err80 > 1.4 * h_meg->err80);
 	/* Blackwell takes the pooled multi-node Megatron band, wider than H100
 	 * Megatron's but (since the measured Blackwell and fp8 matmul rates of
 	 * 2026-12-05) only by about 13 % (sim/README.md, Bands) */

@@ -30,15 +30,15 @@
 
 /* Each source's rows, MAPE on each row's own figure and mean speed bias
  * (predicted speed / measured speed - 1, > 0: predicted too fast), in
- * percent, as sim/README.md documents them (2026-12-06, the committed
+ * percent, as sim/README.md documents them (2026-12-06, TP overlap per GEMM; the committed
  * constants of configs/calibration/compute.cfg). */
 static const struct {
 	enum val_source src;
 	size_t rows;
 	double mape, speed_bias;
 } documented[] = {
-    {VAL_MLPERF41, 3, 12.95, -6.91},
-    {VAL_MLPERF50, 12, 10.39, +1.64},
+    {VAL_MLPERF41, 3, 10.60, -1.61},
+    {VAL_MLPERF50, 12, 11.47, +11.61},
     {VAL_IBM_FSDP, 8, 18.38, +15.57},
     {VAL_AUTOMODEL, 6, 30.77, -11.24},
 };
@@ -175,14 +175,15 @@ START_TEST(predictions)
 			failures++;
 		}
 	}
-	/* what the errors say, row by row: the GB200 rows 5-15 % too fast
-	 * (their time measured over predicted), the FSDP blog's H100 rows too
-	 * fast */
+	/* what the errors say, row by row: the GB200 rows 15-25 % too fast
+	 * (their time measured over predicted; 5-15 % while every op of an
+	 * overlapped segment was charged 12 %, which hid part of it), the
+	 * FSDP blog's H100 rows too fast */
 	for (size_t i = 0; i < nrows; i++) {
 		const struct val_row *r = &rows[i];
 		if (strstr(r->scenario, "type = \"GB200\"")) {
 			double speed = r->measured / pred[i];
-			ck_assert_msg(speed > 1.05 && speed < 1.15, "%s: %.3f x measured speed",
+			ck_assert_msg(speed > 1.15 && speed < 1.25, "%s: %.3f x measured speed",
 				      r->id, speed);
 		}
 		if (r->src == VAL_IBM_FSDP && strstr(r->scenario, "dgx-h100"))

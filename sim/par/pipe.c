@@ -865,6 +865,7 @@ struct seg {
 	const char *label;
 	enum graph_kind kind;
 	double s;
+	double tpo_s; /* seconds the TP overlap adds to s (dp_unit tpo_*_s), with it on */
 	uint32_t kernels;
 	double alloc, freeb, logits_alloc, logits_free;
 	uint32_t tp; /* tensor-parallel collectives after it */
@@ -1041,11 +1042,15 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		}
 	}
 	/* Megatron-Core's TP communication overlap (tp_comm_overlap): the
-	 * segment's collectives start with its GEMMs, which run slowed by the
-	 * communication kernels beside them, and the next segment waits for
-	 * both */
-	bool tpo = j->tp_overlap && sg->tp && b->lay->deg[LAYOUT_TP] > 1 && j->tp_bytes > 0.0;
-	double slow = (tpo ? 1.0 + j->comm_slowdown : 1.0) * (1.0 + j->straggle);
+	 * segment's collectives start with its GEMMs, and the next segment
+	 * waits for both; the overlapped GEMMs run slowed by the
+	 * communication kernels beside them (sg->tpo_s, from the ops, whether
+	 * or not this segment ends with a collective, so that op, layer and
+	 * stage granularity charge the same) */
+	bool tpon = j->tp_overlap && b->lay->deg[LAYOUT_TP] > 1 && j->tp_bytes > 0.0;
+	bool tpo = tpon && sg->tp;
+	double slow = 1.0 + j->straggle;
+	double tpo_s = tpon ? sg->tpo_s : 0.0;
 	if (tpo) {
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
@@ -1067,8 +1072,9 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 			if (firstv[k] == GRAPH_NONE)
 				firstv[k] = id;
 		}
-		lastv[k] = gpu(b, k, sg->kind, sg->label, (rest > 0.0 ? rest : 0.0) * slow,
-			       sg->kernels, sg->alloc, ring ? 0.0 : sg->freeb, &start);
+		lastv[k] =
+		    gpu(b, k, sg->kind, sg->label, ((rest > 0.0 ? rest : 0.0) + tpo_s) * slow,
+			sg->kernels, sg->alloc, ring ? 0.0 : sg->freeb, &start);
 		if (firstv[k] == GRAPH_NONE)
 			firstv[k] = start;
 	}
@@ -1171,6 +1177,7 @@ static void reduce(struct pb *b, uint32_t st, double bytes, const uint32_t *last
 static void add_seg(struct seg *a, const struct seg *x)
 {
 	a->s += x->s;
+	a->tpo_s += x->tpo_s;
 	a->kernels += x->kernels;
 	a->alloc += x->alloc;
 	a->freeb += x->freeb;
@@ -1418,6 +1425,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			struct seg sg = {.label = x->label,
 					 .kind = GRAPH_COMPUTE,
 					 .s = x->fwd_s,
+					 .tpo_s = x->tpo_fwd_s,
 					 .kernels = x->kernels_fwd,
 					 .alloc = lg ? 0.0 : x->act_bytes,
 					 .logits_alloc = lg ? x->act_bytes : 0.0,
@@ -1483,6 +1491,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			struct seg r = {.label = x->label,
 					.kind = GRAPH_RECOMPUTE,
 					.s = x->recompute_s,
+					.tpo_s = x->recompute_s > 0.0 ? x->tpo_rec_s : 0.0,
 					.kernels = x->recompute_s > 0.0 ? x->kernels_rec : 0,
 					.alloc = coarse ? 0.0 : x->recompute_bytes,
 					.flops = x->recompute_flops,
@@ -1492,6 +1501,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			struct seg d = {.label = x->label,
 					.kind = GRAPH_COMPUTE,
 					.s = x->dgrad_s,
+					.tpo_s = x->tpo_dgrad_s,
 					.kernels = kd,
 					.ring_s = x->ring_bwd_s,
 					.ring_bytes = x->ring_bwd_s > 0.0 ? j->cp_bwd_bytes : 0.0,
@@ -1502,6 +1512,7 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			struct seg w = {.label = x->label,
 					.kind = GRAPH_COMPUTE,
 					.s = x->wgrad_s,
+					.tpo_s = x->tpo_wgrad_s,
 					.kernels = kr,
 					.freeb = (lg ? 0.0 : x->act_bytes) +
 						 (coarse ? 0.0 : x->recompute_bytes),

@@ -55,10 +55,10 @@ struct pipe_job {
 	/* Megatron-Core's tp_comm_overlap: a segment's TP collectives start
 	 * with its compute (pipelined chunk by chunk with the GEMMs; the
 	 * residual of the first and last chunk is not modelled), its compute
-	 * takes (1 + comm_slowdown) times as long (compute.cfg
-	 * comm_compute_slowdown), and the next segment waits for both */
+	 * takes the units' tpo_*_s longer (the overlapped GEMMs slowed by the
+	 * comm kernels beside them, work_tpo_slowdown), and the next segment
+	 * waits for both */
 	bool tp_overlap;
-	double comm_slowdown; /* >= 0 */
 	/* stragglers (sim/work/straggle.h): every forward, backward and
 	 * recompute segment takes (1 + straggle) times as long, the pace of the
 	 * job's slowest GPU; >= 0, 0 = every GPU at the median speed */

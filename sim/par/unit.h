@@ -17,10 +17,15 @@ enum dp_granularity { DP_GRAN_OP, DP_GRAN_LAYER, DP_GRAN_STAGE };
  * embedding, each op or layer, the head). Times are seconds on one GPU for
  * one micro-batch. */
 struct dp_unit {
-	const char *label;	  /* static, for traces */
-	double fwd_s;		  /* forward */
-	double dgrad_s, wgrad_s;  /* backward: input gradient, weight gradient */
-	double recompute_s;	  /* forward re-run before this unit's backward */
+	const char *label;	 /* static, for traces */
+	double fwd_s;		 /* forward */
+	double dgrad_s, wgrad_s; /* backward: input gradient, weight gradient */
+	double recompute_s;	 /* forward re-run before this unit's backward */
+	/* TP communication overlap (pipe_job.tp_overlap): seconds the
+	 * overlapped GEMMs of fwd_s, dgrad_s, wgrad_s and recompute_s add
+	 * while their collectives run beside them (work_tpo_slowdown per GEMM
+	 * and phase, summed over the unit's ops); 0 without it */
+	double tpo_fwd_s, tpo_dgrad_s, tpo_wgrad_s, tpo_rec_s;
 	uint32_t kernels_rec;	  /* kernel launches of that re-run */
 	double recompute_bytes;	  /* activations the re-run makes again, held from its
 				   * start to the end of this unit's backward */

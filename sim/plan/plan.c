@@ -25,6 +25,7 @@
 #include "par/pipe.h"
 #include "plan/lnet_units.h"
 #include "plan/plan.h"
+#include "work/compute.h"
 #include "work/ops.h"
 #include "work/straggle.h"
 
@@ -466,6 +467,42 @@ static struct dp_unit op_unit(const struct work_op_cost *o, const char *label, d
 				.recompute_flops = rs > 0.0 ? o->op.fwd_flops : 0.0};
 }
 
+/* Seconds op o adds in each phase (fwd, dgrad, wgrad) under the TP
+ * communication overlap: its time x work_tpo_slowdown; all 0 without
+ * parallel.tp_comm_overlap. */
+static void op_tpo(const struct ts_plan *p, const struct work_op_cost *o, double out[3])
+{
+	const struct ts_parallel *par = &p->sc->parallel;
+	uint32_t tp = par->tp > 1 ? (uint32_t)par->tp : 1u;
+	double ph_s[3] = {o->fwd_s, o->dgrad_s, o->wgrad_s};
+	for (int i = 0; i < 3; i++)
+		out[i] = par->tp_comm_overlap && o->op.kind == WORK_GEMM
+			     ? ph_s[i] * work_tpo_slowdown(o->op.name, (enum work_phase)i, tp,
+							   p->gpu_run.sms,
+							   p->calib->comm_compute_slowdown)
+			     : 0.0;
+}
+
+/* The TP-overlap seconds of one layer's ops (lc) into unit x, with
+ * recompute mode rl: the rerun adds its overlapped forward GEMMs' share
+ * (full: all; op-level: each op's sac_rerun; selective reruns only the
+ * attention core, which overlaps nothing). */
+static void layer_tpo(const struct ts_plan *p, const struct work_costs *lc, enum work_recompute rl,
+		      struct dp_unit *x)
+{
+	for (size_t i = 0; i < lc->nops; i++) {
+		double t[3];
+		op_tpo(p, &lc->ops[i], t);
+		x->tpo_fwd_s += t[0];
+		x->tpo_dgrad_s += t[1];
+		x->tpo_wgrad_s += t[2];
+		if (rl == WORK_RECOMPUTE_FULL)
+			x->tpo_rec_s += t[0];
+		else if (rl == WORK_RECOMPUTE_OP)
+			x->tpo_rec_s += lc->ops[i].op.sac_rerun * t[0];
+	}
+}
+
 /* The FLOPs of ops[0..n) into a unit (forward, input and weight gradient). */
 static void unit_flops(struct dp_unit *u, const struct work_op_cost *ops, size_t n)
 {
@@ -591,6 +628,19 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 				u[k] = op_unit(o, o->op.name, gb, act, rs, GRAPH_MEM_ACTIVATIONS,
 					       (uint16_t)(l < L ? l + 1 : L));
 				u[k].recompute_bytes = rb > 0.0 ? rb : 0.0;
+				double t[3];
+				op_tpo(p, o, t);
+				u[k].tpo_fwd_s = t[0];
+				u[k].tpo_dgrad_s = t[1];
+				u[k].tpo_wgrad_s = t[2];
+				/* the layer's rerun sits on its last op */
+				if ((rl == WORK_RECOMPUTE_FULL || sac) && last) {
+					struct dp_unit tmp = {0};
+					layer_tpo(p, lc, rl, &tmp);
+					u[k].tpo_rec_s = tmp.tpo_rec_s;
+				} else if (rs > 0.0) {
+					u[k].tpo_rec_s = t[0];
+				}
 				if ((rl == WORK_RECOMPUTE_FULL || sac) && last) {
 					u[k].kernels_rec = kern;
 					u[k].recompute_flops = flops;
@@ -648,6 +698,7 @@ static int make_units(const struct ts_plan *p, enum dp_granularity gran, struct 
 		for (uint32_t l = 0; l < L + M; l++) {
 			const struct work_costs *lc = l < D ? dc : c;
 			unit_flops(&u[1 + l], lc->ops, lc->nops);
+			layer_tpo(p, lc, layer_rc(p, l), &u[1 + l]);
 			u[1 + l].recompute_flops = lc->layer_recompute_flops[layer_rc(p, l)];
 		}
 		unit_flops(&u[L + M + 1], c->head_ops, c->nhead_ops);

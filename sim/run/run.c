@@ -254,7 +254,6 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .sp = par->sp,
 	    .zero = par->zero,
 	    .tp_overlap = par->tp_comm_overlap,
-	    .comm_slowdown = p->calib->comm_compute_slowdown,
 	    .straggle = p->straggle,
 	    .bucket_bytes = p->bucket_bytes,
 	    .first_bucket_bytes = p->first_bucket_bytes,

@@ -74,6 +74,37 @@ double *work_calib_field(struct work_calib *c, size_t i)
 	}
 }
 
+/* SMs a userbuffers comm kernel holds beside each GEMM role, by phase
+ * (fwd, dgrad, wgrad); 0 = not overlapped. Sources: work_tpo_slowdown. */
+struct tpo_role {
+	const char *op;
+	double sm[2][WORK_PHASE_COUNT_]; /* [tp >= 8][phase] */
+};
+
+static const struct tpo_role tpo_roles[] = {
+    {"qkv", {{1.0, 4.0, 4.0}, {1.0, 2.0, 24.0}}},
+    {"proj", {{24.0, 1.0, 0.0}, {24.0, 1.0, 0.0}}},
+    {"fc1", {{1.0, 2.0, 4.0}, {1.0, 2.0, 2.0}}},
+    {"fc2", {{1.0, 1.0, 0.0}, {8.0, 1.0, 0.0}}},
+};
+
+double work_tpo_slowdown(const char *op_name, enum work_phase ph, uint32_t tp, uint32_t sms,
+			 double extra)
+{
+	if (tp <= 1 || !op_name || ph >= WORK_PHASE_COUNT_)
+		return 0.0;
+	const char *name = strcmp(op_name, "qkv_fc1") ? op_name : "qkv";
+	for (size_t i = 0; i < sizeof tpo_roles / sizeof tpo_roles[0]; i++) {
+		if (strcmp(tpo_roles[i].op, name))
+			continue;
+		double n = tpo_roles[i].sm[tp >= 8][ph];
+		if (n <= 0.0 || (double)sms <= n)
+			return 0.0;
+		return n / ((double)sms - n) + extra;
+	}
+	return 0.0;
+}
+
 /* Keep in step with configs/calibration/compute.cfg (a test compares them);
  * the sources are there. */
 struct work_calib work_calib_defaults(void)
@@ -86,7 +117,7 @@ struct work_calib work_calib_defaults(void)
 	    .hbm_eff = 0.88,
 	    .launch_s = 73.59e-6,
 	    .tc_sustain = 0.7932,
-	    .comm_compute_slowdown = 0.12,
+	    .comm_compute_slowdown = 0.0,
 	};
 	return c;
 }

@@ -143,6 +143,37 @@ double work_hbm_Bps(const struct hw_gpu_type *g, const struct work_calib *c);
 double work_op_time(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c,
 		    const struct work_op *op, enum work_phase ph);
 
+/* Transformer Engine's TP communication overlap (userbuffers, Megatron-Core
+ * and NeMo with parallel.tp_comm_overlap): the fraction by which op's
+ * GEMM in phase ph runs longer while the collective it overlaps runs
+ * beside it on the same GPU. Each overlapped GEMM role (qkv_fprop,
+ * proj_dgrad, ...) has a method and a number of SMs that the comm kernel
+ * holds, taken from NeMo's userbuffers configs for H100
+ * (github.com/NVIDIA/NeMo, nemo/collections/llm/recipes/tp_overlap_configs/
+ * userbuffers.py, commit 0594a700a7d4c17384982e4be3847f8ef2865f67):
+ * - tp < 8: userbuffers_fp8_h100_h12288_tp4_mbs1_seqlen2048 (GPT-3 175B):
+ *   qkv_dgrad bulk 4, qkv_wgrad bulk 4, fc1_dgrad bulk 2, fc1_wgrad bulk
+ *   4, proj_fprop pipeline 24, fc2_fprop ring exchange 1;
+ * - tp >= 8: userbuffers_fp8_h100_h16384_tp8_cp2_mbs1_seqlen8192 (Llama
+ *   3.1 405B): qkv_dgrad bulk 2, qkv_wgrad bulk 24, fc1_dgrad bulk 2,
+ *   fc1_wgrad bulk 2, proj_fprop pipeline 24, fc2_fprop pipeline 8;
+ * - both: qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad ring exchange with
+ *   num_sm 1 (RingExchangeOverlapCfg's default; Transformer Engine's
+ *   initialize_ub defaults too, with use_ce: the copies run on copy
+ *   engines, transformer_engine/pytorch/module/base.py).
+ * A comm kernel on num_sm of the GPU's sms SMs leaves the GEMM the others,
+ * so the GEMM takes sms / (sms - num_sm) times as long: the slowdown is
+ * num_sm / (sms - num_sm), plus `extra` (compute.cfg
+ * comm_compute_slowdown: contention for HBM and L2 beyond the SMs). A ring
+ * exchange is charged its one SM (its copy-engine traffic on HBM is not
+ * modelled). A bulk overlap is charged for the whole GEMM although its
+ * collective may end sooner. Returns 0 for every other op and phase (the
+ * weight gradients of proj and fc2, attention, memory-bound work) and for
+ * tp <= 1 or sms <= num_sm. A parallel block's fused "qkv_fc1" counts as
+ * qkv. */
+double work_tpo_slowdown(const char *op_name, enum work_phase ph, uint32_t tp, uint32_t sms,
+			 double extra);
+
 /* An op with its times precomputed. */
 struct work_op_cost {
 	struct work_op op;
