@@ -814,10 +814,10 @@ typedef struct ts_queue_opts {
 				     * switch) rather than packed (best fit) */
 	bool failures;		    /* node failures at the rates of failures.gpu_mtbf and
 				     * node_mtbf's defaults (configs/README.md) */
-	double checkpoint_s;	    /* with failures: checkpoint interval, s of run time
-				     * (0: 3600) */
+	double checkpoint_s;	    /* with failures or preempt: checkpoint interval, s of
+				     * run time (0: 3600) */
 	double repair_s;	    /* with failures: a node's repair, s (0: 4 h) */
-	double restart_s;	    /* with failures: a job's restart, s (0: 600) */
+	double restart_s;	    /* with failures or preempt: a job's restart, s (0: 600) */
 	size_t synth_jobs;	    /* synthetic mix: jobs (0: 1000) */
 	double synth_rate_per_s;    /* its Poisson arrivals, jobs/s (0: from synth_load) */
 	double synth_load;	    /* or its offered load on `nodes` nodes, GPU-s asked per
@@ -830,6 +830,9 @@ typedef struct ts_queue_opts {
 	double target_p90_wait_s;   /* a sweep's target: p90 wait at most this, s (0: none) */
 	double target_utilisation;  /* and utilisation at least this, 0-1 (0: none) */
 	int threads;		    /* OpenMP threads of a sweep (0: the default) */
+	bool preempt;		    /* a waiting job may requeue running jobs whose priority column
+				     * is lower, as Slurm's PreemptMode=REQUEUE: they lose the run
+				     * since their last checkpoint (checkpoint_s) and pay restart_s */
 } ts_queue_opts;
 
 /* The answer of ts_queue_run: every node count's figures and, for the

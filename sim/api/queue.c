@@ -289,6 +289,7 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	    .policy = (enum queue_policy)o->policy,
 	    .place = o->spread ? QUEUE_SPREAD : QUEUE_PACKED,
 	    .failures = o->failures,
+	    .preempt = o->preempt,
 	    .node_mtbf_s = 1.0 / ((double)q->gpn / COSTCFG_GPU_MTBF_S + 1.0 / COSTCFG_NODE_MTBF_S),
 	    .repair_s = o->repair_s > 0.0 ? o->repair_s : 4 * 3600.0,
 	    .restart_s = o->restart_s > 0.0 ? o->restart_s : 600.0,

@@ -18,7 +18,8 @@ static void usage(FILE *out)
 	    "usage: trainsim queue JOBS.csv --cluster NAME --nodes N|LO:HI[:STEP]\n"
 	    "                      [--policy fifo|backfill|priority] [--place packed|spread]\n"
 	    "                      [-o PER_JOB.csv] [--format text|csv|json] [--timeline FILE]\n"
-	    "                      [--input csv|sacct|swf] [--failures [--checkpoint D]]\n"
+	    "                      [--input csv|sacct|swf] [--failures] [--preempt] [--checkpoint "
+	    "D]\n"
 	    "                      [--target-p90 D] [--target-utilisation F] [-j N]\n"
 	    "       trainsim queue --synthetic N [--load L | --rate PER_HOUR] [--sizes G:W,...]\n"
 	    "                      [--duration DIST] [--users N] [--seed S] --cluster NAME ...\n"
@@ -44,6 +45,9 @@ static void usage(FILE *out)
 	    "  --timeline F      queue length and busy GPUs over time, CSV\n"
 	    "  --failures        node failures at trainsim's default rates (configs/README.md,\n"
 	    "                    failures), restart from the last checkpoint (--checkpoint, 1h)\n"
+	    "  --preempt         a waiting job may requeue running jobs of a lower priority\n"
+	    "                    column (Slurm's PreemptMode=REQUEUE): they restart from their\n"
+	    "                    last checkpoint\n"
 	    "  --target-p90 D    with LO:HI: p90 wait at most D (30min, 2h, 3600)\n"
 	    "  --target-utilisation F  with LO:HI: utilisation at least F (0.8)\n"
 	    "  --synthetic N     N jobs: Poisson arrivals at --rate jobs per hour or --load L\n"
@@ -113,6 +117,7 @@ int cli_queue(int argc, char **argv)
 		O_TIMELINE,
 		O_INPUT,
 		O_FAILURES,
+		O_PREEMPT,
 		O_CHECKPOINT,
 		O_TP90,
 		O_TUTIL,
@@ -137,6 +142,7 @@ int cli_queue(int argc, char **argv)
 	    {O_TIMELINE, "--timeline", NULL, "a CSV file"},
 	    {O_INPUT, "--input", NULL, "csv, sacct or swf"},
 	    {O_FAILURES, "--failures", NULL, NULL},
+	    {O_PREEMPT, "--preempt", NULL, NULL},
 	    {O_CHECKPOINT, "--checkpoint", NULL, "a duration"},
 	    {O_TP90, "--target-p90", NULL, "a duration"},
 	    {O_TUTIL, "--target-utilisation", NULL, "a fraction"},
@@ -207,6 +213,9 @@ int cli_queue(int argc, char **argv)
 			break;
 		case O_FAILURES:
 			o.failures = true;
+			break;
+		case O_PREEMPT:
+			o.preempt = true;
 			break;
 		case O_CHECKPOINT:
 			if (duration("--checkpoint", v, &o.checkpoint_s))
