@@ -1124,6 +1124,55 @@ START_TEST(pxn_two_sockets)
 }
 END_TEST
 
+/* Grace-Blackwell trays: each Grace CPU serves two GPUs over NVLink-C2C and
+ * carries their two NICs on PCIe 5 (the GB200 NVL72 compute tray: two Grace,
+ * four B200, the ConnectX NICs on the Graces' PCIe). A pipeline send from GPU
+ * 4 of node 0 to GPU 0 of node 1 crosses rails: NIC 4 of node 1 hangs off the
+ * Grace of GPUs 4 and 5, which reaches GPU 0 only through another GPU (no
+ * forwarding), so NCCL sends each end through its own NIC and the traffic
+ * meets on the switch. That route exists and has the same bottleneck as the
+ * on-rail send from GPU 0 to GPU 8 (one NDR NIC a side): the two take the
+ * same time to within the one extra hop's latency (1 GiB: under 1e-4). */
+START_TEST(nics_behind_grace_cross_rail)
+{
+	const char *cfg =
+	    "cluster = { name = \"gb-tray\"; nodes = 1; node = { p2p = true; devices = ("
+	    "{ name = \"g\"; kind = \"gpu\"; type = \"GB200\"; count = 8; },"
+	    "{ name = \"s\"; kind = \"nvswitch\"; sharp = true; },"
+	    "{ name = \"c\"; kind = \"cpu\"; count = 4; cores = 72; },"
+	    "{ name = \"n\"; kind = \"nic\"; type = \"ib-ndr\"; count = 8; } );"
+	    "links = ( { a = \"g\"; b = \"s\"; type = \"nvlink5\"; },"
+	    "{ a = \"g\"; b = \"c\"; type = \"nvlink-c2c\"; },"
+	    "{ a = \"n\"; b = \"c\"; type = \"pcie5-x16\"; } ); };"
+	    "fabric = { topology = \"switch\"; }; };\n";
+	char path[512];
+	tu_tmpfile("gbtray", cfg, path, sizeof path);
+	const double S = 1073741824.0;
+	const uint32_t on_rail[2] = {0, 8}, cross[2] = {4, 8};
+	double t[2];
+	for (int k = 0; k < 2; k++) {
+		struct world w;
+		world_init(&w, path, 2, 0, NET_FULL);
+		struct coll_spec s = {.op = COLL_BROADCAST,
+				      .ranks = k ? cross : on_rail,
+				      .nranks = 2,
+				      .bytes = S,
+				      .mult = 1,
+				      .done = on_done,
+				      .ctx = &w};
+		struct ts_error err = {0};
+		ck_assert_msg(coll_start(w.cc, &s, NULL, &err) == 0, "%s", err.msg);
+		fluid_run(w.f, TS_TIME_MAX);
+		ck_assert_int_eq(w.ndone, 1);
+		t[k] = ts_time_to_s(w.end[0]);
+		world_fini(&w);
+	}
+	printf("nics_behind_grace: GPU 0 -> 8 %.6f s, GPU 4 -> 8 %.6f s\n", t[0], t[1]);
+	ck_assert_msg(tu_relerr(t[1], t[0]) < 1e-4, "%g vs %g", t[1], t[0]);
+	unlink(path);
+}
+END_TEST
+
 /* Issue 4 item 6: a send/recv between GPU 0 of two nodes with one NIC each
  * runs during a data-parallel all-reduce over all 16 GPUs. On the NIC the
  * ring carries 2(n-1)/n = 1.875 bytes per byte and the send/recv 1; max-min
@@ -1248,6 +1297,7 @@ int main(void)
 	tcase_add_test(tc, contention_shared_nics);
 	tcase_add_test(tc, contention_nic_share);
 	tcase_add_test(tc, pxn_two_sockets);
+	tcase_add_test(tc, nics_behind_grace_cross_rail);
 	tcase_add_test(tc, meter_reuse_modes_and_overflow);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;

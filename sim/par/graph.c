@@ -91,6 +91,8 @@ struct ts_graph {
 	size_t capsucc;
 	uint32_t ndone;
 	int fail;
+	uint32_t fail_task;	  /* the first task whose start failed, or GRAPH_NONE */
+	struct ts_error fail_err; /* why a collective could not start */
 	bool ran;
 	/* traces only */
 	bool keep_detail;
@@ -139,6 +141,8 @@ void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc)
 	g->nt = g->ns = g->np = g->nc = g->nranks = g->nuses = g->nm = g->ne = 0;
 	g->ndone = 0;
 	g->fail = 0;
+	g->fail_task = GRAPH_NONE;
+	memset(&g->fail_err, 0, sizeof g->fail_err);
 	g->ran = false;
 	g->keep_detail = false;
 	if (g->caphas) /* graph_detail reads has_det up to its capacity */
@@ -428,7 +432,7 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		s.ctx = g;
 		s.arg = id;
 		s.tag = id;
-		rc = coll_start(g->cc, &s, NULL, NULL);
+		rc = coll_start(g->cc, &s, NULL, g->fail ? NULL : &g->fail_err);
 	} else if (!t->multi && t->res == GRAPH_NONE && isfinite(t->seconds) &&
 		   !fluid_observes_acts(g->f)) {
 		/* A delay on no resource (a mark, a kernel launch): its end is
@@ -464,8 +468,10 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		uint32_t act;
 		rc = fluid_start(g->f, &fs, &act);
 	}
-	if (rc && !g->fail)
+	if (rc && !g->fail) {
 		g->fail = rc;
+		g->fail_task = id;
+	}
 }
 
 static void task_done(void *ctx, uint64_t arg)
@@ -555,6 +561,11 @@ int graph_run(struct ts_graph *g, struct ts_error *err)
 	if (fluid_status(g->f))
 		return ts_error_set(err, fluid_status(g->f), NULL, 0, NULL,
 				    "the simulation stopped (%s)", ts_strerror(fluid_status(g->f)));
+	if (g->fail && g->fail_task != GRAPH_NONE)
+		return ts_error_set(err, g->fail, NULL, 0, NULL,
+				    "task \"%s\" could not start (%s)%s%s",
+				    g->t[g->fail_task].rec.label, ts_strerror(g->fail),
+				    g->fail_err.msg[0] ? ": " : "", g->fail_err.msg);
 	if (g->fail)
 		return ts_error_set(err, g->fail, NULL, 0, NULL, "a task could not start (%s)",
 				    ts_strerror(g->fail));
