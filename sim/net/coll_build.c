@@ -133,25 +133,18 @@ static int add_links(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, d
 	return 0;
 }
 
-/* Whether GPU ranks a and b (on different nodes) can both use NIC `via` of
- * their node: directly, or over NVLink to a PXN proxy on that NIC. Where a
- * NIC hangs off a CPU that only some GPUs reach (Grace CPUs with their GPUs
- * on NVLink-C2C), a GPU of another CPU reaches it only through a GPU, which
- * does not forward; NCCL then sends each end through its own NIC. */
-static bool rail_reaches(const struct hw_cluster *c, uint32_t a, uint32_t b, uint32_t via)
+/* Whether GPU rank g (or its PXN proxy p, COLL_NONE for none) reaches NIC
+ * `via` of its node without passing through another GPU. Where a NIC hangs
+ * off a CPU that only some GPUs reach (Grace CPUs with their GPUs on
+ * NVLink-C2C), a GPU of another CPU does not (GPUs do not forward); NCCL
+ * then sends each end through its own NIC. */
+static bool reaches_nic(const struct hw_cluster *c, uint32_t g, uint32_t p, uint32_t via)
 {
-	uint32_t ends[2] = {a, b};
-	for (int e = 0; e < 2; e++) {
-		uint32_t g = ends[e], node = node_of(c, g);
-		uint32_t p = pxn_proxy(c, g, via);
-		uint32_t from = p != COLL_NONE ? p : g;
-		uint32_t route[COLL_MAX_ROUTE];
-		size_t len = 0;
-		if (hw_cluster_route(c, hw_cluster_gpu(c, from), hw_cluster_nic(c, node, via),
-				     UINT32_MAX, route, COLL_MAX_ROUTE, &len))
-			return false;
-	}
-	return true;
+	uint32_t route[COLL_MAX_ROUTE];
+	size_t len = 0;
+	return hw_cluster_route(c, hw_cluster_gpu(c, p != COLL_NONE ? p : g),
+				hw_cluster_nic(c, node_of(c, g), via), UINT32_MAX, route,
+				COLL_MAX_ROUTE, &len) == 0;
 }
 
 /* Add `coeff` bytes per byte on every link of the route from GPU rank a to
@@ -164,10 +157,11 @@ static int add_route(struct ts_coll *cc, uint32_t a, uint32_t b, uint32_t via, d
 {
 	const struct hw_cluster *c = net_cluster(cc->net);
 	bool cross = node_of(c, a) != node_of(c, b);
-	if (cross && via != COLL_NONE && !rail_reaches(c, a, b, via))
-		via = COLL_NONE; /* off the rail: each end through its own NIC */
 	uint32_t pa = cross && via != COLL_NONE ? pxn_proxy(c, a, via) : COLL_NONE;
 	uint32_t pb = cross && via != COLL_NONE ? pxn_proxy(c, b, via) : COLL_NONE;
+	if (cross && via != COLL_NONE &&
+	    !(reaches_nic(c, a, pa, via) && reaches_nic(c, b, pb, via)))
+		pa = pb = via = COLL_NONE; /* off the rail: each end through its own NIC */
 	uint32_t from = pa != COLL_NONE ? pa : a, to = pb != COLL_NONE ? pb : b;
 	int rc = 0;
 	if (pa != COLL_NONE)
