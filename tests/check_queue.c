@@ -190,6 +190,7 @@ START_TEST(preemption_by_hand)
 		ck_assert_uint_eq(st.requeued, 0);
 		ck_assert_uint_eq(st.job[1].restarts, (p ? 1u : 0u));
 		ck_assert_double_eq_tol(st.lost_gpu_s, (p ? 40.0 : 0.0), 1e-6);
+		ck_assert_double_eq_tol(st.preempt_lost_gpu_s, (p ? 40.0 : 0.0), 1e-6);
 		ck_assert_double_eq_tol(st.busy_gpu_s, (p ? 980.0 : 920.0), 1e-6);
 		ck_assert_double_eq_tol(st.makespan_s, (p ? 145.0 : 120.0), 1e-6);
 		queue_stats_free(&st);
@@ -226,6 +227,7 @@ START_TEST(preemption_spares)
 	ck_assert_double_eq_tol(st.job[1].end_s, 130, 1e-6);
 	ck_assert_double_eq_tol(st.job[2].end_s, 130, 1e-6);
 	ck_assert_double_eq_tol(st.lost_gpu_s, 4 * 9 + 4 * 8, 1e-6);
+	ck_assert_double_eq_tol(st.preempt_lost_gpu_s, 4 * 9 + 4 * 8, 1e-6);
 	queue_stats_free(&st);
 	jobs_free(&l);
 }
@@ -333,6 +335,9 @@ START_TEST(failures_account)
 		ck_assert_double_eq_tol(st.busy_gpu_s, work + restarts + st.lost_gpu_s,
 					1e-6 * st.busy_gpu_s);
 		ck_assert_double_eq(s2.busy_gpu_s, st.busy_gpu_s); /* same seed, same run */
+		/* no preemption asked: every loss is a failure's */
+		ck_assert_uint_eq(st.preempted, 0);
+		ck_assert_double_eq(st.preempt_lost_gpu_s, 0.0);
 		queue_stats_free(&st);
 		queue_stats_free(&s2);
 		jobs_free(&l);

@@ -1,9 +1,11 @@
 #!/bin/bash
 # trainsim queue: the interface (JOBS.csv --cluster --nodes --policy -o
-# --format json), EASY backfill against strict FIFO on a hand-made case, two
+# --format json), EASY backfill against strict FIFO on a hand-made case,
+# preemption's requeue and its figures by hand, two
 # scenario jobs that share an oversubscribed fabric each taking longer
 # together than alone (from trainsim's own simulation), a node-count sweep
-# naming the smallest cluster, and errors that name the file, line and column.
+# naming the smallest cluster, every JSON summary against its schema, and
+# errors that name the file, line and column.
 # SPDX-License-Identifier: MIT
 . "$(dirname "$0")/clilib.bash" "$@"
 
@@ -49,6 +51,61 @@ if abs(j["mean_wait_s"] - 61.5) > 1e-9:
     sys.exit("mean wait %r, expected 61.5" % j["mean_wait_s"])
 '
 
+# Preemption (--preempt) by hand on one node of 8 GPUs, checkpoints every
+# 30 s, the default 600 s restart. L1 (4 GPUs, 100 s) runs from 0, L2 (4
+# GPUs, 100 s) from 10; at 50 H (4 GPUs, 20 s, priority 10) does not fit and
+# requeues the younger L2, which ran 40 s, keeps its checkpoint at 30 s and
+# loses 10 s x 4 GPUs = 40 GPU-s; H runs 50-70; L2, back in its place ahead
+# of E, restarts at 70 with 70 s of work and the 600 s restart: 70-740. E (4
+# GPUs, 10 s, priority 0, at 55) may not preempt its own tier: it runs when
+# L1 ends, 100-110. GPU-seconds of runs: 400 + 160 + 80 + 670 x 4 + 40 =
+# 3360 of 8 GPUs x 740 s. Without --preempt: H 100-120, E 110-120, no loss.
+cat >"$TMP/tiers.csv" <<'CSV'
+id,submit_s,gpus,duration_s,priority
+L1,0,4,100,0
+L2,10,4,100,0
+H,50,4,20,10
+E,55,4,10,0
+CSV
+ok preempt.json queue "$TMP/tiers.csv" --cluster dgx-h100 --nodes 1 --preempt --checkpoint 30 \
+	-o "$TMP/preempt.csv" --format json --quiet
+ok nopreempt.json queue "$TMP/tiers.csv" --cluster dgx-h100 --nodes 1 --checkpoint 30 \
+	-o "$TMP/nopreempt.csv" --format json --quiet
+ok preempt.txt queue "$TMP/tiers.csv" --cluster dgx-h100 --nodes 1 --preempt --checkpoint 30 --quiet
+ok nopreempt.txt queue "$TMP/tiers.csv" --cluster dgx-h100 --nodes 1 --checkpoint 30 --quiet
+py preempt.json '
+import csv, json, sys
+d = sys.argv[1].rsplit("/", 1)[0]
+want = {"preempt": {"L1": (0, 100, 0), "L2": (10, 740, 1), "H": (50, 70, 0), "E": (100, 110, 0)},
+        "nopreempt": {"L1": (0, 100, 0), "L2": (10, 110, 0), "H": (100, 120, 0), "E": (110, 120, 0)}}
+for p, w in want.items():
+    rows = {r["id"]: r for r in csv.DictReader(open(d + "/" + p + ".csv"))}
+    for k, (a, b, n) in w.items():
+        got = (float(rows[k]["start_s"]), float(rows[k]["end_s"]), int(rows[k]["restarts"]))
+        if got != (a, b, n):
+            sys.exit("%s: %s runs %r (start, end, restarts), expected %r" % (p, k, got, (a, b, n)))
+j = json.load(open(d + "/preempt.json"))
+n = json.load(open(d + "/nopreempt.json"))
+# the JSON prints reals to 10 significant digits: 1e-9 relative
+if j["preempted"] != 1 or j["requeued"] != 0 or j["failures"] != 0:
+    sys.exit("preempted %r requeued %r failures %r, expected 1, 0, 0" % (j["preempted"], j["requeued"], j["failures"]))
+for k in ("preempt_lost_gpu_hours", "lost_gpu_hours"):
+    if abs(j[k] - 40 / 3600) > 1e-9 * 40 / 3600:
+        sys.exit("%s %r, expected 40 GPU-s" % (k, j[k]))
+if abs(j["busy_gpu_hours"] - 3360 / 3600) > 1e-9 or j["makespan_s"] != 740:
+    sys.exit("busy %r GPU-h, makespan %r: expected 3360 GPU-s, 740 s" % (j["busy_gpu_hours"], j["makespan_s"]))
+if abs(j["utilisation"] - 3360 / (8 * 740)) > 1e-9:
+    sys.exit("utilisation %r, expected 3360 / 5920" % j["utilisation"])
+if n["preempted"] != 0 or n["preempt_lost_gpu_hours"] != 0 or n["lost_gpu_hours"] != 0:
+    sys.exit("without --preempt: preempted %r, lost %r" % (n["preempted"], n["lost_gpu_hours"]))
+'
+checks=$((checks + 1))
+head -n 1 "$TMP/preempt.txt" | grep -q ', preemption$' &&
+	grep -q '^  preemption  *1 run requeued for a higher tier, 0.0111 GPU-h lost$' "$TMP/preempt.txt" ||
+	fail "--preempt text: $(cat "$TMP/preempt.txt")"
+checks=$((checks + 1))
+grep -q 'preemption' "$TMP/nopreempt.txt" && fail "text without --preempt speaks of preemption"
+
 # Two scenario jobs of 16 GPUs spread over two leaf switches of a 2:1
 # oversubscribed fat-tree: each alone, then both at once sharing the uplinks.
 # The scenario: GPT-3 1.3B with a small batch, so its gradient all-reduce
@@ -91,6 +148,21 @@ j = json.load(open(sys.argv[1]))
 if j["chosen_nodes"] != 36 or j["nodes"] != 36 or len(j["sweep"]) != 6:
     sys.exit("chosen %r nodes %r points %d, expected 36" % (j["chosen_nodes"], j["nodes"], len(j["sweep"])))
 '
+
+# every JSON summary above against schema/queue.schema.json (needs python3's
+# jsonschema, as tests/cli_schema.sh does: a schema left unchecked would pass
+# unseen)
+py sweep.json '
+import json, sys, jsonschema
+d = sys.argv[1].rsplit("/", 1)[0]
+schema = json.load(open(sys.argv[2]))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+for name in ("fifo", "backfill", "preempt", "nopreempt", "one", "two", "sweep"):
+    errs = sorted(v.iter_errors(json.load(open(d + "/" + name + ".json"))), key=lambda e: list(e.path))
+    if errs:
+        sys.exit("%s.json: %s at %s" % (name, errs[0].message, "/".join(map(str, errs[0].path))))
+' "$SRC/schema/queue.schema.json"
 
 # errors: the file, the line, the column, what was found and expected
 printf 'id,submit_s,gpus,duration_s\nj1,0,8,100\nj2,5,eight,100\n' >"$TMP/bad.csv"

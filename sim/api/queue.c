@@ -32,7 +32,7 @@ struct ts_queue {
 	char cluster[256];
 	uint32_t gpn, per_leaf;
 	enum ts_queue_policy policy;
-	bool spread, failures, synthetic;
+	bool spread, failures, preempt, synthetic;
 	double target_p90, target_util;
 	struct jobs_list l;
 	struct queue_stats *pt; /* one per node count */
@@ -238,6 +238,7 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	q->policy = o->policy;
 	q->spread = o->spread;
 	q->failures = o->failures;
+	q->preempt = o->preempt;
 	q->target_p90 = o->target_p90_wait_s;
 	q->target_util = o->target_utilisation;
 	/* the jobs */
@@ -375,6 +376,7 @@ static struct report_queue view(const ts_queue *q)
 				     .policy = q->policy,
 				     .spread = q->spread,
 				     .failures = q->failures,
+				     .preempt = q->preempt,
 				     .target_p90 = q->target_p90,
 				     .target_util = q->target_util,
 				     .l = &q->l,

@@ -49,9 +49,9 @@ static int write_text(const struct report_queue *q, FILE *out)
 {
 	const struct queue_stats *s = q->detail;
 	char a[32], b[32], c[32], d[32];
-	fprintf(out, "%zu jobs on %u x %s (%u GPUs), %s, %s placement%s\n", s->jobs, s->nodes,
+	fprintf(out, "%zu jobs on %u x %s (%u GPUs), %s, %s placement%s%s\n", s->jobs, s->nodes,
 		q->cluster, s->gpus, policy_name(q->policy), q->spread ? "spread" : "packed",
-		q->failures ? ", node failures" : "");
+		q->failures ? ", node failures" : "", q->preempt ? ", preemption" : "");
 	if (s->too_big)
 		fprintf(out, "  %zu jobs ask for more GPUs than the cluster has: never run\n",
 			s->too_big);
@@ -73,7 +73,13 @@ static int write_text(const struct report_queue *q, FILE *out)
 		fprintf(
 		    out,
 		    "  failures          %zu node failures, %zu runs requeued, %.0f GPU-h lost\n",
-		    s->failures, s->requeued, s->lost_gpu_s / 3600.0);
+		    s->failures, s->requeued,
+		    fmax(0.0, s->lost_gpu_s - s->preempt_lost_gpu_s) / 3600.0);
+	if (q->preempt)
+		fprintf(
+		    out,
+		    "  preemption        %zu run%s requeued for a higher tier, %.3g GPU-h lost\n",
+		    s->preempted, s->preempted == 1 ? "" : "s", s->preempt_lost_gpu_s / 3600.0);
 	if (s->timed_out)
 		fprintf(out, "  timed out         %zu jobs stopped at their time limit\n",
 			s->timed_out);
@@ -161,7 +167,9 @@ json_t *report_queue_point_json(const struct queue_stats *s)
 		 {"busy_gpu_hours", s->busy_gpu_s / 3600.0},
 		 {"failures", (double)s->failures},
 		 {"requeued", (double)s->requeued},
-		 {"lost_gpu_hours", s->lost_gpu_s / 3600.0}};
+		 {"lost_gpu_hours", s->lost_gpu_s / 3600.0},
+		 {"preempted", (double)s->preempted},
+		 {"preempt_lost_gpu_hours", s->preempt_lost_gpu_s / 3600.0}};
 	for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
 		/* counts as integers, figures as reals */
 		bool count = f[k].v == floor(f[k].v) && fabs(f[k].v) < 9e15 &&

@@ -22,6 +22,7 @@ struct report_queue {
 	enum ts_queue_policy policy;  /* the scheduling policy */
 	bool spread;		      /* spread placement (else packed) */
 	bool failures;		      /* node failures simulated */
+	bool preempt;		      /* preemption by priority tier simulated */
 	double target_p90;	      /* p90 wait target, s; 0: none */
 	double target_util;	      /* utilisation target, 0-1; 0: none */
 	const struct jobs_list *l;    /* the jobs (ids and users) */

@@ -848,9 +848,9 @@ static int try_start(struct q *s, uint32_t i, uint32_t h, ts_time shadow_at, boo
 }
 
 /* End running job i's run early and requeue it (a node failure, or a
- * preemption): the run since its last checkpoint is lost, and its next
- * start pays a restart. */
-static int requeue(struct q *s, uint32_t i)
+ * preemption when preempted): the run since its last checkpoint is lost,
+ * and its next start pays a restart. */
+static int requeue(struct q *s, uint32_t i, bool preempted)
 {
 	struct qjob *x = &s->j[i];
 	if (x->ev && evq_cancel(s->evq, x->ev))
@@ -873,6 +873,12 @@ static int requeue(struct q *s, uint32_t i)
 	x->restart_s = s->c->restart_s;
 	x->restarts++;
 	s->o->lost_gpu_s += lost * (double)s->l->j[i].gpus;
+	if (preempted) {
+		s->o->preempted++;
+		s->o->preempt_lost_gpu_s += lost * (double)s->l->j[i].gpus;
+	} else {
+		s->o->requeued++;
+	}
 	enqueue(s, i);
 	return 0;
 }
@@ -955,9 +961,8 @@ static int preempt(struct q *s)
 				m--;
 			}
 		for (size_t a = 0; a < m; a++) {
-			if (requeue(s, v[a]))
+			if (requeue(s, v[a], true))
 				goto out;
-			s->o->preempted++;
 		}
 		bool started;
 		if (try_start(s, i, NIL, TS_TIME_MAX, &started))
@@ -1188,11 +1193,10 @@ static void on_fail(void *ctx, uint64_t arg)
 				}
 		}
 		for (uint32_t v = 0; v < nv; v++) {
-			if (requeue(s, victims[v])) {
+			if (requeue(s, victims[v], false)) {
 				ts_free(victims, cap * sizeof *victims);
 				return;
 			}
-			s->o->requeued++;
 		}
 		ts_free(victims, cap * sizeof *victims);
 		unlink_node(s, n);

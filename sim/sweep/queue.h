@@ -144,13 +144,14 @@ struct queue_stats {
 	double utilisation;   /* GPU-seconds busy / (GPUs x makespan) */
 	double mean_wait_s, p50_wait_s, p90_wait_s, max_wait_s; /* waits to first start, s */
 	double mean_completion_s;				/* submit to end, s */
-	double mean_slowdown; /* bounded slowdown max(1, (end - submit) / max(alone, 10 s)) */
-	double mean_stretch;  /* run time / run time alone, mean over jobs that ran */
-	double makespan_s;    /* first submit to last end, s */
-	double fragmentation; /* GPU-seconds idle while a job waits / (GPUs x makespan) */
-	double mean_queue;    /* time-mean of the jobs waiting */
-	double busy_gpu_s;    /* GPU-seconds of runs (lost ones included) */
-	double lost_gpu_s;    /* GPU-seconds of runs lost to failures and preemptions */
+	double mean_slowdown;	   /* bounded slowdown max(1, (end - submit) / max(alone, 10 s)) */
+	double mean_stretch;	   /* run time / run time alone, mean over jobs that ran */
+	double makespan_s;	   /* first submit to last end, s */
+	double fragmentation;	   /* GPU-seconds idle while a job waits / (GPUs x makespan) */
+	double mean_queue;	   /* time-mean of the jobs waiting */
+	double busy_gpu_s;	   /* GPU-seconds of runs (lost ones included) */
+	double lost_gpu_s;	   /* GPU-seconds of runs lost to failures and preemptions */
+	double preempt_lost_gpu_s; /* of them, lost to preemptions */
 	struct queue_size_stats size[QUEUE_SIZES];
 	size_t nsize;		   /* classes with jobs */
 	double *user_gpu_s;	   /* [users + 1]: GPU-seconds per user of the list, the last
