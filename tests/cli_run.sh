@@ -145,6 +145,25 @@ dumped "$SCEN" --set training.micro_batch=2 --set nodes=2
 dumped "$SRC/configs/scenarios/llama3-405b-16k.cfg"
 dumped "$SRC/examples/dataloader-bottleneck/starved.cfg"
 dumped "$SRC/examples/4gpu-vs-16node/box-4xa100.cfg"
+# a cluster given inline (its group comes back whole, nodes inside it), one
+# whose strings hold a newline, a tab and "  # " (escaped on the line, the
+# comment is the last "  # "), and a cluster file named by a relative path
+# from a scenario in another folder (the dump, read from elsewhere, finds it)
+dumped "$SRC/examples/buyers-guide/workstation.cfg"
+dumped "$SRC/examples/buyers-guide/server.cfg" --set training.micro_batch=64
+mkdir -p "$TMP/inl/sub"
+sed 's|^\tdescription = .*|\tdescription = "two lines\\nand a\\ttab  # not a comment";|' \
+	"$SRC/examples/buyers-guide/workstation.cfg" >"$TMP/inl/odd.cfg"
+grep -q 'two lines' "$TMP/inl/odd.cfg" || fail "the odd inline cluster was not made"
+dumped "$TMP/inl/odd.cfg"
+checks=$((checks + 1))
+grep -q '^cluster = { .*two lines\\nand a\\ttab  # not a comment' "$TMP/odd.dump.cfg" ||
+	fail "--dump-config does not write the inline cluster on one line, escaped: $(grep -c . "$TMP/odd.dump.cfg")"
+"$BIN" run "$SRC/examples/buyers-guide/workstation.cfg" --dump-config |
+	sed -n 's/^cluster = \({.*}\)  # .*/cluster = \1;/p' >"$TMP/inl/sub/ws-cluster.cfg"
+sed '/^cluster = {/,/^};/d; s|^model = .*|&\ncluster = "sub/ws-cluster.cfg";|' \
+	"$SRC/examples/buyers-guide/workstation.cfg" >"$TMP/inl/byfile.cfg"
+dumped "$TMP/inl/byfile.cfg"
 
 # run -o FILE: the report (or the dumped scenario) in FILE, the bytes run
 # prints, nothing on stdout; -o naming the scenario or the bundled data is

@@ -1142,3 +1142,137 @@ out:
 	config_destroy(&scratch);
 	return rc;
 }
+
+/* ---- writing settings back as text ------------------------------------- */
+
+/* A growing string; rc is set at the first failed allocation. */
+struct cfg_sbuf {
+	char *p;
+	size_t len, cap;
+	int rc;
+};
+
+static void sb_add(struct cfg_sbuf *b, const char *s, size_t n)
+{
+	if (b->rc)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *q = ts_realloc(b->p, b->cap, cap);
+		if (!q) {
+			b->rc = TS_ENOMEM;
+			return;
+		}
+		b->p = q;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void sb_str(struct cfg_sbuf *b, const char *s)
+{
+	sb_add(b, s, strlen(s));
+}
+
+char *cfg_float_text(char *buf, size_t n, double v)
+{
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	if (!strpbrk(buf, ".eEn"))
+		strncat(buf, ".0", n - strlen(buf) - 1);
+	return buf;
+}
+
+/* A string as a libconfig literal on one line. */
+static void sb_quoted(struct cfg_sbuf *b, const char *s)
+{
+	sb_add(b, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[8];
+		if (c == '"' || c == '\\') {
+			e[0] = '\\';
+			e[1] = (char)c;
+			e[2] = '\0';
+		} else if (c == '\n' || c == '\t' || c == '\r' || c == '\f') {
+			snprintf(e, sizeof e, "\\%c",
+				 c == '\n'   ? 'n'
+				 : c == '\t' ? 't'
+				 : c == '\r' ? 'r'
+					     : 'f');
+		} else if (c < 0x20 || c == 0x7f) {
+			snprintf(e, sizeof e, "\\x%02x", c);
+		} else {
+			e[0] = (char)c;
+			e[1] = '\0';
+		}
+		sb_str(b, e);
+	}
+	sb_add(b, "\"", 1);
+}
+
+static void write_setting(struct cfg_sbuf *b, const config_setting_t *s)
+{
+	char buf[64];
+	int t = config_setting_type(s);
+	switch (t) {
+	case CONFIG_TYPE_GROUP:
+	case CONFIG_TYPE_ARRAY:
+	case CONFIG_TYPE_LIST: {
+		sb_str(b, t == CONFIG_TYPE_GROUP ? "{ " : t == CONFIG_TYPE_ARRAY ? "[" : "(");
+		int n = config_setting_length(s);
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
+			if (t == CONFIG_TYPE_GROUP) {
+				sb_str(b, config_setting_name(c));
+				sb_str(b, " = ");
+				write_setting(b, c);
+				sb_str(b, "; ");
+			} else {
+				if (i)
+					sb_str(b, ", ");
+				write_setting(b, c);
+			}
+		}
+		sb_str(b, t == CONFIG_TYPE_GROUP ? "}" : t == CONFIG_TYPE_ARRAY ? "]" : ")");
+		return;
+	}
+	case CONFIG_TYPE_INT:
+	case CONFIG_TYPE_INT64:
+		snprintf(buf, sizeof buf, "%lld", (long long)config_setting_get_int64(s));
+		sb_str(b, buf);
+		return;
+	case CONFIG_TYPE_FLOAT:
+		sb_str(b, cfg_float_text(buf, sizeof buf, config_setting_get_float(s)));
+		return;
+	case CONFIG_TYPE_BOOL:
+		sb_str(b, config_setting_get_bool(s) ? "true" : "false");
+		return;
+	case CONFIG_TYPE_STRING:
+		sb_quoted(b, config_setting_get_string(s));
+		return;
+	default:
+		return;
+	}
+}
+
+char *cfg_setting_text(const config_setting_t *s)
+{
+	struct cfg_sbuf b = {0};
+	write_setting(&b, s);
+	char *r = NULL;
+	if (!b.rc && !b.p)
+		sb_add(&b, "", 0);
+	if (!b.rc)
+		r = ts_realloc(b.p, b.cap, b.len + 1);
+	if (!r)
+		ts_free(b.p, b.cap);
+	return r;
+}

@@ -164,4 +164,19 @@ char *cfg_names(const char *dir, const char *near, size_t max, char *buf, size_t
 int cfg_apply_set(config_t *cfg, const char *arg, const char *label, const char *file,
 		  struct ts_error *err);
 
+/* Setting s (not the root) as one line of libconfig text that reads back
+ * to the same value: a group as "{ a = 1; b = \"x\"; }", an array as
+ * "[1, 2]", a list as "( ... )", a float with a decimal point (so it stays a
+ * float) and as many digits as it takes to read back exactly (at most 17),
+ * and each string quoted with '"' and '\\' escaped and any control character
+ * written as \n, \t, \r, \f or \xHH (libconfig's escapes), so the text holds
+ * no newline. Returns a string of strlen + 1 bytes owned by the caller
+ * (ts_free with that size), or NULL when out of memory. */
+char *cfg_setting_text(const config_setting_t *s);
+
+/* The shortest text of v (15 to 17 significant digits) that strtod reads
+ * back as v, with ".0" added when it would otherwise read as an integer;
+ * into buf of n bytes (32 suffice). Returns buf. */
+char *cfg_float_text(char *buf, size_t n, double v);
+
 #endif

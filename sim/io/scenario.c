@@ -14,9 +14,9 @@
  * applies the framework's default. Nothing is printed; every failure is one
  * error record. To add a key: list it in its group's key table, read it in
  * that group's function, and note it in note_all(). */
-#define _POSIX_C_SOURCE 200809L
-
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
+#define _XOPEN_SOURCE 700	/* realpath */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -356,6 +356,9 @@ static int load_cluster(struct ld *l)
 						counts[i], at);
 			}
 		}
+		/* kept as text so that --dump-config gives the group back */
+		if (!(s->cluster_text = cfg_setting_text(cs)))
+			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
 		rc = hw_cluster_from_setting(l->cat, cs, l->file, &opts, &s->cluster, l->err);
 	} else if (config_setting_type(cs) == CONFIG_TYPE_STRING) {
 		const char *name = config_setting_get_string(cs);
@@ -1001,7 +1004,15 @@ static int note_all(struct ld *l)
 	} while (0)
 	N("name", "derived: MODEL on CLUSTER", "\"%s\"", s->name);
 	N("model", "", "\"%s\"", s->model.name);
-	N("cluster", "", "\"%s\"", hw_cluster_name(s->cluster));
+	/* an inline group is dumped whole by ts_scenario_dump; a cluster file
+	 * by its path, which loads from any folder */
+	if (s->cluster_file[0] && s->cluster_file[0] != '/') {
+		char abs[PATH_MAX];
+		N("cluster", "", "\"%s\"", realpath(s->cluster_file, abs) ? abs : s->cluster_file);
+	} else {
+		N("cluster", "", "\"%s\"",
+		  s->cluster_file[0] ? s->cluster_file : hw_cluster_name(s->cluster));
+	}
 	N("nodes", cl, "%u", s->nodes);
 	N("gpus_per_node", cl, "%u", s->gpus_per_node);
 	N("nics_per_node", s->nics_per_node ? cl : "derived: the cluster has no NIC", "%u",
@@ -1672,18 +1683,24 @@ static int dump_args(const char *text, char ***args, size_t *n, size_t *cap)
 	*n = *cap = 0;
 	for (const char *l = text; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] != '\0')) {
 		size_t len = strcspn(l, "\n");
-		const char *eq = strstr(l, " = "), *hash = strstr(l, "  # ");
-		if (l[0] == '#' || !eq || (size_t)(eq - l) > len || !hash ||
-		    (size_t)(hash - l) > len)
+		/* the comment is the line's last "  # " (a value's string may
+		 * hold one: an inline cluster's source) */
+		const char *eq = strstr(l, " = "), *hash = NULL;
+		for (const char *h = l; (h = strstr(h, "  # ")) && (size_t)(h - l) < len; h++)
+			hash = h;
+		if (l[0] == '#' || !eq || (size_t)(eq - l) > len || !hash || hash < eq)
 			continue;
 		const char *v = eq + 3, *c = hash + 4;
 		size_t vl = (size_t)(hash - v);
 		const char *bytes = strstr(v, "  (");
-		if (bytes && bytes < hash)
+		if (v[0] != '{' && bytes && bytes < hash)
 			vl = (size_t)(bytes - v);
+		/* counts the cluster gives ("# cluster NAME") come back with it;
+		 * given again beside an inline cluster that holds them they would
+		 * be refused as given twice */
 		if ((vl == 7 && !strncmp(v, "derived", 7)) ||
 		    (vl == 5 && !strncmp(v, "unset", 5)) || !strncmp(c, "derived", 7) ||
-		    !strncmp(c, "default: not given", 18) ||
+		    !strncmp(c, "cluster ", 8) || !strncmp(c, "default: not given", 18) ||
 		    !strncmp(c, "default: not used by", 20))
 			continue;
 		char *a = ts_malloc((size_t)(eq - l) + 1 + vl + 1);
@@ -1768,6 +1785,8 @@ void ts_scenario_destroy(struct ts_scenario *s)
 		ts_scenario_destroy(s->phases[i]);
 	if (s->cluster)
 		hw_cluster_destroy(s->cluster);
+	if (s->cluster_text)
+		ts_free(s->cluster_text, strlen(s->cluster_text) + 1);
 	for (size_t i = 0; i < s->n_not_modelled; i++)
 		ts_free(s->not_modelled[i], strlen(s->not_modelled[i]) + 1);
 	ts_free(s->not_modelled, s->n_not_modelled * sizeof *s->not_modelled);
@@ -1812,7 +1831,10 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 		return TS_EIO;
 	for (size_t i = 0; i < s->n_origins; i++) {
 		const struct ts_scenario_origin *o = &s->origins[i];
-		if (fprintf(out, "%s = %s  # %s\n", o->key, o->value, o->where) < 0)
+		const char *v = o->value;
+		if (!strcmp(o->key, "cluster") && s->cluster_text)
+			v = s->cluster_text;
+		if (fprintf(out, "%s = %s  # %s\n", o->key, v, o->where) < 0)
 			return TS_EIO;
 		if (strcmp(o->key, "model") == 0 && ts_model_dump(&s->model, "model.", out))
 			return TS_EIO;

@@ -240,6 +240,8 @@ struct ts_scenario {
 	char file[256];		    /* file it was read from, or the label of a string */
 	char model_file[2048];	    /* model file named by a path (model = "my.cfg"), else "" */
 	char cluster_file[2048];    /* cluster file named by a path, else "" */
+	char *cluster_text;	    /* an inline cluster group as one line of
+				     * libconfig text (cfg_setting_text; owned), else NULL */
 	struct ts_model model;	    /* resolved model */
 	struct hw_cluster *cluster; /* resolved cluster, owned */
 	uint32_t nodes;		    /* nodes in the job (the cluster's unless overridden) */

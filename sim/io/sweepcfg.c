@@ -90,19 +90,6 @@ static void sb_shown(struct sbuf *b, const char *s)
 	}
 }
 
-/* Shortest text of v that reads back as v; "%.1f"-like when integral so
- * that libconfig keeps it a float. */
-static void fmt_float(char *buf, size_t n, double v)
-{
-	for (int prec = 15; prec <= 17; prec++) {
-		snprintf(buf, n, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (!strpbrk(buf, ".eEn"))
-		strncat(buf, ".0", n - strlen(buf) - 1);
-}
-
 /* A scalar setting as libconfig text (set) and as CSV text (shown); 0 or
  * TS_ETYPE for an aggregate. */
 static int scalar_text(const config_setting_t *s, struct sbuf *set, struct sbuf *shown)
@@ -116,7 +103,7 @@ static int scalar_text(const config_setting_t *s, struct sbuf *set, struct sbuf 
 		sb_str(shown, buf);
 		return 0;
 	case CONFIG_TYPE_FLOAT:
-		fmt_float(buf, sizeof buf, config_setting_get_float(s));
+		cfg_float_text(buf, sizeof buf, config_setting_get_float(s));
 		sb_str(set, buf);
 		sb_str(shown, buf);
 		return 0;
@@ -131,40 +118,6 @@ static int scalar_text(const config_setting_t *s, struct sbuf *set, struct sbuf 
 	default:
 		return TS_ETYPE;
 	}
-}
-
-/* Write setting s (not the root) back as libconfig text. */
-static void write_setting(struct sbuf *b, const config_setting_t *s, int depth)
-{
-	struct sbuf dummy = {0};
-	int t = config_setting_type(s);
-	if (t == CONFIG_TYPE_GROUP || t == CONFIG_TYPE_ARRAY || t == CONFIG_TYPE_LIST) {
-		const char *open = t == CONFIG_TYPE_GROUP   ? "{ "
-				   : t == CONFIG_TYPE_ARRAY ? "["
-							    : "(";
-		const char *close = t == CONFIG_TYPE_GROUP   ? "}"
-				    : t == CONFIG_TYPE_ARRAY ? "]"
-							     : ")";
-		sb_str(b, open);
-		int n = config_setting_length(s);
-		for (int i = 0; i < n; i++) {
-			const config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
-			if (t == CONFIG_TYPE_GROUP) {
-				sb_str(b, config_setting_name(c));
-				sb_str(b, " = ");
-				write_setting(b, c, depth + 1);
-				sb_str(b, "; ");
-			} else {
-				if (i)
-					sb_str(b, ", ");
-				write_setting(b, c, depth + 1);
-			}
-		}
-		sb_str(b, close);
-		return;
-	}
-	scalar_text(s, b, &dummy);
-	ts_free(dummy.p, dummy.cap);
 }
 
 /* Rewrite "a.b" = / "a.b" : into a*b = (see the top of the file). */
@@ -356,10 +309,17 @@ static int interpret(struct ld *l, config_setting_t *top, const char *dir)
 		int m = config_setting_length(base);
 		for (int i = 0; i < m; i++) {
 			const config_setting_t *c = config_setting_get_elem(base, (unsigned)i);
+			char *v = cfg_setting_text(c);
+			if (!v) {
+				ts_free(b.p, b.cap);
+				return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL,
+						    "out of memory");
+			}
 			sb_str(&b, config_setting_name(c));
 			sb_str(&b, " = ");
-			write_setting(&b, c, 1);
+			sb_str(&b, v);
 			sb_str(&b, ";\n");
+			ts_free(v, strlen(v) + 1);
 		}
 		if (!(sp->base_text = sb_take(&b)))
 			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
