@@ -233,6 +233,47 @@ START_TEST(preemption_spares)
 }
 END_TEST
 
+/* The waits a trace records beside those replayed, on one node of 8 GPUs
+ * under FIFO: A (8 GPUs, 100 s) at 0, B (8, 50 s) at 10, C (8, 10 s) at
+ * 20, D (4, 10 s) at 30 run 0-100, 100-150, 150-160, 160-170. The input
+ * records starts for A (0), B (130) and D (25, before its submit: no wait),
+ * not for C. Recorded waits 0, 120, 0: mean 40, nearest-rank p50 0 (the
+ * 2nd of 3), p90 120 (the 3rd), max 120; replayed waits of A, B, D: 0, 90,
+ * 130: mean 73.33, p50 90, p90 130. */
+START_TEST(recorded_waits)
+{
+	struct jobs_list l = {0};
+	add(&l, "A", 0, 8, 100, 0, NULL);
+	add(&l, "B", 10, 8, 50, 0, NULL);
+	add(&l, "C", 20, 8, 10, 0, NULL);
+	add(&l, "D", 30, 4, 10, 0, NULL);
+	l.j[0].rec_start_s = 0;
+	l.j[1].rec_start_s = 130;
+	l.j[3].rec_start_s = 25;
+	struct queue_cfg q = cfg(1, 8, QUEUE_FIFO);
+	struct queue_stats st;
+	struct ts_error err = {0};
+	ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+	ck_assert_uint_eq(st.recorded, 3);
+	ck_assert_double_eq_tol(st.rec_mean_wait_s, 40, 1e-9);
+	ck_assert_double_eq(st.rec_p50_wait_s, 0);
+	ck_assert_double_eq(st.rec_p90_wait_s, 120);
+	ck_assert_double_eq(st.rec_max_wait_s, 120);
+	ck_assert_double_eq_tol(st.replay_mean_wait_s, 220.0 / 3, 1e-9);
+	ck_assert_double_eq_tol(st.replay_p50_wait_s, 90, 1e-9);
+	ck_assert_double_eq_tol(st.replay_p90_wait_s, 130, 1e-9);
+	queue_stats_free(&st);
+	/* without recorded starts nothing is compared */
+	for (size_t i = 0; i < l.n; i++)
+		l.j[i].rec_start_s = NAN;
+	ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+	ck_assert_uint_eq(st.recorded, 0);
+	ck_assert_double_eq(st.rec_mean_wait_s, 0);
+	queue_stats_free(&st);
+	jobs_free(&l);
+}
+END_TEST
+
 /* One GPU; user a submits five 1000 s jobs at 0, user b one at 10 s. FIFO
  * runs b's after a's five (at 5000 s); with fair-share b's usage is 0
  * against a's, so its job is next when a's first ends (1000 s). */
@@ -539,6 +580,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, backfill_by_hand);
 	tcase_add_test(tc, preemption_by_hand);
 	tcase_add_test(tc, preemption_spares);
+	tcase_add_test(tc, recorded_waits);
 	tcase_add_test(tc, fairshare_by_hand);
 	tcase_add_test(tc, placement);
 	tcase_add_test(tc, failures_account);

@@ -106,6 +106,46 @@ head -n 1 "$TMP/preempt.txt" | grep -q ', preemption$' &&
 checks=$((checks + 1))
 grep -q 'preemption' "$TMP/nopreempt.txt" && fail "text without --preempt speaks of preemption"
 
+# A trace's recorded starts (recorded_start_s) beside the replay, on one
+# node of 8 GPUs under FIFO: A, B, C, D run 0-100, 100-150, 150-160,
+# 160-170. Recorded for A, B and D (C has none): waits 0, 120, 0, mean 40,
+# nearest-rank p50 0, p90 120; replayed for the same jobs 0, 90, 130: mean
+# 73.33, p50 90, p90 130. A recorded start before the submit is an error.
+cat >"$TMP/rec.csv" <<'CSV'
+id,submit_s,gpus,duration_s,recorded_start_s
+A,0,8,100,0
+B,10,8,50,130
+C,20,8,10,
+D,30,4,10,30
+CSV
+ok rec.json queue "$TMP/rec.csv" --cluster dgx-h100 --nodes 1 --policy fifo -o "$TMP/rec.jobs.csv" \
+	--format json --quiet
+ok rec.txt queue "$TMP/rec.csv" --cluster dgx-h100 --nodes 1 --policy fifo --quiet
+py rec.json '
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+want = {"recorded_jobs": 3, "recorded_mean_wait_s": 40, "recorded_p50_wait_s": 0,
+        "recorded_p90_wait_s": 120, "recorded_max_wait_s": 120, "replayed_mean_wait_s": 220 / 3,
+        "replayed_p50_wait_s": 90, "replayed_p90_wait_s": 130}
+for k, v in want.items():
+    if abs(j[k] - v) > 1e-9 * max(1, v):  # reals printed to 10 significant digits
+        sys.exit("%s %r, expected %r" % (k, j[k], v))
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1].replace("rec.json", "rec.jobs.csv")))}
+got = {k: rows[k]["recorded_start_s"] for k in "ABCD"}
+if got != {"A": "0", "B": "130", "C": "", "D": "30"}:
+    sys.exit("recorded_start_s column %r" % got)
+'
+checks=$((checks + 1))
+grep -q '^  recorded wait     mean 40 s, p50 0 s, p90 2 min as the input records; replayed mean 1.22 min, p50 1.5 min, p90 2.17 min (3 jobs)$' \
+	"$TMP/rec.txt" || fail "recorded waits in the text: $(cat "$TMP/rec.txt")"
+checks=$((checks + 1))
+grep -q 'recorded' "$TMP/preempt.txt" && fail "a list without recorded starts compares waits"
+printf 'id,submit_s,gpus,duration_s,recorded_start_s\nj1,50,8,100,40\n' >"$TMP/early.csv"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/early.csv" --cluster dgx-h100 --nodes 1 >/dev/null 2>"$TMP/e6"
+[ $? -eq 2 ] && grep -q 'early.csv:2: recorded_start_s: found "40"' "$TMP/e6" ||
+	fail "recorded start before submit: $(cat "$TMP/e6")"
+
 # Two scenario jobs of 16 GPUs spread over two leaf switches of a 2:1
 # oversubscribed fat-tree: each alone, then both at once sharing the uplinks.
 # The scenario: GPT-3 1.3B with a small batch, so its gradient all-reduce
@@ -158,7 +198,7 @@ d = sys.argv[1].rsplit("/", 1)[0]
 schema = json.load(open(sys.argv[2]))
 jsonschema.Draft202012Validator.check_schema(schema)
 v = jsonschema.Draft202012Validator(schema)
-for name in ("fifo", "backfill", "preempt", "nopreempt", "one", "two", "sweep"):
+for name in ("fifo", "backfill", "preempt", "nopreempt", "rec", "one", "two", "sweep"):
     errs = sorted(v.iter_errors(json.load(open(d + "/" + name + ".json"))), key=lambda e: list(e.path))
     if errs:
         sys.exit("%s.json: %s at %s" % (name, errs[0].message, "/".join(map(str, errs[0].path))))

@@ -192,11 +192,12 @@ enum {
 	C_SCEN,
 	C_TOK,
 	C_STEPS,
+	C_REC,
 	C_N
 };
-static const char *const ccols[C_N] = {"id",	       "submit_s", "gpus", "duration_s",
-				       "time_limit_s", "priority", "user", "account",
-				       "scenario",     "tokens",   "steps"};
+static const char *const ccols[C_N] = {"id",	       "submit_s", "gpus",  "duration_s",
+				       "time_limit_s", "priority", "user",  "account",
+				       "scenario",     "tokens",   "steps", "recorded_start_s"};
 
 static int gpus_field(const char *v, const char *path, int line, const char *col, uint32_t *out,
 		      struct ts_error *err)
@@ -242,7 +243,7 @@ static int read_csv(const char *path, struct jobs_list *l, struct ts_error *err)
 					    err, TS_ESYNTAX, path, 1, c.f[f],
 					    "found an unknown column, expected id, submit_s, gpus, "
 					    "duration_s, time_limit_s, priority, user, account, "
-					    "scenario, tokens or steps");
+					    "scenario, tokens, steps or recorded_start_s");
 					goto out;
 				}
 			}
@@ -289,6 +290,15 @@ static int read_csv(const char *path, struct jobs_list *l, struct ts_error *err)
 			const char *v = c.f[col[opt[k].k]];
 			if (!num(v, opt[k].v) || (opt[k].k != C_PRIO && !(*opt[k].v > 0.0))) {
 				rc = bad(err, path, ln, ccols[opt[k].k], v, opt[k].what);
+				goto out;
+			}
+		}
+		if (col[C_REC] >= 0 && !blank(c.f[col[C_REC]])) {
+			const char *v = c.f[col[C_REC]];
+			if (!num(v, &j.rec_start_s) || j.rec_start_s < j.submit_s) {
+				rc = bad(err, path, ln, "recorded_start_s", v,
+					 "the start the trace records, s on the submit_s clock, >= "
+					 "submit_s, or empty");
 				goto out;
 			}
 		}

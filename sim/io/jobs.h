@@ -58,7 +58,8 @@ enum jobs_format {
 	JOBS_AUTO = 0,	/* by content: SWF (".swf", or a first line starting ';'), sacct (a
 			 * first line holding '|'), else CSV */
 	JOBS_CSV = 1,	/* id,submit_s,gpus,duration_s[,time_limit_s,priority,user,
-			 * account,scenario,tokens,steps], any column order, a header */
+			 * account,scenario,tokens,steps,recorded_start_s], any column
+			 * order, a header */
 	JOBS_SACCT = 2, /* sacct --parsable2 (or -P): '|'-separated with a header */
 	JOBS_SWF = 3,	/* Standard Workload Format: 18 whitespace-separated fields,
 			 * ';' comments */
@@ -67,7 +68,8 @@ enum jobs_format {
 /* Read the jobs of file `path` in format `fmt` and append them to `l`.
  * CSV: the header names the columns (id, submit_s, gpus and duration_s
  * required; duration_s may be empty for a job with a scenario, which then
- * needs tokens or steps); ids are unique. sacct: columns JobID, Submit
+ * needs tokens or steps); ids are unique; recorded_start_s, when given, is
+ * the start a trace records (>= submit_s). sacct: columns JobID, Submit
  * (ISO 8601, UTC), Elapsed or Start and End, and the GPUs from AllocTRES
  * or ReqTRES (gres/gpu=N) or AllocGRES/ReqGRES (gpu:N); optional
  * Timelimit, Start, User, Account, Priority; job steps (JobID with '.')

@@ -80,6 +80,16 @@ static int write_text(const struct report_queue *q, FILE *out)
 		    out,
 		    "  preemption        %zu run%s requeued for a higher tier, %.3g GPU-h lost\n",
 		    s->preempted, s->preempted == 1 ? "" : "s", s->preempt_lost_gpu_s / 3600.0);
+	if (s->recorded) {
+		dur(a, sizeof a, s->rec_mean_wait_s), dur(b, sizeof b, s->rec_p50_wait_s);
+		dur(c, sizeof c, s->rec_p90_wait_s);
+		fprintf(out, "  recorded wait     mean %s, p50 %s, p90 %s as the input records", a,
+			b, c);
+		dur(a, sizeof a, s->replay_mean_wait_s), dur(b, sizeof b, s->replay_p50_wait_s);
+		dur(c, sizeof c, s->replay_p90_wait_s);
+		fprintf(out, "; replayed mean %s, p50 %s, p90 %s (%zu jobs)\n", a, b, c,
+			s->recorded);
+	}
 	if (s->timed_out)
 		fprintf(out, "  timed out         %zu jobs stopped at their time limit\n",
 			s->timed_out);
@@ -169,7 +179,15 @@ json_t *report_queue_point_json(const struct queue_stats *s)
 		 {"requeued", (double)s->requeued},
 		 {"lost_gpu_hours", s->lost_gpu_s / 3600.0},
 		 {"preempted", (double)s->preempted},
-		 {"preempt_lost_gpu_hours", s->preempt_lost_gpu_s / 3600.0}};
+		 {"preempt_lost_gpu_hours", s->preempt_lost_gpu_s / 3600.0},
+		 {"recorded_jobs", (double)s->recorded},
+		 {"recorded_mean_wait_s", s->rec_mean_wait_s},
+		 {"recorded_p50_wait_s", s->rec_p50_wait_s},
+		 {"recorded_p90_wait_s", s->rec_p90_wait_s},
+		 {"recorded_max_wait_s", s->rec_max_wait_s},
+		 {"replayed_mean_wait_s", s->replay_mean_wait_s},
+		 {"replayed_p50_wait_s", s->replay_p50_wait_s},
+		 {"replayed_p90_wait_s", s->replay_p90_wait_s}};
 	for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
 		/* counts as integers, figures as reals */
 		bool count = f[k].v == floor(f[k].v) && fabs(f[k].v) < 9e15 &&
@@ -272,7 +290,7 @@ int report_queue_jobs(const struct report_queue *q, FILE *out)
 	static const char *const st[] = {"done", "timeout", "too_big"};
 	const struct queue_stats *s = q->detail;
 	fprintf(out, "id,submit_s,start_s,end_s,gpus,wait_s,run_s,alone_s,nodes,leaves,restarts,"
-		     "user,state\n");
+		     "user,state,recorded_start_s\n");
 	for (size_t i = 0; i < q->l->n; i++) {
 		const struct jobs_job *j = &q->l->j[i];
 		const struct queue_job_out *y = &s->job[i];
@@ -286,7 +304,10 @@ int report_queue_jobs(const struct report_queue *q, FILE *out)
 				y->nodes, y->leaves, y->restarts);
 		if (j->user != JOBS_NONE)
 			csv_put_field(out, q->l->users.s[j->user]);
-		fprintf(out, ",%s\n", st[y->state]);
+		fprintf(out, ",%s,", st[y->state]);
+		if (isfinite(j->rec_start_s))
+			fprintf(out, "%.10g", j->rec_start_s);
+		fputc('\n', out);
 	}
 	return ferror(out) ? TS_EIO : 0;
 }

@@ -36,7 +36,8 @@ struct report_queue {
 	size_t simulated;		  /* scenario job shapes simulated by trainsim */
 };
 
-/* Write q as format: text (the chosen count's figures, wait by job size,
+/* Write q as format: text (the chosen count's figures, failures and
+ * preemptions apart, the recorded waits beside the replayed, wait by job size,
  * the users' shares, the node-count sweep and the smallest count meeting
  * the targets), CSV (one line per node count) or JSON (the chosen count's
  * figures, by size, user shares, the sweep). Returns 0, or TS_ENOMEM /
@@ -45,7 +46,8 @@ int report_queue_write(const struct report_queue *q, enum ts_format format, FILE
 		       struct ts_error *err);
 
 /* Each job's times at the chosen count as CSV (id, submit, start, end,
- * GPUs, wait, run, alone, nodes, leaves, restarts, user, state). Returns 0
+ * GPUs, wait, run, alone, nodes, leaves, restarts, user, state, the start
+ * the input records or empty). Returns 0
  * or TS_EIO when the stream has an error. */
 int report_queue_jobs(const struct report_queue *q, FILE *out);
 

@@ -1246,6 +1246,48 @@ static double quantile(const double *v, size_t n, double p)
 	return v[k < n ? k : n - 1];
 }
 
+/* The waits the input records (jobs_job.rec_start_s) beside those replayed
+ * here, over the jobs that have one and ran: a trace's own figures against
+ * the replay's. A recorded start before the submit counts as no wait. */
+static int recorded(struct q *s)
+{
+	struct queue_stats *o = s->o;
+	const struct jobs_list *l = s->l;
+	size_t k = 0;
+	for (size_t i = 0; i < l->n; i++)
+		k += isfinite(l->j[i].rec_start_s) && s->j[i].out != QUEUE_TOO_BIG;
+	if (!k)
+		return 0;
+	double *rw = ts_malloc(2 * k * sizeof *rw);
+	if (!rw)
+		return fail(s, TS_ENOMEM, "out of memory");
+	double *sw = rw + k, sr = 0.0, ss = 0.0;
+	size_t m = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct qjob *x = &s->j[i];
+		if (!isfinite(l->j[i].rec_start_s) || x->out == QUEUE_TOO_BIG)
+			continue;
+		double r = l->j[i].rec_start_s - l->j[i].submit_s;
+		rw[m] = r > 0.0 ? r : 0.0;
+		sw[m] = sec(x->first_start - x->submit);
+		sr += rw[m];
+		ss += sw[m];
+		m++;
+	}
+	qsort(rw, k, sizeof *rw, cmp_double);
+	qsort(sw, k, sizeof *sw, cmp_double);
+	o->recorded = k;
+	o->rec_mean_wait_s = sr / (double)k;
+	o->rec_p50_wait_s = quantile(rw, k, 0.5);
+	o->rec_p90_wait_s = quantile(rw, k, 0.9);
+	o->rec_max_wait_s = rw[k - 1];
+	o->replay_mean_wait_s = ss / (double)k;
+	o->replay_p50_wait_s = quantile(sw, k, 0.5);
+	o->replay_p90_wait_s = quantile(sw, k, 0.9);
+	ts_free(rw, 2 * k * sizeof *rw);
+	return 0;
+}
+
 static int finish(struct q *s)
 {
 	struct queue_stats *o = s->o;
@@ -1349,6 +1391,8 @@ static int finish(struct q *s)
 	ts_free(cw, (m ? m : 1) * sizeof *cw);
 	ts_free(w, (n ? n : 1) * sizeof *w);
 	ts_free(sz, (n ? n : 1) * sizeof *sz);
+	if (recorded(s))
+		return s->rc;
 	if (s->c->detail) {
 		/* the run ends with its last job: failures and repairs of idle
 		 * nodes after it are left out of the timeline, as out of the

@@ -152,6 +152,11 @@ struct queue_stats {
 	double busy_gpu_s;	   /* GPU-seconds of runs (lost ones included) */
 	double lost_gpu_s;	   /* GPU-seconds of runs lost to failures and preemptions */
 	double preempt_lost_gpu_s; /* of them, lost to preemptions */
+	/* jobs that ran whose input records a start (jobs_job.rec_start_s): the
+	 * waits it records and those replayed here, over those jobs, s */
+	size_t recorded;
+	double rec_mean_wait_s, rec_p50_wait_s, rec_p90_wait_s, rec_max_wait_s;
+	double replay_mean_wait_s, replay_p50_wait_s, replay_p90_wait_s;
 	struct queue_size_stats size[QUEUE_SIZES];
 	size_t nsize;		   /* classes with jobs */
 	double *user_gpu_s;	   /* [users + 1]: GPU-seconds per user of the list, the last
