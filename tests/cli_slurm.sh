@@ -149,4 +149,8 @@ if command -v flock >/dev/null; then
 		fail "a locked part: exit $rc: $(cat "$TMP/lock.err")"
 	cmp -s "$TMP/locked.csv" "$TMP/part-3.keep" || fail "a refused writer changed the locked part"
 fi
+# every figure of the README's prose is the sweep's (its point count, its
+# axes' values in sweep.cfg) or an input
+. "$(dirname "$0")/examplelib.bash"
+PROSE_OUT=$TMP/whole.out check_prose slurm
 finish
