@@ -60,5 +60,20 @@ assert len(images) == 3, "%d images, expected the breakdown, scaling and frontie
 text = "".join(o["data"]["text/plain"] for o in tables)
 for name in ("4x A100 box", "16 DGX A100 on InfiniBand", "16 nodes on 10 GbE", "16 x dgx-h100, buy"):
     assert name in text, name
+# the outputs stored in the notebook (what a reader sees on the forge) are
+# those of this run: every table and value as text, cell by cell (the images
+# are drawn by matplotlib, whose bytes vary with its version; their text is
+# the size of the figure). TS_REGEN=1 stores the outputs of this run.
+def shown(cell):
+    return [o.get("data", {}).get("text/plain", o.get("text", "")) for o in cell.get("outputs", [])]
+stored = nbformat.read(sys.argv[1], as_version=4)
+import os
+if os.environ.get("TS_REGEN") == "1":
+    nbformat.write(nb, sys.argv[1])
+    print("regenerated", sys.argv[1])
+else:
+    for i, (a, b) in enumerate(zip(stored.cells, nb.cells)):
+        assert shown(a) == shown(b), "cell %d: stored %r, this run %r (TS_REGEN=1 stores the outputs of this run)" % (
+            i, "".join(shown(a))[:300], "".join(shown(b))[:300])
 ' "$SRC/examples/python/study.ipynb" >"$TMP/nb.log" 2>&1) || fail "the notebook: $(tail -n 30 "$TMP/nb.log")"
 finish
