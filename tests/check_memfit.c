@@ -586,6 +586,58 @@ START_TEST(public_reports)
 }
 END_TEST
 
+/* The optimizer step's temporaries through the schedule (work_step_temp_bytes):
+ * GPT-3 1.3B with 64-token sequences, where the step, not the backward, is
+ * the peak. PyTorch DDP in fp32 over 2 GPUs with foreach Adam (the default)
+ * holds one fp32 intermediate of the P parameters, 4 P bytes, among its
+ * buffers at the peak, and no activations (they are freed before the step);
+ * fused Adam holds none, and the iteration takes the same time. FSDP full
+ * shard over 2: 4 P / 2. DeepSpeed ZeRO-2 in fp16 over 2: the flat fp16
+ * copy and its fp32 conversion of the rank's half, (2 + 4) P / 2 = 3 P,
+ * besides the reduction bucket of min(5e8, P) fp16 elements. A framework
+ * whose step is its own refuses "foreach". */
+static const char *step_case =
+    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\"; nodes = 1; gpus_per_node = 2;\n"
+    "training = { framework = \"%s\"; global_batch = 2; micro_batch = 1; seq_len = 64;"
+    " precision = \"%s\"; optimizer = \"adam\"; recompute = \"none\"; iterations = 2; %s };\n"
+    "parallel = { zero = %d; };\n";
+
+START_TEST(optimizer_step_temporaries)
+{
+	char text[1024];
+	struct ts_result fe, fu, fs, ds;
+	struct ts_model m;
+	struct ts_error e;
+	ck_assert_int_eq(ts_model_load(tu_root(), "gpt3-1.3b", &m, &e), 0);
+	double P = ts_model_params(&m);
+	snprintf(text, sizeof text, step_case, "ddp", "fp32", "", 0);
+	run("DDP foreach", text, &fe);
+	snprintf(text, sizeof text, step_case, "ddp", "fp32", "optimizer_impl = \"fused\";", 0);
+	run("DDP fused", text, &fu);
+	ck_assert(fe.mem.activations == 0.0 && fe.mem.logits == 0.0);
+	ck_assert(tu_relerr(fe.mem.buffers - fu.mem.buffers, 4.0 * P) < 1e-9);
+	ck_assert(fe.iteration_time_s == fu.iteration_time_s);
+	snprintf(text, sizeof text, step_case, "fsdp", "fp32", "", 3);
+	run("FSDP full shard foreach", text, &fs);
+	ck_assert(fs.mem.activations == 0.0);
+	ck_assert(tu_relerr(fs.mem.buffers, 4.0 * P / 2.0) < 1e-9);
+	snprintf(text, sizeof text, step_case, "deepspeed", "fp16", "", 2);
+	run("DeepSpeed ZeRO-2", text, &ds);
+	ck_assert(ds.mem.activations == 0.0);
+	ck_assert(tu_relerr(ds.mem.buffers, 3.0 * P + fmin(5e8, P) * 2.0) < 1e-9);
+	struct ts_scenario *sc = NULL;
+	snprintf(text, sizeof text, step_case, "megatron", "bf16", "optimizer_impl = \"foreach\";",
+		 1);
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "megatron foreach", NULL, 0, &sc, &e),
+			 0);
+	struct work_calib k = work_calib_defaults();
+	struct ts_result r;
+	ck_assert_int_eq(ts_run(sc, &k, &r, NULL, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "training.optimizer_impl");
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memfit");
@@ -600,6 +652,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, reshard_after_forward);
 	tcase_add_test(tc, activation_offload);
 	tcase_add_test(tc, activation_offload_refused);
+	tcase_add_test(tc, optimizer_step_temporaries);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -259,6 +259,43 @@ START_TEST(adam_8bit)
 }
 END_TEST
 
+/* The optimizer step's own temporaries (work_step_temp_bytes), by hand for
+ * P = 1e9 parameters on a rank:
+ * - PyTorch (DDP, FSDP) foreach Adam: one fp32 intermediate, 4 P = 4e9
+ *   bytes unsharded (ZeRO 0), 4 P / 8 = 5e8 sharded over 8 (FSDP full
+ *   shard, as the moments); 2 P = 2e9 in bf16 without a master copy; none
+ *   with 8-bit Adam;
+ * - DeepSpeed with fp16: the flat fp16 copy and its fp32 conversion,
+ *   (2 + 4) P / 2 = 3e9 for ZeRO-2 over 2; with ZeRO-3 over 2 the same (the
+ *   rank's 5e8 parameters are below the sub-group of 1e9), and for P = 4e9
+ *   one sub-group of 1e9 of the rank's 2e9: 6 x 1e9 = 6e9; none without a
+ *   master copy;
+ * - Megatron (its own fused Adam): none. */
+START_TEST(step_temporaries)
+{
+	struct work_fw_conventions c;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
+	ck_assert(c.torch_optimizer);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 0, 8) == 4e9);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_FSDP, TS_BF16, &c), 0);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 3, 8) == 5e8);
+	work_fw_no_master(&c, TS_BF16);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 0, 1) == 2e9);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_FSDP, TS_BF16, &c), 0);
+	work_fw_adam8bit(&c);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 0, 1) == 0.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DEEPSPEED, TS_FP16, &c), 0);
+	ck_assert(!c.torch_optimizer);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 2, 2) == 3e9);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 3, 2) == 3e9);
+	ck_assert(work_step_temp_bytes(&c, 4e9, 3, 2) == 6e9);
+	work_fw_no_master(&c, TS_FP16);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 2, 2) == 0.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 1, 8) == 0.0);
+}
+END_TEST
+
 /* No fp32 master copy (training.master_weights = false): weights,
  * gradients and Adam's moments in bf16, 2 + 2 + 4 = 8 bytes per parameter
  * ("x8 bytes per param, instead of x18", huggingface/transformers#21312)
@@ -339,6 +376,7 @@ static Suite *suite(void)
 	tcase_add_test(t, ddp_fit_check);
 	tcase_add_test(t, adam_8bit);
 	tcase_add_test(t, no_master_weights);
+	tcase_add_test(t, step_temporaries);
 	tcase_add_test(t, precision_options);
 	suite_add_tcase(s, t);
 	return s;

@@ -95,7 +95,8 @@ static const char *const training_keys[] = {"framework",
 					    "fp8_params",
 					    "recompute_layers",
 					    "recompute_interval",
-					    "activation_offload_layers"};
+					    "activation_offload_layers",
+					    "optimizer_impl"};
 static const char *const rampup_keys[] = {"start", "increment", "samples", "tokens"};
 static const char *const attn_names[] = {"unfused", "flash"};
 static const char *const parallel_keys[] = {"tp",
@@ -530,6 +531,10 @@ static int read_training(struct ld *l)
 	    (rc = cfg_bool(member(g, "fp8_params"), l->file, "training.fp8_params", &t->fp8_params,
 			   l->err)))
 		return rc;
+	static const char *const impl_names[TS_OPTIMPL_COUNT_] = {"foreach", "fused", "for-loop"};
+	if ((rc = get_enum(l, g, p, "optimizer_impl", impl_names, TS_OPTIMPL_COUNT_, TS_UNSET, &e)))
+		return rc;
+	t->optimizer_impl = e;
 	t->master_weights = true;
 	if (member(g, "master_weights") &&
 	    (rc = cfg_bool(member(g, "master_weights"), l->file, "training.master_weights",
@@ -1045,6 +1050,11 @@ static int note_all(struct ld *l)
 	if (t->activation_offload_layers) /* only when set, likewise */
 		N("training.activation_offload_layers", "", "%lld",
 		  (long long)t->activation_offload_layers);
+	if (t->optimizer_impl != TS_UNSET) /* only when set, likewise */
+		N("training.optimizer_impl", "", "\"%s\"",
+		  t->optimizer_impl == TS_OPTIMPL_FUSED	    ? "fused"
+		  : t->optimizer_impl == TS_OPTIMPL_FORLOOP ? "for-loop"
+							    : "foreach");
 	N("training.attention", "default", "\"%s\"", attn_names[t->flash_attention]);
 	N("training.iterations", "default", "%lld", (long long)t->iterations);
 	if (t->run_unit != TS_RUN_NONE) {

@@ -22,6 +22,16 @@
 
 /* adam8bit: bitsandbytes' 8-bit Adam(W), one byte per moment */
 enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_ADAM8BIT, TS_OPT_COUNT_ };
+/* training.optimizer_impl: how torch.optim runs the step (the `foreach` and
+ * `fused` arguments of torch.optim.Adam(W); torchtitan's
+ * optimizer.implementation): foreach over all tensors at once (PyTorch's
+ * default on CUDA since 2.0), one fused kernel, or a loop over tensors */
+enum ts_optimizer_impl {
+	TS_OPTIMPL_FOREACH,
+	TS_OPTIMPL_FUSED,
+	TS_OPTIMPL_FORLOOP,
+	TS_OPTIMPL_COUNT_
+};
 enum ts_offload { TS_OFFLOAD_NONE, TS_OFFLOAD_CPU, TS_OFFLOAD_NVME, TS_OFFLOAD_COUNT_ };
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT_ };
 /* auto: stage where stage gives layer's figures (plan_stage_exact), else
@@ -75,6 +85,9 @@ struct ts_training {
 					    * in backward (Megatron-Core's cpu_offloading with
 					    * cpu_offloading_num_layers, Transformer Engine's CPU
 					    * offload; pipe_job.act_offload_layers); 0 = none */
+	int optimizer_impl;		   /* enum ts_optimizer_impl, or TS_UNSET: the framework's
+					    * (torch.optim's foreach for ddp and fsdp; Megatron's and
+					    * DeepSpeed's own fused step) */
 	bool master_weights;		   /* default true: an fp32 master copy of low-precision
 					    * weights; false keeps weights, gradients and Adam's
 					    * moments in the training dtype (work_fw_no_master) */

@@ -1634,10 +1634,20 @@ static void emit_step(struct pb *b, uint32_t st, uint32_t *lastv)
 				lastv[k] =
 				    xfer(b, k, true, params * j->gather_bpp, id, "weights to gpu");
 			continue;
-		} else {
-			id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer",
-				 params * j->optimizer_s_per_param, j->optimizer_kernels, 0.0, 0.0,
-				 NULL);
+		}
+		/* the step's temporaries, held while it runs (pipe.h) */
+		double tmp = fmin(params * j->step_temp_bpp, j->step_temp_max_bytes);
+		uint32_t t0 = GRAPH_NONE;
+		if (tmp > 0.0) {
+			t0 = mark(b, k, "step temporaries", GRAPH_MEM_BUFFERS, tmp, 0.0);
+			dep(b, c->pending, t0);
+		}
+		id = gpu(b, k, GRAPH_OPTIMIZER, "optimizer", params * j->optimizer_s_per_param,
+			 j->optimizer_kernels, 0.0, 0.0, NULL);
+		if (tmp > 0.0) {
+			dep(b, t0, id);
+			dep(b, id,
+			    mark(b, k, "step temporaries freed", GRAPH_MEM_BUFFERS, 0.0, tmp));
 		}
 		c->opt = lastv[k] = id;
 	}

@@ -78,6 +78,11 @@ struct pipe_job {
 	 * per parameter up to ipg_max_bytes (DeepSpeed's reduction bucket);
 	 * work_buffer_bytes (sim/work/memory.h) */
 	double buffer_bpp, ipg_bpp, ipg_max_bytes;
+	/* the optimizer step's own temporaries (GRAPH_MEM_BUFFERS, allocated
+	 * when the step starts and freed when it ends): step_temp_bpp bytes per
+	 * parameter of the rank's optimizer shard, at most step_temp_max_bytes;
+	 * work_step_temp_bytes (sim/work/memory.h). None with offload */
+	double step_temp_bpp, step_temp_max_bytes;
 	double optimizer_s_per_param; /* optimizer step seconds per parameter on a rank */
 	uint32_t optimizer_kernels;
 	double launch_s; /* host time per kernel launch, s */

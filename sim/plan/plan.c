@@ -855,6 +855,23 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		work_fw_no_master(&p->conv, p->dtype);
 	work_fw_precision_options(&p->conv, sc->training.grad_reduce_in_fp32 == 0,
 				  sc->training.fp8_params);
+	/* the step's temporaries (work_step_temp_bytes) are torch.optim's
+	 * foreach intermediate: none for a fused step, nor for SGD without
+	 * weight decay (torch/optim/sgd.py, _multi_tensor_sgd;
+	 * pytorch/pytorch#105599); a for-loop step holds one tensor's
+	 * intermediates at a time, left out */
+	int impl = sc->training.optimizer_impl;
+	if (impl != TS_UNSET && impl != TS_OPTIMPL_FUSED && !p->conv.torch_optimizer) {
+		rc = plan_fail(sc, err, TS_EINVALID, "training.optimizer_impl",
+			       "found \"%s\" with %s, whose step is its own fused one; expected "
+			       "\"fused\" or unset",
+			       impl == TS_OPTIMPL_FORLOOP ? "for-loop" : "foreach",
+			       work_framework_name(sc->training.framework));
+		goto fail;
+	}
+	if (p->conv.torch_optimizer && ((impl != TS_UNSET && impl != TS_OPTIMPL_FOREACH) ||
+					sc->training.optimizer == TS_OPT_SGD))
+		p->conv.step_temp_bpp = 0.0;
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;

@@ -116,9 +116,16 @@ static double estimate(const struct ts_scenario *sc, const struct work_fw_conven
 	if (work_static_bytes(conv, first_p, x->zero, x->dp, &s0, NULL) ||
 	    work_static_bytes(conv, last_p, x->zero, x->dp, &s1, NULL))
 		return INFINITY;
-	double held = fmax(
-	    s0.total_bytes + work_buffer_bytes(conv, first_p, (int64_t)x->dp * x->cp) + first_a,
-	    s1.total_bytes + work_buffer_bytes(conv, last_p, (int64_t)x->dp * x->cp) + last_a);
+	/* the larger of the backward's peak (activations held) and the step's
+	 * (its temporaries instead; none with the step on the host) */
+	bool host = sc->parallel.offload != TS_OFFLOAD_NONE;
+	double t0 = host ? 0.0 : work_step_temp_bytes(conv, first_p, x->zero, x->dp);
+	double t1 = host ? 0.0 : work_step_temp_bytes(conv, last_p, x->zero, x->dp);
+	double held =
+	    fmax(s0.total_bytes + work_buffer_bytes(conv, first_p, (int64_t)x->dp * x->cp) +
+		     fmax(first_a, t0),
+		 s1.total_bytes + work_buffer_bytes(conv, last_p, (int64_t)x->dp * x->cp) +
+		     fmax(last_a, t1));
 	struct work_overhead oh;
 	uint32_t comms = (uint32_t)(x->tp > 1) + (uint32_t)(x->pp > 1) + (uint32_t)(x->cp > 1) +
 			 (uint32_t)(x->dp * x->cp > 1);

@@ -143,6 +143,11 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		 * updated weights into the flat low-precision buffer already
 		 * counted as weights: no buffer of its own */
 		out->alloc_fraction = ALLOC_DEEPSPEED;
+		/* the step's flat low-precision gradient copy and its fp32
+		 * conversion (work_step_temp_bytes), one ZeRO-3 sub-group
+		 * (sub_group_size, 1e9 elements by default) at a time */
+		out->step_temp_bpp = half ? ts_dtype_bytes(lowp) + 4.0 : 0.0;
+		out->step_group_params = 1e9;
 		out->source = "Rajbhandari et al. 2020 (ZeRO), section 3.1: 2 + 2 + 12 bytes per "
 			      "parameter for mixed-precision Adam; DeepSpeed config docs: "
 			      "reduce_bucket_size 5e8 elements, overlap_comm false";
@@ -166,6 +171,9 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		 * precision training") */
 		out->autocast_copy_bpp = half ? 2.0 : 0.0;
 		out->alloc_fraction = ALLOC_DDP;
+		/* foreach Adam's square-root intermediate, fp32 moments */
+		out->torch_optimizer = true;
+		out->step_temp_bpp = 4.0;
 		out->source =
 		    "PyTorch AMP keeps fp32 weights and grads (4 + 4) and Adam's two fp32 "
 		    "moments (8); PyTorch DDP docs: bucket_cap_mb = 25, first bucket 1 MiB "
@@ -181,6 +189,8 @@ static int conventions(enum work_framework fw, enum ts_dtype precision,
 		out->first_bucket_bytes = 0.0;
 		out->overlap_grad_reduce = true;
 		out->alloc_fraction = ALLOC_FSDP;
+		out->torch_optimizer = true;
+		out->step_temp_bpp = 4.0; /* as DDP's */
 		out->source = "PyTorch FSDP with MixedPrecision: sharded fp32 weights, grads and "
 			      "Adam moments (16 bytes per parameter / dp), compute copies in "
 			      "param_dtype, reduce_dtype defaulting to param_dtype; one "
@@ -263,6 +273,9 @@ void work_fw_adam8bit(struct work_fw_conventions *c)
 	split(c, c->weight_bytes, c->grad_bytes, o > 0.0 ? o : 0.0);
 	/* reads and writes of m and v: 16 bytes -> 4 */
 	c->optim_bytes_touched -= 12.0;
+	/* bitsandbytes updates in place, one fused kernel per tensor */
+	if (c->torch_optimizer)
+		c->step_temp_bpp = 0.0;
 }
 
 void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
@@ -283,6 +296,9 @@ void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
 	    3.0 * b + 2.0 * moments + (c->fp8_copy_bytes > 0.0 ? FP8_WEIGHT_CAST_BYTES : 0.0);
 	c->bucket_copy_bpp = c->bucket_copy_bpp > 0.0 ? b : 0.0;
 	c->autocast_copy_bpp = 0.0;
+	/* PyTorch's foreach intermediate is in the moments' dtype; DeepSpeed
+	 * converts no gradient to fp32 (bf16_master_weights_and_grads) */
+	c->step_temp_bpp = c->torch_optimizer && !c->adam8bit ? b : 0.0;
 }
 
 void work_fw_precision_options(struct work_fw_conventions *c, bool grad_bf16, bool fp8_params)
@@ -307,6 +323,15 @@ double work_buffer_bytes(const struct work_fw_conventions *c, double params, int
 	double ipg = c->ipg_bucket_elems < params ? c->ipg_bucket_elems : params;
 	return params * ((dp > 1 ? c->bucket_copy_bpp : 0.0) + c->autocast_copy_bpp) +
 	       ipg * ts_dtype_bytes(c->grad_dtype);
+}
+
+double work_step_temp_bytes(const struct work_fw_conventions *c, double params, int zero,
+			    int64_t dp)
+{
+	double shard = zero >= 1 && dp > 1 ? params / (double)dp : params;
+	if (zero >= 3 && c->step_group_params > 0.0 && shard > c->step_group_params)
+		shard = c->step_group_params;
+	return shard > 0.0 ? shard * c->step_temp_bpp : 0.0;
 }
 
 enum work_gpu_gen work_gpu_generation(const char *n)

@@ -42,6 +42,11 @@ struct work_fw_conventions {
 	double gather_bytes;	   /* bytes per parameter of the weights a ZeRO all-gather moves
 				    * and a gathered unit holds: the compute copy's dtype
 				    * (FSDP's MixedPrecision param_dtype, not its fp32 shard) */
+	bool torch_optimizer;	   /* the step is torch.optim's (DDP, FSDP): foreach by default */
+	double step_temp_bpp;	   /* bytes per parameter of the rank's optimizer shard that
+				    * the step allocates and frees (work_step_temp_bytes) */
+	double step_group_params;  /* ZeRO-3: the step's temporaries cover at most this many
+				    * parameters at once (DeepSpeed's sub_group_size); 0: all */
 	const char *source;	   /* where these conventions come from */
 };
 
@@ -127,6 +132,28 @@ void work_fw_precision_options(struct work_fw_conventions *c, bool grad_bf16, bo
  * gradient dtype, at most the rank's parameters). `params` are the rank's
  * parameters before data parallelism, dp the data-parallel ranks. */
 double work_buffer_bytes(const struct work_fw_conventions *c, double params, int64_t dp);
+
+/* Bytes the optimizer step allocates for itself and frees when it ends,
+ * on a rank with `params` parameters before data parallelism under ZeRO
+ * stage `zero` over `dp` ranks: step_temp_bpp per parameter of the rank's
+ * optimizer shard (params / dp from stage 1, as the optimizer state), at
+ * most step_group_params of them at once with ZeRO-3. They are:
+ * - PyTorch's foreach Adam(W) (torch.optim's default on CUDA): one
+ *   intermediate the size of the parameters in the moments' dtype, the
+ *   square root of the second moment (torch/optim/adam.py,
+ *   _multi_tensor_adam: exp_avg_sq_sqrt; "a minimum budget of 1
+ *   intermediate", pytorch/pytorch#97712, since July 2023);
+ * - DeepSpeed's mixed-precision step: the flat low-precision copy of the
+ *   gradient partition and its fp32 conversion, both alive while it is
+ *   converted (deepspeed/runtime/zero/stage_1_and_2.py, step:
+ *   single_grad_partition = flatten(averaged_gradients).to(fp32); stage3.py,
+ *   _prepare_fp32_grad_for_sub_group, one sub-group of sub_group_size = 1e9
+ *   elements at a time).
+ * Fused optimizers (Apex / Transformer Engine FusedAdam, Megatron's, 8-bit
+ * Adam) update in place: 0. Nothing with the step on the host (offload):
+ * the caller leaves it out. Returns bytes >= 0. */
+double work_step_temp_bytes(const struct work_fw_conventions *c, double params, int zero,
+			    int64_t dp);
 
 /* GPU generations, for what the CUDA driver and libraries take. */
 enum work_gpu_gen {
