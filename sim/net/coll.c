@@ -846,7 +846,8 @@ static const struct coll_memo *memo_find(struct ts_coll *cc, const struct coll_s
 		if (m->used && m->hash == h && m->op == s->op && m->n == s->nranks &&
 		    m->mult == s->mult && m->algo == s->algo && m->proto == s->proto &&
 		    m->bytes == s->bytes &&
-		    !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks)) {
+		    ((s->ranks_key && m->ranks_key == s->ranks_key) ||
+		     !memcmp(m->ranks, s->ranks, s->nranks * sizeof *s->ranks))) {
 			m->last_use = ++cc->memo_clock;
 			return m;
 		}
@@ -883,6 +884,7 @@ static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
 	m->mult = s->mult;
 	m->n = s->nranks;
 	m->hash = h;
+	m->ranks_key = s->ranks_key;
 	m->bytes = s->bytes;
 	m->plan = p;
 	m->nact = nact;
@@ -902,11 +904,25 @@ static int memo_add(struct ts_coll *cc, const struct coll_spec *s, uint64_t h,
 	return 0;
 }
 
+/* The hash of s's ranks, read once per nonzero ranks_key while the key
+ * keeps its slot. */
+static uint64_t spec_ranks_hash(struct ts_coll *cc, const struct coll_spec *s)
+{
+	if (!s->ranks_key)
+		return ranks_hash(s->ranks, s->nranks);
+	uint32_t slot = (uint32_t)(hash_splitmix64(s->ranks_key) % COLL_RKEYS);
+	if (cc->rkey[slot].key != s->ranks_key) {
+		cc->rkey[slot].key = s->ranks_key;
+		cc->rkey[slot].hash = ranks_hash(s->ranks, s->nranks);
+	}
+	return cc->rkey[slot].hash;
+}
+
 int coll_start(struct ts_coll *cc, const struct coll_spec *s, struct coll_plan *plan,
 	       struct ts_error *err)
 {
 	/* validated when first planned; a spec that fails is never kept */
-	uint64_t h = s->ranks && s->nranks ? ranks_hash(s->ranks, s->nranks) : 0;
+	uint64_t h = s->ranks && s->nranks ? spec_ranks_hash(cc, s) : 0;
 	const struct coll_memo *m = s->ranks && s->nranks ? memo_find(cc, s, h) : NULL;
 	int rc;
 	if (!m && (rc = memo_add(cc, s, h, &m, err)))

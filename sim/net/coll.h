@@ -93,6 +93,12 @@ struct coll_spec {
 	void *ctx;
 	uint64_t arg;
 	uint32_t tag; /* passed to the fluid observer */
+	/* 0, or a key naming the contents of `ranks`: for the lifetime of the
+	 * ts_coll, specs with one nonzero key have the same ranks, so a start
+	 * finds its plan without reading them (a task graph passes where it
+	 * stored them; a data-parallel group of 131,072 ranks is 512 KiB to
+	 * hash and compare on every start otherwise). */
+	uint64_t ranks_key;
 };
 
 /* What was chosen and predicted before contention. */

@@ -42,6 +42,7 @@ struct coll_pending {
  * channels' uses already scaled by the efficiency. */
 #define COLL_MEMO 128	 /* slots */
 #define COLL_MEMO_WAYS 8 /* slots a spec may take (of one set) */
+#define COLL_RKEYS 64	 /* remembered hashes of keyed ranks */
 struct coll_memo {
 	bool used;
 	uint64_t last_use; /* ts_coll's memo_clock when last found or made */
@@ -49,6 +50,7 @@ struct coll_memo {
 	int algo, proto;
 	uint32_t mult, n;
 	uint64_t hash;
+	uint64_t ranks_key; /* the spec's coll_spec.ranks_key (0: none) */
 	double bytes;
 	uint32_t *ranks;
 	size_t capranks;
@@ -70,6 +72,11 @@ struct ts_coll {
 	 * repeat a few specs thousands of times */
 	struct coll_memo memo[COLL_MEMO];
 	uint64_t memo_clock;
+	/* the hash of the ranks of recent nonzero coll_spec.ranks_key values,
+	 * direct-mapped by the key */
+	struct {
+		uint64_t key, hash;
+	} rkey[COLL_RKEYS];
 	struct coll_pending *pend;
 	size_t npend, cappend;
 	uint32_t free_pend;

@@ -81,6 +81,8 @@ struct ts_graph {
 	size_t nc, capc;
 	uint32_t *ranks;
 	size_t nranks, capranks;
+	uint32_t *rkey; /* graph_task_spec.ranks_key -> ranks_off + 1 (0: none yet) */
+	size_t nrkey, caprkey;
 	struct fluid_use *uses; /* of multi-resource tasks */
 	size_t nuses, capuses;
 	struct gmulti *m; /* multi-resource tasks */
@@ -125,6 +127,7 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g->p, g->capp * sizeof *g->p);
 	ts_free(g->c, g->capc * sizeof *g->c);
 	ts_free(g->ranks, g->capranks * sizeof *g->ranks);
+	ts_free(g->rkey, g->caprkey * sizeof *g->rkey);
 	ts_free(g->uses, g->capuses * sizeof *g->uses);
 	ts_free(g->m, g->capm * sizeof *g->m);
 	ts_free(g->e, g->cape * sizeof *g->e);
@@ -139,6 +142,9 @@ void graph_reset(struct ts_graph *g, struct ts_fluid *f, struct ts_coll *cc)
 	g->f = f;
 	g->cc = cc;
 	g->nt = g->ns = g->np = g->nc = g->nranks = g->nuses = g->nm = g->ne = 0;
+	if (g->nrkey)
+		memset(g->rkey, 0, g->nrkey * sizeof *g->rkey);
+	g->nrkey = 0;
 	g->ndone = 0;
 	g->fail = 0;
 	g->fail_task = GRAPH_NONE;
@@ -370,15 +376,31 @@ int graph_task(struct ts_graph *g, const struct graph_task_spec *s, uint32_t *id
 	t->free = s->free;
 	t->next_in_stream = GRAPH_NONE;
 	if (s->coll) {
+		uint32_t k = s->ranks_key, have = 0;
+		if (k && k < g->nrkey)
+			have = g->rkey[k];
 		if (ts_grow_raw((void **)&g->c, &g->capc, g->nc + 1, sizeof *g->c) ||
-		    ts_grow_raw((void **)&g->ranks, &g->capranks, g->nranks + s->coll->nranks,
-				sizeof *g->ranks))
+		    (!have && ts_grow_raw((void **)&g->ranks, &g->capranks,
+					  g->nranks + s->coll->nranks, sizeof *g->ranks)) ||
+		    (k && k >= g->nrkey &&
+		     ts_grow((void **)&g->rkey, &g->caprkey, (size_t)k + 1, sizeof *g->rkey)))
 			return TS_ENOMEM;
 		struct gcoll *gc = &g->c[g->nc];
 		gc->spec = *s->coll;
-		gc->ranks_off = (uint32_t)g->nranks;
-		memcpy(g->ranks + g->nranks, s->coll->ranks, s->coll->nranks * sizeof *g->ranks);
-		g->nranks += s->coll->nranks;
+		if (have) {
+			gc->ranks_off = have - 1;
+		} else {
+			gc->ranks_off = (uint32_t)g->nranks;
+			memcpy(g->ranks + g->nranks, s->coll->ranks,
+			       s->coll->nranks * sizeof *g->ranks);
+			g->nranks += s->coll->nranks;
+			if (k) {
+				/* ts_grow zeroes what it adds */
+				if (k >= g->nrkey)
+					g->nrkey = (size_t)k + 1;
+				g->rkey[k] = gc->ranks_off + 1;
+			}
+		}
 		t = &g->t[tid];
 		t->aux = (uint32_t)g->nc++;
 	}
@@ -428,6 +450,8 @@ static void start_task(struct ts_graph *g, uint32_t id)
 		struct gcoll *gc = &g->c[t->aux];
 		struct coll_spec s = gc->spec;
 		s.ranks = g->ranks + gc->ranks_off;
+		/* stored once per content, so where they are names them */
+		s.ranks_key = (uint64_t)s.nranks << 32 | (gc->ranks_off + 1ull);
 		s.done = task_done;
 		s.ctx = g;
 		s.arg = id;

@@ -52,6 +52,10 @@ struct graph_task_spec {
 	uint32_t res;	   /* fluid resource or GRAPH_NONE */
 	uint32_t mult;	   /* members of the rank class, >= 1 */
 	const struct coll_spec *coll;
+	/* 0, or a key naming coll's ranks: collectives of one graph with the
+	 * same nonzero key have the same ranks, which the graph then stores
+	 * once (and passes to the collective model with a key of their own) */
+	uint32_t ranks_key;
 	/* memory: `alloc` bytes of category alloc_cat are taken from `pool` when
 	 * the task starts; `free` bytes of free_cat go back when it ends */
 	uint32_t pool; /* GRAPH_NONE for no memory effect */

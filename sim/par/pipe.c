@@ -567,6 +567,7 @@ static uint32_t group_coll_n(struct pb *b, uint32_t k, enum pgk g, enum coll_op 
 				     .res = GRAPH_NONE,
 				     .mult = 1,
 				     .coll = &cs,
+				     .ranks_key = (uint32_t)x + 1,
 				     .pool = GRAPH_NONE};
 	b->det.owner = k;
 	uint32_t id = task(b, &ts);
