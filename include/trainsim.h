@@ -66,6 +66,14 @@ extern "C" {
 /* The library's version as "MAJOR.MINOR.PATCH"; static, never NULL. */
 TS_API const char *ts_version(void);
 
+/* ---- limits ------------------------------------------------------------- */
+
+/* The most GPUs one cluster may hold, nodes x GPUs per node (2^20), and so
+ * the most nodes: the largest count tests/bench/bench_scale.c simulates (a
+ * data-parallel and a TP x PP job, class mode, in seconds); larger clusters
+ * are refused with TS_ERANGE naming the key. */
+#define TS_MAX_GPUS 1048576u
+
 /* ---- errors ------------------------------------------------------------- */
 
 /* Error codes: X(name, value, short text). 0 is success, every error is

@@ -347,6 +347,29 @@ START_TEST(large_cluster_and_route_limits)
 }
 END_TEST
 
+/* At most TS_MAX_GPUS (2^20) GPUs: 131,072 DGX A100 of 8 GPUs is the most,
+ * one more node is refused naming the key, the counts and the largest
+ * node count of that size; 1 GPU per node allows 2^20 nodes and no more. */
+START_TEST(gpu_limit_refused_with_the_counts)
+{
+	struct hw_cluster *c = NULL;
+	struct ts_error e = {0};
+	char buf[1500];
+	struct hw_cluster_opts o = {.nodes = 131073};
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &c, &e), TS_ERANGE);
+	ck_assert_ptr_null(c);
+	ts_error_format(&e, buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "nodes") &&
+			  strstr(buf, "found 131073 nodes of 8 GPUs (1048584 GPUs), expected at "
+				      "most 1048576 GPUs in a cluster (131072 nodes of 8)"),
+		      "%s", buf);
+	o = (struct hw_cluster_opts){.nodes = 1048577, .gpus_per_node = 1};
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &c, &e), TS_ERANGE);
+	ts_error_format(&e, buf, sizeof buf);
+	ck_assert_msg(strstr(buf, "found 1048577 nodes, expected at most 1048576"), "%s", buf);
+}
+END_TEST
+
 START_TEST(describe_names_links_and_sources)
 {
 	struct hw_cluster *c = load("dgx-a100-80gb", NULL);
@@ -649,6 +672,7 @@ static Suite *cluster_suite(void)
 	tcase_add_test(tc, gpus_per_node_drops_gpus);
 	tcase_add_test(tc, classes_have_nodes_members);
 	tcase_add_test(tc, large_cluster_and_route_limits);
+	tcase_add_test(tc, gpu_limit_refused_with_the_counts);
 	tcase_add_test(tc, describe_names_links_and_sources);
 	tcase_add_test(tc, good_tiny_cluster_loads);
 	tcase_add_test(tc, bad_missing_file);

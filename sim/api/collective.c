@@ -41,8 +41,9 @@ struct copts {
 #define COLL_MAX_BYTES 1125899906842624.0
 /* Most sizes in one sweep (nccl-tests' -b 8 -e 8G -f 2 has 31). */
 #define COLL_MAX_ROWS 1000
-/* Most nodes (as a scenario's nodes). */
-#define COLL_MAX_NODES 65536
+/* Most nodes (as a scenario's nodes; the cluster then refuses more than
+ * TS_MAX_GPUS GPUs). */
+#define COLL_MAX_NODES TS_MAX_GPUS
 
 /* An unknown name (of an op, algorithm, protocol, mode): TS_EUSAGE. */
 static int bad(const char *what, const char *found, const char *expected)
@@ -140,7 +141,7 @@ static int apply_set(struct copts *o, const char *kv)
 	}
 	if (parse_u32(eq + 1, 1, dst == &o->hw.nodes ? COLL_MAX_NODES : 1024, dst))
 		return bad_value("--set", kv,
-				 dst == &o->hw.nodes ? "a whole number from 1 to 65536"
+				 dst == &o->hw.nodes ? "a whole number from 1 to 1048576"
 						     : "a whole number from 1 to 1024");
 	return 0;
 }
@@ -321,8 +322,8 @@ static int resolve(const struct ts_collective_opts *in, struct copts *o)
 				 "(trainsim list clusters)");
 	if (in->nodes > COLL_MAX_NODES)
 		return api_failf(TS_ERANGE, "--nodes",
-				 "found %u, expected a whole number from 1 to 65536",
-				 (unsigned)in->nodes);
+				 "found %u, expected a whole number from 1 to %u",
+				 (unsigned)in->nodes, COLL_MAX_NODES);
 	for (size_t i = 0; i < in->nsets; i++) {
 		int rc = apply_set(o, in->sets[i]);
 		if (rc)

@@ -94,8 +94,8 @@ int cli_collective(int argc, char **argv)
 			o.cluster = v;
 		} else if (id == O_NODES) {
 			long n;
-			if (cli_opt_long("collective", "--nodes", v, 1, 65536,
-					 "a whole number from 1 to 65536", &n)) {
+			if (cli_opt_long("collective", "--nodes", v, 1, TS_MAX_GPUS,
+					 "a whole number from 1 to 1048576", &n)) {
 				rc = CLI_BADINPUT;
 				goto out;
 			}

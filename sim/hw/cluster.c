@@ -129,10 +129,10 @@
 #include "base/cfg.h"
 
 #define NONE UINT32_MAX
-#define MAX_DEPTH 4	/* base chains */
-#define MAX_COUNT 4096u /* members of one device group */
-#define MAX_NODES 1000000u
-#define MAX_TEMPLATE 4096u /* devices in one node template */
+#define MAX_DEPTH 4	      /* base chains */
+#define MAX_COUNT 4096u	      /* members of one device group */
+#define MAX_NODES TS_MAX_GPUS /* a node holds at least one GPU */
+#define MAX_TEMPLATE 4096u    /* devices in one node template */
 #define NAME_MAX_ 48
 #define NO_ROUTE UINT16_MAX
 
@@ -1169,6 +1169,12 @@ static int build_cluster(const struct spec *sp, const struct hw_catalog *cat,
 		FAIL(TS_ERANGE, file, gpn_line, "gpus_per_node",
 		     "found %u, expected at most the %u GPUs of a node of \"%s\"", c->gpn, ngpu_all,
 		     c->name);
+	if ((uint64_t)c->nodes * c->gpn > TS_MAX_GPUS)
+		FAIL(TS_ERANGE, file, opts && opts->nodes ? 0 : sp->top_line, "nodes",
+		     "found %u nodes of %u GPUs (%llu GPUs), expected at most %u GPUs in a "
+		     "cluster (%u nodes of %u)",
+		     c->nodes, c->gpn, (unsigned long long)c->nodes * c->gpn, TS_MAX_GPUS,
+		     TS_MAX_GPUS / c->gpn, c->gpn);
 	if (c->nics > nnic_all)
 		FAIL(TS_ERANGE, file, nics_line, "nics_per_node",
 		     "found %u, expected at most the %u NICs of a node of \"%s\"", c->nics,

@@ -35,7 +35,7 @@
 #include "io/scenario.h"
 #include "work/straggle.h"
 
-#define MAX_NODES 65536
+#define MAX_NODES TS_MAX_GPUS /* a node holds at least one GPU */
 #define MAX_GPUS_PER_NODE 1024
 #define MAX_DEGREE 65536
 /* Most simulated iterations: the schedule repeats from the second on, so
