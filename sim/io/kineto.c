@@ -84,6 +84,17 @@ static bool has_gemm(const char *s)
 	return false;
 }
 
+/* "lamb" anywhere but in "lambda". */
+static bool has_lamb(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if (tolower((unsigned char)p[0]) == 'l' && tolower((unsigned char)p[1]) == 'a' &&
+		    tolower((unsigned char)p[2]) == 'm' && tolower((unsigned char)p[3]) == 'b' &&
+		    !(tolower((unsigned char)p[4]) == 'd' && tolower((unsigned char)p[5]) == 'a'))
+			return true;
+	return false;
+}
+
 static bool has_any(const char *s, const char *const *pats)
 {
 	for (; *pats; pats++)
@@ -100,19 +111,26 @@ static const char *const attn_pats[] = {"flash_fwd", "flash_bwd",  "flashattn", 
 					"sdpa",	     "flash_attn", NULL};
 static const char *const attn_bwd_pats[] = {"bwd", "bprop", "cutlassb", "backward", "dgrad", NULL};
 /* The optimizer: PyTorch's foreach and fused kernels (multi_tensor_apply_kernel,
- * FusedAdamMathFunctor), Apex's and Transformer Engine's multi-tensor Adam. */
-static const char *const optim_pats[] = {"multi_tensor_apply", "adam", "lamb", NULL};
+ * FusedAdamMathFunctor), Apex's and Transformer Engine's multi-tensor Adam
+ * and LAMB ("lamb" by has_lamb: not the "lambda" of the many element-wise
+ * kernels instantiated with one, as launch_clamp_scalar's {lambda()#1}). */
+static const char *const optim_pats[] = {"multi_tensor_apply", "adam", NULL};
 /* Matmuls: CUTLASS, cuBLAS's own kernels (sm80_xmma_*, sm90_xmma_*, nvjet_*,
- * ampere_*gemm*), implicit-GEMM convolutions; "gemm" (has_gemm) but not
- * FBGEMM's embedding kernels (fbgemm_gpu::...). */
-static const char *const gemm_pats[] = {"cutlass", "xmma", "nvjet", "cublas", NULL};
+ * ampere_*gemm*), implicit-GEMM convolutions (cuDNN's own single-precision
+ * ones are named *_scudnn_*, as cudnn_infer_ampere_scudnn_128x64_relu_...);
+ * "gemm" (has_gemm) but not FBGEMM's embedding kernels (fbgemm_gpu::...). */
+static const char *const gemm_pats[] = {"cutlass", "xmma", "nvjet", "cublas", "scudnn", NULL};
 /* Memory-bound: element-wise (PyTorch's elementwise_kernel,
- * vectorized_elementwise_kernel, unrolled_elementwise_kernel), norms,
- * softmax, reductions, copies, casts, fills, dropout, layout transposes. */
+ * vectorized_elementwise_kernel, unrolled_elementwise_kernel), norms
+ * (cuDNN's batch norm: cudnn::bn_fw_tr_1C11_* forward in training,
+ * cudnn::bn_bw_1C11_* backward; PyTorch's batch_norm_*), pooling
+ * (max_pool_forward_nchw, avg_pool2d_...), softmax, reductions, copies,
+ * casts, fills, dropout, layout transposes. */
 static const char *const mem_pats[] = {
     "elementwise", "vectorized", "layer_norm", "layernorm", "rms_norm", "rmsnorm",
-    "softmax",	   "reduce",	 "copy",       "cast",	    "fill",	"dropout",
-    "transpose",   "nchwtonhwc", "nhwctonchw", "catarray",  NULL};
+    "batch_norm",  "bn_fw_",	 "bn_bw_",     "max_pool",  "avg_pool", "softmax",
+    "reduce",	   "copy",	 "cast",       "fill",	    "dropout",	"transpose",
+    "nchwtonhwc",  "nhwctonchw", "catarray",   NULL};
 
 enum kineto_class kineto_classify(const char *name)
 {
@@ -120,7 +138,7 @@ enum kineto_class kineto_classify(const char *name)
 		return KINETO_NCCL;
 	if (has_any(name, attn_pats))
 		return has_any(name, attn_bwd_pats) ? KINETO_ATTN_BWD : KINETO_ATTN_FWD;
-	if (has_any(name, optim_pats))
+	if (has_any(name, optim_pats) || has_lamb(name))
 		return KINETO_OPTIM;
 	if (has_gemm(name) || has_any(name, gemm_pats))
 		return KINETO_GEMM;

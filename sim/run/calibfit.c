@@ -44,6 +44,7 @@
 #include "plan/env.h"
 #include "run/run.h"
 #include "run/calibfit.h"
+#include "work/lnet.h"
 
 #define Z80 1.2816
 #define PRIOR_SIGMA 1.0
@@ -109,21 +110,61 @@ static void add_op(const struct work_op_cost *oc, double nf, double nb, double o
 	}
 }
 
+/* The classes of a layer-list model (sim/work/lnet.h): its ops for one
+ * micro-batch x micro-batches, a full recomputation rerunning every
+ * forward. A convolution's NCHW <-> NHWC transposes (transpose_bytes at the
+ * achievable HBM bandwidth, in each phase it runs) are cuDNN's own
+ * transpose kernels in a trace, so they go to memory-bound, not GEMM. */
+static int lnet_class_times(const struct ts_plan *p, const struct hw_gpu_type *g,
+			    const struct calibfit_consts *c, double out[], struct ts_error *err)
+{
+	const struct ts_scenario *sc = p->sc;
+	struct work_lnet_op *ops = NULL;
+	size_t n = 0;
+	int rc = work_lnet_ops(&sc->model, sc->training.micro_batch, (int64_t)p->dp, p->dtype, g,
+			       &c->calib, &ops, &n, err);
+	if (rc)
+		return rc;
+	double mb = (double)p->accum;
+	double rf = p->recompute == WORK_RECOMPUTE_FULL ? 1.0 : 0.0;
+	double hbm = work_hbm_Bps(g, &c->calib);
+	for (size_t i = 0; i < n; i++) {
+		struct work_op_cost oc = ops[i].c;
+		if (ops[i].transpose_bytes > 0.0 && hbm > 0.0) {
+			double t = ops[i].transpose_bytes / hbm;
+			double tb = (oc.op.dgrad_flops > 0.0 ? t : 0.0) + t;
+			oc.fwd_s -= t;
+			oc.dgrad_s -= oc.op.dgrad_flops > 0.0 ? t : 0.0;
+			oc.wgrad_s -= t;
+			out[KINETO_MEMBOUND] += t * mb * (1.0 + rf) + tb * mb;
+		}
+		add_op(&oc, mb * (1.0 + rf), mb, out);
+	}
+	ts_free(ops, n * sizeof *ops);
+	double shard = sc->parallel.zero >= 1 && p->dp > 1 ? (double)p->dp : 1.0;
+	out[KINETO_OPTIM] = work_optimizer_time(g, &c->calib, work_lnet_params(&sc->model) / shard,
+						p->conv.optim_bytes_touched);
+	return 0;
+}
+
 int calibfit_class_times(const struct ts_plan *p, const struct calibfit_consts *c,
 			 double out[KINETO_CLASS_COUNT_], struct ts_error *err)
 {
 	const struct ts_scenario *sc = p->sc;
 	for (int i = 0; i < KINETO_CLASS_COUNT_; i++)
 		out[i] = 0.0;
-	if (sc->model.num_experts > 0 || p->costs.nops == 0)
-		return ts_error_set(err, TS_EUNSUPPORTED, sc->file, 0, "model",
-				    "found %s, expected a dense transformer (a trace calibration "
-				    "maps kernels to the ops of one)",
-				    sc->model.num_experts > 0 ? "a mixture-of-experts model"
-							      : "a layer-list model");
 	struct hw_gpu_type g = *p->gpu;
 	g.hbm_eff = c->hbm_eff;
 	g.flash_eff = c->flash_eff;
+	if (sc->model.family == TS_FAMILY_LAYERS)
+		return lnet_class_times(p, &g, c, out, err);
+	if (sc->model.num_experts > 0 || p->costs.nops == 0)
+		return ts_error_set(
+		    err, TS_EUNSUPPORTED, sc->file, 0, "model",
+		    "found a mixture-of-experts model, expected a dense transformer "
+		    "or a layer-list model (a trace calibration maps kernels to the "
+		    "ops of one; the experts' routed GEMMs and all-to-alls are not "
+		    "mapped)");
 	struct work_costs w;
 	int rc = work_costs_compute(&sc->model, &p->shape, &g, &c->calib, &w, err);
 	if (rc)
@@ -441,6 +482,26 @@ int calibfit_trace(struct hw_catalog *cat, const struct ts_scenario *sc,
 	}
 	for (size_t i = 0; i < t->niters; i++)
 		out->iter_measured_s += t->iters[i].dur_s / n;
+	/* kernels no rule maps to an op class (a recommender's FBGEMM embedding
+	 * kernels, a custom extension's) are reported and never guessed; when
+	 * they are more than TRACE_MISS_MAX of the device time the fit would
+	 * model, the classes it can fit do not describe the run */
+	double mapped = 0.0;
+	for (int k = 0; k < KINETO_CLASS_COUNT_; k++)
+		if (k != KINETO_NCCL)
+			mapped += t->class_s[k];
+	if (t->class_s[KINETO_UNKNOWN] > TRACE_MISS_MAX * mapped && t->nunknown > 0) {
+		rc = ts_error_set(
+		    err, TS_EUNSUPPORTED, NULL, 0, "--trace",
+		    "found %.1f %% of the kernel time outside NCCL in kernels no op class maps "
+		    "(%zu names; the largest: %u x %.80s, %.6g s), expected at most %.0f %%: "
+		    "trainsim has no term for them, so the classes it can fit do not describe "
+		    "the traced run",
+		    100.0 * t->class_s[KINETO_UNKNOWN] / mapped, t->nunknown + t->unknown_dropped,
+		    t->unknown[0].count, t->unknown[0].name, t->unknown[0].time_s,
+		    100.0 * TRACE_MISS_MAX);
+		goto release;
+	}
 	double before[KINETO_CLASS_COUNT_];
 	if ((rc = calibfit_class_times(plan, &out->start, before, err)))
 		goto release;

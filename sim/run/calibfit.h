@@ -81,9 +81,11 @@ struct calibfit {
  * unfused attention core's batched GEMMs and softmax included, as its
  * kernels are), flash forward and backward, memory-bound (with the
  * embedding), optimizer; layers x micro-batches x (forward, input and
- * weight gradients, recomputation). NCCL and unknown are 0. Returns 0,
- * TS_EUNSUPPORTED (a layer-list or mixture-of-experts model) or the errors
- * of work_costs_compute. */
+ * weight gradients, recomputation). A layer-list model (family "layers")
+ * maps its convolutions and linear layers to GEMM and their NCHW <-> NHWC
+ * transposes, norms, pools and activations to memory-bound. NCCL and
+ * unknown are 0. Returns 0, TS_EUNSUPPORTED (a mixture-of-experts model)
+ * or the errors of work_costs_compute and work_lnet_ops. */
 int calibfit_class_times(const struct ts_plan *p, const struct calibfit_consts *c,
 			 double out[KINETO_CLASS_COUNT_], struct ts_error *err);
 
@@ -95,7 +97,9 @@ int calibfit_class_times(const struct ts_plan *p, const struct calibfit_consts *
  * during the fit and restored. Refused (TS_ERANGE) only when the data
  * contradict the model: a class that needs a fraction above 1 of the
  * GPU's peak or bandwidth, or a class still more than 25 % off after the
- * fit, naming the class and constant. Returns 0, that, or the errors of
+ * fit, naming the class and constant. Refused (TS_EUNSUPPORTED) when
+ * kernels no op class maps take more than 25 % of the kernel time outside
+ * NCCL, naming their share and the largest. Returns 0, that, or the errors of
  * plan_build, calibfit_class_times and ts_run. */
 int calibfit_trace(struct hw_catalog *cat, const struct ts_scenario *sc,
 		   const struct work_calib *start, const struct kineto_trace *t,
