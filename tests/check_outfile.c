@@ -95,10 +95,13 @@ START_TEST(output_inside_input_folder)
 	ck_assert_int_eq(mkdir(tu_at("data"), 0700), 0);
 	ck_assert_int_eq(mkdir(tu_at("data/models"), 0700), 0);
 	ck_assert_int_eq(symlink("data/models", tu_at("m")), 0);
+	/* a link outside the folder to a file inside it (the bundled model) */
+	tu_put("data/models/gpt.cfg", "x = 1;\n");
+	ck_assert_int_eq(symlink("data/models/gpt.cfg", tu_at("link.json")), 0);
 	struct outfile_arg ins[] = {{"bundled data", tu_at("data")}};
 	const char *bad[] = {tu_at("data/new.cfg"), tu_at("data/models/x.cfg"), tu_at("m/x.cfg"),
-			     tu_at("data/../data/y.cfg")};
-	for (size_t i = 0; i < 4; i++) {
+			     tu_at("data/../data/y.cfg"), tu_at("link.json")};
+	for (size_t i = 0; i < 5; i++) {
 		struct outfile_arg outs[] = {{"-o", bad[i]}};
 		ck_assert_int_eq(outfile_check(outs, 1, ins, 1, &err), TS_EUSAGE);
 		ck_assert_ptr_nonnull(strstr(err.msg, "inside the folder"));

@@ -281,7 +281,10 @@ static int check_one(const struct outfile_arg *o, const struct outfile_arg *outs
 	for (size_t i = 0; i < nin; i++) {
 		if (!ins[i].path || stat(ins[i].path, &si) != 0)
 			continue;
-		if (S_ISDIR(si.st_mode) && inside(o->path, ins[i].path))
+		/* the link's target counts: a link from elsewhere into the folder
+		 * would otherwise replace a file inside it */
+		if (S_ISDIR(si.st_mode) &&
+		    (inside(o->path, ins[i].path) || inside(target, ins[i].path)))
 			return ts_error_set(
 			    err, TS_EUSAGE, NULL, 0, opt,
 			    "found \"%s\", inside the folder %s of the inputs, expected a "
