@@ -841,6 +841,10 @@ typedef struct ts_queue_opts {
 	bool preempt;		    /* a waiting job may requeue running jobs whose priority column
 				     * is lower, as Slurm's PreemptMode=REQUEUE: they lose the run
 				     * since their last checkpoint (checkpoint_s) and pay restart_s */
+	const char *partitions;	    /* Slurm partitions, "NAME:NODES,...": consecutive nodes
+				     * in that order, the first the default of jobs naming
+				     * none; the last may give no count and take the nodes
+				     * left (NULL: one partition of every node) */
 } ts_queue_opts;
 
 /* The answer of ts_queue_run: every node count's figures and, for the

@@ -274,6 +274,117 @@ START_TEST(recorded_waits)
 }
 END_TEST
 
+static void in_part(struct jobs_list *l, size_t k, const char *name)
+{
+	ck_assert_int_eq(jobs_intern(&l->partitions, name, &l->j[k].partition), 0);
+}
+
+static const char *const ab_names[2] = {"a", "b"};
+static const uint32_t ab_nodes[2] = {1, 1};
+
+/* Partitions under FIFO: 2 nodes of 8 GPUs, partition a the first node
+ * (the default), b the second. X (a, 8 GPUs, 100 s) runs 0-100; Y (a, 8,
+ * 10 s) at 1 waits for it (100-110) though b's node is free; Z (b, 8, 10
+ * s) at 2 is not held behind Y: 2-12; W (b, 16 GPUs) at 3 asks for more
+ * than b holds and never runs; V (no partition: a, 4 GPUs, 10 s) at 4
+ * follows Y: 110-120. Partition a: waits 0, 99, 106 (mean 68.33, p90 106),
+ * 800 + 80 + 40 = 920 GPU-s; b: one job, no wait, 80 GPU-s, one too big. */
+START_TEST(partitions_fifo)
+{
+	struct jobs_list l = {0};
+	add(&l, "X", 0, 8, 100, 0, NULL);
+	add(&l, "Y", 1, 8, 10, 0, NULL);
+	add(&l, "Z", 2, 8, 10, 0, NULL);
+	add(&l, "W", 3, 16, 10, 0, NULL);
+	add(&l, "V", 4, 4, 10, 0, NULL);
+	in_part(&l, 0, "a"), in_part(&l, 1, "a"), in_part(&l, 2, "b"), in_part(&l, 3, "b");
+	struct queue_cfg q = cfg(2, 8, QUEUE_FIFO);
+	q.nparts = 2;
+	q.part_names = ab_names;
+	q.part_nodes = ab_nodes;
+	q.detail = true;
+	struct queue_stats st;
+	struct ts_error err = {0};
+	ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+	const double want[5][2] = {{0, 100}, {100, 110}, {2, 12}, {NAN, NAN}, {110, 120}};
+	for (int i = 0; i < 5; i++) {
+		if (i == 3) {
+			ck_assert_int_eq(st.job[i].state, QUEUE_TOO_BIG);
+			continue;
+		}
+		ck_assert_msg(st.job[i].start_s == want[i][0] && st.job[i].end_s == want[i][1],
+			      "job %d runs %g-%g, expected %g-%g", i, st.job[i].start_s,
+			      st.job[i].end_s, want[i][0], want[i][1]);
+	}
+	ck_assert_uint_eq(st.too_big, 1);
+	ck_assert_uint_eq(st.npart, 2);
+	ck_assert_uint_eq(st.part[0].jobs, 3);
+	ck_assert_double_eq_tol(st.part[0].mean_wait_s, 205.0 / 3, 1e-9);
+	ck_assert_double_eq_tol(st.part[0].p90_wait_s, 106, 1e-9);
+	ck_assert_double_eq_tol(st.part[0].busy_gpu_s, 920, 1e-9);
+	ck_assert_uint_eq(st.part[1].jobs, 1);
+	ck_assert_uint_eq(st.part[1].too_big, 1);
+	ck_assert_double_eq(st.part[1].mean_wait_s, 0);
+	ck_assert_double_eq_tol(st.part[1].busy_gpu_s, 80, 1e-9);
+	queue_stats_free(&st);
+	/* a partition no one defines is an error naming the job */
+	in_part(&l, 4, "c");
+	ck_assert_int_eq(queue_run(&l, &q, &st, &err), TS_EINVALID);
+	ck_assert_msg(strstr(err.msg, "job V") && strstr(err.msg, "\"c\""), "%s", err.msg);
+	/* partitions that do not cover the cluster are refused */
+	in_part(&l, 4, "a");
+	q.nodes = 3;
+	ck_assert_int_eq(queue_run(&l, &q, &st, &err), TS_EINVALID);
+	jobs_free(&l);
+}
+END_TEST
+
+/* Backfill holds one reservation per partition: 2 nodes of 8 GPUs, a and
+ * b one node each. X (a, 4 GPUs, 100 s) runs from 0; Y (a, 8, 50 s) at 1
+ * waits, its reservation at 100; S1 (a, 4, 30 s) at 2 ends by then and is
+ * backfilled (2-32); S2 (a, 4, 200 s) at 3 would delay Y and waits for it
+ * (Y 100-150, S2 150-350); T (b, 8, 10 s) at 4 runs at once on b (4-14).
+ * Without partitions Y takes the second node at 1 (1-51), T waits for it
+ * (51-61), and S2 starts when S1 ends (32-232). */
+START_TEST(partitions_backfill)
+{
+	struct jobs_list l = {0};
+	add(&l, "X", 0, 4, 100, 0, NULL);
+	add(&l, "Y", 1, 8, 50, 0, NULL);
+	add(&l, "S1", 2, 4, 30, 0, NULL);
+	add(&l, "S2", 3, 4, 200, 0, NULL);
+	add(&l, "T", 4, 8, 10, 0, NULL);
+	const double on[5][2] = {{0, 100}, {100, 150}, {2, 32}, {150, 350}, {4, 14}};
+	const double off[5][2] = {{0, 100}, {1, 51}, {2, 32}, {32, 232}, {51, 61}};
+	for (int parts = 0; parts < 2; parts++) {
+		if (parts) {
+			for (size_t k = 0; k < 4; k++)
+				in_part(&l, k, "a");
+			in_part(&l, 4, "b");
+		}
+		struct queue_cfg q = cfg(2, 8, QUEUE_BACKFILL);
+		if (parts) {
+			q.nparts = 2;
+			q.part_names = ab_names;
+			q.part_nodes = ab_nodes;
+		}
+		q.detail = true;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		const double(*want)[2] = parts ? on : off;
+		for (int i = 0; i < 5; i++)
+			ck_assert_msg(st.job[i].start_s == want[i][0] &&
+					  st.job[i].end_s == want[i][1],
+				      "partitions %d: job %d runs %g-%g, expected %g-%g", parts, i,
+				      st.job[i].start_s, st.job[i].end_s, want[i][0], want[i][1]);
+		ck_assert_uint_eq(st.npart, parts ? 2u : 0u);
+		queue_stats_free(&st);
+	}
+	jobs_free(&l);
+}
+END_TEST
+
 /* One GPU; user a submits five 1000 s jobs at 0, user b one at 10 s. FIFO
  * runs b's after a's five (at 5000 s); with fair-share b's usage is 0
  * against a's, so its job is next when a's first ends (1000 s). */
@@ -581,6 +692,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, preemption_by_hand);
 	tcase_add_test(tc, preemption_spares);
 	tcase_add_test(tc, recorded_waits);
+	tcase_add_test(tc, partitions_fifo);
+	tcase_add_test(tc, partitions_backfill);
 	tcase_add_test(tc, fairshare_by_hand);
 	tcase_add_test(tc, placement);
 	tcase_add_test(tc, failures_account);

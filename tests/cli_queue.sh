@@ -146,6 +146,53 @@ checks=$((checks + 1))
 [ $? -eq 2 ] && grep -q 'early.csv:2: recorded_start_s: found "40"' "$TMP/e6" ||
 	fail "recorded start before submit: $(cat "$TMP/e6")"
 
+# Partitions on 2 nodes of 8 GPUs under FIFO: a the first node (the
+# default), b the rest (one node). X (a, 8 GPUs, 100 s) runs 0-100; Y (a)
+# waits for it, 100-110, though b's node is free; Z (b) is not held behind
+# Y: 2-12; W (b, 16 GPUs) asks for more than b holds and never runs; V
+# (no partition: a) follows Y, 110-120. a: waits 0, 99, 106 (mean 68.33 s,
+# p90 106 s), 800 + 80 + 40 GPU-s; b: 80 GPU-s, one job too big.
+cat >"$TMP/parts.csv" <<'CSV'
+id,submit_s,gpus,duration_s,partition
+X,0,8,100,a
+Y,1,8,10,a
+Z,2,8,10,b
+W,3,16,10,b
+V,4,4,10,
+CSV
+ok parts.json queue "$TMP/parts.csv" --cluster dgx-h100 --nodes 2 --policy fifo --partitions a:1,b \
+	-o "$TMP/parts.jobs.csv" --format json --quiet
+ok parts.txt queue "$TMP/parts.csv" --cluster dgx-h100 --nodes 2 --policy fifo --partitions a:1,b --quiet
+py parts.json '
+import csv, json, sys
+rows = {r["id"]: r for r in csv.DictReader(open(sys.argv[1].replace("parts.json", "parts.jobs.csv")))}
+want = {"X": ("0", "100"), "Y": ("100", "110"), "Z": ("2", "12"), "W": ("", ""), "V": ("110", "120")}
+got = {k: (rows[k]["start_s"], rows[k]["end_s"]) for k in want}
+if got != want:
+    sys.exit("runs %r, expected %r" % (got, want))
+p = json.load(open(sys.argv[1]))["partitions"]
+a, b = p
+ok = (a["name"], a["nodes"], a["jobs"], a["too_big"], b["name"], b["nodes"], b["jobs"], b["too_big"]) == \
+     ("a", 1, 3, 0, "b", 1, 1, 1)
+# reals printed to 10 significant digits: 1e-9 relative
+near = lambda x, y: abs(x - y) <= 1e-9 * max(1, abs(y))
+ok = ok and near(a["mean_wait_s"], 205 / 3) and a["p90_wait_s"] == 106 and near(a["busy_gpu_hours"], 920 / 3600)
+ok = ok and b["mean_wait_s"] == 0 and near(b["busy_gpu_hours"], 80 / 3600)
+if not ok:
+    sys.exit("partitions %r" % p)
+'
+checks=$((checks + 1))
+grep -q '^  a  *1  *8  *3  *1.14 min  *1.77 min  *0.2556  *0$' "$TMP/parts.txt" &&
+	grep -q '^  1 jobs ask for more GPUs than their partition has: never run$' "$TMP/parts.txt" ||
+	fail "partitions in the text: $(cat "$TMP/parts.txt")"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/parts.csv" --cluster dgx-h100 --nodes 2 --partitions a:1,c >/dev/null 2>"$TMP/e7"
+[ $? -eq 2 ] && grep -q 'job Z asks for partition "b"' "$TMP/e7" || fail "unknown partition: $(cat "$TMP/e7")"
+checks=$((checks + 1))
+"$BIN" queue "$TMP/parts.csv" --cluster dgx-h100 --nodes 2 --partitions a:1,b:2 >/dev/null 2>"$TMP/e8"
+[ $? -eq 1 ] && grep -q 'found partitions of 3 nodes on a cluster of 2' "$TMP/e8" ||
+	fail "partitions over the cluster size: $(cat "$TMP/e8")"
+
 # Two scenario jobs of 16 GPUs spread over two leaf switches of a 2:1
 # oversubscribed fat-tree: each alone, then both at once sharing the uplinks.
 # The scenario: GPT-3 1.3B with a small batch, so its gradient all-reduce
@@ -198,7 +245,7 @@ d = sys.argv[1].rsplit("/", 1)[0]
 schema = json.load(open(sys.argv[2]))
 jsonschema.Draft202012Validator.check_schema(schema)
 v = jsonschema.Draft202012Validator(schema)
-for name in ("fifo", "backfill", "preempt", "nopreempt", "rec", "one", "two", "sweep"):
+for name in ("fifo", "backfill", "preempt", "nopreempt", "rec", "parts", "one", "two", "sweep"):
     errs = sorted(v.iter_errors(json.load(open(d + "/" + name + ".json"))), key=lambda e: list(e.path))
     if errs:
         sys.exit("%s.json: %s at %s" % (name, errs[0].message, "/".join(map(str, errs[0].path))))

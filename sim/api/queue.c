@@ -27,6 +27,17 @@
 #include "sweep/queue.h"
 
 #define MAX_POINTS 4096
+#define MAX_PARTS 64
+
+/* Partitions as --partitions gives them. */
+struct qparts {
+	uint32_t n;		      /* partitions; 0: none given */
+	char name[MAX_PARTS][64];     /* their names */
+	const char *names[MAX_PARTS]; /* pointers to name[] */
+	uint32_t nodes[MAX_PARTS];    /* their node counts; the last 0 when it takes
+				       * the nodes left */
+	uint32_t fixed;		      /* nodes the counts given hold */
+};
 
 struct ts_queue {
 	char cluster[256];
@@ -41,6 +52,7 @@ struct ts_queue {
 	size_t chosen;		   /* index in pt of the chosen count */
 	bool met;		   /* the chosen count meets the targets */
 	struct queue_stats detail; /* the chosen count, with per-job times */
+	struct qparts parts;
 	size_t simulated;
 	uint64_t events;
 };
@@ -137,6 +149,66 @@ static int parse_sizes(const char *s, struct queue_mix *m)
 	return 0;
 }
 
+static int parse_parts(const char *s, struct qparts *p)
+{
+	char buf[4096];
+	if (strlen(s) >= sizeof buf)
+		return api_failf(TS_EUSAGE, "--partitions", "found %zu characters, expected fewer",
+				 strlen(s));
+	snprintf(buf, sizeof buf, "%s", s);
+	*p = (struct qparts){0};
+	char *save = NULL;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(t, ':'), *end = NULL;
+		unsigned long k = 0;
+		if (colon) {
+			*colon = '\0';
+			k = strtoul(colon + 1, &end, 10);
+		}
+		bool dup = false;
+		for (uint32_t a = 0; a < p->n; a++)
+			dup |= !strcmp(p->name[a], t);
+		if (!*t || strlen(t) >= sizeof p->name[0] || dup || p->n == MAX_PARTS ||
+		    (colon && (*end || !k || k > 1000000 || colon[1] == '-')) ||
+		    (p->n && !p->nodes[p->n - 1]))
+			return api_failf(TS_EUSAGE, "--partitions",
+					 "found \"%s\", expected up to %d distinct NAME:NODES "
+					 "as \"debug:2,batch:14\" (the last may give no count "
+					 "and take the nodes left: \"debug:2,batch\")",
+					 s, MAX_PARTS);
+		snprintf(p->name[p->n], sizeof p->name[0], "%s", t);
+		p->names[p->n] = p->name[p->n];
+		p->nodes[p->n] = (uint32_t)k;
+		p->fixed += (uint32_t)k;
+		p->n++;
+	}
+	if (!p->n)
+		return api_failf(TS_EUSAGE, "--partitions", "found \"%s\", expected NAME:NODES,...",
+				 s);
+	return 0;
+}
+
+/* The partitions' node counts on `nodes` nodes into out[p.n]. */
+static int parts_on(const struct qparts *p, uint32_t nodes, uint32_t *out)
+{
+	memcpy(out, p->nodes, p->n * sizeof *out);
+	if (!p->nodes[p->n - 1]) {
+		if (nodes <= p->fixed)
+			return api_failf(TS_EUSAGE, "--partitions",
+					 "found %u nodes, which leave none to partition %s after "
+					 "the %u the others hold",
+					 nodes, p->name[p->n - 1], p->fixed);
+		out[p->n - 1] = nodes - p->fixed;
+	} else if (nodes != p->fixed) {
+		return api_failf(TS_EUSAGE, "--partitions",
+				 "found partitions of %u nodes on a cluster of %u, expected "
+				 "them to hold every node (a last partition without a count "
+				 "takes the nodes left)",
+				 p->fixed, nodes);
+	}
+	return 0;
+}
+
 static int parse_duration(const char *s, struct queue_mix *m)
 {
 	static const char *const names[] = {"exp", "lognormal", "fixed", "uniform"};
@@ -222,6 +294,7 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	struct ts_error err = {0};
 	int rc = 0;
 	struct queue_cache *cache = NULL;
+	uint32_t *pn = NULL; /* [npt][parts.n] each count's partition sizes */
 	/* the cluster: GPUs per node, leaves, and the oversubscription the
 	 * scenario jobs' fabric sharing scales */
 	struct hw_cluster *hc = NULL;
@@ -241,6 +314,8 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	q->preempt = o->preempt;
 	q->target_p90 = o->target_p90_wait_s;
 	q->target_util = o->target_utilisation;
+	if (o->partitions && (rc = parse_parts(o->partitions, &q->parts)))
+		goto fail;
 	/* the jobs */
 	if (o->jobs) {
 		if (jobs_read(o->jobs, fmt, &q->l, &err)) {
@@ -296,7 +371,20 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	    .restart_s = o->restart_s > 0.0 ? o->restart_s : 600.0,
 	    .checkpoint_s = o->checkpoint_s > 0.0 ? o->checkpoint_s : 3600.0,
 	    .seed = o->seed ? o->seed : 1,
+	    .nparts = q->parts.n,
+	    .part_names = q->parts.names,
 	    .cache = cache};
+	/* each count's partition sizes */
+	if (q->parts.n) {
+		if (!(pn = ts_malloc(npt * q->parts.n * sizeof *pn))) {
+			rc = api_failf(TS_ENOMEM, NULL, "out of memory");
+			goto fail;
+		}
+		for (size_t i = 0; i < npt; i++)
+			if ((rc = parts_on(&q->parts, o->nodes + (uint32_t)i * step,
+					   pn + i * q->parts.n)))
+				goto fail;
+	}
 	if (!(q->pt = ts_calloc(npt, sizeof *q->pt))) {
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto fail;
@@ -320,6 +408,8 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	for (size_t i = 0; i < npt; i++) {
 		struct queue_cfg c = base;
 		c.nodes = o->nodes + (uint32_t)i * step;
+		if (pn)
+			c.part_nodes = pn + i * q->parts.n;
 		prc[i] = queue_run(&q->l, &c, &q->pt[i], &perr[i]);
 	}
 	for (size_t i = 0; i < npt && !rc; i++)
@@ -341,6 +431,8 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 		}
 	struct queue_cfg c = base;
 	c.nodes = q->pt[q->chosen].nodes;
+	if (pn)
+		c.part_nodes = pn + q->chosen * q->parts.n;
 	c.detail = true;
 	if (queue_run(&q->l, &c, &q->detail, &err)) {
 		rc = api_fail(&err);
@@ -350,9 +442,12 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	for (size_t i = 0; i < npt; i++)
 		q->events += q->pt[i].events;
 	queue_cache_destroy(cache);
+	ts_free(pn, npt * q->parts.n * sizeof *pn);
 	*out = q;
 	return 0;
 fail:
+	if (pn)
+		ts_free(pn, npt * q->parts.n * sizeof *pn);
 	queue_cache_destroy(cache);
 	ts_queue_free(q);
 	return rc;
@@ -377,6 +472,7 @@ static struct report_queue view(const ts_queue *q)
 				     .spread = q->spread,
 				     .failures = q->failures,
 				     .preempt = q->preempt,
+				     .part_names = q->parts.n ? q->parts.names : NULL,
 				     .target_p90 = q->target_p90,
 				     .target_util = q->target_util,
 				     .l = &q->l,

@@ -20,6 +20,7 @@ static void usage(FILE *out)
 	    "                      [-o PER_JOB.csv] [--format text|csv|json] [--timeline FILE]\n"
 	    "                      [--input csv|sacct|swf] [--failures] [--preempt] [--checkpoint "
 	    "D]\n"
+	    "                      [--partitions NAME:NODES,...]\n"
 	    "                      [--target-p90 D] [--target-utilisation F] [-j N]\n"
 	    "       trainsim queue --synthetic N [--load L | --rate PER_HOUR] [--sizes G:W,...]\n"
 	    "                      [--duration DIST] [--users N] [--seed S] --cluster NAME ...\n"
@@ -29,7 +30,8 @@ static void usage(FILE *out)
 	    "  cluster meeting the targets\n"
 	    "\n"
 	    "  JOBS.csv          columns id,submit_s,gpus,duration_s and optionally time_limit_s,\n"
-	    "                    priority,user,account,scenario,tokens,steps,recorded_start_s\n"
+	    "                    priority,user,account,scenario,tokens,steps,recorded_start_s,\n"
+	    "                    partition\n"
 	    "                    (a trace's own start: its waits are then set beside the\n"
 	    "                    replay's, as for sacct's Start and SWF's wait); a job with a\n"
 	    "                    scenario file (relative to JOBS.csv) and tokens or steps runs as\n"
@@ -50,6 +52,9 @@ static void usage(FILE *out)
 	    "  --preempt         a waiting job may requeue running jobs of a lower priority\n"
 	    "                    column (Slurm's PreemptMode=REQUEUE): they restart from their\n"
 	    "                    last checkpoint\n"
+	    "  --partitions P    Slurm partitions NAME:NODES,... over consecutive nodes; a job\n"
+	    "                    runs in the one its partition column names (none: the first);\n"
+	    "                    the last may give no count and take the nodes left\n"
 	    "  --target-p90 D    with LO:HI: p90 wait at most D (30min, 2h, 3600)\n"
 	    "  --target-utilisation F  with LO:HI: utilisation at least F (0.8)\n"
 	    "  --synthetic N     N jobs: Poisson arrivals at --rate jobs per hour or --load L\n"
@@ -121,6 +126,7 @@ int cli_queue(int argc, char **argv)
 		O_FAILURES,
 		O_PREEMPT,
 		O_CHECKPOINT,
+		O_PARTS,
 		O_TP90,
 		O_TUTIL,
 		O_SYNTH,
@@ -146,6 +152,7 @@ int cli_queue(int argc, char **argv)
 	    {O_FAILURES, "--failures", NULL, NULL},
 	    {O_PREEMPT, "--preempt", NULL, NULL},
 	    {O_CHECKPOINT, "--checkpoint", NULL, "a duration"},
+	    {O_PARTS, "--partitions", NULL, "NAME:NODES,..."},
 	    {O_TP90, "--target-p90", NULL, "a duration"},
 	    {O_TUTIL, "--target-utilisation", NULL, "a fraction"},
 	    {O_SYNTH, "--synthetic", NULL, "a job count"},
@@ -222,6 +229,9 @@ int cli_queue(int argc, char **argv)
 		case O_CHECKPOINT:
 			if (duration("--checkpoint", v, &o.checkpoint_s))
 				return CLI_USAGE;
+			break;
+		case O_PARTS:
+			o.partitions = v;
 			break;
 		case O_TP90:
 			if (duration("--target-p90", v, &o.target_p90_wait_s))

@@ -99,6 +99,7 @@ void jobs_free(struct jobs_list *l)
 	names_free(&l->users);
 	names_free(&l->accounts);
 	names_free(&l->scenarios);
+	names_free(&l->partitions);
 	*l = (struct jobs_list){0};
 }
 
@@ -128,6 +129,7 @@ int jobs_add(struct jobs_list *l, const struct jobs_job *j, const char *id, cons
 	if (opt_name(&l->users, user, &o->user) || opt_name(&l->accounts, account, &o->account) ||
 	    opt_name(&l->scenarios, scenario, &o->scenario))
 		return TS_ENOMEM;
+	o->partition = JOBS_NONE;
 	l->n++;
 	return 0;
 }
@@ -193,11 +195,12 @@ enum {
 	C_TOK,
 	C_STEPS,
 	C_REC,
+	C_PART,
 	C_N
 };
-static const char *const ccols[C_N] = {"id",	       "submit_s", "gpus",  "duration_s",
-				       "time_limit_s", "priority", "user",  "account",
-				       "scenario",     "tokens",   "steps", "recorded_start_s"};
+static const char *const ccols[C_N] = {
+    "id",      "submit_s", "gpus",   "duration_s", "time_limit_s",     "priority", "user",
+    "account", "scenario", "tokens", "steps",	   "recorded_start_s", "partition"};
 
 static int gpus_field(const char *v, const char *path, int line, const char *col, uint32_t *out,
 		      struct ts_error *err)
@@ -243,7 +246,8 @@ static int read_csv(const char *path, struct jobs_list *l, struct ts_error *err)
 					    err, TS_ESYNTAX, path, 1, c.f[f],
 					    "found an unknown column, expected id, submit_s, gpus, "
 					    "duration_s, time_limit_s, priority, user, account, "
-					    "scenario, tokens, steps or recorded_start_s");
+					    "scenario, tokens, steps, recorded_start_s or "
+					    "partition");
 					goto out;
 				}
 			}
@@ -315,6 +319,8 @@ static int read_csv(const char *path, struct jobs_list *l, struct ts_error *err)
 			rc = bad(err, path, ln, "id", id, "an id no earlier job has");
 			goto out;
 		}
+		if (!rc && col[C_PART] >= 0)
+			rc = opt_name(&l->partitions, c.f[col[C_PART]], &l->j[l->n - 1].partition);
 		if (rc) {
 			rc = ts_error_set(err, rc, path, ln, NULL, "out of memory");
 			goto out;

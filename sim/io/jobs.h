@@ -35,6 +35,8 @@ struct jobs_job {
 	uint32_t user;	     /* index in users, or JOBS_NONE */
 	uint32_t account;    /* index in accounts, or JOBS_NONE */
 	uint32_t scenario;   /* index in scenarios, or JOBS_NONE */
+	uint32_t partition;  /* index in partitions, or JOBS_NONE (the default
+			      * partition); jobs_add sets JOBS_NONE */
 };
 
 /* A table of distinct names (interned: one index per distinct string). */
@@ -50,7 +52,7 @@ struct jobs_names {
 struct jobs_list {
 	struct jobs_job *j; /* in input order */
 	size_t n, cap;
-	struct jobs_names ids, users, accounts, scenarios;
+	struct jobs_names ids, users, accounts, scenarios, partitions;
 };
 
 /* Input formats. */
@@ -58,8 +60,8 @@ enum jobs_format {
 	JOBS_AUTO = 0,	/* by content: SWF (".swf", or a first line starting ';'), sacct (a
 			 * first line holding '|'), else CSV */
 	JOBS_CSV = 1,	/* id,submit_s,gpus,duration_s[,time_limit_s,priority,user,
-			 * account,scenario,tokens,steps,recorded_start_s], any column
-			 * order, a header */
+			 * account,scenario,tokens,steps,recorded_start_s,partition],
+			 * any column order, a header */
 	JOBS_SACCT = 2, /* sacct --parsable2 (or -P): '|'-separated with a header */
 	JOBS_SWF = 3,	/* Standard Workload Format: 18 whitespace-separated fields,
 			 * ';' comments */
@@ -69,7 +71,8 @@ enum jobs_format {
  * CSV: the header names the columns (id, submit_s, gpus and duration_s
  * required; duration_s may be empty for a job with a scenario, which then
  * needs tokens or steps); ids are unique; recorded_start_s, when given, is
- * the start a trace records (>= submit_s). sacct: columns JobID, Submit
+ * the start a trace records (>= submit_s); partition names the Slurm
+ * partition the job asks for (empty: the default). sacct: columns JobID, Submit
  * (ISO 8601, UTC), Elapsed or Start and End, and the GPUs from AllocTRES
  * or ReqTRES (gres/gpu=N) or AllocGRES/ReqGRES (gpu:N); optional
  * Timelimit, Start, User, Account, Priority; job steps (JobID with '.')
@@ -85,8 +88,8 @@ int jobs_read(const char *path, enum jobs_format fmt, struct jobs_list *l, struc
 
 /* Add one job to l with id `id` (copied; NULL: its index); its user,
  * account and scenario names are interned from user, account, scenario
- * (NULL or "": none). Returns 0, TS_ESYNTAX (a duplicate id: the caller
- * adds the file and line) or TS_ENOMEM. */
+ * (NULL or "": none), its partition left JOBS_NONE. Returns 0, TS_ESYNTAX (a duplicate id: the
+ * caller adds the file and line) or TS_ENOMEM. */
 int jobs_add(struct jobs_list *l, const struct jobs_job *j, const char *id, const char *user,
 	     const char *account, const char *scenario);
 

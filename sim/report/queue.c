@@ -53,8 +53,8 @@ static int write_text(const struct report_queue *q, FILE *out)
 		q->cluster, s->gpus, policy_name(q->policy), q->spread ? "spread" : "packed",
 		q->failures ? ", node failures" : "", q->preempt ? ", preemption" : "");
 	if (s->too_big)
-		fprintf(out, "  %zu jobs ask for more GPUs than the cluster has: never run\n",
-			s->too_big);
+		fprintf(out, "  %zu jobs ask for more GPUs than %s: never run\n", s->too_big,
+			q->part_names && s->npart ? "their partition has" : "the cluster has");
 	fprintf(out, "  utilisation       %.1f %% (GPU-hours busy of GPU-hours installed)\n",
 		100.0 * s->utilisation);
 	dur(a, sizeof a, s->mean_wait_s), dur(b, sizeof b, s->p50_wait_s);
@@ -116,6 +116,18 @@ static int write_text(const struct report_queue *q, FILE *out)
 			if (s->user_gpu_s[u] > 0.0)
 				fprintf(out, "  %-16s %6.1f %%  %.4g GPU-h\n", user_name(q, u),
 					100.0 * s->user_gpu_s[u] / tot, s->user_gpu_s[u] / 3600.0);
+	}
+	if (q->part_names && s->npart) {
+		fprintf(out, "\nby partition\n  %-16s %6s %6s %7s %10s %10s %10s %7s\n",
+			"partition", "nodes", "gpus", "jobs", "mean wait", "p90 wait", "GPU-h",
+			"too big");
+		for (size_t p = 0; p < s->npart; p++) {
+			const struct queue_part_stats *z = &s->part[p];
+			dur(a, sizeof a, z->mean_wait_s), dur(b, sizeof b, z->p90_wait_s);
+			fprintf(out, "  %-16s %6u %6u %7zu %10s %10s %10.4g %7zu\n",
+				q->part_names[p], z->nodes, z->gpus, z->jobs, a, b,
+				z->busy_gpu_s / 3600.0, z->too_big);
+		}
 	}
 	if (q->npt > 1) {
 		fprintf(out, "\nnode count sweep\n  %6s %6s %8s %10s %10s %10s %6s\n", "nodes",
@@ -238,6 +250,21 @@ static int write_json(const struct report_queue *q, FILE *out, struct ts_error *
 			bad |= json_object_set_new(users, user_name(q, u),
 						   json_real(s->user_gpu_s[u] / tot));
 	bad |= json_object_set_new(o, "by_size", bys);
+	if (q->part_names && s->npart) {
+		json_t *ps = json_array();
+		bad |= !ps;
+		for (size_t p = 0; !bad && p < s->npart; p++) {
+			const struct queue_part_stats *z = &s->part[p];
+			json_t *e = json_pack(
+			    "{s:s,s:i,s:i,s:i,s:i,s:f,s:f,s:f}", "name", q->part_names[p], "nodes",
+			    (json_int_t)z->nodes, "gpus", (json_int_t)z->gpus, "jobs",
+			    (json_int_t)z->jobs, "too_big", (json_int_t)z->too_big, "mean_wait_s",
+			    z->mean_wait_s, "p90_wait_s", z->p90_wait_s, "busy_gpu_hours",
+			    z->busy_gpu_s / 3600.0);
+			bad |= !e || json_array_append_new(ps, e);
+		}
+		bad |= json_object_set_new(o, "partitions", ps);
+	}
 	bad |= json_object_set_new(o, "user_share", users);
 	if (q->npt > 1) {
 		for (size_t i = 0; !bad && i < q->npt; i++) {

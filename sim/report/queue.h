@@ -17,17 +17,18 @@
 
 /* What a queue run answered (every pointer borrowed). */
 struct report_queue {
-	const char *cluster;	      /* the cluster's name */
-	uint32_t gpn;		      /* GPUs per node */
-	enum ts_queue_policy policy;  /* the scheduling policy */
-	bool spread;		      /* spread placement (else packed) */
-	bool failures;		      /* node failures simulated */
-	bool preempt;		      /* preemption by priority tier simulated */
-	double target_p90;	      /* p90 wait target, s; 0: none */
-	double target_util;	      /* utilisation target, 0-1; 0: none */
-	const struct jobs_list *l;    /* the jobs (ids and users) */
-	const struct queue_stats *pt; /* [npt] one run per node count, ascending */
-	const bool *meets;	      /* [npt]: each count meets the targets */
+	const char *cluster;	       /* the cluster's name */
+	uint32_t gpn;		       /* GPUs per node */
+	enum ts_queue_policy policy;   /* the scheduling policy */
+	bool spread;		       /* spread placement (else packed) */
+	bool failures;		       /* node failures simulated */
+	bool preempt;		       /* preemption by priority tier simulated */
+	const char *const *part_names; /* [detail->npart] partitions' names, NULL: none */
+	double target_p90;	       /* p90 wait target, s; 0: none */
+	double target_util;	       /* utilisation target, 0-1; 0: none */
+	const struct jobs_list *l;     /* the jobs (ids and users) */
+	const struct queue_stats *pt;  /* [npt] one run per node count, ascending */
+	const bool *meets;	       /* [npt]: each count meets the targets */
 	size_t npt;
 	size_t chosen;			  /* index in pt of the chosen count */
 	bool met;			  /* the chosen count meets the targets */

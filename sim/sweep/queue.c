@@ -42,6 +42,13 @@
  * (the run since the last checkpoint lost, a restart paid), when that lets
  * it start; victims the later ones make needless are spared.
  *
+ * Partitions (Slurm's, disjoint): each holds consecutive nodes with their
+ * own free lists and counts; a job runs only on its partition's. The pass
+ * goes down the one waiting list; a partition's first job that does not
+ * fit stops that partition's starts under FIFO, and under backfill holds
+ * its reservation, against which that partition's later jobs are judged.
+ * With one partition this is the single queue above.
+ *
  * Priority (Slurm's multifactor plugin, simplified): priority = w_fs x
  * 2^(-U/S) + w_age x min(1, age / max_age) + the job's own term, U the
  * user's share of the decayed usage (GPU-seconds, half-life
@@ -163,6 +170,7 @@ struct qjob {
 struct qnode {
 	uint32_t free; /* free GPUs */
 	uint32_t leaf;
+	uint32_t part;	     /* its partition */
 	uint32_t prev, next; /* in its free list */
 	bool up;
 };
@@ -180,10 +188,18 @@ struct q {
 	uint32_t *order; /* jobs by submit */
 	size_t next_arrival;
 	struct qnode *node;
-	uint32_t *lvl;	     /* [gpn]: head of free list by level 1..gpn-1 (0 unused) */
+	/* per partition p, at p x (gpn + 1) or p x nleaves: */
+	uint32_t *lvl;	     /* [gpn + 1]: head of free list by level 1..gpn-1 */
 	uint32_t *leafhead;  /* [nleaves]: whole free nodes of each leaf */
 	uint32_t *leafwhole; /* [nleaves]: their count */
 	uint32_t *cnt;	     /* [gpn + 1]: up nodes by free GPUs */
+	uint32_t P;	     /* partitions, >= 1 */
+	uint32_t *jpart;     /* [jobs] each job's partition */
+	uint32_t *pnodes;    /* [P] nodes of each partition */
+	uint32_t *ppass;     /* [P] the shadow stamp of each partition's shadow state */
+	uint32_t *ph;	     /* [P] a pass's first waiting job of each partition */
+	ts_time *psh;	     /* [P] its reservation */
+	uint8_t *pst;	     /* [P] in a pass: 0 none seen, 1 head seen, 2 reserved */
 	uint32_t *pool;	     /* nodes of runs */
 	size_t npool, cappool;
 	uint32_t *run; /* running jobs by (exp_end, id) */
@@ -229,10 +245,28 @@ static int fail(struct q *s, int code, const char *msg)
 
 /* ------------------------------------------------------------ nodes */
 
+/* Partition p's slice of the per-level and per-leaf arrays. */
+static uint32_t *lvl_of(const struct q *s, uint32_t p)
+{
+	return s->lvl + (size_t)p * (s->gpn + 1);
+}
+static uint32_t *cnt_of(const struct q *s, uint32_t *base, uint32_t p)
+{
+	return base + (size_t)p * (s->gpn + 1);
+}
+static uint32_t *lhead_of(const struct q *s, uint32_t p)
+{
+	return s->leafhead + (size_t)p * s->nleaves;
+}
+static uint32_t *lwhole_of(const struct q *s, uint32_t p)
+{
+	return s->leafwhole + (size_t)p * s->nleaves;
+}
+
 static uint32_t *head_of(struct q *s, uint32_t n)
 {
 	struct qnode *x = &s->node[n];
-	return x->free == s->gpn ? &s->leafhead[x->leaf] : &s->lvl[x->free];
+	return x->free == s->gpn ? &lhead_of(s, x->part)[x->leaf] : &lvl_of(s, x->part)[x->free];
 }
 
 static void unlink_node(struct q *s, uint32_t n)
@@ -240,11 +274,11 @@ static void unlink_node(struct q *s, uint32_t n)
 	struct qnode *x = &s->node[n];
 	if (!x->up)
 		return;
-	s->cnt[x->free]--;
+	cnt_of(s, s->cnt, x->part)[x->free]--;
 	if (x->free == 0)
 		return;
 	if (x->free == s->gpn)
-		s->leafwhole[x->leaf]--;
+		lwhole_of(s, x->part)[x->leaf]--;
 	if (x->prev != NIL)
 		s->node[x->prev].next = x->next;
 	else
@@ -258,11 +292,11 @@ static void link_node(struct q *s, uint32_t n)
 	struct qnode *x = &s->node[n];
 	if (!x->up)
 		return;
-	s->cnt[x->free]++;
+	cnt_of(s, s->cnt, x->part)[x->free]++;
 	if (x->free == 0)
 		return;
 	if (x->free == s->gpn)
-		s->leafwhole[x->leaf]++;
+		lwhole_of(s, x->part)[x->leaf]++;
 	uint32_t *h = head_of(s, n);
 	x->prev = NIL;
 	x->next = *h;
@@ -275,8 +309,9 @@ static void set_free(struct q *s, uint32_t n, uint32_t f)
 {
 	/* during a backfill pass, a node not yet in the shadow state keeps
 	 * there the free count it had when the reservation was made */
-	if (s->shadow_on && s->stamp[n] != s->pass) {
-		s->stamp[n] = s->pass;
+	uint32_t p = s->node[n].part;
+	if (s->shadow_on && s->pst[p] == 2 && s->stamp[n] != s->ppass[p]) {
+		s->stamp[n] = s->ppass[p];
 		s->sfree[n] = s->node[n].free;
 	}
 	unlink_node(s, n);
@@ -308,14 +343,15 @@ static bool fits_counts(const struct q *s, const uint32_t *cnt, uint32_t g)
 
 /* The leaf with the fewest (fewest false: most) whole free nodes, at least
  * `need` of them; NIL when none. */
-static uint32_t pick_leaf(const struct q *s, uint32_t need, bool fewest)
+static uint32_t pick_leaf(const struct q *s, uint32_t p, uint32_t need, bool fewest)
 {
+	const uint32_t *lw = lwhole_of(s, p);
 	uint32_t best = NIL;
 	for (uint32_t L = 0; L < s->nleaves; L++) {
-		uint32_t w = s->leafwhole[L];
+		uint32_t w = lw[L];
 		if (w < need || !w)
 			continue;
-		if (best == NIL || (fewest ? w < s->leafwhole[best] : w > s->leafwhole[best]))
+		if (best == NIL || (fewest ? w < lw[best] : w > lw[best]))
 			best = L;
 	}
 	return best;
@@ -333,25 +369,26 @@ static int push_pool(struct q *s, uint32_t n)
 static int place(struct q *s, uint32_t i)
 {
 	struct qjob *jj = &s->j[i];
-	uint32_t g = s->l->j[i].gpus, gpn = s->gpn;
+	uint32_t g = s->l->j[i].gpus, gpn = s->gpn, p = s->jpart[i];
+	uint32_t *lvl = lvl_of(s, p), *leafhead = lhead_of(s, p);
 	bool spread = s->c->place == QUEUE_SPREAD;
 	jj->aoff = (uint32_t)s->npool;
 	jj->nn = 0;
 	if (g <= gpn) {
 		uint32_t n = NIL;
 		if (spread) {
-			uint32_t L = pick_leaf(s, 1, false);
+			uint32_t L = pick_leaf(s, p, 1, false);
 			if (L != NIL)
-				n = s->leafhead[L];
+				n = leafhead[L];
 			for (uint32_t f = gpn - 1; n == NIL && f >= g && f > 0; f--)
-				n = s->lvl[f];
+				n = lvl[f];
 		} else {
 			for (uint32_t f = g; n == NIL && f < gpn; f++)
-				n = s->lvl[f];
+				n = lvl[f];
 			if (n == NIL) {
-				uint32_t L = pick_leaf(s, 1, true);
+				uint32_t L = pick_leaf(s, p, 1, true);
 				if (L != NIL)
-					n = s->leafhead[L];
+					n = leafhead[L];
 			}
 		}
 		if (n == NIL || push_pool(s, n))
@@ -366,7 +403,7 @@ static int place(struct q *s, uint32_t i)
 		while (jj->nn < need) {
 			bool any = false;
 			for (uint32_t L = 0; L < s->nleaves && jj->nn < need; L++) {
-				uint32_t n = s->leafhead[L];
+				uint32_t n = leafhead[L];
 				if (n == NIL)
 					continue;
 				any = true;
@@ -379,14 +416,14 @@ static int place(struct q *s, uint32_t i)
 				return fail(s, TS_EINVALID, "placement ran out of whole nodes");
 		}
 	} else {
-		uint32_t L = pick_leaf(s, need, true);
+		uint32_t L = pick_leaf(s, p, need, true);
 		while (jj->nn < need) {
 			if (L == NIL)
-				L = pick_leaf(s, 1, false);
+				L = pick_leaf(s, p, 1, false);
 			if (L == NIL)
 				return fail(s, TS_EINVALID, "placement ran out of whole nodes");
-			while (jj->nn < need && s->leafhead[L] != NIL) {
-				uint32_t n = s->leafhead[L];
+			while (jj->nn < need && leafhead[L] != NIL) {
+				uint32_t n = leafhead[L];
 				if (push_pool(s, n))
 					return s->rc;
 				set_free(s, n, 0);
@@ -768,16 +805,17 @@ static int want_sched(struct q *s)
 
 static uint32_t sget(const struct q *s, uint32_t n)
 {
-	return s->stamp[n] == s->pass ? s->sfree[n] : s->node[n].free;
+	return s->stamp[n] == s->ppass[s->node[n].part] ? s->sfree[n] : s->node[n].free;
 }
 
 static void sset(struct q *s, uint32_t n, uint32_t f)
 {
+	uint32_t p = s->node[n].part, *scnt = cnt_of(s, s->scnt, p);
 	if (s->node[n].up) {
-		s->scnt[sget(s, n)]--;
-		s->scnt[f]++;
+		scnt[sget(s, n)]--;
+		scnt[f]++;
 	}
-	s->stamp[n] = s->pass;
+	s->stamp[n] = s->ppass[p];
 	s->sfree[n] = f;
 }
 
@@ -786,18 +824,21 @@ static void sset(struct q *s, uint32_t n, uint32_t f)
  * the free counts at that time in the shadow state. */
 static ts_time shadow(struct q *s, uint32_t h)
 {
-	uint32_t g = s->l->j[h].gpus;
-	s->pass++;
-	memcpy(s->scnt, s->cnt, (s->gpn + 1) * sizeof *s->scnt);
+	uint32_t g = s->l->j[h].gpus, p = s->jpart[h];
+	uint32_t *scnt = cnt_of(s, s->scnt, p);
+	s->ppass[p] = ++s->pass;
+	memcpy(scnt, cnt_of(s, s->cnt, p), (s->gpn + 1) * sizeof *scnt);
 	for (size_t k = 0; k < s->nrun; k++) {
 		uint32_t r = s->run[k];
 		struct qjob *x = &s->j[r];
+		if (s->jpart[r] != p)
+			continue;
 		uint32_t pg = per_node(s, x, s->l->j[r].gpus);
 		for (uint32_t a = 0; a < x->nn; a++) {
 			uint32_t n = s->pool[x->aoff + a];
 			sset(s, n, sget(s, n) + pg);
 		}
-		if (fits_counts(s, s->scnt, g))
+		if (fits_counts(s, scnt, g))
 			return x->exp_end;
 	}
 	return TS_TIME_MAX;
@@ -809,7 +850,7 @@ static int try_start(struct q *s, uint32_t i, uint32_t h, ts_time shadow_at, boo
 {
 	*started = false;
 	uint32_t g = s->l->j[i].gpus;
-	if (!fits_counts(s, s->cnt, g))
+	if (!fits_counts(s, cnt_of(s, s->cnt, s->jpart[i]), g))
 		return 0;
 	size_t pool0 = s->npool;
 	if (place(s, i))
@@ -831,7 +872,7 @@ static int try_start(struct q *s, uint32_t i, uint32_t h, ts_time shadow_at, boo
 				uint32_t n = s->pool[x->aoff + a];
 				sset(s, n, sget(s, n) - pg);
 			}
-			if (!fits_counts(s, s->scnt, s->l->j[h].gpus)) {
+			if (!fits_counts(s, cnt_of(s, s->scnt, s->jpart[h]), s->l->j[h].gpus)) {
 				for (uint32_t a = 0; a < x->nn; a++) {
 					uint32_t n = s->pool[x->aoff + a];
 					sset(s, n, sget(s, n) + pg);
@@ -900,10 +941,12 @@ static bool by_victim(const struct q *s, uint32_t a, uint32_t b)
 }
 
 /* Whether job g fits once the victims v[0..n) but `skip` are freed. */
-static bool fits_freeing(struct q *s, const uint32_t *v, size_t n, size_t skip, uint32_t g)
+static bool fits_freeing(struct q *s, const uint32_t *v, size_t n, size_t skip, uint32_t g,
+			 uint32_t p)
 {
-	s->pass++;
-	memcpy(s->scnt, s->cnt, (s->gpn + 1) * sizeof *s->scnt);
+	uint32_t *scnt = cnt_of(s, s->scnt, p);
+	s->ppass[p] = ++s->pass;
+	memcpy(scnt, cnt_of(s, s->cnt, p), (s->gpn + 1) * sizeof *scnt);
 	for (size_t k = 0; k < n; k++) {
 		if (k == skip)
 			continue;
@@ -914,7 +957,7 @@ static bool fits_freeing(struct q *s, const uint32_t *v, size_t n, size_t skip, 
 			sset(s, nd, sget(s, nd) + pg);
 		}
 	}
-	return fits_counts(s, s->scnt, g);
+	return fits_counts(s, scnt, g);
 }
 
 static int preempt(struct q *s)
@@ -930,16 +973,16 @@ static int preempt(struct q *s)
 	size_t capv = s->nrun;
 	uint32_t k = 0;
 	for (uint32_t i = s->qhead; i != NIL && k < depth; k++) {
-		uint32_t g = s->l->j[i].gpus;
+		uint32_t g = s->l->j[i].gpus, p = s->jpart[i];
 		double tier = s->l->j[i].priority;
-		if (fits_counts(s, s->cnt, g)) {
+		if (fits_counts(s, cnt_of(s, s->cnt, p), g)) {
 			i = s->j[i].next;
 			continue;
 		}
 		/* the candidates, in the order they are taken */
 		size_t n = 0;
 		for (size_t r = 0; r < s->nrun; r++)
-			if (s->l->j[s->run[r]].priority < tier)
+			if (s->l->j[s->run[r]].priority < tier && s->jpart[s->run[r]] == p)
 				v[n++] = s->run[r];
 		for (size_t a = 1; a < n; a++) /* insertion sort: few candidates */
 			for (size_t b = a; b > 0 && by_victim(s, v[b], v[b - 1]); b--) {
@@ -948,15 +991,15 @@ static int preempt(struct q *s)
 				v[b - 1] = t;
 			}
 		size_t m = 0;
-		while (m < n && !fits_freeing(s, v, m, SIZE_MAX, g))
+		while (m < n && !fits_freeing(s, v, m, SIZE_MAX, g, p))
 			m++;
-		if (!fits_freeing(s, v, m, SIZE_MAX, g)) {
+		if (!fits_freeing(s, v, m, SIZE_MAX, g, p)) {
 			i = s->j[i].next;
 			continue;
 		}
 		/* spare the victims the later ones make needless */
 		for (size_t a = m; a-- > 0;)
-			if (fits_freeing(s, v, m, a, g)) {
+			if (fits_freeing(s, v, m, a, g, p)) {
 				memmove(v + a, v + a + 1, (m - a - 1) * sizeof *v);
 				m--;
 			}
@@ -985,24 +1028,45 @@ static void on_sched(void *ctx, uint64_t arg)
 		return;
 	advance(s);
 	bool started;
-	while (s->qhead != NIL) {
-		if (try_start(s, s->qhead, NIL, TS_TIME_MAX, &started))
-			return;
-		if (!started)
-			break;
+	/* in queue order, each partition's jobs while they fit */
+	memset(s->pst, 0, s->P * sizeof *s->pst);
+	uint32_t blocked = 0;
+	for (uint32_t i = s->qhead; i != NIL && blocked < s->P;) {
+		uint32_t nx = s->j[i].next, p = s->jpart[i];
+		if (!s->pst[p]) {
+			if (try_start(s, i, NIL, TS_TIME_MAX, &started))
+				return;
+			if (!started) {
+				s->pst[p] = 1;
+				blocked++;
+			}
+		}
+		i = nx;
 	}
 	if (s->qhead != NIL && s->c->preempt && preempt(s))
 		return;
 	if (s->qhead != NIL && s->c->policy != QUEUE_FIFO) {
-		uint32_t h = s->qhead;
-		ts_time sh = shadow(s, h);
+		/* each partition's first waiting job holds a reservation; its
+		 * later jobs may start if they do not delay it */
+		memset(s->pst, 0, s->P * sizeof *s->pst);
 		uint32_t depth = s->c->bf_depth ? s->c->bf_depth : 500;
-		uint32_t i = s->j[h].next;
 		s->shadow_on = true;
-		for (uint32_t k = 0; i != NIL && k < depth && s->busy + s->down < s->G; k++) {
-			uint32_t nx = s->j[i].next;
-			if (try_start(s, i, h, sh, &started))
+		uint32_t k = 0;
+		for (uint32_t i = s->qhead; i != NIL && k < depth && s->busy + s->down < s->G;) {
+			uint32_t nx = s->j[i].next, p = s->jpart[i];
+			if (!s->pst[p]) {
+				s->pst[p] = 1;
+				s->ph[p] = i;
+				i = nx;
+				continue;
+			}
+			if (s->pst[p] == 1) {
+				s->psh[p] = shadow(s, s->ph[p]);
+				s->pst[p] = 2;
+			}
+			if (try_start(s, i, s->ph[p], s->psh[p], &started))
 				break;
+			k++;
 			i = nx;
 		}
 		s->shadow_on = false;
@@ -1288,6 +1352,43 @@ static int recorded(struct q *s)
 	return 0;
 }
 
+/* Each partition's figures (with partitions). */
+static int part_stats(struct q *s)
+{
+	struct queue_stats *o = s->o;
+	const struct jobs_list *l = s->l;
+	if (!o->npart)
+		return 0;
+	double *w = ts_malloc((l->n ? l->n : 1) * sizeof *w);
+	if (!w)
+		return fail(s, TS_ENOMEM, "out of memory");
+	for (uint32_t p = 0; p < o->npart; p++) {
+		struct queue_part_stats *z = &o->part[p];
+		size_t k = 0;
+		double sum = 0.0;
+		z->nodes = s->pnodes[p];
+		z->gpus = s->pnodes[p] * s->gpn;
+		for (size_t i = 0; i < l->n; i++) {
+			const struct qjob *x = &s->j[i];
+			if (s->jpart[i] != p)
+				continue;
+			if (x->out == QUEUE_TOO_BIG) {
+				z->too_big++;
+				continue;
+			}
+			w[k] = sec(x->first_start - x->submit);
+			sum += w[k++];
+			z->busy_gpu_s += (double)l->j[i].gpus * sec(x->end - x->start);
+		}
+		qsort(w, k, sizeof *w, cmp_double);
+		z->jobs = k;
+		z->mean_wait_s = k ? sum / (double)k : 0.0;
+		z->p90_wait_s = quantile(w, k, 0.9);
+	}
+	ts_free(w, (l->n ? l->n : 1) * sizeof *w);
+	return 0;
+}
+
 static int finish(struct q *s)
 {
 	struct queue_stats *o = s->o;
@@ -1391,7 +1492,7 @@ static int finish(struct q *s)
 	ts_free(cw, (m ? m : 1) * sizeof *cw);
 	ts_free(w, (n ? n : 1) * sizeof *w);
 	ts_free(sz, (n ? n : 1) * sizeof *sz);
-	if (recorded(s))
+	if (recorded(s) || part_stats(s))
 		return s->rc;
 	if (s->c->detail) {
 		/* the run ends with its last job: failures and repairs of idle
@@ -1426,6 +1527,7 @@ void queue_stats_free(struct queue_stats *o)
 	ts_free(o->user_gpu_s, o->nusers * sizeof *o->user_gpu_s);
 	ts_free(o->job, o->jobs * sizeof *o->job);
 	ts_free(o->tl, o->captl * sizeof *o->tl);
+	ts_free(o->part, o->npart * sizeof *o->part);
 	*o = (struct queue_stats){0};
 }
 
@@ -1438,11 +1540,17 @@ static void q_free(struct q *s)
 	FREE_N(s->j, n);
 	FREE_N(s->order, n);
 	FREE_N(s->node, s->N);
-	FREE_N(s->lvl, s->gpn + 1);
-	FREE_N(s->leafhead, s->nleaves);
-	FREE_N(s->leafwhole, s->nleaves);
-	FREE_N(s->cnt, s->gpn + 1);
-	FREE_N(s->scnt, s->gpn + 1);
+	FREE_N(s->lvl, (size_t)s->P * (s->gpn + 1));
+	FREE_N(s->leafhead, (size_t)s->P * s->nleaves);
+	FREE_N(s->leafwhole, (size_t)s->P * s->nleaves);
+	FREE_N(s->cnt, (size_t)s->P * (s->gpn + 1));
+	FREE_N(s->scnt, (size_t)s->P * (s->gpn + 1));
+	FREE_N(s->jpart, n);
+	FREE_N(s->pnodes, s->P);
+	FREE_N(s->ppass, s->P);
+	FREE_N(s->ph, s->P);
+	FREE_N(s->psh, s->P);
+	FREE_N(s->pst, s->P);
 	FREE_N(s->pool, s->cappool);
 	FREE_N(s->run, n);
 	FREE_N(s->sfree, s->N);
@@ -1472,6 +1580,23 @@ int queue_run(const struct jobs_list *l, const struct queue_cfg *c, struct queue
 	s.N = c->nodes;
 	s.gpn = c->gpus_per_node;
 	s.G = s.N * s.gpn;
+	s.P = c->nparts > 1 ? c->nparts : 1;
+	if (c->nparts > 1) {
+		uint64_t sum = 0;
+		for (uint32_t p = 0; p < c->nparts; p++) {
+			if (!c->part_nodes[p])
+				return ts_error_set(err, TS_EINVALID, NULL, 0, "partitions",
+						    "found partition %s with no node, expected "
+						    "at least one",
+						    c->part_names[p]);
+			sum += c->part_nodes[p];
+		}
+		if (sum != s.N)
+			return ts_error_set(err, TS_EINVALID, NULL, 0, "partitions",
+					    "found partitions of %llu nodes in all, expected "
+					    "the cluster's %u",
+					    (unsigned long long)sum, s.N);
+	}
 	uint32_t per_leaf = c->nodes_per_leaf && c->nodes_per_leaf < s.N ? c->nodes_per_leaf : s.N;
 	s.nleaves = (s.N + per_leaf - 1) / per_leaf;
 	size_t n = l->n, nu = l->users.n + 1;
@@ -1483,11 +1608,22 @@ int queue_run(const struct jobs_list *l, const struct queue_cfg *c, struct queue
 	s.j = ts_calloc(n, sizeof *s.j);
 	s.order = ts_malloc(n * sizeof *s.order);
 	s.node = ts_calloc(s.N, sizeof *s.node);
-	s.lvl = ts_malloc((s.gpn + 1) * sizeof *s.lvl);
-	s.leafhead = ts_malloc(s.nleaves * sizeof *s.leafhead);
-	s.leafwhole = ts_calloc(s.nleaves, sizeof *s.leafwhole);
-	s.cnt = ts_calloc(s.gpn + 1, sizeof *s.cnt);
-	s.scnt = ts_calloc(s.gpn + 1, sizeof *s.scnt);
+	size_t pl = (size_t)s.P * (s.gpn + 1), pL = (size_t)s.P * s.nleaves;
+	s.lvl = ts_malloc(pl * sizeof *s.lvl);
+	s.leafhead = ts_malloc(pL * sizeof *s.leafhead);
+	s.leafwhole = ts_calloc(pL, sizeof *s.leafwhole);
+	s.cnt = ts_calloc(pl, sizeof *s.cnt);
+	s.scnt = ts_calloc(pl, sizeof *s.scnt);
+	s.jpart = ts_calloc(n, sizeof *s.jpart);
+	s.pnodes = ts_calloc(s.P, sizeof *s.pnodes);
+	s.ppass = ts_calloc(s.P, sizeof *s.ppass);
+	s.ph = ts_calloc(s.P, sizeof *s.ph);
+	s.psh = ts_calloc(s.P, sizeof *s.psh);
+	s.pst = ts_calloc(s.P, sizeof *s.pst);
+	if (c->nparts > 1) {
+		o->part = ts_calloc(s.P, sizeof *o->part);
+		o->npart = o->part ? s.P : 0;
+	}
 	s.run = ts_malloc(n * sizeof *s.run);
 	s.sfree = ts_malloc(s.N * sizeof *s.sfree);
 	s.stamp = ts_calloc(s.N, sizeof *s.stamp);
@@ -1501,7 +1637,8 @@ int queue_run(const struct jobs_list *l, const struct queue_cfg *c, struct queue
 		o->job = ts_calloc(n, sizeof *o->job);
 	if (!s.j || !s.order || !s.node || !s.lvl || !s.leafhead || !s.leafwhole || !s.cnt ||
 	    !s.scnt || !s.run || !s.sfree || !s.stamp || !s.leafml || !s.mark || !s.ml ||
-	    !s.usage || !s.ugpus || !o->user_gpu_s || (c->detail && !o->job) ||
+	    !s.usage || !s.ugpus || !o->user_gpu_s || (c->detail && !o->job) || !s.jpart ||
+	    !s.pnodes || !s.ppass || !s.ph || !s.psh || !s.pst || (c->nparts > 1 && !o->part) ||
 	    evq_create(&s.evq, 1024)) {
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
@@ -1514,13 +1651,41 @@ int queue_run(const struct jobs_list *l, const struct queue_cfg *c, struct queue
 		uint64_t sd = mc_seed(c->seed, 0x51554555ull); /* "QUEU": the failure stream */
 		gsl_rng_set(s.rng, (unsigned long)((sd ^ (sd >> 32)) & 0xffffffffu));
 	}
-	for (uint32_t f = 0; f <= s.gpn; f++)
+	for (size_t f = 0; f < pl; f++)
 		s.lvl[f] = NIL;
-	for (uint32_t L = 0; L < s.nleaves; L++)
+	for (size_t L = 0; L < pL; L++)
 		s.leafhead[L] = NIL;
-	for (uint32_t k = s.N; k-- > 0;) { /* node 0 ends first in its list */
-		s.node[k] = (struct qnode){.free = s.gpn, .leaf = k / per_leaf, .up = true};
+	if (c->nparts > 1) {
+		memcpy(s.pnodes, c->part_nodes, s.P * sizeof *s.pnodes);
+	} else {
+		s.pnodes[0] = s.N;
+	}
+	for (uint32_t k = s.N, p = s.P - 1, left = s.pnodes[s.P - 1]; k-- > 0;) {
+		/* node 0 ends first in its list */
+		if (!left)
+			left = s.pnodes[--p];
+		left--;
+		s.node[k] =
+		    (struct qnode){.free = s.gpn, .leaf = k / per_leaf, .part = p, .up = true};
 		link_node(&s, k);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pi = l->j[i].partition;
+		if (pi == JOBS_NONE)
+			continue;
+		const char *name = l->partitions.s[pi];
+		uint32_t p = 0;
+		while (p < c->nparts && strcmp(c->part_names[p], name))
+			p++;
+		if (p == c->nparts) {
+			rc = ts_error_set(err, TS_EINVALID, NULL, 0, "partition",
+					  "job %s asks for partition \"%s\", expected %s",
+					  l->ids.s[l->j[i].id], name,
+					  c->nparts ? "one the partitions define"
+						    : "no partition, as none is defined");
+			goto out;
+		}
+		s.jpart[i] = p;
 	}
 	/* time 0 is the first submit, so that epoch clocks keep ns precision */
 	double t0 = INFINITY;
@@ -1540,8 +1705,8 @@ int queue_run(const struct jobs_list *l, const struct queue_cfg *c, struct queue
 		x->first_start = -1;
 		x->left = 1.0;
 		x->prev = x->next = NIL;
-		uint32_t g = l->j[i].gpus;
-		if (g > s.G || (g > s.gpn && nodes_of(&s, g) > s.N)) {
+		uint32_t g = l->j[i].gpus, pn = s.pnodes[s.jpart[i]];
+		if (g > pn * s.gpn || (g > s.gpn && nodes_of(&s, g) > pn)) {
 			x->st = J_END;
 			x->out = QUEUE_TOO_BIG;
 		}

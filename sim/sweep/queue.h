@@ -71,30 +71,36 @@ struct queue_cfg {
 				  * none), so no job's traffic meets another's */
 	enum queue_policy policy;
 	enum queue_place place;
-	uint32_t bf_depth;	   /* waiting jobs backfill tries per pass (Slurm's
-				    * bf_max_job_test; 0: 500) */
-	bool failures;		   /* model node failures */
-	double node_mtbf_s;	   /* a node's mean time between failures, s (all causes) */
-	double repair_s;	   /* a failed node is down this long, s */
-	double restart_s;	   /* a failed job's restart (reschedule, reload), s of run time */
-	double checkpoint_s;	   /* a job checkpoints every this much run time, s; a failure
-				    * loses the run since the last (0: no checkpoints: all of it) */
-	uint64_t seed;		   /* the failure stream's seed */
-	bool preempt;		   /* a waiting job may requeue running jobs of a lower tier
-				    * (their jobs_job.priority) to start: they lose the run
-				    * since their last checkpoint (checkpoint_s) and pay
-				    * restart_s, as on a failure (Slurm's PreemptMode=REQUEUE) */
-	double fs_halflife_s;	   /* fair-share usage decay half-life, s (0: 7 days, Slurm's
-				    * PriorityDecayHalfLife default) */
-	double prio_calc_s;	   /* priorities recomputed every this long, s (0: 300, Slurm's
-				    * PriorityCalcPeriod default) */
-	double w_fairshare;	   /* weight of the fair-share factor (0: 10000) */
-	double w_age;		   /* weight of the age factor (0: 1000) */
-	double max_age_s;	   /* age at which the age factor reaches 1, s (0: 7 days,
-				    * Slurm's PriorityMaxAge) */
-	bool detail;		   /* keep per-job times and the timeline */
-	struct queue_cache *cache; /* scenario run times (borrowed; needed when a job has
-				    * a scenario) */
+	uint32_t bf_depth;    /* waiting jobs backfill tries per pass (Slurm's
+			       * bf_max_job_test; 0: 500) */
+	bool failures;	      /* model node failures */
+	double node_mtbf_s;   /* a node's mean time between failures, s (all causes) */
+	double repair_s;      /* a failed node is down this long, s */
+	double restart_s;     /* a failed job's restart (reschedule, reload), s of run time */
+	double checkpoint_s;  /* a job checkpoints every this much run time, s; a failure
+			       * loses the run since the last (0: no checkpoints: all of it) */
+	uint64_t seed;	      /* the failure stream's seed */
+	bool preempt;	      /* a waiting job may requeue running jobs of a lower tier
+			       * (their jobs_job.priority) to start: they lose the run
+			       * since their last checkpoint (checkpoint_s) and pay
+			       * restart_s, as on a failure (Slurm's PreemptMode=REQUEUE) */
+	double fs_halflife_s; /* fair-share usage decay half-life, s (0: 7 days, Slurm's
+			       * PriorityDecayHalfLife default) */
+	double prio_calc_s;   /* priorities recomputed every this long, s (0: 300, Slurm's
+			       * PriorityCalcPeriod default) */
+	double w_fairshare;   /* weight of the fair-share factor (0: 10000) */
+	double w_age;	      /* weight of the age factor (0: 1000) */
+	double max_age_s;     /* age at which the age factor reaches 1, s (0: 7 days,
+			       * Slurm's PriorityMaxAge) */
+	uint32_t nparts;      /* partitions (Slurm's): 0 or 1, one of every node */
+	const char *const *part_names; /* [nparts] their names (borrowed) */
+	const uint32_t *part_nodes;    /* [nparts] their nodes, consecutive in this
+					* order, summing to `nodes`; a job runs only on
+					* its partition's nodes (jobs_job.partition by
+					* name; none: the first, the default) */
+	bool detail;		       /* keep per-job times and the timeline */
+	struct queue_cache *cache;     /* scenario run times (borrowed; needed when a job has
+					* a scenario) */
 };
 
 /* Wait statistics of jobs of GPU counts lo..hi. */
@@ -130,6 +136,16 @@ struct queue_sample {
 
 #define QUEUE_SIZES 5
 
+/* One partition's figures. */
+struct queue_part_stats {
+	uint32_t nodes, gpus; /* its nodes and GPUs */
+	size_t jobs;	      /* jobs asking for it that ran */
+	size_t too_big;	      /* jobs asking for more than it holds: never run */
+	double mean_wait_s;   /* mean wait of its jobs, s */
+	double p90_wait_s;    /* 90th percentile (nearest rank) of their wait, s */
+	double busy_gpu_s;    /* GPU-seconds of the final runs of its jobs */
+};
+
 /* The figures of one run. Plain record; free with queue_stats_free. */
 struct queue_stats {
 	uint32_t nodes, gpus; /* the cluster simulated */
@@ -157,6 +173,8 @@ struct queue_stats {
 	size_t recorded;
 	double rec_mean_wait_s, rec_p50_wait_s, rec_p90_wait_s, rec_max_wait_s;
 	double replay_mean_wait_s, replay_p50_wait_s, replay_p90_wait_s;
+	struct queue_part_stats *part; /* [npart] with partitions (owned) */
+	size_t npart;
 	struct queue_size_stats size[QUEUE_SIZES];
 	size_t nsize;		   /* classes with jobs */
 	double *user_gpu_s;	   /* [users + 1]: GPU-seconds per user of the list, the last
