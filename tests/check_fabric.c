@@ -128,6 +128,12 @@ START_TEST(bundled_counts)
 	    /* 32 DGX H100 + 8 rail leaves + 32 spines; 32 x 58 + 32 x 8 x 2 + 8 x
 	     * 32 x 2; 58 + 16 + 8 rails x 2 */
 	    {"rail-h100", "H100-SXM5-80GB", 32, 256, 8, 776, 2880, 90, true},
+	    /* 12,288 DGX H100 + 6,144 leaves of 2 nodes (16 uplinks) + 32 pods x
+	     * 16 aggregation switches + 16 planes x ceil(192 / 7) = 28 cores:
+	     * 12,288 x 23 + 6,144 + 512 + 448 devices; 12,288 x 58 + 12,288 x 8
+	     * x 2 NIC links + 6,144 x 16 x 2 leaf links + 512 x 28 x 2 core
+	     * links; 58 + 16 + 2 + 2 classes */
+	    {"h100-100k-halls", "H100-SXM5-80GB", 12288, 98304, 8, 289728, 1134592, 78, true},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
 		struct hw_cluster *c = load(want[i].name, 0, 0);
@@ -710,6 +716,70 @@ START_TEST(oversubscribed_spine_halves_cross_pod_bandwidth)
 }
 END_TEST
 
+/* Pods joined 2:1: 8 nodes of 2 HDR NICs, 2 nodes per leaf with 4 uplinks
+ * (non-blocking), 2 leaves per pod, so each pod's 4 aggregation switches
+ * have 2 links down and, at pod_oversubscription = 2, ceil(2 / 2) = 1 up
+ * (1 core per plane). Every port of pod 0 (nodes 0-3) sends S bytes to the
+ * same NIC of nodes 4-7 in pod 1: destination-mod-k puts one flow of each
+ * leaf on each aggregation switch, two flows share its one uplink, and each
+ * gets B / 2 (B = 25 GB/s x 0.97, every link HDR). Non-blocking (2 up), and
+ * inside a pod (nodes 0-1 to nodes 2-3), each gets B. A 2-level tree
+ * refuses the key. */
+START_TEST(pod_oversubscription_halves_cross_hall_bandwidth)
+{
+	const double S = 1e9, B = 25e9 * 0.97;
+	static const char *const fmt =
+	    "cluster = { name = \"halls\"; nodes = 8; node = { devices = ("
+	    "{ name = \"gpu\"; kind = \"gpu\"; type = \"A100-SXM4-80GB\"; count = 2; },"
+	    "{ name = \"sw\"; kind = \"pcie_switch\"; },"
+	    "{ name = \"nic\"; kind = \"nic\"; type = \"ib-hdr\"; count = 2; } );"
+	    "links = ( { a = \"gpu\"; b = \"sw\"; type = \"pcie4-x16\"; },"
+	    "{ a = \"nic\"; b = \"sw\"; type = \"pcie4-x16\"; } ); };"
+	    "fabric = { topology = \"fat-tree\"; levels = %d; nodes_per_leaf = 2;"
+	    " leaves_per_pod = 2; pod_oversubscription = %s; }; };";
+	char buf[1200];
+	double per_flow[3];
+	for (int v = 0; v < 3; v++) {
+		snprintf(buf, sizeof buf, fmt, 3, v == 1 ? "1.0" : "2.0");
+		struct hw_cluster *c = text(buf);
+		/* 8 x 5 devices + 4 leaves + 2 pods x 4 aggregation + 4 planes x C cores */
+		ck_assert_uint_eq(hw_cluster_ndevices(c), 8 * 5 + 4 + 8 + 4 * (v == 1 ? 2 : 1));
+		check_class_members(c);
+		struct world w;
+		world_init(&w, c, NET_FULL);
+		int slot = 0;
+		for (uint32_t src = 0; src < 4; src++)
+			for (uint32_t i = 0; i < 2; i++) {
+				uint32_t dst = v == 2 ? (src + 2) % 4 : src + 4;
+				start_flow(&w, hw_cluster_nic(c, src, i), hw_cluster_nic(c, dst, i),
+					   i, S, (uint64_t)slot++);
+			}
+		fluid_run(w.f, TS_TIME_MAX);
+		ck_assert_int_eq(w.ndone, 8);
+		double worst = 0.0;
+		for (int k = 0; k < 8; k++)
+			worst = fmax(worst, ts_time_to_s(w.end[k]));
+		per_flow[v] = S / worst;
+		world_fini(&w);
+	}
+	ck_assert_double_eq_tol(per_flow[0], B / 2.0, B * 1e-6);
+	ck_assert_double_eq_tol(per_flow[1], B, B * 1e-6);
+	ck_assert_double_eq_tol(per_flow[2], B, B * 1e-6);
+	/* a 2-level tree has no pods */
+	snprintf(buf, sizeof buf, fmt, 2, "2.0");
+	config_t cfg;
+	config_init(&cfg);
+	ck_assert(config_read_string(&cfg, buf) == CONFIG_TRUE);
+	struct hw_cluster *c = NULL;
+	struct ts_error e;
+	ck_assert_int_eq(
+	    hw_cluster_from_setting(cat, config_lookup(&cfg, "cluster"), "halls", NULL, &c, &e),
+	    TS_EINVALID);
+	config_destroy(&cfg);
+	ck_assert_str_eq(e.key, "cluster.fabric.pod_oversubscription");
+}
+END_TEST
+
 /* Field report 3's box: a ring over the bridged pair runs at the bridge
  * (300 GB/s x 0.72 = 216 GB/s busbw); adding GPU 2 puts two PCIe hops in
  * the ring (1 -> 2 and 2 -> 0 through the socket's root complex), each
@@ -791,6 +861,7 @@ static Suite *fabric_suite(void)
 	tcase_add_test(tc, large_fabrics_load);
 	tcase_add_test(tc, shared_nics_double_the_time);
 	tcase_add_test(tc, oversubscribed_spine_halves_cross_pod_bandwidth);
+	tcase_add_test(tc, pod_oversubscription_halves_cross_hall_bandwidth);
 	tcase_add_test(tc, ring_with_a_pcie_hop_runs_at_pcie_rate);
 	tcase_add_test(tc, class_equals_full_on_fabrics);
 	suite_add_tcase(s, tc);

@@ -70,6 +70,8 @@
  *   oversubscription = 2.0;   down:up at the leaves (2.0 = 2:1), default 1
  *   spines = 16;              uplinks per leaf (default ceil(ports down / ratio))
  *   leaves_per_pod = 8;       3 levels (default radix / 2)
+ *   pod_oversubscription = 7; 3 levels: down:up at the aggregation switches
+ *                             (pods joined by fewer uplinks), default 1
  *   link = "ib-hdr";          switch-to-switch link type (default the NICs')
  *   routing = "dmodk";        "dmodk" (default) or "ecmp" (seeded hash)
  *   seed = 1;                 ECMP hash seed

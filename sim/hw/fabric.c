@@ -19,7 +19,9 @@
  * leaves (leaves_per_pod, else radix / 2); each pod has u aggregation
  * switches, uplink s of each leaf going to aggregation switch s of its pod;
  * aggregation switch s of every pod has C = P uplinks to the C core switches
- * of plane s (non-blocking above the leaves). Switch-to-switch links have
+ * of plane s (non-blocking above the leaves), or C = ceil(P / o2) with a
+ * pod oversubscription o2 (pod_oversubscription: pods, as data halls or
+ * buildings, joined by fewer links than they hold). Switch-to-switch links have
  * the type `link` (default: the NICs' type).
  *
  * Routes between two nodes go up only as far as needed: through the shared
@@ -68,6 +70,32 @@ static const char *const routing_names[] = {"dmodk", "ecmp", NULL};
 
 /* ------------------------------------------------------------- parsing */
 
+/* A down:up ratio `key` of g, when given, into *out: a number from 1
+ * (non-blocking) to 1024. */
+static int ratio(const config_setting_t *g, const char *key, const char *where, double *out,
+		 const char *file, struct ts_error *err)
+{
+	char k[CFG_KEY_MAX];
+	const config_setting_t *s = config_setting_get_member(g, key);
+	if (!s)
+		return 0;
+	int t = config_setting_type(s);
+	if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
+		return ts_error_set(
+		    err, TS_ETYPE, file, cfg_line(s), cfg_key_join(k, "cluster.fabric", key),
+		    "found %s, expected a ratio such as 2.0 (2:1 at %s)", cfg_type_name(s), where);
+	double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
+					  : (double)config_setting_get_int64(s);
+	if (!(v >= 1.0) || v > 1024.0)
+		return ts_error_set(err, TS_ERANGE, file, cfg_line(s),
+				    cfg_key_join(k, "cluster.fabric", key),
+				    "found %g, expected a down:up ratio from 1 (non-blocking) "
+				    "to 1024",
+				    v);
+	*out = v;
+	return 0;
+}
+
 static int choice(const config_setting_t *g, const char *key, const char *const *names, int *out,
 		  const char *file, struct ts_error *err)
 {
@@ -94,11 +122,23 @@ static int choice(const config_setting_t *g, const char *key, const char *const 
 int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 		    const config_setting_t *g, const char *file, struct ts_error *err)
 {
-	static const char *const keys[] = {
-	    "topology", "levels",	  "radix",    "oversubscription", "nodes_per_leaf",
-	    "spines",	"leaves_per_pod", "link",     "routing",	  "seed",
-	    "sharp",	"dims",		  "flow_cap", "socket_threads",	  "socks_per_thread",
-	    NULL};
+	static const char *const keys[] = {"topology",
+					   "levels",
+					   "radix",
+					   "oversubscription",
+					   "nodes_per_leaf",
+					   "spines",
+					   "leaves_per_pod",
+					   "link",
+					   "routing",
+					   "seed",
+					   "sharp",
+					   "dims",
+					   "flow_cap",
+					   "socket_threads",
+					   "socks_per_thread",
+					   "pod_oversubscription",
+					   NULL};
 	const char *path = "cluster.fabric";
 	char k[CFG_KEY_MAX];
 	int rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err);
@@ -122,27 +162,10 @@ int hw_fabric_parse(struct hw_fabric_spec *fs, const struct hw_catalog *cat,
 			       path, err)) < 0)
 		return rc;
 	const config_setting_t *s;
-	if ((s = config_setting_get_member(g, "oversubscription"))) {
-		int t = config_setting_type(s);
-		double v = t == CONFIG_TYPE_FLOAT ? config_setting_get_float(s)
-			   : (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64)
-			       ? (double)config_setting_get_int64(s)
-			       : -1.0;
-		if (t != CONFIG_TYPE_FLOAT && t != CONFIG_TYPE_INT && t != CONFIG_TYPE_INT64)
-			return ts_error_set(err, TS_ETYPE, file, cfg_line(s),
-					    cfg_key_join(k, path, "oversubscription"),
-					    "found %s, expected a ratio such as 2.0 (2:1 at the "
-					    "leaf uplinks)",
-					    cfg_type_name(s));
-		if (!(v >= 1.0) || v > 1024.0)
-			return ts_error_set(
-			    err, TS_ERANGE, file, cfg_line(s),
-			    cfg_key_join(k, path, "oversubscription"),
-			    "found %g, expected a down:up ratio from 1 (non-blocking) "
-			    "to 1024",
-			    v);
-		fs->oversub = v;
-	}
+	if ((rc = ratio(g, "oversubscription", "the leaf uplinks", &fs->oversub, file, err)) ||
+	    (rc = ratio(g, "pod_oversubscription", "the aggregation uplinks", &fs->pod_oversub,
+			file, err)))
+		return rc;
 	if ((s = config_setting_get_member(g, "link"))) {
 		char v[64];
 		if ((rc = cfg_get_string(g, "link", true, v, sizeof v, file, path, err)))
@@ -339,6 +362,11 @@ int hw_fabric_plan(struct hw_fabric *fb, const struct hw_fabric_spec *fs,
 		uint32_t rails = fb->topo == HW_TOPO_RAIL ? nics : 1;
 		ncls += 2 * rails;
 		if (fb->levels == 2) {
+			if (fs->pod_oversub > 0.0)
+				return plan_err(
+				    fs, TS_EINVALID, "pod_oversubscription", err,
+				    "found a ratio between pods for a 2-level tree, "
+				    "expected levels = 3 (pods joined by core switches)");
 			if (fs->radix && fb->nleaves > fs->radix)
 				return plan_err(fs, TS_ERANGE, "levels", err,
 						"found %u leaves, more than a spine's radix %u; "
@@ -354,7 +382,13 @@ int hw_fabric_plan(struct hw_fabric *fb, const struct hw_fabric_spec *fs,
 				return plan_err(fs, TS_EINVALID, "leaves_per_pod", err,
 						"found neither leaves_per_pod nor radix for a "
 						"3-level tree, expected one of them");
+			/* the aggregation switch's uplinks: as many as its leaves, or
+			 * fewer by pod_oversubscription */
 			fb->C = fb->P;
+			if (fs->pod_oversub > 0.0) {
+				double cc = ceil((double)fb->P / fs->pod_oversub - 1e-9);
+				fb->C = cc < 1.0 ? 1u : (uint32_t)cc;
+			}
 			fb->npods = ceil_div(fb->nleaves, fb->P);
 			if (fb->nleaves % fb->P && fb->npods > 1)
 				fb->symmetric = false;
@@ -629,14 +663,18 @@ int hw_fabric_summary(const struct hw_fabric *fb, const struct hw_catalog *cat, 
 					fb->k, fb->k * fb->p, fb->u, fb->oversub, fb->u, lt, route,
 					fb->symmetric ? "" : ", last leaf partly filled",
 					fb->sharp ? ", in-network reduction" : "");
+		char above[64] = "";
+		if (fb->C < fb->P)
+			snprintf(above, sizeof above, " (%u down, %u up, %.2f:1)", fb->P, fb->C,
+				 (double)fb->P / fb->C);
 		return snprintf(buf, n,
 				"%s 3-level %s: %u leaves of %u nodes (%u ports down, %u up, "
-				"%.2f:1) in %u pods of %u, %u aggregation and %u core switches, "
+				"%.2f:1) in %u pods of %u, %u aggregation%s and %u core switches, "
 				"%s links, %s routing%s%s",
 				fb->topo == HW_TOPO_RAIL ? "rail-optimized" : "a",
 				fb->topo == HW_TOPO_RAIL ? "tree" : "fat-tree", fb->nleaves, fb->k,
 				fb->k * fb->p, fb->u, fb->oversub, fb->npods, fb->P,
-				fb->npods * fb->u, fb->u * fb->C, lt, route,
+				fb->npods * fb->u, above, fb->u * fb->C, lt, route,
 				fb->symmetric ? "" : ", last leaf or pod partly filled",
 				fb->sharp ? ", in-network reduction" : "");
 	case HW_TOPO_TORUS2D:

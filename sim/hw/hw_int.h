@@ -51,6 +51,7 @@ struct hw_fabric_spec {
 	uint32_t spines;	 /* uplinks per leaf (= spines of a 2-level tree) */
 	uint32_t leaves_per_pod; /* 3-level */
 	double oversub;		 /* down:up at the leaves, >= 1 */
+	double pod_oversub;	 /* 3-level: down:up at the aggregation switches, >= 1 */
 	uint32_t link_type;	 /* switch-to-switch link type; UINT32_MAX = the NICs' */
 	int routing;		 /* enum hw_routing, -1 = default (dmodk) */
 	uint64_t seed;		 /* ECMP hash seed (default 1) */
