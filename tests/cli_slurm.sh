@@ -89,6 +89,11 @@ sed 's/micro_batch = \[1, 2\]/micro_batch = [1, 4]/' "$SWEEP" >"$EX/.axes-test.c
 "$BIN" sweep "$EX/.axes-test.cfg" --shard 4/4 -o "$TMP/axes.csv" 2>/dev/null
 rm -f "$EX/.axes-test.cfg"
 refused otheraxes "axes.csv:2: sweep_digest: found part 4/4 of another sweep (other axes)" "$P-1.csv" "$P-2.csv" "$P-3.csv" "$TMP/axes.csv"
+# a row with one field more than the header (an empty one after "ok") would shift the merged columns
+sed '3s/,ok,/,ok,,/' "$P-2.csv" >"$TMP/extra.csv"
+cmp -s "$P-2.csv" "$TMP/extra.csv" && fail "extra: the edit did not apply"
+nf=$(head -n 1 "$P-2.csv" | tr -cd , | wc -c)
+refused extra "extra.csv:3: found $((nf + 2)) fields, expected $((nf + 1)) as the header has" "$P-1.csv" "$TMP/extra.csv" "$P-3.csv" "$P-4.csv"
 
 # what cannot be a part is refused at once, never read without bound (each
 # under a memory and a time limit, so a reader that runs away fails here)

@@ -180,7 +180,25 @@ static int part_head(struct part *p, struct ts_error *err)
 	return 0;
 }
 
-/* Check that the rows of p are its points, whole and complete. */
+/* The fields of the line [s, end) as RFC 4180 splits it: the commas
+ * outside quotes, plus one (a doubled '"' toggles twice, so it is outside
+ * the field's quoting only where the field's text is). */
+static size_t line_fields(const char *s, const char *end)
+{
+	size_t n = 1;
+	bool quoted = false;
+	for (; s < end; s++) {
+		if (*s == '"')
+			quoted = !quoted;
+		else if (*s == ',' && !quoted)
+			n++;
+	}
+	return n;
+}
+
+/* Check that the rows of p are its points, whole and complete, each with
+ * the header's field count (a row with a field too many or too few would
+ * shift the columns of the merged file). */
 static int part_rows(const struct part *p, struct ts_error *err)
 {
 	size_t want = p->d.npoints > p->d.shard_k
@@ -188,6 +206,7 @@ static int part_rows(const struct part *p, struct ts_error *err)
 			  : 0;
 	size_t got = 0;
 	const char *r = p->rows, *end = p->text + p->len;
+	size_t headf = line_fields(p->head, p->head + p->headlen - 1);
 	for (; r < end; got++) {
 		const char *nl = memchr(r, '\n', (size_t)(end - r));
 		int line = (int)got + 2;
@@ -214,6 +233,11 @@ static int part_rows(const struct part *p, struct ts_error *err)
 					    "first row, \"%.*s\"",
 					    (int)(dl > 80 ? 80 : dl), dig,
 					    (int)(p->diglen > 80 ? 80 : p->diglen), p->dig);
+		size_t nf = line_fields(r, nl);
+		if (nf != headf)
+			return ts_error_set(err, TS_EINVALID, part_name(p), line, NULL,
+					    "found %zu fields, expected %zu as the header has", nf,
+					    headf);
 		r = nl + 1;
 	}
 	if (got < want)
