@@ -162,6 +162,38 @@ START_TEST(ring_allreduce_closed_form)
 }
 END_TEST
 
+/* LL128 by hand: a forced LL128 ring with two or more GPUs per node moves
+ * the bytes at 0.92 of the bus rate Simple reaches (NCCL src/graph/tuning.cc,
+ * the ring LL128 refinement busBw x 0.92, "120.0/128.0"; 0.7 with one GPU per
+ * node), plus its own latency: one DGX A100 node, 8 GPUs, 1 GiB,
+ * t = latency + 2 x 7/8 x S / (0.92 x B), B the slowest link of a GPU pair's
+ * route. Within 2 ns (the two roundings of the completion time). */
+START_TEST(ring_allreduce_ll128_closed_form)
+{
+	const double S = 1073741824.0, ll128 = 0.92;
+	const uint32_t n = 8;
+	struct world w;
+	world_init(&w, "dgx-a100-80gb", 1, 0, NET_FULL);
+	uint32_t route[8];
+	size_t len;
+	ck_assert_int_eq(hw_cluster_route(w.c, hw_cluster_gpu(w.c, 0), hw_cluster_gpu(w.c, 1),
+					  UINT32_MAX, route, 8, &len),
+			 0);
+	double B = HUGE_VAL;
+	for (size_t k = 0; k < len; k++)
+		B = fmin(B, hw_cluster_link(w.c, route[k])->bw_Bps);
+	world_fini(&w);
+	struct coll_plan p;
+	double t =
+	    time_one("dgx-a100-80gb", 1, 0, NET_FULL, COLL_ALL_REDUCE, n, S, COLL_PROTO_LL128, &p);
+	ck_assert_int_eq(p.proto, COLL_PROTO_LL128);
+	double want =
+	    ts_time_to_s(ts_time_from_s(p.latency_s)) + 2.0 * (n - 1) / n * S / (ll128 * B);
+	ck_assert_msg(fabs(t - want) <= 2e-9, "%.12f vs %.12f", t, want);
+	ck_assert_double_eq_tol(p.bus_Bps, ll128 * B, B * 1e-12);
+}
+END_TEST
+
 /* Step-by-step oracle: 2(n-1) steps for all-reduce ((n-1) for all-gather),
  * each a barrier of n flows of S/n bytes along the ring edges' routes,
  * shared max-min. The pipelined activity must give the same bandwidth time. */
@@ -1274,6 +1306,7 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, bus_factors);
 	tcase_add_test(tc, ring_allreduce_closed_form);
+	tcase_add_test(tc, ring_allreduce_ll128_closed_form);
 	tcase_add_test(tc, ring_matches_step_oracle);
 	tcase_add_test(tc, class_equals_full);
 	tcase_add_test(tc, class_equals_full_oversubscribed_tree);
