@@ -816,7 +816,8 @@ typedef struct ts_queue_opts {
 			      * nodes_max (a sweep) */
 	uint32_t nodes_step; /* the sweep's step (0: 1) */
 	const char *jobs;    /* job list file, or NULL for the synthetic mix */
-	const char *input;   /* its format: "csv", "sacct", "swf" (NULL: by content) */
+	const char *input;   /* its format: "csv", "sacct", "swf", "helios" (NULL: by
+			      * content) */
 	enum ts_queue_policy policy;
 	bool spread;		    /* place jobs spread (worst fit, one node per leaf
 				     * switch) rather than packed (best fit) */

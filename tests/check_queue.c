@@ -622,6 +622,49 @@ START_TEST(csv_errors)
 }
 END_TEST
 
+/* Helios' cluster_log.csv, on made-up rows in its format (no row of the
+ * real trace): the CPU job and the job of 0 s are skipped; 2020-04-01
+ * 00:00:00 UTC is 1585699200 s since the epoch. */
+START_TEST(helios_reads)
+{
+	const char *p = write_tmp(
+	    "h.csv", "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,"
+		     "end_time,duration,queue\n"
+		     "1,uA,vcA,8,16,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:00:00,"
+		     "2020-04-01 00:01:40,100,0\n"
+		     "2,uB,vcA,8,16,1,COMPLETED,2020-04-01 00:00:01,2020-04-01 00:01:40,"
+		     "2020-04-01 00:01:50,10,99\n"
+		     "3,uB,vcB,8,16,1,FAILED,2020-04-01 00:00:02,2020-04-01 00:00:30,"
+		     "2020-04-01 00:00:40,10,28\n"
+		     "4,uC,vcB,0,4,1,COMPLETED,2020-04-01 00:00:03,2020-04-01 00:00:03,"
+		     "2020-04-01 00:10:03,600,0\n"
+		     "5,uC,vcB,4,8,1,CANCELLED,2020-04-01 00:00:04,2020-04-01 00:00:04,"
+		     "2020-04-01 00:00:04,0,0\n");
+	struct jobs_list l = {0};
+	struct ts_error err = {0};
+	int rc = jobs_read(p, JOBS_AUTO, &l, &err);
+	ck_assert_msg(rc == 0, "%s", err.msg);
+	ck_assert_uint_eq(l.n, 3);
+	ck_assert_double_eq(l.j[0].submit_s, 1585699200.0);
+	ck_assert_double_eq(l.j[1].rec_start_s - l.j[1].submit_s, 99);
+	ck_assert_double_eq(l.j[2].rec_start_s - l.j[2].submit_s, 28);
+	ck_assert_double_eq(l.j[2].duration_s, 10);
+	ck_assert_uint_eq(l.j[2].gpus, 8);
+	ck_assert_str_eq(l.users.s[l.j[2].user], "uB");
+	ck_assert_str_eq(l.accounts.s[l.j[2].account], "vcB");
+	ck_assert_str_eq(l.partitions.s[l.j[0].partition], "vcA");
+	ck_assert_str_eq(l.partitions.s[l.j[2].partition], "vcB");
+	jobs_free(&l);
+	remove(p);
+	expect_err("htime.csv",
+		   "job_id,user,vc,gpu_num,submit_time,start_time,duration\n"
+		   "1,uA,vcA,8,April 1st,2020-04-01 00:00:00,100\n",
+		   JOBS_HELIOS, TS_ESYNTAX, 2, "submit_time", "found \"April 1st\"");
+	expect_err("hcol.csv", "job_id,user,vc,gpu_num,submit_time,duration\n", JOBS_HELIOS,
+		   TS_ESYNTAX, 1, "start_time", "missing column");
+}
+END_TEST
+
 START_TEST(sacct_reads)
 {
 	const char *p = write_tmp(
@@ -704,6 +747,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, csv_errors);
 	tcase_add_test(tc, sacct_reads);
 	tcase_add_test(tc, swf_reads);
+	tcase_add_test(tc, helios_reads);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -193,6 +193,35 @@ checks=$((checks + 1))
 [ $? -eq 1 ] && grep -q 'found partitions of 3 nodes on a cluster of 2' "$TMP/e8" ||
 	fail "partitions over the cluster size: $(cat "$TMP/e8")"
 
+# A Helios cluster_log.csv (made-up rows in its format, read by content)
+# replayed with its virtual clusters as partitions on 2 DGX H100 nodes,
+# FIFO: job 1 (vcA) 0-100, job 2 (vcA) waits for it (99 s), job 3 (vcB)
+# runs at once; the CPU job 4 and the 0 s job 5 are skipped. Recorded
+# waits 0, 99, 28 s: mean 42.33, nearest-rank p50 28, p90 99; replayed 0,
+# 99, 0: mean 33, p50 0, p90 99.
+cat >"$TMP/cluster_log.csv" <<'CSV'
+job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
+1,uA,vcA,8,16,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:00:00,2020-04-01 00:01:40,100,0
+2,uB,vcA,8,16,1,COMPLETED,2020-04-01 00:00:01,2020-04-01 00:01:40,2020-04-01 00:01:50,10,99
+3,uB,vcB,8,16,1,FAILED,2020-04-01 00:00:02,2020-04-01 00:00:30,2020-04-01 00:00:40,10,28
+4,uC,vcB,0,4,1,COMPLETED,2020-04-01 00:00:03,2020-04-01 00:00:03,2020-04-01 00:10:03,600,0
+5,uC,vcB,4,8,1,CANCELLED,2020-04-01 00:00:04,2020-04-01 00:00:04,2020-04-01 00:00:04,0,0
+CSV
+ok helios.json queue "$TMP/cluster_log.csv" --cluster dgx-h100 --nodes 2 --policy fifo \
+	--partitions vcA:1,vcB --format json --quiet
+py helios.json '
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {"jobs": 3, "recorded_jobs": 3, "recorded_mean_wait_s": 127 / 3, "recorded_p50_wait_s": 28,
+        "recorded_p90_wait_s": 99, "replayed_mean_wait_s": 33, "replayed_p50_wait_s": 0,
+        "replayed_p90_wait_s": 99}
+for k, v in want.items():
+    if abs(j[k] - v) > 1e-9 * max(1, v):  # reals printed to 10 significant digits
+        sys.exit("%s %r, expected %r" % (k, j[k], v))
+if [p["name"] for p in j["partitions"]] != ["vcA", "vcB"]:
+    sys.exit("partitions %r" % j["partitions"])
+'
+
 # Two scenario jobs of 16 GPUs spread over two leaf switches of a 2:1
 # oversubscribed fat-tree: each alone, then both at once sharing the uplinks.
 # The scenario: GPT-3 1.3B with a small batch, so its gradient all-reduce
@@ -245,7 +274,7 @@ d = sys.argv[1].rsplit("/", 1)[0]
 schema = json.load(open(sys.argv[2]))
 jsonschema.Draft202012Validator.check_schema(schema)
 v = jsonschema.Draft202012Validator(schema)
-for name in ("fifo", "backfill", "preempt", "nopreempt", "rec", "parts", "one", "two", "sweep"):
+for name in ("fifo", "backfill", "preempt", "nopreempt", "rec", "parts", "helios", "one", "two", "sweep"):
     errs = sorted(v.iter_errors(json.load(open(d + "/" + name + ".json"))), key=lambda e: list(e.path))
     if errs:
         sys.exit("%s.json: %s at %s" % (name, errs[0].message, "/".join(map(str, errs[0].path))))

@@ -280,13 +280,15 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 				 o->target_utilisation);
 	enum jobs_format fmt = JOBS_AUTO;
 	if (o->input) {
-		fmt = !strcmp(o->input, "csv")	   ? JOBS_CSV
-		      : !strcmp(o->input, "sacct") ? JOBS_SACCT
-		      : !strcmp(o->input, "swf")   ? JOBS_SWF
-						   : (enum jobs_format) - 1;
+		fmt = !strcmp(o->input, "csv")	    ? JOBS_CSV
+		      : !strcmp(o->input, "sacct")  ? JOBS_SACCT
+		      : !strcmp(o->input, "swf")    ? JOBS_SWF
+		      : !strcmp(o->input, "helios") ? JOBS_HELIOS
+						    : (enum jobs_format) - 1;
 		if ((int)fmt < 0)
 			return api_failf(TS_EUSAGE, "--input",
-					 "found \"%s\", expected csv, sacct or swf", o->input);
+					 "found \"%s\", expected csv, sacct, swf or helios",
+					 o->input);
 	}
 	ts_queue *q = ts_calloc(1, sizeof *q);
 	if (!q)

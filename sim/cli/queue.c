@@ -18,7 +18,8 @@ static void usage(FILE *out)
 	    "usage: trainsim queue JOBS.csv --cluster NAME --nodes N|LO:HI[:STEP]\n"
 	    "                      [--policy fifo|backfill|priority] [--place packed|spread]\n"
 	    "                      [-o PER_JOB.csv] [--format text|csv|json] [--timeline FILE]\n"
-	    "                      [--input csv|sacct|swf] [--failures] [--preempt] [--checkpoint "
+	    "                      [--input csv|sacct|swf|helios] [--failures] [--preempt] "
+	    "[--checkpoint "
 	    "D]\n"
 	    "                      [--partitions NAME:NODES,...]\n"
 	    "                      [--target-p90 D] [--target-utilisation F] [-j N]\n"
@@ -36,8 +37,8 @@ static void usage(FILE *out)
 	    "                    replay's, as for sacct's Start and SWF's wait); a job with a\n"
 	    "                    scenario file (relative to JOBS.csv) and tokens or steps runs as\n"
 	    "                    long as trainsim simulates it on the GPUs it is given. Also a\n"
-	    "                    Slurm `sacct --parsable2` export or a Parallel Workloads Archive\n"
-	    "                    SWF log (--input, else by content)\n"
+	    "                    Slurm `sacct --parsable2` export, a Parallel Workloads Archive\n"
+	    "                    SWF log or a Helios cluster_log.csv (--input, else by content)\n"
 	    "  --cluster NAME    bundled cluster or cluster file: GPUs per node, leaf switches\n"
 	    "  --nodes N         node count; LO:HI[:STEP] runs every count from LO to HI\n"
 	    "  --policy P        fifo (strict order), backfill (EASY, the default; judged by\n"
@@ -148,7 +149,7 @@ int cli_queue(int argc, char **argv)
 	    {O_OUT, "--output", "-o", "a per-job CSV file"},
 	    {O_FORMAT, "--format", NULL, "text, csv or json"},
 	    {O_TIMELINE, "--timeline", NULL, "a CSV file"},
-	    {O_INPUT, "--input", NULL, "csv, sacct or swf"},
+	    {O_INPUT, "--input", NULL, "csv, sacct, swf or helios"},
 	    {O_FAILURES, "--failures", NULL, NULL},
 	    {O_PREEMPT, "--preempt", NULL, NULL},
 	    {O_CHECKPOINT, "--checkpoint", NULL, "a duration"},

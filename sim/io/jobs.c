@@ -398,13 +398,17 @@ static int split(char *s, char sep, char **f, int max)
 
 /* ----------------------------------------------------------- sacct */
 
-/* "2024-03-01T12:00:00" (UTC) into seconds since the epoch. */
+static bool iso_time(const char *s, double *out);
+
+/* "2024-03-01T12:00:00" or "2024-03-01 12:00:00" (UTC) into seconds since
+ * the epoch. */
 static bool iso_time(const char *s, double *out)
 {
 	struct tm tm = {0};
-	char tail;
-	if (sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &tail) != 6)
+	char sep, tail;
+	if (sscanf(s, "%4d-%2d-%2d%c%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &sep,
+		   &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &tail) != 7 ||
+	    (sep != 'T' && sep != ' '))
 		return false;
 	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
 	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
@@ -740,6 +744,93 @@ out:
 
 /* ------------------------------------------------------------ entry */
 
+/* ---------------------------------------------------------- Helios */
+
+/* SenseTime's Helios cluster_log.csv (github.com/S-Lab-System-Group/
+ * HeliosData, CC BY 4.0): job_id,user,vc,gpu_num,cpu_num,node_num,state,
+ * submit_time,start_time,end_time,duration,queue, times as "YYYY-MM-DD
+ * HH:MM:SS" without a zone (taken as UTC), duration in s. CPU jobs
+ * (gpu_num 0) and jobs that ran for 0 s are skipped; the virtual cluster
+ * is the account and the partition, the start the recorded one. */
+static int read_helios(const char *path, struct jobs_list *l, struct ts_error *err)
+{
+	enum { H_ID, H_USER, H_VC, H_GPUS, H_SUBMIT, H_START, H_DUR, H_N };
+	static const char *const hcols[H_N] = {"job_id",      "user",	    "vc",      "gpu_num",
+					       "submit_time", "start_time", "duration"};
+	struct csv c;
+	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	if (rc) {
+		csv_close(&c);
+		return rc;
+	}
+	int col[H_N];
+	size_t before = l->n;
+	while ((rc = csv_next(&c, err)) > 0) {
+		if (c.lineno == 1) {
+			for (int k = 0; k < H_N; k++)
+				if ((col[k] = csv_col(&c, hcols[k])) < 0) {
+					rc = ts_error_set(err, TS_ESYNTAX, path, 1, hcols[k],
+							  "missing column in the header, expected "
+							  "Helios' cluster_log.csv columns");
+					goto out;
+				}
+			continue;
+		}
+		if (c.nf == 1 && blank(c.f[0]))
+			continue;
+		int ln = c.lineno;
+		for (int k = 0; k < H_N; k++)
+			if (col[k] >= c.nf) {
+				rc = ts_error_set(err, TS_ESYNTAX, path, ln, NULL,
+						  "found %d fields, expected the header's", c.nf);
+				goto out;
+			}
+		double g, dur;
+		const char *v = c.f[col[H_GPUS]];
+		if (!num(v, &g) || g != floor(g) || g < 0.0 || g > (double)JOBS_MAX_GPUS) {
+			rc = bad(err, path, ln, "gpu_num", v, "a whole number of GPUs from 0");
+			goto out;
+		}
+		v = c.f[col[H_DUR]];
+		if (!num(v, &dur) || dur < 0.0) {
+			rc = bad(err, path, ln, "duration", v, "a run time in s, >= 0");
+			goto out;
+		}
+		if (g == 0.0 || dur == 0.0)
+			continue;
+		struct jobs_job j = {.gpus = (uint32_t)g, .duration_s = dur, .scenario = JOBS_NONE};
+		static const int tk[2] = {H_SUBMIT, H_START};
+		double *tv[2] = {&j.submit_s, &j.rec_start_s};
+		for (int k = 0; k < 2; k++) {
+			v = c.f[col[tk[k]]];
+			if (!iso_time(v, tv[k])) {
+				rc = bad(err, path, ln, hcols[tk[k]], v,
+					 "a time as \"2020-04-01 08:00:00\"");
+				goto out;
+			}
+		}
+		const char *vc = c.f[col[H_VC]];
+		rc = jobs_add(l, &j, c.f[col[H_ID]], c.f[col[H_USER]], vc, NULL);
+		if (rc == TS_ESYNTAX) {
+			rc = bad(err, path, ln, "job_id", c.f[col[H_ID]],
+				 "an id no earlier job has");
+			goto out;
+		}
+		if (!rc)
+			rc = opt_name(&l->partitions, vc, &l->j[l->n - 1].partition);
+		if (rc) {
+			rc = ts_error_set(err, rc, path, ln, NULL, "out of memory");
+			goto out;
+		}
+	}
+	if (!rc && l->n == before)
+		rc = ts_error_set(err, TS_EINVALID, path, 0, NULL,
+				  "found no GPU job that ran, expected at least one");
+out:
+	csv_close(&c);
+	return rc;
+}
+
 static enum jobs_format sniff(const char *path)
 {
 	size_t n = strlen(path);
@@ -757,6 +848,8 @@ static enum jobs_format sniff(const char *path)
 		s++;
 	if (*s == ';')
 		return JOBS_SWF;
+	if (!strncmp(s, "job_id,", 7) && strstr(s, ",gpu_num,") && strstr(s, ",submit_time,"))
+		return JOBS_HELIOS;
 	return strchr(line, '|') ? JOBS_SACCT : JOBS_CSV;
 }
 
@@ -769,6 +862,8 @@ int jobs_read(const char *path, enum jobs_format fmt, struct jobs_list *l, struc
 		return read_sacct(path, l, err);
 	case JOBS_SWF:
 		return read_swf(path, l, err);
+	case JOBS_HELIOS:
+		return read_helios(path, l, err);
 	default:
 		return read_csv(path, l, err);
 	}

@@ -57,14 +57,16 @@ struct jobs_list {
 
 /* Input formats. */
 enum jobs_format {
-	JOBS_AUTO = 0,	/* by content: SWF (".swf", or a first line starting ';'), sacct (a
-			 * first line holding '|'), else CSV */
-	JOBS_CSV = 1,	/* id,submit_s,gpus,duration_s[,time_limit_s,priority,user,
-			 * account,scenario,tokens,steps,recorded_start_s,partition],
-			 * any column order, a header */
-	JOBS_SACCT = 2, /* sacct --parsable2 (or -P): '|'-separated with a header */
-	JOBS_SWF = 3,	/* Standard Workload Format: 18 whitespace-separated fields,
-			 * ';' comments */
+	JOBS_AUTO = 0,	 /* by content: SWF (".swf", or a first line starting ';'), sacct (a
+			  * first line holding '|'), else CSV */
+	JOBS_CSV = 1,	 /* id,submit_s,gpus,duration_s[,time_limit_s,priority,user,
+			  * account,scenario,tokens,steps,recorded_start_s,partition],
+			  * any column order, a header */
+	JOBS_SACCT = 2,	 /* sacct --parsable2 (or -P): '|'-separated with a header */
+	JOBS_SWF = 3,	 /* Standard Workload Format: 18 whitespace-separated fields,
+			  * ';' comments */
+	JOBS_HELIOS = 4, /* SenseTime's Helios cluster_log.csv (a header starting
+			  * job_id, with gpu_num and submit_time) */
 };
 
 /* Read the jobs of file `path` in format `fmt` and append them to `l`.
@@ -80,7 +82,10 @@ enum jobs_format {
  * time, wait time, run time, allocated processors (each taken as one GPU;
  * the requested count where -1), requested time as the time limit, user
  * and group as user and account; jobs with a run time or processor count
- * of -1 or 0 are skipped. Returns 0, or TS_EIO, TS_ESYNTAX (a missing
+ * of -1 or 0 are skipped. Helios: job_id, user, vc, gpu_num, submit_time,
+ * start_time ("YYYY-MM-DD HH:MM:SS", UTC) and duration (s); the virtual
+ * cluster is the account and the partition, start_time the recorded start;
+ * CPU jobs and jobs of 0 s are skipped. Returns 0, or TS_EIO, TS_ESYNTAX (a missing
  * column, a field that is not what its column holds, a duplicate id; file,
  * line, column, found, expected), TS_ERANGE, TS_EINVALID (no job),
  * TS_ELIMIT (a line over 64 KiB), TS_ENOMEM, with err filled. */
