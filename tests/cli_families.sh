@@ -25,10 +25,18 @@ awk -v l="$line3" 'BEGIN { split(l, f, " "); e = f[5] + 0; exit !(e < -5 || e > 
 	fail "DLE-BERT-003 catalog: $line3"
 checks=$((checks + 1))
 # phase 2 is predicted about 45 % slow with the committed constants; no
-# tc_sustain up to the GPU's whole matmul rate explains its 1-GPU run, so the
-# fit refuses, naming the constant
-grep -q 'not calibrated: found runs faster than tc_sustain = 1 allows' "$out" ||
+# tc_sustain up to the GPU's whole matmul rate explains its 1-GPU run (110
+# sequences/s), and its predicted iteration is all compute, so the fit
+# refuses naming the run, the bound and the compute term
+grep -q 'not calibrated: DLE-BERT-005: found 110 measured where the fastest the model reaches (tc_sustain = 1, ' "$out" ||
 	fail "phase 2: $(sed -n '/^family 2/,$p' "$out")"
+grep -q 'its compute term (.* s of a .* s iteration) cannot be that fast on the catalog.s peak' "$out" ||
+	fail "phase 2's term: $(sed -n '/^family 2/,$p' "$out")"
+# one run identifies one constant: the phase-1 fit moves tc_sustain alone
+grep -q '^  tc_sustain ' "$out" || fail "phase 1 fitted no tc_sustain"
+if sed -n '/^family 1/,/^family 2/p' "$out" | grep -qE '^  (gemm_k0|launch_s) '; then
+	fail "phase 1 fitted more constants than its one run identifies"
+fi
 grep -q '^1 of 2 families calibrated' "$out" || fail "summary: $(tail -1 "$out")"
 checks=$((checks + 1))
 # --families takes no --fit or --format

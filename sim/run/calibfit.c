@@ -281,6 +281,27 @@ static int probe(struct prob *pr, const enum calibfit_param *cand, size_t nc, co
 	return 0;
 }
 
+/* n measurements identify at most n constants: keep the n the data depend
+ * on most (largest elasticity) and leave the rest at the catalog's value.
+ * With one run the others would move only as far as their prior lets the
+ * one residual push them, a split the run cannot tell (one small run's
+ * tc_sustain and gemm_k0 are one number), and a result would name them as
+ * measured. */
+static void keep_identified(struct prob *pr, size_t n, const struct calibfit *out)
+{
+	while (pr->np > n) {
+		size_t w = 0;
+		for (size_t i = 1; i < pr->np; i++)
+			if (out->v[pr->idx[i]].elasticity < out->v[pr->idx[w]].elasticity)
+				w = i;
+		for (size_t i = w; i + 1 < pr->np; i++) {
+			pr->idx[i] = pr->idx[i + 1];
+			pr->x0[i] = pr->x0[i + 1];
+		}
+		pr->np--;
+	}
+}
+
 /* Solve; fill out->fitted, out->v[] and rms figures. sigma[] are the data
  * residuals' sigmas (to turn them back into log errors). */
 static int solve(struct prob *pr, const double *sigma, struct calibfit *out, struct ts_error *err)
@@ -642,6 +663,26 @@ static const char *largest_term(const struct ts_result *r)
 	return t[b].name;
 }
 
+/* The largest term of a predicted iteration that the runs fit does not
+ * move (tc_sustain and gemm_k0 move compute and recompute, launch_s the
+ * host's launches), for messages; its seconds into *s. */
+static const char *fixed_term(const struct ts_result *r, double *s)
+{
+	const struct {
+		const char *name;
+		double v;
+	} t[] = {{"exposed communication", r->exposed_comm_s},
+		 {"pipeline bubble", r->bubble_s},
+		 {"data stall", r->data_stall_s},
+		 {"optimizer", r->optimizer_s}};
+	size_t b = 0;
+	for (size_t i = 1; i < sizeof t / sizeof t[0]; i++)
+		if (t[i].v > t[b].v)
+			b = i;
+	*s = t[b].v;
+	return t[b].name;
+}
+
 int calibfit_runs(const struct calibfit_run *runs, size_t n, const struct work_calib *start,
 		  struct calibfit *out, struct ts_error *err)
 {
@@ -675,7 +716,10 @@ int calibfit_runs(const struct calibfit_run *runs, size_t n, const struct work_c
 	struct prob pr = {.base = out->start, .nd = n, .resid = runs_resid, .ud = &u};
 	static const enum calibfit_param cand[] = {CALIBFIT_GEMM_K0, CALIBFIT_TC_SUSTAIN,
 						   CALIBFIT_LAUNCH_S};
-	if ((rc = probe(&pr, cand, 3, sigma, out)) || (rc = solve(&pr, sigma, out, err)))
+	if ((rc = probe(&pr, cand, 3, sigma, out)))
+		goto done;
+	keep_identified(&pr, n, out);
+	if ((rc = solve(&pr, sigma, out, err)))
 		goto done;
 	out->rows = n;
 	out->evaluations = pr.evals;
@@ -685,13 +729,45 @@ int calibfit_runs(const struct calibfit_run *runs, size_t n, const struct work_c
 	for (size_t i = 0; i < pr.np; i++) {
 		enum calibfit_param q = pr.idx[i];
 		if (out->v[q].value >= param_hi[q] * (1.0 - 1e-6) && out->rms_after > RUN_SIGMA) {
-			rc = ts_error_set(
-			    err, TS_ERANGE, NULL, 0, "--runs",
-			    "found runs faster than %s = %g allows (the GPU's whole "
-			    "sustained matmul rate), expected runs the model can "
-			    "explain: the catalog's peak or the runs' scenarios do not "
-			    "match what ran",
-			    calibfit_param_key(q), param_hi[q]);
+			/* the run the bound leaves furthest off, and the term of its
+			 * fastest prediction that no fitted constant moves */
+			size_t w = 0;
+			for (size_t j = 1; j < n; j++)
+				if (r[j] > r[w])
+					w = j;
+			const struct ts_result *b = &res[w];
+			double fixed = 0.0;
+			const char *term = fixed_term(b, &fixed);
+			double miss = expm1(r[w] * RUN_SIGMA);
+			double it = b->iteration_time_s;
+			if (fixed > it * miss / (1.0 + miss))
+				rc = ts_error_set(
+				    err, TS_ERANGE, NULL, 0, "--runs",
+				    "%s: found %.6g measured where the fastest the model reaches "
+				    "(%s = %g, the GPU's whole sustained matmul rate) is %.6g "
+				    "(%+.1f "
+				    "%% in time), expected runs the model can explain: its %s "
+				    "(%.4g s of a %.4g s iteration) is a term no fitted constant "
+				    "moves, "
+				    "and the run says it is smaller",
+				    runs[w].label, runs[w].measured, calibfit_param_key(q),
+				    param_hi[q], metric(b, runs[w].metric), 100.0 * miss, term,
+				    fixed, it);
+			else
+				rc = ts_error_set(
+				    err, TS_ERANGE, NULL, 0, "--runs",
+				    "%s: found %.6g measured where the fastest the model reaches "
+				    "(%s = %g, the GPU's whole sustained matmul rate) is %.6g "
+				    "(%+.1f "
+				    "%% in time), expected runs the model can explain: its compute "
+				    "term (%.4g s of a %.4g s iteration) cannot be that fast on "
+				    "the "
+				    "catalog's peak, so the scenario (precision, shapes, "
+				    "attention) "
+				    "does not match what ran",
+				    runs[w].label, runs[w].measured, calibfit_param_key(q),
+				    param_hi[q], metric(b, runs[w].metric), 100.0 * miss,
+				    b->compute_s + b->recompute_s, it);
 			goto done;
 		}
 	}

@@ -43,7 +43,7 @@ static void field(const char *text, const char *key, char *out, size_t cap)
 
 static void family_key(const struct val_row *r, char *out, size_t cap)
 {
-	char model[1024], cluster[64], prec[16], fw[24], seq[24];
+	char model[1024], cluster[64], prec[16], fw[24], seq[24], rec[24];
 	const char *t = strstr(r->scenario, "training");
 	/* "model" as a key: at the start of the text or of a line, or after "; " */
 	const char *m = strncmp(r->scenario, "model", 5) ? NULL : r->scenario;
@@ -58,8 +58,14 @@ static void family_key(const struct val_row *r, char *out, size_t cap)
 	/* the training sequence length: BERT's two phases are two families */
 	field(t ? t : r->scenario, "seq_len", seq, sizeof seq);
 	seq[strcspn(seq, "; }")] = '\0';
-	snprintf(out, cap, "%s | %.180s | %.40s | %s | %s | seq %s", r->source, model, cluster,
-		 prec, fw, seq);
+	/* activation recomputation: a run that recomputes its forward is
+	 * another job than one that does not (MosaicML's MPT-13B on H100 ran
+	 * 8 and 32 GPUs without it and 128 and 512 with it), and one run of
+	 * either says nothing of the other's efficiency */
+	field(t ? t : r->scenario, "recompute", rec, sizeof rec);
+	snprintf(out, cap, "%s | %.180s | %.40s | %s | %s | seq %s%s%s", r->source, model, cluster,
+		 prec, fw, seq, rec[0] && strcmp(rec, "none") ? " | recompute " : "",
+		 rec[0] && strcmp(rec, "none") ? rec : "");
 }
 
 /* The measured figure of row r as calibfit_runs takes it: metric 0
