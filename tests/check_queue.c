@@ -385,6 +385,50 @@ START_TEST(partitions_backfill)
 }
 END_TEST
 
+/* Preemption stays inside a partition: 2 nodes of 8 GPUs, a and b one
+ * each, no checkpoints, a 5 s restart. L1 (a, 8 GPUs, 100 s) runs from 0,
+ * L2 (b) from 1; H (a, 8 GPUs, 20 s, tier 10) at 5 requeues L1, the only
+ * run of its partition (5 s x 8 GPUs = 40 GPU-s lost): H 5-25, L1 again
+ * 25-130 (100 s + 5 s), L2 1-101. Without partitions H takes the younger
+ * L2 (4 s x 8 = 32 GPU-s): L1 0-100, H 5-25, L2 25-130. */
+START_TEST(partitions_preempt)
+{
+	struct jobs_list l = {0};
+	add(&l, "L1", 0, 8, 100, 0, NULL);
+	add(&l, "L2", 1, 8, 100, 0, NULL);
+	add(&l, "H", 5, 8, 20, 0, NULL);
+	l.j[2].priority = 10;
+	const double on[3][2] = {{0, 130}, {1, 101}, {5, 25}};
+	const double off[3][2] = {{0, 100}, {1, 130}, {5, 25}};
+	for (int parts = 0; parts < 2; parts++) {
+		if (parts)
+			in_part(&l, 0, "a"), in_part(&l, 1, "b"), in_part(&l, 2, "a");
+		struct queue_cfg q = cfg(2, 8, QUEUE_BACKFILL);
+		if (parts) {
+			q.nparts = 2;
+			q.part_names = ab_names;
+			q.part_nodes = ab_nodes;
+		}
+		q.preempt = true;
+		q.restart_s = 5;
+		q.detail = true;
+		struct queue_stats st;
+		struct ts_error err = {0};
+		ck_assert_int_eq(queue_run(&l, &q, &st, &err), 0);
+		const double(*want)[2] = parts ? on : off;
+		for (int i = 0; i < 3; i++)
+			ck_assert_msg(st.job[i].start_s == want[i][0] &&
+					  st.job[i].end_s == want[i][1],
+				      "partitions %d: job %d runs %g-%g, expected %g-%g", parts, i,
+				      st.job[i].start_s, st.job[i].end_s, want[i][0], want[i][1]);
+		ck_assert_uint_eq(st.preempted, 1);
+		ck_assert_double_eq_tol(st.preempt_lost_gpu_s, parts ? 40.0 : 32.0, 1e-9);
+		queue_stats_free(&st);
+	}
+	jobs_free(&l);
+}
+END_TEST
+
 /* One GPU; user a submits five 1000 s jobs at 0, user b one at 10 s. FIFO
  * runs b's after a's five (at 5000 s); with fair-share b's usage is 0
  * against a's, so its job is next when a's first ends (1000 s). */
@@ -737,6 +781,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, recorded_waits);
 	tcase_add_test(tc, partitions_fifo);
 	tcase_add_test(tc, partitions_backfill);
+	tcase_add_test(tc, partitions_preempt);
 	tcase_add_test(tc, fairshare_by_hand);
 	tcase_add_test(tc, placement);
 	tcase_add_test(tc, failures_account);
