@@ -235,7 +235,7 @@ static int write_json(const struct report_queue *q, FILE *out, struct ts_error *
 	for (size_t k = 0; !bad && k < s->nsize; k++) {
 		const struct queue_size_stats *z = &s->size[k];
 		json_t *e =
-		    json_pack("{s:i,s:O,s:i,s:f,s:f,s:f,s:f,s:f}", "gpus_min", (json_int_t)z->lo,
+		    json_pack("{s:i,s:o,s:i,s:f,s:f,s:f,s:f,s:f}", "gpus_min", (json_int_t)z->lo,
 			      "gpus_max", z->hi == UINT32_MAX ? json_null() : json_integer(z->hi),
 			      "jobs", (json_int_t)z->jobs, "mean_wait_s", z->mean_wait_s,
 			      "p50_wait_s", z->p50_wait_s, "p90_wait_s", z->p90_wait_s,
