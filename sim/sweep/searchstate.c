@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "sweep/searchstate.h"
 
 void search_state_key(const struct search_cand *c, uint32_t k[10], int64_t *mb)
@@ -51,13 +52,22 @@ void search_state_write_head(FILE *f, uint64_t d)
 void search_state_write(FILE *f, const uint32_t k[10], int64_t mb, int rc,
 			const struct ts_result *res)
 {
+	/* the line is built whole first: its checksum covers its text */
+	char head[10 * 11 + 2 * 24];
+	int n = 0;
 	for (int i = 0; i < 10; i++)
-		fprintf(f, "%" PRIu32 " ", k[i]);
-	fprintf(f, "%lld %d ", (long long)mb, rc);
+		n += snprintf(head + n, sizeof head - (size_t)n, "%" PRIu32 " ", k[i]);
+	n += snprintf(head + n, sizeof head - (size_t)n, "%lld %d ", (long long)mb, rc);
+	uint64_t h = hash_fnv1a(HASH_FNV1A_BASIS, head, (size_t)n);
+	fputs(head, f);
 	const unsigned char *b = (const unsigned char *)res;
-	for (size_t i = 0; i < sizeof *res; i++)
-		fprintf(f, "%02x", b[i]);
-	fputc('\n', f);
+	char hex[3];
+	for (size_t i = 0; i < sizeof *res; i++) {
+		snprintf(hex, sizeof hex, "%02x", b[i]);
+		h = hash_fnv1a(h, hex, 2);
+		fputs(hex, f);
+	}
+	fprintf(f, " %016llx\n", (unsigned long long)h);
 }
 
 static int hexval(int c)
@@ -110,8 +120,22 @@ int search_state_read(const char *sp, uint64_t d, struct search_state *st, struc
 			goto bad;
 		n += pos;
 		e.mb = mb;
-		if ((size_t)(got - 1 - n) != hexlen)
+		/* the record, a space and its checksum: FNV-1a 64 of the text before
+		 * the space, so that a record changed on disk is refused, not ranked */
+		if ((size_t)(got - 1 - n) != hexlen + 17 || line[n + hexlen] != ' ')
 			goto bad;
+		unsigned long long sum = 0;
+		int sl = 0;
+		if (sscanf(line + n + hexlen + 1, "%16llx%n", &sum, &sl) != 1 || sl != 16 ||
+		    (uint64_t)sum != hash_fnv1a(HASH_FNV1A_BASIS, line, (size_t)n + hexlen)) {
+			rc = ts_error_set(err, TS_EINVALID, NULL, 0, "--resume",
+					  "%s:%zu: found a candidate's result whose checksum does "
+					  "not match, expected the record as trainsim search wrote "
+					  "it (the file was changed or damaged: remove it to start "
+					  "over)",
+					  sp, st->n + 2);
+			goto out;
+		}
 		unsigned char *b = (unsigned char *)&e.res;
 		for (size_t i = 0; i < sizeof e.res; i++) {
 			int hi = hexval(line[n + 2 * i]), lo = hexval(line[n + 2 * i + 1]);

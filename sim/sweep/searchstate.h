@@ -45,14 +45,17 @@ void search_state_write_head(FILE *f, uint64_t d);
 /* Write one candidate's line: its key, status and result's bytes in hex
  * (the digest holds the version, so the layout of ts_result is that of this
  * build), so that a resumed search ranks bit for bit as an uninterrupted
- * one. Write errors are left to the stream. */
+ * one; then a space and the FNV-1a 64 of the line's text before it (16 hex
+ * digits), which search_state_read checks. Write errors are left to the
+ * stream. */
 void search_state_write(FILE *f, const uint32_t k[10], int64_t mb, int rc,
 			const struct ts_result *res);
 
 /* Read state file `path` of a search whose digest is d into s; a file that
  * does not exist is an empty state; a last line cut short (the search was
  * stopped while writing it) is dropped. Returns 0, or TS_EINVALID (the file
- * is another search's, or its inputs changed), TS_EIO or TS_ENOMEM with
+ * is another search's, or its inputs changed, or a record's checksum does
+ * not match: the message names the file and line), TS_EIO or TS_ENOMEM with
  * err set (key "--resume"). */
 int search_state_read(const char *path, uint64_t d, struct search_state *s, struct ts_error *err);
 
