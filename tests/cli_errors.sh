@@ -393,4 +393,16 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 grep -q "$esc" "$TMP/err" && fail "a raw escape reached stderr: $(cat -v "$TMP/err")"
 
+# calibrate --runs holds the fit to the bounds of --measured-iteration-s: a
+# run 1e6 s against the catalog's 6.6 s (1.5e5 times slower, beyond the 64 a
+# constant may move) is refused naming its row, and so is 1e300, which once
+# reached the simulator as tc_sustain = 0 and blamed the scenario
+cp "$SRC/examples/measure-small-predict-big/node1.cfg" "$TMP/node1.cfg"
+printf 'scenario,set,metric,value\nnode1.cfg,,iteration_time_s,1e6\n' >"$TMP/slow.csv"
+printf 'scenario,set,metric,value\nnode1.cfg,,iteration_time_s,3\nnode1.cfg,,iteration_time_s,1e300\n' >"$TMP/huge.csv"
+expect 2 'runs: slow.csv:2 (node1.cfg): iteration_time_s: found 1e+06|expected a run within 64 times|nothing written' calibrate --runs slow.csv -o out.cfg
+expect 2 'runs: huge.csv:3 (node1.cfg): iteration_time_s: found 1e+300|expected a run within 64 times' calibrate --runs huge.csv -o out.cfg
+checks=$((checks + 1))
+[ -e "$TMP/out.cfg" ] && fail "a refused calibrate --runs wrote its overrides"
+
 finish

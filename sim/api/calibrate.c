@@ -280,21 +280,64 @@ int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *
 			 scen, ns ? " --set " : "", c.f[col[1]]);
 		n++;
 	}
+	/* The bounds of --measured-iteration-s: a run more than CALIB_RANGE
+	 * times off the catalog's prediction in time needs some constant beyond
+	 * CALIB_RANGE times its committed value (each constant's elasticity of the
+	 * time is at most 1), so it is refused before the fit, naming its row;
+	 * after the fit every fitted constant is held to that range too. */
+	double pred[RUNS_MAX];
+	for (size_t i = 0; i < n; i++) {
+		struct ts_result a;
+		if (ts_run(runs[i].sc, &env->calib, &a, NULL, &err)) {
+			rc = api_fail(&err);
+			goto done;
+		}
+		pred[i] = runs[i].metric == 0	? a.iteration_time_s
+			  : runs[i].metric == 1 ? a.samples_per_s
+						: a.tokens_per_s;
+		double slower =
+		    runs[i].metric == 0 ? runs[i].measured / pred[i] : pred[i] / runs[i].measured;
+		if (!(slower <= CALIB_RANGE && slower >= 1.0 / CALIB_RANGE)) {
+			rc = api_failf(TS_ERANGE, "--runs",
+				       "%s: %s: found %.6g where the catalog's constants predict "
+				       "%.6g (%.3g times %s in time), expected a run within %g "
+				       "times of it, as a constant may move at most %g times its "
+				       "committed value; nothing written",
+				       runs[i].label, metrics[runs[i].metric], runs[i].measured,
+				       pred[i], slower >= 1.0 ? slower : 1.0 / slower,
+				       slower >= 1.0 ? "slower" : "faster", CALIB_RANGE,
+				       CALIB_RANGE);
+			goto done;
+		}
+	}
 	if (calibfit_runs(runs, n, &env->calib, f, &err)) {
 		rc = api_fail(&err);
 		goto done;
 	}
+	for (int q = 0; q < CALIBFIT_NPARAMS_; q++) {
+		const struct calibfit_value *v = &f->v[q];
+		if (v->fitted && v->before > 0.0 &&
+		    !(v->value <= v->before * CALIB_RANGE && v->value >= v->before / CALIB_RANGE)) {
+			rc = api_failf(
+			    TS_ERANGE, "--runs",
+			    "%s: %s: found a fitted %g, %.3g times its committed value "
+			    "%g, expected at most %g times either way (the bound of "
+			    "--measured-iteration-s): the runs are not what the "
+			    "scenarios describe; nothing written",
+			    csv_path, calibfit_param_key((enum calibfit_param)q), v->value,
+			    v->value > v->before ? v->value / v->before : v->before / v->value,
+			    v->before, CALIB_RANGE);
+			goto done;
+		}
+	}
 	struct work_calib fitted = f->fitted.calib;
 	for (size_t i = 0; i < n; i++) {
-		struct ts_result a, b;
-		if (ts_run(runs[i].sc, &env->calib, &a, NULL, &err) ||
-		    ts_run(runs[i].sc, &fitted, &b, NULL, &err)) {
+		struct ts_result b;
+		if (ts_run(runs[i].sc, &fitted, &b, NULL, &err)) {
 			rc = api_fail(&err);
 			goto done;
 		}
-		double va = runs[i].metric == 0	  ? a.iteration_time_s
-			    : runs[i].metric == 1 ? a.samples_per_s
-						  : a.tokens_per_s;
+		double va = pred[i];
 		double vb = runs[i].metric == 0	  ? b.iteration_time_s
 			    : runs[i].metric == 1 ? b.samples_per_s
 						  : b.tokens_per_s;
