@@ -54,4 +54,14 @@ grep -q 'found 52.7 % of the kernel time outside NCCL in kernels no op class map
 	fail "recommender: $(cat "$TMP/e2")"
 grep -q 'split_embedding_backward' "$TMP/e2" || fail "recommender's kernel: $(cat "$TMP/e2")"
 checks=$((checks + 1))
+# the same ResNet trace relabelled as taken on an H100: its kernel times are
+# not the scenario's A100's, refused (exit 2) naming both GPUs, nothing written
+zcat "$D/hta-resnet-2gpu-step5.json.gz" | sed 's/"NVIDIA A100-PG509-200"/"NVIDIA H100 80GB HBM3"/g' >"$TMP/h100.json"
+grep -q 'NVIDIA H100 80GB HBM3' "$TMP/h100.json" || fail "the trace was not relabelled"
+"$BIN" calibrate "$D/hta-resnet-2gpu.cfg" --trace "$TMP/h100.json" -o "$TMP/o3.cfg" >/dev/null 2>"$TMP/e3"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q 'h100.json: found a trace of NVIDIA H100 80GB HBM3, expected one of the GPUs of .*(A100-SXM4-40GB)' "$TMP/e3" ||
+	fail "a trace of another GPU: exit $rc: $(cat "$TMP/e3")"
+[ -e "$TMP/o3.cfg" ] && fail "a refused trace fit wrote its overrides"
+checks=$((checks + 1))
 finish

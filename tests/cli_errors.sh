@@ -405,4 +405,18 @@ expect 2 'runs: huge.csv:3 (node1.cfg): iteration_time_s: found 1e+300|expected 
 checks=$((checks + 1))
 [ -e "$TMP/out.cfg" ] && fail "a refused calibrate --runs wrote its overrides"
 
+# calibrate --nccl-tests takes an all-reduce of the scenario's GPUs only:
+# an all_gather table (redop "none"), ranks on H100s for an A100 scenario,
+# and an H100 plateau relabelled A100 (481 GB/s, beyond nvlink3's 299 GB/s
+# at efficiency 1) are refused, not fitted with the efficiency stuck at 1
+"$BIN" collective --cluster dgx-a100-80gb --op all_gather -b 8 -e 8G -f 2 --format nccl-tests >"$TMP/ag.txt"
+"$BIN" collective --cluster dgx-h100 -b 8 -e 8G -f 2 --format nccl-tests >"$TMP/h100.txt"
+sed 's/H100-SXM5-80GB/A100-SXM4-80GB/' "$TMP/h100.txt" >"$TMP/fast.txt"
+D="$SRC/configs/scenarios/default.cfg"
+expect 2 'ag.txt:|found a row with redop none|all_reduce_perf' calibrate "$D" --nccl-tests ag.txt -o out.cfg
+expect 2 'h100.txt: found ranks on H100-SXM5-80GB|(A100-SXM4-80GB)' calibrate "$D" --nccl-tests h100.txt -o out.cfg
+expect 2 'fast.txt: found a busbw plateau of 480|nvlink3|upper bound 1|nothing written' calibrate "$D" --nccl-tests fast.txt -o out.cfg
+checks=$((checks + 1))
+[ -e "$TMP/out.cfg" ] && fail "a refused calibrate --nccl-tests wrote its overrides"
+
 finish

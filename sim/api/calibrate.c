@@ -17,6 +17,7 @@
 #include "base/units.h"
 #include "io/calibcfg.h"
 #include "io/nccltests.h"
+#include "hw/cluster.h"
 #include "io/scenario.h"
 #include "plan/env.h"
 #include "report/calibrate.h"
@@ -52,6 +53,19 @@ int ts_calibrate_nccl(ts_env *env, const char *path, const char *const *sets, si
 		return api_fail(&err);
 	if (calib_fit_nccl(env->cat, path, sets, nsets, &t, &fit, &err)) {
 		rc = api_fail(&err);
+		goto done;
+	}
+	/* as --measured-iteration-s: an efficiency stopped at its bound that
+	 * still misses the measured plateau is refused, not written */
+	double miss = (fit.after_Bps - fit.measured_Bps) / fit.measured_Bps;
+	if (fit.at_bound && fabs(miss) > CALIB_MISS_MAX) {
+		rc = api_failf(TS_ERANGE, "--nccl-tests",
+			       "%s: found a busbw plateau of %.5g GB/s, expected one %s's %s "
+			       "can reach: its efficiency hit its %s bound %g, where the "
+			       "plateau is %.5g GB/s (%+.1f %%); nothing written",
+			       file, fit.measured_Bps / 1e9, path, fit.link,
+			       fit.fitted_eff >= 1.0 ? "upper" : "lower", fit.fitted_eff,
+			       fit.after_Bps / 1e9, 100.0 * miss);
 		goto done;
 	}
 	report_calibrate_nccl(report, path, file, &fit);
@@ -179,8 +193,19 @@ int ts_calibrate_trace(ts_env *env, const char *path, const char *const *sets, s
 		rc = api_failf(TS_ENOMEM, NULL, "out of memory");
 		goto done;
 	}
-	if (ts_scenario_load(env->cat, path, sets, nsets, &sc, &err) ||
-	    calibfit_trace(env->cat, sc, &env->calib, &t, f, &err)) {
+	if (ts_scenario_load(env->cat, path, sets, nsets, &sc, &err)) {
+		rc = api_fail(&err);
+		goto done;
+	}
+	const char *gname = hw_cluster_gpu_type(sc->cluster)->name;
+	if (!calib_device_matches(gname, t.device)) {
+		rc = api_failf(TS_EINVALID, "--trace",
+			       "%s: found a trace of %s, expected one of the GPUs of %s (%s): "
+			       "its kernel times would be fitted to another GPU's constants",
+			       trace_path, t.device, path, gname);
+		goto done;
+	}
+	if (calibfit_trace(env->cat, sc, &env->calib, &t, f, &err)) {
 		rc = api_fail(&err);
 		goto done;
 	}

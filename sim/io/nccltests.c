@@ -23,7 +23,7 @@ static bool num(const char *s, double *v)
 }
 
 static int parse_row(char *line, const char *path, size_t lineno, struct nccl_row *r,
-		     struct ts_error *err)
+		     struct nccl_table *tab, struct ts_error *err)
 {
 	char *f[MAX_FIELDS], *save = NULL;
 	size_t n = 0;
@@ -39,6 +39,14 @@ static int parse_row(char *line, const char *path, size_t lineno, struct nccl_ro
 				    "time algbw busbw #wrong)",
 				    n);
 	size_t k = n - 12; /* 1 with a root column */
+	/* all_reduce_perf's redop is a reduction, its root (2.10 on) -1: "none"
+	 * is a gather's or an all-to-all's, a root of 0 or more a reduce's or a
+	 * broadcast's */
+	bool rooted = k && strcmp(f[4], "-1");
+	if (!tab->other_line && (rooted || !strcmp(f[3], "none"))) {
+		tab->other_line = lineno;
+		snprintf(tab->other_redop, sizeof tab->other_redop, "%s", rooted ? "root" : f[3]);
+	}
 	/* sizes up to 1 EiB, bus bandwidths up to 1 PB/s (10^3 beyond NVLink 5):
 	 * a figure past these is a damaged file, and would overflow once scaled */
 	const struct {
@@ -70,6 +78,7 @@ int nccltests_read(const char *path, struct nccl_table *out, struct ts_error *er
 	int rc = cfg_read_text(path, &text, &len, err);
 	if (rc)
 		return rc;
+	out->path = path;
 	size_t lineno = 0;
 	for (char *p = text, *next; p && *p; p = next) {
 		next = strchr(p, '\n');
@@ -81,12 +90,21 @@ int nccltests_read(const char *path, struct nccl_table *out, struct ts_error *er
 			continue;
 		if (*p == '#') {
 			p += 1 + strspn(p + 1, " \t");
-			if (!strncmp(p, "Rank", 4))
-				out->nranks++;
+			if (!strncmp(p, "Rank", 4)) {
+				const char *d = strrchr(p, ']');
+				if (!out->nranks++ && d) {
+					d += 1 + strspn(d + 1, " \t");
+					size_t l = strcspn(d, "\r");
+					while (l && (d[l - 1] == ' ' || d[l - 1] == '\t'))
+						l--;
+					snprintf(out->device, sizeof out->device, "%.*s",
+						 (int)(l < 95 ? l : 95), d);
+				}
+			}
 			continue;
 		}
 		struct nccl_row r;
-		if ((rc = parse_row(p, path, lineno, &r, err)))
+		if ((rc = parse_row(p, path, lineno, &r, out, err)))
 			goto fail;
 		if (ts_grow((void **)&out->rows, &out->cap, out->n + 1, sizeof *out->rows)) {
 			rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");

@@ -22,11 +22,18 @@ struct nccl_table {
 	struct nccl_row *rows; /* in file order */
 	size_t n;
 	size_t cap;
-	uint32_t nranks; /* "#  Rank  N ..." lines, 0 when the file has none */
+	uint32_t nranks;   /* "#  Rank  N ..." lines, 0 when the file has none */
+	const char *path;  /* as read (borrowed: the caller's) */
+	char device[96];   /* the first Rank line's device name (after its "[0x..]"), "" if none */
+	size_t other_line; /* the first row that is not an all-reduce's (redop "none":
+			    * a gather, an all-to-all; a root of 0 or more: a reduce, a
+			    * broadcast), 0 if none */
+	char other_redop[16]; /* that row's redop field */
 };
 
 /* Parse nccl-tests output `path`. Lines starting with '#' are comments
- * except the "#  Rank" lines, counted into nranks; blank lines are
+ * except the "#  Rank" lines, counted into nranks (the first one's device
+ * name kept); blank lines are
  * skipped; every other line is a row of 12 fields (size count type redop
  * time algbw busbw #wrong time algbw busbw #wrong, nccl-tests before 2.10)
  * or 13 (with root after redop), busbw in GB/s (1e9 bytes/s). Returns 0,

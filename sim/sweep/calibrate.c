@@ -3,10 +3,14 @@
  * log space (sim/sweep/calibrate.h says why one constant); and the
  * efficiency of a link type fitted to an nccl-tests busbw plateau.
  * SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_roots.h>
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/alloc.h"
 #include "hw/cluster.h"
@@ -237,6 +241,29 @@ static int bound_link(const struct hw_cluster *c, uint32_t gpus)
 	return -1;
 }
 
+bool calib_device_matches(const char *gpu, const char *device)
+{
+	if (!device || !*device)
+		return true;
+	const char *part = gpu;
+	size_t l;
+	for (;;) {
+		l = strcspn(part, "-");
+		if (strpbrk(part, "0123456789") && (size_t)(strpbrk(part, "0123456789") - part) < l)
+			break;
+		if (!part[l])
+			return true; /* no part with a digit: nothing to compare */
+		part += l + 1;
+	}
+	for (const char *d = device; *d; d++) {
+		if (d != device && isalnum((unsigned char)d[-1]))
+			continue;
+		if (strncasecmp(d, part, l) == 0 && !isalnum((unsigned char)d[l]))
+			return true;
+	}
+	return false;
+}
+
 int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets, size_t nsets,
 		   const struct nccl_table *t, struct calib_link_fit *out, struct ts_error *err)
 {
@@ -245,6 +272,23 @@ int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *
 	int rc = ts_scenario_load(cat, path, sets, nsets, &sc, err);
 	if (rc)
 		return rc;
+	const char *gname = hw_cluster_gpu_type(sc->cluster)->name;
+	if (t->other_line) {
+		rc = ts_error_set(err, TS_EINVALID, t->path, (int)t->other_line, NULL,
+				  "found a row with %s%s, expected the table of "
+				  "all_reduce_perf (a reduction such as sum, root -1 if any)",
+				  strcmp(t->other_redop, "root") ? "redop " : "a ",
+				  strcmp(t->other_redop, "root") ? t->other_redop
+								 : "root of 0 or more");
+		goto out;
+	}
+	if (!calib_device_matches(gname, t->device)) {
+		rc = ts_error_set(err, TS_EINVALID, t->path, 0, NULL,
+				  "found ranks on %s, expected the GPUs of %s (%s): the fit "
+				  "would give their link's efficiency to another GPU's",
+				  t->device, path, gname);
+		goto out;
+	}
 	uint32_t gpus = t->nranks ? t->nranks : sc->gpus;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
 	if (gpus > hw_cluster_gpus(sc->cluster) || gpus < 2 || (gpus > gpn && gpus % gpn)) {

@@ -97,8 +97,20 @@ int calib_coll_busbw(const struct ts_scenario *sc, uint32_t gpus, double bytes, 
  * busbw(e) = measured on [CALIB_EFF_MIN, 1] to 1e-6 in e. cat is left with
  * its efficiency unchanged. Deterministic. Returns 0, TS_EINVALID (no
  * plateau, more ranks than the scenario's GPUs, or ranks that are not
- * whole nodes), TS_EUNSUPPORTED (no link to fit), or the errors of
- * ts_scenario_load and calib_coll_busbw, with `err` filled. */
+ * whole nodes, a table that is not an all-reduce's (a row without a
+ * reduction or with a root column), ranks on another GPU than the
+ * scenario's (calib_device_matches); file and line named), TS_EUNSUPPORTED (no link to fit), or the
+ * errors of ts_scenario_load and calib_coll_busbw, with `err` filled. */
+/* Whether a measurement's device name (a trace's deviceProperties name, an
+ * nccl-tests "# Rank" line's device) can be catalog GPU `gpu`: the first
+ * '-'-separated part of gpu that holds a digit ("A100" of
+ * "A100-SXM4-80GB", "4090" of "RTX-4090", "MI300X") appears in device as a
+ * word, case aside ("NVIDIA A100-SXM4-80GB", "NVIDIA GeForce RTX 4090"). The
+ * vendor's names differ from the catalog's ("NVIDIA H100 80GB HBM3" for
+ * H100-SXM5-80GB), so the form factor and memory are not compared. An empty
+ * device (not recorded) matches. */
+bool calib_device_matches(const char *gpu, const char *device);
+
 int calib_fit_nccl(struct hw_catalog *cat, const char *path, const char *const *sets, size_t nsets,
 		   const struct nccl_table *t, struct calib_link_fit *out, struct ts_error *err);
 
