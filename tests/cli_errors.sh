@@ -392,6 +392,24 @@ checks=$((checks + 1))
 	fail "a name with control characters: $(head -2 "$TMP/out" | cat -v) $(cat "$TMP/err")"
 checks=$((checks + 1))
 grep -q "$esc" "$TMP/err" && fail "a raw escape reached stderr: $(cat -v "$TMP/err")"
+# ... and in CSV escaped as in text (never raw): run's CSV is two lines
+# without ESC; a sweep's parts with that name merge and plot (a quoted
+# newline once made merge and plot refuse trainsim's own CSV)
+checks=$((checks + 1))
+"$BIN" run "$TMP/base.cfg" --set 'name="a\x1b[2Jb\nc"' --format csv >"$TMP/out" 2>"$TMP/err"
+[ "$(wc -l <"$TMP/out")" -eq 2 ] && grep -qF 'a\x1b[2Jb\nc' "$TMP/out" && ! grep -q "$esc" "$TMP/out" ||
+	fail "a name with control characters in CSV: $(head -2 "$TMP/out" | cat -v) $(cat "$TMP/err")"
+printf 'base = "%s";\naxes = { nodes = [1, 2]; };\n' "$TMP/base.cfg" >"$TMP/nlsweep.cfg"
+for k in 1 2; do
+	"$BIN" sweep "$TMP/nlsweep.cfg" --set 'name="l1\nl2, \"q\""' --shard $k/2 -o "$TMP/nlp$k.csv" 2>/dev/null
+done
+checks=$((checks + 1))
+"$BIN" merge "$TMP/nlp1.csv" "$TMP/nlp2.csv" -o "$TMP/nlm.csv" 2>"$TMP/err" &&
+	[ "$(wc -l <"$TMP/nlm.csv")" -eq 3 ] && grep -qF '"l1\nl2, ""q"""' "$TMP/nlm.csv" ||
+	fail "merge of parts with a newline in the name: $(cat "$TMP/err")"
+checks=$((checks + 1))
+"$BIN" plot breakdown "$TMP/nlm.csv" -o "$TMP/nl.png" 2>"$TMP/err" ||
+	fail "plot of a sweep with a newline in the name: $(cat "$TMP/err")"
 
 # calibrate --runs holds the fit to the bounds of --measured-iteration-s: a
 # run 1e6 s against the catalog's 6.6 s (1.5e5 times slower, beyond the 64 a

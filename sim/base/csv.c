@@ -1,6 +1,7 @@
 /* Reading CSV.
  * SPDX-License-Identifier: MIT */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -119,15 +120,20 @@ void csv_close(struct csv *c)
 
 void csv_put_field(FILE *out, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
+	bool quote = strpbrk(s, ",\"") != NULL;
+	if (quote)
+		fputc('"', out);
 	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f) {
+			char e[8];
+			fputs(ts_escape_ctl(e, sizeof e, s, 1), out);
+			continue;
+		}
 		if (*s == '"')
 			fputc('"', out);
 		fputc(*s, out);
 	}
-	fputc('"', out);
+	if (quote)
+		fputc('"', out);
 }

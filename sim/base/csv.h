@@ -60,9 +60,12 @@ int csv_row(struct csv *c, const char *const *names, int n, int *col, struct ts_
 /* Close the file and free the buffers (a zeroed or failed struct is fine). */
 void csv_close(struct csv *c);
 
-/* Write field s to out, quoted as RFC 4180 asks when it holds ',', '"' or
- * a line break (its '"' doubled); no separator. Write errors are left to
- * the stream's error flag. */
+/* Write field s to out, quoted as RFC 4180 asks when it holds ',' or '"'
+ * (its '"' doubled); a control character (a line break, ESC) escaped as
+ * text output shows it ("\n", "\x1b": ts_escape_ctl), never raw, so that
+ * the line is one line csv_next reads back and a terminal showing it is not
+ * driven by it; no separator. Write errors are left to the stream's error
+ * flag. */
 void csv_put_field(FILE *out, const char *s);
 
 #endif

@@ -97,11 +97,15 @@ int sweep_check(const struct sweep_spec *sp, const struct hw_catalog *cat, struc
 	return 0;
 }
 
-/* Append field s to buf at *off with RFC 4180 quoting; TS_ELIMIT when full. */
+/* Append field s to buf at *off with RFC 4180 quoting; TS_ELIMIT when full.
+ * A control character is written escaped as text output shows it ("\n",
+ * "\x1b": ts_escape_ctl), never raw: a row stays one line that trainsim's
+ * CSV reader (merge, plot, --resume) reads back, and a CSV printed to a
+ * terminal cannot drive it. */
 static int csv_field(char *buf, size_t n, size_t *off, const char *s, bool comma)
 {
-	bool quote = strpbrk(s, ",\"\r\n") != NULL;
-	size_t need = strlen(s) * 2 + 4;
+	bool quote = strpbrk(s, ",\"") != NULL;
+	size_t need = strlen(s) * 4 + 4;
 	if (*off + need >= n)
 		return TS_ELIMIT;
 	char *p = buf + *off;
@@ -112,6 +116,15 @@ static int csv_field(char *buf, size_t n, size_t *off, const char *s, bool comma
 	for (; *s; s++) {
 		if (*s == '"')
 			*p++ = '"';
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f) {
+			char e[8];
+			ts_escape_ctl(e, sizeof e, s, 1);
+			size_t l = strlen(e);
+			memcpy(p, e, l);
+			p += l;
+			continue;
+		}
 		*p++ = *s;
 	}
 	if (quote)
