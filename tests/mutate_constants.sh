@@ -104,10 +104,10 @@ PY
 		cp "$WORK/orig" "$WORK/src/$file"
 		if [ -n "$failed" ]; then
 			killed=$((killed + 1))
-			printf 'KILLED    %-28s %-8s x%s (%s -> %s): %s\n' "$name" "" "$f" "$text" "$new" "$failed"
+			printf 'KILLED    %-28s x%s (%s -> %s): %s\n' "$name" "$f" "$text" "$new" "$failed"
 		else
 			survived=$((survived + 1))
-			printf 'SURVIVED  %-28s %-8s x%s (%s -> %s)  %s:%s\n' "$name" "" "$f" "$text" "$new" "$file" "$line"
+			printf 'SURVIVED  %-28s x%s (%s -> %s)  %s:%s\n' "$name" "$f" "$text" "$new" "$file" "$line"
 		fi
 	done
 done <"$WORK/constants.tsv"
