@@ -279,6 +279,34 @@ START_TEST(calibrated_by_hand)
 }
 END_TEST
 
+/* The fast end held at the hardware's floor: a band 4-6-9 s whose floor is
+ * 5 s moves every fast end by 5 / 4 = 1.25: the MFU band 0.4-0.6-0.9 ends at
+ * 0.9 / 1.25 = 0.72 (= 0.6 x 6 / 5, the MFU at the floor), cost's p10 100 ->
+ * 125; the slow ends and p50s stay; a floor below p10 changes nothing. */
+START_TEST(cap_at_peak_by_hand)
+{
+	struct ts_result r;
+	memset(&r, 0, sizeof r);
+	r.band.iteration_time_s = (struct ts_band){4.0, 6.0, 9.0};
+	r.band.mfu = (struct ts_band){0.4, 0.6, 0.9};
+	r.band.cost_usd = (struct ts_band){100.0, 150.0, 225.0};
+	r.band.tflops_per_gpu = (struct ts_band){100.0, 150.0, 225.0};
+	band_cap_peak(&r, 5.0);
+	ck_assert_double_eq_tol(r.band.iteration_time_s.p10, 5.0, 1e-12);
+	ck_assert_double_eq_tol(r.band.iteration_time_s.p90, 9.0, 1e-12);
+	ck_assert_double_eq_tol(r.band.mfu.p90, 0.72, 1e-12);
+	ck_assert_double_eq_tol(r.band.mfu.p10, 0.4, 1e-12);
+	ck_assert_double_eq_tol(r.band.tflops_per_gpu.p90, 180.0, 1e-9);
+	ck_assert_double_eq_tol(r.band.cost_usd.p10, 125.0, 1e-9);
+	ck_assert_double_eq_tol(r.band.cost_usd.p50, 150.0, 1e-12);
+	band_cap_peak(&r, 3.0);
+	ck_assert_double_eq_tol(r.band.iteration_time_s.p10, 5.0, 1e-12);
+	ck_assert_double_eq_tol(r.band.mfu.p90, 0.72, 1e-12);
+	band_cap_peak(&r, 0.0);
+	ck_assert_double_eq_tol(r.band.mfu.p90, 0.72, 1e-12);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("band");
@@ -293,6 +321,7 @@ int main(void)
 	tcase_add_test(tc, write_reads_back);
 	tcase_add_test(tc, committed_table);
 	tcase_add_test(tc, calibrated_by_hand);
+	tcase_add_test(tc, cap_at_peak_by_hand);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? 1 : 0;
 }

@@ -81,6 +81,23 @@ void band_calibrated(struct ts_result *out, double before, double after)
 	out->band_time_error = e2;
 }
 
+void band_cap_peak(struct ts_result *out, double floor_s)
+{
+	struct ts_bands *b = &out->band;
+	double lo = b->iteration_time_s.p10;
+	if (!(floor_s > 0.0) || !(lo > 0.0) || lo >= floor_s)
+		return;
+	double q = floor_s / lo;
+	b->iteration_time_s.p10 = floor_s;
+	b->time_to_train_s.p10 *= q;
+	b->cost_usd.p10 *= q;
+	b->gpu_energy_kwh.p10 *= q;
+	b->samples_per_s.p90 /= q;
+	b->tokens_per_s.p90 /= q;
+	b->tflops_per_gpu.p90 /= q;
+	b->mfu.p90 /= q;
+}
+
 const char *band_memory_verdict(struct ts_band mem, double need, double cap)
 {
 	if (!(need <= cap))

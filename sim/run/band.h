@@ -41,6 +41,15 @@ void band_apply(struct ts_result *out, const struct band_regime *rg, double mem_
  * calib_band_before to err80; memory is untouched. */
 void band_calibrated(struct ts_result *out, double before, double after);
 
+/* Bound the fast end of out's time-like and throughput-like bands by what
+ * the hardware can do: when the iteration band's p10 lies below floor_s
+ * (the iteration's hardware FLOPs at the GPUs' whole dense peak), every
+ * fast end moves by the same factor floor_s / p10 (the time-like p10s up,
+ * the throughput-like p90s down), so no band shows an MFU above 100 % or
+ * TFLOP/s above the peak; the slow ends and p50s are untouched. A floor
+ * of 0 or less changes nothing. */
+void band_cap_peak(struct ts_result *out, double floor_s);
+
 /* The memory verdict of need bytes against capacity cap, with need's
  * memory band [p10, p90]: "does not fit" when need > cap; "tight" when
  * need fits but its band reaches capacity (cap <= p90: within the memory

@@ -1181,6 +1181,20 @@ int run_plan_in(const struct ts_plan *p, struct run_arena *a, struct ts_result *
 		out->calib_residual = p->env->fit.residual;
 		band_calibrated(out, p->env->fit.before, p->env->fit.residual);
 	}
+	/* the band's fast end never beyond the hardware: the iteration's
+	 * hardware FLOPs at the whole dense peak of the GEMMs' precision (the
+	 * 16-bit peak mfu and hfu count against when it is unset or has none) */
+	{
+		int prec = p->sc->training.precision;
+		double pk = prec >= 0 && prec < TS_DTYPE_COUNT_ ? p->gpu->peak_flops[prec] : 0.0;
+		double p16 = p->gpu->peak_flops[TS_BF16] > 0.0	 ? p->gpu->peak_flops[TS_BF16]
+			     : p->gpu->peak_flops[TS_FP16] > 0.0 ? p->gpu->peak_flops[TS_FP16]
+								 : p->gpu->peak_flops[TS_FP32];
+		double peak = pk > p16 ? pk : p16;
+		if (peak > 0.0 && p->sc->gpus > 0)
+			band_cap_peak(out, out->hardware_flops_per_iteration /
+					       ((double)p->sc->gpus * peak));
+	}
 	/* the verdict follows from the memory band against capacity */
 	snprintf(out->memory_verdict, sizeof out->memory_verdict, "%s",
 		 band_memory_verdict(out->band.memory_per_gpu_bytes, out->memory_per_gpu_bytes,
