@@ -81,6 +81,15 @@ START_TEST(file_rows_by_header)
 	ck_assert_int_eq(err.line, 1);
 	csv_close(&c);
 	unlink(path);
+	/* Excel's "CSV UTF-8": a byte-order mark and CRLF; "id" is still found */
+	path = write_tmp("\xef\xbb\xbfid,value\r\nr1,1.5\r\n");
+	ck_assert_int_eq(csv_open(&c, path, 64, 4, &err), 0);
+	ck_assert_int_eq(csv_row(&c, names, 2, col, &err), 1);
+	ck_assert_int_eq(col[1], 0);
+	ck_assert_str_eq(c.f[col[1]], "r1");
+	ck_assert_str_eq(c.f[col[0]], "1.5");
+	csv_close(&c);
+	unlink(path);
 }
 END_TEST
 

@@ -66,6 +66,10 @@ int csv_next(struct csv *c, struct ts_error *err)
 						    "reading failed")
 				     : 0;
 	c->lineno++;
+	/* a UTF-8 byte-order mark before the header (Excel's "CSV UTF-8") is
+	 * not part of the first field */
+	if (c->lineno == 1 && !strncmp(c->line, "\xef\xbb\xbf", 3))
+		memmove(c->line, c->line + 3, strlen(c->line + 3) + 1);
 	size_t len = strlen(c->line);
 	if (len + 1 == c->line_max && c->line[len - 1] != '\n' && !feof(c->fp))
 		return ts_error_set(err, TS_ELIMIT, c->path, c->lineno, NULL,

@@ -4,7 +4,8 @@
  *
  * RFC 4180 as trainsim and common tools write it: fields separated by ',',
  * a field that holds ',' or '"' quoted with '"' and its '"' doubled; no line
- * breaks inside a field. A line's "\n" or "\r\n" ending is not part of it.
+ * breaks inside a field. A line's "\n" or "\r\n" ending is not part of it,
+ * nor a UTF-8 byte-order mark that starts the file.
  * Quoting is checked: a '"' inside an unquoted field, a quoted field that
  * does not close, or text after the closing quote make the line broken.
  * SPDX-License-Identifier: MIT */
