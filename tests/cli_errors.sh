@@ -437,4 +437,8 @@ expect 2 'fast.txt: found a busbw plateau of 480|nvlink3|upper bound 1|nothing w
 checks=$((checks + 1))
 [ -e "$TMP/out.cfg" ] && fail "a refused calibrate --nccl-tests wrote its overrides"
 
+# model.layers has an upper bound (1024, 8 x Llama 3.1 405B's 126): 10,000
+# layers once ran for minutes, 100,000 for most of an hour
+expect 2 'model.layers: found 2000, expected an integer from 1 to 1024' run base.cfg --set model.layers=2000
+
 finish
