@@ -420,6 +420,8 @@ printf 'scenario,set,metric,value\nnode1.cfg,,iteration_time_s,1e6\n' >"$TMP/slo
 printf 'scenario,set,metric,value\nnode1.cfg,,iteration_time_s,3\nnode1.cfg,,iteration_time_s,1e300\n' >"$TMP/huge.csv"
 expect 2 'runs: slow.csv:2 (node1.cfg): iteration_time_s: found 1e+06|expected a run within 64 times|nothing written' calibrate --runs slow.csv -o out.cfg
 expect 2 'runs: huge.csv:3 (node1.cfg): iteration_time_s: found 1e+300|expected a run within 64 times' calibrate --runs huge.csv -o out.cfg
+printf 'scenario,set,metric,value\nnode1.cfg,,iteration_time_s,7\nnode1.cfg,training.bogus=3,iteration_time_s,3\n' >"$TMP/badset.csv"
+expect 2 'runs: badset.csv:3: --set training.bogus=3: training.bogus: found unknown key' calibrate --runs badset.csv -o out.cfg
 checks=$((checks + 1))
 [ -e "$TMP/out.cfg" ] && fail "a refused calibrate --runs wrote its overrides"
 

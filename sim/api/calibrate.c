@@ -297,7 +297,11 @@ int ts_calibrate_runs(ts_env *env, const char *csv_path, FILE *overrides, FILE *
 			if (*tok)
 				sets[ns++] = tok;
 		if (ts_scenario_load(env->cat, file, sets, ns, &scs[n], &err)) {
-			rc = api_fail(&err);
+			/* the row that named the scenario and its --set, then what
+			 * the scenario's loader found */
+			char msg[900];
+			rc = api_failf(err.code, "--runs", "%s:%d: %s", csv_path, c.lineno,
+				       ts_error_format(&err, msg, sizeof msg));
 			goto done;
 		}
 		run->sc = scs[n];
