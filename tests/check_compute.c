@@ -393,62 +393,74 @@ START_TEST(flash_shape_published)
 END_TEST
 
 /* GEMM rates on H100 against a published table: OpenXLA's default matmul
- * performance table for sm_90, bf16 x bf16 -> bf16, FLOP/s by batch and
+ * performance table for sm_90, bf16 x bf16 -> bf16, TFLOP/s by batch and
  * shape (github.com/openxla/xla, xla/service/gpu/model/
  * matmul_interpolator_data.h, kDefaultMatmulPTable, as vendored in
- * tensorflow/tensorflow third_party/xla). A single-GEMM benchmark, so the
- * catalog's best-case rate with tc_sustain = 1 and the committed gemm_k0.
- * The problems of a training step (a thousand or more 128 x 128 tiles)
- * come within 6 %, K from 256 to 4,096: K0 from the H100's machine balance
- * (127 elements) gives the fall from 4,096 to 256 (783 -> 504 TFLOP/s
- * measured at batch 4, 745 -> 514 modelled). Smaller problems, whose kernel
- * lasts 10-30 us, run slower than the model says (+15 to +38 %): the
- * model's tile and launch costs are those of long kernels, and it is too
- * fast there, as on the H100 validation rows of hidden 2,048 and below. */
+ * tensorflow/tensorflow third_party/xla): its 50 problems of 1,024 or more
+ * 128 x 128 tiles, the sizes of a training step's GEMMs (batch b, M x N,
+ * K = 256, 512, 1,024, 2,048, 4,096). gemm_k0 comes from these rows
+ * (configs/calibration/compute.cfg): least squares in log rate with one
+ * free scale for the level, since a single-GEMM benchmark's best rate
+ * (810 TFLOP/s) is not the catalog's MAMF (792.1) and a training step's
+ * level is tc_sustain's. So the model runs with tc_sustain = 1, its rates
+ * are scaled by their geometric-mean ratio to the table, and the test holds
+ * that scale to 1.095 +- 0.01, the mean absolute error to 4 % (3.96 % at
+ * gemm_k0 = 0.929) and every problem to 16 % (the worst, -15.7 %, is
+ * 4096 x 4096 x 256 at batch 1, a 22 us kernel: short kernels run slower
+ * than the model, which has no per-kernel fixed cost). Without the K term
+ * (gemm_k0 = 0) the K = 256 problems come out 2x too fast and the mean
+ * error above 20 %, so the test fails if K0 is lost. */
 START_TEST(gemm_h100_published)
 {
-	static const struct {
-		double b, m, n, k, tflops;
-	} big[] =
-	    {
-		{1, 4096, 4096, 4096, 783.33}, {2, 4096, 4096, 2048, 763.01},
-		{2, 4096, 2048, 4096, 783.19}, {4, 2048, 2048, 2048, 725.75},
-		{4, 4096, 1024, 1024, 673.84}, {2, 2048, 4096, 1024, 678.72},
-		{4, 4096, 4096, 512, 619.86},  {4, 4096, 4096, 256, 503.87},
-		{2, 4096, 1024, 4096, 750.61},
-	    },
-	  small[] = {
-	      {1, 4096, 4096, 256, 392.16},
-	      {1, 2048, 2048, 2048, 631.98},
-	      {1, 4096, 2048, 512, 447.02},
-	      {4, 4096, 512, 1024, 589.00},
-	  };
+	static const double bmn[10][3] = {
+	    {1, 4096, 4096}, {2, 4096, 4096}, {2, 4096, 2048}, {2, 2048, 4096}, {4, 4096, 4096},
+	    {4, 4096, 2048}, {4, 2048, 4096}, {4, 2048, 2048}, {4, 4096, 1024}, {4, 1024, 4096},
+	};
+	static const double ks[5] = {256, 512, 1024, 2048, 4096};
+	static const double tflops[10][5] = {
+	    {393.02, 543.39, 681.09, 739.87, 786.05}, {464.42, 610.08, 695.20, 763.14, 810.45},
+	    {394.47, 546.43, 681.52, 734.56, 782.18}, {391.02, 544.22, 677.01, 726.36, 778.36},
+	    {505.05, 621.65, 722.88, 763.76, 794.30}, {459.65, 608.35, 694.19, 764.17, 809.50},
+	    {455.36, 608.52, 689.62, 755.49, 801.75}, {392.74, 543.94, 680.01, 729.57, 781.76},
+	    {393.60, 544.22, 673.19, 724.52, 776.88}, {390.74, 542.02, 674.88, 722.45, 773.17},
+	};
 	struct hw_catalog *cat;
 	struct ts_error e;
 	char buf[1200];
 	ck_assert_msg(hw_catalog_load(tu_root(), &cat, &e) == 0, "%s",
 		      ts_error_format(&e, buf, sizeof buf));
-	int i = hw_catalog_find_gpu(cat, "H100-SXM5-80GB");
-	ck_assert_int_ge(i, 0);
-	const struct hw_gpu_type *g = hw_catalog_gpu(cat, (size_t)i);
-	struct work_calib c = work_calib_defaults();
-	c.tc_sustain = 1.0;
-	for (size_t j = 0; j < sizeof big / sizeof big[0]; j++) {
-		double model =
-		    1e-12 * g->peak_flops[TS_BF16] *
-		    work_gemm_eff_batched(g, TS_BF16, &c, big[j].m, big[j].n, big[j].k, big[j].b);
-		ck_assert_msg(fabs(model / big[j].tflops - 1.0) < 0.06,
-			      "%g x %g x %g x %g: %.1f TFLOP/s, published %.1f", big[j].b, big[j].m,
-			      big[j].n, big[j].k, model, big[j].tflops);
-	}
-	for (size_t j = 0; j < sizeof small / sizeof small[0]; j++) {
-		double model = 1e-12 * g->peak_flops[TS_BF16] *
-			       work_gemm_eff_batched(g, TS_BF16, &c, small[j].m, small[j].n,
-						     small[j].k, small[j].b);
-		double err = model / small[j].tflops - 1.0;
-		ck_assert_msg(err > 0.10 && err < 0.45,
-			      "%g x %g x %g x %g: %+.1f %% (the known gap moved)", small[j].b,
-			      small[j].m, small[j].n, small[j].k, 100.0 * err);
+	int gi = hw_catalog_find_gpu(cat, "H100-SXM5-80GB");
+	ck_assert_int_ge(gi, 0);
+	const struct hw_gpu_type *g = hw_catalog_gpu(cat, (size_t)gi);
+	for (int pass = 0; pass < 2; pass++) {
+		struct work_calib c = work_calib_defaults();
+		c.tc_sustain = 1.0;
+		if (pass == 1)
+			c.gemm_k0 = 0.0;
+		double model[10][5], logsum = 0.0;
+		for (int i = 0; i < 10; i++)
+			for (int j = 0; j < 5; j++) {
+				model[i][j] = 1e-12 * g->peak_flops[TS_BF16] *
+					      work_gemm_eff_batched(g, TS_BF16, &c, bmn[i][1],
+								    bmn[i][2], ks[j], bmn[i][0]);
+				logsum += log(tflops[i][j] / model[i][j]);
+			}
+		double scale = exp(logsum / 50.0), abs_sum = 0.0, worst = 0.0;
+		for (int i = 0; i < 10; i++)
+			for (int j = 0; j < 5; j++) {
+				double err = scale * model[i][j] / tflops[i][j] - 1.0;
+				abs_sum += fabs(err);
+				if (fabs(err) > fabs(worst))
+					worst = err;
+			}
+		double mae = abs_sum / 50.0;
+		if (pass == 1) {
+			ck_assert_msg(mae > 0.20, "without K0: %.2f %%", 100.0 * mae);
+			continue;
+		}
+		ck_assert_msg(fabs(scale - 1.095) < 0.01, "scale %.4f", scale);
+		ck_assert_msg(mae < 0.04, "mean absolute error %.2f %%", 100.0 * mae);
+		ck_assert_msg(fabs(worst) < 0.16, "worst %+.1f %%", 100.0 * worst);
 	}
 	hw_catalog_destroy(cat);
 }

@@ -236,18 +236,19 @@ END_TEST
 
 /* Failures drawn per replica, by hand: the bundled 300-billion-token run
  * on 8 GPUs, every GPU at the median (sd = 0), expects lambda =
- * failures_expected = 0.0804 failures (Llama 3's rates); a Poisson count
- * is 0 with probability exp(-0.0804) = 0.923, more than 0.9, so p10, p50
+ * failures_expected = 0.0815 failures (Llama 3's rates over the run's
+ * time, 0.0804 before gemm_k0 came from a GEMM table); a Poisson count
+ * is 0 with probability exp(-0.0815) = 0.922, more than 0.9, so p10, p50
  * and p90 of the time to train are all the run without failures, the
  * headline less its expected failure time (failure_s): of 2,000 replicas
- * 7.7 % fail (sd 0.6 %), and p90 stays put while fewer than 10 % do. The
+ * 7.8 % fail (sd 0.6 %), and p90 stays put while fewer than 10 % do. The
  * iteration does not vary at all. */
 START_TEST(failures_drawn)
 {
 	const char *sets[] = {"sim.straggler_sd=0", "sim.samples=2000"};
 	struct ts_result r;
 	run_with(sets, 2, &r);
-	ck_assert_msg(fabs(r.failures_expected - 0.0804) < 0.0005, "%.4f", r.failures_expected);
+	ck_assert_msg(fabs(r.failures_expected - 0.0815) < 0.0005, "%.4f", r.failures_expected);
 	double w0 = r.time_to_train_s - r.failure_s;
 	ck_assert(r.failure_s > 0.0);
 	const struct ts_band *t = &r.spread.time_to_train_s;

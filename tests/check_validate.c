@@ -15,32 +15,34 @@
 #include "testutil.h"
 #include "work/compute.h"
 
-/* Held-out vTrain rows: the MAPE sim/README.md states (9.45 %, "Current
- * figures"), to its rounding; a change of the model that moves it updates
- * both. */
-#define HELD_OUT_MAPE 0.0946
+/* Held-out vTrain rows: the MAPE sim/README.md states (11.59 %, "Current
+ * figures": gemm_k0 from OpenXLA's H100 GEMM table, 9.45 % when it was
+ * fitted on vTrain among others), to its rounding; a change of the model
+ * that moves it updates both. */
+#define HELD_OUT_MAPE 0.1159
 /* DLE-BERT rows at sequence 128: not fitted, a different stack (PyTorch DDP,
  * APEX LAMB, NVIDIA's fused kernels) with the optimizer taken as Adam-like,
- * one published number per row: sim/README.md says "within 10 %" (they
- * land at -9.4 to -2.9 % with the constants fitted on vTrain, MEG24, MPT
- * and TITAN). */
-#define BERT_SEQ128_TOL 0.10
+ * one published number per row: sim/README.md says "within 12 %" (they
+ * land at -11.3 to -4.8 % with gemm_k0 from OpenXLA's H100 GEMM table, whose
+ * K0 slows BERT-large's hidden-1,024 GEMMs; -9.4 to -2.9 % when gemm_k0 was
+ * fitted on vTrain, MEG24, MPT and TITAN). */
+#define BERT_SEQ128_TOL 0.12
 /* DLE-BERT rows at sequence 512: a known gap, pinned so that any change is
  * seen. The README's phase-2 throughput is 39-45 % more tokens/s than its
  * phase-1 throughput on the same GPUs, while every per-token cost grows
  * with the sequence (attention is 4x); trainsim predicts 44-46 % too few
  * sequences/s (34-36 % before tc_sustain slowed tensor-core work by a
- * fifth). Fused attention does not explain it: the TF32 rows cannot use
- * NVIDIA's fused multi-head attention (fp16 only), and the fp16 row
+ * fifth; 46-47 % since gemm_k0 comes from a GEMM table). Fused attention does not explain it: the
+ * TF32 rows cannot use NVIDIA's fused multi-head attention (fp16 only), and the fp16 row
  * (DLE-BERT-021) run with flash attention in place of the unfused one
  * still comes out at 1,104 of 1,648 sequences/s (-33 %); the GEMMs alone
  * give no more tokens/s at 512 than at 128. Only less work per sequence
  * (unpadding, or the MLM head on the masked positions alone) could; the
  * 21.11 scripts' settings are not in the source (sim/README.md,
  * Validation). */
-/* sim/README.md: -44 to -45 % (measured -44.3 to -45.1), to the rounding */
-#define BERT_SEQ512_LO (-0.455)
-#define BERT_SEQ512_HI (-0.435)
+/* sim/README.md: -46 to -47 % (measured -45.9 to -46.8), to the rounding */
+#define BERT_SEQ512_LO (-0.475)
+#define BERT_SEQ512_HI (-0.455)
 
 static struct hw_catalog *cat;
 static struct work_calib calib;

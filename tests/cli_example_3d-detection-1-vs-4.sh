@@ -12,6 +12,6 @@ check_example 3d-detection-1-vs-4
 # a DGX A100's 6.5 kW rating, 3.3 kW of it beside its 8 x 400 W GPUs
 # (hardware notes X1); the rest from the table
 check_prose 3d-detection-1-vs-4 3.8 72 18 40 512 6.5 3.3 400 \
-	"3.75=770.6/205.6" "1.067=100/93.7" "6.7=100*(14.78/13.85-1)" "167=100/(1-40/100)" \
+	"3.75=793.2/211.3" "1.065=100/93.9" "6.5=100*(15.19/14.26-1)" "167=100/(1-40/100)" \
 	"6.7=4/(1-40/100)" "4.0=72/18"
 finish

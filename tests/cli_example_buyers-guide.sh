@@ -16,5 +16,5 @@ check_example buyers-guide
 # default PUE 1.58 (sim/io/costcfg.h COSTCFG_PUE, Uptime Institute 2023,
 # hardware.md E1); DGX A100 6.5 kW (configs/clusters/dgx-a100-80gb.cfg
 # power.node_max, hardware.md section 5)
-check_prose buyers-guide 50 1.58 6.5 "14=2*7" "9.8=6.4*100/(100-35)" "40=2*20"
+check_prose buyers-guide 50 1.58 6.5 "14=2*7" "9.3=6.4*100/(100-31)" "40=2*20"
 finish

@@ -11,7 +11,7 @@ example() {
 }
 check_example one-node-to-64
 # the fitted gemm_k0 against the catalog's (both in the output's table)
-check_prose one-node-to-64 "6.8=3.18559/0.4714"
+check_prose one-node-to-64 "3.4=3.18559/0.929"
 checks=$((checks + 1))
 cmp -s "$TMP/work/fitted.cfg" "$SRC/examples/one-node-to-64/fitted.cfg" ||
 	fail "the fitted constants differ from examples/one-node-to-64/fitted.cfg"

@@ -20,35 +20,35 @@ while read -r src fam rest; do
 	checks=$((checks + 1))
 	[ "$got" = "$rest" ] || fail "$src family $fam: found '$got', expected '$rest'"
 done <<'PINS'
-bert 1: larger runs: 1, MAPE 9.37 % before, 0.20 % after
-bert 2: larger runs: 1, MAPE 44.57 % before, none after
-bert all 1 of 2 families calibrated; larger runs' MAPE 26.97 % before (2 runs), 0.20 % after (1 runs)
-meg24 1: larger runs: 2, MAPE 14.18 % before, 2.35 % after
-meg24 all 1 of 1 families calibrated; larger runs' MAPE 14.18 % before (2 runs), 2.35 % after (2 runs)
-nemo-automodel-perf 1: larger runs: 1, MAPE 5.10 % before, none after
-nemo-automodel-perf all 0 of 1 families calibrated; larger runs' MAPE 5.10 % before (1 runs), 0.00 % after (0 runs)
-vtrain 1: larger runs: 29, MAPE 13.79 % before, 12.79 % after
-vtrain 2: larger runs: 29, MAPE 5.36 % before, 6.63 % after
-vtrain 3: larger runs: 29, MAPE 16.32 % before, none after
-vtrain 4: larger runs: 29, MAPE 6.15 % before, 5.79 % after
-vtrain 5: larger runs: 29, MAPE 5.30 % before, 8.11 % after
-vtrain 6: larger runs: 29, MAPE 15.74 % before, 12.02 % after
-vtrain 7: larger runs: 29, MAPE 10.81 % before, 6.91 % after
-vtrain 8: larger runs: 29, MAPE 5.36 % before, 6.18 % after
-vtrain all 7 of 8 families calibrated; larger runs' MAPE 9.85 % before (232 runs), 8.35 % after (203 runs)
-mpt 1: larger runs: 2, MAPE 2.31 % before, 2.26 % after
-mpt 2: larger runs: 2, MAPE 3.17 % before, 9.60 % after
-mpt 3: larger runs: 1, MAPE 2.03 % before, 2.11 % after
-mpt 4: larger runs: 3, MAPE 21.44 % before, 5.78 % after
-mpt 5: larger runs: 2, MAPE 19.72 % before, 3.09 % after
-mpt 6: larger runs: 1, MAPE 36.45 % before, 0.34 % after
-mpt 7: larger runs: 1, MAPE 8.35 % before, 0.87 % after
-mpt 8: larger runs: 2, MAPE 7.21 % before, 1.13 % after
-mpt 9: larger runs: 1, MAPE 6.21 % before, 0.12 % after
-mpt 10: larger runs: 2, MAPE 15.08 % before, 12.31 % after
-mpt 11: larger runs: 1, MAPE 4.65 % before, 0.38 % after
-mpt 12: larger runs: 2, MAPE 1.52 % before, 4.28 % after
-mpt 13: larger runs: 1, MAPE 3.98 % before, 3.62 % after
-mpt all 13 of 13 families calibrated; larger runs' MAPE 10.67 % before (21 runs), 4.29 % after (21 runs)
+bert 1: larger runs: 1, MAPE 11.31 % before, 0.21 % after
+bert 2: larger runs: 1, MAPE 46.30 % before, none after
+bert all 1 of 2 families calibrated; larger runs' MAPE 28.80 % before (2 runs), 0.21 % after (1 runs)
+meg24 1: larger runs: 2, MAPE 12.05 % before, 2.35 % after
+meg24 all 1 of 1 families calibrated; larger runs' MAPE 12.05 % before (2 runs), 2.35 % after (2 runs)
+nemo-automodel-perf 1: larger runs: 1, MAPE 6.06 % before, none after
+nemo-automodel-perf all 0 of 1 families calibrated; larger runs' MAPE 6.06 % before (1 runs), 0.00 % after (0 runs)
+vtrain 1: larger runs: 29, MAPE 17.60 % before, 12.35 % after
+vtrain 2: larger runs: 29, MAPE 6.61 % before, 7.26 % after
+vtrain 3: larger runs: 29, MAPE 20.34 % before, none after
+vtrain 4: larger runs: 29, MAPE 6.37 % before, 6.34 % after
+vtrain 5: larger runs: 29, MAPE 6.70 % before, 9.53 % after
+vtrain 6: larger runs: 29, MAPE 19.69 % before, 11.59 % after
+vtrain 7: larger runs: 29, MAPE 13.88 % before, 6.64 % after
+vtrain 8: larger runs: 29, MAPE 6.35 % before, 7.52 % after
+vtrain all 7 of 8 families calibrated; larger runs' MAPE 12.19 % before (232 runs), 8.75 % after (203 runs)
+mpt 1: larger runs: 2, MAPE 2.29 % before, 2.26 % after
+mpt 2: larger runs: 2, MAPE 3.10 % before, 9.32 % after
+mpt 3: larger runs: 1, MAPE 0.88 % before, 2.11 % after
+mpt 4: larger runs: 3, MAPE 19.36 % before, 5.71 % after
+mpt 5: larger runs: 2, MAPE 17.52 % before, 3.09 % after
+mpt 6: larger runs: 1, MAPE 34.13 % before, 0.34 % after
+mpt 7: larger runs: 1, MAPE 9.14 % before, 0.91 % after
+mpt 8: larger runs: 2, MAPE 8.16 % before, 1.13 % after
+mpt 9: larger runs: 1, MAPE 4.71 % before, 0.09 % after
+mpt 10: larger runs: 2, MAPE 13.34 % before, 12.34 % after
+mpt 11: larger runs: 1, MAPE 2.78 % before, 0.39 % after
+mpt 12: larger runs: 2, MAPE 1.49 % before, 4.28 % after
+mpt 13: larger runs: 1, MAPE 5.97 % before, 3.62 % after
+mpt all 13 of 13 families calibrated; larger runs' MAPE 9.88 % before (21 runs), 4.26 % after (21 runs)
 PINS
 finish

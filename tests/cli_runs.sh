@@ -262,7 +262,7 @@ t = open(sys.argv[1]).read()
 head = t.split("\n\n")[0]
 assert all(len(l) <= 100 for l in head.split("\n")), [len(l) for l in head.split("\n")]
 rows = {l.split("  ")[0]: l for l in t.split("\n")}
-assert rows["cost (tied)"].rstrip().endswith("$26,143.63"), rows["cost (tied)"]
+assert rows["cost (tied)"].rstrip().endswith("$26,152.76"), rows["cost (tied)"]
 assert "13.97 MWh" in rows["energy (tied)"], rows["energy (tied)"]
 assert rows["cost (tied)"].count(" *") == 2
 assert "*" not in rows["scaling efficiency (same GPU type)"].split("%")[0], rows["scaling efficiency (same GPU type)"]
@@ -272,7 +272,7 @@ import sys
 t = open(sys.argv[1]).read()
 line = [l for l in t.split("\n") if l.startswith("scaling efficiency")][0]
 assert "no clear winner" not in line and "*" not in line, line
-assert [l for l in t.split("\n") if l.startswith("cost ")][0].endswith("$5,791.46 *")
+assert [l for l in t.split("\n") if l.startswith("cost ")][0].endswith("$5,862.26 *")
 '
 # --- cost.utilisation: owned hardware busy half the year; configs/README.md
 # quotes examples/rent-or-buy's break-even (28.5 months busy all year, 69.6

@@ -18,8 +18,8 @@
 /* The table under the data root. */
 #define LOSO_CFG "configs/calibration/loso.cfg"
 
-/* The start of every refit (val_fit_keys order: gemm_k0, launch_s in
- * seconds, tc_sustain), the same for every left-out source and for the
+/* The start of every refit (val_fit_keys order: launch_s in seconds,
+ * tc_sustain), the same for every left-out source and for the
  * in-sample control, so that no refit starts from constants fitted on the
  * source it is checked on (loso.c says why these values). */
 extern const double loso_start[VAL_FIT_COUNT];

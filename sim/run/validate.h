@@ -209,7 +209,7 @@ void val_summarize(const struct val_row *rows, size_t n, const bool *use, const 
 
 /* The constants the fit adjusts, as work_calib_field indices, and their
  * count. */
-#define VAL_FIT_COUNT 3
+#define VAL_FIT_COUNT 2
 extern const size_t val_fit_keys[VAL_FIT_COUNT];
 
 /* Result of val_fit. */
@@ -221,16 +221,14 @@ struct val_fit_result {
 	size_t rows;		 /* fitting rows used */
 };
 
-/* Fit the VAL_FIT_COUNT constants of val_fit_keys (gemm_k0, launch_s,
- * tc_sustain; tile_n stays at *start's), starting from *start, by minimising
- * the mean over the sources vTrain, MEG24, MPT and TITAN of each source's
- * MAPE on its fitting half (rows with `fitting`: rows
- * from val_load and val_load_multi together): a scan of tc_sustain over
- * 0.6-1.0, then GSL's Nelder-Mead simplex (nmsimplex2) in normalised
- * coordinates, each constant kept inside its bounds (validate.c), at most
- * 60 iterations. Only the fitting rows are simulated. Deterministic.
- * mape_before and mape_after are that mean. Returns 0, TS_EINVALID (no
- * fitting rows), TS_ENOMEM or the errors of val_predict. */
+/* Fit the VAL_FIT_COUNT constants of val_fit_keys (launch_s, tc_sustain;
+ * gemm_k0, taken from a published GEMM table, and tile_n stay at *start's), starting from *start,
+ * by minimising the mean over the sources vTrain, MEG24, MPT and TITAN of each source's MAPE on its
+ * fitting half (rows with `fitting`: rows from val_load and val_load_multi together): a scan of
+ * tc_sustain over 0.6-1.0, then GSL's Nelder-Mead simplex (nmsimplex2) in normalised coordinates,
+ * each constant kept inside its bounds (validate.c), at most 60 iterations. Only the fitting rows
+ * are simulated. Deterministic. mape_before and mape_after are that mean. Returns 0, TS_EINVALID
+ * (no fitting rows), TS_ENOMEM or the errors of val_predict. */
 int val_fit(const struct hw_catalog *cat, const struct work_calib *start,
 	    const struct val_row *rows, size_t n, struct val_fit_result *out, struct ts_error *err);
 

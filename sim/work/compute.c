@@ -110,7 +110,7 @@ double work_tpo_slowdown(const char *op_name, enum work_phase ph, uint32_t tp, u
 struct work_calib work_calib_defaults(void)
 {
 	struct work_calib c = {
-	    .gemm_k0 = 0.4714,
+	    .gemm_k0 = 0.929,
 	    .tile_m = 128.0,
 	    .tile_n = 128.0,
 	    .flash_eff = 0.60,
