@@ -443,4 +443,12 @@ checks=$((checks + 1))
 # layers once ran for minutes, 100,000 for most of an hour
 expect 2 'model.layers: found 2000, expected an integer from 1 to 1024' run base.cfg --set model.layers=2000
 
+# queue: a lognormal duration whose mean overflows names the duration (it
+# said "rate: found 0 jobs/s", a rate the user never gave), and a job whose
+# end lies beyond the simulated time's range is named by its id
+expect 2 'duration: found parameters 3600 and 100, whose mean run time 1.798e+308 s or more (it overflows)|expected a smaller log-sd' \
+	queue --synthetic 100 --duration lognormal:3600:100 --cluster dgx-h100 --nodes 4
+printf 'id,submit_s,gpus,duration_s\nj1,0,8,100\nbig,10,8,1e300\n' >"$TMP/far.csv"
+expect 2 'job big: found an end 1e+300 s after 10 s, beyond 292 years' queue far.csv --cluster dgx-h100 --nodes 4
+
 finish

@@ -60,6 +60,7 @@
 #include <assert.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -664,8 +665,14 @@ static int schedule_end(struct q *s, uint32_t i)
 {
 	struct qjob *x = &s->j[i];
 	ts_time now = evq_now(s->evq), at;
-	if (!ts_time_after(now, x->left / x->rate, &at))
-		return fail(s, TS_ELIMIT, "a job's end lies beyond 292 years");
+	if (!ts_time_after(now, x->left / x->rate, &at)) {
+		char msg[200];
+		snprintf(msg, sizeof msg,
+			 "job %.60s: found an end %.4g s after %.4g s, beyond 292 years (the "
+			 "int64-ns range of simulated time), expected a run time that fits",
+			 s->l->ids.s[s->l->j[i].id], x->left / x->rate, (double)now * 1e-9);
+		return fail(s, TS_ELIMIT, msg);
+	}
 	if (at > x->limit_at)
 		at = x->limit_at;
 	if (x->ev && evq_cancel(s->evq, x->ev))
@@ -1774,10 +1781,7 @@ int queue_synth(const struct queue_mix *m, struct jobs_list *l, struct ts_error 
 	if (!m->jobs || m->jobs > (size_t)1 << 26)
 		return ts_error_set(err, TS_ERANGE, NULL, 0, "jobs",
 				    "found %zu jobs, expected 1 to 67108864", m->jobs);
-	if (!(m->rate_per_s > 0.0) || !isfinite(m->rate_per_s))
-		return ts_error_set(err, TS_ERANGE, NULL, 0, "rate",
-				    "found %g jobs/s, expected a positive arrival rate",
-				    m->rate_per_s);
+
 	if (!m->nsizes || m->nsizes > QUEUE_MIX_SIZES)
 		return ts_error_set(err, TS_ERANGE, NULL, 0, "sizes",
 				    "found %zu sizes, expected 1 to %d", m->nsizes,
@@ -1801,6 +1805,22 @@ int queue_synth(const struct queue_mix *m, struct jobs_list *l, struct ts_error 
 				    "for uniform an upper end at least the lower, for lognormal a "
 				    "log-sd >= 0)",
 				    m->a, m->b);
+	/* the mean run time, from which a load gives the arrival rate, must fit
+	 * the simulated time's range (a lognormal's a x exp(b^2 / 2) overflows
+	 * for a log-sd near 38) */
+	double mean = queue_mix_mean_s(m);
+	if (!(mean <= (double)TS_TIME_MAX * 1e-9))
+		return ts_error_set(err, TS_ERANGE, NULL, 0, "duration",
+				    "found parameters %g and %g, whose mean run time %.4g%s lies "
+				    "beyond 292 years (the int64-ns range of simulated time), "
+				    "expected a smaller %s",
+				    m->a, m->b, isfinite(mean) ? mean : DBL_MAX,
+				    isfinite(mean) ? " s" : " s or more (it overflows)",
+				    m->dist == QUEUE_DIST_LOGNORMAL ? "log-sd" : "run time");
+	if (!(m->rate_per_s > 0.0) || !isfinite(m->rate_per_s))
+		return ts_error_set(err, TS_ERANGE, NULL, 0, "rate",
+				    "found %g jobs/s, expected a positive arrival rate",
+				    m->rate_per_s);
 	gsl_rng *r[4] = {0};
 	int rc = 0;
 	for (int k = 0; k < 4; k++) {
