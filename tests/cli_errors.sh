@@ -451,4 +451,8 @@ expect 2 'duration: found parameters 3600 and 100, whose mean run time 1.798e+30
 printf 'id,submit_s,gpus,duration_s\nj1,0,8,100\nbig,10,8,1e300\n' >"$TMP/far.csv"
 expect 2 'job big: found an end 1e+300 s after 10 s, beyond 292 years' queue far.csv --cluster dgx-h100 --nodes 4
 
+# a directory given as a CSV is refused by name (it said ".:1: reading failed")
+mkdir -p "$TMP/jobsdir"
+expect 2 'jobsdir: found a directory, expected a CSV file' queue jobsdir --cluster dgx-h100 --nodes 4
+
 finish

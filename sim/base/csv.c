@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/alloc.h"
 #include "base/csv.h"
@@ -56,6 +57,12 @@ int csv_open(struct csv *c, const char *path, size_t line_max, int max_fields, s
 	if (!(c->fp = ts_fopen(path, "r")))
 		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
 				    strerror(errno));
+	/* a directory opens for reading; its first read would only say
+	 * "reading failed" */
+	struct stat st;
+	if (!fstat(fileno(c->fp), &st) && S_ISDIR(st.st_mode))
+		return ts_error_set(err, TS_EIO, path, 0, NULL,
+				    "found a directory, expected a CSV file");
 	return 0;
 }
 
