@@ -61,8 +61,9 @@ for op in all_gather reduce_scatter broadcast; do
 done
 if ok slow "${DGX[@]}" -b 1 -e 64 -f 1.5; then
 	n=$(grep -cE '^ *[0-9]+ +[0-9]+ +float' "$TMP/slow")
-	# 1 2 3 4 6 9 13 19 28 42 63
-	[ "$n" -eq 11 ] || fail "-b 1 -e 64 -f 1.5: $n rows, expected 11"
+	# 1 2 3 4 6 9 13 19 28 42 63, rounded down to whole 4-byte elements
+	# 0 0 0 4 4 8 12 16 28 40 60, each size once: 8 rows
+	[ "$n" -eq 8 ] || fail "-b 1 -e 64 -f 1.5: $n rows, expected 8"
 fi
 ok part "${DGX[@]}" -g 3 -e 1M || true
 if ok nodes "${DGX[@]}" --nodes 2 -b 1G -e 1G --format json; then
@@ -123,5 +124,16 @@ for bad in fabric.oversubscriptoin=2 'node.p2p="yes"' 'fabric=(' gpus_per_node=0
 done
 grep -q 'oversubscription' <("$BIN" "${DGX[@]}" --set fabric.oversubscriptoin=2 2>&1) ||
 	fail "--set fabric.oversubscriptoin=2: no suggestion of oversubscription"
+
+# sizes are whole float elements, as nccl-tests aligns them: -f 1.5 from 8 B
+# gives 8, 12, 18, 27, 40, 60 B, rounded down to 4 B: 8 12 16 24 40 60 with
+# counts 2 3 4 6 10 15; an all_to_all on 8 GPUs from 1 to 64 B rounds to
+# whole elements per rank (32 B): 0, 32 and 64 B once each, not five rows of 0
+checks=$((checks + 1))
+got=$("$BIN" collective --cluster dgx-a100-80gb -b 8 -e 64 -f 1.5 | awk '$1 ~ /^[0-9]+$/ { printf "%s/%s ", $1, $2 }')
+[ "$got" = "8/2 12/3 16/4 24/6 40/10 60/15 " ] || fail "-f 1.5 sizes/counts: $got"
+checks=$((checks + 1))
+got=$("$BIN" collective --cluster dgx-a100-80gb --op all_to_all -b 1 -e 64 | awk '$1 ~ /^[0-9]+$/ { printf "%s/%s ", $1, $2 }')
+[ "$got" = "0/0 32/1 64/2 " ] || fail "all_to_all 1 to 64 B sizes/counts: $got"
 
 finish

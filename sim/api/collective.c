@@ -380,10 +380,15 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, uint32_t 
 	size_t nr = 0;
 	int rc = 0;
 	for (double b = o->min_b; b <= o->max_b; b = next_size(b, o->factor)) {
-		double bytes = b;
+		/* whole float elements, as nccl-tests aligns each size to its count
+		 * times the type's size (and, for the per-rank operations, to whole
+		 * elements per rank), so size and count agree */
+		double bytes = floor(b / 4.0) * 4.0;
 		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
 		    o->op == COLL_ALL_TO_ALL)
 			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
+		if (nr && (*rows)[nr - 1].bytes == bytes)
+			continue; /* rounded onto the previous size: one row */
 		struct coll_plan p;
 		double t = 0.0;
 		if (coll_meter_run(m, (enum coll_op)o->op, bytes, o->algo, o->proto, &p, &t,
