@@ -272,6 +272,9 @@ expect 2 '-b|above -e|expected' "${C[@]}" -b 1G -e 8
 expect 2 '-f|"1"|expected a factor > 1' "${C[@]}" -f 1
 expect 2 '-f|"abc"|expected a factor' "${C[@]}" -f abc
 expect 2 '-f|1.0000001|more than' "${C[@]}" -b 1 -e 1T -f 1.0000001
+# a largest size whose send and receive buffers exceed the GPU's memory
+# (2 x 1 PiB on an 80 GB A100) is refused; 85.2 GB / 2 = 42599022592 B fits
+expect 2 '-e: found 1125899906842624 bytes|exceed the 85.2 GB of a A100-SXM4-80GB|at most 42599022592 bytes' "${C[@]}" -b 8 -e 1P
 expect 1 '--op|"all_reduc"|expected all_reduce' "${C[@]}" --op all_reduc
 expect 2 '-g|found 9|expected at most|8' "${C[@]}" -g 9
 expect 2 '-g|"0"|expected' "${C[@]}" -g 0

@@ -373,6 +373,17 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, uint32_t 
 		return api_failf(TS_ERANGE, "-g",
 				 "found %u GPUs, expected at most the cluster's %u", o->ngpus,
 				 hw_cluster_gpus(c));
+	/* nccl-tests allocates a send and a receive buffer of the largest size
+	 * on every GPU (its setupArgs and the allocations of common.cu: the
+	 * per-rank operations' receive buffer is the whole size): a largest
+	 * size whose two buffers exceed the GPU's memory could not run */
+	const struct hw_gpu_type *g = hw_cluster_gpu_type(c);
+	if (g && g->mem_bytes > 0.0 && 2.0 * o->max_b > g->mem_bytes)
+		return api_failf(TS_ERANGE, "-e",
+				 "found %.0f bytes, whose send and receive buffers (2 x %.4g GB) "
+				 "exceed the %.4g GB of a %s, expected -e at most %.0f bytes",
+				 o->max_b, o->max_b / 1e9, g->mem_bytes / 1e9, g->name,
+				 floor(g->mem_bytes / 2.0));
 	if (coll_meter_create(&m, c, n, o->mode, &err))
 		return api_fail(&err);
 	*used = coll_meter_mode(m);
