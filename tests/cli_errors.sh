@@ -282,7 +282,7 @@ expect 2 '--set|"foo=2"|expected a key of nodes' "${C[@]}" --set foo=2
 expect 2 '--set|"nodes"|KEY=VALUE' "${C[@]}" --set nodes
 expect 2 '--set|"nodes=0"|expected a whole number' "${C[@]}" --set nodes=0
 expect 2 'gpus_per_node|found 16|expected at most' "${C[@]}" --set gpus_per_node=16
-expect 2 '--nodes|"100000"|expected' "${C[@]}" --nodes 100000
+expect 2 'nodes|found 131073|expected at most 1048576 GPUs' "${C[@]}" --nodes 131073
 expect 1 '--format|"x"|text, csv, json or nccl-tests' "${C[@]}" --format x
 expect 1 'unknown option|"--bogus"|expected' "${C[@]}" --bogus 1
 expect 1 '-b|found nothing|expected a value' "${C[@]}" -b

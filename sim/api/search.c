@@ -229,7 +229,8 @@ static int search_digest(const ts_env *env, const char *path, const char *const 
 	uint64_t rs = sizeof(struct ts_result); /* the state holds its bytes */
 	h = hash_fnv1a(h, &rs, sizeof rs);
 	h = hash_fnv1a(h, "search state 2", 14); /* 2: records with checksums */
-	if (layer_figures) /* a stage search's digest as before */
+	/* a stage search's digest as before */
+	if (layer_figures)
 		h = hash_fnv1a(h, "layer figures", 13);
 	*d = h;
 	return 0;
