@@ -27,6 +27,7 @@
 #include "base/units.h"
 #include "base/cfg.h"
 #include "base/file.h"
+#include "base/sbuf.h"
 
 #define SET_MAX_DEPTH 32 /* nesting of a --set group value */
 
@@ -1145,39 +1146,6 @@ out:
 
 /* ---- writing settings back as text ------------------------------------- */
 
-/* A growing string; rc is set at the first failed allocation. */
-struct cfg_sbuf {
-	char *p;
-	size_t len, cap;
-	int rc;
-};
-
-static void sb_add(struct cfg_sbuf *b, const char *s, size_t n)
-{
-	if (b->rc)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *q = ts_realloc(b->p, b->cap, cap);
-		if (!q) {
-			b->rc = TS_ENOMEM;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_str(struct cfg_sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
 char *cfg_float_text(char *buf, size_t n, double v)
 {
 	for (int prec = 15; prec <= 17; prec++) {
@@ -1191,9 +1159,9 @@ char *cfg_float_text(char *buf, size_t n, double v)
 }
 
 /* A string as a libconfig literal on one line. */
-static void sb_quoted(struct cfg_sbuf *b, const char *s)
+static void sb_quoted(struct sbuf *b, const char *s)
 {
-	sb_add(b, "\"", 1);
+	sbuf_add(b, "\"", 1);
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		char e[8];
@@ -1213,12 +1181,12 @@ static void sb_quoted(struct cfg_sbuf *b, const char *s)
 			e[0] = (char)c;
 			e[1] = '\0';
 		}
-		sb_str(b, e);
+		sbuf_str(b, e);
 	}
-	sb_add(b, "\"", 1);
+	sbuf_add(b, "\"", 1);
 }
 
-static void write_setting(struct cfg_sbuf *b, const config_setting_t *s)
+static void write_setting(struct sbuf *b, const config_setting_t *s)
 {
 	char buf[64];
 	int t = config_setting_type(s);
@@ -1226,34 +1194,34 @@ static void write_setting(struct cfg_sbuf *b, const config_setting_t *s)
 	case CONFIG_TYPE_GROUP:
 	case CONFIG_TYPE_ARRAY:
 	case CONFIG_TYPE_LIST: {
-		sb_str(b, t == CONFIG_TYPE_GROUP ? "{ " : t == CONFIG_TYPE_ARRAY ? "[" : "(");
+		sbuf_str(b, t == CONFIG_TYPE_GROUP ? "{ " : t == CONFIG_TYPE_ARRAY ? "[" : "(");
 		int n = config_setting_length(s);
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
 			if (t == CONFIG_TYPE_GROUP) {
-				sb_str(b, config_setting_name(c));
-				sb_str(b, " = ");
+				sbuf_str(b, config_setting_name(c));
+				sbuf_str(b, " = ");
 				write_setting(b, c);
-				sb_str(b, "; ");
+				sbuf_str(b, "; ");
 			} else {
 				if (i)
-					sb_str(b, ", ");
+					sbuf_str(b, ", ");
 				write_setting(b, c);
 			}
 		}
-		sb_str(b, t == CONFIG_TYPE_GROUP ? "}" : t == CONFIG_TYPE_ARRAY ? "]" : ")");
+		sbuf_str(b, t == CONFIG_TYPE_GROUP ? "}" : t == CONFIG_TYPE_ARRAY ? "]" : ")");
 		return;
 	}
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64:
 		snprintf(buf, sizeof buf, "%lld", (long long)config_setting_get_int64(s));
-		sb_str(b, buf);
+		sbuf_str(b, buf);
 		return;
 	case CONFIG_TYPE_FLOAT:
-		sb_str(b, cfg_float_text(buf, sizeof buf, config_setting_get_float(s)));
+		sbuf_str(b, cfg_float_text(buf, sizeof buf, config_setting_get_float(s)));
 		return;
 	case CONFIG_TYPE_BOOL:
-		sb_str(b, config_setting_get_bool(s) ? "true" : "false");
+		sbuf_str(b, config_setting_get_bool(s) ? "true" : "false");
 		return;
 	case CONFIG_TYPE_STRING:
 		sb_quoted(b, config_setting_get_string(s));
@@ -1265,14 +1233,7 @@ static void write_setting(struct cfg_sbuf *b, const config_setting_t *s)
 
 char *cfg_setting_text(const config_setting_t *s)
 {
-	struct cfg_sbuf b = {0};
+	struct sbuf b = {0};
 	write_setting(&b, s);
-	char *r = NULL;
-	if (!b.rc && !b.p)
-		sb_add(&b, "", 0);
-	if (!b.rc)
-		r = ts_realloc(b.p, b.cap, b.len + 1);
-	if (!r)
-		ts_free(b.p, b.cap);
-	return r;
+	return sbuf_take(&b);
 }

@@ -15,68 +15,21 @@
 
 #include "base/alloc.h"
 #include "base/cfg.h"
+#include "base/sbuf.h"
 #include "io/sweepcfg.h"
 
 static const char *const sweep_keys[] = {"base", "axes", "zip"};
 
-/* A growing string. */
-struct sbuf {
-	char *p;
-	size_t len, cap;
-	int rc;
-};
-
-static void sb_add(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->rc)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *q = ts_realloc(b->p, b->cap, cap);
-		if (!q) {
-			b->rc = TS_ENOMEM;
-			return;
-		}
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void sb_str(struct sbuf *b, const char *s)
-{
-	sb_add(b, s, strlen(s));
-}
-
-/* The text as a string of exactly strlen + 1 bytes (freed with that size),
- * NULL on out of memory; the buffer is emptied. */
-static char *sb_take(struct sbuf *b)
-{
-	char *r = NULL;
-	if (!b->rc && !b->p)
-		sb_add(b, "", 0);
-	if (!b->rc)
-		r = ts_realloc(b->p, b->cap, b->len + 1);
-	if (!r)
-		ts_free(b->p, b->cap);
-	*b = (struct sbuf){0};
-	return r;
-}
-
 /* A string as a libconfig literal. */
 static void sb_quoted(struct sbuf *b, const char *s)
 {
-	sb_add(b, "\"", 1);
+	sbuf_add(b, "\"", 1);
 	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
-			sb_add(b, "\\", 1);
-		sb_add(b, s, 1);
+			sbuf_add(b, "\\", 1);
+		sbuf_add(b, s, 1);
 	}
-	sb_add(b, "\"", 1);
+	sbuf_add(b, "\"", 1);
 }
 
 /* A string as the CSV and messages show it: control characters escaped
@@ -86,7 +39,7 @@ static void sb_shown(struct sbuf *b, const char *s)
 	for (; *s; s++) {
 		char e[8];
 		ts_escape_ctl(e, sizeof e, s, 1);
-		sb_str(b, e);
+		sbuf_str(b, e);
 	}
 }
 
@@ -99,17 +52,17 @@ static int scalar_text(const config_setting_t *s, struct sbuf *set, struct sbuf 
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64:
 		snprintf(buf, sizeof buf, "%lld", (long long)config_setting_get_int64(s));
-		sb_str(set, buf);
-		sb_str(shown, buf);
+		sbuf_str(set, buf);
+		sbuf_str(shown, buf);
 		return 0;
 	case CONFIG_TYPE_FLOAT:
 		cfg_float_text(buf, sizeof buf, config_setting_get_float(s));
-		sb_str(set, buf);
-		sb_str(shown, buf);
+		sbuf_str(set, buf);
+		sbuf_str(shown, buf);
 		return 0;
 	case CONFIG_TYPE_BOOL:
-		sb_str(set, config_setting_get_bool(s) ? "true" : "false");
-		sb_str(shown, config_setting_get_bool(s) ? "true" : "false");
+		sbuf_str(set, config_setting_get_bool(s) ? "true" : "false");
+		sbuf_str(shown, config_setting_get_bool(s) ? "true" : "false");
 		return 0;
 	case CONFIG_TYPE_STRING:
 		sb_quoted(set, config_setting_get_string(s));
@@ -129,7 +82,7 @@ static int unquote_names(const char *text, char **out, size_t *cap)
 		if (*p == '#' || (p[0] == '/' && p[1] == '/')) { /* comment to end of line */
 			const char *e = strchr(p, '\n');
 			size_t n = e ? (size_t)(e - p) : strlen(p);
-			sb_add(&b, p, n);
+			sbuf_add(&b, p, n);
 			p += n;
 			continue;
 		}
@@ -141,7 +94,7 @@ static int unquote_names(const char *text, char **out, size_t *cap)
 				q++;
 			}
 			if (*q != '"') {
-				sb_add(&b, p, (size_t)(q - p));
+				sbuf_add(&b, p, (size_t)(q - p));
 				p = q;
 				continue;
 			}
@@ -155,14 +108,14 @@ static int unquote_names(const char *text, char **out, size_t *cap)
 					name = false;
 			if (name) {
 				for (const char *c = p + 1; c < q; c++)
-					sb_add(&b, *c == '.' ? "*" : c, 1);
+					sbuf_add(&b, *c == '.' ? "*" : c, 1);
 			} else {
-				sb_add(&b, p, (size_t)(q + 1 - p));
+				sbuf_add(&b, p, (size_t)(q + 1 - p));
 			}
 			p = q + 1;
 			continue;
 		}
-		sb_add(&b, p, 1);
+		sbuf_add(&b, p, 1);
 		p++;
 	}
 	if (b.rc) {
@@ -170,7 +123,7 @@ static int unquote_names(const char *text, char **out, size_t *cap)
 		return b.rc;
 	}
 	if (!b.p)
-		sb_add(&b, "", 0);
+		sbuf_add(&b, "", 0);
 	*out = b.p;
 	*cap = b.cap;
 	return b.rc;
@@ -239,8 +192,8 @@ static int add_axis(struct ld *l, const config_setting_t *s, const char *key)
 		const config_setting_t *v = config_setting_get_elem(s, (unsigned)i);
 		struct sbuf set = {0}, shown = {0};
 		int rc = scalar_text(v, &set, &shown);
-		a->set[i] = sb_take(&set);
-		a->shown[i] = sb_take(&shown);
+		a->set[i] = sbuf_take(&set);
+		a->shown[i] = sbuf_take(&shown);
 		if (!rc && (!a->set[i] || !a->shown[i]))
 			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
 		if (rc)
@@ -315,13 +268,13 @@ static int interpret(struct ld *l, config_setting_t *top, const char *dir)
 				return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL,
 						    "out of memory");
 			}
-			sb_str(&b, config_setting_name(c));
-			sb_str(&b, " = ");
-			sb_str(&b, v);
-			sb_str(&b, ";\n");
+			sbuf_str(&b, config_setting_name(c));
+			sbuf_str(&b, " = ");
+			sbuf_str(&b, v);
+			sbuf_str(&b, ";\n");
 			ts_free(v, strlen(v) + 1);
 		}
-		if (!(sp->base_text = sb_take(&b)))
+		if (!(sp->base_text = sbuf_take(&b)))
 			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
 	} else {
 		return cfg_fail(l->err, TS_ETYPE, base, l->file, "base",
