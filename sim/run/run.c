@@ -271,7 +271,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .step_temp_bpp = p->conv.step_temp_bpp,
 	    .step_temp_max_bytes = par->zero >= 3 && p->conv.step_group_params > 0.0
 				       ? p->conv.step_group_params * p->conv.step_temp_bpp
-				       : INFINITY,
+				       : (double)INFINITY,
 	    .optimizer_s_per_param = p->optimizer_s_per_param,
 	    .optimizer_kernels = p->optimizer_kernels,
 	    .launch_s = p->calib->launch_s,
