@@ -183,4 +183,14 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 "$BIN" sweep "$TMP/sw.cfg" -j 0 >/dev/null 2>&1
 [ $? -eq 1 ] || fail "-j 0 is not a usage error"
+# progress: a live line on a terminal (script(1) gives the sweep one), none
+# with -q; the CSV is the same either way
+if command -v script >/dev/null; then
+	checks=$((checks + 2))
+	script -qec "'$BIN' sweep '$TMP/sw.cfg' -j 1 -o '$TMP/tty.csv'" /dev/null >"$TMP/tty.err" 2>&1
+	grep -q "24/24 points" "$TMP/tty.err" || fail "no progress line on a terminal: $(head -c 300 "$TMP/tty.err")"
+	script -qec "'$BIN' sweep '$TMP/sw.cfg' -j 1 -q -o '$TMP/ttyq.csv'" /dev/null >"$TMP/ttyq.err" 2>&1
+	[ -s "$TMP/ttyq.err" ] && fail "-q printed on a terminal: $(head -c 300 "$TMP/ttyq.err")"
+	cmp -s "$TMP/tty.csv" "$TMP/ttyq.csv" || fail "-q changed the CSV"
+fi
 finish

@@ -17,7 +17,8 @@ static void usage(FILE *out)
 	fprintf(
 	    out,
 	    "usage: trainsim sweep SWEEP.cfg [-o RESULTS.csv] [-j THREADS] [--set KEY=VALUE]...\n"
-	    "                      [--shard K/N] [--resume [--force]] [--calib OVERRIDES.cfg]\n"
+	    "                      [--shard K/N] [--resume [--force]] [--calib OVERRIDES.cfg] "
+	    "[--quiet]\n"
 	    "\n"
 	    "Simulate every point of a sweep file (a base scenario and axes of values) in\n"
 	    "parallel and write one CSV row per point, in point order: the point id, the\n"
@@ -36,9 +37,11 @@ static void usage(FILE *out)
 	    "                   calibration, version and part, and run the rest; refused\n"
 	    "                   when one changed; --resume --force starts over\n"
 	    "  --calib FILE     calibration overrides (as trainsim calibrate writes)\n"
+	    "  -q, --quiet      print nothing on standard error but errors\n"
 	    "\n"
 	    "Progress goes to standard error: a live line on a terminal; otherwise (a\n"
-	    "batch job's log) a line a minute once a sweep has run for a minute.\n"
+	    "batch job's log) a line a minute once a sweep has run for a minute\n"
+	    "(--quiet: none).\n"
 	    "\n"
 	    "example:\n"
 	    "  trainsim sweep examples/scaling-sweep/sweep.cfg -o scaling.csv\n"
@@ -99,14 +102,14 @@ static int parse_shard(const char *v, long *k, long *n)
 
 static int cli_sweep_run(const char *path, const char *out_path, bool out_dash,
 			 const char *calib_path, const char **sets, size_t nsets, long shard_k,
-			 long shard_n, long threads, bool resume, bool force);
+			 long shard_n, long threads, bool resume, bool force, bool quiet);
 
 int cli_sweep(int argc, char **argv)
 {
 	const char *path = NULL, *out_path = NULL, *calib_path = NULL;
 	long threads = 0;
 	bool out_dash = false; /* -o -: standard output */
-	bool resume = false, force = false;
+	bool resume = false, force = false, quiet = false;
 	long shard_k = 0, shard_n = 0;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
@@ -114,7 +117,7 @@ int cli_sweep(int argc, char **argv)
 		fprintf(stderr, "trainsim sweep: out of memory\n");
 		return CLI_BADINPUT;
 	}
-	enum { O_OUT = 1, O_JOBS, O_RESUME, O_FORCE, O_CALIB, O_SET, O_SHARD };
+	enum { O_OUT = 1, O_JOBS, O_RESUME, O_FORCE, O_CALIB, O_SET, O_SHARD, O_QUIET };
 	static const struct cli_opt opts[] = {
 	    {O_OUT, "--output", "-o", "a results file (- for standard output)"},
 	    {O_SET, "--set", NULL, "KEY=VALUE"},
@@ -123,6 +126,7 @@ int cli_sweep(int argc, char **argv)
 	    {O_RESUME, "--resume", NULL, NULL},
 	    {O_FORCE, "--force", NULL, NULL},
 	    {O_CALIB, "--calib", NULL, "an overrides file"},
+	    {O_QUIET, "--quiet", "-q", NULL},
 	    {0}};
 	struct cli_opts p;
 	const char *v;
@@ -152,6 +156,8 @@ int cli_sweep(int argc, char **argv)
 			resume = true;
 		} else if (id == O_FORCE) {
 			force = true;
+		} else if (id == O_QUIET) {
+			quiet = true;
 		} else if (id == O_CALIB) {
 			calib_path = v;
 		} else if (!path) {
@@ -166,14 +172,14 @@ int cli_sweep(int argc, char **argv)
 		}
 	}
 	int rc = cli_sweep_run(path, out_path, out_dash, calib_path, sets, nsets, shard_k, shard_n,
-			       threads, resume, force);
+			       threads, resume, force, quiet);
 	free(sets);
 	return rc;
 }
 
 static int cli_sweep_run(const char *path, const char *out_path, bool out_dash,
 			 const char *calib_path, const char **sets, size_t nsets, long shard_k,
-			 long shard_n, long threads, bool resume, bool force)
+			 long shard_n, long threads, bool resume, bool force, bool quiet)
 {
 	if (resume && out_dash) {
 		fprintf(stderr, "trainsim sweep: --resume: found -o -, expected -o RESULTS.csv to "
@@ -221,7 +227,8 @@ static int cli_sweep_run(const char *path, const char *out_path, bool out_dash,
 		goto done;
 	}
 	struct progress_state ps = {.tty = isatty(STDERR_FILENO)};
-	int w = ts_sweep_run(sw, first, (int)threads, ts_output_stream(out), progress, &ps);
+	int w = ts_sweep_run(sw, first, (int)threads, ts_output_stream(out),
+			     quiet ? NULL : progress, &ps);
 	if (w == TS_EIO && out_path)
 		ts_output_write_error(out, 0);
 	if (!w) {
