@@ -36,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,6 +44,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -90,9 +92,20 @@ static void slot_drop(int i)
  * dies) is removed by its maker (outfile_open checks after registering). */
 static atomic_int stopping;
 
+/* Threads between making a temporary file and registering it: a handler
+ * running on another thread waits for them (they block the caught signals
+ * meanwhile, so it never runs on theirs), else a signal in that moment left
+ * the file behind. */
+static atomic_int opening;
+
 void outfile_remove_temps(void)
 {
 	atomic_store(&stopping, 1);
+	/* at most 50 ms: the window is a mkstemp and a compare-and-swap */
+	for (int k = 0; k < 200 && atomic_load(&opening) > 0; k++) {
+		struct timespec ts = {0, 250000};
+		nanosleep(&ts, NULL);
+	}
 	for (int i = 0; i < OUTFILE_SLOTS; i++)
 		if (atomic_load(&slots[i].state) == SLOT_READY)
 			unlink(slots[i].path);
@@ -426,13 +439,25 @@ int outfile_open(const char *path, const char *opt, struct outfile **out, struct
 	remove_stale(dir, host);
 	snprintf(tmp, sizeof tmp, "%s/.%.100s.trainsim-%s-%ld.XXXXXX", dir, base, host,
 		 (long)getpid());
+	/* made and registered with the caught signals blocked on this thread
+	 * and `opening` counted, so no handler unlinks the slots in between */
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	atomic_fetch_add(&opening, 1);
 	int fd = ts_mkstemp(tmp);
+	int mk_errno = errno;
+	int slot = fd >= 0 ? slot_take(tmp) : -1;
+	atomic_fetch_sub(&opening, 1);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (fd < 0)
 		return ts_error_set(err, TS_EIO, NULL, 0, opt,
 				    "found \"%s\", which cannot be written: a temporary file in "
 				    "\"%s\" cannot be made (%s), expected a writable folder",
-				    path, dir, strerror(errno));
-	int slot = slot_take(tmp);
+				    path, dir, strerror(mk_errno));
 	if (atomic_load(&stopping)) { /* a handler's sweep may have missed it */
 		close(fd);
 		unlink(tmp);
