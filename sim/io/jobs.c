@@ -168,6 +168,24 @@ static int bad(struct ts_error *err, const char *path, int line, const char *col
 			    expected);
 }
 
+/* Append job j of line `line` with its names (jobs_add) and its partition
+ * (NULL: the first); a repeated id is an error of column id_col whose
+ * expected text is id_expected. Returns 0, TS_ESYNTAX or TS_ENOMEM, with
+ * err set. */
+static int add_row(struct jobs_list *l, const struct jobs_job *j, const char *id, const char *user,
+		   const char *acct, const char *scen, const char *part, const char *path, int line,
+		   const char *id_col, const char *id_expected, struct ts_error *err)
+{
+	int rc = jobs_add(l, j, id, user, acct, scen);
+	if (rc == TS_ESYNTAX)
+		return bad(err, path, line, id_col, id, id_expected);
+	if (!rc && part)
+		rc = opt_name(&l->partitions, part, &l->j[l->n - 1].partition);
+	if (rc)
+		return ts_error_set(err, rc, path, line, NULL, "out of memory");
+	return 0;
+}
+
 static int check_job(const struct jobs_job *j, const char *path, int line, struct ts_error *err)
 {
 	if (j->scenario == JOBS_NONE && !(j->duration_s > 0.0))
@@ -314,17 +332,10 @@ static int read_csv(const char *path, struct jobs_list *l, struct ts_error *err)
 		j.scenario = scen ? 0 : JOBS_NONE; /* for check_job */
 		if ((rc = check_job(&j, path, ln, err)))
 			goto out;
-		rc = jobs_add(l, &j, id, user, acct, scen);
-		if (rc == TS_ESYNTAX) {
-			rc = bad(err, path, ln, "id", id, "an id no earlier job has");
+		if ((rc = add_row(l, &j, id, user, acct, scen,
+				  col[C_PART] >= 0 ? c.f[col[C_PART]] : NULL, path, ln, "id",
+				  "an id no earlier job has", err)))
 			goto out;
-		}
-		if (!rc && col[C_PART] >= 0)
-			rc = opt_name(&l->partitions, c.f[col[C_PART]], &l->j[l->n - 1].partition);
-		if (rc) {
-			rc = ts_error_set(err, rc, path, ln, NULL, "out of memory");
-			goto out;
-		}
 	}
 	if (!rc && (!ncols || l->n == before))
 		rc = ts_error_set(err, TS_EINVALID, path, 0, NULL,
@@ -625,16 +636,10 @@ static int read_sacct(const char *path, struct jobs_list *l, struct ts_error *er
 			rc = bad(err, path, ln, "Priority", f[col[S_PRIO]], "a number");
 			goto out;
 		}
-		rc = jobs_add(l, &j, id, col[S_USER] >= 0 ? f[col[S_USER]] : NULL,
-			      col[S_ACCOUNT] >= 0 ? f[col[S_ACCOUNT]] : NULL, NULL);
-		if (rc == TS_ESYNTAX) {
-			rc = bad(err, path, ln, "JobID", id, "an id no earlier job has");
+		if ((rc = add_row(l, &j, id, col[S_USER] >= 0 ? f[col[S_USER]] : NULL,
+				  col[S_ACCOUNT] >= 0 ? f[col[S_ACCOUNT]] : NULL, NULL, NULL, path,
+				  ln, "JobID", "an id no earlier job has", err)))
 			goto out;
-		}
-		if (rc) {
-			rc = ts_error_set(err, rc, path, ln, NULL, "out of memory");
-			goto out;
-		}
 	}
 	if (!rc && l->n == before)
 		rc = ts_error_set(err, TS_EINVALID, path, 0, NULL,
@@ -722,17 +727,10 @@ static int read_swf(const char *path, struct jobs_list *l, struct ts_error *err)
 		snprintf(id, sizeof id, "%.0f", v[0]);
 		snprintf(user, sizeof user, "%.0f", v[11]);
 		snprintf(group, sizeof group, "%.0f", v[12]);
-		rc = jobs_add(l, &j, id, v[11] >= 0.0 ? user : NULL, v[12] >= 0.0 ? group : NULL,
-			      NULL);
-		if (rc == TS_ESYNTAX) {
-			rc = bad(err, path, in.lineno, swf_names[0], id,
-				 "a number no earlier job has");
+		if ((rc = add_row(l, &j, id, v[11] >= 0.0 ? user : NULL,
+				  v[12] >= 0.0 ? group : NULL, NULL, NULL, path, in.lineno,
+				  swf_names[0], "a number no earlier job has", err)))
 			goto out;
-		}
-		if (rc) {
-			rc = ts_error_set(err, rc, path, in.lineno, NULL, "out of memory");
-			goto out;
-		}
 	}
 	if (!rc && l->n == before)
 		rc = ts_error_set(err, TS_EINVALID, path, 0, NULL,
@@ -810,18 +808,9 @@ static int read_helios(const char *path, struct jobs_list *l, struct ts_error *e
 			}
 		}
 		const char *vc = c.f[col[H_VC]];
-		rc = jobs_add(l, &j, c.f[col[H_ID]], c.f[col[H_USER]], vc, NULL);
-		if (rc == TS_ESYNTAX) {
-			rc = bad(err, path, ln, "job_id", c.f[col[H_ID]],
-				 "an id no earlier job has");
+		if ((rc = add_row(l, &j, c.f[col[H_ID]], c.f[col[H_USER]], vc, NULL, vc, path, ln,
+				  "job_id", "an id no earlier job has", err)))
 			goto out;
-		}
-		if (!rc)
-			rc = opt_name(&l->partitions, vc, &l->j[l->n - 1].partition);
-		if (rc) {
-			rc = ts_error_set(err, rc, path, ln, NULL, "out of memory");
-			goto out;
-		}
 	}
 	if (!rc && l->n == before)
 		rc = ts_error_set(err, TS_EINVALID, path, 0, NULL,
