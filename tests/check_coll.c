@@ -1034,7 +1034,7 @@ START_TEST(forced_algo_errors)
 }
 END_TEST
 
-/* Issue 4 item 6: two all-reduces on disjoint GPUs of the same two nodes
+/* Two all-reduces on disjoint GPUs of the same two nodes
  * (GPUs 0-3 and 4-7 of each) with one NIC per node, which both rings cross
  * (its 24.25 GB/s is below every PCIe hop on the way): each takes about
  * twice as long as alone (bandwidth-bound: 1 GiB, Simple). */
@@ -1205,7 +1205,7 @@ START_TEST(nics_behind_grace_cross_rail)
 }
 END_TEST
 
-/* Issue 4 item 6: a send/recv between GPU 0 of two nodes with one NIC each
+/* A send/recv between GPU 0 of two nodes with one NIC each
  * runs during a data-parallel all-reduce over all 16 GPUs. On the NIC the
  * ring carries 2(n-1)/n = 1.875 bytes per byte and the send/recv 1; max-min
  * sharing gives both the same rate r, 2.875 r = NIC rate, so the all-reduce

@@ -644,7 +644,7 @@ START_TEST(loader_bound_under_every_schedule)
 }
 END_TEST
 
-/* Issue #14, item 6: an input pipeline that shares the NIC with the gradient
+/* An input pipeline that shares the NIC with the gradient
  * all-reduce is in its steady state only once its prefetch queue is full (2
  * x 12 workers = 24 batches per GPU). Until then it reads ahead as fast as
  * the NIC lets it and the all-reduce crawls; once the last batch a run

@@ -35,7 +35,7 @@
 #include "work/compute.h"
 #include "testutil.h"
 
-/* The aim of issue 5: a source's MAPE at most 15 %, whole sources and
+/* The aim for every source: a source's MAPE at most 15 %, whole sources and
  * held-out halves alike, without exception. Rows far off within a source
  * that meets it: MEG24-004 (TP 8 without PP, -20 %) exposes the fp32
  * gradient reduce-scatter that only the last of four micro-batches'
