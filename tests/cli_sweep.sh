@@ -183,8 +183,9 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 "$BIN" sweep "$TMP/sw.cfg" -j 0 >/dev/null 2>&1
 [ $? -eq 1 ] || fail "-j 0 is not a usage error"
-# progress: a live line on a terminal (script(1) gives the sweep one), none
-# with -q; the CSV is the same either way
+# progress: a live line on a terminal (script(1), of Debian's essential
+# bsdutils, gives the sweep one), none with -q; the CSV is the same either way
+command -v script >/dev/null || fail "script(1) is missing (Debian package bsdutils)"
 if command -v script >/dev/null; then
 	checks=$((checks + 2))
 	script -qec "'$BIN' sweep '$TMP/sw.cfg' -j 1 -o '$TMP/tty.csv'" /dev/null >"$TMP/tty.err" 2>&1
