@@ -141,6 +141,13 @@ enum ts_format {
 /* Parse "text", "csv" or "json" into *out. Returns 0 or TS_EUSAGE. */
 TS_API int ts_format_parse(const char *name, enum ts_format *out);
 
+/* Parse a count given on a command line (--nodes 16, --set nodes=16) into
+ * *out: decimal digits, or a whole number written as a float (1e2, 16.0),
+ * which a config file's integer keys accept too; from lo to hi inclusive.
+ * Hexadecimal, inf, nan and fractions are refused. Returns 0 or TS_ERANGE
+ * ("found \"S\", expected a whole number from LO to HI"). */
+TS_API int ts_parse_count(const char *s, long long lo, long long hi, long long *out);
+
 /* ---- environment -------------------------------------------------------- */
 
 typedef struct ts_env ts_env;

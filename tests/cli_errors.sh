@@ -282,7 +282,23 @@ expect 2 '--set|"foo=2"|expected a key of nodes' "${C[@]}" --set foo=2
 expect 2 '--set|"nodes"|KEY=VALUE' "${C[@]}" --set nodes
 expect 2 '--set|"nodes=0"|expected a whole number' "${C[@]}" --set nodes=0
 expect 2 'gpus_per_node|found 16|expected at most' "${C[@]}" --set gpus_per_node=16
-expect 2 'nodes|found 131073|expected at most 1048576 GPUs' "${C[@]}" --nodes 131073
+# a count an option gave is keyed by that option, not by the cluster file
+# (131,073 nodes of 8 = 1,048,584 GPUs, 8 beyond TS_MAX_GPUS)
+expect 2 '--nodes: found 131073 nodes of 8 GPUs|expected at most 1048576 GPUs' "${C[@]}" --nodes 131073
+expect 2 '--set "nodes=131073": found 131073 nodes' "${C[@]}" --set nodes=131073
+expect 2 '--set "cluster.nodes=131073": found 131073 nodes' "${C[@]}" --set cluster.nodes=131073 --set node.p2p=false
+expect 2 '--set "gpus_per_node=16": found 16|at most the 8 GPUs' "${C[@]}" --set gpus_per_node=16
+expect 2 '--nodes: found 200000 nodes of 8 GPUs' queue --synthetic 3 --cluster dgx-h100 --nodes 200000
+expect 2 '--nodes: found 200000 nodes of 8 GPUs' queue --synthetic 3 --cluster dgx-h100 --nodes 150000:200000:50000
+# a count is a whole number: 1e2 and 100.0 are 100 (as a scenario file's
+# nodes = 1e2 is), 2.5 and 0x10 are refused by the option's name
+expect 2 '--nodes|found "2.5"|expected a whole number from 1 to 1048576' "${C[@]}" --nodes 2.5
+expect 2 '--set|found "nodes=2.5"|expected a whole number' "${C[@]}" --set nodes=2.5
+expect 2 '--set|found "nodes=0x10"|expected a whole number' "${C[@]}" --set nodes=0x10
+expect 2 '-g|found "8.5"|expected a whole number' "${C[@]}" -g 8.5
+expect 1 '--nodes|found "2.5"|LO:HI[:STEP]' queue --synthetic 3 --cluster dgx-h100 --nodes 2.5
+expect 1 '--nodes|found "4:"|LO:HI[:STEP]' queue --synthetic 3 --cluster dgx-h100 --nodes 4:
+expect 1 '--nodes|found "1:2:3:4"|LO:HI[:STEP]' queue --synthetic 3 --cluster dgx-h100 --nodes 1:2:3:4
 expect 1 '--format|"x"|text, csv, json or nccl-tests' "${C[@]}" --format x
 expect 1 'unknown option|"--bogus"|expected' "${C[@]}" --bogus 1
 expect 1 '-b|found nothing|expected a value' "${C[@]}" -b

@@ -96,4 +96,23 @@ for c in run compare sweep search calibrate validate collective list plot; do
 	[ $? -eq 0 ] && grep -q "^usage: trainsim $c" out && [ ! -s err ] ||
 		fail "trainsim $c --help: no usage on stdout"
 done
+# a count written as a whole float is that count, in an option as in --set
+# and in a scenario file: --nodes 1e2 is --nodes 100, -g 8.0 is -g 8,
+# --set nodes=2e0 is nodes=2, queue --nodes 2e0:4.0 is 2:4
+ok coll-int collective --cluster dgx-h100 --nodes 100 -g 8 -e 1M
+ok coll-exp collective --cluster dgx-h100 --nodes 1e2 -g 8.0 -e 1M
+checks=$((checks + 1))
+cmp -s coll-int coll-exp || fail "collective --nodes 1e2 -g 8.0 differs from --nodes 100 -g 8"
+ok coll-set collective --cluster dgx-h100 --set nodes=2 -e 1M
+ok coll-setexp collective --cluster dgx-h100 --set nodes=2e0 -e 1M
+checks=$((checks + 1))
+cmp -s coll-set coll-setexp || fail "collective --set nodes=2e0 differs from nodes=2"
+ok run-set run "$S" --set nodes=2
+ok run-setexp run "$S" --set nodes=2e0
+checks=$((checks + 1))
+cmp -s run-set run-setexp || fail "run --set nodes=2e0 differs from nodes=2"
+ok q-int queue --synthetic 20 --cluster dgx-h100 --nodes 2:4 -q
+ok q-exp queue --synthetic 20 --cluster dgx-h100 --nodes 2e0:4.0 -q
+checks=$((checks + 1))
+cmp -s q-int q-exp || fail "queue --nodes 2e0:4.0 differs from 2:4"
 finish

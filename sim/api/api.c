@@ -3,8 +3,11 @@
  * library's internals; every public function records its failure in a
  * thread-local error for ts_errmsg().
  * SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +97,29 @@ int ts_format_parse(const char *name, enum ts_format *out)
 		}
 	return api_failf(TS_EUSAGE, "--format", "found \"%s\", expected text, csv or json",
 			 name ? name : "");
+}
+
+int ts_parse_count(const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = s && *s ? strtoll(s, &end, 10) : 0;
+	bool ok = s && *s && end != s && !errno && !*end;
+	if (s && *s && !ok && strspn(s, "0123456789+-.eE") == strlen(s)) {
+		/* a whole number written as a float, as libconfig reads 1e2 and
+		 * 16.0 in a scenario file and cfg_int takes them */
+		errno = 0;
+		double d = strtod(s, &end);
+		ok = end != s && !*end && !errno && d == floor(d) && d >= (double)lo &&
+		     d <= (double)hi;
+		v = ok ? (long long)d : 0;
+	}
+	if (!ok || v < lo || v > hi)
+		return api_failf(TS_ERANGE, NULL,
+				 "found \"%s\", expected a whole number from %lld to %lld",
+				 s ? s : "", lo, hi);
+	*out = v;
+	return 0;
 }
 
 int ts_env_open(const char *root, ts_env **out)

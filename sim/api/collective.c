@@ -34,6 +34,9 @@ struct copts {
 	uint32_t ngpus;	      /* 0 = all */
 	const char *sets[16]; /* other KEY=VALUE of the cluster (borrowed) */
 	size_t nsets;
+	/* the argument that gave nodes, gpus_per_node and nics_per_node
+	 * ("--nodes" or a --set's KEY=VALUE, borrowed), NULL for the file's */
+	const char *count_arg[3];
 };
 
 /* Largest message size, bytes (1 PiB): the time of one collective stays
@@ -104,12 +107,11 @@ static int size_of(const char *s, double *out)
 	return *out <= COLL_MAX_BYTES ? 0 : -1;
 }
 
+/* A whole number from lo to hi as ts_parse_count reads it (16, 1e2). */
 static int parse_u32(const char *s, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-	char *end;
-	errno = 0;
-	unsigned long v = strtoul(s, &end, 10);
-	if (end == s || *end || errno || v < lo || v > hi || s[0] == '-')
+	long long v;
+	if (ts_parse_count(s, lo, hi, &v))
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
@@ -123,6 +125,7 @@ static int apply_set(struct copts *o, const char *kv)
 	const char *eq = strchr(kv, '=');
 	if (!eq || eq == kv || !eq[1])
 		return bad_value("--set", kv, "KEY=VALUE");
+	const char *arg = kv;
 	if (!strncmp(kv, "cluster.", 8))
 		kv += 8;
 	size_t kl = (size_t)(eq - kv);
@@ -143,6 +146,7 @@ static int apply_set(struct copts *o, const char *kv)
 		return bad_value("--set", kv,
 				 dst == &o->hw.nodes ? "a whole number from 1 to 1048576"
 						     : "a whole number from 1 to 1024");
+	o->count_arg[dst == &o->hw.nodes ? 0 : dst == &o->hw.gpus_per_node ? 1 : 2] = arg;
 	return 0;
 }
 
@@ -242,6 +246,28 @@ out:
 	return rc;
 }
 
+/* Record the loader's error e; one about a count that an option gave (the
+ * loader reports those with no line: they are not the file's) is keyed by
+ * that option, "--nodes" or --set "nodes=N", rather than by the file. */
+static int fail_load(const struct ts_error *e, const struct copts *o)
+{
+	static const char *const keys[3] = {"nodes", "gpus_per_node", "nics_per_node"};
+	const char *arg = NULL;
+	for (int i = 0; i < 3 && e->line == 0; i++) {
+		const char *k = !strncmp(e->key, "cluster.", 8) ? e->key + 8 : e->key;
+		if (!strcmp(k, keys[i]))
+			arg = o->count_arg[i];
+	}
+	if (!arg)
+		return api_fail(e);
+	char key[200];
+	if (!strncmp(arg, "--", 2))
+		snprintf(key, sizeof key, "%s", arg);
+	else
+		snprintf(key, sizeof key, "--set \"%.150s\"", arg);
+	return api_failf(e->code, key, "%s", e->msg);
+}
+
 /* The cluster --cluster names, with the --set keys laid over it through
  * the inline-cluster path (cluster = { base = NAME; ... }). Returns 0 or the
  * error (recorded for ts_errmsg). */
@@ -252,7 +278,7 @@ static int cluster_load(const struct hw_catalog *cat, const struct copts *o,
 	ts_error_clear(&err);
 	*out = NULL;
 	if (!o->nsets) {
-		return hw_cluster_load(cat, o->cluster, &o->hw, out, &err) ? api_fail(&err) : 0;
+		return hw_cluster_load(cat, o->cluster, &o->hw, out, &err) ? fail_load(&err, o) : 0;
 	}
 	config_t cfg;
 	config_init(&cfg);
@@ -284,7 +310,7 @@ static int cluster_load(const struct hw_catalog *cat, const struct copts *o,
 			snprintf(key, sizeof key, "--set \"%.150s\"", arg);
 			rc = api_failf(err.code, key, "%s: %s", err.key, err.msg);
 		} else {
-			rc = api_fail(&err);
+			rc = fail_load(&err, o);
 		}
 	}
 	config_destroy(&cfg);
@@ -304,6 +330,7 @@ static int resolve(const struct ts_collective_opts *in, struct copts *o)
 			    .mode = NET_CLASS,
 			    .ngpus = in->gpus};
 	o->hw.nodes = in->nodes;
+	o->count_arg[0] = in->nodes ? "--nodes" : NULL;
 	if (in->op && (o->op = coll_op_parse(in->op)) < 0)
 		return bad("--op", in->op,
 			   "all_reduce, all_gather, reduce_scatter, broadcast, reduce, all_to_all "

@@ -302,7 +302,10 @@ int ts_queue_run(const ts_env *env, const ts_queue_opts *o, ts_queue **out)
 	struct hw_cluster *hc = NULL;
 	struct hw_cluster_opts ho = {.nodes = hi};
 	if (hw_cluster_load(env->cat, o->cluster, &ho, &hc, &err)) {
-		rc = api_fail(&err);
+		/* the node count is --nodes' (the loader gives it no line) */
+		rc = err.line == 0 && !strcmp(err.key, "nodes")
+			 ? api_failf(err.code, "--nodes", "%s", err.msg)
+			 : api_fail(&err);
 		goto fail;
 	}
 	snprintf(q->cluster, sizeof q->cluster, "%s", hw_cluster_name(hc));

@@ -1,6 +1,5 @@
 /* The one option parser of every trainsim command.
  * SPDX-License-Identifier: MIT */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,13 +128,11 @@ int cli_opt_next(struct cli_opts *p, const char **val)
 int cli_opt_long(const char *cmd, const char *opt, const char *v, long lo, long hi,
 		 const char *what, long *out)
 {
-	char *end;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < lo || n > hi) {
+	long long n;
+	if (ts_parse_count(v, lo, hi, &n)) {
 		fprintf(stderr, "trainsim %s: %s: found \"%s\", expected %s\n", cmd, opt, v, what);
 		return -1;
 	}
-	*out = n;
+	*out = (long)n;
 	return 0;
 }

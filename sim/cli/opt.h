@@ -62,7 +62,8 @@ void cli_opt_init(struct cli_opts *p, const char *cmd, const struct cli_opt *opt
  * takes none). */
 int cli_opt_next(struct cli_opts *p, const char **val);
 
-/* Parse v as an integer from lo to hi into *out; else print "trainsim CMD:
+/* Parse v as a whole number from lo to hi into *out (digits, or a whole
+ * float such as 1e2, as ts_parse_count takes); else print "trainsim CMD:
  * OPT: found "v", expected WHAT" and return -1. */
 int cli_opt_long(const char *cmd, const char *opt, const char *v, long lo, long hi,
 		 const char *what, long *out);

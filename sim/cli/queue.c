@@ -184,12 +184,21 @@ int cli_queue(int argc, char **argv)
 			o.cluster = v;
 			break;
 		case O_NODES: {
-			unsigned lo = 0, hi = 0, st = 0;
-			char tail;
-			int k = sscanf(v, "%u:%u:%u%c", &lo, &hi, &st, &tail);
-			if (k < 1 || k > 3 || !lo || lo > 1000000 ||
-			    (k >= 2 && (hi < lo || hi > 1000000)) || (k == 3 && !st) ||
-			    (k == 1 && strspn(v, "0123456789") != strlen(v))) {
+			/* N or LO:HI[:STEP], each a whole number as ts_parse_count
+			 * reads it (16, 1e2) */
+			long long part[3] = {0, 0, 0};
+			int k = 0;
+			bool ok = strlen(v) < 128;
+			char buf[128];
+			snprintf(buf, sizeof buf, "%s", ok ? v : "");
+			for (char *t = buf, *c; ok && t; t = c, k++) {
+				if ((c = strchr(t, ':')))
+					*c++ = '\0';
+				ok = k < 3 && !ts_parse_count(t, 1, 1000000, &part[k]);
+			}
+			unsigned lo = (unsigned)part[0], hi = (unsigned)part[1],
+				 st = (unsigned)part[2];
+			if (!ok || (k >= 2 && hi < lo)) {
 				fprintf(
 				    stderr,
 				    "trainsim queue: --nodes: found \"%s\", expected a node count "
