@@ -301,6 +301,23 @@ checks=$((checks + 1))
 "$BIN" queue "$TMP/nos.csv" --cluster dgx-h100 --nodes 1 >/dev/null 2>"$TMP/e5"
 [ $? -eq 2 ] && grep -q 'nosuch.cfg' "$TMP/e5" || fail "missing scenario: $(cat "$TMP/e5")"
 
+# "-" is the job list on standard input, as run's and compare's "-" is the
+# scenario: the same per-job starts as the file (the hand case above:
+# backfill starts C at 2 s), a sacct export recognised by its content as
+# from a file, and an error named "-" with its line
+checks=$((checks + 1))
+"$BIN" queue - --cluster dgx-h100 --nodes 2 -o "$TMP/stdin.csv" --quiet <"$TMP/hand.csv" >/dev/null 2>"$TMP/e6"
+[ $? -eq 0 ] && cmp -s "$TMP/stdin.csv" "$TMP/backfill.csv" ||
+	fail "queue - <hand.csv: per-job CSV differs from queue hand.csv: $(cat "$TMP/e6")"
+printf 'JobID|User|Submit|Start|Elapsed|AllocTRES\n7|ann|2024-03-01T00:00:00|2024-03-01T00:00:00|01:00:00|gres/gpu=8\n' >"$TMP/s.txt"
+checks=$((checks + 1))
+"$BIN" queue - --cluster dgx-h100 --nodes 1 -o "$TMP/sacct.csv" --quiet <"$TMP/s.txt" >/dev/null 2>"$TMP/e7"
+[ $? -eq 0 ] && grep -q '^7,' "$TMP/sacct.csv" || fail "queue - <sacct export: $(cat "$TMP/e7")"
+checks=$((checks + 1))
+printf 'id,submit_s,gpus,duration_s\nj1,0,8,100\nj2,5,eight,100\n' |
+	"$BIN" queue - --cluster dgx-h100 --nodes 1 >/dev/null 2>"$TMP/e8"
+[ $? -eq 2 ] && grep -q -- '^trainsim queue: -:3: gpus' "$TMP/e8" || fail "queue - bad row: $(cat "$TMP/e8")"
+
 # --help's examples name files that exist
 checks=$((checks + 1))
 "$BIN" queue --help | grep -o 'examples/[^ ]*' | sort -u | while read -r f; do

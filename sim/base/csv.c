@@ -48,15 +48,27 @@ int csv_split(char *line, char **f, int max)
 	}
 }
 
-int csv_open(struct csv *c, const char *path, size_t line_max, int max_fields, struct ts_error *err)
+int csv_open_stream(struct csv *c, FILE *fp, const char *path, size_t line_max, int max_fields,
+		    struct ts_error *err)
 {
-	*c = (struct csv){.path = path, .line_max = line_max, .max_fields = max_fields};
+	*c = (struct csv){.fp = fp, .path = path, .line_max = line_max, .max_fields = max_fields};
 	if (!(c->line = ts_malloc(line_max)) ||
 	    !(c->f = ts_calloc((size_t)max_fields, sizeof *c->f)))
 		return ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
-	if (!(c->fp = ts_fopen(path, "r")))
+	return 0;
+}
+
+int csv_open(struct csv *c, const char *path, size_t line_max, int max_fields, struct ts_error *err)
+{
+	FILE *fp = ts_fopen(path, "r");
+	if (!fp) {
+		*c = (struct csv){.path = path};
 		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open the file: %s",
 				    strerror(errno));
+	}
+	int rc = csv_open_stream(c, fp, path, line_max, max_fields, err);
+	if (rc)
+		return rc;
 	/* a directory opens for reading; its first read would only say
 	 * "reading failed" */
 	struct stat st;

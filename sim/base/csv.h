@@ -43,6 +43,12 @@ struct csv {
 int csv_open(struct csv *c, const char *path, size_t line_max, int max_fields,
 	     struct ts_error *err);
 
+/* As csv_open, on a stream already open (standard input read into memory,
+ * say), named `path` in messages; c owns fp from here, csv_close closes it
+ * (also after a failed open). Returns 0 or TS_ENOMEM. */
+int csv_open_stream(struct csv *c, FILE *fp, const char *path, size_t line_max, int max_fields,
+		    struct ts_error *err);
+
 /* Read and split the next line into c->f, c->nf: 1 when there was one, 0
  * at the end of the file, or with err naming file and line: TS_ESYNTAX
  * (more than max_fields fields, broken quoting), TS_ELIMIT (a line longer

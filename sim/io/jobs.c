@@ -25,6 +25,38 @@
 
 #define LINE_MAX_ 65536
 #define MAX_FIELDS 64
+/* Most bytes of a job list on standard input (a year of a 10,000-node
+ * cluster's sacct is a few hundred MB). */
+#define STDIN_MAX ((size_t)1 << 30)
+
+/* A job list: a file by path, or standard input ("-") read once and whole
+ * into buf, which the format sniff and then the reader each read through
+ * fmemopen. */
+struct jin {
+	const char *path; /* as given, for messages */
+	char *buf;	  /* standard input's bytes (owned), NULL for a file */
+	size_t n, cap;	  /* bytes in buf, its allocation */
+};
+
+/* Open the job list for reading from its start; NULL with errno. */
+static FILE *jin_open(const struct jin *in)
+{
+	return in->buf ? fmemopen(in->buf, in->n, "r") : ts_fopen(in->path, "r");
+}
+
+/* csv_open on the job list. */
+static int csv_in(struct csv *c, const struct jin *in, struct ts_error *err)
+{
+	if (!in->buf)
+		return csv_open(c, in->path, LINE_MAX_, MAX_FIELDS, err);
+	FILE *fp = jin_open(in);
+	if (!fp) {
+		*c = (struct csv){0};
+		return ts_error_set(err, TS_ENOMEM, in->path, 0, NULL,
+				    "out of memory reading standard input");
+	}
+	return csv_open_stream(c, fp, in->path, LINE_MAX_, MAX_FIELDS, err);
+}
 
 /* ------------------------------------------------------------- names */
 
@@ -230,10 +262,11 @@ static int gpus_field(const char *v, const char *path, int line, const char *col
 	return 0;
 }
 
-static int read_csv(const char *path, struct jobs_list *l, struct ts_error *err)
+static int read_csv(const struct jin *jin, struct jobs_list *l, struct ts_error *err)
 {
+	const char *path = jin->path;
 	struct csv c;
-	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	int rc = csv_in(&c, jin, err);
 	if (rc) {
 		csv_close(&c);
 		return rc;
@@ -373,13 +406,14 @@ static int next_line(struct lines *l, const char *path, struct ts_error *err)
 	return 1;
 }
 
-static int lines_open(struct lines *l, const char *path, struct ts_error *err)
+static int lines_open(struct lines *l, const struct jin *in, struct ts_error *err)
 {
 	*l = (struct lines){0};
 	if (!(l->buf = ts_malloc(LINE_MAX_)))
-		return ts_error_set(err, TS_ENOMEM, path, 0, NULL, "out of memory");
-	if (!(l->fp = ts_fopen(path, "r")))
-		return ts_error_set(err, TS_EIO, path, 0, NULL, "cannot open: %s", strerror(errno));
+		return ts_error_set(err, TS_ENOMEM, in->path, 0, NULL, "out of memory");
+	if (!(l->fp = jin_open(in)))
+		return ts_error_set(err, TS_EIO, in->path, 0, NULL, "cannot open: %s",
+				    strerror(errno));
 	return 0;
 }
 
@@ -525,10 +559,11 @@ static const char *const scols[S_N] = {"JobID",	    "Submit",	 "Start",   "End",
 				       "Timelimit", "AllocTRES", "ReqTRES", "AllocGRES", "ReqGRES",
 				       "User",	    "Account",	 "Priority"};
 
-static int read_sacct(const char *path, struct jobs_list *l, struct ts_error *err)
+static int read_sacct(const struct jin *jin, struct jobs_list *l, struct ts_error *err)
 {
+	const char *path = jin->path;
 	struct lines in;
-	int rc = lines_open(&in, path, err);
+	int rc = lines_open(&in, jin, err);
 	char *f[MAX_FIELDS];
 	int col[S_N], ncols = 0;
 	size_t before = l->n;
@@ -672,10 +707,11 @@ static const char *const swf_names[18] = {"job number",
 					  "preceding job",
 					  "think time"};
 
-static int read_swf(const char *path, struct jobs_list *l, struct ts_error *err)
+static int read_swf(const struct jin *jin, struct jobs_list *l, struct ts_error *err)
 {
+	const char *path = jin->path;
 	struct lines in;
-	int rc = lines_open(&in, path, err);
+	int rc = lines_open(&in, jin, err);
 	size_t before = l->n;
 	if (rc)
 		goto out;
@@ -750,13 +786,14 @@ out:
  * HH:MM:SS" without a zone (taken as UTC), duration in s. CPU jobs
  * (gpu_num 0) and jobs that ran for 0 s are skipped; the virtual cluster
  * is the account and the partition, the start the recorded one. */
-static int read_helios(const char *path, struct jobs_list *l, struct ts_error *err)
+static int read_helios(const struct jin *jin, struct jobs_list *l, struct ts_error *err)
 {
+	const char *path = jin->path;
 	enum { H_ID, H_USER, H_VC, H_GPUS, H_SUBMIT, H_START, H_DUR, H_N };
 	static const char *const hcols[H_N] = {"job_id",      "user",	    "vc",      "gpu_num",
 					       "submit_time", "start_time", "duration"};
 	struct csv c;
-	int rc = csv_open(&c, path, LINE_MAX_, MAX_FIELDS, err);
+	int rc = csv_in(&c, jin, err);
 	if (rc) {
 		csv_close(&c);
 		return rc;
@@ -820,12 +857,12 @@ out:
 	return rc;
 }
 
-static enum jobs_format sniff(const char *path)
+static enum jobs_format sniff(const struct jin *in)
 {
-	size_t n = strlen(path);
-	if (n > 4 && !strcmp(path + n - 4, ".swf"))
+	size_t n = strlen(in->path);
+	if (n > 4 && !strcmp(in->path + n - 4, ".swf"))
 		return JOBS_SWF;
-	FILE *fp = ts_fopen(path, "r");
+	FILE *fp = jin_open(in);
 	if (!fp)
 		return JOBS_CSV; /* the CSV reader says why it cannot open it */
 	char line[1024] = "";
@@ -842,18 +879,59 @@ static enum jobs_format sniff(const char *path)
 	return strchr(line, '|') ? JOBS_SACCT : JOBS_CSV;
 }
 
+/* Read standard input whole into in->buf (at most STDIN_MAX bytes). */
+static int read_stdin(struct jin *in, struct ts_error *err)
+{
+	for (;;) {
+		if (in->n == in->cap) {
+			size_t nc = in->cap ? 2 * in->cap : 65536;
+			if (in->cap > STDIN_MAX)
+				return ts_error_set(err, TS_ELIMIT, in->path, 0, NULL,
+						    "found more than %zu bytes on standard input, "
+						    "expected at most that (save it to a file)",
+						    STDIN_MAX);
+			char *b = ts_realloc(in->buf, in->cap, nc);
+			if (!b)
+				return ts_error_set(err, TS_ENOMEM, in->path, 0, NULL,
+						    "out of memory reading standard input");
+			in->buf = b;
+			in->cap = nc;
+		}
+		size_t r = fread(in->buf + in->n, 1, in->cap - in->n, stdin);
+		in->n += r;
+		if (r == 0 || in->n < in->cap) {
+			if (ferror(stdin))
+				return ts_error_set(err, TS_EIO, in->path, 0, NULL,
+						    "cannot read standard input: %s",
+						    strerror(errno));
+			if (feof(stdin))
+				return 0;
+		}
+	}
+}
+
 int jobs_read(const char *path, enum jobs_format fmt, struct jobs_list *l, struct ts_error *err)
 {
+	struct jin in = {.path = path};
+	int rc = 0;
+	if (!strcmp(path, "-") && (rc = read_stdin(&in, err)))
+		goto out;
 	if (fmt == JOBS_AUTO)
-		fmt = sniff(path);
+		fmt = sniff(&in);
 	switch (fmt) {
 	case JOBS_SACCT:
-		return read_sacct(path, l, err);
+		rc = read_sacct(&in, l, err);
+		break;
 	case JOBS_SWF:
-		return read_swf(path, l, err);
+		rc = read_swf(&in, l, err);
+		break;
 	case JOBS_HELIOS:
-		return read_helios(path, l, err);
+		rc = read_helios(&in, l, err);
+		break;
 	default:
-		return read_csv(path, l, err);
+		rc = read_csv(&in, l, err);
 	}
+out:
+	ts_free(in.buf, in.cap);
+	return rc;
 }
