@@ -255,6 +255,15 @@ START_TEST(test_memory_every_level)
 	    {base, {"parallel.cp=2", "parallel.zero=1"}},
 	    {moe, {"parallel.ep=2", "parallel.zero=1"}},
 	    {moe, {"parallel.ep=4", "parallel.tp=2", "parallel.zero=3"}},
+	    /* the exchanges' buffers make the peak: ring attention's in a
+	     * backward that reruns its forward (selective and full), the
+	     * all-to-alls' with full recompute and with pipelining */
+	    {base, {"parallel.cp=4", "training.seq_len=16384", "training.recompute=\"full\""}},
+	    {base,
+	     {"parallel.cp=2", "parallel.pp=2", "training.seq_len=8192",
+	      "training.recompute=\"selective\""}},
+	    {moe, {"parallel.ep=8", "training.recompute=\"full\""}},
+	    {moe, {"parallel.ep=4", "parallel.pp=2", "training.recompute=\"full\""}},
 	    /* PyTorch's op-level selective checkpointing and torchtitan's
 	     * every-N-th-layer checkpointing */
 	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3", "training.recompute=\"op\""}},

@@ -638,6 +638,42 @@ START_TEST(optimizer_step_temporaries)
 }
 END_TEST
 
+/* The buffers of context- and expert-parallel exchanges, held while a
+ * pass runs its layers (pipe_job cp_buf_*, a2a_buf_bytes), by hand;
+ * Megatron holds no other buffer (its step is fused, its gradients in the
+ * contiguous buffer counted as gradients), so they are the peak's whole
+ * buffers term. Llama-2-7B (32 heads of 128, MHA) at 32,768 tokens, cp 4:
+ * T = 8,192 tokens a rank, a K, V block 2 x 8,192 x 4,096 x 2 B = 128 MiB.
+ * Transformer Engine's forward holds cp = 4 of them (512 MiB), its
+ * backward two blocks with their gradients (4 x 128 MiB) and dq (8,192 x
+ * 4,096 x 2 B = 64 MiB), 576 MiB; with full recompute a backward reruns
+ * the forward first and holds the larger, 576 MiB, which the peak, in the
+ * last layer's backward, carries. Mixtral 8x7B at 4,096 tokens, ep 8: an
+ * all-to-all of T x top_k x cf x h x 2 B = 4,096 x 2 x 1 x 4,096 x 2 B =
+ * 64 MiB holds its input and its output, 128 MiB. */
+START_TEST(exchange_buffers)
+{
+	static const char *cp =
+	    "model = { base = \"llama2-7b\"; layers = 4; }; cluster = \"dgx-a100-80gb\";\n"
+	    "nodes = 2; gpus_per_node = 8;\n"
+	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
+	    "  seq_len = 32768; iterations = 2; recompute = \"full\"; };\n"
+	    "parallel = { cp = 4; zero = 1; };\n";
+	static const char *ep =
+	    "model = { base = \"mixtral-8x7b\"; layers = 2; }; cluster = \"dgx-h100\";\n"
+	    "nodes = 2; gpus_per_node = 8;\n"
+	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
+	    "  seq_len = 4096; iterations = 2; recompute = \"full\"; };\n"
+	    "parallel = { ep = 8; zero = 1; };\n";
+	const double MiB = 1024.0 * 1024.0;
+	struct ts_result r;
+	run("ring attention buffers, cp 4", cp, &r);
+	ck_assert_msg(tu_relerr(r.mem.buffers, 576.0 * MiB) < 1e-12, "%.0f", r.mem.buffers);
+	run("all-to-all buffers, ep 8", ep, &r);
+	ck_assert_msg(tu_relerr(r.mem.buffers, 128.0 * MiB) < 1e-12, "%.0f", r.mem.buffers);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memfit");
@@ -653,6 +689,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, activation_offload);
 	tcase_add_test(tc, activation_offload_refused);
 	tcase_add_test(tc, optimizer_step_temporaries);
+	tcase_add_test(tc, exchange_buffers);
 	suite_add_tcase(s, tc);
 	return s;
 }

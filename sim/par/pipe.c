@@ -1378,6 +1378,68 @@ static void aoff_backward(struct pb *b, uint32_t st, uint32_t u0, uint32_t u1, i
 	}
 }
 
+/* The buffers of context- and expert-parallel exchanges in the pass of
+ * chunk [u0, u1) (pipe_job cp_buf_*, a2a_buf_bytes): false when the chunk
+ * has none; else *ua the first unit of the first layer that exchanges, *ub
+ * the last unit of the last one, and the bytes held meanwhile in a
+ * forward (*fwd) and a backward (*bwd; the larger of both where a unit
+ * reruns its forward first), the most any of its layers needs. A window of
+ * whole layers: the peak is then the same at op, layer and stage
+ * granularity, whose tasks hold a layer's activations from different
+ * moments within it; a layer's attention (MoE block) in fact holds them
+ * only while it runs, so where the buffers make the peak it is over by
+ * at most the activations the layer saves after them. */
+static bool xbuf_window(const struct pb *b, uint32_t u0, uint32_t u1, uint32_t *ua, uint32_t *ub,
+			double *fwd, double *bwd)
+{
+	const struct pipe_job *j = b->j;
+	bool cp = b->lay->deg[LAYOUT_CP] > 1 && j->cp_fwd_bytes > 0.0;
+	bool ep = j->ep > 1 && j->a2a_bytes > 0.0;
+	*fwd = *bwd = 0.0;
+	*ua = *ub = GRAPH_NONE;
+	if (!cp && !ep)
+		return false;
+	for (uint32_t u = u0; u < u1; u++) {
+		/* the layer of unit u: [a, z] */
+		uint32_t a = u, z = u;
+		while (z + 1 < u1 && j->units[z + 1].layer == j->units[u].layer)
+			z++;
+		bool ring = false, a2a = false, rec = false;
+		for (uint32_t x = a; x <= z; x++) {
+			ring = ring || (cp && j->units[x].ring_fwd_s > 0.0);
+			a2a = a2a || (ep && j->units[x].a2a_fwd > 0);
+			rec = rec || j->units[x].recompute_s > 0.0;
+		}
+		if (ring || a2a) {
+			if (*ua == GRAPH_NONE)
+				*ua = a;
+			*ub = z;
+			double f =
+			    (ring ? j->cp_buf_fwd_bytes : 0.0) + (a2a ? j->a2a_buf_bytes : 0.0);
+			double g =
+			    (ring ? j->cp_buf_bwd_bytes : 0.0) + (a2a ? j->a2a_buf_bytes : 0.0);
+			*fwd = fmax(*fwd, f);
+			*bwd = fmax(*bwd, rec ? fmax(f, g) : g);
+		}
+		u = z;
+	}
+	return *ua != GRAPH_NONE && (*fwd > 0.0 || *bwd > 0.0);
+}
+
+/* Take (alloc) or give back (free) the exchange buffers of a pass on every
+ * class of stage st, on the compute stream after the work before. */
+static void xbuf_mark(struct pb *b, uint32_t st, double bytes, bool take, uint32_t *firstv)
+{
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
+		uint32_t k = cls[i];
+		uint32_t id = mark(b, k, take ? "exchange buffers" : "exchange buffers freed",
+				   GRAPH_MEM_BUFFERS, take ? bytes : 0.0, take ? 0.0 : bytes);
+		if (firstv[k] == GRAPH_NONE)
+			firstv[k] = id;
+	}
+}
+
 /* One pass of stage st for every class of it. */
 static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass *ps,
 		      uint32_t *firstv, uint32_t *lastv, const double *bb)
@@ -1398,10 +1460,23 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	/* a micro-batch enters the pipeline at the first chunk of stage 0 */
 	for (uint32_t i = 0; j->data && st == 0 && !ps->bwd && ps->chunk == 0 && i < b->per; i++)
 		load_batch(b, cls[i], (uint64_t)it * b->m + ps->mb, false);
+	/* the exchange buffers' window (a stage's pass is cut at its edges) */
+	uint32_t xa, xb;
+	double xfwd, xbwd;
+	bool xw = xbuf_window(b, u0, u1, &xa, &xb, &xfwd, &xbwd);
+	double xbytes = ps->bwd ? xbwd : xfwd;
 	if (!ps->bwd) {
 		bool gated = ps->mb == 0 && b->gate;
 		for (uint32_t u = u0; u < u1 && !b->rc; u++) {
 			const struct dp_unit *x = &j->units[u];
+			if (xw && u == xa) {
+				if (coarse && seg_any(&acc)) {
+					emit_seg(b, st, &acc, firstv, lastv);
+					acc =
+					    (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
+				}
+				xbuf_mark(b, st, xbytes, true, firstv);
+			}
 			/* the first forward of a bucket waits for its weights */
 			bool opens = gated && (u == u0 || b->bucket_of[u - 1] != b->bucket_of[u]);
 			/* ZeRO-3: a unit's gather opens its FSDP unit, its
@@ -1445,6 +1520,14 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				add_seg(&acc, &sg);
 			else
 				emit_seg(b, st, &sg, firstv, lastv);
+			if (xw && u == xb) {
+				if (coarse && seg_any(&acc)) {
+					emit_seg(b, st, &acc, firstv, lastv);
+					acc =
+					    (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
+				}
+				xbuf_mark(b, st, xbytes, false, firstv);
+			}
 			/* activation offload: at a layer's end where it or the
 			 * layer before offloads (a stage's pass is cut there) */
 			int ly = (int)x->layer;
@@ -1471,6 +1554,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			const struct dp_unit *x = &j->units[u];
 			bool lg = x->act_cat == GRAPH_MEM_LOGITS;
 			uint32_t kr = x->kernels_bwd / 2, kd = x->kernels_bwd - kr;
+			if (xw && u == xb) /* a stage's pass was cut after the unit before */
+				xbuf_mark(b, st, xbytes, true, firstv);
 			/* activation offload: a layer's backward starts (a
 			 * stage's pass was cut before it) */
 			if (j->act_offload_layers &&
@@ -1555,7 +1640,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				    (x->recompute_bytes > 0.0)) ||
 				   (j->act_offload_layers && j->units[u - 1].layer != x->layer &&
 				    (aoff_layer(j, (int)j->units[u - 1].layer) ||
-				     aoff_layer(j, (int)j->units[u - 1].layer - 1)));
+				     aoff_layer(j, (int)j->units[u - 1].layer - 1))) ||
+				   (xw && (u == xa || u == xb + 1));
 			if (coarse && cut) {
 				acc.freeb += rec.alloc;
 				if (!(rec.s > 0.0 || rec.alloc > 0.0 || rec.kernels)) {
@@ -1568,6 +1654,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 				rec = (struct seg){.label = "recompute", .kind = GRAPH_RECOMPUTE};
 				acc = (struct seg){.label = "backward", .kind = GRAPH_COMPUTE};
 			}
+			if (xw && u == xa)
+				xbuf_mark(b, st, xbytes, false, firstv);
 			bool boundary = u == u0 || b->bucket_of[u - 1] != b->bucket_of[u];
 			if (red && j->overlap && boundary)
 				reduce(b, st, bb[u0 + b->bucket_of[u]], lastv);

@@ -52,6 +52,16 @@ struct pipe_job {
 	 * all-to-all (units' a2a_fwd, a2a_bwd count them) */
 	uint32_t ep;
 	double a2a_bytes;
+	/* the buffers of those exchanges (GRAPH_MEM_BUFFERS), bytes per rank:
+	 * the ring's in a forward and in a backward (work_costs
+	 * layer_cp_buf_fwd_bytes, layer_cp_buf_bwd_bytes), an MoE layer's
+	 * all-to-alls' (layer_a2a_buf_bytes). Each pass holds them from the
+	 * start of the first layer of its chunk that exchanges to the end of
+	 * the last one (pipe.c, xbuf_window): a layer's attention or MoE block
+	 * takes them again as soon as the one before gave them back, and a
+	 * window of whole layers gives the same peak at every granularity.
+	 * A backward that reruns a forward holds the larger of the two */
+	double cp_buf_fwd_bytes, cp_buf_bwd_bytes, a2a_buf_bytes;
 	/* Megatron-Core's tp_comm_overlap: a segment's TP collectives start
 	 * with its compute (pipelined chunk by chunk with the GEMMs; the
 	 * residual of the first and last chunk is not modelled), its compute

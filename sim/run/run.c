@@ -240,6 +240,9 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
 	    .ep = par->ep,
 	    .a2a_bytes = p->costs.layer_a2a_bytes,
+	    .cp_buf_fwd_bytes = p->costs.layer_cp_buf_fwd_bytes,
+	    .cp_buf_bwd_bytes = p->costs.layer_cp_buf_bwd_bytes,
+	    .a2a_buf_bytes = p->costs.layer_a2a_buf_bytes,
 	    .offload = par->offload != TS_OFFLOAD_NONE,
 	    .reshard = par->reshard_after_forward != TS_UNSET
 			   ? par->reshard_after_forward == 1

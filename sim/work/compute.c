@@ -498,12 +498,17 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 		    e * T * (double)m->top_k * m->capacity_factor * (double)m->hidden;
 		out->layer_a2a_fwd = 2;
 		out->layer_a2a_bwd = 2;
+		out->layer_a2a_buf_bytes = 2.0 * out->layer_a2a_bytes;
 	}
 	if (cp > 1.0) {
 		int64_t kv_l = m->kv_heads >= s->tp ? m->kv_heads / s->tp : 1;
 		out->layer_cp_kv_bytes = e * T * 2.0 * (double)(kv_l * m->head_dim);
 		out->layer_cp_steps = (uint32_t)(cp - 1.0);
 		out->layer_cp_bwd_bytes = 2.0 * out->layer_cp_kv_bytes;
+		int64_t q_l = m->heads >= s->tp ? m->heads / s->tp : 1;
+		out->layer_cp_buf_fwd_bytes = cp * out->layer_cp_kv_bytes;
+		out->layer_cp_buf_bwd_bytes =
+		    2.0 * out->layer_cp_bwd_bytes + e * T * (double)(q_l * m->head_dim);
 	}
 
 	rc = work_embed_ops(m, s, ops, WORK_MAX_OPS, &n, err);

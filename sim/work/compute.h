@@ -226,6 +226,14 @@ struct work_costs {
 	 * parallel.ep group inside DP. */
 	double layer_a2a_bytes;
 	uint32_t layer_a2a_fwd, layer_a2a_bwd;
+	/* The buffers an all-to-all holds, bytes per rank, while an MoE
+	 * layer's forward or backward runs: its input and its output at once,
+	 * 2 x layer_a2a_bytes (Megatron-Core's MoEAlltoAllTokenDispatcher,
+	 * megatron/core/transformer/moe/token_dispatcher.py: token_dispatch
+	 * passes the permuted tokens to all_to_all, which allocates the
+	 * received tokens beside them; token_combine the expert outputs and the
+	 * tokens sent back; the gradients likewise); 0 for dense models. */
+	double layer_a2a_buf_bytes;
 	/* Context parallelism (ring attention): bytes of the K and V chunk one
 	 * rank sends per ring step, steps per layer forward (cp - 1), and
 	 * backward (cp - 1 steps of K, V plus their gradients, 2 x the bytes);
@@ -233,6 +241,18 @@ struct work_costs {
 	double layer_cp_kv_bytes;
 	uint32_t layer_cp_steps;
 	double layer_cp_bwd_bytes;
+	/* The buffers those exchanges hold while a layer's attention runs,
+	 * bytes per rank, beside its saved activations (0 without cp).
+	 * Forward: Transformer Engine's ring attention
+	 * (AttnFuncWithCPAndKVP2P.forward, transformer_engine/pytorch/
+	 * attention/dot_product_attention/context_parallel.py at 7d0365b)
+	 * keeps a list of cp K, V buffers, the rank's own K, V copied into the
+	 * first and each received block in a new one, all referenced until the
+	 * forward returns: cp x layer_cp_kv_bytes (the whole sequence's K and
+	 * V). Backward: two send/receive buffers, each a K, V block and its
+	 * gradient (p2p_comm_buffers, 2 x 2 x layer_cp_kv_bytes), and dq_buffer,
+	 * the size of the rank's queries. */
+	double layer_cp_buf_fwd_bytes, layer_cp_buf_bwd_bytes;
 
 	/* Embedding (first stage); backward is its weight gradient. */
 	double embed_fwd_s, embed_bwd_s;
