@@ -36,6 +36,8 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multifit_nlinear.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -643,43 +645,29 @@ static int runs_resid(void *ud, const struct calibfit_consts *c, double *r)
 	return 0;
 }
 
-/* The largest term of a predicted iteration, for messages. */
-static const char *largest_term(const struct ts_result *r)
+/* The largest term of a predicted iteration, for messages; with
+ * fixed_only, the largest the runs fit does not move (tc_sustain and
+ * gemm_k0 move compute and recompute, launch_s the host's launches). Its
+ * seconds into *s when s is not NULL. */
+static const char *largest_term(const struct ts_result *r, bool fixed_only, double *s)
 {
 	const struct {
 		const char *name;
 		double v;
-	} t[] = {{"compute", r->compute_s},
-		 {"recompute", r->recompute_s},
-		 {"exposed communication", r->exposed_comm_s},
-		 {"pipeline bubble", r->bubble_s},
-		 {"data stall", r->data_stall_s},
-		 {"optimizer", r->optimizer_s},
-		 {"other (host launches)", r->other_s}};
-	size_t b = 0;
-	for (size_t i = 1; i < sizeof t / sizeof t[0]; i++)
-		if (t[i].v > t[b].v)
+		bool fitted;
+	} t[] = {{"compute", r->compute_s, true},
+		 {"recompute", r->recompute_s, true},
+		 {"exposed communication", r->exposed_comm_s, false},
+		 {"pipeline bubble", r->bubble_s, false},
+		 {"data stall", r->data_stall_s, false},
+		 {"optimizer", r->optimizer_s, false},
+		 {"other (host launches)", r->other_s, true}};
+	size_t b = SIZE_MAX;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (!(fixed_only && t[i].fitted) && (b == SIZE_MAX || t[i].v > t[b].v))
 			b = i;
-	return t[b].name;
-}
-
-/* The largest term of a predicted iteration that the runs fit does not
- * move (tc_sustain and gemm_k0 move compute and recompute, launch_s the
- * host's launches), for messages; its seconds into *s. */
-static const char *fixed_term(const struct ts_result *r, double *s)
-{
-	const struct {
-		const char *name;
-		double v;
-	} t[] = {{"exposed communication", r->exposed_comm_s},
-		 {"pipeline bubble", r->bubble_s},
-		 {"data stall", r->data_stall_s},
-		 {"optimizer", r->optimizer_s}};
-	size_t b = 0;
-	for (size_t i = 1; i < sizeof t / sizeof t[0]; i++)
-		if (t[i].v > t[b].v)
-			b = i;
-	*s = t[b].v;
+	if (s)
+		*s = t[b].v;
 	return t[b].name;
 }
 
@@ -737,7 +725,7 @@ int calibfit_runs(const struct calibfit_run *runs, size_t n, const struct work_c
 					w = j;
 			const struct ts_result *b = &res[w];
 			double fixed = 0.0;
-			const char *term = fixed_term(b, &fixed);
+			const char *term = largest_term(b, true, &fixed);
 			double miss = expm1(r[w] * RUN_SIGMA);
 			double it = b->iteration_time_s;
 			if (fixed > it * miss / (1.0 + miss))
@@ -780,7 +768,8 @@ int calibfit_runs(const struct calibfit_run *runs, size_t n, const struct work_c
 			    "predict %.6g (%+.1f %% in time), expected within %.0f %%: "
 			    "the model's %s term cannot explain this run",
 			    runs[j].label, runs[j].measured, metric(&res[j], runs[j].metric),
-			    100.0 * expm1(miss), 100.0 * RUN_MISS_MAX, largest_term(&res[j]));
+			    100.0 * expm1(miss), 100.0 * RUN_MISS_MAX,
+			    largest_term(&res[j], false, NULL));
 			goto done;
 		}
 	}
