@@ -697,6 +697,123 @@ START_TEST(fsdp_defaults_to_zero3)
 }
 END_TEST
 
+/* ZeRO-3 prefetch depth (pipe_job.gather_unlimited) on one DGX A100, 8
+ * ranks in one class: four equal FSDP units of P = 2^24 parameters, each
+ * its own layer, gathered in bf16 (2 bytes) and freed after its forward
+ * (reshard), no gradients, optimizer state or activations, so the pool
+ * holds the fp32 shard, 4 x 4P / 8 = 2^25 bytes, plus gathered units of
+ * 2P (1 - 1/8) = 29,360,128 bytes each (the rank's own shard is resident).
+ * A unit's all-gather of 2P bytes over 8 GPUs takes well under a
+ * millisecond on NVSwitch.
+ * - one unit prefetched (limited): a unit's weights are counted from when
+ *   its compute is next, after the unit before is freed: one unit at most,
+ *   peak 2^25 + 29,360,128 bytes;
+ * - unlimited, compute 10 ms per unit and pass: the 4 forward and 4
+ *   backward all-gathers run back to back from the forward's start, all 8
+ *   buffers taken within a few ms, before the first unit's forward ends
+ *   (its free): peak 2^25 + 8 x 29,360,128 bytes;
+ * - unlimited, compute 1 us per unit: each unit is freed 1 us after its
+ *   all-gather ends, when the next all-gather has just taken its buffer:
+ *   two units at once, peak 2^25 + 2 x 29,360,128 bytes. */
+static double zero3_peak(bool unlimited, double compute_s)
+{
+	struct synth s;
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s.c, &err), 0);
+	ck_assert_int_eq(evq_create(&s.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s.f, s.q), 0);
+	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
+	ck_assert_int_eq(graph_create(&s.g, s.f, s.cc), 0);
+	ck_assert_int_eq(layout_init(&s.lay, 1, 1, 8, 1, NULL, 8, true, &err), 0);
+	struct dp_unit u[4];
+	for (int i = 0; i < 4; i++)
+		u[i] = (struct dp_unit){.label = "layer",
+					.fwd_s = compute_s,
+					.dgrad_s = compute_s,
+					.wgrad_s = compute_s,
+					.act_cat = GRAPH_MEM_ACTIVATIONS,
+					.layer = (uint16_t)(i + 1),
+					.params = 16777216.0};
+	struct pipe_job j = {.units = u,
+			     .nunits = 4,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = 1,
+			     .iterations = 2,
+			     .lay = &s.lay,
+			     .ep = 1,
+			     .zero = 3,
+			     .reshard = true,
+			     .gather_unlimited = unlimited,
+			     .weight_bpp = 4.0,
+			     .gather_bpp = 2.0,
+			     .optimizer_s_per_param = 1e-12};
+	ck_assert_int_eq(pipe_build(s.g, s.f, &j, &s.b, &err), 0);
+	ck_assert_int_eq(graph_run(s.g, &err), 0);
+	double at[GRAPH_MEM_COUNT_];
+	double peak = graph_pool_peak(s.g, s.b.pool[0], at);
+	ck_assert(fabs(at[GRAPH_MEM_WEIGHTS] - peak) < 1e-6); /* weights only */
+	synth_fini(&s);
+	return peak;
+}
+
+START_TEST(fsdp_gather_prefetch)
+{
+	const double base = 33554432.0, unit = 29360128.0;
+	ck_assert_double_eq_tol(zero3_peak(false, 0.010), base + unit, 1e-3);
+	ck_assert_double_eq_tol(zero3_peak(true, 0.010), base + 8.0 * unit, 1e-3);
+	ck_assert_double_eq_tol(zero3_peak(true, 1e-6), base + 2.0 * unit, 1e-3);
+}
+END_TEST
+
+/* parallel.limit_all_gathers is FSDP1's option: refused with FSDP2 (the
+ * default fsdp_version) and outside FSDP's full sharding, naming the key. */
+START_TEST(limit_all_gathers_needs_fsdp1)
+{
+	static const char *t =
+	    "model = \"gpt3-1.3b\"; cluster = \"dgx-a100-80gb\";\n"
+	    "training = { framework = \"fsdp\"; global_batch = 64; micro_batch = 4;"
+	    " seq_len = 2048; precision = \"bf16\"; };\n";
+	static const struct {
+		const char *set, *set2, *key, *says;
+	} bad[] = {
+	    {"parallel = { limit_all_gathers = false; }", NULL, "parallel.limit_all_gathers",
+	     "expected fsdp_version = 1"},
+	    {"parallel = { fsdp_version = 2; limit_all_gathers = false; }", NULL,
+	     "parallel.limit_all_gathers", "expected fsdp_version = 1"},
+	    {"parallel = { zero = 2; fsdp_version = 1; }", NULL, "parallel.fsdp_version",
+	     "expected framework \"fsdp\" with zero = 3"},
+	    {"training.framework = \"deepspeed\"",
+	     "parallel = { zero = 3; limit_all_gathers = true; }", "parallel.limit_all_gathers",
+	     "found true with training.framework = \"deepspeed\""},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct ts_scenario *sc;
+		struct ts_error err;
+		struct ts_result r;
+		const char *sets[2] = {bad[i].set, bad[i].set2};
+		size_t ns = bad[i].set2 ? 2 : 1;
+		ck_assert_msg(ts_scenario_load_string(cat, t, "test", sets, ns, &sc, &err) == 0,
+			      "%s", err.msg);
+		ck_assert_int_eq(ts_run(sc, &calib, &r, NULL, &err), TS_EINVALID);
+		ck_assert_str_eq(err.key, bad[i].key);
+		ck_assert_msg(strstr(err.msg, bad[i].says), "%s", err.msg);
+		ts_scenario_destroy(sc);
+	}
+	/* FSDP1 with and without its limiter runs */
+	const char *ok[1] = {"parallel = { fsdp_version = 1; limit_all_gathers = false; }"};
+	struct ts_scenario *sc;
+	struct ts_error err;
+	struct ts_result r;
+	ck_assert_int_eq(ts_scenario_load_string(cat, t, "test", ok, 1, &sc, &err), 0);
+	ck_assert_msg(ts_run(sc, &calib, &r, NULL, &err) == 0, "%s", err.msg);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* Llama-2-7B with plain DDP (16 bytes per parameter: 108 GB of static
  * state) does not fit in an 80 GB A100; GPT-3 1.3B (21 GB) does. */
 START_TEST(memory_fit)
@@ -736,6 +853,8 @@ int main(void)
 	tcase_add_test(tc, fsdp_defaults_to_zero3);
 	tcase_add_test(tc, tp_comm_overlap_needs_sp);
 	tcase_add_test(tc, memory_fit);
+	tcase_add_test(tc, fsdp_gather_prefetch);
+	tcase_add_test(tc, limit_all_gathers_needs_fsdp1);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
 }

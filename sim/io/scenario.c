@@ -105,6 +105,8 @@ static const char *const parallel_keys[] = {"tp",
 					    "cp",
 					    "ep",
 					    "sp",
+					    "fsdp_version",
+					    "limit_all_gathers",
 					    "zero",
 					    "offload",
 					    "schedule",
@@ -601,6 +603,23 @@ static int read_parallel(struct ld *l)
 	    (rc = cfg_bool(member(g, "account_for_loss"), l->file, "parallel.account_for_loss",
 			   &q->account_loss, l->err)))
 		return rc;
+	/* FSDP's implementation and FSDP1's rate limiter (plan.c checks them
+	 * against the framework and the ZeRO stage) */
+	q->fsdp_version = TS_UNSET;
+	if (member(g, "fsdp_version")) {
+		int64_t fv;
+		if ((rc = get_int(l, g, p, "fsdp_version", 1, 2, 2, &fv)))
+			return rc;
+		q->fsdp_version = (int)fv;
+	}
+	q->limit_all_gathers = TS_UNSET;
+	if (member(g, "limit_all_gathers")) {
+		bool b2;
+		if ((rc = cfg_bool(member(g, "limit_all_gathers"), l->file,
+				   "parallel.limit_all_gathers", &b2, l->err)))
+			return rc;
+		q->limit_all_gathers = b2 ? 1 : 0;
+	}
 	q->reshard_after_forward = TS_UNSET;
 	if (member(g, "reshard_after_forward")) {
 		bool b2;
@@ -1077,6 +1096,11 @@ static int note_all(struct ld *l)
 	else
 		N("parallel.reshard_after_forward", "", "%s",
 		  q->reshard_after_forward ? "true" : "false");
+	/* only when set: dumps and digests of scenarios without them stay */
+	if (q->fsdp_version != TS_UNSET)
+		N("parallel.fsdp_version", "", "%d", q->fsdp_version);
+	if (q->limit_all_gathers != TS_UNSET)
+		N("parallel.limit_all_gathers", "", "%s", q->limit_all_gathers ? "true" : "false");
 	N("parallel.zero", "default", "%d", q->zero);
 	N("parallel.offload", "default", "\"%s\"", off_names[q->offload]);
 	N("parallel.schedule", "default", "\"%s\"", sched_names[q->schedule]);

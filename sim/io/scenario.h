@@ -118,6 +118,13 @@ struct ts_parallel {
 				    * forward, 0 keep them to its backward, TS_UNSET = the
 				    * framework's (FSDP: true without pipelining, false with,
 				    * as torchtitan's default policy; others true) */
+	int fsdp_version;	   /* training.framework = "fsdp", zero = 3: 1 for FSDP1
+				    * (FullyShardedDataParallel), 2 for FSDP2 (fully_shard),
+				    * TS_UNSET = not said (as 2); the gathers' prefetch is the
+				    * same for both unless limit_all_gathers is 0 */
+	int limit_all_gathers;	   /* FSDP1's rate limiter: 1 on (PyTorch's default), 0 off
+				    * (every all-gather issued as soon as the gather stream
+				    * is free), TS_UNSET = on */
 	int zero;		   /* ZeRO stage 0..3 (3 = fully sharded); default 0, 3 for
 				    * training.framework = "fsdp" (FULL_SHARD, FSDP's default) */
 	enum ts_offload offload;   /* default none; cpu | nvme (optimizer state) */

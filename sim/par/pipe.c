@@ -34,7 +34,10 @@
  * each micro-batch); stage 3 (FSDP full shard, Zhao et al. 2023) also
  * all-gathers a unit's weights before its forward and again before its
  * backward, one unit ahead (prefetch), the gathered weights taken from the
- * pool when the unit starts and given back when it ends.
+ * pool when the unit starts and given back when it ends; without FSDP1's
+ * rate limiter (pipe_job.gather_unlimited) every all-gather runs as soon as
+ * the gather stream is free and takes its buffer then, so the units alive
+ * at once follow from the all-gathers' time against the compute's.
  *
  * Offload (zero >= 1): the reduced gradient shard goes down over the GPU's
  * PCIe route, CPU Adam steps it on the host, the weight shard comes back
@@ -152,6 +155,9 @@ struct pcls {
 	uint32_t red_last;   /* the last gradient reduction this class takes part in */
 	uint32_t opt;	     /* this iteration's optimizer task */
 	uint32_t prev_alloc; /* ZeRO-3: the last gathered-weights mark */
+	uint32_t zlast;	     /* ZeRO-3 unlimited gathers: the last all-gather it takes part in */
+	uint32_t zroot;	     /* ZeRO-3 unlimited gathers: the compute stream's mark at the
+			      * start of the last forward pass */
 	uint32_t aoff;	     /* activation offload: the copy to the host of the last
 			      * offloaded layer, whose bytes (aoff_bytes) are freed
 			      * at the end of the next layer's forward */
@@ -856,6 +862,10 @@ static void set_prev_alloc_dep(struct pb *b, uint32_t k, uint32_t id)
 {
 	dep(b, b->c[k].prev_alloc, id);
 }
+static void set_zlast(struct pb *b, uint32_t k, uint32_t id)
+{
+	b->c[k].zlast = id;
+}
 
 /* Scratch per class: the task each member waits behind. */
 /* Kinds of unit a stage-granularity segment tells apart by their
@@ -1020,21 +1030,47 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		for (uint32_t i = 0; j->offload && i < b->per && !b->rc; i++)
 			b->tmpv[cls[i]] = xfer(b, cls[i], true, sg->gather * j->weight_bpp / b->ndp,
 					       b->c[cls[i]].opt, "param shard to gpu");
+		/* the gathered weights but the resident shard (none offloaded) */
+		double held = sg->gather * j->gather_bpp * (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp);
+		/* unlimited: each class's buffer is taken when its gather
+		 * stream is free (its last all-gather is over), a forward's not
+		 * before the compute stream's work issued before the pass */
+		for (uint32_t i = 0; j->gather_unlimited && i < b->per && !b->rc; i++) {
+			uint32_t k = cls[i];
+			struct graph_task_spec ms = {.kind = GRAPH_MARK,
+						     .stream = GRAPH_NONE,
+						     .label = "gather buffer",
+						     .res = GRAPH_NONE,
+						     .mult = layout_class_members(b->lay, k),
+						     .pool = b->c[k].pool,
+						     .alloc_cat = GRAPH_MEM_WEIGHTS,
+						     .alloc = held,
+						     .free_cat = GRAPH_MEM_WEIGHTS};
+			uint32_t id = task(b, &ms);
+			dep(b, b->c[k].zlast, id);
+			dep(b, b->c[k].zroot, id);
+			if (j->offload)
+				dep(b, b->tmpv[k], id);
+			b->tmpv[k] = id;
+		}
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
 			if (!leads(b, k, PG_DP))
 				continue;
-			uint32_t id = group_coll(
-			    b, k, PG_DP, COLL_ALL_GATHER, sg->gather * j->gather_bpp, GRAPH_COMM,
-			    b->c[k].gather, "param all-gather", j->offload ? b->tmpv : NULL);
-			each_member(b, k, PG_DP, id, set_prev_alloc_dep);
+			uint32_t id =
+			    group_coll(b, k, PG_DP, COLL_ALL_GATHER, sg->gather * j->gather_bpp,
+				       GRAPH_COMM, b->c[k].gather, "param all-gather",
+				       j->offload || j->gather_unlimited ? b->tmpv : NULL);
+			if (j->gather_unlimited)
+				each_member(b, k, PG_DP, id, set_zlast);
+			else
+				each_member(b, k, PG_DP, id, set_prev_alloc_dep);
 			each_member(b, k, PG_DP, id, set_pending);
 		}
-		/* the gathered weights but the resident shard (none offloaded) */
-		double held = sg->gather * j->gather_bpp * (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp);
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
-			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS, held, 0.0);
+			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS,
+					   j->gather_unlimited ? 0.0 : held, 0.0);
 			dep(b, b->c[k].pending, id);
 			b->c[k].pending = GRAPH_NONE;
 			b->c[k].prev_alloc = id;
@@ -1460,6 +1496,10 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	/* a micro-batch enters the pipeline at the first chunk of stage 0 */
 	for (uint32_t i = 0; j->data && st == 0 && !ps->bwd && ps->chunk == 0 && i < b->per; i++)
 		load_batch(b, cls[i], (uint64_t)it * b->m + ps->mb, false);
+	/* FSDP's root pre-forward: the all-gather stream waits for the
+	 * compute stream before a forward's first all-gather */
+	for (uint32_t i = 0; z3 && j->gather_unlimited && !ps->bwd && i < b->per && !b->rc; i++)
+		b->c[cls[i]].zroot = mark(b, cls[i], "pre-forward", GRAPH_MEM_BUFFERS, 0.0, 0.0);
 	/* the exchange buffers' window (a stage's pass is cut at its edges) */
 	uint32_t xa, xb;
 	double xfwd, xbwd;
@@ -2035,6 +2075,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		struct pcls *c = &b.c[k];
 		uint32_t s = layout_class_stage(l, k), mult = layout_class_members(l, k);
 		c->pending = c->red_last = c->prev_alloc = c->opt = c->batch = GRAPH_NONE;
+		c->zlast = c->zroot = GRAPH_NONE;
 		c->aoff = c->arel = GRAPH_NONE;
 		for (uint32_t jj = 0; jj < v; jj++)
 			for (uint32_t u = b.first[jj * p + s]; u < b.first[jj * p + s + 1]; u++)

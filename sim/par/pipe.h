@@ -111,6 +111,23 @@ struct pipe_job {
 	 * gathered at the first micro-batch's forward and kept until the last
 	 * one's backward (FSDP2's policy with pipelining) */
 	bool reshard;
+	/* ZeRO-3: how far a unit's all-gather may run ahead of its compute.
+	 * false (FSDP2's fully_shard, FSDP1 with limit_all_gathers, PyTorch's
+	 * default): one unit prefetched, a unit's all-gather starts once the
+	 * unit before it is next on the compute stream, and its weights are
+	 * counted from when it is next itself to its free (the prefetch in
+	 * flight is not counted: one unit's weights where FSDP holds two).
+	 * true (FSDP1 with limit_all_gathers = false): every all-gather starts
+	 * as soon as the class's gather stream is free, a forward's after the
+	 * work before it on the compute stream (FSDP's root pre-forward makes
+	 * its all-gather stream wait for the compute stream), and holds its
+	 * gathered weights from its start to its unit's free: the CPU issues
+	 * them ahead of the GPU and the caching allocator cannot reuse a
+	 * freed unit's block before the compute stream is done with it
+	 * (Zhao et al. 2023, "PyTorch FSDP", VLDB, section 4.4; PyTorch
+	 * torch/distributed/fsdp/_runtime_utils.py, _unshard and its
+	 * _free_event_queue of two events) */
+	bool gather_unlimited;
 	const struct ts_net *net;
 	double cpu_adam_params_per_s;
 	/* NVMe offload (with offload), as DeepSpeed's ZeRO-Infinity swaps the

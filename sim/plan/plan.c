@@ -212,6 +212,28 @@ static int check_pairs(const struct ts_scenario *sc, struct ts_error *err)
 				 "found true with parallel.sp = false, expected sp = true "
 				 "(Megatron-Core overlaps the sequence-parallel all-gather and "
 				 "reduce-scatter with the GEMMs)");
+	/* FSDP1 and FSDP2 are PyTorch's two fully sharded implementations;
+	 * only FSDP1 has a rate limiter to turn off (FSDP2's fully_shard
+	 * prefetches one unit, with no such option) */
+	bool fsdp3 = sc->training.framework == WORK_FW_FSDP && par->zero == 3;
+	if ((par->fsdp_version != TS_UNSET || par->limit_all_gathers != TS_UNSET) && !fsdp3) {
+		bool v = par->fsdp_version != TS_UNSET;
+		return plan_fail(
+		    sc, err, TS_EINVALID,
+		    v ? "parallel.fsdp_version" : "parallel.limit_all_gathers",
+		    "found %s with training.framework = \"%s\" and parallel.zero = %d, "
+		    "expected framework \"fsdp\" with zero = 3 (PyTorch FSDP's full "
+		    "sharding)",
+		    v ? (par->fsdp_version == 1 ? "1" : "2")
+		      : (par->limit_all_gathers ? "true" : "false"),
+		    work_framework_name(sc->training.framework), par->zero);
+	}
+	if (par->limit_all_gathers == 0 && par->fsdp_version != 1)
+		return plan_fail(sc, err, TS_EINVALID, "parallel.limit_all_gathers",
+				 "found false with parallel.fsdp_version = %s, expected "
+				 "fsdp_version = 1 (limit_all_gathers is an option of FSDP1's "
+				 "FullyShardedDataParallel; FSDP2's fully_shard has none)",
+				 par->fsdp_version == TS_UNSET ? "unset (2)" : "2");
 	if (par->ep > 1 && par->dp % par->ep)
 		return plan_fail(sc, err, TS_EINVALID, "parallel.ep",
 				 "found %u, expected a divisor of dp = %u (expert parallelism "

@@ -247,6 +247,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .reshard = par->reshard_after_forward != TS_UNSET
 			   ? par->reshard_after_forward == 1
 			   : !(sc->training.framework == WORK_FW_FSDP && par->pp > 1),
+	    .gather_unlimited = par->limit_all_gathers == 0,
 	    .net = s->net,
 	    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
 	    .nvme = par->offload == TS_OFFLOAD_NVME,
