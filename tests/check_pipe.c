@@ -127,8 +127,9 @@ struct psim {
  * stages of one DGX A100. */
 /* The 8 layers split chunk_layers[c] to chunk c (NULL: even), every step
  * slowed by the straggler factor 1 + straggle. */
-static void psim_run_full(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
-			  uint32_t m, const uint32_t *chunk_layers, double straggle)
+static void psim_run_flush(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			   uint32_t m, const uint32_t *chunk_layers, double straggle,
+			   uint32_t flushes)
 {
 	struct hw_cluster_opts o = {0};
 	struct ts_error err;
@@ -157,11 +158,18 @@ static void psim_run_full(struct psim *s, uint32_t pp, enum pipe_schedule sched,
 			     .interleave = v,
 			     .chunk_layers = chunk_layers,
 			     .m = m,
+			     .flushes = flushes,
 			     .iterations = 2,
 			     .lay = &s->l,
 			     .straggle = straggle};
 	ck_assert_int_eq(pipe_build(s->g, s->f, &j, &s->b, &err), 0);
 	ck_assert_int_eq(graph_run(s->g, &err), 0);
+}
+
+static void psim_run_full(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
+			  uint32_t m, const uint32_t *chunk_layers, double straggle)
+{
+	psim_run_flush(s, pp, sched, v, m, chunk_layers, straggle, 1);
 }
 
 static void psim_run_split(struct psim *s, uint32_t pp, enum pipe_schedule sched, uint32_t v,
@@ -694,6 +702,76 @@ START_TEST(uneven_stages_by_hand)
 }
 END_TEST
 
+/* Interleaved 1F1B with virtual stages of unequal length, by hand: the 8
+ * layers (forward 10 ms, backward 20 ms) on p = 2 stages of v = 3 chunks,
+ * split as PyTorch pipelining splits them for NeMo AutoModel (8 // 6 = 1
+ * each, one more on the first 8 % 6 = 2: virtual stages c0..c5 hold 2, 2,
+ * 1, 1, 1, 1 layers; stage 0 runs c0, c2, c4, stage 1 c1, c3, c5, 4 layers
+ * each). m = 2, free transfers. Stage 0 warms up with (p - 1) x 2 + (v - 1)
+ * x p = 6 forwards (all of them), stage 1 with 4; forwards take a chunk's
+ * micro-batches 0, 1 in turn, chunk by chunk, backwards the chunks in
+ * reverse. Timeline (ms), "F1c2" the forward of micro-batch 1 on c2:
+ *   stage 0: F0c0 [0, 20], F1c0 [20, 40], F0c2 [40, 50] (after F0c1),
+ *            F1c2 [60, 70], F0c4 [70, 80], F1c4 [80, 90], B0c4 [110, 130]
+ *            (after B0c5), B1c4 [140, 160], B0c2 [160, 180], B1c2 [180, 200],
+ *            B0c0 [220, 260] (after B0c1), B1c0 [260, 300];
+ *   stage 1: F0c1 [20, 40], F1c1 [40, 60], F0c3 [60, 70], F1c3 [70, 80],
+ *            F0c5 [80, 90], B0c5 [90, 110], F1c5 [110, 120], B1c5 [120, 140],
+ *            B0c3 [140, 160], B1c3 [160, 180], B0c1 [180, 220], B1c1 [220, 260].
+ * The iteration takes 300 ms: 2 x 4 x 30 = 240 ms of compute on each stage
+ * and, on stage 0, 60 ms waiting for the other stage ([50, 60], [90, 110],
+ * [130, 140], [200, 220]), the bubble. 1F1B on the even 4 + 4 takes (m + p
+ * - 1)(t_f + t_b) = 3 x 120 = 360 ms (uneven_stages_by_hand). */
+START_TEST(uneven_interleaved_by_hand)
+{
+	const uint32_t split[6] = {2, 2, 1, 1, 1, 1};
+	struct psim s = {0};
+	psim_run_split(&s, 2, PIPE_INTERLEAVED, 3, 2, split);
+	ck_assert_msg(fabs(iter_s(&s) - 0.300) < 1e-8, "%.9f s, want 0.300", iter_s(&s));
+	for (uint32_t st = 0; st < 2; st++) {
+		struct graph_breakdown bd;
+		graph_breakdown(s.g, s.b.compute[st], graph_rec(s.g, s.b.iter_end[0])->end,
+				graph_rec(s.g, s.b.iter_end[1])->end, &bd);
+		double c = ts_time_to_s(bd.busy[GRAPH_COMPUTE]);
+		ck_assert_msg(fabs(c - 0.240) < 1e-8, "stage %u: compute %.9f s", st, c);
+		if (st == 0) {
+			double bub = ts_time_to_s(bd.wait[GRAPH_P2P]);
+			ck_assert_msg(fabs(bub - 0.060) < 1e-8, "stage 0: bubble %.9f s", bub);
+		}
+	}
+	psim_free(&s);
+}
+END_TEST
+
+/* Flushes, by hand: 1F1B on p = 2 stages of 4 layers (forward 40 ms,
+ * backward 80 ms a stage), m = 4 micro-batches as two schedules of 2 (NeMo
+ * AutoModel's gradient accumulation with pipelining, each local batch one
+ * schedule.step). One schedule of 2: stage 0 F0 [0, 40], F1 [40, 80];
+ * stage 1 F0 [40, 80], B0 [80, 160], F1 [160, 200], B1 [200, 280]; stage 0
+ * B0 [160, 240], B1 [280, 360]: (m + p - 1)(t_f + t_b) = 3 x 120 = 360 ms.
+ * The second schedule's F2 on stage 0 follows its B1 at 360, and stage 1
+ * waits for it, so the two take 2 x 360 = 720 ms, against (4 + 1) x 120 =
+ * 600 ms for one schedule of 4; stage 0 computes 4 x 120 = 480 ms of it
+ * and waits 240 ms. */
+START_TEST(flushes_by_hand)
+{
+	struct psim s = {0};
+	psim_run_flush(&s, 2, PIPE_1F1B, 1, 4, NULL, 0.0, 2);
+	ck_assert_msg(fabs(iter_s(&s) - 0.720) < 1e-8, "%.9f s, want 0.720", iter_s(&s));
+	struct graph_breakdown bd;
+	graph_breakdown(s.g, s.b.compute[0], graph_rec(s.g, s.b.iter_end[0])->end,
+			graph_rec(s.g, s.b.iter_end[1])->end, &bd);
+	ck_assert_msg(fabs(ts_time_to_s(bd.busy[GRAPH_COMPUTE]) - 0.480) < 1e-8, "%.9f s",
+		      ts_time_to_s(bd.busy[GRAPH_COMPUTE]));
+	ck_assert_msg(fabs(ts_time_to_s(bd.wait[GRAPH_P2P]) - 0.240) < 1e-8, "%.9f s",
+		      ts_time_to_s(bd.wait[GRAPH_P2P]));
+	psim_free(&s);
+	psim_run_flush(&s, 2, PIPE_1F1B, 1, 4, NULL, 0.0, 1);
+	ck_assert_msg(fabs(iter_s(&s) - 0.600) < 1e-8, "%.9f s, want 0.600", iter_s(&s));
+	psim_free(&s);
+}
+END_TEST
+
 /* Interleaved 1F1B, p = 4 stages of v = 2 chunks of one 1 MB layer, m = 8:
  * stage s runs (p - s - 1) x 2 + (v - 1) x p warm-up forwards of a chunk
  * (Megatron-LM's get_num_warmup_microbatches for the interleaved schedule)
@@ -773,6 +851,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, split_uneven);
 	tcase_add_test(tc, split_explicit);
 	tcase_add_test(tc, uneven_stages_by_hand);
+	tcase_add_test(tc, uneven_interleaved_by_hand);
+	tcase_add_test(tc, flushes_by_hand);
 	tcase_add_test(tc, bubble_fraction);
 	tcase_add_test(tc, memory_in_flight);
 	tcase_add_test(tc, memory_in_flight_interleaved);

@@ -248,6 +248,121 @@ START_TEST(stage_layers_as_megatron)
 }
 END_TEST
 
+/* parallel.layer_split = "front", PyTorch pipelining's split as NeMo
+ * AutoModel makes it (functional.py, generate_hf_model_fqn_per_model_part):
+ * DeepSeek-V3's 61 layers on pp 4 x interleave 8 = 32 virtual stages are
+ * 61 // 32 = 1 each and one more on the first 61 % 32 = 29, so 2 on
+ * virtual stages 0-28 and 1 on 29-31; stage s holds virtual stages s, s +
+ * 4, ..., s + 28, so stage 0 has 8 x 2 = 16 layers and stages 1-3 have 7
+ * x 2 + 1 = 15. Kimi K2's pp 8 x interleave 4 is the same 32 virtual
+ * stages: stages 0-4 hold 4 x 2 = 8 layers, stages 5-7 (virtual stages 29,
+ * 30, 31 in their last chunk) 3 x 2 + 1 = 7. Without the key the 61
+ * layers do not split exactly and the plan refuses them, naming the key
+ * that would. */
+START_TEST(stage_layers_front)
+{
+	const char *text =
+	    "model = { base = \"deepseek-v3\"; mtp_depth = 0; };\n"
+	    "cluster = \"dgx-h100\"; nodes = 32;\n"
+	    "training = { framework = \"fsdp\"; global_batch = 512; micro_batch = 1;\n"
+	    "  seq_len = 4096; };\n"
+	    "parallel = { pp = 4; dp = 64; ep = 64; schedule = \"interleaved\";\n"
+	    "  interleave = 8; layer_split = \"front\"; };\n";
+	static uint32_t cl[32];
+	struct ts_error err;
+	char line[1400];
+	struct ts_scenario *sc = load(text, NULL, 0);
+	ck_assert_msg(plan_stage_layers(sc, cl, &err) == 0, "%s",
+		      ts_error_format(&err, line, sizeof line));
+	for (uint32_t c = 0; c < 32; c++)
+		ck_assert_uint_eq(cl[c], c < 29 ? 2u : 1u);
+	for (uint32_t st = 0; st < 4; st++)
+		ck_assert_uint_eq(stage_sum(cl, 4, 8, st), st == 0 ? 16u : 15u);
+	ts_scenario_destroy(sc);
+
+	const char *k2[] = {"parallel.pp=8", "parallel.dp=32", "parallel.ep=32",
+			    "parallel.interleave=4"};
+	sc = load(text, k2, 4);
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), 0);
+	for (uint32_t c = 0; c < 32; c++)
+		ck_assert_uint_eq(cl[c], c < 29 ? 2u : 1u);
+	for (uint32_t st = 0; st < 8; st++)
+		ck_assert_uint_eq(stage_sum(cl, 8, 4, st), st < 5 ? 8u : 7u);
+	ts_scenario_destroy(sc);
+
+	/* 1F1B: the first 61 % 4 = 1 stage takes 16, the others 15 */
+	const char *plain[] = {"parallel.schedule=1f1b", "parallel.interleave=1"};
+	sc = load(text, plain, 2);
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), 0);
+	ck_assert(cl[0] == 16 && cl[1] == 15 && cl[2] == 15 && cl[3] == 15);
+	ts_scenario_destroy(sc);
+
+	const char *even[] = {"parallel.layer_split=even"};
+	sc = load(text, even, 1);
+	ck_assert_int_eq(plan_stage_layers(sc, cl, &err), TS_EINVALID);
+	ts_error_format(&err, line, sizeof line);
+	ck_assert_msg(strstr(line, "parallel.interleave") &&
+			  strstr(line, "61 layers on 4 stages") &&
+			  strstr(line, "layer_split = \"front\""),
+		      "%s", line);
+	ts_scenario_destroy(sc);
+
+	/* 6 micro-batches on 4 stages: PyTorch would run one round of 6, a
+	 * schedule trainsim does not build; 9 on 4: PyTorch refuses (2 rounds) */
+	const char *b6[] = {"training.global_batch=384"};
+	const char *b9[] = {"training.global_batch=576"};
+	const char *const *bs[] = {b6, b9};
+	const char *want[] = {"would run rounds of 6", "not a multiple of its 2 rounds"};
+	for (int i = 0; i < 2; i++) {
+		sc = load(text, bs[i], 1);
+		struct ts_plan *p = (struct ts_plan *)1;
+		ck_assert_int_eq(plan_build(env, sc, &p, &err), TS_EINVALID);
+		ck_assert_ptr_null(p);
+		ts_error_format(&err, line, sizeof line);
+		ck_assert_msg(
+		    strstr(line, "training.global_batch") &&
+			strstr(line, i ? "found 9 micro-batches" : "found 6 micro-batches") &&
+			strstr(line, want[i]),
+		    "%s", line);
+		ts_scenario_destroy(sc);
+	}
+
+	/* parallel.flushes: the 8 micro-batches as 3 schedules do not divide;
+	 * as 4 of 2 each the interleaved schedule has less than a round of
+	 * pp = 4; on one stage there is no pipeline to flush; as 2 of 4 it
+	 * plans */
+	static const struct {
+		const char *set;
+		bool pp1;
+		const char *found;
+	} fl[] = {
+	    {"parallel.flushes=3", false, "found 3, expected a divisor of the 8 micro-batches"},
+	    {"parallel.flushes=4", false, "found 2 micro-batches per flush"},
+	    {"parallel.flushes=2", true, "found 2 with parallel.pp = 1"},
+	};
+	const char *pp1[] = {"parallel.flushes=2",    "parallel.pp=1",
+			     "parallel.dp=256",	      "parallel.schedule=1f1b",
+			     "parallel.interleave=1", "training.global_batch=512"};
+	for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++) {
+		sc = fl[i].pp1 ? load(text, pp1, 6) : load(text, &fl[i].set, 1);
+		struct ts_plan *p = (struct ts_plan *)1;
+		ck_assert_int_eq(plan_build(env, sc, &p, &err), TS_EINVALID);
+		ck_assert_ptr_null(p);
+		ts_error_format(&err, line, sizeof line);
+		ck_assert_msg(strstr(line, "parallel.flushes") && strstr(line, fl[i].found),
+			      "case %zu: %s", i, line);
+		ts_scenario_destroy(sc);
+	}
+	const char *two[] = {"parallel.flushes=2"};
+	sc = load(text, two, 1);
+	struct ts_plan *p = NULL;
+	ck_assert_msg(plan_build(env, sc, &p, &err) == 0, "%s",
+		      ts_error_format(&err, line, sizeof line));
+	plan_destroy(p);
+	ts_scenario_destroy(sc);
+}
+END_TEST
+
 /* What Megatron-LM refuses, refused by the plan naming the key, where it
  * was set, what was found and what was expected. */
 START_TEST(stage_layers_refused)
@@ -280,6 +395,11 @@ START_TEST(stage_layers_refused)
 	     2,
 	     "parallel.account_for_embedding",
 	     "= 127 on pp x interleave = 32 virtual stages"},
+	    /* PyTorch's split with one of Megatron-LM's */
+	    {{"parallel.layer_split=front"},
+	     1,
+	     "parallel.layer_split",
+	     "found \"front\" with parallel.account_for_embedding"},
 	    /* interleaving without any key must divide exactly */
 	    {{"parallel.account_for_embedding=false", "parallel.account_for_loss=false",
 	      "parallel.interleave=2"},
@@ -880,6 +1000,7 @@ int main(void)
 	tcase_add_test(tc, cross_key_errors_name_file_line_key);
 	tcase_add_test(tc, stage_layers_as_megatron);
 	tcase_add_test(tc, stage_layers_refused);
+	tcase_add_test(tc, stage_layers_front);
 	tcase_add_test(tc, public_api_plan_is_the_plan);
 	tcase_add_test(tc, other_opens_are_counted);
 	tcase_add_test(tc, oversized_run_refused_naming_key_and_figures);

@@ -135,6 +135,13 @@ int api_search_export(const char *path, const char *const *sets, size_t nsets,
 			config_setting_remove(par, "account_for_loss");
 		}
 	}
+	/* a candidate runs its micro-batches as one schedule (search.c) */
+	{
+		config_setting_t *par =
+		    config_setting_get_member(config_root_setting(&cfg), "parallel");
+		if (par && config_setting_is_group(par))
+			config_setting_remove(par, "flushes");
+	}
 	/* the candidate's recompute mode is on every layer (search_candidate_run) */
 	config_setting_t *trn = config_setting_get_member(config_root_setting(&cfg), "training");
 	if (trn && config_setting_is_group(trn))

@@ -51,6 +51,7 @@ static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd", "ad
 static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full", "op"};
 static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
+static const char *const split_names[TS_SPLIT_COUNT_] = {"even", "front"};
 static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage", "auto"};
 static const char *const mode_names[TS_MODE_COUNT_] = {"class", "full"};
 static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs",
@@ -118,6 +119,8 @@ static const char *const parallel_keys[] = {"tp",
 					    "last_stage_layers",
 					    "account_for_embedding",
 					    "account_for_loss",
+					    "layer_split",
+					    "flushes",
 					    "reshard_after_forward"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
 					"pinned"};
@@ -583,6 +586,7 @@ static int read_parallel(struct ld *l)
 	    (rc = get_u32(l, g, p, "ep", 1, MAX_DEGREE, 1, &q->ep)) ||
 	    (rc = get_u32(l, g, p, "dp", 1, (int64_t)MAX_NODES * MAX_GPUS_PER_NODE, 0, &q->dp)) ||
 	    (rc = get_u32(l, g, p, "interleave", 1, 1024, 1, &q->interleave)) ||
+	    (rc = get_u32(l, g, p, "flushes", 1, 1 << 16, 1, &q->flushes)) ||
 	    (rc = get_u32(l, g, p, "first_stage_layers", 1, UINT16_MAX, 0,
 			  &q->first_stage_layers)) ||
 	    (rc = get_u32(l, g, p, "last_stage_layers", 1, UINT16_MAX, 0, &q->last_stage_layers)) ||
@@ -639,6 +643,10 @@ static int read_parallel(struct ld *l)
 	if ((rc = get_enum(l, g, p, "schedule", sched_names, TS_SCHED_COUNT_, TS_SCHED_1F1B, &e)))
 		return rc;
 	q->schedule = (enum ts_schedule)e;
+	if ((rc =
+		 get_enum(l, g, p, "layer_split", split_names, TS_SPLIT_COUNT_, TS_SPLIT_EVEN, &e)))
+		return rc;
+	q->layer_split = (enum ts_layer_split)e;
 
 	q->bucket_bytes = TS_UNSET;
 	const config_setting_t *bs = member(g, "bucket");
@@ -1116,6 +1124,11 @@ static int note_all(struct ld *l)
 	N("parallel.account_for_embedding", "default", "%s",
 	  q->account_embedding ? "true" : "false");
 	N("parallel.account_for_loss", "default", "%s", q->account_loss ? "true" : "false");
+	/* only when set: dumps and digests stay as they were */
+	if (q->layer_split != TS_SPLIT_EVEN)
+		N("parallel.layer_split", "", "\"%s\"", split_names[q->layer_split]);
+	if (q->flushes > 1) /* likewise */
+		N("parallel.flushes", "", "%u", q->flushes);
 	if (q->bucket_bytes == TS_UNSET)
 		N("parallel.bucket", "default: unset, the framework's", "unset");
 	else if (q->bucket_bytes == 0)

@@ -34,6 +34,12 @@ enum ts_optimizer_impl {
 };
 enum ts_offload { TS_OFFLOAD_NONE, TS_OFFLOAD_CPU, TS_OFFLOAD_NVME, TS_OFFLOAD_COUNT_ };
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT_ };
+/* How the transformer layers are dealt to the pp x interleave virtual
+ * stages when no first/last or account_for key says (plan_stage_layers):
+ * EVEN, the extra layers to the middle stages, and with interleaving an
+ * exact split; FRONT, L / V each and the first L mod V virtual stages one
+ * more, as PyTorch pipelining is split by NeMo AutoModel. */
+enum ts_layer_split { TS_SPLIT_EVEN, TS_SPLIT_FRONT, TS_SPLIT_COUNT_ };
 /* auto: stage where stage gives layer's figures (plan_stage_exact), else
  * layer; the plan resolves it */
 enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_AUTO, TS_GRAN_COUNT_ };
@@ -140,6 +146,13 @@ struct ts_parallel {
 	 * checks them against pp and interleave (plan_stage_layers). */
 	uint32_t first_stage_layers, last_stage_layers;
 	bool account_embedding, account_loss;
+	/* parallel.layer_split: the split without those keys; default even */
+	enum ts_layer_split layer_split;
+	/* parallel.flushes: the iteration's micro-batches run as this many
+	 * pipeline schedules one after the other (NeMo AutoModel runs each
+	 * of its gradient-accumulation steps as one schedule.step); default
+	 * 1, one schedule (Megatron-LM); the plan checks it (plan_build) */
+	uint32_t flushes;
 	int64_t bucket_bytes;	 /* gradient bucket, bytes; 0 = "none" (one reduction after
 				  * backward); TS_UNSET = framework default */
 	int overlap_grad_reduce; /* 1, 0, or TS_UNSET = framework default */

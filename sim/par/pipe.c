@@ -183,6 +183,8 @@ struct pb {
 	const struct layout *lay;
 	struct pcls *c;
 	uint32_t ncls, p, v, V, m, niter;
+	/* schedules per iteration (pipe_job.flushes, at least 1) */
+	uint32_t flushes;
 	uint32_t ndp;	 /* data x context parallel ranks holding one shard set */
 	uint32_t *first; /* chunk unit offsets, V + 1 */
 	uint32_t *scls;	 /* classes by stage: stage s at [s * per, (s + 1) * per) */
@@ -239,10 +241,13 @@ static uint32_t *idp(struct pb *b, uint32_t it, uint32_t k, uint32_t mb, uint32_
 	return b->ids + ((((size_t)it * b->ncls + k) * b->m + mb) * b->v + jj) * 4;
 }
 
-/* The passes of stage s in order; returns their number (2 m v). */
+/* The passes of stage s in order; returns their number (2 m v). With f
+ * flushes the m micro-batches run as f schedules of m / f each, one after
+ * the other on every stage (warm-up, steady state, cool-down each), the
+ * next one's first forward waiting only for the passes before it. */
 static uint32_t stage_order(const struct pb *b, uint32_t s, struct pass *o)
 {
-	uint32_t p = b->p, v = b->v, total = b->m * v, w;
+	uint32_t p = b->p, v = b->v, nf = b->flushes, total = b->m / nf * v, w;
 	if (b->j->sched == PIPE_GPIPE)
 		w = total;
 	else if (v == 1)
@@ -251,23 +256,26 @@ static uint32_t stage_order(const struct pb *b, uint32_t s, struct pass *o)
 		w = (p - s - 1) * 2 + (v - 1) * p;
 	if (w > total)
 		w = total;
-	uint32_t n = 0, f = 0, bk = 0;
-#define FWD(k) ((struct pass){0, ((k) / (p * v)) * p + (k) % p, ((k) / p) % v})
-#define BWD(k) ((struct pass){1, ((k) / (p * v)) * p + (k) % p, v - 1 - ((k) / p) % v})
-	for (; f < w; f++)
-		o[n++] = FWD(f);
-	while (f < total) {
-		o[n++] = FWD(f);
-		f++;
-		o[n++] = BWD(bk);
-		bk++;
-	}
-	while (bk < total) {
-		o[n++] = BWD(bk);
-		bk++;
-	}
+	uint32_t n = 0;
+	for (uint32_t fl = 0, off = 0; fl < nf; fl++, off += b->m / nf) {
+		uint32_t f = 0, bk = 0;
+#define FWD(k) ((struct pass){0, off + ((k) / (p * v)) * p + (k) % p, ((k) / p) % v})
+#define BWD(k) ((struct pass){1, off + ((k) / (p * v)) * p + (k) % p, v - 1 - ((k) / p) % v})
+		for (; f < w; f++)
+			o[n++] = FWD(f);
+		while (f < total) {
+			o[n++] = FWD(f);
+			f++;
+			o[n++] = BWD(bk);
+			bk++;
+		}
+		while (bk < total) {
+			o[n++] = BWD(bk);
+			bk++;
+		}
 #undef FWD
 #undef BWD
+	}
 	return n;
 }
 
@@ -1915,7 +1923,8 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		v = 1;
 	/* the plan (sim/plan/plan.c) refuses the scenarios behind these; here
 	 * they are a malformed job */
-	if ((v > 1 && j->m % p) ||
+	uint32_t nf = j->flushes ? j->flushes : 1u;
+	if (j->m % nf || (v > 1 && (j->m / nf) % p) ||
 	    (j->offload && (j->zero < 1 || !j->net || !(j->cpu_adam_params_per_s > 0.0))) ||
 	    (j->nvme && (!j->offload || !(j->nvme_read_Bps > 0.0) || !(j->nvme_write_Bps > 0.0) ||
 			 !(j->nvme_subgroup_params > 0.0))) ||
@@ -1923,9 +1932,9 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 	    (j->act_offload_layers && (p > 1 || v > 1 || !j->net)))
 		return ts_error_set(
 		    err, TS_EINVALID, NULL, 0, NULL,
-		    "malformed training job (micro-batches %u on %u stages "
+		    "malformed training job (micro-batches %u in %u flushes on %u stages "
 		    "x %u chunks, offload %d with zero %d, nvme %d, ep %u of dp %u)",
-		    j->m, p, v, j->offload, j->zero, j->nvme, j->ep, l->deg[LAYOUT_DP]);
+		    j->m, nf, p, v, j->offload, j->zero, j->nvme, j->ep, l->deg[LAYOUT_DP]);
 	if (j->data && (j->data->nstages == 0 || j->data->nstages > DP_DATA_MAX_STAGES ||
 			j->data->queue == 0 || !j->data->stages))
 		return ts_error_set(err, TS_EINVALID, NULL, 0, NULL,
@@ -1940,6 +1949,7 @@ int pipe_build(struct ts_graph *g, struct ts_fluid *f, const struct pipe_job *j,
 		       .v = v,
 		       .V = p * v,
 		       .m = j->m,
+		       .flushes = nf,
 		       .niter = j->iterations,
 		       .ncls = l->nclasses};
 	b.per = b.ncls / p;

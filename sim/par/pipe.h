@@ -38,6 +38,10 @@ struct pipe_job {
 	uint32_t m;		      /* micro-batches per pipeline and iteration, >= 1 */
 	uint32_t iterations;	      /* >= 1; the first is a warm-up */
 	const struct layout *lay;     /* placement (borrowed) */
+	/* the m micro-batches run as this many schedules one after the
+	 * other, m / flushes each (0 or 1: one); m a multiple of it, and
+	 * with interleave m / flushes of pp */
+	uint32_t flushes;
 	/* tensor parallelism: bytes of one activation b x s x h at its dtype;
 	 * each unit's tp_fwd / tp_bwd collectives move this many */
 	double tp_bytes;

@@ -328,11 +328,50 @@ static int split_accounted(const struct ts_scenario *sc, uint32_t *out, struct t
 	return 0;
 }
 
+/* parallel.layer_split = "front": the split of NeMo AutoModel's PyTorch
+ * pipelining (nemo_automodel/components/distributed/pipelining/
+ * functional.py, generate_hf_model_fqn_per_model_part, at commit
+ * ce005dd86d78, the one that added the performance summary): L // V layers
+ * on each of the V = pp x v virtual stages, one more on each of the first
+ * L % V, the embedding added to virtual stage 0 and the final norm and
+ * head to the last, neither counted as a layer; virtual stage c runs on
+ * pipeline rank c mod pp ("loop" placement, stage_ids_this_rank), which is
+ * trainsim's chunk order. 61 layers on 32 virtual stages: 2 on stages
+ * 0-28, 1 on 29-31. The first/last and account_for keys are other splits:
+ * one of them with it is refused. */
+static int split_front(const struct ts_scenario *sc, uint32_t *out, struct ts_error *err)
+{
+	const struct ts_parallel *par = &sc->parallel;
+	uint32_t V = par->pp * par->interleave;
+	uint32_t L = (uint32_t)sc->model.layers;
+	if (par->first_stage_layers || par->last_stage_layers || par->account_embedding ||
+	    par->account_loss)
+		return plan_fail(
+		    sc, err, TS_EINVALID, "parallel.layer_split",
+		    "found \"front\" with parallel.%s, expected one way to split the "
+		    "layers (\"front\" is PyTorch pipelining's split as NeMo AutoModel "
+		    "makes it; the other keys are Megatron-LM's)",
+		    par->first_stage_layers  ? "first_stage_layers"
+		    : par->last_stage_layers ? "last_stage_layers"
+		    : par->account_embedding ? "account_for_embedding"
+					     : "account_for_loss");
+	if (L < V) /* the loader refuses it first; kept for a plan built without it */
+		return plan_fail(sc, err, TS_EINVALID, "parallel.layer_split",
+				 "found \"front\" for %u layers on pp x interleave = %u virtual "
+				 "stages, expected at least one layer per virtual stage",
+				 L, V);
+	for (uint32_t c = 0; c < V; c++)
+		out[c] = L / V + (c < L % V ? 1u : 0u);
+	return 0;
+}
+
 int plan_stage_layers(const struct ts_scenario *sc, uint32_t *out, struct ts_error *err)
 {
 	const struct ts_parallel *par = &sc->parallel;
 	uint32_t pp = par->pp, v = par->interleave, V = pp * v;
 	int64_t L = sc->model.layers;
+	if (par->layer_split == TS_SPLIT_FRONT)
+		return split_front(sc, out, err);
 	if (par->first_stage_layers || par->last_stage_layers)
 		return split_first_last(sc, out, err);
 	if (par->account_embedding || par->account_loss)
@@ -342,8 +381,9 @@ int plan_stage_layers(const struct ts_scenario *sc, uint32_t *out, struct ts_err
 				 "found %u virtual stages per GPU for %lld layers on %u stages, "
 				 "expected the layers to be a multiple of pp x interleave = %u "
 				 "(Megatron-LM's interleaved schedule takes the same whole layers "
-				 "per virtual stage), or parallel.first_stage_layers and "
-				 "last_stage_layers that make them so",
+				 "per virtual stage), parallel.first_stage_layers and "
+				 "last_stage_layers that make them so, or parallel.layer_split = "
+				 "\"front\" (PyTorch pipelining's uneven split)",
 				 v, (long long)L, pp, V);
 	for (uint32_t c = 0; c < V; c++)
 		out[c] = pipe_even_layers((uint32_t)L, V, c);
@@ -912,12 +952,50 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 		goto fail;
 	}
 	p->accum = (uint32_t)accum;
-	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 && accum % par->pp) {
-		rc = plan_fail(sc, err, TS_EINVALID, "training.global_batch",
-			       "found %lld micro-batches per pipeline, expected a multiple of "
+	/* parallel.flushes: the micro-batches as that many schedules of
+	 * accum / flushes each (NeMo AutoModel: local_batch_size / micro-batch
+	 * per schedule.step, global_batch / (local_batch_size x dp) of them,
+	 * recipes/llm/benchmark.py) */
+	uint32_t nflush = par->flushes > 1 ? par->flushes : 1u;
+	if (nflush > 1 && par->pp < 2) {
+		rc = plan_fail(sc, err, TS_EINVALID, "parallel.flushes",
+			       "found %u with parallel.pp = 1, expected pp >= 2 (a flush "
+			       "empties a pipeline)",
+			       nflush);
+		goto fail;
+	}
+	if (accum % nflush) {
+		rc = plan_fail(sc, err, TS_EINVALID, "parallel.flushes",
+			       "found %u, expected a divisor of the %lld micro-batches per "
+			       "pipeline",
+			       nflush, (long long)accum);
+		goto fail;
+	}
+	int64_t per_sched = accum / nflush;
+	/* The interleaved schedule runs the micro-batches in rounds of pp
+	 * (pipe.c, stage_order). Megatron-LM requires that; PyTorch's
+	 * ScheduleInterleaved1F1B (torch/distributed/pipelining/schedules.py,
+	 * torch 2.8 and 2.9) runs rounds of m / max(1, m // pp), the same
+	 * schedule when pp divides m and another one otherwise, which trainsim
+	 * does not build. */
+	if (par->schedule == TS_SCHED_INTERLEAVED && par->interleave > 1 && per_sched % par->pp) {
+		int64_t m = per_sched;
+		int64_t rounds = m / par->pp > 1 ? m / par->pp : 1;
+		char torch[96];
+		if (m % rounds)
+			snprintf(torch, sizeof torch,
+				 "refuses it too: not a multiple of its %lld rounds",
+				 (long long)rounds);
+		else
+			snprintf(torch, sizeof torch,
+				 "would run rounds of %lld, a schedule trainsim does not build",
+				 (long long)(m / rounds));
+		rc = plan_fail(sc, err, TS_EINVALID,
+			       nflush > 1 ? "parallel.flushes" : "training.global_batch",
+			       "found %lld micro-batches per %s, expected a multiple of "
 			       "the %u pipeline stages for the interleaved schedule "
-			       "(Megatron-LM requires it)",
-			       (long long)accum, par->pp);
+			       "(Megatron-LM requires it; PyTorch's Interleaved1F1B %s)",
+			       (long long)m, nflush > 1 ? "flush" : "pipeline", par->pp, torch);
 		goto fail;
 	}
 	p->recompute = sc->training.recompute;
@@ -1052,8 +1130,9 @@ bool plan_extends(const struct ts_scenario *sc, uint32_t *m1, uint32_t *m2, uint
 	*m = all > 0 && all <= PLAN_MAX_ACCUM ? (uint32_t)all : 0;
 	/* a batch the plan refuses, or micro-batches interleaving cannot
 	 * take, get their message from the whole run */
+	/* several flushes are simulated whole: each has its own warm-up */
 	return sc->sim.extrapolate && all >= (int64_t)a + b && all <= PLAN_MAX_ACCUM &&
-	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u);
+	       !(par->schedule == TS_SCHED_INTERLEAVED && all % u) && par->flushes <= 1;
 }
 
 /* Micro-batches per iteration a run of p simulates at once: the longer of

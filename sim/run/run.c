@@ -232,6 +232,7 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .interleave = par->interleave,
 	    .chunk_layers = sc->model.family == TS_FAMILY_LAYERS ? NULL : p->chunk_layers,
 	    .m = accum,
+	    .flushes = par->flushes,
 	    .iterations = iterations,
 	    .lay = &s->lay,
 	    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /

@@ -513,6 +513,8 @@ static int candidate_run(const struct ts_env *env, const struct ts_scenario *lay
 		sc.parallel.first_stage_layers = sc.parallel.last_stage_layers = 0;
 		sc.parallel.account_embedding = sc.parallel.account_loss = false;
 	}
+	/* and so do its flushes: a candidate runs its micro-batches as one */
+	sc.parallel.flushes = 1;
 	sc.parallel.schedule = c->schedule;
 	sc.parallel.interleave = c->interleave;
 	sc.sim.granularity = TS_GRAN_STAGE; /* the coarsest level: milestones keep overlap */
