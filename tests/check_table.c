@@ -56,6 +56,57 @@ START_TEST(text_alignment)
 }
 END_TEST
 
+/* Headers wrap only as far as the line width needs: the columns below
+ * are 3 ("row"), 5 ("12345") and 1 ("x") wide, the headers 22 and 13,
+ * so one line is 3 + 2 + 22 + 2 + 13 = 42. For 30 columns the common
+ * width L falls from 22: at 13 the headers wrap to "alpha beta" / "gamma
+ * delta" (11) and "one two three" (13), 31 wide; at 12 to 11 and "one
+ * two" / "three" (7), 3 + 2 + 11 + 2 + 7 = 25, the first within 30. */
+START_TEST(headers_wrap_to_the_line_width)
+{
+	struct ts_table *t;
+	ck_assert_int_eq(table_create(&t, 3), 0);
+	table_header(t, 0, NULL, TABLE_LEFT);
+	table_header(t, 1, "alpha beta gamma delta", TABLE_RIGHT);
+	table_header(t, 2, "one two three", TABLE_RIGHT);
+	table_add_row(t);
+	table_cell(t, 0, "row");
+	table_cell(t, 1, "12345");
+	table_cell(t, 2, "x");
+	char *s = capture(table_print, t);
+	ck_assert_str_eq(s, "     alpha beta gamma delta  one two three\n"
+			    "---  ----------------------  -------------\n"
+			    "row                   12345              x\n");
+	free(s);
+	table_wrap_headers(t, 5, 50); /* 42 fits in 50: one line */
+	s = capture(table_print, t);
+	ck_assert_str_eq(s, "     alpha beta gamma delta  one two three\n"
+			    "---  ----------------------  -------------\n"
+			    "row                   12345              x\n");
+	free(s);
+	table_wrap_headers(t, 5, 30);
+	s = capture(table_print, t);
+	ck_assert_str_eq(s, "      alpha beta  one two\n"
+			    "     gamma delta    three\n"
+			    "---  -----------  -------\n"
+			    "row        12345        x\n");
+	free(s);
+	/* 10 columns cannot be had: every header wraps at the least width, 5
+	 * (a word per line, bottom-aligned: "one two three" starts a line
+	 * lower than "alpha beta gamma delta") */
+	table_wrap_headers(t, 5, 10);
+	s = capture(table_print, t);
+	ck_assert_str_eq(s, "     alpha\n"
+			    "      beta    one\n"
+			    "     gamma    two\n"
+			    "     delta  three\n"
+			    "---  -----  -----\n"
+			    "row  12345      x\n");
+	free(s);
+	table_destroy(t);
+}
+END_TEST
+
 START_TEST(csv_quoting)
 {
 	struct ts_table *t = sample();
@@ -174,6 +225,7 @@ int main(void)
 	Suite *s = suite_create("table");
 	TCase *tc = tu_tcase("core");
 	tcase_add_test(tc, text_alignment);
+	tcase_add_test(tc, headers_wrap_to_the_line_width);
 	tcase_add_test(tc, csv_quoting);
 	tcase_add_test(tc, json_cells);
 	tcase_add_test(tc, bad_calls_do_not_crash);

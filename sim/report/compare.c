@@ -263,6 +263,9 @@ static int write_json(const struct compare *cmp, const struct ts_result *const *
 
 /* Most characters in a line of the text's title. */
 #define TITLE_WIDTH 100
+/* Least width a scenario's column header wraps to (the values' widest,
+ * "compute: 100% of the iteration", is 30). */
+#define HEAD_WIDTH 24
 
 /* Write text s in lines of at most width characters, broken at spaces (a
  * word longer than width on its own line). Returns nonzero on a write
@@ -304,6 +307,11 @@ static int write_text(const struct compare *cmp, const struct ts_result *const *
 		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
 		goto out;
 	}
+	/* a scenario's name (with its --set overrides) is its column's
+	 * header: long names wrap so the table keeps to TITLE_WIDTH columns
+	 * where its values allow (three names of 60 characters made lines of
+	 * 230), no header narrower than HEAD_WIDTH or its column's values */
+	table_wrap_headers(t, HEAD_WIDTH, TITLE_WIDTH);
 	table_header(t, 0, "", TABLE_LEFT);
 	for (size_t k = 0; k < np; k++) {
 		column_name(heads, k, rs[k]->name);

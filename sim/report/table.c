@@ -26,7 +26,9 @@ struct ts_table {
 	enum table_align *align; /* ncols */
 	char ***rows;		 /* nrows arrays of ncols cells */
 	size_t nrows, caprows;
-	int status; /* first error */
+	size_t head_wrap;  /* least width a header wraps to; 0: never wraps */
+	size_t line_width; /* the width wrapping aims for */
+	int status;	   /* first error */
 };
 
 static int fail(struct ts_table *t, int rc)
@@ -96,6 +98,14 @@ int table_header(struct ts_table *t, size_t col, const char *name, enum table_al
 	t->head[col] = copy;
 	t->align[col] = align;
 	return 0;
+}
+
+void table_wrap_headers(struct ts_table *t, size_t min_width, size_t line_width)
+{
+	if (t) {
+		t->head_wrap = min_width;
+		t->line_width = line_width;
+	}
 }
 
 int table_add_row(struct ts_table *t)
@@ -278,6 +288,116 @@ static void print_line(const struct ts_table *t, char *const *cells, const size_
 	fputc('\n', out);
 }
 
+/* The next line of header s wrapped at `limit` characters: its length in
+ * bytes; *skip the bytes to the start of the line after it (the spaces
+ * between dropped). A line breaks at its last space within the limit; a
+ * word longer than the limit is a line of its own. */
+static size_t wrap_next(const char *s, size_t limit, size_t *skip)
+{
+	size_t chars = 0, i = 0, cut = 0;
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xC0) == 0x80)
+			continue;
+		if (s[i] == ' ' && chars <= limit)
+			cut = i;
+		if (chars++ == limit)
+			break;
+	}
+	if (!s[i])
+		cut = i; /* the rest fits */
+	else if (!cut)
+		cut = strcspn(s, " "); /* one long word */
+	size_t j = cut;
+	while (s[j] == ' ')
+		j++;
+	*skip = j;
+	return cut;
+}
+
+/* Lines of header s wrapped at limit characters; *widest the longest. */
+static size_t wrap_count(const char *s, size_t limit, size_t *widest)
+{
+	size_t n = 0, skip;
+	*widest = 0;
+	while (*s) {
+		size_t len = wrap_next(s, limit, &skip);
+		size_t w = 0;
+		for (size_t i = 0; i < len; i++)
+			w += ((unsigned char)s[i] & 0xC0) != 0x80;
+		if (w > *widest)
+			*widest = w;
+		n++;
+		s += skip;
+	}
+	return n;
+}
+
+/* limit[c]: the width column c's header wraps to, given the cells' widths
+ * cell[c]: the largest common L (headers no wider than the cells never
+ * wrap) whose table is at most line_width wide, else head_wrap; a column's
+ * header never wraps below its cells' width. */
+static void head_limits(const struct ts_table *t, const size_t *cell, size_t *limit)
+{
+	size_t top = t->head_wrap;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (text_width(head_text(t, c)) > top)
+			top = text_width(head_text(t, c));
+	for (size_t L = top;; L--) {
+		size_t total = 2 * (t->ncols - 1);
+		for (size_t c = 0; c < t->ncols; c++) {
+			size_t hw;
+			limit[c] = cell[c] > L ? cell[c] : L;
+			wrap_count(head_text(t, c), limit[c], &hw);
+			total += hw > cell[c] ? hw : cell[c];
+		}
+		if (total <= t->line_width || L <= t->head_wrap)
+			return;
+	}
+}
+
+/* The header lines of a table whose headers wrap, bottom-aligned so each
+ * column's last line sits on its dashes. */
+static void print_wrapped_head(const struct ts_table *t, const size_t *width, const size_t *limit,
+			       const bool *right, FILE *out)
+{
+	size_t nl = 0, w;
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t k = wrap_count(head_text(t, c), limit[c], &w);
+		if (k > nl)
+			nl = k;
+	}
+	for (size_t i = 0; i < nl; i++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = head_text(t, c);
+			size_t k = wrap_count(s, limit[c], &w), len = 0, skip = 0;
+			bool has = i + k >= nl;
+			for (size_t j = 0; has && j <= i + k - nl; j++) {
+				s += skip;
+				len = wrap_next(s, limit[c], &skip);
+			}
+			if (!has)
+				len = 0;
+			size_t sw = 0;
+			for (size_t b = 0; b < len; b++)
+				sw += ((unsigned char)s[b] & 0xC0) != 0x80;
+			size_t pad = width[c] - sw;
+			if (!len && c + 1 == t->ncols)
+				break; /* no trailing spaces */
+			if (c > 0)
+				fputs("  ", out);
+			if (right[c])
+				put_spaces(pad, out);
+			for (size_t b = 0; b < len; b++) {
+				unsigned char ch = (unsigned char)s[b];
+				fputc(ch < 0x20 || ch == 0x7F ? ' ' : ch, out);
+			}
+			if (!right[c] && c + 1 < t->ncols)
+				put_spaces(pad, out);
+		}
+		fputc('\n', out);
+	}
+}
+
 int table_print(const struct ts_table *t, FILE *out)
 {
 	if (!t || !out)
@@ -290,10 +410,14 @@ int table_print(const struct ts_table *t, FILE *out)
 		return TS_ENOMEM;
 	}
 	bool header = any_header(t);
+	size_t *limit = t->head_wrap ? ts_calloc(t->ncols, sizeof *limit) : NULL;
+	if (t->head_wrap && !limit) {
+		ts_free(width, t->ncols * sizeof *width);
+		ts_free(right, t->ncols * sizeof *right);
+		return TS_ENOMEM;
+	}
 	for (size_t c = 0; c < t->ncols; c++) {
 		right[c] = right_aligned(t, c);
-		if (header)
-			width[c] = text_width(head_text(t, c));
 		for (size_t r = 0; r < t->nrows; r++) {
 			const char *s = t->rows[r][c];
 			size_t w = s ? text_width(s) : 0;
@@ -301,8 +425,20 @@ int table_print(const struct ts_table *t, FILE *out)
 				width[c] = w;
 		}
 	}
+	if (limit && header)
+		head_limits(t, width, limit);
+	for (size_t c = 0; c < t->ncols; c++) {
+		size_t hw = text_width(head_text(t, c));
+		if (limit && header)
+			wrap_count(head_text(t, c), limit[c], &hw);
+		if (header && hw > width[c])
+			width[c] = hw;
+	}
 	if (header) {
-		print_line(t, NULL, width, right, out);
+		if (limit)
+			print_wrapped_head(t, width, limit, right, out);
+		else
+			print_line(t, NULL, width, right, out);
 		for (size_t c = 0; c < t->ncols; c++) {
 			if (c > 0)
 				fputs("  ", out);
@@ -313,6 +449,8 @@ int table_print(const struct ts_table *t, FILE *out)
 	}
 	for (size_t r = 0; r < t->nrows; r++)
 		print_line(t, t->rows[r], width, right, out);
+	if (limit)
+		ts_free(limit, t->ncols * sizeof *limit);
 	ts_free(width, t->ncols * sizeof *width);
 	ts_free(right, t->ncols * sizeof *right);
 	return ferror(out) ? TS_EIO : 0;

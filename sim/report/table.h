@@ -34,6 +34,15 @@ void table_destroy(struct ts_table *t);
  * (0-based). Returns 0, TS_ENOMEM, or TS_ERANGE for a bad column or alignment. */
 int table_header(struct ts_table *t, size_t col, const char *name, enum table_align align);
 
+/* Let table_print wrap headers at spaces onto several lines when the table
+ * would be wider than line_width characters: every header to the largest
+ * common width that brings the table within line_width, but never below
+ * min_width nor below the widest cell of its column (a word longer than
+ * that keeps a line of its own); the lines are bottom-aligned on the
+ * dashes. min_width 0 (the default) prints each header on one line. CSV and
+ * JSON keep headers whole. */
+void table_wrap_headers(struct ts_table *t, size_t min_width, size_t line_width);
+
 /* Append an empty row; table_cell fills its cells. Returns 0 or TS_ENOMEM. */
 int table_add_row(struct ts_table *t);
 
