@@ -659,18 +659,42 @@ START_TEST(exchange_buffers)
 	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
 	    "  seq_len = 32768; iterations = 2; recompute = \"full\"; };\n"
 	    "parallel = { cp = 4; zero = 1; };\n";
-	static const char *ep =
+	static const char *ep_base =
 	    "model = { base = \"mixtral-8x7b\"; layers = 2; }; cluster = \"dgx-h100\";\n"
 	    "nodes = 2; gpus_per_node = 8;\n"
 	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
-	    "  seq_len = 4096; iterations = 2; recompute = \"full\"; };\n"
-	    "parallel = { ep = 8; zero = 1; };\n";
+	    "  seq_len = 4096; iterations = 2; recompute = \"full\"; };\n";
+	char ep[1024];
+	snprintf(ep, sizeof ep, "%sparallel = { ep = 8; zero = 1; };\n", ep_base);
 	const double MiB = 1024.0 * 1024.0;
 	struct ts_result r;
 	run("ring attention buffers, cp 4", cp, &r);
 	ck_assert_msg(tu_relerr(r.mem.buffers, 576.0 * MiB) < 1e-12, "%.0f", r.mem.buffers);
 	run("all-to-all buffers, ep 8", ep, &r);
 	ck_assert_msg(tu_relerr(r.mem.buffers, 128.0 * MiB) < 1e-12, "%.0f", r.mem.buffers);
+	/* with DeepEP: only the received tokens (64 MiB), and DeepEP's own
+	 * buffers for 8 ranks of hidden 4,096 in bf16 (8,192 + 8 + 2,048
+	 * bytes a token: 10 x 8 x (5 x 4 + 256 x 10,248) = 209,880,640 ->
+	 * 209,880,704), beside NCCL's, outside the allocator */
+	struct ts_result d;
+	char text[1024];
+	snprintf(text, sizeof text,
+		 "%sparallel = { ep = 8; zero = 1; ep_dispatcher = \"deepep\"; };\n", ep_base);
+	run("DeepEP, ep 8", text, &d);
+	ck_assert_msg(tu_relerr(d.mem.buffers, 64.0 * MiB) < 1e-12, "%.0f", d.mem.buffers);
+	ck_assert_msg(d.mem.nccl - r.mem.nccl == 209880704.0, "%.0f", d.mem.nccl - r.mem.nccl);
+	ck_assert(tu_relerr(d.mem.allocator, r.mem.allocator - 0.03 * 64.0 * MiB) < 1e-9);
+	ck_assert(d.iteration_time_s == r.iteration_time_s);
+	/* DeepEP has no configuration for a group of 1 (nor a dense model) */
+	snprintf(text, sizeof text,
+		 "%sparallel = { ep = 1; zero = 1; ep_dispatcher = \"deepep\"; };\n", ep_base);
+	struct ts_scenario *sc = NULL;
+	struct ts_error e;
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "deepep ep 1", NULL, 0, &sc, &e), 0);
+	struct work_calib k = work_calib_defaults();
+	ck_assert_int_eq(ts_run(sc, &k, &d, NULL, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "parallel.ep_dispatcher");
+	ts_scenario_destroy(sc);
 }
 END_TEST
 

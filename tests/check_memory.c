@@ -366,6 +366,26 @@ START_TEST(precision_options)
 }
 END_TEST
 
+/* DeepEP's buffers by hand (deep_ep Buffer, csrc/legacy/config.hpp at
+ * a1b3af3), DeepSeek-V3's hidden 7,168 in bf16 (14,336 bytes a token), 20
+ * SMs: 10 channels. A token in the NVLink buffer: 14,336 + 8 (SourceMeta) +
+ * 128 x 8 (top-k indices) + 128 x 4 (weights) + 128 x 4 (scales) = 16,392
+ * bytes. 8 ranks, one node (both configurations 256 tokens, no RDMA):
+ * 10 x 8 x (5 x 4 + 256 x 16,392) = 335,709,760, rounded up to 128 bytes
+ * 335,709,824. 16 ranks, two nodes (288 tokens; 2 RDMA ranks):
+ * 10 x 8 x (7 x 4 + 288 x 16,392) = 377,673,920 -> 377,673,984, and RDMA,
+ * dispatch's 128 tokens rounded up to its 20-token chunks (140) against
+ * combine's to 12 (132): 10 x 2 x (18 x 2 x 4 + 140 x 2 x (16,392 + 16)) =
+ * 91,887,680 -> 91,887,744; 469,561,728 in all. 12 ranks: no configuration. */
+START_TEST(deepep_buffers)
+{
+	ck_assert(work_deepep_buffer_bytes(14336.0, 8) == 335709824.0);
+	ck_assert(work_deepep_buffer_bytes(14336.0, 16) == 469561728.0);
+	ck_assert(work_deepep_buffer_bytes(14336.0, 12) < 0.0);
+	ck_assert(work_deepep_buffer_bytes(14336.0, 1) < 0.0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("memory");
@@ -378,6 +398,7 @@ static Suite *suite(void)
 	tcase_add_test(t, no_master_weights);
 	tcase_add_test(t, step_temporaries);
 	tcase_add_test(t, precision_options);
+	tcase_add_test(t, deepep_buffers);
 	suite_add_tcase(s, t);
 	return s;
 }

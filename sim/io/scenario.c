@@ -52,6 +52,7 @@ static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective",
 static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
 static const char *const split_names[TS_SPLIT_COUNT_] = {"even", "front"};
+static const char *const dispatch_names[TS_DISPATCH_COUNT_] = {"alltoall", "deepep"};
 static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage", "auto"};
 static const char *const mode_names[TS_MODE_COUNT_] = {"class", "full"};
 static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs",
@@ -120,6 +121,7 @@ static const char *const parallel_keys[] = {"tp",
 					    "account_for_embedding",
 					    "account_for_loss",
 					    "layer_split",
+					    "ep_dispatcher",
 					    "flushes",
 					    "reshard_after_forward"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
@@ -647,6 +649,10 @@ static int read_parallel(struct ld *l)
 		 get_enum(l, g, p, "layer_split", split_names, TS_SPLIT_COUNT_, TS_SPLIT_EVEN, &e)))
 		return rc;
 	q->layer_split = (enum ts_layer_split)e;
+	if ((rc = get_enum(l, g, p, "ep_dispatcher", dispatch_names, TS_DISPATCH_COUNT_,
+			   TS_DISPATCH_ALLTOALL, &e)))
+		return rc;
+	q->ep_dispatcher = (enum ts_ep_dispatcher)e;
 
 	q->bucket_bytes = TS_UNSET;
 	const config_setting_t *bs = member(g, "bucket");
@@ -1127,6 +1133,8 @@ static int note_all(struct ld *l)
 	/* only when set: dumps and digests stay as they were */
 	if (q->layer_split != TS_SPLIT_EVEN)
 		N("parallel.layer_split", "", "\"%s\"", split_names[q->layer_split]);
+	if (q->ep_dispatcher != TS_DISPATCH_ALLTOALL)
+		N("parallel.ep_dispatcher", "", "\"%s\"", dispatch_names[q->ep_dispatcher]);
 	if (q->flushes > 1) /* likewise */
 		N("parallel.flushes", "", "%u", q->flushes);
 	if (q->bucket_bytes == TS_UNSET)

@@ -40,6 +40,12 @@ enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED
  * exact split; FRONT, L / V each and the first L mod V virtual stages one
  * more, as PyTorch pipelining is split by NeMo AutoModel. */
 enum ts_layer_split { TS_SPLIT_EVEN, TS_SPLIT_FRONT, TS_SPLIT_COUNT_ };
+/* How an MoE layer's tokens reach their experts over the expert-parallel
+ * group: ALLTOALL, NCCL all-to-alls (Megatron-Core's alltoall token
+ * dispatcher); DEEPEP, DeepEP's dispatch and combine kernels (Megatron-Core's
+ * flex dispatcher with moe_enable_deepep), which hold their own NVLink and
+ * RDMA buffers for the whole run. */
+enum ts_ep_dispatcher { TS_DISPATCH_ALLTOALL, TS_DISPATCH_DEEPEP, TS_DISPATCH_COUNT_ };
 /* auto: stage where stage gives layer's figures (plan_stage_exact), else
  * layer; the plan resolves it */
 enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_AUTO, TS_GRAN_COUNT_ };
@@ -148,6 +154,9 @@ struct ts_parallel {
 	bool account_embedding, account_loss;
 	/* parallel.layer_split: the split without those keys; default even */
 	enum ts_layer_split layer_split;
+	/* parallel.ep_dispatcher: how MoE tokens reach their experts; default
+	 * alltoall */
+	enum ts_ep_dispatcher ep_dispatcher;
 	/* parallel.flushes: the iteration's micro-batches run as this many
 	 * pipeline schedules one after the other (NeMo AutoModel runs each
 	 * of its gradient-accumulation steps as one schedule.step); default

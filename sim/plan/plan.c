@@ -239,6 +239,17 @@ static int check_pairs(const struct ts_scenario *sc, struct ts_error *err)
 				 "found %u, expected a divisor of dp = %u (expert parallelism "
 				 "runs inside data parallelism)",
 				 par->ep, par->dp);
+	/* DeepEP dispatches over an expert-parallel group of a size it has a
+	 * configuration for (work_deepep_buffer_bytes) */
+	if (par->ep_dispatcher == TS_DISPATCH_DEEPEP &&
+	    (sc->model.num_experts == 0 || work_deepep_buffer_bytes(2.0, (int)par->ep) < 0.0))
+		return plan_fail(sc, err, TS_EINVALID, "parallel.ep_dispatcher",
+				 "found \"deepep\" with %s parallel.ep = %u, expected a model "
+				 "with experts and ep of 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, "
+				 "144 or 160 (DeepEP's configurations by group size)",
+				 sc->model.num_experts == 0 ? "a model without experts and"
+							    : "a model with experts and",
+				 par->ep);
 	return 0;
 }
 

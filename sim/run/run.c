@@ -243,7 +243,10 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .a2a_bytes = p->costs.layer_a2a_bytes,
 	    .cp_buf_fwd_bytes = p->costs.layer_cp_buf_fwd_bytes,
 	    .cp_buf_bwd_bytes = p->costs.layer_cp_buf_bwd_bytes,
-	    .a2a_buf_bytes = p->costs.layer_a2a_buf_bytes,
+	    /* DeepEP reads the tokens it sends in place and allocates only those
+	     * it receives (deep_ep Buffer.dispatch returns recv_x) */
+	    .a2a_buf_bytes = p->costs.layer_a2a_buf_bytes *
+			     (par->ep_dispatcher == TS_DISPATCH_DEEPEP ? 0.5 : 1.0),
 	    .offload = par->offload != TS_OFFLOAD_NONE,
 	    .reshard = par->reshard_after_forward != TS_UNSET
 			   ? par->reshard_after_forward == 1
@@ -453,6 +456,20 @@ static void extend(const struct extrap *ex, uint32_t m2, struct meas *ms, double
 	}
 }
 
+/* DeepEP's buffers on a GPU of plan p (work_deepep_buffer_bytes), over the
+ * expert-parallel group, a token's hidden bytes as Megatron-Core's
+ * fused_a2a.py counts them (hidden x max(element size, 2)); 0 with NCCL's
+ * all-to-alls. */
+static double deepep_bytes(const struct ts_plan *p)
+{
+	const struct ts_scenario *sc = p->sc;
+	if (sc->parallel.ep_dispatcher != TS_DISPATCH_DEEPEP)
+		return 0.0;
+	double b = work_deepep_buffer_bytes(
+	    (double)sc->model.hidden * fmax(work_act_bytes(p->dtype), 2.0), (int)sc->parallel.ep);
+	return b > 0.0 ? b : 0.0;
+}
+
 /* NCCL communicators of more than one rank that a rank of plan p is in:
  * tensor, pipeline (point-to-point), context and expert parallel, and the
  * data-parallel one (gradients, ZeRO) over dp x cp. */
@@ -601,7 +618,8 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 						       .comms = comms(p),
 						       .convs = has_convs(&sc->model),
 						       .held_bytes = peak_bytes,
-						       .alloc_fraction = p->conv.alloc_fraction},
+						       .alloc_fraction = p->conv.alloc_fraction,
+						       .ep_lib_bytes = deepep_bytes(p)},
 			    &oh);
 	out->mem.cuda_context = oh.cuda_context;
 	out->mem.workspaces = oh.workspaces;

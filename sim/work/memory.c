@@ -26,6 +26,7 @@
  * the schedule passes ZeRO stage 3. With fp8 every framework adds 2 bytes
  * of fp8 weight copies (see FP8_WEIGHT_COPY_BYTES).
  */
+#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -396,7 +397,77 @@ void work_overhead_bytes(const struct work_overhead_in *in, struct work_overhead
 	out->cuda_context = CONTEXT_GIB[g] * 1024.0 * MiB;
 	out->workspaces = (2.0 * 2.0 * cublas + (in->convs ? CUDNN_WORKSPACE_MIB : 0.0)) * MiB;
 	out->nccl = (double)in->comms * NCCL_CHANNELS * NCCL_PEERS * NCCL_PROTOCOL_BUFFERS *
-		    NCCL_BUFFSIZE_MIB * MiB;
+			NCCL_BUFFSIZE_MIB * MiB +
+		    (in->ep_lib_bytes > 0.0 ? in->ep_lib_bytes : 0.0);
 	out->allocator = in->alloc_fraction * (in->held_bytes > 0.0 ? in->held_bytes : 0.0);
 	out->total = out->cuda_context + out->workspaces + out->nccl + out->allocator;
+}
+
+/* DeepEP (deepseek-ai/DeepEP; deep_ep Buffer and csrc/legacy/config.hpp at
+ * a1b3af3): the normal kernels run on num_sms = 20 SMs (Buffer.num_sms),
+ * num_sms / 2 channels; each configuration is (NVL chunked receive
+ * tokens, RDMA chunked send tokens, RDMA chunked receive tokens), the
+ * latter rounded up to a multiple of the former (Config's constructor).
+ * The hints reserve per channel and peer: for NVLink, 2 x RDMA ranks + 3
+ * ints, and per receive token the hidden bytes, an 8-byte SourceMeta, 128
+ * top-k indices (8 bytes, int64) and weights (4) and 128 scales (4); for
+ * RDMA (more than 8 ranks), 2 x (8 x 2 + 2) ints and per receive token,
+ * twice, the hidden bytes, the SourceMeta, the top-k indices, weights and
+ * scales and an int4 (16); each rounded up to 128 bytes. */
+#define DEEPEP_SMS 20
+#define DEEPEP_NVL_PEERS 8
+#define DEEPEP_MAX_TOPK 128.0
+#define DEEPEP_MAX_SCALES 128.0
+#define DEEPEP_SOURCE_META 8.0
+#define DEEPEP_TOPK_IDX 8.0
+
+struct deepep_cfg {
+	int ranks;
+	int nvl_recv, rdma_send, rdma_recv;
+};
+
+/* deep_ep Buffer.get_dispatch_config and get_combine_config */
+static const struct deepep_cfg DEEPEP_DISPATCH[] = {
+    {2, 256, 6, 128},	{4, 256, 6, 128},    {8, 256, 6, 128},	  {16, 288, 20, 128},
+    {24, 288, 8, 128},	{32, 288, 8, 128},   {48, 288, 8, 128},	  {64, 288, 8, 128},
+    {96, 480, 12, 128}, {128, 560, 12, 128}, {144, 720, 12, 128}, {160, 720, 12, 128}};
+static const struct deepep_cfg DEEPEP_COMBINE[] = {
+    {2, 256, 6, 128},  {4, 256, 6, 128},   {8, 256, 6, 128},   {16, 288, 12, 128},
+    {24, 288, 8, 128}, {32, 288, 8, 128},  {48, 288, 8, 128},  {64, 288, 8, 128},
+    {96, 480, 8, 128}, {128, 560, 8, 128}, {144, 720, 8, 128}, {160, 720, 8, 128}};
+
+static double round128(double x)
+{
+	return ceil(x / 128.0) * 128.0;
+}
+
+static double deepep_hint(const struct deepep_cfg *c, double hidden_bytes, bool rdma)
+{
+	int n = c->ranks, rdma_ranks = n / DEEPEP_NVL_PEERS > 1 ? n / DEEPEP_NVL_PEERS : 1;
+	int nvl_ranks = n < DEEPEP_NVL_PEERS ? n : DEEPEP_NVL_PEERS;
+	double ch = DEEPEP_SMS / 2;
+	double per_token = hidden_bytes + DEEPEP_SOURCE_META + DEEPEP_MAX_TOPK * DEEPEP_TOPK_IDX +
+			   DEEPEP_MAX_TOPK * 4.0 + DEEPEP_MAX_SCALES * 4.0;
+	if (!rdma)
+		return round128(ch * nvl_ranks *
+				((2.0 * rdma_ranks + 3.0) * 4.0 + (double)c->nvl_recv * per_token));
+	if (n <= DEEPEP_NVL_PEERS)
+		return 0.0;
+	double recv = ceil((double)c->rdma_recv / c->rdma_send) * c->rdma_send;
+	return round128(
+	    ch * rdma_ranks *
+	    ((DEEPEP_NVL_PEERS * 2.0 + 2.0) * 2.0 * 4.0 + recv * 2.0 * (per_token + 16.0)));
+}
+
+double work_deepep_buffer_bytes(double hidden_bytes, int ranks)
+{
+	for (size_t i = 0; i < sizeof DEEPEP_DISPATCH / sizeof DEEPEP_DISPATCH[0]; i++) {
+		if (DEEPEP_DISPATCH[i].ranks != ranks)
+			continue;
+		const struct deepep_cfg *d = &DEEPEP_DISPATCH[i], *c = &DEEPEP_COMBINE[i];
+		return fmax(deepep_hint(d, hidden_bytes, false),
+			    deepep_hint(c, hidden_bytes, false)) +
+		       fmax(deepep_hint(d, hidden_bytes, true), deepep_hint(c, hidden_bytes, true));
+	}
+	return -1.0;
 }

@@ -177,19 +177,35 @@ struct work_overhead_in {
 	bool convs;	       /* the model runs cuDNN convolutions */
 	double held_bytes;     /* peak bytes of the schedule (weights to buffers) */
 	double alloc_fraction; /* the framework's allocator slack (conventions) */
+	double ep_lib_bytes;   /* an expert-parallel library's own device buffers, outside
+				* the caching allocator (work_deepep_buffer_bytes); 0: none */
 };
 
 /* The terms, bytes; total = their sum. */
 struct work_overhead {
 	double cuda_context; /* driver, kernels loaded, per-SM local memory */
 	double workspaces;   /* cuBLAS / cuBLASLt workspaces, cuDNN's for convolutions */
-	double nccl;	     /* NCCL channel buffers of every communicator */
+	double nccl;	     /* NCCL channel buffers of every communicator, and DeepEP's */
 	double allocator;    /* the caching allocator's reserved-but-unallocated slack */
 	double total;
 };
 
 /* The overhead terms of one rank (each figure's source in memory.c). */
 void work_overhead_bytes(const struct work_overhead_in *in, struct work_overhead *out);
+
+/* Bytes of the NVLink and RDMA buffers DeepEP's normal (high-throughput)
+ * kernels allocate once per GPU for an expert-parallel group of `ranks`
+ * ranks, `hidden_bytes` bytes a token (Megatron-Core's fused_a2a.py:
+ * hidden x max(element size, 2)): as Megatron-Core's get_buffer sizes
+ * them, the larger of the dispatch and the combine configuration's
+ * Config::get_nvl_buffer_size_hint plus the same of
+ * get_rdma_buffer_size_hint (0 within 8 ranks), with DeepEP's default 20
+ * SMs and its tuned configurations by rank count (deep_ep Buffer
+ * get_dispatch_config / get_combine_config; csrc/legacy/config.hpp at
+ * a1b3af3). They are cudaMalloc'd and NVSHMEM memory, outside PyTorch's
+ * caching allocator. Returns -1 for a rank count DeepEP has no
+ * configuration for (2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 144, 160). */
+double work_deepep_buffer_bytes(double hidden_bytes, int ranks);
 
 /* The memory model's stated error, as a fraction of the predicted peak:
  * a peak within this fraction of capacity, either side, is "tight". The
