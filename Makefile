@@ -6,7 +6,7 @@ BUILD_FUZZ ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 SCENARIO   ?= configs/scenarios/default.cfg
 
-.PHONY: all deps deps-test build run test test-unit test-asan test-fuzz fuzz bench clean format
+.PHONY: all deps deps-test build run test test-all test-unit test-asan test-fuzz fuzz bench clean format
 
 all: build
 
@@ -28,12 +28,19 @@ build: deps
 run: build
 	@sh cmake/run-default.sh $(BUILD)/trainsim
 
-test: deps-test test-unit test-asan test-fuzz
+test: deps-test test-all test-asan test-fuzz
 
-test-unit:
+# Every suite of the Release build: unit, cli and the slow whole-model validation.
+test-all:
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The fast `unit` suites only, in the Release build.
+test-unit:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 
 test-asan:
 	cmake -S . -B $(BUILD_SAN) -DCMAKE_BUILD_TYPE=Debug -DTS_SANITIZE=ON

@@ -32,6 +32,17 @@ checks=$((checks + 1))
 grep -q '^run: build$' "$SRC/Makefile" && grep -q '^build: deps$' "$SRC/Makefile" &&
 	grep -q '^test: deps-test ' "$SRC/Makefile" && grep -q 'deps.sh run$' "$SRC/Makefile" ||
 	fail "Makefile: make run must install the run packages only, make test the test tools"
+# `make test-unit` is the fast unit suites only (README: "the fast `unit` suites
+# only"), while `make test` still runs every suite of the Release build
+if command -v make >/dev/null; then
+	checks=$((checks + 1))
+	unit=$(make -n -s -C "$SRC" test-unit BUILD=b 2>/dev/null | grep 'ctest')
+	case "$unit" in *"cd b && ctest "*"-L unit"*) true ;; *) fail "make test-unit does not run -L unit only: $unit" ;; esac
+	checks=$((checks + 1))
+	all=$(make -n -s -C "$SRC" test BUILD=b 2>/dev/null | grep '^cd b && ctest')
+	[ -n "$all" ] && ! echo "$all" | grep -q -- '-L' ||
+		fail "make test does not run every suite of the Release build: $all"
+fi
 
 # a plain cmake configure where pkg-config does not know Check
 if command -v cmake >/dev/null && command -v pkg-config >/dev/null; then
