@@ -266,6 +266,42 @@ START_TEST(head_and_embed_saved)
 }
 END_TEST
 
+/* training.mlm_head = "masked": BERT's masked-LM head on the masked 15 % of
+ * the tokens only (Devlin et al. 2019 §3.1; DeepLearningExamples'
+ * dense_sequence_output). BERT-large, b = 16, s = 512, t = 1, fp16: 8,192
+ * tokens, 1,228.8 of them masked; h = 1,024, V = 30,522. Logits 2·1,228.8·
+ * 1,024·30,522 = 7.681e10 FLOPs forward (5.121e11 on all tokens), the
+ * transform 2·1,228.8·1,024² = 2.577e9; the loss keeps 4 bytes per logit of
+ * the masked rows; the select reads and writes the masked rows (2·2·1,228.8·
+ * 1,024 bytes). The model FLOPs drop by 0.85 of the head's 3·(2hV + 2h²)
+ * per token, 1.647e8. */
+START_TEST(mlm_head_masked)
+{
+	struct ts_model m = tu_model("bert-large");
+	struct work_shape s = shape(16, 512, 1, false);
+	s.dtype = TS_FP16;
+	s.causal = false;
+	struct work_op ops[WORK_MAX_OPS];
+	size_t n;
+	double T = 16.0 * 512.0, Tm = 0.15 * T, h = 1024.0, V = 30522.0;
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	ck_assert(tu_relerr(find(ops, n, "logits")->fwd_flops, 2.0 * T * h * V) < 1e-12);
+	s.mlm_masked = true;
+	ck_assert_int_eq(work_head_ops(&m, &s, ops, WORK_MAX_OPS, &n, NULL), 0);
+	ck_assert(tu_relerr(find(ops, n, "logits")->fwd_flops, 2.0 * Tm * h * V) < 1e-12);
+	ck_assert(tu_relerr(find(ops, n, "logits")->fwd_flops, 7.681e10) < 1e-3);
+	ck_assert(tu_relerr(find(ops, n, "mlm_dense")->fwd_flops, 2.577e9) < 1e-3);
+	ck_assert(tu_relerr(find(ops, n, "xent")->saved_bytes, 4.0 * Tm * V) < 1e-12);
+	ck_assert(tu_relerr(find(ops, n, "mlm_select")->fwd_bytes, 2.0 * 2.0 * Tm * h) < 1e-12);
+	/* the pooler still sees every sequence's first token */
+	ck_assert(find(ops, n, "pooler")->m == 16.0);
+	double head = work_mlm_head_flops_per_token(&m);
+	ck_assert(tu_relerr(0.85 * head, 1.647e8) < 1e-3);
+	struct ts_model g = tu_model("gpt3-1.3b");
+	ck_assert(work_mlm_head_flops_per_token(&g) == 0.0);
+}
+END_TEST
+
 /* Flash attention keeps Q, K, V and the fp32 log-sum-exp (4 bytes per row
  * and head) instead of the s x s tensors: a GPT layer without TP keeps
  * 34·s·b·h + 4·a·s·b bytes. GPT-3 1.3B: h = 2048, a = 16 (models/gpt3-1.3b.cfg). */
@@ -612,6 +648,7 @@ static Suite *suite(void)
 	tcase_add_test(t, flops_gpt3_korthikanti);
 	tcase_add_test(t, flops_llama2_70b);
 	tcase_add_test(t, flops_bert_large);
+	tcase_add_test(t, mlm_head_masked);
 	tcase_add_test(t, flops_attention_core);
 	tcase_add_loop_test(t, layer_ops_sum_to_model_flops, 0,
 			    (int)(sizeof split_cases / sizeof split_cases[0]));

@@ -22,27 +22,20 @@
 #define HELD_OUT_MAPE 0.1159
 /* DLE-BERT rows at sequence 128: not fitted, a different stack (PyTorch DDP,
  * APEX LAMB, NVIDIA's fused kernels) with the optimizer taken as Adam-like,
- * one published number per row: sim/README.md says "within 12 %" (they
- * land at -11.3 to -4.8 % with gemm_k0 from OpenXLA's H100 GEMM table, whose
- * K0 slows BERT-large's hidden-1,024 GEMMs; -9.4 to -2.9 % when gemm_k0 was
- * fitted on vTrain, MEG24, MPT and TITAN). */
+ * one published number per row: sim/README.md says "within 12 %" (-2.4 to
+ * +8.0 % with the masked-LM head on the masked positions only, as the
+ * source's dense_sequence_output runs it; -11.3 to -4.8 % when the head ran
+ * on every position). */
 #define BERT_SEQ128_TOL 0.12
-/* DLE-BERT rows at sequence 512: a known gap, pinned so that any change is
- * seen. The README's phase-2 throughput is 39-45 % more tokens/s than its
- * phase-1 throughput on the same GPUs, while every per-token cost grows
- * with the sequence (attention is 4x); trainsim predicts 44-46 % too few
- * sequences/s (34-36 % before tc_sustain slowed tensor-core work by a
- * fifth; 46-47 % since gemm_k0 comes from a GEMM table). Fused attention does not explain it: the
- * TF32 rows cannot use NVIDIA's fused multi-head attention (fp16 only), and the fp16 row
- * (DLE-BERT-021) run with flash attention in place of the unfused one
- * still comes out at 1,104 of 1,648 sequences/s (-33 %); the GEMMs alone
- * give no more tokens/s at 512 than at 128. Only less work per sequence
- * (unpadding, or the MLM head on the masked positions alone) could; the
- * 21.11 scripts' settings are not in the source (sim/README.md,
- * Validation). */
-/* sim/README.md: -46 to -47 % (measured -45.9 to -46.8), to the rounding */
-#define BERT_SEQ512_LO (-0.475)
-#define BERT_SEQ512_HI (-0.455)
+/* DLE-BERT rows at sequence 512 (phase 2): LDDL pads each micro-batch only
+ * to its longest sequence within bins of 64, modelled as 320 tokens
+ * (sim/run/validate.c, BERT_P2_BINNED_SEQ, derived from LDDL's binning
+ * figure, not from these rows); they land at +1.7 to +6.6 % (-46 to -47 %
+ * when every micro-batch was taken as 512 tokens). 10 %: one published
+ * number per row, a different stack as at 128, and the length a multiple
+ * of 8 whose modelled time fraction (0.5675) is 1.8 % off the figure's
+ * 0.578. */
+#define BERT_SEQ512_TOL 0.10
 
 static struct hw_catalog *cat;
 static struct work_calib calib;
@@ -114,6 +107,10 @@ START_TEST(rows_load)
 	ck_assert_ptr_nonnull(strstr(r->scenario, "micro_batch = 16"));
 	ck_assert_ptr_nonnull(strstr(r->scenario, "precision = \"tf32\""));
 	ck_assert_ptr_nonnull(strstr(r->scenario, "framework = \"ddp\""));
+	/* a phase-2 row: LDDL's binned micro-batches, the head on the masked
+	 * positions (sim/run/validate.c) */
+	ck_assert_ptr_nonnull(strstr(r->scenario, "seq_len = 320;"));
+	ck_assert_ptr_nonnull(strstr(r->scenario, "mlm_head = \"masked\""));
 }
 END_TEST
 
@@ -157,8 +154,8 @@ START_TEST(predictions)
 			ck_assert_msg(fabs(err) <= BERT_SEQ128_TOL, "%s: %+.1f %%", r->id,
 				      100.0 * err);
 		else
-			ck_assert_msg(err >= BERT_SEQ512_LO && err <= BERT_SEQ512_HI,
-				      "%s: %+.1f %% (the known gap moved)", r->id, 100.0 * err);
+			ck_assert_msg(fabs(err) <= BERT_SEQ512_TOL, "%s: %+.1f %%", r->id,
+				      100.0 * err);
 	}
 	ts_free(pred, nrows * sizeof *pred);
 }

@@ -255,7 +255,9 @@ static const struct {
     {"mpt", 93.2, 21.6},
     {"vtrain-multi", 78.9, 17.0},
 };
-#define BAND_POOLED_PIN 62.9
+/* 62.9 before the DLE BERT phase-2 rows ran LDDL's binned lengths and the
+ * masked-LM head on the masked positions (their six rows 3 of 6 -> 6 of 6) */
+#define BAND_POOLED_PIN 63.5
 
 START_TEST(bands_cover)
 {

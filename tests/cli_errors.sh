@@ -259,6 +259,10 @@ expect 2 '--set training.precision=fp8|training.precision|found fp8|expected' \
 	run base.cfg --set training.precision=fp8
 expect 2 'base.cfg:6|gpus_per_node|found 8|expected at most the 4' \
 	run base.cfg --set 'cluster="rtx4090-x4"'
+# the masked-LM head is BERT's: base.cfg's model is a GPT
+expect 2 'training.mlm_head|found "masked" with a gpt model|expected a bert model' \
+	run base.cfg --set training.mlm_head=masked
+expect 2 'training.mlm_head|found "some"|expected' run base.cfg --set training.mlm_head=some
 
 # --- trainsim collective
 C=(collective --cluster dgx-a100-80gb)

@@ -20,9 +20,9 @@ while read -r src fam rest; do
 	checks=$((checks + 1))
 	[ "$got" = "$rest" ] || fail "$src family $fam: found '$got', expected '$rest'"
 done <<'PINS'
-bert 1: larger runs: 1, MAPE 11.31 % before, 0.21 % after
-bert 2: larger runs: 1, MAPE 46.30 % before, none after
-bert all 1 of 2 families calibrated; larger runs' MAPE 28.80 % before (2 runs), 0.21 % after (1 runs)
+bert 1: larger runs: 1, MAPE 2.41 % before, 0.19 % after
+bert 2: larger runs: 1, MAPE 2.56 % before, 0.89 % after
+bert all 2 of 2 families calibrated; larger runs' MAPE 2.48 % before (2 runs), 0.54 % after (2 runs)
 meg24 1: larger runs: 2, MAPE 12.05 % before, 2.35 % after
 meg24 all 1 of 1 families calibrated; larger runs' MAPE 12.05 % before (2 runs), 2.35 % after (2 runs)
 nemo-automodel-perf 1: larger runs: 1, MAPE 6.06 % before, none after

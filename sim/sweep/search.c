@@ -60,6 +60,7 @@ static const struct work_costs *costs_get(struct costs_cache *cc, const struct t
 	    .flash = sc->training.flash_attention && dt != TS_FP32 && dt != TS_TF32,
 	    .causal = sc->model.family != TS_FAMILY_BERT,
 	    .xent = sc->training.xent,
+	    .mlm_masked = sc->training.mlm_masked,
 	};
 	struct work_costs *c = ts_malloc(sizeof *c);
 	if (c && work_costs_compute(&sc->model, &shape, g, calib, c, NULL)) {

@@ -196,6 +196,14 @@ double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len)
 	return 3.0 * fwd;
 }
 
+double work_mlm_head_flops_per_token(const struct ts_model *m)
+{
+	if (m->family != TS_FAMILY_BERT)
+		return 0.0;
+	double h = (double)m->hidden;
+	return 3.0 * (2.0 * h * (double)m->vocab + 2.0 * h * h);
+}
+
 double work_attn_flops_per_token(const struct ts_model *m, int64_t seq_len)
 {
 	if (m->family == TS_FAMILY_LAYERS)
@@ -938,20 +946,31 @@ int work_head_ops(const struct ts_model *m, const struct work_shape *s, struct w
 	struct list L = {ops, max, 0, 0, 0};
 	double x_in = g.e * g.Ts * g.h;
 	double Vl = g.V / g.t;
+	double Th = g.T; /* rows the output head computes */
+	if (g.bert && s->mlm_masked) {
+		/* DeepLearningExamples' BertPreTrainingHeads with
+		 * sequence_output_is_dense (run_pretraining.py's default): an
+		 * index_select of the masked rows (labels != -1) feeds the head,
+		 * whose backward scatters their gradient back */
+		Th = g.T * WORK_MLM_MASKED_FRACTION;
+		double xs = g.e * Th * g.h;
+		membound(&L, "mlm_select", 2.0 * xs, g.e * g.T * g.h + xs, 0.0, 0.0, 2, 2);
+		x_in = xs;
+	}
 	if (g.bert) {
 		/* MLM transform (dense h x h, GeLU, LayerNorm), replicated on TP ranks. */
-		double x = g.e * g.T * g.h;
-		gemm(&L, "mlm_dense", &g, g.T, g.h, g.h, g.h * g.h + g.h, x_in);
+		double x = g.e * Th * g.h;
+		gemm(&L, "mlm_dense", &g, Th, g.h, g.h, g.h * g.h + g.h, x_in);
 		membound(&L, "mlm_gelu", 2.0 * x, 3.0 * x, 0.0, x, 1, 1);
-		norm(&L, "mlm_norm", &g, g.T);
+		norm(&L, "mlm_norm", &g, Th);
 	} else {
 		norm(&L, "final_norm", &g, g.Ts);
 	}
 	double out_params = (m->tied_embeddings ? 0.0 : g.h * Vl) + (g.bert ? Vl : 0.0);
-	gemm(&L, "logits", &g, g.T, Vl, g.h, out_params, x_in);
-	membound(&L, "xent", XENT_FWD_BYTES_PER_LOGIT * g.T * Vl,
-		 XENT_BWD_BYTES_PER_LOGIT * g.T * Vl, 0.0,
-		 work_xent_bytes_per_logit(s->xent) * g.T * Vl, XENT_FWD_KERNELS, XENT_BWD_KERNELS);
+	gemm(&L, "logits", &g, Th, Vl, g.h, out_params, x_in);
+	membound(&L, "xent", XENT_FWD_BYTES_PER_LOGIT * Th * Vl, XENT_BWD_BYTES_PER_LOGIT * Th * Vl,
+		 0.0, work_xent_bytes_per_logit(s->xent) * Th * Vl, XENT_FWD_KERNELS,
+		 XENT_BWD_KERNELS);
 	if (m->mtp_depth > 0) {
 		/* Multi-token prediction (DeepSeek-V3 §2.2) besides its blocks
 		 * (the schedule's, as layers of the last stage): per module the

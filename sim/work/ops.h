@@ -145,7 +145,20 @@ struct work_shape {
 	int64_t cp;	     /* context-parallel degree (ring attention); 0 or 1 = none */
 	int64_t ep;	     /* expert-parallel degree (MoE models only); 0 or 1 = none */
 	enum work_xent xent; /* how the loss holds its logits (default fused) */
+	bool mlm_masked;     /* BERT: the masked-LM head (transform, logits, loss) runs on
+			      * the masked positions only, WORK_MLM_MASKED_FRACTION of the
+			      * tokens (DeepLearningExamples' dense_sequence_output); false:
+			      * on every position (Hugging Face's BertForPreTraining) */
 };
+
+/* Fraction of a sequence's tokens BERT masks and predicts: "we mask 15% of
+ * all WordPiece tokens in each sequence at random" (Devlin et al. 2019,
+ * https://arxiv.org/abs/1810.04805, section 3.1; masked_lm_prob = 0.15 in
+ * google-research/bert's create_pretraining_data.py and in NVIDIA
+ * DeepLearningExamples' LDDL preprocessor). The cap max_predictions_per_seq
+ * (20 at 128 tokens, 80 at 512) lies above 15 % of a full sequence (19.2,
+ * 76.8), so it does not bind. */
+#define WORK_MLM_MASKED_FRACTION 0.15
 
 /* Fill ops[0..*n) with one transformer block on one rank, in execution
  * order. TP splits heads and the MLP's inner width Megatron-style (QKV and
@@ -276,6 +289,12 @@ double work_model_flops_per_token(const struct ts_model *m, int64_t seq_len);
  * causal FLOPs (flash-attention benchmarks/benchmark_flash_attention.py:
  * 4·b·s²·h·d / 2 when causal); mfu_palm counts it in full. */
 double work_attn_flops_per_token(const struct ts_model *m, int64_t seq_len);
+/* The BERT masked-LM head's part of work_model_flops_per_token: 3 x (2·h·V
+ * logits + 2·h·h transform) FLOPs per token; 0 for other families. With
+ * work_shape.mlm_masked the head runs on WORK_MLM_MASKED_FRACTION of the
+ * tokens, and the model FLOPs (model_flops_per_iteration, mfu, mfu_palm)
+ * count only that fraction of this. */
+double work_mlm_head_flops_per_token(const struct ts_model *m);
 
 /* Bytes of one activation element at compute precision `d` (fp8 keeps
  * activations in bf16, tf32 in fp32). */
