@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/opt.h"
@@ -36,9 +37,10 @@ static void usage(FILE *out)
 	    "  --nccl-tests FILE         all_reduce_perf output (- for standard input), as\n"
 	    "                            nccl-tests or trainsim collective --format\n"
 	    "                            nccl-tests print it\n"
-	    "  -o FILE                   the overrides (default calibration.cfg); - writes\n"
-	    "                            them to standard output and the report to\n"
-	    "                            standard error\n"
+	    "  -o FILE                   the overrides (default calibration.cfg, refused\n"
+	    "                            when that file exists unless -o names it); -\n"
+	    "                            writes them to standard output and the report\n"
+	    "                            to standard error\n"
 	    "  --trace FILE              a PyTorch profiler trace of rank 0 of the scenario\n"
 	    "                            (torch.profiler's Chrome trace JSON, .json.gz too;\n"
 	    "                            a few iterations with prof.step())\n"
@@ -56,8 +58,12 @@ static void usage(FILE *out)
 
 int cli_calibrate(int argc, char **argv)
 {
-	const char *path = NULL, *out_path = "calibration.cfg", *meas = NULL, *nccl = NULL,
-		   *trace = NULL, *runs = NULL;
+	/* Without -o the overrides go to calibration.cfg in the working folder,
+	 * and only when no such file exists: a second calibration must not
+	 * silently replace the first one's fit. */
+	static const char default_out[] = "calibration.cfg";
+	const char *path = NULL, *out_path = default_out, *meas = NULL, *nccl = NULL, *trace = NULL,
+		   *runs = NULL;
 	const char **sets = calloc((size_t)argc, sizeof *sets);
 	size_t nsets = 0;
 	int rc = CLI_USAGE;
@@ -122,7 +128,17 @@ int cli_calibrate(int argc, char **argv)
 	}
 	if ((rc = cli_env("calibrate", NULL, &env)))
 		goto out;
-	const struct ts_output_arg outs[] = {{"-o", out_path}};
+	bool out_default = out_path == default_out;
+	if (out_default && access(default_out, F_OK) == 0) {
+		fprintf(stderr,
+			"trainsim calibrate: -o: found no -o and an existing \"%s\" (the default), "
+			"expected -o naming the overrides file (-o %s to replace it)\n",
+			default_out, default_out);
+		rc = CLI_USAGE;
+		goto out;
+	}
+	const struct ts_output_arg outs[] = {
+	    {out_default ? "-o (default calibration.cfg)" : "-o", out_path}};
 	const struct ts_output_arg ins[] = {
 	    {NULL, path}, {"--nccl-tests", nccl}, {"--trace", trace}, {"--runs", runs}};
 	if ((rc = cli_check_outputs("calibrate", env, outs, 1, ins, 4)))
