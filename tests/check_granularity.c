@@ -277,6 +277,9 @@ START_TEST(test_memory_every_level)
 	     {"parallel.cp=2", "parallel.pp=2", "training.seq_len=8192",
 	      "training.recompute=\"selective\""}},
 	    {moe, {"parallel.ep=8", "training.recompute=\"full\""}},
+	    {base,
+	     {"parallel.cp=4", "parallel.cp_comm=\"a2a\"", "training.seq_len=16384",
+	      "training.recompute=\"full\""}},
 	    {moe, {"parallel.ep=4", "parallel.pp=2", "training.recompute=\"full\""}},
 	    /* PyTorch's op-level selective checkpointing and torchtitan's
 	     * every-N-th-layer checkpointing */

@@ -653,12 +653,13 @@ END_TEST
  * 64 MiB holds its input and its output, 128 MiB. */
 START_TEST(exchange_buffers)
 {
-	static const char *cp =
+	static const char *cp_base =
 	    "model = { base = \"llama2-7b\"; layers = 4; }; cluster = \"dgx-a100-80gb\";\n"
 	    "nodes = 2; gpus_per_node = 8;\n"
 	    "training = { framework = \"megatron\"; global_batch = 32; micro_batch = 1;\n"
-	    "  seq_len = 32768; iterations = 2; recompute = \"full\"; };\n"
-	    "parallel = { cp = 4; zero = 1; };\n";
+	    "  seq_len = 32768; iterations = 2; recompute = \"full\"; };\n";
+	char cp[1024];
+	snprintf(cp, sizeof cp, "%sparallel = { cp = 4; zero = 1; };\n", cp_base);
 	static const char *ep_base =
 	    "model = { base = \"mixtral-8x7b\"; layers = 2; }; cluster = \"dgx-h100\";\n"
 	    "nodes = 2; gpus_per_node = 8;\n"
@@ -670,6 +671,14 @@ START_TEST(exchange_buffers)
 	struct ts_result r;
 	run("ring attention buffers, cp 4", cp, &r);
 	ck_assert_msg(tu_relerr(r.mem.buffers, 576.0 * MiB) < 1e-12, "%.0f", r.mem.buffers);
+	/* by all-to-alls (DeepSpeed-Ulysses): Q (64 MiB) and K, V (128 MiB)
+	 * copied into the exchange's layout and received, 2 x 192 MiB */
+	char a2a[1024];
+	snprintf(a2a, sizeof a2a, "%sparallel = { cp = 4; zero = 1; cp_comm = \"a2a\"; };\n",
+		 cp_base);
+	struct ts_result u;
+	run("Ulysses all-to-all buffers, cp 4", a2a, &u);
+	ck_assert_msg(tu_relerr(u.mem.buffers, 384.0 * MiB) < 1e-12, "%.0f", u.mem.buffers);
 	run("all-to-all buffers, ep 8", ep, &r);
 	ck_assert_msg(tu_relerr(r.mem.buffers, 128.0 * MiB) < 1e-12, "%.0f", r.mem.buffers);
 	/* with DeepEP: only the received tokens (64 MiB), and DeepEP's own
@@ -694,6 +703,12 @@ START_TEST(exchange_buffers)
 	struct work_calib k = work_calib_defaults();
 	ck_assert_int_eq(ts_run(sc, &k, &d, NULL, &e), TS_EINVALID);
 	ck_assert_str_eq(e.key, "parallel.ep_dispatcher");
+	ts_scenario_destroy(sc);
+	/* Mixtral's 8 KV heads cannot be dealt to 16 all-to-all ranks */
+	snprintf(text, sizeof text, "%sparallel = { cp = 16; cp_comm = \"a2a\"; };\n", ep_base);
+	ck_assert_int_eq(ts_scenario_load_string(cat, text, "a2a cp 16", NULL, 0, &sc, &e), 0);
+	ck_assert_int_eq(ts_run(sc, &k, &d, NULL, &e), TS_EINVALID);
+	ck_assert_str_eq(e.key, "parallel.cp_comm");
 	ts_scenario_destroy(sc);
 }
 END_TEST

@@ -259,6 +259,57 @@ START_TEST(adam_8bit)
 }
 END_TEST
 
+/* torch.optim.SGD (its docs: momentum_buffer, one per parameter, only
+ * when momentum != 0): Adam's 8 bytes of fp32 moments become 4 with
+ * momentum, 0 without. Megatron bf16 2 + 4 + 12 = 18 bytes per parameter
+ * -> 2 + 4 + (4 master + 4 buffer) = 14 -> 2 + 4 + 4 = 10; its step moves
+ * grad 4 + master 8 + bf16 weight 2 = 14 bytes plus 8 for the buffer's
+ * read and write (22; Adam's 30). DDP fp32 4 + 4 + 8 = 16 -> 12 -> 8; its
+ * torch step with momentum is three passes (buf.mul_ 4 + 4, buf.add_(grad)
+ * 4 + 4 + 4, param.add_(buf) 4 + 4 + 4 = 32 bytes, Adam's 28), without it
+ * one (param.add_(grad): 12), and no foreach intermediate (4 bytes for
+ * Adam). Without a master copy in bf16 the buffer is bf16: 2 + 2 + 2 = 6
+ * bytes (4 without momentum), Megatron's step 3 x 2 + 2 x 2 = 10, FSDP's
+ * without momentum 3 x 2 = 6, DDP's three passes 8 x 2 = 16. */
+START_TEST(sgd_state)
+{
+	struct work_fw_conventions c, d;
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	d = c;
+	work_fw_sgd(&d, true);
+	ck_assert(d.bytes_per_param == 14.0 && d.optim_bytes == 8.0 && d.weight_bytes == 2.0);
+	ck_assert(d.optim_bytes_touched == 22.0);
+	d = c;
+	work_fw_sgd(&d, false);
+	ck_assert(d.bytes_per_param == 10.0 && d.optim_bytes == 4.0);
+	ck_assert(d.optim_bytes_touched == 14.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_FP32, &c), 0);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 0, 1) == 4e9);
+	d = c;
+	work_fw_sgd(&d, true);
+	ck_assert(d.bytes_per_param == 12.0 && d.optim_bytes_touched == 32.0);
+	ck_assert(work_step_temp_bytes(&d, 1e9, 0, 1) == 0.0);
+	d = c;
+	work_fw_sgd(&d, false);
+	ck_assert(d.bytes_per_param == 8.0 && d.optim_bytes == 0.0 &&
+		  d.optim_bytes_touched == 12.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_MEGATRON, TS_BF16, &c), 0);
+	work_fw_sgd(&c, true);
+	work_fw_no_master(&c, TS_BF16);
+	ck_assert(c.bytes_per_param == 6.0 && c.optim_bytes == 2.0 &&
+		  c.optim_bytes_touched == 10.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_FSDP, TS_BF16, &c), 0);
+	work_fw_sgd(&c, false);
+	work_fw_no_master(&c, TS_BF16);
+	ck_assert(c.bytes_per_param == 4.0 && c.optim_bytes_touched == 6.0);
+	ck_assert(work_step_temp_bytes(&c, 1e9, 0, 1) == 0.0);
+	ck_assert_int_eq(work_fw_conventions(WORK_FW_DDP, TS_BF16, &c), 0);
+	work_fw_sgd(&c, true);
+	work_fw_no_master(&c, TS_BF16);
+	ck_assert(c.bytes_per_param == 6.0 && c.optim_bytes_touched == 16.0);
+}
+END_TEST
+
 /* The optimizer step's own temporaries (work_step_temp_bytes), by hand for
  * P = 1e9 parameters on a rank:
  * - PyTorch (DDP, FSDP) foreach Adam: one fp32 intermediate, 4 P = 4e9
@@ -395,6 +446,7 @@ static Suite *suite(void)
 	tcase_add_test(t, zero_paper_figure1);
 	tcase_add_test(t, ddp_fit_check);
 	tcase_add_test(t, adam_8bit);
+	tcase_add_test(t, sgd_state);
 	tcase_add_test(t, no_master_weights);
 	tcase_add_test(t, step_temporaries);
 	tcase_add_test(t, precision_options);

@@ -250,6 +250,8 @@ expect 2 'training.micro_batch|found a group|expected an integer' \
 expect 2 '--set training.micro_batch=0|found 0|expected a positive integer' \
 	run base.cfg --set training.micro_batch=0
 expect 2 '--set nodes=-1|nodes|found -1|expected' run base.cfg --set nodes=-1
+# an optimizer trainsim does not model is refused with the ones it does
+expect 2 'training.optimizer|found "lion"|"sgd"|"sgd-nomomentum"' run base.cfg --set training.optimizer=lion
 expect 2 '--set parallel.ep=8|parallel.ep|ep = 8 with gpt3-1.3b|expected ep = 1' \
 	run base.cfg --set parallel.ep=8
 expect 2 '--set model=llama9|model|"llama9"|closest' run base.cfg --set model=llama9

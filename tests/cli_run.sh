@@ -353,4 +353,25 @@ assert d["tflops_per_gpu_p90"] <= 312 * (1 + 1e-9), "TFLOP/s p90 %g" % d["tflops
 assert d["iteration_time_s_p90"] > d["iteration_time_s"] * 2.4, "the slow end moved: %g" % d["iteration_time_s_p90"]
 '
 
+# training.optimizer = "sgd" holds torch.optim.SGD's momentum buffer, one
+# fp32 state per parameter, and "sgd-nomomentum" none: beside Megatron's
+# fp32 master copy (4 bytes) the optimizer state is 4 + 4 = 8 and 4 bytes a
+# parameter against Adam's 4 + 8 = 12, so 2/3 and 1/3 of Adam's; weights
+# and gradients unchanged; the step, which moves 30 bytes a parameter for
+# Adam (bf16 weights), moves 22 and 14, so it is shorter
+for o in adam sgd sgd-nomomentum; do
+	ok opt-$o run "$SCEN" --set training.optimizer=$o --format json
+done
+py opt-adam '
+import json, sys
+d = {o: json.load(open(sys.argv[1].replace("opt-adam", "opt-" + o))) for o in ("adam", "sgd", "sgd-nomomentum")}
+m = {o: d[o]["memory_breakdown"] for o in d}
+a = m["adam"]["optimizer_bytes"]
+for o, f in (("sgd", 2 / 3), ("sgd-nomomentum", 1 / 3)):
+    assert abs(m[o]["optimizer_bytes"] - f * a) <= 1e-9 * a, "%s: %g optimizer bytes, Adam %g" % (o, m[o]["optimizer_bytes"], a)
+    assert m[o]["weights_bytes"] == m["adam"]["weights_bytes"] and m[o]["gradients_bytes"] == m["adam"]["gradients_bytes"], o
+s = {o: d[o]["optimizer_s"] for o in d}
+assert s["sgd-nomomentum"] < s["sgd"] < s["adam"], "optimizer step %s" % s
+'
+
 finish

@@ -53,6 +53,7 @@ static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};
 static const char *const split_names[TS_SPLIT_COUNT_] = {"even", "front"};
 static const char *const dispatch_names[TS_DISPATCH_COUNT_] = {"alltoall", "deepep"};
+static const char *const cp_comm_names[TS_CP_COMM_COUNT_] = {"p2p", "a2a"};
 static const char *const gran_names[TS_GRAN_COUNT_] = {"op", "layer", "stage", "auto"};
 static const char *const mode_names[TS_MODE_COUNT_] = {"class", "full"};
 static const char *const run_names[TS_RUN_COUNT_] = {"none", "tokens", "samples", "epochs",
@@ -93,7 +94,6 @@ static const char *const training_keys[] = {"framework",
 					    "rampup",
 					    "master_weights",
 					    "cross_entropy",
-					    "mlm_head",
 					    "grad_reduce_in_fp32",
 					    "fp8_params",
 					    "recompute_layers",
@@ -123,6 +123,7 @@ static const char *const parallel_keys[] = {"tp",
 					    "account_for_loss",
 					    "layer_split",
 					    "ep_dispatcher",
+					    "cp_comm",
 					    "flushes",
 					    "reshard_after_forward"};
 static const char *const data_keys[] = {"dataset", "storage", "workers_per_gpu", "prefetch",
@@ -519,16 +520,6 @@ static int read_training(struct ld *l)
 			   &e)))
 		return rc;
 	t->xent = (enum work_xent)e;
-	static const char *const mlm_names[] = {"all", "masked"};
-	if ((rc = get_enum(l, g, p, "mlm_head", mlm_names, 2, 0, &e)))
-		return rc;
-	t->mlm_masked = e == 1;
-	if (t->mlm_masked && l->s->model.family != TS_FAMILY_BERT)
-		return cfg_fail(l->err, TS_EINVALID, member(g, "mlm_head"), l->file,
-				"training.mlm_head",
-				"found \"masked\" with a %s model, expected a bert model (the "
-				"masked-LM head is BERT's)",
-				ts_model_family_name(l->s->model.family));
 	t->grad_reduce_in_fp32 = TS_UNSET;
 	if (member(g, "grad_reduce_in_fp32")) {
 		bool b;
@@ -664,6 +655,9 @@ static int read_parallel(struct ld *l)
 			   TS_DISPATCH_ALLTOALL, &e)))
 		return rc;
 	q->ep_dispatcher = (enum ts_ep_dispatcher)e;
+	if ((rc = get_enum(l, g, p, "cp_comm", cp_comm_names, TS_CP_COMM_COUNT_, TS_CP_P2P, &e)))
+		return rc;
+	q->cp_comm = (enum ts_cp_comm)e;
 
 	q->bucket_bytes = TS_UNSET;
 	const config_setting_t *bs = member(g, "bucket");
@@ -1081,8 +1075,6 @@ static int note_all(struct ld *l)
 	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
 	N("training.master_weights", "default", "%s", t->master_weights ? "true" : "false");
 	N("training.cross_entropy", "default", "\"%s\"", work_xent_name(t->xent));
-	if (t->mlm_masked) /* only when set: dumps, digests and CSV stay as they were */
-		N("training.mlm_head", "", "\"masked\"");
 	if (t->grad_reduce_in_fp32 == TS_UNSET)
 		N("training.grad_reduce_in_fp32", "default: unset, the framework's", "unset");
 	else
@@ -1148,6 +1140,8 @@ static int note_all(struct ld *l)
 		N("parallel.layer_split", "", "\"%s\"", split_names[q->layer_split]);
 	if (q->ep_dispatcher != TS_DISPATCH_ALLTOALL)
 		N("parallel.ep_dispatcher", "", "\"%s\"", dispatch_names[q->ep_dispatcher]);
+	if (q->cp_comm != TS_CP_P2P)
+		N("parallel.cp_comm", "", "\"%s\"", cp_comm_names[q->cp_comm]);
 	if (q->flushes > 1) /* likewise */
 		N("parallel.flushes", "", "%u", q->flushes);
 	if (q->bucket_bytes == TS_UNSET)

@@ -46,6 +46,11 @@ enum ts_layer_split { TS_SPLIT_EVEN, TS_SPLIT_FRONT, TS_SPLIT_COUNT_ };
  * flex dispatcher with moe_enable_deepep), which hold their own NVLink and
  * RDMA buffers for the whole run. */
 enum ts_ep_dispatcher { TS_DISPATCH_ALLTOALL, TS_DISPATCH_DEEPEP, TS_DISPATCH_COUNT_ };
+/* How context parallelism shares the sequence's attention: P2P, a ring
+ * passing K, V blocks (ring attention; Megatron-Core's cp_comm_type
+ * "p2p"); A2A, all-to-alls that give each rank the whole sequence for
+ * heads / cp of the heads (DeepSpeed-Ulysses; cp_comm_type "a2a"). */
+enum ts_cp_comm { TS_CP_P2P, TS_CP_A2A, TS_CP_COMM_COUNT_ };
 /* auto: stage where stage gives layer's figures (plan_stage_exact), else
  * layer; the plan resolves it */
 enum ts_granularity { TS_GRAN_OP, TS_GRAN_LAYER, TS_GRAN_STAGE, TS_GRAN_AUTO, TS_GRAN_COUNT_ };
@@ -81,9 +86,6 @@ struct ts_training {
 	enum work_recompute recompute; /* default none */
 	enum work_xent xent;	       /* cross_entropy: how the loss holds the logits
 					* (fused | upcast | chunked; default fused) */
-	bool mlm_masked;	       /* mlm_head = "masked": BERT's masked-LM head runs on
-					* the masked positions only (work_shape.mlm_masked);
-					* default "all" */
 	int grad_reduce_in_fp32;       /* 1, 0 (gradients in the weights' low precision), or
 					* TS_UNSET = the framework's */
 	bool fp8_params;	       /* fp8 training holds its weights in fp8 (default false) */
@@ -160,6 +162,8 @@ struct ts_parallel {
 	/* parallel.ep_dispatcher: how MoE tokens reach their experts; default
 	 * alltoall */
 	enum ts_ep_dispatcher ep_dispatcher;
+	/* parallel.cp_comm: how context parallelism communicates; default p2p */
+	enum ts_cp_comm cp_comm;
 	/* parallel.flushes: the iteration's micro-batches run as this many
 	 * pipeline schedules one after the other (NeMo AutoModel runs each
 	 * of its gradient-accumulation steps as one schedule.step); default

@@ -1019,6 +1019,36 @@ static void emit_ring(struct pb *b, uint32_t st, const struct seg *sg, double sl
 	}
 }
 
+/* Context parallelism by all-to-alls (DeepSpeed-Ulysses, Jacobs et al.
+ * 2023, https://arxiv.org/abs/2309.14509, section 3: an all-to-all of Q, K
+ * and V gives each rank the whole sequence for heads / cp of the heads,
+ * attention runs locally, and an all-to-all of its output brings the
+ * sequence split back): the all-to-all of cp_a2a_in_frac of sg->ring_bytes
+ * over the CP group, the attention of segment sg (sg->ring_s), freeing the
+ * segment's activations, and the all-to-all of the rest, each on the
+ * compute path, after the segment's other compute (lastv[]). */
+static void emit_cp_a2a(struct pb *b, uint32_t st, const struct seg *sg, double slow,
+			uint32_t *lastv)
+{
+	const struct pipe_job *j = b->j;
+	uint32_t *cls = b->scls + (size_t)st * b->per;
+	for (int half = 0; half < 2 && !b->rc; half++) {
+		double bytes =
+		    sg->ring_bytes * (half ? 1.0 - j->cp_a2a_in_frac : j->cp_a2a_in_frac);
+		for (uint32_t i = 0; i < b->per && !b->rc && bytes > 0.0; i++) {
+			uint32_t k = cls[i];
+			if (!leads(b, k, PG_CP))
+				continue;
+			uint32_t id = group_coll(b, k, PG_CP, COLL_ALL_TO_ALL, bytes, GRAPH_COMM,
+						 GRAPH_NONE, "cp all-to-all", lastv);
+			each_member(b, k, PG_CP, id, set_pending);
+		}
+		for (uint32_t i = 0; !half && i < b->per && !b->rc; i++)
+			lastv[cls[i]] = gpu(b, cls[i], sg->kind, "attention", sg->ring_s * slow, 0,
+					    0.0, sg->freeb, NULL);
+	}
+}
+
 /* Emit segment `sg` on every class of stage st; lastv[k] gets each class's
  * last task, firstv[k] (if not GRAPH_NONE yet) its first. */
 static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *firstv,
@@ -1123,7 +1153,9 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		if (firstv[k] == GRAPH_NONE)
 			firstv[k] = start;
 	}
-	if (ring)
+	if (ring && j->cp_a2a)
+		emit_cp_a2a(b, st, sg, slow, lastv);
+	else if (ring)
 		emit_ring(b, st, sg, slow, lastv);
 	for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 		uint32_t k = cls[i];
@@ -1437,7 +1469,7 @@ static bool xbuf_window(const struct pb *b, uint32_t u0, uint32_t u1, uint32_t *
 			double *fwd, double *bwd)
 {
 	const struct pipe_job *j = b->j;
-	bool cp = b->lay->deg[LAYOUT_CP] > 1 && j->cp_fwd_bytes > 0.0;
+	bool cp = b->lay->deg[LAYOUT_CP] > 1 && j->cp_fwd_bytes > 0.0; /* ring or all-to-alls */
 	bool ep = j->ep > 1 && j->a2a_bytes > 0.0;
 	*fwd = *bwd = 0.0;
 	*ua = *ub = GRAPH_NONE;

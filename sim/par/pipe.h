@@ -51,6 +51,13 @@ struct pipe_job {
 	 * forward, and of K, V with their gradients backward; cp - 1 steps per
 	 * layer and pass */
 	double cp_fwd_bytes, cp_bwd_bytes;
+	/* ... or, with cp_a2a (DeepSpeed-Ulysses; Megatron-Core's cp_comm_type
+	 * "a2a"), the bytes of a layer's two all-to-alls over the CP group on
+	 * the compute path, cp_a2a_in_frac of them before the attention (Q, K,
+	 * V; backward, the output's gradient and Q, K, V's taken as the same
+	 * split) and the rest after it */
+	bool cp_a2a;
+	double cp_a2a_in_frac;
 	/* expert parallelism: degree (>= 1, divides lay->deg[DP]; the group is
 	 * ep consecutive DP ranks) and bytes each rank puts into one MoE
 	 * all-to-all (units' a2a_fwd, a2a_bwd count them) */

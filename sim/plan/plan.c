@@ -239,6 +239,21 @@ static int check_pairs(const struct ts_scenario *sc, struct ts_error *err)
 				 "found %u, expected a divisor of dp = %u (expert parallelism "
 				 "runs inside data parallelism)",
 				 par->ep, par->dp);
+	/* the all-to-alls give each CP rank heads / cp of every TP rank's heads
+	 * (Transformer Engine: "The number of attention heads needs to be
+	 * divisible by CP size!") */
+	if (par->cp_comm == TS_CP_A2A && par->cp > 1) {
+		int64_t hl = sc->model.heads / (int64_t)par->tp,
+			kl = (sc->model.kv_heads >= (int64_t)par->tp
+				  ? sc->model.kv_heads / (int64_t)par->tp
+				  : 1);
+		if (hl % (int64_t)par->cp || kl % (int64_t)par->cp)
+			return plan_fail(sc, err, TS_EINVALID, "parallel.cp_comm",
+					 "found \"a2a\" with %lld heads and %lld KV heads per "
+					 "tensor-parallel rank and parallel.cp = %u, expected both "
+					 "divisible by cp (each rank takes heads / cp of them)",
+					 (long long)hl, (long long)kl, par->cp);
+	}
 	/* DeepEP dispatches over an expert-parallel group of a size it has a
 	 * configuration for (work_deepep_buffer_bytes) */
 	if (par->ep_dispatcher == TS_DISPATCH_DEEPEP &&
@@ -1034,7 +1049,6 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	    .flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
 	    .causal = sc->model.family != TS_FAMILY_BERT,
 	    .xent = sc->training.xent,
-	    .mlm_masked = sc->training.mlm_masked,
 	};
 	p->gran = sc->sim.granularity == TS_GRAN_OP	 ? DP_GRAN_OP
 		  : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE

@@ -222,6 +222,13 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	const struct ts_scenario *sc = p->sc;
 	const struct ts_parallel *par = &sc->parallel;
 	uint32_t gpn = hw_cluster_gpus_per_node(sc->cluster);
+	/* context parallelism by all-to-alls (parallel.cp_comm = "a2a"): the
+	 * bytes of a layer's two, and their buffers: Transformer Engine's
+	 * flash_attn_a2a_communicate makes a contiguous copy of each of Q, K,
+	 * V in the exchange's layout and an empty_like output for it (2 x
+	 * their bytes), as DeepSpeed-Ulysses' single_all_to_all does */
+	bool a2a = sc->parallel.cp_comm == TS_CP_A2A && par->cp > 1;
+	double cpa = p->costs.layer_cp_a2a_in_bytes + p->costs.layer_cp_a2a_out_bytes;
 	struct pipe_job pj = {
 	    .units = p->units,
 	    .nunits = p->nunits,
@@ -237,12 +244,18 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 	    .lay = &s->lay,
 	    .tp_bytes = (double)sc->training.micro_batch * (double)sc->training.seq_len /
 			(double)par->cp * (double)sc->model.hidden * work_act_bytes(p->dtype),
-	    .cp_fwd_bytes = p->costs.layer_cp_kv_bytes,
-	    .cp_bwd_bytes = p->costs.layer_cp_bwd_bytes,
+	    /* ring attention: a K, V block per ring step; all-to-alls: Q, K, V
+	     * and the output (their gradients backward) per layer */
+	    .cp_fwd_bytes = a2a ? cpa : p->costs.layer_cp_kv_bytes,
+	    .cp_bwd_bytes = a2a ? cpa : p->costs.layer_cp_bwd_bytes,
+	    .cp_a2a = a2a,
+	    .cp_a2a_in_frac = a2a && cpa > 0.0 ? p->costs.layer_cp_a2a_in_bytes / cpa : 0.0,
 	    .ep = par->ep,
 	    .a2a_bytes = p->costs.layer_a2a_bytes,
-	    .cp_buf_fwd_bytes = p->costs.layer_cp_buf_fwd_bytes,
-	    .cp_buf_bwd_bytes = p->costs.layer_cp_buf_bwd_bytes,
+	    .cp_buf_fwd_bytes =
+		a2a ? 2.0 * p->costs.layer_cp_a2a_in_bytes : p->costs.layer_cp_buf_fwd_bytes,
+	    .cp_buf_bwd_bytes =
+		a2a ? 2.0 * p->costs.layer_cp_a2a_in_bytes : p->costs.layer_cp_buf_bwd_bytes,
 	    /* DeepEP reads the tokens it sends in place and allocates only those
 	     * it receives (deep_ep Buffer.dispatch returns recv_x) */
 	    .a2a_buf_bytes = p->costs.layer_a2a_buf_bytes *
@@ -577,11 +590,6 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	double palm_flops = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	double attn = work_attn_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	double masked = p->shape.causal ? 0.5 : 0.0;
-	/* a BERT head on the masked positions only computes that fraction of
-	 * its logits: the rest are neither executed nor counted */
-	if (p->shape.mlm_masked)
-		palm_flops -= (1.0 - WORK_MLM_MASKED_FRACTION) *
-			      work_mlm_head_flops_per_token(&sc->model) * tokens;
 	out->model_flops_per_iteration = palm_flops - masked * attn;
 	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
 	 * per rank and micro-batch) over every layer and micro-batch of the job,

@@ -818,6 +818,9 @@ int search_run_opts(const struct ts_env *env, const char *path, const char *cons
 	}
 	if (base->training.optimizer == TS_OPT_ADAM8BIT)
 		work_fw_adam8bit(&conv);
+	else if (base->training.optimizer == TS_OPT_SGD ||
+		 base->training.optimizer == TS_OPT_SGD_NOMOMENTUM)
+		work_fw_sgd(&conv, base->training.optimizer == TS_OPT_SGD);
 	if (!base->training.master_weights)
 		work_fw_no_master(&conv, dt);
 	work_fw_precision_options(&conv, base->training.grad_reduce_in_fp32 == 0,

@@ -509,6 +509,8 @@ int work_costs_compute(const struct ts_model *m, const struct work_shape *s,
 		out->layer_cp_buf_fwd_bytes = cp * out->layer_cp_kv_bytes;
 		out->layer_cp_buf_bwd_bytes =
 		    2.0 * out->layer_cp_bwd_bytes + e * T * (double)(q_l * m->head_dim);
+		out->layer_cp_a2a_out_bytes = e * T * (double)(q_l * m->head_dim);
+		out->layer_cp_a2a_in_bytes = out->layer_cp_a2a_out_bytes + out->layer_cp_kv_bytes;
 	}
 
 	rc = work_embed_ops(m, s, ops, WORK_MAX_OPS, &n, err);

@@ -253,6 +253,14 @@ struct work_costs {
 	 * gradient (p2p_comm_buffers, 2 x 2 x layer_cp_kv_bytes), and dq_buffer,
 	 * the size of the rank's queries. */
 	double layer_cp_buf_fwd_bytes, layer_cp_buf_bwd_bytes;
+	/* Context parallelism by all-to-alls instead (DeepSpeed-Ulysses;
+	 * Megatron-Core's cp_comm_type "a2a"): bytes of the rank's Q, K and V
+	 * (e x T x (heads + 2 x kv_heads) / tp x head_dim) that one all-to-all
+	 * before the attention trades for all the sequence's tokens of heads
+	 * / cp of them, and of its output (e x T x heads / tp x head_dim)
+	 * that one after trades back; the backward trades their gradients.
+	 * 0 without cp. */
+	double layer_cp_a2a_in_bytes, layer_cp_a2a_out_bytes;
 
 	/* Embedding (first stage); backward is its weight gradient. */
 	double embed_fwd_s, embed_bwd_s;

@@ -217,6 +217,7 @@ int work_fw_conventions(enum work_framework fw, enum ts_dtype precision,
 	if (rc)
 		return rc;
 	out->gather_bytes = ts_dtype_bytes(out->param_dtype);
+	out->opt_states = 2.0; /* Adam's m and v */
 	if (precision != TS_FP8)
 		return rc;
 	split(out, out->weight_bytes + FP8_WEIGHT_COPY_BYTES, out->grad_bytes, out->optim_bytes);
@@ -279,6 +280,34 @@ void work_fw_adam8bit(struct work_fw_conventions *c)
 		c->step_temp_bpp = 0.0;
 }
 
+/* Bytes per parameter that torch's three-pass SGD momentum step moves
+ * beyond a fused one (work_fw_sgd), for 4-byte states. */
+#define SGD_PASSES_BYTES 12.0
+
+void work_fw_sgd(struct work_fw_conventions *c, bool momentum)
+{
+	double gone = c->opt_states - (momentum ? 1.0 : 0.0);
+	if (c->adam8bit || gone <= 0.0)
+		return; /* already not Adam's fp32 moments */
+	/* each fp32 state is 4 bytes held and 4 + 4 read and written by the step */
+	split(c, c->weight_bytes, c->grad_bytes, c->optim_bytes - 4.0 * gone);
+	c->optim_bytes_touched -= 8.0 * gone;
+	c->opt_states -= gone;
+	/* torch.optim.SGD's foreach and for-loop steps with momentum make
+	 * three passes (torch/optim/sgd.py: buf.mul_(momentum),
+	 * buf.add_(grad), param.add_(buf)): the buffer is read and written,
+	 * read with the gradient and written, then read with the weight, 12
+	 * bytes more than one fused pass's 20 (its fused=True step is not
+	 * told apart) */
+	if (c->torch_optimizer && momentum)
+		c->optim_bytes_touched += SGD_PASSES_BYTES;
+	/* torch's foreach SGD updates buffers and weights in place: no
+	 * intermediate without weight decay (torch/optim/sgd.py,
+	 * _multi_tensor_sgd) */
+	if (c->torch_optimizer)
+		c->step_temp_bpp = 0.0;
+}
+
 void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
 {
 	/* the training dtype: fp8 trains bf16 weights (a GEMM-input cast) */
@@ -286,20 +315,22 @@ void work_fw_no_master(struct work_fw_conventions *c, enum ts_dtype precision)
 	double b = ts_dtype_bytes(lowp);
 	if (b >= 4.0)
 		return;
-	/* 8-bit Adam keeps its 1 + 1 bytes of moments */
-	double moments = c->adam8bit ? 2.0 : 2.0 * b;
+	/* 8-bit Adam keeps its 1 + 1 bytes of moments; SGD's momentum buffer
+	 * (if any) is in the training dtype, as the weights it follows */
+	double moments = c->adam8bit ? 2.0 : c->opt_states * b;
 	c->param_dtype = c->grad_dtype = c->reduce_dtype = lowp;
 	c->gather_bytes = b;
 	split(c, b + c->fp8_copy_bytes, b, moments);
 	/* grad read b, weight read/write 2b, moments read/write twice theirs,
 	 * the fp8 cast (if any) as before */
 	c->optim_bytes_touched =
-	    3.0 * b + 2.0 * moments + (c->fp8_copy_bytes > 0.0 ? FP8_WEIGHT_CAST_BYTES : 0.0);
+	    3.0 * b + 2.0 * moments + (c->fp8_copy_bytes > 0.0 ? FP8_WEIGHT_CAST_BYTES : 0.0) +
+	    (c->torch_optimizer && c->opt_states == 1.0 ? SGD_PASSES_BYTES * b / 4.0 : 0.0);
 	c->bucket_copy_bpp = c->bucket_copy_bpp > 0.0 ? b : 0.0;
 	c->autocast_copy_bpp = 0.0;
 	/* PyTorch's foreach intermediate is in the moments' dtype; DeepSpeed
 	 * converts no gradient to fp32 (bf16_master_weights_and_grads) */
-	c->step_temp_bpp = c->torch_optimizer && !c->adam8bit ? b : 0.0;
+	c->step_temp_bpp = c->torch_optimizer && !c->adam8bit && c->opt_states == 2.0 ? b : 0.0;
 }
 
 void work_fw_precision_options(struct work_fw_conventions *c, bool grad_bf16, bool fp8_params)

@@ -39,6 +39,9 @@ struct work_fw_conventions {
 	double alloc_fraction;	   /* caching-allocator slack, fraction of the bytes held */
 	double fp8_copy_bytes;	   /* of weight_bytes, fp8 weight copies (fp8 training) */
 	bool adam8bit;		   /* the moments are 8-bit (work_fw_adam8bit) */
+	double opt_states;	   /* per-parameter optimizer states besides a master copy:
+				    * Adam's 2 moments, SGD's momentum buffer 1 or 0
+				    * (work_fw_sgd) */
 	double gather_bytes;	   /* bytes per parameter of the weights a ZeRO all-gather moves
 				    * and a gathered unit holds: the compute copy's dtype
 				    * (FSDP's MixedPrecision param_dtype, not its fp32 shard) */
@@ -94,6 +97,18 @@ double work_activation_bytes(const struct work_op *ops, size_t n, double layer_i
  * in one byte each): the 8 bytes per parameter of fp32 moments become 2, the
  * fp32 master copy (if any) stays; the step touches 12 bytes fewer. */
 void work_fw_adam8bit(struct work_fw_conventions *c);
+
+/* Turn Adam's state into torch.optim.SGD's: with momentum one buffer per
+ * parameter ("momentum_buffer", a copy of the gradient in the parameter's
+ * dtype: fp32 beside a master copy), without momentum (torch's default,
+ * momentum = 0) no state at all (torch.optim.SGD docs, the algorithm and
+ * its state). The 8 bytes per parameter of fp32 moments become 4 or 0, the
+ * master copy (if any) stays; the step reads and writes 8 or 16 bytes fewer,
+ * but torch's own step with momentum (DDP, FSDP) makes three passes over
+ * the buffer, 12 bytes more (torch/optim/sgd.py).
+ * Apply before work_fw_no_master, which then keeps the buffer in the
+ * training dtype. */
+void work_fw_sgd(struct work_fw_conventions *c, bool momentum);
 
 /* Train without an fp32 master copy ("pure" low-precision training): the
  * weights, their gradients and Adam's two moments all in the training
