@@ -47,7 +47,8 @@
 #define MAX_RAMPUP_INCREMENTS (1 << 20)
 
 static const char *const fw_names[WORK_FW_COUNT_] = {"megatron", "deepspeed", "ddp", "fsdp"};
-static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd", "adam8bit"};
+static const char *const opt_names[TS_OPT_COUNT_] = {"adam", "adamw", "sgd", "adam8bit",
+						     "sgd-nomomentum"};
 static const char *const rc_names[WORK_RECOMPUTE_COUNT_] = {"none", "selective", "full", "op"};
 static const char *const off_names[TS_OFFLOAD_COUNT_] = {"none", "cpu", "nvme"};
 static const char *const sched_names[TS_SCHED_COUNT_] = {"gpipe", "1f1b", "interleaved"};

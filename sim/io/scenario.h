@@ -21,7 +21,16 @@
 #define TS_UNSET (-1)
 
 /* adam8bit: bitsandbytes' 8-bit Adam(W), one byte per moment */
-enum ts_optimizer { TS_OPT_ADAM, TS_OPT_ADAMW, TS_OPT_SGD, TS_OPT_ADAM8BIT, TS_OPT_COUNT_ };
+/* sgd: torch.optim.SGD with momentum (one state per parameter);
+ * sgd-nomomentum: momentum = 0, no state (work_fw_sgd) */
+enum ts_optimizer {
+	TS_OPT_ADAM,
+	TS_OPT_ADAMW,
+	TS_OPT_SGD,
+	TS_OPT_ADAM8BIT,
+	TS_OPT_SGD_NOMOMENTUM,
+	TS_OPT_COUNT_
+};
 /* training.optimizer_impl: how torch.optim runs the step (the `foreach` and
  * `fused` arguments of torch.optim.Adam(W); torchtitan's
  * optimizer.implementation): foreach over all tensors at once (PyTorch's

@@ -939,6 +939,9 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	}
 	if (sc->training.optimizer == TS_OPT_ADAM8BIT)
 		work_fw_adam8bit(&p->conv);
+	else if (sc->training.optimizer == TS_OPT_SGD ||
+		 sc->training.optimizer == TS_OPT_SGD_NOMOMENTUM)
+		work_fw_sgd(&p->conv, sc->training.optimizer == TS_OPT_SGD);
 	if (!sc->training.master_weights)
 		work_fw_no_master(&p->conv, p->dtype);
 	work_fw_precision_options(&p->conv, sc->training.grad_reduce_in_fp32 == 0,
@@ -957,9 +960,8 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 			       work_framework_name(sc->training.framework));
 		goto fail;
 	}
-	if (p->conv.torch_optimizer && ((impl != TS_UNSET && impl != TS_OPTIMPL_FOREACH) ||
-					sc->training.optimizer == TS_OPT_SGD))
-		p->conv.step_temp_bpp = 0.0;
+	if (p->conv.torch_optimizer && impl != TS_UNSET && impl != TS_OPTIMPL_FOREACH)
+		p->conv.step_temp_bpp = 0.0; /* SGD's: work_fw_sgd */
 	p->dp = par->dp;
 	int64_t per_step = sc->training.micro_batch * (int64_t)p->dp;
 	int64_t accum = sc->training.global_batch / per_step;
