@@ -95,6 +95,7 @@ static const char *const training_keys[] = {"framework",
 					    "rampup",
 					    "master_weights",
 					    "cross_entropy",
+					    "mlm_head",
 					    "grad_reduce_in_fp32",
 					    "fp8_params",
 					    "recompute_layers",
@@ -521,6 +522,16 @@ static int read_training(struct ld *l)
 			   &e)))
 		return rc;
 	t->xent = (enum work_xent)e;
+	static const char *const mlm_names[] = {"all", "masked"};
+	if ((rc = get_enum(l, g, p, "mlm_head", mlm_names, 2, 0, &e)))
+		return rc;
+	t->mlm_masked = e == 1;
+	if (t->mlm_masked && l->s->model.family != TS_FAMILY_BERT)
+		return cfg_fail(l->err, TS_EINVALID, member(g, "mlm_head"), l->file,
+				"training.mlm_head",
+				"found \"masked\" with a %s model, expected a bert model (the "
+				"masked-LM head is BERT's)",
+				ts_model_family_name(l->s->model.family));
 	t->grad_reduce_in_fp32 = TS_UNSET;
 	if (member(g, "grad_reduce_in_fp32")) {
 		bool b;
@@ -1076,6 +1087,8 @@ static int note_all(struct ld *l)
 	N("training.recompute", "default", "\"%s\"", rc_names[t->recompute]);
 	N("training.master_weights", "default", "%s", t->master_weights ? "true" : "false");
 	N("training.cross_entropy", "default", "\"%s\"", work_xent_name(t->xent));
+	if (t->mlm_masked) /* only when set: dumps, digests and CSV stay as they were */
+		N("training.mlm_head", "", "\"masked\"");
 	if (t->grad_reduce_in_fp32 == TS_UNSET)
 		N("training.grad_reduce_in_fp32", "default: unset, the framework's", "unset");
 	else

@@ -95,6 +95,9 @@ struct ts_training {
 	enum work_recompute recompute; /* default none */
 	enum work_xent xent;	       /* cross_entropy: how the loss holds the logits
 					* (fused | upcast | chunked; default fused) */
+	bool mlm_masked;	       /* mlm_head = "masked": BERT's masked-LM head runs on
+					* the masked positions only (work_shape.mlm_masked);
+					* default "all" */
 	int grad_reduce_in_fp32;       /* 1, 0 (gradients in the weights' low precision), or
 					* TS_UNSET = the framework's */
 	bool fp8_params;	       /* fp8 training holds its weights in fp8 (default false) */

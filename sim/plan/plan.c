@@ -1051,6 +1051,7 @@ static int build(const struct ts_env *env, const struct ts_scenario *sc,
 	    .flash = sc->training.flash_attention && p->dtype != TS_FP32 && p->dtype != TS_TF32,
 	    .causal = sc->model.family != TS_FAMILY_BERT,
 	    .xent = sc->training.xent,
+	    .mlm_masked = sc->training.mlm_masked,
 	};
 	p->gran = sc->sim.granularity == TS_GRAN_OP	 ? DP_GRAN_OP
 		  : sc->sim.granularity == TS_GRAN_STAGE ? DP_GRAN_STAGE

@@ -590,6 +590,11 @@ static void iteration_results(const struct ts_plan *p, const struct meas *ms, do
 	double palm_flops = work_model_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	double attn = work_attn_flops_per_token(&sc->model, tr->seq_len) * tokens;
 	double masked = p->shape.causal ? 0.5 : 0.0;
+	/* a BERT head on the masked positions only computes that fraction of
+	 * its logits: the rest are neither executed nor counted */
+	if (p->shape.mlm_masked)
+		palm_flops -= (1.0 - WORK_MLM_MASKED_FRACTION) *
+			      work_mlm_head_flops_per_token(&sc->model) * tokens;
 	out->model_flops_per_iteration = palm_flops - masked * attn;
 	/* the FLOPs the recompute mode reruns (work_costs.layer_recompute_flops,
 	 * per rank and micro-batch) over every layer and micro-batch of the job,
