@@ -10,6 +10,7 @@
 
 #include "base/err.h"
 #include "hw/catalog.h"
+#include "hw/cluster.h"
 #include "io/scenario.h"
 #include "testutil.h"
 
@@ -232,6 +233,35 @@ START_TEST(set_groups_and_models)
 	ck_assert_uint_eq(s->data.workers_per_gpu, 8);
 	ck_assert(!s->data.pinned);
 	ck_assert_uint_eq(s->n_not_modelled, 0);
+	ts_scenario_destroy(s);
+
+	/* a group over a group merges key by key, as training.micro_batch=2
+	 * would: the file's global_batch, seq_len and tokens stay (replacing
+	 * the group dropped them, and the run fell back to its defaults) */
+	const char *merge[] = {"training={ micro_batch = 2; }"};
+	s = ok(BASE "training = { global_batch = 96; micro_batch = 1; seq_len = 1024;\n"
+		    "  tokens = 5e9; };\n",
+	       merge, 1);
+	ck_assert_int_eq(s->training.micro_batch, 2);
+	ck_assert_int_eq(s->training.global_batch, 96);
+	ck_assert_int_eq(s->training.seq_len, 1024);
+	ck_assert_int_eq(s->training.run_unit, TS_RUN_TOKENS);
+	ck_assert(s->training.run_length == 5e9);
+	ck_assert_str_eq(origin(s, "training.global_batch")->where, "t.cfg:3");
+	ck_assert_str_eq(origin(s, "training.micro_batch")->where,
+			 "--set training={ micro_batch = 2; }");
+	ts_scenario_destroy(s);
+
+	/* nested groups merge in turn: the inline model's base and layers stay */
+	const char *nest[] = {"model={ layers = 6; }", "cluster={ base = \"dgx-a100-80gb\"; }"};
+	s = ok("model = { base = \"llama2-7b\"; layers = 8; hidden = 2048; };\n"
+	       "cluster = \"dgx-a100-40gb\";\n",
+	       nest, 2);
+	ck_assert_int_eq(s->model.layers, 6);
+	ck_assert_int_eq(s->model.hidden, 2048);
+	ck_assert_int_eq(s->model.ffn_hidden, 11008); /* llama2-7b's, kept as the base */
+	/* a group over cluster = "NAME" replaces the name */
+	ck_assert(strncmp(hw_cluster_name(s->cluster), "dgx-a100-80gb", 13) == 0);
 	ts_scenario_destroy(s);
 }
 END_TEST

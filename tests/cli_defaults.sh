@@ -1,6 +1,7 @@
 #!/bin/bash
 # What a command does with what its user left out: calibrate's default
-# output file never replaces an existing one.
+# output file never replaces an existing one; --set GROUP={ ... } keeps the
+# group's other keys.
 # SPDX-License-Identifier: MIT
 . "$(dirname "$0")/clilib.bash" "$@"
 D=$SRC/configs/scenarios/default.cfg
@@ -30,5 +31,15 @@ cp first.cfg calibration.cfg
 "$BIN" calibrate "$D" --measured-iteration-s 9.9 -o calibration.cfg >out 2>err && ! cmp -s calibration.cfg first.cfg ||
 	fail "calibrate -o calibration.cfg does not replace it: $(cat err)"
 cd "$SRC" || exit 1
+
+# --set 'training={ micro_batch = 2; }' merges: default.cfg's global_batch and
+# tokens stay, as with --set training.micro_batch=2
+out=$("$BIN" run "$D" --set 'training={ micro_batch = 2; }' --dump-config 2>&1)
+for want in 'training.micro_batch = 2  # --set training={ micro_batch = 2; }' \
+	'training.global_batch = 512  # '"$D"':11' \
+	'training.tokens = 300000000000  # '"$D"':18'; do
+	checks=$((checks + 1))
+	grep -qF "$want" <<<"$out" || fail "--set training={...} lost a key: no \"$want\" in: $(grep '^training' <<<"$out")"
+done
 
 finish

@@ -937,6 +937,33 @@ static config_setting_t *copy_setting(config_setting_t *dst, const char *name,
 	return ok ? d : NULL;
 }
 
+/* Lay group src over group dst key by key, as if each key of src were set
+ * on its own: a key that is a group in both merges in turn, any other key of
+ * src replaces dst's (or is added); dst's other keys stay. Returns false on
+ * failure (out of memory, nesting past SET_MAX_DEPTH). */
+static bool merge_group(config_setting_t *dst, const config_setting_t *src, const char *label,
+			int depth)
+{
+	if (depth > SET_MAX_DEPTH)
+		return false;
+	int n = config_setting_length(src);
+	for (int i = 0; i < n; i++) {
+		const config_setting_t *e = config_setting_get_elem(src, (unsigned)i);
+		const char *name = config_setting_name(e);
+		config_setting_t *old = config_setting_get_member(dst, name);
+		if (old && config_setting_is_group(old) && config_setting_is_group(e)) {
+			if (!merge_group(old, e, label, depth + 1))
+				return false;
+			continue;
+		}
+		if (old)
+			config_setting_remove(dst, name);
+		if (!copy_setting(dst, name, e, label, depth + 1))
+			return false;
+	}
+	return true;
+}
+
 static int valid_name(const char *s, size_t n)
 {
 	if (n == 0 || !isalpha((unsigned char)s[0]))
@@ -1111,9 +1138,19 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, const char 
 		parent = c;
 		p = dot + 1;
 	}
-	if (config_setting_get_member(parent, p))
-		config_setting_remove(parent, p);
-	if (v) {
+	config_setting_t *old = config_setting_get_member(parent, p);
+	if (v && old && config_setting_is_group(old) && config_setting_is_group(v)) {
+		/* a group over a group merges (configs/README.md, "Overriding
+		 * keys"): --set 'training={ micro_batch = 2; }' keeps the file's
+		 * other training keys, as --set training.micro_batch=2 does */
+		if (!merge_group(old, v, label, 0))
+			rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, path,
+					  "--set '%.200s': found a value nested too deeply or "
+					  "mixed-type array, expected at most %d levels",
+					  arg, SET_MAX_DEPTH);
+	} else if (v) {
+		if (old)
+			config_setting_remove(parent, p);
 		if (!copy_setting(parent, p, v, label, 0))
 			rc = ts_error_set(err, TS_ESYNTAX, NULL, 0, path,
 					  "--set '%.200s': found a value nested too deeply or "
@@ -1121,6 +1158,8 @@ int cfg_apply_set(config_t *cfg, const char *arg, const char *label, const char 
 					  arg, SET_MAX_DEPTH);
 	} else {
 		/* a bare word: the value text as a string */
+		if (old)
+			config_setting_remove(parent, p);
 		size_t n = (size_t)(ve - vb);
 		char *s = ts_malloc(n + 1);
 		config_setting_t *d = s ? config_setting_add(parent, p, CONFIG_TYPE_STRING) : NULL;

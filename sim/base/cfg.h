@@ -156,7 +156,10 @@ char *cfg_names(const char *dir, const char *near, size_t max, char *buf, size_t
  * parses as a libconfig scalar, a "string", a { group }, a [ array ] or a
  * ( list ); anything else that does not parse is taken as a bare-word string.
  * Missing intermediate groups are created; a string `model` or `cluster` that
- * a path goes through becomes a group { base = "that name"; }. Every setting
+ * a path goes through becomes a group { base = "that name"; }. A group value
+ * set on a group merges into it key by key (groups in both merge in turn),
+ * so "g={ a = 1; }" equals "g.a=1"; any other value replaces the setting
+ * (a group over model = "NAME" replaces the name). Every setting
  * created is labelled with `label` (borrowed; must outlive cfg). `file` (may
  * be NULL) is the file cfg was parsed from, named with the line of a
  * setting the argument cannot go through. Returns 0 or TS_ESYNTAX /
