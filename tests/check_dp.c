@@ -705,9 +705,15 @@ END_TEST
  * 2P (1 - 1/8) = 29,360,128 bytes each (the rank's own shard is resident).
  * A unit's all-gather of 2P bytes over 8 GPUs takes well under a
  * millisecond on NVSwitch.
- * - one unit prefetched (limited): a unit's weights are counted from when
- *   its compute is next, after the unit before is freed: one unit at most,
- *   peak 2^25 + 29,360,128 bytes;
+ * - one unit prefetched (limited): a unit's buffer is taken when its
+ *   all-gather is issued, as the unit before is next on the compute stream,
+ *   and given back at its own free; unit n + 2's is issued only after unit
+ *   n's free (the compute stream's order), so two units at most, peak
+ *   2^25 + 2 x 29,360,128 bytes (counting a unit only from when its own
+ *   compute is next would give one);
+ * - the same with at most 2^22 elements taken at the issue (DeepSpeed's
+ *   prefetch bucket, pipe_job.gather_ahead_elems): a quarter of the next
+ *   unit in flight, peak 2^25 + 1.25 x 29,360,128 bytes;
  * - unlimited, compute 10 ms per unit and pass: the 4 forward and 4
  *   backward all-gathers run back to back from the forward's start, all 8
  *   buffers taken within a few ms, before the first unit's forward ends
@@ -715,7 +721,7 @@ END_TEST
  * - unlimited, compute 1 us per unit: each unit is freed 1 us after its
  *   all-gather ends, when the next all-gather has just taken its buffer:
  *   two units at once, peak 2^25 + 2 x 29,360,128 bytes. */
-static double zero3_peak(bool unlimited, double compute_s)
+static double zero3_peak(bool unlimited, double ahead_elems, double compute_s)
 {
 	struct synth s;
 	struct hw_cluster_opts o = {0};
@@ -748,6 +754,7 @@ static double zero3_peak(bool unlimited, double compute_s)
 			     .zero = 3,
 			     .reshard = true,
 			     .gather_unlimited = unlimited,
+			     .gather_ahead_elems = ahead_elems,
 			     .weight_bpp = 4.0,
 			     .gather_bpp = 2.0,
 			     .optimizer_s_per_param = 1e-12};
@@ -763,9 +770,10 @@ static double zero3_peak(bool unlimited, double compute_s)
 START_TEST(fsdp_gather_prefetch)
 {
 	const double base = 33554432.0, unit = 29360128.0;
-	ck_assert_double_eq_tol(zero3_peak(false, 0.010), base + unit, 1e-3);
-	ck_assert_double_eq_tol(zero3_peak(true, 0.010), base + 8.0 * unit, 1e-3);
-	ck_assert_double_eq_tol(zero3_peak(true, 1e-6), base + 2.0 * unit, 1e-3);
+	ck_assert_double_eq_tol(zero3_peak(false, 0.0, 0.010), base + 2.0 * unit, 1e-3);
+	ck_assert_double_eq_tol(zero3_peak(false, 4194304.0, 0.010), base + 1.25 * unit, 1e-3);
+	ck_assert_double_eq_tol(zero3_peak(true, 0.0, 0.010), base + 8.0 * unit, 1e-3);
+	ck_assert_double_eq_tol(zero3_peak(true, 0.0, 1e-6), base + 2.0 * unit, 1e-3);
 }
 END_TEST
 

@@ -241,6 +241,8 @@ START_TEST(test_memory_every_level)
 	    {base, {"parallel.zero=2"}},
 	    {base, {"parallel.zero=3"}},
 	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3"}},
+	    /* DeepSpeed's prefetch: a quarter of a 7B layer taken at the issue */
+	    {base, {"training.framework=\"deepspeed\"", "parallel.zero=3"}},
 	    {base, {"training.framework=\"fsdp\"", "parallel.zero=3", "parallel.pp=2"}},
 	    {base, {"parallel.zero=3", "parallel.reshard_after_forward=false"}},
 	    /* FSDP1 without its rate limiter: every all-gather as soon as the

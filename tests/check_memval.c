@@ -57,7 +57,7 @@ END_TEST
  * every measured row has a finite prediction, and the headline figures
  * stay at or better than what sim/README.md states, to its rounding (a
  * regression fails; an improvement is reported, to be written down). */
-#define MEMVAL_STATED_MAPE 0.1595    /* sim/README: 15.9 %, to its rounding */
+#define MEMVAL_STATED_MAPE 0.1575    /* sim/README: 15.7 %, to its rounding */
 #define MEMVAL_STATED_VERDICTS 0.943 /* sim/README: 100 of 106 */
 START_TEST(public_reports)
 {

@@ -34,7 +34,8 @@
  * each micro-batch); stage 3 (FSDP full shard, Zhao et al. 2023) also
  * all-gathers a unit's weights before its forward and again before its
  * backward, one unit ahead (prefetch), the gathered weights taken from the
- * pool when the unit starts and given back when it ends; without FSDP1's
+ * pool when the all-gather is issued (as the unit before starts) and given
+ * back when the unit ends, so the prefetched unit is counted; without FSDP1's
  * rate limiter (pipe_job.gather_unlimited) every all-gather runs as soon as
  * the gather stream is free and takes its buffer then, so the units alive
  * at once follow from the all-gathers' time against the compute's.
@@ -1070,10 +1071,24 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 					       b->c[cls[i]].opt, "param shard to gpu");
 		/* the gathered weights but the resident shard (none offloaded) */
 		double held = sg->gather * j->gather_bpp * (j->offload ? 1.0 : 1.0 - 1.0 / b->ndp);
-		/* unlimited: each class's buffer is taken when its gather
-		 * stream is free (its last all-gather is over), a forward's not
-		 * before the compute stream's work issued before the pass */
-		for (uint32_t i = 0; j->gather_unlimited && i < b->per && !b->rc; i++) {
+		/* of them, those taken at the all-gather's issue (the prefetch
+		 * in flight, at most gather_ahead_elems) */
+		double ahead = held;
+		if (!j->gather_unlimited && j->gather_ahead_elems > 0.0 &&
+		    j->gather_ahead_elems < sg->gather)
+			ahead = held * (j->gather_ahead_elems / sg->gather);
+		/* each class's buffer is taken when its all-gather is issued
+		 * and held to the unit's free, so a prefetched unit is counted
+		 * while its all-gather is in flight. Limited (one unit
+		 * prefetched): issued once the unit before is next on the
+		 * compute stream (its "gathered" mark), a pass's first not
+		 * before the pass starts there (FSDP unshards the first unit
+		 * from the pass's pre-hook); the all-gather itself keeps its
+		 * schedule (after the unit before is next). Unlimited: when
+		 * the class's gather stream is free (its last all-gather is
+		 * over), a forward's not before the compute stream's work
+		 * issued before the pass, and the all-gather waits for it. */
+		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
 			struct graph_task_spec ms = {.kind = GRAPH_MARK,
 						     .stream = GRAPH_NONE,
@@ -1082,14 +1097,15 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 						     .mult = layout_class_members(b->lay, k),
 						     .pool = b->c[k].pool,
 						     .alloc_cat = GRAPH_MEM_WEIGHTS,
-						     .alloc = held,
+						     .alloc = ahead,
 						     .free_cat = GRAPH_MEM_WEIGHTS};
 			uint32_t id = task(b, &ms);
-			dep(b, b->c[k].zlast, id);
+			dep(b, j->gather_unlimited ? b->c[k].zlast : b->c[k].prev_alloc, id);
 			dep(b, b->c[k].zroot, id);
 			if (j->offload)
 				dep(b, b->tmpv[k], id);
-			b->tmpv[k] = id;
+			if (j->gather_unlimited)
+				b->tmpv[k] = id;
 		}
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
@@ -1107,8 +1123,7 @@ static void emit_seg(struct pb *b, uint32_t st, const struct seg *sg, uint32_t *
 		}
 		for (uint32_t i = 0; i < b->per && !b->rc; i++) {
 			uint32_t k = cls[i];
-			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS,
-					   j->gather_unlimited ? 0.0 : held, 0.0);
+			uint32_t id = mark(b, k, "gathered", GRAPH_MEM_WEIGHTS, held - ahead, 0.0);
 			dep(b, b->c[k].pending, id);
 			b->c[k].pending = GRAPH_NONE;
 			b->c[k].prev_alloc = id;
@@ -1537,9 +1552,12 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 	for (uint32_t i = 0; j->data && st == 0 && !ps->bwd && ps->chunk == 0 && i < b->per; i++)
 		load_batch(b, cls[i], (uint64_t)it * b->m + ps->mb, false);
 	/* FSDP's root pre-forward: the all-gather stream waits for the
-	 * compute stream before a forward's first all-gather */
-	for (uint32_t i = 0; z3 && j->gather_unlimited && !ps->bwd && i < b->per && !b->rc; i++)
-		b->c[cls[i]].zroot = mark(b, cls[i], "pre-forward", GRAPH_MEM_BUFFERS, 0.0, 0.0);
+	 * compute stream before a forward's first all-gather (unlimited);
+	 * limited, a pass's first gathered buffer is taken from its start */
+	for (uint32_t i = 0; z3 && (!j->gather_unlimited || !ps->bwd) && i < b->per && !b->rc; i++)
+		b->c[cls[i]].zroot =
+		    mark(b, cls[i], j->gather_unlimited ? "pre-forward" : "pass start",
+			 GRAPH_MEM_BUFFERS, 0.0, 0.0);
 	/* the exchange buffers' window (a stage's pass is cut at its edges) */
 	uint32_t xa, xb;
 	double xfwd, xbwd;

@@ -126,8 +126,10 @@ struct pipe_job {
 	 * false (FSDP2's fully_shard, FSDP1 with limit_all_gathers, PyTorch's
 	 * default): one unit prefetched, a unit's all-gather starts once the
 	 * unit before it is next on the compute stream, and its weights are
-	 * counted from when it is next itself to its free (the prefetch in
-	 * flight is not counted: one unit's weights where FSDP holds two).
+	 * counted from that issue to its free (the allocator hands out the
+	 * all-gather's output when the CPU issues it), so while the next
+	 * unit's all-gather is in flight two units' weights are held, as FSDP
+	 * holds them (FSDP2 fully_shard prefetches one unit by default).
 	 * true (FSDP1 with limit_all_gathers = false): every all-gather starts
 	 * as soon as the class's gather stream is free, a forward's after the
 	 * work before it on the compute stream (FSDP's root pre-forward makes
@@ -139,6 +141,15 @@ struct pipe_job {
 	 * torch/distributed/fsdp/_runtime_utils.py, _unshard and its
 	 * _free_event_queue of two events) */
 	bool gather_unlimited;
+	/* ZeRO-3, limited: the most weight elements of a unit counted from its
+	 * all-gather's issue (the prefetch in flight); the rest from when the
+	 * unit is next on the compute stream. <= 0: the whole unit (FSDP
+	 * prefetches whole units). DeepSpeed prefetches at most
+	 * stage3_prefetch_bucket_size elements ahead of the module it runs,
+	 * 5e7 by default (deepspeed/runtime/zero/config.py,
+	 * prefetch_bucket_size; partitioned_param_coordinator.py,
+	 * fetch_sub_module) */
+	double gather_ahead_elems;
 	const struct ts_net *net;
 	double cpu_adam_params_per_s;
 	/* NVMe offload (with offload), as DeepSpeed's ZeRO-Infinity swaps the

@@ -265,6 +265,10 @@ static int sim_schedule(const struct ts_plan *p, uint32_t accum, uint32_t iterat
 			   ? par->reshard_after_forward == 1
 			   : !(sc->training.framework == WORK_FW_FSDP && par->pp > 1),
 	    .gather_unlimited = par->limit_all_gathers == 0,
+	    /* DeepSpeed ZeRO-3 prefetches stage3_prefetch_bucket_size
+	     * elements ahead, 5e7 by default (deepspeed/runtime/zero/config.py
+	     * at 03dc2b9); FSDP whole units */
+	    .gather_ahead_elems = sc->training.framework == WORK_FW_DEEPSPEED ? 5e7 : 0.0,
 	    .net = s->net,
 	    .cpu_adam_params_per_s = PIPE_CPU_ADAM_PARAMS_PER_S_NODE / (double)gpn,
 	    .nvme = par->offload == TS_OFFLOAD_NVME,
