@@ -164,6 +164,20 @@ grep -q '^cluster = { .*two lines\\nand a\\ttab  # not a comment' "$TMP/odd.dump
 sed '/^cluster = {/,/^};/d; s|^model = .*|&\ncluster = "sub/ws-cluster.cfg";|' \
 	"$SRC/examples/buyers-guide/workstation.cfg" >"$TMP/inl/byfile.cfg"
 dumped "$TMP/inl/byfile.cfg"
+# a model given inline (its group comes back whole: the name "gpt3-175b
+# (modified)" or "mini" names no file), a model file and an inline model's
+# hf_config named by relative paths (written absolute), and a Hugging Face
+# config named by path
+dumped "$SCEN" --set 'model={ base = "gpt3-175b"; layers = 24; }'
+sed 's|^model = .*|model = { name = "mini"; layers = 4; hidden = 1024; heads = 16; vocab = 32000; seq_len = 2048; };|' \
+	"$SCEN" >"$TMP/inl/mini.cfg"
+dumped "$TMP/inl/mini.cfg"
+cp "$SRC/models/gpt3-1.3b.cfg" "$TMP/inl/sub/my.cfg"
+mkdir -p "$TMP/inl/sub/hf" && cp "$SRC/tests/data/hf/bloom/config.json" "$TMP/inl/sub/hf/"
+sed 's|^model = .*|model = "sub/my.cfg";|' "$SCEN" >"$TMP/inl/mfile.cfg"
+sed 's|^model = .*|model = { hf_config = "sub/hf/config.json"; layers = 2; };|' "$SCEN" >"$TMP/inl/mhf.cfg"
+sed 's|^model = .*|model = "hf:sub/hf/config.json";|' "$SCEN" >"$TMP/inl/mhfname.cfg"
+for m in mfile mhf mhfname; do dumped "$TMP/inl/$m.cfg"; done
 
 # run -o FILE: the report (or the dumped scenario) in FILE, the bytes run
 # prints, nothing on stdout; -o naming the scenario or the bundled data is

@@ -252,6 +252,50 @@ static void resolve_path(const struct ld *l, const char *name, char *buf, size_t
 		snprintf(buf, n, "%s", name);
 }
 
+/* The model line's value as libconfig text for --dump-config, when the
+ * model's name does not give it back: an inline group whole, its
+ * hf_config path made absolute, or a file or Hugging Face config named by
+ * a path, absolute, so that the dump loads from any folder. NULL when out of
+ * memory. */
+static char *model_line_text(const struct ld *l, config_setting_t *ms)
+{
+	char rel[2048], abs[PATH_MAX];
+	if (!config_setting_is_group(ms)) {
+		const char *name = config_setting_get_string(ms);
+		bool hf = strncmp(name, "hf:", 3) == 0;
+		resolve_path(l, hf ? name + 3 : name, rel, sizeof rel);
+		const char *p = realpath(rel, abs) ? abs : rel;
+		size_t n = (hf ? 3 : 0) + strlen(p) + 3; /* quotes and NUL */
+		char *t = ts_malloc(n);
+		if (t)
+			snprintf(t, n, "\"%s%s\"", hf ? "hf:" : "", p);
+		return t;
+	}
+	/* hf_config is relative to the scenario (configs/README.md): written
+	 * absolute, then put back as the file gave it */
+	config_setting_t *k = config_setting_get_member(ms, "hf_config");
+	const char *v = k ? config_setting_get_string(k) : NULL;
+	char *was = NULL, *t = NULL;
+	if (v && v[0] != '/') {
+		resolve_path(l, v, rel, sizeof rel);
+		if (realpath(rel, abs)) {
+			size_t n = strlen(v) + 1;
+			if (!(was = ts_malloc(n)))
+				return NULL;
+			memcpy(was, v, n);
+			if (!config_setting_set_string(k, abs))
+				goto out;
+		}
+	}
+	t = cfg_setting_text(ms);
+out:
+	if (was) {
+		config_setting_set_string(k, was);
+		ts_free(was, strlen(was) + 1);
+	}
+	return t;
+}
+
 static int load_model(struct ld *l)
 {
 	const config_setting_t *ms = member(l->top, "model");
@@ -263,8 +307,13 @@ static int load_model(struct ld *l)
 		    "found no model, expected model = \"NAME\" (a file of %s/models/) "
 		    "or an inline group",
 		    l->root);
-	if (config_setting_is_group(ms))
+	if (config_setting_is_group(ms)) {
+		/* kept as text so that --dump-config gives the group back: the
+		 * model's name ("BASE (modified)", an inline name) names no file */
+		if (!(l->s->model_text = model_line_text(l, (config_setting_t *)ms)))
+			return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
 		return ts_model_from_setting(l->root, ms, l->file, "model", &l->s->model, l->err);
+	}
 	if (config_setting_type(ms) != CONFIG_TYPE_STRING)
 		return cfg_fail(
 		    l->err, TS_ETYPE, ms, l->file, "model",
@@ -283,6 +332,8 @@ static int load_model(struct ld *l)
 	} else {
 		snprintf(path, sizeof path, "%s", name);
 	}
+	if (l->s->model_file[0] && !(l->s->model_text = model_line_text(l, (config_setting_t *)ms)))
+		return ts_error_set(l->err, TS_ENOMEM, l->file, 0, NULL, "out of memory");
 	rc = ts_model_load(l->root, path, &l->s->model, l->err);
 	if (rc == TS_EUNKNOWN_NAME && l->err && !l->err->file[0]) {
 		/* name the scenario line that asked for the model */
@@ -1863,6 +1914,8 @@ void ts_scenario_destroy(struct ts_scenario *s)
 		hw_cluster_destroy(s->cluster);
 	if (s->cluster_text)
 		ts_free(s->cluster_text, strlen(s->cluster_text) + 1);
+	if (s->model_text)
+		ts_free(s->model_text, strlen(s->model_text) + 1);
 	for (size_t i = 0; i < s->n_not_modelled; i++)
 		ts_free(s->not_modelled[i], strlen(s->not_modelled[i]) + 1);
 	ts_free(s->not_modelled, s->n_not_modelled * sizeof *s->not_modelled);
@@ -1910,6 +1963,8 @@ int ts_scenario_dump(const struct ts_scenario *s, FILE *out)
 		const char *v = o->value;
 		if (!strcmp(o->key, "cluster") && s->cluster_text)
 			v = s->cluster_text;
+		if (!strcmp(o->key, "model") && s->model_text)
+			v = s->model_text;
 		if (fprintf(out, "%s = %s  # %s\n", o->key, v, o->where) < 0)
 			return TS_EIO;
 		if (strcmp(o->key, "model") == 0 && ts_model_dump(&s->model, "model.", out))

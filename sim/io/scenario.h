@@ -303,6 +303,10 @@ struct ts_scenario {
 	char cluster_file[2048];    /* cluster file named by a path, else "" */
 	char *cluster_text;	    /* an inline cluster group as one line of
 				     * libconfig text (cfg_setting_text; owned), else NULL */
+	char *model_text;	    /* the model line's value as libconfig text when
+				     * the model's name does not give it: an inline
+				     * group on one line, a file by absolute path
+				     * (owned), else NULL */
 	struct ts_model model;	    /* resolved model */
 	struct hw_cluster *cluster; /* resolved cluster, owned */
 	uint32_t nodes;		    /* nodes in the job (the cluster's unless overridden) */
