@@ -63,6 +63,9 @@ static void family_key(const struct val_row *r, char *out, size_t cap)
 	 * 8 and 32 GPUs without it and 128 and 512 with it), and one run of
 	 * either says nothing of the other's efficiency */
 	field(t ? t : r->scenario, "recompute", rec, sizeof rec);
+	/* at most 31 + 180 + 40 + 15 + 23 + 23 + 23 bytes and the separators:
+	 * the 512 bytes of a family's key hold it whole, so two families never
+	 * share a cut key */
 	snprintf(out, cap, "%s | %.180s | %.40s | %s | %s | seq %s%s%s", r->source, model, cluster,
 		 prec, fw, seq, rec[0] && strcmp(rec, "none") ? " | recompute " : "",
 		 rec[0] && strcmp(rec, "none") ? rec : "");
@@ -170,7 +173,7 @@ int fam_compute(const struct hw_catalog *cat, const struct work_calib *c,
 	*out = NULL;
 	*nout = 0;
 	bool all = !source || !strcmp(source, "all");
-	char(*keys)[256] = ts_calloc(n ? n : 1, sizeof *keys);
+	char(*keys)[512] = ts_calloc(n ? n : 1, sizeof *keys);
 	bool *done = ts_calloc(n ? n : 1, sizeof *done);
 	struct fam_family *fams = ts_calloc(n ? n : 1, sizeof *fams);
 	int rc = 0;
