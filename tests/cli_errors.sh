@@ -128,7 +128,7 @@ expect 1 '--format|found nothing' run base.cfg --format
 expect 1 '--set|found nothing|KEY=VALUE' run base.cfg --set
 expect 1 '--calib: found nothing, expected an overrides file' run base.cfg --calib
 expect 1 'second scenario|other.cfg' run base.cfg other.cfg
-expect 2 '--trace|/nonexistent/dir/t.json|expected a writable file' \
+expect 1 '--trace|/nonexistent/dir/t.json|expected a writable file' \
 	run base.cfg --trace /nonexistent/dir/t.json
 [ -e "$TMP/t.json" ] && fail "a failed run left a trace file"
 

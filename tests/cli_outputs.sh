@@ -110,11 +110,29 @@ mkfifo "$TMP/fifo"
 refused 1 '-o: found "fifo", a FIFO' sweep sw.cfg -o fifo
 mkdir "$TMP/d.svg"
 refused 1 '-o: found "d.svg", a directory' plot scaling r.csv -o d.svg
-# the folder is checked before the work, not after it
-refused 2 '-o: found "no/such/cal.cfg", whose folder "no/such" does not exist' \
+# the folder is checked before the work, not after it; like every other
+# refusal of an output it is a usage error, exit 1 (README.md, "Outputs")
+refused 1 '-o: found "no/such/cal.cfg", whose folder "no/such" does not exist' \
 	calibrate s.cfg --measured-iteration-s 0.5 -o no/such/cal.cfg
-refused 2 '-o: found "no/such/p.svg", whose folder "no/such" does not exist' \
+refused 1 '-o: found "no/such/p.svg", whose folder "no/such" does not exist' \
 	plot scaling r.csv -o no/such/p.svg
+# validate --bands/--loso are checked before minutes of refitting: a
+# directory, a missing folder, standard output and bundled data other than
+# the table it regenerates are refused, leaving no FILE.tmp; a planted
+# FILE.tmp (or a symlink by that name) is never opened
+printf 'victim\n' >"$TMP/victim"
+cp "$TMP/victim" "$TMP/victim.keep"
+ln -s victim "$TMP/out.d.tmp"
+refused 1 '--loso: found "out.d", a directory' validate --loso out.d
+refused 1 '--bands: found "no/such/b.cfg", whose folder "no/such" does not exist' \
+	validate --bands no/such/b.cfg
+refused 1 '--bands: found "-", expected a file' validate --bands -
+refused 1 '--bands: found "'"$SRC"'/configs/calibration/x.cfg", inside the folder' \
+	validate --bands "$SRC/configs/calibration/x.cfg"
+same victim victim.keep
+checks=$((checks + 1))
+[ -e "$SRC/configs/calibration/x.cfg" ] && fail "validate --bands wrote into configs/"
+rm "$TMP/out.d.tmp" "$TMP/victim" "$TMP/victim.keep"
 
 # --- 2. a failed run removes only its temporary file: an existing trace,
 # or someone's file behind a symlink, stays as it was
@@ -159,7 +177,7 @@ rm "$TMP/out.d/fd1"
 refused 1 '--trace: found "/proc/self/fd/1", a file descriptor of this process' \
 	run s.cfg --trace /proc/self/fd/1
 ln -s ../nowhere/x.json "$TMP/out.d/dangling.json"
-refused 2 'a symlink whose target does not exist' run s.cfg --trace out.d/dangling.json
+refused 1 'a symlink whose target does not exist' run s.cfg --trace out.d/dangling.json
 rm "$TMP/out.d/dangling.json"
 
 # --- 3. one key on two axes is refused naming both lines

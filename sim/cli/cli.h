@@ -50,9 +50,10 @@ bool cli_refuse_stdin(const char *cmd, const char *path, const char *why);
 int cli_env(const char *cmd, const char *calib, ts_env **env);
 /* Check the outputs outs[0..nout) of a command against its inputs
  * ins[0..nin) and the bundled data of env before any work
- * (ts_output_check): prints the error and returns CLI_USAGE (an output that
- * is an input, another output, bundled data, a directory or a special file)
- * or CLI_BADINPUT (it cannot be written); CLI_OK otherwise. */
+ * (ts_output_check): prints the error and returns CLI_USAGE for every
+ * refusal (an output that is an input, another output, bundled data, a
+ * directory, a special file, or one that cannot be written), CLI_BADINPUT
+ * only when out of memory; CLI_OK otherwise. */
 int cli_check_outputs(const char *cmd, const ts_env *env, const struct ts_output_arg *outs,
 		      size_t nout, const struct ts_output_arg *ins, size_t nin);
 

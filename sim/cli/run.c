@@ -74,7 +74,13 @@ int cli_env(const char *cmd, const char *calib, ts_env **env)
 int cli_check_outputs(const char *cmd, const ts_env *env, const struct ts_output_arg *outs,
 		      size_t nout, const struct ts_output_arg *ins, size_t nin)
 {
-	return ts_output_check(env, outs, nout, ins, nin) ? cli_fail(cmd) : CLI_OK;
+	/* every refusal of an output is a usage error (exit 1, as README.md
+	 * says), a folder that does not exist or cannot be written as much as a
+	 * directory or an input; only running out of memory is not */
+	if (!ts_output_check(env, outs, nout, ins, nin))
+		return CLI_OK;
+	int rc = cli_fail(cmd);
+	return ts_errcode() == TS_ENOMEM ? rc : CLI_USAGE;
 }
 
 int cli_run(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/opt.h"
@@ -55,6 +56,19 @@ static void usage(FILE *out)
 		"  trainsim validate --source pytorch-blog-fsdp-ibm-2024\n"
 		"  trainsim validate --memory\n"
 		"  trainsim validate --families --source bert\n");
+}
+
+/* Whether dest is the bundled table that it regenerates,
+ * configs/calibration/NAME of the data root (the same regular file, also
+ * through a symlink or another spelling): the one output inside the bundled
+ * data that validate may write, as configs/README.md documents. */
+static bool bundled_table(const ts_env *env, const char *dest, const char *name)
+{
+	char own[4200];
+	struct stat a, b;
+	snprintf(own, sizeof own, "%s/configs/calibration/%s", ts_env_root(env), name);
+	return !stat(dest, &a) && !stat(own, &b) && S_ISREG(a.st_mode) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
 }
 
 int cli_validate(int argc, char **argv)
@@ -158,40 +172,46 @@ int cli_validate(int argc, char **argv)
 		ts_env_close(env);
 		return rc;
 	}
-	/* the table goes to a temporary file, renamed over `bands` (or `loso`)
-	 * once whole */
+	/* the table goes to a new temporary file beside `bands` (or `loso`)
+	 * (ts_output_open: never through a planted FILE.tmp or symlink, removed
+	 * on SIGINT/SIGTERM), renamed onto it once whole; the output is checked
+	 * before the minutes of work */
 	const char *dest = loso ? loso : bands;
-	char tmp[4096];
+	const char *opt = loso ? "--loso" : "--bands";
+	ts_output *o = NULL;
 	FILE *bf = NULL;
 	if (dest) {
-		snprintf(tmp, sizeof tmp, "%s.tmp", dest);
-		if (!(bf = fopen(tmp, "w"))) {
+		const struct ts_output_arg outs[] = {{opt, dest}};
+		if (!strcmp(dest, "-")) {
 			fprintf(stderr,
-				"trainsim validate: %s: cannot open %s for writing: %s, "
-				"expected a writable path\n",
-				loso ? "--loso" : "--bands", tmp, strerror(errno));
+				"trainsim validate: %s: found \"-\", expected a file (the "
+				"report already goes to standard output)\n",
+				opt);
 			ts_env_close(env);
-			return CLI_BADINPUT;
+			return CLI_USAGE;
 		}
+		if (!bundled_table(env, dest, loso ? "loso.cfg" : "bands.cfg") &&
+		    (rc = cli_check_outputs("validate", env, outs, 1, NULL, 0))) {
+			ts_env_close(env);
+			return rc;
+		}
+		if (ts_output_open(dest, opt, &o)) {
+			rc = cli_fail("validate");
+			ts_env_close(env);
+			return rc;
+		}
+		bf = ts_output_stream(o);
 	}
 	/* with CSV on stdout the fit goes to stderr */
 	if (loso ? ts_validate_loso_write(env, fmt, stdout, bf)
 		 : ts_validate_write_bands(env, source, fit, fmt, stdout,
 					   fmt == TS_FORMAT_CSV ? stderr : stdout, bf))
 		rc = cli_fail("validate");
-	if (bf) {
-		const char *opt = loso ? "--loso" : "--bands";
-		if (fclose(bf) && !rc) {
-			fprintf(stderr, "trainsim validate: %s: writing %s failed\n", opt, tmp);
-			rc = CLI_BADINPUT;
-		}
+	if (o) {
 		if (rc)
-			remove(tmp);
-		else if (rename(tmp, dest)) {
-			fprintf(stderr, "trainsim validate: %s: cannot rename %s to %s: %s\n", opt,
-				tmp, dest, strerror(errno));
-			rc = CLI_BADINPUT;
-		}
+			ts_output_abort(o);
+		else if (ts_output_commit(o))
+			rc = cli_fail("validate");
 	}
 	ts_env_close(env);
 	return rc;
