@@ -252,12 +252,14 @@ static const struct {
 	double coverage, half_width;
 } band_pins[] = {
     {"vtrain", 50.0, 17.2},
-    {"mpt", 93.2, 21.6},
+    {"mpt", 93.2, 20.8},
     {"vtrain-multi", 78.9, 17.0},
 };
 /* 62.9 before the DLE BERT phase-2 rows ran LDDL's binned lengths and the
  * masked-LM head on the masked positions (their six rows 3 of 6 -> 6 of 6) */
-#define BAND_POOLED_PIN 63.5
+/* 63.5 before AutoModel's DeepSeek-V3 and Kimi K2 rows ran its interleaved
+ * pipeline with recomputation (their three rows 1 of 3 -> 2 of 3) */
+#define BAND_POOLED_PIN 63.8
 
 START_TEST(bands_cover)
 {

@@ -25,8 +25,8 @@ bert 2: larger runs: 1, MAPE 2.56 % before, 0.89 % after
 bert all 2 of 2 families calibrated; larger runs' MAPE 2.48 % before (2 runs), 0.54 % after (2 runs)
 meg24 1: larger runs: 2, MAPE 12.05 % before, 2.35 % after
 meg24 all 1 of 1 families calibrated; larger runs' MAPE 12.05 % before (2 runs), 2.35 % after (2 runs)
-nemo-automodel-perf 1: larger runs: 1, MAPE 6.06 % before, none after
-nemo-automodel-perf all 0 of 1 families calibrated; larger runs' MAPE 6.06 % before (1 runs), 0.00 % after (0 runs)
+nemo-automodel-perf 1: larger runs: 1, MAPE 16.54 % before, none after
+nemo-automodel-perf all 0 of 1 families calibrated; larger runs' MAPE 16.54 % before (1 runs), 0.00 % after (0 runs)
 vtrain 1: larger runs: 29, MAPE 17.60 % before, 12.35 % after
 vtrain 2: larger runs: 29, MAPE 6.61 % before, 7.26 % after
 vtrain 3: larger runs: 29, MAPE 20.34 % before, none after
