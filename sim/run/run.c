@@ -668,12 +668,16 @@ static void run_warn(struct ts_result *r, const char *w)
  * = 1e30 gave 7e19 days without a word): 10 years, s. */
 #define RUN_ABSURD_TTT_S (10.0 * 365.25 * 86400.0)
 
-/* GPUs on one flat, non-blocking switch beyond which no network has been
- * built: the largest training clusters are three-tier Clos fabrics (Llama 3:
- * 24K H100 GPUs over a three-layer Clos network, Dubey et al. 2024, "The
- * Llama 3 Herd of Models", section 3.3.1, https://arxiv.org/abs/2407.21783);
- * a single switch has at most a few hundred ports. */
-#define RUN_FLAT_GPUS_MAX 32768u
+/* NIC ports one non-blocking switch can have: NVIDIA's Quantum-2 switch
+ * systems, its largest, have up to 2,048 NDR ports (NVIDIA's Quantum-2
+ * announcement of 9 November 2021; ComputerBase, "Nvidia Quantum-2: Ein
+ * 400-Gbit/s-Switch mit 57 Milliarden Transistoren", 2021-11: "Switch-Systeme
+ * mit bis zu 2.048 Ports"); one Quantum-2 chip has 64 ports of 400 Gb/s or
+ * 128 of 200 Gb/s. Beyond this a "switch" fabric is a network no one can
+ * build: real ones are tiered Clos fabrics (Llama 3: 24K H100 GPUs over a
+ * three-layer Clos network, Dubey et al. 2024, "The Llama 3 Herd of
+ * Models", section 3.3.1, https://arxiv.org/abs/2407.21783). */
+#define RUN_FLAT_PORTS_MAX 2048u
 
 /* Warnings on a result that is computed right but asked wrong: a run of
  * more than 10 years, a flat network far beyond any built. (No comma in a
@@ -689,12 +693,14 @@ static void run_warn_absurd(const struct ts_plan *p, struct ts_result *out)
 		run_warn(out, w);
 	}
 	const struct hw_cluster *c = p->sc->cluster;
-	if (p->sc->gpus > RUN_FLAT_GPUS_MAX && !strcmp(hw_cluster_topology(c), "switch")) {
+	uint64_t ports = (uint64_t)p->sc->nodes * hw_cluster_nics_per_node(c);
+	if (ports > RUN_FLAT_PORTS_MAX && !strcmp(hw_cluster_topology(c), "switch")) {
 		snprintf(w, sizeof w,
-			 "%u GPUs on one non-blocking switch: a flat network far beyond any "
-			 "built (the largest are three-tier fabrics of about 24K GPUs); give the "
-			 "cluster a tiered fabric (topology = \"fat-tree\")",
-			 p->sc->gpus);
+			 "%llu NIC ports on one non-blocking switch: more than the largest "
+			 "switch system has (2048 NDR ports) so the fabric is ideal beyond any "
+			 "built; give the cluster a tiered fabric (topology = \"fat-tree\") or "
+			 "run a bundled one (h100-100k-halls or fat-tree-a100)",
+			 (unsigned long long)ports);
 		run_warn(out, w);
 	}
 }
