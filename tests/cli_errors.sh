@@ -480,4 +480,9 @@ expect 2 'job big: found an end 1e+300 s after 10 s, beyond 292 years' queue far
 mkdir -p "$TMP/jobsdir"
 expect 2 'jobsdir: found a directory, expected a CSV file' queue jobsdir --cluster dgx-h100 --nodes 4
 
+# a node's rated power out of all reason is refused with its bounds (it was
+# accepted and the energy became "n/a (not finite)")
+printf 'model = "gpt3-1.3b";\ncluster = { base = "dgx-a100-80gb"; name = "x";\n  power = { node_max = "1e300 kW"; source = "t"; }; };\nnodes = 1;\n' >"$TMP/pw.cfg"
+expect 2 'pw.cfg:3: cluster.power.node_max: found 1e+303 W, expected 1 W to 10 MW' run pw.cfg
+
 finish

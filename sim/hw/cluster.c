@@ -605,7 +605,13 @@ static int add_file(struct spec *sp, const char *file, unsigned *fidx)
 }
 
 /* power = { node_max = "6.5 kW"; source = "..."; }: the node's rated power
- * (sim/run/cost.h uses it for energy); both keys required. */
+ * (sim/run/cost.h uses it for energy); both keys required. node_max lies in
+ * 1 W to 10 MW, the bounds of the scenario's power.node_max
+ * (sim/io/costcfg.c): orders of magnitude around any real node (a DGX B200
+ * is 14.3 kW, NVIDIA's DGX B200 datasheet), and they keep a whole run's
+ * energy finite. */
+#define NODE_W_MIN 1.0
+#define NODE_W_MAX 1e7
 static int parse_power(struct spec *sp, const config_setting_t *g, const char *file,
 		       struct ts_error *err)
 {
@@ -618,11 +624,17 @@ static int parse_power(struct spec *sp, const config_setting_t *g, const char *f
 				    "source = \"...\"; }",
 				    cfg_type_name(g));
 	if ((rc = cfg_check_keys(g, file, path, keys, SIZE_MAX, err)) ||
-	    (rc = cfg_get_number(g, "node_max", TS_UNIT_POWER, true, CFG_POSITIVE, INFINITY,
-				 &sp->power_w, file, path, err)) < 0 ||
+	    (rc = cfg_get_number(g, "node_max", TS_UNIT_POWER, true, 0.0, INFINITY, &sp->power_w,
+				 file, path, err)) < 0 ||
 	    (rc = cfg_get_string(g, "source", true, sp->power_source, sizeof sp->power_source, file,
 				 path, err)) < 0)
 		return rc;
+	if (!(sp->power_w >= NODE_W_MIN && sp->power_w <= NODE_W_MAX))
+		return cfg_fail(err, TS_ERANGE, config_setting_get_member(g, "node_max"), file,
+				"cluster.power.node_max",
+				"found %g W, expected 1 W to 10 MW (a node draws about 1 to 15 kW; "
+				"beyond these bounds a run's energy is not a finite number)",
+				sp->power_w);
 	return 0;
 }
 
