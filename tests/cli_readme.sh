@@ -81,6 +81,96 @@ if bad:
     print("\n".join(bad))
     sys.exit(1)
 PY
+# The examples of README.md's other sections are checked the same way: every
+# block whose lines start with "$ build/trainsim" or "$ trainsim" (several
+# commands a block, pipes to head, tail, cat and jq) runs from a scratch
+# folder that links the source's configs/, examples/ and models/ (so files a
+# command writes stay out of the source), and each line under a command is a
+# line of its output, in order ("..." marks lines left out, such as a
+# timing). inline.cfg is the scenario the search example describes.
+# TS_REGEN=1 regenerates them as above.
+checks=$((checks + 1))
+mkdir -p "$TMP/rd"
+for d in configs examples models; do ln -s "$SRC/$d" "$TMP/rd/$d"; done
+printf 'model = "gpt3-1.3b";\ncluster = { base = "dgx-a100-80gb"; nodes = 2; };\n' >"$TMP/rd/inline.cfg"
+python3 - "$SRC" "$BIN" "$TMP/rd" <<'PY' || fail "README.md's examples outside the worked example differ from the program's output"
+import os, re, shutil, subprocess, sys
+src, binp, cwd = sys.argv[1:]
+path = os.path.join(src, "README.md")
+text = open(path).read()
+m = re.search(r"^## A worked example\n(.*?)^## ", text, re.S | re.M)
+rest = text[:m.start()] + text[m.end():] if m else text
+bad, regen, ran = [], [], 0
+label = lambda l: re.split(r"\S\s{2,}", l.strip() + "  ", 1)[0]
+for block in re.findall(r"^```\n(.*?)^```", rest, re.S | re.M):
+    lines = block.split("\n")[:-1]
+    if not lines or not re.match(r"\$ (build/)?trainsim ", lines[0]):
+        continue
+    out, i = [], 0
+    while i < len(lines):
+        if not lines[i].startswith("$ "):
+            out.append(lines[i])
+            i += 1
+            continue
+        head, cmd = [lines[i]], lines[i][2:]
+        i += 1
+        while cmd.endswith("\\") and i < len(lines):
+            cmd = cmd[:-1] + " " + lines[i].strip()
+            head.append(lines[i])
+            i += 1
+        want = []
+        while i < len(lines) and not lines[i].startswith("$ "):
+            want.append(lines[i])
+            i += 1
+        out += head
+        if "| jq" in cmd and not shutil.which("jq"):
+            out += want
+            continue
+        shell = re.sub(r"(?<![\w/])(build/)?trainsim\b", binp, cmd)
+        r = subprocess.run(["bash", "-c", shell], cwd=cwd, capture_output=True, text=True)
+        ran += 1
+        if r.returncode:
+            bad.append("%s: exit %d: %s" % (cmd, r.returncode, r.stderr[:300]))
+            out += want
+            continue
+        got = [l.rstrip() for l in r.stdout.split("\n")]
+        if os.environ.get("TS_REGEN") == "1":
+            if any(w.strip() == "..." for w in want):
+                new, at = [], 0
+                for w in want:
+                    k = next((j for j in range(at, len(got)) if w.strip() != "..." and
+                              label(got[j]) == label(w)), None)
+                    if k is not None:
+                        at = k + 1
+                    new.append(got[k] if k is not None else w)
+            else:
+                new = r.stdout.rstrip("\n").split("\n") if r.stdout.strip() else want
+            out += new
+            continue
+        out += want
+        at = 0
+        for w in want:
+            if w.strip() == "...":
+                continue
+            try:
+                at = got.index(w.rstrip(), at) + 1
+            except ValueError:
+                bad.append("%s: the line %r is not in its output (in order)" % (cmd, w))
+                break
+    if os.environ.get("TS_REGEN") == "1":
+        regen.append((block, "\n".join(out) + "\n"))
+if ran < 8:
+    bad.append("ran %d commands of README.md's other examples, expected at least 8" % ran)
+if regen:
+    for a, b in regen:
+        text = text.replace("```\n" + a + "```", "```\n" + b + "```", 1)
+    open(path, "w").write(text)
+    print("regenerated README.md's other examples")
+if bad:
+    print("\n".join(bad))
+    sys.exit(1)
+PY
+
 # Facts: 20 tokens per parameter (Hoffmann et al. 2022, Chinchilla: the
 # compute-optimal ratio the 26 B tokens follow); the default scenario's 512 sequences of 2048 tokens
 # (configs/scenarios/default.cfg); 40 MiB buckets (its parallel.bucket);
