@@ -485,4 +485,27 @@ expect 2 'jobsdir: found a directory, expected a CSV file' queue jobsdir --clust
 printf 'model = "gpt3-1.3b";\ncluster = { base = "dgx-a100-80gb"; name = "x";\n  power = { node_max = "1e300 kW"; source = "t"; }; };\nnodes = 1;\n' >"$TMP/pw.cfg"
 expect 2 'pw.cfg:3: cluster.power.node_max: found 1e+303 W, expected 1 W to 10 MW' run pw.cfg
 
+# queue: errors say what is wrong where the user wrote it. A submit time
+# past the simulated clock (int64 ns, 292 years) names file, line and
+# column (it said "submit_s: found a submit time 1e+300 s after the first");
+# a synthetic mix whose arrivals would span it names the rate and the
+# options (it blamed a submit_s the user never wrote); a sacct row whose
+# End precedes its Start is named (it was dropped: "found no GPU job that
+# ran"); --synthetic is bounded (2^26 was accepted and took 1.9 GB)
+printf 'id,submit_s,gpus,duration_s\nj1,0,8,100\nfar,1e300,8,100\n' >"$TMP/farsub.csv"
+expect 2 'farsub.csv:3: submit_s: found "1e300"|from 0 to 9.2e9' queue farsub.csv --cluster dgx-h100 --nodes 2
+expect 2 'rate: found 0.000112 jobs/hour|1000 arrivals span more than 292 years|--rate or --load|--sizes' \
+	queue --synthetic 1000 --sizes 100000:1 --nodes 2 --cluster dgx-h100
+printf 'JobID|Submit|Start|End|AllocTRES\n1|2024-03-01T12:00:00|2024-03-01T12:10:00|2024-03-01T11:00:00|gres/gpu=8\n' >"$TMP/backwards.txt"
+expect 2 'backwards.txt:2: End: found "2024-03-01T11:00:00", expected a time at or after Start (2024-03-01T12:10:00)' \
+	queue backwards.txt --cluster dgx-h100 --nodes 2
+expect 1 '--synthetic: found "67108864", expected a job count from 1 to 1048576' \
+	queue --synthetic 67108864 --nodes 2 --cluster dgx-h100
+# a user name from the job list reaches the terminal escaped, as run's names do
+printf 'id,submit_s,gpus,duration_s,user\nj1,0,8,100,\033[31mred\a\n' >"$TMP/ctl.csv"
+checks=$((checks + 1))
+(cd "$TMP" && "$BIN" queue ctl.csv --cluster dgx-h100 --nodes 2 2>/dev/null) >"$TMP/ctl.out"
+grep -qF '\x1b[31mred\x07' "$TMP/ctl.out" && ! grep -q "$(printf '\033')" "$TMP/ctl.out" ||
+	fail "queue: a user name was not escaped: $(cat -v "$TMP/ctl.out")"
+
 finish

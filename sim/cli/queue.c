@@ -255,8 +255,12 @@ int cli_queue(int argc, char **argv)
 				return CLI_USAGE;
 			break;
 		case O_SYNTH:
-			if (cli_opt_long("queue", "--synthetic", v, 1, 1L << 26,
-					 "a job count from 1 to 67108864", &n))
+			/* the library's bound (sim/sweep/queue.h QUEUE_SYNTH_MAX):
+			 * about 0.5 GB and 10 s at the top */
+			if (cli_opt_long("queue", "--synthetic", v, 1, 1L << 20,
+					 "a job count from 1 to 1048576 (a longer list comes "
+					 "from a job file)",
+					 &n))
 				return CLI_USAGE;
 			o.synth_jobs = (size_t)n;
 			break;

@@ -25,6 +25,11 @@
 
 #define LINE_MAX_ 65536
 #define MAX_FIELDS 64
+/* Latest submit time, s: simulated time counts int64 ns from the first
+ * submit (TS_TIME_MAX ns = 9.22e9 s, 292 years), so a later one (a typo, a
+ * time in ns) could never be placed; sacct's epoch seconds (1.7e9 in 2024)
+ * lie well inside. */
+#define SUBMIT_MAX_S 9.2e9
 /* Most bytes of a job list on standard input (a year of a 10,000-node
  * cluster's sacct is a few hundred MB). */
 #define STDIN_MAX ((size_t)1 << 30)
@@ -319,9 +324,11 @@ static int read_csv(const struct jin *jin, struct jobs_list *l, struct ts_error 
 			rc = bad(err, path, ln, "id", id, "a job id");
 			goto out;
 		}
-		if (!num(c.f[col[C_SUBMIT]], &j.submit_s) || j.submit_s < 0.0) {
+		if (!num(c.f[col[C_SUBMIT]], &j.submit_s) || j.submit_s < 0.0 ||
+		    j.submit_s > SUBMIT_MAX_S) {
 			rc = bad(err, path, ln, "submit_s", c.f[col[C_SUBMIT]],
-				 "a submit time in s, >= 0");
+				 "a submit time in s from 0 to 9.2e9 (292 years, the range of "
+				 "simulated time)");
 			goto out;
 		}
 		if ((rc = gpus_field(c.f[col[C_GPUS]], path, ln, "gpus", &j.gpus, err)))
@@ -632,6 +639,15 @@ static int read_sacct(const struct jin *jin, struct jobs_list *l, struct ts_erro
 				goto out;
 			}
 		} else if (isfinite(start) && iso_time(f[col[S_END]], &end)) {
+			/* an End before its Start is a broken row, not a job that
+			 * never ran: named rather than dropped */
+			if (end < start) {
+				char want[96];
+				snprintf(want, sizeof want, "a time at or after Start (%.40s)",
+					 f[col[S_START]]);
+				rc = bad(err, path, ln, "End", f[col[S_END]], want);
+				goto out;
+			}
 			j.duration_s = end - start;
 		}
 		if (!(j.duration_s > 0.0))
@@ -749,8 +765,10 @@ static int read_swf(const struct jin *jin, struct jobs_list *l, struct ts_error 
 			rc = bad(err, path, in.lineno, swf_names[4], "", "a whole processor count");
 			goto out;
 		}
-		if (v[1] < 0.0) {
-			rc = bad(err, path, in.lineno, swf_names[1], "", "a submit time >= 0");
+		if (v[1] < 0.0 || v[1] > SUBMIT_MAX_S) {
+			rc = bad(err, path, in.lineno, swf_names[1], "",
+				 "a submit time in s from 0 to 9.2e9 (292 years, the range of "
+				 "simulated time)");
 			goto out;
 		}
 		struct jobs_job j = {.submit_s = v[1],

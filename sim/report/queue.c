@@ -5,6 +5,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,9 +114,14 @@ static int write_text(const struct report_queue *q, FILE *out)
 	if (q->l->users.n && tot > 0.0) {
 		fprintf(out, "\nshare of GPU-hours by user\n");
 		for (size_t u = 0; u < s->nusers; u++)
-			if (s->user_gpu_s[u] > 0.0)
-				fprintf(out, "  %-16s %6.1f %%  %.4g GPU-h\n", user_name(q, u),
+			if (s->user_gpu_s[u] > 0.0) {
+				/* a name from the input: its control characters
+				 * escaped, never driving the terminal */
+				char nm[256];
+				ts_escape_ctl(nm, sizeof nm, user_name(q, u), SIZE_MAX);
+				fprintf(out, "  %-16s %6.1f %%  %.4g GPU-h\n", nm,
 					100.0 * s->user_gpu_s[u] / tot, s->user_gpu_s[u] / 3600.0);
+			}
 	}
 	if (q->part_names && s->npart) {
 		fprintf(out, "\nby partition\n  %-16s %6s %6s %7s %10s %10s %10s %7s\n",
@@ -124,9 +130,10 @@ static int write_text(const struct report_queue *q, FILE *out)
 		for (size_t p = 0; p < s->npart; p++) {
 			const struct queue_part_stats *z = &s->part[p];
 			dur(a, sizeof a, z->mean_wait_s), dur(b, sizeof b, z->p90_wait_s);
-			fprintf(out, "  %-16s %6u %6u %7zu %10s %10s %10.4g %7zu\n",
-				q->part_names[p], z->nodes, z->gpus, z->jobs, a, b,
-				z->busy_gpu_s / 3600.0, z->too_big);
+			char nm[256];
+			ts_escape_ctl(nm, sizeof nm, q->part_names[p], SIZE_MAX);
+			fprintf(out, "  %-16s %6u %6u %7zu %10s %10s %10.4g %7zu\n", nm, z->nodes,
+				z->gpus, z->jobs, a, b, z->busy_gpu_s / 3600.0, z->too_big);
 		}
 	}
 	if (q->npt > 1) {

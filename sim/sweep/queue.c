@@ -1704,9 +1704,10 @@ int queue_run(const struct jobs_list *l, const struct queue_cfg *c, struct queue
 		struct qjob *x = &s.j[i];
 		if (!ts_time_after(0, l->j[i].submit_s - t0, &x->submit)) {
 			rc = ts_error_set(err, TS_ELIMIT, NULL, 0, "submit_s",
-					  "found a submit time %g s after the first, expected less "
-					  "than 292 years",
-					  l->j[i].submit_s - t0);
+					  "job %s: found a submit time %g s after the first, "
+					  "expected less than 292 years (the int64-ns range of "
+					  "simulated time)",
+					  l->ids.s[l->j[i].id], l->j[i].submit_s - t0);
 			goto out;
 		}
 		x->first_start = -1;
@@ -1778,9 +1779,9 @@ double queue_mix_mean_s(const struct queue_mix *m)
 
 int queue_synth(const struct queue_mix *m, struct jobs_list *l, struct ts_error *err)
 {
-	if (!m->jobs || m->jobs > (size_t)1 << 26)
+	if (!m->jobs || m->jobs > QUEUE_SYNTH_MAX)
 		return ts_error_set(err, TS_ERANGE, NULL, 0, "jobs",
-				    "found %zu jobs, expected 1 to 67108864", m->jobs);
+				    "found %zu jobs, expected 1 to %zu", m->jobs, QUEUE_SYNTH_MAX);
 
 	if (!m->nsizes || m->nsizes > QUEUE_MIX_SIZES)
 		return ts_error_set(err, TS_ERANGE, NULL, 0, "sizes",
@@ -1835,6 +1836,20 @@ int queue_synth(const struct queue_mix *m, struct jobs_list *l, struct ts_error 
 	char user[32];
 	for (size_t i = 0; i < m->jobs; i++) {
 		t += gsl_ran_exponential(r[0], 1.0 / m->rate_per_s);
+		/* the arrivals must fit the simulated clock (int64 ns from the
+		 * first); said in terms of the mix, not of a submit_s the user
+		 * never wrote */
+		if (!(t < (double)TS_TIME_MAX * 1e-9)) {
+			rc = ts_error_set(
+			    err, TS_ERANGE, NULL, 0, "rate",
+			    "found %.4g jobs/hour, at which %zu arrivals span more than 292 years "
+			    "(the int64-ns range of simulated time), expected a higher rate: a "
+			    "higher --rate or --load, fewer jobs, or job sizes (--sizes) that "
+			    "fit the cluster (a load spread over jobs larger than it gives a "
+			    "tiny rate)",
+			    m->rate_per_s * 3600.0, m->jobs);
+			goto out;
+		}
 		double u = gsl_rng_uniform(r[1]) * wsum, acc = 0.0;
 		size_t k = 0;
 		for (; k + 1 < m->nsizes; k++) {
