@@ -625,6 +625,28 @@ START_TEST(nvls_closed_form)
 }
 END_TEST
 
+/* NCCL's tuning model prices the tree from the ring's bus bandwidth B
+ * (tuning.cc: tree busBw = min(0.9 B, maxTreeBw), tree algbw = 0.5 x
+ * busBw), and the ring's algbw is B x n / (2 (n - 1)). On two DGX A100 nodes
+ * with one NIC each (B far below maxTreeBw's 110 GB/s) a 1 GiB all-reduce
+ * (2^24 chunks of 64 B: no treeCorrectionFactor) over n = 16 ranks is
+ * priced, beyond each latency, 1 / (0.9 x 0.5 x 2 x 15 / 16) = 16 / 13.5 =
+ * 1.18519 times as long by the tree as by the ring. */
+START_TEST(tree_priced_from_ring)
+{
+	const double S = 1073741824.0;
+	struct coll_plan ring, tree;
+	time_algo("dgx-a100-80gb", 2, 1, NET_CLASS, COLL_ALL_REDUCE, 16, S, COLL_ALGO_RING,
+		  COLL_PROTO_SIMPLE, &ring);
+	time_algo("dgx-a100-80gb", 2, 1, NET_CLASS, COLL_ALL_REDUCE, 16, S, COLL_ALGO_TREE,
+		  COLL_PROTO_SIMPLE, &tree);
+	double B = S / (ring.est_s - ring.latency_s) * 2.0 * 15.0 / 16.0;
+	ck_assert_msg(0.9 * B < 110e9, "ring busbw %.4g: the tree would be capped", B);
+	double r = (tree.est_s - tree.latency_s) / (ring.est_s - ring.latency_s);
+	ck_assert_double_eq_tol(r, 16.0 / 13.5, 1e-9);
+}
+END_TEST
+
 /* Choices by size on one node and across nodes, as NCCL's tuning model
  * makes them with the constants in sim/net/coll.c: tiny all-reduces on 16
  * DGX A100 nodes are latency-bound and take the tree (2 log2(16) network
@@ -1317,6 +1339,7 @@ int main(void)
 	tcase_add_test(tc, nccl_tests_rows);
 	tcase_add_test(tc, class_equals_full_other_algos);
 	tcase_add_test(tc, tree_two_nodes_closed_form);
+	tcase_add_test(tc, tree_priced_from_ring);
 	tcase_add_test(tc, nvls_closed_form);
 	tcase_add_test(tc, algorithm_by_size);
 	tcase_add_test(tc, pair_latency_per_hop);
