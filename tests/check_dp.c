@@ -777,6 +777,136 @@ START_TEST(fsdp_gather_prefetch)
 }
 END_TEST
 
+/* Duration of one collective over the 8 GPUs of a DGX A100 alone, ns. */
+static ts_time one_coll_ns(enum coll_op op, double bytes)
+{
+	struct synth s;
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s.c, &err), 0);
+	ck_assert_int_eq(evq_create(&s.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s.f, s.q), 0);
+	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
+	uint32_t ranks[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+	struct coll_spec cs = {.op = op, .ranks = ranks, .nranks = 8, .bytes = bytes, .mult = 1};
+	ck_assert_int_eq(coll_start(s.cc, &cs, NULL, &err), 0);
+	fluid_run(s.f, TS_TIME_MAX);
+	ts_time t = evq_now(s.q);
+	coll_destroy(s.cc);
+	net_destroy(s.net);
+	fluid_destroy(s.f);
+	evq_destroy(s.q);
+	hw_cluster_destroy(s.c);
+	return t;
+}
+
+/* FSDP full shard over 8 GPUs: two units of 16 Mi parameters (32 MiB
+ * gathered in bf16, 32 MiB of bf16 gradients), forward, dgrad and wgrad of
+ * compute_s each, m micro-batches; the third of four iterations, with its
+ * all-gathers and gradient reductions counted. */
+static ts_time zero3_accum(uint32_t m, double compute_s, uint32_t *gathers, uint32_t *reduces)
+{
+	struct synth s;
+	struct hw_cluster_opts o = {0};
+	struct ts_error err;
+	ck_assert_int_eq(hw_cluster_load(cat, "dgx-a100-80gb", &o, &s.c, &err), 0);
+	ck_assert_int_eq(evq_create(&s.q, 64), 0);
+	ck_assert_int_eq(fluid_create(&s.f, s.q), 0);
+	ck_assert_int_eq(net_create(&s.net, s.c, s.f, NET_CLASS), 0);
+	ck_assert_int_eq(coll_create(&s.cc, s.net), 0);
+	ck_assert_int_eq(graph_create(&s.g, s.f, s.cc), 0);
+	ck_assert_int_eq(layout_init(&s.lay, 1, 1, 8, 1, NULL, 8, true, &err), 0);
+	struct dp_unit u[2];
+	for (int i = 0; i < 2; i++)
+		u[i] = (struct dp_unit){.label = "layer",
+					.fwd_s = compute_s,
+					.dgrad_s = compute_s,
+					.wgrad_s = compute_s,
+					.grad_bytes = 33554432.0,
+					.act_cat = GRAPH_MEM_ACTIVATIONS,
+					.layer = (uint16_t)(i + 1),
+					.params = 16777216.0};
+	struct pipe_job j = {.units = u,
+			     .nunits = 2,
+			     .gran = DP_GRAN_LAYER,
+			     .sched = PIPE_1F1B,
+			     .interleave = 1,
+			     .m = m,
+			     .iterations = 4,
+			     .lay = &s.lay,
+			     .ep = 1,
+			     .zero = 3,
+			     .reshard = true,
+			     .overlap = true,
+			     .weight_bpp = 4.0,
+			     .gather_bpp = 2.0,
+			     .grad_bpp = 2.0,
+			     .reduce_bpp = 2.0,
+			     .optimizer_s_per_param = 1e-12};
+	ck_assert_int_eq(pipe_build(s.g, s.f, &j, &s.b, &err), 0);
+	ck_assert_int_eq(graph_run(s.g, &err), 0);
+	ts_time w0, w1;
+	window(&s, &w0, &w1);
+	*gathers = *reduces = 0;
+	for (uint32_t t = 0; t < graph_ntasks(s.g); t++) {
+		const struct graph_rec *r = graph_rec(s.g, t);
+		if (r->kind != GRAPH_COMM || r->start < w0 || r->start >= w1)
+			continue;
+		*gathers += strstr(r->label, "all-gather") != NULL;
+		*reduces += strstr(r->label, "reduction") != NULL;
+	}
+	synth_fini(&s);
+	return w1 - w0;
+}
+
+/* FSDP full shard with gradient accumulation, by hand. FSDP reduces on
+ * every micro-batch unless the loop calls no_sync (PyTorch FSDP docs,
+ * FullyShardedDataParallel.no_sync), and Composer, which ran the MPT
+ * rows, calls no_sync for DDP models only (mosaicml/composer,
+ * composer/distributed/dist_strategy.py, ddp_sync_context: "if not
+ * isinstance(state.model, DistributedDataParallel): yield"). So each of
+ * m micro-batches gathers each of the two units before its forward and,
+ * resharded, again before its backward (4 all-gathers) and reduce-scatters
+ * each unit's gradients (2), over the 8 ranks: 4m and 2m an iteration,
+ * every rank's collectives issued once by the group's first rank.
+ * Compute-bound (10 ms an op, a collective 0.17 ms alone): every gather
+ * hides behind the unit before (the first one behind the previous pass's
+ * last unit), each reduction behind the next unit's backward, so an
+ * iteration is its 6m ops, the last unit's reduction and the step
+ * (2 x 16 Mi / 8 parameters at 1e-12 s: 4194.3 ns), to the nanosecond
+ * the event queue rounds to (2 ns: two roundings). Communication-bound
+ * (10 us an op): a further micro-batch adds at least its four all-gathers
+ * one after another on the gather stream (each no shorter than alone) and
+ * at most all six collectives and its six ops back to back. */
+START_TEST(fsdp_accumulation_per_micro_batch)
+{
+	ts_time ag = one_coll_ns(COLL_ALL_GATHER, 33554432.0);
+	ts_time rs = one_coll_ns(COLL_REDUCE_SCATTER, 33554432.0);
+	const double step_ns = 2.0 * 16777216.0 / 8.0 * 1e-12 * 1e9;
+	ck_assert_int_lt(ag, 1000000);
+	ck_assert_int_lt(rs, 1000000);
+	uint32_t g, r;
+	for (uint32_t m = 1; m <= 4; m *= 4) {
+		ts_time it = zero3_accum(m, 0.010, &g, &r);
+		ck_assert_uint_eq(g, 4 * m);
+		ck_assert_uint_eq(r, 2 * m);
+		double want = 6.0 * m * 10e6 + (double)rs + step_ns;
+		ck_assert_msg(fabs((double)it - want) <= 2.0, "m %u: %lld ns, by hand %.1f", m,
+			      (long long)it, want);
+	}
+	ts_time t1 = zero3_accum(1, 10e-6, &g, &r);
+	ck_assert_uint_eq(g, 4);
+	ts_time t4 = zero3_accum(4, 10e-6, &g, &r);
+	ck_assert_uint_eq(g, 16);
+	double per_mb = (double)(t4 - t1) / 3.0;
+	ck_assert_msg(per_mb >= 4.0 * (double)ag &&
+			  per_mb <= 4.0 * (double)ag + 2.0 * (double)rs + 6.0 * 10e3,
+		      "a micro-batch adds %.0f ns; all-gather %lld, reduce-scatter %lld ns", per_mb,
+		      (long long)ag, (long long)rs);
+}
+END_TEST
+
 /* parallel.limit_all_gathers is FSDP1's option: refused with FSDP2 (the
  * default fsdp_version) and outside FSDP's full sharding, naming the key. */
 START_TEST(limit_all_gathers_needs_fsdp1)
@@ -862,6 +992,7 @@ int main(void)
 	tcase_add_test(tc, tp_comm_overlap_needs_sp);
 	tcase_add_test(tc, memory_fit);
 	tcase_add_test(tc, fsdp_gather_prefetch);
+	tcase_add_test(tc, fsdp_accumulation_per_micro_batch);
 	tcase_add_test(tc, limit_all_gathers_needs_fsdp1);
 	suite_add_tcase(s, tc);
 	return tu_run(s) ? EXIT_FAILURE : EXIT_SUCCESS;
