@@ -435,6 +435,27 @@ checks=$((checks + 1))
 checks=$((checks + 1))
 "$BIN" plot breakdown "$TMP/nlm.csv" -o "$TMP/nl.png" 2>"$TMP/err" ||
 	fail "plot of a sweep with a newline in the name: $(cat "$TMP/err")"
+# a part or a file to resume whose figures were edited (nan, 1e999, -1e308) is
+# refused at its file, line and column (both were taken as they stood, and
+# plot breakdown drew them)
+# tamper FILE ROW COLUMN VALUE: set one field of a sweep CSV
+tamper() {
+	python3 - "$@" <<'PY'
+import csv, sys
+path, row, col, val = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+with open(path, newline="") as f:
+    rows = list(csv.reader(f))
+rows[row][rows[0].index(col)] = val
+with open(path, "w", newline="") as f:
+    csv.writer(f, lineterminator="\n").writerows(rows)
+PY
+}
+tamper "$TMP/nlp2.csv" 1 iteration_time_s 1e999
+expect 2 'nlp2.csv:2: iteration_time_s: found "1e999" in column|expected a finite number >= 0' \
+	merge nlp1.csv nlp2.csv -o nlm2.csv
+tamper "$TMP/nlm.csv" 2 compute_s -1e308
+expect 2 'nlm.csv:3: compute_s: found "-1e308"|--resume --force starts over' \
+	sweep nlsweep.cfg --set 'name="l1\nl2, \"q\""' -o nlm.csv --resume
 
 # calibrate --runs holds the fit to the bounds of --measured-iteration-s: a
 # run 1e6 s against the catalog's 6.6 s (1.5e5 times slower, beyond the 64 a

@@ -238,6 +238,9 @@ static int part_rows(const struct part *p, struct ts_error *err)
 			return ts_error_set(err, TS_EINVALID, part_name(p), line, NULL,
 					    "found %zu fields, expected %zu as the header has", nf,
 					    headf);
+		int rc = sweep_row_check(p->head, r, part_name(p), line, err);
+		if (rc)
+			return rc;
 		r = nl + 1;
 	}
 	if (got < want)

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -651,6 +652,79 @@ const char *sweep_row_digest(const char *line, size_t *len)
  * the header is not a row of this sweep). */
 #define SWEEP_MAX_COLS 1024
 
+/* The result columns of sim/report/report.c that hold text, never checked
+ * as numbers (a name may read as one). */
+static const char *const text_cols[] = {"name",	       "memory_verdict", "memory_largest_term",
+					"bottleneck",  "not_modelled",	 "warnings",
+					"gpu",	       "unit",		 "notes",
+					"band_regime", "granularity"};
+
+static bool text_col(const char *name)
+{
+	for (size_t i = 0; i < sizeof text_cols / sizeof *text_cols; i++)
+		if (!strcmp(name, text_cols[i]))
+			return true;
+	return false;
+}
+
+int sweep_row_check(const char *head, const char *row, const char *path, int line,
+		    struct ts_error *err)
+{
+	size_t hl = strcspn(head, "\n"), rl = strcspn(row, "\n");
+	char *h = ts_malloc(hl + 1), *r = ts_malloc(rl + 1);
+	char **hf = ts_calloc(SWEEP_MAX_COLS, sizeof *hf),
+	     **rf = ts_calloc(SWEEP_MAX_COLS, sizeof *rf);
+	int rc = 0;
+	if (!h || !r || !hf || !rf) {
+		rc = ts_error_set(err, TS_ENOMEM, NULL, 0, NULL, "out of memory");
+		goto out;
+	}
+	memcpy(h, head, hl);
+	h[hl] = '\0';
+	memcpy(r, row, rl);
+	r[rl] = '\0';
+	int nh = csv_split(h, hf, SWEEP_MAX_COLS), nr = csv_split(r, rf, SWEEP_MAX_COLS);
+	if (nh < 0 || nr != nh)
+		goto out; /* the callers check the field count themselves */
+	int status = -1, first = -1;
+	for (int k = 0; k < nh; k++)
+		if (status < 0 && !strcmp(hf[k], "status"))
+			status = k;
+		else if (status >= 0 && !strcmp(hf[k], "name")) {
+			first = k;
+			break;
+		}
+	if (status < 0 || first < 0 || strcmp(rf[status], "ok"))
+		goto out;
+	for (int k = first; k < nh - 1; k++) { /* the last is the digest */
+		if (text_col(hf[k]) || !*rf[k])
+			continue;
+		char *end;
+		double v = strtod(rf[k], &end);
+		if (end == rf[k] || *end)
+			continue; /* not a number: a text column */
+		bool signed_ = !strcmp(hf[k], "memory_headroom_gib");
+		double lo = signed_ ? -1e15 : !strcmp(hf[k], "breakeven_months") ? -1.0 : 0.0;
+		if (!isfinite(v) || v < lo) {
+			rc =
+			    ts_error_set(err, TS_EINVALID, path, line, hf[k],
+					 "found \"%.40s\" in column %d, expected a finite number%s "
+					 "as trainsim writes it (the row was edited or damaged)",
+					 rf[k], k + 1,
+					 signed_    ? ""
+					 : lo < 0.0 ? " >= -1"
+						    : " >= 0");
+			goto out;
+		}
+	}
+out:
+	ts_free(h, hl + 1);
+	ts_free(r, rl + 1);
+	ts_free(hf, SWEEP_MAX_COLS * sizeof *hf);
+	ts_free(rf, SWEEP_MAX_COLS * sizeof *rf);
+	return rc;
+}
+
 /* Whether line (ending in "\n") is the row of point i of sp: its index,
  * its axis values and `nfields` fields. field: scratch as large as line; f:
  * room for nfields + 1 field pointers. */
@@ -805,6 +879,16 @@ int sweep_resume_scan(const struct sweep_spec *sp, const struct sweep_cols *cols
 		if (d && (dlen != strlen(want) || strncmp(dig, want, dlen))) {
 			if (!*done)
 				rc = digest_differs(sp, path, dig, dlen, d, err);
+			break;
+		}
+		/* a row of this setup whose figures are not what trainsim
+		 * writes (nan, -1e308: edited) is refused, not kept */
+		if ((rc = sweep_row_check(head, line, path, (int)*done + 2, err))) {
+			if (rc == TS_EINVALID) {
+				struct ts_error e = *err;
+				ts_error_set(err, TS_EINVALID, path, e.line, e.key,
+					     "%s; --resume --force starts over", e.msg);
+			}
 			break;
 		}
 		(*done)++;

@@ -144,6 +144,19 @@ bool sweep_digest_parse(const char *s, size_t len, struct sweep_digest *d);
 /* The last field of the CSV line at `line` (up to its "\n" or NUL): its
  * start, and its length into *len (the digest of a sweep's row). */
 const char *sweep_row_digest(const char *line, size_t *len);
+
+/* Check the result figures of one row of a sweep's CSV read back (a part
+ * to merge, a file to resume): `head` is the header line and `row` the row
+ * (each up to its "\n" or NUL), `path` and `line` name it. In a row whose
+ * status is "ok", every result field from the column "name" on that reads
+ * as a number must be finite and >= 0 (memory_headroom_gib, negative when
+ * the run does not fit, and breakeven_months, -1 for never, excepted:
+ * finite, >= -1e15 and >= -1); text columns (sim/report/report.c's STR and
+ * list fields) are not numbers and skipped. Returns 0, TS_EINVALID naming
+ * path:line, the column (its name and number) and what was found, or
+ * TS_ENOMEM. */
+int sweep_row_check(const char *head, const char *row, const char *path, int line,
+		    struct ts_error *err);
 /* sweep_run in environment env (borrowed: catalog, constants, storage
  * catalog): the dataset of the base is read once (from point `first`), and
  * a point that names the same dataset plans with it; each point's
