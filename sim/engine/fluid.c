@@ -289,28 +289,15 @@ static void detach(struct ts_fluid *f, uint32_t id);
 /* Rate an activity that is alone on every resource it uses (each use on a
  * distinct resource) as a solve of its component would, without one: the
  * same progressive filling on the same numbers, which for one activity is
- * its first step (t the least R / U of its resources, or its bound / weight
- * when that is less), and push its completion. Returns 1 when it does not
- * apply (then the activity's resources are marked dirty for the solve), 0
- * or an error when it rated the activity. Not under a load observer, which
- * is told of every solve's loads. */
-static int rate_alone(struct ts_fluid *f, uint32_t id)
+ * its first step (t the least R / U of its resources, `tmin`, or its bound
+ * / weight when that is less), and push its completion. attach finds
+ * whether it is alone and tmin as it puts the uses on their resources.
+ * Returns 1 when it does not apply (then the activity's resources are
+ * marked dirty for the solve), 0 or an error when it rated the activity.
+ * Not under a load observer, which is told of every solve's loads. */
+static int rate_alone(struct ts_fluid *f, uint32_t id, double tmin)
 {
 	struct act *a = &f->acts[id];
-	if (f->has_obs && f->obs.on_load)
-		return 1;
-	for (size_t i = 0; i < a->nelems; i++)
-		if (f->res[a->elems[i].res].nusers != 1)
-			return 1;
-	double tmin = HUGE_VAL;
-	for (size_t i = 0; i < a->nelems; i++) {
-		const struct elem *e = &a->elems[i];
-		const struct res *r = &f->res[e->res];
-		double u = e->k * a->weight;
-		double t = u > 0.0 ? r->cap / u : HUGE_VAL;
-		if (t < tmin)
-			tmin = t;
-	}
 	if (a->bound > 0.0 && a->bound / a->weight < tmin)
 		tmin = a->bound / a->weight;
 	if (tmin == HUGE_VAL)
@@ -320,13 +307,17 @@ static int rate_alone(struct ts_fluid *f, uint32_t id)
 	if (!ts_time_after(a->last, a->remaining / rate, &at))
 		return 1; /* past the range: the solve says so, as for any rate */
 	a->rate = rate;
+	ts_time now = a->last;
 	for (size_t i = 0; i < a->nelems; i++) {
 		const struct elem *e = &a->elems[i];
 		struct res *r = &f->res[e->res];
 		double R = r->cap - e->k * a->rate;
 		if (R < 0.0)
 			R = 0.0;
-		res_account(f, r);
+		if (now > r->last) { /* res_account */
+			r->carried += r->load * ts_time_to_s(now - r->last);
+			r->last = now;
+		}
 		r->load = r->cap - R;
 	}
 	return evq_push(f->q, at, on_complete, f, id, &a->ev);
@@ -342,6 +333,10 @@ static int attach(struct ts_fluid *f, uint32_t id)
 	 * growing it */
 	if (ts_grow((void **)&f->dirty, &f->capdirty, f->ndirty + a->nelems, sizeof *f->dirty))
 		return TS_ENOMEM;
+	/* alone: no other user on any of its resources, nor two uses of one
+	 * (rate_alone); tmin: the least R / U of its resources when alone */
+	bool alone = !(f->has_obs && f->obs.on_load);
+	double tmin = HUGE_VAL;
 	for (size_t i = 0; i < a->nelems; i++) {
 		struct elem *e = &a->elems[i];
 		struct res *r = &f->res[e->res];
@@ -351,6 +346,14 @@ static int attach(struct ts_fluid *f, uint32_t id)
 			detach(f, id);
 			a->nelems = n;
 			return TS_ENOMEM;
+		}
+		if (r->nusers) {
+			alone = false;
+		} else if (alone) {
+			double u = e->k * a->weight;
+			double t = u > 0.0 ? r->cap / u : HUGE_VAL;
+			if (t < tmin)
+				tmin = t;
 		}
 		e->pos = (uint32_t)r->nusers;
 		r->users[r->nusers].act = id;
@@ -370,9 +373,11 @@ static int attach(struct ts_fluid *f, uint32_t id)
 			return f->status = TS_ELIMIT;
 		return evq_push(f->q, at, on_complete, f, id, &a->ev);
 	}
-	int rc = rate_alone(f, id);
-	if (rc != 1)
-		return rc;
+	if (alone) {
+		int rc = rate_alone(f, id, tmin);
+		if (rc != 1)
+			return rc;
+	}
 	for (size_t i = 0; i < a->nelems; i++)
 		f->dirty[f->ndirty++] = a->elems[i].res;
 	return 0;
@@ -410,10 +415,6 @@ int fluid_start(struct ts_fluid *f, const struct fluid_spec *s, uint32_t *idp)
 	    !(s->bound >= 0.0) || !isfinite(s->bound) || s->latency < 0 ||
 	    (s->nuses == 0 && s->bound <= 0.0) || (s->nuses > 0 && !s->uses))
 		return TS_EINVALID;
-	for (uint32_t i = 0; i < s->nuses; i++)
-		if (s->uses[i].res >= f->nres || !(s->uses[i].coeff > 0.0) ||
-		    !isfinite(s->uses[i].coeff))
-			return TS_EINVALID;
 	uint32_t id;
 	int rc = alloc_act(f, &id);
 	if (rc)
@@ -432,9 +433,16 @@ int fluid_start(struct ts_fluid *f, const struct fluid_spec *s, uint32_t *idp)
 	}
 	a->nelems = s->nuses;
 	for (uint32_t i = 0; i < s->nuses; i++) {
+		const struct fluid_use *u = &s->uses[i];
+		if (u->res >= f->nres || !(u->coeff > 0.0) || !isfinite(u->coeff)) {
+			/* a malformed use: the activity never was */
+			a->state = ACT_LATENT;
+			free_act(f, id);
+			return TS_EINVALID;
+		}
 		struct elem *e = &a->elems[i];
-		e->res = s->uses[i].res;
-		e->coeff = s->uses[i].coeff;
+		e->res = u->res;
+		e->coeff = u->coeff;
 		e->k = e->coeff * ((double)s->mult / (double)f->res[e->res].count);
 	}
 	a->mult = s->mult;

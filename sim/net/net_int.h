@@ -40,9 +40,9 @@ struct coll_pending {
 /* A collective started before, as coll_start runs it again: the spec's
  * key (everything coll_plan reads of it) and what it chose, with its
  * channels' uses already scaled by the efficiency. */
-#define COLL_MEMO 128	 /* slots */
+#define COLL_MEMO 512	 /* slots */
 #define COLL_MEMO_WAYS 8 /* slots a spec may take (of one set) */
-#define COLL_RKEYS 64	 /* remembered hashes of keyed ranks */
+#define COLL_RKEYS 256	 /* remembered hashes of keyed ranks */
 struct coll_memo {
 	bool used;
 	uint64_t last_use; /* ts_coll's memo_clock when last found or made */

@@ -91,6 +91,8 @@ struct ts_graph {
 	size_t ne, cape;
 	uint32_t *succ; /* CSR targets */
 	size_t capsucc;
+	uint32_t *roots; /* tasks with no dependency, in id order (finalize) */
+	size_t nroots, caproots;
 	uint32_t ndone;
 	int fail;
 	uint32_t fail_task;	  /* the first task whose start failed, or GRAPH_NONE */
@@ -132,6 +134,7 @@ void graph_destroy(struct ts_graph *g)
 	ts_free(g->m, g->capm * sizeof *g->m);
 	ts_free(g->e, g->cape * sizeof *g->e);
 	ts_free(g->succ, g->capsucc * sizeof *g->succ);
+	ts_free(g->roots, g->caproots * sizeof *g->roots);
 	ts_free(g->det, g->capdet * sizeof *g->det);
 	ts_free(g->has_det, g->caphas * sizeof *g->has_det);
 	ts_free(g, sizeof *g);
@@ -162,8 +165,8 @@ size_t graph_storage_bytes(const struct ts_graph *g)
 	return g->capt * sizeof *g->t + g->caps * sizeof *g->s + g->capp * sizeof *g->p +
 	       g->capc * sizeof *g->c + g->capranks * sizeof *g->ranks +
 	       g->capuses * sizeof *g->uses + g->capm * sizeof *g->m + g->cape * sizeof *g->e +
-	       g->capsucc * sizeof *g->succ + g->capdet * sizeof *g->det +
-	       g->caphas * sizeof *g->has_det;
+	       g->capsucc * sizeof *g->succ + g->caproots * sizeof *g->roots +
+	       g->capdet * sizeof *g->det + g->caphas * sizeof *g->has_det;
 }
 
 size_t graph_used_bytes(const struct ts_graph *g)
@@ -441,6 +444,11 @@ static void start_task(struct ts_graph *g, uint32_t id)
 	}
 	t->state = T_RUNNING;
 	t->rec.start = now;
+	/* its successors' records are read when it ends, many events from now:
+	 * fetch them meanwhile (a large graph's records are not in the caches,
+	 * and each release waits for its record otherwise) */
+	for (uint32_t k = 0; k < t->nsucc && k < 4; k++)
+		__builtin_prefetch(&g->t[g->succ[t->succ_off + k]], 1);
 	if (t->pool != GRAPH_NONE && t->alloc != 0.0)
 		pool_change(&g->p[t->pool], t->alloc_cat, t->alloc);
 	if (g->has_obs)
@@ -542,17 +550,26 @@ static void deferred_start(void *ctx, uint64_t arg)
 	start_task(ctx, (uint32_t)arg);
 }
 
-/* Build the successor lists (CSR, in the order edges were added). */
+/* Build the successor lists (CSR, in the order edges were added) and the
+ * list of tasks that wait for none, in one pass over the tasks: a large
+ * graph's records do not fit in the caches, so each pass over them costs
+ * its size in memory traffic. */
 static int finalize(struct ts_graph *g)
 {
-	if (ts_grow_raw((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ))
+	if (ts_grow_raw((void **)&g->succ, &g->capsucc, g->ne ? g->ne : 1, sizeof *g->succ) ||
+	    ts_grow_raw((void **)&g->roots, &g->caproots, g->nt ? g->nt : 1, sizeof *g->roots))
 		return TS_ENOMEM;
 	uint32_t off = 0; /* each task's nsucc was counted by graph_dep */
+	size_t nr = 0;
 	for (size_t i = 0; i < g->nt; i++) {
-		g->t[i].succ_off = off;
-		off += g->t[i].nsucc;
-		g->t[i].nsucc = 0;
+		struct gtask *t = &g->t[i];
+		t->succ_off = off;
+		off += t->nsucc;
+		t->nsucc = 0;
+		if (t->left == 0)
+			g->roots[nr++] = (uint32_t)i;
 	}
+	g->nroots = nr;
 	for (size_t i = 0; i < g->ne; i++) {
 		struct gtask *t = &g->t[g->e[i].from];
 		g->succ[t->succ_off + t->nsucc++] = g->e[i].to;
@@ -570,11 +587,15 @@ int graph_run(struct ts_graph *g, struct ts_error *err)
 		return ts_error_set(err, rc, NULL, 0, NULL, "building the task graph failed (%s)",
 				    ts_strerror(rc));
 	ts_time now = evq_now(fluid_evq(g->f));
-	for (uint32_t i = 0; i < g->nt; i++)
-		if (g->t[i].left == 0 && g->t[i].state == T_WAIT) {
+	/* a start only pushes events: no task is done, and no count of
+	 * dependencies changes, before the engine runs */
+	for (size_t r = 0; r < g->nroots; r++) {
+		uint32_t i = g->roots[r];
+		if (g->t[i].state == T_WAIT) {
 			g->t[i].rec.ready = now;
 			start_task(g, i);
 		}
+	}
 	fluid_run(g->f, TS_TIME_MAX);
 	if (fluid_status(g->f) == TS_ELIMIT || g->fail == TS_ELIMIT)
 		return ts_error_set(
