@@ -200,6 +200,26 @@ static int get_u32(struct ld *l, const config_setting_t *g, const char *prefix, 
 	return rc;
 }
 
+/* A boolean key that may be left unset: *out = 1 (true), 0 (false) or
+ * TS_UNSET when the group lacks it (the plan then takes the framework's
+ * default). Returns 0 or cfg_bool's error naming prefix + name. */
+static int get_tribool(struct ld *l, const config_setting_t *g, const char *prefix,
+		       const char *name, int *out)
+{
+	char key[96];
+	const config_setting_t *s = member(g, name);
+	bool b;
+	int rc;
+	*out = TS_UNSET;
+	if (!s)
+		return 0;
+	snprintf(key, sizeof key, "%s%s", prefix, name);
+	if ((rc = cfg_bool(s, l->file, key, &b, l->err)))
+		return rc;
+	*out = b ? 1 : 0;
+	return 0;
+}
+
 static int get_enum(struct ld *l, const config_setting_t *g, const char *prefix, const char *name,
 		    const char *const *names, size_t n, int def, int *out)
 {
@@ -583,14 +603,8 @@ static int read_training(struct ld *l)
 				"found \"masked\" with a %s model, expected a bert model (the "
 				"masked-LM head is BERT's)",
 				ts_model_family_name(l->s->model.family));
-	t->grad_reduce_in_fp32 = TS_UNSET;
-	if (member(g, "grad_reduce_in_fp32")) {
-		bool b;
-		if ((rc = cfg_bool(member(g, "grad_reduce_in_fp32"), l->file,
-				   "training.grad_reduce_in_fp32", &b, l->err)))
-			return rc;
-		t->grad_reduce_in_fp32 = b ? 1 : 0;
-	}
+	if ((rc = get_tribool(l, g, p, "grad_reduce_in_fp32", &t->grad_reduce_in_fp32)))
+		return rc;
 	if ((rc = get_int(l, g, p, "recompute_layers", 0, 1 << 20, 0, &t->recompute_layers)))
 		return rc;
 	if ((rc = get_int(l, g, p, "recompute_interval", 0, 1 << 20, 0, &t->recompute_interval)))
@@ -644,7 +658,6 @@ static int read_parallel(struct ld *l)
 	const char *p = "parallel.";
 	int rc, e;
 	int64_t z;
-	bool b;
 	if ((rc = cfg_check_keys(g, l->file, p, parallel_keys, COUNT(parallel_keys), l->err)))
 		return rc;
 	if ((rc = get_u32(l, g, p, "tp", 1, MAX_DEGREE, 1, &q->tp)) ||
@@ -676,29 +689,12 @@ static int read_parallel(struct ld *l)
 		return rc;
 	/* FSDP's implementation and FSDP1's rate limiter (plan.c checks them
 	 * against the framework and the ZeRO stage) */
-	q->fsdp_version = TS_UNSET;
-	if (member(g, "fsdp_version")) {
-		int64_t fv;
-		if ((rc = get_int(l, g, p, "fsdp_version", 1, 2, 2, &fv)))
-			return rc;
-		q->fsdp_version = (int)fv;
-	}
-	q->limit_all_gathers = TS_UNSET;
-	if (member(g, "limit_all_gathers")) {
-		bool b2;
-		if ((rc = cfg_bool(member(g, "limit_all_gathers"), l->file,
-				   "parallel.limit_all_gathers", &b2, l->err)))
-			return rc;
-		q->limit_all_gathers = b2 ? 1 : 0;
-	}
-	q->reshard_after_forward = TS_UNSET;
-	if (member(g, "reshard_after_forward")) {
-		bool b2;
-		if ((rc = cfg_bool(member(g, "reshard_after_forward"), l->file,
-				   "parallel.reshard_after_forward", &b2, l->err)))
-			return rc;
-		q->reshard_after_forward = b2 ? 1 : 0;
-	}
+	int64_t fv;
+	if ((rc = get_int(l, g, p, "fsdp_version", 1, 2, TS_UNSET, &fv)) ||
+	    (rc = get_tribool(l, g, p, "limit_all_gathers", &q->limit_all_gathers)) ||
+	    (rc = get_tribool(l, g, p, "reshard_after_forward", &q->reshard_after_forward)))
+		return rc;
+	q->fsdp_version = (int)fv;
 	q->tp_comm_overlap = false;
 	if (member(g, "tp_comm_overlap") &&
 	    (rc = cfg_bool(member(g, "tp_comm_overlap"), l->file, "parallel.tp_comm_overlap",
@@ -733,14 +729,7 @@ static int read_parallel(struct ld *l)
 			return rc;
 		q->bucket_bytes = (int64_t)ceil(v);
 	}
-	q->overlap_grad_reduce = TS_UNSET;
-	if (member(g, "overlap_grad_reduce")) {
-		if ((rc = cfg_bool(member(g, "overlap_grad_reduce"), l->file,
-				   "parallel.overlap_grad_reduce", &b, l->err)))
-			return rc;
-		q->overlap_grad_reduce = b ? 1 : 0;
-	}
-	return 0;
+	return get_tribool(l, g, p, "overlap_grad_reduce", &q->overlap_grad_reduce);
 }
 
 static int read_data(struct ld *l)
