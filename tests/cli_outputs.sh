@@ -305,20 +305,31 @@ if [ -w /dev/full ]; then
 		fail "run >/dev/full: exit $rc: $(cat "$TMP/full.err")"
 fi
 
-# --- gnuplot failing: one line saying what failed, pointing to its log
+# --- gnuplot failing: one line saying what failed (gnuplot's last line),
+# and no temporary file left in /tmp (the data, settings and log files of
+# that process; its log was once left behind)
 if command -v gnuplot >/dev/null; then
 	mkdir -p "$TMP/root/plots"
 	ln -s "$SRC/configs" "$SRC/models" "$TMP/root/"
 	cp "$SRC"/plots/*.gp "$TMP/root/plots/"
 	printf 'load plotdir."/common.gp"\nplot datafile using 1:(nosuchvar) with lines\n' >"$TMP/root/plots/scaling.gp"
 	checks=$((checks + 1))
-	TS_DATA_DIR="$TMP/root" "$BIN" plot scaling "$TMP/r.csv" -o "$TMP/out.d/p.svg" >/dev/null 2>"$TMP/gp.err"
+	TS_DATA_DIR="$TMP/root" "$BIN" plot scaling "$TMP/r.csv" -o "$TMP/out.d/p.svg" >/dev/null 2>"$TMP/gp.err" &
+	pid=$!
+	wait $pid
 	rc=$?
-	log=$(sed -n 's/.*its output is in \(.*\)$/\1/p' "$TMP/gp.err")
 	[ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/gp.err")" -eq 1 ] &&
-		grep -qF 'gnuplot failed on' "$TMP/gp.err" && grep -qF 'nosuchvar' "$TMP/gp.err" &&
-		[ -s "$log" ] || fail "a failing gnuplot: exit $rc: $(cat "$TMP/gp.err")"
-	[ -n "$log" ] && rm -f "$log"
+		grep -qF 'gnuplot failed on' "$TMP/gp.err" && grep -qF 'nosuchvar' "$TMP/gp.err" ||
+		fail "a failing gnuplot: exit $rc: $(cat "$TMP/gp.err")"
+	checks=$((checks + 1))
+	left=$(ls -A /tmp | grep -E "^\.trainsim-(plot|plotset|gnuplot)\.trainsim-.*-$pid\." || true)
+	[ -z "$left" ] || fail "a failing gnuplot left $left in /tmp"
 	only t.json link.json c.cfg
+	# a title opening with a quote is one gnuplot string (it ended the
+	# string: gnuplot failed, exit 2)
+	checks=$((checks + 1))
+	"$BIN" plot scaling "$TMP/r.csv" --title "'x' a'b" -o "$TMP/out.d/q.svg" 2>"$TMP/q.err" &&
+		grep -qF "'x' a'b" "$TMP/out.d/q.svg" || fail "plot --title \"'x' a'b\": $(cat "$TMP/q.err")"
+	rm -f "$TMP/out.d/q.svg"
 fi
 finish

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,57 +186,37 @@ int cli_plot(int argc, char **argv)
 	}
 	char script[4096], plotdir[4096];
 	snprintf(plotdir, sizeof plotdir, "%s/plots", ts_env_root(env));
-	char tmp[] = "/tmp/trainsim-plot-XXXXXX", set[] = "/tmp/trainsim-plotset-XXXXXX";
-	int fd = mkstemp(tmp), sfd = fd >= 0 ? mkstemp(set) : -1;
-	FILE *d = fd >= 0 ? fdopen(fd, "w") : NULL, *sf = sfd >= 0 ? fdopen(sfd, "w") : NULL;
-	if (!d || !sf) {
-		fprintf(stderr, "trainsim plot: cannot write a temporary file in /tmp (%s)\n",
-			strerror(errno));
-		if (d)
-			fclose(d);
-		else if (fd >= 0)
-			close(fd);
-		if (sfd >= 0 && !sf)
-			close(sfd);
-		if (sf)
-			fclose(sf);
-		if (fd >= 0)
-			remove(tmp);
-		if (sfd >= 0)
-			remove(set);
-		ts_env_close(env);
-		return CLI_BADINPUT;
-	}
+	/* the data, the settings and gnuplot's log are temporary files in /tmp
+	 * made by ts_output_open (so main's signal handler removes them too)
+	 * and never committed: every way out removes them */
+	ts_output *tf[3] = {NULL}, *of = NULL;
+	static const char *const tname[3] = {"/tmp/trainsim-plot", "/tmp/trainsim-plotset",
+					     "/tmp/trainsim-gnuplot"};
+	for (int i = 0; i < 3; i++)
+		if (ts_output_open(tname[i], "a temporary file", &tf[i])) {
+			rc = cli_fail("plot");
+			ts_env_close(env);
+			goto out;
+		}
+	const char *tmp = ts_output_file(tf[0]), *set = ts_output_file(tf[1]),
+		   *log = ts_output_file(tf[2]);
+	FILE *d = ts_output_stream(tf[0]), *sf = ts_output_stream(tf[1]);
 	rc = ts_plot_prepare(env, kind, in, &po, d, sf, script, sizeof script) ? cli_fail("plot")
 									       : CLI_OK;
 	ts_env_close(env);
-	if ((fclose(d) | fclose(sf)) && !rc) {
-		fprintf(stderr, "trainsim plot: cannot write a temporary file\n");
-		rc = CLI_BADINPUT;
-	}
-	if (rc) {
-		remove(tmp);
-		remove(set);
-		return rc;
-	}
-	/* gnuplot writes a temporary file beside OUT, renamed onto OUT only
-	 * when it succeeded; its messages go to a log, of which a failure
-	 * shows the last line */
-	ts_output *of = NULL;
-	char log[] = "/tmp/trainsim-gnuplot-XXXXXX";
-	int logfd = -1;
-	if (ts_output_open(outp, "-o", &of)) {
-		remove(tmp);
-		remove(set);
-		return cli_fail("plot");
-	}
-	if ((logfd = mkstemp(log)) < 0) {
+	if ((fflush(d) | fflush(sf) | ferror(d) | ferror(sf)) && !rc) {
 		fprintf(stderr, "trainsim plot: cannot write a temporary file in /tmp (%s)\n",
 			strerror(errno));
-		ts_output_abort(of);
-		remove(tmp);
-		remove(set);
-		return CLI_BADINPUT;
+		rc = CLI_BADINPUT;
+	}
+	if (rc)
+		goto out;
+	/* gnuplot writes a temporary file beside OUT, renamed onto OUT only
+	 * when it succeeded; its messages go to the log, of which a failure
+	 * shows the last line */
+	if (ts_output_open(outp, "-o", &of)) {
+		rc = cli_fail("plot");
+		goto out;
 	}
 	char expr[8192];
 	snprintf(expr, sizeof expr,
@@ -245,6 +226,16 @@ int cli_plot(int argc, char **argv)
 		if (*q == '\\')
 			*q = '/';
 	fflush(stdout);
+	/* the log's own stream is no file descriptor: gnuplot gets one of its
+	 * own on the same file */
+	int logfd = open(log, O_WRONLY | O_CLOEXEC);
+	if (logfd < 0) {
+		fprintf(stderr, "trainsim plot: cannot write a temporary file in /tmp (%s)\n",
+			strerror(errno));
+		ts_output_abort(of);
+		rc = CLI_BADINPUT;
+		goto out;
+	}
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(logfd, STDOUT_FILENO);
@@ -258,24 +249,22 @@ int cli_plot(int argc, char **argv)
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status)) {
 		char last[512];
 		last_line(log, last, sizeof last);
-		fprintf(stderr,
-			"trainsim plot: gnuplot failed on %s (%s %d)%s%s; its output is in %s\n",
-			script, pid >= 0 && WIFSIGNALED(status) ? "signal" : "exit",
+		fprintf(stderr, "trainsim plot: gnuplot failed on %s (%s %d)%s%s\n", script,
+			pid >= 0 && WIFSIGNALED(status) ? "signal" : "exit",
 			pid >= 0 && WIFSIGNALED(status) ? WTERMSIG(status)
 			: WIFEXITED(status)		? WEXITSTATUS(status)
 							: -1,
-			last[0] ? ": " : "", last, log);
+			last[0] ? ": " : "", last);
 		ts_output_abort(of);
 		rc = CLI_BADINPUT;
 	} else if (ts_output_commit(of)) {
 		rc = cli_fail("plot");
-		remove(log);
 	} else {
 		rc = CLI_OK;
 		relay(log);
-		remove(log);
 	}
-	remove(tmp);
-	remove(set);
+out:
+	for (int i = 0; i < 3; i++)
+		ts_output_abort(tf[i]);
 	return rc;
 }

@@ -86,13 +86,19 @@ static const char *short_name(const char *key)
 	return d ? d + 1 : key;
 }
 
-/* A gnuplot single-quoted string (a quote is doubled; no escapes). */
+/* A gnuplot string expression for the right side of an assignment: the
+ * text in single quotes (which take no escapes), each quote of it written
+ * as a concatenation, 'a'."'".'b' for a'b. (A doubled quote inside single
+ * quotes fails at the start of the text: gnuplot 5.4 reads the title 'x'
+ * quoted so as an empty string followed by a stray token.) */
 static void gp_str(FILE *f, const char *s)
 {
 	fputc('\'', f);
 	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
+		if (*s == '\'') {
+			fputs("'.\"'\".'", f);
+			continue;
+		}
 		/* a control character (a newline would end the string and
 		 * start a gnuplot command) never reaches the script */
 		unsigned char c = (unsigned char)*s;
