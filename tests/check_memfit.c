@@ -692,6 +692,9 @@ START_TEST(exchange_buffers)
 	run("DeepEP, ep 8", text, &d);
 	ck_assert_msg(tu_relerr(d.mem.buffers, 64.0 * MiB) < 1e-12, "%.0f", d.mem.buffers);
 	ck_assert_msg(d.mem.nccl - r.mem.nccl == 209880704.0, "%.0f", d.mem.nccl - r.mem.nccl);
+	/* the allocator's slack is 3 % of the bytes held at the peak for Megatron
+	 * (memory.c ALLOC_MEGATRON), so 64 MiB fewer buffers give back 3 % of
+	 * 64 MiB */
 	ck_assert(tu_relerr(d.mem.allocator, r.mem.allocator - 0.03 * 64.0 * MiB) < 1e-9);
 	ck_assert(d.iteration_time_s == r.iteration_time_s);
 	/* DeepEP has no configuration for a group of 1 (nor a dense model) */
