@@ -191,4 +191,19 @@ for f in text json; do
 done
 grep -q "^  1 -> .* nodes (.* GPUs), ZeRO-3, full recomputation: " "$TMP/big.text" ||
 	fail "no remedy: $(cat "$TMP/big.text")"
+# run's remedies for Llama-2-13B on one DGX A100 40GB at 4,096 tokens,
+# global batch 64, ZeRO-2, micro-batch 1: neither ZeRO-3 nor full
+# recomputation alone fits, both together do (32.1 GiB) and beat more TP
+# (TP 8, 20.29 s), so they are offered beside it and lead the list; with
+# them set, run fits, at the remedy's iteration time
+SCEN=$SRC/configs/scenarios/default.cfg
+L13="--set model=llama2-13b --set cluster=dgx-a100-40gb --set training.seq_len=4096 --set training.global_batch=64 --set training.micro_batch=1"
+checks=$((checks + 2))
+"$BIN" run "$SCEN" $L13 --set parallel.zero=2 >"$TMP/l13.run" 2>&1
+rem=$(grep -A1 '^what would fit' "$TMP/l13.run" | grep '^  ZeRO stage 3 and full recomputation: ')
+[ -n "$rem" ] && grep -q '^  TP 1 -> 8 ' "$TMP/l13.run" ||
+	fail "run's remedies at ZeRO-2 do not lead with ZeRO-3 and full recomputation: $(grep -A4 'what would fit' "$TMP/l13.run")"
+it=$("$BIN" run "$SCEN" $L13 --set parallel.zero=3 --set training.recompute=full | awk '/^iteration time/ {print $3}')
+case "$rem" in *"iteration $it s "*) ;; *) fail "the remedy's iteration ($rem) is not run's ($it s)" ;; esac
+
 finish

@@ -14,10 +14,12 @@
  * the least change of that kind that fits. Every candidate is the
  * scenario loaded again with --set overrides (the same path a user would
  * take to try it) and simulated in full, so its memory and iteration time
- * are trainsim's own, not a formula. When no single change fits, more
- * GPUs and then a GPU with more memory are tried again with ZeRO-3 and
- * full recomputation, so that two changes are offered where one is not
- * enough.
+ * are trainsim's own, not a formula. Where neither a ZeRO stage nor
+ * recomputation alone fits, both together are tried on the same GPUs
+ * beside the other kinds (more TP may fit but run slower). When no single
+ * change fits, more GPUs and then a GPU with more memory are tried again
+ * with ZeRO-3 and full recomputation, so that two changes are offered
+ * where one is not enough.
  */
 #include <math.h>
 #include <stdio.h>
@@ -230,10 +232,11 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 	int n = 0;
 	char w[96];
 	/* ZeRO, one stage up at a time (sharding needs data parallelism) */
+	bool zero_fits = false, recompute_fits = false;
 	for (int z = par->zero + 1; dpcp > 1 && z <= 3; z++) {
 		snprintf(w, sizeof w, "ZeRO stage %d -> %d", par->zero, z);
 		set(add(cs, &n, 0, w), "parallel.zero=%lld", z);
-		if (keep(&x, cs, &n))
+		if ((zero_fits = keep(&x, cs, &n)))
 			break;
 	}
 	/* recomputation, lighter to heavier: PyTorch's op-level checkpointing
@@ -256,7 +259,7 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 		if (c && c->nset < MAX_SETS)
 			snprintf(c->set[c->nset++], sizeof c->set[0], "training.recompute=\"%s\"",
 				 work_recompute_name(ladder[i]));
-		if (keep(&x, cs, &n))
+		if ((recompute_fits = keep(&x, cs, &n)))
 			break;
 	}
 	/* a smaller micro-batch, more accumulation steps */
@@ -283,8 +286,11 @@ int remedy_find(const struct ts_env *env, const char *path, const char *const *s
 		set(c, "parallel.zero=%lld", z);
 		keep(&x, cs, &n);
 	}
-	/* both shardings together, where neither alone fits */
-	if (n == 0 && dpcp > 1 && (par->zero < 3 || tr->recompute != WORK_RECOMPUTE_FULL)) {
+	/* both shardings together, where neither alone fits: on the same GPUs
+	 * this may beat what else fits (more TP, more stages, offload), so it
+	 * is tried beside them and ranked with them */
+	if (!zero_fits && !recompute_fits && dpcp > 1 &&
+	    (par->zero < 3 || tr->recompute != WORK_RECOMPUTE_FULL)) {
 		struct cand *c = add(cs, &n, 0, "ZeRO stage 3 and full recomputation");
 		set(c, "parallel.zero=%lld", 3);
 		if (c && c->nset < MAX_SETS)
