@@ -529,4 +529,16 @@ checks=$((checks + 1))
 grep -qF '\x1b[31mred\x07' "$TMP/ctl.out" && ! grep -q "$(printf '\033')" "$TMP/ctl.out" ||
 	fail "queue: a user name was not escaped: $(cat -v "$TMP/ctl.out")"
 
+# collective: a size that is not whole float elements is said to be rounded
+# (-b 3 silently ran 0 and 4 bytes), a 0-byte size is left out (NCCL's
+# taskAppend returns for a count of 0, launching no kernel; it showed
+# 10.18 us), and sizes that all round to 0 are refused
+checks=$((checks + 1))
+"$BIN" collective --cluster dgx-a100-80gb -b 3 -e 8 >"$TMP/co.out" 2>"$TMP/co.err"
+grep -qF '# sizes rounded down to whole float elements, as nccl-tests does (3 B ran as 0 B)' "$TMP/co.out" &&
+	grep -qF '# 1 size of 0 B left out' "$TMP/co.out" && ! grep -qE '^ +0 +0 ' "$TMP/co.out" ||
+	fail "collective -b 3: $(cat "$TMP/co.out" "$TMP/co.err")"
+expect 2 '-e: found sizes 0 to 3 bytes, each of which rounds down to 0 B|expected -e of at least 4 bytes' \
+	collective --cluster dgx-a100-80gb -b 0 -e 3
+
 finish

@@ -391,7 +391,7 @@ static double count_of(int op, double bytes, uint32_t n)
  * *nrows sizes, *avg_bus the mean bus bandwidth, *used the mode run. */
 static int simulate(const struct copts *o, const struct hw_cluster *c, uint32_t n,
 		    struct report_coll_row **rows, size_t *cap, size_t *nrows, double *avg_bus,
-		    enum net_mode *used)
+		    enum net_mode *used, struct report_collective *note)
 {
 	struct coll_meter *m = NULL;
 	struct ts_error err;
@@ -425,6 +425,17 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, uint32_t 
 		if (o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
 		    o->op == COLL_ALL_TO_ALL)
 			bytes = floor(b / (4.0 * n)) * 4.0 * n; /* whole elements per rank */
+		if (bytes != b && note->round_from < 0.0) {
+			note->round_from = b; /* said in the text output */
+			note->round_to = bytes;
+		}
+		/* NCCL returns at once, launching no kernel, for a count of 0
+		 * (taskAppend of src/enqueue.cc: "if (info->count == 0) return
+		 * ncclSuccess"): nothing to simulate */
+		if (bytes == 0.0) {
+			note->zero_skipped++;
+			continue;
+		}
 		if (nr && (*rows)[nr - 1].bytes == bytes)
 			continue; /* rounded onto the previous size: one row */
 		struct coll_plan p;
@@ -454,6 +465,20 @@ static int simulate(const struct copts *o, const struct hw_cluster *c, uint32_t 
 	}
 	*avg_bus = nr ? sum_bus / (double)nr : 0.0;
 	*nrows = nr;
+	if (!nr)
+		rc = api_failf(TS_ERANGE, "-e",
+			       "found sizes %.0f to %.0f bytes, each of which rounds down to 0 B "
+			       "(whole %s elements, as nccl-tests sizes them), expected -e of at "
+			       "least %.0f bytes",
+			       o->min_b, o->max_b,
+			       o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
+				       o->op == COLL_ALL_TO_ALL
+				   ? "float per-rank"
+				   : "float",
+			       o->op == COLL_ALL_GATHER || o->op == COLL_REDUCE_SCATTER ||
+				       o->op == COLL_ALL_TO_ALL
+				   ? 4.0 * n
+				   : 4.0);
 out:
 	coll_meter_destroy(m);
 	return rc;
@@ -489,10 +514,22 @@ int ts_collective_write(const ts_env *env, const struct ts_collective_opts *opts
 	double avg_bus = 0.0;
 	enum net_mode used = o.mode;
 	uint32_t n = o.ngpus ? o.ngpus : hw_cluster_gpus(c);
-	if ((rc = simulate(&o, c, n, &rows, &cap, &nrows, &avg_bus, &used)))
+	struct report_collective note = {.round_from = -1.0};
+	if ((rc = simulate(&o, c, n, &rows, &cap, &nrows, &avg_bus, &used, &note)))
 		goto out;
-	struct report_collective rc_data = {
-	    (enum coll_op)o.op, o.min_b, o.max_b, o.factor, c, n, used, rows, nrows, avg_bus};
+	struct report_collective rc_data = {(enum coll_op)o.op,
+					    o.min_b,
+					    o.max_b,
+					    o.factor,
+					    c,
+					    n,
+					    used,
+					    rows,
+					    nrows,
+					    avg_bus,
+					    note.round_from,
+					    note.round_to,
+					    note.zero_skipped};
 	struct ts_error err;
 	ts_error_clear(&err);
 	if (report_collective_write(&rc_data, format, out, &err))

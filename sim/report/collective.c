@@ -155,6 +155,16 @@ int report_collective_write(const struct report_collective *o, enum ts_format fo
 			"# simulated (%s mode); time is one collective, busbw as nccl-tests "
 			"defines it\n",
 			o->mode == NET_CLASS ? "class" : "full");
+		if (o->round_from >= 0.0)
+			fprintf(out,
+				"# sizes rounded down to whole float elements, as nccl-tests does "
+				"(%.0f B ran as %.0f B)\n",
+				o->round_from, o->round_to);
+		if (o->zero_skipped)
+			fprintf(out,
+				"# %zu size%s of 0 B left out: NCCL returns without launching a "
+				"kernel for a count of 0\n",
+				o->zero_skipped, o->zero_skipped == 1 ? "" : "s");
 		table_print(tab, out);
 		fprintf(out, "# Avg bus bandwidth    : %.3f GB/s\n", o->avg_busbw_Bps / 1e9);
 	}

@@ -41,6 +41,10 @@ struct report_collective {
 	const struct report_coll_row *rows; /* [nrows] by size */
 	size_t nrows;
 	double avg_busbw_Bps; /* mean bus bandwidth of the rows, bytes/s */
+	/* the first size asked for that was rounded down to whole elements
+	 * (-1: none) and what it became, bytes; sizes of 0 B left out */
+	double round_from, round_to;
+	size_t zero_skipped;
 };
 
 /* Write o as a table (text: two comment lines, the table with nccl-tests'
