@@ -1531,6 +1531,18 @@ static void xbuf_mark(struct pb *b, uint32_t st, double bytes, bool take, uint32
 	}
 }
 
+/* Stage granularity: emit the forward accumulated in *acc so far, if any,
+ * and start a new one, so that what comes next (a memory mark, a gather,
+ * an offload copy) falls between the two parts. */
+static void cut_forward(struct pb *b, uint32_t st, struct seg *acc, uint32_t *firstv,
+			uint32_t *lastv)
+{
+	if (!seg_any(acc))
+		return;
+	emit_seg(b, st, acc, firstv, lastv);
+	*acc = (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
+}
+
 /* One pass of stage st for every class of it. */
 static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass *ps,
 		      uint32_t *firstv, uint32_t *lastv, const double *bb)
@@ -1568,11 +1580,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 		for (uint32_t u = u0; u < u1 && !b->rc; u++) {
 			const struct dp_unit *x = &j->units[u];
 			if (xw && u == xa) {
-				if (coarse && seg_any(&acc)) {
-					emit_seg(b, st, &acc, firstv, lastv);
-					acc =
-					    (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
-				}
+				if (coarse)
+					cut_forward(b, st, &acc, firstv, lastv);
 				xbuf_mark(b, st, xbytes, true, firstv);
 			}
 			/* the first forward of a bucket waits for its weights */
@@ -1585,10 +1594,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			/* without resharding, gathered once and kept (see pipe.h) */
 			bool zg = zopen && (j->reshard || ps->mb == 0);
 			bool zf = zclose && j->reshard;
-			if ((opens || zopen) && coarse && u > u0 && seg_any(&acc)) {
-				emit_seg(b, st, &acc, firstv, lastv);
-				acc = (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
-			}
+			if ((opens || zopen) && coarse && u > u0)
+				cut_forward(b, st, &acc, firstv, lastv);
 			for (uint32_t i = 0; opens && i < b->per && !b->rc; i++) {
 				uint32_t *gt = &b->gate[(size_t)cls[i] * j->nunits + u];
 				if (*gt != GRAPH_NONE)
@@ -1619,11 +1626,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			else
 				emit_seg(b, st, &sg, firstv, lastv);
 			if (xw && u == xb) {
-				if (coarse && seg_any(&acc)) {
-					emit_seg(b, st, &acc, firstv, lastv);
-					acc =
-					    (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
-				}
+				if (coarse)
+					cut_forward(b, st, &acc, firstv, lastv);
 				xbuf_mark(b, st, xbytes, false, firstv);
 			}
 			/* activation offload: at a layer's end where it or the
@@ -1632,11 +1636,8 @@ static void emit_pass(struct pb *b, uint32_t it, uint32_t st, const struct pass 
 			if (j->act_offload_layers &&
 			    (u + 1 == u1 || j->units[u + 1].layer != x->layer) &&
 			    (aoff_layer(j, ly) || aoff_layer(j, ly - 1))) {
-				if (coarse && seg_any(&acc)) {
-					emit_seg(b, st, &acc, firstv, lastv);
-					acc =
-					    (struct seg){.label = "forward", .kind = GRAPH_COMPUTE};
-				}
+				if (coarse)
+					cut_forward(b, st, &acc, firstv, lastv);
 				aoff_forward(b, st, u0, u1, ly, lastv);
 			}
 		}
