@@ -541,4 +541,15 @@ grep -qF '# sizes rounded down to whole float elements, as nccl-tests does (3 B 
 expect 2 '-e: found sizes 0 to 3 bytes, each of which rounds down to 0 B|expected -e of at least 4 bytes' \
 	collective --cluster dgx-a100-80gb -b 0 -e 3
 
+# name limits are of bytes, and said so (100 x "é" is 200 bytes: "at most 159
+# characters" refused it); the ", nodes=2" that --set adds to a file's name
+# survives a name of 159 bytes (it was cut off), the name shortened instead
+NAME_E=$(printf 'é%.0s' $(seq 100))
+expect 2 'name: found|of 200 bytes, expected at most 159 bytes' run base.cfg --set "name=\"$NAME_E\""
+printf 'model = "gpt3-1.3b";\ncluster = "dgx-a100-80gb";\nname = "%s";\n' "$(printf 'a%.0s' $(seq 159))" >"$TMP/long.cfg"
+checks=$((checks + 1))
+"$BIN" run "$TMP/long.cfg" --set nodes=2 --format json >"$TMP/long.json" 2>"$TMP/long.err" &&
+	python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["name"]; sys.exit(not (n.endswith("a..., nodes=2") and len(n.encode()) == 159))' "$TMP/long.json" ||
+	fail "a 159-byte name with --set nodes=2: $(grep -m1 '"name"' "$TMP/long.json") $(cat "$TMP/long.err")"
+
 finish

@@ -199,10 +199,13 @@ int cfg_string(const config_setting_t *s, const char *file, const char *key, cha
 	const char *v = text_of(s, file, key, err);
 	if (!v)
 		return TS_ENOMEM;
+	/* the bound is of bytes, as stored: UTF-8 text outside ASCII takes 2
+	 * to 4 bytes a character, so the message counts bytes */
 	if (strlen(v) >= n)
 		return cfg_fail(err, TS_ERANGE, s, file, key,
-				"found %s, expected at most %zu characters",
-				cfg_found(s, fb, sizeof fb), n - 1);
+				"found %s of %zu bytes, expected at most %zu bytes (a character "
+				"outside ASCII takes 2 to 4 in UTF-8)",
+				cfg_found(s, fb, sizeof fb), strlen(v), n - 1);
 	snprintf(dst, n, "%s", v);
 	return 0;
 }

@@ -836,13 +836,25 @@ static int read_rest(struct ld *l)
 		snprintf(s->name, sizeof s->name, "%.60s on %.60s", s->model.name,
 			 hw_cluster_name(s->cluster));
 	} else if (!by_set) {
+		char suf[64] = "";
+		size_t sl = 0;
+		if (nn && config_setting_get_hook(nn))
+			sl += (size_t)snprintf(suf + sl, sizeof suf - sl, ", nodes=%u", s->nodes);
+		if (gm && config_setting_get_hook(gm))
+			snprintf(suf + sl, sizeof suf - sl, ", gpus_per_node=%u", s->gpus_per_node);
+		sl = strlen(suf);
+		/* the suffix says which run this is, so it is never the part cut:
+		 * a name too long for both is shortened at a whole UTF-8
+		 * character and marked "..." */
 		size_t k = strlen(s->name);
-		if (nn && config_setting_get_hook(nn) && k < sizeof s->name)
-			k += (size_t)snprintf(s->name + k, sizeof s->name - k, ", nodes=%u",
-					      s->nodes);
-		if (gm && config_setting_get_hook(gm) && k < sizeof s->name)
-			snprintf(s->name + k, sizeof s->name - k, ", gpus_per_node=%u",
-				 s->gpus_per_node);
+		if (sl && k + sl >= sizeof s->name) {
+			k = sizeof s->name - 1 - sl - 3;
+			while (k && ((unsigned char)s->name[k] & 0xC0) == 0x80)
+				k--; /* not inside a character */
+			memcpy(s->name + k, "...", 4);
+			k += 3;
+		}
+		memcpy(s->name + k, suf, sl + 1);
 	}
 	return 0;
 }
