@@ -30,15 +30,16 @@
 
 /* Each source's rows, MAPE on each row's own figure and mean speed bias
  * (predicted speed / measured speed - 1, > 0: predicted too fast), in
- * percent, as sim/README.md documents them (2026-12-06, gemm_k0 from OpenXLA's H100 GEMM table; the
- * committed constants of configs/calibration/compute.cfg). */
+ * percent, as sim/README.md documents them (2026-12-06, gemm_k0 from OpenXLA's H100 GEMM table and
+ * Blackwell's K0 set by its SMs' way out, gpus.cfg sm_out_bw: MLPerf v4.1 11.71 -> 9.84 %, v5.0
+ * 11.15 -> 8.45 %; the committed constants of configs/calibration/compute.cfg). */
 static const struct {
 	enum val_source src;
 	size_t rows;
 	double mape, speed_bias;
 } documented[] = {
-    {VAL_MLPERF41, 3, 11.71, -4.19},
-    {VAL_MLPERF50, 12, 11.15, +8.86},
+    {VAL_MLPERF41, 3, 9.84, -6.34},
+    {VAL_MLPERF50, 12, 8.45, +5.27},
     {VAL_IBM_FSDP, 8, 17.73, +14.44},
     {VAL_AUTOMODEL, 6, 29.62, -12.56},
 };
@@ -175,15 +176,16 @@ START_TEST(predictions)
 			failures++;
 		}
 	}
-	/* what the errors say, row by row: the GB200 rows 15-25 % too fast
-	 * (their time measured over predicted; 5-15 % while every op of an
+	/* what the errors say, row by row: the GB200 rows 10-14 % too fast
+	 * (their time measured over predicted, 1.108-1.132; 15-25 % while K0
+	 * followed HBM bandwidth on Blackwell too, 5-15 % while every op of an
 	 * overlapped segment was charged 12 %, which hid part of it), the
 	 * FSDP blog's H100 rows too fast */
 	for (size_t i = 0; i < nrows; i++) {
 		const struct val_row *r = &rows[i];
 		if (strstr(r->scenario, "type = \"GB200\"")) {
 			double speed = r->measured / pred[i];
-			ck_assert_msg(speed > 1.15 && speed < 1.25, "%s: %.3f x measured speed",
+			ck_assert_msg(speed > 1.10 && speed < 1.14, "%s: %.3f x measured speed",
 				      r->id, speed);
 		}
 		if (r->src == VAL_IBM_FSDP && strstr(r->scenario, "dgx-h100"))

@@ -103,10 +103,12 @@ enum {
 	GPU_TDP,
 	GPU_FLASH_EFF, /* optional from here on: a source is required only with the number */
 	GPU_POWER_MIN,
+	GPU_SM_OUT_BW,
 	GPU_NSRC
 };
-static const char *const gpu_src_keys[] = {"peak", "mamf_eff", "memory",    "hbm_bw",	 "hbm_eff",
-					   "sms",  "tdp",      "flash_eff", "power_min", NULL};
+static const char *const gpu_src_keys[] = {"peak",	"mamf_eff",  "memory", "hbm_bw",
+					   "hbm_eff",	"sms",	     "tdp",    "flash_eff",
+					   "power_min", "sm_out_bw", NULL};
 enum { LINK_BW, LINK_LAT, LINK_EFF, LINK_FLOW_CAP /* optional */, LINK_NSRC };
 static const char *const link_src_keys[] = {"bandwidth", "latency", "efficiency", "flow_cap", NULL};
 
@@ -207,8 +209,8 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 		     uint32_t fidx, const char *path, struct ts_error *err)
 {
 	static const char *const keys[] = {
-	    "name", "peak",	 "mamf_eff",  "memory", "hbm_bw",  "hbm_eff", "sms",
-	    "tdp",  "flash_eff", "power_min", "source", "sources", "alias",   NULL};
+	    "name",	 "peak",      "mamf_eff",  "memory", "hbm_bw",	"hbm_eff", "sms", "tdp",
+	    "flash_eff", "power_min", "sm_out_bw", "source", "sources", "alias",   NULL};
 	int rc = cfg_check_keys(e, file, path, keys, SIZE_MAX, err);
 	if (rc)
 		return rc;
@@ -296,6 +298,8 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 				 file, path, err)) ||
 	    (rc = cfg_get_number(e, "power_min", TS_UNIT_POWER, false, CFG_POSITIVE, INFINITY,
 				 &g->power_min_w, file, path, err)) < 0 ||
+	    (rc = cfg_get_number(e, "sm_out_bw", TS_UNIT_BANDWIDTH, false, CFG_POSITIVE, INFINITY,
+				 &g->sm_out_Bps, file, path, err)) < 0 ||
 	    (rc = cfg_get_string(e, "source", true, g->source, sizeof g->source, file, path, err)))
 		return rc;
 	if ((rc = cfg_bounds(e, "memory", g->mem_bytes, MEM_MIN, MEM_MAX, "B",
@@ -308,6 +312,11 @@ static int parse_gpu(struct hw_catalog *cat, const config_setting_t *e, const ch
 			     "measured ones are 0.3 to 0.95", file, path, err)) ||
 	    (rc = cfg_bounds(e, "tdp", g->tdp_w, TDP_MIN, TDP_MAX, "W", "far outside any GPU", file,
 			     path, err)))
+		return rc;
+	/* per SM: H100 SXM's share of achievable HBM is 22.3 GB/s */
+	if (g->sm_out_Bps > 0.0 &&
+	    (rc = cfg_bounds(e, "sm_out_bw", g->sm_out_Bps, 1e8, HBM_MAX, "B/s",
+			     "bytes per second per SM, far outside any GPU", file, path, err)))
 		return rc;
 	/* a minimum power limit lies below the default one (nvidia-smi: H100
 	 * SXM 200 of 700 W) */

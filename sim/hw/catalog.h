@@ -33,6 +33,9 @@ struct hw_gpu_type {
 	double tdp_w;	    /* board power, W */
 	double power_min_w; /* lowest power limit the card accepts (nvidia-smi's "Min Power
 			     * Limit"), W; 0 = not given (sim/hw/powercap.h) */
+	double sm_out_Bps;  /* the rate one SM's GEMM tile outputs leave it at, bytes/s per SM,
+			     * when it is below the SM's share of achievable HBM bandwidth
+			     * (work_gemm_k0); 0 = not given (HBM bandwidth alone) */
 	char source[512];   /* where the numbers come from */
 };
 
@@ -88,9 +91,9 @@ char *hw_catalog_suggest(const struct hw_catalog *cat, const char *kind, const c
 			 char *buf, size_t n);
 
 /* The source of one number of GPU type i (key: "peak", "mamf_eff", "memory",
- * "hbm_bw", "hbm_eff", "sms", "tdp", "flash_eff", "power_min") or of link type i (key: "bandwidth",
- * "latency", "efficiency"), as its catalog file states it; NULL for an
- * unknown key or index. Owned by the catalog. */
+ * "hbm_bw", "hbm_eff", "sms", "tdp", "flash_eff", "power_min", "sm_out_bw") or of link type i (key:
+ * "bandwidth", "latency", "efficiency"), as its catalog file states it; NULL for an unknown key or
+ * index. Owned by the catalog. */
 const char *hw_catalog_gpu_source(const struct hw_catalog *cat, size_t i, const char *key);
 const char *hw_catalog_link_source(const struct hw_catalog *cat, size_t i, const char *key);
 

@@ -11,8 +11,9 @@
  *   drop at the power limit, real shapes miss the best one), reduced by wave
  *   quantisation (the last wave of output tiles leaves SMs idle) and by a
  *   fixed per-tile cost worth K0 elements of reduction, which makes short-K
- *   GEMMs slow: the exposed part (gemm_k0) of writing the tile's outputs at
- *   HBM bandwidth, so K0 follows the GPU's FLOP per byte (work_gemm_k0).
+ *   GEMMs slow: the exposed part (gemm_k0) of writing the tile's outputs
+ *   at the lower of HBM bandwidth and the SMs' own way out, so K0 follows
+ *   the GPU's FLOP per byte of that bandwidth (work_gemm_k0).
  *   Thin GEMMs are held to the roofline: never faster than their bytes at
  *   achievable HBM bandwidth.
  * - Flash attention runs at a fixed fraction of the peak (times tc_sustain,
@@ -263,8 +264,13 @@ double work_gemm_k0(const struct hw_gpu_type *g, enum ts_dtype d, const struct w
 		return 0.0;
 	/* a tile's main loop does 2·tm·tn FLOPs per element of K at the
 	 * matmul rate; writing its tm·tn outputs of e bytes at the tile's
-	 * share of HBM bandwidth takes as long as e·rate/(2·bw) elements of
-	 * K (the SM count and the tile size cancel) */
+	 * share of the output bandwidth takes as long as e·rate/(2·bw)
+	 * elements of K (the SM count and the tile size cancel); the outputs
+	 * leave at the lower of achievable HBM bandwidth and the SMs' own
+	 * way out where the catalog gives it */
+	double sm_bw = (double)g->sms * g->sm_out_Bps;
+	if (sm_bw > 0.0 && sm_bw < bw)
+		bw = sm_bw;
 	double rate = g->peak_flops[d] * g->mamf_eff[d];
 	return c->gemm_k0 * work_act_bytes(d) * rate / (2.0 * bw);
 }

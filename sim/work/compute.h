@@ -72,17 +72,26 @@ double work_gemm_eff_batched(const struct hw_gpu_type *g, enum ts_dtype d,
 
 /* K0 of the K/(K + K0) factor of work_gemm_eff on g at precision d, in
  * elements of the reduction: the time a tile takes to write its outputs
- * (e bytes each, e = work_act_bytes(d)) at the tile's share of achievable
- * HBM bandwidth, as a count of main-loop steps at the GPU's best matmul
- * rate, times the calibration's gemm_k0 (the part of that write not hidden
+ * (e bytes each, e = work_act_bytes(d)) at the tile's share of the output
+ * bandwidth, as a count of main-loop steps at the GPU's best matmul rate,
+ * times the calibration's gemm_k0 (the part of that write not hidden
  * behind other tiles' math, a fraction):
- *   K0 = gemm_k0 · e · peak[d] · mamf_eff[d] / (2 · hbm_Bps · hbm_eff).
+ *   K0 = gemm_k0 · e · peak[d] · mamf_eff[d] / (2 · bw),
+ *   bw = min(hbm_Bps · hbm_eff, SMs · sm_out_Bps) (sm_out_Bps where the
+ *   catalog gives it, else HBM alone).
  * The SM count and the tile size cancel. So K0 grows with the GPU's machine
  * balance (FLOP per byte): about 150 · gemm_k0 on A100 bf16, 270 · gemm_k0
  * on H100 SXM, where tensor cores doubled per SM and per clock and HBM did
  * not keep pace (NVIDIA, "GPU Performance Background User's Guide",
  * docs.nvidia.com/deeplearning/performance, "Understanding Performance":
- * arithmetic intensity against ops:byte ratio). 0 when g lacks bandwidth. */
+ * arithmetic intensity against ops:byte ratio). On B200 HBM outgrew the
+ * SMs' way out (7,040 GB/s achievable against 148 SMs x 22.33 GB/s, the
+ * catalog's sm_out_bw), and the SMs set it: about 530 · gemm_k0 in bf16,
+ * 1,040 · gemm_k0 in fp8 (outputs still 2-byte), as OpenXLA's measured
+ * B200 table bears out (tests/check_compute.c, gemm_b200_published: with
+ * the gemm_k0 of the H100 table, 8.3 % mean error in bf16 and 12.8 % in
+ * fp8, against 12.2 and 20.0 % from HBM alone, the rule before
+ * 2026-12-06). 0 when g lacks bandwidth. */
 double work_gemm_k0(const struct hw_gpu_type *g, enum ts_dtype d, const struct work_calib *c);
 
 /* Query (forward) or key (backward) rows of one flash-attention thread
