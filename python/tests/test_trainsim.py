@@ -159,6 +159,21 @@ def test_errors_carry_the_record(tmp_path):
         trainsim.collective("no-such-cluster")
 
 
+def test_values_out_of_reach_are_named():
+    # an int beyond 64 bits gets the CLI's message (it was written with
+    # libconfig's L suffix and clamped to 9223372036854775807)
+    with pytest.raises(trainsim.RangeError) as e:
+        trainsim.run(DEFAULT, {"nodes": 10**30})
+    assert "beyond 64 bits" in e.value.message and "10000000000" in e.value.message
+    # a NUL in a string names the key and the NUL (the key was cut short)
+    with pytest.raises(trainsim.InvalidError) as e:
+        trainsim.run(DEFAULT, {"name": "\x00x"})
+    assert e.value.key == "name" and "NUL character at index 0" in e.value.message
+    with pytest.raises(trainsim.InvalidError) as e:
+        trainsim.run(DEFAULT, {"data": {"dataset": "a\x00"}})
+    assert e.value.key == "data.dataset"
+
+
 def test_threads_give_the_figures_of_one():
     sets = [{"nodes": n} for n in (1, 2, 4, 8)]
     alone = [trainsim.run(DEFAULT, s)["iteration_time_s"] for s in sets]

@@ -171,29 +171,41 @@ def _capture(write):
 # ---- scenario values ----------------------------------------------------------
 
 
-def _value(v):
-    """A Python value as libconfig text (as --set and scenario files take it)."""
+def _value(v, key=""):
+    """A Python value as libconfig text (as --set and scenario files take it);
+    key names it in errors."""
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
-        return "%dL" % v if abs(v) >= 2**31 else str(v)
+        # beyond 64 bits no L suffix: libconfig would clamp such a number to
+        # INT64_MAX, and the library's own check says "beyond 64 bits" as the
+        # CLI does
+        return "%dL" % v if 2**31 <= abs(v) < 2**63 else str(v)
     if isinstance(v, float):
         r = repr(v)
         return r if ("." in r or "e" in r or "n" in r) else r + ".0"
     if isinstance(v, str):
+        if "\0" in v:
+            raise InvalidError("trainsim: %s: found a NUL character at index %d of %r, expected "
+                               "text without NUL" % (key or "value", v.index("\0"), v),
+                               key=key)
         return '"%s"' % v.replace("\\", "\\\\").replace('"', '\\"')
     if isinstance(v, Mapping):
-        return "{ " + " ".join("%s = %s;" % (k, _value(x)) for k, x in v.items()) + " }"
+        return "{ " + " ".join("%s = %s;" % (k, _value(x, _sub(key, k))) for k, x in v.items()) + " }"
     if isinstance(v, (list, tuple)):
         if v and all(isinstance(x, Mapping) for x in v):
-            return "( " + ", ".join(_value(x) for x in v) + " )"
-        return "[ " + ", ".join(_value(x) for x in v) + " ]"
-    raise TypeError("trainsim: cannot write %r as a scenario value" % (v,))
+            return "( " + ", ".join(_value(x, "%s[%d]" % (key, i)) for i, x in enumerate(v)) + " )"
+        return "[ " + ", ".join(_value(x, "%s[%d]" % (key, i)) for i, x in enumerate(v)) + " ]"
+    raise TypeError("trainsim: %scannot write %r as a scenario value" % (key + ": " if key else "", v))
+
+
+def _sub(key, k):
+    return "%s.%s" % (key, k) if key else str(k)
 
 
 def to_libconfig(d):
     """A scenario (or sweep) given as a dict, as libconfig text."""
-    return "".join("%s = %s;\n" % (k, _value(v)) for k, v in d.items())
+    return "".join("%s = %s;\n" % (k, _value(v, str(k))) for k, v in d.items())
 
 
 def _sets(sets=None, overrides=None):
@@ -201,11 +213,11 @@ def _sets(sets=None, overrides=None):
     "key=value" strings, and keyword overrides (training__micro_batch=2)."""
     out = []
     if isinstance(sets, Mapping):
-        out += ["%s=%s" % (k, _value(v)) for k, v in sets.items()]
+        out += ["%s=%s" % (k, _value(v, str(k))) for k, v in sets.items()]
     elif sets:
         out += [str(s) for s in sets]
     for k, v in (overrides or {}).items():
-        out.append("%s=%s" % (k.replace("__", "."), _value(v)))
+        out.append("%s=%s" % (k.replace("__", "."), _value(v, k.replace("__", "."))))
     return out
 
 
