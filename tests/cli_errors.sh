@@ -456,6 +456,8 @@ expect 2 'nlp2.csv:2: iteration_time_s: found "1e999" in column|expected a finit
 tamper "$TMP/nlm.csv" 2 compute_s -1e308
 expect 2 'nlm.csv:3: compute_s: found "-1e308"|--resume --force starts over' \
 	sweep nlsweep.cfg --set 'name="l1\nl2, \"q\""' -o nlm.csv --resume
+expect 2 'nlm.csv:3: compute_s: found "-1e308", expected a finite number >= 0' \
+	plot breakdown nlm.csv -o nlm.png
 
 # calibrate --runs holds the fit to the bounds of --measured-iteration-s: a
 # run 1e6 s against the catalog's 6.6 s (1.5e5 times slower, beyond the 64 a

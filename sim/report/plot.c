@@ -537,12 +537,14 @@ int plot_prepare(const char *root, const char *kind, const char *csv_path, const
 			 * length, no price); any other cell must be a finite number:
 			 * trainsim writes nothing else in a row that is ok */
 			bool empty = ci[i] >= c.nf || !*c.f[ci[i]];
-			if (!empty && (!isfinite(r->v[i]) ||
+			/* every figure plotted is a time, a size, a price or a
+			 * rate: never negative (-1e308 was drawn) */
+			if (!empty && (!isfinite(r->v[i]) || r->v[i] < 0.0 ||
 				       (k == K_SCALING && i == 0 && !(r->v[i] >= 1.0)))) {
 				ts_error_set(err, TS_EINVALID, csv_path, c.lineno, need[k][i],
 					     "found \"%.40s\", expected %s", c.f[ci[i]],
 					     k == K_SCALING && i == 0 ? "a GPU count of at least 1"
-								      : "a finite number");
+								      : "a finite number >= 0");
 				rc = plot_code(err);
 				goto out;
 			}
