@@ -356,7 +356,8 @@ typedef struct ts_output ts_output;
  * as a new temporary file in the same folder
  * (".NAME.trainsim-HOST-PID.XXXXXX"); nothing at
  * path changes until ts_output_commit renames it onto path (a symlink at
- * path is replaced, its target never written). opt (may be NULL) keys
+ * path keeps pointing where it did: the new file replaces its target, in
+ * the target's folder). opt (may be NULL) keys
  * errors. Returns 0, TS_EUSAGE (path NULL or empty), TS_EIO (the folder
  * cannot be written; ts_errmsg() holds the reason) or TS_ENOMEM; *out NULL on failure. Finish with
  * ts_output_commit or ts_output_abort, which free it. */
