@@ -30,28 +30,30 @@ static void scenario(char *buf, size_t n, const char *text)
 }
 
 /* GPT-3 1.3B (24 layers, 16 heads, causal, sequence 2048), Megatron-LM
- * (ZeRO 0 or 1 with dp > 1), global batch 8, up to 4 GPUs of one node.
+ * (with dp > 1: ZeRO 0-3 without pipeline stages, the distributed optimizer
+ * and Megatron-FSDP; ZeRO 0 or 1 with them), global batch 8, up to 4 GPUs
+ * of one node.
  * Per (g, tp, cp, pp): micro-batches (powers of two dividing 8 / dp) x
  * schedules (interleaved x2 when m = 8 / (dp mb) is a multiple of pp; the
  * 24 layers are a multiple of 2 pp for every pp here) x ZeRO stages x 3
  * recompute modes (cp = 2, 4 split 2048 into 2 cp chunks):
  *   g = 1: (1,1,1) dp 1: 4 mb x 1 x 1 x 3                    = 12
- *   g = 2: (1,1,1) dp 2: 3 mb x 2 ZeRO x 3                   = 18
+ *   g = 2: (1,1,1) dp 2: 3 mb x 4 ZeRO x 3                   = 36
  *          (1,1,2) dp 1: mb 1,2,4 interleave too, 8 only 1f1b:
  *                        (2 + 2 + 2 + 1) x 3                 = 21
  *          (1,2,1) dp 1: 4 x 3                               = 12
  *          (2,1,1) dp 1: 4 x 3                               = 12
- *   g = 4: (1,1,1) dp 4: 2 mb x 2 x 3                        = 12
+ *   g = 4: (1,1,1) dp 4: 2 mb x 4 x 3                        = 24
  *          (1,1,2) dp 2: m = 4, 2, 1: (2 + 2 + 1) x 2 x 3    = 30
  *          (1,1,4) dp 1: m = 8, 4, 2, 1: (2 + 2 + 1 + 1) x 3 = 18
- *          (1,2,1) dp 2: 3 x 2 x 3                           = 18
+ *          (1,2,1) dp 2: 3 x 4 x 3                           = 36
  *          (1,2,2) dp 1: 7 x 3                               = 21
  *          (1,4,1) dp 1: 4 x 3                               = 12
- *          (2,1,1) dp 2: 3 x 2 x 3                           = 18
+ *          (2,1,1) dp 2: 3 x 4 x 3                           = 36
  *          (2,1,2) dp 1: 7 x 3                               = 21
  *          (2,2,1) dp 1: 4 x 3                               = 12
  *          (4,1,1) dp 1: 4 x 3                               = 12
- * in all 12 + 63 + 174 = 249. */
+ * in all 12 + 81 + 222 = 315. */
 START_TEST(test_count)
 {
 	char path[64];
@@ -64,13 +66,15 @@ START_TEST(test_count)
 	ck_assert_int_eq(search_run(cat, &calib, path, NULL, 0, SEARCH_TIME, 4, 2, 0, &sr, &err),
 			 0);
 	unlink(path);
-	ck_assert_uint_eq(sr.n, 249);
-	ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, 249);
+	ck_assert_uint_eq(sr.n, 315);
+	ck_assert_uint_eq(sr.pruned + sr.simulated + sr.aliases, 315);
 	ck_assert_uint_eq(sr.failed, 0);
-	size_t interleaved = 0, z1 = 0, cp = 0;
+	size_t interleaved = 0, z1 = 0, z3 = 0, cp = 0;
 	for (size_t i = 0; i < sr.n; i++) {
 		interleaved += sr.c[i].schedule == TS_SCHED_INTERLEAVED;
 		z1 += sr.c[i].zero == 1;
+		z3 += sr.c[i].zero == 3;
+		ck_assert(sr.c[i].zero < 2 || sr.c[i].pp == 1);
 		cp += sr.c[i].cp > 1;
 		ck_assert_uint_eq(sr.c[i].tp * sr.c[i].cp * sr.c[i].pp * sr.c[i].dp,
 				  sr.c[i].nodes * sr.c[i].gpus_per_node);
@@ -78,10 +82,13 @@ START_TEST(test_count)
 	/* interleaved: 3 schedules for (1,1,2) at g = 2, (1,1,2) x 2 ZeRO,
 	 * (1,1,4), (1,2,2), (2,1,2) at g = 4: (3 + 2 x 2 + 2 + 3 + 3) x 3 */
 	ck_assert_uint_eq(interleaved, 45);
-	/* ZeRO 1: half of every dp > 1 group: (18 + 12 + 30 + 18 + 18) / 2 */
+	/* ZeRO 1: a quarter of every dp > 1 group without pipeline stages,
+	 * half of the (1,1,2) dp 2 one: (36 + 24 + 36 + 36) / 4 + 30 / 2 */
 	ck_assert_uint_eq(z1, 48);
+	/* ZeRO 3 (Megatron-FSDP optim_grads_params) only where pp is 1 */
+	ck_assert_uint_eq(z3, (36 + 24 + 36 + 36) / 4);
 	/* cp > 1: (1,2,1) at g = 2; (1,2,1), (1,2,2), (1,4,1), (2,2,1) at g = 4 */
-	ck_assert_uint_eq(cp, 12 + 18 + 21 + 12 + 12);
+	ck_assert_uint_eq(cp, 12 + 36 + 21 + 12 + 12);
 	/* ranked best first among those that fit clearly, then among the
 	 * tight ones (a risk, not a pass: after every clear fit) */
 	size_t tight = 0;

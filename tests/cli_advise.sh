@@ -92,7 +92,7 @@ grep -q 'default both' "$TMP/help" && grep -q 'bought options only' "$TMP/help" 
 ok short advise "$SCN" --candidates "$TMP/small.cfg" --set training.tokens=2e8 --budget 1 \
 	--deadline 10min --quiet
 for want in 'asked: deadline 10.0 min, budget \$1, ' '1 node type, 4 options' \
-	' 35.2 min (30.5-40.6) ' 'misses: 35.2 min, past the 10.0 min deadline; spends \$46, over the \$1 budget' \
+	' 33.7 min (29.2-39.0) ' 'misses: 33.7 min, past the 10.0 min deadline; spends \$44, over the \$1 budget' \
 	'spends \$680k, over the \$1 budget'; do
 	checks=$((checks + 1))
 	grep -q -- "$want" "$TMP/short" || fail "short run: no \"$want\" in: $(sed -n 1,3p "$TMP/short"; grep misses "$TMP/short")"

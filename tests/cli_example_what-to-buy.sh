@@ -13,9 +13,9 @@ example() {
 }
 check_example what-to-buy
 # the ratio of AWS p5 on demand to the Capacity Block price on 16 nodes
-# ($603k / $231k); the 16 x DGX H100 band around its headline, below and
-# above (13.0 and 17.9 days around 15.3)
-check_prose what-to-buy "2.6=616/237" "13=100*(1-13.6/15.7)" "15=100*(18.1/15.7-1)"
+# ($616k / $228k); the 16 x DGX H100 band around its headline, below and
+# above (13.1 and 17.4 days around 15.1)
+check_prose what-to-buy "2.7=616/228" "13=100*(1-13.1/15.1)" "15=100*(17.4/15.1-1)"
 
 # the recommended options reproduce with `trainsim run`
 mkdir -p "$TMP/exp"

@@ -24,7 +24,7 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 text = open(sys.argv[3]).read()
 assert d["kind"] == "search" and d["objective"] == "time", d.keys()
 c = d["counts"]
-assert c["configurations"] == 249, c
+assert c["configurations"] == 315, c
 assert c["pruned"] + c["simulated"] + c["bounded"] + c["aliases"] == c["configurations"], c
 assert c["ranked"] + c["failed"] + c["did_not_fit"] == c["simulated"], c
 assert len(d["candidates"]) == len(rows) == 5

@@ -324,6 +324,16 @@ static int zero_stages(enum work_framework fw, const struct ts_model *m, uint32_
 		return n;
 	switch (fw) {
 	case WORK_FW_DEEPSPEED:
+	case WORK_FW_MEGATRON:
+		/* DeepSpeed's ZeRO 1-3, its pipeline engine with ZeRO 0-1
+		 * only; Megatron-LM's distributed optimizer (ZeRO-1) and its
+		 * Megatron-FSDP (megatron/core/distributed/fsdp,
+		 * --use-custom-fsdp --data-parallel-sharding-strategy
+		 * optim_grads | optim_grads_params: ZeRO-2 | 3), searched
+		 * without pipeline stages: Megatron-LM's validate_args does not
+		 * refuse Megatron-FSDP with pp > 1, but its Megatron-FSDP guide
+		 * (docs/discussions/megatron-fsdp-user-guide at 1775482c)
+		 * documents no such configuration */
 		z[n++] = 1;
 		if (pp == 1) {
 			z[n++] = 2;
@@ -338,7 +348,7 @@ static int zero_stages(enum work_framework fw, const struct ts_model *m, uint32_
 		break;
 	default:
 		z[n++] = 1;
-		break; /* megatron: the distributed optimizer */
+		break;
 	}
 	return n;
 }

@@ -137,9 +137,11 @@ struct search_hooks {
  * - schedule: 1f1b; with pp > 1 also interleaved with 2 chunks per stage
  *   when the micro-batches per iteration are a multiple of pp and the
  *   layers a multiple of 2 x pp (whole layers per virtual stage);
- * - ZeRO stage, when dp > 1, by framework: megatron 0, 1 (the distributed
- *   optimizer), deepspeed 0..3 (0, 1 with pp > 1: DeepSpeed's pipeline
- *   engine does not take stages 2 and 3), fsdp 0, 2, 3 (NO_SHARD,
+ * - ZeRO stage, when dp > 1, by framework: megatron 0..3 (1 the
+ *   distributed optimizer, 2 and 3 Megatron-FSDP's optim_grads and
+ *   optim_grads_params; 0, 1 with pp > 1, Megatron-FSDP being documented
+ *   without pipeline stages), deepspeed 0..3 (0, 1 with pp > 1: DeepSpeed's
+ *   pipeline engine does not take stages 2 and 3), fsdp 0, 2, 3 (NO_SHARD,
  *   SHARD_GRAD_OP, FULL_SHARD), ddp 0; layer-list models only tp = pp = 1
  *   and ZeRO 0;
  * - recompute: none, selective, full, and op (PyTorch's op-level selective
