@@ -16,6 +16,9 @@ checks=$((checks + 1))
 python3 - "$SRC" "$BIN" "$TMP" <<'PY' || fail "README.md's worked example differs from the program's output"
 import os, re, subprocess, sys
 src, binp, tmp = sys.argv[1:]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(src, "tests"))
+from readme_regen import regen_lines
 text = open(os.path.join(src, "README.md")).read()
 m = re.search(r"^## A worked example\n(.*?)^## ", text, re.S | re.M)
 assert m, "README.md has no section '## A worked example'"
@@ -47,17 +50,7 @@ for block in re.findall(r"^```\n(.*?)^```", section, re.S | re.M):
     outs.append(r.stdout)
     got = [l.rstrip() for l in r.stdout.split("\n")]
     if os.environ.get("TS_REGEN") == "1":
-        label = lambda l: re.split(r"\S\s{2,}", l.strip() + "  ", 1)[0]
-        if any(w.strip() == "..." for w in want):
-            new, at = [], 0
-            for w in want:
-                k = next((j for j in range(at, len(got)) if w.strip() != "..." and
-                          label(got[j]) == label(w)), None)
-                if k is not None:
-                    at = k + 1
-                new.append(got[k] if k is not None else w)
-        else:
-            new = r.stdout.rstrip("\n").split("\n")
+        new = regen_lines(want, got, r.stdout)
         regen.append((block, "\n".join(head + new) + "\n"))
         continue
     at = 0
@@ -96,12 +89,14 @@ printf 'model = "gpt3-1.3b";\ncluster = { base = "dgx-a100-80gb"; nodes = 2; };\
 python3 - "$SRC" "$BIN" "$TMP/rd" <<'PY' || fail "README.md's examples outside the worked example differ from the program's output"
 import os, re, shutil, subprocess, sys
 src, binp, cwd = sys.argv[1:]
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(src, "tests"))
+from readme_regen import regen_lines
 path = os.path.join(src, "README.md")
 text = open(path).read()
 m = re.search(r"^## A worked example\n(.*?)^## ", text, re.S | re.M)
 rest = text[:m.start()] + text[m.end():] if m else text
 bad, regen, ran = [], [], 0
-label = lambda l: re.split(r"\S\s{2,}", l.strip() + "  ", 1)[0]
 for block in re.findall(r"^```\n(.*?)^```", rest, re.S | re.M):
     lines = block.split("\n")[:-1]
     if not lines or not re.match(r"\$ (build/)?trainsim ", lines[0]):
@@ -135,17 +130,7 @@ for block in re.findall(r"^```\n(.*?)^```", rest, re.S | re.M):
             continue
         got = [l.rstrip() for l in r.stdout.split("\n")]
         if os.environ.get("TS_REGEN") == "1":
-            if any(w.strip() == "..." for w in want):
-                new, at = [], 0
-                for w in want:
-                    k = next((j for j in range(at, len(got)) if w.strip() != "..." and
-                              label(got[j]) == label(w)), None)
-                    if k is not None:
-                        at = k + 1
-                    new.append(got[k] if k is not None else w)
-            else:
-                new = r.stdout.rstrip("\n").split("\n") if r.stdout.strip() else want
-            out += new
+            out += regen_lines(want, got, r.stdout, keep_if_empty=True)
             continue
         out += want
         at = 0
