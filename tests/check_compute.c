@@ -407,6 +407,44 @@ START_TEST(flash_shape_published)
 }
 END_TEST
 
+/* The 50 problems of OpenXLA's matmul tables that gemm_h100_published and
+ * gemm_b200_published use: batch, M, N (GEMM_BMN) by K (GEMM_KS). */
+static const double GEMM_BMN[10][3] = {
+    {1, 4096, 4096}, {2, 4096, 4096}, {2, 4096, 2048}, {2, 2048, 4096}, {4, 4096, 4096},
+    {4, 4096, 2048}, {4, 2048, 4096}, {4, 2048, 2048}, {4, 4096, 1024}, {4, 1024, 4096},
+};
+static const double GEMM_KS[5] = {256, 512, 1024, 2048, 4096};
+
+/* The model's rates on those problems against a table's (TFLOP/s), with one
+ * free scale for the level (the geometric mean of table / model): the scale
+ * into *scale, the mean absolute error after scaling into *mae, the worst
+ * signed error into *worst. */
+static void gemm_table_fit(const struct hw_gpu_type *g, enum ts_dtype dt,
+			   const struct work_calib *c, const double tflops[10][5], double *scale,
+			   double *mae, double *worst)
+{
+	double model[10][5], logsum = 0.0;
+	for (int i = 0; i < 10; i++)
+		for (int j = 0; j < 5; j++) {
+			model[i][j] =
+			    1e-12 * g->peak_flops[dt] *
+			    work_gemm_eff_batched(g, dt, c, GEMM_BMN[i][1], GEMM_BMN[i][2],
+						  GEMM_KS[j], GEMM_BMN[i][0]);
+			logsum += log(tflops[i][j] / model[i][j]);
+		}
+	double s = exp(logsum / 50.0), abs_sum = 0.0, w = 0.0;
+	for (int i = 0; i < 10; i++)
+		for (int j = 0; j < 5; j++) {
+			double err = s * model[i][j] / tflops[i][j] - 1.0;
+			abs_sum += fabs(err);
+			if (fabs(err) > fabs(w))
+				w = err;
+		}
+	*scale = s;
+	*mae = abs_sum / 50.0;
+	*worst = w;
+}
+
 /* GEMM rates on H100 against a published table: OpenXLA's default matmul
  * performance table for sm_90, bf16 x bf16 -> bf16, TFLOP/s by batch and
  * shape (github.com/openxla/xla, xla/service/gpu/model/
@@ -427,11 +465,6 @@ END_TEST
  * error above 20 %, so the test fails if K0 is lost. */
 START_TEST(gemm_h100_published)
 {
-	static const double bmn[10][3] = {
-	    {1, 4096, 4096}, {2, 4096, 4096}, {2, 4096, 2048}, {2, 2048, 4096}, {4, 4096, 4096},
-	    {4, 4096, 2048}, {4, 2048, 4096}, {4, 2048, 2048}, {4, 4096, 1024}, {4, 1024, 4096},
-	};
-	static const double ks[5] = {256, 512, 1024, 2048, 4096};
 	static const double tflops[10][5] = {
 	    {393.02, 543.39, 681.09, 739.87, 786.05}, {464.42, 610.08, 695.20, 763.14, 810.45},
 	    {394.47, 546.43, 681.52, 734.56, 782.18}, {391.02, 544.22, 677.01, 726.36, 778.36},
@@ -452,23 +485,8 @@ START_TEST(gemm_h100_published)
 		c.tc_sustain = 1.0;
 		if (pass == 1)
 			c.gemm_k0 = 0.0;
-		double model[10][5], logsum = 0.0;
-		for (int i = 0; i < 10; i++)
-			for (int j = 0; j < 5; j++) {
-				model[i][j] = 1e-12 * g->peak_flops[TS_BF16] *
-					      work_gemm_eff_batched(g, TS_BF16, &c, bmn[i][1],
-								    bmn[i][2], ks[j], bmn[i][0]);
-				logsum += log(tflops[i][j] / model[i][j]);
-			}
-		double scale = exp(logsum / 50.0), abs_sum = 0.0, worst = 0.0;
-		for (int i = 0; i < 10; i++)
-			for (int j = 0; j < 5; j++) {
-				double err = scale * model[i][j] / tflops[i][j] - 1.0;
-				abs_sum += fabs(err);
-				if (fabs(err) > fabs(worst))
-					worst = err;
-			}
-		double mae = abs_sum / 50.0;
+		double scale, mae, worst;
+		gemm_table_fit(g, TS_BF16, &c, tflops, &scale, &mae, &worst);
 		if (pass == 1) {
 			ck_assert_msg(mae > 0.20, "without K0: %.2f %%", 100.0 * mae);
 			continue;
@@ -503,11 +521,6 @@ END_TEST
  * kernel at 515 TFLOP/s in bf16): short kernels run slower than the model. */
 START_TEST(gemm_b200_published)
 {
-	static const double bmn[10][3] = {
-	    {1, 4096, 4096}, {2, 4096, 4096}, {2, 4096, 2048}, {2, 2048, 4096}, {4, 4096, 4096},
-	    {4, 4096, 2048}, {4, 2048, 4096}, {4, 2048, 2048}, {4, 4096, 1024}, {4, 1024, 4096},
-	};
-	static const double ks[5] = {256, 512, 1024, 2048, 4096};
 	static const double tflops[2][10][5] = {
 	    {/* bf16 */
 	     {514.71, 805.32, 1075.62, 1277.79, 1416.87},
@@ -551,24 +564,8 @@ START_TEST(gemm_b200_published)
 			if (rule == 1)
 				c.gemm_k0 *=
 				    g->sm_out_Bps * (double)g->sms / (g->hbm_Bps * g->hbm_eff);
-			double model[10][5], logsum = 0.0;
-			for (int i = 0; i < 10; i++)
-				for (int j = 0; j < 5; j++) {
-					model[i][j] =
-					    1e-12 * g->peak_flops[dt[d]] *
-					    work_gemm_eff_batched(g, dt[d], &c, bmn[i][1],
-								  bmn[i][2], ks[j], bmn[i][0]);
-					logsum += log(tflops[d][i][j] / model[i][j]);
-				}
-			double scale = exp(logsum / 50.0), abs_sum = 0.0, worst = 0.0;
-			for (int i = 0; i < 10; i++)
-				for (int j = 0; j < 5; j++) {
-					double err = scale * model[i][j] / tflops[d][i][j] - 1.0;
-					abs_sum += fabs(err);
-					if (fabs(err) > fabs(worst))
-						worst = err;
-				}
-			double mae = abs_sum / 50.0;
+			double scale, mae, worst;
+			gemm_table_fit(g, dt[d], &c, tflops[d], &scale, &mae, &worst);
 			if (rule == 1) {
 				ck_assert_msg(fabs(mae - want_mae_hbm[d]) < 0.002,
 					      "%s, HBM rule: mean error %.2f %%",
