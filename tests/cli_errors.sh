@@ -249,6 +249,9 @@ expect 2 'training.micro_batch|found a group|expected an integer' \
 	run base.cfg --set 'training.micro_batch={ a = 1; }'
 expect 2 '--set training.micro_batch=0|found 0|expected a positive integer' \
 	run base.cfg --set training.micro_batch=0
+# a small range is given whole, below it as above it
+expect 2 '--set parallel.fsdp_version=0|found 0|expected an integer from 1 to 2' \
+	run base.cfg --set parallel.fsdp_version=0
 expect 2 '--set nodes=-1|nodes|found -1|expected' run base.cfg --set nodes=-1
 # an optimizer trainsim does not model is refused with the ones it does
 expect 2 'training.optimizer|found "lion"|"sgd"|"sgd-nomomentum"' run base.cfg --set training.optimizer=lion

@@ -140,7 +140,9 @@ int cfg_int(const config_setting_t *s, const char *file, const char *key, int64_
 				cfg_found(s, fb, sizeof fb));
 	}
 	if (v < min || v > max) {
-		if (min == 1 && v < 1)
+		/* a count without a useful ceiling reads best as positive; a
+		 * small range (parallel.fsdp_version: 1 to 2) is said whole */
+		if (min == 1 && v < 1 && max > 65536)
 			return cfg_fail(err, TS_ERANGE, s, file, key,
 					"found %s, expected a positive integer",
 					cfg_found(s, fb, sizeof fb));
