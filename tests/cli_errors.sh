@@ -249,6 +249,8 @@ expect 2 'training.micro_batch|found a group|expected an integer' \
 	run base.cfg --set 'training.micro_batch={ a = 1; }'
 expect 2 '--set training.micro_batch=0|found 0|expected a positive integer' \
 	run base.cfg --set training.micro_batch=0
+# expert parallelism on a model without experts, found and expected
+expect 2 'parallel.ep|found ep = 2|no experts|expected ep = 1' run base.cfg --set parallel.ep=2
 # a small range is given whole, below it as above it
 expect 2 '--set parallel.fsdp_version=0|found 0|expected an integer from 1 to 2' \
 	run base.cfg --set parallel.fsdp_version=0

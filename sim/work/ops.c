@@ -230,17 +230,21 @@ static int dims_init(const struct ts_model *m, const struct work_shape *s, struc
 	int64_t cp = s->cp > 1 ? s->cp : 1, ep = s->ep > 1 ? s->ep : 1;
 	if (s->seq_len % (s->causal && cp > 1 ? 2 * cp : cp) != 0)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.cp",
-				    "cp = %lld does not split seq_len = %lld into %s chunks",
+				    "found cp = %lld, which does not split seq_len = %lld into %s "
+				    "chunks; expected a cp that does",
 				    (long long)cp, (long long)s->seq_len,
 				    s->causal ? "2 x cp equal (load-balanced causal)" : "cp equal");
 	if (ep > 1 && m->num_experts == 0)
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
-				    "ep = %lld with %s, which has no experts; expected ep = 1",
-				    (long long)ep, m->name);
+		return ts_error_set(
+		    err, TS_EINVALID, NULL, 0, "parallel.ep",
+		    "found ep = %lld with %s, which has no experts; expected ep = 1", (long long)ep,
+		    m->name);
 	if (ep > 1 && m->num_experts % ep != 0)
-		return ts_error_set(err, TS_EINVALID, NULL, 0, "parallel.ep",
-				    "ep = %lld does not divide the %lld experts of %s",
-				    (long long)ep, (long long)m->num_experts, m->name);
+		return ts_error_set(
+		    err, TS_EINVALID, NULL, 0, "parallel.ep",
+		    "found ep = %lld, which does not divide the %lld experts of %s; "
+		    "expected a divisor of %lld",
+		    (long long)ep, (long long)m->num_experts, m->name, (long long)m->num_experts);
 	if ((unsigned)s->dtype >= TS_DTYPE_COUNT_)
 		return ts_error_set(err, TS_EINVALID, NULL, 0, "work_shape.dtype",
 				    "dtype %d: expected one of fp32, tf32, fp16, bf16, fp8",
