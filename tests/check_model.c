@@ -170,7 +170,7 @@ static const struct {
      {"inline.cfg:3:", "model.kv_heads", "7", "divisor of heads"}},
     {"model = {\n base = \"gpt3-175b\";\n layers = 0;\n};",
      TS_ERANGE,
-     {"inline.cfg:3:", "model.layers", "found 0", "positive"}},
+     {"inline.cfg:3:", "model.layers", "found 0", "from 1 to 1024"}},
     {"model = {\n base = \"gpt3-175b\";\n hidden = -5;\n};",
      TS_ERANGE,
      {"inline.cfg:3:", "model.hidden", "-5", "positive"}},
