@@ -1,4 +1,5 @@
-"""What TS_REGEN=1 writes for one command of a README block (tests/cli_readme.sh).
+"""How tests/cli_readme.sh compares a README block with its command's output,
+and what TS_REGEN=1 writes for it.
 
 A block without "..." is replaced whole by the command's output; in a block
 with "...", each line is replaced by the output's line with the same label
@@ -30,3 +31,18 @@ def regen_lines(want, got, stdout, keep_if_empty=False):
     if keep_if_empty and not stdout.strip():
         return want
     return stdout.rstrip("\n").split("\n")
+
+
+def missing_line(want, got):
+    """The first line of want (the block's lines, "..." marking lines left
+    out) that is not in got (the output's lines) after the lines before it,
+    or None when all are there in order."""
+    at = 0
+    for w in want:
+        if w.strip() == "...":
+            continue
+        try:
+            at = got.index(w.rstrip(), at) + 1
+        except ValueError:
+            return w
+    return None
